@@ -1,0 +1,138 @@
+// The claim domain: actors, task classes, subjects and the claim record every provider speaks.
+import { z } from "zod";
+
+export const taskClasses = ["author", "reviewer", "merger", "conflict-fix"] as const;
+export const TaskClass = z.enum(taskClasses);
+export type TaskClass = z.infer<typeof TaskClass>;
+
+const shortText = z.string().min(1).max(100);
+
+export const Actor = z.strictObject({
+  kind: z.enum(["agent", "human"]),
+  /** The verified GitHub login. */
+  login: z.string().min(1).max(39),
+  runtime: shortText.optional(),
+  sessionId: shortText.optional(),
+  host: shortText.optional(),
+});
+export type Actor = z.infer<typeof Actor>;
+
+/** Lease lengths in milliseconds, fixed on a claim when it is made (refreshed at its heartbeats). */
+export const Durations = z.strictObject({
+  ttlMs: z.number().int().positive(),
+  reclaimAfterMs: z.number().int().positive(),
+  heartbeatMs: z.number().int().positive(),
+});
+export type Durations = z.infer<typeof Durations>;
+
+/** Where a subject lives in the store: numeric ids, so renames and transfers never confuse it. */
+export interface SubjectKey {
+  installationId: number;
+  repoId: number;
+  issue: number;
+}
+
+/**
+ * Stored lifecycle of the current incarnation. Liveness (active vs stale vs reclaimable) is never
+ * stored: it is derived from `lastHeartbeatAt` and the durations.
+ */
+export const RecordState = z.enum(["active", "human", "released", "completed", "reaped", "revoked"]);
+export type RecordState = z.infer<typeof RecordState>;
+
+export const ReleaseOutcome = z.enum(["handoff", "completed", "abandoned"]);
+export type ReleaseOutcome = z.infer<typeof ReleaseOutcome>;
+
+export const TakeoverIntent = z.strictObject({
+  claimant: Actor,
+  at: z.number().int(),
+  graceMs: z.number().int().nonnegative(),
+});
+export type TakeoverIntent = z.infer<typeof TakeoverIntent>;
+
+/** The store's record of the current (or last) claim incarnation of one subject. */
+export const ClaimRecord = z.strictObject({
+  installationId: z.number().int().positive(),
+  repoId: z.number().int().positive(),
+  issue: z.number().int().positive(),
+  /** `owner/name` at the time of the claim, for messages and GitHub calls. */
+  repo: z.string().min(3),
+  generation: z.number().int().positive(),
+  state: RecordState,
+  actor: Actor,
+  taskClass: TaskClass,
+  branch: z.string().optional(),
+  durations: Durations,
+  claimedAt: z.number().int(),
+  lastHeartbeatAt: z.number().int(),
+  /** HMAC-SHA256 (hex) of the lease token; absent for human claims. */
+  tokenDigest: z.string().optional(),
+  /** True when the App made the assignment itself (and so may remove it). */
+  appAssigned: z.boolean(),
+  /** GraphQL node id of the assigned account, so an unassignment needs no lookup. */
+  assigneeNodeId: z.string().optional(),
+  /** `pending` until the GitHub side of the last transition is known to be written. */
+  sync: z.enum(["pending", "done"]),
+  issueNodeId: z.string().optional(),
+  commentNodeId: z.string().optional(),
+  commentId: z.number().int().optional(),
+  supersedes: z.number().int().optional(),
+  phase: z.string().optional(),
+  blocker: z.string().optional(),
+  waitUntil: z.number().int().optional(),
+  pullRequest: z.number().int().optional(),
+  phaseCommentAt: z.number().int().optional(),
+  staleMarkedAt: z.number().int().optional(),
+  lastPushAt: z.number().int().optional(),
+  scope: z.array(z.string()).optional(),
+  artifacts: z.string().optional(),
+  takeover: TakeoverIntent.optional(),
+  endedAt: z.number().int().optional(),
+  outcome: ReleaseOutcome.optional(),
+  /** The actor that ended this incarnation (a successor, a janitor, a human). */
+  endedBy: Actor.optional(),
+});
+export type ClaimRecord = z.infer<typeof ClaimRecord>;
+
+/** One entry of a subject's claim history. */
+export const Transition = z.strictObject({
+  at: z.number().int(),
+  generation: z.number().int(),
+  kind: z.enum([
+    "claimed",
+    "reclaimed",
+    "takeover-requested",
+    "superseded",
+    "released",
+    "completed",
+    "reaped",
+    "revoked",
+    "restored",
+    "rolled-back",
+  ]),
+  actor: Actor.optional(),
+  note: z.string().optional(),
+});
+export type Transition = z.infer<typeof Transition>;
+
+export function subjectName(repo: string, issue: number): string {
+  return `${repo}#${issue}`;
+}
+
+/** Lease ids carry their subject and generation, so the lease routes need no lookup table. */
+export function leaseIdOf(key: SubjectKey, generation: number): string {
+  return `${key.installationId}.${key.repoId}.${key.issue}.${generation}`;
+}
+
+export function parseLeaseId(leaseId: string): (SubjectKey & { generation: number }) | null {
+  const match = /^(\d{1,15})\.(\d{1,15})\.(\d{1,9})\.(\d{1,9})$/.exec(leaseId);
+  if (!match) return null;
+  const [installationId, repoId, issue, generation] = match.slice(1).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+  ];
+  if ([installationId, repoId, issue, generation].some((n) => !Number.isSafeInteger(n) || n <= 0))
+    return null;
+  return { installationId, repoId, issue, generation };
+}

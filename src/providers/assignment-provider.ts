@@ -1,0 +1,94 @@
+// The AssignmentProvider interface: the durable, human-visible side of a claim (GitHub today).
+import type { ClaimMarker } from "../lease/claim-comment.js";
+
+/** How the lease core names a subject to a provider. */
+export interface SubjectRef {
+  installationId: number;
+  /** `owner/name` as the caller wrote it (the snapshot gives the canonical one). */
+  repo: string;
+  issue: number;
+}
+
+/** A claim comment the App itself wrote on the subject, with its parsed marker. */
+export interface ClaimCommentEvidence {
+  nodeId: string;
+  databaseId: number;
+  marker: ClaimMarker;
+}
+
+export interface SubjectSnapshot {
+  repoId: number;
+  /** Canonical `owner/name`. */
+  repo: string;
+  issue: number;
+  nodeId: string;
+  title: string;
+  state: "open" | "closed";
+  assignees: { login: string; nodeId: string }[];
+  labels: string[];
+  /** Claim comments written by this App, oldest first; foreign or tampered markers are left out. */
+  claimComments: ClaimCommentEvidence[];
+  /** Markers that looked like ours but failed to parse (reported, never trusted). */
+  rejectedMarkers: number;
+}
+
+/** All GitHub writes of one transition; a provider may send them as one batched request. */
+export interface TransitionWrite {
+  subjectNodeId: string;
+  assign?: string[];
+  unassign?: string[];
+  addLabels?: string[];
+  removeLabels?: string[];
+  /** The new claim comment of a new incarnation; its ids come back in `AppliedWrite`. */
+  createClaimComment?: string;
+  editComments?: { nodeId: string; body: string }[];
+  addComments?: string[];
+}
+
+export interface AppliedWrite {
+  claimComment?: { nodeId: string; databaseId: number };
+  requests: number;
+}
+
+export interface AssignmentProvider {
+  /** One read of the subject; null when there is no such issue (or it is a pull request). */
+  status(ref: SubjectRef): Promise<SubjectSnapshot | null>;
+  /** Applies a transition's writes; throws `GitHubWriteError` when GitHub refused any of them. */
+  apply(ref: SubjectRef, write: TransitionWrite): Promise<AppliedWrite>;
+  /** Creates the managed labels where missing (safe to repeat). */
+  ensureLabels(
+    ref: Omit<SubjectRef, "issue">,
+    labels: { name: string; color: string; description: string }[],
+  ): Promise<void>;
+}
+
+export interface GitHubUser {
+  login: string;
+  id: number;
+  nodeId: string;
+}
+
+export type RepoPermission = "admin" | "maintain" | "write" | "triage" | "read" | "none";
+
+/** Who is calling, and what the App may do for them: GitHub's answers, cached by the implementation. */
+export interface IdentityProvider {
+  /** `GET /user` for the caller's token; null when GitHub does not accept the token. */
+  userForToken(token: string): Promise<GitHubUser | null>;
+  /** The App's installation on `owner/name`; null when it is not installed there. */
+  installationFor(repo: string): Promise<number | null>;
+  permission(installationId: number, repo: string, login: string): Promise<RepoPermission>;
+  /** The raw `.github/claim-hold.yml` (with org defaults), or null when there is none. */
+  repoConfig(installationId: number, repo: string): Promise<unknown>;
+}
+
+/** GitHub refused (part of) a transition; the message names the resource, never a token. */
+export class GitHubWriteError extends Error {
+  constructor(
+    message: string,
+    readonly status?: number,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = "GitHubWriteError";
+  }
+}

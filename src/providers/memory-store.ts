@@ -1,0 +1,344 @@
+// The embedded single-process LivenessStore: the reference semantics the Redis scripts reproduce.
+import { timingSafeEqual } from "node:crypto";
+import type { Actor, ClaimRecord, SubjectKey, Transition } from "../domain/claim.js";
+import type {
+  ClaimInput,
+  ClaimOutcome,
+  GoneReason,
+  HeartbeatInput,
+  HeartbeatOutcome,
+  LeaseInput,
+  LeaseRefusal,
+  LivenessStore,
+  ReleaseInput,
+  ReleaseOutcomeResult,
+} from "./liveness-store.js";
+
+const historyLimit = 50;
+
+interface SubjectSlot {
+  record: ClaimRecord | null;
+  highWater: number;
+  digests: Map<number, string>;
+  history: Transition[];
+}
+
+export function digestsEqual(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+export function sameSession(a: Actor, b: Actor): boolean {
+  return (
+    a.kind === "agent" &&
+    b.kind === "agent" &&
+    !!a.sessionId &&
+    a.sessionId === b.sessionId &&
+    a.login === b.login
+  );
+}
+
+/** A takeover intent keeps its place for two grace beats; after that another claimant may replace it. */
+export const takeoverIntentLifetimeFactor = 2;
+
+export class MemoryLivenessStore implements LivenessStore {
+  readonly #slots = new Map<string, SubjectSlot>();
+  readonly #epochs = new Map<number, number>();
+  readonly #deadlines = new Map<number, Map<string, number>>();
+
+  #slot(key: SubjectKey): SubjectSlot {
+    const id = `${key.installationId}:${key.repoId}:${key.issue}`;
+    let slot = this.#slots.get(id);
+    if (!slot) {
+      slot = { record: null, highWater: 0, digests: new Map(), history: [] };
+      this.#slots.set(id, slot);
+    }
+    return slot;
+  }
+
+  #record(slot: SubjectSlot, transition: Transition): void {
+    slot.history.unshift(transition);
+    slot.history.length = Math.min(slot.history.length, historyLimit);
+  }
+
+  #setDeadline(record: ClaimRecord): void {
+    let set = this.#deadlines.get(record.installationId);
+    if (!set) {
+      set = new Map();
+      this.#deadlines.set(record.installationId, set);
+    }
+    const member = `${record.repoId}:${record.issue}`;
+    if (record.state === "active") {
+      const after = record.staleMarkedAt ? record.durations.reclaimAfterMs : record.durations.ttlMs;
+      set.set(member, record.lastHeartbeatAt + after);
+    } else {
+      set.delete(member);
+    }
+  }
+
+  #liveClaimsOf(input: ClaimInput, skip: SubjectKey): { session: number; login: number } {
+    let session = 0;
+    let login = 0;
+    for (const slot of this.#slots.values()) {
+      const r = slot.record;
+      if (!r || r.installationId !== input.key.installationId) continue;
+      if (r.repoId === skip.repoId && r.issue === skip.issue) continue;
+      const live = r.state === "active" && input.now - r.lastHeartbeatAt < r.durations.ttlMs;
+      if (!live) continue;
+      if (sameSession(r.actor, input.actor)) session++;
+      if (r.actor.login === input.actor.login) login++;
+    }
+    return { session, login };
+  }
+
+  async claim(input: ClaimInput): Promise<ClaimOutcome> {
+    const slot = this.#slot(input.key);
+    const current = slot.record;
+    const { now } = input;
+    if (current?.state === "human") return { kind: "human_held", current: clone(current) };
+    if (current?.state === "active") {
+      const silent = now - current.lastHeartbeatAt;
+      const expired = silent >= current.durations.reclaimAfterMs;
+      if (sameSession(current.actor, input.actor) && !expired) {
+        current.tokenDigest = input.tokenDigest;
+        current.lastHeartbeatAt = now;
+        delete current.takeover;
+        delete current.staleMarkedAt;
+        current.sync = "pending";
+        slot.digests.set(current.generation, input.tokenDigest);
+        this.#setDeadline(current);
+        this.#record(slot, {
+          at: now,
+          generation: current.generation,
+          kind: "reclaimed",
+          actor: input.actor,
+        });
+        return { kind: "reclaimed", record: clone(current) };
+      }
+      if (!sameSession(current.actor, input.actor) && !expired) {
+        const intent = current.takeover;
+        const intentAlive = intent && now < intent.at + takeoverIntentLifetimeFactor * intent.graceMs;
+        if (silent < current.durations.ttlMs || !input.takeover) {
+          return {
+            kind: "held",
+            current: clone(current),
+            ...(intentAlive ? { takeoverPendingBy: intent.claimant } : {}),
+          };
+        }
+        if (intent && intentAlive && !sameSession(intent.claimant, input.actor)) {
+          return { kind: "held", current: clone(current), takeoverPendingBy: intent.claimant };
+        }
+        if (!intent || !intentAlive || now < intent.at + intent.graceMs) {
+          if (!intent || !intentAlive) {
+            current.takeover = { claimant: input.actor, at: now, graceMs: current.durations.heartbeatMs };
+            this.#record(slot, {
+              at: now,
+              generation: current.generation,
+              kind: "takeover-requested",
+              actor: input.actor,
+            });
+          }
+          const pending = current.takeover!;
+          return {
+            kind: "takeover_pending",
+            current: clone(current),
+            retryAfterMs: pending.at + pending.graceMs - now,
+          };
+        }
+      } else if (expired && !input.takeover && !sameSession(current.actor, input.actor)) {
+        return { kind: "held", current: clone(current) };
+      }
+    }
+    const live = this.#liveClaimsOf(input, input.key);
+    if (input.actor.kind === "agent" && live.session >= input.caps.perSession) {
+      return { kind: "cap_reached", limit: "session", max: input.caps.perSession };
+    }
+    if (input.actor.kind === "agent" && live.login >= input.caps.perLogin) {
+      return { kind: "cap_reached", limit: "login", max: input.caps.perLogin };
+    }
+    const generation = Math.max(slot.highWater, current?.generation ?? 0, input.minGeneration) + 1;
+    slot.highWater = generation;
+    const previous = current ? clone(current) : null;
+    if (current?.state === "active") {
+      this.#record(slot, { at: now, generation: current.generation, kind: "superseded", actor: input.actor });
+    }
+    const record: ClaimRecord = {
+      installationId: input.key.installationId,
+      repoId: input.key.repoId,
+      issue: input.key.issue,
+      repo: input.repo,
+      generation,
+      state: "active",
+      actor: input.actor,
+      taskClass: input.taskClass,
+      durations: input.durations,
+      claimedAt: now,
+      lastHeartbeatAt: now,
+      tokenDigest: input.tokenDigest,
+      appAssigned: input.appAssigned,
+      sync: "pending",
+      ...(input.branch ? { branch: input.branch } : {}),
+      ...(input.issueNodeId ? { issueNodeId: input.issueNodeId } : {}),
+      ...(input.scope?.length ? { scope: input.scope } : {}),
+      ...(input.artifacts ? { artifacts: input.artifacts } : {}),
+      ...(current ? { supersedes: current.generation } : {}),
+    };
+    slot.record = record;
+    slot.digests.set(generation, input.tokenDigest);
+    this.#setDeadline(record);
+    this.#record(slot, { at: now, generation, kind: "claimed", actor: input.actor });
+    return { kind: "created", record: clone(record), previous };
+  }
+
+  async commitClaim(
+    key: SubjectKey,
+    generation: number,
+    comment: { commentNodeId: string; commentId?: number },
+  ): Promise<void> {
+    const record = this.#slot(key).record;
+    if (!record || record.generation !== generation) return;
+    record.commentNodeId = comment.commentNodeId;
+    if (comment.commentId !== undefined) record.commentId = comment.commentId;
+    record.sync = "done";
+  }
+
+  async rollbackClaim(
+    key: SubjectKey,
+    generation: number,
+    previous: ClaimRecord | null,
+    now: number,
+  ): Promise<void> {
+    const slot = this.#slot(key);
+    if (!slot.record || slot.record.generation !== generation || slot.record.sync !== "pending") return;
+    slot.record = previous ? clone(previous) : null;
+    if (previous) this.#setDeadline(previous);
+    else this.#deadlines.get(key.installationId)?.delete(`${key.repoId}:${key.issue}`);
+    this.#record(slot, { at: now, generation, kind: "rolled-back" });
+  }
+
+  #refuse(slot: SubjectSlot, input: LeaseInput): LeaseRefusal | null {
+    const current = slot.record;
+    if (!current || input.generation > current.generation) return { kind: "missing" };
+    const known = slot.digests.get(input.generation);
+    if (!known || !digestsEqual(known, input.tokenDigest)) return { kind: "invalid_token" };
+    if (input.generation < current.generation) {
+      if (current.state === "active" || current.state === "human")
+        return { kind: "superseded", current: clone(current) };
+      return { kind: "gone", reason: goneReason(current), current: clone(current) };
+    }
+    return null;
+  }
+
+  async heartbeat(input: HeartbeatInput): Promise<HeartbeatOutcome> {
+    const slot = this.#slot(input.key);
+    const refusal = this.#refuse(slot, input);
+    if (refusal) return refusal;
+    const record = slot.record!;
+    if (record.state !== "active")
+      return { kind: "gone", reason: goneReason(record), current: clone(record) };
+    if (input.now - record.lastHeartbeatAt >= record.durations.reclaimAfterMs) {
+      return { kind: "gone", reason: "expired", current: clone(record) };
+    }
+    let editComment = false;
+    if (record.staleMarkedAt !== undefined) {
+      delete record.staleMarkedAt;
+      editComment = true;
+    }
+    if (input.phase !== undefined && input.phase !== record.phase) {
+      record.phase = input.phase;
+      if (input.now - (record.phaseCommentAt ?? 0) >= input.phaseEditEveryMs) {
+        record.phaseCommentAt = input.now;
+        editComment = true;
+      }
+    }
+    if (input.blocker !== undefined) record.blocker = input.blocker;
+    if (input.waitUntil !== undefined) record.waitUntil = input.waitUntil;
+    if (input.pullRequest !== undefined) record.pullRequest = input.pullRequest;
+    if (input.durations) record.durations = input.durations;
+    record.lastHeartbeatAt = input.now;
+    delete record.takeover;
+    this.#setDeadline(record);
+    return { kind: "ok", record: clone(record), editComment };
+  }
+
+  async release(input: ReleaseInput): Promise<ReleaseOutcomeResult> {
+    const slot = this.#slot(input.key);
+    const refusal = this.#refuse(slot, input);
+    if (refusal) return refusal;
+    const record = slot.record!;
+    if (record.state === "released" || record.state === "completed") {
+      return { kind: "released", record: clone(record), repeated: true };
+    }
+    if (record.state !== "active")
+      return { kind: "gone", reason: goneReason(record), current: clone(record) };
+    record.state = input.outcome === "completed" ? "completed" : "released";
+    record.outcome = input.outcome;
+    record.endedAt = input.now;
+    record.endedBy = record.actor;
+    record.sync = "pending";
+    delete record.takeover;
+    this.#setDeadline(record);
+    this.#record(slot, {
+      at: input.now,
+      generation: record.generation,
+      kind: record.state === "completed" ? "completed" : "released",
+      actor: record.actor,
+      note: input.outcome,
+    });
+    return { kind: "released", record: clone(record), repeated: false };
+  }
+
+  async markSynced(key: SubjectKey, generation: number): Promise<void> {
+    const record = this.#slot(key).record;
+    if (record && record.generation === generation) record.sync = "done";
+  }
+
+  async get(key: SubjectKey): Promise<ClaimRecord | null> {
+    const record = this.#slot(key).record;
+    return record ? clone(record) : null;
+  }
+
+  async restore(record: ClaimRecord, now: number): Promise<"restored" | "exists"> {
+    const slot = this.#slot(record);
+    slot.highWater = Math.max(slot.highWater, record.generation);
+    if (slot.record && slot.record.generation >= record.generation) return "exists";
+    slot.record = clone(record);
+    if (record.tokenDigest) slot.digests.set(record.generation, record.tokenDigest);
+    this.#setDeadline(record);
+    this.#record(slot, { at: now, generation: record.generation, kind: "restored", actor: record.actor });
+    return "restored";
+  }
+
+  async history(key: SubjectKey): Promise<Transition[]> {
+    return this.#slot(key).history.map(clone);
+  }
+
+  async epoch(installationId: number, now: number): Promise<number> {
+    const known = this.#epochs.get(installationId);
+    if (known !== undefined) return known;
+    this.#epochs.set(installationId, now);
+    return now;
+  }
+
+  async ping(): Promise<void> {}
+
+  async close(): Promise<void> {}
+}
+
+export function goneReason(record: ClaimRecord): GoneReason {
+  switch (record.state) {
+    case "completed":
+      return "completed";
+    case "reaped":
+      return "reaped";
+    case "revoked":
+      return "revoked";
+    default:
+      return "released";
+  }
+}
+
+function clone<T>(value: T): T {
+  return structuredClone(value);
+}
