@@ -27,6 +27,8 @@ export interface ClaimInput {
   /** True when the App makes the assignment (the claimant was not already assigned). */
   appAssigned: boolean;
   issueNodeId?: string;
+  /** Node id of the account the App assigns (kept so an unassignment needs no lookup). */
+  assigneeNodeId?: string;
   caps: { perSession: number; perLogin: number };
 }
 
@@ -69,6 +71,8 @@ export type LeaseRefusal =
 
 export type HeartbeatOutcome = { kind: "ok"; record: ClaimRecord; editComment: boolean } | LeaseRefusal;
 
+export type VerifyOutcome = { kind: "ok"; record: ClaimRecord } | LeaseRefusal;
+
 export interface ReleaseInput extends LeaseInput {
   outcome: ReleaseOutcome;
 }
@@ -97,6 +101,8 @@ export interface LivenessStore {
     now: number,
   ): Promise<void>;
   heartbeat(input: HeartbeatInput): Promise<HeartbeatOutcome>;
+  /** Read-only lease check (the verify-hold gate): same refusals as heartbeat, renews nothing. */
+  verify(input: LeaseInput): Promise<VerifyOutcome>;
   release(input: ReleaseInput): Promise<ReleaseOutcomeResult>;
   /** Marks the GitHub side of an ended record written. */
   markSynced(key: SubjectKey, generation: number): Promise<void>;

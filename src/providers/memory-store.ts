@@ -12,6 +12,7 @@ import type {
   LivenessStore,
   ReleaseInput,
   ReleaseOutcomeResult,
+  VerifyOutcome,
 } from "./liveness-store.js";
 
 const historyLimit = 50;
@@ -180,6 +181,7 @@ export class MemoryLivenessStore implements LivenessStore {
       sync: "pending",
       ...(input.branch ? { branch: input.branch } : {}),
       ...(input.issueNodeId ? { issueNodeId: input.issueNodeId } : {}),
+      ...(input.assigneeNodeId ? { assigneeNodeId: input.assigneeNodeId } : {}),
       ...(input.scope?.length ? { scope: input.scope } : {}),
       ...(input.artifacts ? { artifacts: input.artifacts } : {}),
       ...(current ? { supersedes: current.generation } : {}),
@@ -260,6 +262,18 @@ export class MemoryLivenessStore implements LivenessStore {
     delete record.takeover;
     this.#setDeadline(record);
     return { kind: "ok", record: clone(record), editComment };
+  }
+
+  async verify(input: LeaseInput): Promise<VerifyOutcome> {
+    const slot = this.#slot(input.key);
+    const refusal = this.#refuse(slot, input);
+    if (refusal) return refusal;
+    const record = slot.record!;
+    if (record.state !== "active") return { kind: "gone", reason: goneReason(record), current: clone(record) };
+    if (input.now - record.lastHeartbeatAt >= record.durations.reclaimAfterMs) {
+      return { kind: "gone", reason: "expired", current: clone(record) };
+    }
+    return { kind: "ok", record: clone(record) };
   }
 
   async release(input: ReleaseInput): Promise<ReleaseOutcomeResult> {

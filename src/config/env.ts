@@ -1,0 +1,55 @@
+// Process environment, validated once at start-up; a bad value stops start-up with one line naming it.
+import { z } from "zod";
+
+const optionalText = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === "" ? undefined : v));
+
+export const Env = z.object({
+  APP_ID: optionalText.pipe(z.string().regex(/^\d+$/, "must be a number").optional()),
+  PRIVATE_KEY: optionalText,
+  PRIVATE_KEY_PATH: optionalText,
+  WEBHOOK_SECRET: optionalText,
+  GHE_HOST: optionalText.pipe(
+    z
+      .string()
+      .regex(/^[\w.-]+(:\d+)?$/, "must be a host name like github.example.com")
+      .optional(),
+  ),
+  GHE_PROTOCOL: optionalText.pipe(z.enum(["http", "https"]).optional()),
+  LOG_LEVEL: optionalText.pipe(z.enum(["trace", "debug", "info", "warn", "error", "fatal"]).optional()),
+  PORT: optionalText.pipe(z.coerce.number<string | undefined>().int().min(0).max(65535).optional()),
+  HOST: optionalText,
+  /** `redis://…`, `rediss://…`, or a comma-separated cluster list `redis-cluster://h1:p1,h2:p2`. */
+  REDIS_URL: optionalText.pipe(
+    z
+      .string()
+      .regex(/^(rediss?|redis-cluster):\/\/\S+$/, "must start with redis://, rediss:// or redis-cluster://")
+      .optional(),
+  ),
+  /** Key for the HMAC digests of lease tokens; without it a random one is made (tokens die with the process). */
+  CLAIM_HOLD_TOKEN_SECRET: optionalText.pipe(z.string().min(32, "must be at least 32 characters").optional()),
+  CLAIM_HOLD_ADMIN_TOKEN: optionalText.pipe(z.string().min(16, "must be at least 16 characters").optional()),
+  CLAIM_HOLD_KEY_PREFIX: optionalText.pipe(z.string().max(64).optional()),
+  METRICS_TOKEN: optionalText,
+  JANITOR_INTERVAL_SECONDS: optionalText.pipe(
+    z.coerce.number<string | undefined>().int().min(1).max(86_400).optional(),
+  ),
+  JANITOR_RECONCILE_EVERY: optionalText.pipe(
+    z.coerce.number<string | undefined>().int().min(1).max(10_000).optional(),
+  ),
+  /** Comma-separated job names to leave off (tests). */
+  CLAIM_HOLD_DISABLE_JOBS: optionalText,
+});
+export type Env = z.infer<typeof Env>;
+
+export class EnvError extends Error {}
+
+/** Parses the environment; throws one line naming the first bad variable. */
+export function parseEnv(env: NodeJS.ProcessEnv): Env {
+  const parsed = Env.safeParse(env);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new EnvError(`invalid environment variable ${issue?.path.join(".")}: ${issue?.message}`);
+}

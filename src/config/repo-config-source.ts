@@ -1,0 +1,35 @@
+// Loads and validates `.github/claim-hold.yml` per repository; invalid files fall back to defaults and are logged.
+import type { Logger } from "pino";
+import type { RepoConfigSource } from "../lease/lease-core.js";
+import type { IdentityProvider } from "../providers/assignment-provider.js";
+import { parseRepoConfig, type RepoConfig } from "./repo-config.js";
+
+export interface RepoConfigCache extends RepoConfigSource {
+  /** The last validation error per repository (surfaced as a neutral check annotation). */
+  errorFor(installationId: number, repo: string): string | undefined;
+  forget(installationId: number, repo: string): void;
+}
+
+export function createRepoConfigSource(identity: IdentityProvider, log: Logger): RepoConfigCache {
+  const loaded = new Map<string, { config: RepoConfig; error?: string }>();
+  const keyOf = (installationId: number, repo: string) => `${installationId}:${repo.toLowerCase()}`;
+  return {
+    async load(installationId, repo) {
+      const raw = await identity.repoConfig(installationId, repo);
+      const result = parseRepoConfig(raw);
+      if (result.error)
+        log.warn({ repo, configError: result.error }, "invalid .github/claim-hold.yml; using defaults");
+      loaded.set(keyOf(installationId, repo), result);
+      return result.config;
+    },
+    peek(installationId, repo) {
+      return loaded.get(keyOf(installationId, repo))?.config;
+    },
+    errorFor(installationId, repo) {
+      return loaded.get(keyOf(installationId, repo))?.error;
+    },
+    forget(installationId, repo) {
+      loaded.delete(keyOf(installationId, repo));
+    },
+  };
+}

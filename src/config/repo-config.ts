@@ -1,0 +1,112 @@
+// The per-repository `.github/claim-hold.yml` schema; defaults come from `RepoConfig.parse({})`.
+import { z } from "zod";
+import type { Durations, TaskClass } from "../domain/claim.js";
+import { DurationMs, maxTtlMs, minTtlMs } from "./durations.js";
+
+const TaskClassDurations = (ttl: string, reclaimAfter: string, heartbeat: string) =>
+  z
+    .strictObject({
+      /** Stale after this long without a heartbeat. */
+      ttl: DurationMs.prefault(ttl),
+      /** Reclaimable (reaped by the janitor) after this long without a heartbeat. */
+      reclaimAfter: DurationMs.prefault(reclaimAfter),
+      /** How often the holder is advised to heartbeat; also the takeover grace beat. */
+      heartbeat: DurationMs.prefault(heartbeat),
+    })
+    .prefault({})
+    .superRefine((d, ctx) => {
+      if (d.ttl < minTtlMs || d.ttl > maxTtlMs) {
+        ctx.addIssue({ code: "custom", message: "ttl must be between 10s and 24h", path: ["ttl"] });
+      }
+      if (d.reclaimAfter < d.ttl || d.reclaimAfter > 2 * maxTtlMs) {
+        ctx.addIssue({
+          code: "custom",
+          message: "reclaimAfter must be at least ttl and at most 48h",
+          path: ["reclaimAfter"],
+        });
+      }
+      if (d.heartbeat <= 0 || d.heartbeat >= d.ttl) {
+        ctx.addIssue({ code: "custom", message: "heartbeat must be shorter than ttl", path: ["heartbeat"] });
+      }
+    });
+
+export const RepoConfig = z.strictObject({
+  /** Names of the managed labels. */
+  labels: z
+    .strictObject({
+      claimed: z.string().min(1).max(50).default("agent:claimed"),
+      stale: z.string().min(1).max(50).default("agent:stale"),
+    })
+    .prefault({}),
+  /** Durations per task class (SPEC §2.1). */
+  taskClasses: z
+    .strictObject({
+      author: TaskClassDurations("30m", "60m", "5m"),
+      reviewer: TaskClassDurations("15m", "30m", "3m"),
+      merger: TaskClassDurations("10m", "20m", "2m"),
+      "conflict-fix": TaskClassDurations("20m", "40m", "4m"),
+    })
+    .prefault({}),
+  janitor: z
+    .strictObject({
+      /** Turns the janitor off for this repository. */
+      enabled: z.boolean().default(true),
+      /** `relabel` only marks stale claims; `unassign` also reaps reclaimable ones. */
+      mode: z.enum(["relabel", "unassign"]).default("unassign"),
+      /** Report what would be done, change nothing on GitHub. */
+      dryRun: z.boolean().default(false),
+      /** A sweep that would reap more than this fraction (and more than 5) of the claims halts. */
+      maxReapFraction: z.number().min(0).max(1).default(0.55),
+      /** Subjects carrying one of these labels are never touched. */
+      exemptLabels: z.array(z.string().min(1)).max(20).default(["claim-hold:pinned"]),
+      /** GitHub writes per minute per installation. */
+      maxWritesPerMinute: z.number().int().min(1).max(600).default(60),
+    })
+    .prefault({}),
+  limits: z
+    .strictObject({
+      /** Live claims one agent session may hold at once. */
+      claimsPerSession: z.number().int().min(1).max(100).default(1),
+      /** Live claims one GitHub login may hold at once (all its sessions together). */
+      claimsPerLogin: z.number().int().min(1).max(10_000).default(50),
+    })
+    .prefault({}),
+  reclaim: z
+    .strictObject({
+      /** Repository permission a commenter needs for `/reclaim`. */
+      permission: z.enum(["read", "triage", "write", "maintain", "admin"]).default("write"),
+    })
+    .prefault({}),
+  check: z
+    .strictObject({
+      /** Fail PR heads on an agent branch that the current holder has not attested. */
+      requireAttestation: z.boolean().default(true),
+      /** Branches starting with this belong to agent sessions. */
+      agentBranchPrefix: z.string().min(1).default("agent/"),
+    })
+    .prefault({}),
+  /** Days without activity after which a human-held subject is reported `human-idle`. */
+  humanIdleDays: z.number().min(0).max(365).default(3),
+  /** Longest `waitUntil` a holder may report, counted from now. */
+  maxWait: DurationMs.prefault("24h"),
+});
+export type RepoConfig = z.infer<typeof RepoConfig>;
+
+export const defaultRepoConfig: RepoConfig = RepoConfig.parse({});
+
+export function durationsOf(config: RepoConfig, taskClass: TaskClass): Durations {
+  const d = config.taskClasses[taskClass];
+  return { ttlMs: d.ttl, reclaimAfterMs: d.reclaimAfter, heartbeatMs: d.heartbeat };
+}
+
+export type RepoConfigResult = { config: RepoConfig; error?: string };
+
+/** Validates a loaded config; an invalid one falls back to the defaults and says why. */
+export function parseRepoConfig(raw: unknown): RepoConfigResult {
+  if (raw === null || raw === undefined) return { config: defaultRepoConfig };
+  const parsed = RepoConfig.safeParse(raw);
+  if (parsed.success) return { config: parsed.data };
+  const issue = parsed.error.issues[0];
+  const where = issue?.path.length ? issue.path.join(".") : "(top level)";
+  return { config: defaultRepoConfig, error: `.github/claim-hold.yml: ${where}: ${issue?.message}` };
+}

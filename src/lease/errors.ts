@@ -1,0 +1,17 @@
+// User-facing errors: a status, a machine-readable code and a sentence; everything else is internal.
+
+export class UserError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = "UserError";
+  }
+
+  toBody(): Record<string, unknown> {
+    return { error: this.code, message: this.message, ...this.details };
+  }
+}

@@ -1,0 +1,588 @@
+// The lease core: claim, heartbeat, release and verify, over the LivenessStore and AssignmentProvider interfaces.
+import type { Logger } from "pino";
+import { durationsOf, type RepoConfig } from "../config/repo-config.js";
+import {
+  type Actor,
+  type ClaimRecord,
+  leaseIdOf,
+  parseLeaseId,
+  type ReleaseOutcome,
+  type SubjectKey,
+  subjectName,
+  type TaskClass,
+} from "../domain/claim.js";
+import type {
+  AssignmentProvider,
+  GitHubUser,
+  SubjectRef,
+  SubjectSnapshot,
+  TransitionWrite,
+} from "../providers/assignment-provider.js";
+import type { LeaseRefusal, LivenessStore } from "../providers/liveness-store.js";
+import { type ClaimMarker, type MarkerState, renderClaimComment } from "./claim-comment.js";
+import { UserError } from "./errors.js";
+import { expiresAt, livenessOf, reclaimableAt } from "./liveness.js";
+import type { TokenMinter } from "./tokens.js";
+
+/** Where the lease core reads a repository's validated config (cached by the implementation). */
+export interface RepoConfigSource {
+  load(installationId: number, repo: string): Promise<RepoConfig>;
+  /** The cached config if there is one; never calls GitHub (the heartbeat path must not). */
+  peek(installationId: number, repo: string): RepoConfig | undefined;
+}
+
+export interface LeaseCoreDeps {
+  store: LivenessStore;
+  assignments: AssignmentProvider;
+  configs: RepoConfigSource;
+  tokens: TokenMinter;
+  now: () => number;
+  log: Logger;
+  /** SPEC §2.2: the state of a subject from the evidence (a pure function). */
+  deriveState: (
+    snapshot: SubjectSnapshot,
+    record: ClaimRecord | null,
+    storeEpoch: number,
+    now: number,
+  ) => { state: string; reasons: string[] };
+}
+
+export interface ClaimRequest {
+  installationId: number;
+  repo: string;
+  issue: number;
+  user: GitHubUser;
+  actor: { runtime?: string; sessionId: string; host?: string };
+  taskClass: TaskClass;
+  branch?: string;
+  takeover: boolean;
+  scope?: string[];
+  artifacts?: string;
+}
+
+export interface LeaseView {
+  id: string;
+  subject: string;
+  generation: number;
+  token: string;
+  taskClass: TaskClass;
+  branch: string | null;
+  ttlSeconds: number;
+  heartbeatIntervalSeconds: number;
+  expiresAt: string;
+}
+
+export type ClaimResult =
+  | { status: 201 | 200; body: { lease: LeaseView; resume: ResumeView | null; overlaps: unknown[] } }
+  | { status: 202; body: { status: "takeover_pending"; retryAfterSeconds: number; incumbent: Actor } };
+
+export interface ResumeView {
+  previousActor: Actor;
+  previousGeneration: number;
+  branch: string | null;
+  lastHeartbeatAt: string;
+  linkedPullRequests: number[];
+}
+
+export interface HeartbeatRequest {
+  phase?: string;
+  pullRequest?: number;
+  blocker?: string;
+  waitUntil?: string;
+}
+
+/** Phase changes edit the claim comment at most this often per subject. */
+export const phaseEditEveryMs = 60_000;
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export function slugOf(title: string): string {
+  return (
+    title
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-+|-+$/g, "")
+      .slice(0, 40)
+      .replace(/-+$/, "") || "work"
+  );
+}
+
+function holderBody(record: ClaimRecord, now: number, takeoverPendingBy?: Actor): Record<string, unknown> {
+  return {
+    holder: record.actor,
+    generation: record.generation,
+    state:
+      livenessOf(record, now) === "live"
+        ? "active"
+        : livenessOf(record, now) === "stale"
+          ? "stale"
+          : "reclaimable",
+    lastHeartbeatAt: iso(record.lastHeartbeatAt),
+    reclaimableAt: iso(reclaimableAt(record)),
+    ...(takeoverPendingBy ? { takeoverPendingBy } : {}),
+  };
+}
+
+/** The store's answer to a lease call, as the API's error. */
+export function refusalError(refusal: LeaseRefusal): UserError {
+  switch (refusal.kind) {
+    case "superseded":
+      return new UserError(409, "superseded", "This lease was superseded; stop working on the subject.", {
+        by: refusal.current.actor,
+        generation: refusal.current.generation,
+        at: iso(refusal.current.claimedAt),
+      });
+    case "gone":
+      return new UserError(
+        410,
+        "gone",
+        `This lease has ended (${refusal.reason}); claim the subject again.`,
+        {
+          reason: refusal.reason,
+        },
+      );
+    case "invalid_token":
+      return new UserError(401, "unauthorized", "The lease token is not valid for this lease.");
+    case "missing":
+      return new UserError(404, "not_found", "No such lease.");
+  }
+}
+
+export class LeaseCore {
+  constructor(private readonly deps: LeaseCoreDeps) {}
+
+  async claim(request: ClaimRequest): Promise<ClaimResult> {
+    const { store, assignments, configs, tokens, now: clock } = this.deps;
+    const ref: SubjectRef = {
+      installationId: request.installationId,
+      repo: request.repo,
+      issue: request.issue,
+    };
+    const snapshot = await assignments.status(ref);
+    if (!snapshot) throw new UserError(404, "not_found", `${request.repo}#${request.issue} is not an issue.`);
+    const subject = subjectName(snapshot.repo, snapshot.issue);
+    if (snapshot.state === "closed") throw new UserError(409, "closed", `${subject} is closed.`);
+    const config = await configs.load(request.installationId, snapshot.repo);
+    const key: SubjectKey = {
+      installationId: request.installationId,
+      repoId: snapshot.repoId,
+      issue: snapshot.issue,
+    };
+    const now = clock();
+    const latest = latestMarker(snapshot);
+    await this.#restoreFromComment(key, snapshot, latest, now);
+
+    const appMadeLogin =
+      latest?.marker.state === "active" && latest.marker.appAssigned ? latest.marker.actor.login : null;
+    const foreign = snapshot.assignees.filter((a) => a.login !== appMadeLogin);
+    if (foreign.some((a) => a.login !== request.user.login)) {
+      throw new UserError(409, "human_held", `${subject} is assigned to someone the App did not assign.`, {
+        assignees: foreign.map((a) => a.login),
+      });
+    }
+    const alreadyAssigned = snapshot.assignees.some((a) => a.login === request.user.login);
+    const appAssigned = !foreign.some((a) => a.login === request.user.login);
+
+    const actor: Actor = { kind: "agent", login: request.user.login, ...request.actor };
+    const resumable = latest && latest.marker.state !== "completed" ? latest.marker.branch : undefined;
+    const branch =
+      request.branch ??
+      resumable ??
+      `agent/${request.actor.sessionId}/${snapshot.issue}-${slugOf(snapshot.title)}`;
+    const token = tokens.mint();
+    const outcome = await store.claim({
+      key,
+      repo: snapshot.repo,
+      actor,
+      taskClass: request.taskClass,
+      durations: durationsOf(config, request.taskClass),
+      branch,
+      ...(request.scope ? { scope: request.scope } : {}),
+      ...(request.artifacts ? { artifacts: request.artifacts } : {}),
+      tokenDigest: tokens.digest(token),
+      takeover: request.takeover,
+      now,
+      minGeneration: Math.max(0, ...snapshot.claimComments.map((c) => c.marker.generation)),
+      appAssigned,
+      issueNodeId: snapshot.nodeId,
+      assigneeNodeId: request.user.nodeId,
+      caps: { perSession: config.limits.claimsPerSession, perLogin: config.limits.claimsPerLogin },
+    });
+
+    switch (outcome.kind) {
+      case "held":
+        throw new UserError(409, "held", `${subject} is held by another session.`, {
+          ...holderBody(outcome.current, now, outcome.takeoverPendingBy),
+        });
+      case "human_held":
+        throw new UserError(409, "human_held", `${subject} is held by @${outcome.current.actor.login}.`, {
+          holder: outcome.current.actor,
+          generation: outcome.current.generation,
+        });
+      case "cap_reached":
+        throw new UserError(
+          409,
+          "cap_reached",
+          `This ${outcome.limit} already holds ${outcome.max} live claim(s).`,
+          {
+            limit: outcome.limit,
+            max: outcome.max,
+          },
+        );
+      case "takeover_pending":
+        return {
+          status: 202,
+          body: {
+            status: "takeover_pending",
+            retryAfterSeconds: Math.max(1, Math.ceil(outcome.retryAfterMs / 1000)),
+            incumbent: outcome.current.actor,
+          },
+        };
+      case "reclaimed": {
+        const record = outcome.record;
+        await this.#write(ref, record, {
+          subjectNodeId: snapshot.nodeId,
+          ...this.#commentEdit(record, "active"),
+        });
+        await store.markSynced(key, record.generation);
+        return { status: 200, body: { lease: leaseView(key, record, token), resume: null, overlaps: [] } };
+      }
+      case "created": {
+        const { record, previous } = outcome;
+        const write = this.#claimWrite(
+          snapshot,
+          record,
+          previous,
+          config,
+          request.user,
+          alreadyAssigned,
+          now,
+        );
+        try {
+          const applied = await assignments.apply(ref, write);
+          const comment = applied.claimComment;
+          if (comment)
+            await store.commitClaim(key, record.generation, {
+              commentNodeId: comment.nodeId,
+              commentId: comment.databaseId,
+            });
+        } catch (error) {
+          await store.rollbackClaim(key, record.generation, previous, clock());
+          this.deps.log.warn({ subject, err: error }, "claim rolled back: GitHub refused the transition");
+          throw new UserError(
+            502,
+            "github_failed",
+            `GitHub refused the claim on ${subject}; nothing was kept, retry is safe.`,
+          );
+        }
+        const resume =
+          previous &&
+          (previous.state === "active" || previous.outcome === "handoff" || previous.state === "reaped")
+            ? resumeView(previous)
+            : null;
+        return { status: 201, body: { lease: leaseView(key, record, token), resume, overlaps: [] } };
+      }
+    }
+  }
+
+  #claimWrite(
+    snapshot: SubjectSnapshot,
+    record: ClaimRecord,
+    previous: ClaimRecord | null,
+    config: RepoConfig,
+    user: GitHubUser,
+    alreadyAssigned: boolean,
+    now: number,
+  ): TransitionWrite {
+    const write: TransitionWrite = {
+      subjectNodeId: snapshot.nodeId,
+      createClaimComment: renderClaimComment(record, "active"),
+    };
+    const unassign =
+      previous?.state === "active" && previous.appAssigned && previous.actor.login !== user.login;
+    if (unassign && previous.assigneeNodeId) write.unassign = [previous.assigneeNodeId];
+    if (!alreadyAssigned) write.assign = [user.nodeId];
+    if (!snapshot.labels.includes(config.labels.claimed)) write.addLabels = [config.labels.claimed];
+    if (snapshot.labels.includes(config.labels.stale)) write.removeLabels = [config.labels.stale];
+    if (previous?.state === "active") {
+      if (previous.commentNodeId) {
+        write.editComments = [
+          { nodeId: previous.commentNodeId, body: renderClaimComment(previous, "superseded") },
+        ];
+      }
+      const silentMinutes = Math.round((now - previous.lastHeartbeatAt) / 60_000);
+      write.addComments = [
+        `↪️ Superseded ${describe(previous.actor)} (generation ${previous.generation}, last seen ${silentMinutes} min ago)` +
+          `; resuming on branch \`${record.branch}\` as generation ${record.generation}.`,
+      ];
+    }
+    return write;
+  }
+
+  #commentEdit(record: ClaimRecord, state: MarkerState): Pick<TransitionWrite, "editComments"> {
+    return record.commentNodeId
+      ? { editComments: [{ nodeId: record.commentNodeId, body: renderClaimComment(record, state) }] }
+      : {};
+  }
+
+  async #write(ref: SubjectRef, record: ClaimRecord, write: TransitionWrite): Promise<void> {
+    try {
+      await this.deps.assignments.apply(ref, write);
+    } catch (error) {
+      this.deps.log.warn(
+        { subject: subjectName(record.repo, record.issue), err: error },
+        "GitHub refused a claim update",
+      );
+      throw new UserError(
+        502,
+        "github_failed",
+        `GitHub refused the update on ${subjectName(record.repo, record.issue)}; retry is safe.`,
+      );
+    }
+  }
+
+  /** Invariant 7: a live claim whose record the store lost comes back from its claim comment. */
+  async #restoreFromComment(
+    key: SubjectKey,
+    snapshot: SubjectSnapshot,
+    latest: { nodeId: string; databaseId: number; marker: ClaimMarker } | undefined,
+    now: number,
+  ): Promise<void> {
+    if (latest?.marker.state !== "active") return;
+    if ((await this.deps.store.get(key)) !== null) return;
+    const epoch = await this.deps.store.epoch(key.installationId, now);
+    await this.deps.store.restore(recordFromMarker(key, snapshot, latest, epoch), now);
+  }
+
+  async heartbeat(
+    leaseId: string,
+    token: string,
+    request: HeartbeatRequest,
+  ): Promise<Record<string, unknown>> {
+    const { store, tokens, configs, now: clock } = this.deps;
+    const lease = parseLeaseOrThrow(leaseId);
+    const known = await store.get(lease);
+    const config = known ? configs.peek(lease.installationId, known.repo) : undefined;
+    const waitUntil = request.waitUntil ? Date.parse(request.waitUntil) : undefined;
+    const outcome = await store.heartbeat({
+      key: lease,
+      generation: lease.generation,
+      tokenDigest: tokens.digest(token),
+      now: clock(),
+      ...(request.phase !== undefined ? { phase: request.phase } : {}),
+      ...(request.blocker !== undefined ? { blocker: request.blocker } : {}),
+      ...(waitUntil !== undefined ? { waitUntil } : {}),
+      ...(request.pullRequest !== undefined ? { pullRequest: request.pullRequest } : {}),
+      ...(config && known ? { durations: durationsOf(config, known.taskClass) } : {}),
+      phaseEditEveryMs,
+    });
+    if (outcome.kind !== "ok") throw refusalError(outcome);
+    const record = outcome.record;
+    if (outcome.editComment) {
+      const labels = (
+        configs.peek(lease.installationId, record.repo) ??
+        (await configs.load(lease.installationId, record.repo))
+      ).labels;
+      await this.#write(
+        { installationId: lease.installationId, repo: record.repo, issue: record.issue },
+        record,
+        {
+          subjectNodeId: record.issueNodeId ?? "",
+          ...this.#commentEdit(record, "active"),
+          addLabels: [labels.claimed],
+          removeLabels: [labels.stale],
+        },
+      );
+    }
+    const waiting = record.waitUntil !== undefined && record.waitUntil > clock();
+    return {
+      generation: record.generation,
+      expiresAt: iso(expiresAt(record)),
+      state: waiting ? "waiting" : "active",
+    };
+  }
+
+  async release(
+    leaseId: string,
+    token: string,
+    request: { outcome: ReleaseOutcome; note?: string },
+  ): Promise<Record<string, unknown>> {
+    const { store, tokens, configs, now: clock } = this.deps;
+    const lease = parseLeaseOrThrow(leaseId);
+    const outcome = await store.release({
+      key: lease,
+      generation: lease.generation,
+      tokenDigest: tokens.digest(token),
+      now: clock(),
+      outcome: request.outcome,
+    });
+    if (outcome.kind !== "released") throw refusalError(outcome);
+    const record = outcome.record;
+    if (record.sync === "pending") {
+      const config = await configs.load(lease.installationId, record.repo);
+      const write: TransitionWrite = {
+        subjectNodeId: record.issueNodeId ?? "",
+        removeLabels: [config.labels.claimed, config.labels.stale],
+        ...this.#commentEdit(record, record.state === "completed" ? "completed" : "released"),
+      };
+      if (record.appAssigned && record.assigneeNodeId) write.unassign = [record.assigneeNodeId];
+      const note = request.note?.trim();
+      if (note || record.outcome === "handoff") {
+        write.addComments = [
+          `📝 ${describe(record.actor)} released generation ${record.generation} (${record.outcome})` +
+            (record.branch ? ` · branch \`${record.branch}\`` : "") +
+            (note ? `\n\n> ${note.replace(/\n/g, "\n> ")}` : ""),
+        ];
+      }
+      await this.#write(
+        { installationId: lease.installationId, repo: record.repo, issue: record.issue },
+        record,
+        write,
+      );
+      await store.markSynced(lease, record.generation);
+    }
+    return { released: true, outcome: record.outcome, generation: record.generation };
+  }
+
+  /** One subject's joined state (store ⋈ GitHub) with its claim history. */
+  async subject(installationId: number, repo: string, issue: number): Promise<Record<string, unknown>> {
+    const { store, assignments, now: clock } = this.deps;
+    const snapshot = await assignments.status({ installationId, repo, issue });
+    if (!snapshot) throw new UserError(404, "not_found", `${repo}#${issue} is not an issue.`);
+    const key: SubjectKey = { installationId, repoId: snapshot.repoId, issue: snapshot.issue };
+    const now = clock();
+    await this.#restoreFromComment(key, snapshot, latestMarker(snapshot), now);
+    const [record, history, epoch] = await Promise.all([
+      store.get(key),
+      store.history(key),
+      store.epoch(installationId, now),
+    ]);
+    return {
+      ...this.row(snapshot, record, epoch),
+      history: history.map((t) => ({ ...t, at: iso(t.at) })),
+    };
+  }
+
+  /** The inventory row of one subject (SPEC §2.2). */
+  row(snapshot: SubjectSnapshot, record: ClaimRecord | null, storeEpoch: number): Record<string, unknown> {
+    const now = this.deps.now();
+    const { state, reasons } = this.deps.deriveState(snapshot, record, storeEpoch, now);
+    return {
+      subject: subjectName(snapshot.repo, snapshot.issue),
+      title: snapshot.title,
+      state,
+      reasons,
+      actor: record?.actor ?? null,
+      generation: record?.generation ?? null,
+      taskClass: record?.taskClass ?? null,
+      branch: record?.branch ?? null,
+      claimedAt: record ? iso(record.claimedAt) : null,
+      lastHeartbeatAt: record ? iso(record.lastHeartbeatAt) : null,
+      expiresAt: record?.state === "active" ? iso(expiresAt(record)) : null,
+      phase: record?.phase ?? null,
+      blocker: record?.blocker ?? null,
+      linkedPullRequests: record?.pullRequest ? [record.pullRequest] : [],
+      claimAgeSeconds: record ? Math.max(0, Math.round((now - record.claimedAt) / 1000)) : null,
+      assignees: snapshot.assignees.map((a) => a.login),
+    };
+  }
+
+  async verify(leaseId: string, token: string): Promise<Record<string, unknown>> {
+    const { store, tokens, now: clock } = this.deps;
+    const lease = parseLeaseOrThrow(leaseId);
+    const outcome = await store.verify({
+      key: lease,
+      generation: lease.generation,
+      tokenDigest: tokens.digest(token),
+      now: clock(),
+    });
+    if (outcome.kind !== "ok") throw refusalError(outcome);
+    const record = outcome.record;
+    return {
+      holder: true,
+      generation: record.generation,
+      state: livenessOf(record, clock()) === "live" ? "active" : "stale",
+      expiresAt: iso(expiresAt(record)),
+    };
+  }
+}
+
+function parseLeaseOrThrow(leaseId: string) {
+  const lease = parseLeaseId(leaseId);
+  if (!lease) throw new UserError(404, "not_found", "No such lease.");
+  return lease;
+}
+
+function latestMarker(snapshot: SubjectSnapshot) {
+  let latest: SubjectSnapshot["claimComments"][number] | undefined;
+  for (const comment of snapshot.claimComments) {
+    if (comment.marker.subject !== subjectName(snapshot.repo, snapshot.issue)) continue;
+    if (!latest || comment.marker.generation > latest.marker.generation) latest = comment;
+  }
+  return latest;
+}
+
+export function recordFromMarker(
+  key: SubjectKey,
+  snapshot: SubjectSnapshot,
+  comment: { nodeId: string; databaseId: number; marker: ClaimMarker },
+  storeEpoch: number,
+): ClaimRecord {
+  const { marker } = comment;
+  const ttlMs = marker.ttlSeconds * 1000;
+  const assignee = snapshot.assignees.find((a) => a.login === marker.actor.login);
+  return {
+    ...key,
+    repo: snapshot.repo,
+    generation: marker.generation,
+    state: marker.actor.kind === "human" ? "human" : "active",
+    actor: marker.actor,
+    taskClass: marker.taskClass,
+    ...(marker.branch ? { branch: marker.branch } : {}),
+    durations: {
+      ttlMs,
+      reclaimAfterMs: (marker.reclaimAfterSeconds ?? marker.ttlSeconds * 2) * 1000,
+      heartbeatMs: (marker.heartbeatSeconds ?? Math.max(1, Math.floor(marker.ttlSeconds / 6))) * 1000,
+    },
+    claimedAt: Date.parse(marker.claimedAt),
+    lastHeartbeatAt: storeEpoch,
+    ...(marker.tokenDigest ? { tokenDigest: marker.tokenDigest } : {}),
+    appAssigned: marker.appAssigned ?? false,
+    ...(assignee ? { assigneeNodeId: assignee.nodeId } : {}),
+    sync: "done",
+    issueNodeId: snapshot.nodeId,
+    commentNodeId: comment.nodeId,
+    commentId: comment.databaseId,
+    ...(marker.supersedes ? { supersedes: marker.supersedes } : {}),
+    ...(marker.artifacts ? { artifacts: marker.artifacts } : {}),
+  };
+}
+
+export function describe(actor: Actor): string {
+  if (actor.kind === "human") return `@${actor.login}`;
+  return `${actor.runtime ?? "agent"} session ${(actor.sessionId ?? "?").slice(0, 8)}${actor.host ? ` on ${actor.host}` : ""}`;
+}
+
+function leaseView(key: SubjectKey, record: ClaimRecord, token: string): LeaseView {
+  return {
+    id: leaseIdOf(key, record.generation),
+    subject: subjectName(record.repo, record.issue),
+    generation: record.generation,
+    token,
+    taskClass: record.taskClass,
+    branch: record.branch ?? null,
+    ttlSeconds: Math.round(record.durations.ttlMs / 1000),
+    heartbeatIntervalSeconds: Math.round(record.durations.heartbeatMs / 1000),
+    expiresAt: iso(expiresAt(record)),
+  };
+}
+
+function resumeView(previous: ClaimRecord): ResumeView {
+  return {
+    previousActor: previous.actor,
+    previousGeneration: previous.generation,
+    branch: previous.branch ?? null,
+    lastHeartbeatAt: iso(previous.lastHeartbeatAt),
+    linkedPullRequests: previous.pullRequest ? [previous.pullRequest] : [],
+  };
+}

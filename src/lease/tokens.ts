@@ -1,0 +1,28 @@
+// Lease tokens: `clh_` + 256 random bits, known to the store only as HMAC-SHA256 digests.
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+
+export const tokenPrefix = "clh_";
+const tokenPattern = /^clh_[A-Za-z0-9_-]{43}$/;
+
+export interface TokenMinter {
+  mint(): string;
+  digest(token: string): string;
+  matches(token: string, digest: string): boolean;
+}
+
+export function createTokenMinter(secret: string, random: (n: number) => Buffer = randomBytes): TokenMinter {
+  const digest = (token: string) => createHmac("sha256", secret).update(token).digest("hex");
+  return {
+    mint: () => `${tokenPrefix}${random(32).toString("base64url")}`,
+    digest,
+    matches(token, expected) {
+      const actual = Buffer.from(digest(token), "hex");
+      const wanted = Buffer.from(expected, "hex");
+      return actual.length === wanted.length && timingSafeEqual(actual, wanted);
+    },
+  };
+}
+
+export function looksLikeLeaseToken(value: string): boolean {
+  return tokenPattern.test(value);
+}

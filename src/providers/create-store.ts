@@ -1,0 +1,42 @@
+// Picks the LivenessStore from REDIS_URL: Redis (single node or cluster) or the embedded memory store.
+import { Cluster, Redis } from "ioredis";
+import type { Logger } from "pino";
+import type { LivenessStore } from "./liveness-store.js";
+import { MemoryLivenessStore } from "./memory-store.js";
+import { RedisLivenessStore } from "./redis-store.js";
+
+export const defaultKeyPrefix = "claim-hold:";
+
+/** `redis-cluster://h1:p1,h2:p2` lists cluster seed nodes; anything else is one ioredis URL. */
+export function createRedisClient(url: string): Redis | Cluster {
+  const common = { maxRetriesPerRequest: 1, enableOfflineQueue: false } as const;
+  if (url.startsWith("redis-cluster://")) {
+    const nodes = url
+      .slice("redis-cluster://".length)
+      .split(",")
+      .map((hostPort) => {
+        const [host, port] = hostPort.split(":");
+        return { host: host ?? "127.0.0.1", port: Number(port ?? 6379) };
+      });
+    return new Cluster(nodes, { redisOptions: common, enableOfflineQueue: false });
+  }
+  return new Redis(url, common);
+}
+
+export function createStore(options: { redisUrl?: string; keyPrefix?: string; log: Logger }): LivenessStore {
+  if (!options.redisUrl) {
+    options.log.warn(
+      "REDIS_URL is not set: using the embedded in-memory store (single process, nothing survives a restart)",
+    );
+    return new MemoryLivenessStore();
+  }
+  const redis = createRedisClient(options.redisUrl);
+  redis.on("error", (err: Error) =>
+    options.log.warn({ err: { message: err.message } }, "Redis connection error"),
+  );
+  return new RedisLivenessStore({
+    redis,
+    keyPrefix: options.keyPrefix ?? defaultKeyPrefix,
+    ownsClient: true,
+  });
+}
