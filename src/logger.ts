@@ -1,5 +1,6 @@
 // The App's pino logger: JSON lines with every token-bearing field redacted, whatever logs it.
 import pino, { type Logger } from "pino";
+import { redactSecrets } from "./redact-secrets.js";
 
 /** Paths that may carry a credential: request headers (Probot's HTTP logger writes them) and our own fields. */
 export const redactedPaths = [
@@ -24,6 +25,10 @@ export function createLogger(options: { level?: string; destination?: pino.Desti
       level: options.level ?? "info",
       name: "claim-hold",
       redact: { paths: redactedPaths, censor: "[redacted]" },
+      // Error messages can quote a request (headers included); scrub anything token-shaped from them.
+      serializers: {
+        err: (error: Error) => JSON.parse(redactSecrets(JSON.stringify(pino.stdSerializers.err(error)))),
+      },
     },
     options.destination,
   );

@@ -1,8 +1,8 @@
 // Loads and validates `.github/claim-hold.yml` per repository; invalid files fall back to defaults and are logged.
 import type { Logger } from "pino";
 import type { RepoConfigSource } from "../lease/lease-core.js";
-import type { IdentityProvider } from "../providers/assignment-provider.js";
-import { parseRepoConfig, type RepoConfig } from "./repo-config.js";
+import { ConfigFileError, type IdentityProvider } from "../providers/assignment-provider.js";
+import { defaultRepoConfig, parseRepoConfig, type RepoConfig } from "./repo-config.js";
 
 export interface RepoConfigCache extends RepoConfigSource {
   /** The last validation error per repository (surfaced as a neutral check annotation). */
@@ -15,8 +15,13 @@ export function createRepoConfigSource(identity: IdentityProvider, log: Logger):
   const keyOf = (installationId: number, repo: string) => `${installationId}:${repo.toLowerCase()}`;
   return {
     async load(installationId, repo) {
-      const raw = await identity.repoConfig(installationId, repo);
-      const result = parseRepoConfig(raw);
+      let result: { config: RepoConfig; error?: string };
+      try {
+        result = parseRepoConfig(await identity.repoConfig(installationId, repo));
+      } catch (error) {
+        if (!(error instanceof ConfigFileError)) throw error;
+        result = { config: defaultRepoConfig, error: error.message };
+      }
       if (result.error)
         log.warn({ repo, configError: result.error }, "invalid .github/claim-hold.yml; using defaults");
       loaded.set(keyOf(installationId, repo), result);

@@ -92,3 +92,15 @@ export class GitHubWriteError extends Error {
     this.name = "GitHubWriteError";
   }
 }
+
+/** `.github/claim-hold.yml` is not valid YAML; `line` is 1-based. */
+export class ConfigFileError extends Error {
+  constructor(
+    readonly repo: string,
+    readonly line: number | undefined,
+    reason: string,
+  ) {
+    super(`${repo}: .github/claim-hold.yml${line ? ` line ${line}` : ""}: ${reason}`);
+    this.name = "ConfigFileError";
+  }
+}

@@ -115,6 +115,11 @@ export interface LivenessStore {
   restore(record: ClaimRecord, now: number): Promise<"restored" | "exists">;
   /** The subject's transitions, newest first (bounded). */
   history(key: SubjectKey): Promise<Transition[]>;
+  /**
+   * Subjects of the installation whose active claim is due for the janitor (deadline <= now),
+   * earliest first. The deadline is lastHeartbeatAt + ttlMs, or + reclaimAfterMs once marked stale.
+   */
+  due(installationId: number, now: number, limit: number): Promise<SubjectKey[]>;
   /** When this installation's store data began (set anew whenever the store comes up empty). */
   epoch(installationId: number, now: number): Promise<number>;
   ping(): Promise<void>;

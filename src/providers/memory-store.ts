@@ -71,7 +71,8 @@ export class MemoryLivenessStore implements LivenessStore {
     }
     const member = `${record.repoId}:${record.issue}`;
     if (record.state === "active") {
-      const after = record.staleMarkedAt ? record.durations.reclaimAfterMs : record.durations.ttlMs;
+      const after =
+        record.staleMarkedAt !== undefined ? record.durations.reclaimAfterMs : record.durations.ttlMs;
       set.set(member, record.lastHeartbeatAt + after);
     } else {
       set.delete(member);
@@ -132,7 +133,11 @@ export class MemoryLivenessStore implements LivenessStore {
         }
         if (!intent || !intentAlive || now < intent.at + intent.graceMs) {
           if (!intent || !intentAlive) {
-            current.takeover = { claimant: input.actor, at: now, graceMs: current.durations.heartbeatMs };
+            current.takeover = {
+              claimant: clone(input.actor),
+              at: now,
+              graceMs: current.durations.heartbeatMs,
+            };
             this.#record(slot, {
               at: now,
               generation: current.generation,
@@ -164,28 +169,8 @@ export class MemoryLivenessStore implements LivenessStore {
     if (current?.state === "active") {
       this.#record(slot, { at: now, generation: current.generation, kind: "superseded", actor: input.actor });
     }
-    const record: ClaimRecord = {
-      installationId: input.key.installationId,
-      repoId: input.key.repoId,
-      issue: input.key.issue,
-      repo: input.repo,
-      generation,
-      state: "active",
-      actor: input.actor,
-      taskClass: input.taskClass,
-      durations: input.durations,
-      claimedAt: now,
-      lastHeartbeatAt: now,
-      tokenDigest: input.tokenDigest,
-      appAssigned: input.appAssigned,
-      sync: "pending",
-      ...(input.branch ? { branch: input.branch } : {}),
-      ...(input.issueNodeId ? { issueNodeId: input.issueNodeId } : {}),
-      ...(input.assigneeNodeId ? { assigneeNodeId: input.assigneeNodeId } : {}),
-      ...(input.scope?.length ? { scope: input.scope } : {}),
-      ...(input.artifacts ? { artifacts: input.artifacts } : {}),
-      ...(current ? { supersedes: current.generation } : {}),
-    };
+    // Cloned so the caller's input objects (actor, durations, scope) never alias the stored record.
+    const record = clone(newClaimRecord(input, generation, current));
     slot.record = record;
     slot.digests.set(generation, input.tokenDigest);
     this.#setDeadline(record);
@@ -249,7 +234,11 @@ export class MemoryLivenessStore implements LivenessStore {
     }
     if (input.phase !== undefined && input.phase !== record.phase) {
       record.phase = input.phase;
-      if (input.now - (record.phaseCommentAt ?? 0) >= input.phaseEditEveryMs) {
+      // The first phase change always edits, whatever the clock's origin.
+      if (
+        record.phaseCommentAt === undefined ||
+        input.now - record.phaseCommentAt >= input.phaseEditEveryMs
+      ) {
         record.phaseCommentAt = input.now;
         editComment = true;
       }
@@ -257,7 +246,7 @@ export class MemoryLivenessStore implements LivenessStore {
     if (input.blocker !== undefined) record.blocker = input.blocker;
     if (input.waitUntil !== undefined) record.waitUntil = input.waitUntil;
     if (input.pullRequest !== undefined) record.pullRequest = input.pullRequest;
-    if (input.durations) record.durations = input.durations;
+    if (input.durations) record.durations = clone(input.durations);
     record.lastHeartbeatAt = input.now;
     delete record.takeover;
     this.#setDeadline(record);
@@ -269,7 +258,8 @@ export class MemoryLivenessStore implements LivenessStore {
     const refusal = this.#refuse(slot, input);
     if (refusal) return refusal;
     const record = slot.record!;
-    if (record.state !== "active") return { kind: "gone", reason: goneReason(record), current: clone(record) };
+    if (record.state !== "active")
+      return { kind: "gone", reason: goneReason(record), current: clone(record) };
     if (input.now - record.lastHeartbeatAt >= record.durations.reclaimAfterMs) {
       return { kind: "gone", reason: "expired", current: clone(record) };
     }
@@ -328,6 +318,20 @@ export class MemoryLivenessStore implements LivenessStore {
     return this.#slot(key).history.map(clone);
   }
 
+  async due(installationId: number, now: number, limit: number): Promise<SubjectKey[]> {
+    const set = this.#deadlines.get(installationId);
+    if (!set || limit <= 0) return [];
+    // Ties are ordered by member, as a Redis sorted set orders them.
+    return [...set]
+      .filter(([, deadline]) => deadline <= now)
+      .sort(([a, x], [b, y]) => x - y || (a < b ? -1 : a > b ? 1 : 0))
+      .slice(0, limit)
+      .map(([member]) => {
+        const [repoId, issue] = member.split(":").map(Number) as [number, number];
+        return { installationId, repoId, issue };
+      });
+  }
+
   async epoch(installationId: number, now: number): Promise<number> {
     const known = this.#epochs.get(installationId);
     if (known !== undefined) return known;
@@ -338,6 +342,37 @@ export class MemoryLivenessStore implements LivenessStore {
   async ping(): Promise<void> {}
 
   async close(): Promise<void> {}
+}
+
+/** The record a `created` claim writes (shared by every store so new records look alike). */
+export function newClaimRecord(
+  input: ClaimInput,
+  generation: number,
+  current: ClaimRecord | null,
+): ClaimRecord {
+  const { now } = input;
+  return {
+    installationId: input.key.installationId,
+    repoId: input.key.repoId,
+    issue: input.key.issue,
+    repo: input.repo,
+    generation,
+    state: "active",
+    actor: input.actor,
+    taskClass: input.taskClass,
+    durations: input.durations,
+    claimedAt: now,
+    lastHeartbeatAt: now,
+    tokenDigest: input.tokenDigest,
+    appAssigned: input.appAssigned,
+    sync: "pending",
+    ...(input.branch ? { branch: input.branch } : {}),
+    ...(input.issueNodeId ? { issueNodeId: input.issueNodeId } : {}),
+    ...(input.assigneeNodeId ? { assigneeNodeId: input.assigneeNodeId } : {}),
+    ...(input.scope?.length ? { scope: input.scope } : {}),
+    ...(input.artifacts ? { artifacts: input.artifacts } : {}),
+    ...(current ? { supersedes: current.generation } : {}),
+  };
 }
 
 export function goneReason(record: ClaimRecord): GoneReason {

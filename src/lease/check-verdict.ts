@@ -1,0 +1,221 @@
+// Decides the `claim-hold` check run of a PR head (SPEC §5 rules 1–6) from its linked subjects; pure.
+import type { Actor, ClaimRecord } from "../domain/claim.js";
+
+export type CheckConclusion = "success" | "neutral" | "failure";
+
+/** One subject linked to the PR (rule 1: a closing reference, or a claim naming the head branch). */
+export interface LinkedSubject {
+  /** `owner/name#number`. */
+  subject: string;
+  /** The store's current (or last) record; null when the store has none. */
+  record: ClaimRecord | null;
+  /** Whether any incarnation of this subject was ever an agent claim. */
+  everAgentClaimed: boolean;
+  /** Generations whose claims named the PR's head branch. */
+  branchGenerations: number[];
+  /** Generations whose holders attested the PR's head SHA. */
+  attestedGenerations: number[];
+  /** Holders of past generations, when known, so a verdict can name whom a successor superseded. */
+  pastHolders?: { generation: number; actor: Actor }[];
+}
+
+export interface CheckInput {
+  pullRequest: {
+    number: number;
+    /** `agent` when the author is a bot or a login known to run agent sessions. */
+    authorKind: "human" | "agent";
+    headRef: string;
+    headSha: string;
+  };
+  subjects: LinkedSubject[];
+  requireAttestation: boolean;
+  agentBranchPrefix: string;
+}
+
+export interface CheckSummaryRow {
+  subject: string;
+  holder: string;
+  generation: number | null;
+  state: string;
+}
+
+export interface CheckVerdict {
+  conclusion: CheckConclusion;
+  title: string;
+  summaryRows: CheckSummaryRow[];
+  /** Markdown: one explanation per linked subject, worst first. */
+  text: string;
+}
+
+interface SubjectVerdict {
+  conclusion: CheckConclusion;
+  title: string;
+  detail: string;
+}
+
+const severity: Record<CheckConclusion, number> = { success: 0, neutral: 1, failure: 2 };
+
+/** Runtime and session id are the claimant's own words: keep them from injecting Markdown. */
+function safe(text: string): string {
+  return text.replace(/[^\w.:-]/g, "");
+}
+
+function describe(actor: Actor): string {
+  if (actor.kind === "human") return `@${actor.login}`;
+  const session = actor.sessionId ? ` session ${safe(actor.sessionId.slice(0, 8))}` : "";
+  return `${actor.runtime ? safe(actor.runtime) : "agent"}${session} (@${actor.login})`;
+}
+
+function holderOf(record: ClaimRecord | null): string {
+  if (!record) return "unknown";
+  return record.state === "active" || record.state === "human" ? describe(record.actor) : "nobody";
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+function judge(subject: LinkedSubject, input: CheckInput, agentBranch: boolean): SubjectVerdict {
+  const { record, subject: name } = subject;
+  const { headRef, headSha, authorKind } = input.pullRequest;
+  const attest = `\`claim-hold attest ${headSha}\``;
+
+  // Rule 2. A record naming an agent counts even if the caller's history flag missed it.
+  if (!subject.everAgentClaimed && record?.actor.kind !== "agent") {
+    return {
+      conclusion: "success",
+      title: "No agent claim involved",
+      detail: `${name}: no agent claim involved.`,
+    };
+  }
+  // Rule 3. A branch some claim named is an agent branch whatever its prefix.
+  if (authorKind === "human" && !agentBranch) {
+    const branch = record?.branch ? `, branch \`${record.branch.replace(/`/g, "")}\`` : "";
+    const holder =
+      record?.state === "active" || record?.state === "human"
+        ? `held by ${describe(record.actor)} (generation ${record.generation}${branch})`
+        : record
+          ? `last claimed by ${describe(record.actor)} (generation ${record.generation}, ${record.state})`
+          : "claimed by an agent before";
+    return {
+      conclusion: "neutral",
+      title: "Human change on a subject with an agent claim",
+      detail: `${name} is ${holder}; this PR comes from a human on a non-agent branch, so it is not fenced. Coordinate with the holder before merging.`,
+    };
+  }
+  if (!record) {
+    // The store lost the record and reconcile has not rebuilt it yet: no holder to compare with.
+    // Fail closed only where attestation is required; the merge is the one point that must serialize.
+    return input.requireAttestation
+      ? {
+          conclusion: "failure",
+          title: "Claim record unavailable",
+          detail: `${name}: the claim store has no record of the current holder; re-run this check once the janitor's reconcile has rebuilt it.`,
+        }
+      : {
+          conclusion: "neutral",
+          title: "Claim record unavailable",
+          detail: `${name}: the claim store has no record of the current holder.`,
+        };
+  }
+  const current = record.generation;
+
+  // Rule 4.
+  if (subject.attestedGenerations.includes(current)) {
+    return {
+      conclusion: "success",
+      title: "Attested by the current holder",
+      detail: `${name}: ${headSha.slice(0, 7)} is attested by generation ${current} (${describe(record.actor)}).`,
+    };
+  }
+  // Rule 5.
+  const oldAttestations = subject.attestedGenerations.filter((g) => g !== current);
+  const branchIsOnlyOld =
+    subject.branchGenerations.length > 0 && !subject.branchGenerations.includes(current);
+  if (oldAttestations.length > 0 || branchIsOnlyOld) {
+    const old = Math.max(...oldAttestations, ...subject.branchGenerations.filter((g) => g !== current));
+    const oldHolder = subject.pastHolders?.find((h) => h.generation === old);
+    const whom = `generation ${old}${oldHolder ? ` (${describe(oldHolder.actor)})` : ""}`;
+    const by =
+      record.state === "active" || record.state === "human"
+        ? `${describe(record.actor)} (generation ${current}) at ${iso(record.claimedAt)}`
+        : `generation ${current} (${record.state}${record.endedBy ? ` by ${describe(record.endedBy)}` : ""}) at ${iso(record.endedAt ?? record.claimedAt)}`;
+    const resume =
+      record.state === "active" && record.branch === headRef
+        ? ` The current holder continues on this branch: it may vouch for this head with ${attest}.`
+        : "";
+    return {
+      conclusion: "failure",
+      title: "Superseded holder",
+      detail: `${name}: ${whom} was superseded by ${by}; this head is not vouched for by the current holder.${resume}`,
+    };
+  }
+  // Rule 6.
+  if (input.requireAttestation) {
+    const fix =
+      record.state === "active" && record.actor.kind === "agent"
+        ? `The holder (${describe(record.actor)}, generation ${current}) runs ${attest}.`
+        : `Nobody holds ${name} now: claim it (\`claim-hold claim ${name}\`), then run ${attest}.`;
+    return {
+      conclusion: "failure",
+      title: "Not attested by the current holder",
+      detail: `${name}: ${headSha.slice(0, 7)} on \`${headRef.replace(/`/g, "")}\` is not attested by generation ${current}. ${fix}`,
+    };
+  }
+  return {
+    conclusion: "success",
+    title: "Not superseded",
+    detail: `${name}: no superseded claim is involved; attestation is not required here (\`check.requireAttestation: false\`).`,
+  };
+}
+
+/**
+ * The check verdict over every linked subject; the worst subject verdict wins
+ * (failure > neutral > success), and its title becomes the check's title.
+ */
+export function decideCheck(input: CheckInput): CheckVerdict {
+  const { headRef } = input.pullRequest;
+  const agentBranch =
+    headRef.startsWith(input.agentBranchPrefix) || input.subjects.some((s) => s.branchGenerations.length > 0);
+  const verdicts = input.subjects.map((subject) => ({
+    subject,
+    verdict: judge(subject, input, agentBranch),
+  }));
+  const summaryRows = input.subjects.map(({ subject, record }) => ({
+    subject,
+    holder: holderOf(record),
+    generation: record?.generation ?? null,
+    state: record?.state ?? "none",
+  }));
+  if (verdicts.length === 0) {
+    return {
+      conclusion: "success",
+      title: "No agent claim involved",
+      summaryRows,
+      text: "This pull request is linked to no claimed issue.",
+    };
+  }
+  // Stable sort: among equals the subjects keep the order they were given.
+  const ordered = [...verdicts].sort(
+    (a, b) => severity[b.verdict.conclusion] - severity[a.verdict.conclusion],
+  );
+  const worst = ordered[0]!.verdict;
+  return {
+    conclusion: worst.conclusion,
+    title: worst.title,
+    summaryRows,
+    text: ordered.map(({ verdict }) => `- ${verdict.detail}`).join("\n"),
+  };
+}
+
+/** The summary table of a verdict, as the check run's Markdown `output.summary`. */
+export function renderCheckSummary(rows: CheckSummaryRow[]): string {
+  const cell = (text: string) => text.replace(/\|/g, "\\|").replace(/\n/g, " ");
+  return [
+    "| subject | holder | generation | state |",
+    "|---|---|---|---|",
+    ...rows.map(
+      (r) => `| ${cell(r.subject)} | ${cell(r.holder)} | ${r.generation ?? "—"} | ${cell(r.state)} |`,
+    ),
+  ].join("\n");
+}

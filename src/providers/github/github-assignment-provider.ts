@@ -1,0 +1,364 @@
+// The GitHub side of a claim: one GraphQL read per subject and one batched GraphQL mutation per transition.
+import { parseClaimMarker } from "../../lease/claim-comment.js";
+import { redactSecrets } from "../../redact-secrets.js";
+import {
+  type AppliedWrite,
+  type AssignmentProvider,
+  type ClaimCommentEvidence,
+  GitHubWriteError,
+  type SubjectRef,
+  type SubjectSnapshot,
+  type TransitionWrite,
+} from "../assignment-provider.js";
+import {
+  buildTransitionMutation,
+  MAX_ADDED_COMMENTS,
+  MAX_EDITED_COMMENTS,
+  RESOLVE_LABEL_SLOTS,
+  RESOLVE_LABELS_QUERY,
+  type ResolveLabelsResponse,
+  resolveLabelsVariables,
+  SUBJECT_STATUS_QUERY,
+  type SubjectStatusResponse,
+  type SubjectStatusVariables,
+  type TransitionResponse,
+} from "./graphql/index.js";
+import { type GitHubRequestKind, httpStatusOf, type OctokitLike } from "./octokit-like.js";
+import { splitRepo } from "./split-repo.js";
+
+export type RepoRef = Omit<SubjectRef, "issue">;
+
+export interface ManagedLabelNames {
+  claimed: string;
+  stale: string;
+}
+
+export interface LabelSpec {
+  name: string;
+  color: string;
+  description: string;
+}
+
+export const defaultLabelNames: ManagedLabelNames = { claimed: "agent:claimed", stale: "agent:stale" };
+
+/** Colours and descriptions of the managed labels, for `ensureLabels` and for labels `apply` must create. */
+export function managedLabelSpecs(names: ManagedLabelNames): LabelSpec[] {
+  return [
+    { name: names.claimed, color: "1d76db", description: "A live agent claim holds this issue (claim-hold)" },
+    {
+      name: names.stale,
+      color: "fbca04",
+      description: "The agent holding this issue stopped heartbeating (claim-hold)",
+    },
+  ];
+}
+
+export interface GitHubAssignmentProviderOptions {
+  /** An installation client (Probot's `app.auth(installationId)`). */
+  octokitFor: (installationId: number) => Promise<OctokitLike>;
+  /** The managed label names, fixed or per repository (`labels` in `.github/claim-hold.yml`). */
+  labels?: ManagedLabelNames | ((ref: RepoRef) => ManagedLabelNames | Promise<ManagedLabelNames>);
+  /** Called once for every HTTP request the provider makes (metrics, tests). */
+  onRequest?: (kind: GitHubRequestKind) => void;
+}
+
+interface RequestCounter {
+  requests: number;
+}
+
+export class GitHubAssignmentProvider implements AssignmentProvider {
+  /** HTTP requests made so far, all calls together. */
+  requests = 0;
+  /** Per repository (`installationId:owner/name`, lower case): label name (lower case) -> node id. */
+  readonly #labelIds = new Map<string, Map<string, string>>();
+  /** Label specs seen by `ensureLabels`, so a label `apply` has to create gets the same colour. */
+  readonly #labelSpecs = new Map<string, LabelSpec>();
+
+  constructor(private readonly options: GitHubAssignmentProviderOptions) {}
+
+  async status(ref: SubjectRef): Promise<SubjectSnapshot | null> {
+    const { owner, name } = splitRepo(ref.repo);
+    const labels = await this.#labelNames(ref);
+    const octokit = await this.options.octokitFor(ref.installationId);
+    const variables: SubjectStatusVariables = {
+      owner,
+      name,
+      number: ref.issue,
+      claimedLabel: labels.claimed,
+      staleLabel: labels.stale,
+    };
+    let data: SubjectStatusResponse;
+    try {
+      data = await this.#send({ requests: 0 }, "subject-status", () =>
+        octokit.graphql<SubjectStatusResponse>(SUBJECT_STATUS_QUERY, { ...variables }),
+      );
+    } catch (error) {
+      // A missing repository or number comes back as NOT_FOUND errors, not as a null field.
+      if (onlyNotFoundErrors(error)) return null;
+      throw error;
+    }
+    const repository = data.repository;
+    const issue = repository?.issueOrPullRequest;
+    if (!repository || !issue || issue.__typename !== "Issue") return null;
+
+    const cache = this.#labelCache(ref);
+    for (const label of [repository.claimedLabel, repository.staleLabel, ...(issue.labels?.nodes ?? [])]) {
+      if (label) cache.set(label.name.toLowerCase(), label.id);
+    }
+
+    const claimComments: ClaimCommentEvidence[] = [];
+    let rejectedMarkers = 0;
+    for (const comment of issue.comments.nodes ?? []) {
+      // Only the App's own comments can carry evidence; anyone can paste a marker into theirs.
+      if (!comment?.viewerDidAuthor || comment.databaseId === null) continue;
+      const parsed = parseClaimMarker(comment.body);
+      if (parsed.kind === "marker") {
+        claimComments.push({ nodeId: comment.id, databaseId: comment.databaseId, marker: parsed.marker });
+      } else if (parsed.kind === "rejected") {
+        rejectedMarkers++;
+      }
+    }
+
+    return {
+      repoId: repository.databaseId,
+      repo: repository.nameWithOwner,
+      issue: ref.issue,
+      nodeId: issue.id,
+      title: issue.title,
+      state: issue.state === "OPEN" ? "open" : "closed",
+      assignees: (issue.assignees.nodes ?? []).flatMap((a) => (a ? [{ login: a.login, nodeId: a.id }] : [])),
+      labels: (issue.labels?.nodes ?? []).flatMap((l) => (l ? [l.name] : [])),
+      claimComments,
+      rejectedMarkers,
+    };
+  }
+
+  /**
+   * `assign`/`unassign` are account node ids and `addLabels`/`removeLabels` label names. Sends one
+   * GraphQL mutation; a label name the cache does not know costs one lookup, and a label missing
+   * from the repository one REST create (removals of missing labels are dropped).
+   */
+  async apply(ref: SubjectRef, write: TransitionWrite): Promise<AppliedWrite> {
+    const edits = write.editComments ?? [];
+    const comments = write.addComments ?? [];
+    if (edits.length > MAX_EDITED_COMMENTS || comments.length > MAX_ADDED_COMMENTS) {
+      throw new RangeError(
+        `a transition edits at most ${MAX_EDITED_COMMENTS} and adds at most ${MAX_ADDED_COMMENTS} comments`,
+      );
+    }
+    const { owner, name } = splitRepo(ref.repo);
+    const counter: RequestCounter = { requests: 0 };
+    try {
+      const octokit = await this.options.octokitFor(ref.installationId);
+      const addLabels = unique(write.addLabels ?? []);
+      const removeLabels = unique(write.removeLabels ?? []);
+      const ids = await this.#resolveLabelIds(octokit, ref, [...addLabels, ...removeLabels], counter);
+      for (const label of addLabels) {
+        if (!ids.has(label.toLowerCase())) {
+          ids.set(label.toLowerCase(), await this.#createLabel(octokit, ref, label, counter));
+        }
+      }
+      const mutation = buildTransitionMutation({
+        subjectNodeId: write.subjectNodeId,
+        assigneeIds: unique(write.assign ?? []),
+        unassigneeIds: unique(write.unassign ?? []),
+        addLabelIds: unique(addLabels.map((l) => ids.get(l.toLowerCase())!)),
+        removeLabelIds: unique(removeLabels.flatMap((l) => ids.get(l.toLowerCase()) ?? [])),
+        editComments: edits,
+        ...(write.createClaimComment !== undefined ? { claimComment: write.createClaimComment } : {}),
+        addComments: comments,
+      });
+      if (!mutation) return { requests: counter.requests };
+
+      const data = await this.#send(counter, "apply-transition", () =>
+        octokit.graphql<TransitionResponse>(mutation.document, mutation.variables),
+      );
+      if (write.createClaimComment === undefined) return { requests: counter.requests };
+      const node = data.claimComment?.commentEdge?.node;
+      if (!node || node.databaseId === null) {
+        throw new GitHubWriteError(
+          `failed to apply claim transition on ${owner}/${name}#${ref.issue}: GitHub did not return the new claim comment`,
+        );
+      }
+      return { claimComment: { nodeId: node.id, databaseId: node.databaseId }, requests: counter.requests };
+    } catch (error) {
+      if (error instanceof GitHubWriteError) throw error;
+      // A label deleted and re-created behind the cache's back fails the write: forget the ids.
+      this.#labelIds.delete(repoKey(ref));
+      throw new GitHubWriteError(
+        `failed to apply claim transition on ${owner}/${name}#${ref.issue}: ${describeGitHubError(error)}`,
+        httpStatusOf(error),
+        { cause: error },
+      );
+    }
+  }
+
+  async ensureLabels(ref: RepoRef, labels: LabelSpec[]): Promise<void> {
+    const octokit = await this.options.octokitFor(ref.installationId);
+    const { owner, name: repo } = splitRepo(ref.repo);
+    const counter: RequestCounter = { requests: 0 };
+    for (const label of labels) {
+      this.#labelSpecs.set(label.name.toLowerCase(), label);
+      try {
+        const found = await this.#getLabel(octokit, ref, label.name, counter);
+        const nodeId = found ?? (await this.#createLabel(octokit, ref, label.name, counter));
+        this.#labelCache(ref).set(label.name.toLowerCase(), nodeId);
+      } catch (error) {
+        if (error instanceof GitHubWriteError) throw error;
+        throw new GitHubWriteError(
+          `failed to ensure label "${label.name}" on ${owner}/${repo}: ${describeGitHubError(error)}`,
+          httpStatusOf(error),
+          { cause: error },
+        );
+      }
+    }
+  }
+
+  async #labelNames(ref: RepoRef): Promise<ManagedLabelNames> {
+    const labels = this.options.labels ?? defaultLabelNames;
+    return typeof labels === "function" ? labels(ref) : labels;
+  }
+
+  #labelCache(ref: RepoRef): Map<string, string> {
+    const key = repoKey(ref);
+    let cache = this.#labelIds.get(key);
+    if (!cache) {
+      cache = new Map();
+      this.#labelIds.set(key, cache);
+    }
+    return cache;
+  }
+
+  /** Name (lower case) -> node id for every given label that exists, looking up only the uncached ones. */
+  async #resolveLabelIds(
+    octokit: OctokitLike,
+    ref: RepoRef,
+    names: string[],
+    counter: RequestCounter,
+  ): Promise<Map<string, string>> {
+    const cache = this.#labelCache(ref);
+    const missing = unique(names.map((n) => n.toLowerCase())).filter((n) => !cache.has(n));
+    const { owner, name } = splitRepo(ref.repo);
+    for (let start = 0; start < missing.length; start += RESOLVE_LABEL_SLOTS) {
+      const chunk = missing.slice(start, start + RESOLVE_LABEL_SLOTS);
+      const data = await this.#send(counter, "resolve-labels", () =>
+        octokit.graphql<ResolveLabelsResponse>(
+          RESOLVE_LABELS_QUERY,
+          resolveLabelsVariables(owner, name, chunk),
+        ),
+      );
+      chunk.forEach((requested, slot) => {
+        const label = data.repository?.[`label${slot as 0 | 1 | 2 | 3}`];
+        if (label) cache.set(requested, label.id);
+      });
+    }
+    const ids = new Map<string, string>();
+    for (const n of names) {
+      const id = cache.get(n.toLowerCase());
+      if (id) ids.set(n.toLowerCase(), id);
+    }
+    return ids;
+  }
+
+  /** The label's node id, or null when the repository has no such label. */
+  async #getLabel(octokit: OctokitLike, ref: RepoRef, label: string, counter: RequestCounter) {
+    const { owner, name: repo } = splitRepo(ref.repo);
+    try {
+      const response = await this.#send(counter, "get-label", () =>
+        octokit.request("GET /repos/{owner}/{repo}/labels/{name}", { owner, repo, name: label }),
+      );
+      return nodeIdOf(response.data);
+    } catch (error) {
+      if (httpStatusOf(error) === 404) return null;
+      throw error;
+    }
+  }
+
+  async #createLabel(octokit: OctokitLike, ref: RepoRef, label: string, counter: RequestCounter) {
+    const { owner, name: repo } = splitRepo(ref.repo);
+    const spec = this.#labelSpecs.get(label.toLowerCase()) ??
+      managedLabelSpecs(await this.#labelNames(ref)).find(
+        (s) => s.name.toLowerCase() === label.toLowerCase(),
+      ) ?? {
+        name: label,
+        color: "ededed",
+        description: "",
+      };
+    try {
+      const response = await this.#send(counter, "create-label", () =>
+        octokit.request("POST /repos/{owner}/{repo}/labels", {
+          owner,
+          repo,
+          name: label,
+          color: spec.color.replace(/^#/, ""),
+          description: spec.description,
+        }),
+      );
+      const nodeId = nodeIdOf(response.data);
+      this.#labelCache(ref).set(label.toLowerCase(), nodeId);
+      return nodeId;
+    } catch (error) {
+      // 422: someone created it since we looked (another replica, a human); use theirs.
+      if (httpStatusOf(error) !== 422) throw error;
+      const existing = await this.#getLabel(octokit, ref, label, counter);
+      if (!existing) throw error;
+      this.#labelCache(ref).set(label.toLowerCase(), existing);
+      return existing;
+    }
+  }
+
+  async #send<T>(counter: RequestCounter, kind: GitHubRequestKind, call: () => Promise<T>): Promise<T> {
+    counter.requests++;
+    this.requests++;
+    this.options.onRequest?.(kind);
+    return call();
+  }
+}
+
+function repoKey(ref: RepoRef): string {
+  return `${ref.installationId}:${ref.repo.toLowerCase()}`;
+}
+
+function unique(values: string[]): string[] {
+  return [...new Set(values)];
+}
+
+function nodeIdOf(data: unknown): string {
+  const nodeId = (data as { node_id?: unknown } | null)?.node_id;
+  if (typeof nodeId !== "string") throw new Error("GitHub returned a label without a node_id");
+  return nodeId;
+}
+
+interface GraphqlErrorLike {
+  message?: unknown;
+  type?: unknown;
+  path?: unknown;
+}
+
+function graphqlErrorsOf(error: unknown): GraphqlErrorLike[] | null {
+  if (typeof error !== "object" || error === null || !("errors" in error)) return null;
+  const errors = (error as { errors: unknown }).errors;
+  return Array.isArray(errors) && errors.length > 0 ? (errors as GraphqlErrorLike[]) : null;
+}
+
+function onlyNotFoundErrors(error: unknown): boolean {
+  return graphqlErrorsOf(error)?.every((e) => e.type === "NOT_FOUND") ?? false;
+}
+
+/** One line for an error message: each GraphQL error with the mutation field it hit, or the HTTP status. */
+export function describeGitHubError(error: unknown): string {
+  const errors = graphqlErrorsOf(error);
+  if (errors) {
+    return redactSecrets(
+      errors
+        .map((e) => {
+          const field = Array.isArray(e.path) && typeof e.path[0] === "string" ? `${e.path[0]}: ` : "";
+          return `${field}${String(e.message ?? e.type ?? "unknown error")}`;
+        })
+        .join("; "),
+    );
+  }
+  const status = httpStatusOf(error);
+  const message = error instanceof Error ? error.message : String(error);
+  return redactSecrets(status ? `HTTP ${status}: ${message}` : message);
+}

@@ -1,0 +1,28 @@
+// Every GraphQL document the App can send, in one place, so a test can validate each against GitHub's schema.
+import { allTransitionShapes, transitionDocument } from "./apply-transition.js";
+import { RESOLVE_LABELS_QUERY } from "./resolve-labels.js";
+import { SUBJECT_STATUS_QUERY } from "./subject-status.js";
+
+export * from "./apply-transition.js";
+export * from "./resolve-labels.js";
+export * from "./subject-status.js";
+
+export interface NamedDocument {
+  /** A label for test output, e.g. `ApplyTransition[assign,addLabels,edits=1]`. */
+  name: string;
+  document: string;
+}
+
+export function allDocuments(): NamedDocument[] {
+  const transitions = allTransitionShapes().map((shape) => {
+    const parts = Object.entries(shape)
+      .filter(([, v]) => v !== false && v !== 0)
+      .map(([k, v]) => (v === true ? k : `${k}=${v}`));
+    return { name: `ApplyTransition[${parts.join(",")}]`, document: transitionDocument(shape) };
+  });
+  return [
+    { name: "SubjectStatus", document: SUBJECT_STATUS_QUERY },
+    { name: "ResolveLabels", document: RESOLVE_LABELS_QUERY },
+    ...transitions,
+  ];
+}

@@ -1,0 +1,168 @@
+// GitHub as the in-process App sees it, faked with nock: installation auth, identity calls, subject reads and writes.
+import nock from "nock";
+import type { ClaimMarker } from "../../src/lease/claim-comment.js";
+import { SUBJECT_STATUS_QUERY } from "../../src/providers/github/graphql/index.js";
+import { githubApiUrl, installationToken } from "./github-nock.js";
+
+export const installationId = 42;
+export const agentToken = "ghp_agenttoken000000000000000000000001";
+export const otherAgentToken = "ghp_agenttoken000000000000000000000002";
+export const agent = { login: "fleet-bot", id: 501, node_id: "U_fleet" };
+export const otherAgent = { login: "other-bot", id: 502, node_id: "U_other" };
+
+/** Counts every request that reaches the fake GitHub, by kind, so tests can pin request budgets exactly. */
+export class GitHubRequestLog {
+  readonly entries: { method: string; path: string; body: unknown }[] = [];
+  count(): number {
+    return this.entries.length;
+  }
+  since(mark: number) {
+    return this.entries.slice(mark);
+  }
+  record(method: string, path: string, body: unknown) {
+    this.entries.push({ method, path, body });
+  }
+}
+
+function api(log: GitHubRequestLog) {
+  const scope = nock(githubApiUrl);
+  scope.on("request", (_req: unknown, interceptor: { method: string; path: string }, body: string) => {
+    let parsed: unknown = body;
+    try {
+      parsed = body ? JSON.parse(body) : undefined;
+    } catch {}
+    log.record(interceptor.method, interceptor.path, parsed);
+  });
+  return scope;
+}
+
+export function mockCreateInstallationToken(log: GitHubRequestLog, id = installationId) {
+  return api(log)
+    .post(`/app/installations/${id}/access_tokens`)
+    .reply(201, { token: installationToken, expires_at: "2099-01-01T00:00:00Z", permissions: {} });
+}
+
+export function mockGetUser(log: GitHubRequestLog, token: string, user: typeof agent | null) {
+  const scope = api(log).matchHeader("authorization", `token ${token}`).get("/user");
+  return user ? scope.reply(200, user) : scope.reply(401, { message: "Bad credentials" });
+}
+
+export function mockGetRepoInstallation(
+  log: GitHubRequestLog,
+  repo: string,
+  id: number | null = installationId,
+) {
+  const scope = api(log)
+    .matchHeader("authorization", /^bearer /i)
+    .get(`/repos/${repo}/installation`);
+  return id === null ? scope.reply(404, { message: "Not Found" }) : scope.reply(200, { id });
+}
+
+export function mockGetCollaboratorPermission(
+  log: GitHubRequestLog,
+  repo: string,
+  login: string,
+  permission: string,
+) {
+  return api(log)
+    .matchHeader("authorization", `token ${installationToken}`)
+    .get(`/repos/${repo}/collaborators/${login}/permission`)
+    .reply(200, { permission, role_name: permission, user: { login } });
+}
+
+/** No `.github/claim-hold.yml` in the repository nor in the org's `.github` repository. */
+export function mockNoConfigFile(log: GitHubRequestLog, repo: string) {
+  const owner = repo.split("/")[0];
+  api(log).get(`/repos/${repo}/contents/.github/claim-hold.yml`).reply(404, { message: "Not Found" });
+  return api(log)
+    .get(`/repos/${owner}/.github/contents/.github/claim-hold.yml`)
+    .reply(404, { message: "Not Found" });
+}
+
+export function mockConfigFile(log: GitHubRequestLog, repo: string, yaml: string) {
+  return api(log)
+    .get(`/repos/${repo}/contents/.github/claim-hold.yml`)
+    .reply(200, yaml, { "content-type": "application/vnd.github.raw; charset=utf-8" });
+}
+
+export interface IssueState {
+  repo: string;
+  repoId: number;
+  number: number;
+  title?: string;
+  state?: "OPEN" | "CLOSED";
+  pullRequest?: boolean;
+  assignees?: { login: string; id: string }[];
+  labels?: string[];
+  comments?: { id: string; databaseId: number; body: string; viewerDidAuthor: boolean }[];
+}
+
+export const labelIds: Record<string, string> = { "agent:claimed": "LA_claimed", "agent:stale": "LA_stale" };
+
+export function issueNodeId(issue: IssueState) {
+  return `I_${issue.repoId}_${issue.number}`;
+}
+
+/** The one GraphQL read of a subject. */
+export function mockGraphqlSubjectStatus(log: GitHubRequestLog, issue: IssueState) {
+  const [owner, name] = issue.repo.split("/");
+  const node = issue.pullRequest
+    ? { __typename: "PullRequest" }
+    : {
+        __typename: "Issue",
+        id: issueNodeId(issue),
+        title: issue.title ?? "Fix the parser",
+        state: issue.state ?? "OPEN",
+        assignees: { nodes: issue.assignees ?? [] },
+        labels: { nodes: (issue.labels ?? []).map((l) => ({ id: labelIds[l] ?? `LA_${l}`, name: l })) },
+        comments: { nodes: issue.comments ?? [] },
+      };
+  return api(log)
+    .post("/graphql", (body: { query?: string; variables?: Record<string, unknown> }) => {
+      return (
+        body.query === SUBJECT_STATUS_QUERY &&
+        body.variables?.owner === owner &&
+        body.variables?.name === name &&
+        body.variables?.number === issue.number
+      );
+    })
+    .reply(200, {
+      data: {
+        repository: {
+          databaseId: issue.repoId,
+          nameWithOwner: issue.repo,
+          claimedLabel: { id: labelIds["agent:claimed"], name: "agent:claimed" },
+          staleLabel: { id: labelIds["agent:stale"], name: "agent:stale" },
+          issueOrPullRequest: node,
+        },
+      },
+    });
+}
+
+/** The one batched mutation of a transition; the sent variables are captured for exact assertions. */
+export function mockGraphqlApplyTransition(
+  log: GitHubRequestLog,
+  reply: { claimComment?: { id: string; databaseId: number }; fail?: number } = {},
+) {
+  const captured: { document?: string; variables?: Record<string, unknown> } = {};
+  const scope = api(log).post("/graphql", (body: { query?: string; variables?: Record<string, unknown> }) => {
+    if (!body.query?.startsWith("mutation ApplyTransition")) return false;
+    captured.document = body.query;
+    captured.variables = body.variables ?? {};
+    return true;
+  });
+  if (reply.fail) scope.reply(reply.fail, { message: "Server Error" });
+  else
+    scope.reply(200, {
+      data: reply.claimComment ? { claimComment: { commentEdge: { node: reply.claimComment } } } : {},
+    });
+  return captured;
+}
+
+export function claimCommentOf(id: string, databaseId: number, body: string) {
+  return { id, databaseId, body, viewerDidAuthor: true };
+}
+
+export function markerComment(marker: ClaimMarker, id = "IC_1", databaseId = 1) {
+  return claimCommentOf(id, databaseId, `🤖 claim\n\n<!-- claim-hold:v1 ${JSON.stringify(marker)} -->`);
+}

@@ -1,0 +1,125 @@
+// Starts the real App in-process (Probot's Server on a free loopback port) for HTTP-level tests.
+import { createHmac, generateKeyPairSync } from "node:crypto";
+import { createServer } from "node:net";
+import { Writable } from "node:stream";
+import { Probot, ProbotOctokit, Server } from "probot";
+import { createClaimHoldApp } from "../../src/app.js";
+import { createLogger } from "../../src/logger.js";
+import type { LivenessStore } from "../../src/providers/liveness-store.js";
+
+export const testWebhookSecret = "test-webhook-secret";
+export const testTokenSecret = "t".repeat(48);
+export const testAdminToken = "admin-token-for-tests-0123456789";
+
+let cachedKey: string | undefined;
+function privateKey(): string {
+  cachedKey ??= generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({
+    type: "pkcs1",
+    format: "pem",
+  }) as string;
+  return cachedKey;
+}
+
+/** Probot's Server treats port 0 as "use 3000", so tests ask the kernel for a free port first. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** Retries and throttling off (each call is one request, no 1 s write spacing), whatever Probot merges in. */
+export const TestOctokit = ProbotOctokit.defaults((options: Record<string, unknown>) => ({
+  ...options,
+  retry: { enabled: false },
+  throttle: { ...(options.throttle as object), enabled: false },
+}));
+
+export interface AppHarness {
+  url: string;
+  logs: string[];
+  clock: { now: number };
+  server: Server;
+  /** POSTs a webhook signed like GitHub does. */
+  deliver(event: string, payload: unknown, deliveryId?: string): Promise<Response>;
+  close(): Promise<void>;
+}
+
+export async function startApp(options: {
+  store: LivenessStore;
+  now?: number;
+  githubBaseUrl?: string;
+  adminToken?: string;
+}): Promise<AppHarness> {
+  const logs: string[] = [];
+  const destination = new Writable({
+    write(chunk, _encoding, callback) {
+      logs.push(String(chunk));
+      callback();
+    },
+  });
+  const log = createLogger({ level: "debug", destination });
+  const clock = { now: options.now ?? Date.parse("2026-11-29T10:00:00Z") };
+  const githubBaseUrl = options.githubBaseUrl ?? "https://api.github.com";
+  const server = new Server({
+    host: "127.0.0.1",
+    port: await freePort(),
+    log,
+    Probot: Probot.defaults({
+      appId: 1,
+      privateKey: privateKey(),
+      secret: testWebhookSecret,
+      log,
+      baseUrl: githubBaseUrl,
+      Octokit: TestOctokit,
+    }),
+  });
+  await server.load(
+    createClaimHoldApp({
+      store: options.store,
+      tokenSecret: testTokenSecret,
+      githubBaseUrl,
+      log,
+      now: () => clock.now,
+      credentialsLoaded: true,
+      ...(options.adminToken ? { adminToken: options.adminToken } : {}),
+    }),
+  );
+  const http = await server.start();
+  const address = http.address();
+  if (!address || typeof address === "string") throw new Error("server did not bind a port");
+  const url = `http://127.0.0.1:${address.port}`;
+  let deliveries = 0;
+  return {
+    url,
+    logs,
+    clock,
+    server,
+    async deliver(
+      event,
+      payload,
+      deliveryId = `delivery-${++deliveries}-${Math.random().toString(16).slice(2)}`,
+    ) {
+      const body = JSON.stringify(payload);
+      const signature = `sha256=${createHmac("sha256", testWebhookSecret).update(body).digest("hex")}`;
+      return fetch(`${url}/api/github/webhooks`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "x-github-event": event,
+          "x-github-delivery": deliveryId,
+          "x-hub-signature-256": signature,
+        },
+        body,
+      });
+    },
+    async close() {
+      await server.stop();
+    },
+  };
+}

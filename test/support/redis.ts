@@ -1,0 +1,70 @@
+// Test access to the shared Redis server: clients, a unique key prefix per run, and cleanup of only our keys.
+import { randomBytes } from "node:crypto";
+import { Redis, type RedisOptions } from "ioredis";
+
+export const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+
+/** A key prefix no other test run (or other user of the server) shares. */
+export function uniqueKeyPrefix(label = "run"): string {
+  return `claimhold-test:${process.pid}:${label}:${randomBytes(6).toString("hex")}:`;
+}
+
+/** A connected client; fails fast (one retry, no offline queue) as the store recommends. */
+export async function createTestRedis(options: RedisOptions = {}): Promise<Redis> {
+  const client = new Redis(redisUrl, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 1,
+    enableOfflineQueue: false,
+    connectTimeout: 2_000,
+    retryStrategy: () => null,
+    ...options,
+  });
+  // Connection errors reach the caller through connect() and the commands; keep them off stderr.
+  let lastError: Error | undefined;
+  client.on("error", (error: Error) => {
+    lastError = error;
+  });
+  try {
+    await client.connect();
+  } catch (error) {
+    client.disconnect();
+    throw lastError ?? error;
+  }
+  return client;
+}
+
+/**
+ * Whether Redis answers at `redisUrl`. In CI an unreachable Redis is a failure, never a skip:
+ * the contract suite exists to prove the Redis store.
+ */
+export async function probeRedis(): Promise<{ available: true } | { available: false; reason: string }> {
+  let client: Redis | undefined;
+  try {
+    client = await createTestRedis();
+    await client.ping();
+    return { available: true };
+  } catch (error) {
+    const reason = `Redis is unreachable at ${redisUrl} (${(error as Error).message})`;
+    if (process.env.CI === "true") {
+      throw new Error(`${reason}. CI must run the store contract suite against a real Redis server.`);
+    }
+    return { available: false, reason };
+  } finally {
+    client?.disconnect();
+  }
+}
+
+/** Deletes every key under `prefix` with SCAN + UNLINK (never FLUSHALL/FLUSHDB: the server is shared). */
+export async function deleteKeysWithPrefix(client: Redis, prefix: string): Promise<number> {
+  if (!prefix.startsWith("claimhold-test:"))
+    throw new Error(`refusing to delete keys outside the test prefix: ${prefix}`);
+  const pattern = `${prefix.replace(/[*?[\]\\]/g, "\\$&")}*`;
+  let cursor = "0";
+  let deleted = 0;
+  do {
+    const [next, keys] = await client.scan(cursor, "MATCH", pattern, "COUNT", 1000);
+    cursor = next;
+    if (keys.length) deleted += await client.unlink(...keys);
+  } while (cursor !== "0");
+  return deleted;
+}
