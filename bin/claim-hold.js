@@ -1,0 +1,20 @@
+#!/usr/bin/env node
+// claim-hold CLI shim: runs the compiled CLI when built, else the TypeScript source through tsx.
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+const binPath = fileURLToPath(import.meta.url);
+const root = join(dirname(binPath), "..");
+const compiled = join(root, "dist", "cli", "main.js");
+
+async function load() {
+  if (existsSync(compiled)) return import(pathToFileURL(compiled).href);
+  const { tsImport } = await import("tsx/esm/api");
+  return tsImport(pathToFileURL(join(root, "src", "cli", "main.ts")).href, import.meta.url);
+}
+
+const { main } = await load();
+const code = await main(process.argv.slice(2), { binPath });
+// Exit explicitly (idle HTTP keep-alive sockets must not hold the process), once stdout is flushed.
+process.stdout.write("", () => process.exit(code));

@@ -1,0 +1,105 @@
+// `keepalive`: heartbeat at the advised interval until released, superseded, gone or stopped.
+import type { CommandSpec } from "../command.js";
+import {
+  type CommandContext,
+  clientFor,
+  currentLease,
+  heartbeatIntervalMs,
+  serverUrl,
+  toEpochMs,
+} from "../context.js";
+import { exitCodes } from "../errors.js";
+import { keepLeaseAlive, type LoopEnd } from "../keep-lease-alive.js";
+import { type LeaseFile, markLease, readLease } from "../lease-store.js";
+import { formatSubject } from "../subject.js";
+
+export const keepaliveCommand: CommandSpec = {
+  name: "keepalive",
+  summary: "heartbeat the lease until it is released, superseded or gone (run it in the background)",
+  usage: "keepalive",
+  details: [
+    "--issue owner/repo#n  which lease, when this worktree holds more than one",
+    "Stops with exit 0 on SIGTERM/SIGINT (the lease is left to go stale, not released)",
+    "or when `claim-hold release` removed the lease; exit 4 when superseded, gone, or",
+    "the server stayed unreachable until the lease expired.",
+  ],
+  options: {},
+  positionals: { min: 0, max: 0 },
+  async run(ctx) {
+    const { dir, lease } = await currentLease(ctx);
+    const end = await runKeepAlive(ctx, dir, lease);
+    const line = keepaliveEndLine(lease, end);
+    const code = loopExitCode(end);
+    const body = {
+      ok: code === 0,
+      command: "keepalive",
+      subject: formatSubject(lease),
+      end: end.kind,
+      message: line,
+    };
+    if (ctx.out.json || code === 0) ctx.out.result(body, [line]);
+    else ctx.out.info(line);
+    return code;
+  },
+};
+
+/** Runs the heartbeat loop for a lease file and records a loss in it. */
+export async function runKeepAlive(
+  ctx: CommandContext,
+  dir: string,
+  lease: LeaseFile,
+  signal: AbortSignal = ctx.signal,
+): Promise<LoopEnd> {
+  const end = await keepLeaseAlive({
+    client: clientFor(ctx, serverUrl(ctx, lease), { retries: 2 }),
+    load: () => readLease(dir, lease).catch(() => null),
+    intervalMs: heartbeatIntervalMs(ctx, lease),
+    now: ctx.now,
+    sleep: ctx.sleep,
+    signal,
+    expiresAtMs: toEpochMs(lease.expiresAt) ?? ctx.now() + lease.ttlSeconds * 1000,
+    toEpochMs,
+    onTransientError: (error, expiresAtMs) =>
+      ctx.out.info(
+        `heartbeat failed (${(error as Error).message}); retrying until the lease expires at ${new Date(expiresAtMs).toISOString()}`,
+      ),
+  });
+  if (end.kind === "superseded" || end.kind === "gone" || end.kind === "expired") {
+    const detail = end.error instanceof Error ? end.error.message : String(end.error ?? end.kind);
+    await markLease(dir, lease, end.kind === "superseded" ? "superseded" : "gone", detail);
+  }
+  return end;
+}
+
+export function loopExitCode(end: LoopEnd): number {
+  switch (end.kind) {
+    case "released":
+    case "stopped":
+      return exitCodes.ok;
+    case "superseded":
+    case "gone":
+    case "expired":
+      return exitCodes.lost;
+    case "failed":
+      return exitCodes.other;
+  }
+}
+
+export function keepaliveEndLine(lease: LeaseFile, end: LoopEnd): string {
+  const subject = formatSubject(lease);
+  const why = "error" in end && end.error instanceof Error ? `: ${end.error.message}` : "";
+  switch (end.kind) {
+    case "released":
+      return `keepalive: ${subject} was released by this session; stopping`;
+    case "stopped":
+      return `keepalive: stopped; ${subject} was not released and will go stale unless heartbeated`;
+    case "superseded":
+      return `keepalive: ${subject} was superseded${why}; stop working on it`;
+    case "gone":
+      return `keepalive: the lease on ${subject} is gone${why}; claim again to continue`;
+    case "expired":
+      return `keepalive: the server stayed unreachable until the lease on ${subject} expired${why}`;
+    case "failed":
+      return `keepalive: heartbeat failed${why}`;
+  }
+}

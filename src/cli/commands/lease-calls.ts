@@ -1,0 +1,152 @@
+// `heartbeat`, `verify`, `attest` and `release`: single calls on the lease of this worktree.
+import { isClaimHoldError } from "../../client/index.js";
+import type { CommandSpec } from "../command.js";
+import {
+  type CommandContext,
+  clientFor,
+  currentLease,
+  leaseCredentials,
+  serverUrl,
+  stringFlag,
+} from "../context.js";
+import { isLeaseLost, UsageError } from "../errors.js";
+import { resolveCommit } from "../git.js";
+import { type LeaseFile, markLease, removeLease } from "../lease-store.js";
+import { formatSubject } from "../subject.js";
+
+const leaseOption = "--issue owner/repo#n  which lease, when this worktree holds more than one";
+
+/** Runs a lease call; when the server says the lease is lost, records it in the lease file and rethrows. */
+async function onLease<T>(
+  ctx: CommandContext,
+  call: (lease: LeaseFile) => Promise<T>,
+): Promise<{ lease: LeaseFile; dir: string; value: T }> {
+  const { dir, lease } = await currentLease(ctx);
+  try {
+    return { lease, dir, value: await call(lease) };
+  } catch (error) {
+    if (isLeaseLost(error) && isClaimHoldError(error)) {
+      await markLease(dir, lease, error.code === "superseded" ? "superseded" : "gone", error.message);
+    }
+    throw error;
+  }
+}
+
+export const heartbeatCommand: CommandSpec = {
+  name: "heartbeat",
+  summary: "send one heartbeat for the lease (optionally reporting a phase, PR, blocker or wait)",
+  usage: "heartbeat [--phase <text>] [--pull-request <n>] [--blocker <text>] [--wait-until <ISO-8601>]",
+  details: [leaseOption, "exit 4: superseded or gone"],
+  options: {
+    phase: { type: "string" },
+    "pull-request": { type: "string" },
+    blocker: { type: "string" },
+    "wait-until": { type: "string" },
+  },
+  positionals: { min: 0, max: 0 },
+  async run(ctx) {
+    const pr = stringFlag(ctx, "pull-request");
+    if (pr !== undefined && !/^\d+$/.test(pr))
+      throw new UsageError(`--pull-request must be a number, got "${pr}"`);
+    const waitUntil = stringFlag(ctx, "wait-until");
+    if (waitUntil !== undefined && Number.isNaN(Date.parse(waitUntil))) {
+      throw new UsageError(`--wait-until must be an ISO-8601 time, got "${waitUntil}"`);
+    }
+    const input = {
+      ...(stringFlag(ctx, "phase") ? { phase: stringFlag(ctx, "phase") } : {}),
+      ...(pr ? { pullRequest: Number(pr) } : {}),
+      ...(stringFlag(ctx, "blocker") ? { blocker: stringFlag(ctx, "blocker") } : {}),
+      ...(waitUntil ? { waitUntil: new Date(waitUntil).toISOString() } : {}),
+    };
+    const { lease, value } = await onLease(ctx, (l) =>
+      clientFor(ctx, serverUrl(ctx, l)).heartbeat(leaseCredentials(l), input, { signal: ctx.signal }),
+    );
+    ctx.out.result({ ok: true, command: "heartbeat", subject: formatSubject(lease), ...value }, [
+      `heartbeat ok: ${formatSubject(lease)} · generation ${value.generation} · ${value.state} · expires ${value.expiresAt}`,
+    ]);
+    return 0;
+  },
+};
+
+export const verifyCommand: CommandSpec = {
+  name: "verify",
+  summary: "exit 0 only if this session still holds its claim (run before push, PR and merge)",
+  usage: "verify",
+  details: [leaseOption, "exit 4: superseded or gone"],
+  options: {},
+  positionals: { min: 0, max: 0 },
+  async run(ctx) {
+    const { lease, value } = await onLease(ctx, (l) =>
+      clientFor(ctx, serverUrl(ctx, l)).verify(leaseCredentials(l), { signal: ctx.signal }),
+    );
+    ctx.out.result({ ok: true, command: "verify", subject: formatSubject(lease), ...value }, [
+      `holder: ${formatSubject(lease)} · generation ${value.generation} · ${value.state}`,
+    ]);
+    return 0;
+  },
+};
+
+export const attestCommand: CommandSpec = {
+  name: "attest",
+  summary: "vouch for a commit with the lease, so the claim-hold check passes on it",
+  usage: "attest [sha]",
+  details: ["sha  any commit revision (default HEAD)", leaseOption, "exit 4: superseded or gone"],
+  options: {},
+  positionals: { min: 0, max: 1 },
+  async run(ctx) {
+    const revision = ctx.positionals[0] ?? "HEAD";
+    const sha = /^[0-9a-f]{40}$/i.test(revision)
+      ? revision.toLowerCase()
+      : await resolveCommit(ctx.cwd, revision);
+    const { lease } = await onLease(ctx, (l) =>
+      clientFor(ctx, serverUrl(ctx, l)).attest(leaseCredentials(l), sha, { signal: ctx.signal }),
+    );
+    ctx.out.result(
+      { ok: true, command: "attest", subject: formatSubject(lease), sha, generation: lease.generation },
+      [`attested ${sha} for ${formatSubject(lease)} (generation ${lease.generation})`],
+    );
+    return 0;
+  },
+};
+
+const outcomes = ["handoff", "completed", "abandoned"] as const;
+
+export const releaseCommand: CommandSpec = {
+  name: "release",
+  summary: "release the claim (default outcome: handoff) and forget the lease",
+  usage: "release [--outcome handoff|completed|abandoned] [--note <text>]",
+  details: [
+    "--note  handoff note, posted as an audit comment on the issue",
+    leaseOption,
+    "exit 4: superseded or gone (the lease file is removed all the same)",
+  ],
+  options: { outcome: { type: "string" }, note: { type: "string" } },
+  positionals: { min: 0, max: 0 },
+  async run(ctx) {
+    const outcome = stringFlag(ctx, "outcome") ?? "handoff";
+    if (!outcomes.includes(outcome as (typeof outcomes)[number])) {
+      throw new UsageError(`--outcome must be one of ${outcomes.join(", ")}, got "${outcome}"`);
+    }
+    const { dir, lease } = await currentLease(ctx);
+    const note = stringFlag(ctx, "note");
+    await markLease(dir, lease, "releasing", `release ${outcome} requested`);
+    try {
+      await clientFor(ctx, serverUrl(ctx, lease)).release(
+        leaseCredentials(lease),
+        { outcome: outcome as (typeof outcomes)[number], ...(note ? { note } : {}) },
+        { signal: ctx.signal },
+      );
+    } catch (error) {
+      // Nothing left to release: the file would only mislead the next command.
+      if (isLeaseLost(error)) await removeLease(dir, lease);
+      else await markLease(dir, lease, lease.status, lease.statusDetail);
+      throw error;
+    }
+    await removeLease(dir, lease);
+    ctx.out.result(
+      { ok: true, command: "release", subject: formatSubject(lease), outcome, generation: lease.generation },
+      [`released ${formatSubject(lease)} (${outcome})`],
+    );
+    return 0;
+  },
+};

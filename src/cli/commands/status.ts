@@ -1,0 +1,67 @@
+// `status`: the leases of this worktree, each checked against the server.
+import { isClaimHoldError } from "../../client/index.js";
+import type { CommandSpec } from "../command.js";
+import {
+  clientFor,
+  describeLease,
+  leaseCredentials,
+  leaseDirOf,
+  serverUrl,
+  sessionOf,
+  stringFlag,
+} from "../context.js";
+import { isLeaseLost } from "../errors.js";
+import { listLeases, markLease } from "../lease-store.js";
+import { formatSubject, parseSubject } from "../subject.js";
+
+export const statusCommand: CommandSpec = {
+  name: "status",
+  summary: "show this worktree's session id and leases, each verified with the server",
+  usage: "status [--issue owner/repo#n] [--show-token]",
+  details: ["Exit 0 whenever the local state could be read; each lease's remote state is in the output."],
+  options: {},
+  positionals: { min: 0, max: 0 },
+  async run(ctx) {
+    const only = stringFlag(ctx, "issue");
+    const subject = only ? formatSubject(parseSubject(only)) : undefined;
+    const dir = await leaseDirOf(ctx);
+    const session = await sessionOf(ctx);
+    const leases = (await listLeases(dir)).filter((l) => !subject || formatSubject(l) === subject);
+    const rows: Record<string, unknown>[] = [];
+    const lines = [`session ${session.sessionId} (from ${session.source})`];
+    if (leases.length === 0) lines.push("no lease in this worktree");
+    for (const lease of leases) {
+      let remote: Record<string, unknown>;
+      let remoteText: string;
+      try {
+        const verified = await clientFor(ctx, serverUrl(ctx, lease), { retries: 1 }).verify(
+          leaseCredentials(lease),
+          {
+            signal: ctx.signal,
+          },
+        );
+        remote = { ...verified };
+        remoteText = `holder · ${verified.state} · expires ${verified.expiresAt ?? "?"}`;
+      } catch (error) {
+        if (!isClaimHoldError(error)) throw error;
+        if (isLeaseLost(error)) {
+          await markLease(dir, lease, error.code === "superseded" ? "superseded" : "gone", error.message);
+        }
+        remote = {
+          holder: false,
+          error: error.code,
+          status: error.status,
+          message: error.message,
+          ...error.details,
+        };
+        remoteText = `NOT holder: ${error.code} (${error.message})`;
+      }
+      rows.push({ ...describeLease(lease, ctx.flags["show-token"] === true), remote });
+      lines.push(
+        `${formatSubject(lease)} · generation ${lease.generation} · ${lease.taskClass} · branch ${lease.branch ?? "(none)"} · ${remoteText}`,
+      );
+    }
+    ctx.out.result({ ok: true, command: "status", sessionId: session.sessionId, leases: rows }, lines);
+    return 0;
+  },
+};

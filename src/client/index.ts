@@ -1,0 +1,252 @@
+// Typed client for every route of the claim-hold HTTP API (SPEC §4.2), for agents and the CLI.
+import { ClaimHoldError } from "./errors.js";
+import {
+  type Acknowledgement,
+  AcknowledgementSchema,
+  type ClaimResponse,
+  ClaimResponseSchema,
+  type HeartbeatResponse,
+  HeartbeatResponseSchema,
+  type InventoryResponse,
+  InventoryResponseSchema,
+  type SubjectResponse,
+  SubjectResponseSchema,
+  type TakeoverPending,
+  TakeoverPendingSchema,
+  type VerifyResponse,
+  VerifyResponseSchema,
+} from "./schemas.js";
+import { parseBody, type RetryPolicy, sendRequest, type TransportDeps } from "./send-request.js";
+
+export { backoffDelay } from "./backoff.js";
+export { ClaimHoldError, type ClaimHoldErrorCode, isClaimHoldError, redactSecrets } from "./errors.js";
+export * from "./schemas.js";
+
+export interface ClaimHoldClientOptions {
+  /** Where the App is served, e.g. `https://claim-hold.example.com`. */
+  baseUrl: string;
+  /** GitHub token of the agent's account: needed by claim, inventory and subject. */
+  githubToken?: string;
+  fetch?: typeof globalThis.fetch;
+  /** Injected so tests never sleep; must reject when `signal` aborts. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  random?: () => number;
+  /** Retries after the first attempt, for the calls whose policy allows them (default 4). */
+  retries?: number;
+  baseDelayMs?: number;
+  maxDelayMs?: number;
+  timeoutMs?: number;
+  /** How many `202 takeover_pending` answers a claim waits out before giving up (default 3). */
+  maxTakeoverWaits?: number;
+  userAgent?: string;
+}
+
+export interface ClaimInput {
+  /** `owner/name`. */
+  repo: string;
+  issue: number;
+  actor?: { runtime?: string; sessionId?: string; host?: string };
+  taskClass?: string;
+  branch?: string;
+  takeover?: boolean;
+  scope?: string[];
+  artifacts?: string;
+}
+
+export interface ClaimOptions {
+  signal?: AbortSignal;
+  /** Called before each wait for a pending takeover's grace beat. */
+  onTakeoverPending?: (pending: TakeoverPending) => void;
+}
+
+/** `created` is true for a new claim (201), false when the same session re-claimed (200). */
+export type ClaimResult = ClaimResponse & { created: boolean };
+
+/** What every lease call needs: the lease id and its `clh_` token. */
+export interface LeaseCredentials {
+  id: string;
+  token: string;
+}
+
+export interface HeartbeatInput {
+  phase?: string;
+  pullRequest?: number;
+  blocker?: string;
+  /** ISO-8601. */
+  waitUntil?: string;
+}
+
+export type ReleaseOutcome = "handoff" | "completed" | "abandoned";
+
+export interface ReleaseInput {
+  outcome: ReleaseOutcome;
+  note?: string;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+export interface ClaimHoldClient {
+  /** Claims, re-claims or takes over; waits out `202 takeover_pending` up to `maxTakeoverWaits` times. */
+  claim(input: ClaimInput, options?: ClaimOptions): Promise<ClaimResult>;
+  heartbeat(
+    lease: LeaseCredentials,
+    input?: HeartbeatInput,
+    options?: CallOptions,
+  ): Promise<HeartbeatResponse>;
+  release(lease: LeaseCredentials, input: ReleaseInput, options?: CallOptions): Promise<Acknowledgement>;
+  attest(lease: LeaseCredentials, sha: string, options?: CallOptions): Promise<Acknowledgement>;
+  /** The verify-hold gate: resolves only while this lease still holds its subject. */
+  verify(lease: LeaseCredentials, options?: CallOptions): Promise<VerifyResponse>;
+  inventory(
+    repo: string,
+    query?: { state?: string; limit?: number },
+    options?: CallOptions,
+  ): Promise<InventoryResponse>;
+  subject(repo: string, issue: number, options?: CallOptions): Promise<SubjectResponse>;
+}
+
+export function createClaimHoldClient(options: ClaimHoldClientOptions): ClaimHoldClient {
+  const deps: TransportDeps = {
+    baseUrl: options.baseUrl,
+    fetch: options.fetch ?? globalThis.fetch,
+    sleep: options.sleep ?? abortableSleep,
+    random: options.random ?? Math.random,
+    retries: options.retries ?? 4,
+    baseDelayMs: options.baseDelayMs ?? 250,
+    maxDelayMs: options.maxDelayMs ?? 8_000,
+    timeoutMs: options.timeoutMs ?? 30_000,
+    userAgent: options.userAgent ?? "claim-hold-client",
+  };
+  const maxTakeoverWaits = options.maxTakeoverWaits ?? 3;
+
+  const githubToken = (call: string): string => {
+    if (options.githubToken) return options.githubToken;
+    throw new ClaimHoldError({
+      status: 0,
+      code: "missing_github_token",
+      message: `${call} needs a GitHub token of the agent's account (set GITHUB_TOKEN)`,
+    });
+  };
+
+  const leaseCall = async (
+    lease: LeaseCredentials,
+    method: "GET" | "POST",
+    suffix: string,
+    policy: RetryPolicy,
+    body: unknown,
+    signal: AbortSignal | undefined,
+  ) =>
+    sendRequest(deps, {
+      method,
+      path: `api/v1/leases/${encodeURIComponent(lease.id)}${suffix}`,
+      token: lease.token,
+      body,
+      policy,
+      signal,
+    });
+
+  return {
+    async claim(input, claimOptions = {}) {
+      const token = githubToken("claim");
+      for (let waits = 0; ; waits++) {
+        const raw = await sendRequest(deps, {
+          method: "POST",
+          path: "api/v1/claims",
+          token,
+          body: input,
+          policy: "network",
+          signal: claimOptions.signal,
+        });
+        if (raw.status !== 202) {
+          const body = parseBody(ClaimResponseSchema, raw, "claim");
+          return { ...body, created: raw.status === 201 };
+        }
+        const pending = parseBody(TakeoverPendingSchema, raw, "claim");
+        if (waits >= maxTakeoverWaits) {
+          throw new ClaimHoldError({
+            status: 202,
+            code: "takeover_pending",
+            message: `takeover of ${input.repo}#${input.issue} still pending after ${waits} waits`,
+            details: { ...pending },
+          });
+        }
+        claimOptions.onTakeoverPending?.(pending);
+        // A little past the grace beat, so the retry never lands just before the grace ends.
+        await deps.sleep(pending.retryAfterSeconds * 1000 + 250, claimOptions.signal);
+      }
+    },
+
+    async heartbeat(lease, input = {}, callOptions = {}) {
+      const raw = await leaseCall(lease, "POST", "/heartbeat", "network-and-5xx", input, callOptions.signal);
+      return parseBody(HeartbeatResponseSchema, raw, "heartbeat");
+    },
+
+    async release(lease, input, callOptions = {}) {
+      const raw = await leaseCall(lease, "POST", "/release", "none", input, callOptions.signal);
+      return parseBody(AcknowledgementSchema, raw, "release");
+    },
+
+    async attest(lease, sha, callOptions = {}) {
+      const raw = await leaseCall(lease, "POST", "/attest", "none", { sha }, callOptions.signal);
+      return parseBody(AcknowledgementSchema, raw, "attest");
+    },
+
+    async verify(lease, callOptions = {}) {
+      const raw = await leaseCall(lease, "GET", "", "network-and-5xx", undefined, callOptions.signal);
+      return parseBody(VerifyResponseSchema, raw, "verify");
+    },
+
+    async inventory(repo, query = {}, callOptions = {}) {
+      const params = new URLSearchParams();
+      if (query.state) params.set("state", query.state);
+      if (query.limit !== undefined) params.set("limit", String(query.limit));
+      const search = params.size > 0 ? `?${params}` : "";
+      const raw = await sendRequest(deps, {
+        method: "GET",
+        path: `api/v1/repos/${repoPath(repo)}/claims${search}`,
+        token: githubToken("inventory"),
+        policy: "network-and-5xx",
+        signal: callOptions.signal,
+      });
+      return parseBody(InventoryResponseSchema, raw, "inventory");
+    },
+
+    async subject(repo, issue, callOptions = {}) {
+      const raw = await sendRequest(deps, {
+        method: "GET",
+        path: `api/v1/repos/${repoPath(repo)}/issues/${issue}/claim`,
+        token: githubToken("subject"),
+        policy: "network-and-5xx",
+        signal: callOptions.signal,
+      });
+      return parseBody(SubjectResponseSchema, raw, "subject");
+    },
+  };
+}
+
+function repoPath(repo: string): string {
+  const [owner, name, ...rest] = repo.split("/");
+  if (!owner || !name || rest.length > 0) throw new TypeError(`expected owner/name, got "${repo}"`);
+  return `${encodeURIComponent(owner)}/${encodeURIComponent(name)}`;
+}
+
+/** setTimeout that rejects with the signal's reason when aborted. */
+export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}

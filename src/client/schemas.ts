@@ -1,0 +1,141 @@
+// Response bodies of the claim-hold HTTP API (SPEC §4.2), lenient on fields a newer server may add.
+import { z } from "zod";
+
+/** ISO-8601 string or epoch milliseconds: the SPEC fixes the meaning of a timestamp, not its encoding. */
+const Timestamp = z.union([z.string(), z.number()]);
+
+/** Who holds (or held) a subject. `login` is the GitHub account the server verified. */
+export const ActorSchema = z.looseObject({
+  kind: z.string().optional(),
+  login: z.string().optional(),
+  runtime: z.string().nullish(),
+  sessionId: z.string().nullish(),
+  host: z.string().nullish(),
+});
+export type ActorBody = z.infer<typeof ActorSchema>;
+
+/** The lease returned once to the claimant; `token` is the only copy of the secret. */
+export const LeaseSchema = z.looseObject({
+  id: z.string().min(1),
+  /** `owner/repo#number`. */
+  subject: z.string().min(1),
+  generation: z.number().int().positive(),
+  token: z.string().startsWith("clh_"),
+  taskClass: z.string(),
+  branch: z.string().nullish(),
+  ttlSeconds: z.number().positive(),
+  heartbeatIntervalSeconds: z.number().positive(),
+  expiresAt: Timestamp,
+});
+export type Lease = z.infer<typeof LeaseSchema>;
+
+/** Present on a takeover: the successor continues the incumbent's branch. */
+export const ResumeSchema = z.looseObject({
+  previousActor: ActorSchema.nullish(),
+  previousGeneration: z.number().int().nullish(),
+  branch: z.string().nullish(),
+  lastHeartbeatAt: Timestamp.nullish(),
+  linkedPullRequests: z.array(z.unknown()).nullish(),
+});
+export type Resume = z.infer<typeof ResumeSchema>;
+
+/** Another live claim in the same repository whose declared scope intersects this one. */
+export const OverlapSchema = z.looseObject({
+  subject: z.string(),
+  holder: ActorSchema.nullish(),
+  paths: z.array(z.string()).default([]),
+});
+export type Overlap = z.infer<typeof OverlapSchema>;
+
+/** `200` (same session re-claimed, token rotated) or `201` (new claim). */
+export const ClaimResponseSchema = z.looseObject({
+  lease: LeaseSchema,
+  resume: ResumeSchema.nullish().transform((value) => value ?? null),
+  overlaps: z
+    .array(OverlapSchema)
+    .nullish()
+    .transform((value) => value ?? []),
+});
+export type ClaimResponse = z.infer<typeof ClaimResponseSchema>;
+
+/** `202`: a takeover intent was recorded; retry after the incumbent's grace beat. */
+export const TakeoverPendingSchema = z.looseObject({
+  status: z.literal("takeover_pending"),
+  retryAfterSeconds: z.number().nonnegative(),
+  incumbent: ActorSchema.nullish(),
+});
+export type TakeoverPending = z.infer<typeof TakeoverPendingSchema>;
+
+export const HeartbeatResponseSchema = z.looseObject({
+  generation: z.number().int().positive(),
+  expiresAt: Timestamp,
+  state: z.string(),
+});
+export type HeartbeatResponse = z.infer<typeof HeartbeatResponseSchema>;
+
+/** The SPEC fixes only the status of a release or an attestation, so any object is accepted. */
+export const AcknowledgementSchema = z.looseObject({});
+export type Acknowledgement = z.infer<typeof AcknowledgementSchema>;
+
+/** The verify-hold gate: only a `200` with `holder: true` means "still yours". */
+export const VerifyResponseSchema = z.looseObject({
+  holder: z.literal(true),
+  generation: z.number().int().positive(),
+  state: z.string(),
+  expiresAt: Timestamp.nullish(),
+});
+export type VerifyResponse = z.infer<typeof VerifyResponseSchema>;
+
+/** States of SPEC §2.2; kept as a list, not an enum in the schema, so a new state never breaks a client. */
+export const derivedStates = [
+  "active",
+  "waiting",
+  "awaiting-review",
+  "stale",
+  "reclaimable",
+  "human",
+  "human-idle",
+  "phantom",
+  "conflicted",
+  "unknown",
+] as const;
+export type DerivedState = (typeof derivedStates)[number];
+
+/** One inventory row (SPEC §2.2): a subject's joined state. */
+export const ClaimRowSchema = z.looseObject({
+  subject: z.string(),
+  state: z.string(),
+  reasons: z
+    .array(z.string())
+    .nullish()
+    .transform((value) => value ?? []),
+  actor: ActorSchema.nullish(),
+  generation: z.number().int().nullish(),
+  taskClass: z.string().nullish(),
+  branch: z.string().nullish(),
+  claimedAt: Timestamp.nullish(),
+  lastHeartbeatAt: Timestamp.nullish(),
+  expiresAt: Timestamp.nullish(),
+  phase: z.string().nullish(),
+  blocker: z.string().nullish(),
+  linkedPullRequests: z.array(z.unknown()).nullish(),
+});
+export type ClaimRow = z.infer<typeof ClaimRowSchema>;
+
+export const InventoryResponseSchema = z.looseObject({
+  claims: z.array(ClaimRowSchema),
+  truncated: z.boolean().default(false),
+});
+export type InventoryResponse = z.infer<typeof InventoryResponseSchema>;
+
+/** One subject's joined state with its claim history; the history entries are kept as sent. */
+export const SubjectResponseSchema = ClaimRowSchema.extend({
+  history: z.array(z.looseObject({})).nullish(),
+});
+export type SubjectResponse = z.infer<typeof SubjectResponseSchema>;
+
+/** Every error the server sends: `{ error, message, ...details }`. */
+export const ErrorBodySchema = z.looseObject({
+  error: z.string().min(1),
+  message: z.string().optional(),
+});
