@@ -4,12 +4,16 @@ import { run } from "probot";
 import { createClaimHoldApp } from "./app.js";
 import { EnvError, parseEnv } from "./config/env.js";
 import { createLogger } from "./logger.js";
-import { createStore } from "./providers/create-store.js";
+import { createStores } from "./providers/create-store.js";
 
 async function main(): Promise<void> {
   const env = parseEnv(process.env);
   const log = createLogger({ level: env.LOG_LEVEL ?? "info" });
-  const store = createStore({ redisUrl: env.REDIS_URL, keyPrefix: env.CLAIM_HOLD_KEY_PREFIX, log });
+  const { store, fences } = createStores({
+    redisUrl: env.REDIS_URL,
+    keyPrefix: env.CLAIM_HOLD_KEY_PREFIX,
+    log,
+  });
   let tokenSecret = env.CLAIM_HOLD_TOKEN_SECRET;
   if (!tokenSecret) {
     log.warn("CLAIM_HOLD_TOKEN_SECRET is not set: using a random one, so lease tokens die with this process");
@@ -28,6 +32,14 @@ async function main(): Promise<void> {
     githubBaseUrl,
     log,
     credentialsLoaded,
+    fences,
+    ...(env.APP_ID ? { appId: Number(env.APP_ID) } : {}),
+    ...(env.CLAIM_HOLD_PUBLIC_URL ? { publicUrl: env.CLAIM_HOLD_PUBLIC_URL } : {}),
+    ...(env.JANITOR_INTERVAL_SECONDS ? { janitorIntervalSeconds: env.JANITOR_INTERVAL_SECONDS } : {}),
+    ...(env.JANITOR_RECONCILE_EVERY ? { reconcileEvery: env.JANITOR_RECONCILE_EVERY } : {}),
+    ...(env.CLAIM_HOLD_DISABLE_JOBS
+      ? { disabledJobs: env.CLAIM_HOLD_DISABLE_JOBS.split(",").map((j) => j.trim()) }
+      : {}),
     ...(env.CLAIM_HOLD_ADMIN_TOKEN ? { adminToken: env.CLAIM_HOLD_ADMIN_TOKEN } : {}),
   });
   const server = await run(appFn, { log });

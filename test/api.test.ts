@@ -598,7 +598,7 @@ describe("health", () => {
     expect(await get("/healthz")).toEqual({ status: 200, body: { status: "ok" } });
     expect(await get("/readyz")).toEqual({
       status: 200,
-      body: { status: "ready", checks: { store: "ok", credentials: "ok" } },
+      body: { status: "ready", checks: { store: "ok", credentials: "ok", janitor: "ok" } },
     });
   });
 });

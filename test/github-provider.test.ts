@@ -48,6 +48,9 @@ const statusVariables = {
   number: 12,
   claimedLabel: "agent:claimed",
   staleLabel: "agent:stale",
+  branch: "",
+  qualifiedBranch: "",
+  withBranch: false,
 };
 
 const record: ClaimRecord = {
@@ -84,6 +87,8 @@ function issueStatusData(
         id: "I_12",
         title: "Widgets wobble",
         state: "OPEN",
+        updatedAt: "2025-03-01T10:00:00Z",
+        closedByPullRequestsReferences: { nodes: [] },
         assignees: { nodes: [{ login: "octo-bot", id: "U_bot" }] },
         labels: { nodes: [{ id: "LA_bug", name: "bug" }] },
         comments: { nodes: comments },
@@ -145,6 +150,9 @@ describe("GitHubAssignmentProvider.status", () => {
         },
       ],
       rejectedMarkers: 1,
+      openPullRequests: [],
+      branchCommittedAt: null,
+      updatedAt: Date.parse("2025-03-01T10:00:00Z"),
     });
     expect(kinds).toEqual(["subject-status"]);
   });

@@ -6,13 +6,22 @@ import type { Actor, ClaimRecord, SubjectKey } from "../src/domain/claim.js";
 import {
   type ClaimInput,
   type ClaimOutcome,
+  type EndClaimInput,
   type HeartbeatInput,
+  type HumanClaimInput,
   type LivenessStore,
+  type MarkStaleInput,
   StoreUnavailableError,
 } from "../src/providers/liveness-store.js";
 import { MemoryLivenessStore } from "../src/providers/memory-store.js";
 import { RedisLivenessStore } from "../src/providers/redis-store.js";
-import { createTestRedis, deleteKeysWithPrefix, probeRedis, uniqueKeyPrefix } from "./support/redis.js";
+import {
+  createTestRedis,
+  deleteKeysWithPrefix,
+  elapseKeysWithPrefix,
+  probeRedis,
+  uniqueKeyPrefix,
+} from "./support/redis.js";
 
 const redisProbe = await probeRedis();
 
@@ -22,21 +31,32 @@ interface Harness {
   emptyStore(): LivenessStore;
   /** Stores over separate connections sharing the same data (memory: the one store). */
   concurrentStores(): LivenessStore[];
+  /**
+   * Lets `ms` pass for the keys that expire on their own, after the test moved its clock by `ms`
+   * (memory: its clock is the test's; Redis: their remaining time to live shrinks by `ms`).
+   */
+  elapse(ms: number): Promise<void>;
 }
 
 interface StoreCase {
   name: string;
   setup(): Promise<void>;
-  create(): Harness;
+  /** `clock` is the test's fake clock. */
+  create(clock: () => number): Harness;
   teardown(): Promise<void>;
 }
 
 const memoryCase: StoreCase = {
   name: "MemoryLivenessStore",
   setup: async () => {},
-  create() {
-    const store = new MemoryLivenessStore();
-    return { store, emptyStore: () => new MemoryLivenessStore(), concurrentStores: () => [store] };
+  create(clock) {
+    const store = new MemoryLivenessStore({ now: clock });
+    return {
+      store,
+      emptyStore: () => new MemoryLivenessStore({ now: clock }),
+      concurrentStores: () => [store],
+      elapse: async () => {},
+    };
   },
   teardown: async () => {},
 };
@@ -59,6 +79,7 @@ function redisCase(): StoreCase {
         store: new RedisLivenessStore({ redis: main!, keyPrefix }),
         emptyStore: () => new RedisLivenessStore({ redis: main!, keyPrefix: prefix() }),
         concurrentStores: () => others.map((redis) => new RedisLivenessStore({ redis, keyPrefix })),
+        elapse: (ms) => elapseKeysWithPrefix(main!, keyPrefix, ms),
       };
     },
     async teardown() {
@@ -135,7 +156,7 @@ describe.each(cases)("$name store contract", (storeCase) => {
   beforeAll(() => storeCase.setup());
   afterAll(() => storeCase.teardown());
   beforeEach(() => {
-    h = storeCase.create();
+    h = storeCase.create(() => now);
     store = h.store;
     now = T0;
   });
@@ -712,6 +733,609 @@ describe.each(cases)("$name store contract", (storeCase) => {
       { at: T0, generation: 1, kind: "claimed", actor: winner.actor },
     ]);
   });
+  // --- Transitions made by the App itself ---
+
+  const maintainer: Actor = { kind: "human", login: "maintainer" };
+  const janitor: Actor = { kind: "agent", login: "claim-hold[bot]" };
+  const verify = (generation: number, token: string) =>
+    store.verify({ key, generation, tokenDigest: digest(token), now });
+  const endClaim = (extra: Partial<EndClaimInput> = {}) =>
+    store.endClaim({ key, generation: 1, now, to: "reaped", bump: false, ...extra });
+  const markStale = (extra: Partial<MarkStaleInput> = {}) =>
+    store.markStale({
+      key,
+      generation: 1,
+      now,
+      requireSilentMs: durations.ttlMs,
+      storeEpoch: T0,
+      ...extra,
+    });
+  const humanClaim = (extra: Partial<HumanClaimInput> = {}) =>
+    store.humanClaim({
+      key,
+      repo: "acme/widgets",
+      actor: maintainer,
+      now,
+      minGeneration: 0,
+      release: false,
+      appAssigned: true,
+      ...extra,
+    });
+  const issuesListed = async (repoId = 1001, limit = 10, installationId = 7) =>
+    (await store.listRepository(installationId, repoId, limit)).map((record) => record.issue);
+
+  it("reaps a silent claim with a bump: the old lease answers gone, its generation is spent", async () => {
+    await claim(alice, "ta");
+    now += durations.ttlMs;
+    const requestedAt = now;
+    await claim(bob, "tb", { takeover: true }); // a takeover intent the reap clears
+    now = T0 + durations.reclaimAfterMs;
+    const silent = recordOf(alice, "ta", 1, T0, {
+      takeover: { claimant: bob, at: requestedAt, graceMs: durations.heartbeatMs },
+    });
+    const reaped = recordOf(alice, "ta", 2, T0, {
+      state: "reaped",
+      endedAt: now,
+      endedBy: janitor,
+      supersedes: 1,
+    });
+    expect(
+      await endClaim({ bump: true, by: janitor, requireSilentMs: durations.reclaimAfterMs, storeEpoch: T0 }),
+    ).toStrictEqual({ kind: "ended", previous: silent, record: reaped });
+    expect(await store.get(key)).toStrictEqual(reaped);
+    expect(await heartbeat(1, "ta")).toStrictEqual({ kind: "gone", reason: "reaped", current: reaped });
+    expect(await verify(1, "ta")).toStrictEqual({ kind: "gone", reason: "reaped", current: reaped });
+    expect(await release(1, "ta")).toStrictEqual({ kind: "gone", reason: "reaped", current: reaped });
+    expect(await heartbeat(2, "ta")).toStrictEqual({ kind: "invalid_token" });
+    expect(await store.due(7, now + durations.reclaimAfterMs, 10)).toStrictEqual([]);
+    expect(await store.activeCount(7)).toBe(0);
+    expect(await store.history(key)).toStrictEqual([
+      { at: now, generation: 1, kind: "reaped", actor: janitor },
+      { at: requestedAt, generation: 1, kind: "takeover-requested", actor: bob },
+      { at: T0, generation: 1, kind: "claimed", actor: alice },
+    ]);
+    expect(await claim(bob, "tb")).toStrictEqual({
+      kind: "created",
+      record: recordOf(bob, "tb", 3, now, { supersedes: 2 }),
+      previous: reaped,
+    });
+  });
+
+  it.each(["reaped", "revoked", "completed"] as const)(
+    "answers the old token of a claim ended as %s with gone and that reason",
+    async (to) => {
+      await claim(alice, "ta");
+      now += minute;
+      const outcome = await endClaim({ to, bump: true });
+      const ended = recordOf(alice, "ta", 2, T0, { state: to, endedAt: now, supersedes: 1 });
+      expect(outcome).toStrictEqual({ kind: "ended", previous: recordOf(alice, "ta", 1, T0), record: ended });
+      const gone = { kind: "gone", reason: to, current: ended };
+      expect(await heartbeat(1, "ta")).toStrictEqual(gone);
+      expect(await verify(1, "ta")).toStrictEqual(gone);
+      expect(await release(1, "ta", "completed")).toStrictEqual(gone);
+      expect(await store.history(key)).toStrictEqual([
+        { at: now, generation: 1, kind: to },
+        { at: T0, generation: 1, kind: "claimed", actor: alice },
+      ]);
+    },
+  );
+
+  it("revokes without a bump: the generation stays and the lease answers gone revoked", async () => {
+    await claim(alice, "ta");
+    now += minute;
+    const revoked = recordOf(alice, "ta", 1, T0, { state: "revoked", endedAt: now, endedBy: maintainer });
+    expect(await endClaim({ to: "revoked", by: maintainer })).toStrictEqual({
+      kind: "ended",
+      previous: recordOf(alice, "ta", 1, T0),
+      record: revoked,
+    });
+    expect(await heartbeat(1, "ta")).toStrictEqual({ kind: "gone", reason: "revoked", current: revoked });
+    expect(await verify(1, "ta")).toStrictEqual({ kind: "gone", reason: "revoked", current: revoked });
+    expect(await release(1, "ta")).toStrictEqual({ kind: "gone", reason: "revoked", current: revoked });
+    expect((await store.history(key))[0]).toStrictEqual({
+      at: now,
+      generation: 1,
+      kind: "revoked",
+      actor: maintainer,
+    });
+    expect(await claim(bob, "tb")).toMatchObject({
+      kind: "created",
+      record: { generation: 2, supersedes: 1 },
+    });
+  });
+
+  it("takes an ended claim out of the caps", async () => {
+    const one = { perSession: 1, perLogin: 10 };
+    await claim(alice, "a42", { caps: one });
+    expect((await claim(alice, "a43", { key: on(43), caps: one })).kind).toBe("cap_reached");
+    await endClaim({ to: "revoked" });
+    expect((await claim(alice, "a43", { key: on(43), caps: one })).kind).toBe("created");
+  });
+
+  it("bumps above a generation burnt by a rolled-back claim", async () => {
+    await claim(alice, "ta");
+    now += durations.reclaimAfterMs;
+    const taken = await claim(bob, "tb", { takeover: true });
+    if (taken.kind !== "created") throw new Error("expected created");
+    await store.rollbackClaim(key, 2, taken.previous, now);
+    expect(await endClaim({ bump: true })).toMatchObject({
+      kind: "ended",
+      record: { generation: 3, supersedes: 1, state: "reaped" },
+    });
+    expect(await claim(carol, "tc")).toMatchObject({ kind: "created", record: { generation: 4 } });
+  });
+
+  it("skips ending a claim that is missing, moved on or no longer active, and changes nothing", async () => {
+    expect(await endClaim()).toStrictEqual({ kind: "skipped", reason: "missing", current: null });
+    expect(await store.get(key)).toBeNull();
+    await claim(alice, "ta");
+    const live = recordOf(alice, "ta", 1, T0);
+    expect(await endClaim({ generation: 2 })).toStrictEqual({
+      kind: "skipped",
+      reason: "moved-on",
+      current: live,
+    });
+    now += minute;
+    await release(1, "ta");
+    const before = await snapshot();
+    expect(await endClaim({ bump: true })).toStrictEqual({
+      kind: "skipped",
+      reason: "not-active",
+      current: before.record,
+    });
+    expect(await snapshot()).toStrictEqual(before);
+  });
+
+  it("skips a reap when the holder is not silent long enough, counting silence from the store's epoch", async () => {
+    const silence = { requireSilentMs: durations.reclaimAfterMs, bump: true };
+    await claim(alice, "ta");
+    now = T0 + durations.reclaimAfterMs - 1;
+    const before = await snapshot();
+    expect(await endClaim({ ...silence, storeEpoch: 0 })).toStrictEqual({
+      kind: "skipped",
+      reason: "live",
+      current: recordOf(alice, "ta", 1, T0),
+    });
+    expect(await snapshot()).toStrictEqual(before);
+    now = T0 + durations.reclaimAfterMs;
+    // The store came up empty at T0 + 10m: its claims count as heard from then (liveness unknown).
+    const epoch = T0 + 10 * minute;
+    expect(await endClaim({ ...silence, storeEpoch: epoch })).toMatchObject({
+      kind: "skipped",
+      reason: "live",
+    });
+    now = epoch + durations.reclaimAfterMs - 1;
+    expect(await endClaim({ ...silence, storeEpoch: epoch })).toMatchObject({
+      kind: "skipped",
+      reason: "live",
+    });
+    now = epoch + durations.reclaimAfterMs;
+    expect(await endClaim({ ...silence, storeEpoch: epoch })).toMatchObject({
+      kind: "ended",
+      record: { state: "reaped", generation: 2 },
+    });
+  });
+
+  it("lets a heartbeat that lands before the reap win: the reap re-checks the silence", async () => {
+    await claim(alice, "ta");
+    now += durations.reclaimAfterMs - minute;
+    // The janitor saw the claim due, then the holder heartbeats before the reap lands.
+    expect(await store.due(7, now, 10)).toStrictEqual([key]);
+    expect((await heartbeat(1, "ta")).kind).toBe("ok");
+    now += minute;
+    const outcome = await endClaim({ bump: true, requireSilentMs: durations.reclaimAfterMs, storeEpoch: T0 });
+    expect(outcome).toStrictEqual({
+      kind: "skipped",
+      reason: "live",
+      current: recordOf(alice, "ta", 1, T0, { lastHeartbeatAt: now - minute }),
+    });
+    expect((await heartbeat(1, "ta")).kind).toBe("ok");
+  });
+
+  it("orders a racing heartbeat and reap one way or the other, never both", async () => {
+    await claim(alice, "ta");
+    now += durations.reclaimAfterMs - 1;
+    const [mine, theirs] = [h.concurrentStores()[0]!, h.concurrentStores().at(-1)!];
+    const [beat, reap] = await Promise.all([
+      mine.heartbeat({ key, generation: 1, tokenDigest: digest("ta"), now, phaseEditEveryMs }),
+      theirs.endClaim({
+        key,
+        generation: 1,
+        now,
+        to: "reaped",
+        bump: true,
+        requireSilentMs: durations.reclaimAfterMs - 1,
+      }),
+    ]);
+    const record = await store.get(key);
+    if (beat.kind === "ok") {
+      expect(reap).toStrictEqual({ kind: "skipped", reason: "live", current: beat.record });
+      expect(record).toStrictEqual(beat.record);
+    } else {
+      expect(reap.kind).toBe("ended");
+      expect(beat).toStrictEqual({ kind: "gone", reason: "reaped", current: record });
+    }
+  });
+
+  it("marks a silent claim stale once, moving its deadline to reclaimAfter; a heartbeat clears the mark", async () => {
+    await claim(alice, "ta");
+    now += durations.ttlMs;
+    const marked = recordOf(alice, "ta", 1, T0, { staleMarkedAt: now });
+    expect(await markStale()).toStrictEqual({ kind: "marked", record: marked });
+    expect(await store.get(key)).toStrictEqual(marked);
+    expect(await store.due(7, T0 + durations.reclaimAfterMs - 1, 10)).toStrictEqual([]);
+    expect(await store.due(7, T0 + durations.reclaimAfterMs, 10)).toStrictEqual([key]);
+    expect(await store.activeCount(7)).toBe(1);
+    now += minute;
+    expect(await markStale()).toStrictEqual({ kind: "skipped", reason: "already-marked", current: marked });
+    expect(await store.history(key)).toHaveLength(1);
+
+    expect(await heartbeat(1, "ta")).toStrictEqual({
+      kind: "ok",
+      record: recordOf(alice, "ta", 1, T0, { lastHeartbeatAt: now }),
+      editComment: true,
+    });
+    expect(await store.due(7, now + durations.ttlMs - 1, 10)).toStrictEqual([]);
+    expect(await store.due(7, now + durations.ttlMs, 10)).toStrictEqual([key]);
+  });
+
+  it("skips marking stale a claim that is missing, moved on, ended or still heard from", async () => {
+    expect(await markStale()).toStrictEqual({ kind: "skipped", reason: "missing", current: null });
+    await claim(alice, "ta");
+    const live = recordOf(alice, "ta", 1, T0);
+    now += durations.ttlMs - 1;
+    expect(await markStale()).toStrictEqual({ kind: "skipped", reason: "live", current: live });
+    now += 1;
+    expect(await markStale({ storeEpoch: T0 + minute })).toStrictEqual({
+      kind: "skipped",
+      reason: "live",
+      current: live,
+    });
+    expect(await markStale({ generation: 3 })).toStrictEqual({
+      kind: "skipped",
+      reason: "moved-on",
+      current: live,
+    });
+    expect(await store.get(key)).toStrictEqual(live);
+    await release(1, "ta");
+    expect(await markStale()).toMatchObject({ kind: "skipped", reason: "not-active" });
+  });
+
+  it("lets a human take a live agent claim: a new generation, the old lease superseded", async () => {
+    await claim(alice, "ta", { durations: reviewerDurations });
+    const taken = recordOf(alice, "ta", 1, T0, { durations: reviewerDurations });
+    now += minute;
+    const human: ClaimRecord = {
+      installationId: 7,
+      repoId: 1001,
+      issue: 42,
+      repo: "acme/widgets",
+      generation: 2,
+      state: "human",
+      actor: maintainer,
+      taskClass: "author",
+      durations: reviewerDurations,
+      claimedAt: now,
+      lastHeartbeatAt: now,
+      appAssigned: true,
+      sync: "pending",
+      branch: "agent/s-alice/42-fix",
+      issueNodeId: "I_kwDOAB",
+      assigneeNodeId: "U_maintainer",
+      supersedes: 1,
+    };
+    expect(await humanClaim({ issueNodeId: "I_kwDOAB", assigneeNodeId: "U_maintainer" })).toStrictEqual({
+      record: human,
+      previous: taken,
+    });
+    expect(await store.get(key)).toStrictEqual(human);
+    expect(await heartbeat(1, "ta")).toStrictEqual({ kind: "superseded", current: human });
+    expect(await verify(1, "ta")).toStrictEqual({ kind: "superseded", current: human });
+    expect(await release(1, "ta")).toStrictEqual({ kind: "superseded", current: human });
+    expect(await store.due(7, now + durations.reclaimAfterMs, 10)).toStrictEqual([]);
+    expect(await store.activeCount(7)).toBe(0);
+    expect(await claim(bob, "tb", { takeover: true })).toStrictEqual({ kind: "human_held", current: human });
+    expect(await store.history(key)).toStrictEqual([
+      { at: now, generation: 2, kind: "claimed", actor: maintainer },
+      { at: now, generation: 1, kind: "superseded", actor: maintainer },
+      { at: T0, generation: 1, kind: "claimed", actor: alice },
+    ]);
+  });
+
+  it("frees the agent's cap when a human takes its claim", async () => {
+    const one = { perSession: 1, perLogin: 10 };
+    await claim(alice, "a42", { caps: one });
+    await humanClaim();
+    expect((await claim(alice, "a43", { key: on(43), caps: one })).kind).toBe("created");
+  });
+
+  it("releases a subject for good on /reclaim release, above minGeneration, with default durations", async () => {
+    const released: ClaimRecord = {
+      installationId: 7,
+      repoId: 1001,
+      issue: 42,
+      repo: "acme/widgets",
+      generation: 7,
+      state: "released",
+      actor: maintainer,
+      taskClass: "author",
+      durations: { ttlMs: 30 * minute, reclaimAfterMs: 60 * minute, heartbeatMs: 5 * minute },
+      claimedAt: now,
+      lastHeartbeatAt: now,
+      appAssigned: false,
+      sync: "pending",
+      outcome: "abandoned",
+      endedAt: now,
+      endedBy: maintainer,
+    };
+    expect(await humanClaim({ release: true, appAssigned: false, minGeneration: 6 })).toStrictEqual({
+      record: released,
+      previous: null,
+    });
+    expect(await store.history(key)).toStrictEqual([
+      { at: now, generation: 7, kind: "released", actor: maintainer, note: "abandoned" },
+    ]);
+    expect(await claim(alice, "ta")).toStrictEqual({
+      kind: "created",
+      record: recordOf(alice, "ta", 8, now, { supersedes: 7 }),
+      previous: released,
+    });
+  });
+
+  it("answers the agent's old lease gone released after a /reclaim release", async () => {
+    await claim(alice, "ta");
+    now += minute;
+    const { record } = await humanClaim({ release: true });
+    expect(record).toMatchObject({ generation: 2, state: "released", supersedes: 1, outcome: "abandoned" });
+    expect(await heartbeat(1, "ta")).toStrictEqual({ kind: "gone", reason: "released", current: record });
+    expect(await verify(1, "ta")).toStrictEqual({ kind: "gone", reason: "released", current: record });
+    expect((await store.history(key)).map((entry) => entry.kind)).toStrictEqual([
+      "released",
+      "superseded",
+      "claimed",
+    ]);
+  });
+
+  it("takes an ended subject above the high-water mark and records no supersede", async () => {
+    await claim(alice, "ta");
+    now += durations.reclaimAfterMs;
+    const taken = await claim(bob, "tb", { takeover: true });
+    if (taken.kind !== "created") throw new Error("expected created");
+    await store.rollbackClaim(key, 2, taken.previous, now);
+    await release(1, "ta");
+    const { record, previous } = await humanClaim();
+    expect(record).toMatchObject({ generation: 3, supersedes: 1, state: "human" });
+    expect(previous).toMatchObject({ generation: 1, state: "released" });
+    expect((await store.history(key)).slice(0, 2)).toStrictEqual([
+      { at: now, generation: 3, kind: "claimed", actor: maintainer },
+      { at: now, generation: 1, kind: "released", actor: alice, note: "handoff" },
+    ]);
+    expect(await humanClaim({ minGeneration: 9 })).toMatchObject({
+      record: { generation: 10, supersedes: 3 },
+      previous: record,
+    });
+  });
+
+  it("records the latest push of the active generation only", async () => {
+    await store.recordPush(key, 1, T0);
+    expect(await store.get(key)).toBeNull();
+    await claim(alice, "ta");
+    await store.recordPush(key, 1, T0 + 5 * minute);
+    expect(await store.get(key)).toStrictEqual(recordOf(alice, "ta", 1, T0, { lastPushAt: T0 + 5 * minute }));
+    await store.recordPush(key, 1, T0 + minute); // an older push arriving late
+    await store.recordPush(key, 2, T0 + 9 * minute);
+    expect(await store.get(key)).toStrictEqual(recordOf(alice, "ta", 1, T0, { lastPushAt: T0 + 5 * minute }));
+    await store.recordPush(key, 1, T0 + 7 * minute);
+    expect((await store.get(key))?.lastPushAt).toBe(T0 + 7 * minute);
+    await release(1, "ta");
+    await store.recordPush(key, 1, T0 + 8 * minute);
+    expect((await store.get(key))?.lastPushAt).toBe(T0 + 7 * minute);
+    expect(await store.history(key)).toHaveLength(2);
+  });
+
+  it("forgets a subject: revoked, synced, out of every index, the old lease gone", async () => {
+    await claim(alice, "ta");
+    await claim(bob, "tb", { key: on(43) });
+    now += minute;
+    await store.forget(key, now);
+    const forgotten = recordOf(alice, "ta", 1, T0, { state: "revoked", endedAt: now, sync: "done" });
+    expect(await store.get(key)).toStrictEqual(forgotten);
+    expect(await heartbeat(1, "ta")).toStrictEqual({ kind: "gone", reason: "revoked", current: forgotten });
+    expect(await store.due(7, now + durations.reclaimAfterMs, 10)).toStrictEqual([on(43)]);
+    expect(await store.activeCount(7)).toBe(1);
+    expect(await issuesListed()).toStrictEqual([43]);
+    expect(await store.history(key)).toStrictEqual([
+      { at: now, generation: 1, kind: "revoked", note: "forgotten" },
+      { at: T0, generation: 1, kind: "claimed", actor: alice },
+    ]);
+    now += minute;
+    await store.forget(key, now);
+    expect(await store.get(key)).toStrictEqual(forgotten);
+    expect(await store.history(key)).toHaveLength(2);
+    await store.forget(on(99), now);
+    expect(await store.get(on(99))).toBeNull();
+  });
+
+  it("purges every key of one installation and no other", async () => {
+    await claim(alice, "a", { key: on(42), minGeneration: 4 });
+    await claim(bob, "b", { key: { installationId: 7, repoId: 2002, issue: 5 } });
+    await claim(carol, "c", { key: on(42, 8) });
+    await store.epoch(7, now);
+    await store.epoch(8, now);
+    await store.purgeInstallation(7);
+    now += minute;
+    expect(await store.get(on(42))).toBeNull();
+    expect(await store.history(on(42))).toStrictEqual([]);
+    expect(await store.due(7, now + durations.reclaimAfterMs, 10)).toStrictEqual([]);
+    expect(await store.activeCount(7)).toBe(0);
+    expect(await issuesListed()).toStrictEqual([]);
+    expect(await issuesListed(2002)).toStrictEqual([]);
+    expect(await store.epoch(7, now)).toBe(now);
+    expect(await store.get(on(42, 8))).toStrictEqual(recordOf(carol, "c", 1, T0, { installationId: 8 }));
+    expect(await store.epoch(8, now)).toBe(T0);
+    expect(await store.activeCount(8)).toBe(1);
+    // The generation high-water mark went too: only GitHub's claim comments (minGeneration) remember it.
+    expect(await claim(alice, "a2", { key: on(42) })).toMatchObject({ record: { generation: 1 } });
+  });
+
+  it("lists a repository's records, most recent activity first", async () => {
+    await claim(alice, "a", { key: on(42) });
+    now = T0 + minute;
+    await claim(bob, "b", { key: on(43) });
+    now = T0 + 2 * minute;
+    await claim(carol, "c", { key: on(44) });
+    await claim(carol, "c8", { key: on(41, 8) });
+    await claim(carol, "r", { key: { installationId: 7, repoId: 2002, issue: 1 } });
+    expect(await issuesListed()).toStrictEqual([44, 43, 42]);
+
+    now = T0 + 3 * minute;
+    await store.heartbeat({ key: on(42), generation: 1, tokenDigest: digest("a"), now, phaseEditEveryMs });
+    expect(await issuesListed()).toStrictEqual([42, 44, 43]);
+    now = T0 + 4 * minute;
+    expect((await claim(carol, "x", { key: on(43) })).kind).toBe("held"); // no transition: no move
+    expect(await issuesListed()).toStrictEqual([42, 44, 43]);
+    await store.release({ key: on(43), generation: 1, tokenDigest: digest("b"), now, outcome: "handoff" });
+    expect(await issuesListed()).toStrictEqual([43, 42, 44]);
+    expect(await store.listRepository(7, 1001, 2)).toStrictEqual([
+      await store.get(on(43)),
+      await store.get(on(42)),
+    ]);
+    expect(await issuesListed(1001, 0)).toStrictEqual([]);
+    expect(await issuesListed(2002)).toStrictEqual([1]);
+    expect(await issuesListed(1001, 10, 8)).toStrictEqual([41]);
+    expect(await issuesListed(3003)).toStrictEqual([]);
+  });
+
+  it("moves a subject up the listing at every App-made transition, and drops a rolled-back one", async () => {
+    await claim(alice, "a", { key: on(42) });
+    await claim(bob, "b", { key: on(43) });
+    await claim(carol, "c", { key: on(44) });
+    await claim(agent("s-dave"), "d", { key: on(45) });
+    await claim(agent("s-erin"), "e", { key: on(46) });
+    // Same time: ties in reverse order of the issue number's text, as Redis orders them.
+    expect(await issuesListed()).toStrictEqual([46, 45, 44, 43, 42]);
+    now += durations.ttlMs;
+    await store.markStale({ key: on(42), generation: 1, now, requireSilentMs: 1, storeEpoch: T0 });
+    expect((await issuesListed())[0]).toBe(42);
+    now += minute;
+    await store.endClaim({ key: on(43), generation: 1, now, to: "revoked", bump: false });
+    expect((await issuesListed())[0]).toBe(43);
+    now += minute;
+    await store.humanClaim({
+      key: on(44),
+      repo: "acme/widgets",
+      actor: maintainer,
+      now,
+      minGeneration: 0,
+      release: false,
+      appAssigned: false,
+    });
+    expect((await issuesListed())[0]).toBe(44);
+    now += minute;
+    await store.restore(recordOf(alice, "r", 3, now, { issue: 47 }), now);
+    expect((await issuesListed())[0]).toBe(47);
+    now += minute;
+    await store.rollbackClaim(on(46), 1, null, now);
+    expect(await issuesListed()).toStrictEqual([47, 44, 43, 42, 45]);
+    await claim(agent("s-erin"), "e2", { key: on(9) });
+    await claim(agent("s-frank"), "f", { key: on(10) });
+    expect((await issuesListed()).slice(0, 2)).toStrictEqual([9, 10]);
+  });
+
+  it("remembers the installations it holds claims for, once each, until purged", async () => {
+    expect(await store.installations()).toStrictEqual([]);
+    await store.rememberInstallation(12);
+    await store.rememberInstallation(7);
+    await store.rememberInstallation(12);
+    await store.rememberInstallation(100);
+    expect(await store.installations()).toStrictEqual([7, 12, 100]);
+    await store.purgeInstallation(12);
+    expect(await store.installations()).toStrictEqual([7, 100]);
+  });
+
+  it("counts the active claims of an installation", async () => {
+    expect(await store.activeCount(7)).toBe(0);
+    await claim(alice, "a", { key: on(42) });
+    await claim(bob, "b", { key: on(43) });
+    await claim(carol, "c", { key: on(44, 8) });
+    now += durations.reclaimAfterMs; // expired but not yet reaped: still active
+    expect(await store.activeCount(7)).toBe(2);
+    await store.release({ key: on(42), generation: 1, tokenDigest: digest("a"), now, outcome: "handoff" });
+    expect(await store.activeCount(7)).toBe(1);
+    expect(await store.activeCount(8)).toBe(1);
+  });
+
+  // --- Expiring bookkeeping (deliveries, locks, documents) ---
+
+  const advance = async (ms: number) => {
+    now += ms;
+    await h.elapse(ms);
+  };
+
+  it("sees a webhook delivery once within its time to live", async () => {
+    const ttl = 10 * minute;
+    expect(await store.firstDelivery("d-1", ttl)).toBe(true);
+    expect(await store.firstDelivery("d-1", ttl)).toBe(false);
+    expect(await store.firstDelivery("d-2", ttl)).toBe(true);
+    await advance(ttl - minute);
+    expect(await store.firstDelivery("d-1", ttl)).toBe(false);
+    await advance(minute);
+    expect(await store.firstDelivery("d-1", ttl)).toBe(true);
+    expect(await store.firstDelivery("d-1", ttl)).toBe(false);
+  });
+
+  it("holds a named lock for one owner, renews it for that owner, and frees it at expiry", async () => {
+    const ttl = 10 * minute;
+    expect(await store.acquireLock("janitor", "replica-a", ttl)).toBe(true);
+    expect(await store.acquireLock("janitor", "replica-b", ttl)).toBe(false);
+    expect(await store.acquireLock("other", "replica-b", ttl)).toBe(true);
+    await advance(ttl - minute);
+    expect(await store.acquireLock("janitor", "replica-a", ttl)).toBe(true); // renewed for ttl from now
+    await advance(ttl - minute);
+    expect(await store.acquireLock("janitor", "replica-b", ttl)).toBe(false);
+    await advance(minute);
+    expect(await store.acquireLock("janitor", "replica-b", ttl)).toBe(true);
+    expect(await store.acquireLock("janitor", "replica-a", ttl)).toBe(false);
+  });
+
+  it("releases a lock only for its owner", async () => {
+    const ttl = 10 * minute;
+    await store.acquireLock("janitor", "replica-a", ttl);
+    await store.releaseLock("janitor", "replica-b");
+    expect(await store.acquireLock("janitor", "replica-b", ttl)).toBe(false);
+    await store.releaseLock("janitor", "replica-a");
+    expect(await store.acquireLock("janitor", "replica-b", ttl)).toBe(true);
+    await store.releaseLock("never-taken", "replica-a");
+  });
+
+  it("keeps JSON documents until their time to live runs out", async () => {
+    const ttl = 10 * minute;
+    const report = {
+      installations: 2,
+      actions: [{ subject: "acme/widgets#42", action: "reap" }],
+      dryRun: false,
+    };
+    expect(await store.getDocument("janitor-report")).toBeNull();
+    await store.putDocument("janitor-report", report, ttl);
+    expect(await store.getDocument("janitor-report")).toStrictEqual(report);
+    report.installations = 3; // the stored document is a copy
+    expect(await store.getDocument("janitor-report")).toMatchObject({ installations: 2 });
+    await advance(ttl - minute);
+    await store.putDocument("janitor-report", ["newer"], ttl);
+    await advance(ttl - minute);
+    expect(await store.getDocument("janitor-report")).toStrictEqual(["newer"]);
+    await advance(minute);
+    expect(await store.getDocument("janitor-report")).toBeNull();
+  });
+
+  it("refuses a document without a JSON form and a time to live that is not a positive whole number", async () => {
+    await expect(store.putDocument("nothing", undefined, minute)).rejects.toThrow(/has no JSON form/);
+    await expect(store.putDocument("report", {}, 0)).rejects.toThrow(RangeError);
+    await expect(store.firstDelivery("d", 1.5)).rejects.toThrow(RangeError);
+    await expect(store.acquireLock("janitor", "replica-a", -1)).rejects.toThrow(RangeError);
+    expect(await store.getDocument("report")).toBeNull();
+    expect(await store.acquireLock("janitor", "replica-b", minute)).toBe(true);
+  });
 });
 
 describe.skipIf(!redisProbe.available)("RedisLivenessStore on Redis", () => {
@@ -763,6 +1387,79 @@ describe.skipIf(!redisProbe.available)("RedisLivenessStore on Redis", () => {
     } finally {
       sent.mockRestore();
     }
+  });
+
+  it("comes up empty after losing every key: a new epoch, and generations above the restored ones", async () => {
+    const keyPrefix = `${runPrefix}flush:`;
+    const store = new RedisLivenessStore({ redis, keyPrefix });
+    const created = await store.claim({ ...input(), minGeneration: 4 });
+    if (created.kind !== "created") throw new Error("expected created");
+    expect(await store.epoch(7, now)).toBe(now);
+    expect(await deleteKeysWithPrefix(redis, keyPrefix)).toBeGreaterThan(0); // FLUSHALL, on our keys only
+    const later = now + 10 * minute;
+    expect(await store.epoch(7, later)).toBe(later);
+    expect(await store.epoch(7, later + minute)).toBe(later);
+    expect(await store.get(key)).toBeNull();
+    expect(await store.restore(created.record, later)).toBe("restored");
+    const afterExpiry = created.record.lastHeartbeatAt + durations.reclaimAfterMs;
+    expect(await store.claim({ ...input(), actor: bob, takeover: true, now: afterExpiry })).toMatchObject({
+      kind: "created",
+      record: { generation: 6, supersedes: 5 },
+    });
+  });
+
+  it("lists a repository without the records whose keys vanished", async () => {
+    const keyPrefix = `${runPrefix}vanish:`;
+    const store = new RedisLivenessStore({ redis, keyPrefix });
+    await store.claim({ ...input(), key: on(42) });
+    await store.claim({ ...input(), key: on(43), now: now + 1 });
+    await redis.unlink(`${keyPrefix}{i:7}:s:1001:43:rec`);
+    expect(await store.listRepository(7, 1001, 10)).toStrictEqual([await store.get(on(42))]);
+  });
+
+  it("leaves no key of a purged installation behind", async () => {
+    const keyPrefix = `${runPrefix}purge:`;
+    const store = new RedisLivenessStore({ redis, keyPrefix });
+    await store.claim({ ...input(), key: on(42) });
+    await store.claim({ ...input(), key: on(43, 8) });
+    await store.epoch(7, now);
+    await store.firstDelivery("d-1", minute);
+    await store.purgeInstallation(7);
+    const [, left] = await redis.scan("0", "MATCH", `${keyPrefix}*`, "COUNT", 1000);
+    expect(left.sort()).toStrictEqual(
+      [
+        `${keyPrefix}delivery:d-1`,
+        `${keyPrefix}{i:8}:deadlines`,
+        `${keyPrefix}{i:8}:holders`,
+        `${keyPrefix}{i:8}:login:"octo-agent"`,
+        `${keyPrefix}{i:8}:repo:1001`,
+        `${keyPrefix}{i:8}:s:1001:43:gen`,
+        `${keyPrefix}{i:8}:s:1001:43:hist`,
+        `${keyPrefix}{i:8}:s:1001:43:rec`,
+        `${keyPrefix}{i:8}:s:1001:43:tok`,
+        `${keyPrefix}{i:8}:session:["octo-agent","s-alice"]`,
+      ].sort(),
+    );
+  });
+
+  it("stores the App's bookkeeping under plain keys with a time to live", async () => {
+    const keyPrefix = `${runPrefix}ttl:`;
+    const store = new RedisLivenessStore({ redis, keyPrefix });
+    await store.firstDelivery("d-1", 10 * minute);
+    await store.acquireLock("janitor", "replica-a", 5 * minute);
+    await store.putDocument("report", { ok: true }, 2 * minute);
+    for (const [name, ttl] of [
+      ["delivery:d-1", 10 * minute],
+      ["lock:janitor", 5 * minute],
+      ["doc:report", 2 * minute],
+    ] as const) {
+      const left = await redis.pttl(`${keyPrefix}${name}`);
+      expect(left, name).toBeGreaterThan(ttl - minute);
+      expect(left, name).toBeLessThanOrEqual(ttl);
+    }
+    expect(await redis.get(`${keyPrefix}doc:report`)).toBe('{"ok":true}');
+    await redis.set(`${keyPrefix}doc:report`, "{not json");
+    await expect(store.getDocument("report")).rejects.toThrow(/corrupt document/);
   });
 
   it("rejects a corrupt stored record rather than returning it", async () => {
@@ -819,6 +1516,36 @@ describe.skipIf(!redisProbe.available)("RedisLivenessStore on Redis", () => {
       ["history", () => store.history(key)],
       ["due", () => store.due(7, now, 10)],
       ["epoch", () => store.epoch(7, now)],
+      ["endClaim", () => store.endClaim({ key, generation: 1, now, to: "reaped", bump: true })],
+      [
+        "markStale",
+        () => store.markStale({ key, generation: 1, now, requireSilentMs: minute, storeEpoch: T0 }),
+      ],
+      [
+        "humanClaim",
+        () =>
+          store.humanClaim({
+            key,
+            repo: "acme/widgets",
+            actor: { kind: "human", login: "maintainer" },
+            now,
+            minGeneration: 0,
+            release: false,
+            appAssigned: false,
+          }),
+      ],
+      ["recordPush", () => store.recordPush(key, 1, now)],
+      ["forget", () => store.forget(key, now)],
+      ["purgeInstallation", () => store.purgeInstallation(7)],
+      ["listRepository", () => store.listRepository(7, 1001, 10)],
+      ["activeCount", () => store.activeCount(7)],
+      ["rememberInstallation", () => store.rememberInstallation(7)],
+      ["installations", () => store.installations()],
+      ["firstDelivery", () => store.firstDelivery("d-1", minute)],
+      ["acquireLock", () => store.acquireLock("janitor", "replica-a", minute)],
+      ["releaseLock", () => store.releaseLock("janitor", "replica-a")],
+      ["putDocument", () => store.putDocument("report", {}, minute)],
+      ["getDocument", () => store.getDocument("report")],
       ["ping", () => store.ping()],
     ];
     try {

@@ -31,6 +31,8 @@ export const Env = z.object({
   /** Key for the HMAC digests of lease tokens; without it a random one is made (tokens die with the process). */
   CLAIM_HOLD_TOKEN_SECRET: optionalText.pipe(z.string().min(32, "must be at least 32 characters").optional()),
   CLAIM_HOLD_ADMIN_TOKEN: optionalText.pipe(z.string().min(16, "must be at least 16 characters").optional()),
+  /** Public base URL of the App (e.g. `https://claim-hold.example.com`), for links in check runs. */
+  CLAIM_HOLD_PUBLIC_URL: optionalText.pipe(z.url({ protocol: /^https?$/ }).optional()),
   CLAIM_HOLD_KEY_PREFIX: optionalText.pipe(z.string().max(64).optional()),
   METRICS_TOKEN: optionalText,
   JANITOR_INTERVAL_SECONDS: optionalText.pipe(

@@ -60,3 +60,22 @@ export const JanitorRunBody = z.strictObject({
   dryRun: z.boolean().default(false),
   installationId: z.number().int().positive().optional(),
 });
+
+export const InventoryQuery = z.strictObject({
+  state: z
+    .enum([
+      "active",
+      "waiting",
+      "awaiting-review",
+      "stale",
+      "reclaimable",
+      "human",
+      "human-idle",
+      "phantom",
+      "conflicted",
+      "unknown",
+      "free",
+    ])
+    .optional(),
+  limit: z.coerce.number<string | undefined>().int().min(1).max(200).default(50),
+});

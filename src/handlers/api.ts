@@ -1,4 +1,5 @@
 // The HTTP API of SPEC §4: a Hono app whose routes translate requests into calls on the lease core.
+import { createHash, timingSafeEqual } from "node:crypto";
 import { getRequestListener } from "@hono/node-server";
 import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
@@ -14,7 +15,14 @@ import {
   type RepoPermission,
 } from "../providers/assignment-provider.js";
 import { StoreUnavailableError } from "../providers/liveness-store.js";
-import { ClaimBody, HeartbeatBody, ReleaseBody, RepoName } from "./api-schemas.js";
+import {
+  ClaimBody,
+  HeartbeatBody,
+  InventoryQuery,
+  JanitorRunBody,
+  ReleaseBody,
+  RepoName,
+} from "./api-schemas.js";
 import type { FailedAuthLimiter } from "./failed-auth-limiter.js";
 
 export const maxBodyBytes = 64 * 1024;
@@ -26,7 +34,10 @@ export interface ApiDeps {
   log: Logger;
   /** Readiness probes beyond the process being up (Redis reachable, credentials loaded). */
   ready: () => Promise<{ ok: boolean; checks: Record<string, string> }>;
-  /** Extra routes other features mount on the same app (inventory, attest, admin, dashboard). */
+  /** The janitor, for the operator route (absent admin token → operator routes answer 404). */
+  janitor?: { sweep: (options: { dryRun?: boolean; installationId?: number }) => Promise<unknown> };
+  adminToken?: string;
+  /** Extra routes other features mount on the same app (attest, dashboard). */
   extend?: (app: Hono<ApiEnv>) => void;
 }
 
@@ -40,6 +51,13 @@ const permissionRank: Record<RepoPermission, number> = {
   maintain: 4,
   admin: 5,
 };
+
+/** Constant-time comparison of a presented secret with the configured one. */
+export function sameSecret(presented: string, expected: string): boolean {
+  const a = createHash("sha256").update(presented).digest();
+  const b = createHash("sha256").update(expected).digest();
+  return timingSafeEqual(a, b);
+}
 
 export function hasPermission(actual: RepoPermission, needed: RepoPermission): boolean {
   return permissionRank[actual] >= permissionRank[needed];
@@ -213,6 +231,36 @@ export function createApi(deps: ApiDeps): Hono<ApiEnv> {
     }
     const { installationId } = await githubCaller(c, repo, "read");
     return c.json(await core.subject(installationId, repo, issue));
+  });
+
+  app.get("/api/v1/repos/:owner/:repo/claims", async (c) => {
+    const repo = `${c.req.param("owner")}/${c.req.param("repo")}`;
+    if (!RepoName.safeParse(repo).success) throw new UserError(404, "not_found", "No such repository.");
+    const query = InventoryQuery.safeParse({ state: c.req.query("state"), limit: c.req.query("limit") });
+    if (!query.success) {
+      const issue = query.error.issues[0]!;
+      throw new UserError(
+        422,
+        "invalid_request",
+        `Query parameter "${issue.path.join(".")}": ${issue.message}.`,
+        {
+          field: issue.path.join("."),
+        },
+      );
+    }
+    const { installationId } = await githubCaller(c, repo, "read");
+    return c.json(await core.inventory(installationId, repo, query.data));
+  });
+
+  app.post("/api/v1/admin/janitor/run", async (c) => {
+    if (!deps.adminToken || !deps.janitor) throw new UserError(404, "not_found", "No such route.");
+    guardAddress(c);
+    const token = bearerOf(c);
+    if (!token || !sameSecret(token, deps.adminToken)) {
+      throw authFailed(c, new UserError(401, "unauthorized", "Send the admin token as a Bearer credential."));
+    }
+    const body = await readBody(c, JanitorRunBody, true);
+    return c.json(await deps.janitor.sweep(body));
   });
 
   app.get("/healthz", (c) => c.json({ status: "ok" }));

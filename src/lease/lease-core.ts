@@ -18,11 +18,12 @@ import type {
   SubjectSnapshot,
   TransitionWrite,
 } from "../providers/assignment-provider.js";
-import type { LeaseRefusal, LivenessStore } from "../providers/liveness-store.js";
+import type { HeartbeatInput, LeaseRefusal, LivenessStore } from "../providers/liveness-store.js";
 import { type ClaimMarker, type MarkerState, renderClaimComment } from "./claim-comment.js";
 import { UserError } from "./errors.js";
 import { expiresAt, livenessOf, reclaimableAt } from "./liveness.js";
-import type { TokenMinter } from "./tokens.js";
+import { stateOfSubject } from "./subject-state.js";
+import { digestsEqual, type TokenMinter } from "./tokens.js";
 
 /** Where the lease core reads a repository's validated config (cached by the implementation). */
 export interface RepoConfigSource {
@@ -38,13 +39,11 @@ export interface LeaseCoreDeps {
   tokens: TokenMinter;
   now: () => number;
   log: Logger;
-  /** SPEC §2.2: the state of a subject from the evidence (a pure function). */
-  deriveState: (
-    snapshot: SubjectSnapshot,
-    record: ClaimRecord | null,
-    storeEpoch: number,
-    now: number,
-  ) => { state: string; reasons: string[] };
+  /**
+   * Told after a subject changed hands through the core (claim, takeover, release), so the merge
+   * fence re-runs linked PR checks. Its failure is logged, never undoes the transition.
+   */
+  subjectChanged?: (key: SubjectKey, record: ClaimRecord) => Promise<void>;
 }
 
 export interface ClaimRequest {
@@ -149,6 +148,9 @@ export function refusalError(refusal: LeaseRefusal): UserError {
 }
 
 export class LeaseCore {
+  /** Installations already recorded in the store's sweep list by this process. */
+  readonly #knownInstallations = new Set<number>();
+
   constructor(private readonly deps: LeaseCoreDeps) {}
 
   async claim(request: ClaimRequest): Promise<ClaimResult> {
@@ -275,11 +277,16 @@ export class LeaseCore {
             `GitHub refused the claim on ${subject}; nothing was kept, retry is safe.`,
           );
         }
+        await this.#announce(key, record);
         const resume =
           previous &&
           (previous.state === "active" || previous.outcome === "handoff" || previous.state === "reaped")
             ? resumeView(previous)
             : null;
+        if (!this.#knownInstallations.has(key.installationId)) {
+          await store.rememberInstallation(key.installationId);
+          this.#knownInstallations.add(key.installationId);
+        }
         return { status: 201, body: { lease: leaseView(key, record, token), resume, overlaps: [] } };
       }
     }
@@ -341,6 +348,19 @@ export class LeaseCore {
     }
   }
 
+  async #announce(key: SubjectKey, record: ClaimRecord): Promise<void> {
+    if (!this.deps.subjectChanged) return;
+    const subjectKey = { installationId: key.installationId, repoId: key.repoId, issue: key.issue };
+    try {
+      await this.deps.subjectChanged(subjectKey, record);
+    } catch (error) {
+      this.deps.log.error(
+        { subject: subjectName(record.repo, record.issue), err: error },
+        "re-running the checks of linked pull requests failed",
+      );
+    }
+  }
+
   /** Invariant 7: a live claim whose record the store lost comes back from its claim comment. */
   async #restoreFromComment(
     key: SubjectKey,
@@ -354,6 +374,48 @@ export class LeaseCore {
     await this.deps.store.restore(recordFromMarker(key, snapshot, latest, epoch), now);
   }
 
+  /**
+   * Invariant 7: the store lost a lease's record. The claim comments still carry it; when the
+   * comment of the lease's generation publishes this token's digest, the lease comes back (judged
+   * as heartbeated at the store's epoch), and so does any newer claim, so the answer is the true one.
+   */
+  async #recoverLease(lease: SubjectKey & { generation: number }, digest: string): Promise<boolean> {
+    const { store, assignments, now: clock } = this.deps;
+    const repo = await assignments.repositoryName(lease.installationId, lease.repoId);
+    if (!repo) return false;
+    const snapshot = await assignments.status({
+      installationId: lease.installationId,
+      repo,
+      issue: lease.issue,
+    });
+    if (!snapshot) return false;
+    const own = snapshot.claimComments.find(
+      (c) =>
+        c.marker.generation === lease.generation &&
+        c.marker.subject === subjectName(snapshot.repo, snapshot.issue) &&
+        c.marker.tokenDigest !== undefined &&
+        digestsEqual(c.marker.tokenDigest, digest),
+    );
+    if (!own) return false;
+    const now = clock();
+    const epoch = await store.epoch(lease.installationId, now);
+    const restoredState =
+      own.marker.state === "stale" || own.marker.state === "superseded" ? "active" : own.marker.state;
+    await store.restore(
+      { ...recordFromMarker(lease, snapshot, own, epoch), ...stateFromMarker(restoredState) },
+      now,
+    );
+    const latest = latestMarker(snapshot);
+    if (latest && latest.marker.generation > lease.generation && latest.marker.state === "active") {
+      await store.restore(recordFromMarker(lease, snapshot, latest, epoch), now);
+    }
+    this.deps.log.info(
+      { subject: subjectName(snapshot.repo, snapshot.issue) },
+      "lease restored from its claim comment",
+    );
+    return true;
+  }
+
   async heartbeat(
     leaseId: string,
     token: string,
@@ -361,10 +423,8 @@ export class LeaseCore {
   ): Promise<Record<string, unknown>> {
     const { store, tokens, configs, now: clock } = this.deps;
     const lease = parseLeaseOrThrow(leaseId);
-    const known = await store.get(lease);
-    const config = known ? configs.peek(lease.installationId, known.repo) : undefined;
     const waitUntil = request.waitUntil ? Date.parse(request.waitUntil) : undefined;
-    const outcome = await store.heartbeat({
+    const input: HeartbeatInput = {
       key: lease,
       generation: lease.generation,
       tokenDigest: tokens.digest(token),
@@ -373,9 +433,22 @@ export class LeaseCore {
       ...(request.blocker !== undefined ? { blocker: request.blocker } : {}),
       ...(waitUntil !== undefined ? { waitUntil } : {}),
       ...(request.pullRequest !== undefined ? { pullRequest: request.pullRequest } : {}),
-      ...(config && known ? { durations: durationsOf(config, known.taskClass) } : {}),
       phaseEditEveryMs,
-    });
+    };
+    let outcome = await store.heartbeat(input);
+    if (outcome.kind === "missing" && (await this.#recoverLease(lease, input.tokenDigest))) {
+      outcome = await store.heartbeat(input);
+    }
+    if (outcome.kind === "ok") {
+      // A config change reaches a claim at its next heartbeat; only then is a second store call made.
+      const config = configs.peek(lease.installationId, outcome.record.repo);
+      const wanted = config ? durationsOf(config, outcome.record.taskClass) : undefined;
+      if (wanted && !sameDurations(wanted, outcome.record.durations)) {
+        const again = await store.heartbeat({ ...input, durations: wanted });
+        if (again.kind === "ok")
+          outcome = { ...again, editComment: outcome.editComment || again.editComment };
+      }
+    }
     if (outcome.kind !== "ok") throw refusalError(outcome);
     const record = outcome.record;
     if (outcome.editComment) {
@@ -409,13 +482,17 @@ export class LeaseCore {
   ): Promise<Record<string, unknown>> {
     const { store, tokens, configs, now: clock } = this.deps;
     const lease = parseLeaseOrThrow(leaseId);
-    const outcome = await store.release({
+    const input = {
       key: lease,
       generation: lease.generation,
       tokenDigest: tokens.digest(token),
       now: clock(),
       outcome: request.outcome,
-    });
+    };
+    let outcome = await store.release(input);
+    if (outcome.kind === "missing" && (await this.#recoverLease(lease, input.tokenDigest))) {
+      outcome = await store.release(input);
+    }
     if (outcome.kind !== "released") throw refusalError(outcome);
     const record = outcome.record;
     if (record.sync === "pending") {
@@ -440,6 +517,7 @@ export class LeaseCore {
         write,
       );
       await store.markSynced(lease, record.generation);
+      await this.#announce(lease, record);
     }
     return { released: true, outcome: record.outcome, generation: record.generation };
   }
@@ -452,24 +530,80 @@ export class LeaseCore {
     const key: SubjectKey = { installationId, repoId: snapshot.repoId, issue: snapshot.issue };
     const now = clock();
     await this.#restoreFromComment(key, snapshot, latestMarker(snapshot), now);
-    const [record, history, epoch] = await Promise.all([
+    const [record, history, epoch, config] = await Promise.all([
       store.get(key),
       store.history(key),
       store.epoch(installationId, now),
+      this.deps.configs.load(installationId, snapshot.repo),
     ]);
     return {
-      ...this.row(snapshot, record, epoch),
+      ...this.row(snapshot, record, epoch, config),
       history: history.map((t) => ({ ...t, at: iso(t.at) })),
     };
   }
 
-  /** The inventory row of one subject (SPEC §2.2). */
-  row(snapshot: SubjectSnapshot, record: ClaimRecord | null, storeEpoch: number): Record<string, unknown> {
-    const now = this.deps.now();
-    const { state, reasons } = this.deps.deriveState(snapshot, record, storeEpoch, now);
+  /**
+   * The inventory (SPEC §4.2): the store's claims of a repository joined with one bounded read of
+   * its open issues (those assigned or carrying a managed label), newest activity first.
+   */
+  async inventory(
+    installationId: number,
+    repo: string,
+    options: { state?: string; limit: number },
+  ): Promise<{ claims: Record<string, unknown>[]; truncated: boolean }> {
+    const { store, assignments, configs, now: clock } = this.deps;
+    const [config, listing] = await Promise.all([
+      configs.load(installationId, repo),
+      assignments.listOpenIssues({ installationId, repo }, { first: 100 }),
+    ]);
+    if (listing.repoId === null) throw new UserError(404, "not_found", `No repository ${repo}.`);
+    const now = clock();
+    const [records, epoch] = await Promise.all([
+      store.listRepository(installationId, listing.repoId, 200),
+      store.epoch(installationId, now),
+    ]);
+    const byIssue = new Map(records.map((r) => [r.issue, r]));
+    const managed = [config.labels.claimed, config.labels.stale];
+    const rows: { activity: number; row: Record<string, unknown> }[] = [];
+    const seen = new Set<number>();
+    for (const snapshot of listing.issues) {
+      const record = byIssue.get(snapshot.issue) ?? null;
+      const relevant =
+        record || snapshot.assignees.length > 0 || snapshot.labels.some((l) => managed.includes(l));
+      if (!relevant) continue;
+      seen.add(snapshot.issue);
+      rows.push({
+        activity: activityOf(record, snapshot.updatedAt),
+        row: this.row(snapshot, record, epoch, config),
+      });
+    }
+    for (const record of records) {
+      if (seen.has(record.issue) || (record.state !== "active" && record.state !== "human")) continue;
+      rows.push({ activity: activityOf(record, 0), row: this.row(null, record, epoch, config) });
+    }
+    const filtered = rows
+      .filter(({ row }) => !options.state || row.state === options.state)
+      .sort((a, b) => b.activity - a.activity);
     return {
-      subject: subjectName(snapshot.repo, snapshot.issue),
-      title: snapshot.title,
+      claims: filtered.slice(0, options.limit).map(({ row }) => row),
+      truncated: filtered.length > options.limit || listing.hasNextPage,
+    };
+  }
+
+  /** The inventory row of one subject (SPEC §2.2); without a snapshot, GitHub's side is unknown. */
+  row(
+    snapshot: SubjectSnapshot | null,
+    record: ClaimRecord | null,
+    storeEpoch: number,
+    config: RepoConfig,
+  ): Record<string, unknown> {
+    const now = this.deps.now();
+    const { state, reasons } = stateOfSubject(snapshot, record, storeEpoch, now, config);
+    const repo = snapshot?.repo ?? record?.repo ?? "";
+    const issue = snapshot?.issue ?? record?.issue ?? 0;
+    return {
+      subject: subjectName(repo, issue),
+      title: snapshot?.title ?? null,
       state,
       reasons,
       actor: record?.actor ?? null,
@@ -481,21 +615,25 @@ export class LeaseCore {
       expiresAt: record?.state === "active" ? iso(expiresAt(record)) : null,
       phase: record?.phase ?? null,
       blocker: record?.blocker ?? null,
-      linkedPullRequests: record?.pullRequest ? [record.pullRequest] : [],
+      linkedPullRequests: snapshot?.openPullRequests.map((pr) => pr.number) ?? [],
       claimAgeSeconds: record ? Math.max(0, Math.round((now - record.claimedAt) / 1000)) : null,
-      assignees: snapshot.assignees.map((a) => a.login),
+      assignees: snapshot ? snapshot.assignees.map((a) => a.login) : null,
     };
   }
 
   async verify(leaseId: string, token: string): Promise<Record<string, unknown>> {
     const { store, tokens, now: clock } = this.deps;
     const lease = parseLeaseOrThrow(leaseId);
-    const outcome = await store.verify({
+    const input = {
       key: lease,
       generation: lease.generation,
       tokenDigest: tokens.digest(token),
       now: clock(),
-    });
+    };
+    let outcome = await store.verify(input);
+    if (outcome.kind === "missing" && (await this.#recoverLease(lease, input.tokenDigest))) {
+      outcome = await store.verify(input);
+    }
     if (outcome.kind !== "ok") throw refusalError(outcome);
     const record = outcome.record;
     return {
@@ -545,7 +683,8 @@ export function recordFromMarker(
       heartbeatMs: (marker.heartbeatSeconds ?? Math.max(1, Math.floor(marker.ttlSeconds / 6))) * 1000,
     },
     claimedAt: Date.parse(marker.claimedAt),
-    lastHeartbeatAt: storeEpoch,
+    // Just before the epoch: liveness is `unknown`, judged as if it had heartbeated at the epoch.
+    lastHeartbeatAt: storeEpoch - 1,
     ...(marker.tokenDigest ? { tokenDigest: marker.tokenDigest } : {}),
     appAssigned: marker.appAssigned ?? false,
     ...(assignee ? { assigneeNodeId: assignee.nodeId } : {}),
@@ -556,6 +695,31 @@ export function recordFromMarker(
     ...(marker.supersedes ? { supersedes: marker.supersedes } : {}),
     ...(marker.artifacts ? { artifacts: marker.artifacts } : {}),
   };
+}
+
+function activityOf(record: ClaimRecord | null, updatedAt: number): number {
+  return Math.max(updatedAt, record?.lastHeartbeatAt ?? 0, record?.claimedAt ?? 0, record?.endedAt ?? 0);
+}
+
+/** The stored state a restored record takes for a marker's state. */
+function stateFromMarker(
+  state: MarkerState,
+): Pick<ClaimRecord, "state"> & Partial<Pick<ClaimRecord, "outcome">> {
+  switch (state) {
+    case "released":
+      return { state: "released", outcome: "handoff" };
+    case "completed":
+      return { state: "completed", outcome: "completed" };
+    case "reaped":
+    case "revoked":
+      return { state };
+    default:
+      return { state: "active" };
+  }
+}
+
+function sameDurations(a: ClaimRecord["durations"], b: ClaimRecord["durations"]): boolean {
+  return a.ttlMs === b.ttlMs && a.reclaimAfterMs === b.reclaimAfterMs && a.heartbeatMs === b.heartbeatMs;
 }
 
 export function describe(actor: Actor): string {

@@ -26,3 +26,10 @@ export function createTokenMinter(secret: string, random: (n: number) => Buffer 
 export function looksLikeLeaseToken(value: string): boolean {
   return tokenPattern.test(value);
 }
+
+/** Constant-time comparison of two hex digests. */
+export function digestsEqual(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+}

@@ -30,6 +30,12 @@ export interface SubjectSnapshot {
   claimComments: ClaimCommentEvidence[];
   /** Markers that looked like ours but failed to parse (reported, never trusted). */
   rejectedMarkers: number;
+  /** Open pull requests that close the issue or come from the asked-for branch. */
+  openPullRequests: { number: number; headRef: string; author: string }[];
+  /** When the asked-for branch last received a commit (null: no such branch, or not asked). */
+  branchCommittedAt: number | null;
+  /** Last activity on the issue (comments, edits, labels). */
+  updatedAt: number;
 }
 
 /** All GitHub writes of one transition; a provider may send them as one batched request. */
@@ -50,9 +56,32 @@ export interface AppliedWrite {
   requests: number;
 }
 
+export interface OpenIssuePage {
+  /** The repository's numeric id (null when the repository is not visible). */
+  repoId: number | null;
+  issues: SubjectSnapshot[];
+  hasNextPage: boolean;
+  endCursor: string | null;
+}
+
 export interface AssignmentProvider {
-  /** One read of the subject; null when there is no such issue (or it is a pull request). */
-  status(ref: SubjectRef): Promise<SubjectSnapshot | null>;
+  /**
+   * One read of the subject; null when there is no such issue (or it is a pull request). With
+   * `branch`, the same read also reports that branch's open PRs and last commit.
+   */
+  status(ref: SubjectRef, options?: { branch?: string }): Promise<SubjectSnapshot | null>;
+  /**
+   * One bounded read of a repository's open issues, most recently updated first (`labels`: only
+   * issues carrying any of them). Branch evidence is not part of a listing.
+   */
+  listOpenIssues(
+    ref: Omit<SubjectRef, "issue">,
+    options: { first: number; after?: string | null; labels?: string[] | null },
+  ): Promise<OpenIssuePage>;
+  /** The repositories of an installation (`owner/name`), for the reconcile pass. */
+  listRepositories(installationId: number): Promise<string[]>;
+  /** `owner/name` of a repository id (restoring a lease whose store record was lost). */
+  repositoryName(installationId: number, repoId: number): Promise<string | null>;
   /** Applies a transition's writes; throws `GitHubWriteError` when GitHub refused any of them. */
   apply(ref: SubjectRef, write: TransitionWrite): Promise<AppliedWrite>;
   /** Creates the managed labels where missing (safe to repeat). */

@@ -1,8 +1,11 @@
 // Picks the LivenessStore from REDIS_URL: Redis (single node or cluster) or the embedded memory store.
 import { Cluster, Redis } from "ioredis";
 import type { Logger } from "pino";
+import type { FenceStore } from "./fence-store.js";
 import type { LivenessStore } from "./liveness-store.js";
+import { MemoryFenceStore } from "./memory-fence-store.js";
 import { MemoryLivenessStore } from "./memory-store.js";
+import { RedisFenceStore } from "./redis-fence-store.js";
 import { RedisLivenessStore } from "./redis-store.js";
 
 export const defaultKeyPrefix = "claim-hold:";
@@ -21,6 +24,23 @@ export function createRedisClient(url: string): Redis | Cluster {
     return new Cluster(nodes, { redisOptions: common, enableOfflineQueue: false });
   }
   return new Redis(url, common);
+}
+
+/** The claim store and the merge fence's store, on one Redis client (or both in memory). */
+export function createStores(options: { redisUrl?: string; keyPrefix?: string; log: Logger }): {
+  store: LivenessStore;
+  fences: FenceStore;
+} {
+  if (!options.redisUrl) return { store: createStore(options), fences: new MemoryFenceStore() };
+  const redis = createRedisClient(options.redisUrl);
+  redis.on("error", (err: Error) =>
+    options.log.warn({ err: { message: err.message } }, "Redis connection error"),
+  );
+  const keyPrefix = options.keyPrefix ?? defaultKeyPrefix;
+  return {
+    store: new RedisLivenessStore({ redis, keyPrefix, ownsClient: true }),
+    fences: new RedisFenceStore({ redis, keyPrefix }),
+  };
 }
 
 export function createStore(options: { redisUrl?: string; keyPrefix?: string; log: Logger }): LivenessStore {

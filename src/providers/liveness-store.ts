@@ -81,6 +81,51 @@ export type ReleaseOutcomeResult =
   /** `record` is the ended record; `repeated` when it had already been released by this lease. */
   { kind: "released"; record: ClaimRecord; repeated: boolean } | LeaseRefusal;
 
+export interface EndClaimInput {
+  key: SubjectKey;
+  generation: number;
+  now: number;
+  to: "revoked" | "reaped" | "completed";
+  bump: boolean;
+  by?: Actor;
+  requireSilentMs?: number;
+  storeEpoch?: number;
+}
+
+export type EndClaimOutcome =
+  /** `previous` is the active record before; `record` the ended one now stored. */
+  | { kind: "ended"; previous: ClaimRecord; record: ClaimRecord }
+  | { kind: "skipped"; reason: "missing" | "moved-on" | "not-active" | "live"; current: ClaimRecord | null };
+
+export interface MarkStaleInput {
+  key: SubjectKey;
+  generation: number;
+  now: number;
+  requireSilentMs: number;
+  storeEpoch: number;
+}
+
+export type MarkStaleOutcome =
+  | { kind: "marked"; record: ClaimRecord }
+  | {
+      kind: "skipped";
+      reason: "missing" | "moved-on" | "not-active" | "live" | "already-marked";
+      current: ClaimRecord | null;
+    };
+
+export interface HumanClaimInput {
+  key: SubjectKey;
+  repo: string;
+  actor: Actor;
+  now: number;
+  minGeneration: number;
+  release: boolean;
+  /** True when the App assigns the human (it may then remove that assignment later). */
+  appAssigned: boolean;
+  issueNodeId?: string;
+  assigneeNodeId?: string;
+}
+
 export interface LivenessStore {
   /** Claim, re-claim, takeover intent or supersede, decided atomically. */
   claim(input: ClaimInput): Promise<ClaimOutcome>;
@@ -106,7 +151,6 @@ export interface LivenessStore {
   release(input: ReleaseInput): Promise<ReleaseOutcomeResult>;
   /** Marks the GitHub side of an ended record written. */
   markSynced(key: SubjectKey, generation: number): Promise<void>;
-  /** Records a phase-comment edit time (throttle). */
   get(key: SubjectKey): Promise<ClaimRecord | null>;
   /**
    * Puts back a record rebuilt from a claim comment when the store has none (or an older one).
@@ -122,6 +166,53 @@ export interface LivenessStore {
   due(installationId: number, now: number, limit: number): Promise<SubjectKey[]>;
   /** When this installation's store data began (set anew whenever the store comes up empty). */
   epoch(installationId: number, now: number): Promise<number>;
+
+  // --- Transitions made by the App itself (webhooks, janitor, /reclaim) ---
+
+  /**
+   * Ends the active claim of `generation` without its token: a revoke (a human removed the
+   * assignment or label), a reap (janitor) or a completion (issue closed). Skipped when the record
+   * moved on (other generation), is not active, or — with `requireSilentMs` — the holder is not
+   * silent that long any more (silence counted from max(lastHeartbeatAt, storeEpoch)), re-checked
+   * atomically so a heartbeat that races the janitor always wins.
+   * With `bump`, the ended record takes generation + 1 (the high-water mark too), so the old
+   * holder's lease answers `gone` and its attestations no longer belong to the current generation.
+   */
+  endClaim(input: EndClaimInput): Promise<EndClaimOutcome>;
+  /** Marks an active claim stale (janitor relabel) under the same silence re-check; moves its deadline to reclaimAfter. */
+  markStale(input: MarkStaleInput): Promise<MarkStaleOutcome>;
+  /**
+   * `/reclaim`: a human takes the subject. Whatever the current record (agent live or not, ended,
+   * none), a new generation above max(high-water, minGeneration) is minted with state `human`
+   * (or `released` with outcome `abandoned` when `release` is set: nobody holds it afterwards).
+   */
+  humanClaim(input: HumanClaimInput): Promise<{ record: ClaimRecord; previous: ClaimRecord | null }>;
+  /** Records a push to the claim's branch (evidence for §2.2); no-op without an active record of that generation. */
+  recordPush(key: SubjectKey, generation: number, at: number): Promise<void>;
+  /** Forgets a subject (issue transferred or deleted): its record ends as `revoked` (no bump) and leaves every index. */
+  forget(key: SubjectKey, now: number): Promise<void>;
+  /** Removes every key of an installation (App uninstalled). */
+  purgeInstallation(installationId: number): Promise<void>;
+
+  // --- Indexes and bookkeeping ---
+
+  /** Records of one repository (any state), most recent activity first, at most `limit`. */
+  listRepository(installationId: number, repoId: number, limit: number): Promise<ClaimRecord[]>;
+  /** Records that an installation holds claims (a global set, outside any installation's hash slot). */
+  rememberInstallation(installationId: number): Promise<void>;
+  /** Installations the store holds claims for: the janitor's sweep list (no GitHub request needed). */
+  installations(): Promise<number[]>;
+  /** Number of active agent claims of the installation (the disruption guard's denominator). */
+  activeCount(installationId: number): Promise<number>;
+  /** True the first time a webhook delivery id is seen within `ttlMs` (redelivery dedupe). */
+  firstDelivery(deliveryId: string, ttlMs: number): Promise<boolean>;
+  /** Takes or renews a named lock for `owner` (SET NX PX, or PEXPIRE when already ours). */
+  acquireLock(name: string, owner: string, ttlMs: number): Promise<boolean>;
+  /** Releases the lock only if `owner` still holds it. */
+  releaseLock(name: string, owner: string): Promise<void>;
+  /** Small JSON documents kept for operators (the janitor's last report). */
+  putDocument(name: string, value: unknown, ttlMs: number): Promise<void>;
+  getDocument(name: string): Promise<unknown>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

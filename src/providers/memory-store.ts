@@ -1,15 +1,20 @@
 // The embedded single-process LivenessStore: the reference semantics the Redis scripts reproduce.
 import { timingSafeEqual } from "node:crypto";
-import type { Actor, ClaimRecord, SubjectKey, Transition } from "../domain/claim.js";
+import type { Actor, ClaimRecord, Durations, SubjectKey, Transition } from "../domain/claim.js";
 import type {
   ClaimInput,
   ClaimOutcome,
+  EndClaimInput,
+  EndClaimOutcome,
   GoneReason,
   HeartbeatInput,
   HeartbeatOutcome,
+  HumanClaimInput,
   LeaseInput,
   LeaseRefusal,
   LivenessStore,
+  MarkStaleInput,
+  MarkStaleOutcome,
   ReleaseInput,
   ReleaseOutcomeResult,
   VerifyOutcome,
@@ -22,6 +27,13 @@ interface SubjectSlot {
   highWater: number;
   digests: Map<number, string>;
   history: Transition[];
+  /** Time of the record's last transition or heartbeat: the repository listing's order. */
+  activityAt?: number;
+}
+
+export interface MemoryLivenessStoreOptions {
+  /** Clock for the keys that expire on their own (deliveries, locks, documents); default Date.now. */
+  now?: () => number;
 }
 
 export function digestsEqual(a: string, b: string): boolean {
@@ -47,6 +59,14 @@ export class MemoryLivenessStore implements LivenessStore {
   readonly #slots = new Map<string, SubjectSlot>();
   readonly #epochs = new Map<number, number>();
   readonly #deadlines = new Map<number, Map<string, number>>();
+  readonly #installations = new Set<number>();
+  /** Keys with a time to live, named as on Redis (`delivery:…`, `lock:…`, `doc:…`). */
+  readonly #expiring = new Map<string, { value: string; expiresAt: number }>();
+  readonly #now: () => number;
+
+  constructor(options: MemoryLivenessStoreOptions = {}) {
+    this.#now = options.now ?? Date.now;
+  }
 
   #slot(key: SubjectKey): SubjectSlot {
     const id = `${key.installationId}:${key.repoId}:${key.issue}`;
@@ -110,6 +130,7 @@ export class MemoryLivenessStore implements LivenessStore {
         current.sync = "pending";
         slot.digests.set(current.generation, input.tokenDigest);
         this.#setDeadline(current);
+        slot.activityAt = now;
         this.#record(slot, {
           at: now,
           generation: current.generation,
@@ -138,6 +159,7 @@ export class MemoryLivenessStore implements LivenessStore {
               at: now,
               graceMs: current.durations.heartbeatMs,
             };
+            slot.activityAt = now;
             this.#record(slot, {
               at: now,
               generation: current.generation,
@@ -174,6 +196,7 @@ export class MemoryLivenessStore implements LivenessStore {
     slot.record = record;
     slot.digests.set(generation, input.tokenDigest);
     this.#setDeadline(record);
+    slot.activityAt = now;
     this.#record(slot, { at: now, generation, kind: "claimed", actor: input.actor });
     return { kind: "created", record: clone(record), previous };
   }
@@ -199,8 +222,13 @@ export class MemoryLivenessStore implements LivenessStore {
     const slot = this.#slot(key);
     if (!slot.record || slot.record.generation !== generation || slot.record.sync !== "pending") return;
     slot.record = previous ? clone(previous) : null;
-    if (previous) this.#setDeadline(previous);
-    else this.#deadlines.get(key.installationId)?.delete(`${key.repoId}:${key.issue}`);
+    if (previous) {
+      this.#setDeadline(previous);
+      slot.activityAt = now;
+    } else {
+      this.#deadlines.get(key.installationId)?.delete(`${key.repoId}:${key.issue}`);
+      delete slot.activityAt;
+    }
     this.#record(slot, { at: now, generation, kind: "rolled-back" });
   }
 
@@ -250,6 +278,7 @@ export class MemoryLivenessStore implements LivenessStore {
     record.lastHeartbeatAt = input.now;
     delete record.takeover;
     this.#setDeadline(record);
+    slot.activityAt = input.now;
     return { kind: "ok", record: clone(record), editComment };
   }
 
@@ -283,6 +312,7 @@ export class MemoryLivenessStore implements LivenessStore {
     record.sync = "pending";
     delete record.takeover;
     this.#setDeadline(record);
+    slot.activityAt = input.now;
     this.#record(slot, {
       at: input.now,
       generation: record.generation,
@@ -310,6 +340,7 @@ export class MemoryLivenessStore implements LivenessStore {
     slot.record = clone(record);
     if (record.tokenDigest) slot.digests.set(record.generation, record.tokenDigest);
     this.#setDeadline(record);
+    slot.activityAt = now;
     this.#record(slot, { at: now, generation: record.generation, kind: "restored", actor: record.actor });
     return "restored";
   }
@@ -337,6 +368,161 @@ export class MemoryLivenessStore implements LivenessStore {
     if (known !== undefined) return known;
     this.#epochs.set(installationId, now);
     return now;
+  }
+
+  async endClaim(input: EndClaimInput): Promise<EndClaimOutcome> {
+    const slot = this.#slot(input.key);
+    const current = slot.record;
+    const reason = endGuard(current, input);
+    if (reason) return { kind: "skipped", reason, current: current ? clone(current) : null };
+    const record = current!;
+    const previous = clone(record);
+    record.state = input.to;
+    record.endedAt = input.now;
+    if (input.by) record.endedBy = clone(input.by);
+    record.sync = "pending";
+    delete record.takeover;
+    if (input.bump) {
+      // Above the high-water mark, so a generation burnt by a rolled-back claim is never reused.
+      const generation = Math.max(slot.highWater, previous.generation) + 1;
+      slot.highWater = generation;
+      record.generation = generation;
+      record.supersedes = previous.generation;
+    }
+    this.#setDeadline(record);
+    slot.activityAt = input.now;
+    this.#record(slot, {
+      at: input.now,
+      generation: previous.generation,
+      kind: input.to,
+      ...(input.by ? { actor: clone(input.by) } : {}),
+    });
+    return { kind: "ended", previous, record: clone(record) };
+  }
+
+  async markStale(input: MarkStaleInput): Promise<MarkStaleOutcome> {
+    const slot = this.#slot(input.key);
+    const current = slot.record;
+    const reason = markStaleGuard(current, input);
+    if (reason) return { kind: "skipped", reason, current: current ? clone(current) : null };
+    const record = current!;
+    record.staleMarkedAt = input.now;
+    this.#setDeadline(record);
+    slot.activityAt = input.now;
+    return { kind: "marked", record: clone(record) };
+  }
+
+  async humanClaim(input: HumanClaimInput): Promise<{ record: ClaimRecord; previous: ClaimRecord | null }> {
+    const slot = this.#slot(input.key);
+    const current = slot.record;
+    const { now } = input;
+    const generation = Math.max(slot.highWater, current?.generation ?? 0, input.minGeneration) + 1;
+    slot.highWater = generation;
+    const previous = current ? clone(current) : null;
+    if (current?.state === "active") {
+      this.#record(slot, { at: now, generation: current.generation, kind: "superseded", actor: input.actor });
+    }
+    const record = clone(newHumanRecord(input, generation, current));
+    slot.record = record;
+    this.#setDeadline(record);
+    slot.activityAt = now;
+    this.#record(
+      slot,
+      input.release
+        ? { at: now, generation, kind: "released", actor: input.actor, note: "abandoned" }
+        : { at: now, generation, kind: "claimed", actor: input.actor },
+    );
+    return { record: clone(record), previous };
+  }
+
+  async recordPush(key: SubjectKey, generation: number, at: number): Promise<void> {
+    const record = this.#slot(key).record;
+    if (!record || record.generation !== generation || record.state !== "active") return;
+    record.lastPushAt = Math.max(record.lastPushAt ?? at, at);
+  }
+
+  async forget(key: SubjectKey, now: number): Promise<void> {
+    const slot = this.#slot(key);
+    this.#deadlines.get(key.installationId)?.delete(`${key.repoId}:${key.issue}`);
+    delete slot.activityAt;
+    const record = slot.record;
+    if (!record || record.state === "revoked") return;
+    forgottenRecord(record, now);
+    this.#record(slot, { at: now, generation: record.generation, kind: "revoked", note: "forgotten" });
+  }
+
+  async purgeInstallation(installationId: number): Promise<void> {
+    for (const id of this.#slots.keys()) {
+      if (id.startsWith(`${installationId}:`)) this.#slots.delete(id);
+    }
+    this.#epochs.delete(installationId);
+    this.#deadlines.delete(installationId);
+    this.#installations.delete(installationId);
+  }
+
+  async listRepository(installationId: number, repoId: number, limit: number): Promise<ClaimRecord[]> {
+    if (limit <= 0) return [];
+    const listed: { issue: string; at: number; record: ClaimRecord | null }[] = [];
+    for (const [id, slot] of this.#slots) {
+      if (slot.activityAt === undefined || !id.startsWith(`${installationId}:${repoId}:`)) continue;
+      listed.push({ issue: id.slice(id.lastIndexOf(":") + 1), at: slot.activityAt, record: slot.record });
+    }
+    // Ties in reverse order of the member string, as ZREVRANGE orders them.
+    listed.sort((a, b) => b.at - a.at || (a.issue < b.issue ? 1 : a.issue > b.issue ? -1 : 0));
+    return listed.slice(0, limit).flatMap(({ record }) => (record ? [clone(record)] : []));
+  }
+
+  async rememberInstallation(installationId: number): Promise<void> {
+    this.#installations.add(installationId);
+  }
+
+  async installations(): Promise<number[]> {
+    return [...this.#installations].sort((a, b) => a - b);
+  }
+
+  async activeCount(installationId: number): Promise<number> {
+    return this.#deadlines.get(installationId)?.size ?? 0;
+  }
+
+  async firstDelivery(deliveryId: string, ttlMs: number): Promise<boolean> {
+    checkTtl(ttlMs);
+    const name = `delivery:${deliveryId}`;
+    if (this.#alive(name) !== undefined) return false;
+    this.#expiring.set(name, { value: "1", expiresAt: this.#now() + ttlMs });
+    return true;
+  }
+
+  async acquireLock(name: string, owner: string, ttlMs: number): Promise<boolean> {
+    checkTtl(ttlMs);
+    const held = this.#alive(`lock:${name}`);
+    if (held !== undefined && held !== owner) return false;
+    this.#expiring.set(`lock:${name}`, { value: owner, expiresAt: this.#now() + ttlMs });
+    return true;
+  }
+
+  async releaseLock(name: string, owner: string): Promise<void> {
+    if (this.#alive(`lock:${name}`) === owner) this.#expiring.delete(`lock:${name}`);
+  }
+
+  async putDocument(name: string, value: unknown, ttlMs: number): Promise<void> {
+    checkTtl(ttlMs);
+    this.#expiring.set(`doc:${name}`, { value: encodeDocument(name, value), expiresAt: this.#now() + ttlMs });
+  }
+
+  async getDocument(name: string): Promise<unknown> {
+    const json = this.#alive(`doc:${name}`);
+    return json === undefined ? null : JSON.parse(json);
+  }
+
+  /** The value of an expiring key, or undefined once its time is up (as Redis would have dropped it). */
+  #alive(name: string): string | undefined {
+    const entry = this.#expiring.get(name);
+    if (!entry) return undefined;
+    if (this.#now() >= entry.expiresAt) {
+      this.#expiring.delete(name);
+      return undefined;
+    }
+    return entry.value;
   }
 
   async ping(): Promise<void> {}
@@ -373,6 +559,92 @@ export function newClaimRecord(
     ...(input.artifacts ? { artifacts: input.artifacts } : {}),
     ...(current ? { supersedes: current.generation } : {}),
   };
+}
+
+/** Lease lengths a human claim gets when there is no previous record to copy them from (§2.1 author). */
+export const humanClaimDurations: Durations = {
+  ttlMs: 30 * 60_000,
+  reclaimAfterMs: 60 * 60_000,
+  heartbeatMs: 5 * 60_000,
+};
+
+/** The record a `/reclaim` writes (shared by every store); `current` lends its durations and branch. */
+export function newHumanRecord(
+  input: HumanClaimInput,
+  generation: number,
+  current: ClaimRecord | null,
+): ClaimRecord {
+  const { now } = input;
+  return {
+    installationId: input.key.installationId,
+    repoId: input.key.repoId,
+    issue: input.key.issue,
+    repo: input.repo,
+    generation,
+    state: input.release ? "released" : "human",
+    actor: input.actor,
+    taskClass: "author",
+    durations: current ? current.durations : humanClaimDurations,
+    claimedAt: now,
+    lastHeartbeatAt: now,
+    appAssigned: input.appAssigned,
+    sync: "pending",
+    ...(current?.branch ? { branch: current.branch } : {}),
+    ...(input.issueNodeId ? { issueNodeId: input.issueNodeId } : {}),
+    ...(input.assigneeNodeId ? { assigneeNodeId: input.assigneeNodeId } : {}),
+    ...(current ? { supersedes: current.generation } : {}),
+    ...(input.release ? { outcome: "abandoned" as const, endedAt: now, endedBy: input.actor } : {}),
+  };
+}
+
+/** Why an App-made transition (endClaim) must leave the record alone, or null when it may proceed. */
+export function endGuard(
+  current: ClaimRecord | null,
+  input: { generation: number; now: number; requireSilentMs?: number; storeEpoch?: number },
+): "missing" | "moved-on" | "not-active" | "live" | null {
+  if (!current) return "missing";
+  if (current.generation !== input.generation) return "moved-on";
+  if (current.state !== "active") return "not-active";
+  if (input.requireSilentMs !== undefined) {
+    // Silence before the store's epoch is unknown, not proven (invariant 7).
+    const since = Math.max(current.lastHeartbeatAt, input.storeEpoch ?? 0);
+    if (input.now - since < input.requireSilentMs) return "live";
+  }
+  return null;
+}
+
+export function markStaleGuard(
+  current: ClaimRecord | null,
+  input: MarkStaleInput,
+): "missing" | "moved-on" | "not-active" | "live" | "already-marked" | null {
+  const early = endGuard(current, { generation: input.generation, now: input.now });
+  if (early) return early;
+  if (current!.staleMarkedAt !== undefined) return "already-marked";
+  return endGuard(current, input);
+}
+
+/**
+ * A forgotten subject's record: revoked, and synced because its issue left the repository, so
+ * there is nothing on GitHub left to write.
+ */
+function forgottenRecord(record: ClaimRecord, now: number): void {
+  record.state = "revoked";
+  record.endedAt = now;
+  record.sync = "done";
+  delete record.takeover;
+}
+
+/** PX needs a positive whole number of milliseconds; both stores refuse anything else alike. */
+export function checkTtl(ttlMs: number): void {
+  if (!Number.isSafeInteger(ttlMs) || ttlMs <= 0) {
+    throw new RangeError(`ttlMs must be a positive whole number of milliseconds, got ${ttlMs}`);
+  }
+}
+
+export function encodeDocument(name: string, value: unknown): string {
+  const json = JSON.stringify(value);
+  if (json === undefined) throw new TypeError(`the document "${name}" has no JSON form`);
+  return json;
 }
 
 export function goneReason(record: ClaimRecord): GoneReason {

@@ -1,21 +1,34 @@
 // The Redis LivenessStore: every transition is one Lua script (EVALSHA) over the keys of one installation.
 import type { Cluster, Redis } from "ioredis";
+import { z } from "zod";
 import { type Actor, ClaimRecord, type SubjectKey, Transition } from "../domain/claim.js";
 import {
   type ClaimInput,
   type ClaimOutcome,
+  type EndClaimInput,
+  type EndClaimOutcome,
   type GoneReason,
   type HeartbeatInput,
   type HeartbeatOutcome,
+  type HumanClaimInput,
   type LeaseInput,
   type LeaseRefusal,
   type LivenessStore,
+  type MarkStaleInput,
+  type MarkStaleOutcome,
   type ReleaseInput,
   type ReleaseOutcomeResult,
   StoreUnavailableError,
   type VerifyOutcome,
 } from "./liveness-store.js";
-import { newClaimRecord, takeoverIntentLifetimeFactor } from "./memory-store.js";
+import {
+  checkTtl,
+  encodeDocument,
+  humanClaimDurations,
+  newClaimRecord,
+  newHumanRecord,
+  takeoverIntentLifetimeFactor,
+} from "./memory-store.js";
 
 export interface RedisLivenessStoreOptions {
   /**
@@ -162,6 +175,26 @@ local function count_live(set_key, holders, member, now, is_login)
   return n
 end
 
+-- The repository listing: member = issue number, score = time of the last transition or heartbeat.
+local function touch(repo_key, at, member)
+  redis.call('ZADD', repo_key, at, string.match(member, '[^:]*$'))
+end
+
+-- Why an App-made transition must leave the record alone (nil when it may proceed).
+local function end_guard(cur, generation_arg)
+  if not cur then return 'missing' end
+  if tonumber(cur.generation) ~= tonumber(generation_arg) then return 'moved-on' end
+  if cur.state ~= 'active' then return 'not-active' end
+  return nil
+end
+
+-- With a required silence: silence before the store's epoch is unknown, not proven (invariant 7).
+local function still_live(cur, now, silent_ms_arg, epoch_arg)
+  if silent_ms_arg == '' then return false end
+  local since = math.max(tonumber(cur.lastHeartbeatAt), tonumber(epoch_arg) or 0)
+  return now - since < tonumber(silent_ms_arg)
+end
+
 local function refuse(cur, cur_flat, tok_key, generation_arg, digest)
   local generation = tonumber(generation_arg)
   if not cur or generation > tonumber(cur.generation) then return {'missing'} end
@@ -175,7 +208,8 @@ local function refuse(cur, cur_flat, tok_key, generation_arg, digest)
 end
 `;
 
-// KEYS: record, high-water, digests, history, deadlines, holders, claimant login set, claimant session set.
+// KEYS: record, high-water, digests, history, deadlines, holders, claimant login set, claimant session set,
+//       repository listing.
 // ARGV: now, member, claimant JSON, digest, takeover, minGeneration, perSession, perLogin,
 //       claimant has a session identity, then the new record's fields (without generation/supersedes).
 const claimLua = `
@@ -199,6 +233,7 @@ if cur and cur.state == 'active' then
     redis.call('HSET', KEYS[3], cur.generation, ARGV[4])
     local m, flat = load(KEYS[1])
     index_record(m, KEYS[5], KEYS[6], member, KEYS[7], session_key)
+    touch(KEYS[9], ARGV[1], member)
     push_history(KEYS[4], ARGV[1], cur.generation, 'reclaimed', claimant_json)
     return {'reclaimed', flat}
   end
@@ -222,6 +257,7 @@ if cur and cur.state == 'active' then
         intent_at = now
         grace = tonumber(cur.heartbeatMs)
         redis.call('HSET', KEYS[1], 'takeoverBy', claimant_json, 'takeoverAt', ARGV[1], 'takeoverGraceMs', cur.heartbeatMs)
+        touch(KEYS[9], ARGV[1], member)
         push_history(KEYS[4], ARGV[1], cur.generation, 'takeover-requested', claimant_json)
         cur, cur_flat = load(KEYS[1])
       end
@@ -258,6 +294,7 @@ redis.call('HSET', KEYS[1], unpack(fields))
 redis.call('HSET', KEYS[3], gen, ARGV[4])
 local m, flat = load(KEYS[1])
 index_record(m, KEYS[5], KEYS[6], member, KEYS[7], session_key)
+touch(KEYS[9], ARGV[1], member)
 push_history(KEYS[4], ARGV[1], gen, 'claimed', claimant_json)
 return {'created', flat, cur_flat}
 `;
@@ -271,7 +308,7 @@ if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'commentId', ARGV[3]) end
 return 1
 `;
 
-// KEYS: record, history, deadlines, holders, previous login set, previous session set.
+// KEYS: record, history, deadlines, holders, previous login set, previous session set, repository listing.
 // ARGV: generation, now, member, has previous, previous has a session identity, previous fields.
 const rollbackLua = `
 local cur = load(KEYS[1])
@@ -284,9 +321,11 @@ if ARGV[4] == '1' then
   local session_key = nil
   if ARGV[5] == '1' then session_key = KEYS[6] end
   index_record(load(KEYS[1]), KEYS[3], KEYS[4], ARGV[3], KEYS[5], session_key)
+  touch(KEYS[7], ARGV[2], ARGV[3])
 else
   redis.call('ZREM', KEYS[3], ARGV[3])
   redis.call('HDEL', KEYS[4], ARGV[3])
+  redis.call('ZREM', KEYS[7], string.match(ARGV[3], '[^:]*$'))
 end
 push_history(KEYS[2], ARGV[2], cur.generation, 'rolled-back')
 return 1
@@ -303,7 +342,7 @@ if now - tonumber(cur.lastHeartbeatAt) >= tonumber(cur.reclaimAfterMs) then retu
 return {'ok', cur_flat}
 `;
 
-// KEYS: record, digests, deadlines, holders.
+// KEYS: record, digests, deadlines, holders, repository listing.
 // ARGV: generation, digest, now, member, phaseEditEveryMs, has phase, phase, has blocker, blocker,
 //       waitUntil, pullRequest, ttlMs, reclaimAfterMs, heartbeatMs ('' when absent).
 const heartbeatLua = `
@@ -349,10 +388,12 @@ redis.call('HSET', KEYS[1], unpack(set))
 redis.call('HDEL', KEYS[1], 'staleMarkedAt', 'takeoverBy', 'takeoverAt', 'takeoverGraceMs')
 local m, flat = load(KEYS[1])
 refresh_record(m, KEYS[3], KEYS[4], ARGV[4])
+touch(KEYS[5], ARGV[3], ARGV[4])
 return {'ok', flat, edit}
 `;
 
-// KEYS: record, digests, history, deadlines, holders. ARGV: generation, digest, now, member, outcome.
+// KEYS: record, digests, history, deadlines, holders, repository listing.
+// ARGV: generation, digest, now, member, outcome.
 const releaseLua = `
 local cur, cur_flat = load(KEYS[1])
 local refusal = refuse(cur, cur_flat, KEYS[2], ARGV[1], ARGV[2])
@@ -365,6 +406,7 @@ redis.call('HSET', KEYS[1], 'state', state, 'outcome', ARGV[5], 'endedAt', ARGV[
 redis.call('HDEL', KEYS[1], 'takeoverBy', 'takeoverAt', 'takeoverGraceMs')
 redis.call('ZREM', KEYS[4], ARGV[4])
 redis.call('HDEL', KEYS[5], ARGV[4])
+touch(KEYS[6], ARGV[3], ARGV[4])
 push_history(KEYS[3], ARGV[3], cur.generation, state, cur.actor, ARGV[5])
 local m, flat = load(KEYS[1])
 return {'released', flat, '0'}
@@ -378,7 +420,7 @@ redis.call('HSET', KEYS[1], 'sync', 'done')
 return 1
 `;
 
-// KEYS: record, high-water, digests, history, deadlines, holders, login set, session set.
+// KEYS: record, high-water, digests, history, deadlines, holders, login set, session set, repository listing.
 // ARGV: now, member, has a session identity, generation, digest ('' when absent), actor JSON, fields.
 const restoreLua = `
 local generation = tonumber(ARGV[4])
@@ -394,6 +436,7 @@ if ARGV[5] ~= '' then redis.call('HSET', KEYS[3], ARGV[4], ARGV[5]) end
 local session_key = nil
 if ARGV[3] == '1' then session_key = KEYS[8] end
 index_record(load(KEYS[1]), KEYS[5], KEYS[6], ARGV[2], KEYS[7], session_key)
+touch(KEYS[9], ARGV[1], ARGV[2])
 push_history(KEYS[4], ARGV[1], ARGV[4], 'restored', ARGV[6])
 return 'restored'
 `;
@@ -406,16 +449,156 @@ redis.call('SET', KEYS[1], ARGV[1])
 return ARGV[1]
 `;
 
+// KEYS: record, high-water, history, deadlines, holders, repository listing.
+// ARGV: generation, now, to, bump, ender JSON (''), requireSilentMs (''), storeEpoch (''), member.
+const endClaimLua = `
+local now = tonumber(ARGV[2])
+local cur, cur_flat = load(KEYS[1])
+local reason = end_guard(cur, ARGV[1])
+if not reason and still_live(cur, now, ARGV[6], ARGV[7]) then reason = 'live' end
+if reason then return {'skipped', reason, cur_flat} end
+local set = {'state', ARGV[3], 'endedAt', ARGV[2], 'sync', 'pending'}
+if ARGV[5] ~= '' then
+  set[#set + 1] = 'endedBy'
+  set[#set + 1] = ARGV[5]
+end
+if ARGV[4] == '1' then
+  -- Above the high-water mark, so a generation burnt by a rolled-back claim is never reused.
+  local high_water = tonumber(redis.call('GET', KEYS[2]) or '0')
+  local gen = int(math.max(high_water, tonumber(cur.generation)) + 1)
+  redis.call('SET', KEYS[2], gen)
+  set[#set + 1] = 'generation'
+  set[#set + 1] = gen
+  set[#set + 1] = 'supersedes'
+  set[#set + 1] = cur.generation
+end
+redis.call('HSET', KEYS[1], unpack(set))
+redis.call('HDEL', KEYS[1], 'takeoverBy', 'takeoverAt', 'takeoverGraceMs')
+redis.call('ZREM', KEYS[4], ARGV[8])
+redis.call('HDEL', KEYS[5], ARGV[8])
+touch(KEYS[6], ARGV[2], ARGV[8])
+local ender = nil
+if ARGV[5] ~= '' then ender = ARGV[5] end
+push_history(KEYS[3], ARGV[2], cur.generation, ARGV[3], ender)
+local m, flat = load(KEYS[1])
+return {'ended', cur_flat, flat}
+`;
+
+// KEYS: record, deadlines, repository listing. ARGV: generation, now, requireSilentMs, storeEpoch, member.
+const markStaleLua = `
+local now = tonumber(ARGV[2])
+local cur, cur_flat = load(KEYS[1])
+local reason = end_guard(cur, ARGV[1])
+if not reason and cur.staleMarkedAt then reason = 'already-marked' end
+if not reason and still_live(cur, now, ARGV[3], ARGV[4]) then reason = 'live' end
+if reason then return {'skipped', reason, cur_flat} end
+redis.call('HSET', KEYS[1], 'staleMarkedAt', ARGV[2])
+local m, flat = load(KEYS[1])
+redis.call('ZADD', KEYS[2], int(deadline_of(m)), ARGV[5])
+touch(KEYS[3], ARGV[2], ARGV[5])
+return {'marked', flat}
+`;
+
+// KEYS: record, high-water, history, deadlines, holders, repository listing.
+// ARGV: now, member, minGeneration, actor JSON, release, default ttlMs, reclaimAfterMs, heartbeatMs,
+//       then the new record's fields (without generation, supersedes, durations and branch).
+const humanClaimLua = `
+local cur, cur_flat = load(KEYS[1])
+local high_water = tonumber(redis.call('GET', KEYS[2]) or '0')
+local current_generation = 0
+if cur then current_generation = tonumber(cur.generation) end
+local gen = int(math.max(high_water, current_generation, tonumber(ARGV[3])) + 1)
+redis.call('SET', KEYS[2], gen)
+if cur and cur.state == 'active' then
+  push_history(KEYS[3], ARGV[1], cur.generation, 'superseded', ARGV[4])
+end
+local fields = {'generation', gen}
+local function add(name, value)
+  fields[#fields + 1] = name
+  fields[#fields + 1] = value
+end
+if cur then
+  add('supersedes', cur.generation)
+  add('ttlMs', cur.ttlMs)
+  add('reclaimAfterMs', cur.reclaimAfterMs)
+  add('heartbeatMs', cur.heartbeatMs)
+  if cur.branch then add('branch', cur.branch) end
+else
+  add('ttlMs', ARGV[6])
+  add('reclaimAfterMs', ARGV[7])
+  add('heartbeatMs', ARGV[8])
+end
+for i = 9, #ARGV do fields[#fields + 1] = ARGV[i] end
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], unpack(fields))
+redis.call('ZREM', KEYS[4], ARGV[2])
+redis.call('HDEL', KEYS[5], ARGV[2])
+touch(KEYS[6], ARGV[1], ARGV[2])
+if ARGV[5] == '1' then
+  push_history(KEYS[3], ARGV[1], gen, 'released', ARGV[4], 'abandoned')
+else
+  push_history(KEYS[3], ARGV[1], gen, 'claimed', ARGV[4])
+end
+local m, flat = load(KEYS[1])
+return {flat, cur_flat}
+`;
+
+// KEYS: record. ARGV: generation, at.
+const recordPushLua = `
+local cur = load(KEYS[1])
+if not cur or tonumber(cur.generation) ~= tonumber(ARGV[1]) or cur.state ~= 'active' then return 0 end
+if cur.lastPushAt and tonumber(cur.lastPushAt) >= tonumber(ARGV[2]) then return 0 end
+redis.call('HSET', KEYS[1], 'lastPushAt', ARGV[2])
+return 1
+`;
+
+// KEYS: record, history, deadlines, holders, repository listing. ARGV: now, member.
+// The record stays (so the old lease answers gone) but synced: its issue left the repository.
+const forgetLua = `
+redis.call('ZREM', KEYS[3], ARGV[2])
+redis.call('HDEL', KEYS[4], ARGV[2])
+redis.call('ZREM', KEYS[5], string.match(ARGV[2], '[^:]*$'))
+local cur = load(KEYS[1])
+if not cur or cur.state == 'revoked' then return 0 end
+redis.call('HSET', KEYS[1], 'state', 'revoked', 'endedAt', ARGV[1], 'sync', 'done')
+redis.call('HDEL', KEYS[1], 'takeoverBy', 'takeoverAt', 'takeoverGraceMs')
+push_history(KEYS[2], ARGV[1], cur.generation, 'revoked', nil, 'forgotten')
+return 1
+`;
+
+// KEYS: lock. ARGV: owner, ttlMs.
+const acquireLockLua = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  return 1
+end
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
+return 0
+`;
+
+// KEYS: lock. ARGV: owner.
+const releaseLockLua = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+`;
+
 const scripts = {
-  claimholdClaim: { numberOfKeys: 8, lua: claimLua },
+  claimholdClaim: { numberOfKeys: 9, lua: claimLua },
   claimholdCommit: { numberOfKeys: 1, lua: commitLua },
-  claimholdRollback: { numberOfKeys: 6, lua: rollbackLua },
+  claimholdRollback: { numberOfKeys: 7, lua: rollbackLua },
   claimholdVerify: { numberOfKeys: 2, lua: verifyLua },
-  claimholdHeartbeat: { numberOfKeys: 4, lua: heartbeatLua },
-  claimholdRelease: { numberOfKeys: 5, lua: releaseLua },
+  claimholdHeartbeat: { numberOfKeys: 5, lua: heartbeatLua },
+  claimholdRelease: { numberOfKeys: 6, lua: releaseLua },
   claimholdMarkSynced: { numberOfKeys: 1, lua: markSyncedLua },
-  claimholdRestore: { numberOfKeys: 8, lua: restoreLua },
+  claimholdRestore: { numberOfKeys: 9, lua: restoreLua },
   claimholdEpoch: { numberOfKeys: 1, lua: epochLua },
+  claimholdEndClaim: { numberOfKeys: 6, lua: endClaimLua },
+  claimholdMarkStale: { numberOfKeys: 3, lua: markStaleLua },
+  claimholdHumanClaim: { numberOfKeys: 6, lua: humanClaimLua },
+  claimholdRecordPush: { numberOfKeys: 1, lua: recordPushLua },
+  claimholdForget: { numberOfKeys: 5, lua: forgetLua },
+  claimholdAcquireLock: { numberOfKeys: 1, lua: acquireLockLua },
+  claimholdReleaseLock: { numberOfKeys: 1, lua: releaseLockLua },
 } as const;
 type ScriptName = keyof typeof scripts;
 type ScriptReply = string | number | null | ScriptReply[];
@@ -450,6 +633,7 @@ export class RedisLivenessStore implements LivenessStore {
         ...this.#subjectKeys(key, "rec", "gen", "tok", "hist"),
         ...this.#installationKeys(key.installationId),
         ...this.#actorKeys(key.installationId, actor),
+        this.#repositoryKey(key),
       ],
       [
         String(input.now),
@@ -517,6 +701,7 @@ export class RedisLivenessStore implements LivenessStore {
         ...this.#subjectKeys(key, "rec", "hist"),
         ...this.#installationKeys(key.installationId),
         ...this.#actorKeys(key.installationId, previous?.actor ?? null),
+        this.#repositoryKey(key),
       ],
       [
         String(generation),
@@ -541,10 +726,13 @@ export class RedisLivenessStore implements LivenessStore {
   }
 
   async heartbeat(input: HeartbeatInput): Promise<HeartbeatOutcome> {
-    const optional = (value: number | undefined) => (value === undefined ? "" : String(value));
     const reply = await this.#script(
       "claimholdHeartbeat",
-      [...this.#subjectKeys(input.key, "rec", "tok"), ...this.#installationKeys(input.key.installationId)],
+      [
+        ...this.#subjectKeys(input.key, "rec", "tok"),
+        ...this.#installationKeys(input.key.installationId),
+        this.#repositoryKey(input.key),
+      ],
       [
         String(input.generation),
         input.tokenDigest,
@@ -573,6 +761,7 @@ export class RedisLivenessStore implements LivenessStore {
       [
         ...this.#subjectKeys(input.key, "rec", "tok", "hist"),
         ...this.#installationKeys(input.key.installationId),
+        this.#repositoryKey(input.key),
       ],
       [String(input.generation), input.tokenDigest, String(input.now), memberOf(input.key), input.outcome],
     );
@@ -599,6 +788,7 @@ export class RedisLivenessStore implements LivenessStore {
         ...this.#subjectKeys(record, "rec", "gen", "tok", "hist"),
         ...this.#installationKeys(record.installationId),
         ...this.#actorKeys(record.installationId, record.actor),
+        this.#repositoryKey(record),
       ],
       [
         String(now),
@@ -646,6 +836,202 @@ export class RedisLivenessStore implements LivenessStore {
     return Number(reply);
   }
 
+  async endClaim(input: EndClaimInput): Promise<EndClaimOutcome> {
+    const { key } = input;
+    const reply = await this.#script(
+      "claimholdEndClaim",
+      [
+        ...this.#subjectKeys(key, "rec", "gen", "hist"),
+        ...this.#installationKeys(key.installationId),
+        this.#repositoryKey(key),
+      ],
+      [
+        String(input.generation),
+        String(input.now),
+        input.to,
+        input.bump ? "1" : "0",
+        input.by ? JSON.stringify(input.by) : "",
+        optional(input.requireSilentMs),
+        optional(input.storeEpoch),
+        memberOf(key),
+      ],
+    );
+    const [kind, a, b] = asArray(reply);
+    if (kind === "ended") return { kind: "ended", previous: parseRecord(a), record: parseRecord(b) };
+    if (kind === "skipped") {
+      return { kind: "skipped", reason: EndClaimSkip.parse(a), current: parseOptionalRecord(b) };
+    }
+    throw unexpectedReply("endClaim", reply);
+  }
+
+  async markStale(input: MarkStaleInput): Promise<MarkStaleOutcome> {
+    const { key } = input;
+    const [deadlines] = this.#installationKeys(key.installationId);
+    const reply = await this.#script(
+      "claimholdMarkStale",
+      [...this.#subjectKeys(key, "rec"), deadlines, this.#repositoryKey(key)],
+      [
+        String(input.generation),
+        String(input.now),
+        String(input.requireSilentMs),
+        String(input.storeEpoch),
+        memberOf(key),
+      ],
+    );
+    const [kind, a, b] = asArray(reply);
+    if (kind === "marked") return { kind: "marked", record: parseRecord(a) };
+    if (kind === "skipped") {
+      return { kind: "skipped", reason: MarkStaleSkip.parse(a), current: parseOptionalRecord(b) };
+    }
+    throw unexpectedReply("markStale", reply);
+  }
+
+  async humanClaim(input: HumanClaimInput): Promise<{ record: ClaimRecord; previous: ClaimRecord | null }> {
+    const { key } = input;
+    // The script adds generation and supersedes, and copies durations and branch from the current record.
+    const { generation: _, durations: __, ...candidate } = newHumanRecord(input, 1, null);
+    const reply = await this.#script(
+      "claimholdHumanClaim",
+      [
+        ...this.#subjectKeys(key, "rec", "gen", "hist"),
+        ...this.#installationKeys(key.installationId),
+        this.#repositoryKey(key),
+      ],
+      [
+        String(input.now),
+        memberOf(key),
+        String(input.minGeneration),
+        JSON.stringify(input.actor),
+        input.release ? "1" : "0",
+        String(humanClaimDurations.ttlMs),
+        String(humanClaimDurations.reclaimAfterMs),
+        String(humanClaimDurations.heartbeatMs),
+        ...recordToFields(candidate as ClaimRecord),
+      ],
+    );
+    const [record, previous] = asArray(reply);
+    if (!Array.isArray(record)) throw unexpectedReply("humanClaim", reply);
+    return { record: parseRecord(record), previous: parseOptionalRecord(previous) };
+  }
+
+  async recordPush(key: SubjectKey, generation: number, at: number): Promise<void> {
+    await this.#script("claimholdRecordPush", this.#subjectKeys(key, "rec"), [
+      String(generation),
+      String(at),
+    ]);
+  }
+
+  async forget(key: SubjectKey, now: number): Promise<void> {
+    await this.#script(
+      "claimholdForget",
+      [
+        ...this.#subjectKeys(key, "rec", "hist"),
+        ...this.#installationKeys(key.installationId),
+        this.#repositoryKey(key),
+      ],
+      [String(now), memberOf(key)],
+    );
+  }
+
+  async purgeInstallation(installationId: number): Promise<void> {
+    const pattern = `${escapeGlob(this.#base(installationId))}:*`;
+    // A cluster keeps the installation's keys on one master, but which one is the slot's business.
+    const nodes = this.#redis.isCluster ? (this.#redis as Cluster).nodes("master") : [this.#redis as Redis];
+    for (const node of nodes) {
+      let cursor = "0";
+      do {
+        const [next, keys] = await this.#call(() => node.scan(cursor, "MATCH", pattern, "COUNT", 1000));
+        cursor = next;
+        if (keys.length) await this.#call(() => node.unlink(...keys));
+      } while (cursor !== "0");
+    }
+    // Last, so a purge cut short leaves the installation on the janitor's list to be seen again.
+    await this.#call(() => this.#redis.srem(this.#installationsKey(), String(installationId)));
+  }
+
+  async listRepository(installationId: number, repoId: number, limit: number): Promise<ClaimRecord[]> {
+    if (limit <= 0) return [];
+    const listing = this.#repositoryKey({ installationId, repoId, issue: 0 });
+    const issues = await this.#call(() => this.#redis.zrevrange(listing, 0, limit - 1));
+    if (!issues.length) return [];
+    const replies = await this.#call(async () => {
+      const pipeline = this.#redis.pipeline();
+      for (const issue of issues) {
+        pipeline.hgetall(this.#subjectKeys({ installationId, repoId, issue: Number(issue) }, "rec")[0]!);
+      }
+      const results = (await pipeline.exec()) ?? [];
+      return results.map(([error, flat]) => {
+        if (error) throw error;
+        return flat as Record<string, string>;
+      });
+    });
+    // A record whose key vanished (evicted, deleted by hand) is skipped, not an error.
+    return replies
+      .filter((flat) => Object.keys(flat).length > 0)
+      .map((flat) => parseRecord(Object.entries(flat).flat()));
+  }
+
+  async rememberInstallation(installationId: number): Promise<void> {
+    await this.#call(() => this.#redis.sadd(this.#installationsKey(), String(installationId)));
+  }
+
+  async installations(): Promise<number[]> {
+    const members = await this.#call(() => this.#redis.smembers(this.#installationsKey()));
+    return members
+      .map((member) => {
+        const parsed = InstallationId.safeParse(member);
+        if (!parsed.success) {
+          throw new Error(`corrupt installation id "${member}" in ${this.#installationsKey()}`);
+        }
+        return parsed.data;
+      })
+      .sort((a, b) => a - b);
+  }
+
+  async activeCount(installationId: number): Promise<number> {
+    const [deadlines] = this.#installationKeys(installationId);
+    return this.#call(() => this.#redis.zcard(deadlines));
+  }
+
+  async firstDelivery(deliveryId: string, ttlMs: number): Promise<boolean> {
+    checkTtl(ttlMs);
+    const reply = await this.#call(() =>
+      this.#redis.set(`${this.#prefix}delivery:${deliveryId}`, "1", "PX", ttlMs, "NX"),
+    );
+    return reply === "OK";
+  }
+
+  async acquireLock(name: string, owner: string, ttlMs: number): Promise<boolean> {
+    checkTtl(ttlMs);
+    const reply = await this.#script(
+      "claimholdAcquireLock",
+      [`${this.#prefix}lock:${name}`],
+      [owner, String(ttlMs)],
+    );
+    return reply === 1;
+  }
+
+  async releaseLock(name: string, owner: string): Promise<void> {
+    await this.#script("claimholdReleaseLock", [`${this.#prefix}lock:${name}`], [owner]);
+  }
+
+  async putDocument(name: string, value: unknown, ttlMs: number): Promise<void> {
+    checkTtl(ttlMs);
+    const json = encodeDocument(name, value);
+    await this.#call(() => this.#redis.set(`${this.#prefix}doc:${name}`, json, "PX", ttlMs));
+  }
+
+  async getDocument(name: string): Promise<unknown> {
+    const key = `${this.#prefix}doc:${name}`;
+    const json = await this.#call(() => this.#redis.get(key));
+    if (json === null) return null;
+    try {
+      return JSON.parse(json);
+    } catch (error) {
+      throw new Error(`corrupt document at ${key}: not JSON`, { cause: error });
+    }
+  }
+
   async ping(): Promise<void> {
     await this.#call(() => this.#redis.ping());
   }
@@ -668,6 +1054,16 @@ export class RedisLivenessStore implements LivenessStore {
   #installationKeys(installationId: number): [string, string] {
     const base = this.#base(installationId);
     return [`${base}:deadlines`, `${base}:holders`];
+  }
+
+  /** Installations with claims: a global key (no hash tag), so it lives outside every installation's slot. */
+  #installationsKey(): string {
+    return `${this.#prefix}installations`;
+  }
+
+  /** The repository listing: the subjects of one repository, scored by their last activity. */
+  #repositoryKey(key: SubjectKey): string {
+    return `${this.#base(key.installationId)}:repo:${key.repoId}`;
   }
 
   /** The login and session index sets an actor's active claims are counted in. */
@@ -720,6 +1116,22 @@ export function isUnavailable(error: unknown): boolean {
     /Failed to refresh slots cache/i,
     /^(LOADING|CLUSTERDOWN|MASTERDOWN|TRYAGAIN)\b/,
   ].some((pattern) => pattern.test(error.message));
+}
+
+const InstallationId = z
+  .string()
+  .regex(/^[1-9]\d{0,15}$/)
+  .transform(Number);
+const EndClaimSkip = z.enum(["missing", "moved-on", "not-active", "live"]);
+const MarkStaleSkip = z.enum(["missing", "moved-on", "not-active", "live", "already-marked"]);
+
+function optional(value: number | undefined): string {
+  return value === undefined ? "" : String(value);
+}
+
+/** Redis SCAN MATCH patterns treat these as wildcards; braces are literal. */
+function escapeGlob(text: string): string {
+  return text.replace(/[*?[\]\\]/g, "\\$&");
 }
 
 function memberOf(key: SubjectKey): string {
@@ -796,6 +1208,10 @@ function parseRecord(reply: ScriptReply | undefined): ClaimRecord {
     );
   }
   return parsed.data;
+}
+
+function parseOptionalRecord(reply: ScriptReply | undefined): ClaimRecord | null {
+  return asArray(reply).length ? parseRecord(reply) : null;
 }
 
 function parseActor(json: string): Actor {

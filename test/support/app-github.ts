@@ -95,6 +95,7 @@ export interface IssueState {
   assignees?: { login: string; id: string }[];
   labels?: string[];
   comments?: { id: string; databaseId: number; body: string; viewerDidAuthor: boolean }[];
+  pullRequests?: { number: number; headRefName: string; author: { login: string } }[];
 }
 
 export const labelIds: Record<string, string> = { "agent:claimed": "LA_claimed", "agent:stale": "LA_stale" };
@@ -113,6 +114,8 @@ export function mockGraphqlSubjectStatus(log: GitHubRequestLog, issue: IssueStat
         id: issueNodeId(issue),
         title: issue.title ?? "Fix the parser",
         state: issue.state ?? "OPEN",
+        updatedAt: "2026-11-29T09:00:00Z",
+        closedByPullRequestsReferences: { nodes: issue.pullRequests ?? [] },
         assignees: { nodes: issue.assignees ?? [] },
         labels: { nodes: (issue.labels ?? []).map((l) => ({ id: labelIds[l] ?? `LA_${l}`, name: l })) },
         comments: { nodes: issue.comments ?? [] },
@@ -165,4 +168,85 @@ export function claimCommentOf(id: string, databaseId: number, body: string) {
 
 export function markerComment(marker: ClaimMarker, id = "IC_1", databaseId = 1) {
   return claimCommentOf(id, databaseId, `🤖 claim\n\n<!-- claim-hold:v1 ${JSON.stringify(marker)} -->`);
+}
+
+/** The label-id lookup a fresh App makes before its first write to a repository. */
+export function mockGraphqlResolveLabels(log: GitHubRequestLog, repo: string) {
+  const [owner, name] = repo.split("/");
+  let asked: Record<string, string> = {};
+  return api(log)
+    .post("/graphql", (body: { query?: string; variables?: Record<string, string> }) => {
+      const match =
+        body.query?.includes("query ResolveLabels") === true &&
+        body.variables?.owner === owner &&
+        body.variables?.name === name;
+      if (match) asked = body.variables ?? {};
+      return match;
+    })
+    .reply(200, () => {
+      const repository: Record<string, unknown> = {};
+      for (let slot = 0; slot < 4; slot++) {
+        const label = asked[`label${slot}`]!;
+        repository[`label${slot}`] = { id: labelIds[label] ?? `LA_${label}`, name: label };
+      }
+      return { data: { repository } };
+    });
+}
+
+/** A page of open issues (inventory, reconcile). */
+export function mockGraphqlOpenIssues(
+  log: GitHubRequestLog,
+  repo: string,
+  repoId: number,
+  issues: IssueState[],
+) {
+  const [owner, name] = repo.split("/");
+  return api(log)
+    .post("/graphql", (body: { query?: string; variables?: Record<string, unknown> }) => {
+      return (
+        body.query?.includes("query OpenIssues") === true &&
+        body.variables?.owner === owner &&
+        body.variables?.name === name
+      );
+    })
+    .reply(200, {
+      data: {
+        repository: {
+          databaseId: repoId,
+          nameWithOwner: repo,
+          issues: {
+            pageInfo: { hasNextPage: false, endCursor: null },
+            nodes: issues.map((issue) => ({
+              id: issueNodeId(issue),
+              number: issue.number,
+              title: issue.title ?? "Fix the parser",
+              state: issue.state ?? "OPEN",
+              updatedAt: "2026-11-29T09:00:00Z",
+              closedByPullRequestsReferences: { nodes: issue.pullRequests ?? [] },
+              assignees: { nodes: issue.assignees ?? [] },
+              labels: { nodes: (issue.labels ?? []).map((l) => ({ id: labelIds[l] ?? `LA_${l}`, name: l })) },
+              comments: { nodes: issue.comments ?? [] },
+            })),
+          },
+        },
+      },
+    });
+}
+
+export function mockListInstallationRepositories(log: GitHubRequestLog, repos: string[]) {
+  return api(log)
+    .get("/installation/repositories")
+    .query(true)
+    .reply(200, { total_count: repos.length, repositories: repos.map((full_name) => ({ full_name })) });
+}
+
+export function mockListAppInstallations(log: GitHubRequestLog, ids: number[]) {
+  return api(log)
+    .matchHeader("authorization", /^bearer /i)
+    .get("/app/installations")
+    .query(true)
+    .reply(
+      200,
+      ids.map((id) => ({ id })),
+    );
 }

@@ -3,8 +3,9 @@ import { createHmac, generateKeyPairSync } from "node:crypto";
 import { createServer } from "node:net";
 import { Writable } from "node:stream";
 import { Probot, ProbotOctokit, Server } from "probot";
-import { createClaimHoldApp } from "../../src/app.js";
+import { type ClaimHoldServices, createClaimHoldApp } from "../../src/app.js";
 import { createLogger } from "../../src/logger.js";
+import type { FenceStore } from "../../src/providers/fence-store.js";
 import type { LivenessStore } from "../../src/providers/liveness-store.js";
 
 export const testWebhookSecret = "test-webhook-secret";
@@ -12,6 +13,11 @@ export const testTokenSecret = "t".repeat(48);
 export const testAdminToken = "admin-token-for-tests-0123456789";
 
 let cachedKey: string | undefined;
+/** The App's private key (PEM), generated once per test process; the GitHub simulator can verify JWTs with it. */
+export function testAppPrivateKey(): string {
+  return privateKey();
+}
+
 function privateKey(): string {
   cachedKey ??= generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({
     type: "pkcs1",
@@ -45,6 +51,9 @@ export interface AppHarness {
   logs: string[];
   clock: { now: number };
   server: Server;
+  services: ClaimHoldServices;
+  /** Delays the janitor asked for between writes (it never really sleeps in tests). */
+  sleeps: number[];
   /** POSTs a webhook signed like GitHub does. */
   deliver(event: string, payload: unknown, deliveryId?: string): Promise<Response>;
   close(): Promise<void>;
@@ -52,9 +61,12 @@ export interface AppHarness {
 
 export async function startApp(options: {
   store: LivenessStore;
+  fences?: FenceStore;
   now?: number;
   githubBaseUrl?: string;
   adminToken?: string;
+  appId?: number;
+  publicUrl?: string;
 }): Promise<AppHarness> {
   const logs: string[] = [];
   const destination = new Writable({
@@ -66,6 +78,8 @@ export async function startApp(options: {
   const log = createLogger({ level: "debug", destination });
   const clock = { now: options.now ?? Date.parse("2026-11-29T10:00:00Z") };
   const githubBaseUrl = options.githubBaseUrl ?? "https://api.github.com";
+  const sleeps: number[] = [];
+  let services: ClaimHoldServices | undefined;
   const server = new Server({
     host: "127.0.0.1",
     port: await freePort(),
@@ -82,11 +96,21 @@ export async function startApp(options: {
   await server.load(
     createClaimHoldApp({
       store: options.store,
+      ...(options.fences ? { fences: options.fences } : {}),
+      ...(options.appId ? { appId: options.appId } : {}),
+      ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
       tokenSecret: testTokenSecret,
       githubBaseUrl,
       log,
       now: () => clock.now,
       credentialsLoaded: true,
+      disabledJobs: ["janitor"],
+      sleep: async (ms) => {
+        sleeps.push(ms);
+      },
+      onReady: (wired) => {
+        services = wired;
+      },
       ...(options.adminToken ? { adminToken: options.adminToken } : {}),
     }),
   );
@@ -95,11 +119,15 @@ export async function startApp(options: {
   if (!address || typeof address === "string") throw new Error("server did not bind a port");
   const url = `http://127.0.0.1:${address.port}`;
   let deliveries = 0;
+  if (!services) throw new Error("the App did not report its services");
+  const wiredServices = services;
   return {
     url,
     logs,
     clock,
     server,
+    services: wiredServices,
+    sleeps,
     async deliver(
       event,
       payload,
@@ -119,6 +147,7 @@ export async function startApp(options: {
       });
     },
     async close() {
+      await wiredServices.jobs.stop();
       await server.stop();
     },
   };

@@ -6,14 +6,20 @@ import {
   type AssignmentProvider,
   type ClaimCommentEvidence,
   GitHubWriteError,
+  type OpenIssuePage,
   type SubjectRef,
   type SubjectSnapshot,
   type TransitionWrite,
 } from "../assignment-provider.js";
 import {
   buildTransitionMutation,
+  type ClaimIssueNode,
   MAX_ADDED_COMMENTS,
   MAX_EDITED_COMMENTS,
+  OPEN_ISSUES_QUERY,
+  type OpenIssuesResponse,
+  type OpenIssuesVariables,
+  type PullRequestNode,
   RESOLVE_LABEL_SLOTS,
   RESOLVE_LABELS_QUERY,
   type ResolveLabelsResponse,
@@ -76,7 +82,7 @@ export class GitHubAssignmentProvider implements AssignmentProvider {
 
   constructor(private readonly options: GitHubAssignmentProviderOptions) {}
 
-  async status(ref: SubjectRef): Promise<SubjectSnapshot | null> {
+  async status(ref: SubjectRef, options: { branch?: string } = {}): Promise<SubjectSnapshot | null> {
     const { owner, name } = splitRepo(ref.repo);
     const labels = await this.#labelNames(ref);
     const octokit = await this.options.octokitFor(ref.installationId);
@@ -86,6 +92,9 @@ export class GitHubAssignmentProvider implements AssignmentProvider {
       number: ref.issue,
       claimedLabel: labels.claimed,
       staleLabel: labels.stale,
+      branch: options.branch ?? "",
+      qualifiedBranch: options.branch ? `refs/heads/${options.branch}` : "",
+      withBranch: Boolean(options.branch),
     };
     let data: SubjectStatusResponse;
     try {
@@ -102,10 +111,81 @@ export class GitHubAssignmentProvider implements AssignmentProvider {
     if (!repository || !issue || issue.__typename !== "Issue") return null;
 
     const cache = this.#labelCache(ref);
-    for (const label of [repository.claimedLabel, repository.staleLabel, ...(issue.labels?.nodes ?? [])]) {
+    for (const label of [repository.claimedLabel, repository.staleLabel]) {
       if (label) cache.set(label.name.toLowerCase(), label.id);
     }
+    const snapshot = this.#snapshotOf(ref, repository, issue);
+    snapshot.openPullRequests = uniquePullRequests([
+      ...(issue.closedByPullRequestsReferences?.nodes ?? []),
+      ...(repository.branchPullRequests?.nodes ?? []),
+    ]);
+    const committedDate = repository.branchRef?.target?.committedDate;
+    snapshot.branchCommittedAt = committedDate ? Date.parse(committedDate) : null;
+    return snapshot;
+  }
 
+  /** One page of open issues, most recently updated first, each as a snapshot (branch evidence not read). */
+  async listOpenIssues(
+    ref: Omit<SubjectRef, "issue">,
+    options: { first: number; after?: string | null; labels?: string[] | null },
+  ): Promise<OpenIssuePage> {
+    const { owner, name } = splitRepo(ref.repo);
+    const octokit = await this.options.octokitFor(ref.installationId);
+    const variables: OpenIssuesVariables = {
+      owner,
+      name,
+      first: Math.min(100, Math.max(1, options.first)),
+      after: options.after ?? null,
+      labels: options.labels ?? null,
+    };
+    const data = await this.#send({ requests: 0 }, "open-issues", () =>
+      octokit.graphql<OpenIssuesResponse>(OPEN_ISSUES_QUERY, { ...variables }),
+    );
+    const repository = data.repository;
+    if (!repository) return { repoId: null, issues: [], hasNextPage: false, endCursor: null };
+    const issues = (repository.issues.nodes ?? []).flatMap((issue) =>
+      issue ? [this.#snapshotOf({ ...ref, issue: issue.number }, repository, issue)] : [],
+    );
+    return { repoId: repository.databaseId, issues, ...repository.issues.pageInfo };
+  }
+
+  async listRepositories(installationId: number): Promise<string[]> {
+    const octokit = await this.options.octokitFor(installationId);
+    const names: string[] = [];
+    for (let page = 1; page <= 50; page++) {
+      const response = await this.#send({ requests: 0 }, "list-repositories", () =>
+        octokit.request("GET /installation/repositories", { per_page: 100, page }),
+      );
+      const data = response.data as { repositories?: { full_name: string }[] };
+      const batch = data.repositories ?? [];
+      names.push(...batch.map((r) => r.full_name));
+      if (batch.length < 100) break;
+    }
+    return names;
+  }
+
+  async repositoryName(installationId: number, repoId: number): Promise<string | null> {
+    const octokit = await this.options.octokitFor(installationId);
+    try {
+      const response = await this.#send({ requests: 0 }, "get-repository", () =>
+        octokit.request("GET /repositories/{id}", { id: repoId }),
+      );
+      return (response.data as { full_name: string }).full_name;
+    } catch (error) {
+      if (httpStatusOf(error) === 404) return null;
+      throw error;
+    }
+  }
+
+  #snapshotOf(
+    ref: SubjectRef,
+    repository: { databaseId: number; nameWithOwner: string },
+    issue: ClaimIssueNode,
+  ): SubjectSnapshot {
+    const cache = this.#labelCache(ref);
+    for (const label of issue.labels?.nodes ?? []) {
+      if (label) cache.set(label.name.toLowerCase(), label.id);
+    }
     const claimComments: ClaimCommentEvidence[] = [];
     let rejectedMarkers = 0;
     for (const comment of issue.comments.nodes ?? []) {
@@ -118,7 +198,6 @@ export class GitHubAssignmentProvider implements AssignmentProvider {
         rejectedMarkers++;
       }
     }
-
     return {
       repoId: repository.databaseId,
       repo: repository.nameWithOwner,
@@ -130,6 +209,9 @@ export class GitHubAssignmentProvider implements AssignmentProvider {
       labels: (issue.labels?.nodes ?? []).flatMap((l) => (l ? [l.name] : [])),
       claimComments,
       rejectedMarkers,
+      openPullRequests: uniquePullRequests(issue.closedByPullRequestsReferences?.nodes ?? []),
+      branchCommittedAt: null,
+      updatedAt: Date.parse(issue.updatedAt),
     };
   }
 
@@ -346,6 +428,19 @@ function onlyNotFoundErrors(error: unknown): boolean {
 }
 
 /** One line for an error message: each GraphQL error with the mutation field it hit, or the HTTP status. */
+function uniquePullRequests(nodes: (PullRequestNode | null)[]) {
+  const byNumber = new Map<number, { number: number; headRef: string; author: string }>();
+  for (const node of nodes) {
+    if (node)
+      byNumber.set(node.number, {
+        number: node.number,
+        headRef: node.headRefName,
+        author: node.author?.login ?? "ghost",
+      });
+  }
+  return [...byNumber.values()];
+}
+
 export function describeGitHubError(error: unknown): string {
   const errors = graphqlErrorsOf(error);
   if (errors) {

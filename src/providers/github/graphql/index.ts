@@ -1,9 +1,11 @@
 // Every GraphQL document the App can send, in one place, so a test can validate each against GitHub's schema.
 import { allTransitionShapes, transitionDocument } from "./apply-transition.js";
+import { OPEN_ISSUES_QUERY } from "./open-issues.js";
 import { RESOLVE_LABELS_QUERY } from "./resolve-labels.js";
 import { SUBJECT_STATUS_QUERY } from "./subject-status.js";
 
 export * from "./apply-transition.js";
+export * from "./open-issues.js";
 export * from "./resolve-labels.js";
 export * from "./subject-status.js";
 
@@ -23,6 +25,7 @@ export function allDocuments(): NamedDocument[] {
   return [
     { name: "SubjectStatus", document: SUBJECT_STATUS_QUERY },
     { name: "ResolveLabels", document: RESOLVE_LABELS_QUERY },
+    { name: "OpenIssues", document: OPEN_ISSUES_QUERY },
     ...transitions,
   ];
 }

@@ -4,11 +4,77 @@
  * Also reads the node ids of the two managed labels (aliased `claimedLabel`/`staleLabel`), so a
  * following transition can label the issue without a lookup of its own.
  */
+/** The issue fields every read of a subject needs: shared by the one-subject read and the listings. */
+export const CLAIM_ISSUE_FRAGMENTS = /* GraphQL */ `
+  fragment ClaimIssueFields on Issue {
+    id
+    number
+    title
+    state
+    updatedAt
+    closedByPullRequestsReferences(first: 10, includeClosedPrs: false) {
+      nodes {
+        number
+        headRefName
+        author {
+          login
+        }
+      }
+    }
+    assignees(first: 20) {
+      nodes {
+        login
+        id
+      }
+    }
+    labels(first: 50) {
+      nodes {
+        id
+        name
+      }
+    }
+  }
+
+  fragment ClaimCommentNodes on IssueCommentConnection {
+    nodes {
+      id
+      databaseId
+      body
+      viewerDidAuthor
+    }
+  }
+`;
+
 export const SUBJECT_STATUS_QUERY = /* GraphQL */ `
-  query SubjectStatus($owner: String!, $name: String!, $number: Int!, $claimedLabel: String!, $staleLabel: String!) {
+  query SubjectStatus(
+    $owner: String!
+    $name: String!
+    $number: Int!
+    $claimedLabel: String!
+    $staleLabel: String!
+    $branch: String!
+    $qualifiedBranch: String!
+    $withBranch: Boolean!
+  ) {
     repository(owner: $owner, name: $name) {
       databaseId
       nameWithOwner
+      branchPullRequests: pullRequests(headRefName: $branch, states: [OPEN], first: 5) @include(if: $withBranch) {
+        nodes {
+          number
+          headRefName
+          author {
+            login
+          }
+        }
+      }
+      branchRef: ref(qualifiedName: $qualifiedBranch) @include(if: $withBranch) {
+        target {
+          ... on Commit {
+            committedDate
+          }
+        }
+      }
       claimedLabel: label(name: $claimedLabel) {
         id
         name
@@ -20,33 +86,15 @@ export const SUBJECT_STATUS_QUERY = /* GraphQL */ `
       issueOrPullRequest(number: $number) {
         __typename
         ... on Issue {
-          id
-          title
-          state
-          assignees(first: 20) {
-            nodes {
-              login
-              id
-            }
-          }
-          labels(first: 50) {
-            nodes {
-              id
-              name
-            }
-          }
+          ...ClaimIssueFields
           comments(last: 100) {
-            nodes {
-              id
-              databaseId
-              body
-              viewerDidAuthor
-            }
+            ...ClaimCommentNodes
           }
         }
       }
     }
   }
+  ${CLAIM_ISSUE_FRAGMENTS}
 `;
 
 export interface SubjectStatusVariables {
@@ -55,6 +103,16 @@ export interface SubjectStatusVariables {
   number: number;
   claimedLabel: string;
   staleLabel: string;
+  /** The claim's branch, when known: its open PRs and last commit are evidence (SPEC §2.2). */
+  branch: string;
+  qualifiedBranch: string;
+  withBranch: boolean;
+}
+
+export interface PullRequestNode {
+  number: number;
+  headRefName: string;
+  author: { login: string } | null;
 }
 
 export interface LabelNode {
@@ -66,23 +124,27 @@ export interface SubjectStatusResponse {
   repository: {
     databaseId: number;
     nameWithOwner: string;
+    branchPullRequests?: { nodes: (PullRequestNode | null)[] | null } | null;
+    branchRef?: { target: { committedDate?: string } | null } | null;
     claimedLabel: LabelNode | null;
     staleLabel: LabelNode | null;
-    issueOrPullRequest:
-      | { __typename: "PullRequest" }
-      | {
-          __typename: "Issue";
-          id: string;
-          title: string;
-          state: "OPEN" | "CLOSED";
-          assignees: { nodes: ({ login: string; id: string } | null)[] | null };
-          labels: { nodes: (LabelNode | null)[] | null } | null;
-          comments: {
-            nodes:
-              | ({ id: string; databaseId: number | null; body: string; viewerDidAuthor: boolean } | null)[]
-              | null;
-          };
-        }
-      | null;
+    issueOrPullRequest: { __typename: "PullRequest" } | ({ __typename: "Issue" } & ClaimIssueNode) | null;
   } | null;
+}
+
+/** An issue as `ClaimIssueFields` + `ClaimCommentNodes` return it. */
+export interface ClaimIssueNode {
+  id: string;
+  number: number;
+  title: string;
+  state: "OPEN" | "CLOSED";
+  updatedAt: string;
+  closedByPullRequestsReferences: { nodes: (PullRequestNode | null)[] | null } | null;
+  assignees: { nodes: ({ login: string; id: string } | null)[] | null };
+  labels: { nodes: (LabelNode | null)[] | null } | null;
+  comments: {
+    nodes:
+      | ({ id: string; databaseId: number | null; body: string; viewerDidAuthor: boolean } | null)[]
+      | null;
+  };
 }

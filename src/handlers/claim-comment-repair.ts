@@ -1,0 +1,79 @@
+// issue_comment.edited / .deleted: someone altered or removed the current claim comment → re-render it from the store.
+import type { Logger } from "pino";
+import type { ClaimRecord } from "../domain/claim.js";
+import { type MarkerState, renderClaimComment } from "../lease/claim-comment.js";
+import { type SyncDeps, subjectKeyOf } from "./sync-deps.js";
+import type { WebhookHandler } from "./webhook-guard.js";
+
+interface CommentPayload {
+  action: string;
+  installation?: { id: number } | null;
+  repository: { id: number; full_name: string };
+  issue: { number: number; node_id: string };
+  comment: { id: number; node_id: string; body: string };
+  sender: { login: string; type?: string };
+}
+
+export interface RepairAction {
+  record: ClaimRecord;
+  body: string;
+  /** Deleted comments are posted anew; edited ones are edited back. */
+  recreate: boolean;
+  issueNodeId: string;
+  commentNodeId: string;
+}
+
+export function markerStateOfRecord(record: ClaimRecord): MarkerState {
+  if (record.state === "active") return record.staleMarkedAt !== undefined ? "stale" : "active";
+  if (record.state === "human") return "active";
+  return record.state;
+}
+
+/** decide: only the current incarnation's own claim comment is repaired, and only when it differs. */
+export function decideRepair(payload: CommentPayload, record: ClaimRecord | null): RepairAction | null {
+  if (!record || record.commentId !== payload.comment.id) return null;
+  const body = renderClaimComment(record, markerStateOfRecord(record));
+  if (payload.action === "edited" && payload.comment.body === body) return null;
+  return {
+    record,
+    body,
+    recreate: payload.action === "deleted",
+    issueNodeId: record.issueNodeId ?? payload.issue.node_id,
+    commentNodeId: payload.comment.node_id,
+  };
+}
+
+export function claimCommentRepair(deps: SyncDeps): WebhookHandler<CommentPayload, RepairAction> {
+  return {
+    async decide(payload) {
+      const key = subjectKeyOf(payload);
+      if (!key) return null;
+      return decideRepair(payload, await deps.store.get(key));
+    },
+    async apply(action: RepairAction, log: Logger) {
+      const { record } = action;
+      const ref = { installationId: record.installationId, repo: record.repo, issue: record.issue };
+      if (action.recreate) {
+        const applied = await deps.assignments.apply(ref, {
+          subjectNodeId: action.issueNodeId,
+          createClaimComment: action.body,
+        });
+        if (applied.claimComment) {
+          await deps.store.commitClaim(record, record.generation, {
+            commentNodeId: applied.claimComment.nodeId,
+            commentId: applied.claimComment.databaseId,
+          });
+        }
+      } else {
+        await deps.assignments.apply(ref, {
+          subjectNodeId: action.issueNodeId,
+          editComments: [{ nodeId: action.commentNodeId, body: action.body }],
+        });
+      }
+      log.info(
+        { subject: `${record.repo}#${record.issue}`, recreate: action.recreate },
+        "claim comment repaired",
+      );
+    },
+  };
+}

@@ -1,0 +1,71 @@
+// issues.labeled: a human put the managed `agent:claimed` label on an unclaimed issue → take it off, say why once.
+import type { Logger } from "pino";
+import type { ClaimRecord } from "../domain/claim.js";
+import { type SyncDeps, subjectKeyOf } from "./sync-deps.js";
+import type { WebhookHandler } from "./webhook-guard.js";
+
+interface LabeledPayload {
+  installation?: { id: number } | null;
+  repository: { id: number; full_name: string };
+  issue: { number: number; node_id: string };
+  label?: { name: string } | null;
+  sender: { login: string; type?: string };
+}
+
+export interface UnlabelAction {
+  installationId: number;
+  repo: string;
+  issue: number;
+  issueNodeId: string;
+  label: string;
+  explain: boolean;
+  noteKey: string;
+}
+
+/** decide: the claimed label without an active (or human) claim is not a claim. */
+export function labelIsOrphan(record: ClaimRecord | null): boolean {
+  return !record || (record.state !== "active" && record.state !== "human");
+}
+
+export const explanationTtlMs = 365 * 24 * 3_600_000;
+
+export function claimedLabelAdded(deps: SyncDeps): WebhookHandler<LabeledPayload, UnlabelAction> {
+  return {
+    async decide(payload) {
+      const key = subjectKeyOf(payload);
+      if (!key || !payload.label) return null;
+      const config = await deps.configs.load(key.installationId, payload.repository.full_name);
+      if (payload.label.name !== config.labels.claimed) return null;
+      if (!labelIsOrphan(await deps.store.get(key))) return null;
+      const noteKey = `label-note:${key.installationId}:${key.repoId}:${key.issue}`;
+      return {
+        installationId: key.installationId,
+        repo: payload.repository.full_name,
+        issue: key.issue,
+        issueNodeId: payload.issue.node_id,
+        label: payload.label.name,
+        explain: (await deps.store.getDocument(noteKey)) === null,
+        noteKey,
+      };
+    },
+    async apply(action: UnlabelAction, log: Logger) {
+      await deps.assignments.apply(
+        { installationId: action.installationId, repo: action.repo, issue: action.issue },
+        {
+          subjectNodeId: action.issueNodeId,
+          removeLabels: [action.label],
+          ...(action.explain
+            ? {
+                addComments: [
+                  `🏷️ \`${action.label}\` is managed by claim-hold: it marks a live claim made through the API ` +
+                    "(`claim-hold claim owner/repo#n`), so it was taken off. Assign yourself to work on this issue.",
+                ],
+              }
+            : {}),
+        },
+      );
+      if (action.explain) await deps.store.putDocument(action.noteKey, { at: deps.now() }, explanationTtlMs);
+      log.info({ subject: `${action.repo}#${action.issue}` }, "removed a hand-set claimed label");
+    },
+  };
+}

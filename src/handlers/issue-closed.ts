@@ -1,0 +1,51 @@
+// issues.closed: the claimed work is done → the claim ends as `completed`; the assignee stays as the record.
+import type { Logger } from "pino";
+import type { RepoConfig } from "../config/repo-config.js";
+import type { ClaimRecord } from "../domain/claim.js";
+import { endedClaimWrite } from "../lease/ended-write.js";
+import { type SyncDeps, subjectKeyOf } from "./sync-deps.js";
+import type { WebhookHandler } from "./webhook-guard.js";
+
+interface ClosedPayload {
+  installation?: { id: number } | null;
+  repository: { id: number; full_name: string };
+  issue: { number: number };
+  sender: { login: string; type?: string };
+}
+
+export interface CompleteAction {
+  record: ClaimRecord;
+  config: RepoConfig;
+  by: string;
+}
+
+export function issueClosed(deps: SyncDeps): WebhookHandler<ClosedPayload, CompleteAction> {
+  return {
+    async decide(payload) {
+      const key = subjectKeyOf(payload);
+      if (!key) return null;
+      const record = await deps.store.get(key);
+      if (record?.state !== "active") return null;
+      const config = await deps.configs.load(key.installationId, payload.repository.full_name);
+      return { record, config, by: payload.sender.login };
+    },
+    async apply({ record, config, by }: CompleteAction, log: Logger) {
+      const outcome = await deps.store.endClaim({
+        key: record,
+        generation: record.generation,
+        now: deps.now(),
+        to: "completed",
+        bump: false,
+        by: { kind: "human", login: by },
+      });
+      if (outcome.kind !== "ended") return;
+      await deps.assignments.apply(
+        { installationId: record.installationId, repo: record.repo, issue: record.issue },
+        endedClaimWrite({ previous: outcome.previous, ended: outcome.record, config, keepAssignee: true }),
+      );
+      await deps.store.markSynced(record, outcome.record.generation);
+      log.info({ subject: `${record.repo}#${record.issue}` }, "claim completed by closing the issue");
+      await deps.subjectChanged(record, outcome.record);
+    },
+  };
+}

@@ -1,0 +1,41 @@
+// push: a push to a claim's branch is evidence of activity (SPEC §2.2), recorded without any GitHub call.
+import type { Logger } from "pino";
+import type { SubjectKey } from "../domain/claim.js";
+import type { SyncDeps } from "./sync-deps.js";
+import type { WebhookHandler } from "./webhook-guard.js";
+
+interface PushPayload {
+  ref: string;
+  deleted?: boolean;
+  installation?: { id: number } | null;
+  repository: { id: number };
+  sender?: { login: string; type?: string } | null;
+}
+
+/** The issue number in a branch following `agent/<sessionId>/<issue>-<slug>` (any prefix), or null. */
+export function issueOfBranch(branch: string): number | null {
+  const last = branch.split("/").at(-1) ?? "";
+  const match = /^(\d{1,9})(?:-|$)/.exec(last);
+  return match ? Number(match[1]) : null;
+}
+
+export function pushEvidence(
+  deps: SyncDeps,
+): WebhookHandler<PushPayload, { key: SubjectKey; generation: number }> {
+  return {
+    async decide(payload) {
+      if (!payload.installation || payload.deleted || !payload.ref.startsWith("refs/heads/")) return null;
+      const branch = payload.ref.slice("refs/heads/".length);
+      const issue = issueOfBranch(branch);
+      if (issue === null) return null;
+      const key = { installationId: payload.installation.id, repoId: payload.repository.id, issue };
+      const record = await deps.store.get(key);
+      if (record?.state !== "active" || record.branch !== branch) return null;
+      return { key, generation: record.generation };
+    },
+    async apply({ key, generation }, log: Logger) {
+      await deps.store.recordPush(key, generation, deps.now());
+      log.debug({ issue: key.issue }, "push recorded as claim activity");
+    },
+  };
+}

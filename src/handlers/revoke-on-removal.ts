@@ -1,0 +1,77 @@
+// issues.unassigned / issues.unlabeled: a human took away the App-made assignment or the claimed label → revoke.
+import type { Logger } from "pino";
+import type { RepoConfig } from "../config/repo-config.js";
+import type { ClaimRecord } from "../domain/claim.js";
+import { endedClaimWrite } from "../lease/ended-write.js";
+import { type SyncDeps, subjectKeyOf } from "./sync-deps.js";
+import type { WebhookHandler } from "./webhook-guard.js";
+
+interface RemovalPayload {
+  action: string;
+  installation?: { id: number } | null;
+  repository: { id: number; full_name: string };
+  issue: { number: number };
+  assignee?: { login: string } | null;
+  label?: { name: string } | null;
+  sender: { login: string; type?: string };
+}
+
+export interface RevokeAction {
+  record: ClaimRecord;
+  config: RepoConfig;
+  by: string;
+  what: "assignment" | "label";
+}
+
+/** decide: only the removal of this claim's own App-made assignment, or of the claimed label, revokes. */
+export function decideRevoke(
+  payload: RemovalPayload,
+  record: ClaimRecord | null,
+  config: RepoConfig,
+): RevokeAction | null {
+  if (!record || record.state !== "active" || record.actor.kind !== "agent") return null;
+  if (payload.action === "unassigned") {
+    if (!record.appAssigned || payload.assignee?.login !== record.actor.login) return null;
+    return { record, config, by: payload.sender.login, what: "assignment" };
+  }
+  if (payload.action === "unlabeled" && payload.label?.name === config.labels.claimed) {
+    return { record, config, by: payload.sender.login, what: "label" };
+  }
+  return null;
+}
+
+export function revokeOnRemoval(deps: SyncDeps): WebhookHandler<RemovalPayload, RevokeAction> {
+  return {
+    async decide(payload) {
+      const key = subjectKeyOf(payload);
+      if (!key) return null;
+      if (payload.action === "unlabeled" && !payload.label?.name) return null;
+      const record = await deps.store.get(key);
+      if (!record || record.state !== "active") return null;
+      const config = await deps.configs.load(key.installationId, payload.repository.full_name);
+      return decideRevoke(payload, record, config);
+    },
+    async apply(action: RevokeAction, log: Logger) {
+      const { record, config } = action;
+      const outcome = await deps.store.endClaim({
+        key: record,
+        generation: record.generation,
+        now: deps.now(),
+        to: "revoked",
+        bump: true,
+        by: { kind: "human", login: action.by },
+      });
+      if (outcome.kind !== "ended") return;
+      const note =
+        `⛔ @${action.by} removed the claim's ${action.what}; generation ${record.generation} is revoked ` +
+        `and its holder must stop working on this issue.`;
+      await deps.assignments.apply(
+        { installationId: record.installationId, repo: record.repo, issue: record.issue },
+        endedClaimWrite({ previous: outcome.previous, ended: outcome.record, config, note }),
+      );
+      await deps.store.markSynced(record, outcome.record.generation);
+      log.info({ subject: `${record.repo}#${record.issue}`, generation: record.generation }, "claim revoked");
+      await deps.subjectChanged(record, outcome.record);
+    },
+  };
+}

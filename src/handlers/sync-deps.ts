@@ -1,0 +1,28 @@
+// What the webhook sync handlers are given: providers, config, clock, and the after-transition hook.
+import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
+import type { RepoConfigSource } from "../lease/lease-core.js";
+import type { AssignmentProvider } from "../providers/assignment-provider.js";
+import type { LivenessStore } from "../providers/liveness-store.js";
+
+export interface SyncDeps {
+  store: LivenessStore;
+  assignments: AssignmentProvider;
+  configs: RepoConfigSource;
+  now: () => number;
+  /** Called after a subject changed hands (checks of linked PRs are re-run). */
+  subjectChanged: (key: SubjectKey, record: ClaimRecord) => Promise<void>;
+}
+
+/** The subject a webhook payload is about. */
+export function subjectKeyOf(payload: {
+  installation?: { id: number } | null;
+  repository: { id: number };
+  issue: { number: number };
+}): SubjectKey | null {
+  if (!payload.installation) return null;
+  return {
+    installationId: payload.installation.id,
+    repoId: payload.repository.id,
+    issue: payload.issue.number,
+  };
+}

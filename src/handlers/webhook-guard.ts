@@ -1,0 +1,37 @@
+// One guard for every webhook handler: skip bots, dedupe redeliveries, log with the delivery id.
+import type { Logger } from "pino";
+import type { LivenessStore } from "../providers/liveness-store.js";
+
+/** GitHub keeps redelivering for up to 3 days; remember delivery ids at least that long. */
+export const deliveryMemoryMs = 3 * 24 * 3_600_000 + 3_600_000;
+
+export function isFromBot(payload: { sender?: { type?: string; login?: string } | null }): boolean {
+  return payload.sender?.type === "Bot" || (payload.sender?.login ?? "").endsWith("[bot]");
+}
+
+export interface WebhookHandler<P, A> {
+  /** Pure-ish: what to do for this payload (reads allowed, no writes); null = nothing. */
+  decide(payload: P): Promise<A | null> | A | null;
+  /** Performs the action (store transition, then GitHub). */
+  apply(action: A, log: Logger): Promise<void>;
+}
+
+/**
+ * Runs a handler for one delivery: bots are skipped before anything else; a delivery id already
+ * handled is skipped only once the handler decided to act (unrelated events cost no Redis write).
+ */
+export async function runWebhook<P extends { sender?: { type?: string; login?: string } | null }, A>(
+  handler: WebhookHandler<P, A>,
+  event: { id: string; name: string; payload: P },
+  deps: { store: LivenessStore; log: Logger; allowBots?: boolean },
+): Promise<void> {
+  if (!deps.allowBots && isFromBot(event.payload)) return;
+  const action = await handler.decide(event.payload);
+  if (action === null) return;
+  const log = deps.log.child({ deliveryId: event.id, event: event.name });
+  if (!(await deps.store.firstDelivery(`${event.name}:${event.id}`, deliveryMemoryMs))) {
+    log.info("redelivery of a handled webhook: skipped");
+    return;
+  }
+  await handler.apply(action, log);
+}

@@ -1,0 +1,46 @@
+// The GitHub side of a claim that ends without its holder (revoke, reap, completion, /reclaim).
+import type { RepoConfig } from "../config/repo-config.js";
+import type { ClaimRecord } from "../domain/claim.js";
+import type { TransitionWrite } from "../providers/assignment-provider.js";
+import { type MarkerState, renderClaimComment } from "./claim-comment.js";
+
+const markerStateOf: Record<string, MarkerState> = {
+  reaped: "reaped",
+  revoked: "revoked",
+  completed: "completed",
+  released: "released",
+  human: "superseded",
+};
+
+/**
+ * Removes the managed labels, unassigns only what the App assigned (unless `keepAssignee`), turns
+ * the holder's claim comment final and adds the audit note. `previous` is the record as it was
+ * while active (its generation names the claim comment); `ended` the record now stored.
+ */
+export function endedClaimWrite(args: {
+  previous: ClaimRecord;
+  ended: ClaimRecord;
+  config: RepoConfig;
+  keepAssignee?: boolean;
+  note?: string;
+}): TransitionWrite {
+  const { previous, ended, config } = args;
+  const write: TransitionWrite = {
+    subjectNodeId: previous.issueNodeId ?? ended.issueNodeId ?? "",
+    removeLabels: [config.labels.claimed, config.labels.stale],
+  };
+  if (!args.keepAssignee && previous.appAssigned && previous.assigneeNodeId) {
+    write.unassign = [previous.assigneeNodeId];
+  }
+  if (previous.commentNodeId) {
+    const state = markerStateOf[ended.state] ?? "revoked";
+    write.editComments = [{ nodeId: previous.commentNodeId, body: renderClaimComment(previous, state) }];
+  }
+  if (args.note) write.addComments = [args.note];
+  return write;
+}
+
+/** Minutes, rounded, for audit notes ("last heartbeat 41 min ago"). */
+export function minutesAgo(now: number, at: number): number {
+  return Math.max(0, Math.round((now - at) / 60_000));
+}

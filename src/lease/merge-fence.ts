@@ -1,0 +1,262 @@
+// The merge fence: keeps the `claim-hold` check run of every linked PR head in step with the claims (SPEC §5).
+//
+// Pipeline of one evaluation:
+//   1. linked subjects = the PR's closing references ∪ subjects whose claims named its head branch;
+//   2. evidence per subject: the store's record, the fence's claim notes and attestations of the head;
+//   3. decideCheck (pure) → the desired check run (checkRunOf, pure);
+//   4. read the current check run once; write only when it differs (decideCheckWrite, pure).
+import type { Logger } from "pino";
+import { type ClaimRecord, parseLeaseId, type SubjectKey, subjectName } from "../domain/claim.js";
+import type { ChecksProvider } from "../providers/checks-provider.js";
+import type { ClaimNote, FenceStore, IndexedPullRequest, RepoKey } from "../providers/fence-store.js";
+import type { LivenessStore } from "../providers/liveness-store.js";
+import { authorKindOf, checkRunOf, claimsOf, decideCheckWrite, linkedSubjectOf } from "./check-run-plan.js";
+import { type CheckConclusion, decideCheck } from "./check-verdict.js";
+import { UserError } from "./errors.js";
+import type { RepoConfigSource } from "./lease-core.js";
+
+export interface MergeFenceDeps {
+  store: LivenessStore;
+  fences: FenceStore;
+  checks: ChecksProvider;
+  configs: RepoConfigSource & { errorFor(installationId: number, repo: string): string | undefined };
+  /** The lease gate (LeaseCore.verify): throws the API's refusal for a superseded or ended lease. */
+  verifyLease: (leaseId: string, token: string) => Promise<unknown>;
+  now: () => number;
+  log: Logger;
+  /** Public base URL of this App; the check's details link points at the subject's claim route. */
+  publicUrl?: string;
+}
+
+/** One PR whose check was evaluated: what GitHub showed before and what it shows now. */
+export interface CheckChange {
+  repo: string;
+  number: number;
+  headSha: string;
+  before: string | null;
+  after: CheckConclusion;
+  written: boolean;
+}
+
+/** The PR fields an evaluation needs, from a webhook or the index. */
+export interface PullRequestEvent {
+  installationId: number;
+  repo: string;
+  repoId: number;
+  number: number;
+  headSha: string;
+  headRef: string;
+  author: { login: string; bot: boolean };
+  closes: number[];
+}
+
+export function noteOf(record: ClaimRecord): ClaimNote {
+  return {
+    generation: record.generation,
+    actor: record.actor,
+    ...(record.branch ? { branch: record.branch } : {}),
+  };
+}
+
+export class MergeFence {
+  /** Evaluations of the same head run one after another, so at most one check run is created per head. */
+  readonly #heads = new Map<string, Promise<unknown>>();
+
+  constructor(private readonly deps: MergeFenceDeps) {}
+
+  /** A PR was opened, pushed to, reopened, edited or marked ready: index it and evaluate its check. */
+  async pullRequestChanged(event: PullRequestEvent): Promise<CheckChange> {
+    const repoKey = { installationId: event.installationId, repoId: event.repoId };
+    const pr = await this.#index(repoKey, {
+      number: event.number,
+      headSha: event.headSha,
+      headRef: event.headRef,
+      author: event.author,
+      closes: event.closes,
+      linked: [],
+    });
+    return this.#evaluate(event.installationId, event.repo, event.repoId, pr);
+  }
+
+  async pullRequestClosed(repo: RepoKey, number: number): Promise<void> {
+    await this.deps.fences.removePullRequest(repo, number);
+  }
+
+  /**
+   * `check_run`/`check_suite` rerequested: evaluate each listed PR, read from the index or (once)
+   * from GitHub when the index does not know it.
+   */
+  async rerequested(
+    target: { installationId: number; repo: string; repoId: number },
+    pullRequests: { number: number; headSha: string }[],
+    parseCloses: (body: string) => number[],
+  ): Promise<CheckChange[]> {
+    const repoKey = { installationId: target.installationId, repoId: target.repoId };
+    const changes: CheckChange[] = [];
+    for (const listed of pullRequests) {
+      let pr = await this.deps.fences.pullRequest(repoKey, listed.number);
+      if (!pr || pr.headSha !== listed.headSha) {
+        const head = await this.deps.checks.pullRequest(target, listed.number);
+        if (!head || head.state !== "open") continue;
+        pr = {
+          number: head.number,
+          headSha: head.headSha,
+          headRef: head.headRef,
+          author: head.author,
+          closes: parseCloses(head.body),
+          linked: [],
+        };
+      }
+      pr = await this.#index(repoKey, pr);
+      changes.push(await this.#evaluate(target.installationId, target.repo, target.repoId, pr));
+    }
+    return changes;
+  }
+
+  /**
+   * Re-runs the checks of every open PR linked to the subject. Call it whenever the subject changes
+   * hands (takeover, release, /reclaim, reap, revoke); it costs no GitHub request when no PR is linked.
+   */
+  async recheckSubject(installationId: number, key: SubjectKey): Promise<CheckChange[]> {
+    const prs = await this.deps.fences.pullRequestsFor({ ...key, installationId });
+    if (prs.length === 0) return [];
+    const record = await this.deps.store.get(key);
+    if (!record) {
+      this.deps.log.warn(
+        { installationId, repoId: key.repoId, issue: key.issue },
+        "no claim record to name the repository; checks not re-run",
+      );
+      return [];
+    }
+    const changes: CheckChange[] = [];
+    for (const pr of prs) changes.push(await this.#evaluate(installationId, record.repo, key.repoId, pr));
+    return changes;
+  }
+
+  /** A claim transition happened (lease core, /reclaim, janitor): remember its claims, then re-run the checks. */
+  async claimChanged(record: ClaimRecord, previous: ClaimRecord | null): Promise<CheckChange[]> {
+    const key: SubjectKey = {
+      installationId: record.installationId,
+      repoId: record.repoId,
+      issue: record.issue,
+    };
+    if (previous) await this.deps.fences.recordClaim(key, noteOf(previous));
+    await this.deps.fences.recordClaim(key, noteOf(record));
+    return this.recheckSubject(record.installationId, key);
+  }
+
+  /** `POST /leases/{id}/attest`: the current holder vouches for `sha`; the checks of PRs on that head re-run. */
+  async attest(leaseId: string, token: string, sha: string): Promise<Record<string, unknown>> {
+    const lease = parseLeaseId(leaseId);
+    if (!lease) throw new UserError(404, "not_found", "No such lease.");
+    // Throws 409 superseded / 410 gone / 401 before anything is recorded.
+    await this.deps.verifyLease(leaseId, token);
+    const record = await this.deps.store.get(lease);
+    // Recorded under the lease's own generation: should a takeover slip in after the gate, the
+    // attestation belongs to a superseded generation and cannot pass the check.
+    if (record?.generation === lease.generation) await this.deps.fences.recordClaim(lease, noteOf(record));
+    await this.deps.fences.attest(lease, lease.generation, sha, this.deps.now());
+    const prs = (await this.deps.fences.pullRequestsFor(lease)).filter((pr) => pr.headSha === sha);
+    if (prs.length > 0 && record) {
+      for (const pr of prs) await this.#evaluate(lease.installationId, record.repo, lease.repoId, pr);
+    }
+    return { attested: true, sha, generation: lease.generation };
+  }
+
+  /** Links = closing references ∪ subjects whose claims named the head branch; re-indexed when that changed. */
+  async #index(repo: RepoKey, pr: IndexedPullRequest): Promise<IndexedPullRequest> {
+    const byBranch = await this.deps.fences.subjectsForBranch(repo, pr.headRef);
+    const linked = [...new Set([...pr.closes, ...byBranch])].slice(0, 100);
+    const known = await this.deps.fences.pullRequest(repo, pr.number);
+    const next = { ...pr, linked };
+    if (!known || JSON.stringify(known) !== JSON.stringify(next))
+      await this.deps.fences.putPullRequest(repo, next);
+    return next;
+  }
+
+  async #evaluate(
+    installationId: number,
+    repo: string,
+    repoId: number,
+    pr: IndexedPullRequest,
+  ): Promise<CheckChange> {
+    const id = `${installationId}:${repoId}:${pr.headSha}`;
+    const previous = this.#heads.get(id) ?? Promise.resolve();
+    const run = previous
+      .catch(() => undefined)
+      .then(() => this.#evaluateNow(installationId, repo, repoId, pr));
+    this.#heads.set(id, run);
+    try {
+      return await run;
+    } finally {
+      if (this.#heads.get(id) === run) this.#heads.delete(id);
+    }
+  }
+
+  async #evaluateNow(
+    installationId: number,
+    repo: string,
+    repoId: number,
+    pr: IndexedPullRequest,
+  ): Promise<CheckChange> {
+    const { store, fences, checks, configs, now: clock } = this.deps;
+    const config = await configs.load(installationId, repo);
+    const now = clock();
+    const evidence = await Promise.all(
+      pr.linked.map(async (issue) => {
+        const key: SubjectKey = { installationId, repoId, issue };
+        const [record, found] = await Promise.all([store.get(key), fences.evidence(key, pr.headSha, now)]);
+        return { issue, record, found };
+      }),
+    );
+    const subjects = evidence.map(({ issue, record, found }) =>
+      linkedSubjectOf(subjectName(repo, issue), record, found, pr.headRef),
+    );
+    const allClaims = evidence.flatMap(({ record, found }) => claimsOf(found, record));
+    const verdict = decideCheck({
+      pullRequest: {
+        number: pr.number,
+        authorKind: authorKindOf(pr.author, allClaims),
+        headRef: pr.headRef,
+        headSha: pr.headSha,
+      },
+      subjects,
+      requireAttestation: config.check.requireAttestation,
+      agentBranchPrefix: config.check.agentBranchPrefix,
+    });
+    const detailsIssue = evidence.find((e) => e.record)?.issue ?? evidence[0]?.issue;
+    const configError = configs.errorFor(installationId, repo);
+    const desired = checkRunOf(verdict, {
+      subjects,
+      ...(configError ? { configError } : {}),
+      ...(this.deps.publicUrl && detailsIssue !== undefined
+        ? {
+            detailsUrl: `${this.deps.publicUrl.replace(/\/+$/, "")}/api/v1/repos/${repo}/issues/${detailsIssue}/claim`,
+          }
+        : {}),
+    });
+    const ref = { installationId, repo };
+    const existing = await checks.find(ref, pr.headSha);
+    const write = decideCheckWrite(existing, desired);
+    if (write.kind === "create") await checks.create(ref, pr.headSha, desired);
+    if (write.kind === "update") await checks.update(ref, write.id, desired);
+    this.deps.log.info(
+      {
+        repo,
+        pullRequest: pr.number,
+        headSha: pr.headSha,
+        conclusion: desired.conclusion,
+        write: write.kind,
+      },
+      "claim-hold check evaluated",
+    );
+    return {
+      repo,
+      number: pr.number,
+      headSha: pr.headSha,
+      before: existing?.conclusion ?? null,
+      after: desired.conclusion,
+      written: write.kind !== "none",
+    };
+  }
+}

@@ -1,0 +1,54 @@
+// The ChecksProvider interface: the one check run (`claim-hold`) per PR head, read before it is written.
+import type { CheckConclusion } from "../lease/check-verdict.js";
+
+export const checkRunName = "claim-hold";
+
+export interface CheckRepoRef {
+  installationId: number;
+  /** `owner/name`. */
+  repo: string;
+}
+
+/** What the App last wrote on a head, as far as a skip decision needs it. */
+export interface ExistingCheckRun {
+  id: number;
+  conclusion: string | null;
+  title: string | null;
+  summary: string | null;
+  text: string | null;
+}
+
+export interface CheckAnnotation {
+  path: string;
+  line: number;
+  level: "notice" | "warning" | "failure";
+  message: string;
+}
+
+/** A completed `claim-hold` check run as the App wants it to read. */
+export interface DesiredCheckRun {
+  conclusion: CheckConclusion;
+  title: string;
+  summary: string;
+  text: string;
+  detailsUrl?: string;
+  annotations: CheckAnnotation[];
+}
+
+/** A PR head, read from GitHub when the index does not know the PR (e.g. opened before install). */
+export interface PullRequestHead {
+  number: number;
+  state: "open" | "closed";
+  headSha: string;
+  headRef: string;
+  body: string;
+  author: { login: string; bot: boolean };
+}
+
+export interface ChecksProvider {
+  /** The App's `claim-hold` check run on `headSha` (the latest one), or null. One request. */
+  find(ref: CheckRepoRef, headSha: string): Promise<ExistingCheckRun | null>;
+  create(ref: CheckRepoRef, headSha: string, run: DesiredCheckRun): Promise<void>;
+  update(ref: CheckRepoRef, id: number, run: DesiredCheckRun): Promise<void>;
+  pullRequest(ref: CheckRepoRef, number: number): Promise<PullRequestHead | null>;
+}

@@ -1,0 +1,67 @@
+// The FenceStore interface: what the merge fence (SPEC §5 check run) remembers, indexed so a check never scans.
+import { z } from "zod";
+import { Actor, type SubjectKey } from "../domain/claim.js";
+
+/** Attestations kept per generation; the oldest SHA goes first past this. */
+export const maxShasPerGeneration = 100;
+/** Attestations (and the indexes) expire this long after their last write. */
+export const attestationTtlMs = 90 * 24 * 60 * 60_000;
+/** Claim incarnations remembered per subject (their actors and branches). */
+export const maxClaimNotes = 50;
+/** Subjects remembered per branch name. */
+export const maxSubjectsPerBranch = 20;
+
+/** One claim incarnation as the fence needs it: who held it and which branch it named. */
+export const ClaimNote = z.strictObject({
+  generation: z.number().int().positive(),
+  actor: Actor,
+  branch: z.string().min(1).max(255).optional(),
+});
+export type ClaimNote = z.infer<typeof ClaimNote>;
+
+/** An open pull request as the index keeps it (from `pull_request` webhooks). */
+export const IndexedPullRequest = z.strictObject({
+  number: z.number().int().positive(),
+  headSha: z.string().regex(/^[0-9a-f]{40}$/),
+  headRef: z.string().min(1).max(255),
+  author: z.strictObject({ login: z.string().min(1).max(100), bot: z.boolean() }),
+  /** Issue numbers (same repository) the PR body says it closes. */
+  closes: z.array(z.number().int().positive()).max(50),
+  /** Issue numbers the PR was linked to when indexed (closing references ∪ claims naming its branch). */
+  linked: z.array(z.number().int().positive()).max(100),
+});
+export type IndexedPullRequest = z.infer<typeof IndexedPullRequest>;
+
+export interface FenceEvidence {
+  /** The remembered incarnations of the subject, oldest generation first. */
+  claims: ClaimNote[];
+  /** Generations whose holders attested the SHA (within the expiry), ascending. */
+  attestedGenerations: number[];
+}
+
+export interface RepoKey {
+  installationId: number;
+  repoId: number;
+}
+
+export interface FenceStore {
+  /** Remembers a claim incarnation and indexes its branch → subject (safe to repeat). */
+  recordClaim(key: SubjectKey, note: ClaimNote): Promise<void>;
+  /** Records that `generation` vouches for `sha`; repeating refreshes it. Bounded and expiring. */
+  attest(key: SubjectKey, generation: number, sha: string, now: number): Promise<void>;
+  /** The subject's remembered claims and the generations that attested `sha`. */
+  evidence(key: SubjectKey, sha: string, now: number): Promise<FenceEvidence>;
+  /** Issue numbers of the repository whose claims (current or past) named `branch`. */
+  subjectsForBranch(repo: RepoKey, branch: string): Promise<number[]>;
+  /** Indexes (or re-indexes) an open PR under each of its `linked` subjects; drops links it lost. */
+  putPullRequest(repo: RepoKey, pr: IndexedPullRequest): Promise<void>;
+  /** Removes a PR (closed) from the index. */
+  removePullRequest(repo: RepoKey, number: number): Promise<void>;
+  pullRequest(repo: RepoKey, number: number): Promise<IndexedPullRequest | null>;
+  /** Open PRs linked to the subject. */
+  pullRequestsFor(key: SubjectKey): Promise<IndexedPullRequest[]>;
+  /** True the first time a comment id is marked within `ttlMs` (`/reclaim` idempotency by comment). */
+  markCommentHandled(installationId: number, commentId: number, ttlMs: number): Promise<boolean>;
+  /** Forgets a mark, so a redelivery may retry a command whose handling failed. */
+  unmarkComment(installationId: number, commentId: number): Promise<void>;
+}

@@ -1,0 +1,191 @@
+// The GitHub ChecksProvider: REST Checks API (list by name and App, create, update) and the PR read.
+import { z } from "zod";
+import { GitHubWriteError } from "../assignment-provider.js";
+import {
+  type CheckRepoRef,
+  type ChecksProvider,
+  checkRunName,
+  type DesiredCheckRun,
+  type ExistingCheckRun,
+  type PullRequestHead,
+} from "../checks-provider.js";
+import { describeGitHubError } from "./github-assignment-provider.js";
+import { httpStatusOf, type OctokitLike } from "./octokit-like.js";
+import { splitRepo } from "./split-repo.js";
+
+export interface GitHubChecksProviderOptions {
+  octokitFor: (installationId: number) => Promise<OctokitLike>;
+  /** The App's id, so the list is filtered to our own runs (nobody else's `claim-hold` counts). */
+  appId?: number;
+  onRequest?: (kind: "list-check-runs" | "create-check-run" | "update-check-run" | "get-pull") => void;
+}
+
+const CheckRunList = z.object({
+  check_runs: z.array(
+    z.object({
+      id: z.number().int(),
+      name: z.string(),
+      conclusion: z.string().nullable(),
+      app: z.object({ id: z.number().int() }).nullable().optional(),
+      output: z
+        .object({
+          title: z.string().nullable().optional(),
+          summary: z.string().nullable().optional(),
+          text: z.string().nullable().optional(),
+        })
+        .optional(),
+    }),
+  ),
+});
+
+const PullResponse = z.object({
+  number: z.number().int(),
+  state: z.enum(["open", "closed"]),
+  body: z.string().nullable(),
+  user: z.object({ login: z.string(), type: z.string() }),
+  head: z.object({ ref: z.string(), sha: z.string() }),
+});
+
+export class GitHubChecksProvider implements ChecksProvider {
+  /** HTTP requests made so far. */
+  requests = 0;
+
+  constructor(private readonly options: GitHubChecksProviderOptions) {}
+
+  async find(ref: CheckRepoRef, headSha: string): Promise<ExistingCheckRun | null> {
+    const { owner, name } = splitRepo(ref.repo);
+    const octokit = await this.options.octokitFor(ref.installationId);
+    this.#count("list-check-runs");
+    let response: { data: unknown };
+    try {
+      response = await octokit.request("GET /repos/{owner}/{repo}/commits/{ref}/check-runs", {
+        owner,
+        repo: name,
+        ref: headSha,
+        check_name: checkRunName,
+        filter: "latest",
+        ...(this.options.appId ? { app_id: this.options.appId } : {}),
+      });
+    } catch (error) {
+      throw new Error(
+        `failed to list the ${checkRunName} check runs of ${ref.repo}@${headSha.slice(0, 7)}: ${describeGitHubError(error)}`,
+        { cause: error },
+      );
+    }
+    const runs = CheckRunList.parse(response.data).check_runs.filter(
+      (run) => run.name === checkRunName && (!this.options.appId || run.app?.id === this.options.appId),
+    );
+    const run = runs[0];
+    if (!run) return null;
+    return {
+      id: run.id,
+      conclusion: run.conclusion,
+      title: run.output?.title ?? null,
+      summary: run.output?.summary ?? null,
+      text: run.output?.text ?? null,
+    };
+  }
+
+  async create(ref: CheckRepoRef, headSha: string, run: DesiredCheckRun): Promise<void> {
+    const { owner, name } = splitRepo(ref.repo);
+    await this.#write(
+      `create the ${checkRunName} check run on ${ref.repo}@${headSha.slice(0, 7)}`,
+      ref,
+      "create-check-run",
+      (octokit) =>
+        octokit.request("POST /repos/{owner}/{repo}/check-runs", {
+          owner,
+          repo: name,
+          name: checkRunName,
+          head_sha: headSha,
+          ...checkRunFields(run),
+        }),
+    );
+  }
+
+  async update(ref: CheckRepoRef, id: number, run: DesiredCheckRun): Promise<void> {
+    const { owner, name } = splitRepo(ref.repo);
+    await this.#write(`update check run ${id} on ${ref.repo}`, ref, "update-check-run", (octokit) =>
+      octokit.request("PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}", {
+        owner,
+        repo: name,
+        check_run_id: id,
+        ...checkRunFields(run),
+      }),
+    );
+  }
+
+  async pullRequest(ref: CheckRepoRef, number: number): Promise<PullRequestHead | null> {
+    const { owner, name } = splitRepo(ref.repo);
+    const octokit = await this.options.octokitFor(ref.installationId);
+    this.#count("get-pull");
+    try {
+      const response = await octokit.request("GET /repos/{owner}/{repo}/pulls/{pull_number}", {
+        owner,
+        repo: name,
+        pull_number: number,
+      });
+      const pull = PullResponse.parse(response.data);
+      return {
+        number: pull.number,
+        state: pull.state,
+        headSha: pull.head.sha,
+        headRef: pull.head.ref,
+        body: pull.body ?? "",
+        author: { login: pull.user.login, bot: pull.user.type === "Bot" },
+      };
+    } catch (error) {
+      if (httpStatusOf(error) === 404) return null;
+      throw new Error(`failed to read ${ref.repo}#${number}: ${describeGitHubError(error)}`, {
+        cause: error,
+      });
+    }
+  }
+
+  async #write(
+    what: string,
+    ref: CheckRepoRef,
+    kind: "create-check-run" | "update-check-run",
+    call: (octokit: OctokitLike) => Promise<unknown>,
+  ): Promise<void> {
+    const octokit = await this.options.octokitFor(ref.installationId);
+    this.#count(kind);
+    try {
+      await call(octokit);
+    } catch (error) {
+      throw new GitHubWriteError(`failed to ${what}: ${describeGitHubError(error)}`, httpStatusOf(error), {
+        cause: error,
+      });
+    }
+  }
+
+  #count(kind: Parameters<NonNullable<GitHubChecksProviderOptions["onRequest"]>>[0]): void {
+    this.requests++;
+    this.options.onRequest?.(kind);
+  }
+}
+
+/** The body fields shared by create and update: always a completed run. */
+export function checkRunFields(run: DesiredCheckRun): Record<string, unknown> {
+  return {
+    status: "completed",
+    conclusion: run.conclusion,
+    ...(run.detailsUrl ? { details_url: run.detailsUrl } : {}),
+    output: {
+      title: run.title,
+      summary: run.summary,
+      text: run.text,
+      ...(run.annotations.length
+        ? {
+            annotations: run.annotations.map((a) => ({
+              path: a.path,
+              start_line: a.line,
+              end_line: a.line,
+              annotation_level: a.level,
+              message: a.message,
+            })),
+          }
+        : {}),
+    },
+  };
+}

@@ -1,0 +1,119 @@
+// The embedded FenceStore: the same semantics as the Redis one, in process memory (single replica).
+import type { SubjectKey } from "../domain/claim.js";
+import {
+  attestationTtlMs,
+  type ClaimNote,
+  type FenceEvidence,
+  type FenceStore,
+  type IndexedPullRequest,
+  maxClaimNotes,
+  maxShasPerGeneration,
+  maxSubjectsPerBranch,
+  type RepoKey,
+} from "./fence-store.js";
+
+const subjectId = (key: SubjectKey) => `${key.installationId}:${key.repoId}:${key.issue}`;
+const repoId = (repo: RepoKey) => `${repo.installationId}:${repo.repoId}`;
+
+export class MemoryFenceStore implements FenceStore {
+  /** subject → generation → note. */
+  readonly #claims = new Map<string, Map<number, ClaimNote>>();
+  /** subject → generation → sha → attested at. */
+  readonly #attestations = new Map<string, Map<number, Map<string, number>>>();
+  /** repo → branch → issue numbers (oldest first). */
+  readonly #branches = new Map<string, Map<string, number[]>>();
+  /** repo → PR number → entry. */
+  readonly #pullRequests = new Map<string, Map<number, IndexedPullRequest>>();
+  /** `installation:comment` → mark expiry. */
+  readonly #comments = new Map<string, number>();
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  async recordClaim(key: SubjectKey, note: ClaimNote): Promise<void> {
+    const notes = getOrCreate(this.#claims, subjectId(key), () => new Map<number, ClaimNote>());
+    notes.set(note.generation, structuredClone(note));
+    const ordered = [...notes.keys()].sort((a, b) => a - b);
+    for (const generation of ordered.slice(0, Math.max(0, ordered.length - maxClaimNotes))) {
+      notes.delete(generation);
+    }
+    if (!note.branch) return;
+    const branches = getOrCreate(this.#branches, repoId(key), () => new Map<string, number[]>());
+    const issues = branches.get(note.branch) ?? [];
+    if (!issues.includes(key.issue)) {
+      issues.push(key.issue);
+      branches.set(note.branch, issues.slice(-maxSubjectsPerBranch));
+    }
+  }
+
+  async attest(key: SubjectKey, generation: number, sha: string, now: number): Promise<void> {
+    const generations = getOrCreate(this.#attestations, subjectId(key), () => new Map());
+    const shas = getOrCreate(generations, generation, () => new Map<string, number>());
+    for (const [known, at] of shas) if (at < now - attestationTtlMs) shas.delete(known);
+    shas.set(sha, now);
+    if (shas.size > maxShasPerGeneration) {
+      // Oldest first; equal times in SHA order, as a Redis sorted set orders them.
+      const ordered = [...shas].sort(([a, at], [b, bt]) => at - bt || (a < b ? -1 : 1));
+      for (const [old] of ordered.slice(0, shas.size - maxShasPerGeneration)) shas.delete(old);
+    }
+  }
+
+  async evidence(key: SubjectKey, sha: string, now: number): Promise<FenceEvidence> {
+    const notes = this.#claims.get(subjectId(key)) ?? new Map<number, ClaimNote>();
+    const attested: number[] = [];
+    for (const [generation, shas] of this.#attestations.get(subjectId(key)) ?? []) {
+      const at = shas.get(sha);
+      if (at !== undefined && at >= now - attestationTtlMs) attested.push(generation);
+    }
+    return {
+      claims: [...notes.values()].sort((a, b) => a.generation - b.generation).map((n) => structuredClone(n)),
+      attestedGenerations: attested.sort((a, b) => a - b),
+    };
+  }
+
+  async subjectsForBranch(repo: RepoKey, branch: string): Promise<number[]> {
+    return [...(this.#branches.get(repoId(repo))?.get(branch) ?? [])];
+  }
+
+  async putPullRequest(repo: RepoKey, pr: IndexedPullRequest): Promise<void> {
+    getOrCreate(this.#pullRequests, repoId(repo), () => new Map()).set(pr.number, structuredClone(pr));
+  }
+
+  async removePullRequest(repo: RepoKey, number: number): Promise<void> {
+    this.#pullRequests.get(repoId(repo))?.delete(number);
+  }
+
+  async pullRequest(repo: RepoKey, number: number): Promise<IndexedPullRequest | null> {
+    const pr = this.#pullRequests.get(repoId(repo))?.get(number);
+    return pr ? structuredClone(pr) : null;
+  }
+
+  async pullRequestsFor(key: SubjectKey): Promise<IndexedPullRequest[]> {
+    const prs = [...(this.#pullRequests.get(repoId(key))?.values() ?? [])];
+    return prs
+      .filter((pr) => pr.linked.includes(key.issue))
+      .sort((a, b) => a.number - b.number)
+      .map((pr) => structuredClone(pr));
+  }
+
+  async markCommentHandled(installationId: number, commentId: number, ttlMs: number): Promise<boolean> {
+    const id = `${installationId}:${commentId}`;
+    const now = this.now();
+    const until = this.#comments.get(id);
+    if (until !== undefined && until > now) return false;
+    this.#comments.set(id, now + ttlMs);
+    return true;
+  }
+
+  async unmarkComment(installationId: number, commentId: number): Promise<void> {
+    this.#comments.delete(`${installationId}:${commentId}`);
+  }
+}
+
+function getOrCreate<K, V>(map: Map<K, V>, key: K, create: () => V): V {
+  let value = map.get(key);
+  if (value === undefined) {
+    value = create();
+    map.set(key, value);
+  }
+  return value;
+}

@@ -1,0 +1,395 @@
+// GraphQL objects over the simulator's records: plain objects whose function fields take the field's arguments.
+import { GraphQLError } from "graphql";
+import { roleAtLeast, type SimState } from "../sim-state.js";
+import type { SimCaller, SimComment, SimIssue, SimLabel, SimRepo, SimUser } from "../sim-types.js";
+
+export interface GraphqlContext {
+  state: SimState;
+  caller: Exclude<SimCaller, { kind: "app" }>;
+  viewer: SimUser;
+}
+
+type Args = Record<string, unknown>;
+
+/** A resolver error as GitHub reports it: `type` (NOT_FOUND, FORBIDDEN, UNPROCESSABLE) beside the message. */
+export function githubError(type: string, message: string): GraphQLError {
+  return new GraphQLError(message, { extensions: { type } });
+}
+
+function cursorOf(index: number): string {
+  return Buffer.from(`cursor:v2:${index}`).toString("base64");
+}
+
+function indexOf(cursor: unknown): number {
+  if (typeof cursor !== "string") return -1;
+  const match = /^cursor:v2:(\d+)$/.exec(Buffer.from(cursor, "base64").toString());
+  if (!match)
+    throw githubError("INVALID_CURSOR_ARGUMENTS", `\`${cursor}\` does not appear to be a valid cursor.`);
+  return Number(match[1]);
+}
+
+/** A Relay connection over a list, paged by first/after and last/before like GitHub's. */
+export function connection<T>(items: T[], args: Args, view: (item: T) => unknown) {
+  let start = 0;
+  let end = items.length;
+  if (args.after != null) start = indexOf(args.after) + 1;
+  if (args.before != null) end = Math.min(end, indexOf(args.before));
+  if (typeof args.first === "number") end = Math.min(end, start + args.first);
+  if (typeof args.last === "number") start = Math.max(start, end - args.last);
+  const window = items.slice(start, Math.max(start, end)).map((item, i) => ({ item, index: start + i }));
+  const edges = window.map(({ item, index }) => ({ cursor: cursorOf(index), node: view(item) }));
+  return {
+    totalCount: items.length,
+    nodes: edges.map((e) => e.node),
+    edges,
+    pageInfo: {
+      hasNextPage: start + window.length < items.length,
+      hasPreviousPage: start > 0,
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges.at(-1)?.cursor ?? null,
+    },
+  };
+}
+
+export function actorView(ctx: GraphqlContext, user: SimUser) {
+  const { state } = ctx;
+  return {
+    __typename: user.type === "Bot" ? "Bot" : user.type === "Organization" ? "Organization" : "User",
+    id: user.nodeId,
+    databaseId: user.id,
+    login: user.login,
+    name: null,
+    url: `${state.urls.web}/${user.login}`,
+    resourcePath: `/${user.login}`,
+    avatarUrl: `${state.urls.web}/avatars/${user.id}`,
+    isViewer: user.id === ctx.viewer.id,
+  };
+}
+
+export function labelView(ctx: GraphqlContext, repo: SimRepo, label: SimLabel) {
+  return {
+    __typename: "Label",
+    id: label.nodeId,
+    name: label.name,
+    color: label.color,
+    description: label.description,
+    isDefault: label.isDefault,
+    url: `${ctx.state.urls.web}/${ctx.state.fullName(repo)}/labels/${encodeURIComponent(label.name)}`,
+    repository: () => repoView(ctx, repo),
+  };
+}
+
+export function commentView(ctx: GraphqlContext, comment: SimComment) {
+  const { state } = ctx;
+  const repo = state.repoById(comment.repoId);
+  const author = state.userById(comment.authorId);
+  const role = state.roleOf(repo, ctx.viewer);
+  return {
+    __typename: "IssueComment",
+    id: comment.nodeId,
+    databaseId: comment.id,
+    fullDatabaseId: String(comment.id),
+    body: comment.body,
+    bodyText: comment.body,
+    author: actorView(ctx, author),
+    authorAssociation: state.authorAssociation(repo, comment.authorId),
+    createdAt: comment.createdAt,
+    updatedAt: comment.updatedAt,
+    publishedAt: comment.createdAt,
+    lastEditedAt: comment.updatedAt === comment.createdAt ? null : comment.updatedAt,
+    includesCreatedEdit: false,
+    isMinimized: false,
+    minimizedReason: null,
+    url: `${state.urls.web}/${state.fullName(repo)}/issues/${comment.issueNumber}#issuecomment-${comment.id}`,
+    viewerDidAuthor: author.id === ctx.viewer.id,
+    viewerCanUpdate:
+      author.id === ctx.viewer.id || roleAtLeast(role, "triage") || ctx.caller.kind === "installation",
+    viewerCanDelete:
+      author.id === ctx.viewer.id || roleAtLeast(role, "triage") || ctx.caller.kind === "installation",
+    issue: () => issueView(ctx, state.issueOfComment(comment)),
+    repository: () => repoView(ctx, repo),
+  };
+}
+
+/** Closing references in a body: `closes #12`, `fixes o/r#12`, `resolves #12` (GitHub's keywords). */
+export function closingReferences(state: SimState, repo: SimRepo, body: string): SimIssue[] {
+  const found: SimIssue[] = [];
+  const pattern = /\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s*:?\s+(?:([\w.-]+\/[\w.-]+))?#(\d+)\b/gi;
+  for (const match of body.matchAll(pattern)) {
+    const target = match[1] ? state.findRepo(match[1]) : repo;
+    const issue = target ? state.findIssue(target, Number(match[2])) : undefined;
+    if (issue && !issue.pull && !found.includes(issue)) found.push(issue);
+  }
+  return found;
+}
+
+export function issueView(ctx: GraphqlContext, issue: SimIssue) {
+  const { state } = ctx;
+  const repo = state.repoById(issue.repoId);
+  const common = {
+    id: issue.nodeId,
+    databaseId: issue.id,
+    fullDatabaseId: String(issue.id),
+    number: issue.number,
+    title: issue.title,
+    body: issue.body,
+    bodyText: issue.body,
+    closed: issue.state === "closed",
+    closedAt: issue.closedAt,
+    createdAt: issue.createdAt,
+    updatedAt: issue.updatedAt,
+    locked: false,
+    author: actorView(ctx, state.userById(issue.authorId)),
+    authorAssociation: state.authorAssociation(repo, issue.authorId),
+    url: `${state.urls.web}/${state.fullName(repo)}/${issue.pull ? "pull" : "issues"}/${issue.number}`,
+    repository: () => repoView(ctx, repo),
+    viewerDidAuthor: issue.authorId === ctx.viewer.id,
+    assignees: (args: Args) =>
+      connection(
+        issue.assigneeIds.map((id) => state.userById(id)),
+        args,
+        (u) => actorView(ctx, u),
+      ),
+    labels: (args: Args) =>
+      connection(
+        issue.labelIds.map((id) => state.labelById(repo, id)),
+        args,
+        (l) => labelView(ctx, repo, l),
+      ),
+    comments: (args: Args) => connection(state.commentsOf(issue), args, (c) => commentView(ctx, c)),
+  };
+  if (!issue.pull) {
+    return {
+      __typename: "Issue",
+      ...common,
+      state: issue.state === "open" ? "OPEN" : "CLOSED",
+      stateReason: issue.stateReason?.toUpperCase() ?? null,
+      closedByPullRequestsReferences: (args: Args) =>
+        connection(
+          state
+            .issuesOf(repo)
+            .filter((p) => p.pull && (args.includeClosedPrs || p.state === "open"))
+            .filter((p) => closingReferences(state, repo, p.body).includes(issue)),
+          args,
+          (p) => issueView(ctx, p),
+        ),
+    };
+  }
+  const pull = issue.pull;
+  return {
+    __typename: "PullRequest",
+    ...common,
+    state: pull.merged ? "MERGED" : issue.state === "open" ? "OPEN" : "CLOSED",
+    isDraft: pull.draft,
+    merged: pull.merged,
+    mergedAt: pull.mergedAt,
+    headRefName: pull.headRef,
+    headRefOid: pull.headSha,
+    baseRefName: pull.baseRef,
+    baseRefOid: pull.baseSha,
+    isCrossRepository: false,
+    closingIssuesReferences: (args: Args) =>
+      connection(closingReferences(state, repo, issue.body), args, (i) => issueView(ctx, i)),
+  };
+}
+
+/** Throws GitHub's NOT_FOUND unless the caller may see the repository. */
+export function visibleRepo(ctx: GraphqlContext, repo: SimRepo | undefined, name: string): SimRepo {
+  const message = `Could not resolve to a Repository with the name '${name}'.`;
+  if (!repo) throw githubError("NOT_FOUND", message);
+  if (ctx.caller.kind === "installation" && !ctx.caller.installation.repoIds.has(repo.id)) {
+    throw githubError("NOT_FOUND", message);
+  }
+  if (ctx.caller.kind === "user" && ctx.state.roleOf(repo, ctx.caller.user) === "none") {
+    throw githubError("NOT_FOUND", message);
+  }
+  return repo;
+}
+
+function issueFilter(ctx: GraphqlContext, repo: SimRepo, args: Args) {
+  const filterBy = (args.filterBy ?? {}) as Args;
+  const states = (args.states ?? filterBy.states) as string[] | undefined;
+  const labels = (args.labels ?? filterBy.labels) as string[] | undefined;
+  const assignee = filterBy.assignee as string | undefined;
+  return (issue: SimIssue) => {
+    const state = issue.pull?.merged ? "MERGED" : issue.state === "open" ? "OPEN" : "CLOSED";
+    if (states && !states.includes(state)) return false;
+    if (labels) {
+      const names = issue.labelIds.map((id) => ctx.state.labelById(repo, id).name.toLowerCase());
+      if (!labels.some((l) => names.includes(l.toLowerCase()))) return false;
+    }
+    if (assignee === "*" && issue.assigneeIds.length === 0) return false;
+    if (assignee && assignee !== "*") {
+      const user = ctx.state.userByLogin(assignee);
+      if (!user || !issue.assigneeIds.includes(user.id)) return false;
+    }
+    return true;
+  };
+}
+
+function ordered(issues: SimIssue[], args: Args): SimIssue[] {
+  const order = args.orderBy as { field?: string; direction?: string } | undefined;
+  const key = order?.field === "UPDATED_AT" ? "updatedAt" : "createdAt";
+  const sorted = [...issues].sort((a, b) => a[key].localeCompare(b[key]) || a.number - b.number);
+  return order?.direction === "DESC" ? sorted.reverse() : sorted;
+}
+
+function commitView(ctx: GraphqlContext, repo: SimRepo, sha: string) {
+  const commit = repo.commits.get(sha);
+  const date = commit?.timestamp ?? repo.createdAt;
+  return {
+    __typename: "Commit",
+    id: `C_${Buffer.from(`commit:${repo.id}:${sha}`).toString("base64url")}`,
+    oid: sha,
+    abbreviatedOid: sha.slice(0, 7),
+    message: commit?.message ?? "",
+    messageHeadline: (commit?.message ?? "").split("\n")[0],
+    committedDate: date,
+    authoredDate: date,
+    pushedDate: date,
+    url: `${ctx.state.urls.web}/${ctx.state.fullName(repo)}/commit/${sha}`,
+  };
+}
+
+/** A branch (only branches exist here), or null like GitHub for an unknown ref. */
+function refView(ctx: GraphqlContext, repo: SimRepo, branch: string) {
+  const sha = repo.branches.get(branch);
+  if (!sha) return null;
+  return {
+    __typename: "Ref",
+    id: `REF_${Buffer.from(`ref:${repo.id}:${branch}`).toString("base64url")}`,
+    name: branch,
+    prefix: "refs/heads/",
+    target: commitView(ctx, repo, sha),
+    repository: () => repoView(ctx, repo),
+  };
+}
+
+export function repoView(ctx: GraphqlContext, repo: SimRepo) {
+  const { state } = ctx;
+  const fullName = state.fullName(repo);
+  const issue = (number: number) => state.findIssue(repo, number);
+  return {
+    __typename: "Repository",
+    id: repo.nodeId,
+    databaseId: repo.id,
+    name: repo.name,
+    nameWithOwner: fullName,
+    owner: actorView(ctx, state.userByLogin(repo.ownerLogin)!),
+    url: `${state.urls.web}/${fullName}`,
+    isPrivate: repo.private,
+    isArchived: false,
+    visibility: repo.private ? "PRIVATE" : "PUBLIC",
+    createdAt: repo.createdAt,
+    viewerPermission:
+      ctx.caller.kind === "installation" ? null : state.roleOf(repo, ctx.viewer).toUpperCase(),
+    defaultBranchRef: refView(ctx, repo, repo.defaultBranch),
+    ref: ({ qualifiedName }: Args) => refView(ctx, repo, String(qualifiedName).replace(/^refs\/heads\//, "")),
+    label: ({ name }: Args) => {
+      const label = state.findLabel(repo, String(name));
+      return label ? labelView(ctx, repo, label) : null;
+    },
+    labels: (args: Args) => {
+      const query = typeof args.query === "string" ? args.query.toLowerCase() : "";
+      const labels = repo.labels.filter((l) => l.name.toLowerCase().includes(query));
+      return connection(labels, args, (l) => labelView(ctx, repo, l));
+    },
+    issueOrPullRequest: ({ number }: Args) => {
+      const found = issue(Number(number));
+      if (!found) {
+        throw githubError(
+          "NOT_FOUND",
+          `Could not resolve to an issue or pull request with the number of ${number}.`,
+        );
+      }
+      return issueView(ctx, found);
+    },
+    issue: ({ number }: Args) => {
+      const found = issue(Number(number));
+      if (!found || found.pull) {
+        throw githubError("NOT_FOUND", `Could not resolve to an Issue with the number of ${number}.`);
+      }
+      return issueView(ctx, found);
+    },
+    pullRequest: ({ number }: Args) => {
+      const found = issue(Number(number));
+      if (!found?.pull) {
+        throw githubError("NOT_FOUND", `Could not resolve to a PullRequest with the number of ${number}.`);
+      }
+      return issueView(ctx, found);
+    },
+    issues: (args: Args) =>
+      connection(
+        ordered(
+          state
+            .issuesOf(repo)
+            .filter((i) => !i.pull)
+            .filter(issueFilter(ctx, repo, args)),
+          args,
+        ),
+        args,
+        (i) => issueView(ctx, i),
+      ),
+    pullRequests: (args: Args) => {
+      const pulls = state
+        .issuesOf(repo)
+        .filter((i) => i.pull)
+        .filter(issueFilter(ctx, repo, args))
+        .filter((i) => args.headRefName == null || i.pull!.headRef === args.headRefName)
+        .filter((i) => args.baseRefName == null || i.pull!.baseRef === args.baseRefName);
+      return connection(ordered(pulls, args), args, (i) => issueView(ctx, i));
+    },
+  };
+}
+
+/** Any node the caller may see, by its global id. */
+export function nodeView(ctx: GraphqlContext, nodeId: string) {
+  const { state } = ctx;
+  const notFound = () =>
+    githubError("NOT_FOUND", `Could not resolve to a node with the global id of '${nodeId}'`);
+  const node = state.nodeById(nodeId);
+  if (!node) throw notFound();
+  const checkRepo = (repo: SimRepo) => {
+    try {
+      return visibleRepo(ctx, repo, state.fullName(repo));
+    } catch {
+      throw notFound();
+    }
+  };
+  switch (node.kind) {
+    case "user":
+    case "bot":
+    case "org": {
+      const user = state.users.get(node.id);
+      if (!user) throw notFound();
+      return actorView(ctx, user);
+    }
+    case "repo": {
+      const repo = state.repos.get(node.id);
+      if (!repo) throw notFound();
+      return repoView(ctx, checkRepo(repo));
+    }
+    case "issue":
+    case "pull": {
+      const issue = state.issues.get(node.id);
+      if (!issue) throw notFound();
+      checkRepo(state.repoById(issue.repoId));
+      return issueView(ctx, issue);
+    }
+    case "comment": {
+      const comment = state.comments.get(node.id);
+      if (!comment) throw notFound();
+      checkRepo(state.repoById(comment.repoId));
+      return commentView(ctx, comment);
+    }
+    case "label": {
+      for (const repo of state.repos.values()) {
+        const label = repo.labels.find((l) => l.id === node.id);
+        if (label) return labelView(ctx, checkRepo(repo), label);
+      }
+      throw notFound();
+    }
+    default:
+      throw notFound();
+  }
+}

@@ -1,0 +1,893 @@
+// The simulator's GitHub: every record, and every change as GitHub makes it, each announcing its webhook.
+import { createHash } from "node:crypto";
+import {
+  renderCheckRun,
+  renderComment,
+  renderInstallation,
+  renderIssue,
+  renderLabel,
+  renderPull,
+  renderRepo,
+  renderRepoSummary,
+  renderUser,
+} from "./render-rest.js";
+import type {
+  AccountType,
+  RepoRole,
+  SimCheckRun,
+  SimComment,
+  SimInstallation,
+  SimIssue,
+  SimLabel,
+  SimReaction,
+  SimRepo,
+  SimUser,
+} from "./sim-types.js";
+
+/** Receives each webhook GitHub would send; the payload already carries `installation`. */
+export type WebhookSink = (event: string, payload: Record<string, unknown>) => void;
+
+export interface SimAppInfo {
+  id: number;
+  slug: string;
+  permissions: Record<string, string>;
+  events: string[];
+}
+
+export class SimNotFound extends Error {}
+
+/** Permission levels from weakest to strongest, for "at least write" checks. */
+const roleRank: Record<RepoRole | "none", number> = {
+  none: 0,
+  read: 1,
+  triage: 2,
+  write: 3,
+  maintain: 4,
+  admin: 5,
+};
+
+export function roleAtLeast(role: RepoRole | "none", wanted: RepoRole): boolean {
+  return roleRank[role] >= roleRank[wanted];
+}
+
+const nodePrefix = {
+  user: "U_kgDO",
+  bot: "BOT_kgDO",
+  org: "O_kgDO",
+  repo: "R_kgDO",
+  issue: "I_kwDO",
+  pull: "PR_kwDO",
+  comment: "IC_kwDO",
+  label: "LA_kwDO",
+  checkRun: "CR_kwDO",
+  reaction: "REA_lADO",
+} as const;
+
+type NodeKind = keyof typeof nodePrefix;
+
+export class SimState {
+  readonly users = new Map<number, SimUser>();
+  readonly repos = new Map<number, SimRepo>();
+  readonly issues = new Map<number, SimIssue>();
+  readonly comments = new Map<number, SimComment>();
+  readonly reactions = new Map<number, SimReaction>();
+  readonly checkRuns = new Map<number, SimCheckRun>();
+  readonly installations = new Map<number, SimInstallation>();
+  /** Token -> user id (personal access tokens of seeded users). */
+  readonly userTokens = new Map<string, number>();
+  /** Installation token -> installation id and expiry. */
+  readonly installationTokens = new Map<string, { installationId: number; expiresAt: number }>();
+  readonly #nodes = new Map<string, { kind: NodeKind; id: number }>();
+  #nextId = 1000;
+  botUser!: SimUser;
+
+  constructor(
+    readonly app: SimAppInfo,
+    readonly urls: { api: string; web: string },
+    readonly now: () => number,
+    private readonly sink: WebhookSink,
+  ) {
+    this.reset();
+  }
+
+  reset(): void {
+    this.users.clear();
+    this.repos.clear();
+    this.issues.clear();
+    this.comments.clear();
+    this.reactions.clear();
+    this.checkRuns.clear();
+    this.installations.clear();
+    this.userTokens.clear();
+    this.installationTokens.clear();
+    this.#nodes.clear();
+    this.#nextId = 1000;
+    this.botUser = this.addUser({
+      login: `${this.app.slug}[bot]`,
+      type: "Bot",
+      id: 41_000_000 + this.app.id,
+    });
+  }
+
+  timestamp(): string {
+    return new Date(this.now()).toISOString().replace(/\.\d{3}Z$/, "Z");
+  }
+
+  #id(): number {
+    return ++this.#nextId;
+  }
+
+  #node(kind: NodeKind, id: number): string {
+    const nodeId = `${nodePrefix[kind]}${Buffer.from(`${kind}:${id}`).toString("base64url")}`;
+    this.#nodes.set(nodeId, { kind, id });
+    return nodeId;
+  }
+
+  /** What a node id names, or undefined for an id GitHub never issued. */
+  nodeById(nodeId: string): { kind: NodeKind; id: number } | undefined {
+    return this.#nodes.get(nodeId);
+  }
+
+  renderApp() {
+    return {
+      id: this.app.id,
+      slug: this.app.slug,
+      node_id: `A_kwDO${Buffer.from(`app:${this.app.id}`).toString("base64url")}`,
+      owner: null,
+      name: this.app.slug,
+      description: "",
+      external_url: this.urls.web,
+      html_url: `${this.urls.web}/apps/${this.app.slug}`,
+      created_at: "2026-01-01T00:00:00Z",
+      updated_at: "2026-01-01T00:00:00Z",
+      permissions: this.app.permissions,
+      events: this.app.events,
+    };
+  }
+
+  // ---- accounts -------------------------------------------------------------------------------
+
+  addUser(spec: { login: string; id?: number; type?: AccountType; tokens?: string[] }): SimUser {
+    const existing = this.userByLogin(spec.login);
+    const id = spec.id ?? existing?.id ?? this.#id();
+    const type = spec.type ?? existing?.type ?? "User";
+    const kind: NodeKind = type === "Bot" ? "bot" : type === "Organization" ? "org" : "user";
+    const user: SimUser = { id, login: spec.login, type, nodeId: existing?.nodeId ?? this.#node(kind, id) };
+    if (existing && existing.id !== id) this.users.delete(existing.id);
+    this.users.set(id, user);
+    for (const token of spec.tokens ?? []) this.userTokens.set(token, id);
+    return user;
+  }
+
+  userByLogin(login: string): SimUser | undefined {
+    const lower = login.toLowerCase();
+    for (const user of this.users.values()) if (user.login.toLowerCase() === lower) return user;
+    return undefined;
+  }
+
+  userById(id: number): SimUser {
+    const user = this.users.get(id);
+    if (!user) throw new SimNotFound(`no user with id ${id}`);
+    return user;
+  }
+
+  requireUser(login: string): SimUser {
+    const user = this.userByLogin(login);
+    if (!user) throw new SimNotFound(`no user ${login}: seed it first`);
+    return user;
+  }
+
+  // ---- repositories ---------------------------------------------------------------------------
+
+  addRepo(spec: {
+    owner: string;
+    name: string;
+    id?: number;
+    private?: boolean;
+    defaultBranch?: string;
+    files?: Record<string, string>;
+  }): SimRepo {
+    if (!this.userByLogin(spec.owner)) this.addUser({ login: spec.owner, type: "Organization" });
+    if (this.findRepo(`${spec.owner}/${spec.name}`)) {
+      throw new Error(`repository ${spec.owner}/${spec.name} already exists`);
+    }
+    const id = spec.id ?? this.#id();
+    const defaultBranch = spec.defaultBranch ?? "main";
+    const sha = this.#sha(`${id}:initial`);
+    const repo: SimRepo = {
+      id,
+      nodeId: this.#node("repo", id),
+      ownerLogin: spec.owner,
+      name: spec.name,
+      private: spec.private ?? true,
+      defaultBranch,
+      files: new Map(Object.entries(spec.files ?? {})),
+      branches: new Map([[defaultBranch, sha]]),
+      commits: new Map([
+        [
+          sha,
+          {
+            sha,
+            message: "Initial commit",
+            authorLogin: spec.owner,
+            timestamp: this.timestamp(),
+            added: Object.keys(spec.files ?? {}),
+            removed: [],
+            modified: [],
+          },
+        ],
+      ]),
+      roles: new Map(),
+      labels: [],
+      nextNumber: 1,
+      createdAt: this.timestamp(),
+    };
+    this.repos.set(id, repo);
+    return repo;
+  }
+
+  findRepo(fullName: string): SimRepo | undefined {
+    const lower = fullName.toLowerCase();
+    for (const repo of this.repos.values()) {
+      if (`${repo.ownerLogin}/${repo.name}`.toLowerCase() === lower) return repo;
+    }
+    return undefined;
+  }
+
+  requireRepo(fullName: string): SimRepo {
+    const repo = this.findRepo(fullName);
+    if (!repo) throw new SimNotFound(`no repository ${fullName}: seed it first`);
+    return repo;
+  }
+
+  repoById(id: number): SimRepo {
+    const repo = this.repos.get(id);
+    if (!repo) throw new SimNotFound(`no repository with id ${id}`);
+    return repo;
+  }
+
+  fullName(repo: SimRepo): string {
+    return `${repo.ownerLogin}/${repo.name}`;
+  }
+
+  setRole(repo: SimRepo, login: string, role: RepoRole | null): void {
+    if (role === null) repo.roles.delete(login.toLowerCase());
+    else repo.roles.set(login.toLowerCase(), role);
+  }
+
+  roleOf(repo: SimRepo, user: SimUser): RepoRole | "none" {
+    if (user.login.toLowerCase() === repo.ownerLogin.toLowerCase()) return "admin";
+    return repo.roles.get(user.login.toLowerCase()) ?? (repo.private ? "none" : "read");
+  }
+
+  authorAssociation(repo: SimRepo, userId: number): string {
+    const user = this.users.get(userId);
+    if (!user) return "NONE";
+    if (user.login.toLowerCase() === repo.ownerLogin.toLowerCase()) return "OWNER";
+    if (user.type === "Bot") return "NONE";
+    return repo.roles.has(user.login.toLowerCase()) ? "COLLABORATOR" : "NONE";
+  }
+
+  setFile(repo: SimRepo, path: string, content: string | null): void {
+    if (content === null) repo.files.delete(path);
+    else repo.files.set(path, content);
+  }
+
+  #sha(seed: string): string {
+    return createHash("sha1").update(`${seed}:${this.#id()}`).digest("hex");
+  }
+
+  // ---- installations --------------------------------------------------------------------------
+
+  installationFor(repo: SimRepo): SimInstallation | undefined {
+    for (const installation of this.installations.values()) {
+      if (installation.repoIds.has(repo.id)) return installation;
+    }
+    return undefined;
+  }
+
+  createInstallation(
+    spec: { id?: number; account: string; repos: string[]; selection?: "all" | "selected" },
+    sender: SimUser,
+  ): SimInstallation {
+    if (!this.userByLogin(spec.account)) this.addUser({ login: spec.account, type: "Organization" });
+    const repos = spec.repos.map((r) => this.requireRepo(r));
+    const installation: SimInstallation = {
+      id: spec.id ?? this.#id(),
+      accountLogin: spec.account,
+      repoIds: new Set(repos.map((r) => r.id)),
+      repositorySelection: spec.selection ?? "selected",
+      createdAt: this.timestamp(),
+    };
+    this.installations.set(installation.id, installation);
+    this.sink("installation", {
+      action: "created",
+      installation: renderInstallation(this, installation),
+      repositories: repos.map(renderRepoSummary),
+      requester: null,
+      sender: renderUser(this, sender),
+    });
+    return installation;
+  }
+
+  changeInstallationRepos(
+    installation: SimInstallation,
+    change: { add?: string[]; remove?: string[] },
+    sender: SimUser,
+  ): void {
+    const added = (change.add ?? [])
+      .map((r) => this.requireRepo(r))
+      .filter((r) => !installation.repoIds.has(r.id));
+    const removed = (change.remove ?? [])
+      .map((r) => this.requireRepo(r))
+      .filter((r) => installation.repoIds.has(r.id));
+    for (const repo of added) installation.repoIds.add(repo.id);
+    for (const repo of removed) installation.repoIds.delete(repo.id);
+    const action = added.length > 0 ? "added" : "removed";
+    if (added.length === 0 && removed.length === 0) return;
+    this.sink("installation_repositories", {
+      action,
+      installation: renderInstallation(this, installation),
+      repository_selection: installation.repositorySelection,
+      repositories_added: added.map(renderRepoSummary),
+      repositories_removed: removed.map(renderRepoSummary),
+      requester: null,
+      sender: renderUser(this, sender),
+    });
+  }
+
+  deleteInstallation(installation: SimInstallation, sender: SimUser): void {
+    const repos = [...installation.repoIds].map((id) => this.repoById(id));
+    this.installations.delete(installation.id);
+    for (const [token, entry] of this.installationTokens) {
+      if (entry.installationId === installation.id) this.installationTokens.delete(token);
+    }
+    this.sink("installation", {
+      action: "deleted",
+      installation: renderInstallation(this, installation),
+      repositories: repos.map(renderRepoSummary),
+      requester: null,
+      sender: renderUser(this, sender),
+    });
+  }
+
+  /** A repository event: sent only where the App is installed, like GitHub's. */
+  #emit(repo: SimRepo, event: string, sender: SimUser, fields: Record<string, unknown>): void {
+    const installation = this.installationFor(repo);
+    if (!installation) return;
+    this.sink(event, {
+      ...fields,
+      repository: renderRepo(this, repo),
+      sender: renderUser(this, sender),
+      installation: { id: installation.id, node_id: `MDIz${installation.id}` },
+    });
+  }
+
+  // ---- labels ---------------------------------------------------------------------------------
+
+  findLabel(repo: SimRepo, name: string): SimLabel | undefined {
+    const lower = name.toLowerCase();
+    return repo.labels.find((l) => l.name.toLowerCase() === lower);
+  }
+
+  labelById(repo: SimRepo, id: number): SimLabel {
+    const label = repo.labels.find((l) => l.id === id);
+    if (!label) throw new SimNotFound(`no label ${id} in ${this.fullName(repo)}`);
+    return label;
+  }
+
+  createLabel(repo: SimRepo, spec: { name: string; color?: string; description?: string | null }): SimLabel {
+    if (this.findLabel(repo, spec.name)) throw new Error(`label ${spec.name} already exists`);
+    const id = this.#id();
+    const label: SimLabel = {
+      id,
+      nodeId: this.#node("label", id),
+      name: spec.name,
+      color: (spec.color ?? "ededed").replace(/^#/, ""),
+      description: spec.description ?? null,
+      isDefault: false,
+    };
+    repo.labels.push(label);
+    return label;
+  }
+
+  /** Deleting a label takes it off every issue silently (GitHub sends `label.deleted`, which the App does not subscribe to). */
+  deleteLabel(repo: SimRepo, label: SimLabel): void {
+    repo.labels = repo.labels.filter((l) => l.id !== label.id);
+    for (const issue of this.issuesOf(repo)) issue.labelIds = issue.labelIds.filter((id) => id !== label.id);
+  }
+
+  // ---- issues ---------------------------------------------------------------------------------
+
+  issuesOf(repo: SimRepo): SimIssue[] {
+    return [...this.issues.values()].filter((i) => i.repoId === repo.id).sort((a, b) => a.number - b.number);
+  }
+
+  findIssue(repo: SimRepo, number: number): SimIssue | undefined {
+    for (const issue of this.issues.values())
+      if (issue.repoId === repo.id && issue.number === number) return issue;
+    return undefined;
+  }
+
+  requireIssue(repo: SimRepo, number: number): SimIssue {
+    const issue = this.findIssue(repo, number);
+    if (!issue) throw new SimNotFound(`no issue ${this.fullName(repo)}#${number}`);
+    return issue;
+  }
+
+  commentsOf(issue: SimIssue): SimComment[] {
+    return [...this.comments.values()]
+      .filter((c) => c.repoId === issue.repoId && c.issueNumber === issue.number)
+      .sort((a, b) => a.id - b.id);
+  }
+
+  #issueEvent(issue: SimIssue, action: string, sender: SimUser, extra: Record<string, unknown> = {}): void {
+    const repo = this.repoById(issue.repoId);
+    if (issue.pull) {
+      this.#emit(repo, "pull_request", sender, {
+        action,
+        number: issue.number,
+        pull_request: renderPull(this, issue),
+        ...extra,
+      });
+    } else {
+      this.#emit(repo, "issues", sender, { action, issue: renderIssue(this, issue), ...extra });
+    }
+  }
+
+  #touch(issue: SimIssue): void {
+    issue.updatedAt = this.timestamp();
+  }
+
+  createIssue(
+    repo: SimRepo,
+    spec: {
+      title: string;
+      body?: string;
+      number?: number;
+      state?: "open" | "closed";
+      labels?: string[];
+      assignees?: string[];
+      pull?: SimIssue["pull"];
+    },
+    author: SimUser,
+  ): SimIssue {
+    const number = spec.number ?? repo.nextNumber;
+    if (this.findIssue(repo, number)) throw new Error(`${this.fullName(repo)}#${number} already exists`);
+    repo.nextNumber = Math.max(repo.nextNumber, number + 1);
+    const id = this.#id();
+    const now = this.timestamp();
+    const issue: SimIssue = {
+      id,
+      nodeId: this.#node(spec.pull ? "pull" : "issue", id),
+      repoId: repo.id,
+      number,
+      title: spec.title,
+      body: spec.body ?? "",
+      state: spec.state ?? "open",
+      stateReason: spec.state === "closed" ? "completed" : null,
+      authorId: author.id,
+      assigneeIds: (spec.assignees ?? []).map((login) => this.requireUser(login).id),
+      labelIds: (spec.labels ?? []).map(
+        (name) => (this.findLabel(repo, name) ?? this.createLabel(repo, { name })).id,
+      ),
+      createdAt: now,
+      updatedAt: now,
+      closedAt: spec.state === "closed" ? now : null,
+      ...(spec.pull ? { pull: spec.pull } : {}),
+    };
+    this.issues.set(id, issue);
+    this.#issueEvent(issue, "opened", author);
+    return issue;
+  }
+
+  editIssue(issue: SimIssue, change: { title?: string; body?: string }, sender: SimUser): void {
+    const changes: Record<string, { from: string }> = {};
+    if (change.title !== undefined && change.title !== issue.title) {
+      changes.title = { from: issue.title };
+      issue.title = change.title;
+    }
+    if (change.body !== undefined && change.body !== issue.body) {
+      changes.body = { from: issue.body };
+      issue.body = change.body;
+    }
+    if (Object.keys(changes).length === 0) return;
+    this.#touch(issue);
+    this.#issueEvent(issue, "edited", sender, { changes });
+  }
+
+  setIssueState(
+    issue: SimIssue,
+    state: "open" | "closed",
+    sender: SimUser,
+    reason: "completed" | "not_planned" = "completed",
+  ): void {
+    if (issue.state === state) return;
+    issue.state = state;
+    issue.stateReason = state === "closed" ? reason : "reopened";
+    issue.closedAt = state === "closed" ? this.timestamp() : null;
+    this.#touch(issue);
+    this.#issueEvent(issue, state === "closed" ? "closed" : "reopened", sender);
+  }
+
+  addAssignees(issue: SimIssue, users: SimUser[], sender: SimUser): void {
+    for (const user of users) {
+      if (issue.assigneeIds.includes(user.id) || issue.assigneeIds.length >= 10) continue;
+      issue.assigneeIds.push(user.id);
+      this.#touch(issue);
+      this.#issueEvent(issue, "assigned", sender, { assignee: renderUser(this, user) });
+    }
+  }
+
+  removeAssignees(issue: SimIssue, users: SimUser[], sender: SimUser): void {
+    for (const user of users) {
+      if (!issue.assigneeIds.includes(user.id)) continue;
+      issue.assigneeIds = issue.assigneeIds.filter((id) => id !== user.id);
+      this.#touch(issue);
+      this.#issueEvent(issue, "unassigned", sender, { assignee: renderUser(this, user) });
+    }
+  }
+
+  addLabels(issue: SimIssue, labels: SimLabel[], sender: SimUser): void {
+    const repo = this.repoById(issue.repoId);
+    for (const label of labels) {
+      if (issue.labelIds.includes(label.id)) continue;
+      issue.labelIds.push(label.id);
+      this.#touch(issue);
+      this.#issueEvent(issue, "labeled", sender, { label: renderLabel(this, repo, label) });
+    }
+  }
+
+  removeLabels(issue: SimIssue, labels: SimLabel[], sender: SimUser): void {
+    const repo = this.repoById(issue.repoId);
+    for (const label of labels) {
+      if (!issue.labelIds.includes(label.id)) continue;
+      issue.labelIds = issue.labelIds.filter((id) => id !== label.id);
+      this.#touch(issue);
+      this.#issueEvent(issue, "unlabeled", sender, { label: renderLabel(this, repo, label) });
+    }
+  }
+
+  deleteIssue(issue: SimIssue, sender: SimUser): void {
+    const rendered = renderIssue(this, issue);
+    for (const comment of this.commentsOf(issue)) this.comments.delete(comment.id);
+    this.issues.delete(issue.id);
+    this.#emit(this.repoById(issue.repoId), "issues", sender, { action: "deleted", issue: rendered });
+  }
+
+  /** Moves an issue (and its comments) to another repository under a new number and node id. */
+  transferIssue(issue: SimIssue, target: SimRepo, sender: SimUser): SimIssue {
+    const source = this.repoById(issue.repoId);
+    const before = renderIssue(this, issue);
+    const comments = this.commentsOf(issue);
+    this.issues.delete(issue.id);
+    const moved = this.#createIssueSilently(target, issue);
+    for (const comment of comments) {
+      comment.repoId = target.id;
+      comment.issueNumber = moved.number;
+    }
+    this.#emit(source, "issues", sender, {
+      action: "transferred",
+      issue: before,
+      changes: { new_issue: renderIssue(this, moved), new_repository: renderRepo(this, target) },
+    });
+    this.#issueEvent(moved, "opened", sender);
+    return moved;
+  }
+
+  #createIssueSilently(target: SimRepo, from: SimIssue): SimIssue {
+    const id = this.#id();
+    const number = target.nextNumber++;
+    const labelIds = from.labelIds.flatMap((labelId) => {
+      const name = [...this.repos.values()].flatMap((r) => r.labels).find((l) => l.id === labelId)?.name;
+      const label = name ? this.findLabel(target, name) : undefined;
+      return label ? [label.id] : [];
+    });
+    const moved: SimIssue = {
+      ...from,
+      id,
+      nodeId: this.#node("issue", id),
+      repoId: target.id,
+      number,
+      labelIds,
+    };
+    this.issues.set(id, moved);
+    return moved;
+  }
+
+  // ---- comments and reactions -----------------------------------------------------------------
+
+  addComment(issue: SimIssue, author: SimUser, body: string): SimComment {
+    const id = this.#id();
+    const now = this.timestamp();
+    const comment: SimComment = {
+      id,
+      nodeId: this.#node("comment", id),
+      repoId: issue.repoId,
+      issueNumber: issue.number,
+      authorId: author.id,
+      body,
+      createdAt: now,
+      updatedAt: now,
+    };
+    this.comments.set(id, comment);
+    this.#touch(issue);
+    this.#emit(this.repoById(issue.repoId), "issue_comment", author, {
+      action: "created",
+      issue: renderIssue(this, issue),
+      comment: renderComment(this, comment),
+    });
+    return comment;
+  }
+
+  commentById(id: number): SimComment | undefined {
+    return this.comments.get(id);
+  }
+
+  issueOfComment(comment: SimComment): SimIssue {
+    return this.requireIssue(this.repoById(comment.repoId), comment.issueNumber);
+  }
+
+  editComment(comment: SimComment, body: string, sender: SimUser): void {
+    const from = comment.body;
+    comment.body = body;
+    comment.updatedAt = this.timestamp();
+    this.#emit(this.repoById(comment.repoId), "issue_comment", sender, {
+      action: "edited",
+      changes: { body: { from } },
+      issue: renderIssue(this, this.issueOfComment(comment)),
+      comment: renderComment(this, comment),
+    });
+  }
+
+  deleteComment(comment: SimComment, sender: SimUser): void {
+    const issue = this.issueOfComment(comment);
+    const rendered = renderComment(this, comment);
+    this.comments.delete(comment.id);
+    this.#emit(this.repoById(comment.repoId), "issue_comment", sender, {
+      action: "deleted",
+      issue: renderIssue(this, issue),
+      comment: rendered,
+    });
+  }
+
+  /** GitHub answers 200 with the existing reaction when the user already reacted so. */
+  addReaction(
+    comment: SimComment,
+    user: SimUser,
+    content: string,
+  ): { reaction: SimReaction; created: boolean } {
+    for (const reaction of this.reactions.values()) {
+      if (reaction.commentId === comment.id && reaction.userId === user.id && reaction.content === content) {
+        return { reaction, created: false };
+      }
+    }
+    const id = this.#id();
+    const reaction: SimReaction = {
+      id,
+      nodeId: this.#node("reaction", id),
+      commentId: comment.id,
+      userId: user.id,
+      content,
+      createdAt: this.timestamp(),
+    };
+    this.reactions.set(id, reaction);
+    return { reaction, created: true };
+  }
+
+  reactionsOf(comment: SimComment): SimReaction[] {
+    return [...this.reactions.values()].filter((r) => r.commentId === comment.id);
+  }
+
+  // ---- branches, pushes and pull requests -----------------------------------------------------
+
+  openPull(
+    repo: SimRepo,
+    spec: { title: string; body?: string; head: string; base?: string; draft?: boolean; number?: number },
+    author: SimUser,
+  ): SimIssue {
+    const base = spec.base ?? repo.defaultBranch;
+    const headSha = repo.branches.get(spec.head) ?? this.push(repo, spec.head, { author, silent: true }).sha;
+    return this.createIssue(
+      repo,
+      {
+        title: spec.title,
+        ...(spec.body !== undefined ? { body: spec.body } : {}),
+        ...(spec.number !== undefined ? { number: spec.number } : {}),
+        pull: {
+          headRef: spec.head,
+          headSha,
+          baseRef: base,
+          baseSha: repo.branches.get(base) ?? this.#sha(base),
+          draft: spec.draft ?? false,
+          merged: false,
+          mergedAt: null,
+        },
+      },
+      author,
+    );
+  }
+
+  editPull(issue: SimIssue, change: { title?: string; body?: string; base?: string }, sender: SimUser): void {
+    const pull = issue.pull;
+    if (!pull) throw new SimNotFound(`#${issue.number} is not a pull request`);
+    if (change.base !== undefined && change.base !== pull.baseRef) {
+      const from = pull.baseRef;
+      pull.baseRef = change.base;
+      pull.baseSha = this.repoById(issue.repoId).branches.get(change.base) ?? pull.baseSha;
+      this.#touch(issue);
+      this.#issueEvent(issue, "edited", sender, {
+        changes: { base: { ref: { from }, sha: { from: pull.baseSha } } },
+      });
+    }
+    this.editIssue(issue, change, sender);
+  }
+
+  /** Closes a pull request, merged or not (a merge also moves the base branch). */
+  closePull(issue: SimIssue, sender: SimUser, merge = false): void {
+    const pull = issue.pull;
+    if (!pull || issue.state === "closed") return;
+    if (merge) {
+      pull.merged = true;
+      pull.mergedAt = this.timestamp();
+      this.repoById(issue.repoId).branches.set(pull.baseRef, pull.headSha);
+    }
+    this.setIssueState(issue, "closed", sender);
+  }
+
+  /**
+   * One commit on a branch: `push`, then `pull_request.synchronize` for each open PR from that
+   * branch. `files` (path -> text, null deletes) change the repository's files on its default branch.
+   */
+  push(
+    repo: SimRepo,
+    branch: string,
+    spec: { author: SimUser; message?: string; files?: Record<string, string | null>; silent?: boolean },
+  ): { sha: string; before: string } {
+    const zero = "0".repeat(40);
+    const before = repo.branches.get(branch) ?? zero;
+    const sha = this.#sha(`${repo.id}:${branch}`);
+    const added: string[] = [];
+    const removed: string[] = [];
+    const modified: string[] = [];
+    for (const [path, content] of Object.entries(spec.files ?? {})) {
+      const existed = repo.files.has(path);
+      if (content === null) removed.push(path);
+      else (existed ? modified : added).push(path);
+      if (branch === repo.defaultBranch) this.setFile(repo, path, content);
+    }
+    const commit = {
+      sha,
+      message: spec.message ?? `Update ${branch}`,
+      authorLogin: spec.author.login,
+      timestamp: this.timestamp(),
+      added,
+      removed,
+      modified,
+    };
+    repo.commits.set(sha, commit);
+    repo.branches.set(branch, sha);
+    if (spec.silent) return { sha, before };
+    const fullName = this.fullName(repo);
+    const person = {
+      name: spec.author.login,
+      email: `${spec.author.login}@users.noreply.example`,
+      username: spec.author.login,
+    };
+    const commitPayload = {
+      id: sha,
+      tree_id: createHash("sha1").update(`tree:${sha}`).digest("hex"),
+      distinct: true,
+      message: commit.message,
+      timestamp: commit.timestamp,
+      url: `${this.urls.web}/${fullName}/commit/${sha}`,
+      author: person,
+      committer: person,
+      added,
+      removed,
+      modified,
+    };
+    this.#emit(repo, "push", spec.author, {
+      ref: `refs/heads/${branch}`,
+      before,
+      after: sha,
+      created: before === zero,
+      deleted: false,
+      forced: false,
+      base_ref: null,
+      compare: `${this.urls.web}/${fullName}/compare/${before.slice(0, 12)}...${sha.slice(0, 12)}`,
+      commits: [commitPayload],
+      head_commit: commitPayload,
+      pusher: { name: person.name, email: person.email },
+    });
+    for (const issue of this.issuesOf(repo)) {
+      if (!issue.pull || issue.state !== "open" || issue.pull.headRef !== branch) continue;
+      issue.pull.headSha = sha;
+      this.#touch(issue);
+      this.#issueEvent(issue, "synchronize", spec.author, { before, after: sha });
+    }
+    return { sha, before };
+  }
+
+  // ---- check runs -----------------------------------------------------------------------------
+
+  createCheckRun(
+    repo: SimRepo,
+    spec: {
+      name: string;
+      headSha: string;
+      status?: SimCheckRun["status"];
+      conclusion?: string | null;
+      detailsUrl?: string | null;
+      externalId?: string | null;
+      output?: Partial<SimCheckRun["output"]>;
+      startedAt?: string;
+      completedAt?: string;
+    },
+    sender: SimUser,
+  ): SimCheckRun {
+    const id = this.#id();
+    const completed = spec.conclusion != null || spec.status === "completed";
+    const run: SimCheckRun = {
+      id,
+      nodeId: this.#node("checkRun", id),
+      repoId: repo.id,
+      name: spec.name,
+      headSha: spec.headSha,
+      status: completed ? "completed" : (spec.status ?? "queued"),
+      conclusion: spec.conclusion ?? null,
+      startedAt: spec.startedAt ?? this.timestamp(),
+      completedAt: completed ? (spec.completedAt ?? this.timestamp()) : null,
+      detailsUrl: spec.detailsUrl ?? null,
+      externalId: spec.externalId ?? null,
+      output: { title: null, summary: null, text: null, ...spec.output },
+      appId: this.app.id,
+    };
+    this.checkRuns.set(id, run);
+    this.#emit(repo, "check_run", sender, { action: "created", check_run: renderCheckRun(this, run) });
+    if (completed)
+      this.#emit(repo, "check_run", sender, { action: "completed", check_run: renderCheckRun(this, run) });
+    return run;
+  }
+
+  updateCheckRun(
+    run: SimCheckRun,
+    change: {
+      name?: string;
+      status?: SimCheckRun["status"];
+      conclusion?: string | null;
+      detailsUrl?: string | null;
+      externalId?: string | null;
+      output?: Partial<SimCheckRun["output"]>;
+      completedAt?: string;
+    },
+    sender: SimUser,
+  ): void {
+    const wasCompleted = run.status === "completed";
+    if (change.name !== undefined) run.name = change.name;
+    if (change.detailsUrl !== undefined) run.detailsUrl = change.detailsUrl;
+    if (change.externalId !== undefined) run.externalId = change.externalId;
+    if (change.output) run.output = { ...run.output, ...change.output };
+    if (change.status !== undefined) run.status = change.status;
+    if (change.conclusion != null) {
+      run.conclusion = change.conclusion;
+      run.status = "completed";
+    }
+    if (run.status === "completed")
+      run.completedAt = change.completedAt ?? run.completedAt ?? this.timestamp();
+    if (!wasCompleted && run.status === "completed") {
+      this.#emit(this.repoById(run.repoId), "check_run", sender, {
+        action: "completed",
+        check_run: renderCheckRun(this, run),
+      });
+    }
+  }
+
+  /** A user pressing "Re-run" on the check. */
+  rerequestCheckRun(run: SimCheckRun, sender: SimUser): void {
+    this.#emit(this.repoById(run.repoId), "check_run", sender, {
+      action: "rerequested",
+      check_run: renderCheckRun(this, run),
+    });
+  }
+}

@@ -1,0 +1,181 @@
+// The FenceStore contract: the same tests against the memory store and the Redis store on a real server.
+import type { Redis } from "ioredis";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { SubjectKey } from "../src/domain/claim.js";
+import {
+  attestationTtlMs,
+  type FenceStore,
+  type IndexedPullRequest,
+  maxShasPerGeneration,
+} from "../src/providers/fence-store.js";
+import { MemoryFenceStore } from "../src/providers/memory-fence-store.js";
+import { RedisFenceStore } from "../src/providers/redis-fence-store.js";
+import { createTestRedis, deleteKeysWithPrefix, probeRedis, uniqueKeyPrefix } from "./support/redis.js";
+
+const redisProbe = await probeRedis();
+
+interface FenceCase {
+  name: string;
+  setup(): Promise<void>;
+  create(clock: { now: number }): FenceStore;
+  /** The keys a store wrote (Redis only), to prove the hash-tag scheme. */
+  keys?(): Promise<string[]>;
+  teardown(): Promise<void>;
+}
+
+const memoryCase: FenceCase = {
+  name: "MemoryFenceStore",
+  setup: async () => {},
+  create: (clock) => new MemoryFenceStore(() => clock.now),
+  teardown: async () => {},
+};
+
+function redisCase(): FenceCase {
+  const runPrefix = uniqueKeyPrefix("fence");
+  let client: Redis | undefined;
+  let next = 0;
+  let current = "";
+  return {
+    name: "RedisFenceStore",
+    async setup() {
+      client = await createTestRedis();
+    },
+    create() {
+      current = `${runPrefix}${++next}:`;
+      return new RedisFenceStore({ redis: client!, keyPrefix: current });
+    },
+    async keys() {
+      return (await client!.keys(`${current}*`)).sort();
+    },
+    async teardown() {
+      if (client) {
+        await deleteKeysWithPrefix(client, runPrefix);
+        await client.quit();
+      }
+    },
+  };
+}
+
+const cases: FenceCase[] = [memoryCase];
+if (redisProbe.available) cases.push(redisCase());
+else {
+  console.warn(`Skipping the RedisFenceStore half of the fence contract: ${redisProbe.reason}`);
+  describe.skip(`RedisFenceStore (${redisProbe.reason})`, () => {
+    it("passes the fence contract", () => {});
+  });
+}
+
+const T0 = 1_700_000_000_000;
+const key: SubjectKey = { installationId: 7, repoId: 1001, issue: 42 };
+const repo = { installationId: 7, repoId: 1001 };
+const sha = (n: number) => n.toString(16).padStart(40, "0");
+const agentA = { kind: "agent" as const, login: "octo-agent", runtime: "claude-code", sessionId: "A" };
+const agentB = { kind: "agent" as const, login: "octo-agent", runtime: "codex", sessionId: "B" };
+
+function pr(number: number, linked: number[], extra: Partial<IndexedPullRequest> = {}): IndexedPullRequest {
+  return {
+    number,
+    headSha: sha(number),
+    headRef: `agent/A/${linked[0] ?? 0}-x`,
+    author: { login: "octo-agent", bot: false },
+    closes: linked,
+    linked,
+    ...extra,
+  };
+}
+
+describe.each(cases)("$name fence contract", (fenceCase) => {
+  let fences: FenceStore;
+  const clock = { now: T0 };
+
+  beforeAll(() => fenceCase.setup());
+  afterAll(() => fenceCase.teardown());
+  beforeEach(() => {
+    clock.now = T0;
+    fences = fenceCase.create(clock);
+  });
+
+  it("answers which generations attested a SHA, per subject, idempotently", async () => {
+    await fences.attest(key, 1, sha(1), T0);
+    await fences.attest(key, 2, sha(1), T0 + 1);
+    await fences.attest(key, 2, sha(1), T0 + 2);
+    await fences.attest(key, 2, sha(2), T0 + 3);
+    await fences.attest({ ...key, issue: 43 }, 5, sha(1), T0);
+    expect((await fences.evidence(key, sha(1), T0 + 10)).attestedGenerations).toEqual([1, 2]);
+    expect((await fences.evidence(key, sha(2), T0 + 10)).attestedGenerations).toEqual([2]);
+    expect((await fences.evidence(key, sha(3), T0 + 10)).attestedGenerations).toEqual([]);
+    expect((await fences.evidence({ ...key, issue: 43 }, sha(2), T0)).attestedGenerations).toEqual([]);
+  });
+
+  it(`keeps at most ${maxShasPerGeneration} SHAs per generation, dropping the oldest`, async () => {
+    for (let i = 0; i <= maxShasPerGeneration; i++) await fences.attest(key, 3, sha(i + 1), T0 + i);
+    await fences.attest(key, 4, sha(1), T0 + 500);
+    const first = await fences.evidence(key, sha(1), T0 + 1000);
+    expect(first.attestedGenerations).toEqual([4]);
+    expect((await fences.evidence(key, sha(2), T0 + 1000)).attestedGenerations).toEqual([3]);
+    expect(
+      (await fences.evidence(key, sha(maxShasPerGeneration + 1), T0 + 1000)).attestedGenerations,
+    ).toEqual([3]);
+  });
+
+  it("lets attestations expire after 90 days", async () => {
+    await fences.attest(key, 1, sha(1), T0);
+    expect((await fences.evidence(key, sha(1), T0 + attestationTtlMs)).attestedGenerations).toEqual([1]);
+    expect((await fences.evidence(key, sha(1), T0 + attestationTtlMs + 1)).attestedGenerations).toEqual([]);
+    // A write long after drops the expired entry for good, even for a later reader.
+    await fences.attest(key, 1, sha(2), T0 + attestationTtlMs + 5);
+    expect((await fences.evidence(key, sha(1), T0)).attestedGenerations).toEqual([]);
+  });
+
+  it("remembers claim notes in generation order and indexes their branches", async () => {
+    await fences.recordClaim(key, { generation: 2, actor: agentB, branch: "agent/A/42-x" });
+    await fences.recordClaim(key, { generation: 1, actor: agentA, branch: "agent/A/42-x" });
+    await fences.recordClaim(key, { generation: 1, actor: agentA, branch: "agent/A/42-x" });
+    await fences.recordClaim(key, { generation: 3, actor: { kind: "human", login: "alice" } });
+    await fences.recordClaim({ ...key, issue: 43 }, { generation: 1, actor: agentA, branch: "agent/A/42-x" });
+    const { claims } = await fences.evidence(key, sha(1), T0);
+    expect(claims).toEqual([
+      { generation: 1, actor: agentA, branch: "agent/A/42-x" },
+      { generation: 2, actor: agentB, branch: "agent/A/42-x" },
+      { generation: 3, actor: { kind: "human", login: "alice" } },
+    ]);
+    expect(await fences.subjectsForBranch(repo, "agent/A/42-x")).toEqual([42, 43]);
+    expect(await fences.subjectsForBranch(repo, "other")).toEqual([]);
+    expect(await fences.subjectsForBranch({ ...repo, repoId: 1002 }, "agent/A/42-x")).toEqual([]);
+  });
+
+  it("indexes open PRs by subject, re-links on edit, and forgets closed ones", async () => {
+    await fences.putPullRequest(repo, pr(5, [42]));
+    await fences.putPullRequest(repo, pr(6, [42, 43]));
+    expect((await fences.pullRequestsFor(key)).map((p) => p.number)).toEqual([5, 6]);
+    expect(await fences.pullRequest(repo, 6)).toEqual(pr(6, [42, 43]));
+
+    await fences.putPullRequest(repo, pr(6, [43], { headSha: sha(99) }));
+    expect((await fences.pullRequestsFor(key)).map((p) => p.number)).toEqual([5]);
+    expect(await fences.pullRequestsFor({ ...key, issue: 43 })).toEqual([pr(6, [43], { headSha: sha(99) })]);
+
+    await fences.removePullRequest(repo, 5);
+    await fences.removePullRequest(repo, 5);
+    expect(await fences.pullRequestsFor(key)).toEqual([]);
+    expect(await fences.pullRequest(repo, 5)).toBeNull();
+  });
+
+  it("marks a comment handled once until the mark is dropped or expires", async () => {
+    expect(await fences.markCommentHandled(7, 900, 60_000)).toBe(true);
+    expect(await fences.markCommentHandled(7, 900, 60_000)).toBe(false);
+    expect(await fences.markCommentHandled(8, 900, 60_000)).toBe(true);
+    await fences.unmarkComment(7, 900);
+    expect(await fences.markCommentHandled(7, 900, 60_000)).toBe(true);
+  });
+
+  it("keeps every key of an installation under its hash tag", async () => {
+    if (!fenceCase.keys) return;
+    await fences.recordClaim(key, { generation: 1, actor: agentA, branch: "b" });
+    await fences.attest(key, 1, sha(1), T0);
+    await fences.putPullRequest(repo, pr(5, [42]));
+    await fences.markCommentHandled(7, 1, 60_000);
+    const keys = await fenceCase.keys();
+    expect(keys.length).toBe(7);
+    for (const k of keys) expect(k).toMatch(/^claimhold-test:.*\{i:7\}:f:/);
+  });
+});
