@@ -10,7 +10,13 @@ import { MemoryFenceStore } from "../src/providers/memory-fence-store.js";
 import { MemoryLivenessStore } from "../src/providers/memory-store.js";
 import { RedisFenceStore } from "../src/providers/redis-fence-store.js";
 import { RedisLivenessStore } from "../src/providers/redis-store.js";
-import { expectRequests, FakeCheckRuns, mockAddReaction, summaryOf, testAppId } from "./support/app-checks.js";
+import {
+  expectRequests,
+  FakeCheckRuns,
+  mockAddReaction,
+  summaryOf,
+  testAppId,
+} from "./support/app-checks.js";
 import {
   agent,
   agentToken,
@@ -149,7 +155,10 @@ describe.skipIf(!redisProbe.available)("the zombie scenario (real Redis stores)"
       detailsUrl,
     });
     await deliver("pull_request", prPayload("opened", sha1));
-    expectRequests(github, mark, ["GET /repos/Codertocat/Hello-World/commits/" + sha1 + "/check-runs", "POST /repos/Codertocat/Hello-World/check-runs"]);
+    expectRequests(github, mark, [
+      "GET /repos/Codertocat/Hello-World/commits/" + sha1 + "/check-runs",
+      "POST /repos/Codertocat/Hello-World/check-runs",
+    ]);
     expect(checks.conclusionOf(sha1)).toBe("failure");
 
     // 3. A attests its head: success.
@@ -163,7 +172,10 @@ describe.skipIf(!redisProbe.available)("the zombie scenario (real Redis stores)"
     });
     const attested = await call("POST", `/api/v1/leases/${leaseA.id}/attest`, leaseA.token, { sha: sha1 });
     expect(attested).toEqual({ status: 200, body: { attested: true, sha: sha1, generation: 1 } });
-    expectRequests(github, mark, [`GET /repos/${repo}/commits/${sha1}/check-runs`, "PATCH /repos/Codertocat/Hello-World/check-runs/1"]);
+    expectRequests(github, mark, [
+      `GET /repos/${repo}/commits/${sha1}/check-runs`,
+      "PATCH /repos/Codertocat/Hello-World/check-runs/1",
+    ]);
     expect(checks.conclusionOf(sha1)).toBe("success");
 
     // 3b. A re-run with nothing changed: one read, no write.
@@ -179,12 +191,22 @@ describe.skipIf(!redisProbe.available)("the zombie scenario (real Redis stores)"
       assignees: [{ login: agent.login, id: agent.node_id }],
       labels: ["agent:claimed"],
       comments: [
-        { id: "IC_a", databaseId: 9001, body: (claimA.variables!.claimComment as { body: string }).body, viewerDidAuthor: true },
+        {
+          id: "IC_a",
+          databaseId: 9001,
+          body: (claimA.variables!.claimComment as { body: string }).body,
+          viewerDidAuthor: true,
+        },
       ],
     };
     app.clock.now += 30_000;
     mockGraphqlSubjectStatus(github, heldByA);
-    const pending = await call("POST", "/api/v1/claims", agentToken, { repo, issue: 7, actor: actorB, takeover: true });
+    const pending = await call("POST", "/api/v1/claims", agentToken, {
+      repo,
+      issue: 7,
+      actor: actorB,
+      takeover: true,
+    });
     expect(pending.status).toBe(202);
     expect(pending.body.retryAfterSeconds).toBe(10);
 
@@ -200,7 +222,12 @@ describe.skipIf(!redisProbe.available)("the zombie scenario (real Redis stores)"
       text: [`generation 1 (${holderA}) was superseded by ${holderB} (generation 2)`],
       detailsUrl,
     });
-    const b = await call("POST", "/api/v1/claims", agentToken, { repo, issue: 7, actor: actorB, takeover: true });
+    const b = await call("POST", "/api/v1/claims", agentToken, {
+      repo,
+      issue: 7,
+      actor: actorB,
+      takeover: true,
+    });
     expect(b.status).toBe(201);
     expect(b.body.resume).toMatchObject({ previousGeneration: 1, branch });
     const leaseB = b.body.lease;
@@ -237,7 +264,10 @@ describe.skipIf(!redisProbe.available)("the zombie scenario (real Redis stores)"
       detailsUrl,
     });
     await deliver("pull_request", prPayload("synchronize", sha2));
-    expectRequests(github, mark, [`GET /repos/${repo}/commits/${sha2}/check-runs`, `POST /repos/${repo}/check-runs`]);
+    expectRequests(github, mark, [
+      `GET /repos/${repo}/commits/${sha2}/check-runs`,
+      `POST /repos/${repo}/check-runs`,
+    ]);
     expect(checks.conclusionOf(sha2)).toBe("failure");
 
     // 7. B pushes to the same branch: failure until B attests, then success.
@@ -260,7 +290,10 @@ describe.skipIf(!redisProbe.available)("the zombie scenario (real Redis stores)"
     });
     const attestedB = await call("POST", `/api/v1/leases/${leaseB.id}/attest`, leaseB.token, { sha: sha3 });
     expect(attestedB).toEqual({ status: 200, body: { attested: true, sha: sha3, generation: 2 } });
-    expectRequests(github, mark, [`GET /repos/${repo}/commits/${sha3}/check-runs`, `PATCH /repos/${repo}/check-runs/3`]);
+    expectRequests(github, mark, [
+      `GET /repos/${repo}/commits/${sha3}/check-runs`,
+      `PATCH /repos/${repo}/check-runs/3`,
+    ]);
     expect(checks.conclusionOf(sha3)).toBe("success");
 
     // 8. A maintainer comments /reclaim: B is superseded by a human claim, the PR fails again.
@@ -269,7 +302,12 @@ describe.skipIf(!redisProbe.available)("the zombie scenario (real Redis stores)"
       ...heldByA,
       comments: [
         ...heldByA.comments!,
-        { id: "IC_b", databaseId: 9002, body: (claimB.variables!.claimComment as { body: string }).body, viewerDidAuthor: true },
+        {
+          id: "IC_b",
+          databaseId: 9002,
+          body: (claimB.variables!.claimComment as { body: string }).body,
+          viewerDidAuthor: true,
+        },
       ],
     };
     const comment = loadFixture("issue_comment.created-reclaim");
@@ -285,7 +323,9 @@ describe.skipIf(!redisProbe.available)("the zombie scenario (real Redis stores)"
       text: [`generation 2 (${holderB}) was superseded by @Codertocat (generation 3)`],
       detailsUrl,
     });
-    const reclaimWrite = mockGraphqlApplyTransition(github, { claimComment: { id: "IC_h", databaseId: 9003 } });
+    const reclaimWrite = mockGraphqlApplyTransition(github, {
+      claimComment: { id: "IC_h", databaseId: 9003 },
+    });
     await deliver("issue_comment", comment, "delivery-reclaim-1");
     expectRequests(github, mark, [
       `POST /repos/${repo}/issues/comments/${comment.comment.id}/reactions`,
@@ -296,7 +336,11 @@ describe.skipIf(!redisProbe.available)("the zombie scenario (real Redis stores)"
       "POST /graphql",
     ]);
     const humanRecord = (await store.get(key))!;
-    expect(humanRecord).toMatchObject({ generation: 3, state: "human", actor: { kind: "human", login: human.login } });
+    expect(humanRecord).toMatchObject({
+      generation: 3,
+      state: "human",
+      actor: { kind: "human", login: human.login },
+    });
     const subjectId = issueNodeId(issue7);
     expect(reclaimWrite.variables).toEqual({
       unassign: { assignableId: subjectId, assigneeIds: [agent.node_id] },
@@ -319,7 +363,11 @@ describe.skipIf(!redisProbe.available)("the zombie scenario (real Redis stores)"
     // B's next heartbeat learns it lost the subject.
     const beat = await call("POST", `/api/v1/leases/${leaseB.id}/heartbeat`, leaseB.token, {});
     expect(beat.status).toBe(409);
-    expect(beat.body).toMatchObject({ error: "superseded", generation: 3, by: { kind: "human", login: human.login } });
+    expect(beat.body).toMatchObject({
+      error: "superseded",
+      generation: 3,
+      by: { kind: "human", login: human.login },
+    });
 
     // 9. Redelivery, under the same or a new delivery id, does nothing a second time.
     mark = github.count();
@@ -405,12 +453,13 @@ describe("the check run and /reclaim on the memory stores", () => {
     mockCreateInstallationToken(github, installationId);
     mockConfigFile(github, repo, "labels:\n  claimed: [unclosed\n");
     const error = /line \d+/;
-    github.entries.length = 0;
-    const captured: { body?: any } = {};
+    const captured: {
+      body?: { output: { summary: string; annotations: { message: string; start_line: number }[] } };
+    } = {};
     checks.mockListCheckRuns(head);
     nock("https://api.github.com")
       .post(`/repos/${repo}/check-runs`, (body) => {
-        captured.body = body;
+        captured.body = body as typeof captured.body;
         return true;
       })
       .reply(201, { id: 1 });
@@ -430,9 +479,9 @@ describe("the check run and /reclaim on the memory stores", () => {
         ],
       },
     });
-    const annotation = captured.body.output.annotations[0];
+    const annotation = captured.body!.output.annotations[0]!;
     expect(annotation.message).toContain(`line ${annotation.start_line}`);
-    expect(captured.body.output.summary).toContain("is invalid, so the defaults were used");
+    expect(captured.body!.output.summary).toContain("is invalid, so the defaults were used");
   });
 
   it("refuses /reclaim without the configured permission, politely and without any change", async () => {
@@ -444,7 +493,7 @@ describe("the check run and /reclaim on the memory stores", () => {
     mockGetCollaboratorPermission(github, repo, human.login, "read");
     mockGraphqlSubjectStatus(github, { ...issue7, assignees: [{ login: agent.login, id: agent.node_id }] });
     const reply = mockGraphqlApplyTransition(github);
-    await deliver("issue_comment", comment);
+    await deliver("issue_comment", comment, "delivery-refused");
     expect(reply.variables).toEqual({
       comment0: {
         subjectId: issueNodeId(issue7),
@@ -452,7 +501,53 @@ describe("the check run and /reclaim on the memory stores", () => {
       },
     });
     expect(await store.get(key)).toBeNull();
-    expect(await fences.pullRequestsFor(key)).toEqual([]);
+    // Redelivered: the delivery id alone stops it, even before the comment id would.
+    const mark = github.count();
+    await deliver(
+      "issue_comment",
+      { ...comment, comment: { ...comment.comment, id: 1 } },
+      "delivery-refused",
+    );
+    await deliver("issue_comment", comment, "delivery-refused-again");
+    expect(github.count()).toBe(mark);
+  });
+
+  it("fails a PR linked only through a superseded claim's branch (rule 5, branch index)", async () => {
+    await app.close();
+    app = await startApp({ store, fences, appId: testAppId, publicUrl });
+    const agentA = { kind: "agent" as const, login: agent.login, ...actorA };
+    const agentB = { kind: "agent" as const, login: agent.login, ...actorB };
+    await fences.recordClaim(key, { generation: 1, actor: agentA, branch });
+    await store.restore(
+      {
+        ...key,
+        repo,
+        generation: 2,
+        state: "active",
+        actor: agentB,
+        taskClass: "author",
+        branch: "agent/B/7-y",
+        durations: { ttlMs: 1_800_000, reclaimAfterMs: 3_600_000, heartbeatMs: 300_000 },
+        claimedAt: app.clock.now,
+        lastHeartbeatAt: app.clock.now,
+        appAssigned: true,
+        sync: "done",
+      },
+      app.clock.now,
+    );
+    const payload = prPayload("opened", sha1);
+    payload.pull_request.body = "Work in progress, no closing keyword.";
+    mockCreateInstallationToken(github, installationId);
+    mockConfigFile(github, repo, "");
+    checks.expectEvaluation(sha1, {
+      conclusion: "failure",
+      title: "Superseded holder",
+      summary: summaryOf([[subject7, holderB, "2", "active", "—"]]),
+      text: [`generation 1 (${holderA}) was superseded by ${holderB} (generation 2)`],
+      detailsUrl,
+    });
+    await deliver("pull_request", payload);
+    expect(checks.conclusionOf(sha1)).toBe("failure");
   });
 
   it("refuses /reclaim of another human's assignment to a writer who is not a maintainer", async () => {

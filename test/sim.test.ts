@@ -2,7 +2,6 @@
 import { generateKeyPairSync } from "node:crypto";
 import { Webhooks } from "@octokit/webhooks";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { MemoryLivenessStore } from "../src/providers/memory-store.js";
 import {
   buildTransitionMutation,
   OPEN_ISSUES_QUERY,
@@ -13,6 +12,7 @@ import {
   type SubjectStatusVariables,
   type TransitionResponse,
 } from "../src/providers/github/graphql/index.js";
+import { MemoryLivenessStore } from "../src/providers/memory-store.js";
 import { type GitHubSimulator, startGitHubSimulator } from "../src/sim/index.js";
 import { startApp, testAppPrivateKey, testWebhookSecret } from "./support/app-harness.js";
 import { createInstallationToken, simGraphql, startWebhookReceiver } from "./support/sim-helpers.js";
@@ -73,7 +73,7 @@ describe("the simulator's GraphQL", () => {
   it("answers SubjectStatus and applies an ApplyTransition mutation, as the App's own documents", async () => {
     const token = await createInstallationToken(sim, appKey, installationId);
     const github = simGraphql(sim, token);
-    const before = await github<SubjectStatusResponse>(SUBJECT_STATUS_QUERY, statusVariables);
+    const before = await github<SubjectStatusResponse>(SUBJECT_STATUS_QUERY, { ...statusVariables });
     const issueNodeId = sim.issue(repo, 12).nodeId;
     const claimed = sim.state.findLabel(sim.state.requireRepo(repo), "agent:claimed")!;
     expect(before.repository).toEqual({
@@ -92,7 +92,14 @@ describe("the simulator's GraphQL", () => {
         assignees: { nodes: [] },
         labels: { nodes: [{ id: expect.stringMatching(/^LA_/), name: "bug" }] },
         comments: {
-          nodes: [{ id: expect.stringMatching(/^IC_/), databaseId: expect.any(Number), body: "please fix", viewerDidAuthor: false }],
+          nodes: [
+            {
+              id: expect.stringMatching(/^IC_/),
+              databaseId: expect.any(Number),
+              body: "please fix",
+              viewerDidAuthor: false,
+            },
+          ],
         },
       },
     });
@@ -129,8 +136,10 @@ describe("the simulator's GraphQL", () => {
       }),
     ]);
 
-    const after = await github<SubjectStatusResponse>(SUBJECT_STATUS_QUERY, statusVariables);
-    const issue = after.repository!.issueOrPullRequest as { comments: { nodes: { viewerDidAuthor: boolean }[] } };
+    const after = await github<SubjectStatusResponse>(SUBJECT_STATUS_QUERY, { ...statusVariables });
+    const issue = after.repository!.issueOrPullRequest as {
+      comments: { nodes: { viewerDidAuthor: boolean }[] };
+    };
     expect(issue.comments.nodes.map((c) => c.viewerDidAuthor)).toEqual([false, true]);
   });
 
@@ -156,13 +165,18 @@ describe("the simulator's GraphQL", () => {
         ],
       },
     });
-    const unpaged = await post('query { repository(owner: "octo", name: "widgets") { labels { nodes { name } } } }');
+    const unpaged = await post(
+      'query { repository(owner: "octo", name: "widgets") { labels { nodes { name } } } }',
+    );
     expect(unpaged.body.errors).toEqual([expect.objectContaining({ type: "MISSING_PAGINATION_BOUNDARIES" })]);
-    const tooMany = await post('query { repository(owner: "octo", name: "widgets") { labels(first: 101) { totalCount } } }');
+    const tooMany = await post(
+      'query { repository(owner: "octo", name: "widgets") { labels(first: 101) { totalCount } } }',
+    );
     expect(tooMany.body.errors).toEqual([
       expect.objectContaining({
         type: "EXCESSIVE_PAGINATION",
-        message: "Requesting 101 records on the `labels` connection exceeds the `first` limit of 100 records.",
+        message:
+          "Requesting 101 records on the `labels` connection exceeds the `first` limit of 100 records.",
       }),
     ]);
     const missing = await post(SUBJECT_STATUS_QUERY, { ...statusVariables, name: "nowhere" });
@@ -219,7 +233,13 @@ describe("the simulator's GraphQL", () => {
     for (let n = 0; n < 3; n++) sim.addIssue(repo, { title: `more ${n}`, labels: ["agent:claimed"] });
     sim.closeIssue({ repo, issue: 14, login: "alice" });
     const github = simGraphql(sim, await createInstallationToken(sim, appKey, installationId));
-    const variables: OpenIssuesVariables = { owner: "octo", name: "widgets", first: 1, after: null, labels: ["agent:claimed"] };
+    const variables: OpenIssuesVariables = {
+      owner: "octo",
+      name: "widgets",
+      first: 1,
+      after: null,
+      labels: ["agent:claimed"],
+    };
     const numbers: number[] = [];
     for (let page = 0; page < 5; page++) {
       const data = await github<OpenIssuesResponse>(OPEN_ISSUES_QUERY, { ...variables });
@@ -243,12 +263,22 @@ describe("the simulator's REST, faults and request log", () => {
   it("resolves tokens like GitHub: users by GET /user, 401 for unknown tokens, JWTs only when signed with the App's key", async () => {
     const user = await fetch(`${sim.baseUrl}/user`, { headers: { authorization: `token ${agentToken}` } });
     expect(user.status).toBe(200);
-    expect(await user.json()).toMatchObject({ login: "fleet-bot", id: 501, node_id: expect.stringMatching(/^U_/), type: "User" });
+    expect(await user.json()).toMatchObject({
+      login: "fleet-bot",
+      id: 501,
+      node_id: expect.stringMatching(/^U_/),
+      type: "User",
+    });
     const unknown = await fetch(`${sim.baseUrl}/user`, { headers: { authorization: "token ghp_nobody" } });
     expect(unknown.status).toBe(401);
     expect(await unknown.json()).toMatchObject({ message: "Bad credentials" });
-    const otherKey = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ type: "pkcs1", format: "pem" }) as string;
-    await expect(createInstallationToken(sim, otherKey, installationId)).rejects.toThrow("access_tokens answered 401");
+    const otherKey = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({
+      type: "pkcs1",
+      format: "pem",
+    }) as string;
+    await expect(createInstallationToken(sim, otherKey, installationId)).rejects.toThrow(
+      "access_tokens answered 401",
+    );
   });
 
   it("fails the next N matching calls with the injected status, then answers again, and counts every call", async () => {
@@ -257,24 +287,35 @@ describe("the simulator's REST, faults and request log", () => {
     sim.fail({ operation: "SubjectStatus", status: 502, times: 2 });
     sim.fail({ path: "GET /repos/{owner}/{repo}/labels/{name}", status: 500 });
     const mark = sim.requests.mark();
-    await expect(github(SUBJECT_STATUS_QUERY, statusVariables)).rejects.toMatchObject({ status: 502 });
-    await expect(github(SUBJECT_STATUS_QUERY, statusVariables)).rejects.toMatchObject({ status: 502 });
-    await expect(github(SUBJECT_STATUS_QUERY, statusVariables)).resolves.toMatchObject({ repository: { databaseId: 1296269 } });
+    await expect(github(SUBJECT_STATUS_QUERY, { ...statusVariables })).rejects.toMatchObject({ status: 502 });
+    await expect(github(SUBJECT_STATUS_QUERY, { ...statusVariables })).rejects.toMatchObject({ status: 502 });
+    await expect(github(SUBJECT_STATUS_QUERY, { ...statusVariables })).resolves.toMatchObject({
+      repository: { databaseId: 1296269 },
+    });
     const label = () =>
-      fetch(`${sim.baseUrl}/repos/${repo}/labels/bug`, { headers: { authorization: `token ${token}` } }).then((r) => r.status);
+      fetch(`${sim.baseUrl}/repos/${repo}/labels/bug`, { headers: { authorization: `token ${token}` } }).then(
+        (r) => r.status,
+      );
     expect([await label(), await label()]).toEqual([500, 200]);
     expect(sim.requests.counts(mark)).toEqual({
       "graphql:SubjectStatus": 3,
       "GET /repos/{owner}/{repo}/labels/{name}": 2,
     });
     expect(sim.requests.count({ operation: "SubjectStatus" }, mark)).toBe(3);
-    expect(sim.requests.since(mark).filter((r) => r.fault).map((r) => r.status)).toEqual([502, 502, 500]);
+    expect(
+      sim.requests
+        .since(mark)
+        .filter((r) => r.fault)
+        .map((r) => r.status),
+    ).toEqual([502, 502, 500]);
   });
 
   it("answers after an injected delay", async () => {
     sim.delay({ path: "/user" }, 150);
     const started = Date.now();
-    const response = await fetch(`${sim.baseUrl}/user`, { headers: { authorization: `token ${agentToken}` } });
+    const response = await fetch(`${sim.baseUrl}/user`, {
+      headers: { authorization: `token ${agentToken}` },
+    });
     expect(response.status).toBe(200);
     expect(Date.now() - started).toBeGreaterThanOrEqual(140);
   });
@@ -284,28 +325,53 @@ describe("the simulator's REST, faults and request log", () => {
     const token = await createInstallationToken(sim, appKey, installationId);
     const get = (path: string, accept = "application/vnd.github+json") =>
       fetch(`${sim.baseUrl}${path}`, { headers: { authorization: `token ${token}`, accept } });
-    const raw = await get(`/repos/${repo}/contents/.github/claim-hold.yml`, "application/vnd.github.raw+json");
+    const raw = await get(
+      `/repos/${repo}/contents/.github/claim-hold.yml`,
+      "application/vnd.github.raw+json",
+    );
     expect(await raw.text()).toBe("labels:\n  claimed: taken\n");
-    const json = (await (await get(`/repos/${repo}/contents/.github/claim-hold.yml`)).json()) as { content: string };
+    const json = (await (await get(`/repos/${repo}/contents/.github/claim-hold.yml`)).json()) as {
+      content: string;
+    };
     expect(Buffer.from(json.content, "base64").toString()).toBe("labels:\n  claimed: taken\n");
     expect((await get(`/repos/octo/.github/contents/.github/claim-hold.yml`)).status).toBe(404);
 
-    const pull = sim.openPull({ repo, author: "fleet-bot", head: "agent/s1/12-fix", title: "Fix", body: "Closes #12" });
-    const pulls = (await (await get(`/repos/${repo}/pulls?head=octo:agent/s1/12-fix`)).json()) as { number: number; head: { sha: string } }[];
+    const pull = sim.openPull({
+      repo,
+      author: "fleet-bot",
+      head: "agent/s1/12-fix",
+      title: "Fix",
+      body: "Closes #12",
+    });
+    const pulls = (await (await get(`/repos/${repo}/pulls?head=octo:agent/s1/12-fix`)).json()) as {
+      number: number;
+      head: { sha: string };
+    }[];
     expect(pulls.map((p) => p.number)).toEqual([pull.number]);
     const sha = pulls[0]!.head.sha;
     const created = await fetch(`${sim.baseUrl}/repos/${repo}/check-runs`, {
       method: "POST",
       headers: { authorization: `token ${token}`, "content-type": "application/json" },
-      body: JSON.stringify({ name: "claim-hold", head_sha: sha, status: "completed", conclusion: "success", output: { title: "ok", summary: "fine" } }),
+      body: JSON.stringify({
+        name: "claim-hold",
+        head_sha: sha,
+        status: "completed",
+        conclusion: "success",
+        output: { title: "ok", summary: "fine" },
+      }),
     });
     expect(created.status).toBe(201);
-    const runs = (await (await get(`/repos/${repo}/commits/${sha}/check-runs?check_name=claim-hold`)).json()) as {
+    const runs = (await (
+      await get(`/repos/${repo}/commits/${sha}/check-runs?check_name=claim-hold`)
+    ).json()) as {
       total_count: number;
       check_runs: { conclusion: string; pull_requests: { number: number }[] }[];
     };
     expect(runs.total_count).toBe(1);
-    expect(runs.check_runs[0]).toMatchObject({ conclusion: "success", pull_requests: [{ number: pull.number }] });
+    expect(runs.check_runs[0]).toMatchObject({
+      conclusion: "success",
+      pull_requests: [{ number: pull.number }],
+    });
 
     const comment = sim.comment({ repo, issue: 12, login: "alice", body: "/reclaim" });
     const react = () =>
@@ -316,6 +382,48 @@ describe("the simulator's REST, faults and request log", () => {
       }).then((r) => r.status);
     expect([await react(), await react()]).toEqual([201, 200]);
     expect(sim.issue(repo, 12).comments.at(-1)!.reactions).toEqual(["eyes"]);
+  });
+});
+
+describe("the simulator's /_sim control routes", () => {
+  beforeEach(async () => {
+    sim = await startGitHubSimulator({ appKey });
+  });
+  afterEach(() => sim.close());
+
+  it("seeds, acts as a person, injects a fault and reports requests over HTTP", async () => {
+    const control = async (method: string, path: string, body?: unknown) => {
+      const response = await fetch(`${sim.url}/_sim/${path}`, {
+        method,
+        headers: { "content-type": "application/json" },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      return { status: response.status, body: (await response.json()) as Record<string, any> };
+    };
+    const seeded = await control("POST", "seed", {
+      users: [{ login: "alice", tokens: ["ghp_alice"] }],
+      repos: [{ fullName: repo, issues: [{ title: "One" }] }],
+      installations: [{ repos: [repo] }],
+    });
+    expect(seeded.body.repos[0].issues[0]).toMatchObject({ number: 1, title: "One", state: "open" });
+    expect(
+      (await control("POST", "comments", { repo, issue: 1, login: "alice", body: "/reclaim" })).status,
+    ).toBe(200);
+    expect((await control("POST", "issues/close", { repo, issue: 1, login: "alice" })).body.state).toBe(
+      "closed",
+    );
+    expect((await control("POST", "seed", { repos: [{ fullName: "not a repo" }] })).status).toBe(400);
+    await control("POST", "faults", { path: "/user", status: 503 });
+    expect(
+      (await fetch(`${sim.baseUrl}/user`, { headers: { authorization: "token ghp_alice" } })).status,
+    ).toBe(503);
+    const log = await control("GET", "requests");
+    expect(log.body.counts).toEqual({ "GET /user": 1 });
+    expect(sim.deliveries().map((d) => `${d.event}.${d.action}`)).toEqual([
+      "installation.created",
+      "issue_comment.created",
+      "issues.closed",
+    ]);
   });
 });
 
@@ -335,12 +443,13 @@ describe("the simulator's webhooks", () => {
     sim.comment({ repo, issue: 12, login: "alice", body: "/reclaim" });
     await sim.flush();
     const verifier = new Webhooks({ secret: "s3cret" });
-    expect(receiver.received.map((r) => `${r.headers["x-github-event"]}.${JSON.parse(r.body).action}`)).toEqual([
-      "installation.created",
-      "issue_comment.created",
-    ]);
+    expect(
+      receiver.received.map((r) => `${r.headers["x-github-event"]}.${JSON.parse(r.body).action}`),
+    ).toEqual(["installation.created", "issue_comment.created"]);
     for (const delivery of receiver.received) {
-      expect(await verifier.verify(delivery.body, String(delivery.headers["x-hub-signature-256"]))).toBe(true);
+      expect(await verifier.verify(delivery.body, String(delivery.headers["x-hub-signature-256"]))).toBe(
+        true,
+      );
       expect(delivery.headers["x-github-delivery"]).toMatch(/^[0-9a-f-]{36}$/);
     }
     const payload = JSON.parse(receiver.received[1]!.body);
@@ -352,7 +461,12 @@ describe("the simulator's webhooks", () => {
       issue: { number: 12, title: "Fix the parser", labels: [{ name: "bug" }] },
       comment: { body: "/reclaim", user: { login: "alice" } },
     });
-    expect(await new Webhooks({ secret: "wrong" }).verify(receiver.received[1]!.body, String(receiver.received[1]!.headers["x-hub-signature-256"]))).toBe(false);
+    expect(
+      await new Webhooks({ secret: "wrong" }).verify(
+        receiver.received[1]!.body,
+        String(receiver.received[1]!.headers["x-hub-signature-256"]),
+      ),
+    ).toBe(false);
   });
 
   it("sends push and pull_request.synchronize when a branch moves, and can hold, drop, reorder and redeliver", async () => {
@@ -373,7 +487,11 @@ describe("the simulator's webhooks", () => {
       "pull_request.synchronize",
       "issue_comment.created",
     ]);
-    expect(synchronize!.payload).toMatchObject({ number: pull.number, after: sha, pull_request: { head: { sha } } });
+    expect(synchronize!.payload).toMatchObject({
+      number: pull.number,
+      after: sha,
+      pull_request: { head: { sha } },
+    });
     sim.webhooks.drop({ event: "issue_comment" });
     sim.webhooks.reorder([synchronize!.seq]);
     sim.webhooks.release();
@@ -384,7 +502,11 @@ describe("the simulator's webhooks", () => {
     sim.webhooks.dropNext(1, { event: "issue_comment" });
     sim.comment({ repo, issue: 12, login: "alice", body: "dropped" });
     await sim.flush();
-    expect(receiver.received.map((r) => r.headers["x-github-event"])).toEqual(["pull_request", "push", "push"]);
+    expect(receiver.received.map((r) => r.headers["x-github-event"])).toEqual([
+      "pull_request",
+      "push",
+      "push",
+    ]);
     expect(receiver.received[2]!.headers["x-github-delivery"]).toBe(push!.guid);
     expect(sim.deliveries({ event: "issue_comment" }).map((d) => d.status)).toEqual(["dropped", "dropped"]);
   });
@@ -392,8 +514,16 @@ describe("the simulator's webhooks", () => {
 
 describe("the real App against the simulator", () => {
   it("claims through the App's HTTP API: assignee, label and claim comment land on the simulated GitHub, and its webhooks reach the App", async () => {
-    sim = await startGitHubSimulator({ appKey: testAppPrivateKey(), webhookSecret: testWebhookSecret, appId: 1 });
-    const app = await startApp({ store: new MemoryLivenessStore(), githubBaseUrl: sim.baseUrl, now: Date.now() });
+    sim = await startGitHubSimulator({
+      appKey: testAppPrivateKey(),
+      webhookSecret: testWebhookSecret,
+      appId: 1,
+    });
+    const app = await startApp({
+      store: new MemoryLivenessStore(),
+      githubBaseUrl: sim.baseUrl,
+      now: Date.now(),
+    });
     try {
       sim.configureWebhooks({ url: `${app.url}/api/github/webhooks` });
       sim.seed({
@@ -433,14 +563,18 @@ describe("the real App against the simulator", () => {
       expect(issue.labels).toEqual(["agent:claimed"]);
       expect(issue.comments).toHaveLength(1);
       expect(issue.comments[0]).toMatchObject({ author: "claim-hold[bot]" });
-      expect(issue.comments[0]!.body).toMatch(/<!-- claim-hold:v1 \{.*"subject":"octo\/widgets#12".*"generation":1.*\} -->/);
+      expect(issue.comments[0]!.body).toMatch(
+        /<!-- claim-hold:v1 \{.*"subject":"octo\/widgets#12".*"generation":1.*\} -->/,
+      );
 
       const counts = sim.requests.counts(mark);
       expect(counts["graphql:SubjectStatus"]).toBe(1);
       expect(counts["graphql:ApplyTransition"]).toBe(1);
       expect(counts["GET /user"]).toBe(1);
 
-      const deliveries = sim.deliveries().map((d) => `${d.event}.${d.action}:${d.status}:${d.responseStatus}`);
+      const deliveries = sim
+        .deliveries()
+        .map((d) => `${d.event}.${d.action}:${d.status}:${d.responseStatus}`);
       expect(deliveries).toEqual([
         "installation.created:delivered:200",
         "issues.assigned:delivered:200",

@@ -25,10 +25,11 @@ import type { CommentReactions } from "../providers/comment-reactions.js";
 import type { FenceStore } from "../providers/fence-store.js";
 import type { LivenessStore } from "../providers/liveness-store.js";
 import { hasPermission } from "./api.js";
+import { deliveryMemoryMs, isFromBot } from "./webhook-guard.js";
 
 type CommentPayload = EmitterWebhookEvent<"issue_comment.created">["payload"];
 
-/** How long a delivery id and a handled comment id are remembered. */
+/** How long a handled comment id is remembered (longer than GitHub keeps redelivering). */
 export const commandMemoryMs = 7 * 24 * 60 * 60_000;
 
 export interface ReclaimDeps {
@@ -45,7 +46,7 @@ export interface ReclaimDeps {
 
 /** decide, step 1: is this a command for us at all? (No I/O.) */
 export function commandOf(payload: CommentPayload): ReclaimCommand | null {
-  if (payload.sender.type === "Bot" || payload.comment.user?.type === "Bot") return null;
+  if (isFromBot(payload) || payload.comment.user?.type === "Bot") return null;
   if (payload.issue.pull_request) return null;
   if (!payload.installation) return null;
   return parseReclaimCommand(payload.comment.body);
@@ -175,7 +176,7 @@ export async function handleReclaim(
   const commentId = payload.comment.id;
   const log = deps.log.child({ delivery: event.id, subject: subjectName(repo, payload.issue.number) });
 
-  if (!(await deps.store.firstDelivery(event.id, commandMemoryMs))) return;
+  if (!(await deps.store.firstDelivery(`issue_comment:${event.id}`, deliveryMemoryMs))) return;
   if (!(await deps.fences.markCommentHandled(installationId, commentId, commandMemoryMs))) {
     log.info({ commentId }, "/reclaim comment already handled");
     return;

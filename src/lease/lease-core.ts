@@ -172,6 +172,8 @@ export class LeaseCore {
     };
     const now = clock();
     const latest = latestMarker(snapshot);
+    // Establishes the installation's epoch no later than its first claim (a fresh store's data begins here).
+    await store.epoch(key.installationId, now);
     await this.#restoreFromComment(key, snapshot, latest, now);
 
     const appMadeLogin =

@@ -104,8 +104,12 @@ export function issueNodeId(issue: IssueState) {
   return `I_${issue.repoId}_${issue.number}`;
 }
 
-/** The one GraphQL read of a subject. */
-export function mockGraphqlSubjectStatus(log: GitHubRequestLog, issue: IssueState) {
+/** The one GraphQL read of a subject; `beforeReply` runs while GitHub "thinks" (races in tests). */
+export function mockGraphqlSubjectStatus(
+  log: GitHubRequestLog,
+  issue: IssueState,
+  beforeReply?: () => Promise<unknown>,
+) {
   const [owner, name] = issue.repo.split("/");
   const node = issue.pullRequest
     ? { __typename: "PullRequest" }
@@ -129,16 +133,20 @@ export function mockGraphqlSubjectStatus(log: GitHubRequestLog, issue: IssueStat
         body.variables?.number === issue.number
       );
     })
-    .reply(200, {
-      data: {
-        repository: {
-          databaseId: issue.repoId,
-          nameWithOwner: issue.repo,
-          claimedLabel: { id: labelIds["agent:claimed"], name: "agent:claimed" },
-          staleLabel: { id: labelIds["agent:stale"], name: "agent:stale" },
-          issueOrPullRequest: node,
+    .reply(async () => {
+      const data = {
+        data: {
+          repository: {
+            databaseId: issue.repoId,
+            nameWithOwner: issue.repo,
+            claimedLabel: { id: labelIds["agent:claimed"], name: "agent:claimed" },
+            staleLabel: { id: labelIds["agent:stale"], name: "agent:stale" },
+            issueOrPullRequest: node,
+          },
         },
-      },
+      };
+      await beforeReply?.();
+      return [200, data];
     });
 }
 

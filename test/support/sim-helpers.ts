@@ -6,7 +6,11 @@ import { graphql } from "@octokit/graphql";
 import type { GitHubSimulator } from "../../src/sim/index.js";
 
 /** An RS256 App JWT as Octokit's auth-app makes it (iat 30 s back, 10 min life). */
-export function signAppJwt(privateKey: string, appId: number, nowSeconds = Math.floor(Date.now() / 1000)): string {
+export function signAppJwt(
+  privateKey: string,
+  appId: number,
+  nowSeconds = Math.floor(Date.now() / 1000),
+): string {
   const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
   const unsigned = `${encode({ alg: "RS256", typ: "JWT" })}.${encode({ iat: nowSeconds - 30, exp: nowSeconds + 540, iss: appId })}`;
   const signature = createSign("RSA-SHA256").update(unsigned).sign(privateKey, "base64url");
@@ -22,7 +26,10 @@ export async function createInstallationToken(
 ): Promise<string> {
   const response = await fetch(`${sim.baseUrl}/app/installations/${installationId}/access_tokens`, {
     method: "POST",
-    headers: { authorization: `Bearer ${signAppJwt(privateKey, appId)}`, accept: "application/vnd.github+json" },
+    headers: {
+      authorization: `Bearer ${signAppJwt(privateKey, appId)}`,
+      accept: "application/vnd.github+json",
+    },
   });
   if (response.status !== 201) throw new Error(`access_tokens answered ${response.status}`);
   return ((await response.json()) as { token: string }).token;

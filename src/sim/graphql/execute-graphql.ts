@@ -118,7 +118,7 @@ function paginationErrors(
 ): GithubErrorJson[] {
   const errors: GithubErrorJson[] = [];
   const typeInfo = new TypeInfo(schema);
-  const valueOf = (node: ValueNode | undefined): unknown => {
+  const argumentValue = (node: ValueNode | undefined): unknown => {
     if (!node) return undefined;
     if (node.kind === Kind.INT) return Number(node.value);
     if (node.kind === Kind.VARIABLE) return variables[node.name.value];
@@ -135,8 +135,8 @@ function paginationErrors(
         const location = node.loc
           ? [{ line: node.loc.startToken.line, column: node.loc.startToken.column }]
           : [];
-        const first = valueOf(node.arguments?.find((a) => a.name.value === "first")?.value);
-        const last = valueOf(node.arguments?.find((a) => a.name.value === "last")?.value);
+        const first = argumentValue(node.arguments?.find((a) => a.name.value === "first")?.value);
+        const last = argumentValue(node.arguments?.find((a) => a.name.value === "last")?.value);
         if (first == null && last == null) {
           errors.push({
             type: "MISSING_PAGINATION_BOUNDARIES",
@@ -187,7 +187,7 @@ function queryRoot(ctx: GraphqlContext) {
     viewer: () => ({ ...actorView(ctx, ctx.viewer), __typename: "User" }),
     user: ({ login }: { login: string }) => {
       const user = state.userByLogin(login);
-      if (!user || user.type !== "User") {
+      if (user?.type !== "User") {
         throw githubError("NOT_FOUND", `Could not resolve to a User with the login of '${login}'.`);
       }
       return actorView(ctx, user);

@@ -1,0 +1,208 @@
+// The claim inventory (GET …/claims) and the janitor's reconcile pass, through the real App with nock.
+import nock from "nock";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { renderClaimComment } from "../src/lease/claim-comment.js";
+import { MemoryLivenessStore } from "../src/providers/memory-store.js";
+import {
+  agent,
+  agentToken,
+  GitHubRequestLog,
+  type IssueState,
+  issueNodeId,
+  labelIds,
+  mockCreateInstallationToken,
+  mockGetCollaboratorPermission,
+  mockGetRepoInstallation,
+  mockGetUser,
+  mockGraphqlApplyTransition,
+  mockGraphqlOpenIssues,
+  mockListAppInstallations,
+  mockListInstallationRepositories,
+  mockNoConfigFile,
+} from "./support/app-github.js";
+import { type AppHarness, startApp, testAdminToken } from "./support/app-harness.js";
+
+const installationId = 42;
+const repo = "octo/widgets";
+const repoId = 1296269;
+let app: AppHarness;
+let store: MemoryLivenessStore;
+let github: GitHubRequestLog;
+
+beforeEach(async () => {
+  nock.disableNetConnect();
+  nock.enableNetConnect("127.0.0.1");
+  store = new MemoryLivenessStore();
+  github = new GitHubRequestLog();
+  app = await startApp({ store, adminToken: testAdminToken });
+});
+
+afterEach(async () => {
+  await app.close();
+  const pending = nock.pendingMocks();
+  nock.cleanAll();
+  expect(pending).toEqual([]);
+});
+
+async function seedClaim(issue: number) {
+  const key = { installationId, repoId, issue };
+  await store.epoch(installationId, app.clock.now - 1);
+  const outcome = await store.claim({
+    key,
+    repo,
+    actor: { kind: "agent", login: agent.login, runtime: "codex", sessionId: `s${issue}` },
+    taskClass: "author",
+    durations: { ttlMs: 1_800_000, reclaimAfterMs: 3_600_000, heartbeatMs: 300_000 },
+    branch: `agent/s${issue}/${issue}-x`,
+    tokenDigest: "c".repeat(64),
+    takeover: false,
+    now: app.clock.now,
+    minGeneration: 0,
+    appAssigned: true,
+    issueNodeId: `I_${repoId}_${issue}`,
+    assigneeNodeId: agent.node_id,
+    caps: { perSession: 5, perLogin: 50 },
+  });
+  if (outcome.kind !== "created") throw new Error(outcome.kind);
+  await store.commitClaim(key, 1, { commentNodeId: `IC_${issue}`, commentId: issue });
+  return outcome.record;
+}
+
+function issue(number: number, extra: Partial<IssueState> = {}): IssueState {
+  return { repo, repoId, number, title: `Issue ${number}`, ...extra };
+}
+
+async function inventory(query = "") {
+  const response = await fetch(`${app.url}/api/v1/repos/${repo}/claims${query}`, {
+    headers: { authorization: `Bearer ${agentToken}` },
+  });
+  return {
+    status: response.status,
+    body: (await response.json()) as { claims: Record<string, unknown>[]; truncated: boolean },
+  };
+}
+
+describe("GET /api/v1/repos/{owner}/{repo}/claims", () => {
+  it("joins the store's claims with one read of the open issues: agent, human, phantom; plain issues left out", async () => {
+    const record = await seedClaim(1);
+    mockGetUser(github, agentToken, agent);
+    mockGetRepoInstallation(github, repo);
+    mockCreateInstallationToken(github);
+    mockGetCollaboratorPermission(github, repo, agent.login, "read");
+    mockNoConfigFile(github, repo);
+    mockGraphqlOpenIssues(github, repo, repoId, [
+      issue(1, {
+        assignees: [{ login: agent.login, id: agent.node_id }],
+        labels: ["agent:claimed"],
+        comments: [
+          { id: "IC_1", databaseId: 1, body: renderClaimComment(record, "active"), viewerDidAuthor: true },
+        ],
+      }),
+      issue(2, { assignees: [{ login: "alice", id: "U_alice" }] }),
+      issue(3, { labels: ["agent:claimed"] }),
+      issue(4),
+    ]);
+    const mark = github.count();
+    const { status, body } = await inventory();
+    expect(status).toBe(200);
+    expect(github.since(mark).filter((r) => r.path === "/graphql")).toHaveLength(1);
+    expect(body.truncated).toBe(false);
+    expect(body.claims.map((c) => [c.subject, c.state])).toEqual([
+      ["octo/widgets#1", "active"],
+      ["octo/widgets#2", "human"],
+      ["octo/widgets#3", "phantom"],
+    ]);
+    expect(body.claims[0]).toMatchObject({
+      actor: { kind: "agent", login: agent.login, sessionId: "s1" },
+      generation: 1,
+      taskClass: "author",
+      branch: "agent/s1/1-x",
+      reasons: expect.arrayContaining(["heartbeat-live"]),
+      lastHeartbeatAt: new Date(app.clock.now).toISOString(),
+      claimAgeSeconds: 0,
+    });
+  });
+
+  it("filters by state and bounds the answer with limit and truncated", async () => {
+    mockGetUser(github, agentToken, agent);
+    mockGetRepoInstallation(github, repo);
+    mockCreateInstallationToken(github);
+    mockGetCollaboratorPermission(github, repo, agent.login, "read");
+    mockNoConfigFile(github, repo);
+    const humans = [2, 3, 4].map((n) => issue(n, { assignees: [{ login: "alice", id: "U_alice" }] }));
+    mockGraphqlOpenIssues(github, repo, repoId, [...humans, issue(5, { labels: ["agent:claimed"] })]);
+    const { body } = await inventory("?state=human&limit=2");
+    expect(body.claims.map((c) => c.subject)).toEqual(["octo/widgets#2", "octo/widgets#3"]);
+    expect(body.truncated).toBe(true);
+    const bad = await fetch(`${app.url}/api/v1/repos/${repo}/claims?limit=500`, {
+      headers: { authorization: `Bearer ${agentToken}` },
+    });
+    expect(bad.status).toBe(422);
+  });
+});
+
+describe("reconcile", () => {
+  it("rebuilds a record from a current claim comment and removes a label that has none", async () => {
+    const lost = await seedClaim(1);
+    const fresh = new MemoryLivenessStore();
+    await app.close();
+    store = fresh;
+    app = await startApp({ store, adminToken: testAdminToken });
+    mockListAppInstallations(github, [installationId]);
+    mockCreateInstallationToken(github);
+    mockListInstallationRepositories(github, [repo]);
+    mockNoConfigFile(github, repo);
+    mockGraphqlOpenIssues(github, repo, repoId, [
+      issue(1, {
+        assignees: [{ login: agent.login, id: agent.node_id }],
+        labels: ["agent:claimed"],
+        comments: [
+          { id: "IC_1", databaseId: 1, body: renderClaimComment(lost, "active"), viewerDidAuthor: true },
+        ],
+      }),
+      issue(3, { labels: ["agent:claimed"] }),
+    ]);
+    const removal = mockGraphqlApplyTransition(github);
+    const report = await app.services.janitor.sweep({ reconcile: true });
+    expect(report.actions).toEqual([
+      { subject: "octo/widgets#1", action: "repair", reason: "record-rebuilt-from-claim-comment" },
+      { subject: "octo/widgets#3", action: "repair", reason: "label-without-record" },
+    ]);
+    const restored = await store.get({ installationId, repoId, issue: 1 });
+    expect(restored).toMatchObject({
+      generation: 1,
+      state: "active",
+      actor: { sessionId: "s1" },
+      appAssigned: true,
+    });
+    expect(await store.installations()).toEqual([installationId]);
+    expect(removal.variables).toEqual({
+      removeLabels: { labelableId: issueNodeId(issue(3)), labelIds: [labelIds["agent:claimed"]] },
+      comment0: {
+        subjectId: issueNodeId(issue(3)),
+        body: "🏷️ claim-hold found a claim label without a live claim behind it and removed it.",
+      },
+    });
+  });
+
+  it("runs through the operator route with the admin token only", async () => {
+    const denied = await fetch(`${app.url}/api/v1/admin/janitor/run`, {
+      method: "POST",
+      headers: { authorization: "Bearer wrong-token-000000000000", "content-type": "application/json" },
+      body: "{}",
+    });
+    expect(denied.status).toBe(401);
+    const ran = await fetch(`${app.url}/api/v1/admin/janitor/run`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${testAdminToken}`, "content-type": "application/json" },
+      body: JSON.stringify({ dryRun: true }),
+    });
+    expect(ran.status).toBe(200);
+    expect(await ran.json()).toMatchObject({
+      dryRun: true,
+      installations: 0,
+      actions: [],
+      githubRequests: 0,
+    });
+  });
+});
