@@ -3,6 +3,8 @@
 import type { Logger } from "pino";
 import type { ApplicationFunction, Probot } from "probot";
 import { createRepoConfigSource } from "./config/repo-config-source.js";
+import { dashboardPaths, mountDashboard } from "./dashboard/mount-dashboard.js";
+import { type FleetView, readFleet } from "./dashboard/read-fleet.js";
 import type { ClaimRecord, SubjectKey } from "./domain/claim.js";
 import { apiHandler, createApi } from "./handlers/api.js";
 import { mountAttestRoute } from "./handlers/attest.js";
@@ -19,7 +21,12 @@ import { Janitor } from "./janitor/janitor.js";
 import { JobRegistry } from "./janitor/job-registry.js";
 import { LeaseCore } from "./lease/lease-core.js";
 import { MergeFence } from "./lease/merge-fence.js";
+import { createSteadyClock } from "./lease/steady-clock.js";
 import { createTokenMinter } from "./lease/tokens.js";
+import { type ClaimHoldMetrics, createMetrics } from "./metrics/create-metrics.js";
+import { measureStore } from "./metrics/measure-store.js";
+import { mountMetrics } from "./metrics/mount-metrics.js";
+import { timeWebhooks } from "./metrics/time-webhooks.js";
 import type { FenceStore } from "./providers/fence-store.js";
 import { GitHubAssignmentProvider } from "./providers/github/github-assignment-provider.js";
 import { GitHubChecksProvider } from "./providers/github/github-checks-provider.js";
@@ -43,6 +50,8 @@ export interface ClaimHoldOptions {
   log: Logger;
   now?: () => number;
   adminToken?: string;
+  /** Bearer token `/metrics` requires (absent: the endpoint is open, like most Prometheus endpoints). */
+  metricsToken?: string;
   /** Whether real App credentials are loaded (readiness). */
   credentialsLoaded?: boolean;
   /** Janitor schedule: seconds between sweeps, and every how many sweeps a reconcile runs. */
@@ -61,15 +70,32 @@ export interface ClaimHoldServices {
   janitor: Janitor;
   jobs: JobRegistry;
   meter: RequestMeter;
+  metrics: ClaimHoldMetrics;
 }
 
-const apiPaths = /^\/(api\/v1\/|healthz$|readyz$)/;
+const apiPaths = /^\/(api\/v1\/|healthz$|readyz$|metrics$)/;
 
 export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFunction {
-  return (app: Probot, { addHandler }) => {
-    const now = options.now ?? Date.now;
-    const { store, log } = options;
-    const octokitFor = (installationId: number) => app.auth(installationId);
+  return (probot: Probot, { addHandler }) => {
+    const now =
+      options.now ??
+      createSteadyClock({
+        onJump: (jumpMs) =>
+          options.log.warn({ jumpMs }, "the wall clock jumped: absorbed, paid back gradually"),
+      });
+    const { log } = options;
+    // Late-bound: the claims gauge reads the fleet through the services wired below.
+    let fleetReader: (options: { withPullRequests: boolean }) => Promise<FleetView> = async () => {
+      throw new Error("the fleet is read before the App is wired");
+    };
+    const metrics = createMetrics({
+      claimsByState: async () => (await fleetReader({ withPullRequests: false })).counts,
+      githubRequests: () => meter.totals,
+    });
+    const store = measureStore(options.store, metrics);
+    const app = timeWebhooks(probot, metrics.webhookDuration);
+    const octokitFor = async (installationId: number) =>
+      observeRateLimit(await app.auth(installationId), metrics);
     const meter = new RequestMeter();
     const onRequest = (kind: string) => meter.count(kind);
     const identity = new GitHubIdentityProvider({
@@ -103,6 +129,7 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
       }),
       configs,
       verifyLease: (leaseId, token) => core.verify(leaseId, token),
+      assignments,
       now,
       log,
       ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
@@ -130,6 +157,19 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
       measure: (work) => meter.measure(work),
       subjectChanged,
     });
+    /** Every sweep (scheduled or operator-run) is counted in the metrics. */
+    const observedJanitor = {
+      sweep: async (sweepOptions: Parameters<Janitor["sweep"]>[0]) => {
+        try {
+          const report = await janitor.sweep(sweepOptions);
+          metrics.observeSweep(report);
+          return report;
+        } catch (error) {
+          metrics.janitorSweeps.inc({ result: "failed" });
+          throw error;
+        }
+      },
+    };
     const jobs = new JobRegistry({ store, log, now, disabled: options.disabledJobs ?? [] });
     let sweeps = 0;
     jobs.register({
@@ -137,20 +177,44 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
       intervalMs: (options.janitorIntervalSeconds ?? 300) * 1000,
       run: async () => {
         sweeps++;
-        await janitor.sweep({ reconcile: sweeps % (options.reconcileEvery ?? 12) === 0 });
+        await observedJanitor.sweep({ reconcile: sweeps % (options.reconcileEvery ?? 12) === 0 });
       },
     });
     jobs.start();
-    options.onReady?.({ core, fence, janitor, jobs, meter });
+    fleetReader = (fleetOptions) =>
+      readFleet(
+        {
+          store,
+          fences,
+          peekConfig: (installationId, repo) => configs.peek(installationId, repo),
+          verdictOf: (...args) => fence.verdictOf(...args),
+          lastReport: () => janitor.lastReport(),
+          now,
+        },
+        fleetOptions,
+      );
+    options.onReady?.({ core, fence, janitor, jobs, meter, metrics });
     const limiter = createFailedAuthLimiter({ now });
     const api = createApi({
       core,
-      janitor,
+      janitor: observedJanitor,
       ...(options.adminToken ? { adminToken: options.adminToken } : {}),
       identity,
       limiter,
       log,
-      extend: (api) => mountAttestRoute(api, { fence, limiter }),
+      extend: (api) => {
+        mountAttestRoute(api, { fence, limiter });
+        mountMetrics(api, {
+          registry: metrics.registry,
+          ...(options.metricsToken ? { token: options.metricsToken } : {}),
+        });
+        mountDashboard(api, {
+          ...(options.adminToken ? { adminToken: options.adminToken } : {}),
+          readFleet: () => fleetReader({ withPullRequests: true }),
+          limiter,
+          now,
+        });
+      },
       ready: async () => {
         const checks: Record<string, string> = {};
         try {
@@ -165,7 +229,7 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
         return { ok: Object.values(checks).every((v) => v === "ok"), checks };
       },
     });
-    addHandler(apiHandler(api, (path) => apiPaths.test(path)));
+    addHandler(apiHandler(api, (path) => apiPaths.test(path) || dashboardPaths.test(path)));
 
     registerSyncHandlers(app, {
       store,
@@ -198,4 +262,23 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
       );
     });
   };
+}
+
+/** Keeps the rate-limit gauge at GitHub's last `x-ratelimit-remaining` (answers and errors alike). */
+function observeRateLimit<T extends { hook: { after: Function; error: Function } }>(
+  octokit: T,
+  metrics: ClaimHoldMetrics,
+): T {
+  const record = (headers: Record<string, unknown> | undefined) => {
+    const remaining = Number(headers?.["x-ratelimit-remaining"]);
+    if (Number.isFinite(remaining)) metrics.rateLimitRemaining.set(remaining);
+  };
+  octokit.hook.after("request", (response: { headers?: Record<string, unknown> }) =>
+    record(response.headers),
+  );
+  octokit.hook.error("request", (error: { response?: { headers?: Record<string, unknown> } }) => {
+    record(error.response?.headers);
+    throw error;
+  });
+  return octokit;
 }

@@ -4,7 +4,9 @@ import { run } from "probot";
 import { createClaimHoldApp } from "./app.js";
 import { EnvError, parseEnv } from "./config/env.js";
 import { createLogger } from "./logger.js";
-import { createStores } from "./providers/create-store.js";
+import { createRedisClient, createStores } from "./providers/create-store.js";
+import { createClaimHoldOctokit } from "./providers/github/claim-hold-octokit.js";
+import { createThrottleConnection, withSharedThrottle } from "./providers/github/shared-throttle.js";
 
 async function main(): Promise<void> {
   const env = parseEnv(process.env);
@@ -15,6 +17,12 @@ async function main(): Promise<void> {
     log,
   });
   let tokenSecret = env.CLAIM_HOLD_TOKEN_SECRET;
+  if (!tokenSecret && env.REDIS_URL) {
+    // Replicas sharing Redis must agree on the digests, and tokens must survive a restart.
+    throw new EnvError(
+      "invalid environment variable CLAIM_HOLD_TOKEN_SECRET: required when REDIS_URL is set",
+    );
+  }
   if (!tokenSecret) {
     log.warn("CLAIM_HOLD_TOKEN_SECRET is not set: using a random one, so lease tokens die with this process");
     tokenSecret = randomBytes(32).toString("hex");
@@ -41,11 +49,23 @@ async function main(): Promise<void> {
       ? { disabledJobs: env.CLAIM_HOLD_DISABLE_JOBS.split(",").map((j) => j.trim()) }
       : {}),
     ...(env.CLAIM_HOLD_ADMIN_TOKEN ? { adminToken: env.CLAIM_HOLD_ADMIN_TOKEN } : {}),
+    ...(env.METRICS_TOKEN ? { metricsToken: env.METRICS_TOKEN } : {}),
   });
-  const server = await run(appFn, { log });
+  // Probot would read REDIS_URL too, fetch ioredis with a package runner at start-up, and keep its
+  // rate limiter's state in Redis, where a flush or an empty restart breaks every GitHub call with
+  // "ERR SETTINGS_KEY_NOT_FOUND" (Bottleneck only recovers from the unprefixed message on Redis < 7).
+  // So Probot never sees REDIS_URL; with Redis, the App hands the limiter its own connection (cluster
+  // URLs included) that rebuilds the limiter after such a loss, so replicas share GitHub's rate limit.
+  const { REDIS_URL: _claimStoreOnly, ...probotEnv } = process.env;
+  const throttle = env.REDIS_URL
+    ? createThrottleConnection(createRedisClient(env.REDIS_URL, { offlineQueue: true }), log)
+    : undefined;
+  const Octokit = throttle ? withSharedThrottle(createClaimHoldOctokit(), throttle) : createClaimHoldOctokit();
+  const server = await run(appFn, { log, env: probotEnv, Octokit });
   const stop = async () => {
     await server.stop().catch(() => undefined);
     await store.close().catch(() => undefined);
+    await throttle?.disconnect().catch(() => undefined);
     process.exit(0);
   };
   process.once("SIGTERM", stop);

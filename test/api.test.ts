@@ -18,6 +18,7 @@ import {
   mockGetRepoInstallation,
   mockGetUser,
   mockGraphqlApplyTransition,
+  mockGetRepository,
   mockGraphqlSubjectStatus,
   mockNoConfigFile,
 } from "./support/app-github.js";
@@ -265,16 +266,43 @@ describe("POST /api/v1/claims", () => {
     mockNoConfigFile(github, repo);
     mockGraphqlSubjectStatus(github, issue);
     mockGraphqlApplyTransition(github, { fail: 502 });
+    // The answer was lost: one read tells the claim did not land, then what may have landed is undone.
+    mockGraphqlSubjectStatus(github, { ...issue, assignees: [{ login: agent.login, id: agent.node_id }] });
+    const undo = mockGraphqlApplyTransition(github);
     const failed = await post("/api/v1/claims", claimBody(), agentToken);
     expect(failed.status).toBe(502);
     expect(failed.body.error).toBe("github_failed");
     expect(await store.get({ installationId, repoId, issue: 12 })).toBeNull();
+    expect(undo.variables).toEqual({
+      unassign: { assignableId: issueNodeId(issue), assigneeIds: [agent.node_id] },
+      removeLabels: { labelableId: issueNodeId(issue), labelIds: [labelIds["agent:claimed"]] },
+    });
 
     mockGraphqlSubjectStatus(github, issue);
     mockGraphqlApplyTransition(github, { claimComment: { id: "IC_a", databaseId: 9001 } });
     const retried = await post("/api/v1/claims", claimBody(), agentToken);
     expect(retried.status).toBe(201);
     expect(retried.body.lease.generation).toBe(2);
+  });
+
+  it("keeps a claim whose mutation landed although GitHub's answer was lost", async () => {
+    mockColdAuth();
+    mockNoConfigFile(github, repo);
+    mockGraphqlSubjectStatus(github, issue);
+    const lost = mockGraphqlApplyTransition(github, { fail: 504 });
+    const readBack: IssueState = { ...issue };
+    // The read-back shows the claim comment the "lost" mutation created.
+    mockGraphqlSubjectStatus(github, readBack, async () => {
+      const body = (lost.variables?.claimComment as { body: string }).body;
+      readBack.comments = [{ id: "IC_lost", databaseId: 4242, body, viewerDidAuthor: true }];
+    });
+    const response = await post("/api/v1/claims", claimBody(), agentToken);
+    expect(response.status).toBe(201);
+    expect(await store.get({ installationId, repoId, issue: 12 })).toMatchObject({
+      sync: "done",
+      commentNodeId: "IC_lost",
+      commentId: 4242,
+    });
   });
 
   it("enforces claimsPerSession inside the claim: 409 cap_reached", async () => {
@@ -462,6 +490,61 @@ describe("lease routes", () => {
       401,
     );
     expect((await post(`/api/v1/leases/${lease.id}/heartbeat`, {}, agentToken)).status).toBe(401);
+  });
+});
+
+describe("store loss", () => {
+  const tokenA = `clh_${"A".repeat(43)}`;
+  const marker = (generation: number, state: string, actor: Record<string, unknown>, token?: string) =>
+    markerComment(
+      {
+        subject: "octo/widgets#12",
+        generation,
+        state: state as "active",
+        actor: { kind: "agent", login: agent.login, ...actor } as never,
+        taskClass: "author",
+        branch: "agent/sessA/12-fix-the-parser",
+        claimedAt: "2026-11-29T09:00:00.000Z",
+        ttlSeconds: 1800,
+        reclaimAfterSeconds: 3600,
+        heartbeatSeconds: 300,
+        appAssigned: true,
+        ...(token ? { tokenDigest: digestOf(token) } : {}),
+      },
+      `IC_${generation}`,
+      generation,
+    );
+
+  it("restores a live lease from its claim comment when the store lost it: the heartbeat answers 200", async () => {
+    mockGetRepository(github, repoId, repo);
+    mockCreateInstallationToken(github);
+    mockGraphqlSubjectStatus(github, { ...issue, comments: [marker(1, "active", actorA, tokenA)] });
+    const beat = await post(`/api/v1/leases/${installationId}.${repoId}.12.1/heartbeat`, {}, tokenA);
+    expect(beat).toMatchObject({ status: 200, body: { generation: 1, state: "active" } });
+    expect(await store.get({ installationId, repoId, issue: 12 })).toMatchObject({ generation: 1, state: "active" });
+  });
+
+  it("never revives a superseded lease: a newer incarnation in the comments answers, whatever its state", async () => {
+    mockGetRepository(github, repoId, repo);
+    mockCreateInstallationToken(github);
+    mockGraphqlSubjectStatus(github, {
+      ...issue,
+      comments: [marker(1, "superseded", actorA, tokenA), marker(2, "released", actorB, `clh_${"B".repeat(43)}`)],
+    });
+    const beat = await post(`/api/v1/leases/${installationId}.${repoId}.12.1/heartbeat`, {}, tokenA);
+    expect(beat).toMatchObject({ status: 410, body: { error: "gone", reason: "released" } });
+    const verify = await get(`/api/v1/leases/${installationId}.${repoId}.12.1`, tokenA);
+    expect(verify.status).toBe(410);
+  });
+
+  it("asks GitHub at most once for a lease id it cannot recover, and never for a subject the store knows", async () => {
+    mockGetRepository(github, repoId, repo);
+    mockCreateInstallationToken(github);
+    mockGraphqlSubjectStatus(github, issue);
+    for (let i = 0; i < 3; i++) {
+      expect((await post(`/api/v1/leases/${installationId}.${repoId}.12.5/heartbeat`, {}, tokenA)).status).toBe(404);
+    }
+    expect(github.count()).toBe(3);
   });
 });
 

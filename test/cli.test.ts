@@ -166,13 +166,13 @@ describe("claim → status → verify → release", () => {
       sessionId: "sess-a",
       lease: { subject: `${repo}#12`, generation: 1 },
     });
-    expect(claim.lease.branch).toBe("agent/sess-a/12");
+    expect(claim.lease.branch).toBe("agent/sess-a/12-work");
+    // No branch is sent: the App names it (and on a takeover continues the incumbent's).
     expect(fake.requests[0]?.body).toEqual({
       repo,
       issue: 12,
       actor: { sessionId: "sess-a", host: hostname() },
       taskClass: "author",
-      branch: "agent/sess-a/12",
       takeover: false,
     });
     const token = fake.claimOf(repo, 12)!.token;

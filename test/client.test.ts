@@ -193,9 +193,13 @@ describe("lease calls", () => {
       generation: 1,
       state: "active",
     });
-    await expect(client.attest(lease, sha)).resolves.toMatchObject({ attested: sha });
+    await expect(client.attest(lease, sha)).resolves.toEqual({ attested: true, sha, generation: 1 });
     await expect(client.verify(lease)).resolves.toMatchObject({ holder: true, generation: 1 });
-    await expect(client.release(lease, { outcome: "completed", note: "done" })).resolves.toBeDefined();
+    await expect(client.release(lease, { outcome: "completed", note: "done" })).resolves.toEqual({
+      released: true,
+      outcome: "completed",
+      generation: 1,
+    });
 
     expect(fake.requests.slice(1)).toEqual([
       {

@@ -1,5 +1,5 @@
 // The FenceStore contract: the same tests against the memory store and the Redis store on a real server.
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { SubjectKey } from "../src/domain/claim.js";
 import {
@@ -10,7 +10,14 @@ import {
 } from "../src/providers/fence-store.js";
 import { MemoryFenceStore } from "../src/providers/memory-fence-store.js";
 import { RedisFenceStore } from "../src/providers/redis-fence-store.js";
-import { createTestRedis, deleteKeysWithPrefix, probeRedis, uniqueKeyPrefix } from "./support/redis.js";
+import {
+  createTestCluster,
+  createTestRedis,
+  deleteKeysWithPrefix,
+  probeRedis,
+  redisClusterUrl,
+  uniqueKeyPrefix,
+} from "./support/redis.js";
 
 const redisProbe = await probeRedis();
 
@@ -30,22 +37,26 @@ const memoryCase: FenceCase = {
   teardown: async () => {},
 };
 
-function redisCase(): FenceCase {
+function redisCase(
+  name = "RedisFenceStore",
+  connect: () => Promise<Redis | Cluster> = createTestRedis,
+): FenceCase {
   const runPrefix = uniqueKeyPrefix("fence");
-  let client: Redis | undefined;
+  let client: Redis | Cluster | undefined;
   let next = 0;
   let current = "";
   return {
-    name: "RedisFenceStore",
+    name,
     async setup() {
-      client = await createTestRedis();
+      client = await connect();
     },
     create() {
       current = `${runPrefix}${++next}:`;
       return new RedisFenceStore({ redis: client!, keyPrefix: current });
     },
     async keys() {
-      return (await client!.keys(`${current}*`)).sort();
+      const nodes = client!.isCluster ? (client as Cluster).nodes("master") : [client as Redis];
+      return (await Promise.all(nodes.map((node) => node.keys(`${current}*`)))).flat().sort();
     },
     async teardown() {
       if (client) {
@@ -64,6 +75,7 @@ else {
     it("passes the fence contract", () => {});
   });
 }
+if (redisClusterUrl) cases.push(redisCase("RedisFenceStore on Redis Cluster", createTestCluster));
 
 const T0 = 1_700_000_000_000;
 const key: SubjectKey = { installationId: 7, repoId: 1001, issue: 42 };

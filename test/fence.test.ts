@@ -401,6 +401,8 @@ describe("the check run and /reclaim on the memory stores", () => {
     const head = payload.pull_request.head.sha;
     mockCreateInstallationToken(github, installationId);
     mockConfigFile(github, repo, "");
+    // The store has no record of #1: one read of its claim comments (none) before the verdict, remembered.
+    mockGraphqlSubjectStatus(github, { repo, repoId, number: 1 });
     checks.expectEvaluation(head, {
       conclusion: "success",
       title: "No agent claim involved",
@@ -452,6 +454,7 @@ describe("the check run and /reclaim on the memory stores", () => {
     const head = payload.pull_request.head.sha;
     mockCreateInstallationToken(github, installationId);
     mockConfigFile(github, repo, "labels:\n  claimed: [unclosed\n");
+    mockGraphqlSubjectStatus(github, { repo, repoId, number: 1 });
     const error = /line \d+/;
     const captured: {
       body?: { output: { summary: string; annotations: { message: string; start_line: number }[] } };

@@ -189,7 +189,7 @@ describeRedis("janitor sweep", () => {
       },
       edit0: {
         id: "IC_1",
-        body: renderClaimComment({ ...stale!, lastHeartbeatAt: record.lastHeartbeatAt }, "reaped"),
+        body: renderClaimComment({ ...stale!, lastHeartbeatAt: record.lastHeartbeatAt }, "reaped", 2),
       },
       comment0: {
         subjectId: issueNodeId(issueOf(1)),

@@ -1,6 +1,6 @@
 // The LivenessStore contract: the same tests against the memory store and the Redis store on a real server.
 import { createHash } from "node:crypto";
-import { Redis } from "ioredis";
+import { type Cluster, Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Actor, ClaimRecord, SubjectKey } from "../src/domain/claim.js";
 import {
@@ -16,10 +16,12 @@ import {
 import { MemoryLivenessStore } from "../src/providers/memory-store.js";
 import { RedisLivenessStore } from "../src/providers/redis-store.js";
 import {
+  createTestCluster,
   createTestRedis,
   deleteKeysWithPrefix,
   elapseKeysWithPrefix,
   probeRedis,
+  redisClusterUrl,
   uniqueKeyPrefix,
 } from "./support/redis.js";
 
@@ -61,16 +63,19 @@ const memoryCase: StoreCase = {
   teardown: async () => {},
 };
 
-function redisCase(): StoreCase {
+function redisCase(
+  name = "RedisLivenessStore",
+  connect: () => Promise<Redis | Cluster> = createTestRedis,
+): StoreCase {
   const runPrefix = uniqueKeyPrefix("contract");
-  const clients: Redis[] = [];
+  const clients: (Redis | Cluster)[] = [];
   let next = 0;
   const prefix = () => `${runPrefix}${++next}:`;
   return {
-    name: "RedisLivenessStore",
+    name,
     async setup() {
       // One main connection and four more, so the concurrency test races real connections.
-      for (let i = 0; i < 5; i++) clients.push(await createTestRedis());
+      for (let i = 0; i < 5; i++) clients.push(await connect());
     },
     create() {
       const keyPrefix = prefix();
@@ -97,6 +102,8 @@ else {
     it("passes the store contract", () => {});
   });
 }
+// Redis Cluster (scripts/redis-cluster.sh; .ci/run sets REDIS_CLUSTER_URL): every script in one slot.
+if (redisClusterUrl) cases.push(redisCase("RedisLivenessStore on Redis Cluster", createTestCluster));
 
 const T0 = 1_700_000_000_000;
 const minute = 60_000;
@@ -1206,6 +1213,28 @@ describe.each(cases)("$name store contract", (storeCase) => {
     expect(await issuesListed(3003)).toStrictEqual([]);
   });
 
+  it("lists the repositories an installation holds records in, without GitHub", async () => {
+    expect(await store.repositories(7)).toStrictEqual([]);
+    await claim(alice, "a", { key: { installationId: 7, repoId: 2002, issue: 1 } });
+    await claim(bob, "b", { key: on(42) });
+    await claim(carol, "c", { key: on(43) });
+    await claim(carol, "c8", { key: on(41, 8) });
+    await store.humanClaim({
+      key: { installationId: 7, repoId: 3003, issue: 5 },
+      repo: "acme/gadgets",
+      actor: { kind: "human", login: "maintainer" },
+      now,
+      minGeneration: 0,
+      release: false,
+      appAssigned: false,
+    });
+    expect(await store.repositories(7)).toStrictEqual([1001, 2002, 3003]);
+    expect(await store.repositories(8)).toStrictEqual([1001]);
+    expect(await store.repositories(9)).toStrictEqual([]);
+    await store.purgeInstallation(7);
+    expect(await store.repositories(7)).toStrictEqual([]);
+  });
+
   it("moves a subject up the listing at every App-made transition, and drops a rolled-back one", async () => {
     await claim(alice, "a", { key: on(42) });
     await claim(bob, "b", { key: on(43) });
@@ -1433,6 +1462,7 @@ describe.skipIf(!redisProbe.available)("RedisLivenessStore on Redis", () => {
         `${keyPrefix}{i:8}:holders`,
         `${keyPrefix}{i:8}:login:"octo-agent"`,
         `${keyPrefix}{i:8}:repo:1001`,
+        `${keyPrefix}{i:8}:repos`,
         `${keyPrefix}{i:8}:s:1001:43:gen`,
         `${keyPrefix}{i:8}:s:1001:43:hist`,
         `${keyPrefix}{i:8}:s:1001:43:rec`,
@@ -1538,6 +1568,7 @@ describe.skipIf(!redisProbe.available)("RedisLivenessStore on Redis", () => {
       ["forget", () => store.forget(key, now)],
       ["purgeInstallation", () => store.purgeInstallation(7)],
       ["listRepository", () => store.listRepository(7, 1001, 10)],
+      ["repositories", () => store.repositories(7)],
       ["activeCount", () => store.activeCount(7)],
       ["rememberInstallation", () => store.rememberInstallation(7)],
       ["installations", () => store.installations()],

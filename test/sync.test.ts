@@ -96,7 +96,7 @@ describe("issues.unassigned / issues.unlabeled", () => {
         labelableId: issueNodeId,
         labelIds: [labelIds["agent:claimed"], labelIds["agent:stale"]],
       },
-      edit0: { id: commentNodeId, body: renderClaimComment(before, "revoked") },
+      edit0: { id: commentNodeId, body: renderClaimComment(before, "revoked", 2) },
       comment0: {
         subjectId: issueNodeId,
         body:

@@ -26,11 +26,12 @@ export interface ListOpenIssuesDeps {
   signal?: AbortSignal;
 }
 
-/** Up to `limit` open issues, oldest first. */
+/** Up to `limit` open issues, oldest first; with `labels`, only those carrying every one of them. */
 export async function listOpenIssues(
   deps: ListOpenIssuesDeps,
   repo: string,
   limit: number,
+  options: { labels?: readonly string[] } = {},
 ): Promise<OpenIssue[]> {
   const issues: OpenIssue[] = [];
   for (let page = 1; issues.length < limit; page++) {
@@ -41,6 +42,7 @@ export async function listOpenIssues(
       direction: "asc",
       per_page: String(pageSize),
       page: String(page),
+      ...(options.labels?.length ? { labels: options.labels.join(",") } : {}),
     }).toString();
     const response = await deps.fetch(url, {
       headers: {

@@ -7,6 +7,7 @@ import { claimCommand } from "./commands/claim.js";
 import { installHookCommand } from "./commands/install-hook.js";
 import { keepaliveCommand } from "./commands/keepalive.js";
 import { attestCommand, heartbeatCommand, releaseCommand, verifyCommand } from "./commands/lease-calls.js";
+import { mcpCommand } from "./commands/mcp.js";
 import { queueCommand } from "./commands/queue.js";
 import { runCommand } from "./commands/run.js";
 import { statusCommand } from "./commands/status.js";
@@ -25,6 +26,7 @@ export const commands: readonly CommandSpec[] = [
   releaseCommand,
   statusCommand,
   queueCommand,
+  mcpCommand,
 ];
 
 const commonOptions: OptionSpec = {

@@ -1,14 +1,16 @@
 // Typed client for every route of the claim-hold HTTP API (SPEC §4.2), for agents and the CLI.
 import { ClaimHoldError } from "./errors.js";
 import {
-  type Acknowledgement,
-  AcknowledgementSchema,
+  type AttestResponse,
+  AttestResponseSchema,
   type ClaimResponse,
   ClaimResponseSchema,
   type HeartbeatResponse,
   HeartbeatResponseSchema,
   type InventoryResponse,
   InventoryResponseSchema,
+  type ReleaseResponse,
+  ReleaseResponseSchema,
   type SubjectResponse,
   SubjectResponseSchema,
   type TakeoverPending,
@@ -95,8 +97,8 @@ export interface ClaimHoldClient {
     input?: HeartbeatInput,
     options?: CallOptions,
   ): Promise<HeartbeatResponse>;
-  release(lease: LeaseCredentials, input: ReleaseInput, options?: CallOptions): Promise<Acknowledgement>;
-  attest(lease: LeaseCredentials, sha: string, options?: CallOptions): Promise<Acknowledgement>;
+  release(lease: LeaseCredentials, input: ReleaseInput, options?: CallOptions): Promise<ReleaseResponse>;
+  attest(lease: LeaseCredentials, sha: string, options?: CallOptions): Promise<AttestResponse>;
   /** The verify-hold gate: resolves only while this lease still holds its subject. */
   verify(lease: LeaseCredentials, options?: CallOptions): Promise<VerifyResponse>;
   inventory(
@@ -185,12 +187,12 @@ export function createClaimHoldClient(options: ClaimHoldClientOptions): ClaimHol
 
     async release(lease, input, callOptions = {}) {
       const raw = await leaseCall(lease, "POST", "/release", "none", input, callOptions.signal);
-      return parseBody(AcknowledgementSchema, raw, "release");
+      return parseBody(ReleaseResponseSchema, raw, "release");
     },
 
     async attest(lease, sha, callOptions = {}) {
       const raw = await leaseCall(lease, "POST", "/attest", "none", { sha }, callOptions.signal);
-      return parseBody(AcknowledgementSchema, raw, "attest");
+      return parseBody(AttestResponseSchema, raw, "attest");
     },
 
     async verify(lease, callOptions = {}) {

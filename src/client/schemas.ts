@@ -31,11 +31,12 @@ export type Lease = z.infer<typeof LeaseSchema>;
 
 /** Present on a takeover: the successor continues the incumbent's branch. */
 export const ResumeSchema = z.looseObject({
-  previousActor: ActorSchema.nullish(),
-  previousGeneration: z.number().int().nullish(),
-  branch: z.string().nullish(),
-  lastHeartbeatAt: Timestamp.nullish(),
-  linkedPullRequests: z.array(z.unknown()).nullish(),
+  previousActor: ActorSchema,
+  previousGeneration: z.number().int().positive(),
+  branch: z.string().nullable(),
+  lastHeartbeatAt: Timestamp,
+  /** Numbers of the pull requests the successor inherits. */
+  linkedPullRequests: z.array(z.number().int()),
 });
 export type Resume = z.infer<typeof ResumeSchema>;
 
@@ -73,9 +74,21 @@ export const HeartbeatResponseSchema = z.looseObject({
 });
 export type HeartbeatResponse = z.infer<typeof HeartbeatResponseSchema>;
 
-/** The SPEC fixes only the status of a release or an attestation, so any object is accepted. */
-export const AcknowledgementSchema = z.looseObject({});
-export type Acknowledgement = z.infer<typeof AcknowledgementSchema>;
+/** `200` of a release (also of a repeated one): the outcome recorded and the lease's generation. */
+export const ReleaseResponseSchema = z.looseObject({
+  released: z.literal(true),
+  outcome: z.string(),
+  generation: z.number().int().positive(),
+});
+export type ReleaseResponse = z.infer<typeof ReleaseResponseSchema>;
+
+/** `200` of an attestation: the commit now vouched for by the lease's generation. */
+export const AttestResponseSchema = z.looseObject({
+  attested: z.literal(true),
+  sha: z.string().regex(/^[0-9a-f]{40}$/),
+  generation: z.number().int().positive(),
+});
+export type AttestResponse = z.infer<typeof AttestResponseSchema>;
 
 /** The verify-hold gate: only a `200` with `holder: true` means "still yours". */
 export const VerifyResponseSchema = z.looseObject({
@@ -104,6 +117,8 @@ export type DerivedState = (typeof derivedStates)[number];
 /** One inventory row (SPEC §2.2): a subject's joined state. */
 export const ClaimRowSchema = z.looseObject({
   subject: z.string(),
+  /** The issue's title; null when GitHub's side of the row was not read. */
+  title: z.string().nullish(),
   state: z.string(),
   reasons: z
     .array(z.string())
@@ -118,7 +133,14 @@ export const ClaimRowSchema = z.looseObject({
   expiresAt: Timestamp.nullish(),
   phase: z.string().nullish(),
   blocker: z.string().nullish(),
-  linkedPullRequests: z.array(z.unknown()).nullish(),
+  /** Numbers of the open pull requests linked to the subject. */
+  linkedPullRequests: z.array(z.number().int()).nullish(),
+  claimAgeSeconds: z.number().nonnegative().nullish(),
+  /** Logins assigned on GitHub; null when GitHub's side of the row was not read. */
+  assignees: z.array(z.string()).nullish(),
+  /** Present only when other live claims' declared scope intersects this claim's (reason `scope-overlap`). */
+  scope: z.array(z.string()).nullish(),
+  overlaps: z.array(OverlapSchema).nullish(),
 });
 export type ClaimRow = z.infer<typeof ClaimRowSchema>;
 
@@ -128,9 +150,23 @@ export const InventoryResponseSchema = z.looseObject({
 });
 export type InventoryResponse = z.infer<typeof InventoryResponseSchema>;
 
-/** One subject's joined state with its claim history; the history entries are kept as sent. */
+/** One transition of a subject's claim history, oldest first. */
+export const TransitionSchema = z.looseObject({
+  at: Timestamp,
+  generation: z.number().int(),
+  /** `claimed`, `takeover-requested`, `superseded`, `released`, … (a list that may grow). */
+  kind: z.string(),
+  actor: ActorSchema.nullish(),
+  note: z.string().nullish(),
+});
+export type Transition = z.infer<typeof TransitionSchema>;
+
+/** One subject's joined state with its claim history. */
 export const SubjectResponseSchema = ClaimRowSchema.extend({
-  history: z.array(z.looseObject({})).nullish(),
+  history: z
+    .array(TransitionSchema)
+    .nullish()
+    .transform((value) => value ?? []),
 });
 export type SubjectResponse = z.infer<typeof SubjectResponseSchema>;
 

@@ -61,6 +61,8 @@ export const ClaimRecord = z.strictObject({
   actor: Actor,
   taskClass: TaskClass,
   branch: z.string().optional(),
+  /** The title when claimed (shown by the dashboard, which makes no GitHub request). */
+  title: z.string().max(256).optional(),
   durations: Durations,
   claimedAt: z.number().int(),
   lastHeartbeatAt: z.number().int(),

@@ -14,6 +14,38 @@ export const RepoName = z
   .regex(ownerName, "must be owner/name")
   .refine((v) => !v.split("/")[1]?.match(/^\.+$/), "must be owner/name");
 
+/** C0 and C1 control characters (newlines included). */
+const controlChars = /\p{Cc}/u;
+
+/**
+ * One entry of a claim's declared `scope`: a path glob relative to the repository root (`src/**`,
+ * `docs/*.md`, `!src/gen/**` to exclude). Never absolute, never climbing out with `..`.
+ */
+export const ScopeGlob = z
+  .string()
+  .min(1)
+  .max(200)
+  .refine((glob) => !controlChars.test(glob), "must not contain control characters")
+  .refine((glob) => !glob.includes("\\"), "must use / as the path separator")
+  .refine(
+    (glob) => !/^!?(?:\/|~|[A-Za-z]:)/.test(glob),
+    "must be relative to the repository root (no leading /, ~ or drive letter)",
+  )
+  .refine((glob) => !glob.split("/").includes(".."), "must not contain .. segments");
+
+/** `artifacts`: an http(s) URL or a path to the session's handoff material, shown in the claim comment. */
+export const Artifacts = z
+  .string()
+  .trim()
+  .min(1)
+  .max(500)
+  .refine((value) => !controlChars.test(value), "must not contain control characters")
+  .refine((value) => {
+    // A scheme (two letters or more; `C:` is a drive) must be http or https, never javascript: or data:.
+    if (!/^[A-Za-z][A-Za-z0-9+.-]+:/.test(value)) return true;
+    return URL.canParse(value) && /^https?:$/.test(new URL(value).protocol);
+  }, "must be an http(s) URL or a path");
+
 export const ClaimBody = z.strictObject({
   repo: RepoName,
   issue: z.number().int().min(1).max(2_147_483_647),
@@ -35,8 +67,8 @@ export const ClaimBody = z.strictObject({
     .regex(/^(?!\/)(?!.*\.\.)(?!.*\/\/)[\w./-]+(?<![/.])$/, "must be a valid git branch name")
     .optional(),
   takeover: z.boolean().default(false),
-  scope: z.array(z.string().min(1).max(200)).max(50).optional(),
-  artifacts: z.string().min(1).max(500).optional(),
+  scope: z.array(ScopeGlob).max(50, "may list at most 50 globs").optional(),
+  artifacts: Artifacts.optional(),
 });
 export type ClaimBody = z.infer<typeof ClaimBody>;
 

@@ -177,7 +177,10 @@ export function createApi(deps: ApiDeps): Hono<ApiEnv> {
     try {
       return await run(token);
     } catch (error) {
-      if (error instanceof UserError && error.status === 401) limiter.fail(c.get("clientAddress"));
+      // A wrong token, or a lease id nobody holds, counts as a failed authentication.
+      if (error instanceof UserError && (error.status === 401 || error.status === 404)) {
+        limiter.fail(c.get("clientAddress"));
+      }
       throw error;
     }
   }

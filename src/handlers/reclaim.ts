@@ -11,9 +11,15 @@ import type { Logger } from "pino";
 import type { RepoConfig } from "../config/repo-config.js";
 import { type Actor, type ClaimRecord, type SubjectKey, subjectName } from "../domain/claim.js";
 import { renderClaimComment } from "../lease/claim-comment.js";
-import { describe, type RepoConfigSource, recordFromMarker } from "../lease/lease-core.js";
+import { describe, type RepoConfigSource } from "../lease/lease-core.js";
 import type { CheckChange, MergeFence } from "../lease/merge-fence.js";
 import { parseReclaimCommand, type ReclaimCommand } from "../lease/reclaim-command.js";
+import {
+  highestGeneration,
+  latestMarker,
+  markerHolds,
+  recordFromMarker,
+} from "../lease/restore-from-comments.js";
 import type {
   AssignmentProvider,
   IdentityProvider,
@@ -115,6 +121,12 @@ export function reclaimWrite(input: {
   const keepOwn = !release && previous?.actor.login.toLowerCase() === commenter.login.toLowerCase();
   if (previous && live(previous) && previous.appAssigned && previous.assigneeNodeId && !keepOwn) {
     write.unassign = [previous.assigneeNodeId];
+  }
+  // `/reclaim release` promises that nobody is assigned: decideReclaim already checked that the
+  // commenter may release the humans' assignments (their own, or as a maintainer).
+  if (release) {
+    const everyone = new Set([...(write.unassign ?? []), ...snapshot.assignees.map((a) => a.nodeId)]);
+    if (everyone.size) write.unassign = [...everyone];
   }
   const managed = [config.labels.claimed, config.labels.stale].map((l) => l.toLowerCase());
   const present = snapshot.labels.filter((l) => managed.includes(l.toLowerCase()));
@@ -232,7 +244,7 @@ async function reclaim(
     repo: snapshot.repo,
     actor,
     now,
-    minGeneration: Math.max(0, ...snapshot.claimComments.map((c) => c.marker.generation)),
+    minGeneration: highestGeneration(snapshot),
     release: decision.release,
     appAssigned: decision.assign,
     issueNodeId: snapshot.nodeId,
@@ -270,12 +282,9 @@ async function restoredRecord(
 ): Promise<ClaimRecord | null> {
   const record = await deps.store.get(key);
   if (record) return record;
-  const subject = subjectName(snapshot.repo, snapshot.issue);
-  const latest = snapshot.claimComments
-    .filter((c) => c.marker.subject === subject)
-    .sort((a, b) => b.marker.generation - a.marker.generation)[0];
-  if (latest?.marker.state !== "active") return null;
+  const latest = latestMarker(snapshot);
+  if (!latest || !markerHolds(latest.marker)) return null;
   const epoch = await deps.store.epoch(key.installationId, now);
-  await deps.store.restore(recordFromMarker(key, snapshot, latest, epoch), now);
+  await deps.store.restore(recordFromMarker(key, snapshot, latest, epoch, now), now);
   return deps.store.get(key);
 }

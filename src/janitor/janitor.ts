@@ -3,10 +3,15 @@ import type { Logger } from "pino";
 import type { RepoConfig } from "../config/repo-config.js";
 import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
 import { renderClaimComment } from "../lease/claim-comment.js";
-import { endedClaimWrite, minutesAgo } from "../lease/ended-write.js";
-import { describe, type RepoConfigSource, recordFromMarker } from "../lease/lease-core.js";
+import { endedClaimWrite, spanOf } from "../lease/ended-write.js";
+import { describe, type RepoConfigSource } from "../lease/lease-core.js";
+import { latestMarker, markerHolds, recordFromMarker } from "../lease/restore-from-comments.js";
 import { stateOfSubject } from "../lease/subject-state.js";
-import type { AssignmentProvider, SubjectSnapshot } from "../providers/assignment-provider.js";
+import type {
+  AssignmentProvider,
+  SubjectSnapshot,
+  TransitionWrite,
+} from "../providers/assignment-provider.js";
 import type { LivenessStore } from "../providers/liveness-store.js";
 import {
   exceedsDisruptionBudget,
@@ -187,7 +192,17 @@ export class Janitor {
         continue;
       }
       if (writes > 0) await this.deps.sleep(writeSpacingMs);
-      const done = await this.#perform(item, epoch);
+      let done: boolean;
+      try {
+        done = await this.#perform(item, epoch);
+      } catch (error) {
+        // One subject's GitHub failure does not stop the sweep; its store side (if any) stays
+        // `sync: pending` and the next reconcile writes it again.
+        this.deps.log.warn({ subject, err: error }, "janitor action failed on GitHub");
+        writes++;
+        report.actions.push({ subject, action: "deferred", reason: `github-failed (${item.plan.kind})` });
+        continue;
+      }
       if (done) {
         writes++;
         report.actions.push({ subject, action: item.plan.kind, reason: item.plan.reason });
@@ -223,9 +238,9 @@ export class Janitor {
             }
           : {}),
         addComments: [
-          `⏸️ No heartbeat from ${describe(record.actor)} for ${minutesAgo(now, record.lastHeartbeatAt)} min ` +
-            `(stale after ${Math.round(record.durations.ttlMs / 60_000)} min). The claim is kept; ` +
-            `it is reaped after ${Math.round(record.durations.reclaimAfterMs / 60_000)} min without a heartbeat.`,
+          `⏸️ No heartbeat from ${describe(record.actor)} for ${spanOf(now - record.lastHeartbeatAt)} ` +
+            `(stale after ${spanOf(record.durations.ttlMs)}). The claim is kept; ` +
+            `it is reaped after ${spanOf(record.durations.reclaimAfterMs)} without a heartbeat.`,
         ],
       });
       return true;
@@ -243,7 +258,7 @@ export class Janitor {
       if (ended.kind !== "ended") return false;
       const note =
         `🧹 Reaped generation ${record.generation} of ${describe(record.actor)}: last heartbeat ` +
-        `${new Date(record.lastHeartbeatAt).toISOString()} (${minutesAgo(now, record.lastHeartbeatAt)} min ago), ` +
+        `${new Date(record.lastHeartbeatAt).toISOString()} (${spanOf(now - record.lastHeartbeatAt)} ago), ` +
         "no open pull request and no recent push." +
         (record.branch
           ? ` Its branch \`${record.branch}\` is kept: claim the issue again to resume from it.`
@@ -333,9 +348,54 @@ export class Janitor {
         for (const snapshot of listing.issues) {
           await this.#reconcileSubject(installationId, snapshot, config, options, report);
         }
+        if (page === 0 && listing.repoId !== null) {
+          await this.#retryPending(installationId, listing.repoId, config, options, report);
+        }
         if (!listing.hasNextPage) break;
         after = listing.endCursor;
       }
+    }
+  }
+
+  /**
+   * Invariant 10: an ended claim whose GitHub write failed (`sync: pending`) gets it written again —
+   * unassign what the App assigned, labels off, claim comment final.
+   */
+  async #retryPending(
+    installationId: number,
+    repoId: number,
+    config: RepoConfig,
+    options: SweepOptions,
+    report: SweepReport,
+  ): Promise<void> {
+    const { store, assignments } = this.deps;
+    const records = await store.listRepository(installationId, repoId, 200);
+    for (const record of records) {
+      const ended = ["released", "completed", "reaped", "revoked"].includes(record.state);
+      if (!ended || record.sync !== "pending") continue;
+      const subject = `${record.repo}#${record.issue}`;
+      report.actions.push({ subject, action: "repair", reason: "unwritten-transition-retried" });
+      if (options.dryRun || config.janitor.dryRun) continue;
+      const previous: ClaimRecord = {
+        ...record,
+        state: "active",
+        generation:
+          record.state === "reaped" || record.state === "revoked"
+            ? (record.supersedes ?? record.generation)
+            : record.generation,
+      };
+      await assignments.apply(
+        { installationId, repo: record.repo, issue: record.issue },
+        // A completion by closing the issue keeps the assignee as the record; a release with outcome
+        // `completed` (ended by the agent itself) unassigns like any release.
+        endedClaimWrite({
+          previous,
+          ended: record,
+          config,
+          keepAssignee: record.state === "completed" && record.endedBy?.kind !== "agent",
+        }),
+      );
+      await store.markSynced(record, record.generation);
     }
   }
 
@@ -351,30 +411,85 @@ export class Janitor {
     const subject = `${snapshot.repo}#${snapshot.issue}`;
     report.examined++;
     const record = await store.get(key);
+    const ref = { installationId, repo: snapshot.repo, issue: snapshot.issue };
+    if (record?.state === "human" && record.sync === "pending") {
+      // A `/reclaim` whose one batched write failed after the store took the subject (invariant 10).
+      report.actions.push({ subject, action: "repair", reason: "reclaim-write-pending" });
+      if (!options.dryRun && !config.janitor.dryRun) await this.#finishReclaim(key, record, snapshot, config);
+      return;
+    }
     if (record && (record.state === "active" || record.state === "human")) {
       report.skipped++;
       return;
     }
-    const latest = snapshot.claimComments
-      .filter((c) => c.marker.subject === subject)
-      .sort((a, b) => b.marker.generation - a.marker.generation)[0];
+    const latest = latestMarker(snapshot);
     const current = latest && (!record || latest.marker.generation > record.generation);
-    if (current && (latest.marker.state === "active" || latest.marker.state === "stale")) {
+    if (current && markerHolds(latest.marker)) {
       report.actions.push({ subject, action: "repair", reason: "record-rebuilt-from-claim-comment" });
       if (options.dryRun) return;
-      const epoch = await store.epoch(installationId, this.deps.now());
-      await store.restore(recordFromMarker(key, snapshot, latest, epoch), this.deps.now());
+      const now = this.deps.now();
+      const epoch = await store.epoch(installationId, now);
+      await store.restore(recordFromMarker(key, snapshot, latest, epoch, now), now);
       return;
     }
     report.actions.push({ subject, action: "repair", reason: "label-without-record" });
     if (options.dryRun || config.janitor.dryRun) return;
-    await assignments.apply(
-      { installationId, repo: snapshot.repo, issue: snapshot.issue },
-      {
-        subjectNodeId: snapshot.nodeId,
-        removeLabels: [config.labels.claimed, config.labels.stale].filter((l) => snapshot.labels.includes(l)),
-        addComments: ["🏷️ claim-hold found a claim label without a live claim behind it and removed it."],
-      },
+    // The claim ended (its comment says so) but its write never landed: the App-made assignment goes too.
+    const marker = latest?.marker;
+    const leftAssignee =
+      marker?.appAssigned && marker.actor.kind === "agent"
+        ? snapshot.assignees.find((a) => a.login === marker.actor.login)
+        : undefined;
+    await assignments.apply(ref, {
+      subjectNodeId: snapshot.nodeId,
+      removeLabels: [config.labels.claimed, config.labels.stale].filter((l) => snapshot.labels.includes(l)),
+      ...(leftAssignee ? { unassign: [leftAssignee.nodeId] } : {}),
+      addComments: ["🏷️ claim-hold found a claim label without a live claim behind it and removed it."],
+    });
+  }
+
+  /** Labels off, the superseded agent's App-made assignment off, the human assigned and announced. */
+  async #finishReclaim(
+    key: SubjectKey,
+    record: ClaimRecord,
+    snapshot: SubjectSnapshot,
+    config: RepoConfig,
+  ): Promise<void> {
+    const { store, assignments } = this.deps;
+    const subject = `${snapshot.repo}#${snapshot.issue}`;
+    const agent = snapshot.claimComments
+      .filter(
+        (c) =>
+          c.marker.subject === subject &&
+          c.marker.actor.kind === "agent" &&
+          c.marker.generation < record.generation,
+      )
+      .sort((a, b) => b.marker.generation - a.marker.generation)[0]?.marker;
+    const agentLeft = agent?.appAssigned
+      ? snapshot.assignees.find((a) => a.login === agent.actor.login && a.login !== record.actor.login)
+      : undefined;
+    const assigned = snapshot.assignees.some((a) => a.login === record.actor.login);
+    const hasComment = snapshot.claimComments.some(
+      (c) => c.marker.subject === subject && c.marker.generation === record.generation,
     );
+    const write: TransitionWrite = {
+      subjectNodeId: snapshot.nodeId,
+      removeLabels: [config.labels.claimed, config.labels.stale].filter((l) => snapshot.labels.includes(l)),
+      ...(agentLeft ? { unassign: [agentLeft.nodeId] } : {}),
+      ...(record.appAssigned && record.assigneeNodeId && !assigned ? { assign: [record.assigneeNodeId] } : {}),
+      ...(hasComment ? {} : { createClaimComment: renderClaimComment(record, "active") }),
+    };
+    const applied = await assignments.apply(
+      { installationId: key.installationId, repo: snapshot.repo, issue: snapshot.issue },
+      write,
+    );
+    if (applied.claimComment) {
+      await store.commitClaim(key, record.generation, {
+        commentNodeId: applied.claimComment.nodeId,
+        commentId: applied.claimComment.databaseId,
+      });
+    } else {
+      await store.markSynced(key, record.generation);
+    }
   }
 }

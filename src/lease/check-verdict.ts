@@ -155,7 +155,9 @@ function judge(subject: LinkedSubject, input: CheckInput, agentBranch: boolean):
     const fix =
       record.state === "active" && record.actor.kind === "agent"
         ? `The holder (${describe(record.actor)}, generation ${current}) runs ${attest}.`
-        : `Nobody holds ${name} now: claim it (\`claim-hold claim ${name}\`), then run ${attest}.`;
+        : record.state === "human"
+          ? `${describe(record.actor)} holds ${name} now (generation ${current}); an agent can vouch for this head only after claiming it (\`claim-hold claim ${name}\`) and running ${attest}.`
+          : `Nobody holds ${name} now: claim it (\`claim-hold claim ${name}\`), then run ${attest}.`;
     return {
       conclusion: "failure",
       title: "Not attested by the current holder",

@@ -30,6 +30,8 @@ export const ClaimMarker = z.strictObject({
     .regex(/^[0-9a-f]{64}$/)
     .optional(),
   supersedes: z.number().int().positive().optional(),
+  /** On an ended claim: the generation minted when it ended (reap, revoke), so none is ever reused. */
+  nextGeneration: z.number().int().positive().optional(),
   appAssigned: z.boolean().optional(),
   artifacts: z.string().max(500).optional(),
 });
@@ -64,7 +66,7 @@ export function parseClaimMarker(body: unknown): MarkerParse {
   return { kind: "marker", marker: parsed.data };
 }
 
-export function markerOf(record: ClaimRecord, state: MarkerState): ClaimMarker {
+export function markerOf(record: ClaimRecord, state: MarkerState, nextGeneration?: number): ClaimMarker {
   return {
     subject: `${record.repo}#${record.issue}`,
     generation: record.generation,
@@ -78,6 +80,7 @@ export function markerOf(record: ClaimRecord, state: MarkerState): ClaimMarker {
     heartbeatSeconds: Math.round(record.durations.heartbeatMs / 1000),
     ...(record.tokenDigest ? { tokenDigest: record.tokenDigest } : {}),
     ...(record.supersedes ? { supersedes: record.supersedes } : {}),
+    ...(nextGeneration && nextGeneration > record.generation ? { nextGeneration } : {}),
     appAssigned: record.appAssigned,
     ...(record.artifacts ? { artifacts: record.artifacts } : {}),
   };
@@ -110,7 +113,7 @@ function plain(text: string): string {
   return text.replace(/[\\`*_{}[\]<>()#+!|~@-]/g, (c) => `\\${c}`);
 }
 
-export function renderClaimComment(record: ClaimRecord, state: MarkerState): string {
+export function renderClaimComment(record: ClaimRecord, state: MarkerState, nextGeneration?: number): string {
   const parts = [`${headline[state]} ${plain(who(record.actor))}`];
   if (record.branch) parts.push(`branch \`${record.branch.replace(/`/g, "")}\``);
   if (record.actor.kind === "agent") parts.push(`heartbeat every ${minutes(record.durations.heartbeatMs)}`);
@@ -118,7 +121,9 @@ export function renderClaimComment(record: ClaimRecord, state: MarkerState): str
   const lines = [parts.join(" · ")];
   if (record.phase && state === "active") lines.push(`Phase: ${plain(record.phase)}`);
   if (record.artifacts) lines.push(`Handoff material: ${plain(record.artifacts)}`);
-  const json = JSON.stringify(markerOf(record, state)).replace(/</g, "\\u003c").replace(/>/g, "\\u003e");
+  const json = JSON.stringify(markerOf(record, state, nextGeneration))
+    .replace(/</g, "\\u003c")
+    .replace(/>/g, "\\u003e");
   lines.push("", `<!-- claim-hold:v1 ${json} -->`);
   return lines.join("\n");
 }

@@ -34,7 +34,9 @@ export function endedClaimWrite(args: {
   }
   if (previous.commentNodeId) {
     const state = markerStateOf[ended.state] ?? "revoked";
-    write.editComments = [{ nodeId: previous.commentNodeId, body: renderClaimComment(previous, state) }];
+    write.editComments = [
+      { nodeId: previous.commentNodeId, body: renderClaimComment(previous, state, ended.generation) },
+    ];
   }
   if (args.note) write.addComments = [args.note];
   return write;
@@ -43,4 +45,10 @@ export function endedClaimWrite(args: {
 /** Minutes, rounded, for audit notes ("last heartbeat 41 min ago"). */
 export function minutesAgo(now: number, at: number): number {
   return Math.max(0, Math.round((now - at) / 60_000));
+}
+
+/** A span for audit notes: "41 min", or "25 s" under a minute and a half (test and demo configs run in seconds). */
+export function spanOf(ms: number): string {
+  const clamped = Math.max(0, ms);
+  return clamped < 90_000 ? `${Math.round(clamped / 1000)} s` : `${Math.round(clamped / 60_000)} min`;
 }

@@ -20,8 +20,11 @@ import type {
 } from "../providers/assignment-provider.js";
 import type { HeartbeatInput, LeaseRefusal, LivenessStore } from "../providers/liveness-store.js";
 import { type ClaimMarker, type MarkerState, renderClaimComment } from "./claim-comment.js";
+import { spanOf } from "./ended-write.js";
 import { UserError } from "./errors.js";
 import { expiresAt, livenessOf, reclaimableAt } from "./liveness.js";
+import { highestGeneration, latestMarker, markerHolds, recordFromMarker } from "./restore-from-comments.js";
+import { liveScopeOverlaps, type ScopeOverlap } from "./scope-overlap.js";
 import { stateOfSubject } from "./subject-state.js";
 import { digestsEqual, type TokenMinter } from "./tokens.js";
 
@@ -72,7 +75,7 @@ export interface LeaseView {
 }
 
 export type ClaimResult =
-  | { status: 201 | 200; body: { lease: LeaseView; resume: ResumeView | null; overlaps: unknown[] } }
+  | { status: 201 | 200; body: { lease: LeaseView; resume: ResumeView | null; overlaps: ScopeOverlap[] } }
   | { status: 202; body: { status: "takeover_pending"; retryAfterSeconds: number; incumbent: Actor } };
 
 export interface ResumeView {
@@ -89,6 +92,8 @@ export interface HeartbeatRequest {
   blocker?: string;
   waitUntil?: string;
 }
+
+const failedRecoveryMemoryMs = 5 * 60_000;
 
 /** Phase changes edit the claim comment at most this often per subject. */
 export const phaseEditEveryMs = 60_000;
@@ -150,6 +155,8 @@ export function refusalError(refusal: LeaseRefusal): UserError {
 export class LeaseCore {
   /** Installations already recorded in the store's sweep list by this process. */
   readonly #knownInstallations = new Set<number>();
+  /** Lease ids whose recovery from the claim comments failed, until when. */
+  readonly #failedRecoveries = new Map<string, number>();
 
   constructor(private readonly deps: LeaseCoreDeps) {}
 
@@ -177,7 +184,7 @@ export class LeaseCore {
     await this.#restoreFromComment(key, snapshot, latest, now);
 
     const appMadeLogin =
-      latest?.marker.state === "active" && latest.marker.appAssigned ? latest.marker.actor.login : null;
+      latest && markerHolds(latest.marker) && latest.marker.appAssigned ? latest.marker.actor.login : null;
     const foreign = snapshot.assignees.filter((a) => a.login !== appMadeLogin);
     if (foreign.some((a) => a.login !== request.user.login)) {
       throw new UserError(409, "human_held", `${subject} is assigned to someone the App did not assign.`, {
@@ -201,12 +208,13 @@ export class LeaseCore {
       taskClass: request.taskClass,
       durations: durationsOf(config, request.taskClass),
       branch,
+      ...(snapshot.title ? { title: snapshot.title } : {}),
       ...(request.scope ? { scope: request.scope } : {}),
       ...(request.artifacts ? { artifacts: request.artifacts } : {}),
       tokenDigest: tokens.digest(token),
       takeover: request.takeover,
       now,
-      minGeneration: Math.max(0, ...snapshot.claimComments.map((c) => c.marker.generation)),
+      minGeneration: highestGeneration(snapshot),
       appAssigned,
       issueNodeId: snapshot.nodeId,
       assigneeNodeId: request.user.nodeId,
@@ -249,7 +257,8 @@ export class LeaseCore {
           ...this.#commentEdit(record, "active"),
         });
         await store.markSynced(key, record.generation);
-        return { status: 200, body: { lease: leaseView(key, record, token), resume: null, overlaps: [] } };
+        const overlaps = await this.#overlapsOf(record);
+        return { status: 200, body: { lease: leaseView(key, record, token), resume: null, overlaps } };
       }
       case "created": {
         const { record, previous } = outcome;
@@ -271,27 +280,46 @@ export class LeaseCore {
               commentId: comment.databaseId,
             });
         } catch (error) {
-          await store.rollbackClaim(key, record.generation, previous, clock());
-          this.deps.log.warn({ subject, err: error }, "claim rolled back: GitHub refused the transition");
-          throw new UserError(
-            502,
-            "github_failed",
-            `GitHub refused the claim on ${subject}; nothing was kept, retry is safe.`,
-          );
+          if (await this.#landedAnyway(ref, key, record)) {
+            this.deps.log.warn(
+              { subject, err: error },
+              "claim kept: GitHub applied it although the answer was lost",
+            );
+          } else {
+            await store.rollbackClaim(key, record.generation, previous, clock());
+            await this.#compensate(ref, write, previous);
+            this.deps.log.warn({ subject, err: error }, "claim rolled back: GitHub refused the transition");
+            throw new UserError(
+              502,
+              "github_failed",
+              `GitHub refused the claim on ${subject}; nothing was kept, retry is safe.`,
+            );
+          }
         }
         await this.#announce(key, record);
         const resume =
           previous &&
           (previous.state === "active" || previous.outcome === "handoff" || previous.state === "reaped")
-            ? resumeView(previous)
+            ? resumeView(previous, snapshot.openPullRequests)
             : null;
         if (!this.#knownInstallations.has(key.installationId)) {
           await store.rememberInstallation(key.installationId);
           this.#knownInstallations.add(key.installationId);
         }
-        return { status: 201, body: { lease: leaseView(key, record, token), resume, overlaps: [] } };
+        const overlaps = await this.#overlapsOf(record);
+        return { status: 201, body: { lease: leaseView(key, record, token), resume, overlaps } };
       }
     }
+  }
+
+  /**
+   * Other live claims of the repository whose declared scope intersects this one's: a warning, never
+   * a refusal. Costs one store read (the repository's records), never a GitHub request.
+   */
+  async #overlapsOf(record: ClaimRecord): Promise<ScopeOverlap[]> {
+    if (!record.scope?.length) return [];
+    const records = await this.deps.store.listRepository(record.installationId, record.repoId, 200);
+    return liveScopeOverlaps(record.scope, record, records, this.deps.now());
   }
 
   #claimWrite(
@@ -319,9 +347,8 @@ export class LeaseCore {
           { nodeId: previous.commentNodeId, body: renderClaimComment(previous, "superseded") },
         ];
       }
-      const silentMinutes = Math.round((now - previous.lastHeartbeatAt) / 60_000);
       write.addComments = [
-        `↪️ Superseded ${describe(previous.actor)} (generation ${previous.generation}, last seen ${silentMinutes} min ago)` +
+        `↪️ Superseded ${describe(previous.actor)} (generation ${previous.generation}, last seen ${spanOf(now - previous.lastHeartbeatAt)} ago)` +
           `; resuming on branch \`${record.branch}\` as generation ${record.generation}.`,
       ];
     }
@@ -364,33 +391,89 @@ export class LeaseCore {
   }
 
   /** Invariant 7: a live claim whose record the store lost comes back from its claim comment. */
+  /**
+   * Invariant 10: a mutation may land even when its answer is lost. One read tells: if this
+   * generation's claim comment (with this token's digest) is there, the claim is committed, not undone.
+   */
+  async #landedAnyway(ref: SubjectRef, key: SubjectKey, record: ClaimRecord): Promise<boolean> {
+    try {
+      const snapshot = await this.deps.assignments.status(ref);
+      const comment = snapshot?.claimComments.find(
+        (c) => c.marker.generation === record.generation && c.marker.tokenDigest === record.tokenDigest,
+      );
+      if (!comment) return false;
+      await this.deps.store.commitClaim(key, record.generation, {
+        commentNodeId: comment.nodeId,
+        commentId: comment.databaseId,
+      });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * Best effort after a rolled-back claim: undoes the writes that may have landed before the one that
+   * failed (they run in order: unassign, labels, assign, edits, comments). What this cannot undo,
+   * reconcile finds as a phantom.
+   */
+  async #compensate(ref: SubjectRef, write: TransitionWrite, previous: ClaimRecord | null): Promise<void> {
+    const undo: TransitionWrite = {
+      subjectNodeId: write.subjectNodeId,
+      ...(write.assign ? { unassign: write.assign } : {}),
+      ...(write.addLabels ? { removeLabels: write.addLabels } : {}),
+      ...(write.unassign ? { assign: write.unassign } : {}),
+      ...(previous?.state === "active" && previous.commentNodeId && write.editComments
+        ? { editComments: [{ nodeId: previous.commentNodeId, body: renderClaimComment(previous, "active") }] }
+        : {}),
+    };
+    try {
+      await this.deps.assignments.apply(ref, undo);
+    } catch (error) {
+      this.deps.log.warn(
+        { subject: `${ref.repo}#${ref.issue}`, err: error },
+        "could not undo a failed claim; reconcile will",
+      );
+    }
+  }
+
   async #restoreFromComment(
     key: SubjectKey,
     snapshot: SubjectSnapshot,
     latest: { nodeId: string; databaseId: number; marker: ClaimMarker } | undefined,
     now: number,
   ): Promise<void> {
-    if (latest?.marker.state !== "active") return;
+    if (!latest || !markerHolds(latest.marker)) return;
     if ((await this.deps.store.get(key)) !== null) return;
     const epoch = await this.deps.store.epoch(key.installationId, now);
-    await this.deps.store.restore(recordFromMarker(key, snapshot, latest, epoch), now);
+    await this.deps.store.restore(recordFromMarker(key, snapshot, latest, epoch, now), now);
   }
 
   /**
-   * Invariant 7: the store lost a lease's record. The claim comments still carry it; when the
-   * comment of the lease's generation publishes this token's digest, the lease comes back (judged
-   * as heartbeated at the store's epoch), and so does any newer claim, so the answer is the true one.
+   * Invariant 7: the store lost a subject. When the claim comment of the lease's generation
+   * publishes this token's digest, the lease comes back — and so does whatever newer incarnation the
+   * comments show, in its own state, so the old holder is told the truth (`superseded`, `gone`) and
+   * an ended incarnation never revives. Only a store with no record of the subject at all asks GitHub,
+   * and a failed recovery is remembered for a while, so guessed lease ids cannot spend the App's quota.
    */
   async #recoverLease(lease: SubjectKey & { generation: number }, digest: string): Promise<boolean> {
     const { store, assignments, now: clock } = this.deps;
+    const leaseId = leaseIdOf(lease, lease.generation);
+    if ((this.#failedRecoveries.get(leaseId) ?? 0) > clock()) return false;
+    if ((await store.get(lease)) !== null) return false;
+    const remember = () => {
+      if (this.#failedRecoveries.size > 10_000) this.#failedRecoveries.clear();
+      this.#failedRecoveries.set(leaseId, clock() + failedRecoveryMemoryMs);
+      return false;
+    };
     const repo = await assignments.repositoryName(lease.installationId, lease.repoId);
-    if (!repo) return false;
+    if (!repo) return remember();
     const snapshot = await assignments.status({
       installationId: lease.installationId,
       repo,
       issue: lease.issue,
     });
-    if (!snapshot) return false;
+    if (!snapshot) return remember();
     const own = snapshot.claimComments.find(
       (c) =>
         c.marker.generation === lease.generation &&
@@ -398,18 +481,13 @@ export class LeaseCore {
         c.marker.tokenDigest !== undefined &&
         digestsEqual(c.marker.tokenDigest, digest),
     );
-    if (!own) return false;
+    if (!own) return remember();
     const now = clock();
     const epoch = await store.epoch(lease.installationId, now);
-    const restoredState =
-      own.marker.state === "stale" || own.marker.state === "superseded" ? "active" : own.marker.state;
-    await store.restore(
-      { ...recordFromMarker(lease, snapshot, own, epoch), ...stateFromMarker(restoredState) },
-      now,
-    );
+    await store.restore(recordFromMarker(lease, snapshot, own, epoch, now), now);
     const latest = latestMarker(snapshot);
-    if (latest && latest.marker.generation > lease.generation && latest.marker.state === "active") {
-      await store.restore(recordFromMarker(lease, snapshot, latest, epoch), now);
+    if (latest && latest.marker.generation > lease.generation) {
+      await store.restore(recordFromMarker(lease, snapshot, latest, epoch, now), now);
     }
     this.deps.log.info(
       { subject: subjectName(snapshot.repo, snapshot.issue) },
@@ -458,6 +536,7 @@ export class LeaseCore {
         configs.peek(lease.installationId, record.repo) ??
         (await configs.load(lease.installationId, record.repo))
       ).labels;
+      // The heartbeat itself succeeded; a failed cosmetic update is logged and left to reconcile.
       await this.#write(
         { installationId: lease.installationId, repo: record.repo, issue: record.issue },
         record,
@@ -467,7 +546,12 @@ export class LeaseCore {
           addLabels: [labels.claimed],
           removeLabels: [labels.stale],
         },
-      );
+      ).catch((error: unknown) => {
+        this.deps.log.warn(
+          { subject: subjectName(record.repo, record.issue), err: error },
+          "claim comment not updated",
+        );
+      });
     }
     const waiting = record.waitUntil !== undefined && record.waitUntil > clock();
     return {
@@ -538,8 +622,9 @@ export class LeaseCore {
       store.epoch(installationId, now),
       this.deps.configs.load(installationId, snapshot.repo),
     ]);
+    const overlaps = record?.state === "active" ? await this.#overlapsOf(record) : [];
     return {
-      ...this.row(snapshot, record, epoch, config),
+      ...this.row(snapshot, record, epoch, config, overlaps),
       history: history.map((t) => ({ ...t, at: iso(t.at) })),
     };
   }
@@ -565,6 +650,10 @@ export class LeaseCore {
       store.epoch(installationId, now),
     ]);
     const byIssue = new Map(records.map((r) => [r.issue, r]));
+    const overlapsOf = (record: ClaimRecord | null) =>
+      record?.state === "active" && livenessOf(record, now) === "live"
+        ? liveScopeOverlaps(record.scope, record, records, now)
+        : [];
     const managed = [config.labels.claimed, config.labels.stale];
     const rows: { activity: number; row: Record<string, unknown> }[] = [];
     const seen = new Set<number>();
@@ -576,12 +665,15 @@ export class LeaseCore {
       seen.add(snapshot.issue);
       rows.push({
         activity: activityOf(record, snapshot.updatedAt),
-        row: this.row(snapshot, record, epoch, config),
+        row: this.row(snapshot, record, epoch, config, overlapsOf(record)),
       });
     }
     for (const record of records) {
       if (seen.has(record.issue) || (record.state !== "active" && record.state !== "human")) continue;
-      rows.push({ activity: activityOf(record, 0), row: this.row(null, record, epoch, config) });
+      rows.push({
+        activity: activityOf(record, 0),
+        row: this.row(null, record, epoch, config, overlapsOf(record)),
+      });
     }
     const filtered = rows
       .filter(({ row }) => !options.state || row.state === options.state)
@@ -592,20 +684,27 @@ export class LeaseCore {
     };
   }
 
-  /** The inventory row of one subject (SPEC §2.2); without a snapshot, GitHub's side is unknown. */
+  /**
+   * The inventory row of one subject (SPEC §2.2); without a snapshot, GitHub's side is unknown.
+   * `overlaps` (other live claims whose declared scope intersects this one's) add the reason
+   * `scope-overlap` and an `overlaps` field; rows without any carry neither.
+   */
   row(
     snapshot: SubjectSnapshot | null,
     record: ClaimRecord | null,
     storeEpoch: number,
     config: RepoConfig,
+    overlaps: readonly ScopeOverlap[] = [],
   ): Record<string, unknown> {
     const now = this.deps.now();
-    const { state, reasons } = stateOfSubject(snapshot, record, storeEpoch, now, config);
+    const derived = stateOfSubject(snapshot, record, storeEpoch, now, config);
+    const { state } = derived;
+    const reasons = overlaps.length > 0 ? [...derived.reasons, "scope-overlap"] : derived.reasons;
     const repo = snapshot?.repo ?? record?.repo ?? "";
     const issue = snapshot?.issue ?? record?.issue ?? 0;
     return {
       subject: subjectName(repo, issue),
-      title: snapshot?.title ?? null,
+      title: snapshot?.title ?? record?.title ?? null,
       state,
       reasons,
       actor: record?.actor ?? null,
@@ -620,6 +719,7 @@ export class LeaseCore {
       linkedPullRequests: snapshot?.openPullRequests.map((pr) => pr.number) ?? [],
       claimAgeSeconds: record ? Math.max(0, Math.round((now - record.claimedAt) / 1000)) : null,
       assignees: snapshot ? snapshot.assignees.map((a) => a.login) : null,
+      ...(overlaps.length > 0 ? { scope: record?.scope ?? [], overlaps } : {}),
     };
   }
 
@@ -653,71 +753,8 @@ function parseLeaseOrThrow(leaseId: string) {
   return lease;
 }
 
-function latestMarker(snapshot: SubjectSnapshot) {
-  let latest: SubjectSnapshot["claimComments"][number] | undefined;
-  for (const comment of snapshot.claimComments) {
-    if (comment.marker.subject !== subjectName(snapshot.repo, snapshot.issue)) continue;
-    if (!latest || comment.marker.generation > latest.marker.generation) latest = comment;
-  }
-  return latest;
-}
-
-export function recordFromMarker(
-  key: SubjectKey,
-  snapshot: SubjectSnapshot,
-  comment: { nodeId: string; databaseId: number; marker: ClaimMarker },
-  storeEpoch: number,
-): ClaimRecord {
-  const { marker } = comment;
-  const ttlMs = marker.ttlSeconds * 1000;
-  const assignee = snapshot.assignees.find((a) => a.login === marker.actor.login);
-  return {
-    ...key,
-    repo: snapshot.repo,
-    generation: marker.generation,
-    state: marker.actor.kind === "human" ? "human" : "active",
-    actor: marker.actor,
-    taskClass: marker.taskClass,
-    ...(marker.branch ? { branch: marker.branch } : {}),
-    durations: {
-      ttlMs,
-      reclaimAfterMs: (marker.reclaimAfterSeconds ?? marker.ttlSeconds * 2) * 1000,
-      heartbeatMs: (marker.heartbeatSeconds ?? Math.max(1, Math.floor(marker.ttlSeconds / 6))) * 1000,
-    },
-    claimedAt: Date.parse(marker.claimedAt),
-    // Just before the epoch: liveness is `unknown`, judged as if it had heartbeated at the epoch.
-    lastHeartbeatAt: storeEpoch - 1,
-    ...(marker.tokenDigest ? { tokenDigest: marker.tokenDigest } : {}),
-    appAssigned: marker.appAssigned ?? false,
-    ...(assignee ? { assigneeNodeId: assignee.nodeId } : {}),
-    sync: "done",
-    issueNodeId: snapshot.nodeId,
-    commentNodeId: comment.nodeId,
-    commentId: comment.databaseId,
-    ...(marker.supersedes ? { supersedes: marker.supersedes } : {}),
-    ...(marker.artifacts ? { artifacts: marker.artifacts } : {}),
-  };
-}
-
 function activityOf(record: ClaimRecord | null, updatedAt: number): number {
   return Math.max(updatedAt, record?.lastHeartbeatAt ?? 0, record?.claimedAt ?? 0, record?.endedAt ?? 0);
-}
-
-/** The stored state a restored record takes for a marker's state. */
-function stateFromMarker(
-  state: MarkerState,
-): Pick<ClaimRecord, "state"> & Partial<Pick<ClaimRecord, "outcome">> {
-  switch (state) {
-    case "released":
-      return { state: "released", outcome: "handoff" };
-    case "completed":
-      return { state: "completed", outcome: "completed" };
-    case "reaped":
-    case "revoked":
-      return { state };
-    default:
-      return { state: "active" };
-  }
 }
 
 function sameDurations(a: ClaimRecord["durations"], b: ClaimRecord["durations"]): boolean {
@@ -743,12 +780,15 @@ function leaseView(key: SubjectKey, record: ClaimRecord, token: string): LeaseVi
   };
 }
 
-function resumeView(previous: ClaimRecord): ResumeView {
+/** The PRs the successor inherits: the one the incumbent reported and the open ones GitHub links to the subject. */
+function resumeView(previous: ClaimRecord, openPullRequests: { number: number }[]): ResumeView {
+  const linked = new Set([...(previous.pullRequest ? [previous.pullRequest] : [])]);
+  for (const pr of openPullRequests) linked.add(pr.number);
   return {
     previousActor: previous.actor,
     previousGeneration: previous.generation,
     branch: previous.branch ?? null,
     lastHeartbeatAt: iso(previous.lastHeartbeatAt),
-    linkedPullRequests: previous.pullRequest ? [previous.pullRequest] : [],
+    linkedPullRequests: [...linked],
   };
 }

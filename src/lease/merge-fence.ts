@@ -6,7 +6,9 @@
 //   3. decideCheck (pure) → the desired check run (checkRunOf, pure);
 //   4. read the current check run once; write only when it differs (decideCheckWrite, pure).
 import type { Logger } from "pino";
+import type { RepoConfig } from "../config/repo-config.js";
 import { type ClaimRecord, parseLeaseId, type SubjectKey, subjectName } from "../domain/claim.js";
+import type { AssignmentProvider } from "../providers/assignment-provider.js";
 import type { ChecksProvider } from "../providers/checks-provider.js";
 import type { ClaimNote, FenceStore, IndexedPullRequest, RepoKey } from "../providers/fence-store.js";
 import type { LivenessStore } from "../providers/liveness-store.js";
@@ -14,6 +16,7 @@ import { authorKindOf, checkRunOf, claimsOf, decideCheckWrite, linkedSubjectOf }
 import { type CheckConclusion, decideCheck } from "./check-verdict.js";
 import { UserError } from "./errors.js";
 import type { RepoConfigSource } from "./lease-core.js";
+import { latestMarker, recordFromMarker } from "./restore-from-comments.js";
 
 export interface MergeFenceDeps {
   store: LivenessStore;
@@ -26,7 +29,15 @@ export interface MergeFenceDeps {
   log: Logger;
   /** Public base URL of this App; the check's details link points at the subject's claim route. */
   publicUrl?: string;
+  /**
+   * Reads a subject from GitHub (its claim comments). Used only for a linked subject the store has no
+   * record of, so a store loss makes the check fail closed instead of "no agent claim involved".
+   */
+  assignments?: Pick<AssignmentProvider, "status">;
 }
+
+/** A linked subject whose issue carries no claim comment is remembered as never claimed (saves a read). */
+const neverClaimedMemoryMs = 30 * 24 * 3_600_000;
 
 /** One PR whose check was evaluated: what GitHub showed before and what it shows now. */
 export interface CheckChange {
@@ -193,14 +204,29 @@ export class MergeFence {
     }
   }
 
-  async #evaluateNow(
+  /**
+   * Steps 1–3 of the pipeline: the verdict the store's evidence gives a PR head, without reading
+   * or writing GitHub (the dashboard shows it; an evaluation then syncs the check run).
+   */
+  async verdictOf(
     installationId: number,
     repo: string,
     repoId: number,
     pr: IndexedPullRequest,
-  ): Promise<CheckChange> {
-    const { store, fences, checks, configs, now: clock } = this.deps;
-    const config = await configs.load(installationId, repo);
+    config: RepoConfig,
+  ) {
+    return (await this.#decide(installationId, repo, repoId, pr, config)).verdict;
+  }
+
+  async #decide(
+    installationId: number,
+    repo: string,
+    repoId: number,
+    pr: IndexedPullRequest,
+    knownConfig?: RepoConfig,
+  ) {
+    const { store, fences, configs, now: clock } = this.deps;
+    const config = knownConfig ?? (await configs.load(installationId, repo));
     const now = clock();
     const evidence = await Promise.all(
       pr.linked.map(async (issue) => {
@@ -224,6 +250,52 @@ export class MergeFence {
       requireAttestation: config.check.requireAttestation,
       agentBranchPrefix: config.check.agentBranchPrefix,
     });
+    return { verdict, subjects, evidence };
+  }
+
+  /**
+   * Invariant 7 at the merge: a linked subject without a store record may have lost it. Its claim
+   * comments bring the newest incarnation back (whatever its state) before the verdict; one with no
+   * claim comment is remembered as never claimed, so the steady state costs no extra read.
+   */
+  async #recoverLinked(
+    installationId: number,
+    repo: string,
+    repoId: number,
+    pr: IndexedPullRequest,
+  ): Promise<void> {
+    const { store, assignments, now: clock } = this.deps;
+    if (!assignments) return;
+    for (const issue of pr.linked) {
+      const key: SubjectKey = { installationId, repoId, issue };
+      if ((await store.get(key)) !== null) continue;
+      const memo = `never-claimed:${installationId}:${repoId}:${issue}`;
+      if ((await store.getDocument(memo)) !== null) continue;
+      const snapshot = await assignments.status({ installationId, repo, issue });
+      const latest = snapshot ? latestMarker(snapshot) : undefined;
+      if (!snapshot || !latest) {
+        await store.putDocument(memo, { at: clock() }, neverClaimedMemoryMs);
+        continue;
+      }
+      const now = clock();
+      const epoch = await store.epoch(installationId, now);
+      await store.restore(recordFromMarker(key, snapshot, latest, epoch, now), now);
+      this.deps.log.info(
+        { subject: subjectName(repo, issue) },
+        "linked subject restored from its claim comment for the check",
+      );
+    }
+  }
+
+  async #evaluateNow(
+    installationId: number,
+    repo: string,
+    repoId: number,
+    pr: IndexedPullRequest,
+  ): Promise<CheckChange> {
+    const { checks, configs } = this.deps;
+    await this.#recoverLinked(installationId, repo, repoId, pr);
+    const { verdict, subjects, evidence } = await this.#decide(installationId, repo, repoId, pr);
     const detailsIssue = evidence.find((e) => e.record)?.issue ?? evidence[0]?.issue;
     const configError = configs.errorFor(installationId, repo);
     const desired = checkRunOf(verdict, {

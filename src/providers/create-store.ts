@@ -11,8 +11,15 @@ import { RedisLivenessStore } from "./redis-store.js";
 export const defaultKeyPrefix = "claim-hold:";
 
 /** `redis-cluster://h1:p1,h2:p2` lists cluster seed nodes; anything else is one ioredis URL. */
-export function createRedisClient(url: string): Redis | Cluster {
-  const common = { maxRetriesPerRequest: 1, enableOfflineQueue: false } as const;
+export function createRedisClient(url: string, options: { offlineQueue?: boolean } = {}): Redis | Cluster {
+  // A Redis that stops answering (paused, partitioned) must cost a caller 2 s and a 503, never a hang.
+  // (The GitHub rate limiter's client queues while it connects: it waits for "ready" before its first script.)
+  const common = {
+    maxRetriesPerRequest: 1,
+    enableOfflineQueue: options.offlineQueue ?? false,
+    commandTimeout: 2_000,
+    connectTimeout: 2_000,
+  } as const;
   if (url.startsWith("redis-cluster://")) {
     const nodes = url
       .slice("redis-cluster://".length)
@@ -21,7 +28,7 @@ export function createRedisClient(url: string): Redis | Cluster {
         const [host, port] = hostPort.split(":");
         return { host: host ?? "127.0.0.1", port: Number(port ?? 6379) };
       });
-    return new Cluster(nodes, { redisOptions: common, enableOfflineQueue: false });
+    return new Cluster(nodes, { redisOptions: common, enableOfflineQueue: options.offlineQueue ?? false });
   }
   return new Redis(url, common);
 }

@@ -16,6 +16,8 @@ export interface ClaimInput {
   taskClass: TaskClass;
   durations: Durations;
   branch?: string;
+  /** The issue's title, kept for the dashboard (truncated to 256 characters). */
+  title?: string;
   scope?: string[];
   artifacts?: string;
   /** HMAC digest of the freshly minted token (used for a new claim or a rotation). */
@@ -198,6 +200,11 @@ export interface LivenessStore {
 
   /** Records of one repository (any state), most recent activity first, at most `limit`. */
   listRepository(installationId: number, repoId: number, limit: number): Promise<ClaimRecord[]>;
+  /**
+   * Repository ids of the installation that ever held a record, ascending (the dashboard's index,
+   * read without GitHub). May name a repository whose listing has since emptied.
+   */
+  repositories(installationId: number): Promise<number[]>;
   /** Records that an installation holds claims (a global set, outside any installation's hash slot). */
   rememberInstallation(installationId: number): Promise<void>;
   /** Installations the store holds claims for: the janitor's sweep list (no GitHub request needed). */

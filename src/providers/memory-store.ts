@@ -336,6 +336,10 @@ export class MemoryLivenessStore implements LivenessStore {
   async restore(record: ClaimRecord, now: number): Promise<"restored" | "exists"> {
     const slot = this.#slot(record);
     slot.highWater = Math.max(slot.highWater, record.generation);
+    // The restored generation's token stays recognisable even when a newer record is kept.
+    if (record.tokenDigest && !slot.digests.has(record.generation)) {
+      slot.digests.set(record.generation, record.tokenDigest);
+    }
     if (slot.record && slot.record.generation >= record.generation) return "exists";
     slot.record = clone(record);
     if (record.tokenDigest) slot.digests.set(record.generation, record.tokenDigest);
@@ -472,6 +476,15 @@ export class MemoryLivenessStore implements LivenessStore {
     return listed.slice(0, limit).flatMap(({ record }) => (record ? [clone(record)] : []));
   }
 
+  async repositories(installationId: number): Promise<number[]> {
+    const ids = new Set<number>();
+    for (const [id, slot] of this.#slots) {
+      const [installation, repoId] = id.split(":");
+      if (slot.record && installation === String(installationId)) ids.add(Number(repoId));
+    }
+    return [...ids].sort((a, b) => a - b);
+  }
+
   async rememberInstallation(installationId: number): Promise<void> {
     this.#installations.add(installationId);
   }
@@ -553,6 +566,7 @@ export function newClaimRecord(
     appAssigned: input.appAssigned,
     sync: "pending",
     ...(input.branch ? { branch: input.branch } : {}),
+    ...(input.title ? { title: input.title.slice(0, 256) } : {}),
     ...(input.issueNodeId ? { issueNodeId: input.issueNodeId } : {}),
     ...(input.assigneeNodeId ? { assigneeNodeId: input.assigneeNodeId } : {}),
     ...(input.scope?.length ? { scope: input.scope } : {}),

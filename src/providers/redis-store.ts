@@ -60,6 +60,7 @@ const fieldCodecs: Record<string, FieldCodec> = {
   actor: "json",
   taskClass: "string",
   branch: "string",
+  title: "string",
   claimedAt: "int",
   lastHeartbeatAt: "int",
   tokenDigest: "string",
@@ -426,6 +427,9 @@ const restoreLua = `
 local generation = tonumber(ARGV[4])
 local high_water = tonumber(redis.call('GET', KEYS[2]) or '0')
 if generation > high_water then redis.call('SET', KEYS[2], ARGV[4]) end
+-- The restored generation's token stays recognisable even when a newer record is kept,
+-- so an old holder is told "superseded" rather than "unauthorized".
+if ARGV[5] ~= '' then redis.call('HSETNX', KEYS[3], ARGV[4], ARGV[5]) end
 local current = redis.call('HGET', KEYS[1], 'generation')
 if current and tonumber(current) >= generation then return 'exists' end
 local fields = {}
@@ -624,6 +628,7 @@ export class RedisLivenessStore implements LivenessStore {
 
   async claim(input: ClaimInput): Promise<ClaimOutcome> {
     const { key, actor } = input;
+    await this.#indexRepository(key);
     // The script adds generation and supersedes, which only it can decide.
     const { generation: _, ...candidate } = newClaimRecord(input, 1, null);
     const fields = recordToFields(candidate as ClaimRecord);
@@ -782,6 +787,7 @@ export class RedisLivenessStore implements LivenessStore {
   }
 
   async restore(record: ClaimRecord, now: number): Promise<"restored" | "exists"> {
+    await this.#indexRepository(record);
     const reply = await this.#script(
       "claimholdRestore",
       [
@@ -888,6 +894,7 @@ export class RedisLivenessStore implements LivenessStore {
 
   async humanClaim(input: HumanClaimInput): Promise<{ record: ClaimRecord; previous: ClaimRecord | null }> {
     const { key } = input;
+    await this.#indexRepository(key);
     // The script adds generation and supersedes, and copies durations and branch from the current record.
     const { generation: _, durations: __, ...candidate } = newHumanRecord(input, 1, null);
     const reply = await this.#script(
@@ -969,6 +976,11 @@ export class RedisLivenessStore implements LivenessStore {
     return replies
       .filter((flat) => Object.keys(flat).length > 0)
       .map((flat) => parseRecord(Object.entries(flat).flat()));
+  }
+
+  async repositories(installationId: number): Promise<number[]> {
+    const members = await this.#call(() => this.#redis.smembers(this.#repositoriesKey(installationId)));
+    return members.map((member) => RepositoryId.parse(member)).sort((a, b) => a - b);
   }
 
   async rememberInstallation(installationId: number): Promise<void> {
@@ -1066,6 +1078,16 @@ export class RedisLivenessStore implements LivenessStore {
     return `${this.#base(key.installationId)}:repo:${key.repoId}`;
   }
 
+  /** Repository ids that ever held a record: written before the record, so no record is ever unindexed. */
+  #repositoriesKey(installationId: number): string {
+    return `${this.#base(installationId)}:repos`;
+  }
+
+  async #indexRepository(key: { installationId: number; repoId: number }): Promise<void> {
+    const repos = this.#repositoriesKey(key.installationId);
+    await this.#call(() => this.#redis.sadd(repos, String(key.repoId)));
+  }
+
   /** The login and session index sets an actor's active claims are counted in. */
   #actorKeys(installationId: number, actor: Actor | null): [string, string] {
     const base = this.#base(installationId);
@@ -1119,6 +1141,10 @@ export function isUnavailable(error: unknown): boolean {
 }
 
 const InstallationId = z
+  .string()
+  .regex(/^[1-9]\d{0,15}$/)
+  .transform(Number);
+const RepositoryId = z
   .string()
   .regex(/^[1-9]\d{0,15}$/)
   .transform(Number);

@@ -139,6 +139,8 @@ export const FaultInput = z.strictObject({
   body: z.unknown().optional(),
   headers: z.record(z.string(), z.string()).optional(),
   delayMs: z.number().int().min(0).max(120_000).optional(),
+  /** With `status`: carry the request out, then answer `status` (a lost response). */
+  applied: z.boolean().optional(),
 });
 
 export const WebhookConfigInput = z.strictObject({ url: z.url().optional(), secret: z.string().optional() });

@@ -11,6 +11,11 @@ export interface FaultSpec extends RequestMatch {
   headers?: Record<string, string>;
   /** Wait this long before answering (with `status`, or with the real answer). */
   delayMs?: number;
+  /**
+   * With `status`: the simulator carries the request out first, then answers `status` anyway — a
+   * response lost on the way back (GitHub committed the write, the caller saw a 502).
+   */
+  applied?: boolean;
 }
 
 export interface Fault extends FaultSpec {

@@ -179,6 +179,10 @@ export async function startGitHubSimulator(options: GitHubSimulatorOptions = {})
       if (fault?.delayMs) await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
       if (fault?.status) {
         faulted = true;
+        if (fault.applied && !parseError) {
+          caller = resolveCaller(req.headers.authorization, state, options.appKey);
+          await (isGraphql ? answerGraphql(method, body, info, caller) : answerRest(caller));
+        }
         answer = {
           status: fault.status,
           body: fault.body ?? faultBody(fault.status),

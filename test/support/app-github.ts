@@ -111,19 +111,6 @@ export function mockGraphqlSubjectStatus(
   beforeReply?: () => Promise<unknown>,
 ) {
   const [owner, name] = issue.repo.split("/");
-  const node = issue.pullRequest
-    ? { __typename: "PullRequest" }
-    : {
-        __typename: "Issue",
-        id: issueNodeId(issue),
-        title: issue.title ?? "Fix the parser",
-        state: issue.state ?? "OPEN",
-        updatedAt: "2026-11-29T09:00:00Z",
-        closedByPullRequestsReferences: { nodes: issue.pullRequests ?? [] },
-        assignees: { nodes: issue.assignees ?? [] },
-        labels: { nodes: (issue.labels ?? []).map((l) => ({ id: labelIds[l] ?? `LA_${l}`, name: l })) },
-        comments: { nodes: issue.comments ?? [] },
-      };
   return api(log)
     .post("/graphql", (body: { query?: string; variables?: Record<string, unknown> }) => {
       return (
@@ -134,6 +121,20 @@ export function mockGraphqlSubjectStatus(
       );
     })
     .reply(async () => {
+      await beforeReply?.();
+      const node = issue.pullRequest
+        ? { __typename: "PullRequest" }
+        : {
+            __typename: "Issue",
+            id: issueNodeId(issue),
+            title: issue.title ?? "Fix the parser",
+            state: issue.state ?? "OPEN",
+            updatedAt: "2026-11-29T09:00:00Z",
+            closedByPullRequestsReferences: { nodes: issue.pullRequests ?? [] },
+            assignees: { nodes: issue.assignees ?? [] },
+            labels: { nodes: (issue.labels ?? []).map((l) => ({ id: labelIds[l] ?? `LA_${l}`, name: l })) },
+            comments: { nodes: issue.comments ?? [] },
+          };
       const data = {
         data: {
           repository: {
@@ -145,7 +146,6 @@ export function mockGraphqlSubjectStatus(
           },
         },
       };
-      await beforeReply?.();
       return [200, data];
     });
 }
@@ -257,4 +257,8 @@ export function mockListAppInstallations(log: GitHubRequestLog, ids: number[]) {
       200,
       ids.map((id) => ({ id })),
     );
+}
+
+export function mockGetRepository(log: GitHubRequestLog, repoId: number, fullName: string) {
+  return api(log).get(`/repositories/${repoId}`).reply(200, { id: repoId, full_name: fullName });
 }

@@ -67,6 +67,9 @@ export async function startApp(options: {
   adminToken?: string;
   appId?: number;
   publicUrl?: string;
+  metricsToken?: string;
+  /** False: the App starts as if its GitHub credentials were missing (readiness). */
+  credentialsLoaded?: boolean;
 }): Promise<AppHarness> {
   const logs: string[] = [];
   const destination = new Writable({
@@ -103,7 +106,8 @@ export async function startApp(options: {
       githubBaseUrl,
       log,
       now: () => clock.now,
-      credentialsLoaded: true,
+      credentialsLoaded: options.credentialsLoaded ?? true,
+      ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),
       disabledJobs: ["janitor"],
       sleep: async (ms) => {
         sleeps.push(ms);

@@ -23,6 +23,8 @@ interface FakeClaim {
   /** `active` holds; `stale` answers takeovers; the rest are ended. */
   state: "active" | "stale" | "released" | "completed" | "reaped";
   takeoverPendingBy?: string;
+  /** The outcome of the first release, answered again by a repeated one. */
+  outcome?: string;
   attested: string[];
 }
 
@@ -166,7 +168,9 @@ export async function startFakeApi(options: FakeApiOptions = {}): Promise<FakeAp
     if (route === "POST /api/v1/claims") {
       const login = logins.get(bearer(req) ?? "");
       if (!login) return fail(res, 401, "unauthorized", "unknown GitHub token");
-      const { repo, issue, actor = {}, taskClass = "author", branch = null, takeover = false } = body;
+      const { repo, issue, actor = {}, taskClass = "author", branch: asked, takeover = false } = body;
+      // Like the App: the asked branch, else the incumbent's (on a takeover), else agent/<session>/<issue>-<slug>.
+      const branch: string = asked ?? `agent/${actor.sessionId}/${issue}-work`;
       const claimant: FakeActor = { kind: "agent", login, ...actor };
       const current = claims.get(key(repo, issue));
       if (!current || ["released", "completed", "reaped"].includes(current.state)) {
@@ -195,7 +199,7 @@ export async function startFakeApi(options: FakeApiOptions = {}): Promise<FakeAp
             incumbent: current.actor,
           });
         }
-        const successor = mint(repo, issue, claimant, taskClass, current.branch);
+        const successor = mint(repo, issue, claimant, taskClass, asked ?? current.branch);
         return json(res, 201, {
           lease: leaseBody(successor),
           resume: {
@@ -235,8 +239,9 @@ export async function startFakeApi(options: FakeApiOptions = {}): Promise<FakeAp
       if (!lease) return;
       if (lease.state === "active" || lease.state === "stale") {
         lease.state = body?.outcome === "completed" ? "completed" : "released";
+        lease.outcome = body?.outcome;
       }
-      return json(res, 200, { released: true, generation: lease.generation });
+      return json(res, 200, { released: true, outcome: lease.outcome, generation: lease.generation });
     }
 
     match = /^POST \/api\/v1\/leases\/([^/]+)\/attest$/.exec(route);
@@ -249,7 +254,7 @@ export async function startFakeApi(options: FakeApiOptions = {}): Promise<FakeAp
         return fail(res, 410, "gone", "the lease is gone", { reason: lease.state });
       }
       lease.attested.push(body.sha);
-      return json(res, 200, { attested: body.sha, generation: lease.generation });
+      return json(res, 200, { attested: true, sha: body.sha, generation: lease.generation });
     }
 
     match = /^GET \/api\/v1\/leases\/([^/]+)$/.exec(route);
@@ -298,7 +303,9 @@ export async function startFakeApi(options: FakeApiOptions = {}): Promise<FakeAp
         reasons: [],
         actor: claim.actor,
         generation: claim.generation,
-        history: [{ generation: claim.generation, kind: "claimed" }],
+        history: [
+          { at: new Date().toISOString(), generation: claim.generation, kind: "claimed", actor: claim.actor },
+        ],
       });
     }
 

@@ -1,8 +1,30 @@
 // Test access to the shared Redis server: clients, a unique key prefix per run, and cleanup of only our keys.
 import { randomBytes } from "node:crypto";
-import { Redis, type RedisOptions } from "ioredis";
+import { type Cluster, Redis, type RedisOptions } from "ioredis";
+import { createRedisClient } from "../../src/providers/create-store.js";
 
 export const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+/** `redis-cluster://h1:p1,…` of a running cluster (scripts/redis-cluster.sh); unset: the cluster cases are skipped. */
+export const redisClusterUrl = process.env.REDIS_CLUSTER_URL;
+
+/** A cluster client made the way the App makes it (createRedisClient), once its slots are known. */
+export async function createTestCluster(): Promise<Cluster> {
+  if (!redisClusterUrl) throw new Error("REDIS_CLUSTER_URL is not set");
+  const cluster = createRedisClient(redisClusterUrl) as Cluster;
+  cluster.on("error", () => {});
+  if (cluster.status !== "ready") {
+    await new Promise<void>((resolve, reject) => {
+      cluster.once("ready", resolve);
+      setTimeout(() => reject(new Error(`the cluster at ${redisClusterUrl} did not become ready`)), 5_000);
+    });
+  }
+  return cluster;
+}
+
+/** The nodes a SCAN must visit: every master of a cluster, or the one server. */
+function scanNodes(client: Redis | Cluster): Redis[] {
+  return client.isCluster ? (client as Cluster).nodes("master") : [client as Redis];
+}
 
 /** A key prefix no other test run (or other user of the server) shares. */
 export function uniqueKeyPrefix(label = "run"): string {
@@ -55,17 +77,22 @@ export async function probeRedis(): Promise<{ available: true } | { available: f
 }
 
 /** Deletes every key under `prefix` with SCAN + UNLINK (never FLUSHALL/FLUSHDB: the server is shared). */
-export async function deleteKeysWithPrefix(client: Redis, prefix: string): Promise<number> {
+export async function deleteKeysWithPrefix(client: Redis | Cluster, prefix: string): Promise<number> {
   if (!prefix.startsWith("claimhold-test:"))
     throw new Error(`refusing to delete keys outside the test prefix: ${prefix}`);
   const pattern = `${prefix.replace(/[*?[\]\\]/g, "\\$&")}*`;
-  let cursor = "0";
   let deleted = 0;
-  do {
-    const [next, keys] = await client.scan(cursor, "MATCH", pattern, "COUNT", 1000);
-    cursor = next;
-    if (keys.length) deleted += await client.unlink(...keys);
-  } while (cursor !== "0");
+  for (const node of scanNodes(client)) {
+    let cursor = "0";
+    do {
+      const [next, keys] = await node.scan(cursor, "MATCH", pattern, "COUNT", 1000);
+      cursor = next;
+      if (!keys.length) continue;
+      // One key per UNLINK on a cluster node: it refuses a multi-key command across slots.
+      if (client.isCluster) for (const key of keys) deleted += await node.unlink(key);
+      else deleted += await node.unlink(...keys);
+    } while (cursor !== "0");
+  }
   return deleted;
 }
 
@@ -73,19 +100,25 @@ export async function deleteKeysWithPrefix(client: Redis, prefix: string): Promi
  * Lets `ms` pass for the expiring keys under `prefix` without sleeping: each key with a time to live
  * gets that much less of it (and goes when none is left), as if the server's clock had moved on.
  */
-export async function elapseKeysWithPrefix(client: Redis, prefix: string, ms: number): Promise<void> {
+export async function elapseKeysWithPrefix(
+  client: Redis | Cluster,
+  prefix: string,
+  ms: number,
+): Promise<void> {
   if (!prefix.startsWith("claimhold-test:"))
     throw new Error(`refusing to touch keys outside the test prefix: ${prefix}`);
   const pattern = `${prefix.replace(/[*?[\]\\]/g, "\\$&")}*`;
-  let cursor = "0";
-  do {
-    const [next, keys] = await client.scan(cursor, "MATCH", pattern, "COUNT", 1000);
-    cursor = next;
-    for (const key of keys) {
-      const left = await client.pttl(key);
-      if (left < 0) continue; // no time to live (or already gone)
-      if (left <= ms) await client.unlink(key);
-      else await client.pexpire(key, left - ms);
-    }
-  } while (cursor !== "0");
+  for (const node of scanNodes(client)) {
+    let cursor = "0";
+    do {
+      const [next, keys] = await node.scan(cursor, "MATCH", pattern, "COUNT", 1000);
+      cursor = next;
+      for (const key of keys) {
+        const left = await node.pttl(key);
+        if (left < 0) continue; // no time to live (or already gone)
+        if (left <= ms) await node.unlink(key);
+        else await node.pexpire(key, left - ms);
+      }
+    } while (cursor !== "0");
+  }
 }

@@ -1,6 +1,6 @@
 // `claim owner/repo#12`: claim (or take over) an issue and keep its lease in this worktree.
 import { hostname } from "node:os";
-import type { ClaimResult } from "../../client/index.js";
+import type { ClaimResult, TakeoverPending } from "../../client/index.js";
 import type { CommandSpec } from "../command.js";
 import {
   type CommandContext,
@@ -25,7 +25,8 @@ export const claimCommand: CommandSpec = {
     "claim owner/repo#12 [--class author] [--branch <name>] [--takeover] [--scope <glob>…] [--artifacts <url>]",
   details: [
     "--class       task class: author (default), reviewer, merger, conflict-fix",
-    "--branch      branch of the work (default agent/<sessionId>/<issue>)",
+    "--branch      branch of the work (default: the App's agent/<sessionId>/<issue>-<slug>,",
+    "              or on a takeover the incumbent's branch)",
     "--takeover    take over a stale or reclaimable claim; waits out the incumbent's grace beat",
     "--scope       a glob of the files the work expects to touch (repeatable)",
     "--artifacts   URL or path of the session's handoff material",
@@ -85,6 +86,8 @@ export interface ClaimChoices {
   takeover: boolean;
   scope?: string[];
   artifacts?: string;
+  /** Told before each wait for a pending takeover's grace beat (the MCP server reports progress). */
+  onTakeoverPending?: (pending: TakeoverPending) => void;
 }
 
 /** Claims through the API and stores the lease file; shared by `claim` and `run`. */
@@ -108,18 +111,21 @@ export async function claimSubject(
         host: (ctx.env.CLAIM_HOLD_HOST || hostname()).slice(0, 100),
       },
       taskClass: choices.taskClass,
-      branch: choices.branch ?? `agent/${session.sessionId}/${subject.issue}`,
+      // Without --branch the App names it: a successor must continue the incumbent's branch.
+      ...(choices.branch ? { branch: choices.branch } : {}),
       takeover: choices.takeover,
       ...(choices.scope?.length ? { scope: choices.scope } : {}),
       ...(choices.artifacts ? { artifacts: choices.artifacts } : {}),
     },
     {
       signal: ctx.signal,
-      onTakeoverPending: (pending) =>
+      onTakeoverPending: (pending) => {
         ctx.out.info(
           `takeover of ${formatSubject(subject)} pending: waiting ${pending.retryAfterSeconds} s ` +
             `for ${actorName(pending.incumbent)} to miss its grace beat`,
-        ),
+        );
+        choices.onTakeoverPending?.(pending);
+      },
     },
   );
   for (const overlap of result.overlaps) {
@@ -137,8 +143,8 @@ export async function claimSubject(
     token: issued.token,
     generation: issued.generation,
     taskClass: issued.taskClass,
-    // On a takeover the successor continues the incumbent's branch.
-    branch: result.resume?.branch ?? issued.branch ?? choices.branch ?? null,
+    // The App's choice: on a takeover without --branch, the incumbent's branch.
+    branch: issued.branch ?? choices.branch ?? result.resume?.branch ?? null,
     ttlSeconds: issued.ttlSeconds,
     heartbeatIntervalSeconds: issued.heartbeatIntervalSeconds,
     expiresAt: issued.expiresAt,

@@ -1,4 +1,5 @@
 // `keepalive`: heartbeat at the advised interval until released, superseded, gone or stopped.
+import { ActorSchema, isClaimHoldError } from "../../client/index.js";
 import type { CommandSpec } from "../command.js";
 import {
   type CommandContext,
@@ -12,6 +13,7 @@ import { exitCodes } from "../errors.js";
 import { keepLeaseAlive, type LoopEnd } from "../keep-lease-alive.js";
 import { type LeaseFile, markLease, readLease } from "../lease-store.js";
 import { formatSubject } from "../subject.js";
+import { actorName } from "./claim.js";
 
 export const keepaliveCommand: CommandSpec = {
   name: "keepalive",
@@ -94,7 +96,7 @@ export function keepaliveEndLine(lease: LeaseFile, end: LoopEnd): string {
     case "stopped":
       return `keepalive: stopped; ${subject} was not released and will go stale unless heartbeated`;
     case "superseded":
-      return `keepalive: ${subject} was superseded${why}; stop working on it`;
+      return `keepalive: ${subject} was superseded${successorOf(end.error)}; stop working on it`;
     case "gone":
       return `keepalive: the lease on ${subject} is gone${why}; claim again to continue`;
     case "expired":
@@ -102,4 +104,13 @@ export function keepaliveEndLine(lease: LeaseFile, end: LoopEnd): string {
     case "failed":
       return `keepalive: heartbeat failed${why}`;
   }
+}
+
+/** " by <holder> (generation n)" from a `409 superseded`'s details, when the server named them. */
+function successorOf(error: unknown): string {
+  if (!isClaimHoldError(error)) return "";
+  const parsed = ActorSchema.safeParse(error.details.by);
+  const generation = error.details.generation;
+  const by = parsed.success ? ` by ${actorName(parsed.data)}` : "";
+  return `${by}${typeof generation === "number" ? ` (generation ${generation})` : ""}`;
 }

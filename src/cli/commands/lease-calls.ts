@@ -98,12 +98,12 @@ export const attestCommand: CommandSpec = {
     const sha = /^[0-9a-f]{40}$/i.test(revision)
       ? revision.toLowerCase()
       : await resolveCommit(ctx.cwd, revision);
-    const { lease } = await onLease(ctx, (l) =>
+    const { lease, value } = await onLease(ctx, (l) =>
       clientFor(ctx, serverUrl(ctx, l)).attest(leaseCredentials(l), sha, { signal: ctx.signal }),
     );
     ctx.out.result(
-      { ok: true, command: "attest", subject: formatSubject(lease), sha, generation: lease.generation },
-      [`attested ${sha} for ${formatSubject(lease)} (generation ${lease.generation})`],
+      { ok: true, command: "attest", subject: formatSubject(lease), sha, generation: value.generation },
+      [`attested ${sha} for ${formatSubject(lease)} (generation ${value.generation})`],
     );
     return 0;
   },
@@ -130,8 +130,9 @@ export const releaseCommand: CommandSpec = {
     const { dir, lease } = await currentLease(ctx);
     const note = stringFlag(ctx, "note");
     await markLease(dir, lease, "releasing", `release ${outcome} requested`);
+    let released: { outcome: string; generation: number };
     try {
-      await clientFor(ctx, serverUrl(ctx, lease)).release(
+      released = await clientFor(ctx, serverUrl(ctx, lease)).release(
         leaseCredentials(lease),
         { outcome: outcome as (typeof outcomes)[number], ...(note ? { note } : {}) },
         { signal: ctx.signal },
@@ -143,9 +144,16 @@ export const releaseCommand: CommandSpec = {
       throw error;
     }
     await removeLease(dir, lease);
+    // A repeated release answers the outcome recorded first, which may differ from this one.
     ctx.out.result(
-      { ok: true, command: "release", subject: formatSubject(lease), outcome, generation: lease.generation },
-      [`released ${formatSubject(lease)} (${outcome})`],
+      {
+        ok: true,
+        command: "release",
+        subject: formatSubject(lease),
+        outcome: released.outcome,
+        generation: released.generation,
+      },
+      [`released ${formatSubject(lease)} (${released.outcome})`],
     );
     return 0;
   },

@@ -1,9 +1,8 @@
 // `queue owner/repo`: the open issues the join rule says are free, with the reason for each.
 import type { CommandSpec } from "../command.js";
-import { clientFor, requireGithubToken, serverUrl, stringFlag } from "../context.js";
+import { stringFlag } from "../context.js";
 import { UsageError } from "../errors.js";
-import { findFreeIssues } from "../free-issues.js";
-import { listOpenIssues } from "../list-open-issues.js";
+import { listFreeIssues } from "../list-free-issues.js";
 import { parseRepo } from "../subject.js";
 
 export const queueCommand: CommandSpec = {
@@ -25,29 +24,13 @@ export const queueCommand: CommandSpec = {
     if (!Number.isSafeInteger(limit) || limit < 1 || limit > 1000) {
       throw new UsageError(`--limit must be a number from 1 to 1000, got "${limitText}"`);
     }
-    requireGithubToken(ctx);
-    const client = clientFor(ctx, serverUrl(ctx));
-    const [inventory, issues] = await Promise.all([
-      client.inventory(repo, { limit: 200 }, { signal: ctx.signal }),
-      listOpenIssues(
-        {
-          fetch: ctx.fetch,
-          apiUrl: ctx.env.GITHUB_API_URL?.trim() || "https://api.github.com",
-          token: ctx.env.GITHUB_TOKEN?.trim() ?? "",
-          signal: ctx.signal,
-        },
-        repo,
-        limit,
-      ),
-    ]);
-    const free = findFreeIssues(repo, issues, inventory.claims);
+    const { free, truncated } = await listFreeIssues(ctx, repo, { limit });
     const lines = free.map(
       (f) => `${f.subject}\t${f.reason}${f.takeover ? " (--takeover)" : ""}\t${f.title ?? ""}\t${f.detail}`,
     );
     if (free.length === 0) lines.push(`no free issue in ${repo}`);
-    if (inventory.truncated)
-      ctx.out.info("warning: the inventory was truncated; some held issues may be missing");
-    ctx.out.result({ ok: true, command: "queue", repo, free, truncated: inventory.truncated }, lines);
+    if (truncated) ctx.out.info("warning: the inventory was truncated; some held issues may be missing");
+    ctx.out.result({ ok: true, command: "queue", repo, free, truncated }, lines);
     return 0;
   },
 };

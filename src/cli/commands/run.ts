@@ -22,6 +22,7 @@ export const runCommand: CommandSpec = {
   details: [
     "The command gets CLAIM_HOLD_LEASE_ID, CLAIM_HOLD_BRANCH and CLAIM_HOLD_SUBJECT.",
     "Exit 0 → release completed; non-zero → release handoff (note: the last lines of output).",
+    "With --json the command's stdout is written to stderr, so stdout holds only the result.",
     "SIGINT/SIGTERM → forwarded to the command, then release handoff.",
     "Superseded or gone while running → SIGTERM to the command, SIGKILL after a grace",
     "(CLAIM_HOLD_KILL_GRACE_MS, default 10000), exit 4. Otherwise exits with the command's code.",
@@ -63,8 +64,10 @@ async function superviseCommand(ctx: CommandContext, lease: LeaseFile, command: 
       CLAIM_HOLD_SUBJECT: formatSubject(lease),
     },
   });
+  // With --json, stdout carries only the result line: the command's own output goes to stderr.
+  const commandOut = ctx.out.json ? ctx.stderr : ctx.stdout;
   child.stdout?.on("data", (chunk: Buffer) => {
-    ctx.stdout.write(chunk);
+    commandOut.write(chunk);
     tail.push(chunk);
   });
   child.stderr?.on("data", (chunk: Buffer) => {

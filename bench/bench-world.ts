@@ -1,0 +1,101 @@
+// The benchmarks' world: a private Redis, the simulator and the App on it, and a repository with many issues.
+import { randomBytes } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { type LocalStack, startLocalStack } from "../scripts/support/start-local-stack.js";
+import { type PrivateRedis, startPrivateRedis } from "../scripts/support/start-private-redis.js";
+import { type ClaimHoldClient, createClaimHoldClient } from "../src/client/index.js";
+import type { LivenessStore } from "../src/providers/liveness-store.js";
+import { RedisFenceStore } from "../src/providers/redis-fence-store.js";
+import { RedisLivenessStore } from "../src/providers/redis-store.js";
+
+export const repo = "bench/queue";
+export const fleet = { login: "fleet-bot", token: `ghp_bench${randomBytes(12).toString("hex")}` };
+
+export interface BenchWorld {
+  stack: LocalStack;
+  redis: PrivateRedis;
+  /** The store the App uses, with the time spent in its calls added up (Redis time). */
+  storeTime: { ms: number; calls: number };
+  clock: { now: number };
+  client(): ClaimHoldClient;
+  close(): Promise<void>;
+}
+
+/** Adds up the wall time of every store call: what a sweep spends waiting on Redis. */
+function timed(store: LivenessStore, total: { ms: number; calls: number }): LivenessStore {
+  return new Proxy(store, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver);
+      if (typeof value !== "function") return value;
+      return async (...args: unknown[]) => {
+        const started = performance.now();
+        try {
+          return await value.apply(target, args);
+        } finally {
+          total.ms += performance.now() - started;
+          total.calls++;
+        }
+      };
+    },
+  });
+}
+
+export async function startBenchWorld(
+  options: { issues: number; handlers?: ((req: IncomingMessage, res: ServerResponse) => boolean)[] } = {
+    issues: 10,
+  },
+): Promise<BenchWorld> {
+  const redis = await startPrivateRedis();
+  const client = redis.client();
+  const keyPrefix = "bench:";
+  const storeTime = { ms: 0, calls: 0 };
+  const clock = { now: Date.now() };
+  const stack = await startLocalStack({
+    stores: {
+      store: timed(new RedisLivenessStore({ redis: client, keyPrefix }), storeTime),
+      fences: new RedisFenceStore({ redis: client, keyPrefix }),
+    },
+    disabledJobs: ["janitor"],
+    throttle: false,
+    sleep: async () => {},
+    now: () => clock.now,
+    logLevel: "error",
+    ...(options.handlers ? { handlers: options.handlers } : {}),
+  });
+  stack.sim.seed({
+    users: [{ login: fleet.login, tokens: [fleet.token] }],
+    repos: [
+      {
+        fullName: repo,
+        files: {
+          ".github/claim-hold.yml": [
+            "taskClasses:",
+            "  author: { ttl: 10s, reclaimAfter: 20s, heartbeat: 3s }",
+            "limits: { claimsPerSession: 1, claimsPerLogin: 10000 }",
+            "janitor: { maxWritesPerMinute: 600, maxReapFraction: 0.55 }",
+            "",
+          ].join("\n"),
+        },
+        collaborators: { [fleet.login]: "write" },
+      },
+    ],
+    installations: [{ id: 7, account: "bench", repos: [repo] }],
+  });
+  const target = stack.sim.state.requireRepo(repo);
+  const author = stack.sim.state.requireUser("bench");
+  for (let n = 1; n <= options.issues; n++)
+    stack.sim.state.createIssue(target, { title: `Task ${n}` }, author);
+  // The simulator queued an `issues.opened` per issue; the App ignores them, but wait for them anyway.
+  await stack.sim.flush();
+  return {
+    stack,
+    redis,
+    storeTime,
+    clock,
+    client: () => createClaimHoldClient({ baseUrl: stack.url, githubToken: fleet.token, retries: 0 }),
+    async close() {
+      await stack.close();
+      await redis.stop();
+    },
+  };
+}

@@ -1,0 +1,39 @@
+// Puts many live claims straight into the store (the benchmarks' background load; no GitHub writes involved).
+import { randomBytes } from "node:crypto";
+import type { LivenessStore } from "../src/providers/liveness-store.js";
+
+/** `count` author claims on issues `first…`, one session each, live for 30 min from `now`. */
+export async function seedClaims(
+  store: LivenessStore,
+  options: {
+    installationId: number;
+    repoId: number;
+    repo: string;
+    first: number;
+    count: number;
+    now: number;
+  },
+): Promise<void> {
+  const batch: Promise<unknown>[] = [];
+  for (let n = 0; n < options.count; n++) {
+    const issue = options.first + n;
+    batch.push(
+      store.claim({
+        key: { installationId: options.installationId, repoId: options.repoId, issue },
+        repo: options.repo,
+        actor: { kind: "agent", login: "fleet-bot", runtime: "bench", sessionId: `bg-${issue}` },
+        taskClass: "author",
+        durations: { ttlMs: 30 * 60_000, reclaimAfterMs: 60 * 60_000, heartbeatMs: 5 * 60_000 },
+        branch: `agent/bg-${issue}/${issue}-task`,
+        tokenDigest: randomBytes(32).toString("hex"),
+        takeover: false,
+        now: options.now,
+        minGeneration: 0,
+        appAssigned: true,
+        caps: { perSession: 1, perLogin: 1_000_000 },
+      }),
+    );
+    if (batch.length >= 200) await Promise.all(batch.splice(0));
+  }
+  await Promise.all(batch);
+}

@@ -1,0 +1,160 @@
+// `npm run demo`: claim-hold without a GitHub account — the simulator, the App and a small fleet of agent sessions.
+//
+// 1. Start the GitHub simulator and the App against it (credentials generated on the fly).
+// 2. Seed octo/widgets with six issues, a short `.github/claim-hold.yml`, and install the App.
+// 3. Run the scripted sessions while a watcher prints GitHub's changes and checks the invariants.
+// 4. Print the summary (claims, takeovers, reaps, check verdicts, GitHub requests); exit 1 on a broken invariant.
+import { randomBytes } from "node:crypto";
+import { createClaimHoldClient } from "../src/client/index.js";
+import { AgentSession } from "./demo/agent-session.js";
+import { runStories } from "./demo/run-stories.js";
+import { Timeline } from "./demo/timeline.js";
+import { watchGitHub } from "./demo/watch-github.js";
+import { type LocalStack, startLocalStack } from "./support/start-local-stack.js";
+
+const repo = "octo/widgets";
+const fleet = { login: "fleet-bot", token: `ghp_demo${randomBytes(12).toString("hex")}` };
+const maintainer = "alice";
+const config = [
+  "# Demo durations: stale after 10 s of silence, reclaimable after 20 s, heartbeat every 3 s.",
+  "taskClasses:",
+  "  author: { ttl: 10s, reclaimAfter: 20s, heartbeat: 3s }",
+  "limits: { claimsPerSession: 1 }",
+  "",
+].join("\n");
+
+async function startStack(): Promise<LocalStack> {
+  const redisUrl = process.env.REDIS_URL;
+  return startLocalStack({
+    ...(redisUrl ? { redisUrl, keyPrefix: `claim-hold-demo:${randomBytes(4).toString("hex")}:` } : {}),
+    janitorIntervalSeconds: 2,
+    // Every App call is one simulator request, at once: the timeline stays on the script's beat.
+    throttle: false,
+    reconcileEvery: 1_000,
+    logLevel: process.env.LOG_LEVEL ?? "error",
+  });
+}
+
+function seed(stack: LocalStack): void {
+  stack.sim.seed({
+    users: [{ login: fleet.login, tokens: [fleet.token] }, { login: maintainer }],
+    repos: [
+      {
+        fullName: repo,
+        files: { ".github/claim-hold.yml": config },
+        collaborators: { [fleet.login]: "write", [maintainer]: "maintain" },
+        issues: [
+          { number: 1, title: "Fix the parser" },
+          { number: 2, title: "Add retries to the uploader" },
+          { number: 3, title: "Flaky test in CI" },
+          { number: 4, title: "Document the config" },
+          { number: 5, title: "Redesign the logo", assignees: [maintainer] },
+          { number: 6, title: "Bump dependencies" },
+        ].map((issue) => ({ ...issue, author: maintainer })),
+      },
+    ],
+    installations: [{ account: "octo", repos: [repo] }],
+  });
+}
+
+async function dashboardUrl(stack: LocalStack): Promise<string | null> {
+  const response = await fetch(`${stack.url}/`, { redirect: "manual" }).catch(() => null);
+  return response && response.status !== 404 && response.status < 500 ? `${stack.url}/` : null;
+}
+
+function summarize(stack: LocalStack, timeline: Timeline): void {
+  const c = (name: string) => timeline.counts.get(name) ?? 0;
+  const requests = stack.sim.requests.counts();
+  const total = Object.values(requests).reduce((sum, n) => sum + n, 0);
+  const top = Object.entries(requests)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 5)
+    .map(([route, n]) => `${n} ${route}`)
+    .join(", ");
+  const refused = [...timeline.counts]
+    .filter(([name]) => name.startsWith("refused:"))
+    .map(([name, n]) => `${n} ${name.slice("refused:".length)}`)
+    .join(", ");
+  const lines = [
+    "",
+    `── summary (${timeline.elapsed().toFixed(0)} s) ──────────────────────────────────────────`,
+    `claims              ${c("claims")} new, ${c("re-claims")} re-claims, ${c("takeovers")} takeovers; refused: ${refused || "none"}`,
+    `heartbeats          ${c("heartbeats")} accepted, ${c("heartbeat:superseded")} superseded, ${c("heartbeat:gone")} gone (heartbeats write only to the store)`,
+    `releases            ${c("releases")}`,
+    `janitor             ${c("janitor:relabel-stale")} marked stale, ${c("janitor:reap")} reaped, ${c("janitor:repair")} repaired, ${c("janitor:deferred")} deferred`,
+    `check verdicts      ${c("check:success")} success, ${c("check:failure")} failure, ${c("check:neutral")} neutral`,
+    `GitHub requests     ${total} in all (sim request log); most: ${top}`,
+    `invariants          ${timeline.violations.length === 0 ? "held (one holder per issue, generations only go up, humans untouched)" : `BROKEN: ${timeline.violations.join("; ")}`}`,
+    "",
+  ];
+  process.stdout.write(lines.join("\n"));
+}
+
+async function main(): Promise<number> {
+  const timeline = new Timeline();
+  const stack = await startStack();
+  try {
+    seed(stack);
+    await stack.sim.flush();
+    timeline.restart();
+    timeline.line(
+      "setup",
+      `GitHub simulator at ${stack.sim.url}, App at ${stack.url} (${process.env.REDIS_URL ? "Redis" : "embedded memory store"})`,
+    );
+    timeline.line(
+      "setup",
+      `${repo}: 6 issues (#5 assigned to @${maintainer}), ttl 10 s, reclaimAfter 20 s, heartbeat 3 s`,
+    );
+    const dashboard = await dashboardUrl(stack);
+    if (dashboard) timeline.line("setup", `dashboard: ${dashboard} (admin token ${stack.adminToken})`);
+
+    const sessions: AgentSession[] = [];
+    const heads = new Map<string, string>();
+    const watcher = watchGitHub({
+      sim: stack.sim,
+      repo,
+      timeline,
+      sessions,
+      lastReport: () => stack.services.janitor.lastReport(),
+      humanHeld: new Map([[5, maintainer]]),
+      heads,
+    });
+    const stories = runStories({
+      sim: stack.sim,
+      repo,
+      timeline,
+      fleetLogin: fleet.login,
+      maintainer,
+      heads,
+      heartbeatSeconds: 3,
+      session(name, runtime) {
+        const client = createClaimHoldClient({ baseUrl: stack.url, githubToken: fleet.token, retries: 2 });
+        const session = new AgentSession(name, runtime, client, timeline);
+        sessions.push(session);
+        return session;
+      },
+    });
+    const settled = await Promise.allSettled(stories);
+    for (const outcome of settled)
+      if (outcome.status === "rejected") timeline.violation(`a story failed: ${String(outcome.reason)}`);
+    // A few more janitor sweeps and heartbeats after the last story, then stop.
+    await new Promise((resolve) =>
+      setTimeout(resolve, Math.max(0, 55_000 - (Date.now() - timeline.started))),
+    );
+    for (const session of sessions) session.stopBeating();
+    await stack.sim.flush();
+    await watcher.stop();
+    summarize(stack, timeline);
+  } finally {
+    await stack.close();
+  }
+  return timeline.violations.length === 0 ? 0 : 1;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(`demo failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    process.exit(1);
+  },
+);

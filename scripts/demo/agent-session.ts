@@ -1,0 +1,143 @@
+// One simulated agent session: claims through the client library, heartbeats on its own timer, can crash or pause.
+import {
+  type ClaimHoldClient,
+  type ClaimInput,
+  type ClaimResult,
+  isClaimHoldError,
+} from "../../src/client/index.js";
+import type { Timeline } from "./timeline.js";
+
+export class AgentSession {
+  lease: ClaimResult["lease"] | null = null;
+  /** Every lease this session ever got: the invariant watcher verifies them all. */
+  readonly leases: ClaimResult["lease"][] = [];
+  #timer: NodeJS.Timeout | null = null;
+  #paused = false;
+
+  constructor(
+    readonly name: string,
+    readonly runtime: string,
+    readonly client: ClaimHoldClient,
+    private readonly timeline: Timeline,
+  ) {}
+
+  /** Claims (waiting out a takeover's grace beat like the CLI does); answers null when refused. */
+  async claim(input: Omit<ClaimInput, "actor">): Promise<ClaimResult | null> {
+    const subject = `#${input.issue}`;
+    try {
+      const result = await this.client.claim(
+        { ...input, actor: { runtime: this.runtime, sessionId: this.name, host: "demo" } },
+        {
+          onTakeoverPending: (pending) =>
+            this.timeline.line(
+              this.label,
+              `takeover of ${subject} pending: incumbent ${pending.incumbent?.sessionId ?? "?"} has ${pending.retryAfterSeconds}s of grace`,
+              "warn",
+            ),
+        },
+      );
+      this.lease = result.lease;
+      this.leases.push(result.lease);
+      if (input.takeover && result.resume) {
+        this.timeline.count("takeovers");
+        this.timeline.line(
+          this.label,
+          `took over ${subject} → 201, generation ${result.lease.generation} (superseding ${result.resume.previousActor?.sessionId} gen ${result.resume.previousGeneration}), resuming ${result.resume.branch}`,
+          "warn",
+        );
+      } else {
+        this.timeline.count(result.created ? "claims" : "re-claims");
+        const resume = result.resume
+          ? `, resuming ${result.resume.branch} after generation ${result.resume.previousGeneration}`
+          : "";
+        this.timeline.line(
+          this.label,
+          `claimed ${subject} → ${result.created ? 201 : 200}, generation ${result.lease.generation}${resume}`,
+          "ok",
+        );
+      }
+      return result;
+    } catch (error) {
+      if (!isClaimHoldError(error)) throw error;
+      this.timeline.count(`refused:${error.code}`);
+      const holder = (error.details.holder as { sessionId?: string; login?: string } | undefined) ?? {};
+      this.timeline.line(
+        this.label,
+        `claim ${subject} refused: ${error.status} ${error.code}${holder.sessionId || holder.login ? ` (held by ${holder.sessionId ?? `@${holder.login}`})` : ""}`,
+        "bad",
+      );
+      return null;
+    }
+  }
+
+  /** Heartbeats every `seconds` until stopped, superseded or gone. */
+  startBeating(seconds: number): void {
+    this.stopBeating();
+    this.#timer = setInterval(() => void this.beat(), seconds * 1000);
+  }
+
+  stopBeating(): void {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = null;
+  }
+
+  /** The session crashes: no more heartbeats, ever. */
+  crash(): void {
+    this.stopBeating();
+    this.timeline.line(this.label, "💥 crashed (stops heartbeating)", "bad");
+  }
+
+  /** A long tool call: heartbeats are skipped until `resume`. */
+  pause(): void {
+    this.#paused = true;
+    this.timeline.line(this.label, "⏸  busy in a long tool call (no heartbeats)", "warn");
+  }
+
+  resume(): void {
+    this.#paused = false;
+    this.timeline.line(this.label, "▶  back", "info");
+    void this.beat();
+  }
+
+  async beat(options: { quiet?: boolean } = {}): Promise<boolean> {
+    if (!this.lease || this.#paused) return false;
+    try {
+      const answer = await this.client.heartbeat(this.lease);
+      this.timeline.count("heartbeats");
+      if (!options.quiet && answer.state !== "active")
+        this.timeline.line(this.label, `heartbeat → ${answer.state}`, "info");
+      return true;
+    } catch (error) {
+      if (!isClaimHoldError(error)) throw error;
+      this.timeline.count(`heartbeat:${error.code}`);
+      const by = error.details.by as { sessionId?: string; login?: string } | undefined;
+      this.timeline.line(
+        this.label,
+        `heartbeat → ${error.status} ${error.code}${by ? ` by ${by.sessionId ?? `@${by.login}`} (generation ${error.details.generation})` : ""}${error.details.reason ? ` (${error.details.reason})` : ""}: stops working on it`,
+        "bad",
+      );
+      this.stopBeating();
+      this.lease = null;
+      return false;
+    }
+  }
+
+  async attest(sha: string): Promise<void> {
+    if (!this.lease) return;
+    await this.client.attest(this.lease, sha);
+    this.timeline.line(this.label, `attested ${sha.slice(0, 7)} (generation ${this.lease.generation})`, "ok");
+  }
+
+  async release(outcome: "completed" | "handoff" | "abandoned", note: string): Promise<void> {
+    if (!this.lease) return;
+    this.stopBeating();
+    await this.client.release(this.lease, { outcome, note });
+    this.timeline.count("releases");
+    this.timeline.line(this.label, `released #${this.lease.subject.split("#").at(-1)} (${outcome})`, "ok");
+    this.lease = null;
+  }
+
+  get label(): string {
+    return `${this.runtime}/${this.name}`;
+  }
+}

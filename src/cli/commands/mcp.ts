@@ -1,0 +1,70 @@
+// `mcp`: the MCP server over stdio (SPEC §8.1); its lifetime is the agent session's liveness.
+import { readFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { createMcpServer } from "../../mcp/create-mcp-server.js";
+import { createLeaseKeeper } from "../../mcp/lease-keeper.js";
+import type { CommandSpec } from "../command.js";
+import { type CommandContext, leaseDirOf } from "../context.js";
+import { UsageError } from "../errors.js";
+
+/** How long releasing the leases may delay the exit (the SDK's client waits 2 s before SIGTERM). */
+const releaseTimeoutMs = 1_800;
+
+export const mcpCommand: CommandSpec = {
+  name: "mcp",
+  summary: "serve claim-hold's tools to an agent runtime over MCP (stdio); heartbeats while it runs",
+  usage: "mcp",
+  details: [
+    "Tools: list_free_issues, claim_issue, claim_status, verify_hold, attest_commit, release_claim.",
+    "Every lease claimed through it is heartbeated at the advised interval for as long as the process",
+    "runs; when stdin closes or on SIGTERM its leases are released with outcome handoff",
+    "(CLAIM_HOLD_MCP_RELEASE_ON_EXIT=0: left to go stale instead). Leases live in .git/claim-hold/,",
+    "so `claim-hold verify` and the pre-push hook work alongside. Reads CLAIM_HOLD_URL, GITHUB_TOKEN.",
+    "Logs go to stderr; stdout carries only the protocol.",
+  ],
+  options: {},
+  positionals: { min: 0, max: 0 },
+  async run(ctx) {
+    if (ctx.out.json) throw new UsageError("mcp speaks JSON-RPC on stdout; --json does not apply");
+    // Lease files need the worktree: fail at start, not at the first claim.
+    const dir = await leaseDirOf(ctx);
+    const keeper = createLeaseKeeper(ctx, dir);
+    const server = createMcpServer({ ctx, keeper, version: await packageVersion(ctx) });
+    const transport = new StdioServerTransport(process.stdin, ctx.stdout as NodeJS.WriteStream);
+    const why = waitForEnd(ctx);
+    await server.connect(transport);
+    ctx.out.info(`claim-hold mcp: serving on stdio (cwd ${ctx.cwd})`);
+
+    const reason = await why;
+    const release = ctx.env.CLAIM_HOLD_MCP_RELEASE_ON_EXIT?.trim() !== "0";
+    const report = await keeper.shutdown({
+      release,
+      note: `The MCP server of this session stopped (${reason}); the work is handed off.`,
+      timeoutMs: releaseTimeoutMs,
+    });
+    for (const subject of report.released) ctx.out.info(`claim-hold mcp: released ${subject} (handoff)`);
+    for (const failure of report.failed) {
+      ctx.out.info(`claim-hold mcp: could not release ${failure.subject}: ${failure.message}`);
+    }
+    await server.close().catch(() => {});
+    return 0;
+  },
+};
+
+/** Resolves with why the server must stop: stdin closed (the agent session ended) or a signal. */
+function waitForEnd(ctx: CommandContext): Promise<string> {
+  return new Promise((resolve) => {
+    const done = (reason: string) => () => resolve(reason);
+    process.stdin.once("end", done("stdin closed"));
+    process.stdin.once("close", done("stdin closed"));
+    if (ctx.signal.aborted) resolve(String(ctx.signal.reason));
+    ctx.signal.addEventListener("abort", () => resolve(String(ctx.signal.reason)), { once: true });
+  });
+}
+
+async function packageVersion(ctx: CommandContext): Promise<string> {
+  const text = await readFile(join(dirname(ctx.binPath), "..", "package.json"), "utf8").catch(() => "{}");
+  const version = (JSON.parse(text) as { version?: unknown }).version;
+  return typeof version === "string" ? version : "0.0.0";
+}

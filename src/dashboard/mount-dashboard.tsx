@@ -1,0 +1,115 @@
+/** @jsxImportSource hono/jsx */
+// Dashboard routes (SPEC §9): `/` and its refresh fragment behind a login form for the admin token; 404 without one.
+import type { Context, Hono } from "hono";
+import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import { html } from "hono/html";
+import { type ApiEnv, sameSecret } from "../handlers/api.js";
+import type { FailedAuthLimiter } from "../handlers/failed-auth-limiter.js";
+import { type DerivedState, derivedStates } from "../lease/derive-state.js";
+import {
+  contentSecurityPolicy,
+  DashboardPage,
+  type FleetFilter,
+  FleetFragment,
+  LoginPage,
+} from "./dashboard-page.js";
+import { sessionCookieName, sessionLifetimeMs, signSession, verifySession } from "./dashboard-session.js";
+import type { FleetView } from "./read-fleet.js";
+
+export interface DashboardDeps {
+  /** Absent: every dashboard route answers 404. */
+  adminToken?: string;
+  readFleet: () => Promise<FleetView>;
+  limiter: FailedAuthLimiter;
+  now: () => number;
+}
+
+/** Paths the dashboard answers (the App's HTTP adapter routes them here). */
+export const dashboardPaths = /^\/(|login|logout|dashboard\/(fragment|fleet\.json))$/;
+
+function filterOf(c: Context<ApiEnv>, view: FleetView): FleetFilter {
+  const repo = c.req.query("repo");
+  const state = c.req.query("state");
+  return {
+    ...(repo && view.repos.includes(repo) ? { repo } : {}),
+    ...(state && (derivedStates as readonly string[]).includes(state)
+      ? { state: state as DerivedState }
+      : {}),
+  };
+}
+
+function secureHeaders(c: Context<ApiEnv>): void {
+  c.header("Content-Security-Policy", contentSecurityPolicy);
+  c.header("X-Content-Type-Options", "nosniff");
+  c.header("Referrer-Policy", "no-referrer");
+  c.header("Cache-Control", "no-store");
+}
+
+export function mountDashboard(app: Hono<ApiEnv>, deps: DashboardDeps): void {
+  const { adminToken, limiter, now } = deps;
+  const notFound = (c: Context<ApiEnv>) => c.json({ error: "not_found", message: "No such route." }, 404);
+  const loggedIn = (c: Context<ApiEnv>) =>
+    adminToken !== undefined && verifySession(adminToken, getCookie(c, sessionCookieName), now());
+
+  app.get("/", async (c) => {
+    if (!adminToken) return notFound(c);
+    secureHeaders(c);
+    if (!loggedIn(c)) return c.redirect("/login", 303);
+    const view = await deps.readFleet();
+    const page = <DashboardPage view={view} filter={filterOf(c, view)} states={derivedStates} />;
+    return c.html(html`<!doctype html>${page}`);
+  });
+
+  app.get("/dashboard/fragment", async (c) => {
+    if (!adminToken) return notFound(c);
+    secureHeaders(c);
+    if (!loggedIn(c)) return c.json({ error: "unauthorized", message: "Log in first." }, 401);
+    const view = await deps.readFleet();
+    return c.html(<FleetFragment view={view} filter={filterOf(c, view)} />);
+  });
+
+  app.get("/dashboard/fleet.json", async (c) => {
+    if (!adminToken) return notFound(c);
+    c.header("Cache-Control", "no-store");
+    if (!loggedIn(c)) return c.json({ error: "unauthorized", message: "Log in first." }, 401);
+    return c.json(await deps.readFleet());
+  });
+
+  app.get("/login", (c) => {
+    if (!adminToken) return notFound(c);
+    secureHeaders(c);
+    return c.html(html`<!doctype html>${<LoginPage />}`);
+  });
+
+  app.post("/login", async (c) => {
+    if (!adminToken) return notFound(c);
+    secureHeaders(c);
+    const address = c.get("clientAddress");
+    if (limiter.blockedFor(address) > 0) {
+      return c.html(
+        html`<!doctype html>${<LoginPage error="Too many failed attempts; wait a minute." />}`,
+        429,
+      );
+    }
+    const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
+    const token = typeof form.token === "string" ? form.token : "";
+    if (!token || !sameSecret(token, adminToken)) {
+      limiter.fail(address);
+      return c.html(html`<!doctype html>${<LoginPage error="That is not the admin token." />}`, 401);
+    }
+    setCookie(c, sessionCookieName, signSession(adminToken, now()), {
+      httpOnly: true,
+      sameSite: "Strict",
+      secure: new URL(c.req.url).protocol === "https:" || c.req.header("x-forwarded-proto") === "https",
+      path: "/",
+      maxAge: Math.floor(sessionLifetimeMs / 1000),
+    });
+    return c.redirect("/", 303);
+  });
+
+  app.post("/logout", (c) => {
+    if (!adminToken) return notFound(c);
+    deleteCookie(c, sessionCookieName, { path: "/" });
+    return c.redirect("/login", 303);
+  });
+}

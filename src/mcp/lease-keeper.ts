@@ -1,0 +1,152 @@
+// The MCP server's heartbeats: one timer loop per lease it claimed, for as long as the process runs.
+
+import { runKeepAlive } from "../cli/commands/keepalive.js";
+import { type CommandContext, clientFor, leaseCredentials, serverUrl } from "../cli/context.js";
+import type { LoopEnd } from "../cli/keep-lease-alive.js";
+import { type LeaseFile, markLease, readLease, removeLease } from "../cli/lease-store.js";
+import { formatSubject } from "../cli/subject.js";
+import { isClaimHoldError } from "../client/index.js";
+
+export interface LeaseKeeper {
+  /** Starts heartbeating `lease` (a re-claim of the same lease keeps the running loop). */
+  keep(lease: LeaseFile): void;
+  /** Stops heartbeating a subject (its lease was released or found lost by a tool call). */
+  forget(subject: string): Promise<void>;
+  /** Subjects heartbeated right now. */
+  kept(): string[];
+  /** Losses found by the heartbeat loops since the last call: plain sentences for the next tool result. */
+  takeNotices(): string[];
+  /** Stops every loop; with `release`, releases each lease still held (outcome `handoff`). */
+  shutdown(options: { release: boolean; note: string; timeoutMs: number }): Promise<ShutdownReport>;
+}
+
+export interface ShutdownReport {
+  released: string[];
+  failed: { subject: string; message: string }[];
+}
+
+interface Loop {
+  leaseId: string;
+  stop: AbortController;
+  done: Promise<void>;
+}
+
+/** A loop per subject; a loss ends the loop and leaves a notice, never a crash. */
+export function createLeaseKeeper(ctx: CommandContext, dir: string): LeaseKeeper {
+  const loops = new Map<string, Loop>();
+  const notices: string[] = [];
+
+  const stopLoop = async (subject: string) => {
+    const loop = loops.get(subject);
+    if (!loop) return;
+    loops.delete(subject);
+    loop.stop.abort("forget");
+    await loop.done;
+  };
+
+  return {
+    keep(lease) {
+      const subject = formatSubject(lease);
+      const running = loops.get(subject);
+      if (running?.leaseId === lease.leaseId) return;
+      // A new generation of the same subject: the old loop sees another lease in the file and ends.
+      running?.stop.abort("replaced");
+      const stop = new AbortController();
+      const loop: Loop = {
+        leaseId: lease.leaseId,
+        stop,
+        done: runKeepAlive(ctx, dir, lease, stop.signal).then(
+          (end) => {
+            if (loops.get(subject) === loop) loops.delete(subject);
+            const notice = lossNotice(lease, end);
+            if (notice) notices.push(notice);
+          },
+          (error: unknown) => {
+            if (loops.get(subject) === loop) loops.delete(subject);
+            notices.push(
+              `Heartbeats for ${subject} stopped after an unexpected error (${(error as Error).message}); ` +
+                "call verify_hold before doing more work on it.",
+            );
+          },
+        ),
+      };
+      loops.set(subject, loop);
+    },
+
+    forget: stopLoop,
+
+    kept() {
+      return [...loops.keys()];
+    },
+
+    takeNotices() {
+      return notices.splice(0, notices.length);
+    },
+
+    async shutdown({ release, note, timeoutMs }) {
+      const subjects = [...loops.entries()].map(([subject, loop]) => ({ subject, leaseId: loop.leaseId }));
+      await Promise.all(subjects.map(({ subject }) => stopLoop(subject)));
+      const report: ShutdownReport = { released: [], failed: [] };
+      if (!release) return report;
+      const signal = AbortSignal.timeout(timeoutMs);
+      await Promise.all(
+        subjects.map(async ({ subject, leaseId }) => {
+          const [repo, issue] = subject.split("#");
+          const lease = await readLease(dir, { repo: repo ?? "", issue: Number(issue) }).catch(() => null);
+          if (!lease || lease.leaseId !== leaseId || lease.status !== "held") return;
+          await markLease(dir, lease, "releasing", "release handoff requested: the MCP server stopped");
+          try {
+            await clientFor(ctx, serverUrl(ctx, lease)).release(
+              leaseCredentials(lease),
+              { outcome: "handoff", note },
+              { signal },
+            );
+            await removeLease(dir, lease);
+            report.released.push(subject);
+          } catch (error) {
+            if (isClaimHoldError(error) && (error.code === "superseded" || error.status === 410)) {
+              await removeLease(dir, lease);
+            } else {
+              await markLease(dir, lease, "held");
+            }
+            report.failed.push({ subject, message: (error as Error).message });
+          }
+        }),
+      );
+      return report;
+    },
+  };
+}
+
+/** What the agent must be told when a heartbeat loop ended on its own; nothing for a normal stop. */
+export function lossNotice(lease: LeaseFile, end: LoopEnd): string | null {
+  const subject = formatSubject(lease);
+  const stop =
+    "This session no longer holds it: stop working on it now — no commit, push, pull request or merge for it.";
+  const detail = "error" in end && isClaimHoldError(end.error) ? end.error : undefined;
+  switch (end.kind) {
+    case "released":
+    case "stopped":
+      return null;
+    case "superseded": {
+      const by = detail?.details.by as { login?: string; runtime?: string; sessionId?: string } | undefined;
+      const who = by ? [by.login, by.runtime, by.sessionId && `session ${by.sessionId}`].filter(Boolean) : [];
+      const generation = detail?.details.generation;
+      return (
+        `LOST ${subject}: the claim was superseded${who.length ? ` by ${who.join(" ")}` : ""}` +
+        `${generation ? ` (now generation ${generation})` : ""}. ${stop}`
+      );
+    }
+    case "gone": {
+      const reason = detail?.details.reason;
+      return `LOST ${subject}: the lease has ended${reason ? ` (${String(reason)})` : ""}. ${stop} Claim it again only if it is still free.`;
+    }
+    case "expired":
+      return `LOST ${subject}: the claim-hold server stayed unreachable until the lease expired. ${stop} Claim it again once the server answers.`;
+    case "failed":
+      return (
+        `Heartbeats for ${subject} stopped: ${(end.error as Error)?.message ?? "unexpected answer"}. ` +
+        "The claim will go stale; call verify_hold before doing more work on it."
+      );
+  }
+}

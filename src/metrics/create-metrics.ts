@@ -1,0 +1,121 @@
+// Prometheus metrics of SPEC §9 on a per-App registry (several Apps may share a process: tests, replicas).
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { SweepReport } from "../janitor/janitor.js";
+import type { DerivedState } from "../lease/derive-state.js";
+
+export interface ClaimHoldMetrics {
+  registry: Registry;
+  heartbeats: Counter<"outcome">;
+  transitions: Counter<"kind">;
+  janitorSweeps: Counter<"result">;
+  janitorActions: Counter<"action">;
+  janitorHalts: Counter;
+  janitorDuration: Histogram;
+  rateLimitRemaining: Gauge;
+  storeLatency: Histogram<"method" | "result">;
+  webhookDuration: Histogram<"event">;
+  /** Counts a finished sweep (its actions, whether it halted, how long it took). */
+  observeSweep(report: SweepReport): void;
+}
+
+export interface MetricsSources {
+  /** Claims per derived state, read from the store when Prometheus scrapes. */
+  claimsByState: () => Promise<Partial<Record<DerivedState, number>>>;
+  /** GitHub requests made so far, by kind (RequestMeter.totals). */
+  githubRequests: () => ReadonlyMap<string, number>;
+}
+
+const latencyBuckets = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
+
+export function createMetrics(sources: MetricsSources): ClaimHoldMetrics {
+  const registry = new Registry();
+  const registers = [registry];
+  new Gauge({
+    name: "claim_hold_claims",
+    help: "Held claims by derived state (SPEC §2.2), read from the store at scrape time.",
+    labelNames: ["state"],
+    registers,
+    async collect() {
+      const counts = await sources.claimsByState();
+      this.reset();
+      for (const [state, count] of Object.entries(counts)) this.set({ state }, count ?? 0);
+    },
+  });
+  new Counter({
+    name: "claim_hold_github_requests_total",
+    help: "GitHub requests the App made, by kind.",
+    labelNames: ["kind"],
+    registers,
+    collect() {
+      this.reset();
+      for (const [kind, total] of sources.githubRequests()) this.inc({ kind }, total);
+    },
+  });
+  const janitorSweeps = new Counter({
+    name: "claim_hold_janitor_sweeps_total",
+    help: "Janitor sweeps, by result (ok, failed).",
+    labelNames: ["result"],
+    registers,
+  });
+  const janitorActions = new Counter({
+    name: "claim_hold_janitor_actions_total",
+    help: "Janitor actions reported by sweeps, by action (relabel-stale, reap, repair, deferred).",
+    labelNames: ["action"],
+    registers,
+  });
+  const janitorHalts = new Counter({
+    name: "claim_hold_janitor_halts_total",
+    help: "Sweeps in which the disruption guard halted reaping for at least one installation.",
+    registers,
+  });
+  const janitorDuration = new Histogram({
+    name: "claim_hold_janitor_sweep_duration_seconds",
+    help: "Duration of janitor sweeps.",
+    buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300],
+    registers,
+  });
+  return {
+    registry,
+    heartbeats: new Counter({
+      name: "claim_hold_heartbeats_total",
+      help: "Heartbeats answered by the store, by outcome (ok, superseded, gone, invalid_token, missing).",
+      labelNames: ["outcome"],
+      registers,
+    }),
+    transitions: new Counter({
+      name: "claim_hold_transitions_total",
+      help: "Claim transitions made in the store, by kind (claimed, reclaimed, released, reaped, …).",
+      labelNames: ["kind"],
+      registers,
+    }),
+    janitorSweeps,
+    janitorActions,
+    janitorHalts,
+    janitorDuration,
+    rateLimitRemaining: new Gauge({
+      name: "claim_hold_github_rate_limit_remaining",
+      help: "x-ratelimit-remaining of the last GitHub response the App received.",
+      registers,
+    }),
+    storeLatency: new Histogram({
+      name: "claim_hold_store_command_duration_seconds",
+      help: "Latency of claim store calls (one Redis round trip or script each, mostly), by method.",
+      labelNames: ["method", "result"],
+      buckets: latencyBuckets,
+      registers,
+    }),
+    webhookDuration: new Histogram({
+      name: "claim_hold_webhook_duration_seconds",
+      help: "Time spent handling a webhook, by event (event.action).",
+      labelNames: ["event"],
+      buckets: [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    }),
+    observeSweep(report) {
+      janitorSweeps.inc({ result: "ok" });
+      for (const action of report.actions) janitorActions.inc({ action: action.action });
+      if (report.halted) janitorHalts.inc();
+      janitorDuration.observe(report.durationMs / 1000);
+    },
+  };
+}

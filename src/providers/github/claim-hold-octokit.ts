@@ -1,0 +1,81 @@
+// The App's Octokit: Probot's, with bounded rate-limit retries and a timeout on every GitHub request.
+import { ProbotOctokit } from "probot";
+
+/** One retry at most, and only when GitHub asks for a short enough wait (handlers must stay well inside 10 s). */
+export const maxRateLimitRetries = 1;
+export const maxRateLimitWaitSeconds = 5;
+/** A GitHub request that has not answered in this long is abandoned (the transition fails and is repaired). */
+export const githubRequestTimeoutMs = 8_000;
+
+interface ThrottledRequest {
+  method?: string;
+  url?: string;
+}
+interface LoggingOctokit {
+  log: { warn: (message: string) => void };
+}
+
+/**
+ * What to do when GitHub answers with a (secondary) rate limit. Probot as shipped retries forever;
+ * this waits out `Retry-After` once when it is short (GitHub's fallback with no header is 60 s: too
+ * long for a request that an agent or a webhook delivery is waiting on) and otherwise gives up, so
+ * the caller gets `502 github_failed` and the store is rolled back: retrying later is safe.
+ */
+export function shouldRetryRateLimit(retryAfterSeconds: number, retryCount: number): boolean {
+  return retryCount < maxRateLimitRetries && retryAfterSeconds <= maxRateLimitWaitSeconds;
+}
+
+function rateLimitHandler(kind: string) {
+  return (retryAfter: number, options: ThrottledRequest, octokit: LoggingOctokit, retryCount = 0) => {
+    const retry = shouldRetryRateLimit(retryAfter, retryCount);
+    octokit.log.warn(
+      `${kind} hit with "${options.method} ${options.url}": ` +
+        (retry
+          ? `retrying once in ${retryAfter} s`
+          : `giving up (retry-after ${retryAfter} s, attempt ${retryCount + 1})`),
+    );
+    return retry;
+  };
+}
+
+/** `fetch` that aborts after `timeoutMs`, keeping any signal the caller passed. */
+export function fetchWithTimeout(timeoutMs: number): typeof fetch {
+  return (input, init = {}) => {
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = init.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
+    return fetch(input, { ...init, signal });
+  };
+}
+
+export interface ClaimHoldOctokitOptions {
+  timeoutMs?: number;
+  /** Extra throttle settings (tests turn the limiter off or shorten `retryAfterBaseValue`). */
+  throttle?: Record<string, unknown>;
+  retry?: Record<string, unknown>;
+}
+
+/**
+ * Probot's Octokit with: bounded secondary/primary rate-limit retries (above); 429 left to the
+ * throttling plugin alone (plugin-retry would otherwise retry it three more times); a request timeout.
+ */
+export function createClaimHoldOctokit(options: ClaimHoldOctokitOptions = {}): typeof ProbotOctokit {
+  const timeoutMs = options.timeoutMs ?? githubRequestTimeoutMs;
+  return ProbotOctokit.defaults((instance: Record<string, unknown>) => ({
+    ...instance,
+    request: {
+      ...(instance.request as object),
+      fetch: (instance.request as { fetch?: typeof fetch } | undefined)?.fetch ?? fetchWithTimeout(timeoutMs),
+    },
+    retry: {
+      doNotRetry: [400, 401, 403, 404, 410, 422, 429, 451],
+      ...(instance.retry as object),
+      ...options.retry,
+    },
+    throttle: {
+      ...(instance.throttle as object),
+      onSecondaryRateLimit: rateLimitHandler("Secondary rate limit"),
+      onRateLimit: rateLimitHandler("Rate limit"),
+      ...options.throttle,
+    },
+  }));
+}

@@ -1,0 +1,506 @@
+// Randomized fault injection (seeded, FAULT_SEED reproduces): sessions, humans, janitor and webhooks against the real App, simulator and a dedicated Redis, then a history check.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ClaimHoldClient, createClaimHoldClient, isClaimHoldError } from "../../src/client/index.js";
+import type { SubjectKey } from "../../src/domain/claim.js";
+import { type GitHubSimulator, startGitHubSimulator } from "../../src/sim/index.js";
+import { testAppPrivateKey, testWebhookSecret } from "../support/app-harness.js";
+import { advance, type FakeTime, type FaultApp, startFaultApp } from "./support/fault-app.js";
+import { checkHistory, type HistoryEvent, liveForMs } from "./support/history-checker.js";
+import { RedisProxy, ThrowawayRedis } from "./support/redis-server.js";
+import {
+  createRandom,
+  faultKinds,
+  type Random,
+  type StepKind,
+  stepKinds,
+  suiteSeed,
+} from "./support/schedule.js";
+
+const soak = process.env.FAULT_SOAK === "1";
+const iterations = Number(process.env.FAULT_ITERATIONS ?? (soak ? 1000 : 100));
+const stepsPerIteration = soak ? 60 : 24;
+const repo = "octo/widgets";
+const repoId = 7001;
+const installationId = 42;
+const minute = 60_000;
+const agents = [
+  { login: "fleet-bot", token: "ghp_fleetbot0000000000000000000000000001" },
+  { login: "other-bot", token: "ghp_otherbot0000000000000000000000000002" },
+];
+
+interface Session {
+  id: string;
+  login: string;
+  client: ClaimHoldClient;
+  alive: boolean;
+  lastOk: number;
+  lease?: { id: string; token: string; generation: number; subject: string; issue: number };
+}
+
+let sim: GitHubSimulator;
+let redis: ThrowawayRedis;
+let proxy: RedisProxy;
+let app: FaultApp;
+const time: FakeTime = { wall: Date.parse("2026-11-29T10:00:00Z"), monotonic: 0 };
+const seed = suiteSeed();
+const figures = {
+  iterations: 0,
+  steps: 0,
+  requests: 0,
+  faults: {} as Record<string, number>,
+  histories: 0,
+  events: 0,
+  violations: 0,
+};
+
+async function waitForStore(): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    try {
+      await app.store.ping();
+      return;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
+  throw new Error("the store did not come back");
+}
+
+beforeAll(async () => {
+  console.log(`fault schedule seed ${seed} (FAULT_SEED=${seed} reproduces it), ${iterations} iterations`);
+  redis = await ThrowawayRedis.start();
+  proxy = await RedisProxy.start(redis.port);
+  sim = await startGitHubSimulator({
+    appKey: testAppPrivateKey(),
+    webhookSecret: testWebhookSecret,
+    appId: 1,
+  });
+  app = await startFaultApp({
+    githubBaseUrl: sim.baseUrl,
+    redisUrl: proxy.url,
+    keyPrefix: "faults:",
+    time,
+  });
+  sim.configureWebhooks({ url: `${app.url}/api/github/webhooks` });
+  sim.seed({
+    users: [
+      ...agents.map((a) => ({ login: a.login, tokens: [a.token] })),
+      { login: "alice", tokens: ["ghp_alice000000000000000000000000000000003"] },
+    ],
+    repos: [
+      {
+        fullName: repo,
+        id: repoId,
+        collaborators: { "fleet-bot": "write", "other-bot": "write", alice: "maintain" },
+      },
+    ],
+    installations: [{ id: installationId, account: "octo", repos: [repo] }],
+  });
+  await sim.flush();
+}, 60_000);
+
+afterAll(async () => {
+  await app?.close();
+  await sim?.close();
+  await proxy?.close();
+  await redis?.kill();
+  console.log(`fault schedule figures (seed ${seed}): ${JSON.stringify(figures)}`);
+});
+
+/** One iteration: fresh issues and sessions, a random schedule, then cleanup, a final reconcile and the checks. */
+async function runIteration(iteration: number, random: Random, history: HistoryEvent[]): Promise<void> {
+  const issues = [0, 1, 2].map((i) => sim.addIssue(repo, { title: `Work item ${iteration}.${i}` }).number);
+  const subjectOf = (issue: number) => `${repo}#${issue}`;
+  const sessions: Session[] = [0, 1, 2, 3].map((i) => {
+    const agent = agents[i === 3 ? 1 : 0]!;
+    return {
+      id: `s${iteration}-${i}`,
+      login: agent.login,
+      client: createClaimHoldClient({
+        baseUrl: app.url,
+        githubToken: agent.token,
+        retries: 0,
+        maxTakeoverWaits: 0,
+        timeoutMs: 15_000,
+      }),
+      alive: true,
+      lastOk: app.now(),
+    };
+  });
+  const humanAssigned = new Set<number>();
+  let held = false;
+  const count = (kind: string) => {
+    figures.faults[kind] = (figures.faults[kind] ?? 0) + 1;
+  };
+
+  const statusOf = (error: unknown) => (isClaimHoldError(error) ? error.status : -1);
+  const codeOf = (error: unknown) => (isClaimHoldError(error) ? error.code : String(error));
+
+  async function claim(session: Session, issue: number, takeover: boolean): Promise<number> {
+    figures.requests++;
+    const subject = subjectOf(issue);
+    try {
+      const result = await session.client.claim({
+        repo,
+        issue,
+        actor: { runtime: "fault-test", sessionId: session.id },
+        takeover,
+      });
+      session.lease = { ...result.lease, subject, issue };
+      session.alive = true;
+      session.lastOk = app.now();
+      history.push({
+        kind: "claim",
+        session: session.id,
+        subject,
+        status: result.created ? 201 : 200,
+        generation: result.lease.generation,
+        ...(result.resume ? { previousGeneration: result.resume.previousGeneration } : {}),
+        appNow: app.now(),
+      });
+      return result.created ? 201 : 200;
+    } catch (error) {
+      history.push({
+        kind: "claim",
+        session: session.id,
+        subject,
+        status: statusOf(error),
+        appNow: app.now(),
+      });
+      if (!isClaimHoldError(error)) throw error;
+      return error.status;
+    }
+  }
+
+  async function leaseCall(session: Session, op: "heartbeat" | "verify" | "release"): Promise<void> {
+    const lease = session.lease;
+    if (!lease) return;
+    figures.requests++;
+    const live = session.alive && app.now() - session.lastOk < liveForMs;
+    const base = {
+      kind: "lease" as const,
+      op,
+      session: session.id,
+      subject: lease.subject,
+      generation: lease.generation,
+      live,
+    };
+    try {
+      if (op === "heartbeat") await session.client.heartbeat(lease);
+      else if (op === "verify") await session.client.verify(lease);
+      else
+        await session.client.release(lease, {
+          outcome: random.pick(["handoff", "completed", "abandoned"] as const),
+        });
+      history.push({ ...base, status: 200, appNow: app.now() });
+      if (op === "release") session.lease = undefined;
+      else session.lastOk = app.now();
+    } catch (error) {
+      if (!isClaimHoldError(error)) throw error;
+      history.push({ ...base, status: error.status, code: codeOf(error), appNow: app.now() });
+      // A refused lease is gone; a release that failed half-way is given up too ("retry is safe",
+      // but this session walks away: the reconcile must finish what the App started).
+      if ([401, 404, 409, 410].includes(error.status) || op === "release") session.lease = undefined;
+    }
+  }
+
+  const beatAll = async () => {
+    for (const session of sessions) if (session.alive && session.lease) await leaseCall(session, "heartbeat");
+  };
+
+  /** Time passes in heartbeat-sized chunks; live sessions heartbeat after each. */
+  async function pass(ms: number): Promise<void> {
+    for (let left = ms; left > 0; left -= 4 * minute) {
+      advance(time, Math.min(left, 4 * minute));
+      await beatAll();
+    }
+  }
+
+  async function observe(): Promise<void> {
+    for (const issue of issues) {
+      const key: SubjectKey = { installationId, repoId, issue };
+      const record = await app.store.get(key).catch(() => null);
+      if (record)
+        history.push({
+          kind: "store",
+          subject: subjectOf(issue),
+          generation: record.generation,
+          appNow: app.now(),
+        });
+    }
+  }
+
+  async function sweep(reconcile: boolean): Promise<void> {
+    try {
+      await app.services.janitor.sweep({ reconcile });
+    } catch {
+      // Store unreachable (or GitHub failed mid-sweep): the next sweep picks the work up.
+    }
+  }
+
+  const mutationsSince = (mark: number) =>
+    sim.requests
+      .since(mark)
+      .filter((r) =>
+        r.route.endsWith("/graphql")
+          ? r.operationType === "mutation"
+          : r.method !== "GET" && !r.path.includes("access_tokens"),
+      ).length;
+
+  async function step(kind: StepKind): Promise<void> {
+    const session = random.pick(sessions);
+    const issue = random.pick(issues);
+    switch (kind) {
+      case "claim":
+        if (!session.lease || random.chance(0.2)) await claim(session, session.lease?.issue ?? issue, false);
+        return;
+      case "takeover": {
+        if (session.lease) return;
+        const status = await claim(session, issue, true);
+        if (status === 202) {
+          // Wait out the grace beat (the incumbent, if live, heartbeats meanwhile) and retry.
+          await pass(random.int(1, 6) * minute);
+          await claim(session, issue, true);
+        }
+        return;
+      }
+      case "tick":
+        await pass(random.int(5, 240) * 1000);
+        return;
+      case "longSilence":
+        await pass(random.int(20, 75) * minute);
+        return;
+      case "kill":
+        if (session.lease) session.alive = false;
+        return;
+      case "zombie": {
+        const zombie = sessions.find((s) => !s.alive && s.lease);
+        if (zombie) await leaseCall(zombie, random.pick(["heartbeat", "verify", "release"] as const));
+        if (zombie?.lease) zombie.alive = true;
+        return;
+      }
+      case "release":
+        if (session.lease) await leaseCall(session, "release");
+        return;
+      case "verify":
+        if (session.lease) await leaseCall(session, "verify");
+        return;
+      case "janitor":
+        await sweep(random.chance(0.3));
+        return;
+      case "humanAssign":
+        if (sim.issue(repo, issue).assignees.length === 0 && sim.issue(repo, issue).state === "open") {
+          sim.assign({ repo, issue, login: "alice", assignees: ["alice"] });
+          humanAssigned.add(issue);
+          history.push({ kind: "human-assigned", subject: subjectOf(issue), login: "alice" });
+        }
+        return;
+      case "humanReclaim":
+        history.push({ kind: "human", subject: subjectOf(issue), action: "reclaim" });
+        sim.comment({
+          repo,
+          issue,
+          login: "alice",
+          body: random.chance(0.5) ? "/reclaim" : "/reclaim release",
+        });
+        return;
+      case "humanUnassign": {
+        const agent = sim.issue(repo, issue).assignees.find((a) => a !== "alice");
+        if (agent) {
+          history.push({ kind: "human", subject: subjectOf(issue), action: "unassign" });
+          sim.unassign({ repo, issue, login: "alice", assignees: [agent] });
+        }
+        return;
+      }
+      case "redisFlush":
+        count(kind);
+        await redis.command("FLUSHALL");
+        return;
+      case "redisRestart":
+        count(kind);
+        await redis.restart();
+        await waitForStore();
+        return;
+      case "redisOutage": {
+        count(kind);
+        await sim.flush();
+        const mark = sim.requests.mark();
+        proxy.cut();
+        // "30 s" of fake time: heartbeats and claims answer 503, the janitor skips.
+        for (let i = 0; i < 3; i++) {
+          advance(time, 10_000);
+          await beatAll();
+        }
+        await claim(session, issue, false);
+        await sweep(random.chance(0.5));
+        await sim.flush();
+        const writes = mutationsSince(mark);
+        if (writes > 0)
+          history.push({
+            kind: "outage-write",
+            detail: `${writes} GitHub writes while Redis was unreachable`,
+          });
+        proxy.restore();
+        await waitForStore();
+        return;
+      }
+      case "redisSlow":
+        count(kind);
+        proxy.slow(100);
+        await beatAll();
+        await claim(session, issue, random.chance(0.3));
+        proxy.restore();
+        return;
+      case "githubError": {
+        count(kind);
+        const operation = random.pick(["ApplyTransition", "SubjectStatus"]);
+        const status = random.pick([500, 502, 503, 403, 429]);
+        sim.fail({
+          operation,
+          status,
+          times: random.int(1, 2),
+          ...(status === 403 || status === 429
+            ? {
+                body: { message: "You have exceeded a secondary rate limit." },
+                headers: { "retry-after": "1" },
+              }
+            : {}),
+        });
+        return;
+      }
+      case "githubTimeout":
+        count(kind);
+        // Longer than the App waits (400 ms): it gives up, while the simulator still applies the write afterwards.
+        sim.fail({ operation: random.pick(["ApplyTransition", "SubjectStatus"]), delayMs: 600 });
+        await claim(session, issue, random.chance(0.5));
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        return;
+      case "webhookDrop":
+        count(kind);
+        sim.webhooks.dropNext(random.int(1, 3));
+        return;
+      case "webhookReorder":
+        count(kind);
+        if (!held) {
+          sim.webhooks.hold();
+          held = true;
+        } else {
+          const pending = sim.webhooks.pending().map((d) => d.seq);
+          sim.webhooks.reorder([...pending].reverse());
+          sim.webhooks.release();
+          held = false;
+        }
+        return;
+      case "webhookRedeliver": {
+        count(kind);
+        const delivered = sim.deliveries().filter((d) => d.status === "delivered" && !d.redeliveryOf);
+        if (delivered.length) sim.webhooks.redeliver(random.pick(delivered.slice(-30)).seq);
+        return;
+      }
+      case "clockJump":
+        count(kind);
+        // The host's clock steps; real (monotonic) time does not move.
+        time.wall += (random.chance(0.5) ? 1 : -1) * random.int(2, 90) * minute;
+        return;
+    }
+  }
+
+  for (let s = 0; s < stepsPerIteration; s++) {
+    const kind = random.weighted(stepKinds);
+    history.push({ kind: "step", name: kind });
+    await step(kind);
+    figures.steps++;
+    if (!held) await sim.flush();
+    await observe();
+  }
+
+  // Cleanup: faults off, webhooks through, a reconcile; then nothing App-made may be left without a record.
+  sim.clearFaults();
+  proxy.restore();
+  if (held) sim.webhooks.release();
+  await sim.flush();
+  await waitForStore();
+  await beatAll();
+  for (let i = 0; i < 2; i++) {
+    await sweep(true);
+    await sim.flush();
+  }
+  await observe();
+  for (const issue of issues) {
+    // Any read restores a record the store lost from its claim comment (a human's `/reclaim` too).
+    await app.services.core.subject(installationId, repo, issue);
+    const snapshot = sim.issue(repo, issue);
+    const record = await app.store.get({ installationId, repoId, issue });
+    const holds = record && (record.state === "active" || record.state === "human");
+    const managed = snapshot.labels.filter((l) => l === "agent:claimed" || l === "agent:stale");
+    if (managed.length && !holds) {
+      history.push({
+        kind: "orphan",
+        subject: subjectOf(issue),
+        detail: `labels ${managed} with record ${record?.state ?? "none"}`,
+      });
+    }
+    for (const login of snapshot.assignees) {
+      const humanMade = login === "alice" && humanAssigned.has(issue);
+      if (!humanMade && !(holds && record.actor.login === login)) {
+        history.push({
+          kind: "orphan",
+          subject: subjectOf(issue),
+          detail: `@${login} assigned with record ${record?.state ?? "none"} of @${record?.actor.login ?? "-"}`,
+        });
+      }
+    }
+  }
+  for (const delivery of sim.deliveries({ event: "issues", action: "unassigned" })) {
+    const payload = delivery.payload as {
+      sender: { login: string };
+      assignee?: { login: string };
+      issue: { number: number };
+    };
+    if (
+      !issues.includes(payload.issue.number) ||
+      !payload.sender.login.endsWith("[bot]") ||
+      delivery.redeliveryOf
+    )
+      continue;
+    history.push({
+      kind: "app-unassigned",
+      subject: subjectOf(payload.issue.number),
+      login: payload.assignee?.login ?? "?",
+    });
+  }
+  // Close the iteration's issues so their claims end and never weigh on later sweeps.
+  for (const issue of issues) sim.closeIssue({ repo, issue, login: "alice" });
+  await sim.flush();
+}
+
+describe("randomized fault schedule against the real App, the simulator and a dedicated Redis", () => {
+  it(`runs ${iterations} seeded iterations and the history checker finds no violation`, {
+    timeout: soak ? 3_600_000 : 240_000,
+  }, async () => {
+    const all: { iteration: number; violations: ReturnType<typeof checkHistory> }[] = [];
+    const only = process.env.FAULT_ONLY?.split(",").map(Number);
+    for (let i = 0; i < iterations; i++) {
+      if (only && !only.includes(i)) {
+        figures.iterations++;
+        continue;
+      }
+      const history: HistoryEvent[] = [];
+      await runIteration(i, createRandom(seed + i), history);
+      const violations = checkHistory(history);
+      figures.iterations++;
+      figures.histories++;
+      figures.events += history.length;
+      figures.violations += violations.length;
+      if (violations.length) {
+        all.push({ iteration: i, violations });
+        if (process.env.FAULT_TRACE === "1")
+          console.log(JSON.stringify(history, null, 0).replaceAll('},{"kind"', '},\n{"kind"'));
+      }
+    }
+    expect(figures.iterations).toBe(iterations);
+    if (!only)
+      for (const kind of faultKinds)
+        expect(figures.faults[kind] ?? 0, `fault ${kind} was injected`).toBeGreaterThan(0);
+    expect(all, `seed ${seed}`).toEqual([]);
+  });
+});

@@ -1,0 +1,456 @@
+// `claim-hold mcp` as a child process driven by the MCP SDK's own client over stdio, against the real App.
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { Redis } from "ioredis";
+import nock from "nock";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createClaimHoldClient } from "../src/client/index.js";
+import { livenessOf } from "../src/lease/liveness.js";
+import { RedisLivenessStore } from "../src/providers/redis-store.js";
+import {
+  agent,
+  agentToken,
+  GitHubRequestLog,
+  type IssueState,
+  installationId,
+  mockCreateInstallationToken,
+  mockGetCollaboratorPermission,
+  mockGetRepoInstallation,
+  mockGetUser,
+  mockGraphqlApplyTransition,
+  mockGraphqlOpenIssues,
+  mockGraphqlSubjectStatus,
+  mockNoConfigFile,
+} from "./support/app-github.js";
+import { type AppHarness, startApp } from "./support/app-harness.js";
+import { createTestRedis, deleteKeysWithPrefix, probeRedis, uniqueKeyPrefix } from "./support/redis.js";
+
+const bin = resolve(import.meta.dirname, "../bin/claim-hold.js");
+const repo = "octo/widgets";
+const repoId = 1296269;
+const ttlMs = 30 * 60_000;
+const issues: IssueState[] = [12, 13, 14].map((number) => ({
+  repo,
+  repoId,
+  number,
+  title: `Issue ${number}`,
+}));
+const issue = (number: number) => issues.find((i) => i.number === number)!;
+
+const probe = await probeRedis();
+const describeRedis = probe.available ? describe : describe.skip;
+
+let redis: Redis;
+let prefix: string;
+let store: RedisLivenessStore;
+let app: AppHarness;
+let github: GitHubRequestLog;
+let restIssues: Server;
+let restUrl: string;
+let temporary: string[];
+let sessions: McpSession[];
+
+beforeAll(async () => {
+  if (!probe.available) return;
+  redis = await createTestRedis();
+  // GitHub's REST issue list as the child process sees it (nock only reaches this process).
+  restIssues = createServer((req, res) => {
+    const listOpenIssues =
+      req.method === "GET" &&
+      req.url?.startsWith(`/repos/${repo}/issues?`) &&
+      req.headers.authorization === `Bearer ${agentToken}`;
+    res.writeHead(listOpenIssues ? 200 : 404, { "content-type": "application/json" });
+    res.end(
+      JSON.stringify(
+        listOpenIssues
+          ? issues.map((i) => ({ number: i.number, title: i.title, assignees: [] }))
+          : { message: "Not Found" },
+      ),
+    );
+  });
+  await new Promise<void>((done) => restIssues.listen(0, "127.0.0.1", done));
+  restUrl = `http://127.0.0.1:${(restIssues.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  await redis?.quit();
+  await new Promise((done) => restIssues?.close(done));
+});
+
+beforeEach(async () => {
+  if (!probe.available) return;
+  nock.disableNetConnect();
+  nock.enableNetConnect("127.0.0.1");
+  prefix = uniqueKeyPrefix("mcp");
+  store = new RedisLivenessStore({ redis, keyPrefix: prefix });
+  github = new GitHubRequestLog();
+  app = await startApp({ store });
+  temporary = [];
+  sessions = [];
+});
+
+afterEach(async () => {
+  if (!probe.available) return;
+  for (const session of sessions) await session.client.close().catch(() => {});
+  await app.close();
+  await deleteKeysWithPrefix(redis, prefix);
+  for (const dir of temporary) rmSync(dir, { recursive: true, force: true });
+  const pending = nock.pendingMocks();
+  nock.cleanAll();
+  expect(pending).toEqual([]);
+});
+
+interface McpSession {
+  client: Client;
+  transport: StdioClientTransport;
+  worktree: string;
+  stderr: () => string;
+  call(name: string, args?: Record<string, unknown>): Promise<CallToolResult>;
+}
+
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync("git", args, {
+    cwd,
+    encoding: "utf8",
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, GIT_CONFIG_NOSYSTEM: "1" },
+  }).trim();
+}
+
+function makeWorktree(): string {
+  const dir = mkdtempSync(join(tmpdir(), "claim-hold-mcp-"));
+  temporary.push(dir);
+  git(dir, "init", "-q", "-b", "main");
+  git(dir, "config", "user.email", "agent@example.com");
+  git(dir, "config", "user.name", "Agent");
+  writeFileSync(join(dir, "README.md"), "hello\n");
+  git(dir, "add", ".");
+  git(dir, "commit", "-q", "-m", "initial");
+  return dir;
+}
+
+/** Spawns `node bin/claim-hold.js mcp` in a fresh worktree and connects the SDK's client to it. */
+async function startMcp(sessionId: string, env: Record<string, string> = {}): Promise<McpSession> {
+  const worktree = makeWorktree();
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [bin, "mcp"],
+    cwd: worktree,
+    stderr: "pipe",
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "",
+      GIT_CONFIG_NOSYSTEM: "1",
+      CLAIM_HOLD_URL: app.url,
+      GITHUB_TOKEN: agentToken,
+      GITHUB_API_URL: restUrl,
+      CLAIM_HOLD_SESSION_ID: sessionId,
+      CLAIM_HOLD_RUNTIME: "claude-code",
+      CLAIM_HOLD_HOST: "build-7",
+      CLAIM_HOLD_HEARTBEAT_MS: "40",
+      ...env,
+    },
+  });
+  let stderr = "";
+  transport.stderr?.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  const client = new Client({ name: "claim-hold-test", version: "1.0.0" });
+  await client.connect(transport);
+  const session: McpSession = {
+    client,
+    transport,
+    worktree,
+    stderr: () => stderr,
+    call: async (name, args = {}) => (await client.callTool({ name, arguments: args })) as CallToolResult,
+  };
+  sessions.push(session);
+  return session;
+}
+
+const textOf = (result: CallToolResult) =>
+  result.content.map((c) => (c.type === "text" ? c.text : "")).join("\n");
+
+const key = (issueNumber: number) => ({ installationId, repoId, issue: issueNumber });
+
+async function until<T>(what: string, probeValue: () => Promise<T | undefined>, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probeValue();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** Moves the App's clock on and waits until the child process heartbeated at the new time. */
+async function expectHeartbeatWithoutToolCalls(issueNumber: number): Promise<void> {
+  const before = (await store.get(key(issueNumber)))!.lastHeartbeatAt;
+  app.clock.now += 1_000;
+  const target = app.clock.now;
+  const beat = await until(`a heartbeat of #${issueNumber}`, async () => {
+    const record = await store.get(key(issueNumber));
+    return record && record.lastHeartbeatAt === target ? record.lastHeartbeatAt : undefined;
+  });
+  expect(beat).toBeGreaterThan(before);
+}
+
+/** Identity lookups of a first GitHub-token call: installation token, user, installation, permission, config. */
+function mockColdAuth() {
+  mockCreateInstallationToken(github);
+  mockExpiredCaches();
+}
+
+/** The App's 5-minute caches run on its clock: after it moves on, the lookups happen again. */
+function mockExpiredCaches() {
+  mockGetUser(github, agentToken, agent);
+  mockGetRepoInstallation(github, repo);
+  mockGetCollaboratorPermission(github, repo, agent.login, "write");
+  mockNoConfigFile(github, repo);
+}
+
+function leaseFileOf(session: McpSession, issueNumber: number) {
+  const path = join(session.worktree, ".git", "claim-hold", `octo__widgets__${issueNumber}.json`);
+  try {
+    return JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
+  } catch {
+    return null;
+  }
+}
+
+describeRedis("claim-hold mcp", () => {
+  it("lists, claims, heartbeats on its own, warns of scope overlaps and reports a lost claim in the next result", async () => {
+    const mcp = await startMcp("sessA");
+    const tools = await mcp.client.listTools();
+    expect(tools.tools.map((t) => t.name).sort()).toEqual([
+      "attest_commit",
+      "claim_issue",
+      "claim_status",
+      "list_free_issues",
+      "release_claim",
+      "verify_hold",
+    ]);
+
+    mockColdAuth();
+    mockGraphqlOpenIssues(github, repo, repoId, issues);
+    const listed = await mcp.call("list_free_issues", { repo });
+    expect(listed.isError).toBeFalsy();
+    expect(
+      (listed.structuredContent as { free: { issue: number; reason: string }[] }).free.map((f) => [
+        f.issue,
+        f.reason,
+      ]),
+    ).toEqual([
+      [12, "unclaimed"],
+      [13, "unclaimed"],
+      [14, "unclaimed"],
+    ]);
+
+    mockGraphqlSubjectStatus(github, issue(12));
+    const write = mockGraphqlApplyTransition(github, { claimComment: { id: "IC_a", databaseId: 9001 } });
+    const claimed = await mcp.call("claim_issue", { repo, issue: 12, scope: ["src/parser/**"] });
+    expect(claimed.isError).toBeFalsy();
+    expect(textOf(claimed)).not.toMatch(/clh_/);
+    expect(claimed.structuredContent).toMatchObject({
+      created: true,
+      sessionId: "sessA",
+      branch: "agent/sessA/12-issue-12",
+      resume: null,
+      overlaps: [],
+      lease: { subject: "octo/widgets#12", generation: 1, status: "held" },
+    });
+    expect(leaseFileOf(mcp, 12)).toMatchObject({ generation: 1, status: "held" });
+
+    // No tool call: the server heartbeats by itself.
+    await expectHeartbeatWithoutToolCalls(12);
+    await expectHeartbeatWithoutToolCalls(12);
+
+    // Another session declares files inside the first one's scope: a warning, at no GitHub cost.
+    const other = createClaimHoldClient({ baseUrl: app.url, githubToken: agentToken, retries: 0 });
+    mockGraphqlSubjectStatus(github, issue(13));
+    mockGraphqlApplyTransition(github, { claimComment: { id: "IC_b", databaseId: 9002 } });
+    const mark = github.count();
+    const second = await other.claim({
+      repo,
+      issue: 13,
+      actor: { runtime: "codex", sessionId: "sessB" },
+      scope: ["src/parser/lexer.ts", "docs/**"],
+    });
+    expect(github.since(mark).map((r) => `${r.method} ${r.path}`)).toEqual([
+      "POST /graphql",
+      "POST /graphql",
+    ]);
+    expect(second.created).toBe(true);
+    expect(second.overlaps).toEqual([
+      {
+        subject: "octo/widgets#12",
+        holder: {
+          kind: "agent",
+          login: agent.login,
+          runtime: "claude-code",
+          sessionId: "sessA",
+          host: "build-7",
+        },
+        paths: ["src/parser/lexer.ts ∩ src/parser/**"],
+      },
+    ]);
+    mockGraphqlOpenIssues(github, repo, repoId, issues);
+    const inventory = await other.inventory(repo);
+    const row12 = inventory.claims.find((row) => row.subject === "octo/widgets#12");
+    expect(row12?.reasons).toContain("scope-overlap");
+    expect(row12).toMatchObject({
+      overlaps: [{ subject: "octo/widgets#13", paths: ["src/parser/** ∩ src/parser/lexer.ts"] }],
+    });
+
+    // The first session's process sleeps past its lease (SIGSTOP): a third session takes over.
+    process.kill(mcp.transport.pid!, "SIGSTOP");
+    try {
+      await new Promise((r) => setTimeout(r, 150)); // let a heartbeat already sent reach the App
+      app.clock.now += ttlMs;
+      const claimComment = (write.variables!.claimComment as { body: string }).body;
+      const held: IssueState = {
+        ...issue(12),
+        assignees: [{ login: agent.login, id: agent.node_id }],
+        labels: ["agent:claimed"],
+        comments: [{ id: "IC_a", databaseId: 9001, body: claimComment, viewerDidAuthor: true }],
+      };
+      mockExpiredCaches();
+      mockGraphqlSubjectStatus(github, held);
+      mockExpiredCaches();
+      mockGraphqlSubjectStatus(github, held);
+      mockGraphqlApplyTransition(github, { claimComment: { id: "IC_c", databaseId: 9003 } });
+      const successor = createClaimHoldClient({
+        baseUrl: app.url,
+        githubToken: agentToken,
+        retries: 0,
+        sleep: async (ms) => {
+          app.clock.now += ms; // the grace beat passes on the App's clock, not the test's
+        },
+      });
+      const taken = await successor.claim({
+        repo,
+        issue: 12,
+        actor: { runtime: "codex", sessionId: "sessC" },
+        takeover: true,
+      });
+      expect(taken).toMatchObject({
+        created: true,
+        lease: { generation: 2 },
+        resume: { previousGeneration: 1 },
+      });
+    } finally {
+      process.kill(mcp.transport.pid!, "SIGCONT");
+    }
+
+    // Its next heartbeat meets 409 superseded; the lease file records it and the loop stops.
+    await until("the superseded heartbeat", async () =>
+      leaseFileOf(mcp, 12)?.status === "superseded" ? true : undefined,
+    );
+    mockGraphqlSubjectStatus(github, issue(12));
+    const status = await mcp.call("claim_status", { repo, issue: 12 });
+    expect(status.isError).toBeFalsy();
+    const [notice] = status.content;
+    expect(notice).toEqual({
+      type: "text",
+      text:
+        "LOST octo/widgets#12: the claim was superseded by fleet-bot codex session sessC (now generation 2). " +
+        "This session no longer holds it: stop working on it now — no commit, push, pull request or merge for it.",
+    });
+    expect(status.structuredContent).toMatchObject({
+      generation: 2,
+      actor: { sessionId: "sessC" },
+      thisSession: { holds: false, generation: 1, status: "superseded" },
+    });
+
+    // Said once; the gate itself keeps refusing, as an MCP tool error with the server's code.
+    const verify = await mcp.call("verify_hold");
+    expect(verify.isError).toBe(true);
+    expect(verify.content).toHaveLength(1);
+    expect(verify.structuredContent).toMatchObject({ error: "superseded", status: 409, generation: 2 });
+    expect(textOf(verify)).toMatch(/^This session no longer holds the issue: stop working on it now/);
+    expect((await store.get(key(12)))?.actor.sessionId).toBe("sessC");
+  });
+
+  it("stops heartbeating when its process dies, so the claim goes stale after the ttl", async () => {
+    const mcp = await startMcp("sessD");
+    mockColdAuth();
+    mockGraphqlSubjectStatus(github, issue(14));
+    mockGraphqlApplyTransition(github, { claimComment: { id: "IC_d", databaseId: 9004 } });
+    const claimed = await mcp.call("claim_issue", { repo, issue: 14 });
+    expect(claimed.isError).toBeFalsy();
+    await expectHeartbeatWithoutToolCalls(14);
+
+    const pid = mcp.transport.pid!;
+    process.kill(pid, "SIGKILL");
+    await until("the child to exit", async () => {
+      try {
+        process.kill(pid, 0);
+        return undefined;
+      } catch {
+        return true;
+      }
+    });
+    const lastBeat = (await store.get(key(14)))!.lastHeartbeatAt;
+    app.clock.now += ttlMs;
+
+    const record = (await store.get(key(14)))!;
+    expect(record).toMatchObject({ state: "active", lastHeartbeatAt: lastBeat });
+    expect(livenessOf(record, app.clock.now)).toBe("stale");
+    mockExpiredCaches();
+    mockGraphqlSubjectStatus(github, {
+      ...issue(14),
+      assignees: [{ login: agent.login, id: agent.node_id }],
+      labels: ["agent:claimed"],
+    });
+    const subject = await createClaimHoldClient({ baseUrl: app.url, githubToken: agentToken }).subject(
+      repo,
+      14,
+    );
+    expect(subject).toMatchObject({ state: "stale", actor: { sessionId: "sessD" }, generation: 1 });
+  });
+
+  it("releases its claims with outcome handoff when the agent session closes its stdin", async () => {
+    const mcp = await startMcp("sessE");
+    mockColdAuth();
+    mockGraphqlSubjectStatus(github, issue(13));
+    mockGraphqlApplyTransition(github, { claimComment: { id: "IC_e", databaseId: 9005 } });
+    expect((await mcp.call("claim_issue", { repo, issue: 13 })).isError).toBeFalsy();
+    await expectHeartbeatWithoutToolCalls(13);
+
+    const release = mockGraphqlApplyTransition(github);
+    await mcp.client.close(); // ends the child's stdin, as a finished agent session does
+    const record = (await store.get(key(13)))!;
+    expect(record).toMatchObject({ state: "released", outcome: "handoff", sync: "done" });
+    expect(JSON.stringify(release.variables)).toContain(
+      "The MCP server of this session stopped (stdin closed); the work is handed off.",
+    );
+    expect(leaseFileOf(mcp, 13)).toBeNull();
+    expect(mcp.stderr()).toContain("claim-hold mcp: released octo/widgets#13 (handoff)");
+  });
+
+  it("answers a tool call it cannot serve with an MCP tool error carrying the server's code", async () => {
+    const mcp = await startMcp("sessF");
+    const verify = await mcp.call("verify_hold");
+    expect(verify).toMatchObject({ isError: true, structuredContent: { error: "usage" } });
+    expect(textOf(verify)).toContain("no lease in this worktree");
+
+    mockCreateInstallationToken(github);
+    mockGetUser(github, agentToken, agent);
+    mockGetRepoInstallation(github, repo);
+    mockGetCollaboratorPermission(github, repo, agent.login, "write");
+    mockGraphqlSubjectStatus(github, { ...issue(12), state: "CLOSED" });
+    const closed = await mcp.call("claim_issue", { repo, issue: 12 });
+    expect(closed).toMatchObject({
+      isError: true,
+      structuredContent: { error: "closed", status: 409, message: "octo/widgets#12 is closed." },
+    });
+    // The process is still serving.
+    expect((await mcp.client.listTools()).tools).toHaveLength(6);
+  });
+});

@@ -1,0 +1,158 @@
+// /metrics and /readyz: per-App Prometheus registry, METRICS_TOKEN, and readiness that fails for the right reasons.
+import { afterEach, describe, expect, it } from "vitest";
+import type { LivenessStore } from "../src/providers/liveness-store.js";
+import { MemoryLivenessStore } from "../src/providers/memory-store.js";
+import { type AppHarness, startApp } from "./support/app-harness.js";
+import { minute, seedAgentClaim } from "./support/seed-claims.js";
+
+const T0 = Date.parse("2026-11-29T10:00:00Z");
+const harnesses: AppHarness[] = [];
+afterEach(async () => {
+  await Promise.all(harnesses.splice(0).map((h) => h.close()));
+});
+
+async function start(options: Parameters<typeof startApp>[0]): Promise<AppHarness> {
+  const harness = await startApp({ now: T0, ...options });
+  harnesses.push(harness);
+  return harness;
+}
+
+function sample(text: string, name: string): number | undefined {
+  const line = text.split("\n").find((l) => l.startsWith(`${name} `));
+  return line ? Number(line.slice(name.length + 1)) : undefined;
+}
+
+describe("GET /metrics", () => {
+  it("counts heartbeats, transitions, claims by state and store latency on the App's own registry", async () => {
+    const store = new MemoryLivenessStore({ now: () => T0 });
+    const app = await start({ store });
+    const other = await start({ store: new MemoryLivenessStore() });
+    const claim = await seedAgentClaim(store, {
+      key: { installationId: 7, repoId: 1001, issue: 1 },
+      repo: "acme/widgets",
+      actor: { login: "octo-agent", runtime: "codex", sessionId: "s-1" },
+      now: T0 - minute,
+    });
+    await seedAgentClaim(store, {
+      key: { installationId: 7, repoId: 1001, issue: 2 },
+      repo: "acme/widgets",
+      actor: { login: "octo-agent", runtime: "codex", sessionId: "s-2" },
+      now: T0 - minute,
+    });
+    const beat = await fetch(`${app.url}/api/v1/leases/${claim.leaseId}/heartbeat`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${claim.token}`, "content-type": "application/json" },
+      body: "{}",
+    });
+    expect(beat.status).toBe(200);
+    app.clock.now = T0 + 45 * minute; // claim 2 (no heartbeat since T0 - 1 min) is stale now
+    const response = await fetch(`${app.url}/metrics`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toContain("text/plain");
+    const text = await response.text();
+    expect(sample(text, 'claim_hold_heartbeats_total{outcome="ok"}')).toBe(1);
+    expect(sample(text, 'claim_hold_claims{state="stale"}')).toBe(2);
+    expect(text).toMatch(
+      /claim_hold_store_command_duration_seconds_count\{method="heartbeat",result="ok"\} 1/,
+    );
+    expect(text).toContain("# TYPE claim_hold_github_requests_total counter");
+    expect(text).toContain("# TYPE claim_hold_webhook_duration_seconds histogram");
+    expect(text).toContain("# TYPE claim_hold_janitor_sweep_duration_seconds histogram");
+    expect(text).toContain("claim_hold_github_rate_limit_remaining");
+    // Another App in the same process has its own registry: nothing of the first leaks into it.
+    const otherText = await (await fetch(`${other.url}/metrics`)).text();
+    expect(otherText).not.toContain('claim_hold_heartbeats_total{outcome="ok"}');
+  });
+
+  it("requires METRICS_TOKEN as a Bearer credential when it is set", async () => {
+    const app = await start({ store: new MemoryLivenessStore(), metricsToken: "metrics-secret-123" });
+    expect((await fetch(`${app.url}/metrics`)).status).toBe(401);
+    const wrong = await fetch(`${app.url}/metrics`, { headers: { authorization: "Bearer nope" } });
+    expect(wrong.status).toBe(401);
+    const right = await fetch(`${app.url}/metrics`, {
+      headers: { authorization: "Bearer metrics-secret-123" },
+    });
+    expect(right.status).toBe(200);
+    expect(await right.text()).toContain("claim_hold_claims");
+  });
+
+  it("times webhook handling by event", async () => {
+    const app = await start({ store: new MemoryLivenessStore() });
+    const delivered = await app.deliver("issues", {
+      action: "unlabeled",
+      issue: {
+        number: 1,
+        labels: [],
+        assignees: [],
+        state: "open",
+        node_id: "I_1",
+        title: "t",
+        user: { login: "u", type: "User" },
+      },
+      label: { name: "bug" },
+      repository: { id: 1001, full_name: "acme/widgets", name: "widgets", owner: { login: "acme" } },
+      installation: { id: 7 },
+      sender: { login: "someone", type: "User" },
+    });
+    expect(delivered.status).toBe(200);
+    const text = await (await fetch(`${app.url}/metrics`)).text();
+    expect(text).toMatch(/claim_hold_webhook_duration_seconds_count\{event="issues\.unlabeled"\} [1-9]/);
+  });
+});
+
+describe("GET /readyz", () => {
+  it("is ready with a reachable store, credentials and a healthy janitor", async () => {
+    const app = await start({ store: new MemoryLivenessStore() });
+    const response = await fetch(`${app.url}/readyz`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toStrictEqual({
+      status: "ready",
+      checks: { store: "ok", credentials: "ok", janitor: "ok" },
+    });
+  });
+
+  it("fails when the credentials are missing", async () => {
+    const app = await start({ store: new MemoryLivenessStore(), credentialsLoaded: false });
+    const response = await fetch(`${app.url}/readyz`);
+    expect(response.status).toBe(503);
+    expect(((await response.json()) as { checks: object }).checks).toMatchObject({ credentials: "missing" });
+  });
+
+  it("fails when the store is unreachable, and when the janitor leader's sweeps failed three times running", async () => {
+    const down = { value: false };
+    const memory = new MemoryLivenessStore();
+    const flaky = new Proxy(memory, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver);
+        if (typeof value !== "function") return value;
+        return (...args: unknown[]) => {
+          if (down.value && (property === "ping" || property === "installations")) {
+            return Promise.reject(new Error("connect ECONNREFUSED 127.0.0.1:6379"));
+          }
+          return value.apply(target, args);
+        };
+      },
+    }) as LivenessStore;
+    const app = await start({ store: flaky });
+    down.value = true;
+    let body = (await (await fetch(`${app.url}/readyz`)).json()) as { checks: Record<string, string> };
+    expect(body.checks).toMatchObject({ store: "unreachable", janitor: "ok" });
+
+    for (let i = 0; i < 2; i++) expect(await app.services.jobs.tick("janitor")).toBe(false);
+    down.value = false; // the store answers pings again, but installations() keeps failing below
+    const installations = memory.installations.bind(memory);
+    memory.installations = () => Promise.reject(new Error("janitor blew up"));
+    expect((await fetch(`${app.url}/readyz`)).status).toBe(200); // two failures: not yet
+    expect(await app.services.jobs.tick("janitor")).toBe(false);
+    const failing = await fetch(`${app.url}/readyz`);
+    expect(failing.status).toBe(503);
+    body = (await failing.json()) as { checks: Record<string, string> };
+    expect(body.checks).toStrictEqual({ store: "ok", credentials: "ok", janitor: "failing" });
+    memory.installations = installations;
+    expect(await app.services.jobs.tick("janitor")).toBe(true);
+    expect((await fetch(`${app.url}/readyz`)).status).toBe(200);
+    const metrics = await (await fetch(`${app.url}/metrics`)).text();
+    expect(sample(metrics, 'claim_hold_janitor_sweeps_total{result="failed"}')).toBe(3);
+    expect(sample(metrics, 'claim_hold_janitor_sweeps_total{result="ok"}')).toBe(1);
+  });
+});

@@ -1,0 +1,137 @@
+// Two App replicas on one Redis: SPEC §3's guarantees hold across them, and the janitor runs on exactly one.
+import type { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ClaimHoldError, createClaimHoldClient } from "../src/client/index.js";
+import { RedisFenceStore } from "../src/providers/redis-fence-store.js";
+import { RedisLivenessStore } from "../src/providers/redis-store.js";
+import { type GitHubSimulator, startGitHubSimulator } from "../src/sim/index.js";
+import { type AppHarness, startApp, testAppPrivateKey, testWebhookSecret } from "./support/app-harness.js";
+import { createTestRedis, deleteKeysWithPrefix, probeRedis, uniqueKeyPrefix } from "./support/redis.js";
+
+const redisProbe = await probeRedis();
+const repo = "octo/widgets";
+const fleet = { login: "fleet-bot", id: 501, token: "ghp_fleetbot0000000000000000000000scale" };
+
+describe.skipIf(!redisProbe.available)("two replicas sharing one Redis", () => {
+  const prefix = uniqueKeyPrefix("scale");
+  let sim: GitHubSimulator;
+  let redisA: Redis;
+  let redisB: Redis;
+  let a: AppHarness;
+  let b: AppHarness;
+  /** Both replicas read the same (fake) wall clock, as NTP-synced hosts do. */
+  const advance = (ms: number) => {
+    a.clock.now += ms;
+    b.clock.now = a.clock.now;
+  };
+  const client = (app: AppHarness) =>
+    createClaimHoldClient({
+      baseUrl: app.url,
+      githubToken: fleet.token,
+      retries: 0,
+      sleep: async (ms) => advance(ms),
+    });
+
+  beforeAll(async () => {
+    [redisA, redisB] = [await createTestRedis(), await createTestRedis()];
+    sim = await startGitHubSimulator({
+      appKey: testAppPrivateKey(),
+      webhookSecret: testWebhookSecret,
+      appId: 1,
+    });
+    const now = Date.now();
+    const replica = (redis: Redis) =>
+      startApp({
+        store: new RedisLivenessStore({ redis, keyPrefix: prefix }),
+        fences: new RedisFenceStore({ redis, keyPrefix: prefix }),
+        githubBaseUrl: sim.baseUrl,
+        appId: 1,
+        now,
+      });
+    [a, b] = [await replica(redisA), await replica(redisB)];
+    sim.configureWebhooks({ url: `${a.url}/api/github/webhooks` });
+    sim.seed({
+      users: [{ login: fleet.login, id: fleet.id, tokens: [fleet.token] }],
+      repos: [
+        {
+          fullName: repo,
+          id: 1296269,
+          files: {
+            ".github/claim-hold.yml":
+              "taskClasses:\n  author: { ttl: 30s, reclaimAfter: 60s, heartbeat: 10s }\n",
+          },
+          collaborators: { [fleet.login]: "write" },
+          issues: [1, 2].map((n) => ({ number: n, title: `Task ${n}`, author: fleet.login })),
+        },
+      ],
+      installations: [{ id: 42, account: "octo", repos: [repo] }],
+    });
+    await sim.flush();
+  });
+
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await sim?.close();
+    await deleteKeysWithPrefix(redisA, prefix);
+    await Promise.all([redisA.quit(), redisB.quit()]);
+  });
+
+  it("claim on A, heartbeat on B, takeover through B, superseded on A", async () => {
+    const first = await client(a).claim({ repo, issue: 1, actor: { runtime: "codex", sessionId: "s-1" } });
+    expect(first).toMatchObject({ created: true, lease: { generation: 1 } });
+    advance(5_000);
+    expect(await client(b).heartbeat(first.lease)).toMatchObject({ generation: 1, state: "active" });
+
+    // Live on B's view too: a second session is refused through either replica.
+    await expect(
+      client(b).claim({ repo, issue: 1, actor: { runtime: "codex", sessionId: "s-2" } }),
+    ).rejects.toMatchObject({ status: 409, code: "held" });
+
+    advance(31_000); // silent past the ttl: stale, so a takeover (after the grace beat) may proceed
+    const second = await client(b).claim({
+      repo,
+      issue: 1,
+      actor: { runtime: "claude-code", sessionId: "s-2" },
+      takeover: true,
+    });
+    expect(second).toMatchObject({ created: true, lease: { generation: 2 } });
+    await expect(client(a).heartbeat(first.lease)).rejects.toMatchObject({ status: 409, code: "superseded" });
+    await expect(client(b).verify(first.lease)).rejects.toMatchObject({ status: 409, code: "superseded" });
+    expect(await client(a).verify(second.lease)).toMatchObject({ holder: true, generation: 2 });
+  });
+
+  it("lets exactly one of 20 sessions win a race split across both replicas", async () => {
+    const attempts = await Promise.allSettled(
+      Array.from({ length: 20 }, (_, i) =>
+        client(i % 2 === 0 ? a : b).claim({
+          repo,
+          issue: 2,
+          actor: { runtime: "codex", sessionId: `race-${i}` },
+        }),
+      ),
+    );
+    const winners = attempts.filter((r) => r.status === "fulfilled");
+    expect(winners).toHaveLength(1);
+    for (const loser of attempts.filter((r) => r.status === "rejected")) {
+      expect(loser.reason).toBeInstanceOf(ClaimHoldError);
+      expect((loser.reason as ClaimHoldError).status).toBe(409);
+    }
+    await sim.flush();
+    expect(sim.issue(repo, 2).assignees).toEqual([fleet.login]);
+  });
+
+  it("runs the janitor on exactly one replica (the JobRegistry's Redis lock)", async () => {
+    const first = await Promise.all([a.services.jobs.tick("janitor"), b.services.jobs.tick("janitor")]);
+    expect(first.filter(Boolean)).toHaveLength(1);
+    const leader = first[0] ? a : b;
+    const follower = first[0] ? b : a;
+    expect(await follower.services.jobs.tick("janitor")).toBe(false);
+    expect(await leader.services.jobs.tick("janitor")).toBe(true);
+    expect(leader.services.jobs.status("janitor")).toMatchObject({ leader: true, consecutiveFailures: 0 });
+    expect(follower.services.jobs.status("janitor")).toMatchObject({ leader: false });
+    // The leader steps down on shutdown; the other replica takes over at its next tick.
+    await leader.services.jobs.stop();
+    expect(await follower.services.jobs.tick("janitor")).toBe(true);
+  });
+});
