@@ -151,6 +151,15 @@ export function renderReport(results: BenchResults, machine: string, command: st
     `${memory.rssAfterMb} MB (heap used ${memory.heapAfterMb} MB). The claims live in Redis; the App keeps only caches.`,
     `An inventory read with them present took ${round(memory.inventoryMs, 1)} ms.`,
     "",
+    "## Notes",
+    "",
+    "- A claim's cost in Redis grows with the live claims of the claimant's **login**: the claim script counts",
+    "  them for `limits.claimsPerLogin` (`count_live` in `src/providers/redis-store.ts`). Seeding 10,000 claims",
+    "  under one login spent minutes in Redis, so the background claims here are spread over 100 accounts.",
+    "  Heartbeats, releases and sweeps do not pay it.",
+    "- Sizes and durations: `fullSizes` / `smokeSizes` in `bench/run.ts`; `test/bench-smoke.test.ts` runs the smoke",
+    "  sizes in CI to prove the scripts still work (it asserts request counts, never speed).",
+    "",
   ].join("\n");
 }
 

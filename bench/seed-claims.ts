@@ -2,7 +2,7 @@
 import { randomBytes } from "node:crypto";
 import type { LivenessStore } from "../src/providers/liveness-store.js";
 
-/** `count` author claims on issues `first…`, one session each, live for 30 min from `now`. */
+/** `count` author claims on issues `first…`, one session each (100 accounts), live for 30 min from `now`. */
 export async function seedClaims(
   store: LivenessStore,
   options: {
@@ -21,7 +21,13 @@ export async function seedClaims(
       store.claim({
         key: { installationId: options.installationId, repoId: options.repoId, issue },
         repo: options.repo,
-        actor: { kind: "agent", login: "fleet-bot", runtime: "bench", sessionId: `bg-${issue}` },
+        // Spread over 100 accounts: the login cap counts a login's live claims on every claim (see docs).
+        actor: {
+          kind: "agent",
+          login: `fleet-bot-${issue % 100}`,
+          runtime: "bench",
+          sessionId: `bg-${issue}`,
+        },
         taskClass: "author",
         durations: { ttlMs: 30 * 60_000, reclaimAfterMs: 60 * 60_000, heartbeatMs: 5 * 60_000 },
         branch: `agent/bg-${issue}/${issue}-task`,

@@ -265,10 +265,10 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
 }
 
 /** Keeps the rate-limit gauge at GitHub's last `x-ratelimit-remaining` (answers and errors alike). */
-function observeRateLimit<T extends { hook: { after: Function; error: Function } }>(
-  octokit: T,
+function observeRateLimit(
+  octokit: Awaited<ReturnType<Probot["auth"]>>,
   metrics: ClaimHoldMetrics,
-): T {
+): Awaited<ReturnType<Probot["auth"]>> {
   const record = (headers: Record<string, unknown> | undefined) => {
     const remaining = Number(headers?.["x-ratelimit-remaining"]);
     if (Number.isFinite(remaining)) metrics.rateLimitRemaining.set(remaining);
@@ -276,8 +276,8 @@ function observeRateLimit<T extends { hook: { after: Function; error: Function }
   octokit.hook.after("request", (response: { headers?: Record<string, unknown> }) =>
     record(response.headers),
   );
-  octokit.hook.error("request", (error: { response?: { headers?: Record<string, unknown> } }) => {
-    record(error.response?.headers);
+  octokit.hook.error("request", (error) => {
+    record((error as { response?: { headers?: Record<string, unknown> } }).response?.headers);
     throw error;
   });
   return octokit;

@@ -60,7 +60,9 @@ async function main(): Promise<void> {
   const throttle = env.REDIS_URL
     ? createThrottleConnection(createRedisClient(env.REDIS_URL, { offlineQueue: true }), log)
     : undefined;
-  const Octokit = throttle ? withSharedThrottle(createClaimHoldOctokit(), throttle) : createClaimHoldOctokit();
+  const Octokit = throttle
+    ? withSharedThrottle(createClaimHoldOctokit(), throttle)
+    : createClaimHoldOctokit();
   const server = await run(appFn, { log, env: probotEnv, Octokit });
   const stop = async () => {
     await server.stop().catch(() => undefined);

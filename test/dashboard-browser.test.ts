@@ -69,7 +69,9 @@ describe.skipIf(!available)("fleet dashboard in chromium", () => {
     await harness?.close();
   });
 
-  it("logs in, shows states, filters, and picks up a claim going stale without a reload", { timeout: 60_000 }, async () => {
+  it("logs in, shows states, filters, and picks up a claim going stale without a reload", {
+    timeout: 60_000,
+  }, async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     const page = await context.newPage();
     const dialogs: string[] = [];
@@ -94,7 +96,7 @@ describe.skipIf(!available)("fleet dashboard in chromium", () => {
     expect(await row("acme/widgets#2").getAttribute("data-state")).toBe("stale");
     expect(await row("acme/gadgets#3").getAttribute("data-state")).toBe("human");
     // Hostile text shows as text; no script of it ran.
-    const text = await row("acme/widgets#1").innerText();
+    const text = await row("acme/widgets#1").textContent();
     expect(text).toContain(`<img src=x onerror="alert('title')"> Fix the parser`);
     expect(text).toContain("<script>alert('host')</script>");
     expect(dialogs).toStrictEqual([]);
@@ -104,7 +106,10 @@ describe.skipIf(!available)("fleet dashboard in chromium", () => {
     expect(
       await page.locator("tr[data-subject]").evaluateAll((rows) => rows.map((r) => r.dataset.subject)),
     ).toStrictEqual(["acme/widgets#2"]);
-    await Promise.all([page.waitForURL((url) => url.searchParams.get("state") === ""), page.selectOption('select[name="state"]', "")]);
+    await Promise.all([
+      page.waitForURL((url) => url.searchParams.get("state") === ""),
+      page.selectOption('select[name="state"]', ""),
+    ]);
     await Promise.all([
       page.waitForURL(/repo=acme%2Fgadgets/),
       page.selectOption('select[name="repo"]', "acme/gadgets"),
@@ -112,7 +117,10 @@ describe.skipIf(!available)("fleet dashboard in chromium", () => {
     expect(
       await page.locator("tr[data-subject]").evaluateAll((rows) => rows.map((r) => r.dataset.subject)),
     ).toStrictEqual(["acme/gadgets#3"]);
-    await Promise.all([page.waitForURL((url) => url.searchParams.get("repo") === ""), page.selectOption('select[name="repo"]', "")]);
+    await Promise.all([
+      page.waitForURL((url) => url.searchParams.get("repo") === ""),
+      page.selectOption('select[name="repo"]', ""),
+    ]);
     await expect.poll(() => page.locator("tr[data-subject]").count()).toBe(3);
 
     // The heartbeats of #1 stop: 31 minutes later it is stale, and the page shows it by itself.
@@ -124,7 +132,7 @@ describe.skipIf(!available)("fleet dashboard in chromium", () => {
     expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(
       true,
     );
-    expect(await row("acme/widgets#1").innerText()).toContain("32 min ago");
+    expect(await row("acme/widgets#1").textContent()).toContain("32 min ago");
 
     mkdirSync("artifacts", { recursive: true });
     await page.screenshot({ path: "artifacts/dashboard.png", fullPage: true });

@@ -99,20 +99,9 @@ export const VerifyResponseSchema = z.looseObject({
 });
 export type VerifyResponse = z.infer<typeof VerifyResponseSchema>;
 
-/** States of SPEC §2.2; kept as a list, not an enum in the schema, so a new state never breaks a client. */
-export const derivedStates = [
-  "active",
-  "waiting",
-  "awaiting-review",
-  "stale",
-  "reclaimable",
-  "human",
-  "human-idle",
-  "phantom",
-  "conflicted",
-  "unknown",
-] as const;
-export type DerivedState = (typeof derivedStates)[number];
+/** States of SPEC §2.2 (the server's list); kept out of the schemas so a new state never breaks a client. */
+export { type DerivedState, derivedStates } from "../lease/derive-state.js";
+
 
 /** One inventory row (SPEC §2.2): a subject's joined state. */
 export const ClaimRowSchema = z.looseObject({

@@ -150,8 +150,8 @@ const JanitorReport: FC<{ report: FleetView["janitor"] }> = ({ report }) => {
           "Not halted."
         )}{" "}
         Actions:{" "}
-        {report.actions.length === 0 ? "none" : [...byKind].map(([kind, n]) => `${kind} ×${n}`).join(", ")};
-        skipped {report.skipped}.
+        {report.actions.length === 0 ? "none" : [...byKind].map(([kind, n]) => `${kind} ×${n}`).join(", ")}
+        {`; skipped ${report.skipped}.`}
       </div>
       {report.actions.length > 0 ? (
         <ul>

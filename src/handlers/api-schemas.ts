@@ -1,5 +1,6 @@
 // zod schemas for the HTTP API bodies (SPEC §4.2): strict, so unknown fields are rejected by name.
 import { z } from "zod";
+import { derivedStates } from "../lease/derive-state.js";
 import { ReleaseOutcome, TaskClass } from "../domain/claim.js";
 
 const ownerName = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})\/[A-Za-z0-9._-]{1,100}$/;
@@ -94,20 +95,6 @@ export const JanitorRunBody = z.strictObject({
 });
 
 export const InventoryQuery = z.strictObject({
-  state: z
-    .enum([
-      "active",
-      "waiting",
-      "awaiting-review",
-      "stale",
-      "reclaimable",
-      "human",
-      "human-idle",
-      "phantom",
-      "conflicted",
-      "unknown",
-      "free",
-    ])
-    .optional(),
+  state: z.enum(derivedStates).optional(),
   limit: z.coerce.number<string | undefined>().int().min(1).max(200).default(50),
 });

@@ -17,6 +17,7 @@ import type {
   SubjectRef,
   SubjectSnapshot,
   TransitionWrite,
+  AppliedWrite,
 } from "../providers/assignment-provider.js";
 import type { HeartbeatInput, LeaseRefusal, LivenessStore } from "../providers/liveness-store.js";
 import { type ClaimMarker, type MarkerState, renderClaimComment } from "./claim-comment.js";
@@ -252,11 +253,33 @@ export class LeaseCore {
         };
       case "reclaimed": {
         const record = outcome.record;
-        await this.#write(ref, record, {
-          subjectNodeId: snapshot.nodeId,
-          ...this.#commentEdit(record, "active"),
-        });
-        await store.markSynced(key, record.generation);
+        // A claim whose own write never landed (the process died mid-claim, or GitHub answered
+        // late) is completed now: comment, assignment and label; otherwise only the comment is edited.
+        const own = snapshot.claimComments.find(
+          (c) => c.marker.subject === subject && c.marker.generation === record.generation,
+        );
+        const commentNodeId = record.commentNodeId ?? own?.nodeId;
+        const write: TransitionWrite = { subjectNodeId: snapshot.nodeId };
+        if (commentNodeId) {
+          write.editComments = [{ nodeId: commentNodeId, body: renderClaimComment(record, "active") }];
+        } else {
+          write.createClaimComment = renderClaimComment(record, "active");
+        }
+        if (!alreadyAssigned && record.appAssigned) write.assign = [request.user.nodeId];
+        if (!snapshot.labels.includes(config.labels.claimed)) write.addLabels = [config.labels.claimed];
+        if (snapshot.labels.includes(config.labels.stale)) write.removeLabels = [config.labels.stale];
+        const applied = await this.#write(ref, record, write);
+        const comment =
+          applied.claimComment ??
+          (own && !record.commentNodeId ? { nodeId: own.nodeId, databaseId: own.databaseId } : undefined);
+        if (comment) {
+          await store.commitClaim(key, record.generation, {
+            commentNodeId: comment.nodeId,
+            commentId: comment.databaseId,
+          });
+        } else {
+          await store.markSynced(key, record.generation);
+        }
         const overlaps = await this.#overlapsOf(record);
         return { status: 200, body: { lease: leaseView(key, record, token), resume: null, overlaps } };
       }
@@ -361,9 +384,9 @@ export class LeaseCore {
       : {};
   }
 
-  async #write(ref: SubjectRef, record: ClaimRecord, write: TransitionWrite): Promise<void> {
+  async #write(ref: SubjectRef, record: ClaimRecord, write: TransitionWrite): Promise<AppliedWrite> {
     try {
-      await this.deps.assignments.apply(ref, write);
+      return await this.deps.assignments.apply(ref, write);
     } catch (error) {
       this.deps.log.warn(
         { subject: subjectName(record.repo, record.issue), err: error },

@@ -52,6 +52,15 @@ export class ThrowawayRedis {
     await this.boot();
   }
 
+  /** SIGSTOP: the server keeps its connections but answers nothing (a black hole), until `resume`. */
+  pause(): void {
+    this.#child?.kill("SIGSTOP");
+  }
+
+  resume(): void {
+    this.#child?.kill("SIGCONT");
+  }
+
   async kill(): Promise<void> {
     const child = this.#child;
     this.#child = null;

@@ -1,0 +1,185 @@
+// Targeted faults: GitHub rate limits, the App's clock jumping, a Redis black hole, and a janitor leader lost mid-sweep.
+import { afterEach, describe, expect, it } from "vitest";
+import { createSteadyClock } from "../../src/lease/steady-clock.js";
+import { shouldRetryRateLimit } from "../../src/providers/github/claim-hold-octokit.js";
+import { type GitHubSimulator, startGitHubSimulator } from "../../src/sim/index.js";
+import { testAppPrivateKey, testWebhookSecret } from "../support/app-harness.js";
+import { advance, type FakeTime, type FaultApp, startFaultApp } from "./support/fault-app.js";
+import { ThrowawayRedis } from "./support/redis-server.js";
+import { agentClient, installationId, repo, repoId, seedWorld, statusOf } from "./support/world.js";
+
+const minute = 60_000;
+let cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const step of cleanup.reverse()) await step().catch(() => undefined);
+  cleanup = [];
+});
+
+async function world(options: { throttle?: Record<string, unknown>; replicas?: number } = {}) {
+  const redis = await ThrowawayRedis.start();
+  cleanup.push(() => redis.kill());
+  const sim: GitHubSimulator = await startGitHubSimulator({
+    appKey: testAppPrivateKey(),
+    webhookSecret: testWebhookSecret,
+    appId: 1,
+  });
+  cleanup.push(() => sim.close());
+  const time: FakeTime = { wall: Date.parse("2026-11-29T10:00:00Z"), monotonic: 0 };
+  const apps: FaultApp[] = [];
+  for (let i = 0; i < (options.replicas ?? 1); i++) {
+    const app = await startFaultApp({
+      githubBaseUrl: sim.baseUrl,
+      redisUrl: redis.url,
+      keyPrefix: "t:",
+      time,
+      ...(options.throttle ? { throttle: options.throttle } : {}),
+      githubTimeoutMs: 5_000,
+    });
+    cleanup.push(() => app.close());
+    apps.push(app);
+  }
+  sim.configureWebhooks({ url: `${apps[0]!.url}/api/github/webhooks` });
+  seedWorld(sim);
+  await sim.flush();
+  return { redis, sim, time, app: apps[0]!, apps };
+}
+
+describe("GitHub rate limits (Probot as shipped only logs secondary limits)", () => {
+  it("decides: one retry, only for a short Retry-After", () => {
+    expect(shouldRetryRateLimit(1, 0)).toBe(true);
+    expect(shouldRetryRateLimit(5, 0)).toBe(true);
+    expect(shouldRetryRateLimit(60, 0)).toBe(false);
+    expect(shouldRetryRateLimit(1, 1)).toBe(false);
+  });
+
+  it("waits out a short secondary limit once; gives up at once without Retry-After or on a second limit, never hammering", { timeout: 60_000 }, async () => {
+    const { sim, app } = await world({ throttle: { retryAfterBaseValue: 20 } });
+    const secondary = { message: "You have exceeded a secondary rate limit. Please wait a few minutes." };
+    const client = agentClient(app.url);
+    const claim = (issue: number, sessionId: string) =>
+      statusOf(client.claim({ repo, issue, actor: { sessionId } }));
+    // Attempts of the claim's own write (the one adding the claim comment); a compensating cleanup is not one.
+    const mutations = (mark: number) => sim.requests.count({ operation: "ApplyTransition", mutation: "addComment" }, mark);
+
+    // 403 + Retry-After: 1 → one wait, one retry, the claim goes through.
+    let mark = sim.requests.mark();
+    sim.fail({ operation: "ApplyTransition", status: 403, body: secondary, headers: { "retry-after": "1" } });
+    expect(await claim(1, "a")).toBe(200);
+    expect(mutations(mark)).toBe(2);
+
+    // 403 without Retry-After (GitHub's fallback would be 60 s): no retry, 502, rolled back.
+    mark = sim.requests.mark();
+    sim.fail({ operation: "ApplyTransition", status: 403, body: secondary });
+    expect(await claim(2, "b")).toBe(502);
+    expect(mutations(mark)).toBe(1);
+    expect(sim.issue(repo, 2).assignees).toEqual([]);
+
+    // 429 twice with Retry-After: retried once, then given up (plugin-retry does not pile on).
+    mark = sim.requests.mark();
+    sim.fail({ operation: "ApplyTransition", status: 429, body: secondary, headers: { "retry-after": "1" }, times: 5 });
+    expect(await claim(3, "c")).toBe(502);
+    expect(mutations(mark)).toBe(2);
+    sim.clearFaults();
+    expect(await claim(3, "c")).toBe(200);
+    expect(app.logs.join("")).toMatch(/Secondary rate limit hit .*giving up/);
+  });
+});
+
+describe("the App's own clock jumping", () => {
+  it("a steady clock absorbs a jump either way, never runs backwards, and pays the jump back gradually", () => {
+    const t = { wall: 1_000_000, mono: 0 };
+    const jumps: number[] = [];
+    const now = createSteadyClock({ wall: () => t.wall, monotonic: () => t.mono, onJump: (j) => jumps.push(j) });
+    expect(now()).toBe(1_000_000);
+    t.wall += 90 * minute;
+    expect(now()).toBe(1_000_000);
+    t.wall += minute;
+    t.mono += minute;
+    expect(now()).toBe(1_000_000 + 1.2 * minute);
+    t.wall -= 180 * minute;
+    const before = now();
+    expect(before).toBe(1_000_000 + 1.2 * minute);
+    t.wall += minute;
+    t.mono += minute;
+    expect(now()).toBeGreaterThan(before);
+    expect(jumps).toEqual([90 * minute, -180 * minute]);
+    for (let i = 0; i < 2000; i++) {
+      t.wall += minute;
+      t.mono += minute;
+      now();
+    }
+    expect(now()).toBe(t.wall);
+  });
+
+  it.each([90, -90])("a live agent keeps its lease and nothing is reaped when the wall clock jumps %i min", async (jump) => {
+    const { sim, app, time } = await world();
+    const client = agentClient(app.url);
+    const live = await client.claim({ repo, issue: 1, actor: { sessionId: "live" } });
+    const dead = await client.claim({ repo, issue: 2, actor: { sessionId: "dead" } });
+    expect(dead.lease.generation).toBe(1);
+    time.wall += jump * minute;
+    for (let i = 0; i < 20; i++) {
+      advance(time, 4 * minute);
+      await expect(client.heartbeat(live.lease)).resolves.toMatchObject({ generation: 1 });
+      const report = await app.services.janitor.sweep({});
+      expect(report.actions.filter((a) => a.subject === `${repo}#1`)).toEqual([]);
+    }
+    expect(sim.issue(repo, 1).assignees).toEqual(["fleet-bot"]);
+    // 80 min of real silence: the dead session's claim is reaped as usual.
+    expect(sim.issue(repo, 2).comments.map((c) => c.body).join("\n")).toMatch(/Reaped generation 1/);
+  });
+});
+
+describe("Redis that stops answering (a black hole, not a refused connection)", () => {
+  it("answers 503 within the command timeout, the janitor skips, and GitHub does not change", { timeout: 30_000 }, async () => {
+    const { redis, sim, app, time } = await world();
+    const client = agentClient(app.url);
+    const { lease } = await client.claim({ repo, issue: 1, actor: { sessionId: "a" } });
+    await sim.flush();
+    const mark = sim.requests.mark();
+    redis.pause();
+    try {
+      const started = Date.now();
+      expect(await statusOf(client.heartbeat(lease))).toBe(503);
+      expect(await statusOf(client.claim({ repo, issue: 2, actor: { sessionId: "b" } }))).toBe(503);
+      expect(Date.now() - started).toBeLessThan(10_000);
+      advance(time, 30_000);
+      await expect(app.services.janitor.sweep({ reconcile: true })).rejects.toThrow(/unavailable|timed out/i);
+      expect((await fetch(`${app.url}/readyz`)).status).toBe(503);
+    } finally {
+      redis.resume();
+    }
+    const writes = sim.requests.since(mark).filter((r) => r.operationType === "mutation" || (r.method !== "GET" && !r.route.endsWith("/graphql") && !r.path.includes("access_tokens")));
+    expect(writes).toEqual([]);
+    await expect(client.heartbeat(lease)).resolves.toMatchObject({ generation: 1 });
+  });
+});
+
+describe("a janitor leader lost mid-sweep", () => {
+  it("another replica takes over once the lock expires; every claim is reaped exactly once", { timeout: 30_000 }, async () => {
+    const { redis, sim, apps, time } = await world({ replicas: 2 });
+    const [leader, standby] = apps as [FaultApp, FaultApp];
+    for (const [issue, sessionId] of [[1, "x"], [2, "y"], [3, "z"]] as const) {
+      await agentClient(leader.url).claim({ repo, issue, actor: { sessionId } });
+    }
+    advance(time, 61 * minute);
+    await sim.flush();
+    // The leader's first reap write hangs; the leader then "dies": it never renews its lock.
+    const hang = sim.fail({ operation: "ApplyTransition", delayMs: 3_000 });
+    const leaderSweep = leader.services.jobs.tick("janitor");
+    while (hang.hits === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(await standby.services.jobs.tick("janitor")).toBe(false); // the lock is still the leader's
+    await redis.command("PEXPIRE", "t:lock:job:janitor", 1); // its time to live runs out
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(await standby.services.jobs.tick("janitor")).toBe(true);
+    await leaderSweep; // the stuck write lands late; the rest of its sweep finds nothing left to do
+    await sim.flush();
+    for (const issue of [1, 2, 3]) {
+      const reaps = sim.issue(repo, issue).comments.filter((c) => c.body.includes("Reaped generation"));
+      expect(reaps, `${repo}#${issue}`).toHaveLength(1);
+      expect(sim.issue(repo, issue).assignees).toEqual([]);
+      const record = await standby.store.get({ installationId, repoId, issue });
+      expect(record).toMatchObject({ state: "reaped", generation: 2 });
+    }
+  });
+});
