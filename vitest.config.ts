@@ -7,6 +7,7 @@ export default defineConfig({
     hookTimeout: 30_000,
     pool: "forks",
     setupFiles: ["test/support/setup.ts"],
-    reporters: ["default"],
+    // The JSON report lets .ci/run end with one plain "N passed, N failed" line.
+    reporters: ["default", ["json", { outputFile: "test-results/vitest.json" }]],
   },
 });
