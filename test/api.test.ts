@@ -16,9 +16,9 @@ import {
   mockCreateInstallationToken,
   mockGetCollaboratorPermission,
   mockGetRepoInstallation,
+  mockGetRepository,
   mockGetUser,
   mockGraphqlApplyTransition,
-  mockGetRepository,
   mockGraphqlSubjectStatus,
   mockNoConfigFile,
 } from "./support/app-github.js";
@@ -521,7 +521,10 @@ describe("store loss", () => {
     mockGraphqlSubjectStatus(github, { ...issue, comments: [marker(1, "active", actorA, tokenA)] });
     const beat = await post(`/api/v1/leases/${installationId}.${repoId}.12.1/heartbeat`, {}, tokenA);
     expect(beat).toMatchObject({ status: 200, body: { generation: 1, state: "active" } });
-    expect(await store.get({ installationId, repoId, issue: 12 })).toMatchObject({ generation: 1, state: "active" });
+    expect(await store.get({ installationId, repoId, issue: 12 })).toMatchObject({
+      generation: 1,
+      state: "active",
+    });
   });
 
   it("never revives a superseded lease: a newer incarnation in the comments answers, whatever its state", async () => {
@@ -529,7 +532,10 @@ describe("store loss", () => {
     mockCreateInstallationToken(github);
     mockGraphqlSubjectStatus(github, {
       ...issue,
-      comments: [marker(1, "superseded", actorA, tokenA), marker(2, "released", actorB, `clh_${"B".repeat(43)}`)],
+      comments: [
+        marker(1, "superseded", actorA, tokenA),
+        marker(2, "released", actorB, `clh_${"B".repeat(43)}`),
+      ],
     });
     const beat = await post(`/api/v1/leases/${installationId}.${repoId}.12.1/heartbeat`, {}, tokenA);
     expect(beat).toMatchObject({ status: 410, body: { error: "gone", reason: "released" } });
@@ -542,7 +548,9 @@ describe("store loss", () => {
     mockCreateInstallationToken(github);
     mockGraphqlSubjectStatus(github, issue);
     for (let i = 0; i < 3; i++) {
-      expect((await post(`/api/v1/leases/${installationId}.${repoId}.12.5/heartbeat`, {}, tokenA)).status).toBe(404);
+      expect(
+        (await post(`/api/v1/leases/${installationId}.${repoId}.12.5/heartbeat`, {}, tokenA)).status,
+      ).toBe(404);
     }
     expect(github.count()).toBe(3);
   });

@@ -412,7 +412,7 @@ export class Janitor {
     report.examined++;
     const record = await store.get(key);
     const ref = { installationId, repo: snapshot.repo, issue: snapshot.issue };
-    if (record?.state === "human" && record.sync === "pending") {
+    if (record?.actor.kind === "human" && record.sync === "pending") {
       // A `/reclaim` whose one batched write failed after the store took the subject (invariant 10).
       report.actions.push({ subject, action: "repair", reason: "reclaim-write-pending" });
       if (!options.dryRun && !config.janitor.dryRun) await this.#finishReclaim(key, record, snapshot, config);
@@ -422,6 +422,8 @@ export class Janitor {
       report.skipped++;
       return;
     }
+    // An ended claim whose write failed is finished by #retryPending from its record, comment included.
+    if (record?.sync === "pending") return;
     const latest = latestMarker(snapshot);
     const current = latest && (!record || latest.marker.generation > record.generation);
     if (current && markerHolds(latest.marker)) {
@@ -476,8 +478,14 @@ export class Janitor {
       subjectNodeId: snapshot.nodeId,
       removeLabels: [config.labels.claimed, config.labels.stale].filter((l) => snapshot.labels.includes(l)),
       ...(agentLeft ? { unassign: [agentLeft.nodeId] } : {}),
-      ...(record.appAssigned && record.assigneeNodeId && !assigned ? { assign: [record.assigneeNodeId] } : {}),
-      ...(hasComment ? {} : { createClaimComment: renderClaimComment(record, "active") }),
+      ...(record.appAssigned && record.assigneeNodeId && !assigned
+        ? { assign: [record.assigneeNodeId] }
+        : {}),
+      ...(hasComment
+        ? {}
+        : {
+            createClaimComment: renderClaimComment(record, record.state === "human" ? "active" : "released"),
+          }),
     };
     const applied = await assignments.apply(
       { installationId: key.installationId, repo: snapshot.repo, issue: snapshot.issue },

@@ -12,12 +12,12 @@ import {
   type TaskClass,
 } from "../domain/claim.js";
 import type {
+  AppliedWrite,
   AssignmentProvider,
   GitHubUser,
   SubjectRef,
   SubjectSnapshot,
   TransitionWrite,
-  AppliedWrite,
 } from "../providers/assignment-provider.js";
 import type { HeartbeatInput, LeaseRefusal, LivenessStore } from "../providers/liveness-store.js";
 import { type ClaimMarker, type MarkerState, renderClaimComment } from "./claim-comment.js";
@@ -358,8 +358,12 @@ export class LeaseCore {
       subjectNodeId: snapshot.nodeId,
       createClaimComment: renderClaimComment(record, "active"),
     };
+    // Also when the previous claim ended but its own write never landed (`sync: pending`): its
+    // App-made assignment is still on GitHub, and nothing else would remove it once this claim is active.
     const unassign =
-      previous?.state === "active" && previous.appAssigned && previous.actor.login !== user.login;
+      (previous?.state === "active" || (previous?.sync === "pending" && previous.actor.kind === "agent")) &&
+      previous.appAssigned &&
+      previous.actor.login !== user.login;
     if (unassign && previous.assigneeNodeId) write.unassign = [previous.assigneeNodeId];
     if (!alreadyAssigned) write.assign = [user.nodeId];
     if (!snapshot.labels.includes(config.labels.claimed)) write.addLabels = [config.labels.claimed];

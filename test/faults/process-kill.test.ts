@@ -6,7 +6,15 @@ import { RedisLivenessStore } from "../../src/providers/redis-store.js";
 import { type GitHubSimulator, startGitHubSimulator } from "../../src/sim/index.js";
 import { freePort, testAppPrivateKey, testTokenSecret, testWebhookSecret } from "../support/app-harness.js";
 import { ThrowawayRedis } from "./support/redis-server.js";
-import { agentClient, installationId, otherToken, repo, repoId, seedWorld, statusOf } from "./support/world.js";
+import {
+  agentClient,
+  installationId,
+  otherToken,
+  repo,
+  repoId,
+  seedWorld,
+  statusOf,
+} from "./support/world.js";
 
 const adminToken = "process-kill-admin-token-0123456789";
 let cleanup: (() => Promise<void>)[] = [];
@@ -44,7 +52,10 @@ async function startChild(
   cleanup.push(async () => void child.kill("SIGKILL"));
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 300; i++) {
-    const up = await fetch(`${url}/healthz`).then((r) => r.ok, () => false);
+    const up = await fetch(`${url}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (up) return { url, child };
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -54,7 +65,11 @@ async function startChild(
 async function setup(files: Record<string, string> = {}) {
   const redis = await ThrowawayRedis.start();
   cleanup.push(() => redis.kill());
-  const sim = await startGitHubSimulator({ appKey: testAppPrivateKey(), webhookSecret: testWebhookSecret, appId: 1 });
+  const sim = await startGitHubSimulator({
+    appKey: testAppPrivateKey(),
+    webhookSecret: testWebhookSecret,
+    appId: 1,
+  });
   cleanup.push(() => sim.close());
   seedWorld(sim, 3, files);
   const client = createRedisClient(redis.url);
@@ -74,37 +89,49 @@ describe("the App process killed mid-transition", () => {
   it.each([
     ["the write lands after the kill", {}],
     ["the write never lands", { status: 502 }],
-  ])("mid-claim (%s): after a restart the subject is held once, the claimant resumes it, GitHub matches the store", { timeout: 60_000 }, async (_, fault) => {
-    const { sim, redis, store } = await setup();
-    const first = await startChild(sim, redis.url);
-    sim.configureWebhooks({ url: `${first.url}/api/github/webhooks` });
-    await sim.flush();
-    const slow = sim.fail({ operation: "ApplyTransition", delayMs: 1_500, ...fault });
-    const pending = agentClient(first.url).claim({ repo, issue: 1, actor: { sessionId: "s1" } }).catch((e) => e);
-    const key = { installationId, repoId, issue: 1 };
-    while ((await store.get(key))?.sync !== "pending") await new Promise((resolve) => setTimeout(resolve, 10));
-    // Killed while GitHub is answering the claim's one batched write.
-    while (slow.hits === 0) await new Promise((resolve) => setTimeout(resolve, 10));
-    await killed(first.child);
-    expect(await pending).toMatchObject({ code: "network_error" });
-    await new Promise((resolve) => setTimeout(resolve, 1_700)); // the simulator finishes the request
-    const second = await startChild(sim, redis.url);
-    sim.configureWebhooks({ url: `${second.url}/api/github/webhooks` });
+  ])(
+    "mid-claim (%s): after a restart the subject is held once, the claimant resumes it, GitHub matches the store",
+    { timeout: 60_000 },
+    async (_, fault) => {
+      const { sim, redis, store } = await setup();
+      const first = await startChild(sim, redis.url);
+      sim.configureWebhooks({ url: `${first.url}/api/github/webhooks` });
+      await sim.flush();
+      const slow = sim.fail({ operation: "ApplyTransition", delayMs: 1_500, ...fault });
+      const pending = agentClient(first.url)
+        .claim({ repo, issue: 1, actor: { sessionId: "s1" } })
+        .catch((e) => e);
+      const key = { installationId, repoId, issue: 1 };
+      while ((await store.get(key))?.sync !== "pending")
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      // Killed while GitHub is answering the claim's one batched write.
+      while (slow.hits === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+      await killed(first.child);
+      expect(await pending).toMatchObject({ code: "network_error" });
+      await new Promise((resolve) => setTimeout(resolve, 1_700)); // the simulator finishes the request
+      const second = await startChild(sim, redis.url);
+      sim.configureWebhooks({ url: `${second.url}/api/github/webhooks` });
 
-    expect(
-      await statusOf(agentClient(second.url, otherToken).claim({ repo, issue: 1, actor: { sessionId: "s2" } })),
-    ).toBe(409);
-    const resumed = await agentClient(second.url).claim({ repo, issue: 1, actor: { sessionId: "s1" } });
-    expect(resumed.lease.generation).toBe(1);
-    await expect(agentClient(second.url).heartbeat(resumed.lease)).resolves.toMatchObject({ generation: 1 });
-    await sim.flush();
-    const issue = sim.issue(repo, 1);
-    if (process.env.KILL_DEBUG) console.log(JSON.stringify({ issue, log: sim.requests.entries.slice(-12) }, null, 1));
-    expect(issue.assignees).toEqual(["fleet-bot"]);
-    expect(issue.labels).toContain("agent:claimed");
-    const markers = issue.comments.filter((c) => c.body.includes('"generation":1,"state":"active"'));
-    expect(markers).toHaveLength(1);
-  });
+      expect(
+        await statusOf(
+          agentClient(second.url, otherToken).claim({ repo, issue: 1, actor: { sessionId: "s2" } }),
+        ),
+      ).toBe(409);
+      const resumed = await agentClient(second.url).claim({ repo, issue: 1, actor: { sessionId: "s1" } });
+      expect(resumed.lease.generation).toBe(1);
+      await expect(agentClient(second.url).heartbeat(resumed.lease)).resolves.toMatchObject({
+        generation: 1,
+      });
+      await sim.flush();
+      const issue = sim.issue(repo, 1);
+      if (process.env.KILL_DEBUG)
+        console.log(JSON.stringify({ issue, log: sim.requests.entries.slice(-12) }, null, 1));
+      expect(issue.assignees).toEqual(["fleet-bot"]);
+      expect(issue.labels).toContain("agent:claimed");
+      const markers = issue.comments.filter((c) => c.body.includes('"generation":1,"state":"active"'));
+      expect(markers).toHaveLength(1);
+    },
+  );
 
   it("mid-reap: after a restart the reconcile finishes the reap, once", { timeout: 60_000 }, async () => {
     const { sim, redis, store } = await setup({
@@ -122,14 +149,18 @@ describe("the App process killed mid-transition", () => {
       body: "{}",
     }).catch((e) => e);
     const key = { installationId, repoId, issue: 2 };
-    while ((await store.get(key))?.state !== "reaped") await new Promise((resolve) => setTimeout(resolve, 10));
+    while ((await store.get(key))?.state !== "reaped")
+      await new Promise((resolve) => setTimeout(resolve, 10));
     await killed(first.child);
     await sweep;
     await new Promise((resolve) => setTimeout(resolve, 1_700));
     expect(sim.issue(repo, 2).assignees).toEqual(["fleet-bot"]); // the reap's write never landed
 
     // A replica with its janitor on: a sweep and a reconcile every second.
-    const second = await startChild(sim, redis.url, { JANITOR_INTERVAL_SECONDS: "1", JANITOR_RECONCILE_EVERY: "1" });
+    const second = await startChild(sim, redis.url, {
+      JANITOR_INTERVAL_SECONDS: "1",
+      JANITOR_RECONCILE_EVERY: "1",
+    });
     sim.configureWebhooks({ url: `${second.url}/api/github/webhooks` });
     for (let i = 0; i < 100 && sim.issue(repo, 2).assignees.length > 0; i++) {
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -138,7 +169,8 @@ describe("the App process killed mid-transition", () => {
     const issue = sim.issue(repo, 2);
     expect(issue.assignees).toEqual([]);
     expect(issue.labels).toEqual([]);
-    if (process.env.KILL_DEBUG) console.log(JSON.stringify(issue.comments.map((c) => c.body)));
+    if (process.env.KILL_DEBUG)
+      console.log(JSON.stringify([issue.comments.map((c) => c.body), await store.get(key)]));
     expect(issue.comments.filter((c) => c.body.includes('"state":"reaped"'))).toHaveLength(1);
     expect(await store.get(key)).toMatchObject({ state: "reaped", generation: 2, sync: "done" });
   });

@@ -52,14 +52,17 @@ describe("GitHub rate limits (Probot as shipped only logs secondary limits)", ()
     expect(shouldRetryRateLimit(1, 1)).toBe(false);
   });
 
-  it("waits out a short secondary limit once; gives up at once without Retry-After or on a second limit, never hammering", { timeout: 60_000 }, async () => {
+  it("waits out a short secondary limit once; gives up at once without Retry-After or on a second limit, never hammering", {
+    timeout: 60_000,
+  }, async () => {
     const { sim, app } = await world({ throttle: { retryAfterBaseValue: 20 } });
     const secondary = { message: "You have exceeded a secondary rate limit. Please wait a few minutes." };
     const client = agentClient(app.url);
     const claim = (issue: number, sessionId: string) =>
       statusOf(client.claim({ repo, issue, actor: { sessionId } }));
     // Attempts of the claim's own write (the one adding the claim comment); a compensating cleanup is not one.
-    const mutations = (mark: number) => sim.requests.count({ operation: "ApplyTransition", mutation: "addComment" }, mark);
+    const mutations = (mark: number) =>
+      sim.requests.count({ operation: "ApplyTransition", mutation: "addComment" }, mark);
 
     // 403 + Retry-After: 1 → one wait, one retry, the claim goes through.
     let mark = sim.requests.mark();
@@ -76,7 +79,13 @@ describe("GitHub rate limits (Probot as shipped only logs secondary limits)", ()
 
     // 429 twice with Retry-After: retried once, then given up (plugin-retry does not pile on).
     mark = sim.requests.mark();
-    sim.fail({ operation: "ApplyTransition", status: 429, body: secondary, headers: { "retry-after": "1" }, times: 5 });
+    sim.fail({
+      operation: "ApplyTransition",
+      status: 429,
+      body: secondary,
+      headers: { "retry-after": "1" },
+      times: 5,
+    });
     expect(await claim(3, "c")).toBe(502);
     expect(mutations(mark)).toBe(2);
     sim.clearFaults();
@@ -89,7 +98,11 @@ describe("the App's own clock jumping", () => {
   it("a steady clock absorbs a jump either way, never runs backwards, and pays the jump back gradually", () => {
     const t = { wall: 1_000_000, mono: 0 };
     const jumps: number[] = [];
-    const now = createSteadyClock({ wall: () => t.wall, monotonic: () => t.mono, onJump: (j) => jumps.push(j) });
+    const now = createSteadyClock({
+      wall: () => t.wall,
+      monotonic: () => t.mono,
+      onJump: (j) => jumps.push(j),
+    });
     expect(now()).toBe(1_000_000);
     t.wall += 90 * minute;
     expect(now()).toBe(1_000_000);
@@ -111,27 +124,37 @@ describe("the App's own clock jumping", () => {
     expect(now()).toBe(t.wall);
   });
 
-  it.each([90, -90])("a live agent keeps its lease and nothing is reaped when the wall clock jumps %i min", async (jump) => {
-    const { sim, app, time } = await world();
-    const client = agentClient(app.url);
-    const live = await client.claim({ repo, issue: 1, actor: { sessionId: "live" } });
-    const dead = await client.claim({ repo, issue: 2, actor: { sessionId: "dead" } });
-    expect(dead.lease.generation).toBe(1);
-    time.wall += jump * minute;
-    for (let i = 0; i < 20; i++) {
-      advance(time, 4 * minute);
-      await expect(client.heartbeat(live.lease)).resolves.toMatchObject({ generation: 1 });
-      const report = await app.services.janitor.sweep({});
-      expect(report.actions.filter((a) => a.subject === `${repo}#1`)).toEqual([]);
-    }
-    expect(sim.issue(repo, 1).assignees).toEqual(["fleet-bot"]);
-    // 80 min of real silence: the dead session's claim is reaped as usual.
-    expect(sim.issue(repo, 2).comments.map((c) => c.body).join("\n")).toMatch(/Reaped generation 1/);
-  });
+  it.each([90, -90])(
+    "a live agent keeps its lease and nothing is reaped when the wall clock jumps %i min",
+    async (jump) => {
+      const { sim, app, time } = await world();
+      const client = agentClient(app.url);
+      const live = await client.claim({ repo, issue: 1, actor: { sessionId: "live" } });
+      const dead = await client.claim({ repo, issue: 2, actor: { sessionId: "dead" } });
+      expect(dead.lease.generation).toBe(1);
+      time.wall += jump * minute;
+      for (let i = 0; i < 20; i++) {
+        advance(time, 4 * minute);
+        await expect(client.heartbeat(live.lease)).resolves.toMatchObject({ generation: 1 });
+        const report = await app.services.janitor.sweep({});
+        expect(report.actions.filter((a) => a.subject === `${repo}#1`)).toEqual([]);
+      }
+      expect(sim.issue(repo, 1).assignees).toEqual(["fleet-bot"]);
+      // 80 min of real silence: the dead session's claim is reaped as usual.
+      expect(
+        sim
+          .issue(repo, 2)
+          .comments.map((c) => c.body)
+          .join("\n"),
+      ).toMatch(/Reaped generation 1/);
+    },
+  );
 });
 
 describe("Redis that stops answering (a black hole, not a refused connection)", () => {
-  it("answers 503 within the command timeout, the janitor skips, and GitHub does not change", { timeout: 30_000 }, async () => {
+  it("answers 503 within the command timeout, the janitor skips, and GitHub does not change", {
+    timeout: 30_000,
+  }, async () => {
     const { redis, sim, app, time } = await world();
     const client = agentClient(app.url);
     const { lease } = await client.claim({ repo, issue: 1, actor: { sessionId: "a" } });
@@ -149,17 +172,29 @@ describe("Redis that stops answering (a black hole, not a refused connection)", 
     } finally {
       redis.resume();
     }
-    const writes = sim.requests.since(mark).filter((r) => r.operationType === "mutation" || (r.method !== "GET" && !r.route.endsWith("/graphql") && !r.path.includes("access_tokens")));
+    const writes = sim.requests
+      .since(mark)
+      .filter(
+        (r) =>
+          r.operationType === "mutation" ||
+          (r.method !== "GET" && !r.route.endsWith("/graphql") && !r.path.includes("access_tokens")),
+      );
     expect(writes).toEqual([]);
     await expect(client.heartbeat(lease)).resolves.toMatchObject({ generation: 1 });
   });
 });
 
 describe("a janitor leader lost mid-sweep", () => {
-  it("another replica takes over once the lock expires; every claim is reaped exactly once", { timeout: 30_000 }, async () => {
+  it("another replica takes over once the lock expires; every claim is reaped exactly once", {
+    timeout: 30_000,
+  }, async () => {
     const { redis, sim, apps, time } = await world({ replicas: 2 });
     const [leader, standby] = apps as [FaultApp, FaultApp];
-    for (const [issue, sessionId] of [[1, "x"], [2, "y"], [3, "z"]] as const) {
+    for (const [issue, sessionId] of [
+      [1, "x"],
+      [2, "y"],
+      [3, "z"],
+    ] as const) {
       await agentClient(leader.url).claim({ repo, issue, actor: { sessionId } });
     }
     advance(time, 61 * minute);

@@ -1,7 +1,7 @@
 // Property-based fuzzing (fast-check, seeds printed): the parsers of untrusted text never throw, reject what they should, and round-trip.
 import fc from "fast-check";
-import { parseDocument } from "yaml";
 import { describe, expect, it } from "vitest";
+import { parseDocument } from "yaml";
 import { parseRepoConfig } from "../../src/config/repo-config.js";
 import { type ClaimRecord, leaseIdOf, parseLeaseId } from "../../src/domain/claim.js";
 import {
@@ -57,7 +57,12 @@ const claimRecord: fc.Arbitrary<ClaimRecord> = fc
     name: fc.stringMatching(/^[\w.-]{1,20}$/),
     generation: positive,
     actor,
-    taskClass: fc.constantFrom("author" as const, "reviewer" as const, "merger" as const, "conflict-fix" as const),
+    taskClass: fc.constantFrom(
+      "author" as const,
+      "reviewer" as const,
+      "merger" as const,
+      "conflict-fix" as const,
+    ),
     branch: fc.option(fc.string({ minLength: 1, maxLength: 255 }), { nil: undefined }),
     ttl: seconds,
     reclaimAfter: seconds,
@@ -79,7 +84,11 @@ const claimRecord: fc.Arbitrary<ClaimRecord> = fc
     actor: r.actor,
     taskClass: r.taskClass,
     ...(r.branch !== undefined ? { branch: r.branch } : {}),
-    durations: { ttlMs: r.ttl * 1000, reclaimAfterMs: r.reclaimAfter * 1000, heartbeatMs: r.heartbeat * 1000 },
+    durations: {
+      ttlMs: r.ttl * 1000,
+      reclaimAfterMs: r.reclaimAfter * 1000,
+      heartbeatMs: r.heartbeat * 1000,
+    },
     claimedAt: r.claimedAt,
     lastHeartbeatAt: r.claimedAt,
     ...(r.tokenDigest !== undefined ? { tokenDigest: r.tokenDigest } : {}),
@@ -173,27 +182,44 @@ describe("the /reclaim parser", () => {
   it("never throws and recognises only a command line", () => {
     const line = fc.oneof(
       fc.string({ unit: "binary" }),
-      fc.constantFrom("/reclaim", "/reclaim release", "> /reclaim", "    /reclaim", "```", "~~~", "/RECLAIM Release"),
+      fc.constantFrom(
+        "/reclaim",
+        "/reclaim release",
+        "> /reclaim",
+        "    /reclaim",
+        "```",
+        "~~~",
+        "/RECLAIM Release",
+      ),
     );
     fc.assert(
-      fc.property(fc.oneof(fc.array(line, { maxLength: 8 }).map((l) => l.join("\n")), anyValue), (body) => {
-        const command = parseReclaimCommand(body);
-        if (command === null) return;
-        expect(command.kind).toBe("reclaim");
-        expect(typeof command.release).toBe("boolean");
-        expect(typeof body === "string" && /\/reclaim/i.test(body)).toBe(true);
-      }),
+      fc.property(
+        fc.oneof(
+          fc.array(line, { maxLength: 8 }).map((l) => l.join("\n")),
+          anyValue,
+        ),
+        (body) => {
+          const command = parseReclaimCommand(body);
+          if (command === null) return;
+          expect(command.kind).toBe("reclaim");
+          expect(typeof command.release).toBe("boolean");
+          expect(typeof body === "string" && /\/reclaim/i.test(body)).toBe(true);
+        },
+      ),
       params,
     );
   });
 
   it("ignores the command inside quotes and fenced code, whatever surrounds it", () => {
     fc.assert(
-      fc.property(fc.string({ unit: "binary" }).filter((s) => !s.includes("`") && !s.includes("~")), (noise) => {
-        const inert = noise.replace(/[\r\n]/g, " ");
-        expect(parseReclaimCommand(`> /reclaim ${inert}`)).toBeNull();
-        expect(parseReclaimCommand(`\`\`\`\n/reclaim\n${inert}\n\`\`\``)).toBeNull();
-      }),
+      fc.property(
+        fc.string({ unit: "binary" }).filter((s) => !s.includes("`") && !s.includes("~")),
+        (noise) => {
+          const inert = noise.replace(/[\r\n]/g, " ");
+          expect(parseReclaimCommand(`> /reclaim ${inert}`)).toBeNull();
+          expect(parseReclaimCommand(`\`\`\`\n/reclaim\n${inert}\n\`\`\``)).toBeNull();
+        },
+      ),
       params,
     );
   });
@@ -213,12 +239,18 @@ describe("the repository config parser", () => {
       ),
     );
     fc.assert(
-      fc.property(fc.oneof(anyValue, yamlText.map((t) => parseDocument(t).toJS({ maxAliasCount: 100 }))), (raw) => {
-        const result = parseRepoConfig(raw);
-        expect(result.config.labels.claimed.length).toBeGreaterThan(0);
-        if (result.error) expect(result.error).toMatch(/^\.github\/claim-hold\.yml: /);
-        expect(({} as Record<string, unknown>).polluted).toBeUndefined();
-      }),
+      fc.property(
+        fc.oneof(
+          anyValue,
+          yamlText.map((t) => parseDocument(t).toJS({ maxAliasCount: 100 })),
+        ),
+        (raw) => {
+          const result = parseRepoConfig(raw);
+          expect(result.config.labels.claimed.length).toBeGreaterThan(0);
+          if (result.error) expect(result.error).toMatch(/^\.github\/claim-hold\.yml: /);
+          expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+        },
+      ),
       params,
     );
   });
@@ -261,7 +293,10 @@ describe("the HTTP body schemas", () => {
 
 describe("lease ids", () => {
   it("parse total, and round-trip for every valid key", () => {
-    fc.assert(fc.property(fc.string({ unit: "binary" }), (id) => void parseLeaseId(id)), params);
+    fc.assert(
+      fc.property(fc.string({ unit: "binary" }), (id) => void parseLeaseId(id)),
+      params,
+    );
     const small = fc.integer({ min: 1, max: 999_999_999 });
     fc.assert(
       fc.property(small, small, small, small, (installationId, repoId, issue, generation) => {

@@ -73,7 +73,8 @@ export function checkHistory(events: HistoryEvent[]): Violation[] {
         humanAssigned.add(`${event.subject}@${event.login}`);
         return;
       case "app-unassigned":
-        if (humanAssigned.has(`${event.subject}@${event.login}`)) {
+        // An explicit `/reclaim release` by a human may clear a human's assignment (invariant 5).
+        if (humanAssigned.has(`${event.subject}@${event.login}`) && !humanTouched.has(event.subject)) {
           fail("human-assignment-touched", at, `the App unassigned @${event.login} from ${event.subject}`);
         }
         return;
@@ -137,6 +138,8 @@ export function checkHistory(events: HistoryEvent[]): Violation[] {
           else lastAccepted.set(key, event.appNow);
           return;
         }
+        // A release that failed on GitHub still ended the lease in the store: the holder let go.
+        if (event.op === "release" && event.status >= 500) lastAccepted.delete(key);
         if (
           event.op === "heartbeat" &&
           event.live &&

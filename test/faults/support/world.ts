@@ -29,7 +29,13 @@ export function seedWorld(sim: GitHubSimulator, issues = 3, files: Record<string
 }
 
 export function agentClient(url: string, token = fleetToken) {
-  return createClaimHoldClient({ baseUrl: url, githubToken: token, retries: 0, maxTakeoverWaits: 0, timeoutMs: 30_000 });
+  return createClaimHoldClient({
+    baseUrl: url,
+    githubToken: token,
+    retries: 0,
+    maxTakeoverWaits: 0,
+    timeoutMs: 30_000,
+  });
 }
 
 /** The status of a call: 2xx of the answer, or the ClaimHoldError's status. */
