@@ -293,7 +293,7 @@ describe("POST /api/v1/claims", () => {
     const readBack: IssueState = { ...issue };
     // The read-back shows the claim comment the "lost" mutation created.
     mockGraphqlSubjectStatus(github, readBack, async () => {
-      const body = (lost.variables?.claimComment as { body: string }).body;
+      const body = (lost.variables!.claimComment as { body: string }).body;
       readBack.comments = [{ id: "IC_lost", databaseId: 4242, body, viewerDidAuthor: true }];
     });
     const response = await post("/api/v1/claims", claimBody(), agentToken);
