@@ -483,6 +483,17 @@ export class LeaseCore {
    * an ended incarnation never revives. Only a store with no record of the subject at all asks GitHub,
    * and a failed recovery is remembered for a while, so guessed lease ids cannot spend the App's quota.
    */
+  /** A lease call whose subject the store lost is answered again once the lease is recovered. */
+  async #withRecovery<T extends { kind: string }>(
+    lease: SubjectKey & { generation: number },
+    digest: string,
+    call: () => Promise<T>,
+  ): Promise<T> {
+    const outcome = await call();
+    if (outcome.kind === "missing" && (await this.#recoverLease(lease, digest))) return call();
+    return outcome;
+  }
+
   async #recoverLease(lease: SubjectKey & { generation: number }, digest: string): Promise<boolean> {
     const { store, assignments, now: clock } = this.deps;
     const leaseId = leaseIdOf(lease, lease.generation);
@@ -542,10 +553,7 @@ export class LeaseCore {
       ...(request.pullRequest !== undefined ? { pullRequest: request.pullRequest } : {}),
       phaseEditEveryMs,
     };
-    let outcome = await store.heartbeat(input);
-    if (outcome.kind === "missing" && (await this.#recoverLease(lease, input.tokenDigest))) {
-      outcome = await store.heartbeat(input);
-    }
+    let outcome = await this.#withRecovery(lease, input.tokenDigest, () => store.heartbeat(input));
     if (outcome.kind === "ok") {
       // A config change reaches a claim at its next heartbeat; only then is a second store call made.
       const config = configs.peek(lease.installationId, outcome.record.repo);
@@ -602,10 +610,7 @@ export class LeaseCore {
       now: clock(),
       outcome: request.outcome,
     };
-    let outcome = await store.release(input);
-    if (outcome.kind === "missing" && (await this.#recoverLease(lease, input.tokenDigest))) {
-      outcome = await store.release(input);
-    }
+    const outcome = await this.#withRecovery(lease, input.tokenDigest, () => store.release(input));
     if (outcome.kind !== "released") throw refusalError(outcome);
     const record = outcome.record;
     if (record.sync === "pending") {
@@ -759,10 +764,7 @@ export class LeaseCore {
       tokenDigest: tokens.digest(token),
       now: clock(),
     };
-    let outcome = await store.verify(input);
-    if (outcome.kind === "missing" && (await this.#recoverLease(lease, input.tokenDigest))) {
-      outcome = await store.verify(input);
-    }
+    const outcome = await this.#withRecovery(lease, input.tokenDigest, () => store.verify(input));
     if (outcome.kind !== "ok") throw refusalError(outcome);
     const record = outcome.record;
     return {
