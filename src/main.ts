@@ -1,12 +1,23 @@
 // Process entry: validate the environment, build the store and logger, and run the App under Probot.
 import { randomBytes } from "node:crypto";
-import { run } from "probot";
-import { createClaimHoldApp } from "./app.js";
+import type { Server } from "node:http";
+import { createProbot, run } from "probot";
+import { type ClaimHoldServices, createClaimHoldApp } from "./app.js";
 import { EnvError, parseEnv } from "./config/env.js";
 import { createLogger } from "./logger.js";
 import { createRedisClient, createStores } from "./providers/create-store.js";
 import { createClaimHoldOctokit } from "./providers/github/claim-hold-octokit.js";
 import { createThrottleConnection, withSharedThrottle } from "./providers/github/shared-throttle.js";
+import { httpServerLimits, startAppServer } from "./start-app-server.js";
+
+/** Connections still open this long after SIGTERM are cut, so the process always ends. */
+const shutdownGraceMs = 10_000;
+
+/** Stops accepting connections, closes idle ones, and resolves once the rest end (cut after the grace). */
+function closeServer(server: Server): Promise<void> {
+  const cut = setTimeout(() => server.closeAllConnections(), shutdownGraceMs).unref();
+  return new Promise<void>((resolve) => server.close(() => resolve())).finally(() => clearTimeout(cut));
+}
 
 async function main(): Promise<void> {
   const env = parseEnv(process.env);
@@ -34,6 +45,7 @@ async function main(): Promise<void> {
   if (!credentialsLoaded) {
     log.info("No GitHub App credentials: starting Probot's setup flow to register the App from app.yml");
   }
+  let services: ClaimHoldServices | undefined;
   const appFn = createClaimHoldApp({
     store,
     tokenSecret,
@@ -50,6 +62,9 @@ async function main(): Promise<void> {
       : {}),
     ...(env.CLAIM_HOLD_ADMIN_TOKEN ? { adminToken: env.CLAIM_HOLD_ADMIN_TOKEN } : {}),
     ...(env.METRICS_TOKEN ? { metricsToken: env.METRICS_TOKEN } : {}),
+    onReady: (wired) => {
+      services = wired;
+    },
   });
   // Probot would read REDIS_URL too, fetch ioredis with a package runner at start-up, and keep its
   // rate limiter's state in Redis, where a flush or an empty restart breaks every GitHub call with
@@ -63,14 +78,34 @@ async function main(): Promise<void> {
   const Octokit = throttle
     ? withSharedThrottle(createClaimHoldOctokit(), throttle)
     : createClaimHoldOctokit();
-  const server = await run(appFn, { log, env: probotEnv, Octokit });
+  let closeHttp: () => Promise<void>;
+  if (credentialsLoaded) {
+    // Not `run()`: its Node server keeps the 300 s request and 60 s header timeouts, out of reach.
+    const http = await startAppServer({
+      probot: createProbot({ env: probotEnv, defaults: { log, Octokit } }),
+      appFn,
+      host: env.HOST ?? "localhost",
+      port: env.PORT || 3000,
+      limits: httpServerLimits(env.CLAIM_HOLD_REQUEST_TIMEOUT_MS),
+      log,
+    });
+    closeHttp = () => closeServer(http);
+  } else {
+    const setup = await run(appFn, { log, env: probotEnv, Octokit });
+    closeHttp = () => setup.stop();
+  }
+  let stopping = false;
   const stop = async () => {
-    await server.stop().catch(() => undefined);
+    if (stopping) return;
+    stopping = true;
+    await closeHttp().catch(() => undefined);
+    await services?.jobs.stop().catch(() => undefined);
     await store.close().catch(() => undefined);
     await throttle?.disconnect().catch(() => undefined);
     process.exit(0);
   };
   process.once("SIGTERM", stop);
+  process.once("SIGINT", stop);
 }
 
 main().catch((error: unknown) => {

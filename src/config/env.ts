@@ -21,6 +21,13 @@ export const Env = z.object({
   LOG_LEVEL: optionalText.pipe(z.enum(["trace", "debug", "info", "warn", "error", "fatal"]).optional()),
   PORT: optionalText.pipe(z.coerce.number<string | undefined>().int().min(0).max(65535).optional()),
   HOST: optionalText,
+  /**
+   * How long a client may take to send a whole request (headers and body) before the connection is
+   * cut with 408 (slow-loris); headers must arrive within 2/3 of it, at most 20 s. Default 30 s.
+   */
+  CLAIM_HOLD_REQUEST_TIMEOUT_MS: optionalText.pipe(
+    z.coerce.number<string | undefined>().int().min(1_000).max(300_000).optional(),
+  ),
   /** `redis://…`, `rediss://…`, or a comma-separated cluster list `redis-cluster://h1:p1,h2:p2`. */
   REDIS_URL: optionalText.pipe(
     z

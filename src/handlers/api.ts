@@ -52,6 +52,14 @@ const permissionRank: Record<RepoPermission, number> = {
   admin: 5,
 };
 
+function isOctokitHttpError(error: unknown): boolean {
+  return (
+    error instanceof Error &&
+    error.name === "HttpError" &&
+    typeof (error as { status?: unknown }).status === "number"
+  );
+}
+
 /** Constant-time comparison of a presented secret with the configured one. */
 export function sameSecret(presented: string, expected: string): boolean {
   const a = createHash("sha256").update(presented).digest();
@@ -291,7 +299,8 @@ export function createApi(deps: ApiDeps): Hono<ApiEnv> {
         503,
       );
     }
-    if (error instanceof GitHubWriteError) {
+    // A GitHub read that failed (Octokit's HttpError) is as much "GitHub failed" as a refused write.
+    if (error instanceof GitHubWriteError || isOctokitHttpError(error)) {
       log.error({ requestId, err: error }, "GitHub request failed");
       return c.json(
         { error: "github_failed", message: "GitHub did not answer as expected; retry is safe." },

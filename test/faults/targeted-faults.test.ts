@@ -1,7 +1,10 @@
-// Targeted faults: GitHub rate limits, the App's clock jumping, a Redis black hole, and a janitor leader lost mid-sweep.
+// Targeted faults: GitHub rate limits, the App's clock jumping, a Redis black hole, a janitor leader lost mid-sweep, and an installation token GitHub refuses.
 import { afterEach, describe, expect, it } from "vitest";
 import { createSteadyClock } from "../../src/lease/steady-clock.js";
-import { shouldRetryRateLimit } from "../../src/providers/github/claim-hold-octokit.js";
+import {
+  isRefusedInstallationToken,
+  shouldRetryRateLimit,
+} from "../../src/providers/github/claim-hold-octokit.js";
 import { type GitHubSimulator, startGitHubSimulator } from "../../src/sim/index.js";
 import { testAppPrivateKey, testWebhookSecret } from "../support/app-harness.js";
 import { advance, type FakeTime, type FaultApp, startFaultApp } from "./support/fault-app.js";
@@ -15,13 +18,16 @@ afterEach(async () => {
   cleanup = [];
 });
 
-async function world(options: { throttle?: Record<string, unknown>; replicas?: number } = {}) {
+async function world(
+  options: { throttle?: Record<string, unknown>; replicas?: number; simNow?: () => number } = {},
+) {
   const redis = await ThrowawayRedis.start();
   cleanup.push(() => redis.kill());
   const sim: GitHubSimulator = await startGitHubSimulator({
     appKey: testAppPrivateKey(),
     webhookSecret: testWebhookSecret,
     appId: 1,
+    ...(options.simNow ? { now: options.simNow } : {}),
   });
   cleanup.push(() => sim.close());
   const time: FakeTime = { wall: Date.parse("2026-11-29T10:00:00Z"), monotonic: 0 };
@@ -216,5 +222,96 @@ describe("a janitor leader lost mid-sweep", () => {
       const record = await standby.store.get({ installationId, repoId, issue });
       expect(record).toMatchObject({ state: "reaped", generation: 2 });
     }
+  });
+});
+
+describe("an installation token GitHub no longer accepts (expired by GitHub's clock, or revoked)", () => {
+  const tokenRoute = "POST /app/installations/{installation_id}/access_tokens";
+  /**
+   * `@octokit/auth-app` caches a token for 59 min of the App's clock and, for a token younger than 5 s,
+   * retries a 401 itself (replication delay); a token GitHub expired is older than that.
+   */
+  const ageCachedToken = () => new Promise((resolve) => setTimeout(resolve, 5_200));
+
+  it.each([
+    [401, "token [REDACTED]", true],
+    [401, "bearer [REDACTED]", false], // the App's JWT: a new installation token would not help
+    [403, "token [REDACTED]", false],
+    [401, undefined, false],
+  ])(
+    "decides: a %i answer to `authorization: %s` is a refused installation token: %s",
+    (status, authorization, refused) => {
+      const error = { status, request: { headers: authorization ? { authorization } : {} } };
+      expect(isRefusedInstallationToken(error)).toBe(refused);
+    },
+  );
+
+  async function expiringWorld() {
+    const github = { offset: 0 };
+    const w = await world({ simNow: () => Date.now() + github.offset });
+    /** GitHub's clock passes the cached token's `expires_at`; the App's cache still holds it. */
+    const expireTokens = () => {
+      github.offset += 61 * minute;
+    };
+    return { ...w, expireTokens };
+  }
+
+  it("a claim drops the refused token and succeeds with one new token; if none can be had, 502 and rolled back", {
+    timeout: 30_000,
+  }, async () => {
+    const { sim, app, expireTokens } = await expiringWorld();
+    const client = agentClient(app.url);
+    await client.claim({ repo, issue: 1, actor: { sessionId: "a" } });
+    await ageCachedToken();
+    expireTokens();
+    let mark = sim.requests.mark();
+    const claimed = await client.claim({ repo, issue: 2, actor: { sessionId: "b" } });
+    expect(claimed.lease.generation).toBe(1);
+    expect(sim.requests.count({ path: tokenRoute }, mark)).toBe(1);
+    expect(sim.requests.since(mark).filter((r) => r.status === 401)).toHaveLength(1);
+    expect(sim.issue(repo, 2).assignees).toEqual(["fleet-bot"]);
+    expect(app.logs.join("")).toMatch(/refused the cached installation token of installation 42/);
+
+    // The write itself is refused (a revoked token) and no new token can be had: one attempt at
+    // each, 502, and neither the store nor GitHub keeps anything of the claim.
+    await ageCachedToken();
+    mark = sim.requests.mark();
+    sim.fail({ operation: "ApplyTransition", status: 401 });
+    sim.fail({ path: tokenRoute, status: 500, times: Infinity });
+    expect(await statusOf(client.claim({ repo, issue: 3, actor: { sessionId: "c" } }))).toBe(502);
+    // The write once; then its retry, the check whether it landed anyway, and the compensation each
+    // ask for a token once and give up.
+    expect(sim.requests.since(mark).map((r) => `${r.status} ${r.operationName ?? r.route}`)).toEqual([
+      "200 SubjectStatus",
+      "401 ApplyTransition",
+      `500 ${tokenRoute}`,
+      `500 ${tokenRoute}`,
+      `500 ${tokenRoute}`,
+    ]);
+    expect(await app.store.get({ installationId, repoId, issue: 3 })).toBeNull();
+    expect(sim.issue(repo, 3)).toMatchObject({ assignees: [], labels: [], comments: [] });
+    sim.clearFaults();
+    expect(await statusOf(client.claim({ repo, issue: 3, actor: { sessionId: "c" } }))).toBe(200);
+    expect(sim.issue(repo, 3).assignees).toEqual(["fleet-bot"]);
+  });
+
+  it("a janitor sweep after the token expired still reaps", { timeout: 30_000 }, async () => {
+    const { sim, app, time, expireTokens } = await expiringWorld();
+    await agentClient(app.url).claim({ repo, issue: 1, actor: { sessionId: "gone" } });
+    await ageCachedToken();
+    expireTokens();
+    advance(time, 61 * minute);
+    const mark = sim.requests.mark();
+    const report = await app.services.janitor.sweep({});
+    expect(report.actions.filter((a) => a.subject === `${repo}#1`)).not.toEqual([]);
+    expect(sim.requests.count({ path: tokenRoute }, mark)).toBe(1);
+    expect(sim.issue(repo, 1).assignees).toEqual([]);
+    expect(
+      sim
+        .issue(repo, 1)
+        .comments.map((c) => c.body)
+        .join("\n"),
+    ).toMatch(/Reaped generation 1/);
+    expect(await app.store.get({ installationId, repoId, issue: 1 })).toMatchObject({ state: "reaped" });
   });
 });

@@ -1,4 +1,5 @@
-// The App's Octokit: Probot's, with bounded rate-limit retries and a timeout on every GitHub request.
+// The App's Octokit: Probot's, with bounded rate-limit retries, a timeout on every GitHub request, and a new
+// installation token when GitHub refuses the cached one.
 import { ProbotOctokit } from "probot";
 
 /** One retry at most, and only when GitHub asks for a short enough wait (handlers must stay well inside 10 s). */
@@ -47,6 +48,49 @@ export function fetchWithTimeout(timeoutMs: number): typeof fetch {
   };
 }
 
+/** Probot's token cache (a `toad-cache` Lru shared by every client of one Probot), as far as used here. */
+interface AuthOptions {
+  installationId?: number | string;
+  cache?: { delete(key: string): void };
+}
+type OctokitPlugin = Parameters<typeof ProbotOctokit.plugin>[0];
+
+/** True for GitHub's 401 to a request sent with an installation token (`token …`, not the App's `bearer` JWT). */
+export function isRefusedInstallationToken(error: unknown): boolean {
+  const { status, request } = error as { status?: unknown; request?: { headers?: Record<string, unknown> } };
+  const authorization = request?.headers?.authorization;
+  return status === 401 && typeof authorization === "string" && /^token /i.test(authorization);
+}
+
+/**
+ * Octokit plugin for installation clients: when GitHub refuses the cached installation token (401
+ * "Bad credentials": expired by GitHub's clock before `@octokit/auth-app`'s 59-minute cache let go of
+ * it, or revoked), drop it from the cache and send the request once more, which fetches a new token.
+ * `@octokit/auth-app` alone retries a 401 only within 5 s of creating a token (replication delay) and
+ * otherwise keeps serving the refused token until its cache entry ages out. One retry, never a loop:
+ * a second 401, or a failure to get a new token, reaches the caller.
+ */
+export const refreshRefusedInstallationToken: OctokitPlugin = (octokit, options) => {
+  const { installationId, cache } = (options.auth ?? {}) as AuthOptions;
+  if (installationId === undefined || !cache) return;
+  octokit.hook.wrap("request", async (request, requestOptions) => {
+    try {
+      return await request(requestOptions);
+    } catch (error) {
+      if (!isRefusedInstallationToken(error)) throw error;
+      octokit.log.warn(
+        `GitHub refused the cached installation token of installation ${installationId} ` +
+          `("${requestOptions.method} ${requestOptions.url}": 401): dropping it and retrying once with a new token`,
+      );
+      // auth-app's cache key for a token of the whole installation (no permissions or repositories
+      // narrowed) is the installation id; `auth({ refresh: true })` would not do, as it ignores the
+      // client's baseUrl (GHES, the simulator) and asks api.github.com.
+      cache.delete(String(installationId));
+      return request(requestOptions);
+    }
+  });
+};
+
 export interface ClaimHoldOctokitOptions {
   timeoutMs?: number;
   /** Extra throttle settings (tests turn the limiter off or shorten `retryAfterBaseValue`). */
@@ -56,26 +100,30 @@ export interface ClaimHoldOctokitOptions {
 
 /**
  * Probot's Octokit with: bounded secondary/primary rate-limit retries (above); 429 left to the
- * throttling plugin alone (plugin-retry would otherwise retry it three more times); a request timeout.
+ * throttling plugin alone (plugin-retry would otherwise retry it three more times); a request timeout;
+ * one retry with a new installation token when GitHub refuses the cached one.
  */
 export function createClaimHoldOctokit(options: ClaimHoldOctokitOptions = {}): typeof ProbotOctokit {
   const timeoutMs = options.timeoutMs ?? githubRequestTimeoutMs;
-  return ProbotOctokit.defaults((instance: Record<string, unknown>) => ({
-    ...instance,
-    request: {
-      ...(instance.request as object),
-      fetch: (instance.request as { fetch?: typeof fetch } | undefined)?.fetch ?? fetchWithTimeout(timeoutMs),
-    },
-    retry: {
-      doNotRetry: [400, 401, 403, 404, 410, 422, 429, 451],
-      ...(instance.retry as object),
-      ...options.retry,
-    },
-    throttle: {
-      ...(instance.throttle as object),
-      onSecondaryRateLimit: rateLimitHandler("Secondary rate limit"),
-      onRateLimit: rateLimitHandler("Rate limit"),
-      ...options.throttle,
-    },
-  }));
+  return ProbotOctokit.plugin(refreshRefusedInstallationToken).defaults(
+    (instance: Record<string, unknown>) => ({
+      ...instance,
+      request: {
+        ...(instance.request as object),
+        fetch:
+          (instance.request as { fetch?: typeof fetch } | undefined)?.fetch ?? fetchWithTimeout(timeoutMs),
+      },
+      retry: {
+        doNotRetry: [400, 401, 403, 404, 410, 422, 429, 451],
+        ...(instance.retry as object),
+        ...options.retry,
+      },
+      throttle: {
+        ...(instance.throttle as object),
+        onSecondaryRateLimit: rateLimitHandler("Secondary rate limit"),
+        onRateLimit: rateLimitHandler("Rate limit"),
+        ...options.throttle,
+      },
+    }),
+  );
 }
