@@ -285,6 +285,14 @@ describe("POST /api/v1/claims", () => {
     expect(retried.body.lease.generation).toBe(2);
   });
 
+  it("answers 502 github_failed when GitHub fails the read, with nothing kept", async () => {
+    mockColdAuth();
+    nock("https://api.github.com").post("/graphql").reply(500, { message: "Server Error" });
+    const failed = await post("/api/v1/claims", claimBody(), agentToken);
+    expect(failed).toMatchObject({ status: 502, body: { error: "github_failed" } });
+    expect(await store.get({ installationId, repoId, issue: 12 })).toBeNull();
+  });
+
   it("keeps a claim whose mutation landed although GitHub's answer was lost", async () => {
     mockColdAuth();
     mockNoConfigFile(github, repo);
