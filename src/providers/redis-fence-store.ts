@@ -13,8 +13,7 @@ import {
   maxSubjectsPerBranch,
   type RepoKey,
 } from "./fence-store.js";
-import { StoreUnavailableError } from "./liveness-store.js";
-import { isUnavailable } from "./redis-store.js";
+import { callRedis, runScript } from "./redis-store.js";
 
 export interface RedisFenceStoreOptions {
   redis: Redis | Cluster;
@@ -260,19 +259,11 @@ export class RedisFenceStore implements FenceStore {
   }
 
   async #script(name: ScriptName, keys: string[], args: string[]): Promise<unknown> {
-    const command = (this.#redis as unknown as Record<ScriptName, (...a: string[]) => Promise<unknown>>)[
-      name
-    ];
-    return this.#call(() => command.call(this.#redis, ...keys, ...args));
+    return runScript<unknown>(this.#redis, name, keys, args);
   }
 
   async #call<T>(operation: () => Promise<T>): Promise<T> {
-    try {
-      return await operation();
-    } catch (error) {
-      if (isUnavailable(error)) throw new StoreUnavailableError(error);
-      throw error;
-    }
+    return callRedis(operation);
   }
 }
 

@@ -1099,20 +1099,33 @@ export class RedisLivenessStore implements LivenessStore {
   }
 
   async #script(name: ScriptName, keys: string[], args: string[]): Promise<ScriptReply> {
-    const command = (this.#redis as unknown as Record<ScriptName, (...a: string[]) => Promise<ScriptReply>>)[
-      name
-    ];
-    return this.#call(() => command.call(this.#redis, ...keys, ...args));
+    return runScript<ScriptReply>(this.#redis, name, keys, args);
   }
 
   async #call<T>(operation: () => Promise<T>): Promise<T> {
-    try {
-      return await operation();
-    } catch (error) {
-      if (isUnavailable(error)) throw new StoreUnavailableError(error);
-      throw error;
-    }
+    return callRedis(operation);
   }
+}
+
+/** Runs a Redis call; connection-level failures become `StoreUnavailableError` (the API's 503). */
+export async function callRedis<T>(operation: () => Promise<T>): Promise<T> {
+  try {
+    return await operation();
+  } catch (error) {
+    if (isUnavailable(error)) throw new StoreUnavailableError(error);
+    throw error;
+  }
+}
+
+/** Runs a script registered with `defineCommand` (EVALSHA, falling back to EVAL) by its name. */
+export function runScript<R>(
+  redis: Redis | Cluster,
+  name: string,
+  keys: string[],
+  args: string[],
+): Promise<R> {
+  const command = (redis as unknown as Record<string, (...a: string[]) => Promise<R>>)[name]!;
+  return callRedis(() => command.call(redis, ...keys, ...args));
 }
 
 /** Connection-level failures (as opposed to a script or data error), which callers answer with 503. */
