@@ -105,6 +105,24 @@ async function slowClient(
   return { answer, afterMs: Date.now() - started };
 }
 
+/** Sends a request whose headers pass the 16 KiB limit in one write; reports the answer or the socket error. */
+async function oversizedHeaders(port: number): Promise<{ answer: string; error?: string }> {
+  const socket = connect(port, "127.0.0.1");
+  cleanup.push(() => socket.destroy());
+  let answer = "";
+  let error: string | undefined;
+  socket.on("data", (chunk) => {
+    answer += chunk;
+  });
+  socket.on("error", (e: NodeJS.ErrnoException) => {
+    error = e.code;
+  });
+  await once(socket, "connect");
+  socket.write(`GET /healthz HTTP/1.1\r\nHost: x\r\nX-Padding: ${"p".repeat(20_000)}\r\n\r\n`);
+  await once(socket, "close");
+  return { answer, ...(error ? { error } : {}) };
+}
+
 describe("the App process (node --import tsx src/main.ts)", () => {
   it("cuts off a slow body at the request timeout and slow headers at the header timeout, keeps serving others, refuses 20 KB of headers, and exits 0 on SIGTERM", {
     timeout: 30_000,
@@ -127,14 +145,17 @@ describe("the App process (node --import tsx src/main.ts)", () => {
     const headers = await slowHeaders;
     expect(headers.answer).toMatch(/^HTTP\/1\.1 408 /);
     expect(headers.afterMs).toBeGreaterThanOrEqual(2_600);
-    expect(headers.afterMs).toBeLessThan(4_000);
+    // Upper bounds leave room for a loaded CI machine; Node's defaults would be 60 s and 300 s.
+    expect(headers.afterMs).toBeLessThan(8_000);
     const body = await slowBody;
     expect(body.answer).toMatch(/^HTTP\/1\.1 408 /);
     expect(body.afterMs).toBeGreaterThanOrEqual(3_900);
-    expect(body.afterMs).toBeLessThan(6_000);
+    expect(body.afterMs).toBeLessThan(10_000);
 
-    const big = await fetch(`${url}/healthz`, { headers: { "x-padding": "p".repeat(20_000) } });
-    expect(big.status).toBe(431);
+    // The server answers 431 and hangs up; a client still writing its headers may see the reset first.
+    const big = await oversizedHeaders(port);
+    expect(big.answer.startsWith("HTTP/1.1 431 ") || big.error === "ECONNRESET", JSON.stringify(big)).toBe(true);
+    expect(big.answer).not.toMatch(/^HTTP\/1\.1 200 /);
     expect((await fetch(`${url}/healthz`)).status).toBe(200); // leaves an idle keep-alive connection
 
     const started = Date.now();
