@@ -320,6 +320,21 @@ describe("the simulator's REST, faults and request log", () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(140);
   });
 
+  it("keeps a request's arrival order: one sent before a mark and answered after it did not arrive since", async () => {
+    sim.delay({ path: "/user" }, 150);
+    const get = () => fetch(`${sim.baseUrl}/user`, { headers: { authorization: `token ${agentToken}` } });
+    const late = get();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const mark = sim.requests.mark();
+    const arrivals = sim.requests.arrivalMark();
+    expect((await get()).status).toBe(200);
+    expect((await late).status).toBe(200);
+    // Both were answered after the mark; only the second reached the simulator after it.
+    expect(sim.requests.since(mark)).toHaveLength(2);
+    expect(sim.requests.arrivedSince(arrivals)).toHaveLength(1);
+    expect(sim.requests.arrivedSince(arrivals)[0]!.seq).toBe(mark + 1);
+  });
+
   it("serves the config file raw or as base64 JSON, and check runs, reactions and pull requests in GitHub's shapes", async () => {
     sim.setFile(repo, ".github/claim-hold.yml", "labels:\n  claimed: taken\n");
     const token = await createInstallationToken(sim, appKey, installationId);

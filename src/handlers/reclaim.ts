@@ -73,6 +73,15 @@ export type ReclaimDecision =
 
 const live = (record: ClaimRecord | null): boolean => record?.state === "active" || record?.state === "human";
 
+/**
+ * The login whose assignment the App made for `record` and has not yet removed: a live claim's, or an
+ * ended claim's whose ending write never landed (`sync: pending`).
+ */
+function appMadeLogin(record: ClaimRecord | null): string | null {
+  if (!record?.appAssigned) return null;
+  return live(record) || record.sync === "pending" ? record.actor.login.toLowerCase() : null;
+}
+
 /** decide, step 2: refuse or reclaim, from the commenter's permission and who holds the subject. */
 export function decideReclaim(evidence: ReclaimEvidence): ReclaimDecision {
   const { commenter, permission, needed, snapshot, record } = evidence;
@@ -83,7 +92,7 @@ export function decideReclaim(evidence: ReclaimEvidence): ReclaimDecision {
       reply: `@${commenter}, sorry: \`/reclaim\` needs ${needed} permission on ${snapshot.repo} (you have ${permission}). Nothing was changed.`,
     };
   }
-  const appMade = record && live(record) && record.appAssigned ? record.actor.login.toLowerCase() : null;
+  const appMade = appMadeLogin(record);
   const humans = new Set(
     snapshot.assignees.map((a) => a.login).filter((login) => login.toLowerCase() !== appMade),
   );
@@ -119,8 +128,12 @@ export function reclaimWrite(input: {
   const release = record.state !== "human";
   const write: TransitionWrite = { subjectNodeId: snapshot.nodeId };
   const keepOwn = !release && previous?.actor.login.toLowerCase() === commenter.login.toLowerCase();
-  if (previous && live(previous) && previous.appAssigned && previous.assigneeNodeId && !keepOwn) {
-    write.unassign = [previous.assigneeNodeId];
+  const appMade = keepOwn ? null : appMadeLogin(previous);
+  if (appMade) {
+    // A record restored from its comment may lack the node id: the snapshot's assignee of that login.
+    const left = snapshot.assignees.find((a) => a.login.toLowerCase() === appMade)?.nodeId;
+    const nodeId = left ?? (live(previous) ? previous?.assigneeNodeId : undefined);
+    if (nodeId) write.unassign = [nodeId];
   }
   // `/reclaim release` promises that nobody is assigned: decideReclaim already checked that the
   // commenter may release the humans' assignments (their own, or as a maintainer).

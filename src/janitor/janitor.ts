@@ -376,6 +376,14 @@ export class Janitor {
       const subject = `${record.repo}#${record.issue}`;
       report.actions.push({ subject, action: "repair", reason: "unwritten-transition-retried" });
       if (options.dryRun || config.janitor.dryRun) continue;
+      if (record.actor.kind === "human") {
+        // A `/reclaim release` whose one batched write failed: finished like any pending `/reclaim`.
+        const ref = { installationId, repo: record.repo, issue: record.issue };
+        const snapshot = await assignments.status(ref);
+        const key = { installationId, repoId, issue: record.issue };
+        if (snapshot) await this.#finishReclaim(key, record, snapshot, config);
+        continue;
+      }
       const previous: ClaimRecord = {
         ...record,
         state: "active",
@@ -474,10 +482,17 @@ export class Janitor {
     const hasComment = snapshot.claimComments.some(
       (c) => c.marker.subject === subject && c.marker.generation === record.generation,
     );
+    // `/reclaim release` (explicit) promised that nobody is left assigned.
+    const unassign =
+      record.state === "released"
+        ? snapshot.assignees.map((a) => a.nodeId)
+        : agentLeft
+          ? [agentLeft.nodeId]
+          : [];
     const write: TransitionWrite = {
       subjectNodeId: snapshot.nodeId,
       removeLabels: [config.labels.claimed, config.labels.stale].filter((l) => snapshot.labels.includes(l)),
-      ...(agentLeft ? { unassign: [agentLeft.nodeId] } : {}),
+      ...(unassign.length ? { unassign } : {}),
       ...(record.appAssigned && record.assigneeNodeId && !assigned
         ? { assign: [record.assigneeNodeId] }
         : {}),

@@ -1,7 +1,13 @@
 // Every API request the simulator answered, so tests and benchmarks can count GitHub calls per operation.
 
 export interface LoggedRequest {
+  /** Answer order: the log records a request once it is answered. */
   seq: number;
+  /**
+   * Arrival order, taken when the request reached the simulator (before any fault delay): a request
+   * answered late keeps its early arrival. Compare with `arrivalMark()`, never with `seq`.
+   */
+  arrival: number;
   method: string;
   /** The path without the query string and without the `/api/v3` prefix, e.g. `/repos/o/r/labels/bug`. */
   path: string;
@@ -62,6 +68,12 @@ export function requestMatches(
 export class RequestLog {
   readonly entries: LoggedRequest[] = [];
   #seq = 0;
+  #arrivals = 0;
+
+  /** A request reached the simulator: its place in arrival order, for `record`. */
+  arrive(): number {
+    return ++this.#arrivals;
+  }
 
   record(entry: Omit<LoggedRequest, "seq">): LoggedRequest {
     const logged = { seq: ++this.#seq, ...entry };
@@ -76,6 +88,16 @@ export class RequestLog {
 
   since(mark: number): LoggedRequest[] {
     return this.entries.filter((e) => e.seq > mark);
+  }
+
+  /** A position in arrival order, for `arrivedSince`. */
+  arrivalMark(): number {
+    return this.#arrivals;
+  }
+
+  /** The answered requests that arrived after the mark (one sent before it and answered after is not among them). */
+  arrivedSince(mark: number): LoggedRequest[] {
+    return this.entries.filter((e) => e.arrival > mark);
   }
 
   count(match: RequestMatch = {}, sinceMark = 0): number {

@@ -124,6 +124,7 @@ export async function startGitHubSimulator(options: GitHubSimulatorOptions = {})
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const arrival = requests.arrive();
     const requestUrl = new URL(req.url ?? "/", url);
     const method = (req.method ?? "GET").toUpperCase();
     const text = await readBody(req).catch((error: unknown) => {
@@ -163,6 +164,7 @@ export async function startGitHubSimulator(options: GitHubSimulatorOptions = {})
     const info = isGraphql && method === "POST" ? inspectGraphql(body as GraphqlBody) : {};
     const route = isGraphql ? `${method} /graphql` : (matched?.route ?? `${method} ${path}`);
     const entry = {
+      arrival,
       method,
       path,
       route,

@@ -237,14 +237,19 @@ async function runIteration(iteration: number, random: Random, history: HistoryE
     }
   }
 
-  const mutationsSince = (mark: number) =>
+  /** GitHub writes that reached the simulator after the arrival mark (a write sent earlier and answered late is not one). */
+  const mutationsArrivedSince = (mark: number) =>
     sim.requests
-      .since(mark)
+      .arrivedSince(mark)
       .filter((r) =>
         r.route.endsWith("/graphql")
           ? r.operationType === "mutation"
           : r.method !== "GET" && !r.path.includes("access_tokens"),
-      ).length;
+      );
+  const describeWrite = (r: ReturnType<typeof mutationsArrivedSince>[number]) =>
+    r.route.endsWith("/graphql")
+      ? `graphql ${r.operationName ?? "anonymous"} {${(r.mutationFields ?? []).join(", ")}}`
+      : `${r.method} ${r.path}`;
 
   async function step(kind: StepKind): Promise<void> {
     const session = random.pick(sessions);
@@ -323,7 +328,10 @@ async function runIteration(iteration: number, random: Random, history: HistoryE
       case "redisOutage": {
         count(kind);
         await sim.flush();
-        const mark = sim.requests.mark();
+        // Writes are attributed by when they reached GitHub, not when they were answered: one the App
+        // sent before the cut (say a claim write held back by an earlier `githubTimeout` fault, given
+        // up on and then applied late) was not caused by the outage.
+        const mark = sim.requests.arrivalMark();
         proxy.cut();
         // "30 s" of fake time: heartbeats and claims answer 503, the janitor skips.
         for (let i = 0; i < 3; i++) {
@@ -333,11 +341,11 @@ async function runIteration(iteration: number, random: Random, history: HistoryE
         await claim(session, issue, false);
         await sweep(random.chance(0.5));
         await sim.flush();
-        const writes = mutationsSince(mark);
-        if (writes > 0)
+        const writes = mutationsArrivedSince(mark);
+        if (writes.length > 0)
           history.push({
             kind: "outage-write",
-            detail: `${writes} GitHub writes while Redis was unreachable`,
+            detail: `${writes.length} GitHub writes while Redis was unreachable: ${writes.map(describeWrite).join("; ")}`,
           });
         proxy.restore();
         await waitForStore();
