@@ -154,7 +154,9 @@ describe("the App process (node --import tsx src/main.ts)", () => {
 
     // The server answers 431 and hangs up; a client still writing its headers may see the reset first.
     const big = await oversizedHeaders(port);
-    expect(big.answer.startsWith("HTTP/1.1 431 ") || big.error === "ECONNRESET", JSON.stringify(big)).toBe(true);
+    expect(big.answer.startsWith("HTTP/1.1 431 ") || big.error === "ECONNRESET", JSON.stringify(big)).toBe(
+      true,
+    );
     expect(big.answer).not.toMatch(/^HTTP\/1\.1 200 /);
     expect((await fetch(`${url}/healthz`)).status).toBe(200); // leaves an idle keep-alive connection
 
