@@ -5,7 +5,7 @@ import type { ApplicationFunction, Probot } from "probot";
 import { createRepoConfigSource } from "./config/repo-config-source.js";
 import { dashboardPaths, mountDashboard } from "./dashboard/mount-dashboard.js";
 import { type FleetView, readFleet } from "./dashboard/read-fleet.js";
-import type { ClaimRecord, SubjectKey } from "./domain/claim.js";
+import { type ClaimRecord, parseLeaseId, type SubjectKey } from "./domain/claim.js";
 import { apiHandler, createApi } from "./handlers/api.js";
 import { mountAttestRoute } from "./handlers/attest.js";
 import { createFailedAuthLimiter } from "./handlers/failed-auth-limiter.js";
@@ -20,6 +20,7 @@ import { registerSyncHandlers } from "./handlers/register-sync.js";
 import { Janitor } from "./janitor/janitor.js";
 import { JobRegistry } from "./janitor/job-registry.js";
 import { LeaseCore } from "./lease/lease-core.js";
+import { createMarkerSeal } from "./lease/marker-seal.js";
 import { MergeFence } from "./lease/merge-fence.js";
 import { createSteadyClock } from "./lease/steady-clock.js";
 import { createTokenMinter } from "./lease/tokens.js";
@@ -45,6 +46,8 @@ export interface ClaimHoldOptions {
   /** Public base URL of this App (the check run's details link). */
   publicUrl?: string;
   tokenSecret: string;
+  /** The secret being rotated out: markers it signed still verify (SPEC invariant 11). */
+  previousTokenSecret?: string;
   /** REST base URL of GitHub (or GHE / the simulator), for calls made with the agent's own token. */
   githubBaseUrl: string;
   log: Logger;
@@ -52,6 +55,8 @@ export interface ClaimHoldOptions {
   adminToken?: string;
   /** Bearer token `/metrics` requires (absent: the endpoint is open, like most Prometheus endpoints). */
   metricsToken?: string;
+  /** `X-Forwarded-For` hops to trust for the client address (`CLAIM_HOLD_TRUST_PROXY`; absent: the socket's). */
+  trustProxyHops?: number;
   /** Whether real App credentials are loaded (readiness). */
   credentialsLoaded?: boolean;
   /** Janitor schedule: seconds between sweeps, and every how many sweeps a reconcile runs. */
@@ -105,15 +110,24 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
       now,
       onRequest,
     });
-    const assignments = new GitHubAssignmentProvider({ octokitFor, onRequest });
+    const assignments = new GitHubAssignmentProvider({
+      octokitFor,
+      onRequest,
+      seal: createMarkerSeal(options.tokenSecret, options.previousTokenSecret),
+      onMarkerRejected: (reason) => {
+        metrics.markersRejected.inc();
+        log.warn({ reason }, "ignored a claim marker that is not the App's own");
+      },
+    });
     const configs = createRepoConfigSource(identity, log);
     /** Features that react when a subject changes hands (the check run re-evaluates linked PRs). */
     const subjectListeners: ((key: SubjectKey, record: ClaimRecord) => Promise<void>)[] = [];
+    const tokens = createTokenMinter(options.tokenSecret);
     const core = new LeaseCore({
       store,
       assignments,
       configs,
-      tokens: createTokenMinter(options.tokenSecret),
+      tokens,
       now,
       log,
       subjectChanged: (key, record) => subjectChanged(key, record),
@@ -129,6 +143,7 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
       }),
       configs,
       verifyLease: (leaseId, token) => core.verify(leaseId, token),
+      digestToken: (token) => tokens.digest(token),
       assignments,
       now,
       log,
@@ -195,15 +210,22 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
       );
     options.onReady?.({ core, fence, janitor, jobs, meter, metrics });
     const limiter = createFailedAuthLimiter({ now });
+    // From an address over the failed-auth limit, a lease is checked only when that costs no GitHub request.
+    const leaseOnRecord = async (leaseId: string) => {
+      const key = parseLeaseId(leaseId);
+      return key === null || (await store.get(key)) !== null;
+    };
     const api = createApi({
       core,
       janitor: observedJanitor,
       ...(options.adminToken ? { adminToken: options.adminToken } : {}),
       identity,
       limiter,
+      ...(options.trustProxyHops !== undefined ? { trustProxyHops: options.trustProxyHops } : {}),
+      leaseOnRecord,
       log,
       extend: (api) => {
-        mountAttestRoute(api, { fence, limiter });
+        mountAttestRoute(api, { fence, limiter, leaseOnRecord });
         mountMetrics(api, {
           registry: metrics.registry,
           ...(options.metricsToken ? { token: options.metricsToken } : {}),

@@ -49,6 +49,9 @@ async function main(): Promise<void> {
   const appFn = createClaimHoldApp({
     store,
     tokenSecret,
+    ...(env.CLAIM_HOLD_TOKEN_SECRET_PREVIOUS
+      ? { previousTokenSecret: env.CLAIM_HOLD_TOKEN_SECRET_PREVIOUS }
+      : {}),
     githubBaseUrl,
     log,
     credentialsLoaded,
@@ -62,6 +65,7 @@ async function main(): Promise<void> {
       : {}),
     ...(env.CLAIM_HOLD_ADMIN_TOKEN ? { adminToken: env.CLAIM_HOLD_ADMIN_TOKEN } : {}),
     ...(env.METRICS_TOKEN ? { metricsToken: env.METRICS_TOKEN } : {}),
+    ...(env.CLAIM_HOLD_TRUST_PROXY !== undefined ? { trustProxyHops: env.CLAIM_HOLD_TRUST_PROXY } : {}),
     onReady: (wired) => {
       services = wired;
     },

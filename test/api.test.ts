@@ -2,7 +2,7 @@
 import { createHmac } from "node:crypto";
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { parseClaimMarker, renderClaimComment } from "../src/lease/claim-comment.js";
+import { parseClaimMarker } from "../src/lease/claim-comment.js";
 import { MemoryLivenessStore } from "../src/providers/memory-store.js";
 import {
   agent,
@@ -22,7 +22,7 @@ import {
   mockGraphqlSubjectStatus,
   mockNoConfigFile,
 } from "./support/app-github.js";
-import { type AppHarness, startApp, testTokenSecret } from "./support/app-harness.js";
+import { type AppHarness, signedClaimComment, startApp, testTokenSecret } from "./support/app-harness.js";
 import { installationToken } from "./support/github-nock.js";
 
 const repo = "octo/widgets";
@@ -139,7 +139,7 @@ describe("POST /api/v1/claims", () => {
       addLabels: { labelableId: subject, labelIds: [labelIds["agent:claimed"]] },
       claimComment: {
         subjectId: subject,
-        body: renderClaimComment({ ...record!, sync: "pending" }, "active"),
+        body: signedClaimComment({ ...record!, sync: "pending" }, "active"),
       },
     });
     const marker = parseClaimMarker((write.variables!.claimComment as { body: string }).body);
@@ -476,7 +476,7 @@ describe("lease routes", () => {
     expect(write.variables).toEqual({
       unassign: { assignableId: subject, assigneeIds: [agent.node_id] },
       removeLabels: { labelableId: subject, labelIds: [labelIds["agent:claimed"], labelIds["agent:stale"]] },
-      edit0: { id: "IC_a", body: renderClaimComment({ ...record!, sync: "pending" }, "released") },
+      edit0: { id: "IC_a", body: signedClaimComment({ ...record!, sync: "pending" }, "released") },
       comment0: {
         subjectId: subject,
         body:

@@ -3,7 +3,6 @@ import type { Redis } from "ioredis";
 import nock from "nock";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { SubjectKey } from "../src/domain/claim.js";
-import { renderClaimComment } from "../src/lease/claim-comment.js";
 import type { FenceStore } from "../src/providers/fence-store.js";
 import type { LivenessStore } from "../src/providers/liveness-store.js";
 import { MemoryFenceStore } from "../src/providers/memory-fence-store.js";
@@ -32,7 +31,7 @@ import {
   mockGraphqlApplyTransition,
   mockGraphqlSubjectStatus,
 } from "./support/app-github.js";
-import { type AppHarness, startApp } from "./support/app-harness.js";
+import { type AppHarness, signedClaimComment, startApp } from "./support/app-harness.js";
 import { loadFixture } from "./support/fixtures.js";
 import { createTestRedis, deleteKeysWithPrefix, probeRedis, uniqueKeyPrefix } from "./support/redis.js";
 
@@ -346,8 +345,8 @@ describe.skipIf(!redisProbe.available)("the zombie scenario (real Redis stores)"
       unassign: { assignableId: subjectId, assigneeIds: [agent.node_id] },
       removeLabels: { labelableId: subjectId, labelIds: [labelIds["agent:claimed"]] },
       assign: { assignableId: subjectId, assigneeIds: [human.nodeId] },
-      edit0: { id: "IC_b", body: renderClaimComment(recordB, "superseded") },
-      claimComment: { subjectId, body: renderClaimComment(humanRecord, "active") },
+      edit0: { id: "IC_b", body: signedClaimComment(recordB, "superseded") },
+      claimComment: { subjectId, body: signedClaimComment(humanRecord, "active") },
       comment0: {
         subjectId,
         body: [

@@ -2,11 +2,11 @@
 import nock from "nock";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ClaimRecord } from "../src/domain/claim.js";
-import { renderClaimComment } from "../src/lease/claim-comment.js";
 import { GitHubWriteError, type SubjectRef } from "../src/providers/assignment-provider.js";
 import { GitHubAssignmentProvider } from "../src/providers/github/github-assignment-provider.js";
 import { ConfigFileError, GitHubIdentityProvider } from "../src/providers/github/github-identity-provider.js";
 import { buildTransitionMutation } from "../src/providers/github/graphql/index.js";
+import { signedClaimComment, testSeal } from "./support/app-harness.js";
 import {
   appJwt,
   installationToken,
@@ -70,7 +70,7 @@ const record: ClaimRecord = {
   appAssigned: true,
   sync: "done",
 };
-const validClaimBody = renderClaimComment(record, "active");
+const validClaimBody = signedClaimComment(record, "active");
 const tamperedClaimBody = validClaimBody.replace('"generation":3', '"generation":"three"');
 
 function issueStatusData(
@@ -102,6 +102,7 @@ function assignmentProvider() {
   const provider = new GitHubAssignmentProvider({
     octokitFor: async () => testOctokit(),
     onRequest: (kind) => kinds.push(kind),
+    seal: testSeal,
   });
   return { provider, kinds };
 }
@@ -146,10 +147,12 @@ describe("GitHubAssignmentProvider.status", () => {
             heartbeatSeconds: 300,
             tokenDigest: "a".repeat(64),
             appAssigned: true,
+            mac: expect.stringMatching(/^[0-9a-f]{64}$/),
           },
         },
       ],
       rejectedMarkers: 1,
+      markerSearch: "complete",
       openPullRequests: [],
       branchCommittedAt: null,
       updatedAt: Date.parse("2025-03-01T10:00:00Z"),
@@ -209,6 +212,7 @@ describe("GitHubAssignmentProvider.status", () => {
   it("asks for the label names it is configured with, per repository", async () => {
     const provider = new GitHubAssignmentProvider({
       octokitFor: async () => testOctokit(),
+      seal: testSeal,
       labels: async (repo) => ({ claimed: `${repo.repo}:held`, stale: "zzz" }),
     });
     mockGraphqlSubjectStatus(

@@ -1,7 +1,6 @@
 // The claim inventory (GET …/claims) and the janitor's reconcile pass, through the real App with nock.
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { renderClaimComment } from "../src/lease/claim-comment.js";
 import { MemoryLivenessStore } from "../src/providers/memory-store.js";
 import {
   agent,
@@ -20,7 +19,7 @@ import {
   mockListInstallationRepositories,
   mockNoConfigFile,
 } from "./support/app-github.js";
-import { type AppHarness, startApp, testAdminToken } from "./support/app-harness.js";
+import { type AppHarness, signedClaimComment, startApp, testAdminToken } from "./support/app-harness.js";
 
 const installationId = 42;
 const repo = "octo/widgets";
@@ -95,7 +94,7 @@ describe("GET /api/v1/repos/{owner}/{repo}/claims", () => {
         assignees: [{ login: agent.login, id: agent.node_id }],
         labels: ["agent:claimed"],
         comments: [
-          { id: "IC_1", databaseId: 1, body: renderClaimComment(record, "active"), viewerDidAuthor: true },
+          { id: "IC_1", databaseId: 1, body: signedClaimComment(record, "active"), viewerDidAuthor: true },
         ],
       }),
       issue(2, { assignees: [{ login: "alice", id: "U_alice" }] }),
@@ -157,7 +156,7 @@ describe("reconcile", () => {
         assignees: [{ login: agent.login, id: agent.node_id }],
         labels: ["agent:claimed"],
         comments: [
-          { id: "IC_1", databaseId: 1, body: renderClaimComment(lost, "active"), viewerDidAuthor: true },
+          { id: "IC_1", databaseId: 1, body: signedClaimComment(lost, "active"), viewerDidAuthor: true },
         ],
       }),
       issue(3, { labels: ["agent:claimed"] }),

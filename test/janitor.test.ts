@@ -6,7 +6,6 @@ import type { ClaimRecord, SubjectKey } from "../src/domain/claim.js";
 import type { SweepReport } from "../src/janitor/janitor.js";
 import { JobRegistry } from "../src/janitor/job-registry.js";
 import { exceedsDisruptionBudget } from "../src/janitor/plan-sweep.js";
-import { renderClaimComment } from "../src/lease/claim-comment.js";
 import { createLogger } from "../src/logger.js";
 import { RedisLivenessStore } from "../src/providers/redis-store.js";
 import {
@@ -20,7 +19,7 @@ import {
   mockGraphqlSubjectStatus,
   mockNoConfigFile,
 } from "./support/app-github.js";
-import { type AppHarness, startApp } from "./support/app-harness.js";
+import { type AppHarness, signedClaimComment, startApp } from "./support/app-harness.js";
 import { createTestRedis, deleteKeysWithPrefix, probeRedis, uniqueKeyPrefix } from "./support/redis.js";
 
 const installationId = 42;
@@ -155,7 +154,7 @@ describeRedis("janitor sweep", () => {
     expect(relabel.variables).toEqual({
       removeLabels: { labelableId: issueNodeId(issueOf(1)), labelIds: [labelIds["agent:claimed"]] },
       addLabels: { labelableId: issueNodeId(issueOf(1)), labelIds: [labelIds["agent:stale"]] },
-      edit0: { id: "IC_1", body: renderClaimComment(stale!, "stale") },
+      edit0: { id: "IC_1", body: signedClaimComment(stale!, "stale") },
       comment0: {
         subjectId: issueNodeId(issueOf(1)),
         body: expect.stringContaining("No heartbeat from codex session s1"),
@@ -189,7 +188,7 @@ describeRedis("janitor sweep", () => {
       },
       edit0: {
         id: "IC_1",
-        body: renderClaimComment({ ...stale!, lastHeartbeatAt: record.lastHeartbeatAt }, "reaped", 2),
+        body: signedClaimComment({ ...stale!, lastHeartbeatAt: record.lastHeartbeatAt }, "reaped", 2),
       },
       comment0: {
         subjectId: issueNodeId(issueOf(1)),

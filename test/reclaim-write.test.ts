@@ -17,6 +17,7 @@ const snapshot: SubjectSnapshot = {
   labels: [],
   claimComments: [],
   rejectedMarkers: 0,
+  markerSearch: "complete",
   openPullRequests: [],
   branchCommittedAt: null,
   updatedAt: 0,

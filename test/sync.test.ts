@@ -12,7 +12,7 @@ import {
   mockGraphqlResolveLabels,
   mockNoConfigFile,
 } from "./support/app-github.js";
-import { type AppHarness, startApp } from "./support/app-harness.js";
+import { type AppHarness, signedClaimComment, startApp } from "./support/app-harness.js";
 import { loadFixture } from "./support/fixtures.js";
 
 const installationId = 957387;
@@ -96,7 +96,7 @@ describe("issues.unassigned / issues.unlabeled", () => {
         labelableId: issueNodeId,
         labelIds: [labelIds["agent:claimed"], labelIds["agent:stale"]],
       },
-      edit0: { id: commentNodeId, body: renderClaimComment(before, "revoked", 2) },
+      edit0: { id: commentNodeId, body: signedClaimComment(before, "revoked", 2) },
       comment0: {
         subjectId: issueNodeId,
         body:
@@ -193,7 +193,7 @@ describe("issues.closed, transferred, deleted", () => {
         labelableId: issueNodeId,
         labelIds: [labelIds["agent:claimed"], labelIds["agent:stale"]],
       },
-      edit0: { id: commentNodeId, body: renderClaimComment(before, "completed") },
+      edit0: { id: commentNodeId, body: signedClaimComment(before, "completed") },
     });
   });
 
@@ -221,7 +221,7 @@ describe("issue_comment.edited / deleted", () => {
     const write = mockGraphqlApplyTransition(github, { claimComment: { id: "IC_new", databaseId: 777 } });
     await app.deliver("issue_comment", loadFixture("issue_comment.deleted"));
     expect(write.variables).toEqual({
-      claimComment: { subjectId: issueNodeId, body: renderClaimComment(before, "active") },
+      claimComment: { subjectId: issueNodeId, body: signedClaimComment(before, "active") },
     });
     expect(await store.get(key)).toMatchObject({ commentNodeId: "IC_new", commentId: 777 });
     expect(parseClaimMarker(renderClaimComment(before, "active"))).toMatchObject({ kind: "marker" });
@@ -233,7 +233,7 @@ describe("issue_comment.edited / deleted", () => {
     const write = mockGraphqlApplyTransition(github);
     await app.deliver("issue_comment", loadFixture("issue_comment.edited"));
     expect(write.variables).toEqual({
-      edit0: { id: commentNodeId, body: renderClaimComment(before, "active") },
+      edit0: { id: commentNodeId, body: signedClaimComment(before, "active") },
     });
     const unrelated = loadFixture("issue_comment.edited");
     unrelated.comment = { ...unrelated.comment, id: 1 };

@@ -37,6 +37,10 @@ export const Env = z.object({
   ),
   /** Key for the HMAC digests of lease tokens; without it a random one is made (tokens die with the process). */
   CLAIM_HOLD_TOKEN_SECRET: optionalText.pipe(z.string().min(32, "must be at least 32 characters").optional()),
+  /** The secret being rotated out: markers and lease tokens made with it stay valid while it is set. */
+  CLAIM_HOLD_TOKEN_SECRET_PREVIOUS: optionalText.pipe(
+    z.string().min(32, "must be at least 32 characters").optional(),
+  ),
   CLAIM_HOLD_ADMIN_TOKEN: optionalText.pipe(z.string().min(16, "must be at least 16 characters").optional()),
   /** Public base URL of the App (e.g. `https://claim-hold.example.com`), for links in check runs. */
   CLAIM_HOLD_PUBLIC_URL: optionalText.pipe(z.url({ protocol: /^https?$/ }).optional()),
@@ -47,6 +51,14 @@ export const Env = z.object({
   ),
   JANITOR_RECONCILE_EVERY: optionalText.pipe(
     z.coerce.number<string | undefined>().int().min(1).max(10_000).optional(),
+  ),
+  /**
+   * How many proxies in front of the App append to `X-Forwarded-For`: the client address the
+   * failed-auth limiter counts is that many hops from the right. Default 0: the socket's address,
+   * the header ignored (a client could otherwise pick its own address).
+   */
+  CLAIM_HOLD_TRUST_PROXY: optionalText.pipe(
+    z.coerce.number<string | undefined>().int("must be a whole number of hops").min(0).max(32).optional(),
   ),
   /** Comma-separated job names to leave off (tests). */
   CLAIM_HOLD_DISABLE_JOBS: optionalText,

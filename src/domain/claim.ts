@@ -68,6 +68,16 @@ export const ClaimRecord = z.strictObject({
   lastHeartbeatAt: z.number().int(),
   /** HMAC-SHA256 (hex) of the lease token; absent for human claims. */
   tokenDigest: z.string().optional(),
+  /**
+   * Digest of a re-claim's new token, valid only once the re-claim's GitHub write landed and the
+   * store promoted it (invariant 14); until then `tokenDigest` stays the lease's token.
+   */
+  pendingTokenDigest: z.string().optional(),
+  /**
+   * HMAC of the session's secret `actor.sessionKey`: proof for a re-claim. Never in a marker, so a
+   * record restored from a claim comment has none (then only the lease token proves the session).
+   */
+  sessionKeyDigest: z.string().optional(),
   /** True when the App made the assignment itself (and so may remove it). */
   appAssigned: z.boolean(),
   /** GraphQL node id of the assigned account, so an unassignment needs no lookup. */
@@ -126,7 +136,8 @@ export function leaseIdOf(key: SubjectKey, generation: number): string {
 }
 
 export function parseLeaseId(leaseId: string): (SubjectKey & { generation: number }) | null {
-  const match = /^(\d{1,15})\.(\d{1,15})\.(\d{1,9})\.(\d{1,9})$/.exec(leaseId);
+  // Generations go up to 2^31 (markers cap theirs just below), so every minted lease id parses.
+  const match = /^(\d{1,15})\.(\d{1,15})\.(\d{1,10})\.(\d{1,10})$/.exec(leaseId);
   if (!match) return null;
   const [installationId, repoId, issue, generation] = match.slice(1).map(Number) as [
     number,
@@ -136,5 +147,6 @@ export function parseLeaseId(leaseId: string): (SubjectKey & { generation: numbe
   ];
   if ([installationId, repoId, issue, generation].some((n) => !Number.isSafeInteger(n) || n <= 0))
     return null;
+  if (issue > 2 ** 31 || generation > 2 ** 31) return null;
   return { installationId, repoId, issue, generation };
 }

@@ -2,7 +2,7 @@
 import type { Logger } from "pino";
 import type { RepoConfig } from "../config/repo-config.js";
 import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
-import { renderClaimComment } from "../lease/claim-comment.js";
+import { branchCode, renderClaimComment } from "../lease/claim-comment.js";
 import { endedClaimWrite, spanOf } from "../lease/ended-write.js";
 import { describe, type RepoConfigSource } from "../lease/lease-core.js";
 import { latestMarker, markerHolds, recordFromMarker } from "../lease/restore-from-comments.js";
@@ -261,7 +261,7 @@ export class Janitor {
         `${new Date(record.lastHeartbeatAt).toISOString()} (${spanOf(now - record.lastHeartbeatAt)} ago), ` +
         "no open pull request and no recent push." +
         (record.branch
-          ? ` Its branch \`${record.branch}\` is kept: claim the issue again to resume from it.`
+          ? ` Its branch ${branchCode(record.branch)} is kept: claim the issue again to resume from it.`
           : "");
       await assignments.apply(
         ref,

@@ -1,5 +1,6 @@
 // Decides the `claim-hold` check run of a PR head (SPEC §5 rules 1–6) from its linked subjects; pure.
 import type { Actor, ClaimRecord } from "../domain/claim.js";
+import { describeActor, inert } from "./inert-text.js";
 
 export type CheckConclusion = "success" | "neutral" | "failure";
 
@@ -55,15 +56,11 @@ interface SubjectVerdict {
 
 const severity: Record<CheckConclusion, number> = { success: 0, neutral: 1, failure: 2 };
 
-/** Runtime and session id are the claimant's own words: keep them from injecting Markdown. */
-function safe(text: string): string {
-  return text.replace(/[^\w.:-]/g, "");
-}
-
+/** Runtime and session id are the claimant's own words: rendered inert (invariant 11). */
 function describe(actor: Actor): string {
-  if (actor.kind === "human") return `@${actor.login}`;
-  const session = actor.sessionId ? ` session ${safe(actor.sessionId.slice(0, 8))}` : "";
-  return `${actor.runtime ? safe(actor.runtime) : "agent"}${session} (@${actor.login})`;
+  return actor.kind === "human"
+    ? describeActor(actor)
+    : `${describeActor(actor)} (${inert(`@${actor.login}`)})`;
 }
 
 function holderOf(record: ClaimRecord | null): string {

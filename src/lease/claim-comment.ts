@@ -1,6 +1,8 @@
 // The claim comment: a readable line plus the machine-readable `claim-hold:v1` marker, rendered and parsed.
 import { z } from "zod";
 import { Actor, type ClaimRecord, TaskClass } from "../domain/claim.js";
+import { describeActor, inert } from "./inert-text.js";
+import type { MarkerSeal } from "./marker-seal.js";
 
 export const markerStates = [
   "active",
@@ -14,9 +16,16 @@ export const markerStates = [
 export const MarkerState = z.enum(markerStates);
 export type MarkerState = z.infer<typeof MarkerState>;
 
+/**
+ * Generations stay far inside what lease ids carry (`parseLeaseId` takes up to 2^31): a marker
+ * naming more is absurd, rejected, never obeyed.
+ */
+export const maxMarkerGeneration = 2 ** 31 - 1;
+const Generation = z.number().int().positive().max(maxMarkerGeneration);
+
 export const ClaimMarker = z.strictObject({
   subject: z.string().regex(/^[\w.-]+\/[\w.-]+#\d+$/),
-  generation: z.number().int().positive(),
+  generation: Generation,
   state: MarkerState,
   actor: Actor,
   taskClass: TaskClass,
@@ -29,26 +38,42 @@ export const ClaimMarker = z.strictObject({
     .string()
     .regex(/^[0-9a-f]{64}$/)
     .optional(),
-  supersedes: z.number().int().positive().optional(),
+  supersedes: Generation.optional(),
   /** On an ended claim: the generation minted when it ended (reap, revoke), so none is ever reused. */
-  nextGeneration: z.number().int().positive().optional(),
+  nextGeneration: Generation.optional(),
   appAssigned: z.boolean().optional(),
   artifacts: z.string().max(500).optional(),
+  /** HMAC-SHA256 over the other fields (invariant 11); set by `MarkerSeal`, checked before any use. */
+  mac: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .optional(),
 });
 export type ClaimMarker = z.infer<typeof ClaimMarker>;
 
 const markerPattern = /<!-- claim-hold:v1 (.*?) -->/s;
+const markerOpening = /<!--\s*claim-hold:v1/g;
 
 export type MarkerParse =
   | { kind: "none" }
   | { kind: "marker"; marker: ClaimMarker }
   | { kind: "rejected"; reason: string };
 
-/** Total: never throws, whatever the comment body holds. */
+/**
+ * Total: never throws, whatever the comment body holds. A claim comment holds exactly one marker,
+ * as its last line; any other placement is rejected. This checks the shape only: trust needs
+ * `verifyClaimMarker` too.
+ */
 export function parseClaimMarker(body: unknown): MarkerParse {
   if (typeof body !== "string") return { kind: "none" };
+  const openings = body.match(markerOpening)?.length ?? 0;
+  if (openings === 0) return { kind: "none" };
+  if (openings > 1) return { kind: "rejected", reason: "more than one marker in one comment" };
   const match = markerPattern.exec(body);
-  if (!match) return { kind: "none" };
+  if (!match) return { kind: "rejected", reason: "marker is not closed" };
+  if (body.slice(match.index + match[0].length).trim() !== "") {
+    return { kind: "rejected", reason: "marker is not the comment's last line" };
+  }
   let json: unknown;
   try {
     json = JSON.parse(match[1] ?? "");
@@ -64,6 +89,32 @@ export function parseClaimMarker(body: unknown): MarkerParse {
     };
   }
   return { kind: "marker", marker: parsed.data };
+}
+
+/** Shape and MAC: the only marker the App obeys (invariant 11). */
+export function verifyClaimMarker(body: unknown, seal: MarkerSeal): MarkerParse {
+  const parsed = parseClaimMarker(body);
+  if (parsed.kind !== "marker") return parsed;
+  if (!parsed.marker.mac) return { kind: "rejected", reason: "marker is not signed" };
+  if (!seal.verify(parsed.marker)) return { kind: "rejected", reason: "marker signature does not verify" };
+  return parsed;
+}
+
+function markerLine(marker: ClaimMarker): string {
+  const json = JSON.stringify(marker).replace(/</g, "\\u003c").replace(/>/g, "\\u003e");
+  return `<!-- claim-hold:v1 ${json} -->`;
+}
+
+/**
+ * Signs the marker of a claim comment the App is about to write; a body without a marker of its
+ * own shape is returned as it is (audit comments carry none).
+ */
+export function sealClaimComment(body: string, seal: MarkerSeal): string {
+  const parsed = parseClaimMarker(body);
+  if (parsed.kind !== "marker") return body;
+  const match = markerPattern.exec(body)!;
+  const { mac: _old, ...unsigned } = parsed.marker;
+  return `${body.slice(0, match.index)}${markerLine(seal.seal(unsigned))}`;
 }
 
 export function markerOf(record: ClaimRecord, state: MarkerState, nextGeneration?: number): ClaimMarker {
@@ -87,10 +138,8 @@ export function markerOf(record: ClaimRecord, state: MarkerState, nextGeneration
 }
 
 function who(actor: Actor): string {
-  if (actor.kind === "human") return `@${actor.login}`;
-  const session = actor.sessionId ? ` session ${actor.sessionId.slice(0, 8)}` : "";
-  const host = actor.host ? ` on ${actor.host}` : "";
-  return `${actor.runtime ?? "agent"}${session}${host} (@${actor.login})`;
+  if (actor.kind === "human") return describeActor(actor);
+  return `${describeActor(actor)} (${inert(`@${actor.login}`)})`;
 }
 
 function minutes(ms: number): string {
@@ -108,22 +157,19 @@ const headline: Record<MarkerState, string> = {
   revoked: "⛔ Revoked claim of",
 };
 
-/** Markdown text is escaped so an actor field cannot inject links, mentions or HTML. */
-function plain(text: string): string {
-  return text.replace(/[\\`*_{}[\]<>()#+!|~@-]/g, (c) => `\\${c}`);
+/** A branch shown in a code span: only the characters a valid branch name may hold. */
+export function branchCode(branch: string): string {
+  return `\`${branch.replace(/[^\w./-]/g, "").slice(0, 255)}\``;
 }
 
 export function renderClaimComment(record: ClaimRecord, state: MarkerState, nextGeneration?: number): string {
-  const parts = [`${headline[state]} ${plain(who(record.actor))}`];
-  if (record.branch) parts.push(`branch \`${record.branch.replace(/`/g, "")}\``);
+  const parts = [`${headline[state]} ${who(record.actor)}`];
+  if (record.branch) parts.push(`branch ${branchCode(record.branch)}`);
   if (record.actor.kind === "agent") parts.push(`heartbeat every ${minutes(record.durations.heartbeatMs)}`);
   parts.push(`generation ${record.generation}`);
   const lines = [parts.join(" · ")];
-  if (record.phase && state === "active") lines.push(`Phase: ${plain(record.phase)}`);
-  if (record.artifacts) lines.push(`Handoff material: ${plain(record.artifacts)}`);
-  const json = JSON.stringify(markerOf(record, state, nextGeneration))
-    .replace(/</g, "\\u003c")
-    .replace(/>/g, "\\u003e");
-  lines.push("", `<!-- claim-hold:v1 ${json} -->`);
+  if (record.phase && state === "active") lines.push(`Phase: ${inert(record.phase)}`);
+  if (record.artifacts) lines.push(`Handoff material: ${inert(record.artifacts, { max: 500 })}`);
+  lines.push("", markerLine(markerOf(record, state, nextGeneration)));
   return lines.join("\n");
 }

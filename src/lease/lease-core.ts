@@ -20,9 +20,10 @@ import type {
   TransitionWrite,
 } from "../providers/assignment-provider.js";
 import type { HeartbeatInput, LeaseRefusal, LivenessStore } from "../providers/liveness-store.js";
-import { type ClaimMarker, type MarkerState, renderClaimComment } from "./claim-comment.js";
+import { branchCode, type ClaimMarker, type MarkerState, renderClaimComment } from "./claim-comment.js";
 import { spanOf } from "./ended-write.js";
 import { UserError } from "./errors.js";
+import { describeActor, inert } from "./inert-text.js";
 import { expiresAt, livenessOf, reclaimableAt } from "./liveness.js";
 import { highestGeneration, latestMarker, markerHolds, recordFromMarker } from "./restore-from-comments.js";
 import { liveScopeOverlaps, type ScopeOverlap } from "./scope-overlap.js";
@@ -61,6 +62,10 @@ export interface ClaimRequest {
   takeover: boolean;
   scope?: string[];
   artifacts?: string;
+  /** The session's secret (`actor.sessionKey`): proof for a re-claim, kept only as a digest. */
+  sessionKey?: string;
+  /** The lease's current token sent as `leaseToken`: the other proof for a re-claim. */
+  leaseToken?: string;
 }
 
 export interface LeaseView {
@@ -132,6 +137,19 @@ function holderBody(record: ClaimRecord, now: number, takeoverPendingBy?: Actor)
 export function refusalError(refusal: LeaseRefusal): UserError {
   switch (refusal.kind) {
     case "superseded":
+      if (refusal.rotatedAt !== undefined) {
+        return new UserError(
+          409,
+          "superseded",
+          "This lease token was replaced by a re-claim; only the newest token of the lease is valid.",
+          {
+            by: refusal.current.actor,
+            generation: refusal.current.generation,
+            at: iso(refusal.rotatedAt),
+            reason: "rotated",
+          },
+        );
+      }
       return new UserError(409, "superseded", "This lease was superseded; stop working on the subject.", {
         by: refusal.current.actor,
         generation: refusal.current.generation,
@@ -213,6 +231,8 @@ export class LeaseCore {
       ...(request.scope ? { scope: request.scope } : {}),
       ...(request.artifacts ? { artifacts: request.artifacts } : {}),
       tokenDigest: tokens.digest(token),
+      ...(request.sessionKey ? { sessionKeyDigest: tokens.sessionKeyDigest(request.sessionKey) } : {}),
+      ...(request.leaseToken ? { leaseTokenDigest: tokens.digest(request.leaseToken) } : {}),
       takeover: request.takeover,
       now,
       minGeneration: highestGeneration(snapshot),
@@ -252,7 +272,12 @@ export class LeaseCore {
           },
         };
       case "reclaimed": {
-        const record = outcome.record;
+        // Invariant 14: the comment names the new token (store loss restores what it says), but the
+        // store keeps the old token the lease's until this write has landed: a failed write (502)
+        // leaves the new token pending, never valid, and the old one working.
+        const tokenDigest = tokens.digest(token);
+        const { pendingTokenDigest: _pending, ...rest } = outcome.record;
+        const record: ClaimRecord = { ...rest, tokenDigest };
         // A claim whose own write never landed (the process died mid-claim, or GitHub answered
         // late) is completed now: comment, assignment and label; otherwise only the comment is edited.
         const own = snapshot.claimComments.find(
@@ -272,16 +297,27 @@ export class LeaseCore {
         const comment =
           applied.claimComment ??
           (own && !record.commentNodeId ? { nodeId: own.nodeId, databaseId: own.databaseId } : undefined);
-        if (comment) {
-          await store.commitClaim(key, record.generation, {
-            commentNodeId: comment.nodeId,
-            commentId: comment.databaseId,
-          });
-        } else {
-          await store.markSynced(key, record.generation);
+        const promoted = await store.commitReclaim({
+          key,
+          generation: record.generation,
+          tokenDigest,
+          now: clock(),
+          ...(comment ? { comment: { commentNodeId: comment.nodeId, commentId: comment.databaseId } } : {}),
+        });
+        if (!promoted) {
+          // A newer re-claim (or a release) got there first: this token never becomes valid.
+          const current = await store.get(key);
+          throw new UserError(
+            409,
+            "held",
+            `${subject} changed while this re-claim was written; claim again.`,
+            current ? holderBody(current, clock()) : {},
+          );
         }
-        const overlaps = await this.#overlapsOf(record);
-        return { status: 200, body: { lease: leaseView(key, record, token), resume: null, overlaps } };
+        // The rotated-out token's attestations no longer count: the linked PRs' checks re-run.
+        await this.#announce(key, promoted);
+        const overlaps = await this.#overlapsOf(promoted);
+        return { status: 200, body: { lease: leaseView(key, promoted, token), resume: null, overlaps } };
       }
       case "created": {
         const { record, previous } = outcome;
@@ -376,7 +412,7 @@ export class LeaseCore {
       }
       write.addComments = [
         `↪️ Superseded ${describe(previous.actor)} (generation ${previous.generation}, last seen ${spanOf(now - previous.lastHeartbeatAt)} ago)` +
-          `; resuming on branch \`${record.branch}\` as generation ${record.generation}.`,
+          `; resuming on branch ${branchCode(record.branch ?? "")} as generation ${record.generation}.`,
       ];
     }
     return write;
@@ -625,8 +661,8 @@ export class LeaseCore {
       if (note || record.outcome === "handoff") {
         write.addComments = [
           `📝 ${describe(record.actor)} released generation ${record.generation} (${record.outcome})` +
-            (record.branch ? ` · branch \`${record.branch}\`` : "") +
-            (note ? `\n\n> ${note.replace(/\n/g, "\n> ")}` : ""),
+            (record.branch ? ` · branch ${branchCode(record.branch)}` : "") +
+            (note ? `\n\n> ${inert(note, { multiline: true, max: 4000 }).replace(/\n/g, "\n> ")}` : ""),
         ];
       }
       await this.#write(
@@ -790,10 +826,8 @@ function sameDurations(a: ClaimRecord["durations"], b: ClaimRecord["durations"])
   return a.ttlMs === b.ttlMs && a.reclaimAfterMs === b.reclaimAfterMs && a.heartbeatMs === b.heartbeatMs;
 }
 
-export function describe(actor: Actor): string {
-  if (actor.kind === "human") return `@${actor.login}`;
-  return `${actor.runtime ?? "agent"} session ${(actor.sessionId ?? "?").slice(0, 8)}${actor.host ? ` on ${actor.host}` : ""}`;
-}
+/** An actor in an audit comment: its agent-chosen parts are inert (invariant 11). */
+export const describe = describeActor;
 
 function leaseView(key: SubjectKey, record: ClaimRecord, token: string): LeaseView {
   return {

@@ -14,6 +14,8 @@ export interface ClaimHoldMetrics {
   rateLimitRemaining: Gauge;
   storeLatency: Histogram<"method" | "result">;
   webhookDuration: Histogram<"event">;
+  /** Markers read from GitHub and not trusted (unsigned, forged, misplaced, outside the App's comments). */
+  markersRejected: Counter;
   /** Counts a finished sweep (its actions, whether it halted, how long it took). */
   observeSweep(report: SweepReport): void;
 }
@@ -109,6 +111,11 @@ export function createMetrics(sources: MetricsSources): ClaimHoldMetrics {
       help: "Time spent handling a webhook, by event (event.action).",
       labelNames: ["event"],
       buckets: [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    }),
+    markersRejected: new Counter({
+      name: "claim_hold_markers_rejected_total",
+      help: "Claim markers read from GitHub and ignored: unsigned, forged, misplaced or outside the App's claim comments",
       registers,
     }),
     observeSweep(report) {

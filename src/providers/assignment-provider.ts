@@ -28,8 +28,13 @@ export interface SubjectSnapshot {
   labels: string[];
   /** Claim comments written by this App, oldest first; foreign or tampered markers are left out. */
   claimComments: ClaimCommentEvidence[];
-  /** Markers that looked like ours but failed to parse (reported, never trusted). */
+  /** Markers in the App's own comments that failed to parse or verify (reported, never trusted). */
   rejectedMarkers: number;
+  /**
+   * `complete` when the comments were read back to the latest trusted claim comment (or the
+   * thread's start); `truncated` when older comments were not read (invariant 12).
+   */
+  markerSearch: "complete" | "truncated";
   /** Open pull requests that close the issue or come from the asked-for branch. */
   openPullRequests: { number: number; headRef: string; author: string }[];
   /** When the asked-for branch last received a commit (null: no such branch, or not asked). */

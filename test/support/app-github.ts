@@ -1,7 +1,8 @@
 // GitHub as the in-process App sees it, faked with nock: installation auth, identity calls, subject reads and writes.
 import nock from "nock";
-import type { ClaimMarker } from "../../src/lease/claim-comment.js";
+import { type ClaimMarker, sealClaimComment } from "../../src/lease/claim-comment.js";
 import { SUBJECT_STATUS_QUERY } from "../../src/providers/github/graphql/index.js";
+import { testSeal } from "./app-harness.js";
 import { githubApiUrl, installationToken } from "./github-nock.js";
 
 export const installationId = 42;
@@ -175,7 +176,11 @@ export function claimCommentOf(id: string, databaseId: number, body: string) {
 }
 
 export function markerComment(marker: ClaimMarker, id = "IC_1", databaseId = 1) {
-  return claimCommentOf(id, databaseId, `🤖 claim\n\n<!-- claim-hold:v1 ${JSON.stringify(marker)} -->`);
+  return claimCommentOf(
+    id,
+    databaseId,
+    sealClaimComment(`🤖 claim\n\n<!-- claim-hold:v1 ${JSON.stringify(marker)} -->`, testSeal),
+  );
 }
 
 /** The label-id lookup a fresh App makes before its first write to a repository. */

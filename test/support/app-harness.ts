@@ -4,6 +4,9 @@ import { createServer } from "node:net";
 import { Writable } from "node:stream";
 import { Probot, ProbotOctokit, Server } from "probot";
 import { type ClaimHoldServices, createClaimHoldApp } from "../../src/app.js";
+import type { ClaimRecord } from "../../src/domain/claim.js";
+import { type MarkerState, renderClaimComment, sealClaimComment } from "../../src/lease/claim-comment.js";
+import { createMarkerSeal } from "../../src/lease/marker-seal.js";
 import { createLogger } from "../../src/logger.js";
 import type { FenceStore } from "../../src/providers/fence-store.js";
 import type { LivenessStore } from "../../src/providers/liveness-store.js";
@@ -11,6 +14,13 @@ import type { LivenessStore } from "../../src/providers/liveness-store.js";
 export const testWebhookSecret = "test-webhook-secret";
 export const testTokenSecret = "t".repeat(48);
 export const testAdminToken = "admin-token-for-tests-0123456789";
+/** Signs and checks markers like an App started with `testTokenSecret`. */
+export const testSeal = createMarkerSeal(testTokenSecret);
+
+/** A claim comment exactly as the test App writes it: rendered, its marker signed. */
+export function signedClaimComment(record: ClaimRecord, state: MarkerState, nextGeneration?: number): string {
+  return sealClaimComment(renderClaimComment(record, state, nextGeneration), testSeal);
+}
 
 let cachedKey: string | undefined;
 /** The App's private key (PEM), generated once per test process; the GitHub simulator can verify JWTs with it. */
@@ -68,6 +78,8 @@ export async function startApp(options: {
   appId?: number;
   publicUrl?: string;
   metricsToken?: string;
+  /** `CLAIM_HOLD_TRUST_PROXY`: how many `X-Forwarded-For` hops name the client (absent: the socket's address). */
+  trustProxyHops?: number;
   /** False: the App starts as if its GitHub credentials were missing (readiness). */
   credentialsLoaded?: boolean;
 }): Promise<AppHarness> {
@@ -108,6 +120,7 @@ export async function startApp(options: {
       now: () => clock.now,
       credentialsLoaded: options.credentialsLoaded ?? true,
       ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),
+      ...(options.trustProxyHops !== undefined ? { trustProxyHops: options.trustProxyHops } : {}),
       disabledJobs: ["janitor"],
       sleep: async (ms) => {
         sleeps.push(ms);

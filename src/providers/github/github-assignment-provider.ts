@@ -1,5 +1,6 @@
 // The GitHub side of a claim: one GraphQL read per subject and one batched GraphQL mutation per transition.
-import { parseClaimMarker } from "../../lease/claim-comment.js";
+import { sealClaimComment, verifyClaimMarker } from "../../lease/claim-comment.js";
+import type { MarkerSeal } from "../../lease/marker-seal.js";
 import { redactSecrets } from "../../redact-secrets.js";
 import {
   type AppliedWrite,
@@ -24,7 +25,9 @@ import {
   RESOLVE_LABELS_QUERY,
   type ResolveLabelsResponse,
   resolveLabelsVariables,
+  SUBJECT_COMMENTS_QUERY,
   SUBJECT_STATUS_QUERY,
+  type SubjectCommentsResponse,
   type SubjectStatusResponse,
   type SubjectStatusVariables,
   type TransitionResponse,
@@ -66,7 +69,14 @@ export interface GitHubAssignmentProviderOptions {
   labels?: ManagedLabelNames | ((ref: RepoRef) => ManagedLabelNames | Promise<ManagedLabelNames>);
   /** Called once for every HTTP request the provider makes (metrics, tests). */
   onRequest?: (kind: GitHubRequestKind) => void;
+  /** Signs the markers the App writes and checks the ones it reads (invariant 11). */
+  seal: MarkerSeal;
+  /** Called for every marker read that is not trusted (unsigned, forged, misplaced, foreign). */
+  onMarkerRejected?: (reason: string) => void;
 }
+
+/** Pages of 100 earlier comments recovery reads at most before it calls the claim state unknown. */
+export const maxRecoveryPages = 100;
 
 interface RequestCounter {
   requests: number;
@@ -115,6 +125,7 @@ export class GitHubAssignmentProvider implements AssignmentProvider {
       if (label) cache.set(label.name.toLowerCase(), label.id);
     }
     const snapshot = this.#snapshotOf(ref, repository, issue);
+    await this.#searchEarlierComments(octokit, ref, issue, snapshot);
     snapshot.openPullRequests = uniquePullRequests([
       ...(issue.closedByPullRequestsReferences?.nodes ?? []),
       ...(repository.branchPullRequests?.nodes ?? []),
@@ -143,9 +154,17 @@ export class GitHubAssignmentProvider implements AssignmentProvider {
     );
     const repository = data.repository;
     if (!repository) return { repoId: null, issues: [], hasNextPage: false, endCursor: null };
-    const issues = (repository.issues.nodes ?? []).flatMap((issue) =>
-      issue ? [this.#snapshotOf({ ...ref, issue: issue.number }, repository, issue)] : [],
-    );
+    const managed = new Set(Object.values(await this.#labelNames(ref)).map((l) => l.toLowerCase()));
+    const issues: SubjectSnapshot[] = [];
+    for (const issue of repository.issues.nodes ?? []) {
+      if (!issue) continue;
+      const snapshot = this.#snapshotOf({ ...ref, issue: issue.number }, repository, issue);
+      // Only a subject that shows a claim needs its claim comment, however far back it is.
+      if (snapshot.labels.some((l) => managed.has(l.toLowerCase()))) {
+        await this.#searchEarlierComments(octokit, { ...ref, issue: issue.number }, issue, snapshot);
+      }
+      issues.push(snapshot);
+    }
     return { repoId: repository.databaseId, issues, ...repository.issues.pageInfo };
   }
 
@@ -186,18 +205,7 @@ export class GitHubAssignmentProvider implements AssignmentProvider {
     for (const label of issue.labels?.nodes ?? []) {
       if (label) cache.set(label.name.toLowerCase(), label.id);
     }
-    const claimComments: ClaimCommentEvidence[] = [];
-    let rejectedMarkers = 0;
-    for (const comment of issue.comments.nodes ?? []) {
-      // Only the App's own comments can carry evidence; anyone can paste a marker into theirs.
-      if (!comment?.viewerDidAuthor || comment.databaseId === null) continue;
-      const parsed = parseClaimMarker(comment.body);
-      if (parsed.kind === "marker") {
-        claimComments.push({ nodeId: comment.id, databaseId: comment.databaseId, marker: parsed.marker });
-      } else if (parsed.kind === "rejected") {
-        rejectedMarkers++;
-      }
-    }
+    const { claimComments, rejectedMarkers } = this.#claimCommentsOf(issue.comments);
     return {
       repoId: repository.databaseId,
       repo: repository.nameWithOwner,
@@ -209,10 +217,69 @@ export class GitHubAssignmentProvider implements AssignmentProvider {
       labels: (issue.labels?.nodes ?? []).flatMap((l) => (l ? [l.name] : [])),
       claimComments,
       rejectedMarkers,
+      markerSearch:
+        claimComments.length > 0 || !issue.comments.pageInfo?.hasPreviousPage ? "complete" : "truncated",
       openPullRequests: uniquePullRequests(issue.closedByPullRequestsReferences?.nodes ?? []),
       branchCommittedAt: null,
       updatedAt: Date.parse(issue.updatedAt),
     };
+  }
+
+  /** The trusted claim comments of a page, oldest first; every other marker is counted and ignored. */
+  #claimCommentsOf(comments: ClaimIssueNode["comments"]): {
+    claimComments: ClaimCommentEvidence[];
+    rejectedMarkers: number;
+  } {
+    const claimComments: ClaimCommentEvidence[] = [];
+    let rejectedMarkers = 0;
+    for (const comment of comments.nodes ?? []) {
+      if (!comment) continue;
+      const parsed = verifyClaimMarker(comment.body, this.options.seal);
+      if (parsed.kind === "none") continue;
+      // Only the App's own comments can carry evidence; anyone can paste a marker into theirs.
+      if (parsed.kind === "marker" && comment.viewerDidAuthor && comment.databaseId !== null) {
+        claimComments.push({ nodeId: comment.id, databaseId: comment.databaseId, marker: parsed.marker });
+        continue;
+      }
+      const reason = parsed.kind === "rejected" ? parsed.reason : "marker outside the App's comments";
+      if (comment.viewerDidAuthor) rejectedMarkers++;
+      this.options.onMarkerRejected?.(reason);
+    }
+    return { claimComments, rejectedMarkers };
+  }
+
+  /**
+   * Invariant 12: when the page read holds no trusted claim comment but the thread goes further
+   * back, pages back (100 comments a request) until it meets one or the thread's start. Past
+   * `maxRecoveryPages` the search stops and the snapshot says `truncated` (claim state unknown).
+   */
+  async #searchEarlierComments(
+    octokit: OctokitLike,
+    ref: SubjectRef,
+    issue: ClaimIssueNode,
+    snapshot: SubjectSnapshot,
+  ): Promise<void> {
+    let pageInfo = issue.comments.pageInfo;
+    const { owner, name } = splitRepo(ref.repo);
+    for (let page = 0; snapshot.claimComments.length === 0 && pageInfo?.hasPreviousPage; page++) {
+      if (page >= maxRecoveryPages || !pageInfo.startCursor) return;
+      const before = pageInfo.startCursor;
+      const data = await this.#send({ requests: 0 }, "subject-comments", () =>
+        octokit.graphql<SubjectCommentsResponse>(SUBJECT_COMMENTS_QUERY, {
+          owner,
+          name,
+          number: ref.issue,
+          before,
+        }),
+      );
+      const comments = data.repository?.issue?.comments;
+      if (!comments) return;
+      const found = this.#claimCommentsOf(comments);
+      snapshot.claimComments = found.claimComments;
+      snapshot.rejectedMarkers += found.rejectedMarkers;
+      pageInfo = comments.pageInfo;
+    }
+    snapshot.markerSearch = "complete";
   }
 
   /**
@@ -246,9 +313,15 @@ export class GitHubAssignmentProvider implements AssignmentProvider {
         unassigneeIds: unique(write.unassign ?? []),
         addLabelIds: unique(addLabels.map((l) => ids.get(l.toLowerCase())!)),
         removeLabelIds: unique(removeLabels.flatMap((l) => ids.get(l.toLowerCase()) ?? [])),
-        editComments: edits,
-        ...(write.createClaimComment !== undefined ? { claimComment: write.createClaimComment } : {}),
-        addComments: comments,
+        editComments: edits.map((edit) => ({
+          ...edit,
+          body: sealClaimComment(edit.body, this.options.seal),
+        })),
+        ...(write.createClaimComment !== undefined
+          ? { claimComment: sealClaimComment(write.createClaimComment, this.options.seal) }
+          : {}),
+        // Audit comments never carry a marker: anything that could open one is defused.
+        addComments: comments.map(defuseMarkers),
       });
       if (!mutation) return { requests: counter.requests };
 
@@ -395,6 +468,10 @@ export class GitHubAssignmentProvider implements AssignmentProvider {
     this.options.onRequest?.(kind);
     return call();
   }
+}
+
+function defuseMarkers(body: string): string {
+  return body.replace(/<!--/g, "&lt;!--");
 }
 
 function repoKey(ref: RepoRef): string {

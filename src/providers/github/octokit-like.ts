@@ -25,6 +25,7 @@ export function httpStatusOf(error: unknown): number | undefined {
 /** The kinds of GitHub request the providers make, as reported to their `onRequest` callbacks. */
 export type GitHubRequestKind =
   | "subject-status"
+  | "subject-comments"
   | "open-issues"
   | "list-repositories"
   | "get-repository"

@@ -2,7 +2,7 @@
 import { allTransitionShapes, transitionDocument } from "./apply-transition.js";
 import { OPEN_ISSUES_QUERY } from "./open-issues.js";
 import { RESOLVE_LABELS_QUERY } from "./resolve-labels.js";
-import { SUBJECT_STATUS_QUERY } from "./subject-status.js";
+import { SUBJECT_COMMENTS_QUERY, SUBJECT_STATUS_QUERY } from "./subject-status.js";
 
 export * from "./apply-transition.js";
 export * from "./open-issues.js";
@@ -24,6 +24,7 @@ export function allDocuments(): NamedDocument[] {
   });
   return [
     { name: "SubjectStatus", document: SUBJECT_STATUS_QUERY },
+    { name: "SubjectComments", document: SUBJECT_COMMENTS_QUERY },
     { name: "ResolveLabels", document: RESOLVE_LABELS_QUERY },
     { name: "OpenIssues", document: OPEN_ISSUES_QUERY },
     ...transitions,

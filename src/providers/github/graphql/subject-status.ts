@@ -4,6 +4,22 @@
  * Also reads the node ids of the two managed labels (aliased `claimedLabel`/`staleLabel`), so a
  * following transition can label the issue without a lookup of its own.
  */
+/** A page of comments with what recovery reads of each. */
+export const CLAIM_COMMENT_NODES = /* GraphQL */ `
+  fragment ClaimCommentNodes on IssueCommentConnection {
+    pageInfo {
+      hasPreviousPage
+      startCursor
+    }
+    nodes {
+      id
+      databaseId
+      body
+      viewerDidAuthor
+    }
+  }
+`;
+
 /** The issue fields every read of a subject needs: shared by the one-subject read and the listings. */
 export const CLAIM_ISSUE_FRAGMENTS = /* GraphQL */ `
   fragment ClaimIssueFields on Issue {
@@ -34,15 +50,7 @@ export const CLAIM_ISSUE_FRAGMENTS = /* GraphQL */ `
       }
     }
   }
-
-  fragment ClaimCommentNodes on IssueCommentConnection {
-    nodes {
-      id
-      databaseId
-      body
-      viewerDidAuthor
-    }
-  }
+  ${CLAIM_COMMENT_NODES}
 `;
 
 export const SUBJECT_STATUS_QUERY = /* GraphQL */ `
@@ -97,6 +105,27 @@ export const SUBJECT_STATUS_QUERY = /* GraphQL */ `
   ${CLAIM_ISSUE_FRAGMENTS}
 `;
 
+/**
+ * Earlier comments of an issue, newest page first: recovery pages back through a long thread until
+ * it meets the latest claim comment (invariant 12: no comment-count limit).
+ */
+export const SUBJECT_COMMENTS_QUERY = /* GraphQL */ `
+  query SubjectComments($owner: String!, $name: String!, $number: Int!, $before: String!) {
+    repository(owner: $owner, name: $name) {
+      issue(number: $number) {
+        comments(last: 100, before: $before) {
+          ...ClaimCommentNodes
+        }
+      }
+    }
+  }
+  ${CLAIM_COMMENT_NODES}
+`;
+
+export interface SubjectCommentsResponse {
+  repository: { issue: { comments: ClaimIssueNode["comments"] } | null } | null;
+}
+
 export interface SubjectStatusVariables {
   owner: string;
   name: string;
@@ -143,6 +172,7 @@ export interface ClaimIssueNode {
   assignees: { nodes: ({ login: string; id: string } | null)[] | null };
   labels: { nodes: (LabelNode | null)[] | null } | null;
   comments: {
+    pageInfo?: { hasPreviousPage: boolean; startCursor: string | null };
     nodes:
       | ({ id: string; databaseId: number | null; body: string; viewerDidAuthor: boolean } | null)[]
       | null;
