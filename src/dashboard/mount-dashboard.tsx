@@ -1,9 +1,10 @@
 /** @jsxImportSource hono/jsx */
 // Dashboard routes (SPEC §9): `/` and its refresh fragment behind a login form for the admin token; 404 without one.
 import type { Context, Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { html } from "hono/html";
-import { type ApiEnv, sameSecret } from "../handlers/api.js";
+import { type ApiEnv, maxBodyBytes, sameSecret } from "../handlers/api.js";
 import type { FailedAuthLimiter } from "../handlers/failed-auth-limiter.js";
 import { type DerivedState, derivedStates } from "../lease/derive-state.js";
 import {
@@ -81,19 +82,28 @@ export function mountDashboard(app: Hono<ApiEnv>, deps: DashboardDeps): void {
     return c.html(html`<!doctype html>${<LoginPage />}`);
   });
 
-  app.post("/login", async (c) => {
+  // The form is read before anyone is known, so it has the API's body limit (SPEC §4.1).
+  const limitForm = bodyLimit({
+    maxSize: maxBodyBytes,
+    onError: (c) => c.json({ error: "payload_too_large", message: "Bodies are limited to 64 KiB." }, 413),
+  });
+
+  app.post("/login", limitForm, async (c) => {
     if (!adminToken) return notFound(c);
     secureHeaders(c);
     const address = c.get("clientAddress");
-    if (limiter.blockedFor(address) > 0) {
-      return c.html(
-        html`<!doctype html>${<LoginPage error="Too many failed attempts; wait a minute." />}`,
-        429,
-      );
-    }
     const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
     const token = typeof form.token === "string" ? form.token : "";
+    // The token is always checked; only a wrong one meets the failed-auth limit.
     if (!token || !sameSecret(token, adminToken)) {
+      const retryAfter = limiter.blockedFor(address);
+      if (retryAfter > 0) {
+        c.header("Retry-After", String(retryAfter));
+        return c.html(
+          html`<!doctype html>${<LoginPage error="Too many failed attempts; wait a minute." />}`,
+          429,
+        );
+      }
       limiter.fail(address);
       return c.html(html`<!doctype html>${<LoginPage error="That is not the admin token." />}`, 401);
     }

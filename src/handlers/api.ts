@@ -23,7 +23,8 @@ import {
   ReleaseBody,
   RepoName,
 } from "./api-schemas.js";
-import type { FailedAuthLimiter } from "./failed-auth-limiter.js";
+import { clientAddressOf } from "./client-address.js";
+import { type FailedAuthLimiter, invalidCredential, rateLimited } from "./failed-auth-limiter.js";
 
 export const maxBodyBytes = 64 * 1024;
 
@@ -31,6 +32,13 @@ export interface ApiDeps {
   core: LeaseCore;
   identity: IdentityProvider;
   limiter: FailedAuthLimiter;
+  /** `X-Forwarded-For` hops trusted for the client address (`CLAIM_HOLD_TRUST_PROXY`; 0: the socket's). */
+  trustProxyHops?: number;
+  /**
+   * Whether checking a token for `leaseId` costs no GitHub request: the store holds its subject (a
+   * subject the store lost is recovered from its claim comments). Absent: every lease call is checked.
+   */
+  leaseOnRecord?: (leaseId: string) => Promise<boolean>;
   log: Logger;
   /** Readiness probes beyond the process being up (Redis reachable, credentials loaded). */
   ready: () => Promise<{ ok: boolean; checks: Record<string, string> }>;
@@ -114,7 +122,14 @@ export function createApi(deps: ApiDeps): Hono<ApiEnv> {
   app.use("*", async (c, next) => {
     c.set("requestId", c.req.header("x-request-id") ?? crypto.randomUUID());
     const incoming = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming;
-    c.set("clientAddress", incoming?.socket?.remoteAddress ?? "unknown");
+    c.set(
+      "clientAddress",
+      clientAddressOf({
+        socketAddress: incoming?.socket?.remoteAddress ?? "unknown",
+        forwardedFor: c.req.header("x-forwarded-for"),
+        trustedHops: deps.trustProxyHops ?? 0,
+      }),
+    );
     await next();
   });
   app.use(
@@ -125,19 +140,12 @@ export function createApi(deps: ApiDeps): Hono<ApiEnv> {
     }),
   );
 
-  /** Failed authentications count against the client address; past the limit every call gets 429. */
-  function guardAddress(c: Context<ApiEnv>): void {
-    const retryAfter = limiter.blockedFor(c.get("clientAddress"));
-    if (retryAfter > 0) {
-      throw new UserError(429, "rate_limited", "Too many failed authentications; slow down.", {
-        retryAfterSeconds: retryAfter,
-      });
-    }
-  }
-
+  /**
+   * Failed authentications count against the client address; past the limit, a credential that
+   * turns out invalid gets 429 instead of its error. A valid one is never refused for that.
+   */
   function authFailed(c: Context<ApiEnv>, error: UserError): UserError {
-    limiter.fail(c.get("clientAddress"));
-    return error;
+    return invalidCredential(limiter, c.get("clientAddress"), error);
   }
 
   async function githubCaller(
@@ -145,15 +153,21 @@ export function createApi(deps: ApiDeps): Hono<ApiEnv> {
     repo: string,
     needed: RepoPermission,
   ): Promise<{ user: GitHubUser; installationId: number }> {
-    guardAddress(c);
     const token = bearerOf(c);
     if (!token)
       throw authFailed(
         c,
         new UserError(401, "unauthorized", "Send your GitHub token as a Bearer credential."),
       );
+    // Asking GitHub about a token costs quota: from a limited address, only about tokens it accepted lately.
+    const retryAfter = limiter.blockedFor(c.get("clientAddress"));
+    if (retryAfter > 0 && !limiter.knownGood(token)) throw rateLimited(retryAfter);
     const user = await identity.userForToken(token);
-    if (!user) throw authFailed(c, new UserError(401, "unauthorized", "GitHub did not accept that token."));
+    if (!user) {
+      limiter.rejected(token);
+      throw authFailed(c, new UserError(401, "unauthorized", "GitHub did not accept that token."));
+    }
+    limiter.accepted(token);
     const installationId = await identity.installationFor(repo);
     if (installationId === null) {
       throw new UserError(404, "not_installed", `The claim-hold App is not installed on ${repo}.`);
@@ -168,7 +182,6 @@ export function createApi(deps: ApiDeps): Hono<ApiEnv> {
   }
 
   function leaseToken(c: Context<ApiEnv>): string {
-    guardAddress(c);
     const token = bearerOf(c);
     if (!token?.startsWith("clh_")) {
       throw authFailed(
@@ -179,15 +192,22 @@ export function createApi(deps: ApiDeps): Hono<ApiEnv> {
     return token;
   }
 
-  /** A lease call refused for its token counts as a failed authentication too. */
+  /**
+   * A lease token is checked in the store, so even a limited address gets it checked — unless the
+   * store lost the subject and the check would ask GitHub. One refused counts as a failed authentication.
+   */
   async function asLease<T>(c: Context<ApiEnv>, run: (token: string) => Promise<T>): Promise<T> {
     const token = leaseToken(c);
+    const retryAfter = limiter.blockedFor(c.get("clientAddress"));
+    if (retryAfter > 0 && deps.leaseOnRecord && !(await deps.leaseOnRecord(c.req.param("leaseId") ?? ""))) {
+      throw rateLimited(retryAfter);
+    }
     try {
       return await run(token);
     } catch (error) {
       // A wrong token, or a lease id nobody holds, counts as a failed authentication.
       if (error instanceof UserError && (error.status === 401 || error.status === 404)) {
-        limiter.fail(c.get("clientAddress"));
+        throw authFailed(c, error);
       }
       throw error;
     }
@@ -265,7 +285,6 @@ export function createApi(deps: ApiDeps): Hono<ApiEnv> {
 
   app.post("/api/v1/admin/janitor/run", async (c) => {
     if (!deps.adminToken || !deps.janitor) throw new UserError(404, "not_found", "No such route.");
-    guardAddress(c);
     const token = bearerOf(c);
     if (!token || !sameSecret(token, deps.adminToken)) {
       throw authFailed(c, new UserError(401, "unauthorized", "Send the admin token as a Bearer credential."));
