@@ -33,6 +33,7 @@ import { GitHubAssignmentProvider } from "./providers/github/github-assignment-p
 import { GitHubChecksProvider } from "./providers/github/github-checks-provider.js";
 import { GitHubCommentReactions } from "./providers/github/github-comment-reactions.js";
 import { GitHubIdentityProvider } from "./providers/github/github-identity-provider.js";
+import { GitHubInstallationSource } from "./providers/github/github-installation-source.js";
 import type { LivenessStore } from "./providers/liveness-store.js";
 import { MemoryFenceStore } from "./providers/memory-fence-store.js";
 import { RequestMeter } from "./request-meter.js";
@@ -162,13 +163,7 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
       now,
       sleep: options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
       log: log.child({ name: "janitor" }),
-      installations: () => store.installations(),
-      appInstallations: async () => {
-        const octokit = await app.auth();
-        meter.count("list-installations");
-        const response = await octokit.request("GET /app/installations", { per_page: 100 });
-        return (response.data as { id: number }[]).map((i) => i.id);
-      },
+      installations: new GitHubInstallationSource({ appOctokit: () => app.auth(), onRequest }),
       measure: (work) => meter.measure(work),
       subjectChanged,
     });

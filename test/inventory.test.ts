@@ -141,7 +141,7 @@ describe("GET /api/v1/repos/{owner}/{repo}/claims", () => {
 });
 
 describe("reconcile", () => {
-  it("rebuilds a record from a current claim comment and removes a label that has none", async () => {
+  it("rebuilds a record from a current claim comment and leaves alone a label that no claim comment explains (claim state unknown)", async () => {
     const lost = await seedClaim(1);
     const fresh = new MemoryLivenessStore();
     await app.close();
@@ -161,11 +161,9 @@ describe("reconcile", () => {
       }),
       issue(3, { labels: ["agent:claimed"] }),
     ]);
-    const removal = mockGraphqlApplyTransition(github);
     const report = await app.services.janitor.sweep({ reconcile: true });
     expect(report.actions).toEqual([
       { subject: "octo/widgets#1", action: "repair", reason: "record-rebuilt-from-claim-comment" },
-      { subject: "octo/widgets#3", action: "repair", reason: "label-without-record" },
     ]);
     const restored = await store.get({ installationId, repoId, issue: 1 });
     expect(restored).toMatchObject({
@@ -175,13 +173,9 @@ describe("reconcile", () => {
       appAssigned: true,
     });
     expect(await store.installations()).toEqual([installationId]);
-    expect(removal.variables).toEqual({
-      removeLabels: { labelableId: issueNodeId(issue(3)), labelIds: [labelIds["agent:claimed"]] },
-      comment0: {
-        subjectId: issueNodeId(issue(3)),
-        body: "🏷️ claim-hold found a claim label without a live claim behind it and removed it.",
-      },
-    });
+    // Invariant 12: a managed label with no verifiable claim comment is not taken for "never claimed".
+    expect(report.skipped).toBeGreaterThanOrEqual(1);
+    expect(await store.get({ installationId, repoId, issue: 3 })).toBeNull();
   });
 
   it("runs through the operator route with the admin token only", async () => {
@@ -191,6 +185,8 @@ describe("reconcile", () => {
       body: "{}",
     });
     expect(denied.status).toBe(401);
+    // The store knows no installation: the sweep asks GitHub for the App's (here: none).
+    mockListAppInstallations(github, []);
     const ran = await fetch(`${app.url}/api/v1/admin/janitor/run`, {
       method: "POST",
       headers: { authorization: `Bearer ${testAdminToken}`, "content-type": "application/json" },
@@ -201,7 +197,49 @@ describe("reconcile", () => {
       dryRun: true,
       installations: 0,
       actions: [],
-      githubRequests: 0,
+      githubRequests: 1,
     });
+  });
+
+  it("an empty store set is read back from GitHub and reconciled; once GitHub says none, sweeps ask nothing", async () => {
+    const lost = await seedClaim(1);
+    store = new MemoryLivenessStore();
+    await app.close();
+    app = await startApp({ store, adminToken: testAdminToken });
+    mockListAppInstallations(github, [installationId]);
+    mockCreateInstallationToken(github);
+    mockListInstallationRepositories(github, [repo]);
+    mockNoConfigFile(github, repo);
+    mockGraphqlOpenIssues(github, repo, repoId, [
+      issue(1, {
+        assignees: [{ login: agent.login, id: agent.node_id }],
+        labels: ["agent:claimed"],
+        comments: [
+          { id: "IC_1", databaseId: 1, body: signedClaimComment(lost, "active"), viewerDidAuthor: true },
+        ],
+      }),
+    ]);
+    // An ordinary sweep, not a reconcile pass: the empty set is taken for a store loss.
+    const report = await app.services.janitor.sweep();
+    expect(report).toMatchObject({
+      installations: 1,
+      reconciled: true,
+      actions: [{ subject: "octo/widgets#1", action: "repair", reason: "record-rebuilt-from-claim-comment" }],
+      // the App's installations, the installation's repositories, 2 config reads, the open issues
+      githubRequests: 5,
+    });
+    expect(await store.get({ installationId, repoId, issue: 1 })).toMatchObject({ state: "active" });
+    expect(await store.installations()).toEqual([installationId]);
+    expect(await app.services.janitor.sweep()).toMatchObject({ installations: 1, githubRequests: 0 });
+
+    // The App uninstalled everywhere: GitHub's empty answer is remembered, not asked for again.
+    await store.purgeInstallation(installationId);
+    mockListAppInstallations(github, []);
+    expect(await app.services.janitor.sweep()).toMatchObject({ installations: 0, githubRequests: 1 });
+    expect(await app.services.janitor.sweep()).toMatchObject({ installations: 0, githubRequests: 0 });
+    const listings = github
+      .since(0)
+      .filter((r) => `${r.method} ${r.path.split("?")[0]}` === "GET /app/installations");
+    expect(listings).toHaveLength(2);
   });
 });

@@ -121,6 +121,8 @@ describe("GET /readyz", () => {
   it("fails when the store is unreachable, and when the janitor leader's sweeps failed three times running", async () => {
     const down = { value: false };
     const memory = new MemoryLivenessStore();
+    // A store that knows its installation: a sweep with nothing due asks GitHub nothing.
+    await memory.rememberInstallation(7);
     const flaky = new Proxy(memory, {
       get(target, property, receiver) {
         const value = Reflect.get(target, property, receiver);

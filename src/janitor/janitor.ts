@@ -5,14 +5,27 @@ import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
 import { branchCode, renderClaimComment } from "../lease/claim-comment.js";
 import { endedClaimWrite, spanOf } from "../lease/ended-write.js";
 import { describe, type RepoConfigSource } from "../lease/lease-core.js";
-import { latestMarker, markerHolds, recordFromMarker } from "../lease/restore-from-comments.js";
+import {
+  claimStateUnknown,
+  latestMarker,
+  markerHolds,
+  recordFromMarker,
+} from "../lease/restore-from-comments.js";
 import { stateOfSubject } from "../lease/subject-state.js";
 import type {
   AssignmentProvider,
   SubjectSnapshot,
   TransitionWrite,
 } from "../providers/assignment-provider.js";
+import type { InstallationSource } from "../providers/installation-source.js";
 import type { LivenessStore } from "../providers/liveness-store.js";
+import {
+  type InstallationVisit,
+  type ListedInstallations,
+  listReason,
+  lostInstallations,
+  planVisit,
+} from "./plan-installations.js";
 import {
   exceedsDisruptionBudget,
   type PlannedAction,
@@ -47,10 +60,11 @@ export interface JanitorDeps {
   now: () => number;
   sleep: (ms: number) => Promise<void>;
   log: Logger;
-  /** Installations that hold claims (known to the store): what an ordinary sweep visits. */
-  installations: () => Promise<number[]>;
-  /** Every installation of the App (from GitHub): what a reconcile visits, since a store loss forgets the list. */
-  appInstallations: () => Promise<number[]>;
+  /**
+   * Every installation of the App, from GitHub: read on a reconcile pass, and whenever the store's
+   * own installation set (what an ordinary sweep visits, no GitHub request) was lost.
+   */
+  installations: InstallationSource;
   /** Runs `work` and counts the GitHub requests it made. */
   measure: <T>(work: () => Promise<T>) => Promise<{ result: T; requests: number }>;
   subjectChanged: (key: SubjectKey, record: ClaimRecord) => Promise<void>;
@@ -77,6 +91,9 @@ interface Planned {
 }
 
 export class Janitor {
+  /** GitHub's list as this process last read it: what tells a lost store set from an App without installations. */
+  #listed: ListedInstallations | null = null;
+
   constructor(private readonly deps: JanitorDeps) {}
 
   async sweep(options: SweepOptions = {}): Promise<SweepReport> {
@@ -95,16 +112,12 @@ export class Janitor {
       durationMs: 0,
     };
     const { requests } = await this.deps.measure(async () => {
-      const installations =
-        options.installationId !== undefined
-          ? [options.installationId]
-          : options.reconcile
-            ? [...new Set([...(await this.deps.installations()), ...(await this.deps.appInstallations())])]
-            : await this.deps.installations();
-      report.installations = installations.length;
-      for (const installationId of installations) {
+      const { visit, reconcile } = await this.#installationsToVisit(options, started);
+      report.installations = visit.length;
+      report.reconciled = reconcile.length > 0 || report.reconciled;
+      for (const installationId of visit) {
         await this.#sweepInstallation(installationId, options, report);
-        if (options.reconcile) {
+        if (reconcile.includes(installationId)) {
           await this.deps.store.rememberInstallation(installationId);
           await this.#reconcileInstallation(installationId, options, report);
         }
@@ -123,6 +136,41 @@ export class Janitor {
 
   async lastReport(): Promise<SweepReport | null> {
     return (await this.deps.store.getDocument(reportDocument)) as SweepReport | null;
+  }
+
+  /**
+   * The store's installation set, unless it was lost (empty, no longer naming an installation GitHub
+   * listed, or an installation's data begun again since): then, and on every reconcile pass, GitHub's
+   * list is read and what the store lost is reconciled — a store loss is repaired by the next sweep,
+   * not by whichever webhook happens to arrive.
+   */
+  async #installationsToVisit(options: SweepOptions, now: number): Promise<InstallationVisit> {
+    const { store } = this.deps;
+    if (options.installationId !== undefined) {
+      const only = [options.installationId];
+      return { visit: only, reconcile: options.reconcile ? only : [] };
+    }
+    const stored = await store.installations();
+    const epochs = new Map<number, number>();
+    for (const id of this.#listed?.ids ?? []) {
+      if (stored.includes(id)) epochs.set(id, await store.epoch(id, now));
+    }
+    const evidence = { reconcile: Boolean(options.reconcile), stored, listed: this.#listed, epochs };
+    const reason = listReason(evidence);
+    if (!reason) return { visit: stored, reconcile: [] };
+    const lost = lostInstallations(evidence);
+    const fetched = await this.deps.installations.listInstallations();
+    // Every listed installation gets its epoch now, so a later epoch means its data began again.
+    for (const id of fetched) await store.epoch(id, now);
+    this.#listed = { ids: fetched, at: now };
+    const plan = planVisit({ reconcile: Boolean(options.reconcile), stored, fetched, lost });
+    if (reason !== "reconcile") {
+      this.deps.log.warn(
+        { reason, stored: stored.length, listed: fetched.length, reconciling: plan.reconcile },
+        "the store lost installations: listed them from GitHub and reconciling them",
+      );
+    }
+    return plan;
   }
 
   async #sweepInstallation(
@@ -440,6 +488,12 @@ export class Janitor {
       const now = this.deps.now();
       const epoch = await store.epoch(installationId, now);
       await store.restore(recordFromMarker(key, snapshot, latest, epoch, now), now);
+      return;
+    }
+    if (!latest && claimStateUnknown(snapshot, [config.labels.claimed, config.labels.stale])) {
+      // Invariant 12: a label no trusted marker explains may stand for a claim whose comment cannot be read.
+      report.skipped++;
+      this.deps.log.warn({ subject }, "claim state unknown: a managed label without a verifiable claim comment");
       return;
     }
     report.actions.push({ subject, action: "repair", reason: "label-without-record" });

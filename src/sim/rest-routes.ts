@@ -197,7 +197,7 @@ route("GET", "/app", (req, state) => {
 
 route("GET", "/app/installations", (req, state) => {
   requireApp(req);
-  return ok([...state.installations.values()].map((i) => renderInstallation(state, i)));
+  return paged(req, [...state.installations.values()], (i) => renderInstallation(state, i));
 });
 
 route("GET", "/app/installations/{installation_id}", (req, state) => {

@@ -2,7 +2,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type PrivateRedis, startPrivateRedis } from "../../scripts/support/start-private-redis.js";
 import { probeRedis } from "../support/redis.js";
-import { claimMarkers, type E2eWorld, fleet, repo, startWorld } from "./support/e2e-world.js";
+import { claimMarkers, type E2eWorld, fleet, installationId, repo, startWorld } from "./support/e2e-world.js";
 
 const redisProbe = await probeRedis();
 let world: E2eWorld;
@@ -59,6 +59,55 @@ describe.skipIf(!redisProbe.available)("store loss through the simulator", () =>
     expect(claimMarkers(sim, 2).at(-1)).toEqual({ generation: 1, state: "reaped" });
     const next = await world.agent().claim({ repo, issue: 2, actor: { runtime: "pi", sessionId: "N" } });
     expect(next.lease.generation).toBe(3);
+    expect(sim.issue(repo, 1)).toMatchObject({ assignees: [fleet.login], labels: ["agent:claimed"] });
+  });
+
+  it("after FLUSHALL the next ordinary sweep reads the installations back from GitHub and rebuilds the lost claims", async () => {
+    const { sim, app, store } = world;
+    const live = world.agent();
+    const silent = world.agent();
+    const a = await live.claim({ repo, issue: 1, actor: { runtime: "claude-code", sessionId: "A" } });
+    await silent.claim({ repo, issue: 2, actor: { runtime: "codex", sessionId: "S" } });
+    // A reconcile before the loss: the janitor has read GitHub's list once already.
+    expect((await app.services.janitor.sweep({ reconcile: true })).installations).toBe(1);
+
+    expect(await world.redis.flushall()).toBe("OK");
+    expect(await store.installations()).toEqual([]);
+    app.clock.now += 20_000;
+
+    // Not a reconcile pass (11 sweeps in 12 are not): the store's empty set is recognised as a loss.
+    const mark = sim.requests.mark();
+    const report = await app.services.janitor.sweep();
+    expect(report).toMatchObject({ installations: 1, reconciled: true });
+    expect(sim.requests.counts(mark)["GET /app/installations"]).toBe(1);
+    expect(report.actions).toEqual([
+      { subject: `${repo}#2`, action: "repair", reason: "record-rebuilt-from-claim-comment" },
+      { subject: `${repo}#1`, action: "repair", reason: "record-rebuilt-from-claim-comment" },
+    ]);
+    expect(await store.installations()).toEqual([installationId]);
+    const subject = (issue: number) => ({ installationId, repoId: 1296269, issue });
+    expect(await store.get(subject(2))).toMatchObject({
+      state: "active",
+      generation: 1,
+      actor: { sessionId: "S" },
+    });
+
+    // The list is back: the next sweep asks GitHub nothing, and the silent claim is reaped by
+    // ordinary sweeps alone — no webhook needed — a full reclaimAfter after the loss.
+    const quiet = sim.requests.mark();
+    expect(await app.services.janitor.sweep()).toMatchObject({ installations: 1, githubRequests: 0 });
+    expect(sim.requests.counts(quiet)).toEqual({});
+    let reaped = false;
+    for (let step = 0; step < 8 && !reaped; step++) {
+      app.clock.now += 10_000;
+      await live.heartbeat(a.lease);
+      const sweep = await app.services.janitor.sweep();
+      reaped = sweep.actions.some((action) => action.action === "reap" && action.subject === `${repo}#2`);
+    }
+    expect(reaped).toBe(true);
+    await sim.flush();
+    expect(sim.issue(repo, 2)).toMatchObject({ assignees: [], labels: [] });
+    expect(claimMarkers(sim, 2).at(-1)).toEqual({ generation: 1, state: "reaped" });
     expect(sim.issue(repo, 1)).toMatchObject({ assignees: [fleet.login], labels: ["agent:claimed"] });
   });
 });

@@ -1,0 +1,45 @@
+// The GitHub InstallationSource: `GET /app/installations` with the App's JWT, every page.
+import { z } from "zod";
+import type { InstallationSource } from "../installation-source.js";
+import { describeGitHubError } from "./github-assignment-provider.js";
+import type { OctokitLike } from "./octokit-like.js";
+
+export interface GitHubInstallationSourceOptions {
+  /** The App's JWT-authenticated client (Probot's `app.auth()` without an installation id). */
+  appOctokit: () => Promise<OctokitLike>;
+  /** Called once for every HTTP request made (metrics, tests). */
+  onRequest?: (kind: "list-installations") => void;
+}
+
+const perPage = 100;
+/** 100 pages of 100: far past any real App; a runaway listing stops here instead of looping. */
+const maxPages = 100;
+
+const InstallationPage = z.array(z.object({ id: z.number().int().positive() }));
+
+export class GitHubInstallationSource implements InstallationSource {
+  constructor(private readonly options: GitHubInstallationSourceOptions) {}
+
+  async listInstallations(): Promise<number[]> {
+    const octokit = await this.options.appOctokit();
+    const ids = new Set<number>();
+    for (let page = 1; page <= maxPages; page++) {
+      this.options.onRequest?.("list-installations");
+      let data: unknown;
+      try {
+        ({ data } = await octokit.request("GET /app/installations", { per_page: perPage, page }));
+      } catch (error) {
+        throw new Error(
+          `failed to list the App's installations (page ${page}): ${describeGitHubError(error)}`,
+          {
+            cause: error,
+          },
+        );
+      }
+      const batch = InstallationPage.parse(data);
+      for (const installation of batch) ids.add(installation.id);
+      if (batch.length < perPage) break;
+    }
+    return [...ids].sort((a, b) => a - b);
+  }
+}
