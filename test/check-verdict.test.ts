@@ -371,7 +371,8 @@ describe("decideCheck", () => {
         ],
       }),
     );
-    expect(verdict.text).not.toContain("](");
-    expect(verdict.summaryRows[0]?.holder).toBe("xhttps:evil session 5f0c (@bot-account)");
+    // Escaped, so it renders as the text the claimant typed, never as a link or a table cell.
+    expect(verdict.text).not.toMatch(/(?<!\\)\]\(/);
+    expect(verdict.summaryRows[0]?.holder).toBe("\\[x\\](https://evil)\\| session 5f0c (@bot-account)");
   });
 });

@@ -5,7 +5,12 @@ import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
 import { branchCode, renderClaimComment } from "../lease/claim-comment.js";
 import { endedClaimWrite, spanOf } from "../lease/ended-write.js";
 import { describe, type RepoConfigSource } from "../lease/lease-core.js";
-import { latestMarker, markerHolds, recordFromMarker } from "../lease/restore-from-comments.js";
+import {
+  claimStateUnknown,
+  latestMarker,
+  markerHolds,
+  recordFromMarker,
+} from "../lease/restore-from-comments.js";
 import { stateOfSubject } from "../lease/subject-state.js";
 import type {
   AssignmentProvider,
@@ -483,6 +488,15 @@ export class Janitor {
       const now = this.deps.now();
       const epoch = await store.epoch(installationId, now);
       await store.restore(recordFromMarker(key, snapshot, latest, epoch, now), now);
+      return;
+    }
+    if (!latest && claimStateUnknown(snapshot, [config.labels.claimed, config.labels.stale])) {
+      // Invariant 12: a label no trusted marker explains may stand for a claim whose comment cannot be read.
+      report.skipped++;
+      this.deps.log.warn(
+        { subject },
+        "claim state unknown: a managed label without a verifiable claim comment",
+      );
       return;
     }
     report.actions.push({ subject, action: "repair", reason: "label-without-record" });

@@ -1,6 +1,6 @@
 // Decides the `claim-hold` check run of a PR head (SPEC §5 rules 1–6) from its linked subjects; pure.
 import type { Actor, ClaimRecord } from "../domain/claim.js";
-import { describeActor, inert } from "./inert-text.js";
+import { describeActor } from "./inert-text.js";
 
 export type CheckConclusion = "success" | "neutral" | "failure";
 
@@ -18,6 +18,8 @@ export interface LinkedSubject {
   attestedGenerations: number[];
   /** Holders of past generations, when known, so a verdict can name whom a successor superseded. */
   pastHolders?: { generation: number; actor: Actor }[];
+  /** The store has no record and GitHub shows a claim no trusted marker explains (invariant 12). */
+  stateUnknown?: boolean;
 }
 
 export interface CheckInput {
@@ -56,11 +58,9 @@ interface SubjectVerdict {
 
 const severity: Record<CheckConclusion, number> = { success: 0, neutral: 1, failure: 2 };
 
-/** Runtime and session id are the claimant's own words: rendered inert (invariant 11). */
+/** Runtime and session id are the claimant's own words: rendered inert (invariant 11). The login is GitHub's. */
 function describe(actor: Actor): string {
-  return actor.kind === "human"
-    ? describeActor(actor)
-    : `${describeActor(actor)} (${inert(`@${actor.login}`)})`;
+  return actor.kind === "human" ? `@${actor.login}` : `${describeActor(actor)} (@${actor.login})`;
 }
 
 function holderOf(record: ClaimRecord | null): string {
@@ -77,6 +77,14 @@ function judge(subject: LinkedSubject, input: CheckInput, agentBranch: boolean):
   const { headRef, headSha, authorKind } = input.pullRequest;
   const attest = `\`claim-hold attest ${headSha}\``;
 
+  // Invariant 12: evidence of a claim that cannot be verified is never read as "no claim".
+  if (subject.stateUnknown && !record) {
+    return {
+      conclusion: "failure",
+      title: "Claim state unknown",
+      detail: `${name}: the issue shows a claim, but no claim comment of this App can be verified, so the holder is unknown. A maintainer can \`/reclaim\` the issue to settle it.`,
+    };
+  }
   // Rule 2. A record naming an agent counts even if the caller's history flag missed it.
   if (!subject.everAgentClaimed && record?.actor.kind !== "agent") {
     return {

@@ -39,7 +39,7 @@ export function inert(text: string, options: InertOptions = {}): string {
 /** An actor as audit comments and check summaries name it; every agent-chosen part is inert. */
 export function describeActor(actor: Actor): string {
   if (actor.kind === "human") return inert(`@${actor.login}`);
-  const session = inert((actor.sessionId ?? "?").slice(0, 8));
+  const session = actor.sessionId ? ` session ${inert(actor.sessionId.slice(0, 8))}` : "";
   const host = actor.host ? ` on ${inert(actor.host)}` : "";
-  return `${inert(actor.runtime ?? "agent")} session ${session}${host}`;
+  return `${inert(actor.runtime ?? "agent")}${session}${host}`;
 }

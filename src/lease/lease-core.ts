@@ -25,7 +25,13 @@ import { spanOf } from "./ended-write.js";
 import { UserError } from "./errors.js";
 import { describeActor, inert } from "./inert-text.js";
 import { expiresAt, livenessOf, reclaimableAt } from "./liveness.js";
-import { highestGeneration, latestMarker, markerHolds, recordFromMarker } from "./restore-from-comments.js";
+import {
+  claimStateUnknown,
+  highestGeneration,
+  latestMarker,
+  markerHolds,
+  recordFromMarker,
+} from "./restore-from-comments.js";
 import { liveScopeOverlaps, type ScopeOverlap } from "./scope-overlap.js";
 import { stateOfSubject } from "./subject-state.js";
 import { digestsEqual, type TokenMinter } from "./tokens.js";
@@ -201,6 +207,16 @@ export class LeaseCore {
     // Establishes the installation's epoch no later than its first claim (a fresh store's data begins here).
     await store.epoch(key.installationId, now);
     await this.#restoreFromComment(key, snapshot, latest, now);
+    if (
+      claimStateUnknown(snapshot, [config.labels.claimed, config.labels.stale]) &&
+      (await store.get(key)) === null
+    ) {
+      throw new UserError(
+        503,
+        "claim_state_unknown",
+        `${subject} shows a claim, but no claim comment of this App can be verified; nothing was changed. An operator can check the claim comments, or a maintainer can \`/reclaim release\` the issue.`,
+      );
+    }
 
     const appMadeLogin =
       latest && markerHolds(latest.marker) && latest.marker.appAssigned ? latest.marker.actor.login : null;

@@ -16,7 +16,7 @@ import { authorKindOf, checkRunOf, claimsOf, decideCheckWrite, linkedSubjectOf }
 import { type CheckConclusion, decideCheck } from "./check-verdict.js";
 import { UserError } from "./errors.js";
 import type { RepoConfigSource } from "./lease-core.js";
-import { latestMarker, recordFromMarker } from "./restore-from-comments.js";
+import { claimStateUnknown, latestMarker, recordFromMarker } from "./restore-from-comments.js";
 
 export interface MergeFenceDeps {
   store: LivenessStore;
@@ -25,6 +25,8 @@ export interface MergeFenceDeps {
   configs: RepoConfigSource & { errorFor(installationId: number, repo: string): string | undefined };
   /** The lease gate (LeaseCore.verify): throws the API's refusal for a superseded or ended lease. */
   verifyLease: (leaseId: string, token: string) => Promise<unknown>;
+  /** The store's digest of a lease token, so an attestation names the token that made it. */
+  digestToken: (token: string) => string;
   now: () => number;
   log: Logger;
   /** Public base URL of this App; the check's details link points at the subject's claim route. */
@@ -166,7 +168,14 @@ export class MergeFence {
     // Recorded under the lease's own generation: should a takeover slip in after the gate, the
     // attestation belongs to a superseded generation and cannot pass the check.
     if (record?.generation === lease.generation) await this.deps.fences.recordClaim(lease, noteOf(record));
-    await this.deps.fences.attest(lease, lease.generation, sha, this.deps.now());
+    // Named by its token: once a re-claim rotates that token out, the attestation no longer counts.
+    await this.deps.fences.attest(
+      lease,
+      lease.generation,
+      sha,
+      this.deps.now(),
+      this.deps.digestToken(token),
+    );
     const prs = (await this.deps.fences.pullRequestsFor(lease)).filter((pr) => pr.headSha === sha);
     if (prs.length > 0 && record) {
       for (const pr of prs) await this.#evaluate(lease.installationId, record.repo, lease.repoId, pr);
@@ -224,6 +233,7 @@ export class MergeFence {
     repoId: number,
     pr: IndexedPullRequest,
     knownConfig?: RepoConfig,
+    unknown: ReadonlySet<number> = new Set(),
   ) {
     const { store, fences, configs, now: clock } = this.deps;
     const config = knownConfig ?? (await configs.load(installationId, repo));
@@ -231,13 +241,19 @@ export class MergeFence {
     const evidence = await Promise.all(
       pr.linked.map(async (issue) => {
         const key: SubjectKey = { installationId, repoId, issue };
-        const [record, found] = await Promise.all([store.get(key), fences.evidence(key, pr.headSha, now)]);
+        const record = await store.get(key);
+        const current =
+          record?.tokenDigest !== undefined
+            ? { generation: record.generation, tokenDigest: record.tokenDigest }
+            : undefined;
+        const found = await fences.evidence(key, pr.headSha, now, current);
         return { issue, record, found };
       }),
     );
-    const subjects = evidence.map(({ issue, record, found }) =>
-      linkedSubjectOf(subjectName(repo, issue), record, found, pr.headRef),
-    );
+    const subjects = evidence.map(({ issue, record, found }) => ({
+      ...linkedSubjectOf(subjectName(repo, issue), record, found, pr.headRef),
+      ...(unknown.has(issue) ? { stateUnknown: true } : {}),
+    }));
     const allClaims = evidence.flatMap(({ record, found }) => claimsOf(found, record));
     const verdict = decideCheck({
       pullRequest: {
@@ -263,9 +279,10 @@ export class MergeFence {
     repo: string,
     repoId: number,
     pr: IndexedPullRequest,
-  ): Promise<void> {
-    const { store, assignments, now: clock } = this.deps;
-    if (!assignments) return;
+  ): Promise<Set<number>> {
+    const { store, assignments, configs, now: clock } = this.deps;
+    const unknown = new Set<number>();
+    if (!assignments) return unknown;
     for (const issue of pr.linked) {
       const key: SubjectKey = { installationId, repoId, issue };
       if ((await store.get(key)) !== null) continue;
@@ -273,6 +290,13 @@ export class MergeFence {
       if ((await store.getDocument(memo)) !== null) continue;
       const snapshot = await assignments.status({ installationId, repo, issue });
       const latest = snapshot ? latestMarker(snapshot) : undefined;
+      if (snapshot && !latest) {
+        const { labels } = await configs.load(installationId, repo);
+        if (claimStateUnknown(snapshot, [labels.claimed, labels.stale])) {
+          unknown.add(issue);
+          continue;
+        }
+      }
       if (!snapshot || !latest) {
         await store.putDocument(memo, { at: clock() }, neverClaimedMemoryMs);
         continue;
@@ -285,6 +309,7 @@ export class MergeFence {
         "linked subject restored from its claim comment for the check",
       );
     }
+    return unknown;
   }
 
   async #evaluateNow(
@@ -294,8 +319,15 @@ export class MergeFence {
     pr: IndexedPullRequest,
   ): Promise<CheckChange> {
     const { checks, configs } = this.deps;
-    await this.#recoverLinked(installationId, repo, repoId, pr);
-    const { verdict, subjects, evidence } = await this.#decide(installationId, repo, repoId, pr);
+    const unknown = await this.#recoverLinked(installationId, repo, repoId, pr);
+    const { verdict, subjects, evidence } = await this.#decide(
+      installationId,
+      repo,
+      repoId,
+      pr,
+      undefined,
+      unknown,
+    );
     const detailsIssue = evidence.find((e) => e.record)?.issue ?? evidence[0]?.issue;
     const configError = configs.errorFor(installationId, repo);
     const desired = checkRunOf(verdict, {

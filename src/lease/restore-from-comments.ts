@@ -23,6 +23,21 @@ export function highestGeneration(snapshot: SubjectSnapshot): number {
   return highest;
 }
 
+/**
+ * Invariant 12: the subject shows signs of a claim — a managed label, or a marker of the App's that
+ * does not verify — or its thread was not read back far enough, yet no trusted claim comment was
+ * found. Then nothing may be decided from GitHub's side: never "never claimed".
+ */
+export function claimStateUnknown(snapshot: SubjectSnapshot, managedLabels: readonly string[]): boolean {
+  if (snapshot.claimComments.length > 0) return false;
+  const managed = new Set(managedLabels.map((l) => l.toLowerCase()));
+  return (
+    snapshot.markerSearch === "truncated" ||
+    snapshot.rejectedMarkers > 0 ||
+    snapshot.labels.some((l) => managed.has(l.toLowerCase()))
+  );
+}
+
 /** A marker in force holds the subject: an agent's live (or stale) claim, or a human's. */
 export function markerHolds(marker: ClaimMarker): boolean {
   return marker.state === "active" || marker.state === "stale";
