@@ -164,12 +164,21 @@ const rows: Row[] = [
     evidence: evidence({
       record: agentRecord({ lastHeartbeatAt: now - 2 * reclaimAfter, waitUntil: now + min }),
     }),
+    // The wait counts as presence: the ttl clock runs from the wait's end, like the store's.
     state: "waiting",
-    reasons: ["wait-reported", "heartbeat-expired"],
+    reasons: ["wait-reported", "heartbeat-live"],
   },
   {
-    name: "the wait ended exactly now",
+    name: "the wait ended exactly now: the ttl runs from its end",
     evidence: evidence({ record: agentRecord({ lastHeartbeatAt: now - 2 * reclaimAfter, waitUntil: now }) }),
+    state: "active",
+    reasons: ["heartbeat-live"],
+  },
+  {
+    name: "the wait ended a reclaimAfter ago",
+    evidence: evidence({
+      record: agentRecord({ lastHeartbeatAt: now - 3 * reclaimAfter, waitUntil: now - reclaimAfter }),
+    }),
     state: "reclaimable",
     reasons: ["heartbeat-expired", "no-open-pull-request", "no-recent-push"],
   },

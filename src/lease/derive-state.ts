@@ -64,7 +64,12 @@ type AgentLiveness = DerivedClaimState & { live: boolean };
 function agentLiveness(record: ClaimRecord, evidence: SubjectEvidence): AgentLiveness {
   const { now, storeEpoch } = evidence;
   const { ttlMs, reclaimAfterMs } = record.durations;
-  const silent = now - Math.max(record.lastHeartbeatAt, storeEpoch);
+  // A wait reported at a heartbeat counts as presence until it ends, capped at that heartbeat + maxWait.
+  const waitEnd =
+    record.waitUntil !== undefined
+      ? Math.min(record.waitUntil, record.lastHeartbeatAt + evidence.maxWaitMs)
+      : 0;
+  const silent = now - Math.max(record.lastHeartbeatAt, waitEnd, storeEpoch);
   const heartbeat =
     silent < ttlMs ? "heartbeat-live" : silent < reclaimAfterMs ? "heartbeat-missed" : "heartbeat-expired";
 

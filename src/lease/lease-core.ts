@@ -1,6 +1,6 @@
 // The lease core: claim, heartbeat, release and verify, over the LivenessStore and AssignmentProvider interfaces.
 import type { Logger } from "pino";
-import { durationsOf, type RepoConfig } from "../config/repo-config.js";
+import { defaultRepoConfig, durationsOf, type RepoConfig } from "../config/repo-config.js";
 import {
   type Actor,
   type ClaimRecord,
@@ -593,12 +593,17 @@ export class LeaseCore {
   ): Promise<Record<string, unknown>> {
     const { store, tokens, configs, now: clock } = this.deps;
     const lease = parseLeaseOrThrow(leaseId);
-    const waitUntil = request.waitUntil ? Date.parse(request.waitUntil) : undefined;
+    const now = clock();
+    const requestedWait = request.waitUntil ? Date.parse(request.waitUntil) : undefined;
+    // A reported wait keeps the holder live (takeover, janitor) only up to `maxWait` from now.
+    const capWait = (maxWaitMs: number) =>
+      requestedWait === undefined ? undefined : Math.min(requestedWait, now + maxWaitMs);
+    const waitUntil = capWait(defaultRepoConfig.maxWait);
     const input: HeartbeatInput = {
       key: lease,
       generation: lease.generation,
       tokenDigest: tokens.digest(token),
-      now: clock(),
+      now,
       ...(request.phase !== undefined ? { phase: request.phase } : {}),
       ...(request.blocker !== undefined ? { blocker: request.blocker } : {}),
       ...(waitUntil !== undefined ? { waitUntil } : {}),
@@ -610,8 +615,14 @@ export class LeaseCore {
       // A config change reaches a claim at its next heartbeat; only then is a second store call made.
       const config = configs.peek(lease.installationId, outcome.record.repo);
       const wanted = config ? durationsOf(config, outcome.record.taskClass) : undefined;
-      if (wanted && !sameDurations(wanted, outcome.record.durations)) {
-        const again = await store.heartbeat({ ...input, durations: wanted });
+      const wait = config ? capWait(config.maxWait) : undefined;
+      const shorterWait = wait !== undefined && wait !== input.waitUntil;
+      if (wanted && (!sameDurations(wanted, outcome.record.durations) || shorterWait)) {
+        const again = await store.heartbeat({
+          ...input,
+          durations: wanted,
+          ...(wait !== undefined ? { waitUntil: wait } : {}),
+        });
         if (again.kind === "ok")
           outcome = { ...again, editComment: outcome.editComment || again.editComment };
       }

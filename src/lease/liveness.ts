@@ -1,9 +1,17 @@
 // Liveness arithmetic shared by the lease core and the janitor: pure functions of a record and a clock.
 import type { ClaimRecord } from "../domain/claim.js";
 
+/**
+ * When the holder was last known alive: its last heartbeat, or the end of the wait it reported
+ * (`waitUntil`, capped by `maxWait` when it was reported) — a waiting holder is live (SPEC §4.2).
+ */
+export function aliveAt(record: Pick<ClaimRecord, "lastHeartbeatAt" | "waitUntil">): number {
+  return Math.max(record.lastHeartbeatAt, record.waitUntil ?? 0);
+}
+
 /** How long the holder has been silent; a heartbeat older than the store's epoch counts as at the epoch. */
 export function silentFor(record: ClaimRecord, now: number, storeEpoch = 0): number {
-  return now - Math.max(record.lastHeartbeatAt, storeEpoch);
+  return now - Math.max(aliveAt(record), storeEpoch);
 }
 
 export type Liveness = "live" | "stale" | "expired" | "ended" | "human";
@@ -18,9 +26,9 @@ export function livenessOf(record: ClaimRecord, now: number, storeEpoch = 0): Li
 }
 
 export function expiresAt(record: ClaimRecord): number {
-  return record.lastHeartbeatAt + record.durations.ttlMs;
+  return aliveAt(record) + record.durations.ttlMs;
 }
 
 export function reclaimableAt(record: ClaimRecord): number {
-  return record.lastHeartbeatAt + record.durations.reclaimAfterMs;
+  return aliveAt(record) + record.durations.reclaimAfterMs;
 }

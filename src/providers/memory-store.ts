@@ -1,9 +1,11 @@
 // The embedded single-process LivenessStore: the reference semantics the Redis scripts reproduce.
 import { timingSafeEqual } from "node:crypto";
 import type { Actor, ClaimRecord, Durations, SubjectKey, Transition } from "../domain/claim.js";
+import { aliveAt } from "../lease/liveness.js";
 import type {
   ClaimInput,
   ClaimOutcome,
+  CommitReclaimInput,
   EndClaimInput,
   EndClaimOutcome,
   GoneReason,
@@ -26,6 +28,8 @@ interface SubjectSlot {
   record: ClaimRecord | null;
   highWater: number;
   digests: Map<number, string>;
+  /** Per generation, the digests re-claims rotated out (newest last) and when. */
+  rotated: Map<number, { digest: string; at: number }[]>;
   history: Transition[];
   /** Time of the record's last transition or heartbeat: the repository listing's order. */
   activityAt?: number;
@@ -55,6 +59,26 @@ export function sameSession(a: Actor, b: Actor): boolean {
 /** A takeover intent keeps its place for two grace beats; after that another claimant may replace it. */
 export const takeoverIntentLifetimeFactor = 2;
 
+/** Rotated-out tokens recognised per generation (answered `superseded`, reason rotated); older ones get 401. */
+export const rotatedTokensKept = 4;
+
+/**
+ * Invariant 14: the claimant proves it is the holding session with the session key whose digest the
+ * record keeps, or with the lease's current token. A record restored from its claim comment has no
+ * session-key digest (the marker never carries it): then only the token proves the session.
+ */
+function provesSession(current: ClaimRecord, currentToken: string | undefined, input: ClaimInput): boolean {
+  const byKey =
+    input.sessionKeyDigest !== undefined &&
+    current.sessionKeyDigest !== undefined &&
+    digestsEqual(current.sessionKeyDigest, input.sessionKeyDigest);
+  const byToken =
+    input.leaseTokenDigest !== undefined &&
+    currentToken !== undefined &&
+    digestsEqual(currentToken, input.leaseTokenDigest);
+  return byKey || byToken;
+}
+
 export class MemoryLivenessStore implements LivenessStore {
   readonly #slots = new Map<string, SubjectSlot>();
   readonly #epochs = new Map<number, number>();
@@ -72,7 +96,7 @@ export class MemoryLivenessStore implements LivenessStore {
     const id = `${key.installationId}:${key.repoId}:${key.issue}`;
     let slot = this.#slots.get(id);
     if (!slot) {
-      slot = { record: null, highWater: 0, digests: new Map(), history: [] };
+      slot = { record: null, highWater: 0, digests: new Map(), rotated: new Map(), history: [] };
       this.#slots.set(id, slot);
     }
     return slot;
@@ -93,7 +117,7 @@ export class MemoryLivenessStore implements LivenessStore {
     if (record.state === "active") {
       const after =
         record.staleMarkedAt !== undefined ? record.durations.reclaimAfterMs : record.durations.ttlMs;
-      set.set(member, record.lastHeartbeatAt + after);
+      set.set(member, aliveAt(record) + after);
     } else {
       set.delete(member);
     }
@@ -106,7 +130,7 @@ export class MemoryLivenessStore implements LivenessStore {
       const r = slot.record;
       if (!r || r.installationId !== input.key.installationId) continue;
       if (r.repoId === skip.repoId && r.issue === skip.issue) continue;
-      const live = r.state === "active" && input.now - r.lastHeartbeatAt < r.durations.ttlMs;
+      const live = r.state === "active" && input.now - aliveAt(r) < r.durations.ttlMs;
       if (!live) continue;
       if (sameSession(r.actor, input.actor)) session++;
       if (r.actor.login === input.actor.login) login++;
@@ -120,15 +144,20 @@ export class MemoryLivenessStore implements LivenessStore {
     const { now } = input;
     if (current?.state === "human") return { kind: "human_held", current: clone(current) };
     if (current?.state === "active") {
-      const silent = now - current.lastHeartbeatAt;
+      const silent = now - aliveAt(current);
       const expired = silent >= current.durations.reclaimAfterMs;
-      if (sameSession(current.actor, input.actor) && !expired) {
-        current.tokenDigest = input.tokenDigest;
+      // An unproven claimant naming the holder's (public) session id is just another session.
+      const same =
+        sameSession(current.actor, input.actor) &&
+        (expired || provesSession(current, slot.digests.get(current.generation), input));
+      if (same && !expired) {
+        // The old token stays the lease's until commitReclaim: a failed GitHub write keeps it valid.
+        current.pendingTokenDigest = input.tokenDigest;
+        if (input.sessionKeyDigest !== undefined) current.sessionKeyDigest = input.sessionKeyDigest;
         current.lastHeartbeatAt = now;
         delete current.takeover;
         delete current.staleMarkedAt;
         current.sync = "pending";
-        slot.digests.set(current.generation, input.tokenDigest);
         this.#setDeadline(current);
         slot.activityAt = now;
         this.#record(slot, {
@@ -139,7 +168,7 @@ export class MemoryLivenessStore implements LivenessStore {
         });
         return { kind: "reclaimed", record: clone(current) };
       }
-      if (!sameSession(current.actor, input.actor) && !expired) {
+      if (!same && !expired) {
         const intent = current.takeover;
         const intentAlive = intent && now < intent.at + takeoverIntentLifetimeFactor * intent.graceMs;
         if (silent < current.durations.ttlMs || !input.takeover) {
@@ -174,7 +203,7 @@ export class MemoryLivenessStore implements LivenessStore {
             retryAfterMs: pending.at + pending.graceMs - now,
           };
         }
-      } else if (expired && !input.takeover && !sameSession(current.actor, input.actor)) {
+      } else if (expired && !input.takeover && !same) {
         return { kind: "held", current: clone(current) };
       }
     }
@@ -199,6 +228,34 @@ export class MemoryLivenessStore implements LivenessStore {
     slot.activityAt = now;
     this.#record(slot, { at: now, generation, kind: "claimed", actor: input.actor });
     return { kind: "created", record: clone(record), previous };
+  }
+
+  async commitReclaim(input: CommitReclaimInput): Promise<ClaimRecord | null> {
+    const slot = this.#slot(input.key);
+    const record = slot.record;
+    if (
+      !record ||
+      record.generation !== input.generation ||
+      record.state !== "active" ||
+      record.pendingTokenDigest === undefined ||
+      !digestsEqual(record.pendingTokenDigest, input.tokenDigest)
+    ) {
+      return null;
+    }
+    const old = slot.digests.get(input.generation);
+    if (old !== undefined) {
+      const rotated = [...(slot.rotated.get(input.generation) ?? []), { digest: old, at: input.now }];
+      slot.rotated.set(input.generation, rotated.slice(-rotatedTokensKept));
+    }
+    slot.digests.set(input.generation, input.tokenDigest);
+    record.tokenDigest = input.tokenDigest;
+    delete record.pendingTokenDigest;
+    if (input.comment) {
+      record.commentNodeId = input.comment.commentNodeId;
+      if (input.comment.commentId !== undefined) record.commentId = input.comment.commentId;
+    }
+    record.sync = "done";
+    return clone(record);
   }
 
   async commitClaim(
@@ -236,7 +293,13 @@ export class MemoryLivenessStore implements LivenessStore {
     const current = slot.record;
     if (!current || input.generation > current.generation) return { kind: "missing" };
     const known = slot.digests.get(input.generation);
-    if (!known || !digestsEqual(known, input.tokenDigest)) return { kind: "invalid_token" };
+    if (!known || !digestsEqual(known, input.tokenDigest)) {
+      const rotated = slot.rotated
+        .get(input.generation)
+        ?.find((r) => digestsEqual(r.digest, input.tokenDigest));
+      if (rotated) return { kind: "superseded", current: clone(current), rotatedAt: rotated.at };
+      return { kind: "invalid_token" };
+    }
     if (input.generation < current.generation) {
       if (current.state === "active" || current.state === "human")
         return { kind: "superseded", current: clone(current) };
@@ -252,7 +315,7 @@ export class MemoryLivenessStore implements LivenessStore {
     const record = slot.record!;
     if (record.state !== "active")
       return { kind: "gone", reason: goneReason(record), current: clone(record) };
-    if (input.now - record.lastHeartbeatAt >= record.durations.reclaimAfterMs) {
+    if (input.now - aliveAt(record) >= record.durations.reclaimAfterMs) {
       return { kind: "gone", reason: "expired", current: clone(record) };
     }
     let editComment = false;
@@ -289,7 +352,7 @@ export class MemoryLivenessStore implements LivenessStore {
     const record = slot.record!;
     if (record.state !== "active")
       return { kind: "gone", reason: goneReason(record), current: clone(record) };
-    if (input.now - record.lastHeartbeatAt >= record.durations.reclaimAfterMs) {
+    if (input.now - aliveAt(record) >= record.durations.reclaimAfterMs) {
       return { kind: "gone", reason: "expired", current: clone(record) };
     }
     return { kind: "ok", record: clone(record) };
@@ -563,6 +626,7 @@ export function newClaimRecord(
     claimedAt: now,
     lastHeartbeatAt: now,
     tokenDigest: input.tokenDigest,
+    ...(input.sessionKeyDigest ? { sessionKeyDigest: input.sessionKeyDigest } : {}),
     appAssigned: input.appAssigned,
     sync: "pending",
     ...(input.branch ? { branch: input.branch } : {}),
@@ -621,7 +685,7 @@ export function endGuard(
   if (current.state !== "active") return "not-active";
   if (input.requireSilentMs !== undefined) {
     // Silence before the store's epoch is unknown, not proven (invariant 7).
-    const since = Math.max(current.lastHeartbeatAt, input.storeEpoch ?? 0);
+    const since = Math.max(aliveAt(current), input.storeEpoch ?? 0);
     if (input.now - since < input.requireSilentMs) return "live";
   }
   return null;

@@ -5,6 +5,7 @@ import { type Actor, ClaimRecord, type SubjectKey, Transition } from "../domain/
 import {
   type ClaimInput,
   type ClaimOutcome,
+  type CommitReclaimInput,
   type EndClaimInput,
   type EndClaimOutcome,
   type GoneReason,
@@ -27,6 +28,7 @@ import {
   humanClaimDurations,
   newClaimRecord,
   newHumanRecord,
+  rotatedTokensKept,
   takeoverIntentLifetimeFactor,
 } from "./memory-store.js";
 
@@ -64,6 +66,8 @@ const fieldCodecs: Record<string, FieldCodec> = {
   claimedAt: "int",
   lastHeartbeatAt: "int",
   tokenDigest: "string",
+  pendingTokenDigest: "string",
+  sessionKeyDigest: "string",
   appAssigned: "bool",
   assigneeNodeId: "string",
   sync: "string",
@@ -125,11 +129,16 @@ local function gone_reason(state)
   return 'released'
 end
 
-local function live_until(m) return tonumber(m.lastHeartbeatAt) + tonumber(m.ttlMs) end
+-- A holder waiting (capped waitUntil, set at a heartbeat) is alive until the wait ends (SPEC §4.2).
+local function alive_at(m)
+  return math.max(tonumber(m.lastHeartbeatAt), tonumber(m.waitUntil) or 0)
+end
+
+local function live_until(m) return alive_at(m) + tonumber(m.ttlMs) end
 
 local function deadline_of(m)
   local after = m.staleMarkedAt and tonumber(m.reclaimAfterMs) or tonumber(m.ttlMs)
-  return tonumber(m.lastHeartbeatAt) + after
+  return alive_at(m) + after
 end
 
 -- The holders hash maps an active subject to "liveUntil\\nloginKey\\nsessionKey": the truth the
@@ -192,15 +201,31 @@ end
 -- With a required silence: silence before the store's epoch is unknown, not proven (invariant 7).
 local function still_live(cur, now, silent_ms_arg, epoch_arg)
   if silent_ms_arg == '' then return false end
-  local since = math.max(tonumber(cur.lastHeartbeatAt), tonumber(epoch_arg) or 0)
+  local since = math.max(alive_at(cur), tonumber(epoch_arg) or 0)
   return now - since < tonumber(silent_ms_arg)
+end
+
+-- The digests field '<generation>:rotated' lists the tokens re-claims rotated out of that
+-- generation as 'digest@at,…' (oldest first, at most ${rotatedTokensKept}).
+local function rotated_at(tok_key, generation_arg, digest)
+  local list = redis.call('HGET', tok_key, generation_arg .. ':rotated')
+  if not list then return nil end
+  local found = nil
+  for d, at in string.gmatch(list, '([^@,]+)@([^,]+)') do
+    if digests_equal(d, digest) then found = at end
+  end
+  return found
 end
 
 local function refuse(cur, cur_flat, tok_key, generation_arg, digest)
   local generation = tonumber(generation_arg)
   if not cur or generation > tonumber(cur.generation) then return {'missing'} end
   local known = redis.call('HGET', tok_key, generation_arg)
-  if not known or not digests_equal(known, digest) then return {'invalid_token'} end
+  if not known or not digests_equal(known, digest) then
+    local at = rotated_at(tok_key, generation_arg, digest)
+    if at then return {'superseded', cur_flat, at} end
+    return {'invalid_token'}
+  end
   if generation < tonumber(cur.generation) then
     if cur.state == 'active' or cur.state == 'human' then return {'superseded', cur_flat} end
     return {'gone', gone_reason(cur.state), cur_flat}
@@ -212,7 +237,8 @@ end
 // KEYS: record, high-water, digests, history, deadlines, holders, claimant login set, claimant session set,
 //       repository listing.
 // ARGV: now, member, claimant JSON, digest, takeover, minGeneration, perSession, perLogin,
-//       claimant has a session identity, then the new record's fields (without generation/supersedes).
+//       claimant has a session identity, session-key digest (''), lease-token proof digest (''),
+//       then the new record's fields (without generation/supersedes).
 const claimLua = `
 local now = tonumber(ARGV[1])
 local member = ARGV[2]
@@ -225,13 +251,26 @@ local cur, cur_flat = load(KEYS[1])
 if cur and cur.state == 'human' then return {'human_held', cur_flat} end
 if cur and cur.state == 'active' then
   local holder = cjson.decode(cur.actor)
-  local silent = now - tonumber(cur.lastHeartbeatAt)
+  local silent = now - alive_at(cur)
   local expired = silent >= tonumber(cur.reclaimAfterMs)
   local same = same_session(holder, claimant)
+  -- Invariant 14: the session proves itself with its session key or the current lease token; an
+  -- unproven claimant naming the holder's (public) session id is just another session. A record
+  -- restored from its claim comment has no sessionKeyDigest: then only the token proves it.
   if same and not expired then
-    redis.call('HSET', KEYS[1], 'tokenDigest', ARGV[4], 'lastHeartbeatAt', ARGV[1], 'sync', 'pending')
+    local by_key = ARGV[10] ~= '' and digests_equal(cur.sessionKeyDigest, ARGV[10])
+    local by_token = ARGV[11] ~= '' and digests_equal(redis.call('HGET', KEYS[3], cur.generation), ARGV[11])
+    same = by_key or by_token
+  end
+  if same and not expired then
+    -- The old token stays the lease's until commitReclaim: a failed GitHub write keeps it valid.
+    local set = {'pendingTokenDigest', ARGV[4], 'lastHeartbeatAt', ARGV[1], 'sync', 'pending'}
+    if ARGV[10] ~= '' then
+      set[#set + 1] = 'sessionKeyDigest'
+      set[#set + 1] = ARGV[10]
+    end
+    redis.call('HSET', KEYS[1], unpack(set))
     redis.call('HDEL', KEYS[1], 'takeoverBy', 'takeoverAt', 'takeoverGraceMs', 'staleMarkedAt')
-    redis.call('HSET', KEYS[3], cur.generation, ARGV[4])
     local m, flat = load(KEYS[1])
     index_record(m, KEYS[5], KEYS[6], member, KEYS[7], session_key)
     touch(KEYS[9], ARGV[1], member)
@@ -289,7 +328,7 @@ if cur then
   fields[#fields + 1] = 'supersedes'
   fields[#fields + 1] = cur.generation
 end
-for i = 10, #ARGV do fields[#fields + 1] = ARGV[i] end
+for i = 12, #ARGV do fields[#fields + 1] = ARGV[i] end
 redis.call('DEL', KEYS[1])
 redis.call('HSET', KEYS[1], unpack(fields))
 redis.call('HSET', KEYS[3], gen, ARGV[4])
@@ -298,6 +337,39 @@ index_record(m, KEYS[5], KEYS[6], member, KEYS[7], session_key)
 touch(KEYS[9], ARGV[1], member)
 push_history(KEYS[4], ARGV[1], gen, 'claimed', claimant_json)
 return {'created', flat, cur_flat}
+`;
+
+// KEYS: record, digests. ARGV: generation, new digest, now, commentNodeId (''), commentId ('').
+const commitReclaimLua = `
+local cur, cur_flat = load(KEYS[1])
+if not cur or tonumber(cur.generation) ~= tonumber(ARGV[1]) or cur.state ~= 'active'
+  or not digests_equal(cur.pendingTokenDigest, ARGV[2]) then
+  return {}
+end
+local old = redis.call('HGET', KEYS[2], cur.generation)
+if old then
+  local field = cur.generation .. ':rotated'
+  local entries = {}
+  local list = redis.call('HGET', KEYS[2], field)
+  if list then for entry in string.gmatch(list, '[^,]+') do entries[#entries + 1] = entry end end
+  entries[#entries + 1] = old .. '@' .. ARGV[3]
+  local first = math.max(1, #entries - ${rotatedTokensKept} + 1)
+  redis.call('HSET', KEYS[2], field, table.concat(entries, ',', first, #entries))
+end
+redis.call('HSET', KEYS[2], cur.generation, ARGV[2])
+local set = {'tokenDigest', ARGV[2], 'sync', 'done'}
+if ARGV[4] ~= '' then
+  set[#set + 1] = 'commentNodeId'
+  set[#set + 1] = ARGV[4]
+end
+if ARGV[5] ~= '' then
+  set[#set + 1] = 'commentId'
+  set[#set + 1] = ARGV[5]
+end
+redis.call('HSET', KEYS[1], unpack(set))
+redis.call('HDEL', KEYS[1], 'pendingTokenDigest')
+local m, flat = load(KEYS[1])
+return flat
 `;
 
 // KEYS: record. ARGV: generation, commentNodeId, commentId ('' when absent).
@@ -339,7 +411,7 @@ local cur, cur_flat = load(KEYS[1])
 local refusal = refuse(cur, cur_flat, KEYS[2], ARGV[1], ARGV[2])
 if refusal then return refusal end
 if cur.state ~= 'active' then return {'gone', gone_reason(cur.state), cur_flat} end
-if now - tonumber(cur.lastHeartbeatAt) >= tonumber(cur.reclaimAfterMs) then return {'gone', 'expired', cur_flat} end
+if now - alive_at(cur) >= tonumber(cur.reclaimAfterMs) then return {'gone', 'expired', cur_flat} end
 return {'ok', cur_flat}
 `;
 
@@ -352,7 +424,7 @@ local cur, cur_flat = load(KEYS[1])
 local refusal = refuse(cur, cur_flat, KEYS[2], ARGV[1], ARGV[2])
 if refusal then return refusal end
 if cur.state ~= 'active' then return {'gone', gone_reason(cur.state), cur_flat} end
-if now - tonumber(cur.lastHeartbeatAt) >= tonumber(cur.reclaimAfterMs) then return {'gone', 'expired', cur_flat} end
+if now - alive_at(cur) >= tonumber(cur.reclaimAfterMs) then return {'gone', 'expired', cur_flat} end
 local edit = '0'
 local set = {'lastHeartbeatAt', ARGV[3]}
 if cur.staleMarkedAt then edit = '1' end
@@ -589,6 +661,7 @@ return 0
 const scripts = {
   claimholdClaim: { numberOfKeys: 9, lua: claimLua },
   claimholdCommit: { numberOfKeys: 1, lua: commitLua },
+  claimholdCommitReclaim: { numberOfKeys: 2, lua: commitReclaimLua },
   claimholdRollback: { numberOfKeys: 7, lua: rollbackLua },
   claimholdVerify: { numberOfKeys: 2, lua: verifyLua },
   claimholdHeartbeat: { numberOfKeys: 5, lua: heartbeatLua },
@@ -650,6 +723,8 @@ export class RedisLivenessStore implements LivenessStore {
         String(input.caps.perSession),
         String(input.caps.perLogin),
         hasSessionIdentity(actor) ? "1" : "0",
+        input.sessionKeyDigest ?? "",
+        input.leaseTokenDigest ?? "",
         ...fields,
       ],
     );
@@ -680,6 +755,17 @@ export class RedisLivenessStore implements LivenessStore {
       default:
         throw unexpectedReply("claim", reply);
     }
+  }
+
+  async commitReclaim(input: CommitReclaimInput): Promise<ClaimRecord | null> {
+    const reply = await this.#script("claimholdCommitReclaim", this.#subjectKeys(input.key, "rec", "tok"), [
+      String(input.generation),
+      input.tokenDigest,
+      String(input.now),
+      input.comment?.commentNodeId ?? "",
+      input.comment?.commentId === undefined ? "" : String(input.comment.commentId),
+    ]);
+    return parseOptionalRecord(reply);
   }
 
   async commitClaim(
@@ -1265,7 +1351,7 @@ function parseRefusal(operation: string, reply: ScriptReply): LeaseRefusal {
     case "invalid_token":
       return { kind: "invalid_token" };
     case "superseded":
-      return { kind: "superseded", current: parseRecord(a) };
+      return { kind: "superseded", current: parseRecord(a), ...(b ? { rotatedAt: toInt(String(b)) } : {}) };
     case "gone":
       return { kind: "gone", reason: String(a) as GoneReason, current: parseRecord(b) };
     default:
