@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { ReleaseOutcome, TaskClass } from "../domain/claim.js";
 import { derivedStates } from "../lease/derive-state.js";
+import { scopeGlobProblem } from "../lease/scope-overlap.js";
 
 const ownerName = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})\/[A-Za-z0-9._-]{1,100}$/;
 const label = z
@@ -20,7 +21,8 @@ const controlChars = /\p{Cc}/u;
 
 /**
  * One entry of a claim's declared `scope`: a path glob relative to the repository root (`src/**`,
- * `docs/*.md`, `!src/gen/**` to exclude). Never absolute, never climbing out with `..`.
+ * `docs/*.md`, `!src/gen/**` to exclude). Never absolute, never climbing out with `..`; within
+ * `scopeGlobLimits` (wildcards, brace alternatives).
  */
 export const ScopeGlob = z
   .string()
@@ -32,7 +34,11 @@ export const ScopeGlob = z
     (glob) => !/^!?(?:\/|~|[A-Za-z]:)/.test(glob),
     "must be relative to the repository root (no leading /, ~ or drive letter)",
   )
-  .refine((glob) => !glob.split("/").includes(".."), "must not contain .. segments");
+  .refine((glob) => !glob.split("/").includes(".."), "must not contain .. segments")
+  .superRefine((glob, ctx) => {
+    const problem = scopeGlobProblem(glob);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  });
 
 /** `artifacts`: an http(s) URL or a path to the session's handoff material, shown in the claim comment. */
 export const Artifacts = z
