@@ -51,8 +51,8 @@ const key: SubjectKey = { installationId, repoId, issue: 7 };
 const human = { login: "Codertocat", nodeId: "MDQ6VXNlcjIxMDMxMDY3" };
 const actorA = { runtime: "claude-code", sessionId: "A", host: "build-7" };
 const actorB = { runtime: "codex", sessionId: "B", host: "build-8" };
-const holderA = "claude-code session A (@fleet-bot)";
-const holderB = "codex session B (@fleet-bot)";
+const holderA = "claude-code session A on build-7 (@fleet-bot)";
+const holderB = "codex session B on build-8 (@fleet-bot)";
 const subject7 = `${repo}#7`;
 const detailsUrl = `${publicUrl}/api/v1/repos/${repo}/issues/7/claim`;
 const shortDurations = "taskClasses:\n  author: { ttl: 30s, reclaimAfter: 60s, heartbeat: 10s }\n";
@@ -116,7 +116,9 @@ describe.skipIf(!redisProbe.available)("the zombie scenario (real Redis stores)"
     store = new RedisLivenessStore({ redis, keyPrefix: prefix });
     fences = new RedisFenceStore({ redis, keyPrefix: prefix });
     github = new GitHubRequestLog();
-    checks = new FakeCheckRuns(github, repo);
+    checks = new FakeCheckRuns(github, repo, { repoId, pull: 2 });
+    // The PR's body says "Closes #7": GitHub links #7 as its closing reference.
+    checks.link(2, [7]);
     app = await startApp({ store, fences, appId: testAppId, publicUrl });
   });
   afterEach(async () => {
@@ -154,10 +156,7 @@ describe.skipIf(!redisProbe.available)("the zombie scenario (real Redis stores)"
       detailsUrl,
     });
     await deliver("pull_request", prPayload("opened", sha1));
-    expectRequests(github, mark, [
-      "GET /repos/Codertocat/Hello-World/commits/" + sha1 + "/check-runs",
-      "POST /repos/Codertocat/Hello-World/check-runs",
-    ]);
+    expectRequests(github, mark, ["POST /graphql", "POST /repos/Codertocat/Hello-World/check-runs"]);
     expect(checks.conclusionOf(sha1)).toBe("failure");
 
     // 3. A attests its head: success.
@@ -171,18 +170,15 @@ describe.skipIf(!redisProbe.available)("the zombie scenario (real Redis stores)"
     });
     const attested = await call("POST", `/api/v1/leases/${leaseA.id}/attest`, leaseA.token, { sha: sha1 });
     expect(attested).toEqual({ status: 200, body: { attested: true, sha: sha1, generation: 1 } });
-    expectRequests(github, mark, [
-      `GET /repos/${repo}/commits/${sha1}/check-runs`,
-      "PATCH /repos/Codertocat/Hello-World/check-runs/1",
-    ]);
+    expectRequests(github, mark, ["POST /graphql", "PATCH /repos/Codertocat/Hello-World/check-runs/1"]);
     expect(checks.conclusionOf(sha1)).toBe("success");
 
     // 3b. A re-run with nothing changed: one read, no write.
     mark = github.count();
-    checks.mockListCheckRuns(sha1);
+    checks.mockReadPullRequestCheck(sha1);
     const rerun = loadFixture("check_run.rerequested");
     await deliver("check_run", rerun);
-    expectRequests(github, mark, [`GET /repos/${repo}/commits/${sha1}/check-runs`]);
+    expectRequests(github, mark, ["POST /graphql"]);
 
     // 4. A stops heartbeating. After the ttl, B asks to take over: 202, then 201 on A's branch.
     const heldByA: IssueState = {
@@ -234,7 +230,7 @@ describe.skipIf(!redisProbe.available)("the zombie scenario (real Redis stores)"
     expectRequests(github, mark, [
       "POST /graphql",
       "POST /graphql",
-      `GET /repos/${repo}/commits/${sha1}/check-runs`,
+      "POST /graphql",
       "PATCH /repos/Codertocat/Hello-World/check-runs/1",
     ]);
     expect(checks.conclusionOf(sha1)).toBe("failure");
@@ -263,10 +259,7 @@ describe.skipIf(!redisProbe.available)("the zombie scenario (real Redis stores)"
       detailsUrl,
     });
     await deliver("pull_request", prPayload("synchronize", sha2));
-    expectRequests(github, mark, [
-      `GET /repos/${repo}/commits/${sha2}/check-runs`,
-      `POST /repos/${repo}/check-runs`,
-    ]);
+    expectRequests(github, mark, ["POST /graphql", `POST /repos/${repo}/check-runs`]);
     expect(checks.conclusionOf(sha2)).toBe("failure");
 
     // 7. B pushes to the same branch: failure until B attests, then success.
@@ -289,10 +282,7 @@ describe.skipIf(!redisProbe.available)("the zombie scenario (real Redis stores)"
     });
     const attestedB = await call("POST", `/api/v1/leases/${leaseB.id}/attest`, leaseB.token, { sha: sha3 });
     expect(attestedB).toEqual({ status: 200, body: { attested: true, sha: sha3, generation: 2 } });
-    expectRequests(github, mark, [
-      `GET /repos/${repo}/commits/${sha3}/check-runs`,
-      `PATCH /repos/${repo}/check-runs/3`,
-    ]);
+    expectRequests(github, mark, ["POST /graphql", `PATCH /repos/${repo}/check-runs/3`]);
     expect(checks.conclusionOf(sha3)).toBe("success");
 
     // 8. A maintainer comments /reclaim: B is superseded by a human claim, the PR fails again.
@@ -330,7 +320,7 @@ describe.skipIf(!redisProbe.available)("the zombie scenario (real Redis stores)"
       `POST /repos/${repo}/issues/comments/${comment.comment.id}/reactions`,
       `GET /repos/${repo}/collaborators/${human.login}/permission`,
       "POST /graphql",
-      `GET /repos/${repo}/commits/${sha3}/check-runs`,
+      "POST /graphql",
       `PATCH /repos/${repo}/check-runs/3`,
       "POST /graphql",
     ]);
@@ -386,7 +376,9 @@ describe("the check run and /reclaim on the memory stores", () => {
     nock.enableNetConnect("127.0.0.1");
     store = new MemoryLivenessStore();
     github = new GitHubRequestLog();
-    checks = new FakeCheckRuns(github, repo);
+    checks = new FakeCheckRuns(github, repo, { repoId, pull: 2 });
+    // The human's PR #3 (fixture) says "Fixes #1": GitHub links #1.
+    checks.link(3, [1]);
     app = await startApp({ store, appId: testAppId, publicUrl });
     fences = new MemoryFenceStore();
   });
@@ -402,13 +394,17 @@ describe("the check run and /reclaim on the memory stores", () => {
     mockConfigFile(github, repo, "");
     // The store has no record of #1: one read of its claim comments (none) before the verdict, remembered.
     mockGraphqlSubjectStatus(github, { repo, repoId, number: 1 });
-    checks.expectEvaluation(head, {
-      conclusion: "success",
-      title: "No agent claim involved",
-      summary: summaryOf([[`${repo}#1`, "unknown", "—", "none", "—"]]),
-      text: ["no agent claim involved"],
-      detailsUrl: `${publicUrl}/api/v1/repos/${repo}/issues/1/claim`,
-    });
+    checks.expectEvaluation(
+      head,
+      {
+        conclusion: "success",
+        title: "No agent claim involved",
+        summary: summaryOf([[`${repo}#1`, "unknown", "—", "none", "—"]]),
+        text: ["no agent claim involved"],
+        detailsUrl: `${publicUrl}/api/v1/repos/${repo}/issues/1/claim`,
+      },
+      3,
+    );
     await deliver("pull_request", payload);
     expect(checks.conclusionOf(head)).toBe("success");
   });
@@ -437,13 +433,19 @@ describe("the check run and /reclaim on the memory stores", () => {
     const head = payload.pull_request.head.sha;
     mockCreateInstallationToken(github, installationId);
     mockConfigFile(github, repo, "");
-    checks.expectEvaluation(head, {
-      conclusion: "neutral",
-      title: "Human change on a subject with an agent claim",
-      summary: summaryOf([[`${repo}#1`, "claude-code session A (@octo-agent)", "3", "active", "—"]]),
-      text: ["this PR comes from a human on a non-agent branch"],
-      detailsUrl: `${publicUrl}/api/v1/repos/${repo}/issues/1/claim`,
-    });
+    checks.expectEvaluation(
+      head,
+      {
+        conclusion: "neutral",
+        title: "Human change on a subject with an agent claim",
+        summary: summaryOf([
+          [`${repo}#1`, "claude-code session A on build-7 (@octo-agent)", "3", "active", "—"],
+        ]),
+        text: ["this PR comes from a human on a non-agent branch"],
+        detailsUrl: `${publicUrl}/api/v1/repos/${repo}/issues/1/claim`,
+      },
+      3,
+    );
     await deliver("pull_request", payload);
     expect(checks.conclusionOf(head)).toBe("neutral");
   });
@@ -458,7 +460,7 @@ describe("the check run and /reclaim on the memory stores", () => {
     const captured: {
       body?: { output: { summary: string; annotations: { message: string; start_line: number }[] } };
     } = {};
-    checks.mockListCheckRuns(head);
+    checks.mockReadPullRequestCheck(head, 3);
     nock("https://api.github.com")
       .post(`/repos/${repo}/check-runs`, (body) => {
         captured.body = body as typeof captured.body;
@@ -550,6 +552,57 @@ describe("the check run and /reclaim on the memory stores", () => {
     });
     await deliver("pull_request", payload);
     expect(checks.conclusionOf(sha1)).toBe("failure");
+  });
+
+  it("links what GitHub links (closingIssuesReferences), not what a body regex finds: a URL reference fences a superseded holder", async () => {
+    await app.close();
+    app = await startApp({ store, fences, appId: testAppId, publicUrl });
+    const agentA = { kind: "agent" as const, login: agent.login, ...actorA };
+    const agentB = { kind: "agent" as const, login: agent.login, ...actorB };
+    await fences.recordClaim(key, { generation: 1, actor: agentA, branch });
+    await fences.attest(key, 1, sha1, app.clock.now);
+    await store.restore(
+      {
+        ...key,
+        repo,
+        generation: 2,
+        state: "active",
+        actor: agentB,
+        taskClass: "author",
+        branch: "agent/B/7-y",
+        durations: { ttlMs: 1_800_000, reclaimAfterMs: 3_600_000, heartbeatMs: 300_000 },
+        claimedAt: app.clock.now,
+        lastHeartbeatAt: app.clock.now,
+        appAssigned: true,
+        sync: "done",
+      },
+      app.clock.now,
+    );
+    // A branch no claim named, and a body whose only reference is a URL: GitHub links #7 all the same.
+    const payload = prPayload("opened", sha1);
+    payload.pull_request.head.ref = "feature/parser";
+    payload.pull_request.body = `Fixes https://github.com/${repo}/issues/7`;
+    checks.link(2, [7]);
+    mockCreateInstallationToken(github, installationId);
+    mockConfigFile(github, repo, "");
+    const mark = github.count();
+    checks.expectEvaluation(sha1, {
+      conclusion: "failure",
+      title: "Superseded holder",
+      summary: summaryOf([[subject7, holderB, "2", "active", "generation 1"]]),
+      text: [`generation 1 (${holderA}) was superseded by ${holderB} (generation 2)`],
+      detailsUrl,
+    });
+    await deliver("pull_request", payload);
+    expect(checks.conclusionOf(sha1)).toBe("failure");
+    expect((await fences.pullRequest({ installationId, repoId }, 2))?.linked).toEqual([7]);
+    // The closing references came with the evaluation's one read: no request was added for them.
+    expect(
+      github
+        .since(mark)
+        .map((r) => `${r.method} ${r.path}`)
+        .filter((r) => !r.includes("access_tokens") && !r.includes("/contents/")),
+    ).toEqual(["POST /graphql", `POST /repos/${repo}/check-runs`]);
   });
 
   it("refuses /reclaim of another human's assignment to a writer who is not a maintainer", async () => {

@@ -19,6 +19,7 @@ describe("GraphQL documents", () => {
     expect(names).toContain("SubjectStatus");
     expect(names).toContain("ResolveLabels");
     expect(names).toContain("OpenIssues");
+    expect(names).toContain("PullRequestCheck");
     expect(names).toContain(
       "ApplyTransition[unassign,removeLabels,assign,addLabels,edits=4,claimComment,comments=4]",
     );

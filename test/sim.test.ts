@@ -7,6 +7,9 @@ import {
   OPEN_ISSUES_QUERY,
   type OpenIssuesResponse,
   type OpenIssuesVariables,
+  PULL_REQUEST_CHECK_QUERY,
+  type PullRequestCheckResponse,
+  type PullRequestCheckVariables,
   SUBJECT_STATUS_QUERY,
   type SubjectStatusResponse,
   type SubjectStatusVariables,
@@ -229,6 +232,87 @@ describe("the simulator's GraphQL", () => {
     expect(missing.repository?.branchRef).toBeNull();
   });
 
+  it("answers PullRequestCheck: closing references as GitHub links them (keywords, URLs, manual links) and the App's latest run on the head", async () => {
+    sim.addIssue(repo, { title: "second" }); // #13
+    sim.addIssue(repo, { title: "third" }); // #14
+    const pull = sim.openPull({
+      repo,
+      author: "fleet-bot",
+      head: "feature/parser",
+      title: "Parser",
+      body: "Fixes #12, and RESOLVES: https://github.com/octo/widgets/issues/13\n\n`closes #14` fixes #15",
+    });
+    const sha = sim.state.requireRepo(repo).branches.get("feature/parser")!;
+    const token = await createInstallationToken(sim, appKey, installationId);
+    const github = simGraphql(sim, token);
+    const variables: PullRequestCheckVariables = {
+      owner: "octo",
+      name: "widgets",
+      number: pull.number,
+      headSha: sha,
+      checkName: "claim-hold",
+      appId: sim.state.app.id,
+    };
+    const read = () => github<PullRequestCheckResponse>(PULL_REQUEST_CHECK_QUERY, { ...variables });
+    const closing = async () =>
+      (await read()).repository?.pullRequest?.closingIssuesReferences?.nodes?.map((n) => n!.number);
+    // #14 only in a code span, #15 is the pull request itself: neither is a closing reference.
+    expect(await closing()).toEqual([12, 13]);
+    sim.linkIssue(repo, pull.number, 14);
+    expect(await closing()).toEqual([12, 13, 14]);
+    sim.linkIssue(repo, pull.number, 14, false);
+    expect(await closing()).toEqual([12, 13]);
+    expect((await read()).repository?.object).toEqual({ __typename: "Commit", checkSuites: { nodes: [] } });
+
+    for (const conclusion of ["failure", "success"]) {
+      const created = await fetch(`${sim.baseUrl}/repos/${repo}/check-runs`, {
+        method: "POST",
+        headers: { authorization: `token ${token}`, "content-type": "application/json" },
+        body: JSON.stringify({
+          name: "claim-hold",
+          head_sha: sha,
+          status: "completed",
+          conclusion,
+          output: { title: conclusion, summary: "s", text: "t" },
+        }),
+      });
+      expect(created.status).toBe(201);
+    }
+    const latest = [...sim.state.checkRuns.values()].at(-1)!;
+    expect((await read()).repository?.object).toEqual({
+      __typename: "Commit",
+      checkSuites: {
+        nodes: [
+          {
+            app: { databaseId: sim.state.app.id },
+            checkRuns: {
+              nodes: [
+                {
+                  databaseId: latest.id,
+                  name: "claim-hold",
+                  conclusion: "SUCCESS",
+                  title: "success",
+                  summary: "s",
+                  text: "t",
+                },
+              ],
+            },
+          },
+        ],
+      },
+    });
+    const otherApp = await github<PullRequestCheckResponse>(PULL_REQUEST_CHECK_QUERY, {
+      ...variables,
+      appId: sim.state.app.id + 1,
+    });
+    expect(otherApp.repository?.object?.checkSuites?.nodes).toEqual([]);
+    const unknown = await github<PullRequestCheckResponse>(PULL_REQUEST_CHECK_QUERY, {
+      ...variables,
+      headSha: "f".repeat(40),
+    });
+    expect(unknown.repository?.object).toBeNull();
+  });
+
   it("pages a repository's open issues with the managed labels for the janitor's reconcile (OpenIssues)", async () => {
     for (let n = 0; n < 3; n++) sim.addIssue(repo, { title: `more ${n}`, labels: ["agent:claimed"] });
     sim.closeIssue({ repo, issue: 14, login: "alice" });
@@ -428,16 +512,28 @@ describe("the simulator's /_sim control routes", () => {
       "closed",
     );
     expect((await control("POST", "seed", { repos: [{ fullName: "not a repo" }] })).status).toBe(400);
+    const pull = await control("POST", "pulls", { repo, author: "alice", head: "feature/x", body: "" });
+    expect((await control("POST", "pulls/link", { repo, number: pull.body.number, issue: 1 })).status).toBe(
+      200,
+    );
+    expect(sim.state.findIssue(sim.state.requireRepo(repo), pull.body.number)?.pull?.linkedIssueIds).toEqual([
+      sim.state.findIssue(sim.state.requireRepo(repo), 1)!.id,
+    ]);
+    expect((await control("POST", "pulls/link", { repo, number: 1, issue: pull.body.number })).status).toBe(
+      400,
+    );
     await control("POST", "faults", { path: "/user", status: 503 });
     expect(
       (await fetch(`${sim.baseUrl}/user`, { headers: { authorization: "token ghp_alice" } })).status,
     ).toBe(503);
     const log = await control("GET", "requests");
     expect(log.body.counts).toEqual({ "GET /user": 1 });
+    // A manual link sends no webhook (the check picks it up at its next evaluation).
     expect(sim.deliveries().map((d) => `${d.event}.${d.action}`)).toEqual([
       "installation.created",
       "issue_comment.created",
       "issues.closed",
+      "pull_request.opened",
     ]);
   });
 });

@@ -1,6 +1,5 @@
 // pull_request, check_run and check_suite webhooks → the `claim-hold` check of the PR heads (SPEC §5).
 import type { EmitterWebhookEvent } from "@octokit/webhooks";
-import { parseClosingReferences } from "../lease/closing-references.js";
 import type { MergeFence, PullRequestEvent } from "../lease/merge-fence.js";
 
 type CheckRunPayload = EmitterWebhookEvent<"check_run.rerequested">["payload"];
@@ -41,7 +40,6 @@ export function decidePullRequest(payload: PullRequestPayload): PullRequestActio
       headSha: pr.head.sha,
       headRef: pr.head.ref,
       author: { login: pr.user?.login ?? "ghost", bot: pr.user?.type === "Bot" },
-      closes: parseClosingReferences(pr.body, repository.full_name),
     },
   };
 }
@@ -76,7 +74,5 @@ export async function handleRerequest(
 ): Promise<void> {
   const action = decideRerequest(payload);
   if (!action) return;
-  await fence.rerequested(action.target, action.pullRequests, (body) =>
-    parseClosingReferences(body, action.target.repo),
-  );
+  await fence.rerequested(action.target, action.pullRequests);
 }

@@ -1,10 +1,12 @@
 // The merge fence: keeps the `claim-hold` check run of every linked PR head in step with the claims (SPEC §5).
 //
 // Pipeline of one evaluation:
-//   1. linked subjects = the PR's closing references ∪ subjects whose claims named its head branch;
-//   2. evidence per subject: the store's record, the fence's claim notes and attestations of the head;
-//   3. decideCheck (pure) → the desired check run (checkRunOf, pure);
-//   4. read the current check run once; write only when it differs (decideCheckWrite, pure).
+//   1. one GitHub read: the PR's closing issue references as GitHub links them (keywords, URLs,
+//      manual links) and the App's current check run on the head;
+//   2. linked subjects = those references ∪ subjects whose claims named its head branch (re-indexed);
+//   3. evidence per subject: the store's record, the fence's claim notes and attestations of the head;
+//   4. decideCheck (pure) → the desired check run (checkRunOf, pure);
+//   5. write only when it differs from the run read in step 1 (decideCheckWrite, pure).
 import type { Logger } from "pino";
 import type { RepoConfig } from "../config/repo-config.js";
 import { type ClaimRecord, parseLeaseId, type SubjectKey, subjectName } from "../domain/claim.js";
@@ -60,7 +62,6 @@ export interface PullRequestEvent {
   headSha: string;
   headRef: string;
   author: { login: string; bot: boolean };
-  closes: number[];
 }
 
 export function noteOf(record: ClaimRecord): ClaimNote {
@@ -80,12 +81,15 @@ export class MergeFence {
   /** A PR was opened, pushed to, reopened, edited or marked ready: index it and evaluate its check. */
   async pullRequestChanged(event: PullRequestEvent): Promise<CheckChange> {
     const repoKey = { installationId: event.installationId, repoId: event.repoId };
+    // Indexed before GitHub is read, with the links it had: should the evaluation fail, a claim
+    // transition still finds (and re-runs) this PR.
+    const known = await this.deps.fences.pullRequest(repoKey, event.number);
     const pr = await this.#index(repoKey, {
       number: event.number,
       headSha: event.headSha,
       headRef: event.headRef,
       author: event.author,
-      closes: event.closes,
+      closes: known?.closes ?? [],
       linked: [],
     });
     return this.#evaluate(event.installationId, event.repo, event.repoId, pr);
@@ -102,7 +106,6 @@ export class MergeFence {
   async rerequested(
     target: { installationId: number; repo: string; repoId: number },
     pullRequests: { number: number; headSha: string }[],
-    parseCloses: (body: string) => number[],
   ): Promise<CheckChange[]> {
     const repoKey = { installationId: target.installationId, repoId: target.repoId };
     const changes: CheckChange[] = [];
@@ -116,7 +119,8 @@ export class MergeFence {
           headSha: head.headSha,
           headRef: head.headRef,
           author: head.author,
-          closes: parseCloses(head.body),
+          // GitHub's closing references come with the evaluation's read.
+          closes: pr?.closes ?? [],
           linked: [],
         };
       }
@@ -183,7 +187,7 @@ export class MergeFence {
     return { attested: true, sha, generation: lease.generation };
   }
 
-  /** Links = closing references ∪ subjects whose claims named the head branch; re-indexed when that changed. */
+  /** Links = GitHub's closing references ∪ subjects whose claims named the head branch; re-indexed when that changed. */
   async #index(repo: RepoKey, pr: IndexedPullRequest): Promise<IndexedPullRequest> {
     const byBranch = await this.deps.fences.subjectsForBranch(repo, pr.headRef);
     const linked = [...new Set([...pr.closes, ...byBranch])].slice(0, 100);
@@ -316,9 +320,12 @@ export class MergeFence {
     installationId: number,
     repo: string,
     repoId: number,
-    pr: IndexedPullRequest,
+    indexed: IndexedPullRequest,
   ): Promise<CheckChange> {
     const { checks, configs } = this.deps;
+    const ref = { installationId, repo };
+    const { closes, existing } = await checks.readPullRequestCheck({ ...ref, repoId }, indexed);
+    const pr = await this.#index({ installationId, repoId }, { ...indexed, closes: closes.slice(0, 50) });
     const unknown = await this.#recoverLinked(installationId, repo, repoId, pr);
     const { verdict, subjects, evidence } = await this.#decide(
       installationId,
@@ -339,8 +346,6 @@ export class MergeFence {
           }
         : {}),
     });
-    const ref = { installationId, repo };
-    const existing = await checks.find(ref, pr.headSha);
     const write = decideCheckWrite(existing, desired);
     if (write.kind === "create") await checks.create(ref, pr.headSha, desired);
     if (write.kind === "update") await checks.update(ref, write.id, desired);

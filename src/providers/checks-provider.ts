@@ -45,9 +45,28 @@ export interface PullRequestHead {
   author: { login: string; bot: boolean };
 }
 
+/** What one evaluation of a PR's check reads from GitHub. */
+export interface PullRequestCheckState {
+  /**
+   * Issue numbers of the PR's own repository that GitHub links to it as closing references
+   * (keywords with `#n`, `owner/repo#n` or an issue URL, and manual links), in GitHub's order.
+   */
+  closes: number[];
+  /** The App's `claim-hold` check run on the head (the latest one), or null. */
+  existing: ExistingCheckRun | null;
+}
+
 export interface ChecksProvider {
   /** The App's `claim-hold` check run on `headSha` (the latest one), or null. One request. */
   find(ref: CheckRepoRef, headSha: string): Promise<ExistingCheckRun | null>;
+  /**
+   * A PR's closing issue references and the App's check run on `headSha`, together: the one read
+   * of an evaluation. One request.
+   */
+  readPullRequestCheck(
+    ref: CheckRepoRef & { repoId: number },
+    pr: { number: number; headSha: string },
+  ): Promise<PullRequestCheckState>;
   create(ref: CheckRepoRef, headSha: string, run: DesiredCheckRun): Promise<void>;
   update(ref: CheckRepoRef, id: number, run: DesiredCheckRun): Promise<void>;
   pullRequest(ref: CheckRepoRef, number: number): Promise<PullRequestHead | null>;

@@ -25,7 +25,10 @@ export const IndexedPullRequest = z.strictObject({
   headSha: z.string().regex(/^[0-9a-f]{40}$/),
   headRef: z.string().min(1).max(255),
   author: z.strictObject({ login: z.string().min(1).max(100), bot: z.boolean() }),
-  /** Issue numbers (same repository) the PR body says it closes. */
+  /**
+   * Issue numbers (same repository) GitHub links to the PR as closing references
+   * (`closingIssuesReferences`: keywords, URLs, manual links), as the last evaluation read them.
+   */
   closes: z.array(z.number().int().positive()).max(50),
   /** Issue numbers the PR was linked to when indexed (closing references ∪ claims naming its branch). */
   linked: z.array(z.number().int().positive()).max(100),

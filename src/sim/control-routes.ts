@@ -12,6 +12,7 @@ import {
   IssueStateAction,
   PermissionAction,
   PullCloseAction,
+  PullLinkAction,
   PullSeed,
   PushAction,
   ReorderInput,
@@ -85,6 +86,10 @@ const controlRoutes: Record<string, ControlHandler> = {
   "POST /_sim/pulls": withBody(PullSeed, (sim, input) => sim.issue(input.repo, sim.openPull(input).number)),
   "POST /_sim/pulls/close": withBody(PullCloseAction, (sim, input) => {
     sim.closePull(input.repo, input.number, input.login, { merge: input.merge ?? false });
+    return sim.issue(input.repo, input.number);
+  }),
+  "POST /_sim/pulls/link": withBody(PullLinkAction, (sim, input) => {
+    sim.linkIssue(input.repo, input.number, input.issue, input.linked ?? true);
     return sim.issue(input.repo, input.number);
   }),
   "POST /_sim/push": withBody(PushAction, (sim, input) => sim.push(input)),

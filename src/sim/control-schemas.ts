@@ -122,6 +122,13 @@ export const PullCloseAction = z.strictObject({
   login,
   merge: z.boolean().optional(),
 });
+export const PullLinkAction = z.strictObject({
+  repo: fullName,
+  number: z.number().int().positive(),
+  issue: z.number().int().positive(),
+  /** false unlinks. */
+  linked: z.boolean().optional(),
+});
 export const CheckRunAction = z.strictObject({
   repo: fullName,
   checkRunId: z.number().int().positive(),

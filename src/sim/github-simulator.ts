@@ -281,6 +281,11 @@ export class GitHubSimulator {
     this.state.editPull(this.#issue(repo, number), change, this.#user(login));
   }
 
+  /** Links (or with `linked: false` unlinks) issue `issue` to PR `number` by hand, as the Development sidebar does. */
+  linkIssue(repo: string, number: number, issue: number, linked = true): void {
+    this.state.linkIssue(this.#issue(repo, number), this.#issue(repo, issue), linked);
+  }
+
   closePull(repo: string, number: number, login: string, options: { merge?: boolean } = {}): void {
     this.state.closePull(this.#issue(repo, number), this.#user(login), options.merge ?? false);
   }

@@ -702,6 +702,7 @@ export class SimState {
           draft: spec.draft ?? false,
           merged: false,
           mergedAt: null,
+          linkedIssueIds: [],
         },
       },
       author,
@@ -721,6 +722,20 @@ export class SimState {
       });
     }
     this.editIssue(issue, change, sender);
+  }
+
+  /**
+   * Links an issue of the same repository to a pull request by hand (the Development sidebar), or
+   * unlinks it. No webhook is sent for it here; the link shows in `closingIssuesReferences`.
+   */
+  linkIssue(pullRequest: SimIssue, issue: SimIssue, linked: boolean): void {
+    const pull = pullRequest.pull;
+    if (!pull) throw new SimNotFound(`#${pullRequest.number} is not a pull request`);
+    if (issue.pull || issue.repoId !== pullRequest.repoId) {
+      throw new SimNotFound(`#${issue.number} is not an issue of the pull request's repository`);
+    }
+    pull.linkedIssueIds = pull.linkedIssueIds.filter((id) => id !== issue.id);
+    if (linked) pull.linkedIssueIds.push(issue.id);
   }
 
   /** Closes a pull request, merged or not (a merge also moves the base branch). */

@@ -57,6 +57,8 @@ export interface SimPull {
   draft: boolean;
   merged: boolean;
   mergedAt: string | null;
+  /** Issues (global ids) linked by hand in the Development sidebar: closing references without a keyword. */
+  linkedIssueIds: number[];
 }
 
 export interface SimIssue {

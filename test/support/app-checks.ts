@@ -1,9 +1,13 @@
-// The fake GitHub's Checks API, reactions and PR reads for the in-process App, with nock at the HTTP layer.
+// The fake GitHub's Checks API, closing references, reactions and PR reads for the in-process App, with nock at the HTTP layer.
 import { isDeepStrictEqual } from "node:util";
 import nock from "nock";
 import { expect } from "vitest";
+import {
+  PULL_REQUEST_CHECK_QUERY,
+  type PullRequestCheckVariables,
+} from "../../src/providers/github/graphql/index.js";
 import type { GitHubRequestLog } from "./app-github.js";
-import { githubApiUrl, installationToken } from "./github-nock.js";
+import { exactBody, githubApiUrl, installationToken } from "./github-nock.js";
 
 export const testAppId = 90000003;
 
@@ -49,45 +53,82 @@ export interface ExpectedRun {
 }
 
 /**
- * GitHub's check runs, one per head: each `expect…` call mocks exactly the requests one evaluation
- * should make (the read, and the write unless the verdict is unchanged) and checks the written body.
+ * GitHub's check runs, one per head, and the closing issue references of each PR: each `expect…`
+ * call mocks exactly the requests one evaluation should make (the one read, and the write unless
+ * the verdict is unchanged) and checks the written body.
  */
 export class FakeCheckRuns {
   readonly runs = new Map<string, CheckRunView>();
+  /** PR number → the issues GitHub links to it (closing keywords in any form, manual links). */
+  readonly closing = new Map<number, number[]>();
   #nextId = 1;
 
   constructor(
     private readonly log: GitHubRequestLog,
     private readonly repo: string,
+    private readonly options: { repoId: number; pull: number },
   ) {}
 
-  /** The list-by-name-and-App read of `sha`, answered with the run GitHub holds at that moment. */
-  mockListCheckRuns(sha: string) {
+  /** GitHub links `issues` to PR `pull` (what its `closingIssuesReferences` answers from now on). */
+  link(pull: number, issues: number[]): void {
+    this.closing.set(pull, issues);
+  }
+
+  /**
+   * The one read of an evaluation (`PullRequestCheck`, exact variables): PR `pull`'s closing
+   * references and the App's run on `sha`, answered with what GitHub holds at that moment.
+   */
+  mockReadPullRequestCheck(sha: string, pull = this.options.pull) {
+    const [owner, name] = this.repo.split("/") as [string, string];
+    const variables: PullRequestCheckVariables = {
+      owner,
+      name,
+      number: pull,
+      headSha: sha,
+      checkName: "claim-hold",
+      appId: testAppId,
+    };
     return api(this.log)
-      .get(`/repos/${this.repo}/commits/${sha}/check-runs`)
-      .query({ check_name: "claim-hold", filter: "latest", app_id: String(testAppId) })
+      .post("/graphql", exactBody({ query: PULL_REQUEST_CHECK_QUERY, variables }))
       .reply(200, () => {
         const run = this.runs.get(sha);
-        const check_runs = run
+        const nodes = (this.closing.get(pull) ?? []).map((number) => ({
+          number,
+          repository: { databaseId: this.options.repoId },
+        }));
+        const suites = run
           ? [
               {
-                id: run.id,
-                name: "claim-hold",
-                head_sha: sha,
-                status: "completed",
-                conclusion: run.conclusion,
-                app: { id: testAppId, slug: "claim-hold" },
-                output: { title: run.title, summary: run.summary, text: run.text, annotations_count: 0 },
+                app: { databaseId: testAppId },
+                checkRuns: {
+                  nodes: [
+                    {
+                      databaseId: run.id,
+                      name: "claim-hold",
+                      conclusion: run.conclusion.toUpperCase(),
+                      title: run.title,
+                      summary: run.summary,
+                      text: run.text,
+                    },
+                  ],
+                },
               },
             ]
           : [];
-        return { total_count: check_runs.length, check_runs };
+        return {
+          data: {
+            repository: {
+              pullRequest: { closingIssuesReferences: { nodes } },
+              object: { __typename: "Commit", checkSuites: { nodes: suites } },
+            },
+          },
+        };
       });
   }
 
-  /** One evaluation of `sha` that must end with `expected` on GitHub (created or updated as needed). */
-  expectEvaluation(sha: string, expected: ExpectedRun) {
-    this.mockListCheckRuns(sha);
+  /** One evaluation of `sha` (of PR `pull`) that must end with `expected` on GitHub (created or updated as needed). */
+  expectEvaluation(sha: string, expected: ExpectedRun, pull = this.options.pull) {
+    this.mockReadPullRequestCheck(sha, pull);
     const existing = this.runs.get(sha);
     let sent: Record<string, unknown> | undefined;
     const matches = (body: Record<string, unknown>) => {

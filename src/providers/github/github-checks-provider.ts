@@ -7,9 +7,11 @@ import {
   checkRunName,
   type DesiredCheckRun,
   type ExistingCheckRun,
+  type PullRequestCheckState,
   type PullRequestHead,
 } from "../checks-provider.js";
 import { describeGitHubError } from "./github-assignment-provider.js";
+import { PULL_REQUEST_CHECK_QUERY, type PullRequestCheckVariables } from "./graphql/pull-request-check.js";
 import { httpStatusOf, type OctokitLike } from "./octokit-like.js";
 import { splitRepo } from "./split-repo.js";
 
@@ -17,7 +19,14 @@ export interface GitHubChecksProviderOptions {
   octokitFor: (installationId: number) => Promise<OctokitLike>;
   /** The App's id, so the list is filtered to our own runs (nobody else's `claim-hold` counts). */
   appId?: number;
-  onRequest?: (kind: "list-check-runs" | "create-check-run" | "update-check-run" | "get-pull") => void;
+  onRequest?: (
+    kind:
+      | "list-check-runs"
+      | "read-pull-request-check"
+      | "create-check-run"
+      | "update-check-run"
+      | "get-pull",
+  ) => void;
 }
 
 const CheckRunList = z.object({
@@ -36,6 +45,67 @@ const CheckRunList = z.object({
         .optional(),
     }),
   ),
+});
+
+const PullRequestCheckResponse = z.object({
+  repository: z
+    .object({
+      pullRequest: z
+        .object({
+          closingIssuesReferences: z
+            .object({
+              nodes: z
+                .array(
+                  z
+                    .object({
+                      number: z.number().int().positive(),
+                      repository: z.object({ databaseId: z.number().int().nullable() }),
+                    })
+                    .nullable(),
+                )
+                .nullable(),
+            })
+            .nullable(),
+        })
+        .nullable(),
+      object: z
+        .object({
+          checkSuites: z
+            .object({
+              nodes: z
+                .array(
+                  z
+                    .object({
+                      app: z.object({ databaseId: z.number().int().nullable() }).nullable(),
+                      checkRuns: z
+                        .object({
+                          nodes: z
+                            .array(
+                              z
+                                .object({
+                                  databaseId: z.number().int().nullable(),
+                                  name: z.string(),
+                                  conclusion: z.string().nullable(),
+                                  title: z.string().nullable(),
+                                  summary: z.string().nullable(),
+                                  text: z.string().nullable(),
+                                })
+                                .nullable(),
+                            )
+                            .nullable(),
+                        })
+                        .nullable(),
+                    })
+                    .nullable(),
+                )
+                .nullable(),
+            })
+            .nullable()
+            .optional(),
+        })
+        .nullable(),
+    })
+    .nullable(),
 });
 
 const PullResponse = z.object({
@@ -83,6 +153,64 @@ export class GitHubChecksProvider implements ChecksProvider {
       title: run.output?.title ?? null,
       summary: run.output?.summary ?? null,
       text: run.output?.text ?? null,
+    };
+  }
+
+  async readPullRequestCheck(
+    ref: CheckRepoRef & { repoId: number },
+    pr: { number: number; headSha: string },
+  ): Promise<PullRequestCheckState> {
+    const { owner, name } = splitRepo(ref.repo);
+    const octokit = await this.options.octokitFor(ref.installationId);
+    this.#count("read-pull-request-check");
+    const variables: PullRequestCheckVariables = {
+      owner,
+      name,
+      number: pr.number,
+      headSha: pr.headSha,
+      checkName: checkRunName,
+      appId: this.options.appId ?? null,
+    };
+    let data: unknown;
+    try {
+      data = await octokit.graphql(PULL_REQUEST_CHECK_QUERY, { ...variables });
+    } catch (error) {
+      throw new Error(
+        `failed to read the closing references and ${checkRunName} check run of ${ref.repo}#${pr.number}@${pr.headSha.slice(0, 7)}: ${describeGitHubError(error)}`,
+        { cause: error },
+      );
+    }
+    const repository = PullRequestCheckResponse.parse(data).repository;
+    if (!repository?.pullRequest) {
+      throw new Error(`failed to read ${ref.repo}#${pr.number}: GitHub answered no such pull request`);
+    }
+    // Another repository's issue is not a subject of this PR's check (subjects are per repository).
+    const closes = (repository.pullRequest.closingIssuesReferences?.nodes ?? []).flatMap((issue) =>
+      issue && issue.repository.databaseId === ref.repoId ? [issue.number] : [],
+    );
+    const runs = (repository.object?.checkSuites?.nodes ?? [])
+      .flatMap((suite) =>
+        suite && (!this.options.appId || suite.app?.databaseId === this.options.appId)
+          ? (suite.checkRuns?.nodes ?? [])
+          : [],
+      )
+      .flatMap((run) =>
+        run && run.name === checkRunName && run.databaseId !== null ? [{ ...run, id: run.databaseId }] : [],
+      )
+      .sort((a, b) => b.id - a.id);
+    const run = runs[0];
+    return {
+      closes: [...new Set(closes)],
+      existing: run
+        ? {
+            id: run.id,
+            // GraphQL's CheckConclusionState is REST's conclusion in capitals.
+            conclusion: run.conclusion?.toLowerCase() ?? null,
+            title: run.title,
+            summary: run.summary,
+            text: run.text,
+          }
+        : null,
     };
   }
 

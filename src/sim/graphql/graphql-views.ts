@@ -1,7 +1,16 @@
 // GraphQL objects over the simulator's records: plain objects whose function fields take the field's arguments.
 import { GraphQLError } from "graphql";
+import { parseClosingKeywords } from "../closing-keywords.js";
 import { roleAtLeast, type SimState } from "../sim-state.js";
-import type { SimCaller, SimComment, SimIssue, SimLabel, SimRepo, SimUser } from "../sim-types.js";
+import type {
+  SimCaller,
+  SimCheckRun,
+  SimComment,
+  SimIssue,
+  SimLabel,
+  SimRepo,
+  SimUser,
+} from "../sim-types.js";
 
 export interface GraphqlContext {
   state: SimState;
@@ -111,14 +120,25 @@ export function commentView(ctx: GraphqlContext, comment: SimComment) {
   };
 }
 
-/** Closing references in a body: `closes #12`, `fixes o/r#12`, `resolves #12` (GitHub's keywords). */
-export function closingReferences(state: SimState, repo: SimRepo, body: string): SimIssue[] {
+/**
+ * A pull request's closing issue references as GitHub links them: closing keywords in its body
+ * (`#n`, `owner/repo#n`, an issue URL on github.com or this simulator), then the issues linked by
+ * hand — or only those with `userLinkedOnly`. Pull requests and unknown issues are left out.
+ */
+export function closingIssuesOf(state: SimState, pullRequest: SimIssue, userLinkedOnly = false): SimIssue[] {
+  const repo = state.repoById(pullRequest.repoId);
   const found: SimIssue[] = [];
-  const pattern = /\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s*:?\s+(?:([\w.-]+\/[\w.-]+))?#(\d+)\b/gi;
-  for (const match of body.matchAll(pattern)) {
-    const target = match[1] ? state.findRepo(match[1]) : repo;
-    const issue = target ? state.findIssue(target, Number(match[2])) : undefined;
+  const keep = (issue: SimIssue | undefined) => {
     if (issue && !issue.pull && !found.includes(issue)) found.push(issue);
+  };
+  if (!userLinkedOnly) {
+    for (const reference of parseClosingKeywords(pullRequest.body, ["https://github.com", state.urls.web])) {
+      const target = reference.repo ? state.findRepo(reference.repo) : repo;
+      keep(target ? state.findIssue(target, reference.number) : undefined);
+    }
+  }
+  for (const id of pullRequest.pull?.linkedIssueIds ?? []) {
+    keep(state.issuesOf(repo).find((issue) => issue.id === id));
   }
   return found;
 }
@@ -169,7 +189,7 @@ export function issueView(ctx: GraphqlContext, issue: SimIssue) {
           state
             .issuesOf(repo)
             .filter((p) => p.pull && (args.includeClosedPrs || p.state === "open"))
-            .filter((p) => closingReferences(state, repo, p.body).includes(issue)),
+            .filter((p) => closingIssuesOf(state, p).includes(issue)),
           args,
           (p) => issueView(ctx, p),
         ),
@@ -189,7 +209,7 @@ export function issueView(ctx: GraphqlContext, issue: SimIssue) {
     baseRefOid: pull.baseSha,
     isCrossRepository: false,
     closingIssuesReferences: (args: Args) =>
-      connection(closingReferences(state, repo, issue.body), args, (i) => issueView(ctx, i)),
+      connection(closingIssuesOf(state, issue, args.userLinkedOnly === true), args, (i) => issueView(ctx, i)),
   };
 }
 
@@ -234,6 +254,73 @@ function ordered(issues: SimIssue[], args: Args): SimIssue[] {
   return order?.direction === "DESC" ? sorted.reverse() : sorted;
 }
 
+/** The App that made the simulator's check runs (the only App here). */
+function appView(ctx: GraphqlContext, appId: number) {
+  const { app } = ctx.state;
+  return {
+    __typename: "App",
+    id: `A_${Buffer.from(`app:${appId}`).toString("base64url")}`,
+    databaseId: appId,
+    slug: app.slug,
+    name: app.slug,
+  };
+}
+
+function checkRunView(ctx: GraphqlContext, run: SimCheckRun) {
+  const repo = ctx.state.repoById(run.repoId);
+  return {
+    __typename: "CheckRun",
+    id: run.nodeId,
+    databaseId: run.id,
+    name: run.name,
+    status: run.status.toUpperCase(),
+    conclusion: run.conclusion?.toUpperCase() ?? null,
+    title: run.output.title,
+    summary: run.output.summary,
+    text: run.output.text,
+    detailsUrl: run.detailsUrl,
+    externalId: run.externalId,
+    startedAt: run.startedAt,
+    completedAt: run.completedAt,
+    url: `${ctx.state.urls.web}/${ctx.state.fullName(repo)}/runs/${run.id}`,
+  };
+}
+
+/**
+ * The check suites of a commit: one per App with runs on it, like GitHub's. `filterBy.appId`
+ * narrows the suites; a suite's `checkRuns` take `filterBy` `checkName`, `checkType` (LATEST:
+ * the newest run of each name) and `status`, newest first.
+ */
+function checkSuitesOf(ctx: GraphqlContext, repo: SimRepo, sha: string, args: Args) {
+  const filter = (args.filterBy ?? {}) as Args;
+  const runs = [...ctx.state.checkRuns.values()].filter((r) => r.repoId === repo.id && r.headSha === sha);
+  const appIds = [...new Set(runs.map((r) => r.appId))]
+    .filter((appId) => filter.appId == null || filter.appId === appId)
+    .sort((a, b) => a - b);
+  const suites = appIds.map((appId) => {
+    const own = runs.filter((r) => r.appId === appId);
+    return {
+      __typename: "CheckSuite",
+      id: `CS_${Buffer.from(`suite:${repo.id}:${sha}:${appId}`).toString("base64url")}`,
+      databaseId: Math.min(...own.map((r) => r.id)),
+      app: appView(ctx, appId),
+      status: own.every((r) => r.status === "completed") ? "COMPLETED" : "IN_PROGRESS",
+      checkRuns: (runArgs: Args) => {
+        const runFilter = (runArgs.filterBy ?? {}) as Args;
+        let selected = own
+          .filter((r) => runFilter.checkName == null || r.name === runFilter.checkName)
+          .filter((r) => runFilter.status == null || r.status.toUpperCase() === runFilter.status)
+          .sort((a, b) => b.id - a.id);
+        if (runFilter.checkType === "LATEST") {
+          selected = selected.filter((r, i) => selected.findIndex((o) => o.name === r.name) === i);
+        }
+        return connection(selected, runArgs, (r) => checkRunView(ctx, r));
+      },
+    };
+  });
+  return connection(suites, args, (suite) => suite);
+}
+
 function commitView(ctx: GraphqlContext, repo: SimRepo, sha: string) {
   const commit = repo.commits.get(sha);
   const date = commit?.timestamp ?? repo.createdAt;
@@ -248,6 +335,7 @@ function commitView(ctx: GraphqlContext, repo: SimRepo, sha: string) {
     authoredDate: date,
     pushedDate: date,
     url: `${ctx.state.urls.web}/${ctx.state.fullName(repo)}/commit/${sha}`,
+    checkSuites: (args: Args) => checkSuitesOf(ctx, repo, sha, args),
   };
 }
 
@@ -284,6 +372,16 @@ export function repoView(ctx: GraphqlContext, repo: SimRepo) {
     viewerPermission:
       ctx.caller.kind === "installation" ? null : state.roleOf(repo, ctx.viewer).toUpperCase(),
     defaultBranchRef: refView(ctx, repo, repo.defaultBranch),
+    /** A commit by its full sha or a branch name (the only git objects here); null like GitHub otherwise. */
+    object: ({ oid, expression }: Args) => {
+      const sha = typeof oid === "string" ? oid : repo.branches.get(String(expression ?? ""));
+      const known =
+        sha !== undefined &&
+        (repo.commits.has(sha) ||
+          [...repo.branches.values()].includes(sha) ||
+          state.issuesOf(repo).some((i) => i.pull?.headSha === sha));
+      return known ? commitView(ctx, repo, sha) : null;
+    },
     ref: ({ qualifiedName }: Args) => refView(ctx, repo, String(qualifiedName).replace(/^refs\/heads\//, "")),
     label: ({ name }: Args) => {
       const label = state.findLabel(repo, String(name));

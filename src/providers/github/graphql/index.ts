@@ -1,11 +1,13 @@
 // Every GraphQL document the App can send, in one place, so a test can validate each against GitHub's schema.
 import { allTransitionShapes, transitionDocument } from "./apply-transition.js";
 import { OPEN_ISSUES_QUERY } from "./open-issues.js";
+import { PULL_REQUEST_CHECK_QUERY } from "./pull-request-check.js";
 import { RESOLVE_LABELS_QUERY } from "./resolve-labels.js";
 import { SUBJECT_COMMENTS_QUERY, SUBJECT_STATUS_QUERY } from "./subject-status.js";
 
 export * from "./apply-transition.js";
 export * from "./open-issues.js";
+export * from "./pull-request-check.js";
 export * from "./resolve-labels.js";
 export * from "./subject-status.js";
 
@@ -27,6 +29,7 @@ export function allDocuments(): NamedDocument[] {
     { name: "SubjectComments", document: SUBJECT_COMMENTS_QUERY },
     { name: "ResolveLabels", document: RESOLVE_LABELS_QUERY },
     { name: "OpenIssues", document: OPEN_ISSUES_QUERY },
+    { name: "PullRequestCheck", document: PULL_REQUEST_CHECK_QUERY },
     ...transitions,
   ];
 }
