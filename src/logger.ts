@@ -15,6 +15,11 @@ export const redactedPaths = [
   "err.response.headers.authorization",
   "token",
   "*.token",
+  "leaseToken",
+  "*.leaseToken",
+  "sessionKey",
+  "*.sessionKey",
+  "*.*.sessionKey",
   "privateKey",
   "secret",
 ];

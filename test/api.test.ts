@@ -94,7 +94,10 @@ async function get(path: string, token?: string) {
   return { status: response.status, body: (await response.json()) as Record<string, any> };
 }
 
-function claimBody(actor = actorA, extra: Record<string, unknown> = {}) {
+function claimBody(
+  actor: typeof actorA & { sessionKey?: string } = actorA,
+  extra: Record<string, unknown> = {},
+) {
   return { repo, issue: issue.number, actor, taskClass: "author", ...extra };
 }
 
@@ -169,23 +172,148 @@ describe("POST /api/v1/claims", () => {
     ]);
   });
 
-  it("lets the same session re-claim its live claim: 200, same generation, rotated token", async () => {
-    const { lease } = await claimAsA();
-    mockGraphqlSubjectStatus(github, {
+  describe("re-claims need proof of the session (invariant 14)", () => {
+    const sessionKeyA = "sk_A-3f9c2e71b04d5a68c1e2f3a4b5c6d7e8";
+    const keyedA = { ...actorA, sessionKey: sessionKeyA };
+    const heldByA = () => ({
       ...issue,
       assignees: [{ login: agent.login, id: agent.node_id }],
       labels: ["agent:claimed"],
     });
-    const edit = mockGraphqlApplyTransition(github);
-    const again = await post("/api/v1/claims", claimBody(), agentToken);
-    expect(again.status).toBe(200);
-    expect(again.body.lease.generation).toBe(1);
-    expect(again.body.lease.token).not.toBe(lease.token);
-    expect(Object.keys(edit.variables!)).toEqual(["edit0"]);
-    const old = await post(`/api/v1/leases/${lease.id}/heartbeat`, {}, lease.token);
-    expect(old.status).toBe(401);
-    const fresh = await post(`/api/v1/leases/${lease.id}/heartbeat`, {}, again.body.lease.token);
-    expect(fresh.status).toBe(200);
+    const subjectKey = { installationId, repoId, issue: 12 };
+    const beat = (leaseId: string, token: string) => post(`/api/v1/leases/${leaseId}/heartbeat`, {}, token);
+
+    it("re-claims with the session key: 200, same generation, a new token; the old one is then rotated out", async () => {
+      const { lease, write } = await claimAsA({ actor: keyedA });
+      mockGraphqlSubjectStatus(github, heldByA());
+      const edit = mockGraphqlApplyTransition(github);
+      const again = await post("/api/v1/claims", claimBody(keyedA), agentToken);
+      expect(again.status).toBe(200);
+      expect(again.body.lease.generation).toBe(1);
+      expect(again.body.lease.token).not.toBe(lease.token);
+      // The claim comment is edited to name the new token, which is the lease's only from now on;
+      // assignment and label are sent again as the claim's full desired state (invariant 13).
+      expect(Object.keys(edit.variables!)).toEqual(["assign", "addLabels", "edit0"]);
+      expect(JSON.stringify(edit.variables)).toContain(digestOf(again.body.lease.token));
+      expect(await store.get(subjectKey)).toMatchObject({
+        tokenDigest: digestOf(again.body.lease.token),
+        sync: "done",
+      });
+      expect(await store.get(subjectKey)).not.toHaveProperty("pendingTokenDigest");
+      mockGraphqlApplyTransition(github); // the release below, made with the new token
+
+      const refusals = [
+        await beat(lease.id, lease.token),
+        await post(`/api/v1/leases/${lease.id}/attest`, { sha: "a".repeat(40) }, lease.token),
+        await get(`/api/v1/leases/${lease.id}`, lease.token),
+        await post(`/api/v1/leases/${lease.id}/release`, { outcome: "handoff" }, lease.token),
+      ];
+      for (const refused of refusals) {
+        expect(refused.status).toBe(409);
+        expect(refused.body).toEqual({
+          error: "superseded",
+          message: expect.any(String),
+          by: { kind: "agent", login: agent.login, ...actorA },
+          generation: 1,
+          at: new Date(app.clock.now).toISOString(),
+          reason: "rotated",
+        });
+      }
+      expect((await beat(lease.id, again.body.lease.token)).status).toBe(200);
+      const released = await post(
+        `/api/v1/leases/${lease.id}/release`,
+        { outcome: "handoff" },
+        again.body.lease.token,
+      );
+      expect(released.status).toBe(200);
+
+      // The session key is a secret: never in an answer, a log line, the record's actor or a GitHub request.
+      const everything = [
+        ...app.logs,
+        ...[again, ...refusals, released].map((r) => JSON.stringify(r.body)),
+        JSON.stringify(github.entries),
+        JSON.stringify(await store.get(subjectKey)),
+        JSON.stringify(write.variables),
+      ].join("\n");
+      expect(everything).not.toContain(sessionKeyA);
+    });
+
+    it("re-claims with the lease token in the body: 200", async () => {
+      const { lease } = await claimAsA();
+      mockGraphqlSubjectStatus(github, heldByA());
+      mockGraphqlApplyTransition(github);
+      const again = await post("/api/v1/claims", claimBody(actorA, { leaseToken: lease.token }), agentToken);
+      expect(again.status).toBe(200);
+      expect(again.body.lease.generation).toBe(1);
+      expect((await beat(lease.id, again.body.lease.token)).status).toBe(200);
+      expect((await beat(lease.id, lease.token)).body.reason).toBe("rotated");
+    });
+
+    it("answers 409 held, with no GitHub write, to a session naming the public session id without proof", async () => {
+      const { lease, write } = await claimAsA({ actor: keyedA });
+      // Anyone who can read the issue sees the holder's session id in the claim comment's marker.
+      const marker = parseClaimMarker((write.variables!.claimComment as { body: string }).body);
+      const published = (marker as { marker: { actor: typeof actorA } }).marker.actor;
+      expect(published.sessionId).toBe(actorA.sessionId);
+      const impostor = { runtime: "codex", sessionId: published.sessionId, host: "elsewhere" };
+      for (const body of [
+        claimBody(impostor),
+        claimBody({ ...impostor, sessionKey: "a-guessed-session-key-0123456789abcdef" }),
+        claimBody(impostor, { leaseToken: `clh_${"A".repeat(43)}` }),
+      ]) {
+        mockGraphqlSubjectStatus(github, heldByA());
+        const refused = await post("/api/v1/claims", body, agentToken);
+        expect(refused.status).toBe(409);
+        expect(refused.body).toEqual({
+          error: "held",
+          message: "octo/widgets#12 is held by another session.",
+          holder: { kind: "agent", login: agent.login, ...actorA },
+          generation: 1,
+          state: "active",
+          lastHeartbeatAt: new Date(app.clock.now).toISOString(),
+          reclaimableAt: new Date(app.clock.now + reclaimAfterMs).toISOString(),
+        });
+      }
+      expect((await beat(lease.id, lease.token)).status).toBe(200);
+    });
+
+    it("keeps the old token when the re-claim's GitHub write fails (502); the new one never becomes valid", async () => {
+      const { lease } = await claimAsA({ actor: keyedA });
+      mockGraphqlSubjectStatus(github, heldByA());
+      mockGraphqlApplyTransition(github, { fail: 502 });
+      const failed = await post("/api/v1/claims", claimBody(keyedA), agentToken);
+      expect(failed.status).toBe(502);
+      expect(failed.body).toEqual({ error: "github_failed", message: expect.any(String) });
+      const record = await store.get(subjectKey);
+      expect(record).toMatchObject({ generation: 1, tokenDigest: digestOf(lease.token) });
+      // The undelivered token is known only as the pending digest, and it opens nothing.
+      const undelivered = record!.pendingTokenDigest!;
+      expect(undelivered).not.toBe(digestOf(lease.token));
+      const probe = { key: subjectKey, generation: 1, tokenDigest: undelivered, now: app.clock.now };
+      expect(await store.verify(probe)).toEqual({ kind: "invalid_token" });
+      expect((await beat(lease.id, lease.token)).status).toBe(200);
+
+      // Retrying is safe: the session key still proves the session.
+      mockGraphqlSubjectStatus(github, heldByA());
+      mockGraphqlApplyTransition(github);
+      const retried = await post("/api/v1/claims", claimBody(keyedA), agentToken);
+      expect(retried.status).toBe(200);
+      expect(await store.verify(probe)).toEqual({ kind: "invalid_token" });
+      expect((await beat(lease.id, retried.body.lease.token)).status).toBe(200);
+    });
+
+    it("refuses a session key outside 32–256 characters and a malformed lease token with 422, naming the field", async () => {
+      for (const [body, field] of [
+        [claimBody({ ...actorA, sessionKey: "short" }), "actor.sessionKey"],
+        [claimBody({ ...actorA, sessionKey: "k".repeat(257) }), "actor.sessionKey"],
+        [claimBody(actorA, { leaseToken: "ghp_notalease" }), "leaseToken"],
+      ] as const) {
+        const refused = await post("/api/v1/claims", body, agentToken);
+        expect(refused.status).toBe(422);
+        expect(refused.body).toMatchObject({ error: "invalid_request", field });
+        expect(JSON.stringify(refused.body)).not.toContain("k".repeat(40));
+      }
+    });
   });
 
   it("answers 409 held to another session while the holder is live, with no GitHub write", async () => {

@@ -167,16 +167,22 @@ describe("claim → status → verify → release", () => {
       lease: { subject: `${repo}#12`, generation: 1 },
     });
     expect(claim.lease.branch).toBe("agent/sess-a/12-work");
+    // The session's secret key, made on first use, kept beside the lease files (0600), sent on every claim.
+    const keyFile = join(work, ".git", "claim-hold", "session-keys", "sess-a");
+    expect(statSync(keyFile).mode & 0o777).toBe(0o600);
+    const sessionKey = readFileSync(keyFile, "utf8").trim();
+    expect(sessionKey).toMatch(/^[A-Za-z0-9_-]{43}$/);
     // No branch is sent: the App names it (and on a takeover continues the incumbent's).
     expect(fake.requests[0]?.body).toEqual({
       repo,
       issue: 12,
-      actor: { sessionId: "sess-a", host: hostname() },
+      actor: { sessionId: "sess-a", host: hostname(), sessionKey },
       taskClass: "author",
       takeover: false,
     });
     const token = fake.claimOf(repo, 12)!.token;
     expect(claimed.stdout).not.toContain(token);
+    expect(claimed.stdout + claimed.stderr).not.toContain(sessionKey);
     const file = join(work, ".git", "claim-hold", "octo__widgets__12.json");
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(JSON.parse(readFileSync(file, "utf8")).token).toBe(token);
@@ -236,6 +242,45 @@ describe("claim → status → verify → release", () => {
     const codex = await cli(["claim", `${repo}#2`, "--json"], { env: { ...env, CODEX_SESSION_ID: "cx-9" } });
     expect(parseJson(ClaimOutput, codex.stdout).sessionId).toBe("cx-9");
     expect(fake.requests.at(-1)?.body).toMatchObject({ actor: { sessionId: "cx-9", runtime: "codex" } });
+  });
+
+  it("proves its session on a re-claim (key and lease token); a running keepalive goes on with the new token", async () => {
+    await cli(["claim", `${repo}#12`]);
+    const first = fake.claimOf(repo, 12)!.token;
+    const keepalive = start(["keepalive"]);
+    await until(() => heartbeats().length >= 1, "a first heartbeat");
+
+    const again = await cli(["claim", `${repo}#12`, "--json"]);
+    expect(again.code).toBe(0);
+    expect(parseJson(ClaimOutput, again.stdout)).toMatchObject({ created: false, lease: { generation: 1 } });
+    const sessionKey = readFileSync(
+      join(work, ".git", "claim-hold", "session-keys", "sess-a"),
+      "utf8",
+    ).trim();
+    const claims = fake.requests.filter((r) => r.path === "/api/v1/claims").map((r) => r.body);
+    expect(claims).toEqual([
+      expect.objectContaining({ actor: { sessionId: "sess-a", host: hostname(), sessionKey } }),
+      expect.objectContaining({
+        actor: { sessionId: "sess-a", host: hostname(), sessionKey },
+        leaseToken: first,
+      }),
+    ]);
+    const second = fake.claimOf(repo, 12)!.token;
+    expect(second).not.toBe(first);
+    await until(
+      () => heartbeats().some((r) => r.authorization === `Bearer ${second}`),
+      "a heartbeat with the new token",
+    );
+    keepalive.child.kill("SIGTERM");
+    const end = await keepalive.done;
+    expect(end.code).toBe(0);
+    expect(
+      JSON.parse(readFileSync(join(work, ".git", "claim-hold", "octo__widgets__12.json"), "utf8")),
+    ).toMatchObject({
+      token: second,
+      status: "held",
+    });
+    expect(again.stdout + again.stderr + end.stdout + end.stderr).not.toContain(sessionKey);
   });
 
   it("takes over a stale claim after the grace beat and keeps the incumbent's branch", async () => {

@@ -80,12 +80,31 @@ describe("claim", () => {
   });
 
   it("reports a re-claim by the same session as not created, same generation, rotated token", async () => {
-    const first = await client.claim({ repo, issue: 12, actor });
-    const second = await client.claim({ repo, issue: 12, actor });
+    const keyed = { ...actor, sessionKey: "session-key-of-s-one-0123456789abcdef" };
+    const first = await client.claim({ repo, issue: 12, actor: keyed });
+    const second = await client.claim({ repo, issue: 12, actor: keyed });
+    const third = await client.claim({ repo, issue: 12, actor, leaseToken: second.lease.token });
 
     expect(second.created).toBe(false);
     expect(second.lease.generation).toBe(first.lease.generation);
     expect(second.lease.token).not.toBe(first.lease.token);
+    expect(third).toMatchObject({ created: false, lease: { generation: first.lease.generation } });
+    expect(fake.requests.map((r) => r.body)).toEqual([
+      expect.objectContaining({ actor: keyed }),
+      expect.objectContaining({ actor: keyed }),
+      expect.objectContaining({ actor, leaseToken: second.lease.token }),
+    ]);
+  });
+
+  it("throws 409 held to a re-claim without proof of the session, and superseded (rotated) to a rotated-out token", async () => {
+    const first = await client.claim({ repo, issue: 12, actor });
+    await client.claim({ repo, issue: 12, actor, leaseToken: first.lease.token });
+
+    const refused = await caught(client.claim({ repo, issue: 12, actor }));
+    const rotated = await caught(client.heartbeat(first.lease));
+
+    expect(refused).toMatchObject({ status: 409, code: "held" });
+    expect(rotated).toMatchObject({ status: 409, code: "superseded", details: { reason: "rotated" } });
   });
 
   it("throws a typed 409 held with the holder in the details", async () => {

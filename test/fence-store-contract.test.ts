@@ -119,6 +119,21 @@ describe.each(cases)("$name fence contract", (fenceCase) => {
     expect((await fences.evidence({ ...key, issue: 43 }, sha(2), T0)).attestedGenerations).toEqual([]);
   });
 
+  it("counts the current generation's attestation only when its current token made it (invariant 14)", async () => {
+    await fences.attest(key, 1, sha(1), T0, "digest-old");
+    await fences.attest(key, 2, sha(1), T0, "digest-old");
+    await fences.attest(key, 2, sha(2), T0, "digest-new");
+    await fences.attest(key, 2, sha(3), T0); // recorded before attestations named their token
+    const current = { generation: 2, tokenDigest: "digest-new" };
+    expect((await fences.evidence(key, sha(1), T0, current)).attestedGenerations).toEqual([1]);
+    expect((await fences.evidence(key, sha(2), T0, current)).attestedGenerations).toEqual([2]);
+    expect((await fences.evidence(key, sha(3), T0, current)).attestedGenerations).toEqual([2]);
+    expect((await fences.evidence(key, sha(1), T0)).attestedGenerations).toEqual([1, 2]);
+    // The new token attesting the same SHA again makes it count.
+    await fences.attest(key, 2, sha(1), T0 + 1, "digest-new");
+    expect((await fences.evidence(key, sha(1), T0 + 1, current)).attestedGenerations).toEqual([1, 2]);
+  });
+
   it(`keeps at most ${maxShasPerGeneration} SHAs per generation, dropping the oldest`, async () => {
     for (let i = 0; i <= maxShasPerGeneration; i++) await fences.attest(key, 3, sha(i + 1), T0 + i);
     await fences.attest(key, 4, sha(1), T0 + 500);

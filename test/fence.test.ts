@@ -365,6 +365,87 @@ describe.skipIf(!redisProbe.available)("the zombie scenario (real Redis stores)"
     expectRequests(github, mark, []);
     expect((await store.get(key))?.generation).toBe(3);
   });
+
+  it("stops counting an attestation once a re-claim rotated out the token that made it (invariant 14)", async () => {
+    const keyedA = { ...actorA, sessionKey: "sk_A-7a0e4c91d2b35f68e1c0a9b8d7f6e5c4" };
+    mockCreateInstallationToken(github, installationId);
+    mockGetUser(github, agentToken, agent);
+    mockGetRepoInstallation(github, repo, installationId);
+    mockGetCollaboratorPermission(github, repo, agent.login, "write");
+    mockConfigFile(github, repo, shortDurations);
+    mockGraphqlSubjectStatus(github, issue7);
+    const claimA = mockGraphqlApplyTransition(github, { claimComment: { id: "IC_a", databaseId: 9001 } });
+    const claimBody = { repo, issue: 7, actor: keyedA, taskClass: "author", branch };
+    const a = await call("POST", "/api/v1/claims", agentToken, claimBody);
+    expect(a.status).toBe(201);
+    const oldLease = a.body.lease;
+    checks.expectEvaluation(sha1, {
+      conclusion: "failure",
+      title: "Not attested by the current holder",
+      summary: summaryOf([[subject7, holderA, "1", "active", "—"]]),
+      text: ["is not attested by generation 1"],
+      detailsUrl,
+    });
+    await deliver("pull_request", prPayload("opened", sha1));
+    checks.expectEvaluation(sha1, {
+      conclusion: "success",
+      title: "Attested by the current holder",
+      summary: summaryOf([[subject7, holderA, "1", "active", "generation 1 (current)"]]),
+      text: ["is attested by generation 1"],
+      detailsUrl,
+    });
+    await call("POST", `/api/v1/leases/${oldLease.id}/attest`, oldLease.token, { sha: sha1 });
+    expect(checks.conclusionOf(sha1)).toBe("success");
+
+    // The session re-claims (its old token may have leaked): the head's check flips at once.
+    mockGraphqlSubjectStatus(github, {
+      ...issue7,
+      assignees: [{ login: agent.login, id: agent.node_id }],
+      labels: ["agent:claimed"],
+      comments: [
+        {
+          id: "IC_a",
+          databaseId: 9001,
+          body: (claimA.variables!.claimComment as { body: string }).body,
+          viewerDidAuthor: true,
+        },
+      ],
+    });
+    mockGraphqlApplyTransition(github);
+    checks.expectEvaluation(sha1, {
+      conclusion: "failure",
+      title: "Not attested by the current holder",
+      summary: summaryOf([[subject7, holderA, "1", "active", "—"]]),
+      text: ["is not attested by generation 1"],
+      detailsUrl,
+    });
+    const mark = github.count();
+    const again = await call("POST", "/api/v1/claims", agentToken, claimBody);
+    expect(again.status).toBe(200);
+    expectRequests(github, mark, [
+      "POST /graphql",
+      "POST /graphql",
+      `GET /repos/${repo}/commits/${sha1}/check-runs`,
+      `PATCH /repos/${repo}/check-runs/1`,
+    ]);
+    expect(checks.conclusionOf(sha1)).toBe("failure");
+
+    // The rotated-out token cannot vouch again; the new one can.
+    const stale = await call("POST", `/api/v1/leases/${oldLease.id}/attest`, oldLease.token, { sha: sha1 });
+    expect(stale).toMatchObject({ status: 409, body: { error: "superseded", reason: "rotated" } });
+    checks.expectEvaluation(sha1, {
+      conclusion: "success",
+      title: "Attested by the current holder",
+      summary: summaryOf([[subject7, holderA, "1", "active", "generation 1 (current)"]]),
+      text: ["is attested by generation 1"],
+      detailsUrl,
+    });
+    const fresh = await call("POST", `/api/v1/leases/${oldLease.id}/attest`, again.body.lease.token, {
+      sha: sha1,
+    });
+    expect(fresh).toEqual({ status: 200, body: { attested: true, sha: sha1, generation: 1 } });
+    expect(checks.conclusionOf(sha1)).toBe("success");
+  });
 });
 
 describe("the check run and /reclaim on the memory stores", () => {

@@ -1,6 +1,6 @@
 // `claim-hold mcp` as a child process driven by the MCP SDK's own client over stdio, against the real App.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -269,6 +269,24 @@ describeRedis("claim-hold mcp", () => {
 
     // No tool call: the server heartbeats by itself.
     await expectHeartbeatWithoutToolCalls(12);
+    await expectHeartbeatWithoutToolCalls(12);
+
+    // The session's secret key (0600, beside the lease files) proves a re-claim; the App keeps only a digest.
+    const keyFile = join(mcp.worktree, ".git", "claim-hold", "session-keys", "sessA");
+    expect(statSync(keyFile).mode & 0o777).toBe(0o600);
+    const sessionKey = readFileSync(keyFile, "utf8").trim();
+    expect((await store.get(key(12)))?.sessionKeyDigest).toMatch(/^[0-9a-f]{64}$/);
+    mockGraphqlSubjectStatus(github, {
+      ...issue(12),
+      assignees: [{ login: agent.login, id: agent.node_id }],
+      labels: ["agent:claimed"],
+    });
+    mockGraphqlApplyTransition(github);
+    const reclaimed = await mcp.call("claim_issue", { repo, issue: 12, scope: ["src/parser/**"] });
+    expect(reclaimed.isError).toBeFalsy();
+    expect(reclaimed.structuredContent).toMatchObject({ created: false, lease: { generation: 1 } });
+    expect(JSON.stringify([reclaimed, await store.get(key(12)), github.entries])).not.toContain(sessionKey);
+    // The heartbeat loop goes on with the new token.
     await expectHeartbeatWithoutToolCalls(12);
 
     // Another session declares files inside the first one's scope: a warning, at no GitHub cost.

@@ -217,24 +217,165 @@ describe.each(cases)("$name store contract", (storeCase) => {
     expect(outcome).toStrictEqual({ kind: "created", record: recordOf(alice, "ta", 42, T0), previous: null });
   });
 
-  it("lets the same session re-claim: same generation, new token, old token refused", async () => {
-    await claim(alice, "ta");
-    now += 7 * minute;
-    const again = await claim(alice, "ta2");
-    expect(again).toStrictEqual({
-      kind: "reclaimed",
-      record: recordOf(alice, "ta2", 1, T0, { lastHeartbeatAt: now }),
+  describe("re-claims (invariant 14)", () => {
+    const keyA = "session-key-of-alice-0123456789abcdef";
+    const proofKey = { sessionKeyDigest: digest(keyA) };
+    const commit = (token: string, extra: { comment?: { commentNodeId: string; commentId?: number } } = {}) =>
+      store.commitReclaim({ key, generation: 1, tokenDigest: digest(token), now, ...extra });
+
+    it("answers a re-claim without proof of the session held, like another session's, and changes nothing", async () => {
+      await claim(alice, "ta", proofKey);
+      const claimed = recordOf(alice, "ta", 1, T0, proofKey);
+      now += 7 * minute;
+      const before = await snapshot();
+      // The session id is public: naming it proves nothing; nor does a wrong key or token.
+      for (const proof of [
+        {},
+        { sessionKeyDigest: digest("somebody-else-s-key-0123456789abcdef") },
+        { leaseTokenDigest: digest("a guessed token") },
+      ]) {
+        expect(await claim(alice, "tx", proof)).toStrictEqual({ kind: "held", current: claimed });
+      }
+      expect(await snapshot()).toStrictEqual(before);
+      expect(await heartbeat(1, "ta")).toMatchObject({ kind: "ok" });
     });
-    expect(await heartbeat(1, "ta2")).toStrictEqual({
-      kind: "ok",
-      record: recordOf(alice, "ta2", 1, T0, { lastHeartbeatAt: now }),
-      editComment: false,
+
+    it("re-claims with the session key: same generation, the new token pending until the write is committed", async () => {
+      await claim(alice, "ta", proofKey);
+      now += 7 * minute;
+      const reclaimedAt = now;
+      const pending = recordOf(alice, "ta", 1, T0, {
+        ...proofKey,
+        lastHeartbeatAt: now,
+        pendingTokenDigest: digest("ta2"),
+      });
+      expect(await claim(alice, "ta2", proofKey)).toStrictEqual({ kind: "reclaimed", record: pending });
+      // Until GitHub confirmed the re-claim, the old token is the lease's and the new one is nothing.
+      expect(await heartbeat(1, "ta2")).toStrictEqual({ kind: "invalid_token" });
+      expect(await store.verify({ key, generation: 1, tokenDigest: digest("ta2"), now })).toStrictEqual({
+        kind: "invalid_token",
+      });
+      now += minute;
+      expect(await heartbeat(1, "ta")).toStrictEqual({
+        kind: "ok",
+        record: { ...pending, lastHeartbeatAt: now },
+        editComment: false,
+      });
+
+      now += minute;
+      const rotated = recordOf(alice, "ta2", 1, T0, {
+        ...proofKey,
+        lastHeartbeatAt: now - minute,
+        sync: "done",
+        commentNodeId: "IC_1",
+        commentId: 11,
+      });
+      expect(await commit("ta2", { comment: { commentNodeId: "IC_1", commentId: 11 } })).toStrictEqual(
+        rotated,
+      );
+      expect(await store.get(key)).toStrictEqual(rotated);
+      expect(await commit("ta2")).toBeNull(); // nothing pending any more
+      const rotatedAt = now;
+      now += minute;
+      expect(await heartbeat(1, "ta2")).toMatchObject({ kind: "ok" });
+      const current = { ...rotated, lastHeartbeatAt: now };
+      // The rotated-out token is superseded (reason: rotated), on every lease call, and changes nothing.
+      const refusal = { kind: "superseded", current, rotatedAt };
+      expect(await heartbeat(1, "ta", { phase: "late" })).toStrictEqual(refusal);
+      expect(await store.verify({ key, generation: 1, tokenDigest: digest("ta"), now })).toStrictEqual(
+        refusal,
+      );
+      expect(await release(1, "ta")).toStrictEqual(refusal);
+      expect(await store.get(key)).toStrictEqual(current);
+      expect(await store.history(key)).toStrictEqual([
+        { at: reclaimedAt, generation: 1, kind: "reclaimed", actor: alice },
+        { at: T0, generation: 1, kind: "claimed", actor: alice },
+      ]);
     });
-    expect(await heartbeat(1, "ta")).toStrictEqual({ kind: "invalid_token" });
-    expect(await store.history(key)).toStrictEqual([
-      { at: now, generation: 1, kind: "reclaimed", actor: alice },
-      { at: T0, generation: 1, kind: "claimed", actor: alice },
-    ]);
+
+    it("re-claims with the lease's current token, never with a rotated-out or pending one", async () => {
+      await claim(alice, "ta");
+      now += minute;
+      expect(await claim(alice, "ta2", { leaseTokenDigest: digest("ta") })).toStrictEqual({
+        kind: "reclaimed",
+        record: recordOf(alice, "ta", 1, T0, { lastHeartbeatAt: now, pendingTokenDigest: digest("ta2") }),
+      });
+      expect((await claim(alice, "ta3", { leaseTokenDigest: digest("ta2") })).kind).toBe("held");
+      expect(await commit("ta2")).toMatchObject({ tokenDigest: digest("ta2") });
+      expect((await claim(alice, "ta3", { leaseTokenDigest: digest("ta") })).kind).toBe("held");
+      // The token proof also records a session key sent along, for the next re-claim.
+      expect(await claim(alice, "ta3", { leaseTokenDigest: digest("ta2"), ...proofKey })).toMatchObject({
+        kind: "reclaimed",
+        record: { ...proofKey, tokenDigest: digest("ta2"), pendingTokenDigest: digest("ta3") },
+      });
+    });
+
+    it("keeps the old token when the re-claim's write never landed; only the newest pending token can be promoted", async () => {
+      await claim(alice, "ta", proofKey);
+      now += minute;
+      await claim(alice, "ta2", proofKey); // its GitHub write fails: never committed
+      now += minute;
+      expect(await heartbeat(1, "ta")).toMatchObject({ kind: "ok" });
+      expect(await heartbeat(1, "ta2")).toStrictEqual({ kind: "invalid_token" });
+      // A retry replaces the pending token; the first re-claim, answering late, promotes nothing.
+      await claim(alice, "ta3", proofKey);
+      expect(await commit("ta2")).toBeNull();
+      expect(await heartbeat(1, "ta")).toMatchObject({ kind: "ok" });
+      expect(await commit("ta3")).toMatchObject({ tokenDigest: digest("ta3") });
+      expect(await heartbeat(1, "ta3")).toMatchObject({ kind: "ok" });
+      expect(await heartbeat(1, "ta2")).toStrictEqual({ kind: "invalid_token" });
+      expect(await heartbeat(1, "ta")).toMatchObject({ kind: "superseded", rotatedAt: now });
+    });
+
+    it("promotes nothing once the lease was released or superseded meanwhile", async () => {
+      await claim(alice, "ta", proofKey);
+      await claim(alice, "ta2", proofKey);
+      await release(1, "ta");
+      expect(await commit("ta2")).toBeNull();
+      expect(await release(1, "ta")).toMatchObject({ kind: "released", repeated: true });
+    });
+
+    it("after a restore from the claim comment (no session-key digest) only the token proves the session", async () => {
+      const restored = recordOf(alice, "ta", 1, T0, { sync: "done" });
+      expect(await store.restore(restored, now)).toBe("restored");
+      now += minute;
+      expect(await claim(alice, "ta2", proofKey)).toStrictEqual({ kind: "held", current: restored });
+      expect(await claim(alice, "ta2", { leaseTokenDigest: digest("ta"), ...proofKey })).toMatchObject({
+        kind: "reclaimed",
+        record: { ...proofKey, pendingTokenDigest: digest("ta2") },
+      });
+    });
+
+    it("still answers rotated to a rotated-out token once another generation holds the subject", async () => {
+      await claim(alice, "ta", proofKey);
+      await claim(alice, "ta2", proofKey);
+      const rotatedAt = now;
+      await commit("ta2");
+      now += durations.reclaimAfterMs;
+      const { record: successor } = (await claim(bob, "tb", { takeover: true })) as Extract<
+        ClaimOutcome,
+        { kind: "created" }
+      >;
+      expect(await heartbeat(1, "ta")).toStrictEqual({ kind: "superseded", current: successor, rotatedAt });
+      expect(await heartbeat(1, "ta2")).toStrictEqual({ kind: "superseded", current: successor });
+    });
+
+    it("recognises only the last few rotated-out tokens", async () => {
+      await claim(alice, "t0", proofKey);
+      for (let i = 1; i <= 5; i++) {
+        now += minute;
+        await claim(alice, `t${i}`, proofKey);
+        await commit(`t${i}`);
+      }
+      expect(await heartbeat(1, "t0")).toStrictEqual({ kind: "invalid_token" });
+      for (let i = 1; i <= 4; i++) {
+        expect(await heartbeat(1, `t${i}`)).toMatchObject({
+          kind: "superseded",
+          rotatedAt: T0 + (i + 1) * minute,
+        });
+      }
+      expect(await heartbeat(1, "t5")).toMatchObject({ kind: "ok" });
+    });
   });
 
   it("answers held to a different session while the claim is live", async () => {
@@ -495,7 +636,10 @@ describe.each(cases)("$name store contract", (storeCase) => {
       limit: "session",
       max: 1,
     });
-    expect((await claim(alice, "a42b", { caps: one })).kind).toBe("reclaimed");
+    expect((await claim(alice, "a42b", { caps: one, leaseTokenDigest: digest("a42") })).kind).toBe(
+      "reclaimed",
+    );
+    await store.commitReclaim({ key, generation: 1, tokenDigest: digest("a42b"), now });
     expect((await claim(bob, "b43", { key: on(43), caps: one })).kind).toBe("created");
 
     now += durations.ttlMs; // alice's claim on 42 is stale now: it no longer counts

@@ -1,15 +1,22 @@
 // The heartbeat loop shared by `keepalive` and `run`: beat at the interval until the lease is lost.
 import type { ClaimHoldClient, HeartbeatResponse } from "../client/index.js";
+import { isClaimHoldError } from "../client/index.js";
 import { isLeaseLost, isTransient } from "./errors.js";
 import type { LeaseFile } from "./lease-store.js";
 
+/** How long a beat whose token a re-claim rotated out waits for that re-claim to store the new token. */
+export const rotationSettleMs = 2_000;
+
 export type LoopEnd =
-  /** Another claim now holds the subject (409 superseded). */
-  | { kind: "superseded"; error: unknown }
+  /**
+   * Another claim now holds the subject (409 superseded). `lease` (here and below) is the lease file
+   * as the loop last beat with it: after a re-claim, its token is no longer the one the loop began with.
+   */
+  | { kind: "superseded"; error: unknown; lease?: LeaseFile }
   /** 410: released elsewhere, reaped, revoked or expired. */
-  | { kind: "gone"; error: unknown }
+  | { kind: "gone"; error: unknown; lease?: LeaseFile }
   /** The server stayed unreachable until the lease expired. */
-  | { kind: "expired"; error: unknown }
+  | { kind: "expired"; error: unknown; lease?: LeaseFile }
   /** The lease file was removed or replaced by another lease (this session released it). */
   | { kind: "released" }
   /** Stopped by the caller's signal. */
@@ -70,14 +77,38 @@ export async function keepLeaseAlive(deps: KeepAliveDeps): Promise<LoopEnd> {
         const after = await deps.load();
         if (!after || after.leaseId !== leaseId || after.status === "releasing") return { kind: "released" };
         const superseded = (error as { code?: string }).code === "superseded";
-        return superseded ? { kind: "superseded", error } : { kind: "gone", error };
+        // A re-claim by this session rotated the token under this beat: go on with the new one.
+        if (superseded && rotated(error) && (await tokenReplaced(deps, lease.token))) {
+          waitMs = 0;
+          continue;
+        }
+        return superseded ? { kind: "superseded", error, lease } : { kind: "gone", error, lease };
       }
       if (!isTransient(error)) return { kind: "failed", error };
       const remaining = expiresAtMs - deps.now();
-      if (remaining <= 0) return { kind: "expired", error };
+      if (remaining <= 0) return { kind: "expired", error, lease };
       deps.onTransientError?.(error, expiresAtMs);
       // Keep trying, but never sleep past the moment the lease would expire.
       waitMs = Math.max(50, Math.min(deps.intervalMs, remaining));
     }
+  }
+}
+
+function rotated(error: unknown): boolean {
+  return isClaimHoldError(error) && error.details.reason === "rotated";
+}
+
+/**
+ * After `409 superseded` with reason rotated: true once the lease file holds a newer token. A
+ * re-claim of this session writes it a moment after the server rotated the token, so a file still
+ * holding the old one is read again once after a short wait; an old token that stays means someone
+ * else re-claimed the lease.
+ */
+async function tokenReplaced(deps: KeepAliveDeps, token: string): Promise<boolean> {
+  for (let attempt = 0; ; attempt++) {
+    const lease = await deps.load();
+    if (lease && lease.token !== token) return true;
+    if (attempt > 0 || deps.signal.aborted) return false;
+    await deps.sleep(rotationSettleMs, deps.signal).catch(() => undefined);
   }
 }

@@ -1,6 +1,7 @@
-// The session id that tells one agent session from another on the same GitHub account.
+// The session id that tells one agent session from another on the same GitHub account, and the
+// session's secret key that proves it (the id is public: it names branches).
 import { randomBytes } from "node:crypto";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { link, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 
 /**
@@ -60,4 +61,43 @@ export async function resolveSession(env: NodeJS.ProcessEnv, gitDir: string): Pr
     return resolveSession(env, gitDir);
   }
   return { sessionId: fresh, runtime: runtimeFromEnv(env), source: file };
+}
+
+const sessionKeyPattern = /^[A-Za-z0-9_-]{32,256}$/;
+
+/**
+ * The session's secret `sessionKey` (SPEC invariant 14), sent on every claim so the session can
+ * re-claim its own live claim and nobody else can: 32 random bytes (base64url), created on first
+ * use in `<gitDir>/claim-hold/session-keys/<sessionId>` (mode 0600, like the lease files).
+ */
+export async function resolveSessionKey(gitDir: string, sessionId: string): Promise<string> {
+  const dir = join(gitDir, "claim-hold", "session-keys");
+  const file = join(dir, sessionId);
+  const stored = (
+    await readFile(file, "utf8").catch((error: NodeJS.ErrnoException) => {
+      if (error.code === "ENOENT") return null;
+      throw error;
+    })
+  )?.trim();
+  if (stored !== undefined) {
+    if (sessionKeyPattern.test(stored)) return stored;
+    throw new Error(
+      `session key file ${file} is unreadable; remove it (re-claiming a live claim then needs its lease file)`,
+    );
+  }
+  const fresh = randomBytes(32).toString("base64url");
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  // Written aside, then linked into place: a concurrent reader never sees a half-written key.
+  const temporary = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+  await writeFile(temporary, `${fresh}\n`, { mode: 0o600, flag: "wx" });
+  try {
+    await link(temporary, file);
+  } catch (error) {
+    // Another command of this session made it first: use theirs, so both prove the same session.
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    return resolveSessionKey(gitDir, sessionId);
+  } finally {
+    await rm(temporary, { force: true });
+  }
+  return fresh;
 }

@@ -47,7 +47,14 @@ export interface ClaimInput {
   /** `owner/name`. */
   repo: string;
   issue: number;
-  actor?: { runtime?: string; sessionId?: string; host?: string };
+  /**
+   * `sessionKey` (32–256 characters) is the session's secret: generate it once per session (e.g. 32
+   * random bytes, base64url), keep it with the lease state and send it on every claim. Re-claiming a
+   * live claim needs it (or `leaseToken`); the server keeps only a digest and never echoes it.
+   */
+  actor?: { runtime?: string; sessionId?: string; host?: string; sessionKey?: string };
+  /** The lease's current token: proof for a re-claim that works even without the session key. */
+  leaseToken?: string;
   taskClass?: string;
   branch?: string;
   takeover?: boolean;

@@ -65,7 +65,17 @@ export const ClaimBody = z.strictObject({
       .max(100)
       .regex(/^[\w.:-]+$/, "must be a host name")
       .optional(),
+    /**
+     * The session's secret, chosen by the client and kept with its lease state: proof for a later
+     * re-claim of a live claim (invariant 14). Stored only as a digest, never echoed.
+     */
+    sessionKey: z.string().min(32).max(256).optional(),
   }),
+  /** The lease's current token: the other proof for a re-claim (a session key does too). */
+  leaseToken: z
+    .string()
+    .regex(/^clh_[A-Za-z0-9_-]{43}$/, "must be a lease token (clh_…)")
+    .optional(),
   taskClass: TaskClass.default("author"),
   branch: z
     .string()

@@ -216,12 +216,16 @@ export function createApi(deps: ApiDeps): Hono<ApiEnv> {
   app.post("/api/v1/claims", async (c) => {
     const body = await readBody(c, ClaimBody);
     const { user, installationId } = await githubCaller(c, body.repo, "write");
+    // The session key is a secret: it never joins the actor that records, comments and answers show.
+    const { sessionKey, ...actor } = body.actor;
     const result = await core.claim({
       installationId,
       repo: body.repo,
       issue: body.issue,
       user,
-      actor: body.actor,
+      actor,
+      ...(sessionKey ? { sessionKey } : {}),
+      ...(body.leaseToken ? { leaseToken: body.leaseToken } : {}),
       taskClass: body.taskClass,
       takeover: body.takeover,
       ...(body.branch ? { branch: body.branch } : {}),

@@ -7,6 +7,11 @@ const tokenPattern = /^clh_[A-Za-z0-9_-]{43}$/;
 export interface TokenMinter {
   mint(): string;
   digest(token: string): string;
+  /**
+   * Digest of a session's secret `actor.sessionKey` (invariant 14): the same HMAC key as tokens, in
+   * its own domain, so a session key never digests to a token's (public) digest.
+   */
+  sessionKeyDigest(sessionKey: string): string;
   matches(token: string, digest: string): boolean;
 }
 
@@ -15,6 +20,8 @@ export function createTokenMinter(secret: string, random: (n: number) => Buffer 
   return {
     mint: () => `${tokenPrefix}${random(32).toString("base64url")}`,
     digest,
+    sessionKeyDigest: (sessionKey) =>
+      createHmac("sha256", secret).update("claim-hold:session-key\0").update(sessionKey).digest("hex"),
     matches(token, expected) {
       const actual = Buffer.from(digest(token), "hex");
       const wanted = Buffer.from(expected, "hex");

@@ -42,6 +42,12 @@ export interface FenceEvidence {
   attestedGenerations: number[];
 }
 
+/** The generation of a subject's record and the digest of its valid lease token. */
+export interface CurrentToken {
+  generation: number;
+  tokenDigest: string;
+}
+
 export interface RepoKey {
   installationId: number;
   repoId: number;
@@ -50,10 +56,18 @@ export interface RepoKey {
 export interface FenceStore {
   /** Remembers a claim incarnation and indexes its branch → subject (safe to repeat). */
   recordClaim(key: SubjectKey, note: ClaimNote): Promise<void>;
-  /** Records that `generation` vouches for `sha`; repeating refreshes it. Bounded and expiring. */
-  attest(key: SubjectKey, generation: number, sha: string, now: number): Promise<void>;
-  /** The subject's remembered claims and the generations that attested `sha`. */
-  evidence(key: SubjectKey, sha: string, now: number): Promise<FenceEvidence>;
+  /**
+   * Records that `generation` vouches for `sha`, with the lease token whose digest is `tokenDigest`;
+   * repeating refreshes it (and names the token that repeated it). Bounded and expiring.
+   */
+  attest(key: SubjectKey, generation: number, sha: string, now: number, tokenDigest?: string): Promise<void>;
+  /**
+   * The subject's remembered claims and the generations that attested `sha`. With `current` (the
+   * subject's generation and its lease token now), an attestation of that generation counts only
+   * when that token made it: a token a re-claim rotated out vouches for nothing any more (invariant
+   * 14). An attestation recorded without a token digest (before they named one) still counts.
+   */
+  evidence(key: SubjectKey, sha: string, now: number, current?: CurrentToken): Promise<FenceEvidence>;
   /** Issue numbers of the repository whose claims (current or past) named `branch`. */
   subjectsForBranch(repo: RepoKey, branch: string): Promise<number[]>;
   /** Indexes (or re-indexes) an open PR under each of its `linked` subjects; drops links it lost. */

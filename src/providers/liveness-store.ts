@@ -20,8 +20,20 @@ export interface ClaimInput {
   title?: string;
   scope?: string[];
   artifacts?: string;
-  /** HMAC digest of the freshly minted token (used for a new claim or a rotation). */
+  /**
+   * HMAC digest of the freshly minted token: a new claim's, or a re-claim's pending one (valid only
+   * once `commitReclaim` promoted it).
+   */
   tokenDigest: string;
+  /**
+   * Digest of the session's secret `actor.sessionKey`, when the client sent one: kept on the record
+   * of a new claim and of a proven re-claim, and one of the two proofs a re-claim of a live claim
+   * needs (invariant 14). A record restored from a claim comment has none, so after store loss only
+   * the lease token proves the session.
+   */
+  sessionKeyDigest?: string;
+  /** Digest of the lease token the body sent as `leaseToken`: the other proof of a re-claim. */
+  leaseTokenDigest?: string;
   takeover: boolean;
   now: number;
   /** Highest generation GitHub's claim comments show; the new generation is above it and the store's. */
@@ -37,12 +49,26 @@ export interface ClaimInput {
 export type ClaimOutcome =
   /** A new incarnation; `previous` is the record it replaced (for rollback and the supersede writes). */
   | { kind: "created"; record: ClaimRecord; previous: ClaimRecord | null }
-  /** The same session re-claimed its live (or stale, unexpired) claim: same generation, new token. */
+  /**
+   * The same session, proven by its session key or the lease token, re-claimed its live (or stale,
+   * unexpired) claim: same generation; the new token is `record.pendingTokenDigest` until
+   * `commitReclaim` promotes it, and the old one stays valid until then. Without proof: `held`.
+   */
   | { kind: "reclaimed"; record: ClaimRecord }
   | { kind: "held"; current: ClaimRecord; takeoverPendingBy?: Actor }
   | { kind: "human_held"; current: ClaimRecord }
   | { kind: "takeover_pending"; current: ClaimRecord; retryAfterMs: number }
   | { kind: "cap_reached"; limit: "session" | "login"; max: number };
+
+export interface CommitReclaimInput {
+  key: SubjectKey;
+  generation: number;
+  /** The re-claim's new token digest: promoted only while it is still the record's pending one. */
+  tokenDigest: string;
+  now: number;
+  /** The claim comment the re-claim's write created or found, if any. */
+  comment?: { commentNodeId: string; commentId?: number };
+}
 
 export interface LeaseInput {
   key: SubjectKey;
@@ -66,7 +92,8 @@ export type GoneReason = "released" | "reaped" | "revoked" | "completed" | "expi
 
 /** What every lease call may answer besides success. */
 export type LeaseRefusal =
-  | { kind: "superseded"; current: ClaimRecord }
+  /** `rotatedAt`: the token was rotated out by a re-claim of its own lease then (invariant 14). */
+  | { kind: "superseded"; current: ClaimRecord; rotatedAt?: number }
   | { kind: "gone"; reason: GoneReason; current: ClaimRecord }
   | { kind: "invalid_token" }
   | { kind: "missing" };
@@ -126,11 +153,21 @@ export interface HumanClaimInput {
   appAssigned: boolean;
   issueNodeId?: string;
   assigneeNodeId?: string;
+  /** `/reclaim release`: the assignees (node ids) the release removes, recorded so a retry removes only them. */
+  releasedAssigneeNodeIds?: string[];
 }
 
 export interface LivenessStore {
   /** Claim, re-claim, takeover intent or supersede, decided atomically. */
   claim(input: ClaimInput): Promise<ClaimOutcome>;
+  /**
+   * Invariant 14: after a re-claim's GitHub write landed, its pending token becomes the lease's token
+   * and the previous one is rotated out (answered `superseded`, reason rotated, from then on); marks
+   * the record written (and records the comment's ids). Answers the promoted record, or null when the
+   * record moved on (another generation, no longer active, or a newer re-claim's pending token): then
+   * nothing changes and the token of this re-claim never becomes valid.
+   */
+  commitReclaim(input: CommitReclaimInput): Promise<ClaimRecord | null>;
   /** Marks the GitHub side of `generation` written and records the claim comment's ids. */
   commitClaim(
     key: SubjectKey,

@@ -3,6 +3,7 @@ import type { SubjectKey } from "../domain/claim.js";
 import {
   attestationTtlMs,
   type ClaimNote,
+  type CurrentToken,
   type FenceEvidence,
   type FenceStore,
   type IndexedPullRequest,
@@ -18,8 +19,8 @@ const repoId = (repo: RepoKey) => `${repo.installationId}:${repo.repoId}`;
 export class MemoryFenceStore implements FenceStore {
   /** subject → generation → note. */
   readonly #claims = new Map<string, Map<number, ClaimNote>>();
-  /** subject → generation → sha → attested at. */
-  readonly #attestations = new Map<string, Map<number, Map<string, number>>>();
+  /** subject → generation → sha → when, and the digest of the token that attested it. */
+  readonly #attestations = new Map<string, Map<number, Map<string, Attestation>>>();
   /** repo → branch → issue numbers (oldest first). */
   readonly #branches = new Map<string, Map<string, number[]>>();
   /** repo → PR number → entry. */
@@ -45,24 +46,35 @@ export class MemoryFenceStore implements FenceStore {
     }
   }
 
-  async attest(key: SubjectKey, generation: number, sha: string, now: number): Promise<void> {
+  async attest(
+    key: SubjectKey,
+    generation: number,
+    sha: string,
+    now: number,
+    tokenDigest?: string,
+  ): Promise<void> {
     const generations = getOrCreate(this.#attestations, subjectId(key), () => new Map());
-    const shas = getOrCreate(generations, generation, () => new Map<string, number>());
-    for (const [known, at] of shas) if (at < now - attestationTtlMs) shas.delete(known);
-    shas.set(sha, now);
+    const shas = getOrCreate(generations, generation, () => new Map<string, Attestation>());
+    for (const [known, { at }] of shas) if (at < now - attestationTtlMs) shas.delete(known);
+    shas.set(sha, { at: now, ...(tokenDigest ? { by: tokenDigest } : {}) });
     if (shas.size > maxShasPerGeneration) {
       // Oldest first; equal times in SHA order, as a Redis sorted set orders them.
-      const ordered = [...shas].sort(([a, at], [b, bt]) => at - bt || (a < b ? -1 : 1));
+      const ordered = [...shas].sort(([a, { at }], [b, { at: bt }]) => at - bt || (a < b ? -1 : 1));
       for (const [old] of ordered.slice(0, shas.size - maxShasPerGeneration)) shas.delete(old);
     }
   }
 
-  async evidence(key: SubjectKey, sha: string, now: number): Promise<FenceEvidence> {
+  async evidence(key: SubjectKey, sha: string, now: number, current?: CurrentToken): Promise<FenceEvidence> {
     const notes = this.#claims.get(subjectId(key)) ?? new Map<number, ClaimNote>();
     const attested: number[] = [];
     for (const [generation, shas] of this.#attestations.get(subjectId(key)) ?? []) {
-      const at = shas.get(sha);
-      if (at !== undefined && at >= now - attestationTtlMs) attested.push(generation);
+      const attestation = shas.get(sha);
+      if (!attestation || attestation.at < now - attestationTtlMs) continue;
+      const rotatedOut =
+        current?.generation === generation &&
+        attestation.by !== undefined &&
+        attestation.by !== current.tokenDigest;
+      if (!rotatedOut) attested.push(generation);
     }
     return {
       claims: [...notes.values()].sort((a, b) => a.generation - b.generation).map((n) => structuredClone(n)),
@@ -107,6 +119,12 @@ export class MemoryFenceStore implements FenceStore {
   async unmarkComment(installationId: number, commentId: number): Promise<void> {
     this.#comments.delete(`${installationId}:${commentId}`);
   }
+}
+
+interface Attestation {
+  at: number;
+  /** Digest of the lease token that attested (absent for attestations recorded before they named one). */
+  by?: string;
 }
 
 function getOrCreate<K, V>(map: Map<K, V>, key: K, create: () => V): V {

@@ -5,6 +5,7 @@ import type { SubjectKey } from "../domain/claim.js";
 import {
   attestationTtlMs,
   ClaimNote,
+  type CurrentToken,
   type FenceEvidence,
   type FenceStore,
   IndexedPullRequest,
@@ -53,12 +54,14 @@ end
 return 1
 `;
 
-// KEYS: subject's sha → {generation: at} hash, the generation's sorted set (sha scored by time).
-// ARGV: sha, generation, now, max shas, ttl ms.
+// KEYS: subject's sha → {generation: at} hash, the generation's sorted set (sha scored by time),
+//       the generation's sha → attesting token digest hash.
+// ARGV: sha, generation, now, max shas, ttl ms, token digest ('' for none).
 const attestLua = `${luaInt}
 local sha, generation, now = ARGV[1], ARGV[2], tonumber(ARGV[3])
 local max, ttl = tonumber(ARGV[4]), tonumber(ARGV[5])
 local function drop(s)
+  redis.call('HDEL', KEYS[3], s)
   local raw = redis.call('HGET', KEYS[1], s)
   if not raw then return end
   local m = cjson.decode(raw)
@@ -74,6 +77,7 @@ local m = {}
 if raw then m = cjson.decode(raw) end
 m[generation] = now
 redis.call('HSET', KEYS[1], sha, cjson.encode(m))
+if ARGV[6] ~= '' then redis.call('HSET', KEYS[3], sha, ARGV[6]) else redis.call('HDEL', KEYS[3], sha) end
 local n = redis.call('ZCARD', KEYS[2])
 if n > max then
   for _, s in ipairs(redis.call('ZRANGE', KEYS[2], 0, n - max - 1)) do drop(s) end
@@ -81,6 +85,7 @@ if n > max then
 end
 redis.call('PEXPIRE', KEYS[1], ttl)
 redis.call('PEXPIRE', KEYS[2], ttl)
+if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('PEXPIRE', KEYS[3], ttl) end
 return 1
 `;
 
@@ -124,7 +129,7 @@ return 1
 
 const scripts = {
   claimholdFenceRecordClaim: { numberOfKeys: 2, lua: recordClaimLua },
-  claimholdFenceAttest: { numberOfKeys: 2, lua: attestLua },
+  claimholdFenceAttest: { numberOfKeys: 3, lua: attestLua },
   claimholdFencePutPr: { numberOfKeys: 2, lua: putPullRequestLua },
   claimholdFenceRemovePr: { numberOfKeys: 2, lua: removePullRequestLua },
 } as const;
@@ -168,27 +173,53 @@ export class RedisFenceStore implements FenceStore {
     );
   }
 
-  async attest(key: SubjectKey, generation: number, sha: string, now: number): Promise<void> {
+  async attest(
+    key: SubjectKey,
+    generation: number,
+    sha: string,
+    now: number,
+    tokenDigest?: string,
+  ): Promise<void> {
     await this.#script(
       "claimholdFenceAttest",
-      [this.#subject(key, "att"), this.#subject(key, `att:${generation}`)],
-      [sha, String(generation), String(now), String(maxShasPerGeneration), String(attestationTtlMs)],
+      [
+        this.#subject(key, "att"),
+        this.#subject(key, `att:${generation}`),
+        this.#subject(key, `att:${generation}:by`),
+      ],
+      [
+        sha,
+        String(generation),
+        String(now),
+        String(maxShasPerGeneration),
+        String(attestationTtlMs),
+        tokenDigest ?? "",
+      ],
     );
   }
 
-  async evidence(key: SubjectKey, sha: string, now: number): Promise<FenceEvidence> {
+  async evidence(key: SubjectKey, sha: string, now: number, current?: CurrentToken): Promise<FenceEvidence> {
     const claimsKey = this.#subject(key, "claims");
     const attKey = this.#subject(key, "att");
-    const [notes, attested] = await this.#call(() =>
-      Promise.all([this.#redis.hvals(claimsKey), this.#redis.hget(attKey, sha)]),
+    const byKey = current ? this.#subject(key, `att:${current.generation}:by`) : undefined;
+    const [notes, attested, by] = await this.#call(() =>
+      Promise.all([
+        this.#redis.hvals(claimsKey),
+        this.#redis.hget(attKey, sha),
+        byKey ? this.#redis.hget(byKey, sha) : Promise.resolve(null),
+      ]),
     );
     const claims = notes
       .map((raw) => parseStored(ClaimNote, raw, claimsKey))
       .sort((a, b) => a.generation - b.generation);
     const at = attested === null ? {} : parseStored(AttestedAt, attested, attKey);
+    // The current generation's attestation by a token a re-claim rotated out no longer counts.
+    const rotatedOut = (generation: number) =>
+      current?.generation === generation && by !== null && by !== current.tokenDigest;
     const attestedGenerations = Object.entries(at)
       .filter(([, when]) => when >= now - attestationTtlMs)
       .map(([generation]) => Number(generation))
+      .filter((generation) => !rotatedOut(generation))
       .sort((a, b) => a - b);
     return { claims, attestedGenerations };
   }

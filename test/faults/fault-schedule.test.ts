@@ -142,7 +142,12 @@ async function runIteration(iteration: number, random: Random, history: HistoryE
       const result = await session.client.claim({
         repo,
         issue,
-        actor: { runtime: "fault-test", sessionId: session.id },
+        // Each session proves its re-claims with its own key (invariant 14), as the CLI does.
+        actor: {
+          runtime: "fault-test",
+          sessionId: session.id,
+          sessionKey: `session-key-of-${session.id}`.padEnd(32, "0"),
+        },
         takeover,
       });
       session.lease = { ...result.lease, subject, issue };

@@ -17,6 +17,7 @@ import {
 } from "./support/world.js";
 
 const adminToken = "process-kill-admin-token-0123456789";
+const s1 = { sessionId: "s1", sessionKey: "session-key-of-s1-0123456789abcdef" };
 let cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const step of cleanup.reverse()) await step().catch(() => undefined);
@@ -99,7 +100,7 @@ describe("the App process killed mid-transition", () => {
       await sim.flush();
       const slow = sim.fail({ operation: "ApplyTransition", delayMs: 1_500, ...fault });
       const pending = agentClient(first.url)
-        .claim({ repo, issue: 1, actor: { sessionId: "s1" } })
+        .claim({ repo, issue: 1, actor: s1 })
         .catch((e) => e);
       const key = { installationId, repoId, issue: 1 };
       while ((await store.get(key))?.sync !== "pending")
@@ -117,7 +118,8 @@ describe("the App process killed mid-transition", () => {
           agentClient(second.url, otherToken).claim({ repo, issue: 1, actor: { sessionId: "s2" } }),
         ),
       ).toBe(409);
-      const resumed = await agentClient(second.url).claim({ repo, issue: 1, actor: { sessionId: "s1" } });
+      // The session proves itself with its key (invariant 14), as the CLI and the MCP server do.
+      const resumed = await agentClient(second.url).claim({ repo, issue: 1, actor: s1 });
       expect(resumed.lease.generation).toBe(1);
       await expect(agentClient(second.url).heartbeat(resumed.lease)).resolves.toMatchObject({
         generation: 1,

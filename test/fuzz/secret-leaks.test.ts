@@ -62,12 +62,18 @@ describe("secrets stay secret through a full scenario", () => {
       fetch: recordingFetch,
     });
     const tokens: string[] = [];
-    const claimed = await agent.claim({
-      repo,
-      issue: 1,
-      actor: { runtime: "claude-code", sessionId: "s1", host: "h" },
-    });
+    // The session key proves a re-claim (invariant 14): a secret like the tokens.
+    const sessionKey = "sk-s1-9d2f7c1a0b8e4d6f3a5c7e9b1d3f5a7c";
+    const actor = { runtime: "claude-code", sessionId: "s1", host: "h", sessionKey };
+    const first = await agent.claim({ repo, issue: 1, actor });
+    tokens.push(first.lease.token);
+    const claimed = await agent.claim({ repo, issue: 1, actor });
     tokens.push(claimed.lease.token);
+    // The rotated-out token's refusal, and an impostor naming the public session id with a wrong key.
+    await agent.heartbeat(first.lease).catch(() => undefined);
+    await rival
+      .claim({ repo, issue: 1, actor: { sessionId: "s1", sessionKey: `${sessionKey.slice(0, -4)}xxxx` } })
+      .catch(() => undefined);
     await agent.heartbeat(claimed.lease, { phase: "testing" });
     await agent.verify(claimed.lease);
     sim.openPull({ repo, author: "fleet-bot", head: claimed.lease.branch ?? "agent/s1/1", body: "Fixes #1" });
@@ -111,6 +117,7 @@ describe("secrets stay secret through a full scenario", () => {
       testAdminToken,
       testWebhookSecret,
       testTokenSecret,
+      sessionKey,
       ...installationTokens,
       testAppPrivateKey().split("\n")[1]!,
     ].filter((s) => s.length >= 12);

@@ -18,6 +18,10 @@ interface FakeClaim {
   leaseId: string;
   token: string;
   actor: FakeActor;
+  /** The claimant's `actor.sessionKey`: proof for a re-claim, never echoed. */
+  sessionKey?: string;
+  /** Tokens re-claims rotated out: answered `409 superseded` with reason rotated. */
+  rotated: string[];
   taskClass: string;
   branch: string | null;
   /** `active` holds; `stale` answers takeovers; the rest are ended. */
@@ -86,7 +90,14 @@ export async function startFakeApi(options: FakeApiOptions = {}): Promise<FakeAp
   const key = (repo: string, issue: number) => `${repo}#${issue}`;
   const expiresAt = () => new Date(Date.now() + ttlSeconds * 1000).toISOString();
 
-  const mint = (repo: string, issue: number, actor: FakeActor, taskClass: string, branch: string | null) => {
+  const mint = (
+    repo: string,
+    issue: number,
+    actor: FakeActor,
+    taskClass: string,
+    branch: string | null,
+    sessionKey?: string,
+  ) => {
     const generation = (generations.get(key(repo, issue)) ?? 0) + 1;
     generations.set(key(repo, issue), generation);
     const claim: FakeClaim = {
@@ -96,6 +107,8 @@ export async function startFakeApi(options: FakeApiOptions = {}): Promise<FakeAp
       leaseId: `1.42.${issue}.${generation}`,
       token: `clh_${randomBytes(32).toString("base64url")}`,
       actor,
+      ...(sessionKey ? { sessionKey } : {}),
+      rotated: [],
       taskClass,
       branch,
       state: "active",
@@ -122,6 +135,15 @@ export async function startFakeApi(options: FakeApiOptions = {}): Promise<FakeAp
   const leaseFor = (req: IncomingMessage, res: ServerResponse, leaseId: string): FakeClaim | null => {
     const lease = leases.get(leaseId);
     const token = bearer(req);
+    if (lease && token && lease.rotated.includes(token)) {
+      fail(res, 409, "superseded", `the token of lease ${leaseId} was rotated by a re-claim`, {
+        by: lease.actor,
+        generation: lease.generation,
+        at: new Date().toISOString(),
+        reason: "rotated",
+      });
+      return null;
+    }
     if (!lease || lease.token !== token) {
       fail(res, 401, "unauthorized", "unknown lease or token");
       return null;
@@ -168,14 +190,23 @@ export async function startFakeApi(options: FakeApiOptions = {}): Promise<FakeAp
     if (route === "POST /api/v1/claims") {
       const login = logins.get(bearer(req) ?? "");
       if (!login) return fail(res, 401, "unauthorized", "unknown GitHub token");
-      const { repo, issue, actor = {}, taskClass = "author", branch: asked, takeover = false } = body;
+      const {
+        repo,
+        issue,
+        actor = {},
+        taskClass = "author",
+        branch: asked,
+        takeover = false,
+        leaseToken,
+      } = body;
       // Like the App: the asked branch, else the incumbent's (on a takeover), else agent/<session>/<issue>-<slug>.
       const branch: string = asked ?? `agent/${actor.sessionId}/${issue}-work`;
-      const claimant: FakeActor = { kind: "agent", login, ...actor };
+      const { sessionKey, ...shown } = actor as Partial<FakeActor> & { sessionKey?: string };
+      const claimant: FakeActor = { kind: "agent", login, ...shown };
       const current = claims.get(key(repo, issue));
       if (!current || ["released", "completed", "reaped"].includes(current.state)) {
         return json(res, 201, {
-          lease: leaseBody(mint(repo, issue, claimant, taskClass, branch)),
+          lease: leaseBody(mint(repo, issue, claimant, taskClass, branch, sessionKey)),
           resume: null,
           overlaps: [],
         });
@@ -185,8 +216,13 @@ export async function startFakeApi(options: FakeApiOptions = {}): Promise<FakeAp
           holder: current.actor,
         });
       }
-      if (current.actor.sessionId && current.actor.sessionId === claimant.sessionId) {
+      // Like the App (invariant 14): a re-claim needs the session key or the current token.
+      const proven =
+        (sessionKey !== undefined && sessionKey === current.sessionKey) || leaseToken === current.token;
+      if (current.actor.sessionId && current.actor.sessionId === claimant.sessionId && proven) {
+        current.rotated = [...current.rotated, current.token].slice(-4);
         current.token = `clh_${randomBytes(32).toString("base64url")}`;
+        if (sessionKey) current.sessionKey = sessionKey;
         current.state = "active";
         return json(res, 200, { lease: leaseBody(current), resume: null, overlaps: [] });
       }
@@ -199,7 +235,7 @@ export async function startFakeApi(options: FakeApiOptions = {}): Promise<FakeAp
             incumbent: current.actor,
           });
         }
-        const successor = mint(repo, issue, claimant, taskClass, asked ?? current.branch);
+        const successor = mint(repo, issue, claimant, taskClass, asked ?? current.branch, sessionKey);
         return json(res, 201, {
           lease: leaseBody(successor),
           resume: {

@@ -12,8 +12,8 @@ import {
   stringFlag,
 } from "../context.js";
 import { UsageError } from "../errors.js";
-import { type LeaseFile, leaseDir, writeLease } from "../lease-store.js";
-import { resolveSession, type Session } from "../session.js";
+import { type LeaseFile, leaseDir, readLease, writeLease } from "../lease-store.js";
+import { resolveSession, resolveSessionKey, type Session } from "../session.js";
 import { formatSubject, parseSubject, type SubjectRef } from "../subject.js";
 
 export const taskClassNames = ["author", "reviewer", "merger", "conflict-fix"];
@@ -100,6 +100,11 @@ export async function claimSubject(
   const baseUrl = serverUrl(ctx);
   const gitDir = await gitDirOf(ctx);
   const session = await resolveSession(ctx.env, gitDir);
+  // Proof for a re-claim of this session's live claim (SPEC invariant 14): the session key, and the
+  // lease token this worktree holds for the subject (the only proof left after the App's store loss).
+  const sessionKey = await resolveSessionKey(gitDir, session.sessionId);
+  const held = await readLease(leaseDir(gitDir), subject).catch(() => null);
+  const leaseToken = held?.status === "held" && held.sessionId === session.sessionId ? held.token : undefined;
   const client = clientFor(ctx, baseUrl);
   const result = await client.claim(
     {
@@ -109,7 +114,9 @@ export async function claimSubject(
         sessionId: session.sessionId,
         ...(session.runtime ? { runtime: session.runtime } : {}),
         host: (ctx.env.CLAIM_HOLD_HOST || hostname()).slice(0, 100),
+        sessionKey,
       },
+      ...(leaseToken ? { leaseToken } : {}),
       taskClass: choices.taskClass,
       // Without --branch the App names it: a successor must continue the incumbent's branch.
       ...(choices.branch ? { branch: choices.branch } : {}),

@@ -68,7 +68,8 @@ export async function runKeepAlive(
   });
   if (end.kind === "superseded" || end.kind === "gone" || end.kind === "expired") {
     const detail = end.error instanceof Error ? end.error.message : String(end.error ?? end.kind);
-    await markLease(dir, lease, end.kind === "superseded" ? "superseded" : "gone", detail);
+    // Marked as last beaten with: a re-claim meanwhile rotated the token the loop began with.
+    await markLease(dir, end.lease ?? lease, end.kind === "superseded" ? "superseded" : "gone", detail);
   }
   return end;
 }
