@@ -425,7 +425,7 @@ describe.skipIf(!redisProbe.available)("the zombie scenario (real Redis stores)"
     expectRequests(github, mark, [
       "POST /graphql",
       "POST /graphql",
-      `GET /repos/${repo}/commits/${sha1}/check-runs`,
+      "POST /graphql",
       `PATCH /repos/${repo}/check-runs/1`,
     ]);
     expect(checks.conclusionOf(sha1)).toBe("failure");
