@@ -19,6 +19,7 @@ import { handleReclaim } from "./handlers/reclaim.js";
 import { registerSyncHandlers } from "./handlers/register-sync.js";
 import { Janitor } from "./janitor/janitor.js";
 import { JobRegistry } from "./janitor/job-registry.js";
+import { FencedAssignments } from "./lease/fenced-writes.js";
 import { LeaseCore } from "./lease/lease-core.js";
 import { createMarkerSeal } from "./lease/marker-seal.js";
 import { MergeFence } from "./lease/merge-fence.js";
@@ -47,6 +48,8 @@ export interface ClaimHoldOptions {
   /** Public base URL of this App (the check run's details link). */
   publicUrl?: string;
   tokenSecret: string;
+  /** Longest wait for another write on the same subject before writing anyway (default 10 s). */
+  writeFenceWaitMs?: number;
   /** The secret being rotated out: markers it signed still verify (SPEC invariant 11). */
   previousTokenSecret?: string;
   /** REST base URL of GitHub (or GHE / the simulator), for calls made with the agent's own token. */
@@ -111,7 +114,7 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
       now,
       onRequest,
     });
-    const assignments = new GitHubAssignmentProvider({
+    const github = new GitHubAssignmentProvider({
       octokitFor,
       onRequest,
       seal: createMarkerSeal(options.tokenSecret, options.previousTokenSecret),
@@ -119,6 +122,13 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
         metrics.markersRejected.inc();
         log.warn({ reason }, "ignored a claim marker that is not the App's own");
       },
+    });
+    // Every transition writes through the fence (invariant 13): one write per subject in flight.
+    const assignments = new FencedAssignments({
+      inner: github,
+      store,
+      log,
+      ...(options.writeFenceWaitMs !== undefined ? { waitMs: options.writeFenceWaitMs } : {}),
     });
     const configs = createRepoConfigSource(identity, log);
     /** Features that react when a subject changes hands (the check run re-evaluates linked PRs). */

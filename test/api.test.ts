@@ -524,7 +524,14 @@ describe("takeover", () => {
       lastHeartbeatAt: new Date(app.clock.now - heartbeatMs - ttlMs - heartbeatMs).toISOString(),
       linkedPullRequests: [],
     });
-    expect(Object.keys(write.variables!).sort()).toEqual(["claimComment", "comment0", "edit0"]);
+    // The successor's full desired state (invariant 13): its assignment and the label, sent again.
+    expect(Object.keys(write.variables!).sort()).toEqual([
+      "addLabels",
+      "assign",
+      "claimComment",
+      "comment0",
+      "edit0",
+    ]);
     expect((write.variables!.edit0 as { id: string }).id).toBe("IC_a");
     expect(parseClaimMarker((write.variables!.edit0 as { body: string }).body)).toMatchObject({
       marker: { generation: 1, state: "superseded" },

@@ -82,6 +82,11 @@ export const ClaimRecord = z.strictObject({
   appAssigned: z.boolean(),
   /** GraphQL node id of the assigned account, so an unassignment needs no lookup. */
   assigneeNodeId: z.string().optional(),
+  /**
+   * `/reclaim release`: the node ids of the assignees its write removes, as decided when the
+   * command ran — a retry (invariant 10) removes exactly these, never whoever is assigned by then.
+   */
+  releasedAssigneeNodeIds: z.array(z.string()).max(20).optional(),
   /** `pending` until the GitHub side of the last transition is known to be written. */
   sync: z.enum(["pending", "done"]),
   issueNodeId: z.string().optional(),

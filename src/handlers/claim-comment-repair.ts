@@ -1,7 +1,7 @@
 // issue_comment.edited / .deleted: someone altered or removed the current claim comment → re-render it from the store.
 import type { Logger } from "pino";
 import type { ClaimRecord } from "../domain/claim.js";
-import { type MarkerState, renderClaimComment } from "../lease/claim-comment.js";
+import { markerStateOfRecord, renderClaimComment } from "../lease/claim-comment.js";
 import { type SyncDeps, subjectKeyOf } from "./sync-deps.js";
 import type { WebhookHandler } from "./webhook-guard.js";
 
@@ -23,11 +23,7 @@ export interface RepairAction {
   commentNodeId: string;
 }
 
-export function markerStateOfRecord(record: ClaimRecord): MarkerState {
-  if (record.state === "active") return record.staleMarkedAt !== undefined ? "stale" : "active";
-  if (record.state === "human") return "active";
-  return record.state;
-}
+export { markerStateOfRecord };
 
 /** decide: only the current incarnation's own claim comment is repaired, and only when it differs. */
 export function decideRepair(payload: CommentPayload, record: ClaimRecord | null): RepairAction | null {

@@ -11,6 +11,7 @@ import type { Logger } from "pino";
 import type { RepoConfig } from "../config/repo-config.js";
 import { type Actor, type ClaimRecord, type SubjectKey, subjectName } from "../domain/claim.js";
 import { renderClaimComment } from "../lease/claim-comment.js";
+import { fenceOf } from "../lease/fenced-writes.js";
 import { describe, type RepoConfigSource } from "../lease/lease-core.js";
 import type { CheckChange, MergeFence } from "../lease/merge-fence.js";
 import { parseReclaimCommand, type ReclaimCommand } from "../lease/reclaim-command.js";
@@ -262,12 +263,23 @@ async function reclaim(
     appAssigned: decision.assign,
     issueNodeId: snapshot.nodeId,
     assigneeNodeId: commenterNodeId,
+    // Who `/reclaim release` unassigns is decided now, so a retry never removes someone assigned later.
+    // The previous claim's App-made assignee counts too: its own write may not have landed yet.
+    ...(decision.release
+      ? {
+          releasedAssigneeNodeIds: [
+            ...new Set([
+              ...snapshot.assignees.map((a) => a.nodeId),
+              ...(record?.appAssigned && record.assigneeNodeId ? [record.assigneeNodeId] : []),
+            ]),
+          ],
+        }
+      : {}),
   });
   // The fence first: the old holder's PRs fail before anything else is announced.
   const changes = await deps.fence.claimChanged(next, previous);
-  const applied = await assignments.apply(
-    ref,
-    reclaimWrite({
+  const applied = await assignments.apply(ref, {
+    ...reclaimWrite({
       snapshot,
       previous,
       record: next,
@@ -276,7 +288,8 @@ async function reclaim(
       assign: decision.assign,
       changes,
     }),
-  );
+    fence: fenceOf(next, config.labels),
+  });
   if (applied.claimComment) {
     await store.commitClaim(key, next.generation, {
       commentNodeId: applied.claimComment.nodeId,

@@ -4,6 +4,7 @@ import type { RepoConfig } from "../config/repo-config.js";
 import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
 import { branchCode, renderClaimComment } from "../lease/claim-comment.js";
 import { endedClaimWrite, spanOf } from "../lease/ended-write.js";
+import { fenceOf } from "../lease/fenced-writes.js";
 import { describe, type RepoConfigSource } from "../lease/lease-core.js";
 import {
   claimStateUnknown,
@@ -276,6 +277,7 @@ export class Janitor {
       if (marked.kind !== "marked") return false;
       await assignments.apply(ref, {
         subjectNodeId: snapshot.nodeId,
+        fence: fenceOf(marked.record, config.labels),
         removeLabels: [config.labels.claimed],
         addLabels: [config.labels.stale],
         ...(record.commentNodeId
@@ -358,6 +360,7 @@ export class Janitor {
     const label = record.staleMarkedAt !== undefined ? config.labels.stale : config.labels.claimed;
     const applied = await assignments.apply(ref, {
       subjectNodeId: snapshot.nodeId,
+      fence: fenceOf(record, config.labels),
       ...(snapshot.labels.includes(label) ? {} : { addLabels: [label] }),
       ...(hasComment
         ? {}
@@ -539,15 +542,15 @@ export class Janitor {
     const hasComment = snapshot.claimComments.some(
       (c) => c.marker.subject === subject && c.marker.generation === record.generation,
     );
-    // `/reclaim release` (explicit) promised that nobody is left assigned.
-    const unassign =
-      record.state === "released"
-        ? snapshot.assignees.map((a) => a.nodeId)
-        : agentLeft
-          ? [agentLeft.nodeId]
-          : [];
+    // `/reclaim release` removes exactly whom it found assigned when it ran (invariant 13), never
+    // someone who assigned themself since; a release recorded before that field existed removes only
+    // the agent's App-made assignment.
+    const recorded = record.state === "released" ? (record.releasedAssigneeNodeIds ?? []) : [];
+    const stillThere = recorded.filter((id) => snapshot.assignees.some((a) => a.nodeId === id));
+    const unassign = [...new Set([...stillThere, ...(agentLeft ? [agentLeft.nodeId] : [])])];
     const write: TransitionWrite = {
       subjectNodeId: snapshot.nodeId,
+      fence: fenceOf(record, config.labels),
       removeLabels: [config.labels.claimed, config.labels.stale].filter((l) => snapshot.labels.includes(l)),
       ...(unassign.length ? { unassign } : {}),
       ...(record.appAssigned && record.assigneeNodeId && !assigned

@@ -117,6 +117,13 @@ export function sealClaimComment(body: string, seal: MarkerSeal): string {
   return `${body.slice(0, match.index)}${markerLine(seal.seal(unsigned))}`;
 }
 
+/** The marker state a record's claim comment shows. */
+export function markerStateOfRecord(record: ClaimRecord): MarkerState {
+  if (record.state === "active") return record.staleMarkedAt !== undefined ? "stale" : "active";
+  if (record.state === "human") return "active";
+  return record.state;
+}
+
 export function markerOf(record: ClaimRecord, state: MarkerState, nextGeneration?: number): ClaimMarker {
   return {
     subject: `${record.repo}#${record.issue}`,
@@ -160,6 +167,31 @@ const headline: Record<MarkerState, string> = {
 /** A branch shown in a code span: only the characters a valid branch name may hold. */
 export function branchCode(branch: string): string {
   return `\`${branch.replace(/[^\w./-]/g, "").slice(0, 255)}\``;
+}
+
+/**
+ * A claim comment as written, moved to a final state: the headline and the marker's `state` (and
+ * `nextGeneration`) change, the rest stays. For a comment whose incarnation ended before the App
+ * learned the comment's id (its write landed late); null when the body holds no marker.
+ */
+export function restateClaimComment(
+  body: string,
+  state: MarkerState,
+  nextGeneration?: number,
+): string | null {
+  const parsed = parseClaimMarker(body);
+  if (parsed.kind !== "marker") return null;
+  const match = markerPattern.exec(body)!;
+  const { mac: _mac, nextGeneration: _next, ...marker } = parsed.marker;
+  const restated: ClaimMarker = {
+    ...marker,
+    state,
+    ...(nextGeneration && nextGeneration > marker.generation ? { nextGeneration } : {}),
+  };
+  let text = body.slice(0, match.index);
+  const old = headline[parsed.marker.state];
+  if (text.startsWith(old)) text = `${headline[state]}${text.slice(old.length)}`;
+  return `${text}${markerLine(restated)}`;
 }
 
 export function renderClaimComment(record: ClaimRecord, state: MarkerState, nextGeneration?: number): string {

@@ -3,6 +3,7 @@ import type { RepoConfig } from "../config/repo-config.js";
 import type { ClaimRecord } from "../domain/claim.js";
 import type { TransitionWrite } from "../providers/assignment-provider.js";
 import { type MarkerState, renderClaimComment } from "./claim-comment.js";
+import { fenceOf } from "./fenced-writes.js";
 
 const markerStateOf: Record<string, MarkerState> = {
   reaped: "reaped",
@@ -28,6 +29,7 @@ export function endedClaimWrite(args: {
   const write: TransitionWrite = {
     subjectNodeId: previous.issueNodeId ?? ended.issueNodeId ?? "",
     removeLabels: [config.labels.claimed, config.labels.stale],
+    fence: fenceOf(ended, config.labels),
   };
   if (!args.keepAssignee && previous.appAssigned && previous.assigneeNodeId) {
     write.unassign = [previous.assigneeNodeId];

@@ -23,6 +23,7 @@ import type { HeartbeatInput, LeaseRefusal, LivenessStore } from "../providers/l
 import { branchCode, type ClaimMarker, type MarkerState, renderClaimComment } from "./claim-comment.js";
 import { spanOf } from "./ended-write.js";
 import { UserError } from "./errors.js";
+import { fenceOf } from "./fenced-writes.js";
 import { describeActor, inert } from "./inert-text.js";
 import { expiresAt, livenessOf, reclaimableAt } from "./liveness.js";
 import {
@@ -226,7 +227,6 @@ export class LeaseCore {
         assignees: foreign.map((a) => a.login),
       });
     }
-    const alreadyAssigned = snapshot.assignees.some((a) => a.login === request.user.login);
     const appAssigned = !foreign.some((a) => a.login === request.user.login);
 
     const actor: Actor = { kind: "agent", login: request.user.login, ...request.actor };
@@ -306,10 +306,12 @@ export class LeaseCore {
         } else {
           write.createClaimComment = renderClaimComment(record, "active");
         }
-        if (!alreadyAssigned && record.appAssigned) write.assign = [request.user.nodeId];
-        if (!snapshot.labels.includes(config.labels.claimed)) write.addLabels = [config.labels.claimed];
+        // The full desired state (invariant 13): adds are idempotent, and a late write of an older
+        // transition that stripped them is undone by this one.
+        if (record.appAssigned) write.assign = [request.user.nodeId];
+        write.addLabels = [config.labels.claimed];
         if (snapshot.labels.includes(config.labels.stale)) write.removeLabels = [config.labels.stale];
-        const applied = await this.#write(ref, record, write);
+        const applied = await this.#write(ref, record, write, config.labels);
         const comment =
           applied.claimComment ??
           (own && !record.commentNodeId ? { nodeId: own.nodeId, databaseId: own.databaseId } : undefined);
@@ -337,15 +339,7 @@ export class LeaseCore {
       }
       case "created": {
         const { record, previous } = outcome;
-        const write = this.#claimWrite(
-          snapshot,
-          record,
-          previous,
-          config,
-          request.user,
-          alreadyAssigned,
-          now,
-        );
+        const write = this.#claimWrite(snapshot, record, previous, config, request.user, now);
         try {
           const applied = await assignments.apply(ref, write);
           const comment = applied.claimComment;
@@ -403,7 +397,6 @@ export class LeaseCore {
     previous: ClaimRecord | null,
     config: RepoConfig,
     user: GitHubUser,
-    alreadyAssigned: boolean,
     now: number,
   ): TransitionWrite {
     const write: TransitionWrite = {
@@ -417,8 +410,11 @@ export class LeaseCore {
       previous.appAssigned &&
       previous.actor.login !== user.login;
     if (unassign && previous.assigneeNodeId) write.unassign = [previous.assigneeNodeId];
-    if (!alreadyAssigned) write.assign = [user.nodeId];
-    if (!snapshot.labels.includes(config.labels.claimed)) write.addLabels = [config.labels.claimed];
+    // The full desired state (invariant 13): a late release or reap of the previous incarnation
+    // that lands first is undone; one that lands after is corrected by the write fence.
+    if (record.appAssigned) write.assign = [user.nodeId];
+    write.addLabels = [config.labels.claimed];
+    write.fence = fenceOf(record, config.labels);
     if (snapshot.labels.includes(config.labels.stale)) write.removeLabels = [config.labels.stale];
     if (previous?.state === "active") {
       if (previous.commentNodeId) {
@@ -440,9 +436,14 @@ export class LeaseCore {
       : {};
   }
 
-  async #write(ref: SubjectRef, record: ClaimRecord, write: TransitionWrite): Promise<AppliedWrite> {
+  async #write(
+    ref: SubjectRef,
+    record: ClaimRecord,
+    write: TransitionWrite,
+    labels: RepoConfig["labels"],
+  ): Promise<AppliedWrite> {
     try {
-      return await this.deps.assignments.apply(ref, write);
+      return await this.deps.assignments.apply(ref, { ...write, fence: fenceOf(record, labels) });
     } catch (error) {
       this.deps.log.warn(
         { subject: subjectName(record.repo, record.issue), err: error },
@@ -644,6 +645,7 @@ export class LeaseCore {
           addLabels: [labels.claimed],
           removeLabels: [labels.stale],
         },
+        labels,
       ).catch((error: unknown) => {
         this.deps.log.warn(
           { subject: subjectName(record.repo, record.issue), err: error },
@@ -696,6 +698,7 @@ export class LeaseCore {
         { installationId: lease.installationId, repo: record.repo, issue: record.issue },
         record,
         write,
+        config.labels,
       );
       await store.markSynced(lease, record.generation);
       await this.#announce(lease, record);

@@ -43,9 +43,24 @@ export interface SubjectSnapshot {
   updatedAt: number;
 }
 
+/**
+ * The record a transition's write was decided for (invariant 13): the store's generation and state
+ * after the transition, and the managed label names. A fenced provider serialises writes per
+ * subject and corrects a write that lands after a newer transition.
+ */
+export interface WriteFence {
+  key: { installationId: number; repoId: number; issue: number };
+  generation: number;
+  state: "active" | "human" | "released" | "completed" | "reaped" | "revoked";
+  stale: boolean;
+  labels: { claimed: string; stale: string };
+}
+
 /** All GitHub writes of one transition; a provider may send them as one batched request. */
 export interface TransitionWrite {
   subjectNodeId: string;
+  /** Present on every write of a claim transition; plain writes (audit replies) carry none. */
+  fence?: WriteFence | undefined;
   assign?: string[];
   unassign?: string[];
   addLabels?: string[];

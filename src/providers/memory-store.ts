@@ -670,6 +670,9 @@ export function newHumanRecord(
     ...(current?.branch ? { branch: current.branch } : {}),
     ...(input.issueNodeId ? { issueNodeId: input.issueNodeId } : {}),
     ...(input.assigneeNodeId ? { assigneeNodeId: input.assigneeNodeId } : {}),
+    ...(input.releasedAssigneeNodeIds?.length
+      ? { releasedAssigneeNodeIds: [...input.releasedAssigneeNodeIds] }
+      : {}),
     ...(current ? { supersedes: current.generation } : {}),
     ...(input.release ? { outcome: "abandoned" as const, endedAt: now, endedBy: input.actor } : {}),
   };

@@ -70,6 +70,7 @@ const fieldCodecs: Record<string, FieldCodec> = {
   sessionKeyDigest: "string",
   appAssigned: "bool",
   assigneeNodeId: "string",
+  releasedAssigneeNodeIds: "json",
   sync: "string",
   issueNodeId: "string",
   commentNodeId: "string",

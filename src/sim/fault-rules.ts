@@ -12,6 +12,13 @@ export interface FaultSpec extends RequestMatch {
   /** Wait this long before answering (with `status`, or with the real answer). */
   delayMs?: number;
   /**
+   * Hold the request, neither carried out nor answered, until this promise settles: a write that
+   * GitHub applies late, after whatever the test does meanwhile.
+   */
+  until?: Promise<void>;
+  /** Told when a held request has arrived (so the test knows the write is on its way). */
+  onArrival?: () => void;
+  /**
    * With `status`: the simulator carries the request out first, then answers `status` anyway — a
    * response lost on the way back (GitHub committed the write, the caller saw a 502).
    */
@@ -35,7 +42,11 @@ export class FaultRules {
   }
 
   /** Takes the first live fault matching the request, counting it down. */
-  take(request: Pick<LoggedRequest, "method" | "path" | "route" | "operationName" | "mutationFields">) {
+  take(
+    request: Pick<LoggedRequest, "method" | "path" | "route" | "operationName" | "mutationFields"> & {
+      body?: string;
+    },
+  ) {
     const fault = this.faults.find((f) => f.remaining > 0 && requestMatches(request, f));
     if (!fault) return undefined;
     fault.remaining--;

@@ -321,6 +321,23 @@ export class GitHubSimulator {
     return this.faults.add({ ...match, delayMs, times });
   }
 
+  /**
+   * Holds the next matching request until `release()`: it is neither carried out nor answered
+   * before then. `arrived` settles once the request has reached the simulator.
+   */
+  hold(match: RequestMatch): { arrived: Promise<void>; release(): void; fault: Fault } {
+    let release!: () => void;
+    let arrive!: () => void;
+    const until = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const arrived = new Promise<void>((resolve) => {
+      arrive = resolve;
+    });
+    const fault = this.faults.add({ ...match, until, onArrival: arrive, times: 1 });
+    return { arrived, release, fault };
+  }
+
   clearFaults(): void {
     this.faults.clear();
   }

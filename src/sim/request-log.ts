@@ -34,6 +34,8 @@ export interface RequestMatch {
   operation?: string;
   /** A GraphQL mutation field name (`addComment`). */
   mutation?: string;
+  /** Text the raw request body must contain (e.g. an issue's node id); faults only, not the log. */
+  bodyIncludes?: string;
 }
 
 /** `*` matches within a segment, `**` across segments; a route template's `{param}` matches one segment. */
@@ -50,12 +52,15 @@ function pathPattern(pattern: string): RegExp {
 }
 
 export function requestMatches(
-  request: Pick<LoggedRequest, "method" | "path" | "route" | "operationName" | "mutationFields">,
+  request: Pick<LoggedRequest, "method" | "path" | "route" | "operationName" | "mutationFields"> & {
+    body?: string;
+  },
   match: RequestMatch,
 ): boolean {
   if (match.method && match.method.toUpperCase() !== request.method) return false;
   if (match.operation !== undefined && match.operation !== request.operationName) return false;
   if (match.mutation !== undefined && !(request.mutationFields ?? []).includes(match.mutation)) return false;
+  if (match.bodyIncludes !== undefined && !(request.body ?? "").includes(match.bodyIncludes)) return false;
   if (match.path !== undefined) {
     if (match.path instanceof RegExp) return match.path.test(request.path);
     const routeMatch = /^[A-Z]+ /.test(match.path);

@@ -177,8 +177,12 @@ export async function startGitHubSimulator(options: GitHubSimulatorOptions = {})
     let answer: RestAnswer;
     let faulted = false;
     try {
-      const fault = faults.take(entry);
+      const fault = faults.take({ ...entry, body: text });
       if (fault?.delayMs) await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
+      if (fault?.until) {
+        fault.onArrival?.();
+        await fault.until;
+      }
       if (fault?.status) {
         faulted = true;
         if (fault.applied && !parseError) {

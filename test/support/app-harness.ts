@@ -82,6 +82,8 @@ export async function startApp(options: {
   trustProxyHops?: number;
   /** False: the App starts as if its GitHub credentials were missing (readiness). */
   credentialsLoaded?: boolean;
+  /** How long a write waits for another write on the same subject (default: the App's 10 s). */
+  writeFenceWaitMs?: number;
 }): Promise<AppHarness> {
   const logs: string[] = [];
   const destination = new Writable({
@@ -121,6 +123,7 @@ export async function startApp(options: {
       credentialsLoaded: options.credentialsLoaded ?? true,
       ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),
       ...(options.trustProxyHops !== undefined ? { trustProxyHops: options.trustProxyHops } : {}),
+      ...(options.writeFenceWaitMs !== undefined ? { writeFenceWaitMs: options.writeFenceWaitMs } : {}),
       disabledJobs: ["janitor"],
       sleep: async (ms) => {
         sleeps.push(ms);

@@ -42,6 +42,8 @@ export interface WorldOptions {
   /** Issues of octo/widgets (default #1–#5, open, unassigned). */
   issues?: { number: number; title: string; assignees?: string[] }[];
   config?: string;
+  /** How long a write waits for another write on the same subject (default: the App's). */
+  writeFenceWaitMs?: number;
 }
 
 /** Starts the simulator and the App, seeds octo/widgets and delivers `installation.created`. */
@@ -63,6 +65,7 @@ export async function startWorld(options: WorldOptions = {}): Promise<E2eWorld> 
     appId,
     now: Date.now(),
     adminToken: testAdminToken,
+    ...(options.writeFenceWaitMs !== undefined ? { writeFenceWaitMs: options.writeFenceWaitMs } : {}),
   });
   sim.configureWebhooks({ url: `${app.url}/api/github/webhooks` });
   sim.seed({

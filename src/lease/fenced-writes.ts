@@ -1,0 +1,236 @@
+// Invariant 13: GitHub writes fenced by generation — one in flight per subject, and a late one never undoes a newer claim.
+import { randomBytes } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { Logger } from "pino";
+import type { ClaimRecord, RecordState, SubjectKey } from "../domain/claim.js";
+import type {
+  AppliedWrite,
+  AssignmentProvider,
+  SubjectRef,
+  TransitionWrite,
+  WriteFence,
+} from "../providers/assignment-provider.js";
+import type { LivenessStore } from "../providers/liveness-store.js";
+import { markerStateOfRecord, renderClaimComment, restateClaimComment } from "./claim-comment.js";
+
+/** What a fenced write was decided for: the record as its transition left it. */
+export function fenceOf(record: ClaimRecord, labels: WriteFence["labels"]): WriteFence {
+  return {
+    key: { installationId: record.installationId, repoId: record.repoId, issue: record.issue },
+    generation: record.generation,
+    state: record.state,
+    stale: record.staleMarkedAt !== undefined,
+    labels,
+  };
+}
+
+/** True when the store's record is no longer the one the write was decided for. */
+export function movedOn(record: ClaimRecord | null, fence: WriteFence): boolean {
+  if (!record) return false;
+  return (
+    record.generation !== fence.generation ||
+    record.state !== fence.state ||
+    (record.staleMarkedAt !== undefined) !== fence.stale
+  );
+}
+
+const heldStates: readonly RecordState[] = ["active", "human"];
+
+/**
+ * The assignees, labels and claim comment GitHub should show for `record` (pure). Assignments
+ * are asserted or removed only as the record names them (by node id) and only when the App made
+ * them; a `completed` claim keeps its assignee (the issue was closed with it).
+ */
+export function desiredWrite(
+  record: ClaimRecord,
+  labels: WriteFence["labels"],
+  subjectNodeId: string,
+): TransitionWrite {
+  const write: TransitionWrite = { subjectNodeId };
+  const held = heldStates.includes(record.state);
+  if (record.state === "active") {
+    const shown = record.staleMarkedAt !== undefined ? labels.stale : labels.claimed;
+    write.addLabels = [shown];
+    write.removeLabels = [shown === labels.claimed ? labels.stale : labels.claimed];
+  } else {
+    write.removeLabels = [labels.claimed, labels.stale];
+  }
+  const appMade = record.appAssigned && record.assigneeNodeId ? [record.assigneeNodeId] : [];
+  if (held && appMade.length) write.assign = appMade;
+  // Closing the issue completes a claim and keeps its assignee; an agent's own completion does not.
+  const keepsAssignee = record.state === "completed" && record.endedBy?.kind !== "agent";
+  if (!held && !keepsAssignee) {
+    const recorded = [...appMade, ...(record.releasedAssigneeNodeIds ?? [])];
+    if (recorded.length) write.unassign = [...new Set(recorded)];
+  }
+  if (record.commentNodeId) {
+    write.editComments = [
+      { nodeId: record.commentNodeId, body: renderClaimComment(record, markerStateOfRecord(record)) },
+    ];
+  }
+  return write;
+}
+
+/**
+ * A write decided for an older state, re-aimed at the current record: its own comment changes of
+ * other incarnations stay (they finish that incarnation's story); assignees, labels and the current
+ * incarnation's comment become what the current record wants.
+ */
+export function rebaseWrite(
+  write: TransitionWrite,
+  current: ClaimRecord,
+  fence: WriteFence,
+): TransitionWrite {
+  const desired = desiredWrite(current, fence.labels, write.subjectNodeId);
+  const otherEdits = (write.editComments ?? []).filter((e) => e.nodeId !== current.commentNodeId);
+  const {
+    assign: _a,
+    unassign: _u,
+    addLabels: _al,
+    removeLabels: _rl,
+    editComments: _e,
+    fence: _f,
+    ...rest
+  } = write;
+  const editComments = [...otherEdits, ...(desired.editComments ?? [])];
+  return {
+    ...rest,
+    ...desired,
+    ...(editComments.length ? { editComments } : {}),
+  };
+}
+
+/**
+ * The claim comment a late write created for generation g, which the store never learned of: it
+ * shows the record when that is still g, else g's end (revoked or reaped by the transition that
+ * bumped it, superseded by any newer claim).
+ */
+function lateClaimComment(
+  created: string | undefined,
+  applied: AppliedWrite,
+  current: ClaimRecord,
+  fence: WriteFence,
+): { nodeId: string; body: string } | null {
+  if (!created || !applied.claimComment) return null;
+  const { nodeId } = applied.claimComment;
+  if (current.generation === fence.generation) {
+    return { nodeId, body: renderClaimComment(current, markerStateOfRecord(current)) };
+  }
+  const state =
+    (current.state === "revoked" || current.state === "reaped") && current.supersedes === fence.generation
+      ? current.state
+      : "superseded";
+  const body = restateClaimComment(created, state, current.generation);
+  return body ? { nodeId, body } : null;
+}
+
+export interface FencedAssignmentsOptions {
+  inner: AssignmentProvider;
+  store: Pick<LivenessStore, "get" | "acquireLock" | "releaseLock">;
+  log: Logger;
+  /** Longest wait for another replica's write on the same subject (then the write goes ahead, corrected after). */
+  waitMs?: number;
+  /** How long a write may hold the subject: above GitHub's request timeouts of one transition. */
+  holdMs?: number;
+}
+
+/**
+ * The AssignmentProvider every transition writes through. A write tagged with a `fence` takes the
+ * subject's write lock (Redis, across replicas), is re-aimed at the current record if a newer
+ * transition got there first, and after it lands is corrected if the record moved on meanwhile.
+ */
+export class FencedAssignments implements AssignmentProvider {
+  readonly #inner: AssignmentProvider;
+  readonly #options: FencedAssignmentsOptions;
+
+  constructor(options: FencedAssignmentsOptions) {
+    this.#inner = options.inner;
+    this.#options = options;
+  }
+
+  status: AssignmentProvider["status"] = (ref, options) => this.#inner.status(ref, options);
+  listOpenIssues: AssignmentProvider["listOpenIssues"] = (ref, options) =>
+    this.#inner.listOpenIssues(ref, options);
+  listRepositories: AssignmentProvider["listRepositories"] = (id) => this.#inner.listRepositories(id);
+  repositoryName: AssignmentProvider["repositoryName"] = (id, repoId) =>
+    this.#inner.repositoryName(id, repoId);
+  ensureLabels: AssignmentProvider["ensureLabels"] = (ref, labels) => this.#inner.ensureLabels(ref, labels);
+
+  async apply(ref: SubjectRef, write: TransitionWrite): Promise<AppliedWrite> {
+    const { fence } = write;
+    if (!fence) return this.#inner.apply(ref, write);
+    const release = await this.#lock(fence.key);
+    try {
+      const before = await this.#read(fence.key);
+      const rebased = before !== null && movedOn(before, fence);
+      const send = rebased ? rebaseWrite(write, before, fence) : write;
+      const sentFor = rebased ? fenceOf(before, fence.labels) : fence;
+      const applied = await this.#inner.apply(ref, { ...send, fence: undefined });
+      const after = await this.#read(fence.key);
+      // A newer transition was decided while this write was on its way: make GitHub show that one.
+      if (after && movedOn(after, sentFor)) {
+        const correction = desiredWrite(after, fence.labels, after.issueNodeId ?? write.subjectNodeId);
+        // What the late write assigned (always an App-made assignment) and the current record does not want goes.
+        const undo = (send.assign ?? []).filter((id) => !(correction.assign ?? []).includes(id));
+        if (undo.length) correction.unassign = [...new Set([...(correction.unassign ?? []), ...undo])];
+        const late = lateClaimComment(send.createClaimComment, applied, after, fence);
+        if (late) correction.editComments = [...(correction.editComments ?? []), late];
+        await this.#correct(ref, after, correction);
+      }
+      return applied;
+    } finally {
+      await release().catch(() => undefined);
+    }
+  }
+
+  /** The store's record, or null when the store cannot say (then reconcile repairs what this misses). */
+  async #read(key: SubjectKey): Promise<ClaimRecord | null> {
+    try {
+      return await this.#options.store.get(key);
+    } catch (error) {
+      this.#options.log.warn({ err: error }, "write fence: the store is unavailable, writing unfenced");
+      return null;
+    }
+  }
+
+  async #correct(ref: SubjectRef, current: ClaimRecord, correction: TransitionWrite) {
+    try {
+      await this.#inner.apply(ref, correction);
+      this.#options.log.info(
+        { subject: `${ref.repo}#${ref.issue}`, generation: current.generation },
+        "a late write was corrected to the current claim",
+      );
+    } catch (error) {
+      this.#options.log.warn(
+        { subject: `${ref.repo}#${ref.issue}`, err: error },
+        "could not correct a late write; reconcile will",
+      );
+    }
+  }
+
+  /** Takes the subject's write lock, waiting a bounded time; answers the release. */
+  async #lock(key: SubjectKey): Promise<() => Promise<void>> {
+    const { store, log } = this.#options;
+    const waitMs = this.#options.waitMs ?? 10_000;
+    const holdMs = this.#options.holdMs ?? 30_000;
+    const name = `write:${key.installationId}:${key.repoId}:${key.issue}`;
+    const owner = randomBytes(12).toString("base64url");
+    const deadline = Date.now() + waitMs;
+    try {
+      for (let pause = 5; ; pause = Math.min(100, pause * 2)) {
+        if (await store.acquireLock(name, owner, holdMs)) return () => store.releaseLock(name, owner);
+        if (Date.now() >= deadline) break;
+        await sleep(pause);
+      }
+    } catch (error) {
+      // No store, no lock: the write still goes out (GitHub is the durable side); reconcile repairs.
+      log.warn({ lock: name, err: error }, "write fence: the store is unavailable, writing unfenced");
+      return async () => undefined;
+    }
+    log.warn(
+      { lock: name },
+      "another write on this subject is still in flight; writing anyway, corrected after",
+    );
+    return async () => undefined;
+  }
+}
