@@ -4,7 +4,7 @@ import type { RepoConfig } from "../config/repo-config.js";
 import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
 import { branchCode, renderClaimComment } from "../lease/claim-comment.js";
 import { endedClaimWrite, spanOf } from "../lease/ended-write.js";
-import { fenceOf } from "../lease/fenced-writes.js";
+import { fenceOf, labelRepair } from "../lease/fenced-writes.js";
 import { describe, type RepoConfigSource } from "../lease/lease-core.js";
 import {
   claimStateUnknown,
@@ -391,20 +391,75 @@ export class Janitor {
     for (const repo of repos) {
       const config = await configs.load(installationId, repo);
       let after: string | null = null;
+      let repoId: number | null = null;
+      const seen = new Set<number>();
       for (let page = 0; page < 20; page++) {
         const listing = await assignments.listOpenIssues(
           { installationId, repo },
           { first: 100, after, labels: [config.labels.claimed, config.labels.stale] },
         );
         for (const snapshot of listing.issues) {
+          seen.add(snapshot.issue);
           await this.#reconcileSubject(installationId, snapshot, config, options, report);
         }
+        if (listing.repoId !== null) repoId = listing.repoId;
         if (page === 0 && listing.repoId !== null) {
           await this.#retryPending(installationId, listing.repoId, config, options, report);
         }
         if (!listing.hasNextPage) break;
         after = listing.endCursor;
       }
+      if (repoId !== null)
+        await this.#repairUnlabelled(installationId, repoId, seen, config, options, report);
+    }
+  }
+
+  /**
+   * Invariant 13: a claim in force whose labels GitHub does not show as the record says (a late or
+   * lost write) gets them back; only labels — assignments follow the phantom rule when due.
+   */
+  async #repairLabels(
+    record: ClaimRecord,
+    snapshot: SubjectSnapshot,
+    config: RepoConfig,
+    options: SweepOptions,
+    report: SweepReport,
+  ): Promise<void> {
+    const repair = labelRepair(record, config.labels, snapshot.labels);
+    const stillAssigned =
+      !record.appAssigned ||
+      record.state !== "active" ||
+      snapshot.assignees.some((a) => a.login === record.actor.login);
+    if (!repair || !stillAssigned) {
+      report.skipped++;
+      return;
+    }
+    const subject = `${snapshot.repo}#${snapshot.issue}`;
+    report.actions.push({ subject, action: "repair", reason: "labels-diverged-from-record" });
+    if (options.dryRun || config.janitor.dryRun) return;
+    await this.deps.assignments.apply(
+      { installationId: record.installationId, repo: snapshot.repo, issue: snapshot.issue },
+      { subjectNodeId: snapshot.nodeId, ...repair, fence: fenceOf(record, config.labels) },
+    );
+  }
+
+  /** Live claims of the repository that the labelled listing missed: their label was lost on GitHub. */
+  async #repairUnlabelled(
+    installationId: number,
+    repoId: number,
+    seen: ReadonlySet<number>,
+    config: RepoConfig,
+    options: SweepOptions,
+    report: SweepReport,
+  ): Promise<void> {
+    const { store, assignments } = this.deps;
+    const records = await store.listRepository(installationId, repoId, 200);
+    for (const record of records) {
+      if (record.state !== "active" || seen.has(record.issue)) continue;
+      const snapshot = await assignments.status({ installationId, repo: record.repo, issue: record.issue });
+      if (!snapshot || snapshot.state !== "open") continue;
+      report.examined++;
+      await this.#repairLabels(record, snapshot, config, options, report);
     }
   }
 
@@ -478,7 +533,7 @@ export class Janitor {
       return;
     }
     if (record && (record.state === "active" || record.state === "human")) {
-      report.skipped++;
+      await this.#repairLabels(record, snapshot, config, options, report);
       return;
     }
     // An ended claim whose write failed is finished by #retryPending from its record, comment included.

@@ -72,6 +72,24 @@ export function desiredWrite(
 }
 
 /**
+ * The label changes that make GitHub show `record` (invariant 13's last clause), or null when its
+ * labels already agree. Assignments are not judged here: a missing App-made assignment may be a
+ * person's unassignment, which revokes the claim (the janitor's phantom rule).
+ */
+export function labelRepair(
+  record: ClaimRecord,
+  labels: WriteFence["labels"],
+  shown: readonly string[],
+): Pick<TransitionWrite, "addLabels" | "removeLabels"> | null {
+  const desired = desiredWrite(record, labels, "");
+  const has = new Set(shown.map((l) => l.toLowerCase()));
+  const addLabels = (desired.addLabels ?? []).filter((l) => !has.has(l.toLowerCase()));
+  const removeLabels = (desired.removeLabels ?? []).filter((l) => has.has(l.toLowerCase()));
+  if (addLabels.length === 0 && removeLabels.length === 0) return null;
+  return { ...(addLabels.length ? { addLabels } : {}), ...(removeLabels.length ? { removeLabels } : {}) };
+}
+
+/**
  * A write decided for an older state, re-aimed at the current record: its own comment changes of
  * other incarnations stay (they finish that incarnation's story); assignees, labels and the current
  * incarnation's comment become what the current record wants.
