@@ -48,7 +48,7 @@ export interface ClaimHoldOptions {
   /** Public base URL of this App (the check run's details link). */
   publicUrl?: string;
   tokenSecret: string;
-  /** Longest wait for another write on the same subject before writing anyway (default 10 s). */
+  /** Longest wait for another write on the same subject before writing anyway (default 8 s). */
   writeFenceWaitMs?: number;
   /** The secret being rotated out: markers it signed still verify (SPEC invariant 11). */
   previousTokenSecret?: string;

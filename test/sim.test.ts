@@ -95,6 +95,8 @@ describe("the simulator's GraphQL", () => {
         assignees: { nodes: [] },
         labels: { nodes: [{ id: expect.stringMatching(/^LA_/), name: "bug" }] },
         comments: {
+          // The whole thread fits in the page read: recovery has nothing earlier to page back to.
+          pageInfo: { hasPreviousPage: false, startCursor: expect.any(String) },
           nodes: [
             {
               id: expect.stringMatching(/^IC_/),

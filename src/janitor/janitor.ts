@@ -457,7 +457,7 @@ export class Janitor {
     for (const record of records) {
       if (record.state !== "active" || seen.has(record.issue)) continue;
       const snapshot = await assignments.status({ installationId, repo: record.repo, issue: record.issue });
-      if (!snapshot || snapshot.state !== "open") continue;
+      if (snapshot?.state !== "open") continue;
       report.examined++;
       await this.#repairLabels(record, snapshot, config, options, report);
     }

@@ -148,7 +148,10 @@ export interface FencedAssignmentsOptions {
   log: Logger;
   /** Longest wait for another replica's write on the same subject (then the write goes ahead, corrected after). */
   waitMs?: number;
-  /** How long a write may hold the subject: above GitHub's request timeouts of one transition. */
+  /**
+   * How long the lock lives unless renewed; it is renewed while the write runs, so a replica that
+   * dies mid-write frees the subject within this time.
+   */
   holdMs?: number;
 }
 
@@ -229,14 +232,24 @@ export class FencedAssignments implements AssignmentProvider {
   /** Takes the subject's write lock, waiting a bounded time; answers the release. */
   async #lock(key: SubjectKey): Promise<() => Promise<void>> {
     const { store, log } = this.#options;
-    const waitMs = this.#options.waitMs ?? 10_000;
-    const holdMs = this.#options.holdMs ?? 30_000;
+    const waitMs = this.#options.waitMs ?? 8_000;
+    const holdMs = this.#options.holdMs ?? 6_000;
     const name = `write:${key.installationId}:${key.repoId}:${key.issue}`;
     const owner = randomBytes(12).toString("base64url");
     const deadline = Date.now() + waitMs;
     try {
       for (let pause = 5; ; pause = Math.min(100, pause * 2)) {
-        if (await store.acquireLock(name, owner, holdMs)) return () => store.releaseLock(name, owner);
+        if (await store.acquireLock(name, owner, holdMs)) {
+          // Renewed while the write runs (GitHub may take seconds); dropped with the process.
+          const renew = setInterval(() => {
+            store.acquireLock(name, owner, holdMs).catch(() => undefined);
+          }, holdMs / 3);
+          renew.unref();
+          return async () => {
+            clearInterval(renew);
+            await store.releaseLock(name, owner);
+          };
+        }
         if (Date.now() >= deadline) break;
         await sleep(pause);
       }
