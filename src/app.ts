@@ -15,6 +15,8 @@ import {
   handleRerequest,
   pullRequestCheckEvents,
 } from "./handlers/pull-request-checks.js";
+import { createReadCache } from "./handlers/read-cache.js";
+import { createReadLimiter } from "./handlers/read-limiter.js";
 import { handleReclaim } from "./handlers/reclaim.js";
 import { registerSyncHandlers } from "./handlers/register-sync.js";
 import { Janitor } from "./janitor/janitor.js";
@@ -61,6 +63,8 @@ export interface ClaimHoldOptions {
   metricsToken?: string;
   /** `X-Forwarded-For` hops to trust for the client address (`CLAIM_HOLD_TRUST_PROXY`; absent: the socket's). */
   trustProxyHops?: number;
+  /** Inventory and subject reads per minute per login, each route family apart (`CLAIM_HOLD_READS_PER_MINUTE`; default 30). */
+  readsPerMinute?: number;
   /** Whether real App credentials are loaded (readiness). */
   credentialsLoaded?: boolean;
   /** Janitor schedule: seconds between sweeps, and every how many sweeps a reconcile runs. */
@@ -133,7 +137,7 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
     const configs = createRepoConfigSource(identity, log);
     /** Features that react when a subject changes hands (the check run re-evaluates linked PRs). */
     const subjectListeners: ((key: SubjectKey, record: ClaimRecord) => Promise<void>)[] = [];
-    const tokens = createTokenMinter(options.tokenSecret);
+    const tokens = createTokenMinter(options.tokenSecret, undefined, options.previousTokenSecret);
     const core = new LeaseCore({
       store,
       assignments,
@@ -154,7 +158,7 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
       }),
       configs,
       verifyLease: (leaseId, token) => core.verify(leaseId, token),
-      digestToken: (token) => tokens.digest(token),
+      tokenDigests: (token) => tokens.digests(token),
       assignments,
       now,
       log,
@@ -226,6 +230,13 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
       ...(options.adminToken ? { adminToken: options.adminToken } : {}),
       identity,
       limiter,
+      reads: {
+        cache: createReadCache({ now }),
+        limiter: createReadLimiter({
+          now,
+          ...(options.readsPerMinute !== undefined ? { perMinute: options.readsPerMinute } : {}),
+        }),
+      },
       ...(options.trustProxyHops !== undefined ? { trustProxyHops: options.trustProxyHops } : {}),
       leaseOnRecord,
       log,

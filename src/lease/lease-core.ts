@@ -539,23 +539,35 @@ export class LeaseCore {
   /** A lease call whose subject the store lost is answered again once the lease is recovered. */
   async #withRecovery<T extends { kind: string }>(
     lease: SubjectKey & { generation: number },
-    digest: string,
-    call: () => Promise<T>,
+    token: string,
+    call: (digest: string) => Promise<T>,
   ): Promise<T> {
-    const outcome = await call();
-    if (outcome.kind === "missing" && (await this.#recoverLease(lease, digest))) return call();
+    const [current, ...rotatedOut] = this.deps.tokens.digests(token);
+    const outcome = await call(current!);
+    // A lease minted under the secret being rotated out (CLAIM_HOLD_TOKEN_SECRET_PREVIOUS).
+    if (outcome.kind === "invalid_token") {
+      for (const digest of rotatedOut) {
+        const again = await call(digest);
+        if (again.kind !== "invalid_token") return again;
+      }
+    }
+    if (outcome.kind === "missing") {
+      const recovered = await this.#recoverLease(lease, [current!, ...rotatedOut]);
+      if (recovered) return call(recovered);
+    }
     return outcome;
   }
 
-  async #recoverLease(lease: SubjectKey & { generation: number }, digest: string): Promise<boolean> {
+  /** Answers the digest that the restored claim comment names, or null when nothing was restored. */
+  async #recoverLease(lease: SubjectKey & { generation: number }, digests: string[]): Promise<string | null> {
     const { store, assignments, now: clock } = this.deps;
     const leaseId = leaseIdOf(lease, lease.generation);
-    if ((this.#failedRecoveries.get(leaseId) ?? 0) > clock()) return false;
-    if ((await store.get(lease)) !== null) return false;
+    if ((this.#failedRecoveries.get(leaseId) ?? 0) > clock()) return null;
+    if ((await store.get(lease)) !== null) return null;
     const remember = () => {
       if (this.#failedRecoveries.size > 10_000) this.#failedRecoveries.clear();
       this.#failedRecoveries.set(leaseId, clock() + failedRecoveryMemoryMs);
-      return false;
+      return null;
     };
     const repo = await assignments.repositoryName(lease.installationId, lease.repoId);
     if (!repo) return remember();
@@ -570,7 +582,7 @@ export class LeaseCore {
         c.marker.generation === lease.generation &&
         c.marker.subject === subjectName(snapshot.repo, snapshot.issue) &&
         c.marker.tokenDigest !== undefined &&
-        digestsEqual(c.marker.tokenDigest, digest),
+        digests.some((digest) => digestsEqual(c.marker.tokenDigest!, digest)),
     );
     if (!own) return remember();
     const now = clock();
@@ -584,7 +596,7 @@ export class LeaseCore {
       { subject: subjectName(snapshot.repo, snapshot.issue) },
       "lease restored from its claim comment",
     );
-    return true;
+    return own.marker.tokenDigest!;
   }
 
   async heartbeat(
@@ -611,7 +623,10 @@ export class LeaseCore {
       ...(request.pullRequest !== undefined ? { pullRequest: request.pullRequest } : {}),
       phaseEditEveryMs,
     };
-    let outcome = await this.#withRecovery(lease, input.tokenDigest, () => store.heartbeat(input));
+    // The digest that proved the lease stays in `input` for the durations refresh below.
+    let outcome = await this.#withRecovery(lease, token, (digest) =>
+      store.heartbeat(Object.assign(input, { tokenDigest: digest })),
+    );
     if (outcome.kind === "ok") {
       // A config change reaches a claim at its next heartbeat; only then is a second store call made.
       const config = configs.peek(lease.installationId, outcome.record.repo);
@@ -675,7 +690,9 @@ export class LeaseCore {
       now: clock(),
       outcome: request.outcome,
     };
-    const outcome = await this.#withRecovery(lease, input.tokenDigest, () => store.release(input));
+    const outcome = await this.#withRecovery(lease, token, (digest) =>
+      store.release({ ...input, tokenDigest: digest }),
+    );
     if (outcome.kind !== "released") throw refusalError(outcome);
     const record = outcome.record;
     if (record.sync === "pending") {
@@ -830,7 +847,9 @@ export class LeaseCore {
       tokenDigest: tokens.digest(token),
       now: clock(),
     };
-    const outcome = await this.#withRecovery(lease, input.tokenDigest, () => store.verify(input));
+    const outcome = await this.#withRecovery(lease, token, (digest) =>
+      store.verify({ ...input, tokenDigest: digest }),
+    );
     if (outcome.kind !== "ok") throw refusalError(outcome);
     const record = outcome.record;
     return {

@@ -27,8 +27,11 @@ export interface MergeFenceDeps {
   configs: RepoConfigSource & { errorFor(installationId: number, repo: string): string | undefined };
   /** The lease gate (LeaseCore.verify): throws the API's refusal for a superseded or ended lease. */
   verifyLease: (leaseId: string, token: string) => Promise<unknown>;
-  /** The store's digest of a lease token, so an attestation names the token that made it. */
-  digestToken: (token: string) => string;
+  /**
+   * The digests a lease token may have in the store (current secret first, then the one being
+   * rotated out), so an attestation names the token that made it as the record knows it.
+   */
+  tokenDigests: (token: string) => string[];
   now: () => number;
   log: Logger;
   /** Public base URL of this App; the check's details link points at the subject's claim route. */
@@ -178,13 +181,18 @@ export class MergeFence {
       lease.generation,
       sha,
       this.deps.now(),
-      this.deps.digestToken(token),
+      this.#storedDigest(token, record),
     );
     const prs = (await this.deps.fences.pullRequestsFor(lease)).filter((pr) => pr.headSha === sha);
     if (prs.length > 0 && record) {
       for (const pr of prs) await this.#evaluate(lease.installationId, record.repo, lease.repoId, pr);
     }
     return { attested: true, sha, generation: lease.generation };
+  }
+
+  #storedDigest(token: string, record: ClaimRecord | null): string {
+    const digests = this.deps.tokenDigests(token);
+    return digests.find((d) => d === record?.tokenDigest) ?? digests[0]!;
   }
 
   /** Links = GitHub's closing references ∪ subjects whose claims named the head branch; re-indexed when that changed. */

@@ -13,13 +13,25 @@ export interface TokenMinter {
    */
   sessionKeyDigest(sessionKey: string): string;
   matches(token: string, digest: string): boolean;
+  /**
+   * The token's digest under the current secret, then under the secret being rotated out (when one
+   * is set): a lease minted before the rotation keeps working until it ends or re-claims.
+   */
+  digests(token: string): string[];
 }
 
-export function createTokenMinter(secret: string, random: (n: number) => Buffer = randomBytes): TokenMinter {
-  const digest = (token: string) => createHmac("sha256", secret).update(token).digest("hex");
+export function createTokenMinter(
+  secret: string,
+  random: (n: number) => Buffer = randomBytes,
+  previousSecret?: string,
+): TokenMinter {
+  const digestWith = (key: string, token: string) => createHmac("sha256", key).update(token).digest("hex");
+  const digest = (token: string) => digestWith(secret, token);
   return {
     mint: () => `${tokenPrefix}${random(32).toString("base64url")}`,
     digest,
+    digests: (token) =>
+      previousSecret ? [digest(token), digestWith(previousSecret, token)] : [digest(token)],
     sessionKeyDigest: (sessionKey) =>
       createHmac("sha256", secret).update("claim-hold:session-key\0").update(sessionKey).digest("hex"),
     matches(token, expected) {

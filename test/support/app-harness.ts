@@ -82,8 +82,11 @@ export async function startApp(options: {
   trustProxyHops?: number;
   /** False: the App starts as if its GitHub credentials were missing (readiness). */
   credentialsLoaded?: boolean;
-  /** How long a write waits for another write on the same subject (default: the App's 10 s). */
+  /** How long a write waits for another write on the same subject (default: the App's). */
   writeFenceWaitMs?: number;
+  /** `CLAIM_HOLD_TOKEN_SECRET` and `…_PREVIOUS` (default: `testTokenSecret`, none). */
+  tokenSecret?: string;
+  previousTokenSecret?: string;
 }): Promise<AppHarness> {
   const logs: string[] = [];
   const destination = new Writable({
@@ -116,7 +119,8 @@ export async function startApp(options: {
       ...(options.fences ? { fences: options.fences } : {}),
       ...(options.appId ? { appId: options.appId } : {}),
       ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
-      tokenSecret: testTokenSecret,
+      tokenSecret: options.tokenSecret ?? testTokenSecret,
+      ...(options.previousTokenSecret ? { previousTokenSecret: options.previousTokenSecret } : {}),
       githubBaseUrl,
       log,
       now: () => clock.now,

@@ -29,6 +29,7 @@ export interface E2eWorld {
   sim: GitHubSimulator;
   app: AppHarness;
   store: LivenessStore;
+  fences: RedisFenceStore;
   redis: Redis;
   prefix: string;
   /** An agent session's client: the fleet account's GitHub token; takeover waits move the App's clock. */
@@ -44,6 +45,26 @@ export interface WorldOptions {
   config?: string;
   /** How long a write waits for another write on the same subject (default: the App's). */
   writeFenceWaitMs?: number;
+}
+
+/** Starts another App on the world's simulator and stores (a restart, a replica, a new secret). */
+export async function restartApp(
+  world: E2eWorld,
+  options: { tokenSecret?: string; previousTokenSecret?: string } = {},
+): Promise<AppHarness> {
+  await world.app.close();
+  const app = await startApp({
+    store: world.store,
+    fences: world.fences,
+    githubBaseUrl: world.sim.baseUrl,
+    appId,
+    now: world.app.clock.now,
+    adminToken: testAdminToken,
+    ...options,
+  });
+  world.sim.configureWebhooks({ url: `${app.url}/api/github/webhooks` });
+  world.app = app;
+  return app;
 }
 
 /** Starts the simulator and the App, seeds octo/widgets and delivers `installation.created`. */
@@ -93,29 +114,32 @@ export async function startWorld(options: WorldOptions = {}): Promise<E2eWorld> 
     installations: [{ id: installationId, account: "octo", repos: [repo] }],
   });
   await sim.flush();
-  return {
+  // `world.app` may be replaced (restartApp): agents and close() always use the current one.
+  const world: E2eWorld = {
     sim,
     app,
     store,
+    fences,
     redis,
     prefix,
     agent(githubToken = fleet.token) {
       return createClaimHoldClient({
-        baseUrl: app.url,
+        baseUrl: world.app.url,
         githubToken,
         retries: 0,
         sleep: async (ms) => {
-          app.clock.now += ms;
+          world.app.clock.now += ms;
         },
       });
     },
     async close() {
-      await app.close();
+      await world.app.close();
       await sim.close();
       await deleteKeysWithPrefix(redis, prefix).catch(() => undefined);
       if (ownsRedis) await redis.quit();
     },
   };
+  return world;
 }
 
 /** The one `claim-hold` check run on a head, as GitHub shows it: conclusion and title. */
