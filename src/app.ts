@@ -22,6 +22,7 @@ import { registerSyncHandlers } from "./handlers/register-sync.js";
 import { Janitor } from "./janitor/janitor.js";
 import { JobRegistry } from "./janitor/job-registry.js";
 import { FencedAssignments } from "./lease/fenced-writes.js";
+import { HolderPermissions } from "./lease/holder-permission.js";
 import { LeaseCore } from "./lease/lease-core.js";
 import { createMarkerSeal } from "./lease/marker-seal.js";
 import { MergeFence } from "./lease/merge-fence.js";
@@ -146,6 +147,10 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
       now,
       log,
       subjectChanged: (key, record) => subjectChanged(key, record),
+      permissions: new HolderPermissions({
+        permission: (installationId, repo, login) => identity.permission(installationId, repo, login),
+        now,
+      }),
     });
     const fences = options.fences ?? new MemoryFenceStore(now);
     const fence = new MergeFence({
@@ -226,7 +231,8 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
     };
     const api = createApi({
       core,
-      janitor: observedJanitor,
+      // The operator's sweep runs under the scheduled job's run lock (SPEC §4.2: the schedule's code path).
+      janitor: { sweep: (sweepOptions) => jobs.runNow("janitor", () => observedJanitor.sweep(sweepOptions)) },
       ...(options.adminToken ? { adminToken: options.adminToken } : {}),
       identity,
       limiter,

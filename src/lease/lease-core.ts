@@ -21,9 +21,10 @@ import type {
 } from "../providers/assignment-provider.js";
 import type { HeartbeatInput, LeaseRefusal, LivenessStore } from "../providers/liveness-store.js";
 import { branchCode, type ClaimMarker, type MarkerState, renderClaimComment } from "./claim-comment.js";
-import { spanOf } from "./ended-write.js";
+import { endedClaimWrite, spanOf } from "./ended-write.js";
 import { UserError } from "./errors.js";
 import { fenceOf } from "./fenced-writes.js";
+import type { HolderPermissions } from "./holder-permission.js";
 import { describeActor, inert } from "./inert-text.js";
 import { expiresAt, livenessOf, reclaimableAt } from "./liveness.js";
 import {
@@ -56,6 +57,8 @@ export interface LeaseCoreDeps {
    * fence re-runs linked PR checks. Its failure is logged, never undoes the transition.
    */
   subjectChanged?: (key: SubjectKey, record: ClaimRecord) => Promise<void>;
+  /** Re-checks a holder's `write` permission at most every 10 minutes (SPEC §4.1); absent: never. */
+  permissions?: HolderPermissions;
 }
 
 export interface ClaimRequest {
@@ -198,6 +201,8 @@ export class LeaseCore {
     const subject = subjectName(snapshot.repo, snapshot.issue);
     if (snapshot.state === "closed") throw new UserError(409, "closed", `${subject} is closed.`);
     const config = await configs.load(request.installationId, snapshot.repo);
+    // The API checked the claimant's `write` just now: the lease's first re-check is 10 minutes away.
+    this.deps.permissions?.confirmed(request.installationId, snapshot.repo, request.user.login);
     const key: SubjectKey = {
       installationId: request.installationId,
       repoId: snapshot.repoId,
@@ -436,6 +441,49 @@ export class LeaseCore {
       : {};
   }
 
+  /**
+   * SPEC §4.1: a holder whose login lost `write` on the repository loses the lease: the claim is
+   * revoked (generation + 1, so its PRs fail the check) and the call answers `410 gone revoked`.
+   */
+  async #requireWrite(lease: SubjectKey, record: ClaimRecord): Promise<void> {
+    const { permissions, store, configs, assignments, now: clock, log } = this.deps;
+    if (!permissions || record.actor.kind !== "agent") return;
+    if (await permissions.stillAllowed(lease.installationId, record.repo, record.actor.login)) return;
+    const ended = await store.endClaim({
+      key: lease,
+      generation: record.generation,
+      now: clock(),
+      to: "revoked",
+      bump: true,
+    });
+    if (ended.kind === "ended") {
+      const config = await configs.load(lease.installationId, record.repo);
+      const ref = { installationId: lease.installationId, repo: record.repo, issue: record.issue };
+      const note = `⛔ ${describeActor(record.actor)} lost write access to ${record.repo}; generation ${record.generation} is revoked.`;
+      try {
+        await assignments.apply(
+          ref,
+          endedClaimWrite({ previous: ended.previous, ended: ended.record, config, note }),
+        );
+        await store.markSynced(lease, ended.record.generation);
+      } catch (error) {
+        log.warn(
+          { subject: subjectName(record.repo, record.issue), err: error },
+          "revocation not written; reconcile will",
+        );
+      }
+      await this.#announce(lease, ended.record);
+    }
+    throw new UserError(
+      410,
+      "gone",
+      "This lease has ended (revoked): the holder no longer has write access.",
+      {
+        reason: "revoked",
+      },
+    );
+  }
+
   async #write(
     ref: SubjectRef,
     record: ClaimRecord,
@@ -645,6 +693,7 @@ export class LeaseCore {
     }
     if (outcome.kind !== "ok") throw refusalError(outcome);
     const record = outcome.record;
+    await this.#requireWrite(lease, record);
     if (outcome.editComment) {
       const labels = (
         configs.peek(lease.installationId, record.repo) ??
@@ -852,6 +901,7 @@ export class LeaseCore {
     );
     if (outcome.kind !== "ok") throw refusalError(outcome);
     const record = outcome.record;
+    await this.#requireWrite(lease, record);
     return {
       holder: true,
       generation: record.generation,
