@@ -66,6 +66,9 @@ async function main(): Promise<void> {
     ...(env.CLAIM_HOLD_ADMIN_TOKEN ? { adminToken: env.CLAIM_HOLD_ADMIN_TOKEN } : {}),
     ...(env.METRICS_TOKEN ? { metricsToken: env.METRICS_TOKEN } : {}),
     ...(env.CLAIM_HOLD_TRUST_PROXY !== undefined ? { trustProxyHops: env.CLAIM_HOLD_TRUST_PROXY } : {}),
+    ...(env.CLAIM_HOLD_READS_PER_MINUTE !== undefined
+      ? { readsPerMinute: env.CLAIM_HOLD_READS_PER_MINUTE }
+      : {}),
     onReady: (wired) => {
       services = wired;
     },

@@ -60,6 +60,13 @@ export const Env = z.object({
   CLAIM_HOLD_TRUST_PROXY: optionalText.pipe(
     z.coerce.number<string | undefined>().int("must be a whole number of hops").min(0).max(32).optional(),
   ),
+  /**
+   * Inventory and subject reads a GitHub login may make per minute, each route family apart (a
+   * bucket of that many, refilled at that rate), per replica. Default 30.
+   */
+  CLAIM_HOLD_READS_PER_MINUTE: optionalText.pipe(
+    z.coerce.number<string | undefined>().int("must be a whole number").min(1).max(10_000).optional(),
+  ),
   /** Comma-separated job names to leave off (tests). */
   CLAIM_HOLD_DISABLE_JOBS: optionalText,
 });

@@ -6,6 +6,7 @@ import { bodyLimit } from "hono/body-limit";
 import type { Logger } from "pino";
 import type { z } from "zod";
 import { subjectName } from "../domain/claim.js";
+import { JobBusyError } from "../janitor/job-registry.js";
 import { UserError } from "../lease/errors.js";
 import type { LeaseCore } from "../lease/lease-core.js";
 import {
@@ -25,6 +26,8 @@ import {
 } from "./api-schemas.js";
 import { clientAddressOf } from "./client-address.js";
 import { type FailedAuthLimiter, invalidCredential, rateLimited } from "./failed-auth-limiter.js";
+import type { ReadCache } from "./read-cache.js";
+import { type ReadFamily, type ReadLimiter, readRateLimited } from "./read-limiter.js";
 
 export const maxBodyBytes = 64 * 1024;
 
@@ -32,6 +35,8 @@ export interface ApiDeps {
   core: LeaseCore;
   identity: IdentityProvider;
   limiter: FailedAuthLimiter;
+  /** The inventory and subject routes' shared answers and per-login limit (SPEC §4.1). */
+  reads: { cache: ReadCache; limiter: ReadLimiter };
   /** `X-Forwarded-For` hops trusted for the client address (`CLAIM_HOLD_TRUST_PROXY`; 0: the socket's). */
   trustProxyHops?: number;
   /**
@@ -152,6 +157,7 @@ export function createApi(deps: ApiDeps): Hono<ApiEnv> {
     c: Context<ApiEnv>,
     repo: string,
     needed: RepoPermission,
+    readFamily?: ReadFamily,
   ): Promise<{ user: GitHubUser; installationId: number }> {
     const token = bearerOf(c);
     if (!token)
@@ -168,6 +174,11 @@ export function createApi(deps: ApiDeps): Hono<ApiEnv> {
       throw authFailed(c, new UserError(401, "unauthorized", "GitHub did not accept that token."));
     }
     limiter.accepted(token);
+    // Counted before anything about the repository is asked, so a caller over its limit costs nothing.
+    if (readFamily) {
+      const wait = deps.reads.limiter.take(readFamily, user.login);
+      if (wait > 0) throw readRateLimited(readFamily, wait);
+    }
     const installationId = await identity.installationFor(repo);
     if (installationId === null) {
       throw new UserError(404, "not_installed", `The claim-hold App is not installed on ${repo}.`);
@@ -264,8 +275,10 @@ export function createApi(deps: ApiDeps): Hono<ApiEnv> {
     ) {
       throw new UserError(404, "not_found", "No such repository or issue.");
     }
-    const { installationId } = await githubCaller(c, repo, "read");
-    return c.json(await core.subject(installationId, repo, issue));
+    const { installationId } = await githubCaller(c, repo, "read", "subject");
+    // Served only after this caller's permission was checked; the answer itself is shared.
+    const key = ["subject", installationId, repo.toLowerCase(), issue];
+    return c.json(await deps.reads.cache.answer(key, () => core.subject(installationId, repo, issue)));
   });
 
   app.get("/api/v1/repos/:owner/:repo/claims", async (c) => {
@@ -283,8 +296,10 @@ export function createApi(deps: ApiDeps): Hono<ApiEnv> {
         },
       );
     }
-    const { installationId } = await githubCaller(c, repo, "read");
-    return c.json(await core.inventory(installationId, repo, query.data));
+    const { installationId } = await githubCaller(c, repo, "read", "inventory");
+    const { state, limit } = query.data;
+    const key = ["inventory", installationId, repo.toLowerCase(), state ?? "", limit];
+    return c.json(await deps.reads.cache.answer(key, () => core.inventory(installationId, repo, query.data)));
   });
 
   app.post("/api/v1/admin/janitor/run", async (c) => {
@@ -294,7 +309,18 @@ export function createApi(deps: ApiDeps): Hono<ApiEnv> {
       throw authFailed(c, new UserError(401, "unauthorized", "Send the admin token as a Bearer credential."));
     }
     const body = await readBody(c, JanitorRunBody, true);
-    return c.json(await deps.janitor.sweep(body));
+    // Under the janitor job's lock, like a scheduled sweep: refused at once while a sweep runs on any
+    // replica. A dry run takes the lock too: beside a running sweep it would report actions half done.
+    try {
+      return c.json(await deps.janitor.sweep(body));
+    } catch (error) {
+      if (!(error instanceof JobBusyError)) throw error;
+      throw new UserError(
+        409,
+        "janitor_busy",
+        "A janitor sweep is running already (scheduled or operator-run); retry once it has finished.",
+      );
+    }
   });
 
   app.get("/healthz", (c) => c.json({ status: "ok" }));

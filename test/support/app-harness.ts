@@ -80,6 +80,8 @@ export async function startApp(options: {
   metricsToken?: string;
   /** `CLAIM_HOLD_TRUST_PROXY`: how many `X-Forwarded-For` hops name the client (absent: the socket's address). */
   trustProxyHops?: number;
+  /** `CLAIM_HOLD_READS_PER_MINUTE`: inventory and subject reads per login per minute (absent: the App's 30). */
+  readsPerMinute?: number;
   /** False: the App starts as if its GitHub credentials were missing (readiness). */
   credentialsLoaded?: boolean;
   /** How long a write waits for another write on the same subject (default: the App's). */
@@ -127,6 +129,7 @@ export async function startApp(options: {
       credentialsLoaded: options.credentialsLoaded ?? true,
       ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),
       ...(options.trustProxyHops !== undefined ? { trustProxyHops: options.trustProxyHops } : {}),
+      ...(options.readsPerMinute !== undefined ? { readsPerMinute: options.readsPerMinute } : {}),
       ...(options.writeFenceWaitMs !== undefined ? { writeFenceWaitMs: options.writeFenceWaitMs } : {}),
       disabledJobs: ["janitor"],
       sleep: async (ms) => {

@@ -1,0 +1,379 @@
+// The read routes' shared answer cache and per-login limit (SPEC §4.1), through the real App with nock.
+import nock from "nock";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { EnvError, parseEnv } from "../src/config/env.js";
+import { createReadCache, readCacheTtlMs } from "../src/handlers/read-cache.js";
+import { createReadLimiter, defaultReadsPerMinute } from "../src/handlers/read-limiter.js";
+import { UserError } from "../src/lease/errors.js";
+import { positiveTtlMs } from "../src/providers/github/github-identity-provider.js";
+import { MemoryLivenessStore } from "../src/providers/memory-store.js";
+import {
+  agent,
+  agentToken,
+  GitHubRequestLog,
+  type IssueState,
+  mockCreateInstallationToken,
+  mockGetCollaboratorPermission,
+  mockGetRepoInstallation,
+  mockGetUser,
+  mockGraphqlOpenIssues,
+  mockGraphqlSubjectStatus,
+  mockNoConfigFile,
+  otherAgent,
+  otherAgentToken,
+} from "./support/app-github.js";
+import { type AppHarness, startApp } from "./support/app-harness.js";
+
+const repo = "octo/widgets";
+const repoId = 1296269;
+let app: AppHarness;
+let github: GitHubRequestLog;
+
+beforeEach(async () => {
+  nock.disableNetConnect();
+  nock.enableNetConnect("127.0.0.1");
+  github = new GitHubRequestLog();
+  app = await startApp({ store: new MemoryLivenessStore() });
+});
+
+afterEach(async () => {
+  await app.close();
+  const pending = nock.pendingMocks();
+  nock.cleanAll();
+  expect(pending).toEqual([]);
+});
+
+function issue(number: number, extra: Partial<IssueState> = {}): IssueState {
+  return { repo, repoId, number, title: `Issue ${number}`, ...extra };
+}
+
+const humanHeldIssues = [issue(2, { assignees: [{ login: "alice", id: "U_alice" }] })];
+
+async function read(path: string, token = agentToken) {
+  const response = await fetch(`${app.url}/api/v1/repos/${repo}${path}`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  return {
+    status: response.status,
+    retryAfter: response.headers.get("retry-after"),
+    body: (await response.json()) as Record<string, unknown>,
+  };
+}
+
+/** What a reader's first read costs before the answer itself: who it is, the installation, its permission. */
+function mockFirstRead(token: string, reader: typeof agent) {
+  mockGetUser(github, token, reader);
+  mockGetCollaboratorPermission(github, repo, reader.login, "read");
+}
+
+function requestsSince(mark: number): string[] {
+  return github
+    .since(mark)
+    .map((r) => `${r.method} ${r.path}`)
+    .sort();
+}
+
+describe("inventory and subject answers are shared for a few seconds", () => {
+  it("20 inventory reads by two readers within the window cost one listing read, one GET /user per token", async () => {
+    mockFirstRead(agentToken, agent);
+    mockFirstRead(otherAgentToken, otherAgent);
+    mockGetRepoInstallation(github, repo);
+    mockCreateInstallationToken(github);
+    mockNoConfigFile(github, repo);
+    mockGraphqlOpenIssues(github, repo, repoId, humanHeldIssues);
+
+    const answers = [];
+    for (let n = 0; n < 20; n++) {
+      answers.push(await read("/claims", n % 2 === 0 ? agentToken : otherAgentToken));
+      app.clock.now += 200; // 19 × 200 ms = 3.8 s, inside the 5 s window
+    }
+    expect(answers.map((a) => a.status)).toEqual(Array.from({ length: 20 }, () => 200));
+    expect(new Set(answers.map((a) => JSON.stringify(a.body))).size).toBe(1);
+    expect(answers[0]?.body).toMatchObject({ claims: [{ subject: "octo/widgets#2", state: "human" }] });
+    expect(requestsSince(0)).toEqual([
+      "GET /repos/octo/.github/contents/.github/claim-hold.yml",
+      "GET /repos/octo/widgets/collaborators/fleet-bot/permission",
+      "GET /repos/octo/widgets/collaborators/other-bot/permission",
+      "GET /repos/octo/widgets/contents/.github/claim-hold.yml",
+      "GET /repos/octo/widgets/installation",
+      // The identity cache answers a flood from one valid token: GitHub is asked once per token.
+      "GET /user",
+      "GET /user",
+      "POST /app/installations/42/access_tokens",
+      "POST /graphql",
+    ]);
+  });
+
+  it("after the window a read costs a GitHub read again, and only that; concurrent misses share one", async () => {
+    mockFirstRead(agentToken, agent);
+    mockGetRepoInstallation(github, repo);
+    mockCreateInstallationToken(github);
+    mockNoConfigFile(github, repo);
+    mockGraphqlOpenIssues(github, repo, repoId, humanHeldIssues);
+    expect((await read("/claims")).status).toBe(200);
+
+    app.clock.now += readCacheTtlMs - 1;
+    let mark = github.count();
+    expect((await read("/claims")).status).toBe(200);
+    expect(requestsSince(mark)).toEqual([]);
+
+    app.clock.now += 1;
+    mockGraphqlOpenIssues(github, repo, repoId, [
+      ...humanHeldIssues,
+      issue(3, { labels: ["agent:claimed"] }),
+    ]);
+    mark = github.count();
+    const concurrent = await Promise.all(Array.from({ length: 5 }, () => read("/claims")));
+    expect(requestsSince(mark)).toEqual(["POST /graphql"]);
+    for (const answer of concurrent) {
+      expect(answer.body.claims).toMatchObject([
+        { subject: "octo/widgets#2" },
+        { subject: "octo/widgets#3" },
+      ]);
+    }
+  });
+
+  it("a flood from one valid token asks GitHub who it is once per 5-minute identity window", async () => {
+    const mockEverythingOnce = () => {
+      mockFirstRead(agentToken, agent);
+      mockGetRepoInstallation(github, repo);
+      mockNoConfigFile(github, repo);
+      mockGraphqlOpenIssues(github, repo, repoId, humanHeldIssues);
+    };
+    mockEverythingOnce();
+    mockCreateInstallationToken(github);
+    const flood = async () => {
+      for (let n = 0; n < 20; n++) expect((await read("/claims")).status).toBe(200);
+    };
+    await flood();
+    expect(github.entries.filter((r) => r.path === "/user")).toHaveLength(1);
+
+    app.clock.now += positiveTtlMs;
+    mockEverythingOnce();
+    const mark = github.count();
+    await flood();
+    // Everything the identity cache held has expired with it, the installation token excepted.
+    expect(requestsSince(mark)).toEqual([
+      "GET /repos/octo/.github/contents/.github/claim-hold.yml",
+      "GET /repos/octo/widgets/collaborators/fleet-bot/permission",
+      "GET /repos/octo/widgets/contents/.github/claim-hold.yml",
+      "GET /repos/octo/widgets/installation",
+      "GET /user",
+      "POST /graphql",
+    ]);
+  });
+
+  it("each query shape is its own entry: another state filter, limit or issue number reads GitHub", async () => {
+    mockFirstRead(agentToken, agent);
+    mockGetRepoInstallation(github, repo);
+    mockCreateInstallationToken(github);
+    mockNoConfigFile(github, repo);
+    mockGraphqlOpenIssues(github, repo, repoId, humanHeldIssues);
+    mockGraphqlOpenIssues(github, repo, repoId, humanHeldIssues);
+    mockGraphqlOpenIssues(github, repo, repoId, humanHeldIssues);
+    mockGraphqlSubjectStatus(github, issue(7));
+    mockGraphqlSubjectStatus(github, issue(8));
+    mockGraphqlSubjectStatus(github, issue(9, { pullRequest: true }));
+    const mark = github.count();
+    const paths = ["/claims", "/claims?state=human", "/claims?state=human&limit=10", "/issues/7/claim"];
+    for (const path of [...paths, ...paths, "/issues/8/claim", "/issues/9/claim", "/issues/9/claim"]) {
+      const { status } = await read(path);
+      expect([path, status]).toEqual([path, path === "/issues/9/claim" ? 404 : 200]);
+    }
+    // `?limit=50` is the default limit: the same shape as `/claims`.
+    expect((await read("/claims?limit=50")).status).toBe(200);
+    const graphql = github.since(mark).filter((r) => r.path === "/graphql");
+    // 3 listings, issues 7 and 8, and one read of #9 — a pull request, so 404, an answer cached too.
+    expect(graphql).toHaveLength(6);
+  });
+
+  it("a subject's answer is shared by both readers", async () => {
+    mockFirstRead(agentToken, agent);
+    mockFirstRead(otherAgentToken, otherAgent);
+    mockGetRepoInstallation(github, repo);
+    mockCreateInstallationToken(github);
+    mockNoConfigFile(github, repo);
+    mockGraphqlSubjectStatus(github, issue(7, { assignees: [{ login: "alice", id: "U_alice" }] }));
+    const answers = [];
+    for (let n = 0; n < 10; n++)
+      answers.push(await read("/issues/7/claim", n % 2 ? otherAgentToken : agentToken));
+    expect(answers.map((a) => a.status)).toEqual(Array.from({ length: 10 }, () => 200));
+    expect(answers[9]?.body).toMatchObject({ subject: "octo/widgets#7", state: "human" });
+    expect(github.entries.filter((r) => r.path === "/graphql")).toHaveLength(1);
+  });
+});
+
+describe("readers are rate limited per login and route family", () => {
+  it("a reader over the limit gets 429 with Retry-After and costs no GitHub request; others and the other family are served", async () => {
+    mockFirstRead(agentToken, agent);
+    mockGetRepoInstallation(github, repo);
+    mockCreateInstallationToken(github);
+    mockNoConfigFile(github, repo);
+    mockGraphqlOpenIssues(github, repo, repoId, humanHeldIssues);
+    // A cache hit costs GitHub nothing but still counts against the caller.
+    for (let n = 0; n < defaultReadsPerMinute; n++) expect((await read("/claims")).status).toBe(200);
+
+    const mark = github.count();
+    const refused = await read("/claims");
+    expect(refused).toEqual({
+      status: 429,
+      // 30 a minute: one more request is there in 2 s.
+      retryAfter: "2",
+      body: {
+        error: "rate_limited",
+        message: "Too many inventory reads from your login; retry in 2 s.",
+        retryAfterSeconds: 2,
+      },
+    });
+    expect(github.count()).toBe(mark);
+
+    // Another login has its own bucket (served from the cache), and so has the subject family.
+    mockFirstRead(otherAgentToken, otherAgent);
+    expect((await read("/claims", otherAgentToken)).status).toBe(200);
+    mockGraphqlSubjectStatus(github, issue(7));
+    expect((await read("/issues/7/claim")).status).toBe(200);
+    expect(requestsSince(mark)).toEqual([
+      "GET /repos/octo/widgets/collaborators/other-bot/permission",
+      "GET /user",
+      "POST /graphql",
+    ]);
+
+    app.clock.now += 2_000;
+    expect((await read("/claims")).status).toBe(200);
+    expect((await read("/claims")).status).toBe(429);
+  });
+
+  it("counts the caller before anything about the repository is asked: an over-limit reader of another repository costs nothing", async () => {
+    mockFirstRead(agentToken, agent);
+    mockGetRepoInstallation(github, repo);
+    mockCreateInstallationToken(github);
+    mockNoConfigFile(github, repo);
+    mockGraphqlOpenIssues(github, repo, repoId, humanHeldIssues);
+    for (let n = 0; n < defaultReadsPerMinute; n++) expect((await read("/claims")).status).toBe(200);
+    const mark = github.count();
+    const response = await fetch(`${app.url}/api/v1/repos/octo/gadgets/claims`, {
+      headers: { authorization: `Bearer ${agentToken}` },
+    });
+    expect(response.status).toBe(429);
+    expect(github.count()).toBe(mark);
+  });
+});
+
+describe("CLAIM_HOLD_READS_PER_MINUTE", () => {
+  it("is a whole number from 1 to 10 000, absent by default", () => {
+    expect(parseEnv({}).CLAIM_HOLD_READS_PER_MINUTE).toBeUndefined();
+    expect(parseEnv({ CLAIM_HOLD_READS_PER_MINUTE: "120" }).CLAIM_HOLD_READS_PER_MINUTE).toBe(120);
+  });
+
+  it.each(["0", "-1", "1.5", "10001", "many"])("refuses %s at start-up", (value) => {
+    expect(() => parseEnv({ CLAIM_HOLD_READS_PER_MINUTE: value })).toThrow(EnvError);
+  });
+
+  it("sets the App's limit: at 2 a minute the third read is refused for 30 s", async () => {
+    await app.close();
+    app = await startApp({ store: new MemoryLivenessStore(), readsPerMinute: 2 });
+    mockFirstRead(agentToken, agent);
+    mockGetRepoInstallation(github, repo);
+    mockCreateInstallationToken(github);
+    mockNoConfigFile(github, repo);
+    mockGraphqlOpenIssues(github, repo, repoId, humanHeldIssues);
+    expect((await read("/claims")).status).toBe(200);
+    expect((await read("/claims")).status).toBe(200);
+    expect(await read("/claims")).toMatchObject({ status: 429, retryAfter: "30" });
+  });
+});
+
+describe("createReadLimiter", () => {
+  it.each([
+    { perMinute: 30, burst: 30, elapsedMs: 0, wait: 2 },
+    { perMinute: 30, burst: 30, elapsedMs: 1_000, wait: 1 },
+    { perMinute: 30, burst: 30, elapsedMs: 2_000, wait: 0 },
+    { perMinute: 1, burst: 1, elapsedMs: 30_000, wait: 30 },
+    { perMinute: 600, burst: 600, elapsedMs: 0, wait: 1 },
+  ])("$perMinute a minute: a burst of $burst, then $elapsedMs ms later a wait of $wait s", (row) => {
+    const clock = { now: 0 };
+    const limiter = createReadLimiter({ now: () => clock.now, perMinute: row.perMinute });
+    for (let n = 0; n < row.burst; n++) expect(limiter.take("inventory", "fleet-bot")).toBe(0);
+    clock.now += row.elapsedMs;
+    expect(limiter.take("inventory", "fleet-bot")).toBe(row.wait);
+  });
+
+  it("keeps one bucket per login (case-insensitive) and family; a refused request takes nothing", () => {
+    const clock = { now: 0 };
+    const limiter = createReadLimiter({ now: () => clock.now, perMinute: 2 });
+    expect([limiter.take("inventory", "Fleet-Bot"), limiter.take("inventory", "fleet-bot")]).toEqual([0, 0]);
+    expect(limiter.take("inventory", "FLEET-BOT")).toBe(30);
+    expect(limiter.take("subject", "fleet-bot")).toBe(0);
+    expect(limiter.take("inventory", "other-bot")).toBe(0);
+    clock.now += 29_000;
+    expect(limiter.take("inventory", "fleet-bot")).toBe(1);
+    clock.now += 1_000;
+    expect(limiter.take("inventory", "fleet-bot")).toBe(0);
+  });
+
+  it("forgets the least recently seen caller past maxEntries", () => {
+    const limiter = createReadLimiter({ now: () => 0, perMinute: 1, maxEntries: 2 });
+    for (const login of ["a", "b", "a", "c"]) limiter.take("inventory", login);
+    // "b" was the least recently seen: dropped, so its bucket is full again; "a" and "c" stay empty.
+    expect(["c", "a", "b"].map((login) => limiter.take("inventory", login))).toEqual([60, 60, 0]);
+  });
+});
+
+describe("createReadCache", () => {
+  function counting<T>(value: () => T) {
+    const calls = { count: 0 };
+    const load = async () => {
+      calls.count++;
+      return value();
+    };
+    return { calls, load };
+  }
+
+  it("answers from one load for ttlMs after the answer arrived, concurrent misses included", async () => {
+    const clock = { now: 0 };
+    const cache = createReadCache({ now: () => clock.now, ttlMs: 5_000 });
+    const { calls, load } = counting(() => ({ claims: [] }));
+    const answers = await Promise.all([cache.answer(["k"], load), cache.answer(["k"], load)]);
+    expect(answers[0]).toBe(answers[1]);
+    clock.now += 4_999;
+    await cache.answer(["k"], load);
+    expect(calls.count).toBe(1);
+    clock.now += 1;
+    await cache.answer(["k"], load);
+    expect(calls.count).toBe(2);
+  });
+
+  it("keeps a refusal (UserError) for the window but not another failure", async () => {
+    const cache = createReadCache({ now: () => 0 });
+    const refusal = counting(() => {
+      throw new UserError(404, "not_found", "octo/widgets#9 is not an issue.");
+    });
+    for (let n = 0; n < 2; n++) {
+      await expect(cache.answer(["refused"], refusal.load)).rejects.toMatchObject({ status: 404 });
+    }
+    expect(refusal.calls.count).toBe(1);
+    const failure = counting(() => {
+      throw new Error("GitHub answered 502");
+    });
+    for (let n = 0; n < 2; n++) await expect(cache.answer(["failed"], failure.load)).rejects.toThrow("502");
+    expect(failure.calls.count).toBe(2);
+  });
+
+  it("holds at most maxEntries, the least recently used going first", async () => {
+    const cache = createReadCache({ now: () => 0, maxEntries: 2 });
+    const { calls, load } = counting(() => "answer");
+    for (const key of ["a", "b", "a", "c", "a", "c"]) await cache.answer([key], load);
+    expect(calls.count).toBe(3);
+    await cache.answer(["b"], load);
+    expect(calls.count).toBe(4);
+  });
+
+  it("keys by every part: ['inventory', 42, 'o/r', 'human', 50] is not ['inventory', 42, 'o/r', '', 50]", async () => {
+    const cache = createReadCache({ now: () => 0 });
+    const { calls, load } = counting(() => "answer");
+    await cache.answer(["inventory", 42, "o/r", "human", 50], load);
+    await cache.answer(["inventory", 42, "o/r", "", 50], load);
+    await cache.answer(["inventory", 42, "o/r", "human", 50], load);
+    expect(calls.count).toBe(2);
+  });
+});
