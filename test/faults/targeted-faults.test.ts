@@ -210,7 +210,9 @@ describe("a janitor leader lost mid-sweep", () => {
     const leaderSweep = leader.services.jobs.tick("janitor");
     while (hang.hits === 0) await new Promise((resolve) => setTimeout(resolve, 10));
     expect(await standby.services.jobs.tick("janitor")).toBe(false); // the lock is still the leader's
-    await redis.command("PEXPIRE", "t:lock:job:janitor", 1); // its time to live runs out
+    // Its time to live runs out: the leader lock, and the lock its running sweep holds.
+    await redis.command("PEXPIRE", "t:lock:job:janitor", 1);
+    await redis.command("PEXPIRE", "t:lock:job:janitor:run", 1);
     await new Promise((resolve) => setTimeout(resolve, 5));
     expect(await standby.services.jobs.tick("janitor")).toBe(true);
     await leaderSweep; // the stuck write lands late; the rest of its sweep finds nothing left to do
