@@ -15,7 +15,6 @@ import {
   labelIds,
   mockCreateInstallationToken,
   mockGraphqlApplyTransition,
-  mockGraphqlResolveLabels,
   mockGraphqlSubjectStatus,
   mockNoConfigFile,
 } from "./support/app-github.js";

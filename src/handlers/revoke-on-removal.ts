@@ -29,7 +29,7 @@ export function decideRevoke(
   record: ClaimRecord | null,
   config: RepoConfig,
 ): RevokeAction | null {
-  if (!record || record.state !== "active" || record.actor.kind !== "agent") return null;
+  if (record?.state !== "active" || record.actor.kind !== "agent") return null;
   if (payload.action === "unassigned") {
     if (!record.appAssigned || payload.assignee?.login !== record.actor.login) return null;
     return { record, config, by: payload.sender.login, what: "assignment" };
@@ -47,7 +47,7 @@ export function revokeOnRemoval(deps: SyncDeps): WebhookHandler<RemovalPayload, 
       if (!key) return null;
       if (payload.action === "unlabeled" && !payload.label?.name) return null;
       const record = await deps.store.get(key);
-      if (!record || record.state !== "active") return null;
+      if (record?.state !== "active") return null;
       const config = await deps.configs.load(key.installationId, payload.repository.full_name);
       return decideRevoke(payload, record, config);
     },

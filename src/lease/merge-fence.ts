@@ -116,7 +116,7 @@ export class MergeFence {
       let pr = await this.deps.fences.pullRequest(repoKey, listed.number);
       if (!pr || pr.headSha !== listed.headSha) {
         const head = await this.deps.checks.pullRequest(target, listed.number);
-        if (!head || head.state !== "open") continue;
+        if (head?.state !== "open") continue;
         pr = {
           number: head.number,
           headSha: head.headSha,
