@@ -1,12 +1,17 @@
 // End to end: after store loss the latest claim comment is found however many comments follow it (invariant 12).
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type PrivateRedis, startPrivateRedis } from "../../scripts/support/start-private-redis.js";
+import { beforeEach, describe, expect, it } from "vitest";
 import { probeRedis } from "../support/redis.js";
-import { checkOf, type E2eWorld, fleet, maintainer, repo, startWorld } from "./support/e2e-world.js";
+import {
+  checkOf,
+  type E2eWorld,
+  fleet,
+  maintainer,
+  repo,
+  worldsOnPrivateRedis,
+} from "./support/e2e-world.js";
 
 const redisProbe = await probeRedis();
 let world: E2eWorld;
-let redis: PrivateRedis;
 
 function chatter(count: number, issue = 1): void {
   for (let i = 0; i < count; i++) {
@@ -15,13 +20,9 @@ function chatter(count: number, issue = 1): void {
 }
 
 describe.skipIf(!redisProbe.available)("recovery depth after store loss", () => {
-  beforeEach(async () => {
-    redis = await startPrivateRedis();
-    world = await startWorld({ redis: redis.client() });
-  });
-  afterEach(async () => {
-    await world.close();
-    await redis.stop();
+  const worlds = worldsOnPrivateRedis();
+  beforeEach(() => {
+    world = worlds.world;
   });
 
   for (const comments of [0, 99, 100, 101, 1000]) {

@@ -1,23 +1,17 @@
 // End to end: CLAIM_HOLD_TOKEN_SECRET rotated with the old one as CLAIM_HOLD_TOKEN_SECRET_PREVIOUS loses no live claim.
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type PrivateRedis, startPrivateRedis } from "../../scripts/support/start-private-redis.js";
+import { beforeEach, describe, expect, it } from "vitest";
 import { testTokenSecret } from "../support/app-harness.js";
 import { probeRedis } from "../support/redis.js";
-import { type E2eWorld, repo, restartApp, startWorld } from "./support/e2e-world.js";
+import { type E2eWorld, repo, restartApp, worldsOnPrivateRedis } from "./support/e2e-world.js";
 
 const redisProbe = await probeRedis();
 const newSecret = "n".repeat(48);
 let world: E2eWorld;
-let redis: PrivateRedis;
 
 describe.skipIf(!redisProbe.available)("rotating the token secret", () => {
-  beforeEach(async () => {
-    redis = await startPrivateRedis();
-    world = await startWorld({ redis: redis.client() });
-  });
-  afterEach(async () => {
-    await world.close();
-    await redis.stop();
+  const worlds = worldsOnPrivateRedis();
+  beforeEach(() => {
+    world = worlds.world;
   });
 
   it("keeps leases and markers of the old secret valid while it is the previous one, store loss included", async () => {

@@ -1,21 +1,22 @@
 // End to end: Redis loses every key (FLUSHALL on a private server); no live agent is reaped and claims come back from GitHub.
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type PrivateRedis, startPrivateRedis } from "../../scripts/support/start-private-redis.js";
+import { beforeEach, describe, expect, it } from "vitest";
 import { probeRedis } from "../support/redis.js";
-import { claimMarkers, type E2eWorld, fleet, installationId, repo, startWorld } from "./support/e2e-world.js";
+import {
+  claimMarkers,
+  type E2eWorld,
+  fleet,
+  installationId,
+  repo,
+  worldsOnPrivateRedis,
+} from "./support/e2e-world.js";
 
 const redisProbe = await probeRedis();
 let world: E2eWorld;
-let redis: PrivateRedis;
 
 describe.skipIf(!redisProbe.available)("store loss through the simulator", () => {
-  beforeEach(async () => {
-    redis = await startPrivateRedis();
-    world = await startWorld({ redis: redis.client() });
-  });
-  afterEach(async () => {
-    await world.close();
-    await redis.stop();
+  const worlds = worldsOnPrivateRedis();
+  beforeEach(() => {
+    world = worlds.world;
   });
 
   it("after FLUSHALL: no reap for a full reclaimAfter, a heartbeat restores its lease from the claim comment, generations go on", async () => {

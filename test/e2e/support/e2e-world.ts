@@ -1,5 +1,7 @@
 // One end-to-end world: the GitHub simulator, the real App as an HTTP server on real Redis stores, and agents.
 import type { Redis } from "ioredis";
+import { afterEach, beforeEach } from "vitest";
+import { type PrivateRedis, startPrivateRedis } from "../../../scripts/support/start-private-redis.js";
 import { type ClaimHoldClient, createClaimHoldClient } from "../../../src/client/index.js";
 import type { LivenessStore } from "../../../src/providers/liveness-store.js";
 import { RedisFenceStore } from "../../../src/providers/redis-fence-store.js";
@@ -160,4 +162,29 @@ export function claimMarkers(sim: GitHubSimulator, issue: number): { generation:
     const marker = JSON.parse(match[1]!) as { generation: number; state: string };
     return [{ generation: marker.generation, state: marker.state }];
   });
+}
+
+/**
+ * Each test of the calling `describe` gets a world on a redis-server of its own, so it may flush or
+ * restart Redis; read the world through the returned handle.
+ */
+export function worldsOnPrivateRedis(options: Omit<WorldOptions, "redis"> = {}): {
+  readonly world: E2eWorld;
+} {
+  let world: E2eWorld | undefined;
+  let redis: PrivateRedis | undefined;
+  beforeEach(async () => {
+    redis = await startPrivateRedis();
+    world = await startWorld({ ...options, redis: redis.client() });
+  });
+  afterEach(async () => {
+    await world?.close();
+    await redis?.stop();
+  });
+  return {
+    get world() {
+      if (!world) throw new Error("the world is read outside a test");
+      return world;
+    },
+  };
 }
