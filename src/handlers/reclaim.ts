@@ -136,6 +136,16 @@ export function reclaimWrite(input: {
     const nodeId = left ?? (live(previous) ? previous?.assigneeNodeId : undefined);
     if (nodeId) write.unassign = [nodeId];
   }
+  // The newest trusted claim comment may name an App-made agent assignment the store no longer
+  // knows of (a claim rolled back after its write landed anyway): it goes as well.
+  const latest = latestMarker(snapshot)?.marker;
+  if (latest && markerHolds(latest) && latest.appAssigned && latest.actor.kind === "agent") {
+    const login = latest.actor.login.toLowerCase();
+    const left = snapshot.assignees.find((a) => a.login.toLowerCase() === login);
+    if (left && login !== commenter.login.toLowerCase()) {
+      write.unassign = [...new Set([...(write.unassign ?? []), left.nodeId])];
+    }
+  }
   // `/reclaim release` promises that nobody is assigned: decideReclaim already checked that the
   // commenter may release the humans' assignments (their own, or as a maintainer).
   if (release) {

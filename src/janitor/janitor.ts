@@ -425,21 +425,28 @@ export class Janitor {
     options: SweepOptions,
     report: SweepReport,
   ): Promise<void> {
-    const repair = labelRepair(record, config.labels, snapshot.labels);
     const stillAssigned =
       !record.appAssigned ||
       record.state !== "active" ||
       snapshot.assignees.some((a) => a.login === record.actor.login);
-    if (!repair || !stillAssigned) {
+    const repair = stillAssigned ? labelRepair(record, config.labels, snapshot.labels) : null;
+    const leftovers = supersededAppAssignees(record, snapshot);
+    if (!repair && leftovers.length === 0) {
       report.skipped++;
       return;
     }
     const subject = `${snapshot.repo}#${snapshot.issue}`;
-    report.actions.push({ subject, action: "repair", reason: "labels-diverged-from-record" });
+    const reason = repair ? "labels-diverged-from-record" : "superseded-app-assignment-left";
+    report.actions.push({ subject, action: "repair", reason });
     if (options.dryRun || config.janitor.dryRun) return;
     await this.deps.assignments.apply(
       { installationId: record.installationId, repo: snapshot.repo, issue: snapshot.issue },
-      { subjectNodeId: snapshot.nodeId, ...repair, fence: fenceOf(record, config.labels) },
+      {
+        subjectNodeId: snapshot.nodeId,
+        ...repair,
+        ...(leftovers.length ? { unassign: leftovers } : {}),
+        fence: fenceOf(record, config.labels),
+      },
     );
   }
 
@@ -630,4 +637,22 @@ export class Janitor {
       await store.markSynced(key, record.generation);
     }
   }
+}
+
+/**
+ * App-made agent assignments a trusted claim comment still shows in force, of another account than
+ * the record's holder: left by a claim whose write landed after it was rolled back (invariant 13).
+ * Only what a signed marker says the App assigned is named, never a person's assignment.
+ */
+function supersededAppAssignees(record: ClaimRecord, snapshot: SubjectSnapshot): string[] {
+  const subject = `${snapshot.repo}#${snapshot.issue}`;
+  const holder = record.actor.login.toLowerCase();
+  const ids = new Set<string>();
+  for (const { marker } of snapshot.claimComments) {
+    if (marker.subject !== subject || marker.actor.kind !== "agent" || !marker.appAssigned) continue;
+    if (!markerHolds(marker) || marker.actor.login.toLowerCase() === holder) continue;
+    const left = snapshot.assignees.find((a) => a.login.toLowerCase() === marker.actor.login.toLowerCase());
+    if (left) ids.add(left.nodeId);
+  }
+  return [...ids];
 }

@@ -415,6 +415,14 @@ export class LeaseCore {
       previous.appAssigned &&
       previous.actor.login !== user.login;
     if (unassign && previous.assigneeNodeId) write.unassign = [previous.assigneeNodeId];
+    // The newest trusted claim comment may name an App-made assignment the store no longer knows of
+    // (a claim rolled back after its write landed anyway): superseded now, so it goes too.
+    const latest = latestMarker(snapshot)?.marker;
+    const markedAppMade =
+      latest && markerHolds(latest) && latest.appAssigned && latest.actor.login !== user.login
+        ? snapshot.assignees.find((a) => a.login === latest.actor.login)?.nodeId
+        : undefined;
+    if (markedAppMade) write.unassign = [...new Set([...(write.unassign ?? []), markedAppMade])];
     // The full desired state (invariant 13): a late release or reap of the previous incarnation
     // that lands first is undone; one that lands after is corrected by the write fence.
     if (record.appAssigned) write.assign = [user.nodeId];
