@@ -135,7 +135,8 @@ describe("GitHubAssignmentProvider.status", () => {
           nodeId: "IC_valid",
           databaseId: 101,
           marker: {
-            subject: "octo/widgets#12",
+            // Read under the repository's current name (it may have been renamed since it was written).
+            subject: "Octo/Widgets#12",
             generation: 3,
             state: "active",
             actor: record.actor,
@@ -152,6 +153,9 @@ describe("GitHubAssignmentProvider.status", () => {
         },
       ],
       rejectedMarkers: 1,
+      // The tampered marker comes after the valid claim comment: the latest claim cannot be vouched for.
+      rejectedAfterTrusted: 1,
+      auditComments: 0,
       markerSearch: "complete",
       openPullRequests: [],
       branchCommittedAt: null,

@@ -17,6 +17,8 @@ const snapshot: SubjectSnapshot = {
   labels: [],
   claimComments: [],
   rejectedMarkers: 0,
+  rejectedAfterTrusted: 0,
+  auditComments: 0,
   markerSearch: "complete",
   openPullRequests: [],
   branchCommittedAt: null,

@@ -1,7 +1,9 @@
 // issue_comment.edited / .deleted: someone altered or removed the current claim comment → re-render it from the store.
 import type { Logger } from "pino";
+import { defaultRepoConfig } from "../config/repo-config.js";
 import type { ClaimRecord } from "../domain/claim.js";
 import { markerStateOfRecord, renderClaimComment } from "../lease/claim-comment.js";
+import { fenceOf } from "../lease/fenced-writes.js";
 import { type SyncDeps, subjectKeyOf } from "./sync-deps.js";
 import type { WebhookHandler } from "./webhook-guard.js";
 
@@ -49,10 +51,16 @@ export function claimCommentRepair(deps: SyncDeps): WebhookHandler<CommentPayloa
     async apply(action: RepairAction, log: Logger) {
       const { record } = action;
       const ref = { installationId: record.installationId, repo: record.repo, issue: record.issue };
+      // Rendered from the record as it was read: should the claim move on meanwhile (a release, a
+      // takeover), the fence re-aims the edit at the current record (invariant 13).
+      // The cached config's label names (a cosmetic repair spends no config reads), else the defaults.
+      const config = deps.configs.peek(record.installationId, record.repo) ?? defaultRepoConfig;
+      const fence = fenceOf(record, config.labels);
       if (action.recreate) {
         const applied = await deps.assignments.apply(ref, {
           subjectNodeId: action.issueNodeId,
           createClaimComment: action.body,
+          fence,
         });
         if (applied.claimComment) {
           await deps.store.commitClaim(record, record.generation, {
@@ -64,6 +72,7 @@ export function claimCommentRepair(deps: SyncDeps): WebhookHandler<CommentPayloa
         await deps.assignments.apply(ref, {
           subjectNodeId: action.issueNodeId,
           editComments: [{ nodeId: action.commentNodeId, body: action.body }],
+          fence,
         });
       }
       log.info(

@@ -280,7 +280,8 @@ async function reclaim(
           releasedAssigneeNodeIds: [
             ...new Set([
               ...snapshot.assignees.map((a) => a.nodeId),
-              ...(record?.appAssigned && record.assigneeNodeId ? [record.assigneeNodeId] : []),
+              // Only while that assignment may still stand: a live claim's, or an ended one's unwritten.
+              ...(appMadeLogin(record) && record?.assigneeNodeId ? [record.assigneeNodeId] : []),
             ]),
           ],
         }

@@ -425,18 +425,23 @@ export class Janitor {
     options: SweepOptions,
     report: SweepReport,
   ): Promise<void> {
-    const stillAssigned =
-      !record.appAssigned ||
-      record.state !== "active" ||
-      snapshot.assignees.some((a) => a.login === record.actor.login);
-    const repair = stillAssigned ? labelRepair(record, config.labels, snapshot.labels) : null;
+    const repair = labelRepair(record, config.labels, snapshot.labels);
+    // A live agent claim whose App-made assignment GitHub lost (a late or failed write) gets it back:
+    // invariant 13 repairs toward the current generation; a person's unassignment revokes through
+    // its webhook before this ever runs.
+    const lostAssignment =
+      record.state === "active" &&
+      record.actor.kind === "agent" &&
+      record.appAssigned &&
+      record.assigneeNodeId !== undefined &&
+      !snapshot.assignees.some((a) => a.login === record.actor.login);
     const leftovers = supersededAppAssignees(record, snapshot);
-    if (!repair && leftovers.length === 0) {
+    if (!repair && !lostAssignment && leftovers.length === 0) {
       report.skipped++;
       return;
     }
     const subject = `${snapshot.repo}#${snapshot.issue}`;
-    const reason = repair ? "labels-diverged-from-record" : "superseded-app-assignment-left";
+    const reason = repair || lostAssignment ? "diverged-from-record" : "superseded-app-assignment-left";
     report.actions.push({ subject, action: "repair", reason });
     if (options.dryRun || config.janitor.dryRun) return;
     await this.deps.assignments.apply(
@@ -444,6 +449,7 @@ export class Janitor {
       {
         subjectNodeId: snapshot.nodeId,
         ...repair,
+        ...(lostAssignment ? { assign: [record.assigneeNodeId!] } : {}),
         ...(leftovers.length ? { unassign: leftovers } : {}),
         fence: fenceOf(record, config.labels),
       },
@@ -545,6 +551,15 @@ export class Janitor {
     }
     // An ended claim whose write failed is finished by #retryPending from its record, comment included.
     if (record?.sync === "pending") return;
+    // Invariant 12: what GitHub shows cannot be explained by a trusted claim comment: hands off.
+    if (claimStateUnknown(snapshot, [config.labels.claimed, config.labels.stale])) {
+      report.skipped++;
+      this.deps.log.warn(
+        { subject },
+        "claim state unknown: the claim comments cannot vouch for what GitHub shows",
+      );
+      return;
+    }
     const latest = latestMarker(snapshot);
     const current = latest && (!record || latest.marker.generation > record.generation);
     if (current && markerHolds(latest.marker)) {
@@ -553,15 +568,6 @@ export class Janitor {
       const now = this.deps.now();
       const epoch = await store.epoch(installationId, now);
       await store.restore(recordFromMarker(key, snapshot, latest, epoch, now), now);
-      return;
-    }
-    if (!latest && claimStateUnknown(snapshot, [config.labels.claimed, config.labels.stale])) {
-      // Invariant 12: a label no trusted marker explains may stand for a claim whose comment cannot be read.
-      report.skipped++;
-      this.deps.log.warn(
-        { subject },
-        "claim state unknown: a managed label without a verifiable claim comment",
-      );
       return;
     }
     report.actions.push({ subject, action: "repair", reason: "label-without-record" });
@@ -577,6 +583,14 @@ export class Janitor {
       removeLabels: [config.labels.claimed, config.labels.stale].filter((l) => snapshot.labels.includes(l)),
       ...(leftAssignee ? { unassign: [leftAssignee.nodeId] } : {}),
       addComments: ["🏷️ claim-hold found a claim label without a live claim behind it and removed it."],
+      // Decided from a listing read earlier: a claim made since re-aims it (invariant 13).
+      fence: {
+        key,
+        generation: record?.generation ?? 0,
+        state: record?.state ?? "revoked",
+        stale: false,
+        labels: config.labels,
+      },
     });
   }
 
@@ -597,9 +611,12 @@ export class Janitor {
           c.marker.generation < record.generation,
       )
       .sort((a, b) => b.marker.generation - a.marker.generation)[0]?.marker;
-    const agentLeft = agent?.appAssigned
-      ? snapshot.assignees.find((a) => a.login === agent.actor.login && a.login !== record.actor.login)
-      : undefined;
+    // Only an agent claim its comment still shows in force: an ended one's assignment is gone, and
+    // whoever holds that login's assignment now was assigned by someone else.
+    const agentLeft =
+      agent?.appAssigned && markerHolds(agent)
+        ? snapshot.assignees.find((a) => a.login === agent.actor.login && a.login !== record.actor.login)
+        : undefined;
     const assigned = snapshot.assignees.some((a) => a.login === record.actor.login);
     const hasComment = snapshot.claimComments.some(
       (c) => c.marker.subject === subject && c.marker.generation === record.generation,

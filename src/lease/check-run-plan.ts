@@ -3,6 +3,7 @@ import type { ClaimRecord } from "../domain/claim.js";
 import type { CheckAnnotation, DesiredCheckRun, ExistingCheckRun } from "../providers/checks-provider.js";
 import type { ClaimNote, FenceEvidence } from "../providers/fence-store.js";
 import type { CheckVerdict, LinkedSubject } from "./check-verdict.js";
+import { inert } from "./inert-text.js";
 
 /** The claims the fence knows of a subject, with the store's current record folded in. */
 export function claimsOf(evidence: FenceEvidence, record: ClaimRecord | null): ClaimNote[] {
@@ -77,12 +78,16 @@ export function checkRunOf(verdict: CheckVerdict, context: CheckRunContext): Des
   const annotations: CheckAnnotation[] = [];
   let conclusion = verdict.conclusion;
   if (context.configError) {
-    lines.push("", `⚠️ \`${configPath}\` is invalid, so the defaults were used: ${context.configError}`);
+    // The file's own text (keys, YAML excerpts) comes back in the error: inert (invariant 11).
+    lines.push(
+      "",
+      `⚠️ \`${configPath}\` is invalid, so the defaults were used: ${inert(context.configError, { max: 500 })}`,
+    );
     annotations.push({
       path: configPath,
       line: lineOf(context.configError),
       level: "warning",
-      message: `${context.configError} (claim-hold uses its defaults until this is fixed)`,
+      message: `${inert(context.configError, { max: 500 })} (claim-hold uses its defaults until this is fixed)`,
     });
     if (conclusion === "success") conclusion = "neutral";
   }

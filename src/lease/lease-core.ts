@@ -23,7 +23,7 @@ import type { HeartbeatInput, LeaseRefusal, LivenessStore } from "../providers/l
 import { branchCode, type ClaimMarker, type MarkerState, renderClaimComment } from "./claim-comment.js";
 import { endedClaimWrite, spanOf } from "./ended-write.js";
 import { UserError } from "./errors.js";
-import { fenceOf } from "./fenced-writes.js";
+import { desiredWrite, fenceOf } from "./fenced-writes.js";
 import type { HolderPermissions } from "./holder-permission.js";
 import { describeActor, inert } from "./inert-text.js";
 import { expiresAt, livenessOf, reclaimableAt } from "./liveness.js";
@@ -212,7 +212,6 @@ export class LeaseCore {
     const latest = latestMarker(snapshot);
     // Establishes the installation's epoch no later than its first claim (a fresh store's data begins here).
     await store.epoch(key.installationId, now);
-    await this.#restoreFromComment(key, snapshot, latest, now);
     if (
       claimStateUnknown(snapshot, [config.labels.claimed, config.labels.stale]) &&
       (await store.get(key)) === null
@@ -223,6 +222,7 @@ export class LeaseCore {
         `${subject} shows a claim, but no claim comment of this App can be verified; nothing was changed. An operator can check the claim comments, or a maintainer can \`/reclaim release\` the issue.`,
       );
     }
+    await this.#restoreFromComment(key, snapshot, latest, now);
 
     const appMadeLogin =
       latest && markerHolds(latest.marker) && latest.marker.appAssigned ? latest.marker.actor.login : null;
@@ -361,7 +361,7 @@ export class LeaseCore {
             );
           } else {
             await store.rollbackClaim(key, record.generation, previous, clock());
-            await this.#compensate(ref, write, previous);
+            await this.#compensate(ref, write, previous, config.labels, key);
             this.deps.log.warn({ subject, err: error }, "claim rolled back: GitHub refused the transition");
             throw new UserError(
               502,
@@ -553,15 +553,31 @@ export class LeaseCore {
    * failed (they run in order: unassign, labels, assign, edits, comments). What this cannot undo,
    * reconcile finds as a phantom.
    */
-  async #compensate(ref: SubjectRef, write: TransitionWrite, previous: ClaimRecord | null): Promise<void> {
+  async #compensate(
+    ref: SubjectRef,
+    write: TransitionWrite,
+    previous: ClaimRecord | null,
+    labels: RepoConfig["labels"],
+    key: SubjectKey,
+  ): Promise<void> {
+    // GitHub back to what the restored record wants — the incumbent's label and assignment stay when
+    // it holds the subject (a fleet shares one login) — and whatever else the failed write added goes.
+    const held = previous?.state === "active" || previous?.state === "human";
+    const kept = held && previous.appAssigned ? previous.assigneeNodeId : undefined;
+    const desired = previous ? desiredWrite(previous, labels, write.subjectNodeId) : null;
+    const unassign = (write.assign ?? []).filter((id) => id !== kept);
     const undo: TransitionWrite = {
       subjectNodeId: write.subjectNodeId,
-      ...(write.assign ? { unassign: write.assign } : {}),
-      ...(write.addLabels ? { removeLabels: write.addLabels } : {}),
+      ...(unassign.length ? { unassign } : {}),
+      ...(held ? { addLabels: desired?.addLabels ?? [] } : {}),
+      removeLabels: held ? (desired?.removeLabels ?? []) : [labels.claimed],
       ...(write.unassign ? { assign: write.unassign } : {}),
-      ...(previous?.state === "active" && previous.commentNodeId && write.editComments
+      ...(previous && held && previous.commentNodeId && write.editComments
         ? { editComments: [{ nodeId: previous.commentNodeId, body: renderClaimComment(previous, "active") }] }
         : {}),
+      fence: previous
+        ? fenceOf(previous, labels)
+        : { key, generation: 0, state: "revoked", stale: false, labels },
     };
     try {
       await this.deps.assignments.apply(ref, undo);
@@ -641,6 +657,10 @@ export class LeaseCore {
         digests.some((digest) => digestsEqual(c.marker.tokenDigest!, digest)),
     );
     if (!own) return remember();
+    // Invariant 12: a newer claim the comments cannot vouch for may have superseded this lease.
+    // The cached config's label names (a recovery never spends config reads), else the defaults.
+    const { labels } = this.deps.configs.peek(lease.installationId, snapshot.repo) ?? defaultRepoConfig;
+    if (claimStateUnknown(snapshot, [labels.claimed, labels.stale])) return remember();
     const now = clock();
     const epoch = await store.epoch(lease.installationId, now);
     await store.restore(recordFromMarker(lease, snapshot, own, epoch, now), now);

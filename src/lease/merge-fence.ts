@@ -302,7 +302,7 @@ export class MergeFence {
       if ((await store.getDocument(memo)) !== null) continue;
       const snapshot = await assignments.status({ installationId, repo, issue });
       const latest = snapshot ? latestMarker(snapshot) : undefined;
-      if (snapshot && !latest) {
+      if (snapshot) {
         const { labels } = await configs.load(installationId, repo);
         if (claimStateUnknown(snapshot, [labels.claimed, labels.stale])) {
           unknown.add(issue);

@@ -29,12 +29,20 @@ export function highestGeneration(snapshot: SubjectSnapshot): number {
  * found. Then nothing may be decided from GitHub's side: never "never claimed".
  */
 export function claimStateUnknown(snapshot: SubjectSnapshot, managedLabels: readonly string[]): boolean {
-  if (snapshot.claimComments.length > 0) return false;
+  // A newer claim comment of the App's that does not verify (edited by hand, or signed with a secret
+  // no longer known) hides what came last, whatever the older trusted ones say.
+  if (snapshot.rejectedAfterTrusted > 0) return true;
   const managed = new Set(managedLabels.map((l) => l.toLowerCase()));
+  const labelled = snapshot.labels.some((l) => managed.has(l.toLowerCase()));
+  // An ended latest claim under a managed label: a newer claim comment is missing (deleted), or
+  // the label came back — either way the latest claim is not what the comments say.
+  const latest = latestMarker(snapshot);
+  if (latest) return labelled && !markerHolds(latest.marker);
   return (
     snapshot.markerSearch === "truncated" ||
     snapshot.rejectedMarkers > 0 ||
-    snapshot.labels.some((l) => managed.has(l.toLowerCase()))
+    snapshot.auditComments > 0 ||
+    labelled
   );
 }
 

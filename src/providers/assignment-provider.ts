@@ -30,6 +30,10 @@ export interface SubjectSnapshot {
   claimComments: ClaimCommentEvidence[];
   /** Markers in the App's own comments that failed to parse or verify (reported, never trusted). */
   rejectedMarkers: number;
+  /** Of those, the ones newer than the newest trusted claim comment (it may not be the latest claim). */
+  rejectedAfterTrusted: number;
+  /** The App's audit comments of claims (supersede, stale, reap, release notes): signs of a claim. */
+  auditComments: number;
   /**
    * `complete` when the comments were read back to the latest trusted claim comment (or the
    * thread's start); `truncated` when older comments were not read (invariant 12).

@@ -54,7 +54,7 @@ describe.skipIf(!redisProbe.available)("reconcile repairs from the record", () =
     expect(report.actions).toContainEqual({
       subject: `${repo}#2`,
       action: "repair",
-      reason: "labels-diverged-from-record",
+      reason: "diverged-from-record",
     });
     expect(sim.issue(repo, 2)).toMatchObject({ labels: ["agent:claimed"], assignees: [fleet.login] });
     // Repaired once: the next reconcile finds nothing to do.

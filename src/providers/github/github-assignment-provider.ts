@@ -205,7 +205,10 @@ export class GitHubAssignmentProvider implements AssignmentProvider {
     for (const label of issue.labels?.nodes ?? []) {
       if (label) cache.set(label.name.toLowerCase(), label.id);
     }
-    const { claimComments, rejectedMarkers } = this.#claimCommentsOf(issue.comments);
+    const { claimComments, rejectedMarkers, rejectedAfterTrusted, auditComments } = this.#claimCommentsOf(
+      issue.comments,
+      { repo: repository.nameWithOwner, issue: ref.issue },
+    );
     return {
       repoId: repository.databaseId,
       repo: repository.nameWithOwner,
@@ -217,6 +220,8 @@ export class GitHubAssignmentProvider implements AssignmentProvider {
       labels: (issue.labels?.nodes ?? []).flatMap((l) => (l ? [l.name] : [])),
       claimComments,
       rejectedMarkers,
+      rejectedAfterTrusted,
+      auditComments,
       markerSearch:
         claimComments.length > 0 || !issue.comments.pageInfo?.hasPreviousPage ? "complete" : "truncated",
       openPullRequests: uniquePullRequests(issue.closedByPullRequestsReferences?.nodes ?? []),
@@ -225,27 +230,48 @@ export class GitHubAssignmentProvider implements AssignmentProvider {
     };
   }
 
-  /** The trusted claim comments of a page, oldest first; every other marker is counted and ignored. */
-  #claimCommentsOf(comments: ClaimIssueNode["comments"]): {
+  /**
+   * The trusted claim comments of a page, oldest first; every other marker is counted and ignored.
+   * A marker names its subject as `owner/name#n` at the time it was written: one of this issue's
+   * number is this subject's (the repository may have been renamed since) and is read under the
+   * current name; another number's (an issue transferred here) is not this subject's evidence.
+   */
+  #claimCommentsOf(
+    comments: ClaimIssueNode["comments"],
+    subject: { repo: string; issue: number },
+  ): {
     claimComments: ClaimCommentEvidence[];
     rejectedMarkers: number;
+    rejectedAfterTrusted: number;
+    auditComments: number;
   } {
     const claimComments: ClaimCommentEvidence[] = [];
     let rejectedMarkers = 0;
+    let rejectedAfterTrusted = 0;
+    let auditComments = 0;
     for (const comment of comments.nodes ?? []) {
       if (!comment) continue;
       const parsed = verifyClaimMarker(comment.body, this.options.seal);
-      if (parsed.kind === "none") continue;
+      if (parsed.kind === "none") {
+        if (comment.viewerDidAuthor && isClaimAuditComment(comment.body)) auditComments++;
+        continue;
+      }
       // Only the App's own comments can carry evidence; anyone can paste a marker into theirs.
       if (parsed.kind === "marker" && comment.viewerDidAuthor && comment.databaseId !== null) {
-        claimComments.push({ nodeId: comment.id, databaseId: comment.databaseId, marker: parsed.marker });
+        if (!parsed.marker.subject.endsWith(`#${subject.issue}`)) continue;
+        const marker = { ...parsed.marker, subject: `${subject.repo}#${subject.issue}` };
+        claimComments.push({ nodeId: comment.id, databaseId: comment.databaseId, marker });
+        rejectedAfterTrusted = 0;
         continue;
       }
       const reason = parsed.kind === "rejected" ? parsed.reason : "marker outside the App's comments";
-      if (comment.viewerDidAuthor) rejectedMarkers++;
+      if (comment.viewerDidAuthor) {
+        rejectedMarkers++;
+        rejectedAfterTrusted++;
+      }
       this.options.onMarkerRejected?.(reason);
     }
-    return { claimComments, rejectedMarkers };
+    return { claimComments, rejectedMarkers, rejectedAfterTrusted, auditComments };
   }
 
   /**
@@ -274,9 +300,13 @@ export class GitHubAssignmentProvider implements AssignmentProvider {
       );
       const comments = data.repository?.issue?.comments;
       if (!comments) return;
-      const found = this.#claimCommentsOf(comments);
+      const found = this.#claimCommentsOf(comments, snapshot);
       snapshot.claimComments = found.claimComments;
       snapshot.rejectedMarkers += found.rejectedMarkers;
+      snapshot.auditComments += found.auditComments;
+      // Rejected markers of this page that come after its newest trusted one are older than the
+      // later pages' rejected ones: all of those stay "after the latest trusted".
+      snapshot.rejectedAfterTrusted += found.rejectedAfterTrusted;
       pageInfo = comments.pageInfo;
     }
     snapshot.markerSearch = "complete";
@@ -468,6 +498,13 @@ export class GitHubAssignmentProvider implements AssignmentProvider {
     this.options.onRequest?.(kind);
     return call();
   }
+}
+
+/** The App's audit comments of a claim's life (supersede, stale, reap, release, revoke, /reclaim). */
+const auditHeadlines = ["↪️ Superseded", "⏸️ No heartbeat", "🧹 Reaped", "📝 ", "⛔ ", "🔁 "];
+
+function isClaimAuditComment(body: string): boolean {
+  return auditHeadlines.some((headline) => body.startsWith(headline));
 }
 
 function defuseMarkers(body: string): string {
