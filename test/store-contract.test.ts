@@ -454,6 +454,25 @@ describe.each(cases)("$name store contract", (storeCase) => {
     ]);
   });
 
+  it("carries a takeover intent on only for the session key that made it, not for its public session id", async () => {
+    await claim(alice, "ta");
+    now += durations.ttlMs + minute;
+    const keyB = { sessionKeyDigest: digest("session-key-of-bob-0123456789abcdef") };
+    expect((await claim(bob, "tb", { takeover: true, ...keyB })).kind).toBe("takeover_pending");
+    now += durations.heartbeatMs;
+    // Another session naming bob's session id, without bob's key (or with another), waits behind it.
+    for (const extra of [{}, { sessionKeyDigest: digest("an-impostor-s-key-0123456789abcdef") }]) {
+      expect(await claim(bob, "te", { takeover: true, ...extra })).toMatchObject({
+        kind: "held",
+        takeoverPendingBy: bob,
+      });
+    }
+    expect(await claim(bob, "tb", { takeover: true, ...keyB })).toMatchObject({
+      kind: "created",
+      record: { generation: 2, actor: bob },
+    });
+  });
+
   it("never renews an expired lease; a takeover supersedes it at once", async () => {
     await claim(alice, "ta");
     now += durations.reclaimAfterMs;

@@ -46,6 +46,8 @@ export const TakeoverIntent = z.strictObject({
   claimant: Actor,
   at: z.number().int(),
   graceMs: z.number().int().nonnegative(),
+  /** Digest of the claimant's session key: only that session may carry the intent on (invariant 14). */
+  keyDigest: z.string().optional(),
 });
 export type TakeoverIntent = z.infer<typeof TakeoverIntent>;
 

@@ -178,7 +178,12 @@ export class MemoryLivenessStore implements LivenessStore {
             ...(intentAlive ? { takeoverPendingBy: intent.claimant } : {}),
           };
         }
-        if (intent && intentAlive && !sameSession(intent.claimant, input.actor)) {
+        // The intent is its claimant session's: naming that (public) session id is not enough when
+        // the intent was made with a session key.
+        const keyDiffers =
+          intent?.keyDigest !== undefined &&
+          (input.sessionKeyDigest === undefined || !digestsEqual(intent.keyDigest, input.sessionKeyDigest));
+        if (intent && intentAlive && (!sameSession(intent.claimant, input.actor) || keyDiffers)) {
           return { kind: "held", current: clone(current), takeoverPendingBy: intent.claimant };
         }
         if (!intent || !intentAlive || now < intent.at + intent.graceMs) {
@@ -187,6 +192,7 @@ export class MemoryLivenessStore implements LivenessStore {
               claimant: clone(input.actor),
               at: now,
               graceMs: current.durations.heartbeatMs,
+              ...(input.sessionKeyDigest !== undefined ? { keyDigest: input.sessionKeyDigest } : {}),
             };
             slot.activityAt = now;
             this.#record(slot, {

@@ -271,7 +271,7 @@ if cur and cur.state == 'active' then
       set[#set + 1] = ARGV[10]
     end
     redis.call('HSET', KEYS[1], unpack(set))
-    redis.call('HDEL', KEYS[1], 'takeoverBy', 'takeoverAt', 'takeoverGraceMs', 'staleMarkedAt')
+    redis.call('HDEL', KEYS[1], 'takeoverBy', 'takeoverAt', 'takeoverGraceMs', 'takeoverKeyDigest', 'staleMarkedAt')
     local m, flat = load(KEYS[1])
     index_record(m, KEYS[5], KEYS[6], member, KEYS[7], session_key)
     touch(KEYS[9], ARGV[1], member)
@@ -290,7 +290,10 @@ if cur and cur.state == 'active' then
       if intent_alive then return {'held', cur_flat, intent} end
       return {'held', cur_flat, ''}
     end
-    if intent_alive and not same_session(cjson.decode(intent), claimant) then
+    -- The intent is its claimant session's: naming that (public) session id is not enough when
+    -- the intent was made with a session key.
+    local intent_key_differs = cur.takeoverKeyDigest and not digests_equal(cur.takeoverKeyDigest, ARGV[10])
+    if intent_alive and (not same_session(cjson.decode(intent), claimant) or intent_key_differs) then
       return {'held', cur_flat, intent}
     end
     if not intent_alive or now < intent_at + grace then
@@ -298,6 +301,7 @@ if cur and cur.state == 'active' then
         intent_at = now
         grace = tonumber(cur.heartbeatMs)
         redis.call('HSET', KEYS[1], 'takeoverBy', claimant_json, 'takeoverAt', ARGV[1], 'takeoverGraceMs', cur.heartbeatMs)
+        if ARGV[10] ~= '' then redis.call('HSET', KEYS[1], 'takeoverKeyDigest', ARGV[10]) end
         touch(KEYS[9], ARGV[1], member)
         push_history(KEYS[4], ARGV[1], cur.generation, 'takeover-requested', claimant_json)
         cur, cur_flat = load(KEYS[1])
@@ -459,7 +463,7 @@ if ARGV[12] ~= '' then
   set[#set + 1] = ARGV[14]
 end
 redis.call('HSET', KEYS[1], unpack(set))
-redis.call('HDEL', KEYS[1], 'staleMarkedAt', 'takeoverBy', 'takeoverAt', 'takeoverGraceMs')
+redis.call('HDEL', KEYS[1], 'staleMarkedAt', 'takeoverBy', 'takeoverAt', 'takeoverGraceMs', 'takeoverKeyDigest')
 local m, flat = load(KEYS[1])
 refresh_record(m, KEYS[3], KEYS[4], ARGV[4])
 touch(KEYS[5], ARGV[3], ARGV[4])
@@ -477,7 +481,7 @@ if cur.state ~= 'active' then return {'gone', gone_reason(cur.state), cur_flat} 
 local state = 'released'
 if ARGV[5] == 'completed' then state = 'completed' end
 redis.call('HSET', KEYS[1], 'state', state, 'outcome', ARGV[5], 'endedAt', ARGV[3], 'endedBy', cur.actor, 'sync', 'pending')
-redis.call('HDEL', KEYS[1], 'takeoverBy', 'takeoverAt', 'takeoverGraceMs')
+redis.call('HDEL', KEYS[1], 'takeoverBy', 'takeoverAt', 'takeoverGraceMs', 'takeoverKeyDigest')
 redis.call('ZREM', KEYS[4], ARGV[4])
 redis.call('HDEL', KEYS[5], ARGV[4])
 touch(KEYS[6], ARGV[3], ARGV[4])
@@ -550,7 +554,7 @@ if ARGV[4] == '1' then
   set[#set + 1] = cur.generation
 end
 redis.call('HSET', KEYS[1], unpack(set))
-redis.call('HDEL', KEYS[1], 'takeoverBy', 'takeoverAt', 'takeoverGraceMs')
+redis.call('HDEL', KEYS[1], 'takeoverBy', 'takeoverAt', 'takeoverGraceMs', 'takeoverKeyDigest')
 redis.call('ZREM', KEYS[4], ARGV[8])
 redis.call('HDEL', KEYS[5], ARGV[8])
 touch(KEYS[6], ARGV[2], ARGV[8])
@@ -638,7 +642,7 @@ redis.call('ZREM', KEYS[5], string.match(ARGV[2], '[^:]*$'))
 local cur = load(KEYS[1])
 if not cur or cur.state == 'revoked' then return 0 end
 redis.call('HSET', KEYS[1], 'state', 'revoked', 'endedAt', ARGV[1], 'sync', 'done')
-redis.call('HDEL', KEYS[1], 'takeoverBy', 'takeoverAt', 'takeoverGraceMs')
+redis.call('HDEL', KEYS[1], 'takeoverBy', 'takeoverAt', 'takeoverGraceMs', 'takeoverKeyDigest')
 push_history(KEYS[2], ARGV[1], cur.generation, 'revoked', nil, 'forgotten')
 return 1
 `;
@@ -1287,6 +1291,7 @@ function recordToFields(record: ClaimRecord): string[] {
         String(takeover.at),
         "takeoverGraceMs",
         String(takeover.graceMs),
+        ...(takeover.keyDigest ? ["takeoverKeyDigest", takeover.keyDigest] : []),
       );
       continue;
     }
@@ -1309,6 +1314,7 @@ function parseRecord(reply: ScriptReply | undefined): ClaimRecord {
     else if (name === "takeoverBy") takeover.claimant = safeJson(value);
     else if (name === "takeoverAt") takeover.at = toInt(value);
     else if (name === "takeoverGraceMs") takeover.graceMs = toInt(value);
+    else if (name === "takeoverKeyDigest") takeover.keyDigest = value;
     else {
       const codec = fieldCodecs[name];
       raw[name] =
