@@ -316,7 +316,17 @@ export class LeaseCore {
         if (record.appAssigned) write.assign = [request.user.nodeId];
         write.addLabels = [config.labels.claimed];
         if (snapshot.labels.includes(config.labels.stale)) write.removeLabels = [config.labels.stale];
-        const applied = await this.#write(ref, record, write, config.labels);
+        let applied: AppliedWrite;
+        try {
+          applied = await this.#write(ref, record, write, config.labels);
+        } catch (error) {
+          // The answer may be lost although GitHub applied it: then the comment names the new token,
+          // so that token is delivered (and promoted) — else a store loss would strand the holder.
+          const landed = await this.#landedComment(ref, record);
+          if (!landed) throw error;
+          this.deps.log.warn({ subject }, "re-claim kept: GitHub applied it although the answer was lost");
+          applied = { claimComment: landed, requests: 0 };
+        }
         const comment =
           applied.claimComment ??
           (own && !record.commentNodeId ? { nodeId: own.nodeId, databaseId: own.databaseId } : undefined);
@@ -532,12 +542,9 @@ export class LeaseCore {
    * generation's claim comment (with this token's digest) is there, the claim is committed, not undone.
    */
   async #landedAnyway(ref: SubjectRef, key: SubjectKey, record: ClaimRecord): Promise<boolean> {
+    const comment = await this.#landedComment(ref, record);
+    if (!comment) return false;
     try {
-      const snapshot = await this.deps.assignments.status(ref);
-      const comment = snapshot?.claimComments.find(
-        (c) => c.marker.generation === record.generation && c.marker.tokenDigest === record.tokenDigest,
-      );
-      if (!comment) return false;
       await this.deps.store.commitClaim(key, record.generation, {
         commentNodeId: comment.nodeId,
         commentId: comment.databaseId,
@@ -545,6 +552,22 @@ export class LeaseCore {
       return true;
     } catch {
       return false;
+    }
+  }
+
+  /** The claim comment of `record`'s generation naming its token, if GitHub shows one (one read). */
+  async #landedComment(
+    ref: SubjectRef,
+    record: ClaimRecord,
+  ): Promise<{ nodeId: string; databaseId: number } | null> {
+    try {
+      const snapshot = await this.deps.assignments.status(ref);
+      const comment = snapshot?.claimComments.find(
+        (c) => c.marker.generation === record.generation && c.marker.tokenDigest === record.tokenDigest,
+      );
+      return comment ? { nodeId: comment.nodeId, databaseId: comment.databaseId } : null;
+    } catch {
+      return null;
     }
   }
 
