@@ -52,19 +52,19 @@ describe("desiredWrite: what GitHub should show for a record", () => {
       { removeLabels: ["agent:claimed", "agent:stale"], assign: ["U_alice"] },
     ],
     [
-      "a released claim: only the recorded App-made assignee goes",
+      "a released claim: labels off, no assignee touched (its own write unassigned it)",
       record({ state: "released" }),
-      { removeLabels: ["agent:claimed", "agent:stale"], unassign: ["U_bot"] },
+      { removeLabels: ["agent:claimed", "agent:stale"] },
     ],
     [
-      "a /reclaim release: the assignees it recorded go",
+      "a /reclaim release: whoever is assigned by now stays (a person may have come after)",
       record({
         state: "released",
         actor: { kind: "human", login: "alice" },
         appAssigned: false,
         releasedAssigneeNodeIds: ["U_bot", "U_bob"],
       }),
-      { removeLabels: ["agent:claimed", "agent:stale"], unassign: ["U_bot", "U_bob"] },
+      { removeLabels: ["agent:claimed", "agent:stale"] },
     ],
     [
       "a claim completed by closing the issue keeps its assignee",
@@ -72,9 +72,9 @@ describe("desiredWrite: what GitHub should show for a record", () => {
       { removeLabels: ["agent:claimed", "agent:stale"] },
     ],
     [
-      "a claim the agent itself completed unassigns",
+      "a claim the agent itself completed",
       record({ state: "completed", endedBy: { kind: "agent", login: "fleet-bot" } }),
-      { removeLabels: ["agent:claimed", "agent:stale"], unassign: ["U_bot"] },
+      { removeLabels: ["agent:claimed", "agent:stale"] },
     ],
   ])("%s", (_name, given, expected) => {
     expect(desiredWrite(given, labels, "I_12")).toEqual({ subjectNodeId: "I_12", ...expected });

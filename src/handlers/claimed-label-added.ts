@@ -1,4 +1,4 @@
-// issues.labeled: a human put the managed `agent:claimed` label on an unclaimed issue → take it off, say why once.
+// issues.labeled: a human put a managed label (`agent:claimed`, `agent:stale`) on an unclaimed issue → take it off, say why once.
 import type { Logger } from "pino";
 import type { ClaimRecord } from "../domain/claim.js";
 import { type SyncDeps, subjectKeyOf } from "./sync-deps.js";
@@ -35,7 +35,10 @@ export function claimedLabelAdded(deps: SyncDeps): WebhookHandler<LabeledPayload
       const key = subjectKeyOf(payload);
       if (!key || !payload.label) return null;
       const config = await deps.configs.load(key.installationId, payload.repository.full_name);
-      if (payload.label.name !== config.labels.claimed) return null;
+      // Either managed label: a hand-set `agent:stale` without a claim would leave the issue
+      // "claim state unknown" (invariant 12) as surely as a hand-set `agent:claimed`.
+      if (payload.label.name !== config.labels.claimed && payload.label.name !== config.labels.stale)
+        return null;
       if (!labelIsOrphan(await deps.store.get(key))) return null;
       const noteKey = `label-note:${key.installationId}:${key.repoId}:${key.issue}`;
       return {

@@ -435,7 +435,16 @@ export class Janitor {
       record.appAssigned &&
       record.assigneeNodeId !== undefined &&
       !snapshot.assignees.some((a) => a.login === record.actor.login);
-    const leftovers = supersededAppAssignees(record, snapshot);
+    let leftovers = supersededAppAssignees(record, snapshot);
+    if (leftovers.length > 0) {
+      // A claim comment of a generation this store rolled back stands for no App-made assignment.
+      const rolledBack = new Set(
+        (await this.deps.store.history(record))
+          .filter((t) => t.kind === "rolled-back")
+          .map((t) => t.generation),
+      );
+      leftovers = leftovers.filter((left) => !rolledBack.has(left.generation));
+    }
     if (!repair && !lostAssignment && leftovers.length === 0) {
       report.skipped++;
       return;
@@ -450,7 +459,7 @@ export class Janitor {
         subjectNodeId: snapshot.nodeId,
         ...repair,
         ...(lostAssignment ? { assign: [record.assigneeNodeId!] } : {}),
-        ...(leftovers.length ? { unassign: leftovers } : {}),
+        ...(leftovers.length ? { unassign: leftovers.map((left) => left.nodeId) } : {}),
         fence: fenceOf(record, config.labels),
       },
     );
@@ -661,15 +670,18 @@ export class Janitor {
  * the record's holder: left by a claim whose write landed after it was rolled back (invariant 13).
  * Only what a signed marker says the App assigned is named, never a person's assignment.
  */
-function supersededAppAssignees(record: ClaimRecord, snapshot: SubjectSnapshot): string[] {
+function supersededAppAssignees(
+  record: ClaimRecord,
+  snapshot: SubjectSnapshot,
+): { nodeId: string; generation: number }[] {
   const subject = `${snapshot.repo}#${snapshot.issue}`;
   const holder = record.actor.login.toLowerCase();
-  const ids = new Set<string>();
+  const found = new Map<string, number>();
   for (const { marker } of snapshot.claimComments) {
     if (marker.subject !== subject || marker.actor.kind !== "agent" || !marker.appAssigned) continue;
     if (!markerHolds(marker) || marker.actor.login.toLowerCase() === holder) continue;
     const left = snapshot.assignees.find((a) => a.login.toLowerCase() === marker.actor.login.toLowerCase());
-    if (left) ids.add(left.nodeId);
+    if (left) found.set(left.nodeId, marker.generation);
   }
-  return [...ids];
+  return [...found].map(([nodeId, generation]) => ({ nodeId, generation }));
 }

@@ -57,12 +57,9 @@ export function desiredWrite(
   }
   const appMade = record.appAssigned && record.assigneeNodeId ? [record.assigneeNodeId] : [];
   if (held && appMade.length) write.assign = appMade;
-  // Closing the issue completes a claim and keeps its assignee; an agent's own completion does not.
-  const keepsAssignee = record.state === "completed" && record.endedBy?.kind !== "agent";
-  if (!held && !keepsAssignee) {
-    const recorded = [...appMade, ...(record.releasedAssigneeNodeIds ?? [])];
-    if (recorded.length) write.unassign = [...new Set(recorded)];
-  }
+  // An ended record asks for no unassignment: its own transition's write removes what it recorded,
+  // and whoever is assigned by now may be a person who came after (invariant 5). What a late write
+  // itself assigned is undone by the correction.
   if (record.commentNodeId) {
     write.editComments = [
       { nodeId: record.commentNodeId, body: renderClaimComment(record, markerStateOfRecord(record)) },

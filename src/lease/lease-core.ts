@@ -222,10 +222,15 @@ export class LeaseCore {
         `${subject} shows a claim, but no claim comment of this App can be verified; nothing was changed. An operator can check the claim comments, or a maintainer can \`/reclaim release\` the issue.`,
       );
     }
-    await this.#restoreFromComment(key, snapshot, latest, now);
+    // A claim comment left by a claim that was rolled back (its write landed, its answer and the
+    // check after it were lost) stands for no claim: neither restored nor taken as App-made.
+    const ghost = await this.#rolledBackClaim(key, latest?.marker);
+    if (!ghost) await this.#restoreFromComment(key, snapshot, latest, now);
 
     const appMadeLogin =
-      latest && markerHolds(latest.marker) && latest.marker.appAssigned ? latest.marker.actor.login : null;
+      !ghost && latest && markerHolds(latest.marker) && latest.marker.appAssigned
+        ? latest.marker.actor.login
+        : null;
     const foreign = snapshot.assignees.filter((a) => a.login !== appMadeLogin);
     if (foreign.some((a) => a.login !== request.user.login)) {
       throw new UserError(409, "human_held", `${subject} is assigned to someone the App did not assign.`, {
@@ -354,7 +359,7 @@ export class LeaseCore {
       }
       case "created": {
         const { record, previous } = outcome;
-        const write = this.#claimWrite(snapshot, record, previous, config, request.user, now);
+        const write = this.#claimWrite(snapshot, record, previous, config, request.user, now, ghost);
         try {
           const applied = await assignments.apply(ref, write);
           const comment = applied.claimComment;
@@ -413,6 +418,7 @@ export class LeaseCore {
     config: RepoConfig,
     user: GitHubUser,
     now: number,
+    ghost: boolean,
   ): TransitionWrite {
     const write: TransitionWrite = {
       subjectNodeId: snapshot.nodeId,
@@ -429,7 +435,7 @@ export class LeaseCore {
     // (a claim rolled back after its write landed anyway): superseded now, so it goes too.
     const latest = latestMarker(snapshot)?.marker;
     const markedAppMade =
-      latest && markerHolds(latest) && latest.appAssigned && latest.actor.login !== user.login
+      !ghost && latest && markerHolds(latest) && latest.appAssigned && latest.actor.login !== user.login
         ? snapshot.assignees.find((a) => a.login === latest.actor.login)?.nodeId
         : undefined;
     if (markedAppMade) write.unassign = [...new Set([...(write.unassign ?? []), markedAppMade])];
@@ -610,6 +616,18 @@ export class LeaseCore {
         "could not undo a failed claim; reconcile will",
       );
     }
+  }
+
+  /**
+   * True when the marker in force names a generation this store rolled back (its history says so):
+   * read only when the store holds nothing newer than that marker.
+   */
+  async #rolledBackClaim(key: SubjectKey, marker: ClaimMarker | undefined): Promise<boolean> {
+    if (!marker || !markerHolds(marker)) return false;
+    const stored = await this.deps.store.get(key);
+    if (stored && stored.generation >= marker.generation) return false;
+    const history = await this.deps.store.history(key);
+    return history.some((t) => t.kind === "rolled-back" && t.generation === marker.generation);
   }
 
   async #restoreFromComment(
