@@ -52,9 +52,9 @@ describe("desiredWrite: what GitHub should show for a record", () => {
       { removeLabels: ["agent:claimed", "agent:stale"], assign: ["U_alice"] },
     ],
     [
-      "a released claim: labels off, no assignee touched (its own write unassigned it)",
+      "a released agent claim: only its recorded App-made assignee goes",
       record({ state: "released" }),
-      { removeLabels: ["agent:claimed", "agent:stale"] },
+      { removeLabels: ["agent:claimed", "agent:stale"], unassign: ["U_bot"] },
     ],
     [
       "a /reclaim release: whoever is assigned by now stays (a person may have come after)",
@@ -72,9 +72,9 @@ describe("desiredWrite: what GitHub should show for a record", () => {
       { removeLabels: ["agent:claimed", "agent:stale"] },
     ],
     [
-      "a claim the agent itself completed",
+      "a claim the agent itself completed unassigns",
       record({ state: "completed", endedBy: { kind: "agent", login: "fleet-bot" } }),
-      { removeLabels: ["agent:claimed", "agent:stale"] },
+      { removeLabels: ["agent:claimed", "agent:stale"], unassign: ["U_bot"] },
     ],
   ])("%s", (_name, given, expected) => {
     expect(desiredWrite(given, labels, "I_12")).toEqual({ subjectNodeId: "I_12", ...expected });

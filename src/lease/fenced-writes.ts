@@ -57,9 +57,11 @@ export function desiredWrite(
   }
   const appMade = record.appAssigned && record.assigneeNodeId ? [record.assigneeNodeId] : [];
   if (held && appMade.length) write.assign = appMade;
-  // An ended record asks for no unassignment: its own transition's write removes what it recorded,
-  // and whoever is assigned by now may be a person who came after (invariant 5). What a late write
-  // itself assigned is undone by the correction.
+  // An ended agent claim's own App-made assignment goes (by node id; a completion by closing the
+  // issue keeps it). Nobody else is unassigned: the people a `/reclaim release` removed were removed
+  // by its own write, and whoever is assigned by now may have come after (invariant 5).
+  const keepsAssignee = record.state === "completed" && record.endedBy?.kind !== "agent";
+  if (!held && !keepsAssignee && record.actor.kind === "agent" && appMade.length) write.unassign = appMade;
   if (record.commentNodeId) {
     write.editComments = [
       { nodeId: record.commentNodeId, body: renderClaimComment(record, markerStateOfRecord(record)) },

@@ -223,12 +223,17 @@ export class LeaseCore {
       );
     }
     // A claim comment left by a claim that was rolled back (its write landed, its answer and the
-    // check after it were lost) stands for no claim: neither restored nor taken as App-made.
+    // check after it were lost) stands for no claim: it is not restored, and another login's
+    // assignment is not removed on its word. Its App-made assignment of the claimant's own login is
+    // taken over as App-made, so the new claim's release removes what that late write added.
     const ghost = await this.#rolledBackClaim(key, latest?.marker);
     if (!ghost) await this.#restoreFromComment(key, snapshot, latest, now);
 
     const appMadeLogin =
-      !ghost && latest && markerHolds(latest.marker) && latest.marker.appAssigned
+      latest &&
+      markerHolds(latest.marker) &&
+      latest.marker.appAssigned &&
+      (!ghost || latest.marker.actor.login === request.user.login)
         ? latest.marker.actor.login
         : null;
     const foreign = snapshot.assignees.filter((a) => a.login !== appMadeLogin);
