@@ -226,8 +226,7 @@ export class LeaseCore {
     // check after it were lost) stands for no claim: it is not restored, and another login's
     // assignment is not removed on its word. Its App-made assignment of the claimant's own login is
     // taken over as App-made, so the new claim's release removes what that late write added.
-    const ghost = await this.#rolledBackClaim(key, latest?.marker);
-    if (!ghost) await this.#restoreFromComment(key, snapshot, latest, now);
+    const ghost = await this.#restoreUnlessRolledBack(key, snapshot, latest, now);
 
     const appMadeLogin =
       latest &&
@@ -624,15 +623,29 @@ export class LeaseCore {
   }
 
   /**
-   * True when the marker in force names a generation this store rolled back (its history says so):
-   * read only when the store holds nothing newer than that marker.
+   * Invariant 7 for a claim: the claim in force on GitHub comes back when the store has no record
+   * of the subject — unless the store's history says it rolled that generation back. One record
+   * read, and the history only when the store holds nothing as new as the marker. Answers whether
+   * the marker in force is such a rolled-back claim.
    */
-  async #rolledBackClaim(key: SubjectKey, marker: ClaimMarker | undefined): Promise<boolean> {
-    if (!marker || !markerHolds(marker)) return false;
-    const stored = await this.deps.store.get(key);
-    if (stored && stored.generation >= marker.generation) return false;
-    const history = await this.deps.store.history(key);
-    return history.some((t) => t.kind === "rolled-back" && t.generation === marker.generation);
+  async #restoreUnlessRolledBack(
+    key: SubjectKey,
+    snapshot: SubjectSnapshot,
+    latest: { nodeId: string; databaseId: number; marker: ClaimMarker } | undefined,
+    now: number,
+  ): Promise<boolean> {
+    const { store } = this.deps;
+    if (!latest || !markerHolds(latest.marker)) return false;
+    const stored = await store.get(key);
+    if (stored && stored.generation >= latest.marker.generation) return false;
+    const history = await store.history(key);
+    if (history.some((t) => t.kind === "rolled-back" && t.generation === latest.marker.generation))
+      return true;
+    if (stored === null) {
+      const epoch = await store.epoch(key.installationId, now);
+      await store.restore(recordFromMarker(key, snapshot, latest, epoch, now), now);
+    }
+    return false;
   }
 
   async #restoreFromComment(
