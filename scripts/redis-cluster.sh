@@ -30,8 +30,16 @@ start() {
         --cluster-config-file "$dir/$port/nodes.conf" --cluster-node-timeout 2000 \
         --dir "$dir/$port" --save "" --appendonly no --daemonize yes \
         --logfile "$dir/$port/redis.log" --pidfile "$dir/$port/redis.pid"
-      echo "$port" >>"$dir/ports"
-      count=$((count + 1))
+      # A port that looked free may be taken between the check and the bind (the cluster bus port
+      # too): a node that does not answer is dropped and the next port is tried.
+      for _ in $(seq 1 50); do
+        redis-cli -p "$port" ping 2>/dev/null | grep -q PONG && break
+        sleep 0.1
+      done
+      if redis-cli -p "$port" ping 2>/dev/null | grep -q PONG; then
+        echo "$port" >>"$dir/ports"
+        count=$((count + 1))
+      fi
     fi
     port=$((port + 1))
   done
