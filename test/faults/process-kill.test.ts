@@ -164,7 +164,13 @@ describe("the App process killed mid-transition", () => {
       JANITOR_RECONCILE_EVERY: "1",
     });
     sim.configureWebhooks({ url: `${second.url}/api/github/webhooks` });
-    for (let i = 0; i < 100 && sim.issue(repo, 2).assignees.length > 0; i++) {
+    // Until the reconcile's write has landed and the store has recorded it (the fenced write reads
+    // the store once more after GitHub answers, so the two are not simultaneous).
+    for (
+      let i = 0;
+      i < 100 && (sim.issue(repo, 2).assignees.length > 0 || (await store.get(key))?.sync !== "done");
+      i++
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     await sim.flush();
