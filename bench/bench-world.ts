@@ -1,12 +1,12 @@
 // The benchmarks' world: a private Redis, the simulator and the App on it, and a repository with many issues.
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { type LocalStack, startLocalStack } from "../scripts/support/start-local-stack.js";
-import { type PrivateRedis, startPrivateRedis } from "../scripts/support/start-private-redis.js";
-import { type ClaimHoldClient, createClaimHoldClient } from "../src/client/index.js";
+import { type ClaimHoldClient, createClaimHoldClient } from "../src/agent/client/index.js";
 import type { LivenessStore } from "../src/providers/liveness-store.js";
-import { RedisFenceStore } from "../src/providers/redis-fence-store.js";
-import { RedisLivenessStore } from "../src/providers/redis-store.js";
+import { RedisFenceStore } from "../src/providers/redis/redis-fence-store.js";
+import { RedisLivenessStore } from "../src/providers/redis/redis-store.js";
+import { type LocalStack, startLocalStack } from "../tools/local-stack/start-local-stack.js";
+import { type PrivateRedis, startPrivateRedis } from "../tools/local-stack/start-private-redis.js";
 
 export const repo = "bench/queue";
 export const fleet = { login: "fleet-bot", token: `ghp_bench${randomBytes(12).toString("hex")}` };

@@ -1,5 +1,5 @@
 // (c) GitHub requests per transition, counted in the simulator's request log with the App's caches warm.
-import { createClaimHoldClient } from "../src/client/index.js";
+import { createClaimHoldClient } from "../src/agent/client/index.js";
 import { type BenchWorld, fleet, repo } from "./bench-world.js";
 
 export type TransitionCosts = Record<string, { requests: number; detail: Record<string, number> }>;

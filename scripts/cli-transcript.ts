@@ -10,12 +10,12 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { MemoryFenceStore } from "../src/providers/memory-fence-store.js";
-import { MemoryLivenessStore } from "../src/providers/memory-store.js";
-import { RedisLivenessStore } from "../src/providers/redis-store.js";
-import { startGitHubSimulator } from "../src/sim/index.js";
+import { MemoryFenceStore } from "../src/providers/memory/memory-fence-store.js";
+import { MemoryLivenessStore } from "../src/providers/memory/memory-store.js";
+import { RedisLivenessStore } from "../src/providers/redis/redis-store.js";
 import { startApp, testAppPrivateKey, testWebhookSecret } from "../test/support/app-harness.js";
 import { createTestRedis, deleteKeysWithPrefix, probeRedis, uniqueKeyPrefix } from "../test/support/redis.js";
+import { startGitHubSimulator } from "../tools/github-sim/index.js";
 
 const root = resolve(import.meta.dirname, "..");
 const bin = join(root, "bin", "claim-hold.js");

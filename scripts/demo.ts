@@ -5,12 +5,12 @@
 // 3. Run the scripted sessions while a watcher prints GitHub's changes and checks the invariants.
 // 4. Print the summary (claims, takeovers, reaps, check verdicts, GitHub requests); exit 1 on a broken invariant.
 import { randomBytes } from "node:crypto";
-import { createClaimHoldClient } from "../src/client/index.js";
+import { createClaimHoldClient } from "../src/agent/client/index.js";
+import { type LocalStack, startLocalStack } from "../tools/local-stack/start-local-stack.js";
 import { AgentSession } from "./demo/agent-session.js";
 import { runStories } from "./demo/run-stories.js";
 import { Timeline } from "./demo/timeline.js";
 import { watchGitHub } from "./demo/watch-github.js";
-import { type LocalStack, startLocalStack } from "./support/start-local-stack.js";
 
 const repo = "octo/widgets";
 const fleet = { login: "fleet-bot", token: `ghp_demo${randomBytes(12).toString("hex")}` };

@@ -2,8 +2,8 @@
 //   REDIS_URL=redis://127.0.0.1:6379 npx tsx scripts/measure-claim-memory.ts [N=10000]
 import { createHash, randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
-import { RedisFenceStore } from "../src/providers/redis-fence-store.js";
-import { RedisLivenessStore } from "../src/providers/redis-store.js";
+import { RedisFenceStore } from "../src/providers/redis/redis-fence-store.js";
+import { RedisLivenessStore } from "../src/providers/redis/redis-store.js";
 
 const count = Number(process.argv[2] ?? 10_000);
 const redis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");

@@ -6,19 +6,19 @@ import { createRepoConfigSource } from "./config/repo-config-source.js";
 import { dashboardPaths, mountDashboard } from "./dashboard/mount-dashboard.js";
 import { type FleetView, readFleet } from "./dashboard/read-fleet.js";
 import { type ClaimRecord, parseLeaseId, type SubjectKey } from "./domain/claim.js";
-import { apiHandler, createApi } from "./handlers/api.js";
-import { mountAttestRoute } from "./handlers/attest.js";
-import { createFailedAuthLimiter } from "./handlers/failed-auth-limiter.js";
 import { prepareRepositories } from "./handlers/installation.js";
 import {
   handlePullRequest,
   handleRerequest,
   pullRequestCheckEvents,
 } from "./handlers/pull-request-checks.js";
-import { createReadCache } from "./handlers/read-cache.js";
-import { createReadLimiter } from "./handlers/read-limiter.js";
 import { handleReclaim } from "./handlers/reclaim.js";
 import { registerSyncHandlers } from "./handlers/register-sync.js";
+import { apiHandler, createApi } from "./http/create-api.js";
+import { createFailedAuthLimiter } from "./http/failed-auth-limiter.js";
+import { createReadCache } from "./http/read-cache.js";
+import { createReadLimiter } from "./http/read-limiter.js";
+import { mountAttestRoute } from "./http/routes/attest.js";
 import { Janitor } from "./janitor/janitor.js";
 import { JobRegistry } from "./janitor/job-registry.js";
 import { FencedAssignments } from "./lease/fenced-writes.js";
@@ -39,7 +39,7 @@ import { GitHubCommentReactions } from "./providers/github/github-comment-reacti
 import { GitHubIdentityProvider } from "./providers/github/github-identity-provider.js";
 import { GitHubInstallationSource } from "./providers/github/github-installation-source.js";
 import type { LivenessStore } from "./providers/liveness-store.js";
-import { MemoryFenceStore } from "./providers/memory-fence-store.js";
+import { MemoryFenceStore } from "./providers/memory/memory-fence-store.js";
 import { RequestMeter } from "./request-meter.js";
 
 export interface ClaimHoldOptions {

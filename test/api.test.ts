@@ -3,7 +3,7 @@ import { createHmac } from "node:crypto";
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parseClaimMarker } from "../src/lease/claim-comment.js";
-import { MemoryLivenessStore } from "../src/providers/memory-store.js";
+import { MemoryLivenessStore } from "../src/providers/memory/memory-store.js";
 import {
   agent,
   agentToken,

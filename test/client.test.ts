@@ -6,7 +6,7 @@ import {
   ClaimHoldError,
   createClaimHoldClient,
   redactSecrets,
-} from "../src/client/index.js";
+} from "../src/agent/client/index.js";
 import { type FakeApi, startFakeApi } from "./support/fake-api.js";
 
 const repo = "octo/widgets";

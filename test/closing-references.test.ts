@@ -1,6 +1,6 @@
 // The simulator's closing keywords: which issues a PR body closes, the way GitHub links them (closingIssuesReferences).
 import { describe, expect, it } from "vitest";
-import { parseClosingKeywords } from "../src/sim/closing-keywords.js";
+import { parseClosingKeywords } from "../tools/github-sim/closing-keywords.js";
 
 const bases = ["https://github.com", "http://127.0.0.1:4010"];
 

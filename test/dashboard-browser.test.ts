@@ -2,7 +2,7 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MemoryLivenessStore } from "../src/providers/memory-store.js";
+import { MemoryLivenessStore } from "../src/providers/memory/memory-store.js";
 import { type AppHarness, startApp, testAdminToken } from "./support/app-harness.js";
 import { minute, seedAgentClaim, seedHumanClaim } from "./support/seed-claims.js";
 

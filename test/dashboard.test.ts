@@ -1,6 +1,6 @@
 // The fleet dashboard over HTTP: admin login and signed cookie, states from the store, filters, and escaping.
 import { afterEach, describe, expect, it } from "vitest";
-import { MemoryLivenessStore } from "../src/providers/memory-store.js";
+import { MemoryLivenessStore } from "../src/providers/memory/memory-store.js";
 import { type AppHarness, startApp, testAdminToken } from "./support/app-harness.js";
 import { minute, seedAgentClaim, seedHumanClaim } from "./support/seed-claims.js";
 

@@ -2,8 +2,8 @@
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { EnvError, parseEnv } from "../src/config/env.js";
-import { clientAddressOf } from "../src/handlers/client-address.js";
-import { MemoryLivenessStore } from "../src/providers/memory-store.js";
+import { clientAddressOf } from "../src/http/client-address.js";
+import { MemoryLivenessStore } from "../src/providers/memory/memory-store.js";
 import {
   agent,
   agentToken,

@@ -8,8 +8,8 @@ import {
   type IndexedPullRequest,
   maxShasPerGeneration,
 } from "../src/providers/fence-store.js";
-import { MemoryFenceStore } from "../src/providers/memory-fence-store.js";
-import { RedisFenceStore } from "../src/providers/redis-fence-store.js";
+import { MemoryFenceStore } from "../src/providers/memory/memory-fence-store.js";
+import { RedisFenceStore } from "../src/providers/redis/redis-fence-store.js";
 import {
   createTestCluster,
   createTestRedis,

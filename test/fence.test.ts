@@ -5,10 +5,10 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { SubjectKey } from "../src/domain/claim.js";
 import type { FenceStore } from "../src/providers/fence-store.js";
 import type { LivenessStore } from "../src/providers/liveness-store.js";
-import { MemoryFenceStore } from "../src/providers/memory-fence-store.js";
-import { MemoryLivenessStore } from "../src/providers/memory-store.js";
-import { RedisFenceStore } from "../src/providers/redis-fence-store.js";
-import { RedisLivenessStore } from "../src/providers/redis-store.js";
+import { MemoryFenceStore } from "../src/providers/memory/memory-fence-store.js";
+import { MemoryLivenessStore } from "../src/providers/memory/memory-store.js";
+import { RedisFenceStore } from "../src/providers/redis/redis-fence-store.js";
+import { RedisLivenessStore } from "../src/providers/redis/redis-store.js";
 import {
   expectRequests,
   FakeCheckRuns,

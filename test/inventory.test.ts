@@ -1,7 +1,7 @@
 // The claim inventory (GET …/claims) and the janitor's reconcile pass, through the real App with nock.
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { MemoryLivenessStore } from "../src/providers/memory-store.js";
+import { MemoryLivenessStore } from "../src/providers/memory/memory-store.js";
 import {
   agent,
   agentToken,

@@ -5,7 +5,7 @@ import nock from "nock";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { JobBusyError, JobRegistry, jobLockNames } from "../src/janitor/job-registry.js";
 import { createLogger } from "../src/logger.js";
-import { RedisLivenessStore } from "../src/providers/redis-store.js";
+import { RedisLivenessStore } from "../src/providers/redis/redis-store.js";
 import { type AppHarness, startApp, testAdminToken } from "./support/app-harness.js";
 import { createTestRedis, deleteKeysWithPrefix, probeRedis, uniqueKeyPrefix } from "./support/redis.js";
 

@@ -7,7 +7,7 @@ import type { SweepReport } from "../src/janitor/janitor.js";
 import { JobRegistry } from "../src/janitor/job-registry.js";
 import { exceedsDisruptionBudget } from "../src/janitor/plan-sweep.js";
 import { createLogger } from "../src/logger.js";
-import { RedisLivenessStore } from "../src/providers/redis-store.js";
+import { RedisLivenessStore } from "../src/providers/redis/redis-store.js";
 import {
   GitHubRequestLog,
   type IssueState,

@@ -1,8 +1,8 @@
 // The heartbeat loop after a re-claim rotated the lease token: it follows this session's new token, never a stranger's.
 import { describe, expect, it } from "vitest";
-import { keepLeaseAlive, rotationSettleMs } from "../src/cli/keep-lease-alive.js";
-import type { LeaseFile } from "../src/cli/lease-store.js";
-import { type ClaimHoldClient, ClaimHoldError } from "../src/client/index.js";
+import { keepLeaseAlive, rotationSettleMs } from "../src/agent/cli/keep-lease-alive.js";
+import type { LeaseFile } from "../src/agent/cli/lease-store.js";
+import { type ClaimHoldClient, ClaimHoldError } from "../src/agent/client/index.js";
 
 const oldToken = `clh_${"o".repeat(43)}`;
 const newToken = `clh_${"n".repeat(43)}`;

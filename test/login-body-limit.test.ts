@@ -1,7 +1,7 @@
 // The dashboard login form reads a body, so it keeps the 64 KiB limit of every body-reading route (SPEC §4.1).
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MemoryLivenessStore } from "../src/providers/memory-store.js";
+import { MemoryLivenessStore } from "../src/providers/memory/memory-store.js";
 import { type AppHarness, startApp, testAdminToken } from "./support/app-harness.js";
 
 const oneMiB = 1024 * 1024;

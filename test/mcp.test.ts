@@ -11,9 +11,9 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Redis } from "ioredis";
 import nock from "nock";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createClaimHoldClient } from "../src/client/index.js";
+import { createClaimHoldClient } from "../src/agent/client/index.js";
 import { livenessOf } from "../src/lease/liveness.js";
-import { RedisLivenessStore } from "../src/providers/redis-store.js";
+import { RedisLivenessStore } from "../src/providers/redis/redis-store.js";
 import {
   agent,
   agentToken,

@@ -1,7 +1,7 @@
 // /metrics and /readyz: per-App Prometheus registry, METRICS_TOKEN, and readiness that fails for the right reasons.
 import { afterEach, describe, expect, it } from "vitest";
 import type { LivenessStore } from "../src/providers/liveness-store.js";
-import { MemoryLivenessStore } from "../src/providers/memory-store.js";
+import { MemoryLivenessStore } from "../src/providers/memory/memory-store.js";
 import { type AppHarness, startApp } from "./support/app-harness.js";
 import { minute, seedAgentClaim } from "./support/seed-claims.js";
 

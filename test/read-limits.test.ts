@@ -2,11 +2,11 @@
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { EnvError, parseEnv } from "../src/config/env.js";
-import { createReadCache, readCacheTtlMs } from "../src/handlers/read-cache.js";
-import { createReadLimiter, defaultReadsPerMinute } from "../src/handlers/read-limiter.js";
+import { createReadCache, readCacheTtlMs } from "../src/http/read-cache.js";
+import { createReadLimiter, defaultReadsPerMinute } from "../src/http/read-limiter.js";
 import { UserError } from "../src/lease/errors.js";
 import { positiveTtlMs } from "../src/providers/github/github-identity-provider.js";
-import { MemoryLivenessStore } from "../src/providers/memory-store.js";
+import { MemoryLivenessStore } from "../src/providers/memory/memory-store.js";
 import {
   agent,
   agentToken,

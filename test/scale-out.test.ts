@@ -1,10 +1,10 @@
 // Two App replicas on one Redis: SPEC §3's guarantees hold across them, and the janitor runs on exactly one.
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ClaimHoldError, createClaimHoldClient } from "../src/client/index.js";
-import { RedisFenceStore } from "../src/providers/redis-fence-store.js";
-import { RedisLivenessStore } from "../src/providers/redis-store.js";
-import { type GitHubSimulator, startGitHubSimulator } from "../src/sim/index.js";
+import { ClaimHoldError, createClaimHoldClient } from "../src/agent/client/index.js";
+import { RedisFenceStore } from "../src/providers/redis/redis-fence-store.js";
+import { RedisLivenessStore } from "../src/providers/redis/redis-store.js";
+import { type GitHubSimulator, startGitHubSimulator } from "../tools/github-sim/index.js";
 import { type AppHarness, startApp, testAppPrivateKey, testWebhookSecret } from "./support/app-harness.js";
 import { createTestRedis, deleteKeysWithPrefix, probeRedis, uniqueKeyPrefix } from "./support/redis.js";
 

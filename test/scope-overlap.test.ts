@@ -1,7 +1,7 @@
 // Declared work scopes: glob intersection on a table of pairs, live-claim filtering, and the API's validation.
 import { describe, expect, it } from "vitest";
 import type { ClaimRecord } from "../src/domain/claim.js";
-import { ClaimBody } from "../src/handlers/api-schemas.js";
+import { ClaimBody } from "../src/http/api-schemas.js";
 import {
   expandBraces,
   globsIntersect,

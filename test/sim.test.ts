@@ -15,8 +15,8 @@ import {
   type SubjectStatusVariables,
   type TransitionResponse,
 } from "../src/providers/github/graphql/index.js";
-import { MemoryLivenessStore } from "../src/providers/memory-store.js";
-import { type GitHubSimulator, startGitHubSimulator } from "../src/sim/index.js";
+import { MemoryLivenessStore } from "../src/providers/memory/memory-store.js";
+import { type GitHubSimulator, startGitHubSimulator } from "../tools/github-sim/index.js";
 import { startApp, testAppPrivateKey, testWebhookSecret } from "./support/app-harness.js";
 import { createInstallationToken, simGraphql, startWebhookReceiver } from "./support/sim-helpers.js";
 

@@ -13,8 +13,8 @@ import {
   type MarkStaleInput,
   StoreUnavailableError,
 } from "../src/providers/liveness-store.js";
-import { MemoryLivenessStore } from "../src/providers/memory-store.js";
-import { RedisLivenessStore } from "../src/providers/redis-store.js";
+import { MemoryLivenessStore } from "../src/providers/memory/memory-store.js";
+import { RedisLivenessStore } from "../src/providers/redis/redis-store.js";
 import {
   createTestCluster,
   createTestRedis,

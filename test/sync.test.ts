@@ -3,7 +3,7 @@ import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ClaimRecord } from "../src/domain/claim.js";
 import { parseClaimMarker, renderClaimComment } from "../src/lease/claim-comment.js";
-import { MemoryLivenessStore } from "../src/providers/memory-store.js";
+import { MemoryLivenessStore } from "../src/providers/memory/memory-store.js";
 import {
   GitHubRequestLog,
   labelIds,

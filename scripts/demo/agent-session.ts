@@ -4,7 +4,7 @@ import {
   type ClaimInput,
   type ClaimResult,
   isClaimHoldError,
-} from "../../src/client/index.js";
+} from "../../src/agent/client/index.js";
 import type { Timeline } from "./timeline.js";
 
 export class AgentSession {

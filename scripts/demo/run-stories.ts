@@ -1,5 +1,5 @@
 // The demo's scripted fleet: who claims what, who crashes, who takes over, and when a human steps in.
-import type { GitHubSimulator } from "../../src/sim/index.js";
+import type { GitHubSimulator } from "../../tools/github-sim/index.js";
 import type { AgentSession } from "./agent-session.js";
 import type { Timeline } from "./timeline.js";
 

@@ -1,6 +1,6 @@
 // Watches the simulated GitHub and the App while the demo runs: prints what changed and checks the invariants.
 import type { SweepReport } from "../../src/janitor/janitor.js";
-import type { GitHubSimulator } from "../../src/sim/index.js";
+import type { GitHubSimulator } from "../../tools/github-sim/index.js";
 import type { AgentSession } from "./agent-session.js";
 import type { Timeline } from "./timeline.js";
 

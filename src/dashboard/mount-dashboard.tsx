@@ -4,8 +4,8 @@ import type { Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { html } from "hono/html";
-import { type ApiEnv, maxBodyBytes, sameSecret } from "../handlers/api.js";
-import type { FailedAuthLimiter } from "../handlers/failed-auth-limiter.js";
+import { type ApiEnv, maxBodyBytes, sameSecret } from "../http/create-api.js";
+import type { FailedAuthLimiter } from "../http/failed-auth-limiter.js";
 import { type DerivedState, derivedStates } from "../lease/derive-state.js";
 import {
   contentSecurityPolicy,

@@ -10,6 +10,7 @@ import type { EmitterWebhookEvent } from "@octokit/webhooks";
 import type { Logger } from "pino";
 import type { RepoConfig } from "../config/repo-config.js";
 import { type Actor, type ClaimRecord, type SubjectKey, subjectName } from "../domain/claim.js";
+import { hasPermission } from "../http/create-api.js";
 import { renderClaimComment } from "../lease/claim-comment.js";
 import { fenceOf } from "../lease/fenced-writes.js";
 import { describe, type RepoConfigSource } from "../lease/lease-core.js";
@@ -31,7 +32,6 @@ import type {
 import type { CommentReactions } from "../providers/comment-reactions.js";
 import type { FenceStore } from "../providers/fence-store.js";
 import type { LivenessStore } from "../providers/liveness-store.js";
-import { hasPermission } from "./api.js";
 import { deliveryMemoryMs, isFromBot } from "./webhook-guard.js";
 
 type CommentPayload = EmitterWebhookEvent<"issue_comment.created">["payload"];

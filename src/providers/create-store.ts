@@ -3,10 +3,10 @@ import { Cluster, Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { FenceStore } from "./fence-store.js";
 import type { LivenessStore } from "./liveness-store.js";
-import { MemoryFenceStore } from "./memory-fence-store.js";
-import { MemoryLivenessStore } from "./memory-store.js";
-import { RedisFenceStore } from "./redis-fence-store.js";
-import { RedisLivenessStore } from "./redis-store.js";
+import { MemoryFenceStore } from "./memory/memory-fence-store.js";
+import { MemoryLivenessStore } from "./memory/memory-store.js";
+import { RedisFenceStore } from "./redis/redis-fence-store.js";
+import { RedisLivenessStore } from "./redis/redis-store.js";
 
 export const defaultKeyPrefix = "claim-hold:";
 

@@ -1,6 +1,6 @@
 // End to end over HTTP: many sessions race for one issue, and a takeover either supersedes or loses to the incumbent.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { isClaimHoldError } from "../../src/client/index.js";
+import { isClaimHoldError } from "../../src/agent/client/index.js";
 import { probeRedis } from "../support/redis.js";
 import { claimMarkers, type E2eWorld, fleet, repo, startWorld } from "./support/e2e-world.js";
 

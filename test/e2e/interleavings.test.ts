@@ -1,6 +1,6 @@
 // End to end, invariant 13: every ordered pair of transitions on one subject, the first one's GitHub write landing late.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { LeaseCredentials } from "../../src/client/index.js";
+import type { LeaseCredentials } from "../../src/agent/client/index.js";
 import type { ClaimRecord } from "../../src/domain/claim.js";
 import { markerStateOfRecord, verifyClaimMarker } from "../../src/lease/claim-comment.js";
 import { testSeal } from "../support/app-harness.js";

@@ -1,8 +1,12 @@
 // Randomized fault injection (seeded, FAULT_SEED reproduces): sessions, humans, janitor and webhooks against the real App, simulator and a dedicated Redis, then a history check.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ClaimHoldClient, createClaimHoldClient, isClaimHoldError } from "../../src/client/index.js";
+import {
+  type ClaimHoldClient,
+  createClaimHoldClient,
+  isClaimHoldError,
+} from "../../src/agent/client/index.js";
 import type { SubjectKey } from "../../src/domain/claim.js";
-import { type GitHubSimulator, startGitHubSimulator } from "../../src/sim/index.js";
+import { type GitHubSimulator, startGitHubSimulator } from "../../tools/github-sim/index.js";
 import { testAppPrivateKey, testWebhookSecret } from "../support/app-harness.js";
 import { advance, type FakeTime, type FaultApp, startFaultApp } from "./support/fault-app.js";
 import { checkHistory, type HistoryEvent, liveForMs } from "./support/history-checker.js";

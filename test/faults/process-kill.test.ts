@@ -2,8 +2,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
 import { createRedisClient } from "../../src/providers/create-store.js";
-import { RedisLivenessStore } from "../../src/providers/redis-store.js";
-import { type GitHubSimulator, startGitHubSimulator } from "../../src/sim/index.js";
+import { RedisLivenessStore } from "../../src/providers/redis/redis-store.js";
+import { type GitHubSimulator, startGitHubSimulator } from "../../tools/github-sim/index.js";
 import { freePort, testAppPrivateKey, testTokenSecret, testWebhookSecret } from "../support/app-harness.js";
 import { ThrowawayRedis } from "./support/redis-server.js";
 import {

@@ -5,7 +5,7 @@ import {
   isRefusedInstallationToken,
   shouldRetryRateLimit,
 } from "../../src/providers/github/claim-hold-octokit.js";
-import { type GitHubSimulator, startGitHubSimulator } from "../../src/sim/index.js";
+import { type GitHubSimulator, startGitHubSimulator } from "../../tools/github-sim/index.js";
 import { testAppPrivateKey, testWebhookSecret } from "../support/app-harness.js";
 import { advance, type FakeTime, type FaultApp, startFaultApp } from "./support/fault-app.js";
 import { ThrowawayRedis } from "./support/redis-server.js";

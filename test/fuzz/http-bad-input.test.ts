@@ -1,8 +1,8 @@
 // A bad-input corpus against the real App over HTTP: every answer is a clean 4xx, and nothing changes in the store or on GitHub.
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MemoryLivenessStore } from "../../src/providers/memory-store.js";
-import { type GitHubSimulator, startGitHubSimulator } from "../../src/sim/index.js";
+import { MemoryLivenessStore } from "../../src/providers/memory/memory-store.js";
+import { type GitHubSimulator, startGitHubSimulator } from "../../tools/github-sim/index.js";
 import { fleetToken, installationId, repo, repoId, seedWorld } from "../faults/support/world.js";
 import {
   type AppHarness,

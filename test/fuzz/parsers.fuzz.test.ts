@@ -11,7 +11,7 @@ import {
   InventoryQuery,
   JanitorRunBody,
   ReleaseBody,
-} from "../../src/handlers/api-schemas.js";
+} from "../../src/http/api-schemas.js";
 import { markerStates, parseClaimMarker, renderClaimComment } from "../../src/lease/claim-comment.js";
 import { parseReclaimCommand } from "../../src/lease/reclaim-command.js";
 

@@ -1,8 +1,8 @@
 // A full scenario, then a grep: no secret in logs, comments, check output, error bodies or metrics.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createClaimHoldClient } from "../../src/client/index.js";
-import { MemoryLivenessStore } from "../../src/providers/memory-store.js";
-import { type GitHubSimulator, startGitHubSimulator } from "../../src/sim/index.js";
+import { createClaimHoldClient } from "../../src/agent/client/index.js";
+import { MemoryLivenessStore } from "../../src/providers/memory/memory-store.js";
+import { type GitHubSimulator, startGitHubSimulator } from "../../tools/github-sim/index.js";
 import { fleetToken, otherToken, repo, seedWorld } from "../faults/support/world.js";
 import {
   type AppHarness,

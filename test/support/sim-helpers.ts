@@ -3,7 +3,7 @@ import { createSign } from "node:crypto";
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import { graphql } from "@octokit/graphql";
-import type { GitHubSimulator } from "../../src/sim/index.js";
+import type { GitHubSimulator } from "../../tools/github-sim/index.js";
 
 /** An RS256 App JWT as Octokit's auth-app makes it (iat 30 s back, 10 min life). */
 export function signAppJwt(

@@ -1,12 +1,12 @@
 // One end-to-end world: the GitHub simulator, the real App as an HTTP server on real Redis stores, and agents.
 import type { Redis } from "ioredis";
 import { afterEach, beforeEach } from "vitest";
-import { type PrivateRedis, startPrivateRedis } from "../../../scripts/support/start-private-redis.js";
-import { type ClaimHoldClient, createClaimHoldClient } from "../../../src/client/index.js";
+import { type ClaimHoldClient, createClaimHoldClient } from "../../../src/agent/client/index.js";
 import type { LivenessStore } from "../../../src/providers/liveness-store.js";
-import { RedisFenceStore } from "../../../src/providers/redis-fence-store.js";
-import { RedisLivenessStore } from "../../../src/providers/redis-store.js";
-import { type GitHubSimulator, startGitHubSimulator } from "../../../src/sim/index.js";
+import { RedisFenceStore } from "../../../src/providers/redis/redis-fence-store.js";
+import { RedisLivenessStore } from "../../../src/providers/redis/redis-store.js";
+import { type GitHubSimulator, startGitHubSimulator } from "../../../tools/github-sim/index.js";
+import { type PrivateRedis, startPrivateRedis } from "../../../tools/local-stack/start-private-redis.js";
 import {
   type AppHarness,
   startApp,

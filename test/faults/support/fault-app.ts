@@ -7,7 +7,7 @@ import { createLogger } from "../../../src/logger.js";
 import { createRedisClient } from "../../../src/providers/create-store.js";
 import { createClaimHoldOctokit } from "../../../src/providers/github/claim-hold-octokit.js";
 import type { LivenessStore } from "../../../src/providers/liveness-store.js";
-import { RedisLivenessStore } from "../../../src/providers/redis-store.js";
+import { RedisLivenessStore } from "../../../src/providers/redis/redis-store.js";
 import {
   freePort,
   testAppPrivateKey,

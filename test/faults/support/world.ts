@@ -1,6 +1,6 @@
 // A small simulated world for the targeted fault tests: octo/widgets, two agent accounts, a human maintainer.
-import { createClaimHoldClient } from "../../../src/client/index.js";
-import type { GitHubSimulator } from "../../../src/sim/index.js";
+import { createClaimHoldClient } from "../../../src/agent/client/index.js";
+import type { GitHubSimulator } from "../../../tools/github-sim/index.js";
 
 export const repo = "octo/widgets";
 export const repoId = 7001;

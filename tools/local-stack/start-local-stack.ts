@@ -9,7 +9,7 @@ import { createLogger } from "../../src/logger.js";
 import { createStores } from "../../src/providers/create-store.js";
 import type { FenceStore } from "../../src/providers/fence-store.js";
 import type { LivenessStore } from "../../src/providers/liveness-store.js";
-import { type GitHubSimulator, startGitHubSimulator } from "../../src/sim/index.js";
+import { type GitHubSimulator, startGitHubSimulator } from "../github-sim/index.js";
 
 export interface LocalStackOptions {
   /** Absent: the embedded memory store. */

@@ -100,7 +100,7 @@ export const VerifyResponseSchema = z.looseObject({
 export type VerifyResponse = z.infer<typeof VerifyResponseSchema>;
 
 /** States of SPEC §2.2 (the server's list); kept out of the schemas so a new state never breaks a client. */
-export { type DerivedState, derivedStates } from "../lease/derive-state.js";
+export { type DerivedState, derivedStates } from "../../lease/derive-state.js";
 
 /** One inventory row (SPEC §2.2): a subject's joined state. */
 export const ClaimRowSchema = z.looseObject({

@@ -1,7 +1,7 @@
 // The embedded single-process LivenessStore: the reference semantics the Redis scripts reproduce.
 import { timingSafeEqual } from "node:crypto";
-import type { Actor, ClaimRecord, Durations, SubjectKey, Transition } from "../domain/claim.js";
-import { aliveAt } from "../lease/liveness.js";
+import type { Actor, ClaimRecord, Durations, SubjectKey, Transition } from "../../domain/claim.js";
+import { aliveAt } from "../../lease/liveness.js";
 import type {
   ClaimInput,
   ClaimOutcome,
@@ -20,7 +20,7 @@ import type {
   ReleaseInput,
   ReleaseOutcomeResult,
   VerifyOutcome,
-} from "./liveness-store.js";
+} from "../liveness-store.js";
 
 const historyLimit = 50;
 

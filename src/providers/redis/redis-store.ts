@@ -1,7 +1,7 @@
 // The Redis LivenessStore: every transition is one Lua script (EVALSHA) over the keys of one installation.
 import type { Cluster, Redis } from "ioredis";
 import { z } from "zod";
-import { type Actor, ClaimRecord, type SubjectKey, Transition } from "../domain/claim.js";
+import { type Actor, ClaimRecord, type SubjectKey, Transition } from "../../domain/claim.js";
 import {
   type ClaimInput,
   type ClaimOutcome,
@@ -21,7 +21,7 @@ import {
   type ReleaseOutcomeResult,
   StoreUnavailableError,
   type VerifyOutcome,
-} from "./liveness-store.js";
+} from "../liveness-store.js";
 import {
   checkTtl,
   encodeDocument,
@@ -30,7 +30,7 @@ import {
   newHumanRecord,
   rotatedTokensKept,
   takeoverIntentLifetimeFactor,
-} from "./memory-store.js";
+} from "../memory/memory-store.js";
 
 export interface RedisLivenessStoreOptions {
   /**

@@ -1,7 +1,7 @@
 // The Redis FenceStore: attestations, claim notes and the PR/branch indexes; multi-key writes are one Lua script.
 import type { Cluster, Redis } from "ioredis";
 import { z } from "zod";
-import type { SubjectKey } from "../domain/claim.js";
+import type { SubjectKey } from "../../domain/claim.js";
 import {
   attestationTtlMs,
   ClaimNote,
@@ -13,7 +13,7 @@ import {
   maxShasPerGeneration,
   maxSubjectsPerBranch,
   type RepoKey,
-} from "./fence-store.js";
+} from "../fence-store.js";
 import { callRedis, runScript } from "./redis-store.js";
 
 export interface RedisFenceStoreOptions {

@@ -1,10 +1,10 @@
 // `POST /api/v1/leases/{leaseId}/attest` (SPEC §4.2), mounted through the API's `extend` hook.
 import type { Hono } from "hono";
-import { UserError } from "../lease/errors.js";
-import type { MergeFence } from "../lease/merge-fence.js";
-import { type ApiEnv, bearerOf, readBody } from "./api.js";
-import { AttestBody } from "./api-schemas.js";
-import { type FailedAuthLimiter, invalidCredential, rateLimited } from "./failed-auth-limiter.js";
+import { UserError } from "../../lease/errors.js";
+import type { MergeFence } from "../../lease/merge-fence.js";
+import { AttestBody } from "../api-schemas.js";
+import { type ApiEnv, bearerOf, readBody } from "../create-api.js";
+import { type FailedAuthLimiter, invalidCredential, rateLimited } from "../failed-auth-limiter.js";
 
 export function mountAttestRoute(
   app: Hono<ApiEnv>,

@@ -1,5 +1,5 @@
 // The embedded FenceStore: the same semantics as the Redis one, in process memory (single replica).
-import type { SubjectKey } from "../domain/claim.js";
+import type { SubjectKey } from "../../domain/claim.js";
 import {
   attestationTtlMs,
   type ClaimNote,
@@ -11,7 +11,7 @@ import {
   maxShasPerGeneration,
   maxSubjectsPerBranch,
   type RepoKey,
-} from "./fence-store.js";
+} from "../fence-store.js";
 
 const subjectId = (key: SubjectKey) => `${key.installationId}:${key.repoId}:${key.issue}`;
 const repoId = (repo: RepoKey) => `${repo.installationId}:${repo.repoId}`;
