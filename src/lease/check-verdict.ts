@@ -94,20 +94,7 @@ function judge(subject: LinkedSubject, input: CheckInput, agentBranch: boolean):
     };
   }
   // Rule 3. A branch some claim named is an agent branch whatever its prefix.
-  if (authorKind === "human" && !agentBranch) {
-    const branch = record?.branch ? `, branch \`${record.branch.replace(/`/g, "")}\`` : "";
-    const holder =
-      record?.state === "active" || record?.state === "human"
-        ? `held by ${describe(record.actor)} (generation ${record.generation}${branch})`
-        : record
-          ? `last claimed by ${describe(record.actor)} (generation ${record.generation}, ${record.state})`
-          : "claimed by an agent before";
-    return {
-      conclusion: "neutral",
-      title: "Human change on a subject with an agent claim",
-      detail: `${name} is ${holder}; this PR comes from a human on a non-agent branch, so it is not fenced. Coordinate with the holder before merging.`,
-    };
-  }
+  if (authorKind === "human" && !agentBranch) return humanChangeVerdict(name, record);
   if (!record) {
     // The store lost the record and reconcile has not rebuilt it yet: no holder to compare with.
     // Fail closed only where attestation is required; the merge is the one point that must serialize.
@@ -138,41 +125,77 @@ function judge(subject: LinkedSubject, input: CheckInput, agentBranch: boolean):
   const branchIsOnlyOld =
     subject.branchGenerations.length > 0 && !subject.branchGenerations.includes(current);
   if (oldAttestations.length > 0 || branchIsOnlyOld) {
-    const old = Math.max(...oldAttestations, ...subject.branchGenerations.filter((g) => g !== current));
-    const oldHolder = subject.pastHolders?.find((h) => h.generation === old);
-    const whom = `generation ${old}${oldHolder ? ` (${describe(oldHolder.actor)})` : ""}`;
-    const by =
-      record.state === "active" || record.state === "human"
-        ? `${describe(record.actor)} (generation ${current}) at ${iso(record.claimedAt)}`
-        : `generation ${current} (${record.state}${record.endedBy ? ` by ${describe(record.endedBy)}` : ""}) at ${iso(record.endedAt ?? record.claimedAt)}`;
-    const resume =
-      record.state === "active" && record.branch === headRef
-        ? ` The current holder continues on this branch: it may vouch for this head with ${attest}.`
-        : "";
-    return {
-      conclusion: "failure",
-      title: "Superseded holder",
-      detail: `${name}: ${whom} was superseded by ${by}; this head is not vouched for by the current holder.${resume}`,
-    };
+    return supersededVerdict(subject, record, oldAttestations, headRef, attest);
   }
   // Rule 6.
-  if (input.requireAttestation) {
-    const fix =
-      record.state === "active" && record.actor.kind === "agent"
-        ? `The holder (${describe(record.actor)}, generation ${current}) runs ${attest}.`
-        : record.state === "human"
-          ? `${describe(record.actor)} holds ${name} now (generation ${current}); an agent can vouch for this head only after claiming it (\`claim-hold claim ${name}\`) and running ${attest}.`
-          : `Nobody holds ${name} now: claim it (\`claim-hold claim ${name}\`), then run ${attest}.`;
-    return {
-      conclusion: "failure",
-      title: "Not attested by the current holder",
-      detail: `${name}: ${headSha.slice(0, 7)} on \`${headRef.replace(/`/g, "")}\` is not attested by generation ${current}. ${fix}`,
-    };
-  }
+  if (input.requireAttestation) return notAttestedVerdict(name, record, headSha, headRef, attest);
   return {
     conclusion: "success",
     title: "Not superseded",
     detail: `${name}: no superseded claim is involved; attestation is not required here (\`check.requireAttestation: false\`).`,
+  };
+}
+
+function humanChangeVerdict(name: string, record: ClaimRecord | null): SubjectVerdict {
+  const branch = record?.branch ? `, branch \`${record.branch.replace(/`/g, "")}\`` : "";
+  const holder =
+    record?.state === "active" || record?.state === "human"
+      ? `held by ${describe(record.actor)} (generation ${record.generation}${branch})`
+      : record
+        ? `last claimed by ${describe(record.actor)} (generation ${record.generation}, ${record.state})`
+        : "claimed by an agent before";
+  return {
+    conclusion: "neutral",
+    title: "Human change on a subject with an agent claim",
+    detail: `${name} is ${holder}; this PR comes from a human on a non-agent branch, so it is not fenced. Coordinate with the holder before merging.`,
+  };
+}
+
+function supersededVerdict(
+  subject: LinkedSubject,
+  record: ClaimRecord,
+  oldAttestations: number[],
+  headRef: string,
+  attest: string,
+): SubjectVerdict {
+  const { subject: name } = subject;
+  const current = record.generation;
+  const old = Math.max(...oldAttestations, ...subject.branchGenerations.filter((g) => g !== current));
+  const oldHolder = subject.pastHolders?.find((h) => h.generation === old);
+  const whom = `generation ${old}${oldHolder ? ` (${describe(oldHolder.actor)})` : ""}`;
+  const by =
+    record.state === "active" || record.state === "human"
+      ? `${describe(record.actor)} (generation ${current}) at ${iso(record.claimedAt)}`
+      : `generation ${current} (${record.state}${record.endedBy ? ` by ${describe(record.endedBy)}` : ""}) at ${iso(record.endedAt ?? record.claimedAt)}`;
+  const resume =
+    record.state === "active" && record.branch === headRef
+      ? ` The current holder continues on this branch: it may vouch for this head with ${attest}.`
+      : "";
+  return {
+    conclusion: "failure",
+    title: "Superseded holder",
+    detail: `${name}: ${whom} was superseded by ${by}; this head is not vouched for by the current holder.${resume}`,
+  };
+}
+
+function notAttestedVerdict(
+  name: string,
+  record: ClaimRecord,
+  headSha: string,
+  headRef: string,
+  attest: string,
+): SubjectVerdict {
+  const current = record.generation;
+  const fix =
+    record.state === "active" && record.actor.kind === "agent"
+      ? `The holder (${describe(record.actor)}, generation ${current}) runs ${attest}.`
+      : record.state === "human"
+        ? `${describe(record.actor)} holds ${name} now (generation ${current}); an agent can vouch for this head only after claiming it (\`claim-hold claim ${name}\`) and running ${attest}.`
+        : `Nobody holds ${name} now: claim it (\`claim-hold claim ${name}\`), then run ${attest}.`;
+  return {
+    conclusion: "failure",
+    title: "Not attested by the current holder",
+    detail: `${name}: ${headSha.slice(0, 7)} on \`${headRef.replace(/`/g, "")}\` is not attested by generation ${current}. ${fix}`,
   };
 }
 
