@@ -1,0 +1,172 @@
+// Applies the planned actions of due claims (mark stale, reap, repair a phantom) within the write budget and spacing.
+import type { RepoConfig } from "../config/repo-config.js";
+import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
+import { endedClaimWrite } from "../lease/ended-write.js";
+import type { SubjectSnapshot } from "../providers/assignment-provider.js";
+import { planPhantomRepair, reapNote, revokedNote, staleWrite } from "./plan-repairs.js";
+import type { PlannedAction } from "./plan-sweep.js";
+import { type JanitorDeps, type SweepRun, subjectName, writesHeld } from "./sweep-types.js";
+
+/** GitHub asks integrators to space mutations; the janitor writes at most once a second. */
+export const writeSpacingMs = 1000;
+
+/** A due claim the sweep decided to act on, with the evidence the action was decided from. */
+export interface PlannedSubject {
+  key: SubjectKey;
+  record: ClaimRecord;
+  snapshot: SubjectSnapshot;
+  config: RepoConfig;
+  plan: PlannedAction;
+}
+
+/**
+ * Applies `planned` in order: a dry run only reports; the smallest `maxWritesPerMinute` of the
+ * subjects' configs bounds the writes, spaced `writeSpacingMs` apart.
+ */
+export async function applyPlanned(run: SweepRun, planned: PlannedSubject[], epoch: number): Promise<void> {
+  const { deps, report } = run;
+  const budget = Math.min(
+    ...planned.map((p) => p.config.janitor.maxWritesPerMinute),
+    Number.POSITIVE_INFINITY,
+  );
+  let writes = 0;
+  for (const item of planned) {
+    const subject = subjectName(item.record.repo, item.record.issue);
+    if (writesHeld(run, item.config)) {
+      report.actions.push({ subject, action: item.plan.kind, reason: item.plan.reason });
+      continue;
+    }
+    if (writes >= budget) {
+      report.actions.push({ subject, action: "deferred", reason: `write budget of ${budget}/min spent` });
+      continue;
+    }
+    if (writes > 0) await deps.sleep(writeSpacingMs);
+    let done: boolean;
+    try {
+      done = await performPlanned(deps, item, epoch);
+    } catch (error) {
+      // One subject's GitHub failure does not stop the sweep; its store side (if any) stays
+      // `sync: pending` and the next reconcile writes it again.
+      deps.log.warn({ subject, err: error }, "janitor action failed on GitHub");
+      writes++;
+      report.actions.push({ subject, action: "deferred", reason: `github-failed (${item.plan.kind})` });
+      continue;
+    }
+    if (done) {
+      writes++;
+      report.actions.push({ subject, action: item.plan.kind, reason: item.plan.reason });
+    } else {
+      report.skipped++;
+    }
+  }
+}
+
+/** Applies one planned action; false when the store's atomic re-check found the holder alive again. */
+function performPlanned(deps: JanitorDeps, item: PlannedSubject, epoch: number): Promise<boolean> {
+  switch (item.plan.kind) {
+    case "relabel-stale":
+      return markStale(deps, item, epoch);
+    case "reap":
+      return reap(deps, item, epoch);
+    case "repair":
+      return repairPhantom(deps, item);
+  }
+}
+
+function refOf(key: SubjectKey, record: ClaimRecord) {
+  return { installationId: key.installationId, repo: record.repo, issue: record.issue };
+}
+
+async function markStale(
+  deps: JanitorDeps,
+  { key, record, snapshot, config }: PlannedSubject,
+  epoch: number,
+): Promise<boolean> {
+  const now = deps.now();
+  const marked = await deps.store.markStale({
+    key,
+    generation: record.generation,
+    now,
+    requireSilentMs: record.durations.ttlMs,
+    storeEpoch: epoch,
+  });
+  if (marked.kind !== "marked") return false;
+  await deps.assignments.apply(refOf(key, record), staleWrite(record, marked.record, snapshot, config, now));
+  return true;
+}
+
+async function reap(
+  deps: JanitorDeps,
+  { key, record, config }: PlannedSubject,
+  epoch: number,
+): Promise<boolean> {
+  const now = deps.now();
+  const ended = await deps.store.endClaim({
+    key,
+    generation: record.generation,
+    now,
+    to: "reaped",
+    bump: true,
+    requireSilentMs: record.durations.reclaimAfterMs,
+    storeEpoch: epoch,
+  });
+  if (ended.kind !== "ended") return false;
+  const note = reapNote(record, now);
+  await deps.assignments.apply(
+    refOf(key, record),
+    endedClaimWrite({ previous: ended.previous, ended: ended.record, config, note }),
+  );
+  await deps.store.markSynced(key, ended.record.generation);
+  await deps.subjectChanged(key, ended.record);
+  return true;
+}
+
+async function repairPhantom(
+  deps: JanitorDeps,
+  { key, record, snapshot, config }: PlannedSubject,
+): Promise<boolean> {
+  const { store, assignments } = deps;
+  const repair = planPhantomRepair(record, snapshot, config);
+  if (repair.kind === "revoke") {
+    const ended = await store.endClaim({
+      key,
+      generation: record.generation,
+      now: deps.now(),
+      to: "revoked",
+      bump: true,
+    });
+    if (ended.kind !== "ended") return false;
+    await assignments.apply(
+      refOf(key, record),
+      endedClaimWrite({
+        previous: ended.previous,
+        ended: ended.record,
+        config,
+        note: revokedNote(record.generation),
+      }),
+    );
+    await store.markSynced(key, ended.record.generation);
+    await deps.subjectChanged(key, ended.record);
+    return true;
+  }
+  const applied = await assignments.apply(refOf(key, record), repair.write);
+  await commitOrMarkSynced(deps, key, record.generation, applied.claimComment);
+  return true;
+}
+
+/** After a write that may have created the claim comment: its ids committed, or the record marked synced. */
+export async function commitOrMarkSynced(
+  deps: JanitorDeps,
+  key: SubjectKey,
+  generation: number,
+  claimComment: { nodeId: string; databaseId: number } | undefined,
+): Promise<void> {
+  if (claimComment) {
+    await deps.store.commitClaim(key, generation, {
+      commentNodeId: claimComment.nodeId,
+      commentId: claimComment.databaseId,
+    });
+  } else {
+    await deps.store.markSynced(key, generation);
+  }
+}

@@ -1,0 +1,221 @@
+// The reconcile pass: labelled issues matched with the store, pending writes retried, lost labels put back.
+import type { RepoConfig } from "../config/repo-config.js";
+import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
+import { endedClaimWrite } from "../lease/ended-write.js";
+import { recordFromMarker } from "../lease/restore-from-comments.js";
+import type { SubjectSnapshot } from "../providers/assignment-provider.js";
+import { commitOrMarkSynced } from "./apply-due.js";
+import {
+  finishReclaimWrite,
+  labelWithoutRecordFence,
+  planLabelRepair,
+  planReconcile,
+  recordBeforeEnd,
+  supersededAppAssignees,
+} from "./plan-repairs.js";
+import { type SweepRun, subjectName, writesHeld } from "./sweep-types.js";
+
+/** Pages of labelled open issues read per repository and reconcile pass. */
+const maxListingPages = 20;
+/** Records of a repository read for the pending retry and the unlabelled repair. */
+const repositoryRecordLimit = 200;
+
+/**
+ * Reconcile (every `JANITOR_RECONCILE_EVERY` sweeps), per repository of the installation:
+ *   1. list the open issues carrying a managed label, page by page, and reconcile each (§ planReconcile);
+ *   2. after the first page (which names the repository id), retry ended claims whose write is pending;
+ *   3. repair live claims the labelled listing missed: their label was lost on GitHub.
+ */
+export async function reconcileInstallation(run: SweepRun, installationId: number): Promise<void> {
+  const { assignments, configs } = run.deps;
+  const repos = await assignments.listRepositories(installationId);
+  for (const repo of repos) {
+    const config = await configs.load(installationId, repo);
+    let after: string | null = null;
+    let repoId: number | null = null;
+    const seen = new Set<number>();
+    for (let page = 0; page < maxListingPages; page++) {
+      const listing = await assignments.listOpenIssues(
+        { installationId, repo },
+        { first: 100, after, labels: [config.labels.claimed, config.labels.stale] },
+      );
+      for (const snapshot of listing.issues) {
+        seen.add(snapshot.issue);
+        await reconcileSubject(run, installationId, snapshot, config);
+      }
+      if (listing.repoId !== null) repoId = listing.repoId;
+      if (page === 0 && listing.repoId !== null) {
+        await retryPending(run, installationId, listing.repoId, config);
+      }
+      if (!listing.hasNextPage) break;
+      after = listing.endCursor;
+    }
+    if (repoId !== null) await repairUnlabelled(run, installationId, repoId, seen, config);
+  }
+}
+
+async function reconcileSubject(
+  run: SweepRun,
+  installationId: number,
+  snapshot: SubjectSnapshot,
+  config: RepoConfig,
+): Promise<void> {
+  const { deps, options, report } = run;
+  const key = { installationId, repoId: snapshot.repoId, issue: snapshot.issue };
+  const subject = subjectName(snapshot.repo, snapshot.issue);
+  report.examined++;
+  const record = await deps.store.get(key);
+  const action = planReconcile(record, snapshot, config);
+  switch (action.kind) {
+    case "finish-reclaim":
+      report.actions.push({ subject, action: "repair", reason: "reclaim-write-pending" });
+      if (!writesHeld(run, config)) await finishReclaim(run, key, action.record, snapshot, config);
+      return;
+    case "repair-labels":
+      await repairLabels(run, action.record, snapshot, config);
+      return;
+    case "left-to-retry":
+      return;
+    case "state-unknown":
+      report.skipped++;
+      deps.log.warn(
+        { subject },
+        "claim state unknown: the claim comments cannot vouch for what GitHub shows",
+      );
+      return;
+    case "rebuild-record": {
+      report.actions.push({ subject, action: "repair", reason: "record-rebuilt-from-claim-comment" });
+      // Only the store is written: a repository's janitor dry run does not hold it back.
+      if (options.dryRun) return;
+      const now = deps.now();
+      const epoch = await deps.store.epoch(installationId, now);
+      await deps.store.restore(recordFromMarker(key, snapshot, action.comment, epoch, now), now);
+      return;
+    }
+    case "remove-label":
+      report.actions.push({ subject, action: "repair", reason: "label-without-record" });
+      if (writesHeld(run, config)) return;
+      await deps.assignments.apply(
+        { installationId, repo: snapshot.repo, issue: snapshot.issue },
+        // Decided from a listing read earlier: a claim made since re-aims it (invariant 13).
+        { ...action.write, fence: labelWithoutRecordFence(key, record, config) },
+      );
+      return;
+  }
+}
+
+/**
+ * Invariant 13: a claim in force whose labels GitHub does not show as the record says (a late or
+ * lost write) gets them back; only labels — assignments follow the phantom rule when due.
+ */
+async function repairLabels(
+  run: SweepRun,
+  record: ClaimRecord,
+  snapshot: SubjectSnapshot,
+  config: RepoConfig,
+): Promise<void> {
+  const { deps, report } = run;
+  let leftovers = supersededAppAssignees(record, snapshot);
+  if (leftovers.length > 0) {
+    // A claim comment of a generation this store rolled back stands for no App-made assignment.
+    const rolledBack = new Set(
+      (await deps.store.history(record)).filter((t) => t.kind === "rolled-back").map((t) => t.generation),
+    );
+    leftovers = leftovers.filter((left) => !rolledBack.has(left.generation));
+  }
+  const repair = planLabelRepair(record, snapshot, config, leftovers);
+  if (!repair) {
+    report.skipped++;
+    return;
+  }
+  report.actions.push({
+    subject: subjectName(snapshot.repo, snapshot.issue),
+    action: "repair",
+    reason: repair.reason,
+  });
+  if (writesHeld(run, config)) return;
+  await deps.assignments.apply(
+    { installationId: record.installationId, repo: snapshot.repo, issue: snapshot.issue },
+    repair.write,
+  );
+}
+
+/** Live claims of the repository that the labelled listing missed: their label was lost on GitHub. */
+async function repairUnlabelled(
+  run: SweepRun,
+  installationId: number,
+  repoId: number,
+  seen: ReadonlySet<number>,
+  config: RepoConfig,
+): Promise<void> {
+  const { store, assignments } = run.deps;
+  const records = await store.listRepository(installationId, repoId, repositoryRecordLimit);
+  for (const record of records) {
+    if (record.state !== "active" || seen.has(record.issue)) continue;
+    const snapshot = await assignments.status({ installationId, repo: record.repo, issue: record.issue });
+    if (snapshot?.state !== "open") continue;
+    run.report.examined++;
+    await repairLabels(run, record, snapshot, config);
+  }
+}
+
+const endedStates: readonly ClaimRecord["state"][] = ["released", "completed", "reaped", "revoked"];
+
+/**
+ * Invariant 10: an ended claim whose GitHub write failed (`sync: pending`) gets it written again —
+ * unassign what the App assigned, labels off, claim comment final.
+ */
+async function retryPending(
+  run: SweepRun,
+  installationId: number,
+  repoId: number,
+  config: RepoConfig,
+): Promise<void> {
+  const { deps, report } = run;
+  const { store, assignments } = deps;
+  const records = await store.listRepository(installationId, repoId, repositoryRecordLimit);
+  for (const record of records) {
+    if (!endedStates.includes(record.state) || record.sync !== "pending") continue;
+    report.actions.push({
+      subject: subjectName(record.repo, record.issue),
+      action: "repair",
+      reason: "unwritten-transition-retried",
+    });
+    if (writesHeld(run, config)) continue;
+    const ref = { installationId, repo: record.repo, issue: record.issue };
+    if (record.actor.kind === "human") {
+      // A `/reclaim release` whose one batched write failed: finished like any pending `/reclaim`.
+      const snapshot = await assignments.status(ref);
+      const key = { installationId, repoId, issue: record.issue };
+      if (snapshot) await finishReclaim(run, key, record, snapshot, config);
+      continue;
+    }
+    await assignments.apply(
+      ref,
+      // A completion by closing the issue keeps the assignee as the record; a release with outcome
+      // `completed` (ended by the agent itself) unassigns like any release.
+      endedClaimWrite({
+        previous: recordBeforeEnd(record),
+        ended: record,
+        config,
+        keepAssignee: record.state === "completed" && record.endedBy?.kind !== "agent",
+      }),
+    );
+    await store.markSynced(record, record.generation);
+  }
+}
+
+/** A `/reclaim` (or `/reclaim release`) whose write failed, written again from its record. */
+async function finishReclaim(
+  run: SweepRun,
+  key: SubjectKey,
+  record: ClaimRecord,
+  snapshot: SubjectSnapshot,
+  config: RepoConfig,
+): Promise<void> {
+  const applied = await run.deps.assignments.apply(
+    { installationId: key.installationId, repo: snapshot.repo, issue: snapshot.issue },
+    finishReclaimWrite(record, snapshot, config),
+  );
+  await commitOrMarkSynced(run.deps, key, record.generation, applied.claimComment);
+}

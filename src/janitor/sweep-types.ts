@@ -1,0 +1,71 @@
+// The janitor's report, options and dependencies, shared by the sweep's phases.
+import type { Logger } from "pino";
+import type { RepoConfig } from "../config/repo-config.js";
+import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
+import type { RepoConfigSource } from "../lease/lease-core.js";
+import type { AssignmentProvider } from "../providers/assignment-provider.js";
+import type { InstallationSource } from "../providers/installation-source.js";
+import type { LivenessStore } from "../providers/liveness-store.js";
+import type { SweepActionKind } from "./plan-sweep.js";
+
+export interface SweepAction {
+  subject: string;
+  action: SweepActionKind;
+  reason: string;
+}
+
+export interface SweepReport {
+  at: string;
+  installations: number;
+  examined: number;
+  actions: SweepAction[];
+  skipped: number;
+  halted: boolean;
+  haltedInstallations: number[];
+  reconciled: boolean;
+  dryRun: boolean;
+  githubRequests: number;
+  durationMs: number;
+}
+
+export interface JanitorDeps {
+  store: LivenessStore;
+  assignments: AssignmentProvider;
+  configs: RepoConfigSource;
+  now: () => number;
+  sleep: (ms: number) => Promise<void>;
+  log: Logger;
+  /**
+   * Every installation of the App, from GitHub: read on a reconcile pass, and whenever the store's
+   * own installation set (what an ordinary sweep visits, no GitHub request) was lost.
+   */
+  installations: InstallationSource;
+  /** Runs `work` and counts the GitHub requests it made. */
+  measure: <T>(work: () => Promise<T>) => Promise<{ result: T; requests: number }>;
+  subjectChanged: (key: SubjectKey, record: ClaimRecord) => Promise<void>;
+  /** Due claims read per installation and sweep. */
+  maxDuePerSweep?: number;
+}
+
+export interface SweepOptions {
+  dryRun?: boolean;
+  installationId?: number;
+  reconcile?: boolean;
+}
+
+/** One sweep in progress: what each phase reads from and reports into. */
+export interface SweepRun {
+  deps: JanitorDeps;
+  options: SweepOptions;
+  report: SweepReport;
+}
+
+/** True when this sweep (or the repository's config) only reports what it would write. */
+export function writesHeld(run: SweepRun, config: RepoConfig): boolean {
+  return Boolean(run.options.dryRun || config.janitor.dryRun);
+}
+
+/** How a report names a subject. */
+export function subjectName(repo: string, issue: number): string {
+  return `${repo}#${issue}`;
+}
