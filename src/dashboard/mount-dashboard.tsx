@@ -4,8 +4,10 @@ import type { Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { html } from "hono/html";
-import { type ApiEnv, maxBodyBytes, sameSecret } from "../http/create-api.js";
+import type { ApiEnv } from "../http/api-env.js";
+import { sameSecret } from "../http/auth.js";
 import type { FailedAuthLimiter } from "../http/failed-auth-limiter.js";
+import { maxBodyBytes } from "../http/read-body.js";
 import { type DerivedState, derivedStates } from "../lease/derive-state.js";
 import {
   contentSecurityPolicy,

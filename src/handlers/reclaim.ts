@@ -10,7 +10,7 @@ import type { EmitterWebhookEvent } from "@octokit/webhooks";
 import type { Logger } from "pino";
 import type { RepoConfig } from "../config/repo-config.js";
 import { type Actor, type ClaimRecord, type SubjectKey, subjectName } from "../domain/claim.js";
-import { hasPermission } from "../http/create-api.js";
+import { hasPermission } from "../http/auth.js";
 import { renderClaimComment } from "../lease/claim-comment.js";
 import { fenceOf } from "../lease/fenced-writes.js";
 import { describe, type RepoConfigSource } from "../lease/lease-core.js";

@@ -1,7 +1,8 @@
 // `GET /metrics` (SPEC §9): Prometheus text from the App's own registry; open unless METRICS_TOKEN is set.
 import type { Hono } from "hono";
 import type { Registry } from "prom-client";
-import { type ApiEnv, bearerOf, sameSecret } from "../http/create-api.js";
+import type { ApiEnv } from "../http/api-env.js";
+import { bearerOf, sameSecret } from "../http/auth.js";
 
 export function mountMetrics(app: Hono<ApiEnv>, deps: { registry: Registry; token?: string }): void {
   app.get("/metrics", async (c) => {

@@ -1,0 +1,155 @@
+// Who calls the API: bearer credentials, the admin secret, GitHub users' permission and lease tokens.
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { Context } from "hono";
+import { UserError } from "../lease/errors.js";
+import type { GitHubUser, IdentityProvider, RepoPermission } from "../providers/assignment-provider.js";
+import type { ApiEnv } from "./api-env.js";
+import { type FailedAuthLimiter, invalidCredential, rateLimited } from "./failed-auth-limiter.js";
+import { type ReadFamily, type ReadLimiter, readRateLimited } from "./read-limiter.js";
+
+export interface AuthDeps {
+  identity: IdentityProvider;
+  limiter: FailedAuthLimiter;
+  /** The inventory and subject routes' per-login limit (SPEC §4.1). */
+  readLimiter: ReadLimiter;
+  /**
+   * Whether checking a token for `leaseId` costs no GitHub request: the store holds its subject (a
+   * subject the store lost is recovered from its claim comments). Absent: every lease call is checked.
+   */
+  leaseOnRecord?: (leaseId: string) => Promise<boolean>;
+}
+
+const permissionRank: Record<RepoPermission, number> = {
+  none: 0,
+  read: 1,
+  triage: 2,
+  write: 3,
+  maintain: 4,
+  admin: 5,
+};
+
+/** Constant-time comparison of a presented secret with the configured one. */
+export function sameSecret(presented: string, expected: string): boolean {
+  const a = createHash("sha256").update(presented).digest();
+  const b = createHash("sha256").update(expected).digest();
+  return timingSafeEqual(a, b);
+}
+
+export function hasPermission(actual: RepoPermission, needed: RepoPermission): boolean {
+  return permissionRank[actual] >= permissionRank[needed];
+}
+
+/** Reads the bearer credential; both `Bearer x` and GitHub's `token x` are accepted. */
+export function bearerOf(c: Context): string | null {
+  const header = c.req.header("authorization");
+  const match = header ? /^(?:bearer|token)\s+(\S{1,512})$/i.exec(header.trim()) : null;
+  return match?.[1] ?? null;
+}
+
+/**
+ * Failed authentications count against the client address; past the limit, a credential that
+ * turns out invalid gets 429 instead of its error. A valid one is never refused for that.
+ */
+export function authFailed(c: Context<ApiEnv>, limiter: FailedAuthLimiter, error: UserError): UserError {
+  return invalidCredential(limiter, c.get("clientAddress"), error);
+}
+
+/** The admin token as the bearer credential, or a failed authentication. */
+export function requireSecret(
+  c: Context<ApiEnv>,
+  limiter: FailedAuthLimiter,
+  secret: string,
+  message: string,
+): void {
+  const token = bearerOf(c);
+  if (!token || !sameSecret(token, secret)) {
+    throw authFailed(c, limiter, new UserError(401, "unauthorized", message));
+  }
+}
+
+/**
+ * The GitHub user behind the bearer token, with at least `needed` permission on `repo`, and the
+ * App's installation there. `readFamily` counts the call against that read route's per-login limit.
+ */
+export async function githubCaller(
+  c: Context<ApiEnv>,
+  deps: Pick<AuthDeps, "identity" | "limiter" | "readLimiter">,
+  repo: string,
+  needed: RepoPermission,
+  readFamily?: ReadFamily,
+): Promise<{ user: GitHubUser; installationId: number }> {
+  const { identity, limiter } = deps;
+  const token = bearerOf(c);
+  if (!token)
+    throw authFailed(
+      c,
+      limiter,
+      new UserError(401, "unauthorized", "Send your GitHub token as a Bearer credential."),
+    );
+  // Asking GitHub about a token costs quota: from a limited address, only about tokens it accepted lately.
+  const retryAfter = limiter.blockedFor(c.get("clientAddress"));
+  if (retryAfter > 0 && !limiter.knownGood(token)) throw rateLimited(retryAfter);
+  const user = await identity.userForToken(token);
+  if (!user) {
+    limiter.rejected(token);
+    throw authFailed(c, limiter, new UserError(401, "unauthorized", "GitHub did not accept that token."));
+  }
+  limiter.accepted(token);
+  // Counted before anything about the repository is asked, so a caller over its limit costs nothing.
+  if (readFamily) {
+    const wait = deps.readLimiter.take(readFamily, user.login);
+    if (wait > 0) throw readRateLimited(readFamily, wait);
+  }
+  const installationId = await identity.installationFor(repo);
+  if (installationId === null) {
+    throw new UserError(404, "not_installed", `The claim-hold App is not installed on ${repo}.`);
+  }
+  const permission = await identity.permission(installationId, repo, user.login);
+  if (!hasPermission(permission, needed)) {
+    throw new UserError(403, "forbidden", `@${user.login} needs ${needed} permission on ${repo}.`, {
+      permission,
+    });
+  }
+  return { user, installationId };
+}
+
+/** The lease token (`clh_…`) as the bearer credential, or a failed authentication. */
+export function leaseToken(c: Context<ApiEnv>, limiter: FailedAuthLimiter): string {
+  const token = bearerOf(c);
+  if (!token?.startsWith("clh_")) {
+    throw authFailed(
+      c,
+      limiter,
+      new UserError(401, "unauthorized", "Send the lease token (clh_…) as a Bearer credential."),
+    );
+  }
+  return token;
+}
+
+/**
+ * Runs a lease call with the request's lease token. A lease token is checked in the store, so even a
+ * limited address gets it checked — unless the store lost the subject and the check would ask GitHub.
+ * A call refused with one of `refusedStatuses` counts as a failed authentication.
+ */
+export async function asLease<T>(
+  c: Context<ApiEnv>,
+  deps: Pick<AuthDeps, "limiter" | "leaseOnRecord">,
+  run: (token: string) => Promise<T>,
+  refusedStatuses: readonly number[] = [401, 404],
+): Promise<T> {
+  const { limiter, leaseOnRecord } = deps;
+  const token = leaseToken(c, limiter);
+  const retryAfter = limiter.blockedFor(c.get("clientAddress"));
+  if (retryAfter > 0 && leaseOnRecord && !(await leaseOnRecord(c.req.param("leaseId") ?? ""))) {
+    throw rateLimited(retryAfter);
+  }
+  try {
+    return await run(token);
+  } catch (error) {
+    // A wrong token, or (by default) a lease id nobody holds, counts as a failed authentication.
+    if (error instanceof UserError && refusedStatuses.includes(error.status)) {
+      throw authFailed(c, limiter, error);
+    }
+    throw error;
+  }
+}
