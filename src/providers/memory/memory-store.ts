@@ -1,7 +1,16 @@
 // The embedded single-process LivenessStore: the reference semantics the Redis scripts reproduce.
 import { timingSafeEqual } from "node:crypto";
-import type { Actor, ClaimRecord, Durations, SubjectKey, Transition } from "../../domain/claim.js";
+import type { Actor, ClaimRecord, SubjectKey, Transition } from "../../domain/claim.js";
 import { aliveAt } from "../../lease/liveness.js";
+import {
+  checkTtl,
+  encodeDocument,
+  historyLimit,
+  newClaimRecord,
+  newHumanRecord,
+  rotatedTokensKept,
+  takeoverIntentLifetimeFactor,
+} from "../claim-records.js";
 import type {
   ClaimInput,
   ClaimOutcome,
@@ -21,8 +30,6 @@ import type {
   ReleaseOutcomeResult,
   VerifyOutcome,
 } from "../liveness-store.js";
-
-const historyLimit = 50;
 
 interface SubjectSlot {
   record: ClaimRecord | null;
@@ -55,12 +62,6 @@ export function sameSession(a: Actor, b: Actor): boolean {
     a.login === b.login
   );
 }
-
-/** A takeover intent keeps its place for two grace beats; after that another claimant may replace it. */
-export const takeoverIntentLifetimeFactor = 2;
-
-/** Rotated-out tokens recognised per generation (answered `superseded`, reason rotated); older ones get 401. */
-export const rotatedTokensKept = 4;
 
 /**
  * Invariant 14: the claimant proves it is the holding session with the session key whose digest the
@@ -612,78 +613,6 @@ export class MemoryLivenessStore implements LivenessStore {
   async close(): Promise<void> {}
 }
 
-/** The record a `created` claim writes (shared by every store so new records look alike). */
-export function newClaimRecord(
-  input: ClaimInput,
-  generation: number,
-  current: ClaimRecord | null,
-): ClaimRecord {
-  const { now } = input;
-  return {
-    installationId: input.key.installationId,
-    repoId: input.key.repoId,
-    issue: input.key.issue,
-    repo: input.repo,
-    generation,
-    state: "active",
-    actor: input.actor,
-    taskClass: input.taskClass,
-    durations: input.durations,
-    claimedAt: now,
-    lastHeartbeatAt: now,
-    tokenDigest: input.tokenDigest,
-    ...(input.sessionKeyDigest ? { sessionKeyDigest: input.sessionKeyDigest } : {}),
-    appAssigned: input.appAssigned,
-    sync: "pending",
-    ...(input.branch ? { branch: input.branch } : {}),
-    ...(input.title ? { title: input.title.slice(0, 256) } : {}),
-    ...(input.issueNodeId ? { issueNodeId: input.issueNodeId } : {}),
-    ...(input.assigneeNodeId ? { assigneeNodeId: input.assigneeNodeId } : {}),
-    ...(input.scope?.length ? { scope: input.scope } : {}),
-    ...(input.artifacts ? { artifacts: input.artifacts } : {}),
-    ...(current ? { supersedes: current.generation } : {}),
-  };
-}
-
-/** Lease lengths a human claim gets when there is no previous record to copy them from (§2.1 author). */
-export const humanClaimDurations: Durations = {
-  ttlMs: 30 * 60_000,
-  reclaimAfterMs: 60 * 60_000,
-  heartbeatMs: 5 * 60_000,
-};
-
-/** The record a `/reclaim` writes (shared by every store); `current` lends its durations and branch. */
-export function newHumanRecord(
-  input: HumanClaimInput,
-  generation: number,
-  current: ClaimRecord | null,
-): ClaimRecord {
-  const { now } = input;
-  return {
-    installationId: input.key.installationId,
-    repoId: input.key.repoId,
-    issue: input.key.issue,
-    repo: input.repo,
-    generation,
-    state: input.release ? "released" : "human",
-    actor: input.actor,
-    taskClass: "author",
-    durations: current ? current.durations : humanClaimDurations,
-    claimedAt: now,
-    lastHeartbeatAt: now,
-    appAssigned: input.appAssigned,
-    sync: "pending",
-    ...(current?.branch ? { branch: current.branch } : {}),
-    ...(input.issueNodeId ? { issueNodeId: input.issueNodeId } : {}),
-    ...(input.assigneeNodeId ? { assigneeNodeId: input.assigneeNodeId } : {}),
-    ...(input.releasedAssigneeNodeIds?.length
-      ? { releasedAssigneeNodeIds: [...input.releasedAssigneeNodeIds] }
-      : {}),
-    ...(current ? { supersedes: current.generation } : {}),
-    ...(input.release ? { outcome: "abandoned" as const, endedAt: now, endedBy: input.actor } : {}),
-  };
-}
-
 /** Why an App-made transition (endClaim) must leave the record alone, or null when it may proceed. */
 export function endGuard(
   current: ClaimRecord | null,
@@ -719,19 +648,6 @@ function forgottenRecord(record: ClaimRecord, now: number): void {
   record.endedAt = now;
   record.sync = "done";
   delete record.takeover;
-}
-
-/** PX needs a positive whole number of milliseconds; both stores refuse anything else alike. */
-export function checkTtl(ttlMs: number): void {
-  if (!Number.isSafeInteger(ttlMs) || ttlMs <= 0) {
-    throw new RangeError(`ttlMs must be a positive whole number of milliseconds, got ${ttlMs}`);
-  }
-}
-
-export function encodeDocument(name: string, value: unknown): string {
-  const json = JSON.stringify(value);
-  if (json === undefined) throw new TypeError(`the document "${name}" has no JSON form`);
-  return json;
 }
 
 export function goneReason(record: ClaimRecord): GoneReason {

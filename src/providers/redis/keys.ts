@@ -1,0 +1,88 @@
+// The Redis key layout of the claim store: one hash tag per installation, so every script stays in one slot.
+import type { Actor, SubjectKey } from "../../domain/claim.js";
+
+/** The per-subject keys: record, generation high-water mark, per-generation digests, history. */
+export type SubjectKeyName = "rec" | "gen" | "tok" | "hist";
+
+export class StoreKeys {
+  readonly #prefix: string;
+
+  constructor(prefix: string) {
+    if (prefix.includes("{")) {
+      throw new Error(
+        `keyPrefix "${prefix}" must not contain "{": the installation id is the key's hash tag`,
+      );
+    }
+    this.#prefix = prefix;
+  }
+
+  /** Every key of one installation starts with this (hash tag `{i:N}`). */
+  base(installationId: number): string {
+    return `${this.#prefix}{i:${installationId}}`;
+  }
+
+  subject(key: SubjectKey, name: SubjectKeyName): string {
+    return `${this.base(key.installationId)}:s:${key.repoId}:${key.issue}:${name}`;
+  }
+
+  /** Active claims by deadline (the janitor's queue). */
+  deadlines(installationId: number): string {
+    return `${this.base(installationId)}:deadlines`;
+  }
+
+  /** Live claims with their login and session index keys (the caps' truth). */
+  holders(installationId: number): string {
+    return `${this.base(installationId)}:holders`;
+  }
+
+  /** Installations with claims: a global key (no hash tag), so it lives outside every installation's slot. */
+  installations(): string {
+    return `${this.#prefix}installations`;
+  }
+
+  /** The repository listing: the subjects of one repository, scored by their last activity. */
+  repository(key: { installationId: number; repoId: number }): string {
+    return `${this.base(key.installationId)}:repo:${key.repoId}`;
+  }
+
+  /** Repository ids that ever held a record: written before the record, so no record is ever unindexed. */
+  repositories(installationId: number): string {
+    return `${this.base(installationId)}:repos`;
+  }
+
+  epoch(installationId: number): string {
+    return `${this.base(installationId)}:epoch`;
+  }
+
+  /** The login and session index sets an actor's active claims are counted in. */
+  actorSets(installationId: number, actor: Actor | null): { loginSet: string; sessionSet: string } {
+    const base = this.base(installationId);
+    if (!actor) return { loginSet: `${base}:login:-`, sessionSet: `${base}:session:-` };
+    return {
+      loginSet: `${base}:login:${JSON.stringify(actor.login)}`,
+      sessionSet: `${base}:session:${JSON.stringify([actor.login, actor.sessionId ?? ""])}`,
+    };
+  }
+
+  delivery(deliveryId: string): string {
+    return `${this.#prefix}delivery:${deliveryId}`;
+  }
+
+  lock(name: string): string {
+    return `${this.#prefix}lock:${name}`;
+  }
+
+  document(name: string): string {
+    return `${this.#prefix}doc:${name}`;
+  }
+}
+
+/** A subject's member in the installation's sorted sets and hashes. */
+export function memberOf(key: SubjectKey): string {
+  return `${key.repoId}:${key.issue}`;
+}
+
+/** Redis SCAN MATCH patterns treat these as wildcards; braces are literal. */
+export function escapeGlob(text: string): string {
+  return text.replace(/[*?[\]\\]/g, "\\$&");
+}

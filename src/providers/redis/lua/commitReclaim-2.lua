@@ -1,0 +1,32 @@
+--- @include "record"
+--- @include "session"
+
+local cur, cur_flat = load(KEY.record)
+if not cur or tonumber(cur.generation) ~= tonumber(ARG.generation) or cur.state ~= 'active'
+  or not digests_equal(cur.pendingTokenDigest, ARG.tokenDigest) then
+  return {}
+end
+local old = redis.call('HGET', KEY.digests, cur.generation)
+if old then
+  local field = cur.generation .. ':rotated'
+  local entries = {}
+  local list = redis.call('HGET', KEY.digests, field)
+  if list then for entry in string.gmatch(list, '[^,]+') do entries[#entries + 1] = entry end end
+  entries[#entries + 1] = old .. '@' .. ARG.now
+  local first = math.max(1, #entries - ROTATED_TOKENS_KEPT + 1)
+  redis.call('HSET', KEY.digests, field, table.concat(entries, ',', first, #entries))
+end
+redis.call('HSET', KEY.digests, cur.generation, ARG.tokenDigest)
+local set = {'tokenDigest', ARG.tokenDigest, 'sync', 'done'}
+if ARG.commentNodeId ~= '' then
+  set[#set + 1] = 'commentNodeId'
+  set[#set + 1] = ARG.commentNodeId
+end
+if ARG.commentId ~= '' then
+  set[#set + 1] = 'commentId'
+  set[#set + 1] = ARG.commentId
+end
+redis.call('HSET', KEY.record, unpack(set))
+redis.call('HDEL', KEY.record, 'pendingTokenDigest')
+local m, flat = load(KEY.record)
+return flat

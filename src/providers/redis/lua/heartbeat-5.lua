@@ -1,0 +1,47 @@
+--- @include "indexes"
+--- @include "tokens"
+
+local now = tonumber(ARG.now)
+local cur, cur_flat = load(KEY.record)
+local refusal = refuse(cur, cur_flat, KEY.digests, ARG.generation, ARG.tokenDigest)
+if refusal then return refusal end
+if cur.state ~= 'active' then return {'gone', gone_reason(cur.state), cur_flat} end
+if now - alive_at(cur) >= tonumber(cur.reclaimAfterMs) then return {'gone', 'expired', cur_flat} end
+local edit = '0'
+local set = {'lastHeartbeatAt', ARG.now}
+if cur.staleMarkedAt then edit = '1' end
+if ARG.hasPhase == '1' and ARG.phase ~= cur.phase then
+  set[#set + 1] = 'phase'
+  set[#set + 1] = ARG.phase
+  if not cur.phaseCommentAt or now - tonumber(cur.phaseCommentAt) >= tonumber(ARG.phaseEditEveryMs) then
+    set[#set + 1] = 'phaseCommentAt'
+    set[#set + 1] = ARG.now
+    edit = '1'
+  end
+end
+if ARG.hasBlocker == '1' then
+  set[#set + 1] = 'blocker'
+  set[#set + 1] = ARG.blocker
+end
+if ARG.waitUntil ~= '' then
+  set[#set + 1] = 'waitUntil'
+  set[#set + 1] = ARG.waitUntil
+end
+if ARG.pullRequest ~= '' then
+  set[#set + 1] = 'pullRequest'
+  set[#set + 1] = ARG.pullRequest
+end
+if ARG.ttlMs ~= '' then
+  set[#set + 1] = 'ttlMs'
+  set[#set + 1] = ARG.ttlMs
+  set[#set + 1] = 'reclaimAfterMs'
+  set[#set + 1] = ARG.reclaimAfterMs
+  set[#set + 1] = 'heartbeatMs'
+  set[#set + 1] = ARG.heartbeatMs
+end
+redis.call('HSET', KEY.record, unpack(set))
+redis.call('HDEL', KEY.record, 'staleMarkedAt', 'takeoverBy', 'takeoverAt', 'takeoverGraceMs', 'takeoverKeyDigest')
+local m, flat = load(KEY.record)
+refresh_record(m, KEY.deadlines, KEY.holders, ARG.member)
+touch(KEY.repository, ARG.now, ARG.member)
+return {'ok', flat, edit}

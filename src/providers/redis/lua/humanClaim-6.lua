@@ -1,0 +1,41 @@
+--- @include "history"
+--- @include "indexes"
+
+local cur, cur_flat = load(KEY.record)
+local high_water = tonumber(redis.call('GET', KEY.highWater) or '0')
+local current_generation = 0
+if cur then current_generation = tonumber(cur.generation) end
+local gen = int(math.max(high_water, current_generation, tonumber(ARG.minGeneration)) + 1)
+redis.call('SET', KEY.highWater, gen)
+if cur and cur.state == 'active' then
+  push_history(KEY.history, ARG.now, cur.generation, 'superseded', ARG.actor)
+end
+local fields = {'generation', gen}
+local function add(name, value)
+  fields[#fields + 1] = name
+  fields[#fields + 1] = value
+end
+if cur then
+  add('supersedes', cur.generation)
+  add('ttlMs', cur.ttlMs)
+  add('reclaimAfterMs', cur.reclaimAfterMs)
+  add('heartbeatMs', cur.heartbeatMs)
+  if cur.branch then add('branch', cur.branch) end
+else
+  add('ttlMs', ARG.ttlMs)
+  add('reclaimAfterMs', ARG.reclaimAfterMs)
+  add('heartbeatMs', ARG.heartbeatMs)
+end
+for i = REST, #ARGV do fields[#fields + 1] = ARGV[i] end
+redis.call('DEL', KEY.record)
+redis.call('HSET', KEY.record, unpack(fields))
+redis.call('ZREM', KEY.deadlines, ARG.member)
+redis.call('HDEL', KEY.holders, ARG.member)
+touch(KEY.repository, ARG.now, ARG.member)
+if ARG.release == '1' then
+  push_history(KEY.history, ARG.now, gen, 'released', ARG.actor, 'abandoned')
+else
+  push_history(KEY.history, ARG.now, gen, 'claimed', ARG.actor)
+end
+local m, flat = load(KEY.record)
+return {flat, cur_flat}

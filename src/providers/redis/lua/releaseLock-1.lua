@@ -1,0 +1,2 @@
+if redis.call('GET', KEY.lock) == ARG.owner then return redis.call('DEL', KEY.lock) end
+return 0

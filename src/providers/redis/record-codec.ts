@@ -1,0 +1,171 @@
+// The claim record's Redis hash layout, and zod parsing of records and script replies read back.
+import { z } from "zod";
+import { type Actor, ClaimRecord } from "../../domain/claim.js";
+import type { GoneReason, LeaseRefusal } from "../liveness-store.js";
+import type { ScriptReply } from "./script-runner.js";
+
+/**
+ * Record layout in its hash: scalar fields keep their names; `durations` is flattened into
+ * ttlMs/reclaimAfterMs/heartbeatMs and `takeover` into takeoverBy/takeoverAt/takeoverGraceMs so the
+ * scripts read them without decoding; actors and scope are JSON strings the scripts copy verbatim.
+ */
+type FieldCodec = "int" | "string" | "bool" | "json";
+const fieldCodecs: Record<string, FieldCodec> = {
+  installationId: "int",
+  repoId: "int",
+  issue: "int",
+  repo: "string",
+  generation: "int",
+  state: "string",
+  actor: "json",
+  taskClass: "string",
+  branch: "string",
+  title: "string",
+  claimedAt: "int",
+  lastHeartbeatAt: "int",
+  tokenDigest: "string",
+  pendingTokenDigest: "string",
+  sessionKeyDigest: "string",
+  appAssigned: "bool",
+  assigneeNodeId: "string",
+  releasedAssigneeNodeIds: "json",
+  sync: "string",
+  issueNodeId: "string",
+  commentNodeId: "string",
+  commentId: "int",
+  supersedes: "int",
+  phase: "string",
+  blocker: "string",
+  waitUntil: "int",
+  pullRequest: "int",
+  phaseCommentAt: "int",
+  staleMarkedAt: "int",
+  lastPushAt: "int",
+  scope: "json",
+  artifacts: "string",
+  endedAt: "int",
+  outcome: "string",
+  endedBy: "json",
+};
+const durationFields = ["ttlMs", "reclaimAfterMs", "heartbeatMs"] as const;
+
+export function recordToFields(record: ClaimRecord): string[] {
+  const fields: string[] = [];
+  for (const [name, value] of Object.entries(record) as [string, unknown][]) {
+    if (value === undefined) continue;
+    if (name === "durations") {
+      const durations = value as ClaimRecord["durations"];
+      for (const field of durationFields) fields.push(field, String(durations[field]));
+      continue;
+    }
+    if (name === "takeover") {
+      const takeover = value as NonNullable<ClaimRecord["takeover"]>;
+      fields.push(
+        "takeoverBy",
+        JSON.stringify(takeover.claimant),
+        "takeoverAt",
+        String(takeover.at),
+        "takeoverGraceMs",
+        String(takeover.graceMs),
+        ...(takeover.keyDigest ? ["takeoverKeyDigest", takeover.keyDigest] : []),
+      );
+      continue;
+    }
+    const codec = fieldCodecs[name];
+    if (!codec) throw new Error(`the Redis store cannot encode the claim record field "${name}"`);
+    fields.push(name, codec === "json" ? JSON.stringify(value) : String(value));
+  }
+  return fields;
+}
+
+export function parseRecord(reply: ScriptReply | undefined): ClaimRecord {
+  const flat = asArray(reply).map(String);
+  const raw: Record<string, unknown> = {};
+  const durations: Record<string, unknown> = {};
+  const takeover: Record<string, unknown> = {};
+  for (let i = 0; i + 1 < flat.length; i += 2) {
+    const name = flat[i]!;
+    const value = flat[i + 1]!;
+    if ((durationFields as readonly string[]).includes(name)) durations[name] = toInt(value);
+    else if (name === "takeoverBy") takeover.claimant = safeJson(value);
+    else if (name === "takeoverAt") takeover.at = toInt(value);
+    else if (name === "takeoverGraceMs") takeover.graceMs = toInt(value);
+    else if (name === "takeoverKeyDigest") takeover.keyDigest = value;
+    else {
+      const codec = fieldCodecs[name];
+      raw[name] =
+        codec === "int"
+          ? toInt(value)
+          : codec === "bool"
+            ? value === "true"
+              ? true
+              : value === "false"
+                ? false
+                : value
+            : codec === "json"
+              ? safeJson(value)
+              : value;
+    }
+  }
+  if (Object.keys(durations).length) raw.durations = durations;
+  if (Object.keys(takeover).length) raw.takeover = takeover;
+  const parsed = ClaimRecord.safeParse(raw);
+  if (!parsed.success) {
+    throw new Error(
+      `corrupt claim record for ${String(raw.repoId)}#${String(raw.issue)}: ${parsed.error.message}`,
+    );
+  }
+  return parsed.data;
+}
+
+export function parseOptionalRecord(reply: ScriptReply | undefined): ClaimRecord | null {
+  return asArray(reply).length ? parseRecord(reply) : null;
+}
+
+export function parseActor(json: string): Actor {
+  return ClaimRecord.shape.actor.parse(safeJson(json));
+}
+
+const GoneReasonValue = z.enum([
+  "released",
+  "reaped",
+  "revoked",
+  "completed",
+  "expired",
+]) satisfies z.ZodType<GoneReason>;
+
+export function parseRefusal(operation: string, reply: ScriptReply): LeaseRefusal {
+  const [kind, a, b] = asArray(reply);
+  switch (kind) {
+    case "missing":
+      return { kind: "missing" };
+    case "invalid_token":
+      return { kind: "invalid_token" };
+    case "superseded":
+      return { kind: "superseded", current: parseRecord(a), ...(b ? { rotatedAt: toInt(String(b)) } : {}) };
+    case "gone":
+      return { kind: "gone", reason: GoneReasonValue.parse(String(a)), current: parseRecord(b) };
+    default:
+      throw unexpectedReply(operation, reply);
+  }
+}
+
+export function asArray(reply: ScriptReply | undefined): ScriptReply[] {
+  return Array.isArray(reply) ? reply : [];
+}
+
+export function toInt(value: string): number {
+  return /^-?\d+$/.test(value) ? Number(value) : Number.NaN;
+}
+
+export function safeJson(value: string): unknown {
+  try {
+    return JSON.parse(value);
+  } catch {
+    return value;
+  }
+}
+
+export function unexpectedReply(operation: string, reply: ScriptReply): Error {
+  return new Error(`the Redis store's ${operation} script answered unexpectedly: ${JSON.stringify(reply)}`);
+}

@@ -1,0 +1,159 @@
+// The claim store's Lua scripts (lua/<name>-<keys>.lua) with the names of their keys and arguments.
+import { historyLimit, rotatedTokensKept, takeoverIntentLifetimeFactor } from "../claim-records.js";
+import { defineScript, ScriptSet } from "./script-runner.js";
+
+/** Keys every transition that moves a record in or out of the indexes touches. */
+const indexKeys = ["deadlines", "holders"] as const;
+
+export const claimScript = defineScript({
+  name: "claim",
+  keys: ["record", "highWater", "digests", "history", ...indexKeys, "loginSet", "sessionSet", "repository"],
+  args: [
+    "now",
+    "member",
+    "claimant",
+    "tokenDigest",
+    "takeover",
+    "minGeneration",
+    "perSession",
+    "perLogin",
+    "hasSessionIdentity",
+    "sessionKeyDigest",
+    "leaseTokenDigest",
+  ],
+  // The new record's fields, without generation and supersedes (only the script can decide them).
+  rest: true,
+});
+
+export const commitReclaimScript = defineScript({
+  name: "commitReclaim",
+  keys: ["record", "digests"],
+  args: ["generation", "tokenDigest", "now", "commentNodeId", "commentId"],
+});
+
+export const commitClaimScript = defineScript({
+  name: "commitClaim",
+  keys: ["record"],
+  args: ["generation", "commentNodeId", "commentId"],
+});
+
+export const rollbackClaimScript = defineScript({
+  name: "rollbackClaim",
+  keys: ["record", "history", ...indexKeys, "loginSet", "sessionSet", "repository"],
+  args: ["generation", "now", "member", "hasPrevious", "hasSessionIdentity"],
+  // The previous record's fields, when there is one.
+  rest: true,
+});
+
+export const verifyScript = defineScript({
+  name: "verify",
+  keys: ["record", "digests"],
+  args: ["generation", "tokenDigest", "now"],
+});
+
+export const heartbeatScript = defineScript({
+  name: "heartbeat",
+  keys: ["record", "digests", ...indexKeys, "repository"],
+  args: [
+    "generation",
+    "tokenDigest",
+    "now",
+    "member",
+    "phaseEditEveryMs",
+    "hasPhase",
+    "phase",
+    "hasBlocker",
+    "blocker",
+    "waitUntil",
+    "pullRequest",
+    "ttlMs",
+    "reclaimAfterMs",
+    "heartbeatMs",
+  ],
+});
+
+export const releaseScript = defineScript({
+  name: "release",
+  keys: ["record", "digests", "history", ...indexKeys, "repository"],
+  args: ["generation", "tokenDigest", "now", "member", "outcome"],
+});
+
+export const markSyncedScript = defineScript({ name: "markSynced", keys: ["record"], args: ["generation"] });
+
+export const restoreScript = defineScript({
+  name: "restore",
+  keys: ["record", "highWater", "digests", "history", ...indexKeys, "loginSet", "sessionSet", "repository"],
+  args: ["now", "member", "hasSessionIdentity", "generation", "tokenDigest", "actor"],
+  // The restored record's fields.
+  rest: true,
+});
+
+export const epochScript = defineScript({ name: "epoch", keys: ["epoch"], args: ["now"] });
+
+export const endClaimScript = defineScript({
+  name: "endClaim",
+  keys: ["record", "highWater", "history", ...indexKeys, "repository"],
+  args: ["generation", "now", "to", "bump", "endedBy", "requireSilentMs", "storeEpoch", "member"],
+});
+
+export const markStaleScript = defineScript({
+  name: "markStale",
+  keys: ["record", "deadlines", "repository"],
+  args: ["generation", "now", "requireSilentMs", "storeEpoch", "member"],
+});
+
+export const humanClaimScript = defineScript({
+  name: "humanClaim",
+  keys: ["record", "highWater", "history", ...indexKeys, "repository"],
+  args: ["now", "member", "minGeneration", "actor", "release", "ttlMs", "reclaimAfterMs", "heartbeatMs"],
+  // The new record's fields, without generation, supersedes, durations and branch (copied by the script).
+  rest: true,
+});
+
+export const recordPushScript = defineScript({
+  name: "recordPush",
+  keys: ["record"],
+  args: ["generation", "at"],
+});
+
+export const forgetScript = defineScript({
+  name: "forget",
+  keys: ["record", "history", ...indexKeys, "repository"],
+  args: ["now", "member"],
+});
+
+export const acquireLockScript = defineScript({
+  name: "acquireLock",
+  keys: ["lock"],
+  args: ["owner", "ttlMs"],
+});
+
+export const releaseLockScript = defineScript({ name: "releaseLock", keys: ["lock"], args: ["owner"] });
+
+/** Every claim-store script, read once when this module loads. */
+export const storeScripts = new ScriptSet(
+  [
+    claimScript,
+    commitReclaimScript,
+    commitClaimScript,
+    rollbackClaimScript,
+    verifyScript,
+    heartbeatScript,
+    releaseScript,
+    markSyncedScript,
+    restoreScript,
+    epochScript,
+    endClaimScript,
+    markStaleScript,
+    humanClaimScript,
+    recordPushScript,
+    forgetScript,
+    acquireLockScript,
+    releaseLockScript,
+  ],
+  {
+    HISTORY_LIMIT: historyLimit,
+    TAKEOVER_INTENT_LIFETIME_FACTOR: takeoverIntentLifetimeFactor,
+    ROTATED_TOKENS_KEPT: rotatedTokensKept,
+  },
+);
