@@ -1,7 +1,7 @@
 // The claim domain: actors, task classes, subjects and the claim record every provider speaks.
 import { z } from "zod";
+import { releaseOutcomes, taskClasses } from "../contract/claim-vocabulary.js";
 
-export const taskClasses = ["author", "reviewer", "merger", "conflict-fix"] as const;
 export const TaskClass = z.enum(taskClasses);
 export type TaskClass = z.infer<typeof TaskClass>;
 
@@ -39,7 +39,7 @@ export interface SubjectKey {
 export const RecordState = z.enum(["active", "human", "released", "completed", "reaped", "revoked"]);
 export type RecordState = z.infer<typeof RecordState>;
 
-export const ReleaseOutcome = z.enum(["handoff", "completed", "abandoned"]);
+export const ReleaseOutcome = z.enum(releaseOutcomes);
 export type ReleaseOutcome = z.infer<typeof ReleaseOutcome>;
 
 export const TakeoverIntent = z.strictObject({

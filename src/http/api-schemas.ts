@@ -1,8 +1,8 @@
 // zod schemas for the HTTP API bodies (SPEC §4.2): strict, so unknown fields are rejected by name.
 import { z } from "zod";
+import { derivedStates } from "../contract/derived-states.js";
 import { ReleaseOutcome, TaskClass } from "../domain/claim.js";
-import { derivedStates } from "../lease/derive-state.js";
-import { scopeGlobProblem } from "../lease/scope-overlap.js";
+import { scopeGlobProblem } from "../lease/scope-glob/glob-intersection.js";
 
 const ownerName = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})\/[A-Za-z0-9._-]{1,100}$/;
 const label = z

@@ -1,21 +1,8 @@
 // Derives a subject's claim state (SPEC §2.2) from the store's record and GitHub's evidence; pure.
+import type { DerivedState } from "../contract/derived-states.js";
 import type { ClaimRecord } from "../domain/claim.js";
 
-export const derivedStates = [
-  "active",
-  "waiting",
-  "awaiting-review",
-  "stale",
-  "reclaimable",
-  "human",
-  "human-idle",
-  "phantom",
-  "conflicted",
-  "unknown",
-  /** Not in the §2.2 table: nobody holds the subject (what `claim-hold queue` lists as free). */
-  "free",
-] as const;
-export type DerivedState = (typeof derivedStates)[number];
+export { type DerivedState, derivedStates } from "../contract/derived-states.js";
 
 export interface OpenPullRequest {
   number: number;

@@ -1,5 +1,5 @@
 // Typed client for every route of the claim-hold HTTP API (SPEC §4.2), for agents and the CLI.
-import { ClaimHoldError } from "./errors.js";
+
 import {
   type AttestResponse,
   AttestResponseSchema,
@@ -17,12 +17,17 @@ import {
   TakeoverPendingSchema,
   type VerifyResponse,
   VerifyResponseSchema,
-} from "./schemas.js";
+} from "../../contract/api-responses.js";
+import type { ReleaseOutcomeName } from "../../contract/claim-vocabulary.js";
+import { ClaimHoldError } from "./errors.js";
 import { parseBody, type RetryPolicy, sendRequest, type TransportDeps } from "./send-request.js";
 
+export * from "../../contract/api-responses.js";
+export * from "../../contract/claim-vocabulary.js";
+/** States of SPEC §2.2; kept out of the response schemas so a new state never breaks a client. */
+export * from "../../contract/derived-states.js";
 export { backoffDelay } from "./backoff.js";
 export { ClaimHoldError, type ClaimHoldErrorCode, isClaimHoldError, redactSecrets } from "./errors.js";
-export * from "./schemas.js";
 
 export interface ClaimHoldClientOptions {
   /** Where the App is served, e.g. `https://claim-hold.example.com`. */
@@ -85,7 +90,7 @@ export interface HeartbeatInput {
   waitUntil?: string;
 }
 
-export type ReleaseOutcome = "handoff" | "completed" | "abandoned";
+export type ReleaseOutcome = ReleaseOutcomeName;
 
 export interface ReleaseInput {
   outcome: ReleaseOutcome;

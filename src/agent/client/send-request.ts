@@ -1,8 +1,8 @@
 // One HTTP call to the claim-hold API, retried only as far as its retry policy says is safe.
 import type { z } from "zod";
+import { ErrorBodySchema } from "../../contract/api-responses.js";
 import { backoffDelay } from "./backoff.js";
 import { ClaimHoldError, redactSecrets } from "./errors.js";
-import { ErrorBodySchema } from "./schemas.js";
 
 /**
  * - `none`: never retried (release, attest: the brief keeps them to a single call).

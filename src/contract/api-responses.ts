@@ -1,4 +1,4 @@
-// Response bodies of the claim-hold HTTP API (SPEC §4.2), lenient on fields a newer server may add.
+// Response bodies of the claim-hold HTTP API (SPEC §4.2) as the client reads them, lenient on fields a newer server may add.
 import { z } from "zod";
 
 /** ISO-8601 string or epoch milliseconds: the SPEC fixes the meaning of a timestamp, not its encoding. */
@@ -98,9 +98,6 @@ export const VerifyResponseSchema = z.looseObject({
   expiresAt: Timestamp.nullish(),
 });
 export type VerifyResponse = z.infer<typeof VerifyResponseSchema>;
-
-/** States of SPEC §2.2 (the server's list); kept out of the schemas so a new state never breaks a client. */
-export { type DerivedState, derivedStates } from "../../lease/derive-state.js";
 
 /** One inventory row (SPEC §2.2): a subject's joined state. */
 export const ClaimRowSchema = z.looseObject({

@@ -1,0 +1,7 @@
+// The words of a claim request both sides must agree on: task classes and release outcomes (SPEC §4.2).
+
+export const taskClasses = ["author", "reviewer", "merger", "conflict-fix"] as const;
+export type TaskClassName = (typeof taskClasses)[number];
+
+export const releaseOutcomes = ["handoff", "completed", "abandoned"] as const;
+export type ReleaseOutcomeName = (typeof releaseOutcomes)[number];

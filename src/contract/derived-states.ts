@@ -1,0 +1,17 @@
+// The claim states of SPEC §2.2 as the server derives them and the API reports them, shared by client and server.
+
+export const derivedStates = [
+  "active",
+  "waiting",
+  "awaiting-review",
+  "stale",
+  "reclaimable",
+  "human",
+  "human-idle",
+  "phantom",
+  "conflicted",
+  "unknown",
+  /** Not in the §2.2 table: nobody holds the subject (what `claim-hold queue` lists as free). */
+  "free",
+] as const;
+export type DerivedState = (typeof derivedStates)[number];
