@@ -1,0 +1,205 @@
+// The claim flow (SPEC §4.1 POST /claims): read the subject, decide, write the store, then GitHub.
+import { durationsOf, type RepoConfig } from "../../config/repo-config.js";
+import { type ClaimRecord, type SubjectKey, subjectName } from "../../domain/claim.js";
+import type { AppliedWrite, SubjectRef, SubjectSnapshot } from "../../providers/assignment-provider.js";
+import type { ClaimOutcome as StoreClaimOutcome } from "../../providers/liveness-store.js";
+import {
+  announce,
+  applyAndCommit,
+  landedAnyway,
+  landedComment,
+  rollBack,
+  writeFenced,
+} from "../commit-transition.js";
+import { overlapsOf } from "../lease-reads.js";
+import { type ClaimRequest, type ClaimResult, leaseView, resumeView } from "../outcomes.js";
+import type { LeaseCoreDeps } from "../ports.js";
+import { restoreUnlessRolledBack } from "../recovery.js";
+import { refused } from "../refusals.js";
+import { claimStateUnknown, highestGeneration, latestMarker } from "../restore-from-comments.js";
+import { claimWrite, reclaimWrite } from "./claim-writes.js";
+import {
+  claimStateUnknownRefusal,
+  decideClaim,
+  overtakenRefusal,
+  storeRefusal,
+  unclaimable,
+} from "./decide-claim.js";
+
+/** What one claim works on once the subject was read and the store asked. */
+interface ClaimContext {
+  request: ClaimRequest;
+  ref: SubjectRef;
+  key: SubjectKey;
+  snapshot: SubjectSnapshot;
+  config: RepoConfig;
+  subject: string;
+  token: string;
+  now: number;
+  ghost: boolean;
+}
+
+export class ClaimLease {
+  /** Installations already recorded in the store's sweep list by this process. */
+  readonly #knownInstallations = new Set<number>();
+
+  constructor(private readonly deps: LeaseCoreDeps) {}
+
+  async claim(request: ClaimRequest): Promise<ClaimResult> {
+    const { store, assignments, configs, tokens, now: clock } = this.deps;
+    const ref: SubjectRef = {
+      installationId: request.installationId,
+      repo: request.repo,
+      issue: request.issue,
+    };
+    const snapshot = await assignments.status(ref);
+    const refusal = unclaimable(request, snapshot);
+    if (refusal || !snapshot) throw refused(refusal!);
+    const subject = subjectName(snapshot.repo, snapshot.issue);
+    const config = await configs.load(request.installationId, snapshot.repo);
+    // The API checked the claimant's `write` just now: the lease's first re-check is 10 minutes away.
+    this.deps.permissions?.confirmed(request.installationId, snapshot.repo, request.user.login);
+    const key: SubjectKey = {
+      installationId: request.installationId,
+      repoId: snapshot.repoId,
+      issue: snapshot.issue,
+    };
+    const now = clock();
+    const latest = latestMarker(snapshot);
+    // Establishes the installation's epoch no later than its first claim (a fresh store's data begins here).
+    await store.epoch(key.installationId, now);
+    if (
+      claimStateUnknown(snapshot, [config.labels.claimed, config.labels.stale]) &&
+      (await store.get(key)) === null
+    ) {
+      throw refused(claimStateUnknownRefusal(subject));
+    }
+    const ghost = await restoreUnlessRolledBack(store, key, snapshot, latest, now);
+    const decision = decideClaim({ request, snapshot, latest, ghost });
+    if (decision.kind === "refused") throw refused(decision.refusal);
+    const { plan } = decision;
+    const token = tokens.mint();
+    const outcome = await store.claim({
+      key,
+      repo: snapshot.repo,
+      actor: plan.actor,
+      taskClass: request.taskClass,
+      durations: durationsOf(config, request.taskClass),
+      branch: plan.branch,
+      ...(snapshot.title ? { title: snapshot.title } : {}),
+      ...(request.scope ? { scope: request.scope } : {}),
+      ...(request.artifacts ? { artifacts: request.artifacts } : {}),
+      tokenDigest: tokens.digest(token),
+      ...(request.sessionKey ? { sessionKeyDigest: tokens.sessionKeyDigest(request.sessionKey) } : {}),
+      ...(request.leaseToken ? { leaseTokenDigest: tokens.digest(request.leaseToken) } : {}),
+      takeover: request.takeover,
+      now,
+      minGeneration: highestGeneration(snapshot),
+      appAssigned: plan.appAssigned,
+      issueNodeId: snapshot.nodeId,
+      assigneeNodeId: request.user.nodeId,
+      caps: { perSession: config.limits.claimsPerSession, perLogin: config.limits.claimsPerLogin },
+    });
+    const context: ClaimContext = { request, ref, key, snapshot, config, subject, token, now, ghost };
+    switch (outcome.kind) {
+      case "held":
+      case "human_held":
+      case "cap_reached":
+        throw refused(storeRefusal(outcome, subject, now));
+      case "takeover_pending":
+        return {
+          status: 202,
+          body: {
+            status: "takeover_pending",
+            retryAfterSeconds: Math.max(1, Math.ceil(outcome.retryAfterMs / 1000)),
+            incumbent: outcome.current.actor,
+          },
+        };
+      case "reclaimed":
+        return this.#completeReclaim(context, outcome.record);
+      case "created":
+        return this.#completeClaim(context, outcome);
+    }
+  }
+
+  /**
+   * Invariant 14: the comment names the new token (store loss restores what it says), but the store
+   * keeps the old token the lease's until this write has landed: a failed write (502) leaves the new
+   * token pending, never valid, and the old one working.
+   */
+  async #completeReclaim(context: ClaimContext, reclaimed: ClaimRecord): Promise<ClaimResult> {
+    const { store, tokens, now: clock, log } = this.deps;
+    const { ref, key, snapshot, config, subject, token } = context;
+    const tokenDigest = tokens.digest(token);
+    const { pendingTokenDigest: _pending, ...rest } = reclaimed;
+    const record: ClaimRecord = { ...rest, tokenDigest };
+    const { write, own } = reclaimWrite(snapshot, record, config, context.request.user);
+    let applied: AppliedWrite;
+    try {
+      applied = await writeFenced(this.deps, ref, record, write, config.labels);
+    } catch (error) {
+      // The answer may be lost although GitHub applied it: then the comment names the new token,
+      // so that token is delivered (and promoted) — else a store loss would strand the holder.
+      const landed = await landedComment(this.deps.assignments, ref, record);
+      if (!landed) throw error;
+      log.warn({ subject }, "re-claim kept: GitHub applied it although the answer was lost");
+      applied = { claimComment: landed, requests: 0 };
+    }
+    const comment =
+      applied.claimComment ??
+      (own && !record.commentNodeId ? { nodeId: own.nodeId, databaseId: own.databaseId } : undefined);
+    const promoted = await store.commitReclaim({
+      key,
+      generation: record.generation,
+      tokenDigest,
+      now: clock(),
+      ...(comment ? { comment: { commentNodeId: comment.nodeId, commentId: comment.databaseId } } : {}),
+    });
+    if (!promoted) {
+      // A newer re-claim (or a release) got there first: this token never becomes valid.
+      const current = await store.get(key);
+      throw refused(overtakenRefusal(subject, current, clock()));
+    }
+    // The rotated-out token's attestations no longer count: the linked PRs' checks re-run.
+    await announce(this.deps, key, promoted);
+    const overlaps = await overlapsOf(this.deps, promoted);
+    return { status: 200, body: { lease: leaseView(key, promoted, token), resume: null, overlaps } };
+  }
+
+  /** A new incarnation: GitHub's write, committed — or rolled back unless it landed anyway. */
+  async #completeClaim(
+    context: ClaimContext,
+    created: Extract<StoreClaimOutcome, { kind: "created" }>,
+  ): Promise<ClaimResult> {
+    const { store, now: clock, log } = this.deps;
+    const { ref, key, snapshot, config, subject, token, now, ghost } = context;
+    const { record, previous } = created;
+    const write = claimWrite(snapshot, record, previous, config, context.request.user, now, ghost);
+    try {
+      await applyAndCommit(this.deps, ref, key, record.generation, write);
+    } catch (error) {
+      if (await landedAnyway(this.deps, ref, key, record)) {
+        log.warn({ subject, err: error }, "claim kept: GitHub applied it although the answer was lost");
+      } else {
+        await rollBack(this.deps, ref, key, { record, previous, write, now: clock() }, config.labels);
+        log.warn({ subject, err: error }, "claim rolled back: GitHub refused the transition");
+        throw refused({
+          code: "github_failed",
+          message: `GitHub refused the claim on ${subject}; nothing was kept, retry is safe.`,
+        });
+      }
+    }
+    await announce(this.deps, key, record);
+    const resume =
+      previous &&
+      (previous.state === "active" || previous.outcome === "handoff" || previous.state === "reaped")
+        ? resumeView(previous, snapshot.openPullRequests)
+        : null;
+    if (!this.#knownInstallations.has(key.installationId)) {
+      await store.rememberInstallation(key.installationId);
+      this.#knownInstallations.add(key.installationId);
+    }
+    const overlaps = await overlapsOf(this.deps, record);
+    return { status: 201, body: { lease: leaseView(key, record, token), resume, overlaps } };
+  }
+}

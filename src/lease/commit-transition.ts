@@ -1,0 +1,173 @@
+// A transition's GitHub write and what follows it: commit, landed-anyway check, rollback, compensation.
+import type { RepoConfig } from "../config/repo-config.js";
+import { type ClaimRecord, type SubjectKey, subjectName } from "../domain/claim.js";
+import type {
+  AppliedWrite,
+  AssignmentProvider,
+  SubjectRef,
+  TransitionWrite,
+} from "../providers/assignment-provider.js";
+import type { LivenessStore } from "../providers/liveness-store.js";
+import { renderClaimComment } from "./claim-comment.js";
+import { desiredWrite, fenceOf } from "./fenced-writes.js";
+import type { LeaseCoreDeps } from "./ports.js";
+import { refused } from "./refusals.js";
+
+type Labels = RepoConfig["labels"];
+type WritePorts = Pick<LeaseCoreDeps, "assignments" | "store" | "log">;
+
+/**
+ * Applies a transition's write and records the claim comment it created on `generation` (the
+ * comment's ids are what a later edit needs). Throws whatever the write or the store threw.
+ */
+export async function applyAndCommit(
+  ports: { assignments: AssignmentProvider; store: LivenessStore },
+  ref: SubjectRef,
+  key: SubjectKey,
+  generation: number,
+  write: TransitionWrite,
+): Promise<AppliedWrite> {
+  const applied = await ports.assignments.apply(ref, write);
+  const comment = applied.claimComment;
+  if (comment) {
+    await ports.store.commitClaim(key, generation, {
+      commentNodeId: comment.nodeId,
+      commentId: comment.databaseId,
+    });
+  }
+  return applied;
+}
+
+/** A write on a held lease, fenced on `record`; GitHub's refusal is answered `502 github_failed`. */
+export async function writeFenced(
+  ports: Pick<WritePorts, "assignments" | "log">,
+  ref: SubjectRef,
+  record: ClaimRecord,
+  write: TransitionWrite,
+  labels: Labels,
+): Promise<AppliedWrite> {
+  try {
+    return await ports.assignments.apply(ref, { ...write, fence: fenceOf(record, labels) });
+  } catch (error) {
+    ports.log.warn(
+      { subject: subjectName(record.repo, record.issue), err: error },
+      "GitHub refused a claim update",
+    );
+    throw refused({
+      code: "github_failed",
+      message: `GitHub refused the update on ${subjectName(record.repo, record.issue)}; retry is safe.`,
+    });
+  }
+}
+
+/** The claim comment of `record`'s generation naming its token, if GitHub shows one (one read). */
+export async function landedComment(
+  assignments: AssignmentProvider,
+  ref: SubjectRef,
+  record: ClaimRecord,
+): Promise<{ nodeId: string; databaseId: number } | null> {
+  try {
+    const snapshot = await assignments.status(ref);
+    const comment = snapshot?.claimComments.find(
+      (c) => c.marker.generation === record.generation && c.marker.tokenDigest === record.tokenDigest,
+    );
+    return comment ? { nodeId: comment.nodeId, databaseId: comment.databaseId } : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Invariant 10: a mutation may land even when its answer is lost. One read tells: if this
+ * generation's claim comment (with this token's digest) is there, the claim is committed, not undone.
+ */
+export async function landedAnyway(
+  ports: { assignments: AssignmentProvider; store: LivenessStore },
+  ref: SubjectRef,
+  key: SubjectKey,
+  record: ClaimRecord,
+): Promise<boolean> {
+  const comment = await landedComment(ports.assignments, ref, record);
+  if (!comment) return false;
+  try {
+    await ports.store.commitClaim(key, record.generation, {
+      commentNodeId: comment.nodeId,
+      commentId: comment.databaseId,
+    });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A claim GitHub refused: the store goes back to `previous` and GitHub back to what it wants. */
+export async function rollBack(
+  ports: WritePorts,
+  ref: SubjectRef,
+  key: SubjectKey,
+  transition: { record: ClaimRecord; previous: ClaimRecord | null; write: TransitionWrite; now: number },
+  labels: Labels,
+): Promise<void> {
+  await ports.store.rollbackClaim(key, transition.record.generation, transition.previous, transition.now);
+  await compensate(ports, ref, transition.write, transition.previous, labels, key);
+}
+
+/**
+ * Best effort after a rolled-back claim: undoes the writes that may have landed before the one that
+ * failed (they run in order: unassign, labels, assign, edits, comments). What this cannot undo,
+ * reconcile finds as a phantom.
+ */
+export async function compensate(
+  ports: Pick<WritePorts, "assignments" | "log">,
+  ref: SubjectRef,
+  write: TransitionWrite,
+  previous: ClaimRecord | null,
+  labels: Labels,
+  key: SubjectKey,
+): Promise<void> {
+  // GitHub back to what the restored record wants — the incumbent's label and assignment stay when
+  // it holds the subject (a fleet shares one login) — and whatever else the failed write added goes.
+  const held = previous?.state === "active" || previous?.state === "human";
+  const kept = held && previous.appAssigned ? previous.assigneeNodeId : undefined;
+  const desired = previous ? desiredWrite(previous, labels, write.subjectNodeId) : null;
+  const unassign = (write.assign ?? []).filter((id) => id !== kept);
+  const undo: TransitionWrite = {
+    subjectNodeId: write.subjectNodeId,
+    ...(unassign.length ? { unassign } : {}),
+    ...(held ? { addLabels: desired?.addLabels ?? [] } : {}),
+    removeLabels: held ? (desired?.removeLabels ?? []) : [labels.claimed],
+    ...(write.unassign ? { assign: write.unassign } : {}),
+    ...(previous && held && previous.commentNodeId && write.editComments
+      ? { editComments: [{ nodeId: previous.commentNodeId, body: renderClaimComment(previous, "active") }] }
+      : {}),
+    fence: previous
+      ? fenceOf(previous, labels)
+      : { key, generation: 0, state: "revoked", stale: false, labels },
+  };
+  try {
+    await ports.assignments.apply(ref, undo);
+  } catch (error) {
+    ports.log.warn(
+      { subject: `${ref.repo}#${ref.issue}`, err: error },
+      "could not undo a failed claim; reconcile will",
+    );
+  }
+}
+
+/** Tells the merge fence a subject changed hands; its failure is logged, never undoes the transition. */
+export async function announce(
+  deps: Pick<LeaseCoreDeps, "subjectChanged" | "log">,
+  key: SubjectKey,
+  record: ClaimRecord,
+): Promise<void> {
+  if (!deps.subjectChanged) return;
+  const subjectKey = { installationId: key.installationId, repoId: key.repoId, issue: key.issue };
+  try {
+    await deps.subjectChanged(subjectKey, record);
+  } catch (error) {
+    deps.log.error(
+      { subject: subjectName(record.repo, record.issue), err: error },
+      "re-running the checks of linked pull requests failed",
+    );
+  }
+}

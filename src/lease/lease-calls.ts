@@ -1,0 +1,298 @@
+// The holder's calls on a lease (SPEC §4.1): heartbeat, release and verify, each proven by the lease token.
+import { defaultRepoConfig, durationsOf } from "../config/repo-config.js";
+import {
+  type ClaimRecord,
+  parseLeaseId,
+  type ReleaseOutcome,
+  type SubjectKey,
+  subjectName,
+} from "../domain/claim.js";
+import type { SubjectRef, TransitionWrite } from "../providers/assignment-provider.js";
+import type { HeartbeatInput, HeartbeatOutcome, LeaseRefusal } from "../providers/liveness-store.js";
+import { branchCode, type MarkerState, renderClaimComment } from "./claim-comment.js";
+import { announce, writeFenced } from "./commit-transition.js";
+import { endedClaimWrite } from "./ended-write.js";
+import { describeActor, inert } from "./inert-text.js";
+import { expiresAt, livenessOf } from "./liveness.js";
+import { type HeartbeatRequest, iso } from "./outcomes.js";
+import type { LeaseCoreDeps } from "./ports.js";
+import type { LeaseRecovery } from "./recovery.js";
+import { type Refusal, refused } from "./refusals.js";
+
+/** Phase changes edit the claim comment at most this often per subject. */
+export const phaseEditEveryMs = 60_000;
+
+/** The store's answer to a lease call, as the caller's refusal. */
+export function leaseRefusal(refusal: LeaseRefusal): Refusal {
+  switch (refusal.kind) {
+    case "superseded":
+      if (refusal.rotatedAt !== undefined) {
+        return {
+          code: "superseded",
+          message:
+            "This lease token was replaced by a re-claim; only the newest token of the lease is valid.",
+          details: {
+            by: refusal.current.actor,
+            generation: refusal.current.generation,
+            at: iso(refusal.rotatedAt),
+            reason: "rotated",
+          },
+        };
+      }
+      return {
+        code: "superseded",
+        message: "This lease was superseded; stop working on the subject.",
+        details: {
+          by: refusal.current.actor,
+          generation: refusal.current.generation,
+          at: iso(refusal.current.claimedAt),
+        },
+      };
+    case "gone":
+      return {
+        code: "gone",
+        message: `This lease has ended (${refusal.reason}); claim the subject again.`,
+        details: { reason: refusal.reason },
+      };
+    case "invalid_token":
+      return { code: "unauthorized", message: "The lease token is not valid for this lease." };
+    case "missing":
+      return { code: "not_found", message: "No such lease." };
+  }
+}
+
+export class LeaseCalls {
+  constructor(
+    private readonly deps: LeaseCoreDeps,
+    private readonly recovery: LeaseRecovery,
+  ) {}
+
+  async heartbeat(
+    leaseId: string,
+    token: string,
+    request: HeartbeatRequest,
+  ): Promise<Record<string, unknown>> {
+    const { store, tokens, now: clock } = this.deps;
+    const lease = parseLeaseOrThrow(leaseId);
+    const now = clock();
+    const requestedWait = request.waitUntil ? Date.parse(request.waitUntil) : undefined;
+    // A reported wait keeps the holder live (takeover, janitor) only up to `maxWait` from now.
+    const capWait = (maxWaitMs: number) =>
+      requestedWait === undefined ? undefined : Math.min(requestedWait, now + maxWaitMs);
+    const waitUntil = capWait(defaultRepoConfig.maxWait);
+    const input: HeartbeatInput = {
+      key: lease,
+      generation: lease.generation,
+      tokenDigest: tokens.digest(token),
+      now,
+      ...(request.phase !== undefined ? { phase: request.phase } : {}),
+      ...(request.blocker !== undefined ? { blocker: request.blocker } : {}),
+      ...(waitUntil !== undefined ? { waitUntil } : {}),
+      ...(request.pullRequest !== undefined ? { pullRequest: request.pullRequest } : {}),
+      phaseEditEveryMs,
+    };
+    // The digest that proved the lease stays in `input` for the durations refresh below.
+    const first = await this.recovery.withRecovery(lease, token, (digest) =>
+      store.heartbeat(Object.assign(input, { tokenDigest: digest })),
+    );
+    const outcome = await this.#refreshDurations(lease, input, first, capWait);
+    if (outcome.kind !== "ok") throw refused(leaseRefusal(outcome));
+    const record = outcome.record;
+    await this.#requireWrite(lease, record);
+    if (outcome.editComment) await this.#editClaimComment(lease, record);
+    const waiting = record.waitUntil !== undefined && record.waitUntil > clock();
+    return {
+      generation: record.generation,
+      expiresAt: iso(expiresAt(record)),
+      state: waiting ? "waiting" : "active",
+    };
+  }
+
+  /** A config change reaches a claim at its next heartbeat; only then is a second store call made. */
+  async #refreshDurations(
+    lease: SubjectKey,
+    input: HeartbeatInput,
+    outcome: HeartbeatOutcome,
+    capWait: (maxWaitMs: number) => number | undefined,
+  ): Promise<HeartbeatOutcome> {
+    if (outcome.kind !== "ok") return outcome;
+    const config = this.deps.configs.peek(lease.installationId, outcome.record.repo);
+    const wanted = config ? durationsOf(config, outcome.record.taskClass) : undefined;
+    const wait = config ? capWait(config.maxWait) : undefined;
+    const shorterWait = wait !== undefined && wait !== input.waitUntil;
+    if (!wanted || (sameDurations(wanted, outcome.record.durations) && !shorterWait)) return outcome;
+    const again = await this.deps.store.heartbeat({
+      ...input,
+      durations: wanted,
+      ...(wait !== undefined ? { waitUntil: wait } : {}),
+    });
+    return again.kind === "ok"
+      ? { ...again, editComment: outcome.editComment || again.editComment }
+      : outcome;
+  }
+
+  /** The heartbeat itself succeeded; a failed cosmetic update is logged and left to reconcile. */
+  async #editClaimComment(lease: SubjectKey, record: ClaimRecord): Promise<void> {
+    const { configs } = this.deps;
+    const labels = (
+      configs.peek(lease.installationId, record.repo) ??
+      (await configs.load(lease.installationId, record.repo))
+    ).labels;
+    await writeFenced(
+      this.deps,
+      refOf(lease, record),
+      record,
+      {
+        subjectNodeId: record.issueNodeId ?? "",
+        ...commentEdit(record, "active"),
+        addLabels: [labels.claimed],
+        removeLabels: [labels.stale],
+      },
+      labels,
+    ).catch((error: unknown) => {
+      this.deps.log.warn(
+        { subject: subjectName(record.repo, record.issue), err: error },
+        "claim comment not updated",
+      );
+    });
+  }
+
+  async release(
+    leaseId: string,
+    token: string,
+    request: { outcome: ReleaseOutcome; note?: string },
+  ): Promise<Record<string, unknown>> {
+    const { store, tokens, configs, now: clock } = this.deps;
+    const lease = parseLeaseOrThrow(leaseId);
+    const input = {
+      key: lease,
+      generation: lease.generation,
+      tokenDigest: tokens.digest(token),
+      now: clock(),
+      outcome: request.outcome,
+    };
+    const outcome = await this.recovery.withRecovery(lease, token, (digest) =>
+      store.release({ ...input, tokenDigest: digest }),
+    );
+    if (outcome.kind !== "released") throw refused(leaseRefusal(outcome));
+    const record = outcome.record;
+    if (record.sync === "pending") {
+      const config = await configs.load(lease.installationId, record.repo);
+      await writeFenced(
+        this.deps,
+        refOf(lease, record),
+        record,
+        releaseWrite(record, config.labels, request.note),
+        config.labels,
+      );
+      await store.markSynced(lease, record.generation);
+      await announce(this.deps, lease, record);
+    }
+    return { released: true, outcome: record.outcome, generation: record.generation };
+  }
+
+  async verify(leaseId: string, token: string): Promise<Record<string, unknown>> {
+    const { store, tokens, now: clock } = this.deps;
+    const lease = parseLeaseOrThrow(leaseId);
+    const input = {
+      key: lease,
+      generation: lease.generation,
+      tokenDigest: tokens.digest(token),
+      now: clock(),
+    };
+    const outcome = await this.recovery.withRecovery(lease, token, (digest) =>
+      store.verify({ ...input, tokenDigest: digest }),
+    );
+    if (outcome.kind !== "ok") throw refused(leaseRefusal(outcome));
+    const record = outcome.record;
+    await this.#requireWrite(lease, record);
+    return {
+      holder: true,
+      generation: record.generation,
+      state: livenessOf(record, clock()) === "live" ? "active" : "stale",
+      expiresAt: iso(expiresAt(record)),
+    };
+  }
+
+  /**
+   * SPEC §4.1: a holder whose login lost `write` on the repository loses the lease: the claim is
+   * revoked (generation + 1, so its PRs fail the check) and the call answers `410 gone revoked`.
+   */
+  async #requireWrite(lease: SubjectKey, record: ClaimRecord): Promise<void> {
+    const { permissions, store, configs, assignments, now: clock, log } = this.deps;
+    if (!permissions || record.actor.kind !== "agent") return;
+    if (await permissions.stillAllowed(lease.installationId, record.repo, record.actor.login)) return;
+    const ended = await store.endClaim({
+      key: lease,
+      generation: record.generation,
+      now: clock(),
+      to: "revoked",
+      bump: true,
+    });
+    if (ended.kind === "ended") {
+      const config = await configs.load(lease.installationId, record.repo);
+      const note = `⛔ ${describeActor(record.actor)} lost write access to ${record.repo}; generation ${record.generation} is revoked.`;
+      try {
+        await assignments.apply(
+          refOf(lease, record),
+          endedClaimWrite({ previous: ended.previous, ended: ended.record, config, note }),
+        );
+        await store.markSynced(lease, ended.record.generation);
+      } catch (error) {
+        log.warn(
+          { subject: subjectName(record.repo, record.issue), err: error },
+          "revocation not written; reconcile will",
+        );
+      }
+      await announce(this.deps, lease, ended.record);
+    }
+    throw refused({
+      code: "gone",
+      message: "This lease has ended (revoked): the holder no longer has write access.",
+      details: { reason: "revoked" },
+    });
+  }
+}
+
+/** The release's write: labels and App-made assignment off, the comment ended, a note if there is one. */
+function releaseWrite(
+  record: ClaimRecord,
+  labels: { claimed: string; stale: string },
+  note?: string,
+): TransitionWrite {
+  const write: TransitionWrite = {
+    subjectNodeId: record.issueNodeId ?? "",
+    removeLabels: [labels.claimed, labels.stale],
+    ...commentEdit(record, record.state === "completed" ? "completed" : "released"),
+  };
+  if (record.appAssigned && record.assigneeNodeId) write.unassign = [record.assigneeNodeId];
+  const trimmed = note?.trim();
+  if (trimmed || record.outcome === "handoff") {
+    write.addComments = [
+      `📝 ${describeActor(record.actor)} released generation ${record.generation} (${record.outcome})` +
+        (record.branch ? ` · branch ${branchCode(record.branch)}` : "") +
+        (trimmed ? `\n\n> ${inert(trimmed, { multiline: true, max: 4000 }).replace(/\n/g, "\n> ")}` : ""),
+    ];
+  }
+  return write;
+}
+
+function commentEdit(record: ClaimRecord, state: MarkerState): Pick<TransitionWrite, "editComments"> {
+  return record.commentNodeId
+    ? { editComments: [{ nodeId: record.commentNodeId, body: renderClaimComment(record, state) }] }
+    : {};
+}
+
+function refOf(lease: SubjectKey, record: ClaimRecord): SubjectRef {
+  return { installationId: lease.installationId, repo: record.repo, issue: record.issue };
+}
+
+function parseLeaseOrThrow(leaseId: string) {
+  const lease = parseLeaseId(leaseId);
+  if (!lease) throw refused({ code: "not_found", message: "No such lease." });
+  return lease;
+}
+
+function sameDurations(a: ClaimRecord["durations"], b: ClaimRecord["durations"]): boolean {
+  return a.ttlMs === b.ttlMs && a.reclaimAfterMs === b.reclaimAfterMs && a.heartbeatMs === b.heartbeatMs;
+}

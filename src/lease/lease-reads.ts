@@ -1,0 +1,152 @@
+// The read side of the core (SPEC §4.2): one subject's joined state, and a repository's inventory.
+import type { RepoConfig } from "../config/repo-config.js";
+import { type ClaimRecord, type SubjectKey, subjectName } from "../domain/claim.js";
+import type { SubjectSnapshot } from "../providers/assignment-provider.js";
+import { expiresAt, livenessOf } from "./liveness.js";
+import { iso } from "./outcomes.js";
+import type { LeaseCoreDeps } from "./ports.js";
+import { restoreFromComment } from "./recovery.js";
+import { refused } from "./refusals.js";
+import { latestMarker } from "./restore-from-comments.js";
+import { liveScopeOverlaps, type ScopeOverlap } from "./scope-overlap.js";
+import { stateOfSubject } from "./subject-state.js";
+
+type ReadPorts = Pick<LeaseCoreDeps, "store" | "assignments" | "configs" | "now">;
+
+/**
+ * Other live claims of the repository whose declared scope intersects this one's: a warning, never
+ * a refusal. Costs one store read (the repository's records), never a GitHub request.
+ */
+export async function overlapsOf(
+  ports: Pick<LeaseCoreDeps, "store" | "now">,
+  record: ClaimRecord,
+): Promise<ScopeOverlap[]> {
+  if (!record.scope?.length) return [];
+  const records = await ports.store.listRepository(record.installationId, record.repoId, 200);
+  return liveScopeOverlaps(record.scope, record, records, ports.now());
+}
+
+/** One subject's joined state (store ⋈ GitHub) with its claim history. */
+export async function subjectView(
+  ports: ReadPorts,
+  installationId: number,
+  repo: string,
+  issue: number,
+): Promise<Record<string, unknown>> {
+  const { store, assignments, now: clock } = ports;
+  const snapshot = await assignments.status({ installationId, repo, issue });
+  if (!snapshot) throw refused({ code: "not_found", message: `${repo}#${issue} is not an issue.` });
+  const key: SubjectKey = { installationId, repoId: snapshot.repoId, issue: snapshot.issue };
+  const now = clock();
+  await restoreFromComment(store, key, snapshot, latestMarker(snapshot), now);
+  const [record, history, epoch, config] = await Promise.all([
+    store.get(key),
+    store.history(key),
+    store.epoch(installationId, now),
+    ports.configs.load(installationId, snapshot.repo),
+  ]);
+  const overlaps = record?.state === "active" ? await overlapsOf(ports, record) : [];
+  return {
+    ...inventoryRow(snapshot, record, epoch, config, clock(), overlaps),
+    history: history.map((t) => ({ ...t, at: iso(t.at) })),
+  };
+}
+
+/**
+ * The inventory (SPEC §4.2): the store's claims of a repository joined with one bounded read of
+ * its open issues (those assigned or carrying a managed label), newest activity first.
+ */
+export async function inventory(
+  ports: ReadPorts,
+  installationId: number,
+  repo: string,
+  options: { state?: string; limit: number },
+): Promise<{ claims: Record<string, unknown>[]; truncated: boolean }> {
+  const { store, assignments, configs, now: clock } = ports;
+  const [config, listing] = await Promise.all([
+    configs.load(installationId, repo),
+    assignments.listOpenIssues({ installationId, repo }, { first: 100 }),
+  ]);
+  if (listing.repoId === null) throw refused({ code: "not_found", message: `No repository ${repo}.` });
+  const now = clock();
+  const [records, epoch] = await Promise.all([
+    store.listRepository(installationId, listing.repoId, 200),
+    store.epoch(installationId, now),
+  ]);
+  const byIssue = new Map(records.map((r) => [r.issue, r]));
+  const overlapsOfRecord = (record: ClaimRecord | null) =>
+    record?.state === "active" && livenessOf(record, now) === "live"
+      ? liveScopeOverlaps(record.scope, record, records, now)
+      : [];
+  const managed = [config.labels.claimed, config.labels.stale];
+  const rows: { activity: number; row: Record<string, unknown> }[] = [];
+  const seen = new Set<number>();
+  for (const snapshot of listing.issues) {
+    const record = byIssue.get(snapshot.issue) ?? null;
+    const relevant =
+      record || snapshot.assignees.length > 0 || snapshot.labels.some((l) => managed.includes(l));
+    if (!relevant) continue;
+    seen.add(snapshot.issue);
+    rows.push({
+      activity: activityOf(record, snapshot.updatedAt),
+      row: inventoryRow(snapshot, record, epoch, config, clock(), overlapsOfRecord(record)),
+    });
+  }
+  for (const record of records) {
+    if (seen.has(record.issue) || (record.state !== "active" && record.state !== "human")) continue;
+    rows.push({
+      activity: activityOf(record, 0),
+      row: inventoryRow(null, record, epoch, config, clock(), overlapsOfRecord(record)),
+    });
+  }
+  const filtered = rows
+    .filter(({ row }) => !options.state || row.state === options.state)
+    .sort((a, b) => b.activity - a.activity);
+  return {
+    claims: filtered.slice(0, options.limit).map(({ row }) => row),
+    truncated: filtered.length > options.limit || listing.hasNextPage,
+  };
+}
+
+/**
+ * The inventory row of one subject (SPEC §2.2); without a snapshot, GitHub's side is unknown.
+ * `overlaps` (other live claims whose declared scope intersects this one's) add the reason
+ * `scope-overlap` and an `overlaps` field; rows without any carry neither.
+ */
+export function inventoryRow(
+  snapshot: SubjectSnapshot | null,
+  record: ClaimRecord | null,
+  storeEpoch: number,
+  config: RepoConfig,
+  now: number,
+  overlaps: readonly ScopeOverlap[] = [],
+): Record<string, unknown> {
+  const derived = stateOfSubject(snapshot, record, storeEpoch, now, config);
+  const { state } = derived;
+  const reasons = overlaps.length > 0 ? [...derived.reasons, "scope-overlap"] : derived.reasons;
+  const repo = snapshot?.repo ?? record?.repo ?? "";
+  const issue = snapshot?.issue ?? record?.issue ?? 0;
+  return {
+    subject: subjectName(repo, issue),
+    title: snapshot?.title ?? record?.title ?? null,
+    state,
+    reasons,
+    actor: record?.actor ?? null,
+    generation: record?.generation ?? null,
+    taskClass: record?.taskClass ?? null,
+    branch: record?.branch ?? null,
+    claimedAt: record ? iso(record.claimedAt) : null,
+    lastHeartbeatAt: record ? iso(record.lastHeartbeatAt) : null,
+    expiresAt: record?.state === "active" ? iso(expiresAt(record)) : null,
+    phase: record?.phase ?? null,
+    blocker: record?.blocker ?? null,
+    linkedPullRequests: snapshot?.openPullRequests.map((pr) => pr.number) ?? [],
+    claimAgeSeconds: record ? Math.max(0, Math.round((now - record.claimedAt) / 1000)) : null,
+    assignees: snapshot ? snapshot.assignees.map((a) => a.login) : null,
+    ...(overlaps.length > 0 ? { scope: record?.scope ?? [], overlaps } : {}),
+  };
+}
+
+function activityOf(record: ClaimRecord | null, updatedAt: number): number {
+  return Math.max(updatedAt, record?.lastHeartbeatAt ?? 0, record?.claimedAt ?? 0, record?.endedAt ?? 0);
+}

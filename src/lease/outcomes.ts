@@ -1,0 +1,104 @@
+// What the lease core is asked and what it answers: claim and heartbeat requests, lease and resume views.
+import type { Actor, ClaimRecord, SubjectKey, TaskClass } from "../domain/claim.js";
+import { leaseIdOf, subjectName } from "../domain/claim.js";
+import type { GitHubUser } from "../providers/assignment-provider.js";
+import { expiresAt, livenessOf, reclaimableAt } from "./liveness.js";
+import type { ScopeOverlap } from "./scope-overlap.js";
+
+export interface ClaimRequest {
+  installationId: number;
+  repo: string;
+  issue: number;
+  user: GitHubUser;
+  actor: { runtime?: string; sessionId: string; host?: string };
+  taskClass: TaskClass;
+  branch?: string;
+  takeover: boolean;
+  scope?: string[];
+  artifacts?: string;
+  /** The session's secret (`actor.sessionKey`): proof for a re-claim, kept only as a digest. */
+  sessionKey?: string;
+  /** The lease's current token sent as `leaseToken`: the other proof for a re-claim. */
+  leaseToken?: string;
+}
+
+export interface LeaseView {
+  id: string;
+  subject: string;
+  generation: number;
+  token: string;
+  taskClass: TaskClass;
+  branch: string | null;
+  ttlSeconds: number;
+  heartbeatIntervalSeconds: number;
+  expiresAt: string;
+}
+
+export interface ResumeView {
+  previousActor: Actor;
+  previousGeneration: number;
+  branch: string | null;
+  lastHeartbeatAt: string;
+  linkedPullRequests: number[];
+}
+
+export type ClaimResult =
+  | { status: 201 | 200; body: { lease: LeaseView; resume: ResumeView | null; overlaps: ScopeOverlap[] } }
+  | { status: 202; body: { status: "takeover_pending"; retryAfterSeconds: number; incumbent: Actor } };
+
+export interface HeartbeatRequest {
+  phase?: string;
+  pullRequest?: number;
+  blocker?: string;
+  waitUntil?: string;
+}
+
+export const iso = (ms: number) => new Date(ms).toISOString();
+
+/** The holder as a refused claimant is shown it. */
+export function holderBody(
+  record: ClaimRecord,
+  now: number,
+  takeoverPendingBy?: Actor,
+): Record<string, unknown> {
+  return {
+    holder: record.actor,
+    generation: record.generation,
+    state:
+      livenessOf(record, now) === "live"
+        ? "active"
+        : livenessOf(record, now) === "stale"
+          ? "stale"
+          : "reclaimable",
+    lastHeartbeatAt: iso(record.lastHeartbeatAt),
+    reclaimableAt: iso(reclaimableAt(record)),
+    ...(takeoverPendingBy ? { takeoverPendingBy } : {}),
+  };
+}
+
+export function leaseView(key: SubjectKey, record: ClaimRecord, token: string): LeaseView {
+  return {
+    id: leaseIdOf(key, record.generation),
+    subject: subjectName(record.repo, record.issue),
+    generation: record.generation,
+    token,
+    taskClass: record.taskClass,
+    branch: record.branch ?? null,
+    ttlSeconds: Math.round(record.durations.ttlMs / 1000),
+    heartbeatIntervalSeconds: Math.round(record.durations.heartbeatMs / 1000),
+    expiresAt: iso(expiresAt(record)),
+  };
+}
+
+/** The PRs the successor inherits: the one the incumbent reported and the open ones GitHub links to the subject. */
+export function resumeView(previous: ClaimRecord, openPullRequests: { number: number }[]): ResumeView {
+  const linked = new Set([...(previous.pullRequest ? [previous.pullRequest] : [])]);
+  for (const pr of openPullRequests) linked.add(pr.number);
+  return {
+    previousActor: previous.actor,
+    previousGeneration: previous.generation,
+    branch: previous.branch ?? null,
+    lastHeartbeatAt: iso(previous.lastHeartbeatAt),
+    linkedPullRequests: [...linked],
+  };
+}

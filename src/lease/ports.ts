@@ -1,0 +1,31 @@
+// The interfaces the lease core is built on: the store, GitHub's assignments, config, tokens, clock.
+import type { Logger } from "pino";
+import type { RepoConfig } from "../config/repo-config.js";
+import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
+import type { AssignmentProvider } from "../providers/assignment-provider.js";
+import type { LivenessStore } from "../providers/liveness-store.js";
+import type { HolderPermissions } from "./holder-permission.js";
+import type { TokenMinter } from "./tokens.js";
+
+/** Where the lease core reads a repository's validated config (cached by the implementation). */
+export interface RepoConfigSource {
+  load(installationId: number, repo: string): Promise<RepoConfig>;
+  /** The cached config if there is one; never calls GitHub (the heartbeat path must not). */
+  peek(installationId: number, repo: string): RepoConfig | undefined;
+}
+
+export interface LeaseCoreDeps {
+  store: LivenessStore;
+  assignments: AssignmentProvider;
+  configs: RepoConfigSource;
+  tokens: TokenMinter;
+  now: () => number;
+  log: Logger;
+  /**
+   * Told after a subject changed hands through the core (claim, takeover, release), so the merge
+   * fence re-runs linked PR checks. Its failure is logged, never undoes the transition.
+   */
+  subjectChanged?: (key: SubjectKey, record: ClaimRecord) => Promise<void>;
+  /** Re-checks a holder's `write` permission at most every 10 minutes (SPEC §4.1); absent: never. */
+  permissions?: HolderPermissions;
+}
