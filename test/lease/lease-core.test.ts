@@ -1,0 +1,259 @@
+// The lease core's rules without Probot: LeaseCore over the memory store and a hand-written GitHub fake.
+import pino from "pino";
+import { beforeEach, describe, expect, it } from "vitest";
+import { defaultRepoConfig } from "../../src/config/repo-config.js";
+import { parseClaimMarker } from "../../src/lease/claim-comment.js";
+import { type ClaimRequest, LeaseCore } from "../../src/lease/lease-core.js";
+import { createTokenMinter } from "../../src/lease/tokens.js";
+import type {
+  AppliedWrite,
+  AssignmentProvider,
+  GitHubUser,
+  SubjectRef,
+  SubjectSnapshot,
+  TransitionWrite,
+} from "../../src/providers/assignment-provider.js";
+import { GitHubWriteError } from "../../src/providers/assignment-provider.js";
+import { MemoryLivenessStore } from "../../src/providers/memory/memory-store.js";
+
+const installationId = 42;
+const repoId = 7;
+const fleetBot: GitHubUser = { login: "fleet-bot", id: 1, nodeId: "U_fleet" };
+const otherBot: GitHubUser = { login: "other-bot", id: 2, nodeId: "U_other" };
+
+/**
+ * One open issue as GitHub would show it, changed by the writes the core applies: assignments,
+ * labels and the App's claim comments (their markers parsed as the real provider parses them).
+ */
+class FakeAssignments implements AssignmentProvider {
+  readonly writes: TransitionWrite[] = [];
+  statusReads = 0;
+  /** The next `apply` calls that GitHub refuses. */
+  refuseNext = 0;
+  readonly #users = new Map([fleetBot, otherBot].map((u) => [u.nodeId, u.login]));
+  readonly issue: SubjectSnapshot = {
+    repoId,
+    repo: "octo/widgets",
+    issue: 12,
+    nodeId: "I_12",
+    title: "Fix the parser",
+    state: "open",
+    assignees: [],
+    labels: [],
+    claimComments: [],
+    rejectedMarkers: 0,
+    rejectedAfterTrusted: 0,
+    auditComments: 0,
+    markerSearch: "complete",
+    openPullRequests: [],
+    branchCommittedAt: null,
+    updatedAt: 0,
+  };
+
+  async status(ref: SubjectRef): Promise<SubjectSnapshot | null> {
+    this.statusReads += 1;
+    if (ref.issue !== this.issue.issue) return null;
+    return structuredClone(this.issue);
+  }
+
+  async listOpenIssues() {
+    return { repoId, issues: [structuredClone(this.issue)], hasNextPage: false, endCursor: null };
+  }
+
+  async listRepositories() {
+    return [this.issue.repo];
+  }
+
+  async repositoryName(_installationId: number, id: number) {
+    return id === repoId ? this.issue.repo : null;
+  }
+
+  async apply(_ref: SubjectRef, write: TransitionWrite): Promise<AppliedWrite> {
+    this.writes.push(write);
+    if (this.refuseNext > 0) {
+      this.refuseNext -= 1;
+      throw new GitHubWriteError("GitHub refused the write", 502);
+    }
+    const issue = this.issue;
+    const unassign = new Set(write.unassign ?? []);
+    issue.assignees = issue.assignees.filter((a) => !unassign.has(a.nodeId));
+    for (const nodeId of write.assign ?? []) {
+      if (!issue.assignees.some((a) => a.nodeId === nodeId)) {
+        issue.assignees.push({ login: this.#users.get(nodeId) ?? nodeId, nodeId });
+      }
+    }
+    issue.labels = [...new Set([...issue.labels, ...(write.addLabels ?? [])])].filter(
+      (l) => !(write.removeLabels ?? []).includes(l),
+    );
+    for (const edit of write.editComments ?? []) {
+      const parsed = parseClaimMarker(edit.body);
+      const comment = issue.claimComments.find((c) => c.nodeId === edit.nodeId);
+      if (comment && parsed.kind === "marker") comment.marker = parsed.marker;
+    }
+    if (write.createClaimComment === undefined) return { requests: 1 };
+    const parsed = parseClaimMarker(write.createClaimComment);
+    if (parsed.kind !== "marker") throw new Error("the claim comment carries no marker");
+    const databaseId = issue.claimComments.length + 1;
+    const claimComment = { nodeId: `IC_${databaseId}`, databaseId };
+    issue.claimComments.push({ ...claimComment, marker: parsed.marker });
+    return { claimComment, requests: 1 };
+  }
+
+  async ensureLabels(): Promise<void> {}
+}
+
+let now: number;
+let store: MemoryLivenessStore;
+let github: FakeAssignments;
+let core: LeaseCore;
+
+beforeEach(() => {
+  now = Date.parse("2026-03-02T10:00:00.000Z");
+  store = new MemoryLivenessStore({ now: () => now });
+  github = new FakeAssignments();
+  let minted = 0;
+  core = new LeaseCore({
+    store,
+    assignments: github,
+    configs: { load: async () => defaultRepoConfig, peek: () => defaultRepoConfig },
+    tokens: createTokenMinter("lease-core-test-secret", (n) => Buffer.alloc(n, ++minted)),
+    now: () => now,
+    log: pino({ level: "silent" }),
+  });
+});
+
+function claimBy(user: GitHubUser, sessionId: string, extra: Partial<ClaimRequest> = {}): ClaimRequest {
+  return {
+    installationId,
+    repo: "octo/widgets",
+    issue: 12,
+    user,
+    actor: { runtime: "codex", sessionId },
+    taskClass: "author",
+    takeover: false,
+    ...extra,
+  };
+}
+
+/** The refusal a call was answered with: its machine code, sentence and details. */
+async function refusalOf(call: Promise<unknown>) {
+  const error = await call.then(
+    () => expect.fail("the call was not refused"),
+    (e: unknown) => e,
+  );
+  const { code, message, details } = error as { code: string; message: string; details: unknown };
+  return { code, message, details };
+}
+
+describe("LeaseCore", () => {
+  it("claims a free issue: one read, one write that assigns, labels and comments, a lease of generation 1", async () => {
+    const result = await core.claim(claimBy(fleetBot, "s1"));
+
+    expect(result.status).toBe(201);
+    const body = result.body as Extract<typeof result, { status: 201 | 200 }>["body"];
+    expect(body.lease).toMatchObject({
+      id: `${installationId}.${repoId}.12.1`,
+      subject: "octo/widgets#12",
+      generation: 1,
+      taskClass: "author",
+      branch: "agent/s1/12-fix-the-parser",
+    });
+    expect(body.lease.token).toMatch(/^clh_/);
+    expect(body.resume).toBeNull();
+    expect(github.statusReads).toBe(1);
+    expect(github.writes).toHaveLength(1);
+    expect(github.writes[0]).toMatchObject({ assign: ["U_fleet"], addLabels: ["agent:claimed"] });
+    expect(github.issue.assignees.map((a) => a.login)).toEqual(["fleet-bot"]);
+    const record = await store.get({ installationId, repoId, issue: 12 });
+    expect(record).toMatchObject({
+      generation: 1,
+      state: "active",
+      commentNodeId: "IC_1",
+      appAssigned: true,
+    });
+  });
+
+  it("refuses a claim of an issue another session holds, naming the holder, and writes nothing", async () => {
+    await core.claim(claimBy(fleetBot, "s1"));
+    now += 60_000;
+
+    const refusal = await refusalOf(core.claim(claimBy(otherBot, "s2")));
+
+    expect(refusal).toMatchObject({
+      code: "held",
+      message: "octo/widgets#12 is held by another session.",
+      details: {
+        holder: { kind: "agent", login: "fleet-bot", sessionId: "s1" },
+        generation: 1,
+        state: "active",
+      },
+    });
+    expect(github.writes).toHaveLength(1);
+  });
+
+  it("refuses a claim of an issue a person is assigned to, without asking the store to claim", async () => {
+    github.issue.assignees = [{ login: "alice", nodeId: "U_alice" }];
+
+    expect(await refusalOf(core.claim(claimBy(fleetBot, "s1")))).toEqual({
+      code: "human_held",
+      message: "octo/widgets#12 is assigned to someone the App did not assign.",
+      details: { assignees: ["alice"] },
+    });
+    expect(await store.get({ installationId, repoId, issue: 12 })).toBeNull();
+    expect(github.writes).toEqual([]);
+  });
+
+  it("rolls a claim back when GitHub refuses its write: nothing is kept, and retrying succeeds", async () => {
+    github.refuseNext = 1;
+
+    const refusal = await refusalOf(core.claim(claimBy(fleetBot, "s1")));
+
+    expect(refusal.code).toBe("github_failed");
+    expect(await store.get({ installationId, repoId, issue: 12 })).toBeNull();
+    // The failed write, then the compensation that removes what it may have added.
+    expect(github.writes).toHaveLength(2);
+    expect(github.writes[1]).toMatchObject({ unassign: ["U_fleet"], removeLabels: ["agent:claimed"] });
+    expect((await core.claim(claimBy(fleetBot, "s1"))).status).toBe(201);
+  });
+
+  it("answers a heartbeat with another token as unauthorized, and one with the lease's token", async () => {
+    const result = await core.claim(claimBy(fleetBot, "s1"));
+    const { lease } = result.body as { lease: { id: string; token: string } };
+    now += 60_000;
+
+    expect(await refusalOf(core.heartbeat(lease.id, "clh_not-this-lease", {}))).toMatchObject({
+      code: "unauthorized",
+      message: "The lease token is not valid for this lease.",
+    });
+    expect(await core.heartbeat(lease.id, lease.token, { phase: "testing" })).toEqual({
+      generation: 1,
+      expiresAt: new Date(now + defaultRepoConfig.taskClasses.author.ttl).toISOString(),
+      state: "active",
+    });
+    expect(await refusalOf(core.heartbeat("not-a-lease-id", lease.token, {}))).toMatchObject({
+      code: "not_found",
+    });
+  });
+
+  it("releases a lease: GitHub's side is undone in one write, and the lease is gone afterwards", async () => {
+    const result = await core.claim(claimBy(fleetBot, "s1"));
+    const { lease } = result.body as { lease: { id: string; token: string } };
+
+    expect(await core.release(lease.id, lease.token, { outcome: "abandoned" })).toEqual({
+      released: true,
+      outcome: "abandoned",
+      generation: 1,
+    });
+    expect(github.writes).toHaveLength(2);
+    expect(github.writes[1]).toMatchObject({
+      unassign: ["U_fleet"],
+      removeLabels: ["agent:claimed", "agent:stale"],
+    });
+    expect(github.issue.assignees).toEqual([]);
+    expect(github.issue.claimComments[0]?.marker.state).toBe("released");
+    expect(await refusalOf(core.verify(lease.id, lease.token))).toMatchObject({
+      code: "gone",
+      details: { reason: "released" },
+    });
+  });
+});
