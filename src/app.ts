@@ -6,14 +6,7 @@ import { createRepoConfigSource } from "./config/repo-config-source.js";
 import { dashboardPaths, mountDashboard } from "./dashboard/mount-dashboard.js";
 import { type FleetView, readFleet } from "./dashboard/read-fleet.js";
 import { type ClaimRecord, parseLeaseId, type SubjectKey } from "./domain/claim.js";
-import { prepareRepositories } from "./handlers/installation.js";
-import {
-  handlePullRequest,
-  handleRerequest,
-  pullRequestCheckEvents,
-} from "./handlers/pull-request-checks.js";
-import { handleReclaim } from "./handlers/reclaim.js";
-import { registerSyncHandlers } from "./handlers/register-sync.js";
+import { registerWebhooks } from "./handlers/register.js";
 import { apiHandler, createApi } from "./http/create-api.js";
 import { createFailedAuthLimiter } from "./http/failed-auth-limiter.js";
 import { createReadCache } from "./http/read-cache.js";
@@ -31,7 +24,6 @@ import { createTokenMinter } from "./lease/tokens.js";
 import { type ClaimHoldMetrics, createMetrics } from "./metrics/create-metrics.js";
 import { measureStore } from "./metrics/measure-store.js";
 import { mountMetrics } from "./metrics/mount-metrics.js";
-import { timeWebhooks } from "./metrics/time-webhooks.js";
 import type { FenceStore } from "./providers/fence-store.js";
 import { GitHubAssignmentProvider } from "./providers/github/github-assignment-provider.js";
 import { GitHubChecksProvider } from "./providers/github/github-checks-provider.js";
@@ -107,7 +99,7 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
       githubRequests: () => meter.totals,
     });
     const store = measureStore(options.store, metrics);
-    const app = timeWebhooks(probot, metrics.webhookDuration);
+    const app = probot;
     const octokitFor = async (installationId: number) =>
       observeRateLimit(await app.auth(installationId), metrics);
     const meter = new RequestMeter();
@@ -275,35 +267,18 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
     });
     addHandler(apiHandler(api, (path) => apiPaths.test(path) || dashboardPaths.test(path)));
 
-    registerSyncHandlers(app, {
+    registerWebhooks(app, {
       store,
       assignments,
       configs,
       now,
       log,
       subjectChanged,
-    });
-
-    app.on([...pullRequestCheckEvents], (context) => handlePullRequest(context.payload, fence));
-    app.on(["check_run.rerequested", "check_suite.rerequested"], (context) =>
-      handleRerequest(context.payload, fence),
-    );
-    const reactions = new GitHubCommentReactions({ octokitFor });
-    app.on("issue_comment.created", (context) =>
-      handleReclaim(
-        { id: context.id, payload: context.payload },
-        { store, fences, fence, assignments, identity, configs, reactions, now, log },
-      ),
-    );
-
-    app.on(["installation.created", "installation_repositories.added"], async (context) => {
-      const payload = context.payload;
-      const repositories =
-        "repositories_added" in payload ? payload.repositories_added : (payload.repositories ?? []);
-      await prepareRepositories(
-        { installationId: payload.installation.id, repositories },
-        { assignments, configs, log: context.log },
-      );
+      fence,
+      fences,
+      identity,
+      reactions: new GitHubCommentReactions({ octokitFor }),
+      webhookDuration: metrics.webhookDuration,
     });
   };
 }

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { defaultRepoConfig } from "../src/config/repo-config.js";
 import type { ClaimRecord } from "../src/domain/claim.js";
-import { reclaimWrite } from "../src/handlers/reclaim.js";
+import { reclaimWrite } from "../src/handlers/reclaim-decision.js";
 import type { SubjectSnapshot } from "../src/providers/assignment-provider.js";
 
 const snapshot: SubjectSnapshot = {

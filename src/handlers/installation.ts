@@ -1,7 +1,15 @@
-// installation / installation_repositories: make sure the managed labels exist in every repository.
+// installation / installation_repositories: make sure the managed labels exist in every repository;
+// installation.deleted: forget the installation's keys.
+import type { EmitterWebhookEvent } from "@octokit/webhooks";
 import type { Logger } from "pino";
 import type { RepoConfigSource } from "../lease/lease-core.js";
 import type { AssignmentProvider } from "../providers/assignment-provider.js";
+import type { LivenessStore } from "../providers/liveness-store.js";
+import type { WebhookHandler } from "./webhook-guard.js";
+
+type AddedPayload = EmitterWebhookEvent<
+  "installation.created" | "installation_repositories.added"
+>["payload"];
 
 export const labelColours = {
   claimed: {
@@ -19,6 +27,32 @@ export interface InstallationEvent {
 /** decide: which repositories need their labels ensured. */
 export function repositoriesToPrepare(event: InstallationEvent): string[] {
   return event.repositories.map((r) => r.full_name);
+}
+
+export function installationAdded(deps: {
+  assignments: AssignmentProvider;
+  configs: RepoConfigSource;
+}): WebhookHandler<AddedPayload, InstallationEvent> {
+  return {
+    decide: (payload) => ({
+      installationId: payload.installation.id,
+      repositories:
+        "repositories_added" in payload ? payload.repositories_added : (payload.repositories ?? []),
+    }),
+    apply: (event, log) => prepareRepositories(event, { ...deps, log }),
+  };
+}
+
+export function installationDeleted(deps: {
+  store: LivenessStore;
+}): WebhookHandler<EmitterWebhookEvent<"installation.deleted">["payload"], number> {
+  return {
+    decide: (payload) => payload.installation.id,
+    async apply(installationId, log) {
+      await deps.store.purgeInstallation(installationId);
+      log.info({ installationId }, "installation removed: its keys were purged");
+    },
+  };
 }
 
 /** apply: ensure the labels, one repository at a time (a failure is logged and does not stop the rest). */

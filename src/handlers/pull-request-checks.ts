@@ -1,6 +1,7 @@
 // pull_request, check_run and check_suite webhooks → the `claim-hold` check of the PR heads (SPEC §5).
 import type { EmitterWebhookEvent } from "@octokit/webhooks";
 import type { MergeFence, PullRequestEvent } from "../lease/merge-fence.js";
+import type { WebhookHandler } from "./webhook-guard.js";
 
 type CheckRunPayload = EmitterWebhookEvent<"check_run.rerequested">["payload"];
 type CheckSuitePayload = EmitterWebhookEvent<"check_suite.rerequested">["payload"];
@@ -44,11 +45,16 @@ export function decidePullRequest(payload: PullRequestPayload): PullRequestActio
   };
 }
 
-/** apply */
-export async function handlePullRequest(payload: PullRequestPayload, fence: MergeFence): Promise<void> {
-  const action = decidePullRequest(payload);
-  if (action?.kind === "forget") await fence.pullRequestClosed(action, action.number);
-  if (action?.kind === "evaluate") await fence.pullRequestChanged(action.event);
+export function pullRequestChecks(
+  fence: MergeFence,
+): WebhookHandler<PullRequestPayload, NonNullable<PullRequestAction>> {
+  return {
+    decide: decidePullRequest,
+    async apply(action) {
+      if (action.kind === "forget") await fence.pullRequestClosed(action, action.number);
+      if (action.kind === "evaluate") await fence.pullRequestChanged(action.event);
+    },
+  };
 }
 
 /** decide: the PRs (same repository) a rerequested check run or suite covers. */
@@ -68,11 +74,13 @@ export function decideRerequest(payload: CheckRunPayload | CheckSuitePayload) {
   };
 }
 
-export async function handleRerequest(
-  payload: CheckRunPayload | CheckSuitePayload,
+export function checkRerequests(
   fence: MergeFence,
-): Promise<void> {
-  const action = decideRerequest(payload);
-  if (!action) return;
-  await fence.rerequested(action.target, action.pullRequests);
+): WebhookHandler<CheckRunPayload | CheckSuitePayload, NonNullable<ReturnType<typeof decideRerequest>>> {
+  return {
+    decide: decideRerequest,
+    async apply(action) {
+      await fence.rerequested(action.target, action.pullRequests);
+    },
+  };
 }

@@ -16,6 +16,13 @@ export interface WebhookHandler<P, A> {
   apply(action: A, log: Logger): Promise<void>;
 }
 
+export interface GuardOptions {
+  /** Run for events a bot sent as well (default: skipped before anything else). */
+  allowBots?: boolean;
+  /** Skip a delivery id already handled (default). Off: every delivery of it runs the handler again. */
+  dedupe?: boolean;
+}
+
 /**
  * Runs a handler for one delivery: bots are skipped before anything else; a delivery id already
  * handled is skipped only once the handler decided to act (unrelated events cost no Redis write).
@@ -23,13 +30,14 @@ export interface WebhookHandler<P, A> {
 export async function runWebhook<P extends { sender?: { type?: string; login?: string } | null }, A>(
   handler: WebhookHandler<P, A>,
   event: { id: string; name: string; payload: P },
-  deps: { store: LivenessStore; log: Logger; allowBots?: boolean },
+  deps: { store: LivenessStore; log: Logger } & GuardOptions,
 ): Promise<void> {
   if (!deps.allowBots && isFromBot(event.payload)) return;
   const action = await handler.decide(event.payload);
   if (action === null) return;
   const log = deps.log.child({ deliveryId: event.id, event: event.name });
-  if (!(await deps.store.firstDelivery(`${event.name}:${event.id}`, deliveryMemoryMs))) {
+  const dedupe = deps.dedupe ?? true;
+  if (dedupe && !(await deps.store.firstDelivery(`${event.name}:${event.id}`, deliveryMemoryMs))) {
     log.info("redelivery of a handled webhook: skipped");
     return;
   }

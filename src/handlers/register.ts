@@ -1,0 +1,70 @@
+// The one place webhooks are registered: each event → one handler, every one run through the shared guard.
+
+import type { Logger } from "pino";
+import type { Probot } from "probot";
+import type { Histogram } from "prom-client";
+import type { MergeFence } from "../lease/merge-fence.js";
+import { timeWebhook } from "../metrics/time-webhooks.js";
+import type { IdentityProvider } from "../providers/assignment-provider.js";
+import type { CommentReactions } from "../providers/comment-reactions.js";
+import type { FenceStore } from "../providers/fence-store.js";
+import { claimCommentRepair } from "./claim-comment-repair.js";
+import { claimedLabelAdded } from "./claimed-label-added.js";
+import { installationAdded, installationDeleted } from "./installation.js";
+import { issueClosed } from "./issue-closed.js";
+import { issueRemoved } from "./issue-removed.js";
+import { checkRerequests, pullRequestCheckEvents, pullRequestChecks } from "./pull-request-checks.js";
+import { pushEvidence } from "./push-evidence.js";
+import { reclaimCommand } from "./reclaim.js";
+import { revokeOnRemoval } from "./revoke-on-removal.js";
+import type { SyncDeps } from "./sync-deps.js";
+import { type GuardOptions, runWebhook, type WebhookHandler } from "./webhook-guard.js";
+
+export interface WebhookDeps extends SyncDeps {
+  fence: MergeFence;
+  fences: FenceStore;
+  identity: Pick<IdentityProvider, "permission">;
+  reactions: CommentReactions;
+  log: Logger;
+  /** Every handler's run is timed here, by event. */
+  webhookDuration: Histogram<"event">;
+}
+
+/**
+ * The merge fence's events run for bots too (a bot's PR gets its check) and on every delivery: a
+ * redelivered PR event re-reads its check, and writes only when the verdict changed.
+ */
+const fenceEvent: GuardOptions = { allowBots: true, dedupe: false };
+
+export function registerWebhooks(app: Probot, deps: WebhookDeps): void {
+  const { store, log } = deps;
+  // biome-ignore lint/suspicious/noExplicitAny: each handler narrows the payload it reads
+  const on = (events: readonly string[], handler: WebhookHandler<any, any>, options: GuardOptions = {}) => {
+    app.on([...events] as never, async (context: { id: string; name: string; payload: unknown }) => {
+      const event = {
+        id: context.id,
+        name: context.name,
+        payload: context.payload as { sender?: { type?: string } },
+      };
+      await timeWebhook(deps.webhookDuration, context, () =>
+        runWebhook(handler, event, { store, log, ...options }),
+      );
+    });
+  };
+  on(["issues.unassigned", "issues.unlabeled"], revokeOnRemoval(deps));
+  on(["issues.labeled"], claimedLabelAdded(deps));
+  on(["issues.closed"], issueClosed(deps));
+  on(["issues.transferred", "issues.deleted"], issueRemoved(deps));
+  on(["issue_comment.edited", "issue_comment.deleted"], claimCommentRepair(deps));
+  on(["issue_comment.created"], reclaimCommand(deps));
+  // Pushes made with an App's token still show the holder is working.
+  on(["push"], pushEvidence(deps), { allowBots: true });
+  on(pullRequestCheckEvents, pullRequestChecks(deps.fence), fenceEvent);
+  on(["check_run.rerequested", "check_suite.rerequested"], checkRerequests(deps.fence), fenceEvent);
+  // Ensuring labels and purging keys repeat safely: a redelivery (an operator's retry) runs again.
+  on(["installation.created", "installation_repositories.added"], installationAdded(deps), {
+    allowBots: true,
+    dedupe: false,
+  });
+  on(["installation.deleted"], installationDeleted(deps), { allowBots: true, dedupe: false });
+}
