@@ -1,4 +1,4 @@
-// The LivenessStore interface: every claim transition is one atomic call (one Lua script on Redis).
+// The claim store's narrow interfaces (claims, indexes, installations, deliveries, locks, documents) and LivenessStore, all of them.
 import type {
   Actor,
   ClaimRecord,
@@ -157,7 +157,8 @@ export interface HumanClaimInput {
   releasedAssigneeNodeIds?: string[];
 }
 
-export interface LivenessStore {
+/** The claim state machine: every transition is atomic; reads of one subject. */
+export interface ClaimStore {
   /** Claim, re-claim, takeover intent or supersede, decided atomically. */
   claim(input: ClaimInput): Promise<ClaimOutcome>;
   /**
@@ -198,11 +199,6 @@ export interface LivenessStore {
   restore(record: ClaimRecord, now: number): Promise<"restored" | "exists">;
   /** The subject's transitions, newest first (bounded). */
   history(key: SubjectKey): Promise<Transition[]>;
-  /**
-   * Subjects of the installation whose active claim is due for the janitor (deadline <= now),
-   * earliest first. The deadline is lastHeartbeatAt + ttlMs, or + reclaimAfterMs once marked stale.
-   */
-  due(installationId: number, now: number, limit: number): Promise<SubjectKey[]>;
   /** When this installation's store data began (set anew whenever the store comes up empty). */
   epoch(installationId: number, now: number): Promise<number>;
 
@@ -230,11 +226,15 @@ export interface LivenessStore {
   recordPush(key: SubjectKey, generation: number, at: number): Promise<void>;
   /** Forgets a subject (issue transferred or deleted): its record ends as `revoked` (no bump) and leaves every index. */
   forget(key: SubjectKey, now: number): Promise<void>;
-  /** Removes every key of an installation (App uninstalled). */
-  purgeInstallation(installationId: number): Promise<void>;
+}
 
-  // --- Indexes and bookkeeping ---
-
+/** The indexes the janitor and the dashboard read instead of scanning. */
+export interface ClaimIndex {
+  /**
+   * Subjects of the installation whose active claim is due for the janitor (deadline <= now),
+   * earliest first. The deadline is lastHeartbeatAt + ttlMs, or + reclaimAfterMs once marked stale.
+   */
+  due(installationId: number, now: number, limit: number): Promise<SubjectKey[]>;
   /** Records of one repository (any state), most recent activity first, at most `limit`. */
   listRepository(installationId: number, repoId: number, limit: number): Promise<ClaimRecord[]>;
   /**
@@ -242,24 +242,54 @@ export interface LivenessStore {
    * read without GitHub). May name a repository whose listing has since emptied.
    */
   repositories(installationId: number): Promise<number[]>;
+  /** Number of active agent claims of the installation (the disruption guard's denominator). */
+  activeCount(installationId: number): Promise<number>;
+}
+
+/** Which installations hold claims, and their removal when the App is uninstalled. */
+export interface InstallationStore {
   /** Records that an installation holds claims (a global set, outside any installation's hash slot). */
   rememberInstallation(installationId: number): Promise<void>;
   /** Installations the store holds claims for: the janitor's sweep list (no GitHub request needed). */
   installations(): Promise<number[]>;
-  /** Number of active agent claims of the installation (the disruption guard's denominator). */
-  activeCount(installationId: number): Promise<number>;
+  /** Removes every key of an installation (App uninstalled). */
+  purgeInstallation(installationId: number): Promise<void>;
+}
+
+/** Webhook redelivery dedupe. */
+export interface DeliveryLog {
   /** True the first time a webhook delivery id is seen within `ttlMs` (redelivery dedupe). */
   firstDelivery(deliveryId: string, ttlMs: number): Promise<boolean>;
+}
+
+/** Named locks with an owner and a time to live (janitor jobs, fenced writes). */
+export interface JobLocks {
   /** Takes or renews a named lock for `owner` (SET NX PX, or PEXPIRE when already ours). */
   acquireLock(name: string, owner: string, ttlMs: number): Promise<boolean>;
   /** Releases the lock only if `owner` still holds it. */
   releaseLock(name: string, owner: string): Promise<void>;
-  /** Small JSON documents kept for operators (the janitor's last report). */
+}
+
+/** Small JSON documents kept for operators (the janitor's last report). */
+export interface DocumentStore {
   putDocument(name: string, value: unknown, ttlMs: number): Promise<void>;
   getDocument(name: string): Promise<unknown>;
+}
+
+export interface StoreConnection {
   ping(): Promise<void>;
   close(): Promise<void>;
 }
+
+/** Everything the App keeps in its store; consumers should ask for the narrow part they use. */
+export interface LivenessStore
+  extends ClaimStore,
+    ClaimIndex,
+    InstallationStore,
+    DeliveryLog,
+    JobLocks,
+    DocumentStore,
+    StoreConnection {}
 
 /** Thrown by a store whose backend cannot be reached; the API answers 503 store_unavailable. */
 export class StoreUnavailableError extends Error {

@@ -1,7 +1,13 @@
 // The claim record's Redis hash layout, and zod parsing of records and script replies read back.
 import { z } from "zod";
 import { type Actor, ClaimRecord } from "../../domain/claim.js";
-import type { GoneReason, LeaseRefusal } from "../liveness-store.js";
+import type {
+  ClaimOutcome,
+  EndClaimOutcome,
+  GoneReason,
+  LeaseRefusal,
+  MarkStaleOutcome,
+} from "../liveness-store.js";
 import type { ScriptReply } from "./script-runner.js";
 
 /**
@@ -168,4 +174,50 @@ export function safeJson(value: string): unknown {
 
 export function unexpectedReply(operation: string, reply: ScriptReply): Error {
   return new Error(`the Redis store's ${operation} script answered unexpectedly: ${JSON.stringify(reply)}`);
+}
+
+/** The claim script's answer: its first element names the outcome. */
+export function parseClaimReply(reply: ScriptReply): ClaimOutcome {
+  const [kind, a, b] = asArray(reply);
+  switch (kind) {
+    case "created":
+      return { kind: "created", record: parseRecord(a), previous: parseOptionalRecord(b) };
+    case "reclaimed":
+      return { kind: "reclaimed", record: parseRecord(a) };
+    case "held":
+      return {
+        kind: "held",
+        current: parseRecord(a),
+        ...(b ? { takeoverPendingBy: parseActor(String(b)) } : {}),
+      };
+    case "human_held":
+      return { kind: "human_held", current: parseRecord(a) };
+    case "takeover_pending":
+      return { kind: "takeover_pending", current: parseRecord(a), retryAfterMs: Number(b) };
+    case "cap_reached":
+      return { kind: "cap_reached", limit: a === "session" ? "session" : "login", max: Number(b) };
+    default:
+      throw unexpectedReply("claim", reply);
+  }
+}
+
+const EndClaimSkip = z.enum(["missing", "moved-on", "not-active", "live"]);
+const MarkStaleSkip = z.enum(["missing", "moved-on", "not-active", "live", "already-marked"]);
+
+export function parseEndClaimReply(reply: ScriptReply): EndClaimOutcome {
+  const [kind, a, b] = asArray(reply);
+  if (kind === "ended") return { kind: "ended", previous: parseRecord(a), record: parseRecord(b) };
+  if (kind === "skipped") {
+    return { kind: "skipped", reason: EndClaimSkip.parse(a), current: parseOptionalRecord(b) };
+  }
+  throw unexpectedReply("endClaim", reply);
+}
+
+export function parseMarkStaleReply(reply: ScriptReply): MarkStaleOutcome {
+  const [kind, a, b] = asArray(reply);
+  if (kind === "marked") return { kind: "marked", record: parseRecord(a) };
+  if (kind === "skipped") {
+    return { kind: "skipped", reason: MarkStaleSkip.parse(a), current: parseOptionalRecord(b) };
+  }
+  throw unexpectedReply("markStale", reply);
 }

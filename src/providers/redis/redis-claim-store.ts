@@ -1,0 +1,389 @@
+// The Redis ClaimStore: every claim transition is one Lua script (EVALSHA) over the keys of one installation.
+import type { Cluster, Redis } from "ioredis";
+import { type Actor, type ClaimRecord, type SubjectKey, Transition } from "../../domain/claim.js";
+import { historyLimit, humanClaimDurations, newClaimRecord, newHumanRecord } from "../claim-records.js";
+import type {
+  ClaimInput,
+  ClaimOutcome,
+  ClaimStore,
+  CommitReclaimInput,
+  EndClaimInput,
+  EndClaimOutcome,
+  HeartbeatInput,
+  HeartbeatOutcome,
+  HumanClaimInput,
+  LeaseInput,
+  MarkStaleInput,
+  MarkStaleOutcome,
+  ReleaseInput,
+  ReleaseOutcomeResult,
+  VerifyOutcome,
+} from "../liveness-store.js";
+import { memberOf, type StoreKeys } from "./keys.js";
+import {
+  asArray,
+  parseClaimReply,
+  parseEndClaimReply,
+  parseMarkStaleReply,
+  parseOptionalRecord,
+  parseRecord,
+  parseRefusal,
+  recordToFields,
+  safeJson,
+  unexpectedReply,
+} from "./record-codec.js";
+import {
+  callRedis,
+  runScript,
+  type ScriptCall,
+  type ScriptDefinition,
+  type ScriptReply,
+} from "./script-runner.js";
+import {
+  claimScript,
+  commitClaimScript,
+  commitReclaimScript,
+  endClaimScript,
+  epochScript,
+  forgetScript,
+  heartbeatScript,
+  humanClaimScript,
+  markStaleScript,
+  markSyncedScript,
+  recordPushScript,
+  releaseScript,
+  restoreScript,
+  rollbackClaimScript,
+  storeScripts,
+  verifyScript,
+} from "./store-scripts.js";
+
+/** The claim transitions and reads of one subject; `RedisLivenessStore` adds the indexes and bookkeeping. */
+export class RedisClaimStore implements ClaimStore {
+  protected readonly redis: Redis | Cluster;
+  protected readonly keys: StoreKeys;
+
+  constructor(redis: Redis | Cluster, keys: StoreKeys) {
+    this.redis = redis;
+    this.keys = keys;
+    storeScripts.register(redis);
+  }
+
+  async claim(input: ClaimInput): Promise<ClaimOutcome> {
+    const { key, actor } = input;
+    await this.#indexRepository(key);
+    // The script adds generation and supersedes, which only it can decide.
+    const { generation: _, ...candidate } = newClaimRecord(input, 1, null);
+    const reply = await this.#run(claimScript, {
+      keys: {
+        ...this.#subjectKeys(key, { record: "rec", highWater: "gen", digests: "tok", history: "hist" }),
+        ...this.#indexKeys(key),
+        ...this.keys.actorSets(key.installationId, actor),
+      },
+      args: {
+        now: input.now,
+        member: memberOf(key),
+        claimant: JSON.stringify(actor),
+        tokenDigest: input.tokenDigest,
+        takeover: flag(input.takeover),
+        minGeneration: input.minGeneration,
+        perSession: input.caps.perSession,
+        perLogin: input.caps.perLogin,
+        hasSessionIdentity: flag(hasSessionIdentity(actor)),
+        sessionKeyDigest: input.sessionKeyDigest ?? "",
+        leaseTokenDigest: input.leaseTokenDigest ?? "",
+      },
+      rest: recordToFields(candidate as ClaimRecord),
+    });
+    return parseClaimReply(reply);
+  }
+
+  async commitReclaim(input: CommitReclaimInput): Promise<ClaimRecord | null> {
+    const reply = await this.#run(commitReclaimScript, {
+      keys: this.#subjectKeys(input.key, { record: "rec", digests: "tok" }),
+      args: {
+        generation: input.generation,
+        tokenDigest: input.tokenDigest,
+        now: input.now,
+        commentNodeId: input.comment?.commentNodeId ?? "",
+        commentId: optional(input.comment?.commentId),
+      },
+    });
+    return parseOptionalRecord(reply);
+  }
+
+  async commitClaim(
+    key: SubjectKey,
+    generation: number,
+    comment: { commentNodeId: string; commentId?: number },
+  ): Promise<void> {
+    await this.#run(commitClaimScript, {
+      keys: this.#subjectKeys(key, { record: "rec" }),
+      args: { generation, commentNodeId: comment.commentNodeId, commentId: optional(comment.commentId) },
+    });
+  }
+
+  async rollbackClaim(
+    key: SubjectKey,
+    generation: number,
+    previous: ClaimRecord | null,
+    now: number,
+  ): Promise<void> {
+    await this.#run(rollbackClaimScript, {
+      keys: {
+        ...this.#subjectKeys(key, { record: "rec", history: "hist" }),
+        ...this.#indexKeys(key),
+        ...this.keys.actorSets(key.installationId, previous?.actor ?? null),
+      },
+      args: {
+        generation,
+        now,
+        member: memberOf(key),
+        hasPrevious: flag(previous !== null),
+        hasSessionIdentity: flag(previous !== null && hasSessionIdentity(previous.actor)),
+      },
+      rest: previous ? recordToFields(previous) : [],
+    });
+  }
+
+  async verify(input: LeaseInput): Promise<VerifyOutcome> {
+    const reply = await this.#run(verifyScript, {
+      keys: this.#subjectKeys(input.key, { record: "rec", digests: "tok" }),
+      args: { generation: input.generation, tokenDigest: input.tokenDigest, now: input.now },
+    });
+    const [kind, a] = asArray(reply);
+    if (kind === "ok") return { kind: "ok", record: parseRecord(a) };
+    return parseRefusal("verify", reply);
+  }
+
+  async heartbeat(input: HeartbeatInput): Promise<HeartbeatOutcome> {
+    const reply = await this.#run(heartbeatScript, {
+      keys: {
+        ...this.#subjectKeys(input.key, { record: "rec", digests: "tok" }),
+        ...this.#indexKeys(input.key),
+      },
+      args: {
+        generation: input.generation,
+        tokenDigest: input.tokenDigest,
+        now: input.now,
+        member: memberOf(input.key),
+        phaseEditEveryMs: input.phaseEditEveryMs,
+        hasPhase: flag(input.phase !== undefined),
+        phase: input.phase ?? "",
+        hasBlocker: flag(input.blocker !== undefined),
+        blocker: input.blocker ?? "",
+        waitUntil: optional(input.waitUntil),
+        pullRequest: optional(input.pullRequest),
+        ttlMs: optional(input.durations?.ttlMs),
+        reclaimAfterMs: optional(input.durations?.reclaimAfterMs),
+        heartbeatMs: optional(input.durations?.heartbeatMs),
+      },
+    });
+    const [kind, a, b] = asArray(reply);
+    if (kind === "ok") return { kind: "ok", record: parseRecord(a), editComment: b === "1" };
+    return parseRefusal("heartbeat", reply);
+  }
+
+  async release(input: ReleaseInput): Promise<ReleaseOutcomeResult> {
+    const reply = await this.#run(releaseScript, {
+      keys: {
+        ...this.#subjectKeys(input.key, { record: "rec", digests: "tok", history: "hist" }),
+        ...this.#indexKeys(input.key),
+      },
+      args: {
+        generation: input.generation,
+        tokenDigest: input.tokenDigest,
+        now: input.now,
+        member: memberOf(input.key),
+        outcome: input.outcome,
+      },
+    });
+    const [kind, a, b] = asArray(reply);
+    if (kind === "released") return { kind: "released", record: parseRecord(a), repeated: b === "1" };
+    return parseRefusal("release", reply);
+  }
+
+  async markSynced(key: SubjectKey, generation: number): Promise<void> {
+    await this.#run(markSyncedScript, {
+      keys: this.#subjectKeys(key, { record: "rec" }),
+      args: { generation },
+    });
+  }
+
+  async get(key: SubjectKey): Promise<ClaimRecord | null> {
+    const flat = await this.call(() => this.redis.hgetall(this.keys.subject(key, "rec")));
+    if (Object.keys(flat).length === 0) return null;
+    return parseRecord(Object.entries(flat).flat());
+  }
+
+  async restore(record: ClaimRecord, now: number): Promise<"restored" | "exists"> {
+    await this.#indexRepository(record);
+    const reply = await this.#run(restoreScript, {
+      keys: {
+        ...this.#subjectKeys(record, { record: "rec", highWater: "gen", digests: "tok", history: "hist" }),
+        ...this.#indexKeys(record),
+        ...this.keys.actorSets(record.installationId, record.actor),
+      },
+      args: {
+        now,
+        member: memberOf(record),
+        hasSessionIdentity: flag(hasSessionIdentity(record.actor)),
+        generation: record.generation,
+        tokenDigest: record.tokenDigest || "",
+        actor: JSON.stringify(record.actor),
+      },
+      rest: recordToFields(record),
+    });
+    if (reply === "restored" || reply === "exists") return reply;
+    throw unexpectedReply("restore", reply);
+  }
+
+  async history(key: SubjectKey): Promise<Transition[]> {
+    const historyKey = this.keys.subject(key, "hist");
+    const entries = await this.call(() => this.redis.lrange(historyKey, 0, historyLimit - 1));
+    return entries.map((entry) => {
+      const parsed = Transition.safeParse(safeJson(entry));
+      if (!parsed.success)
+        throw new Error(`corrupt claim history entry at ${historyKey}: ${parsed.error.message}`);
+      return parsed.data;
+    });
+  }
+
+  async epoch(installationId: number, now: number): Promise<number> {
+    const reply = await this.#run(epochScript, {
+      keys: { epoch: this.keys.epoch(installationId) },
+      args: { now },
+    });
+    return Number(reply);
+  }
+
+  async endClaim(input: EndClaimInput): Promise<EndClaimOutcome> {
+    const { key } = input;
+    const reply = await this.#run(endClaimScript, {
+      keys: {
+        ...this.#subjectKeys(key, { record: "rec", highWater: "gen", history: "hist" }),
+        ...this.#indexKeys(key),
+      },
+      args: {
+        generation: input.generation,
+        now: input.now,
+        to: input.to,
+        bump: flag(input.bump),
+        endedBy: input.by ? JSON.stringify(input.by) : "",
+        requireSilentMs: optional(input.requireSilentMs),
+        storeEpoch: optional(input.storeEpoch),
+        member: memberOf(key),
+      },
+    });
+    return parseEndClaimReply(reply);
+  }
+
+  async markStale(input: MarkStaleInput): Promise<MarkStaleOutcome> {
+    const { key } = input;
+    const reply = await this.#run(markStaleScript, {
+      keys: {
+        record: this.keys.subject(key, "rec"),
+        deadlines: this.keys.deadlines(key.installationId),
+        repository: this.keys.repository(key),
+      },
+      args: {
+        generation: input.generation,
+        now: input.now,
+        requireSilentMs: input.requireSilentMs,
+        storeEpoch: input.storeEpoch,
+        member: memberOf(key),
+      },
+    });
+    return parseMarkStaleReply(reply);
+  }
+
+  async humanClaim(input: HumanClaimInput): Promise<{ record: ClaimRecord; previous: ClaimRecord | null }> {
+    const { key } = input;
+    await this.#indexRepository(key);
+    // The script adds generation and supersedes, and copies durations and branch from the current record.
+    const { generation: _, durations: __, ...candidate } = newHumanRecord(input, 1, null);
+    const reply = await this.#run(humanClaimScript, {
+      keys: {
+        ...this.#subjectKeys(key, { record: "rec", highWater: "gen", history: "hist" }),
+        ...this.#indexKeys(key),
+      },
+      args: {
+        now: input.now,
+        member: memberOf(key),
+        minGeneration: input.minGeneration,
+        actor: JSON.stringify(input.actor),
+        release: flag(input.release),
+        ttlMs: humanClaimDurations.ttlMs,
+        reclaimAfterMs: humanClaimDurations.reclaimAfterMs,
+        heartbeatMs: humanClaimDurations.heartbeatMs,
+      },
+      rest: recordToFields(candidate as ClaimRecord),
+    });
+    const [record, previous] = asArray(reply);
+    if (!Array.isArray(record)) throw unexpectedReply("humanClaim", reply);
+    return { record: parseRecord(record), previous: parseOptionalRecord(previous) };
+  }
+
+  async recordPush(key: SubjectKey, generation: number, at: number): Promise<void> {
+    await this.#run(recordPushScript, {
+      keys: this.#subjectKeys(key, { record: "rec" }),
+      args: { generation, at },
+    });
+  }
+
+  async forget(key: SubjectKey, now: number): Promise<void> {
+    await this.#run(forgetScript, {
+      keys: { ...this.#subjectKeys(key, { record: "rec", history: "hist" }), ...this.#indexKeys(key) },
+      args: { now, member: memberOf(key) },
+    });
+  }
+
+  #subjectKeys<N extends string>(
+    key: SubjectKey,
+    names: Record<N, "rec" | "gen" | "tok" | "hist">,
+  ): Record<N, string> {
+    const keys = {} as Record<N, string>;
+    for (const [name, kind] of Object.entries(names) as [N, "rec" | "gen" | "tok" | "hist"][]) {
+      keys[name] = this.keys.subject(key, kind);
+    }
+    return keys;
+  }
+
+  /** The installation's deadlines and holders, and the subject's repository listing. */
+  #indexKeys(key: SubjectKey): { deadlines: string; holders: string; repository: string } {
+    return {
+      deadlines: this.keys.deadlines(key.installationId),
+      holders: this.keys.holders(key.installationId),
+      repository: this.keys.repository(key),
+    };
+  }
+
+  async #indexRepository(key: { installationId: number; repoId: number }): Promise<void> {
+    const repos = this.keys.repositories(key.installationId);
+    await this.call(() => this.redis.sadd(repos, String(key.repoId)));
+  }
+
+  #run<K extends string, A extends string>(
+    script: ScriptDefinition<K, A>,
+    call: ScriptCall<K, A>,
+  ): Promise<ScriptReply> {
+    return runScript(this.redis, script, call);
+  }
+
+  protected async call<T>(operation: () => Promise<T>): Promise<T> {
+    return callRedis(operation);
+  }
+}
+
+function optional(value: number | undefined): string {
+  return value === undefined ? "" : String(value);
+}
+
+function flag(value: boolean): "1" | "0" {
+  return value ? "1" : "0";
+}
+
+/** Whether the actor's claims count against a per-session cap (see `sameSession`). */
+function hasSessionIdentity(actor: Actor): boolean {
+  return actor.kind === "agent" && !!actor.sessionId;
+}
