@@ -10,7 +10,7 @@ import {
   type PullRequestCheckState,
   type PullRequestHead,
 } from "../checks-provider.js";
-import { describeGitHubError } from "./github-assignment-provider.js";
+import { describeGitHubError } from "./github-errors.js";
 import { PULL_REQUEST_CHECK_QUERY, type PullRequestCheckVariables } from "./graphql/pull-request-check.js";
 import { httpStatusOf, type OctokitLike } from "./octokit-like.js";
 import { splitRepo } from "./split-repo.js";

@@ -1,6 +1,6 @@
 // The GitHub CommentReactions: one REST call per reaction.
 import type { CommentReactions } from "../comment-reactions.js";
-import { describeGitHubError } from "./github-assignment-provider.js";
+import { describeGitHubError } from "./github-errors.js";
 import type { OctokitLike } from "./octokit-like.js";
 import { splitRepo } from "./split-repo.js";
 

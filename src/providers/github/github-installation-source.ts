@@ -1,7 +1,7 @@
 // The GitHub InstallationSource: `GET /app/installations` with the App's JWT, every page.
 import { z } from "zod";
 import type { InstallationSource } from "../installation-source.js";
-import { describeGitHubError } from "./github-assignment-provider.js";
+import { describeGitHubError } from "./github-errors.js";
 import type { OctokitLike } from "./octokit-like.js";
 
 export interface GitHubInstallationSourceOptions {
