@@ -29,30 +29,9 @@ export interface MetricsSources {
 
 const latencyBuckets = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 
-export function createMetrics(sources: MetricsSources): ClaimHoldMetrics {
+export function createMetrics(): ClaimHoldMetrics {
   const registry = new Registry();
   const registers = [registry];
-  new Gauge({
-    name: "claim_hold_claims",
-    help: "Held claims by derived state (SPEC §2.2), read from the store at scrape time.",
-    labelNames: ["state"],
-    registers,
-    async collect() {
-      const counts = await sources.claimsByState();
-      this.reset();
-      for (const [state, count] of Object.entries(counts)) this.set({ state }, count ?? 0);
-    },
-  });
-  new Counter({
-    name: "claim_hold_github_requests_total",
-    help: "GitHub requests the App made, by kind.",
-    labelNames: ["kind"],
-    registers,
-    collect() {
-      this.reset();
-      for (const [kind, total] of sources.githubRequests()) this.inc({ kind }, total);
-    },
-  });
   const janitorSweeps = new Counter({
     name: "claim_hold_janitor_sweeps_total",
     help: "Janitor sweeps, by result (ok, failed).",
@@ -125,4 +104,33 @@ export function createMetrics(sources: MetricsSources): ClaimHoldMetrics {
       janitorDuration.observe(report.durationMs / 1000);
     },
   };
+}
+
+/**
+ * Adds the gauges read at scrape time from their sources (the fleet and the request meter), once the
+ * parts they read exist.
+ */
+export function collectAtScrape(metrics: ClaimHoldMetrics, sources: MetricsSources): void {
+  const registers = [metrics.registry];
+  new Gauge({
+    name: "claim_hold_claims",
+    help: "Held claims by derived state (SPEC §2.2), read from the store at scrape time.",
+    labelNames: ["state"],
+    registers,
+    async collect() {
+      const counts = await sources.claimsByState();
+      this.reset();
+      for (const [state, count] of Object.entries(counts)) this.set({ state }, count ?? 0);
+    },
+  });
+  new Counter({
+    name: "claim_hold_github_requests_total",
+    help: "GitHub requests the App made, by kind.",
+    labelNames: ["kind"],
+    registers,
+    collect() {
+      this.reset();
+      for (const [kind, total] of sources.githubRequests()) this.inc({ kind }, total);
+    },
+  });
 }

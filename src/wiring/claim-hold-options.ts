@@ -1,0 +1,55 @@
+// What the App is given (store, secrets, schedule, limits) and what it hands back once wired.
+import type { Logger } from "pino";
+import type { Janitor } from "../janitor/janitor.js";
+import type { JobRegistry } from "../janitor/job-registry.js";
+import type { LeaseCore } from "../lease/lease-core.js";
+import type { MergeFence } from "../lease/merge-fence.js";
+import type { ClaimHoldMetrics } from "../metrics/create-metrics.js";
+import type { FenceStore } from "../providers/fence-store.js";
+import type { LivenessStore } from "../providers/liveness-store.js";
+import type { RequestMeter } from "../request-meter.js";
+
+export interface ClaimHoldOptions {
+  store: LivenessStore;
+  /** Attestations and the PR/branch indexes of the merge fence (default: in memory, like the store's default). */
+  fences?: FenceStore;
+  /** The App's id: the check-run list is filtered to the App's own `claim-hold` runs. */
+  appId?: number;
+  /** Public base URL of this App (the check run's details link). */
+  publicUrl?: string;
+  tokenSecret: string;
+  /** Longest wait for another write on the same subject before writing anyway (default 8 s). */
+  writeFenceWaitMs?: number;
+  /** The secret being rotated out: markers it signed still verify (SPEC invariant 11). */
+  previousTokenSecret?: string;
+  /** REST base URL of GitHub (or GHE / the simulator), for calls made with the agent's own token. */
+  githubBaseUrl: string;
+  log: Logger;
+  now?: () => number;
+  adminToken?: string;
+  /** Bearer token `/metrics` requires (absent: the endpoint is open, like most Prometheus endpoints). */
+  metricsToken?: string;
+  /** `X-Forwarded-For` hops to trust for the client address (`CLAIM_HOLD_TRUST_PROXY`; absent: the socket's). */
+  trustProxyHops?: number;
+  /** Inventory and subject reads per minute per login, each route family apart (`CLAIM_HOLD_READS_PER_MINUTE`; default 30). */
+  readsPerMinute?: number;
+  /** Whether real App credentials are loaded (readiness). */
+  credentialsLoaded?: boolean;
+  /** Janitor schedule: seconds between sweeps, and every how many sweeps a reconcile runs. */
+  janitorIntervalSeconds?: number;
+  reconcileEvery?: number;
+  /** Scheduled jobs left off (tests drive the janitor through its route or directly). */
+  disabledJobs?: string[];
+  sleep?: (ms: number) => Promise<void>;
+  /** Receives the wired services (tests, the demo, benchmarks). */
+  onReady?: (services: ClaimHoldServices) => void;
+}
+
+export interface ClaimHoldServices {
+  core: LeaseCore;
+  fence: MergeFence;
+  janitor: Janitor;
+  jobs: JobRegistry;
+  meter: RequestMeter;
+  metrics: ClaimHoldMetrics;
+}

@@ -1,0 +1,95 @@
+// The App's HTTP side: the API with its limiters and read cache, attest, metrics and the dashboard, behind Probot.
+import type { Logger } from "pino";
+import { dashboardPaths, mountDashboard } from "../dashboard/mount-dashboard.js";
+import type { FleetView } from "../dashboard/read-fleet.js";
+import { parseLeaseId } from "../domain/claim.js";
+import { apiHandler, createApi } from "../http/create-api.js";
+import { createFailedAuthLimiter } from "../http/failed-auth-limiter.js";
+import { createReadCache } from "../http/read-cache.js";
+import { createReadLimiter } from "../http/read-limiter.js";
+import type { AdminRouteDeps } from "../http/routes/admin.js";
+import { mountAttestRoute } from "../http/routes/attest.js";
+import type { JobRegistry } from "../janitor/job-registry.js";
+import type { LeaseCore } from "../lease/lease-core.js";
+import type { MergeFence } from "../lease/merge-fence.js";
+import type { ClaimHoldMetrics } from "../metrics/create-metrics.js";
+import { mountMetrics } from "../metrics/mount-metrics.js";
+import type { IdentityProvider } from "../providers/assignment-provider.js";
+import type { LivenessStore } from "../providers/liveness-store.js";
+import type { ClaimHoldOptions } from "./claim-hold-options.js";
+
+const apiPaths = /^\/(api\/v1\/|healthz$|readyz$|metrics$)/;
+
+type HttpOptions = Pick<
+  ClaimHoldOptions,
+  "adminToken" | "metricsToken" | "trustProxyHops" | "readsPerMinute" | "credentialsLoaded"
+>;
+
+/** A Probot `addHandler` handler answering the API's and the dashboard's paths. */
+export function createHttpHandler(
+  options: HttpOptions,
+  deps: {
+    core: LeaseCore;
+    fence: MergeFence;
+    identity: IdentityProvider;
+    store: LivenessStore;
+    jobs: JobRegistry;
+    operatorSweep: NonNullable<AdminRouteDeps["janitor"]>["sweep"];
+    metrics: ClaimHoldMetrics;
+    readFleet: () => Promise<FleetView>;
+    now: () => number;
+    log: Logger;
+  },
+) {
+  const { store, jobs, now } = deps;
+  const limiter = createFailedAuthLimiter({ now });
+  // From an address over the failed-auth limit, a lease is checked only when that costs no GitHub request.
+  const leaseOnRecord = async (leaseId: string) => {
+    const key = parseLeaseId(leaseId);
+    return key === null || (await store.get(key)) !== null;
+  };
+  const api = createApi({
+    core: deps.core,
+    janitor: { sweep: deps.operatorSweep },
+    ...(options.adminToken ? { adminToken: options.adminToken } : {}),
+    identity: deps.identity,
+    limiter,
+    reads: {
+      cache: createReadCache({ now }),
+      limiter: createReadLimiter({
+        now,
+        ...(options.readsPerMinute !== undefined ? { perMinute: options.readsPerMinute } : {}),
+      }),
+    },
+    ...(options.trustProxyHops !== undefined ? { trustProxyHops: options.trustProxyHops } : {}),
+    leaseOnRecord,
+    log: deps.log,
+    extend: (api) => {
+      mountAttestRoute(api, { fence: deps.fence, limiter, leaseOnRecord });
+      mountMetrics(api, {
+        registry: deps.metrics.registry,
+        ...(options.metricsToken ? { token: options.metricsToken } : {}),
+      });
+      mountDashboard(api, {
+        ...(options.adminToken ? { adminToken: options.adminToken } : {}),
+        readFleet: deps.readFleet,
+        limiter,
+        now,
+      });
+    },
+    ready: async () => {
+      const checks: Record<string, string> = {};
+      try {
+        await store.ping();
+        checks.store = "ok";
+      } catch {
+        checks.store = "unreachable";
+      }
+      checks.credentials = options.credentialsLoaded === false ? "missing" : "ok";
+      const janitorStatus = jobs.status("janitor");
+      checks.janitor = (janitorStatus?.consecutiveFailures ?? 0) >= 3 ? "failing" : "ok";
+      return { ok: Object.values(checks).every((v) => v === "ok"), checks };
+    },
+  });
+  return apiHandler(api, (path) => apiPaths.test(path) || dashboardPaths.test(path));
+}

@@ -1,0 +1,69 @@
+// The janitor and its schedule: sweeps every interval (a reconcile every few), each counted in the metrics.
+import type { Logger } from "pino";
+import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
+import { Janitor } from "../janitor/janitor.js";
+import { JobRegistry } from "../janitor/job-registry.js";
+import type { RepoConfigSource } from "../lease/lease-core.js";
+import type { ClaimHoldMetrics } from "../metrics/create-metrics.js";
+import type { AssignmentProvider } from "../providers/assignment-provider.js";
+import type { InstallationSource } from "../providers/installation-source.js";
+import type { LivenessStore } from "../providers/liveness-store.js";
+import type { RequestMeter } from "../request-meter.js";
+import type { ClaimHoldOptions } from "./claim-hold-options.js";
+
+type SweepOptions = Parameters<Janitor["sweep"]>[0];
+
+export function createJanitorJobs(
+  options: Pick<ClaimHoldOptions, "sleep" | "janitorIntervalSeconds" | "reconcileEvery" | "disabledJobs">,
+  deps: {
+    store: LivenessStore;
+    assignments: AssignmentProvider;
+    configs: RepoConfigSource;
+    installations: InstallationSource;
+    subjectChanged: (key: SubjectKey, record: ClaimRecord) => Promise<void>;
+    meter: RequestMeter;
+    metrics: ClaimHoldMetrics;
+    now: () => number;
+    log: Logger;
+  },
+) {
+  const { store, metrics, meter, now, log } = deps;
+  const janitor = new Janitor({
+    store,
+    assignments: deps.assignments,
+    configs: deps.configs,
+    now,
+    sleep: options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
+    log: log.child({ name: "janitor" }),
+    installations: deps.installations,
+    measure: (work) => meter.measure(work),
+    subjectChanged: deps.subjectChanged,
+  });
+  /** Every sweep (scheduled or operator-run) is counted in the metrics. */
+  const observedSweep = async (sweepOptions: SweepOptions) => {
+    try {
+      const report = await janitor.sweep(sweepOptions);
+      metrics.observeSweep(report);
+      return report;
+    } catch (error) {
+      metrics.janitorSweeps.inc({ result: "failed" });
+      throw error;
+    }
+  };
+  const jobs = new JobRegistry({ store, log, now, disabled: options.disabledJobs ?? [] });
+  let sweeps = 0;
+  jobs.register({
+    name: "janitor",
+    intervalMs: (options.janitorIntervalSeconds ?? 300) * 1000,
+    run: async () => {
+      sweeps++;
+      await observedSweep({ reconcile: sweeps % (options.reconcileEvery ?? 12) === 0 });
+    },
+  });
+  return {
+    janitor,
+    jobs,
+    /** The operator's sweep runs under the scheduled job's run lock (SPEC §4.2: the schedule's code path). */
+    operatorSweep: (sweepOptions: SweepOptions) => jobs.runNow("janitor", () => observedSweep(sweepOptions)),
+  };
+}

@@ -1,0 +1,65 @@
+// The lease core and the merge fence over the fenced GitHub writes, the repository configs and the token minter.
+import type { Logger } from "pino";
+import { createRepoConfigSource } from "../config/repo-config-source.js";
+import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
+import { FencedAssignments } from "../lease/fenced-writes.js";
+import { HolderPermissions } from "../lease/holder-permission.js";
+import { LeaseCore } from "../lease/lease-core.js";
+import { MergeFence } from "../lease/merge-fence.js";
+import { createTokenMinter } from "../lease/tokens.js";
+import type { FenceStore } from "../providers/fence-store.js";
+import type { LivenessStore } from "../providers/liveness-store.js";
+import type { ClaimHoldOptions } from "./claim-hold-options.js";
+import type { GitHubProviders } from "./github-providers.js";
+
+export type LeaseServices = ReturnType<typeof createLeaseServices>;
+
+export function createLeaseServices(
+  github: Pick<GitHubProviders, "identity" | "assignments" | "checks">,
+  options: Pick<ClaimHoldOptions, "tokenSecret" | "previousTokenSecret" | "writeFenceWaitMs" | "publicUrl">,
+  deps: { store: LivenessStore; fences: FenceStore; now: () => number; log: Logger },
+) {
+  const { store, fences, now, log } = deps;
+  const { identity } = github;
+  // Every transition writes through the fence (invariant 13): one write per subject in flight.
+  const assignments = new FencedAssignments({
+    inner: github.assignments,
+    store,
+    log,
+    ...(options.writeFenceWaitMs !== undefined ? { waitMs: options.writeFenceWaitMs } : {}),
+  });
+  const configs = createRepoConfigSource(identity, log);
+  const tokens = createTokenMinter(options.tokenSecret, undefined, options.previousTokenSecret);
+  // The core and the fence need each other: the fence verifies lease tokens through the core, and
+  // the core (like the janitor and the webhooks) tells the fence when a subject changed hands.
+  const subjectChanged = async (_key: SubjectKey, record: ClaimRecord) => {
+    await fence.claimChanged(record, null);
+  };
+  const core: LeaseCore = new LeaseCore({
+    store,
+    assignments,
+    configs,
+    tokens,
+    now,
+    log,
+    subjectChanged,
+    permissions: new HolderPermissions({
+      permission: (installationId, repo, login) => identity.permission(installationId, repo, login),
+      now,
+    }),
+  });
+  const fence = new MergeFence({
+    store,
+    fences,
+    checks: github.checks,
+    configs,
+    verifyLease: (leaseId, token) => core.verify(leaseId, token),
+    tokenDigests: (token) => tokens.digests(token),
+    assignments,
+    now,
+    log,
+    ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
+  });
+  /** `subjectChanged`: re-runs the checks of the PRs linked to a subject that changed hands. */
+  return { assignments, configs, core, fence, subjectChanged };
+}
