@@ -16,8 +16,8 @@ import type { ClaimNote, FenceStore, IndexedPullRequest, RepoKey } from "../prov
 import type { LivenessStore } from "../providers/liveness-store.js";
 import { authorKindOf, checkRunOf, claimsOf, decideCheckWrite, linkedSubjectOf } from "./check-run-plan.js";
 import { type CheckConclusion, decideCheck } from "./check-verdict.js";
-import { UserError } from "./errors.js";
 import type { RepoConfigSource } from "./lease-core.js";
+import { refused } from "./refusals.js";
 import { claimStateUnknown, latestMarker, recordFromMarker } from "./restore-from-comments.js";
 
 export interface MergeFenceDeps {
@@ -168,7 +168,7 @@ export class MergeFence {
   /** `POST /leases/{id}/attest`: the current holder vouches for `sha`; the checks of PRs on that head re-run. */
   async attest(leaseId: string, token: string, sha: string): Promise<Record<string, unknown>> {
     const lease = parseLeaseId(leaseId);
-    if (!lease) throw new UserError(404, "not_found", "No such lease.");
+    if (!lease) throw refused({ code: "not_found", message: "No such lease." });
     // Throws 409 superseded / 410 gone / 401 before anything is recorded.
     await this.deps.verifyLease(leaseId, token);
     const record = await this.deps.store.get(lease);
@@ -345,14 +345,11 @@ export class MergeFence {
     );
     const detailsIssue = evidence.find((e) => e.record)?.issue ?? evidence[0]?.issue;
     const configError = configs.errorFor(installationId, repo);
+    const detailsUrl = claimRouteUrl(this.deps.publicUrl, repo, detailsIssue);
     const desired = checkRunOf(verdict, {
       subjects,
       ...(configError ? { configError } : {}),
-      ...(this.deps.publicUrl && detailsIssue !== undefined
-        ? {
-            detailsUrl: `${this.deps.publicUrl.replace(/\/+$/, "")}/api/v1/repos/${repo}/issues/${detailsIssue}/claim`,
-          }
-        : {}),
+      ...(detailsUrl ? { detailsUrl } : {}),
     });
     const write = decideCheckWrite(existing, desired);
     if (write.kind === "create") await checks.create(ref, pr.headSha, desired);
@@ -376,4 +373,14 @@ export class MergeFence {
       written: write.kind !== "none",
     };
   }
+}
+
+/** The check's details link: the subject's claim route on this App, when its public URL is known. */
+function claimRouteUrl(
+  publicUrl: string | undefined,
+  repo: string,
+  issue: number | undefined,
+): string | undefined {
+  if (!publicUrl || issue === undefined) return undefined;
+  return `${publicUrl.replace(/\/+$/, "")}/api/v1/repos/${repo}/issues/${issue}/claim`;
 }

@@ -1,5 +1,4 @@
 // The GitHub ChecksProvider: REST Checks API (list by name and App, create, update) and the PR read.
-import { z } from "zod";
 import { GitHubWriteError } from "../assignment-provider.js";
 import {
   type CheckRepoRef,
@@ -10,6 +9,7 @@ import {
   type PullRequestCheckState,
   type PullRequestHead,
 } from "../checks-provider.js";
+import { listedCheckRunOf, pullRequestCheckStateOf, pullRequestHeadOf } from "./check-run-responses.js";
 import { describeGitHubError } from "./github-errors.js";
 import { PULL_REQUEST_CHECK_QUERY, type PullRequestCheckVariables } from "./graphql/pull-request-check.js";
 import { httpStatusOf, type OctokitLike } from "./octokit-like.js";
@@ -28,93 +28,6 @@ export interface GitHubChecksProviderOptions {
       | "get-pull",
   ) => void;
 }
-
-const CheckRunList = z.object({
-  check_runs: z.array(
-    z.object({
-      id: z.number().int(),
-      name: z.string(),
-      conclusion: z.string().nullable(),
-      app: z.object({ id: z.number().int() }).nullable().optional(),
-      output: z
-        .object({
-          title: z.string().nullable().optional(),
-          summary: z.string().nullable().optional(),
-          text: z.string().nullable().optional(),
-        })
-        .optional(),
-    }),
-  ),
-});
-
-const PullRequestCheckResponse = z.object({
-  repository: z
-    .object({
-      pullRequest: z
-        .object({
-          closingIssuesReferences: z
-            .object({
-              nodes: z
-                .array(
-                  z
-                    .object({
-                      number: z.number().int().positive(),
-                      repository: z.object({ databaseId: z.number().int().nullable() }),
-                    })
-                    .nullable(),
-                )
-                .nullable(),
-            })
-            .nullable(),
-        })
-        .nullable(),
-      object: z
-        .object({
-          checkSuites: z
-            .object({
-              nodes: z
-                .array(
-                  z
-                    .object({
-                      app: z.object({ databaseId: z.number().int().nullable() }).nullable(),
-                      checkRuns: z
-                        .object({
-                          nodes: z
-                            .array(
-                              z
-                                .object({
-                                  databaseId: z.number().int().nullable(),
-                                  name: z.string(),
-                                  conclusion: z.string().nullable(),
-                                  title: z.string().nullable(),
-                                  summary: z.string().nullable(),
-                                  text: z.string().nullable(),
-                                })
-                                .nullable(),
-                            )
-                            .nullable(),
-                        })
-                        .nullable(),
-                    })
-                    .nullable(),
-                )
-                .nullable(),
-            })
-            .nullable()
-            .optional(),
-        })
-        .nullable(),
-    })
-    .nullable(),
-});
-
-const PullResponse = z.object({
-  number: z.number().int(),
-  state: z.enum(["open", "closed"]),
-  body: z.string().nullable(),
-  user: z.object({ login: z.string(), type: z.string() }),
-  head: z.object({ ref: z.string(), sha: z.string() }),
-});
 
 export class GitHubChecksProvider implements ChecksProvider {
   /** HTTP requests made so far. */
@@ -142,18 +55,7 @@ export class GitHubChecksProvider implements ChecksProvider {
         { cause: error },
       );
     }
-    const runs = CheckRunList.parse(response.data).check_runs.filter(
-      (run) => run.name === checkRunName && (!this.options.appId || run.app?.id === this.options.appId),
-    );
-    const run = runs[0];
-    if (!run) return null;
-    return {
-      id: run.id,
-      conclusion: run.conclusion,
-      title: run.output?.title ?? null,
-      summary: run.output?.summary ?? null,
-      text: run.output?.text ?? null,
-    };
+    return listedCheckRunOf(response.data, this.options.appId);
   }
 
   async readPullRequestCheck(
@@ -180,38 +82,10 @@ export class GitHubChecksProvider implements ChecksProvider {
         { cause: error },
       );
     }
-    const repository = PullRequestCheckResponse.parse(data).repository;
-    if (!repository?.pullRequest) {
+    const state = pullRequestCheckStateOf(data, ref.repoId, this.options.appId);
+    if (!state)
       throw new Error(`failed to read ${ref.repo}#${pr.number}: GitHub answered no such pull request`);
-    }
-    // Another repository's issue is not a subject of this PR's check (subjects are per repository).
-    const closes = (repository.pullRequest.closingIssuesReferences?.nodes ?? []).flatMap((issue) =>
-      issue && issue.repository.databaseId === ref.repoId ? [issue.number] : [],
-    );
-    const runs = (repository.object?.checkSuites?.nodes ?? [])
-      .flatMap((suite) =>
-        suite && (!this.options.appId || suite.app?.databaseId === this.options.appId)
-          ? (suite.checkRuns?.nodes ?? [])
-          : [],
-      )
-      .flatMap((run) =>
-        run && run.name === checkRunName && run.databaseId !== null ? [{ ...run, id: run.databaseId }] : [],
-      )
-      .sort((a, b) => b.id - a.id);
-    const run = runs[0];
-    return {
-      closes: [...new Set(closes)],
-      existing: run
-        ? {
-            id: run.id,
-            // GraphQL's CheckConclusionState is REST's conclusion in capitals.
-            conclusion: run.conclusion?.toLowerCase() ?? null,
-            title: run.title,
-            summary: run.summary,
-            text: run.text,
-          }
-        : null,
-    };
+    return state;
   }
 
   async create(ref: CheckRepoRef, headSha: string, run: DesiredCheckRun): Promise<void> {
@@ -253,15 +127,7 @@ export class GitHubChecksProvider implements ChecksProvider {
         repo: name,
         pull_number: number,
       });
-      const pull = PullResponse.parse(response.data);
-      return {
-        number: pull.number,
-        state: pull.state,
-        headSha: pull.head.sha,
-        headRef: pull.head.ref,
-        body: pull.body ?? "",
-        author: { login: pull.user.login, bot: pull.user.type === "Bot" },
-      };
+      return pullRequestHeadOf(response.data);
     } catch (error) {
       if (httpStatusOf(error) === 404) return null;
       throw new Error(`failed to read ${ref.repo}#${number}: ${describeGitHubError(error)}`, {
