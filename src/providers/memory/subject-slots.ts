@@ -1,0 +1,94 @@
+// The memory store's per-subject slots and the per-installation deadlines its indexes read.
+import type { ClaimRecord, SubjectKey, Transition } from "../../domain/claim.js";
+import { aliveAt } from "../../lease/liveness.js";
+import { historyLimit } from "../claim-records.js";
+import type { ClaimInput } from "../liveness-store.js";
+import { sameSession } from "./claim-rules.js";
+
+export interface SubjectSlot {
+  record: ClaimRecord | null;
+  highWater: number;
+  digests: Map<number, string>;
+  /** Per generation, the digests re-claims rotated out (newest last) and when. */
+  rotated: Map<number, { digest: string; at: number }[]>;
+  history: Transition[];
+  /** Time of the record's last transition or heartbeat: the repository listing's order. */
+  activityAt?: number;
+}
+
+/** A subject's member in its installation's deadlines, as on Redis. */
+function memberOf(key: SubjectKey): string {
+  return `${key.repoId}:${key.issue}`;
+}
+
+export class SubjectSlots {
+  readonly #slots = new Map<string, SubjectSlot>();
+  readonly #deadlines = new Map<number, Map<string, number>>();
+
+  slot(key: SubjectKey): SubjectSlot {
+    const id = `${key.installationId}:${key.repoId}:${key.issue}`;
+    let slot = this.#slots.get(id);
+    if (!slot) {
+      slot = { record: null, highWater: 0, digests: new Map(), rotated: new Map(), history: [] };
+      this.#slots.set(id, slot);
+    }
+    return slot;
+  }
+
+  recordTransition(slot: SubjectSlot, transition: Transition): void {
+    slot.history.unshift(transition);
+    slot.history.length = Math.min(slot.history.length, historyLimit);
+  }
+
+  setDeadline(record: ClaimRecord): void {
+    let set = this.#deadlines.get(record.installationId);
+    if (!set) {
+      set = new Map();
+      this.#deadlines.set(record.installationId, set);
+    }
+    const member = memberOf(record);
+    if (record.state === "active") {
+      const after =
+        record.staleMarkedAt !== undefined ? record.durations.reclaimAfterMs : record.durations.ttlMs;
+      set.set(member, aliveAt(record) + after);
+    } else {
+      set.delete(member);
+    }
+  }
+
+  liveClaimsOf(input: ClaimInput, skip: SubjectKey): { session: number; login: number } {
+    let session = 0;
+    let login = 0;
+    for (const slot of this.#slots.values()) {
+      const r = slot.record;
+      if (!r || r.installationId !== input.key.installationId) continue;
+      if (r.repoId === skip.repoId && r.issue === skip.issue) continue;
+      const live = r.state === "active" && input.now - aliveAt(r) < r.durations.ttlMs;
+      if (!live) continue;
+      if (sameSession(r.actor, input.actor)) session++;
+      if (r.actor.login === input.actor.login) login++;
+    }
+    return { session, login };
+  }
+
+  dropDeadline(key: SubjectKey): void {
+    this.#deadlines.get(key.installationId)?.delete(memberOf(key));
+  }
+
+  /** The installation's active subjects by member (`repoId:issue`) with their deadlines. */
+  deadlines(installationId: number): ReadonlyMap<string, number> | undefined {
+    return this.#deadlines.get(installationId);
+  }
+
+  /** Every slot by its id `installationId:repoId:issue`. */
+  entries(): IterableIterator<[string, SubjectSlot]> {
+    return this.#slots.entries();
+  }
+
+  purge(installationId: number): void {
+    for (const id of this.#slots.keys()) {
+      if (id.startsWith(`${installationId}:`)) this.#slots.delete(id);
+    }
+    this.#deadlines.delete(installationId);
+  }
+}
