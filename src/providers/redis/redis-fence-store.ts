@@ -47,7 +47,7 @@ const removePullRequestScript = defineScript({
   args: ["number"],
 });
 
-const fenceScripts = new ScriptSet([
+export const fenceScripts = new ScriptSet([
   recordClaimScript,
   attestScript,
   putPullRequestScript,

@@ -77,6 +77,10 @@ export class ScriptSet {
     this.#sources = new Map(definitions.map((d) => [d, scriptSource(d, constants)]));
   }
 
+  get definitions(): ScriptDefinition[] {
+    return [...this.#sources.keys()];
+  }
+
   register(redis: Redis | Cluster): void {
     for (const [definition, lua] of this.#sources) {
       redis.defineCommand(commandName(definition), { numberOfKeys: definition.keys.length, lua });
