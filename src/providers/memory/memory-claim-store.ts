@@ -1,4 +1,6 @@
 // The embedded single-process ClaimStore: the reference semantics the Redis scripts reproduce.
+// Hand-written rather than the Lua scripts on ioredis-mock: its Lua (fengari, 5.3) has no cjson or bit
+// and 32-bit integers, so millisecond timestamps fail string.format('%d') and print as "…1.0".
 import type { ClaimRecord, SubjectKey, Transition } from "../../domain/claim.js";
 import { aliveAt } from "../../lease/liveness.js";
 import {
