@@ -3,10 +3,8 @@ import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { type ClaimHoldClient, createClaimHoldClient } from "../src/agent/client/index.js";
 import type { LivenessStore } from "../src/providers/liveness-store.js";
-import { RedisFenceStore } from "../src/providers/redis/redis-fence-store.js";
-import { RedisLivenessStore } from "../src/providers/redis/redis-store.js";
-import { type LocalStack, startLocalStack } from "../tools/local-stack/start-local-stack.js";
-import { type PrivateRedis, startPrivateRedis } from "../tools/local-stack/start-private-redis.js";
+import { defaultApp, type LocalStack, startLocalStack } from "../tools/local-stack/start-local-stack.js";
+import type { PrivateRedis } from "../tools/local-stack/start-private-redis.js";
 
 export const repo = "bench/queue";
 export const fleet = { login: "fleet-bot", token: `ghp_bench${randomBytes(12).toString("hex")}` };
@@ -45,23 +43,22 @@ export async function startBenchWorld(
     issues: 10,
   },
 ): Promise<BenchWorld> {
-  const redis = await startPrivateRedis();
-  const client = redis.client();
-  const keyPrefix = "bench:";
   const storeTime = { ms: 0, calls: 0 };
   const clock = { now: Date.now() };
   const stack = await startLocalStack({
-    stores: {
-      store: timed(new RedisLivenessStore({ redis: client, keyPrefix }), storeTime),
-      fences: new RedisFenceStore({ redis: client, keyPrefix }),
-    },
-    disabledJobs: ["janitor"],
-    throttle: false,
-    sleep: async () => {},
-    now: () => clock.now,
-    logLevel: "error",
-    ...(options.handlers ? { handlers: options.handlers } : {}),
+    redis: { kind: "private", keyPrefix: "bench:" },
+    wrapStore: (store) => timed(store, storeTime),
+    startApp: defaultApp({
+      disabledJobs: ["janitor"],
+      throttle: false,
+      sleep: async () => {},
+      now: () => clock.now,
+      logLevel: "error",
+      ...(options.handlers ? { handlers: options.handlers } : {}),
+    }),
   });
+  const redis = stack.redis?.server;
+  if (!redis) throw new Error("the benchmarks' stack has no private Redis");
   stack.sim.seed({
     users: [{ login: fleet.login, tokens: [fleet.token] }],
     repos: [
@@ -92,10 +89,7 @@ export async function startBenchWorld(
     redis,
     storeTime,
     clock,
-    client: () => createClaimHoldClient({ baseUrl: stack.url, githubToken: fleet.token, retries: 0 }),
-    async close() {
-      await stack.close();
-      await redis.stop();
-    },
+    client: () => createClaimHoldClient({ baseUrl: stack.app.url, githubToken: fleet.token, retries: 0 }),
+    close: () => stack.stop(),
   };
 }

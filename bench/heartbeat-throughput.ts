@@ -66,7 +66,7 @@ export async function benchHeartbeat(
     .claim({ repo, issue: 1, actor: { runtime: "bench", sessionId: "hb" } });
   const lease = claimed.lease;
   const heartbeat = {
-    url: `${world.stack.url}/api/v1/leases/${encodeURIComponent(lease.id)}/heartbeat`,
+    url: `${world.stack.app.url}/api/v1/leases/${encodeURIComponent(lease.id)}/heartbeat`,
     method: "POST",
     headers: { authorization: `Bearer ${lease.token}`, "content-type": "application/json" },
     body: "{}",
@@ -77,7 +77,7 @@ export async function benchHeartbeat(
   const hb = await autocannon({ ...heartbeat, connections: options.connections, duration: options.seconds });
   const githubRequestsDuringHeartbeats = world.stack.sim.requests.since(mark).length;
   const bare = await autocannon({
-    url: `${world.stack.url}/bench/bare`,
+    url: `${world.stack.app.url}/bench/bare`,
     method: "POST",
     body: "{}",
     connections: options.connections,

@@ -22,7 +22,7 @@ async function measuredSweep(world: BenchWorld, claims: number, due: number): Pr
   const before = { store: { ...world.storeTime }, commands: await redisCommands(world) };
   const mark = world.stack.sim.requests.mark();
   const started = performance.now();
-  const report = await world.stack.services.janitor.sweep();
+  const report = await world.stack.app.services.janitor.sweep();
   const sweepMs = performance.now() - started;
   const commands = (await redisCommands(world)) - before.commands - 1; // the INFO itself
   const actions: Record<string, number> = {};

@@ -8,7 +8,7 @@ export type TransitionCosts = Record<string, { requests: number; detail: Record<
 export async function benchTransitionCosts(world: BenchWorld): Promise<TransitionCosts> {
   const { sim } = world.stack;
   const client = createClaimHoldClient({
-    baseUrl: world.stack.url,
+    baseUrl: world.stack.app.url,
     githubToken: fleet.token,
     retries: 0,
     // A takeover's grace beat passes on the App's clock, not in real time.
@@ -57,8 +57,8 @@ export async function benchTransitionCosts(world: BenchWorld): Promise<Transitio
   await measure("release (no PR)", () => client.release(c.lease, { outcome: "abandoned" }));
 
   await client.claim({ repo, issue: 4, actor: actor("D") });
-  await measure("janitor sweep, nothing due", () => world.stack.services.janitor.sweep());
+  await measure("janitor sweep, nothing due", () => world.stack.app.services.janitor.sweep());
   world.clock.now += 25_000; // past reclaimAfter: reaped without a stale step
-  await measure("reap (janitor sweep, one due)", () => world.stack.services.janitor.sweep());
+  await measure("reap (janitor sweep, one due)", () => world.stack.app.services.janitor.sweep());
   return costs;
 }

@@ -6,7 +6,7 @@
 // 4. Print the summary (claims, takeovers, reaps, check verdicts, GitHub requests); exit 1 on a broken invariant.
 import { randomBytes } from "node:crypto";
 import { createClaimHoldClient } from "../src/agent/client/index.js";
-import { type LocalStack, startLocalStack } from "../tools/local-stack/start-local-stack.js";
+import { defaultApp, type LocalStack, startLocalStack } from "../tools/local-stack/start-local-stack.js";
 import { AgentSession } from "./demo/agent-session.js";
 import { runStories } from "./demo/run-stories.js";
 import { Timeline } from "./demo/timeline.js";
@@ -26,12 +26,14 @@ const config = [
 async function startStack(): Promise<LocalStack> {
   const redisUrl = process.env.REDIS_URL;
   return startLocalStack({
-    ...(redisUrl ? { redisUrl, keyPrefix: `claim-hold-demo:${randomBytes(4).toString("hex")}:` } : {}),
-    janitorIntervalSeconds: 2,
-    // Every App call is one simulator request, at once: the timeline stays on the script's beat.
-    throttle: false,
-    reconcileEvery: 1_000,
-    logLevel: process.env.LOG_LEVEL ?? "error",
+    redis: redisUrl ? { kind: "shared", url: redisUrl } : { kind: "memory" },
+    startApp: defaultApp({
+      janitorIntervalSeconds: 2,
+      // Every App call is one simulator request, at once: the timeline stays on the script's beat.
+      throttle: false,
+      reconcileEvery: 1_000,
+      logLevel: process.env.LOG_LEVEL ?? "error",
+    }),
   });
 }
 
@@ -58,8 +60,8 @@ function seed(stack: LocalStack): void {
 }
 
 async function dashboardUrl(stack: LocalStack): Promise<string | null> {
-  const response = await fetch(`${stack.url}/`, { redirect: "manual" }).catch(() => null);
-  return response && response.status !== 404 && response.status < 500 ? `${stack.url}/` : null;
+  const response = await fetch(`${stack.app.url}/`, { redirect: "manual" }).catch(() => null);
+  return response && response.status !== 404 && response.status < 500 ? `${stack.app.url}/` : null;
 }
 
 function summarize(stack: LocalStack, timeline: Timeline): void {
@@ -99,14 +101,14 @@ async function main(): Promise<number> {
     timeline.restart();
     timeline.line(
       "setup",
-      `GitHub simulator at ${stack.sim.url}, App at ${stack.url} (${process.env.REDIS_URL ? "Redis" : "embedded memory store"})`,
+      `GitHub simulator at ${stack.sim.url}, App at ${stack.app.url} (${process.env.REDIS_URL ? "Redis" : "embedded memory store"})`,
     );
     timeline.line(
       "setup",
       `${repo}: 6 issues (#5 assigned to @${maintainer}), ttl 10 s, reclaimAfter 20 s, heartbeat 3 s`,
     );
     const dashboard = await dashboardUrl(stack);
-    if (dashboard) timeline.line("setup", `dashboard: ${dashboard} (admin token ${stack.adminToken})`);
+    if (dashboard) timeline.line("setup", `dashboard: ${dashboard} (admin token ${stack.app.adminToken})`);
 
     const sessions: AgentSession[] = [];
     const heads = new Map<string, string>();
@@ -115,7 +117,7 @@ async function main(): Promise<number> {
       repo,
       timeline,
       sessions,
-      lastReport: () => stack.services.janitor.lastReport(),
+      lastReport: () => stack.app.services.janitor.lastReport(),
       humanHeld: new Map([[5, maintainer]]),
       heads,
     });
@@ -128,7 +130,11 @@ async function main(): Promise<number> {
       heads,
       heartbeatSeconds: 3,
       session(name, runtime) {
-        const client = createClaimHoldClient({ baseUrl: stack.url, githubToken: fleet.token, retries: 2 });
+        const client = createClaimHoldClient({
+          baseUrl: stack.app.url,
+          githubToken: fleet.token,
+          retries: 2,
+        });
         const session = new AgentSession(name, runtime, client, timeline);
         sessions.push(session);
         return session;
@@ -146,7 +152,7 @@ async function main(): Promise<number> {
     await watcher.stop();
     summarize(stack, timeline);
   } finally {
-    await stack.close();
+    await stack.stop();
   }
   return timeline.violations.length === 0 ? 0 : 1;
 }

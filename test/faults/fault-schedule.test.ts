@@ -7,10 +7,11 @@ import {
 } from "../../src/agent/client/index.js";
 import type { SubjectKey } from "../../src/domain/claim.js";
 import { type GitHubSimulator, startGitHubSimulator } from "../../tools/github-sim/index.js";
+import { type PrivateRedis, startPrivateRedis } from "../../tools/local-stack/start-private-redis.js";
 import { testAppPrivateKey, testWebhookSecret } from "../support/app-harness.js";
 import { advance, type FakeTime, type FaultApp, startFaultApp } from "./support/fault-app.js";
 import { checkHistory, type HistoryEvent, liveForMs } from "./support/history-checker.js";
-import { RedisProxy, ThrowawayRedis } from "./support/redis-server.js";
+import { RedisProxy } from "./support/redis-proxy.js";
 import {
   createRandom,
   faultKinds,
@@ -42,7 +43,7 @@ interface Session {
 }
 
 let sim: GitHubSimulator;
-let redis: ThrowawayRedis;
+let redis: PrivateRedis;
 let proxy: RedisProxy;
 let app: FaultApp;
 const time: FakeTime = { wall: Date.parse("2026-11-29T10:00:00Z"), monotonic: 0 };
@@ -71,7 +72,7 @@ async function waitForStore(): Promise<void> {
 
 beforeAll(async () => {
   console.log(`fault schedule seed ${seed} (FAULT_SEED=${seed} reproduces it), ${iterations} iterations`);
-  redis = await ThrowawayRedis.start();
+  redis = await startPrivateRedis();
   proxy = await RedisProxy.start(redis.port);
   sim = await startGitHubSimulator({
     appKey: testAppPrivateKey(),

@@ -4,8 +4,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createRedisClient } from "../../src/providers/create-store.js";
 import { RedisLivenessStore } from "../../src/providers/redis/redis-store.js";
 import { type GitHubSimulator, startGitHubSimulator } from "../../tools/github-sim/index.js";
+import { startPrivateRedis } from "../../tools/local-stack/start-private-redis.js";
 import { freePort, testAppPrivateKey, testTokenSecret, testWebhookSecret } from "../support/app-harness.js";
-import { ThrowawayRedis } from "./support/redis-server.js";
 import {
   agentClient,
   installationId,
@@ -64,7 +64,7 @@ async function startChild(
 }
 
 async function setup(files: Record<string, string> = {}) {
-  const redis = await ThrowawayRedis.start();
+  const redis = await startPrivateRedis();
   cleanup.push(() => redis.kill());
   const sim = await startGitHubSimulator({
     appKey: testAppPrivateKey(),

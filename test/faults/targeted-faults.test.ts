@@ -6,9 +6,9 @@ import {
   shouldRetryRateLimit,
 } from "../../src/providers/github/claim-hold-octokit.js";
 import { type GitHubSimulator, startGitHubSimulator } from "../../tools/github-sim/index.js";
+import { startPrivateRedis } from "../../tools/local-stack/start-private-redis.js";
 import { testAppPrivateKey, testWebhookSecret } from "../support/app-harness.js";
 import { advance, type FakeTime, type FaultApp, startFaultApp } from "./support/fault-app.js";
-import { ThrowawayRedis } from "./support/redis-server.js";
 import { agentClient, installationId, repo, repoId, seedWorld, statusOf } from "./support/world.js";
 
 const minute = 60_000;
@@ -21,7 +21,7 @@ afterEach(async () => {
 async function world(
   options: { throttle?: Record<string, unknown>; replicas?: number; simNow?: () => number } = {},
 ) {
-  const redis = await ThrowawayRedis.start();
+  const redis = await startPrivateRedis();
   cleanup.push(() => redis.kill());
   const sim: GitHubSimulator = await startGitHubSimulator({
     appKey: testAppPrivateKey(),

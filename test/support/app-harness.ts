@@ -1,15 +1,20 @@
 // Starts the real App in-process (Probot's Server on a free loopback port) for HTTP-level tests.
 import { createHmac, generateKeyPairSync } from "node:crypto";
-import { createServer } from "node:net";
 import { Writable } from "node:stream";
-import { Probot, ProbotOctokit, Server } from "probot";
-import { type ClaimHoldServices, createClaimHoldApp } from "../../src/app.js";
 import type { ClaimRecord } from "../../src/domain/claim.js";
 import { type MarkerState, renderClaimComment, sealClaimComment } from "../../src/lease/claim-comment.js";
 import { createMarkerSeal } from "../../src/lease/marker-seal.js";
 import { createLogger } from "../../src/logger.js";
 import type { FenceStore } from "../../src/providers/fence-store.js";
 import type { LivenessStore } from "../../src/providers/liveness-store.js";
+import {
+  type AppCredentials,
+  type StackApp,
+  startStackApp,
+  UnthrottledOctokit,
+} from "../../tools/local-stack/start-stack-app.js";
+
+export { freePort } from "../../tools/local-stack/free-port.js";
 
 export const testWebhookSecret = "test-webhook-secret";
 export const testTokenSecret = "t".repeat(48);
@@ -36,37 +41,22 @@ function privateKey(): string {
   return cachedKey;
 }
 
-/** Probot's Server treats port 0 as "use 3000", so tests ask the kernel for a free port first. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      probe.close(() => resolve(port));
-    });
-  });
+/** The test App's credentials: App id 1, the per-process key, the test webhook secret. */
+export function testCredentials(appId = 1): AppCredentials {
+  return { appId, privateKey: privateKey(), webhookSecret: testWebhookSecret };
 }
 
 /** Retries and throttling off (each call is one request, no 1 s write spacing), whatever Probot merges in. */
-export const TestOctokit = ProbotOctokit.defaults((options: Record<string, unknown>) => ({
-  ...options,
-  retry: { enabled: false },
-  throttle: { ...(options.throttle as object), enabled: false },
-}));
+export const TestOctokit = UnthrottledOctokit;
 
-export interface AppHarness {
-  url: string;
+/** The App of `startApp`: its log lines, a clock the test moves, and signed webhook delivery. */
+export interface AppHarness extends StackApp {
   logs: string[];
   clock: { now: number };
-  server: Server;
-  services: ClaimHoldServices;
   /** Delays the janitor asked for between writes (it never really sleeps in tests). */
   sleeps: number[];
   /** POSTs a webhook signed like GitHub does. */
   deliver(event: string, payload: unknown, deliveryId?: string): Promise<Response>;
-  close(): Promise<void>;
 }
 
 export async function startApp(options: {
@@ -101,30 +91,18 @@ export async function startApp(options: {
   const clock = { now: options.now ?? Date.parse("2026-11-29T10:00:00Z") };
   const githubBaseUrl = options.githubBaseUrl ?? "https://api.github.com";
   const sleeps: number[] = [];
-  let services: ClaimHoldServices | undefined;
-  const server = new Server({
-    host: "127.0.0.1",
-    port: await freePort(),
+  const app = await startStackApp({
+    githubBaseUrl,
+    credentials: testCredentials(),
+    store: options.store,
+    ...(options.fences ? { fences: options.fences } : {}),
     log,
-    Probot: Probot.defaults({
-      appId: 1,
-      privateKey: privateKey(),
-      secret: testWebhookSecret,
-      log,
-      baseUrl: githubBaseUrl,
-      Octokit: TestOctokit,
-    }),
-  });
-  await server.load(
-    createClaimHoldApp({
-      store: options.store,
-      ...(options.fences ? { fences: options.fences } : {}),
+    Octokit: TestOctokit,
+    app: {
       ...(options.appId ? { appId: options.appId } : {}),
       ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
       tokenSecret: options.tokenSecret ?? testTokenSecret,
       ...(options.previousTokenSecret ? { previousTokenSecret: options.previousTokenSecret } : {}),
-      githubBaseUrl,
-      log,
       now: () => clock.now,
       credentialsLoaded: options.credentialsLoaded ?? true,
       ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),
@@ -135,25 +113,15 @@ export async function startApp(options: {
       sleep: async (ms) => {
         sleeps.push(ms);
       },
-      onReady: (wired) => {
-        services = wired;
-      },
       ...(options.adminToken ? { adminToken: options.adminToken } : {}),
-    }),
-  );
-  const http = await server.start();
-  const address = http.address();
-  if (!address || typeof address === "string") throw new Error("server did not bind a port");
-  const url = `http://127.0.0.1:${address.port}`;
+    },
+  });
+  const { url } = app;
   let deliveries = 0;
-  if (!services) throw new Error("the App did not report its services");
-  const wiredServices = services;
   return {
-    url,
+    ...app,
     logs,
     clock,
-    server,
-    services: wiredServices,
     sleeps,
     async deliver(
       event,
@@ -172,10 +140,6 @@ export async function startApp(options: {
         },
         body,
       });
-    },
-    async close() {
-      await wiredServices.jobs.stop();
-      await server.stop();
     },
   };
 }

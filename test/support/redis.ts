@@ -1,9 +1,12 @@
 // Test access to the shared Redis server: clients, a unique key prefix per run, and cleanup of only our keys.
-import { randomBytes } from "node:crypto";
-import { type Cluster, Redis, type RedisOptions } from "ioredis";
+import type { Cluster, Redis, RedisOptions } from "ioredis";
 import { createRedisClient } from "../../src/providers/create-store.js";
+import { scanNodes } from "../../tools/local-stack/redis-keys.js";
+import { connectSharedRedis, sharedRedisUrl } from "../../tools/local-stack/stack-stores.js";
 
-export const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+export { deleteKeysWithPrefix, uniqueKeyPrefix } from "../../tools/local-stack/redis-keys.js";
+
+export const redisUrl = sharedRedisUrl;
 /** `redis-cluster://h1:p1,…` of a running cluster (scripts/redis-cluster.sh); unset: the cluster cases are skipped. */
 export const redisClusterUrl = process.env.REDIS_CLUSTER_URL;
 
@@ -21,38 +24,9 @@ export async function createTestCluster(): Promise<Cluster> {
   return cluster;
 }
 
-/** The nodes a SCAN must visit: every master of a cluster, or the one server. */
-function scanNodes(client: Redis | Cluster): Redis[] {
-  return client.isCluster ? (client as Cluster).nodes("master") : [client as Redis];
-}
-
-/** A key prefix no other test run (or other user of the server) shares. */
-export function uniqueKeyPrefix(label = "run"): string {
-  return `claimhold-test:${process.pid}:${label}:${randomBytes(6).toString("hex")}:`;
-}
-
 /** A connected client; fails fast (one retry, no offline queue) as the store recommends. */
-export async function createTestRedis(options: RedisOptions = {}): Promise<Redis> {
-  const client = new Redis(redisUrl, {
-    lazyConnect: true,
-    maxRetriesPerRequest: 1,
-    enableOfflineQueue: false,
-    connectTimeout: 2_000,
-    retryStrategy: () => null,
-    ...options,
-  });
-  // Connection errors reach the caller through connect() and the commands; keep them off stderr.
-  let lastError: Error | undefined;
-  client.on("error", (error: Error) => {
-    lastError = error;
-  });
-  try {
-    await client.connect();
-  } catch (error) {
-    client.disconnect();
-    throw lastError ?? error;
-  }
-  return client;
+export function createTestRedis(options: RedisOptions = {}): Promise<Redis> {
+  return connectSharedRedis(redisUrl, options);
 }
 
 /**
@@ -74,26 +48,6 @@ export async function probeRedis(): Promise<{ available: true } | { available: f
   } finally {
     client?.disconnect();
   }
-}
-
-/** Deletes every key under `prefix` with SCAN + UNLINK (never FLUSHALL/FLUSHDB: the server is shared). */
-export async function deleteKeysWithPrefix(client: Redis | Cluster, prefix: string): Promise<number> {
-  if (!prefix.startsWith("claimhold-test:"))
-    throw new Error(`refusing to delete keys outside the test prefix: ${prefix}`);
-  const pattern = `${prefix.replace(/[*?[\]\\]/g, "\\$&")}*`;
-  let deleted = 0;
-  for (const node of scanNodes(client)) {
-    let cursor = "0";
-    do {
-      const [next, keys] = await node.scan(cursor, "MATCH", pattern, "COUNT", 1000);
-      cursor = next;
-      if (!keys.length) continue;
-      // One key per UNLINK on a cluster node: it refuses a multi-key command across slots.
-      if (client.isCluster) for (const key of keys) deleted += await node.unlink(key);
-      else deleted += await node.unlink(...keys);
-    } while (cursor !== "0");
-  }
-  return deleted;
 }
 
 /**

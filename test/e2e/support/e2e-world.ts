@@ -2,19 +2,16 @@
 import type { Redis } from "ioredis";
 import { afterEach, beforeEach } from "vitest";
 import { type ClaimHoldClient, createClaimHoldClient } from "../../../src/agent/client/index.js";
+import type { FenceStore } from "../../../src/providers/fence-store.js";
 import type { LivenessStore } from "../../../src/providers/liveness-store.js";
-import { RedisFenceStore } from "../../../src/providers/redis/redis-fence-store.js";
-import { RedisLivenessStore } from "../../../src/providers/redis/redis-store.js";
-import { type GitHubSimulator, startGitHubSimulator } from "../../../tools/github-sim/index.js";
-import { type PrivateRedis, startPrivateRedis } from "../../../tools/local-stack/start-private-redis.js";
+import type { GitHubSimulator } from "../../../tools/github-sim/index.js";
 import {
-  type AppHarness,
-  startApp,
-  testAdminToken,
-  testAppPrivateKey,
-  testWebhookSecret,
-} from "../../support/app-harness.js";
-import { createTestRedis, deleteKeysWithPrefix, uniqueKeyPrefix } from "../../support/redis.js";
+  type LocalStack,
+  type StackWiring,
+  startLocalStack,
+} from "../../../tools/local-stack/start-local-stack.js";
+import { type AppHarness, startApp, testAdminToken, testCredentials } from "../../support/app-harness.js";
+import { uniqueKeyPrefix } from "../../support/redis.js";
 
 export const repo = "octo/widgets";
 export const installationId = 42;
@@ -28,10 +25,12 @@ export const reader = { login: "carol", id: 603, token: "ghp_carol00000000000000
 export const shortConfig = "taskClasses:\n  author: { ttl: 30s, reclaimAfter: 60s, heartbeat: 10s }\n";
 
 export interface E2eWorld {
+  stack: LocalStack<AppHarness>;
   sim: GitHubSimulator;
-  app: AppHarness;
+  /** The App now running (`restartApp` replaces it). */
+  readonly app: AppHarness;
   store: LivenessStore;
-  fences: RedisFenceStore;
+  fences: FenceStore;
   redis: Redis;
   prefix: string;
   /** An agent session's client: the fleet account's GitHub token; takeover waits move the App's clock. */
@@ -40,8 +39,8 @@ export interface E2eWorld {
 }
 
 export interface WorldOptions {
-  /** A Redis client to use instead of a fresh one on the shared server (the world does not quit it). */
-  redis?: Redis;
+  /** A redis-server of the world's own (it may be flushed or restarted) instead of a fresh prefix on the shared one. */
+  privateRedis?: boolean;
   /** Issues of octo/widgets (default #1–#5, open, unassigned). */
   issues?: { number: number; title: string; assignees?: string[] }[];
   config?: string;
@@ -49,48 +48,45 @@ export interface WorldOptions {
   writeFenceWaitMs?: number;
 }
 
+/** The e2e App on the stack's simulator and stores, its clock starting at `now`. */
+function e2eApp(
+  now: number,
+  options: Pick<Parameters<typeof startApp>[0], "tokenSecret" | "previousTokenSecret" | "writeFenceWaitMs">,
+) {
+  return (wiring: StackWiring) =>
+    startApp({
+      store: wiring.store,
+      fences: wiring.fences,
+      githubBaseUrl: wiring.githubBaseUrl,
+      appId,
+      now,
+      adminToken: testAdminToken,
+      ...options,
+    });
+}
+
 /** Starts another App on the world's simulator and stores (a restart, a replica, a new secret). */
 export async function restartApp(
   world: E2eWorld,
   options: { tokenSecret?: string; previousTokenSecret?: string } = {},
 ): Promise<AppHarness> {
-  await world.app.close();
-  const app = await startApp({
-    store: world.store,
-    fences: world.fences,
-    githubBaseUrl: world.sim.baseUrl,
-    appId,
-    now: world.app.clock.now,
-    adminToken: testAdminToken,
-    ...options,
-  });
-  world.sim.configureWebhooks({ url: `${app.url}/api/github/webhooks` });
-  world.app = app;
-  return app;
+  return world.stack.restartApp(e2eApp(world.app.clock.now, options));
 }
 
 /** Starts the simulator and the App, seeds octo/widgets and delivers `installation.created`. */
 export async function startWorld(options: WorldOptions = {}): Promise<E2eWorld> {
-  const ownsRedis = !options.redis;
-  const redis = options.redis ?? (await createTestRedis());
-  const prefix = uniqueKeyPrefix("e2e");
-  const store = new RedisLivenessStore({ redis, keyPrefix: prefix });
-  const fences = new RedisFenceStore({ redis, keyPrefix: prefix });
-  const sim = await startGitHubSimulator({
-    appKey: testAppPrivateKey(),
-    webhookSecret: testWebhookSecret,
-    appId,
+  const stack = await startLocalStack({
+    redis: options.privateRedis
+      ? { kind: "private", keyPrefix: uniqueKeyPrefix("e2e") }
+      : { kind: "shared", keyPrefix: uniqueKeyPrefix("e2e") },
+    credentials: testCredentials(appId),
+    startApp: e2eApp(
+      Date.now(),
+      options.writeFenceWaitMs !== undefined ? { writeFenceWaitMs: options.writeFenceWaitMs } : {},
+    ),
   });
-  const app = await startApp({
-    store,
-    fences,
-    githubBaseUrl: sim.baseUrl,
-    appId,
-    now: Date.now(),
-    adminToken: testAdminToken,
-    ...(options.writeFenceWaitMs !== undefined ? { writeFenceWaitMs: options.writeFenceWaitMs } : {}),
-  });
-  sim.configureWebhooks({ url: `${app.url}/api/github/webhooks` });
+  const { sim, redis } = stack;
+  if (!redis) throw new Error("the e2e stack has no Redis");
   sim.seed({
     users: [fleet, maintainer, writer, reader].map(({ login, id, token }) => ({
       login,
@@ -116,14 +112,17 @@ export async function startWorld(options: WorldOptions = {}): Promise<E2eWorld> 
     installations: [{ id: installationId, account: "octo", repos: [repo] }],
   });
   await sim.flush();
-  // `world.app` may be replaced (restartApp): agents and close() always use the current one.
+  // `stack.app` may be replaced (restartApp): agents always use the current one.
   const world: E2eWorld = {
+    stack,
     sim,
-    app,
-    store,
-    fences,
-    redis,
-    prefix,
+    get app() {
+      return stack.app;
+    },
+    store: stack.store,
+    fences: stack.fences,
+    redis: redis.client,
+    prefix: redis.keyPrefix,
     agent(githubToken = fleet.token) {
       return createClaimHoldClient({
         baseUrl: world.app.url,
@@ -134,12 +133,7 @@ export async function startWorld(options: WorldOptions = {}): Promise<E2eWorld> 
         },
       });
     },
-    async close() {
-      await world.app.close();
-      await sim.close();
-      await deleteKeysWithPrefix(redis, prefix).catch(() => undefined);
-      if (ownsRedis) await redis.quit();
-    },
+    close: () => stack.stop(),
   };
   return world;
 }
@@ -168,18 +162,15 @@ export function claimMarkers(sim: GitHubSimulator, issue: number): { generation:
  * Each test of the calling `describe` gets a world on a redis-server of its own, so it may flush or
  * restart Redis; read the world through the returned handle.
  */
-export function worldsOnPrivateRedis(options: Omit<WorldOptions, "redis"> = {}): {
+export function worldsOnPrivateRedis(options: Omit<WorldOptions, "privateRedis"> = {}): {
   readonly world: E2eWorld;
 } {
   let world: E2eWorld | undefined;
-  let redis: PrivateRedis | undefined;
   beforeEach(async () => {
-    redis = await startPrivateRedis();
-    world = await startWorld({ ...options, redis: redis.client() });
+    world = await startWorld({ ...options, privateRedis: true });
   });
   afterEach(async () => {
     await world?.close();
-    await redis?.stop();
   });
   return {
     get world() {

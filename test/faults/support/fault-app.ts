@@ -1,19 +1,14 @@
 // The real App in-process against the GitHub simulator and a dedicated Redis, with a fake wall and monotonic clock.
 import { Writable } from "node:stream";
-import { Probot, Server } from "probot";
-import { type ClaimHoldServices, createClaimHoldApp } from "../../../src/app.js";
+import type { ClaimHoldServices } from "../../../src/app.js";
 import { createSteadyClock } from "../../../src/lease/steady-clock.js";
 import { createLogger } from "../../../src/logger.js";
 import { createRedisClient } from "../../../src/providers/create-store.js";
 import { createClaimHoldOctokit } from "../../../src/providers/github/claim-hold-octokit.js";
 import type { LivenessStore } from "../../../src/providers/liveness-store.js";
 import { RedisLivenessStore } from "../../../src/providers/redis/redis-store.js";
-import {
-  freePort,
-  testAppPrivateKey,
-  testTokenSecret,
-  testWebhookSecret,
-} from "../../support/app-harness.js";
+import { startStackApp } from "../../../tools/local-stack/start-stack-app.js";
+import { testCredentials, testTokenSecret } from "../../support/app-harness.js";
 
 export const faultAdminToken = "fault-admin-token-0123456789abcdef";
 
@@ -60,53 +55,33 @@ export async function startFaultApp(options: {
   redis.on("error", () => undefined);
   const store = new RedisLivenessStore({ redis, keyPrefix: options.keyPrefix, ownsClient: true });
   const now = createSteadyClock({ wall: () => options.time.wall, monotonic: () => options.time.monotonic });
-  let services: ClaimHoldServices | undefined;
-  const server = new Server({
-    host: "127.0.0.1",
-    port: await freePort(),
+  const app = await startStackApp({
+    githubBaseUrl: options.githubBaseUrl,
+    credentials: testCredentials(),
+    store,
     log,
-    Probot: Probot.defaults({
-      appId: 1,
-      privateKey: testAppPrivateKey(),
-      secret: testWebhookSecret,
-      log,
-      baseUrl: options.githubBaseUrl,
-      Octokit: createClaimHoldOctokit({
-        timeoutMs: options.githubTimeoutMs ?? 400,
-        retry: { enabled: false },
-        throttle: options.throttle ?? { enabled: false },
-      }),
+    Octokit: createClaimHoldOctokit({
+      timeoutMs: options.githubTimeoutMs ?? 400,
+      retry: { enabled: false },
+      throttle: options.throttle ?? { enabled: false },
     }),
-  });
-  await server.load(
-    createClaimHoldApp({
-      store,
+    app: {
       tokenSecret: testTokenSecret,
-      githubBaseUrl: options.githubBaseUrl,
-      log,
       now,
       adminToken: faultAdminToken,
       credentialsLoaded: true,
       disabledJobs: ["janitor"],
       sleep: async () => undefined,
-      onReady: (wired) => {
-        services = wired;
-      },
-    }),
-  );
-  const http = await server.start();
-  const address = http.address();
-  if (!address || typeof address === "string" || !services) throw new Error("the App did not start");
-  const wired = services;
+    },
+  });
   return {
-    url: `http://127.0.0.1:${address.port}`,
+    url: app.url,
     logs,
-    services: wired,
+    services: app.services,
     store,
     now,
     async close() {
-      await wired.jobs.stop();
-      await server.stop();
+      await app.close();
       await store.close().catch(() => undefined);
     },
   };
