@@ -3,12 +3,7 @@
 // and 32-bit integers, so millisecond timestamps fail string.format('%d') and print as "…1.0".
 import type { ClaimRecord, SubjectKey, Transition } from "../../domain/claim.js";
 import { aliveAt } from "../../lease/liveness.js";
-import {
-  newClaimRecord,
-  newHumanRecord,
-  rotatedTokensKept,
-  takeoverIntentLifetimeFactor,
-} from "../claim-records.js";
+import { newClaimRecord, rotatedTokensKept, takeoverIntentLifetimeFactor } from "../claim-records.js";
 import type {
   ClaimInput,
   ClaimOutcome,
@@ -26,16 +21,8 @@ import type {
   ReleaseOutcomeResult,
   VerifyOutcome,
 } from "../liveness-store.js";
-import {
-  clone,
-  digestsEqual,
-  endGuard,
-  forgottenRecord,
-  goneReason,
-  markStaleGuard,
-  provesSession,
-  sameSession,
-} from "./claim-rules.js";
+import * as appTransitions from "./app-transitions.js";
+import { clone, digestsEqual, goneReason, provesSession, sameSession } from "./claim-rules.js";
 import { leaseRefusal, liveLeaseRefusal } from "./lease-refusals.js";
 import { type SubjectSlot, SubjectSlots } from "./subject-slots.js";
 
@@ -328,94 +315,25 @@ export class MemoryClaimStore implements ClaimStore {
     return now;
   }
 
+  // --- Transitions made by the App itself (webhooks, janitor, /reclaim) ---
+
   async endClaim(input: EndClaimInput): Promise<EndClaimOutcome> {
-    const slot = this.slots.slot(input.key);
-    const current = slot.record;
-    const reason = endGuard(current, input);
-    if (reason) return { kind: "skipped", reason, current: current ? clone(current) : null };
-    const record = current!;
-    const previous = clone(record);
-    record.state = input.to;
-    record.endedAt = input.now;
-    if (input.by) record.endedBy = clone(input.by);
-    record.sync = "pending";
-    delete record.takeover;
-    if (input.bump) {
-      // Above the high-water mark, so a generation burnt by a rolled-back claim is never reused.
-      const generation = Math.max(slot.highWater, previous.generation) + 1;
-      slot.highWater = generation;
-      record.generation = generation;
-      record.supersedes = previous.generation;
-    }
-    this.slots.setDeadline(record);
-    slot.activityAt = input.now;
-    this.slots.recordTransition(slot, {
-      at: input.now,
-      generation: previous.generation,
-      kind: input.to,
-      ...(input.by ? { actor: clone(input.by) } : {}),
-    });
-    return { kind: "ended", previous, record: clone(record) };
+    return appTransitions.endClaim(this.slots, input);
   }
 
   async markStale(input: MarkStaleInput): Promise<MarkStaleOutcome> {
-    const slot = this.slots.slot(input.key);
-    const current = slot.record;
-    const reason = markStaleGuard(current, input);
-    if (reason) return { kind: "skipped", reason, current: current ? clone(current) : null };
-    const record = current!;
-    record.staleMarkedAt = input.now;
-    this.slots.setDeadline(record);
-    slot.activityAt = input.now;
-    return { kind: "marked", record: clone(record) };
+    return appTransitions.markStale(this.slots, input);
   }
 
   async humanClaim(input: HumanClaimInput): Promise<{ record: ClaimRecord; previous: ClaimRecord | null }> {
-    const slot = this.slots.slot(input.key);
-    const current = slot.record;
-    const { now } = input;
-    const generation = Math.max(slot.highWater, current?.generation ?? 0, input.minGeneration) + 1;
-    slot.highWater = generation;
-    const previous = current ? clone(current) : null;
-    if (current?.state === "active") {
-      this.slots.recordTransition(slot, {
-        at: now,
-        generation: current.generation,
-        kind: "superseded",
-        actor: input.actor,
-      });
-    }
-    const record = clone(newHumanRecord(input, generation, current));
-    slot.record = record;
-    this.slots.setDeadline(record);
-    slot.activityAt = now;
-    this.slots.recordTransition(
-      slot,
-      input.release
-        ? { at: now, generation, kind: "released", actor: input.actor, note: "abandoned" }
-        : { at: now, generation, kind: "claimed", actor: input.actor },
-    );
-    return { record: clone(record), previous };
+    return appTransitions.humanClaim(this.slots, input);
   }
 
   async recordPush(key: SubjectKey, generation: number, at: number): Promise<void> {
-    const record = this.slots.slot(key).record;
-    if (!record || record.generation !== generation || record.state !== "active") return;
-    record.lastPushAt = Math.max(record.lastPushAt ?? at, at);
+    appTransitions.recordPush(this.slots, key, generation, at);
   }
 
   async forget(key: SubjectKey, now: number): Promise<void> {
-    const slot = this.slots.slot(key);
-    this.slots.dropDeadline(key);
-    delete slot.activityAt;
-    const record = slot.record;
-    if (!record || record.state === "revoked") return;
-    forgottenRecord(record, now);
-    this.slots.recordTransition(slot, {
-      at: now,
-      generation: record.generation,
-      kind: "revoked",
-      note: "forgotten",
-    });
+    appTransitions.forget(this.slots, key, now);
   }
 }
