@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { EnvError, parseEnv } from "../src/config/env.js";
 import { createReadCache, readCacheTtlMs } from "../src/http/read-cache.js";
 import { createReadLimiter, defaultReadsPerMinute } from "../src/http/read-limiter.js";
-import { UserError } from "../src/lease/errors.js";
+import { UserError } from "../src/http/user-error.js";
 import { positiveTtlMs } from "../src/providers/github/github-identity-provider.js";
 import { MemoryLivenessStore } from "../src/providers/memory/memory-store.js";
 import {

@@ -1,11 +1,13 @@
 // Who calls the API: bearer credentials, the admin secret, GitHub users' permission and lease tokens.
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { Context } from "hono";
-import { UserError } from "../lease/errors.js";
+import type { LeaseRefused } from "../lease/refusals.js";
 import type { GitHubUser, IdentityProvider, RepoPermission } from "../providers/assignment-provider.js";
 import type { ApiEnv } from "./api-env.js";
+import { refusalStatusOf } from "./error-response.js";
 import { type FailedAuthLimiter, invalidCredential, rateLimited } from "./failed-auth-limiter.js";
 import { type ReadFamily, type ReadLimiter, readRateLimited } from "./read-limiter.js";
+import { UserError } from "./user-error.js";
 
 export interface AuthDeps {
   identity: IdentityProvider;
@@ -50,7 +52,11 @@ export function bearerOf(c: Context): string | null {
  * Failed authentications count against the client address; past the limit, a credential that
  * turns out invalid gets 429 instead of its error. A valid one is never refused for that.
  */
-export function authFailed(c: Context<ApiEnv>, limiter: FailedAuthLimiter, error: UserError): UserError {
+export function authFailed(
+  c: Context<ApiEnv>,
+  limiter: FailedAuthLimiter,
+  error: UserError | LeaseRefused,
+): UserError | LeaseRefused {
   return invalidCredential(limiter, c.get("clientAddress"), error);
 }
 
@@ -147,8 +153,9 @@ export async function asLease<T>(
     return await run(token);
   } catch (error) {
     // A wrong token, or (by default) a lease id nobody holds, counts as a failed authentication.
-    if (error instanceof UserError && refusedStatuses.includes(error.status)) {
-      throw authFailed(c, limiter, error);
+    const status = refusalStatusOf(error);
+    if (status !== undefined && refusedStatuses.includes(status)) {
+      throw authFailed(c, limiter, error as UserError | LeaseRefused);
     }
     throw error;
   }

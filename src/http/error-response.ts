@@ -1,13 +1,35 @@
-// The one place a thrown error becomes an HTTP answer: user errors as they are, the rest logged and mapped.
+// The one place a thrown error becomes an HTTP answer: refusals with their status, the rest logged and mapped.
 import type { Logger } from "pino";
-import { UserError } from "../lease/errors.js";
+import { LeaseRefused, type RefusalCode } from "../lease/refusals.js";
 import { GitHubWriteError } from "../providers/assignment-provider.js";
 import { StoreUnavailableError } from "../providers/liveness-store.js";
+import { UserError } from "./user-error.js";
 
 export interface ErrorResponse {
   status: 400 | 401 | 403 | 404 | 409 | 410 | 413 | 415 | 422 | 429 | 500 | 502 | 503;
   body: Record<string, unknown>;
   headers?: Record<string, string>;
+}
+
+/** The HTTP status of each refusal of the lease core (SPEC §4.2). */
+const refusalStatus: Record<RefusalCode, ErrorResponse["status"]> = {
+  not_found: 404,
+  closed: 409,
+  claim_state_unknown: 503,
+  held: 409,
+  human_held: 409,
+  cap_reached: 409,
+  github_failed: 502,
+  superseded: 409,
+  gone: 410,
+  unauthorized: 401,
+};
+
+/** The status a refusal (the core's or the API's own) is answered with; undefined for any other error. */
+export function refusalStatusOf(error: unknown): number | undefined {
+  if (error instanceof UserError) return error.status;
+  if (error instanceof LeaseRefused) return refusalStatus[error.code];
+  return undefined;
 }
 
 function isOctokitHttpError(error: unknown): boolean {
@@ -19,8 +41,9 @@ function isOctokitHttpError(error: unknown): boolean {
 }
 
 /**
- * The answer for an error a route threw. A user error carries its own status and sentence; anything
- * else is logged with the request id, and only its kind (store, GitHub, internal) reaches the caller.
+ * The answer for an error a route threw. A refusal (the core's or the API's own) is answered with its
+ * status, code and sentence; anything else is logged with the request id, and only its kind (store,
+ * GitHub, internal) reaches the caller.
  */
 export function errorResponse(error: unknown, request: { requestId: string; log: Logger }): ErrorResponse {
   const { requestId, log } = request;
@@ -31,6 +54,12 @@ export function errorResponse(error: unknown, request: { requestId: string; log:
       ...(error.status === 429
         ? { headers: { "Retry-After": String(error.details.retryAfterSeconds ?? 60) } }
         : {}),
+    };
+  }
+  if (error instanceof LeaseRefused) {
+    return {
+      status: refusalStatus[error.code],
+      body: { error: error.code, message: error.message, ...error.details },
     };
   }
   if (error instanceof StoreUnavailableError) {

@@ -1,6 +1,6 @@
 // Failed authentications per client address in a sliding window; past the limit, invalid credentials get 429.
 import { createHash } from "node:crypto";
-import { UserError } from "../lease/errors.js";
+import { UserError } from "./user-error.js";
 
 export interface FailedAuthLimiter {
   fail(address: string): void;
@@ -82,7 +82,11 @@ export function rateLimited(retryAfterSeconds: number): UserError {
  * limit (not counted again, so a flood cannot grow the window), else the failure is counted and
  * `error` stands. A valid credential never comes here, so it is never refused for others' failures.
  */
-export function invalidCredential(limiter: FailedAuthLimiter, address: string, error: UserError): UserError {
+export function invalidCredential<E extends Error>(
+  limiter: FailedAuthLimiter,
+  address: string,
+  error: E,
+): E | UserError {
   const retryAfter = limiter.blockedFor(address);
   if (retryAfter > 0) return rateLimited(retryAfter);
   limiter.fail(address);

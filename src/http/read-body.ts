@@ -1,7 +1,7 @@
 // Request bodies of the API: the size limit and the strict JSON parse that names the failing field.
 import type { Context } from "hono";
 import type { z } from "zod";
-import { UserError } from "../lease/errors.js";
+import { UserError } from "./user-error.js";
 
 export const maxBodyBytes = 64 * 1024;
 

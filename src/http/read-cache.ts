@@ -1,5 +1,6 @@
 // A few seconds of each read route's joined answer, shared by all callers, so N readers cost one GitHub read.
-import { UserError } from "../lease/errors.js";
+import { LeaseRefused } from "../lease/refusals.js";
+import { UserError } from "./user-error.js";
 
 /** How long an answer is served again (SPEC §4.1: "a few seconds"), counted from when it arrived. */
 export const readCacheTtlMs = 5_000;
@@ -7,13 +8,14 @@ export const readCacheTtlMs = 5_000;
 export interface ReadCache {
   /**
    * The answer cached under `key`, else `load()`'s, kept for the window. Concurrent misses of one
-   * key share one `load()`. A refusal (`UserError`, e.g. 404 not an issue) is an answer too and is
-   * cached; any other failure (GitHub or the store failed) is not, so a retry asks again.
+   * key share one `load()`. A refusal (`LeaseRefused` or `UserError`, e.g. 404 not an issue) is an
+   * answer too and is cached; any other failure (GitHub or the store failed) is not, so a retry
+   * asks again.
    */
   answer<T>(key: readonly (string | number)[], load: () => Promise<T>): Promise<T>;
 }
 
-type Outcome = { ok: true; value: unknown } | { ok: false; error: UserError };
+type Outcome = { ok: true; value: unknown } | { ok: false; error: UserError | LeaseRefused };
 
 interface Entry {
   outcome: Promise<Outcome>;
@@ -66,7 +68,7 @@ async function settle(load: () => Promise<unknown>): Promise<Outcome> {
   try {
     return { ok: true, value: await load() };
   } catch (error) {
-    if (error instanceof UserError) return { ok: false, error };
+    if (error instanceof UserError || error instanceof LeaseRefused) return { ok: false, error };
     throw error;
   }
 }

@@ -1,5 +1,5 @@
 // Per-caller token buckets on the read routes that cost GitHub requests (SPEC §4.1), kept in this process.
-import { UserError } from "../lease/errors.js";
+import { UserError } from "./user-error.js";
 
 /** A route family: each has its own bucket per caller. */
 export type ReadFamily = "inventory" | "subject";

@@ -14,7 +14,13 @@ import { announce, writeFenced } from "./commit-transition.js";
 import { endedClaimWrite } from "./ended-write.js";
 import { describeActor, inert } from "./inert-text.js";
 import { expiresAt, livenessOf } from "./liveness.js";
-import { type HeartbeatRequest, iso } from "./outcomes.js";
+import {
+  type HeartbeatAnswer,
+  type HeartbeatRequest,
+  iso,
+  type ReleaseAnswer,
+  type VerifyAnswer,
+} from "./outcomes.js";
 import type { LeaseCoreDeps } from "./ports.js";
 import type { LeaseRecovery } from "./recovery.js";
 import { type Refusal, refused } from "./refusals.js";
@@ -67,11 +73,7 @@ export class LeaseCalls {
     private readonly recovery: LeaseRecovery,
   ) {}
 
-  async heartbeat(
-    leaseId: string,
-    token: string,
-    request: HeartbeatRequest,
-  ): Promise<Record<string, unknown>> {
+  async heartbeat(leaseId: string, token: string, request: HeartbeatRequest): Promise<HeartbeatAnswer> {
     const { store, tokens, now: clock } = this.deps;
     const lease = parseLeaseOrThrow(leaseId);
     const now = clock();
@@ -161,7 +163,7 @@ export class LeaseCalls {
     leaseId: string,
     token: string,
     request: { outcome: ReleaseOutcome; note?: string },
-  ): Promise<Record<string, unknown>> {
+  ): Promise<ReleaseAnswer> {
     const { store, tokens, configs, now: clock } = this.deps;
     const lease = parseLeaseOrThrow(leaseId);
     const input = {
@@ -191,7 +193,7 @@ export class LeaseCalls {
     return { released: true, outcome: record.outcome, generation: record.generation };
   }
 
-  async verify(leaseId: string, token: string): Promise<Record<string, unknown>> {
+  async verify(leaseId: string, token: string): Promise<VerifyAnswer> {
     const { store, tokens, now: clock } = this.deps;
     const lease = parseLeaseOrThrow(leaseId);
     const input = {

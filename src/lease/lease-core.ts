@@ -6,15 +6,32 @@ import { ClaimLease } from "./claim/claim-lease.js";
 import { describeActor } from "./inert-text.js";
 import { LeaseCalls } from "./lease-calls.js";
 import { inventory, inventoryRow, subjectView } from "./lease-reads.js";
-import type { ClaimRequest, ClaimResult, HeartbeatRequest } from "./outcomes.js";
+import type {
+  ClaimOutcome,
+  ClaimRequest,
+  HeartbeatAnswer,
+  HeartbeatRequest,
+  ReleaseAnswer,
+  VerifyAnswer,
+} from "./outcomes.js";
 import type { LeaseCoreDeps } from "./ports.js";
 import { LeaseRecovery } from "./recovery.js";
 import type { ScopeOverlap } from "./scope-overlap.js";
 
 export { slugOf } from "./claim/decide-claim.js";
 export { phaseEditEveryMs } from "./lease-calls.js";
-export type { ClaimRequest, ClaimResult, HeartbeatRequest, LeaseView, ResumeView } from "./outcomes.js";
+export type {
+  ClaimOutcome,
+  ClaimRequest,
+  HeartbeatAnswer,
+  HeartbeatRequest,
+  LeaseView,
+  ReleaseAnswer,
+  ResumeView,
+  VerifyAnswer,
+} from "./outcomes.js";
 export type { LeaseCoreDeps, RepoConfigSource } from "./ports.js";
+export { LeaseRefused, type RefusalCode } from "./refusals.js";
 
 /** An actor in an audit comment: its agent-chosen parts are inert (invariant 11). */
 export const describe = describeActor;
@@ -28,11 +45,11 @@ export class LeaseCore {
     this.#calls = new LeaseCalls(deps, new LeaseRecovery(deps));
   }
 
-  claim(request: ClaimRequest): Promise<ClaimResult> {
+  claim(request: ClaimRequest): Promise<ClaimOutcome> {
     return this.#claims.claim(request);
   }
 
-  heartbeat(leaseId: string, token: string, request: HeartbeatRequest): Promise<Record<string, unknown>> {
+  heartbeat(leaseId: string, token: string, request: HeartbeatRequest): Promise<HeartbeatAnswer> {
     return this.#calls.heartbeat(leaseId, token, request);
   }
 
@@ -40,11 +57,11 @@ export class LeaseCore {
     leaseId: string,
     token: string,
     request: { outcome: ReleaseOutcome; note?: string },
-  ): Promise<Record<string, unknown>> {
+  ): Promise<ReleaseAnswer> {
     return this.#calls.release(leaseId, token, request);
   }
 
-  verify(leaseId: string, token: string): Promise<Record<string, unknown>> {
+  verify(leaseId: string, token: string): Promise<VerifyAnswer> {
     return this.#calls.verify(leaseId, token);
   }
 

@@ -1,12 +1,14 @@
 // Invariant 11: the MAC that makes a claim-comment marker the App's own (HMAC-SHA256, keyed from the token secret).
 import { createHmac, timingSafeEqual } from "node:crypto";
-import type { ClaimMarker } from "./claim-comment.js";
+
+/** A claim marker as the seal sees it: any fields, the MAC among them (the schema is claim-comment's). */
+type Sealable = { mac?: string | undefined };
 
 export interface MarkerSeal {
   /** The marker with its `mac` set over every other field. */
-  seal(marker: ClaimMarker): ClaimMarker;
+  seal<M extends object>(marker: M): M & { mac: string };
   /** True when the marker's `mac` was made with the current secret or the previous one (rotation). */
-  verify(marker: ClaimMarker): boolean;
+  verify(marker: Sealable): boolean;
 }
 
 /** JSON with object keys sorted at every level, so the MAC does not depend on field order. */
@@ -26,8 +28,8 @@ function markerKey(secret: string): Buffer {
   return createHmac("sha256", secret).update("claim-hold marker mac v1").digest();
 }
 
-function macOf(key: Buffer, marker: ClaimMarker): string {
-  const { mac: _mac, ...fields } = marker;
+function macOf(key: Buffer, marker: object): string {
+  const { mac: _mac, ...fields } = marker as Sealable;
   return createHmac("sha256", key).update(canonicalJson(fields)).digest("hex");
 }
 

@@ -1,5 +1,5 @@
 // What the lease core is asked and what it answers: claim and heartbeat requests, lease and resume views.
-import type { Actor, ClaimRecord, SubjectKey, TaskClass } from "../domain/claim.js";
+import type { Actor, ClaimRecord, ReleaseOutcome, SubjectKey, TaskClass } from "../domain/claim.js";
 import { leaseIdOf, subjectName } from "../domain/claim.js";
 import type { GitHubUser } from "../providers/assignment-provider.js";
 import { expiresAt, livenessOf, reclaimableAt } from "./liveness.js";
@@ -42,9 +42,33 @@ export interface ResumeView {
   linkedPullRequests: number[];
 }
 
-export type ClaimResult =
-  | { status: 201 | 200; body: { lease: LeaseView; resume: ResumeView | null; overlaps: ScopeOverlap[] } }
-  | { status: 202; body: { status: "takeover_pending"; retryAfterSeconds: number; incumbent: Actor } };
+/**
+ * A claim's answer: a new incarnation (`claimed`, with what it resumes), the holding session's
+ * re-claim with a fresh token (`reclaimed`), or a takeover intent recorded beside a live incumbent.
+ */
+export type ClaimOutcome =
+  | { kind: "claimed"; lease: LeaseView; resume: ResumeView | null; overlaps: ScopeOverlap[] }
+  | { kind: "reclaimed"; lease: LeaseView; overlaps: ScopeOverlap[] }
+  | { kind: "takeover_pending"; retryAfterSeconds: number; incumbent: Actor };
+
+export interface HeartbeatAnswer {
+  generation: number;
+  expiresAt: string;
+  state: "active" | "waiting";
+}
+
+export interface ReleaseAnswer {
+  released: true;
+  outcome: ReleaseOutcome | undefined;
+  generation: number;
+}
+
+export interface VerifyAnswer {
+  holder: true;
+  generation: number;
+  state: "active" | "stale";
+  expiresAt: string;
+}
 
 export interface HeartbeatRequest {
   phase?: string;

@@ -1,6 +1,4 @@
-// The lease core's refusals: a machine code, a sentence and details for the caller.
-import { UserError } from "./errors.js";
-
+// The lease core's refusals: a machine code, a sentence and details for the caller; no transport status.
 export type RefusalCode =
   | "not_found"
   | "closed"
@@ -19,20 +17,20 @@ export interface Refusal {
   details?: Record<string, unknown>;
 }
 
-const statusOf: Record<RefusalCode, number> = {
-  not_found: 404,
-  closed: 409,
-  claim_state_unknown: 503,
-  held: 409,
-  human_held: 409,
-  cap_reached: 409,
-  github_failed: 502,
-  superseded: 409,
-  gone: 410,
-  unauthorized: 401,
-};
+/** A call the lease core refused; the API answers it with the code's status, the sentence and the details. */
+export class LeaseRefused extends Error {
+  readonly code: RefusalCode;
+  readonly details: Record<string, unknown>;
+
+  constructor(refusal: Refusal) {
+    super(refusal.message);
+    this.name = "LeaseRefused";
+    this.code = refusal.code;
+    this.details = refusal.details ?? {};
+  }
+}
 
 /** The error a refusal is thrown as. */
-export function refused(refusal: Refusal): UserError {
-  return new UserError(statusOf[refusal.code], refusal.code, refusal.message, refusal.details);
+export function refused(refusal: Refusal): LeaseRefused {
+  return new LeaseRefused(refusal);
 }

@@ -3,7 +3,7 @@ import pino from "pino";
 import { beforeEach, describe, expect, it } from "vitest";
 import { defaultRepoConfig } from "../../src/config/repo-config.js";
 import { parseClaimMarker } from "../../src/lease/claim-comment.js";
-import { type ClaimRequest, LeaseCore } from "../../src/lease/lease-core.js";
+import { type ClaimRequest, LeaseCore, LeaseRefused } from "../../src/lease/lease-core.js";
 import { createTokenMinter } from "../../src/lease/tokens.js";
 import type {
   AppliedWrite,
@@ -135,13 +135,23 @@ function claimBy(user: GitHubUser, sessionId: string, extra: Partial<ClaimReques
   };
 }
 
+/** The lease of a claim that created a new incarnation. */
+async function claimedLease(request: ClaimRequest) {
+  const outcome = await core.claim(request);
+  if (outcome.kind !== "claimed") return expect.fail(`claimed, not ${outcome.kind}`);
+  return outcome.lease;
+}
+
 /** The refusal a call was answered with: its machine code, sentence and details. */
 async function refusalOf(call: Promise<unknown>) {
   const error = await call.then(
     () => expect.fail("the call was not refused"),
     (e: unknown) => e,
   );
-  const { code, message, details } = error as { code: string; message: string; details: unknown };
+  // The core answers in its own terms: a code, never an HTTP status.
+  expect(error).toBeInstanceOf(LeaseRefused);
+  expect(error).not.toHaveProperty("status");
+  const { code, message, details } = error as LeaseRefused;
   return { code, message, details };
 }
 
@@ -149,17 +159,16 @@ describe("LeaseCore", () => {
   it("claims a free issue: one read, one write that assigns, labels and comments, a lease of generation 1", async () => {
     const result = await core.claim(claimBy(fleetBot, "s1"));
 
-    expect(result.status).toBe(201);
-    const body = result.body as Extract<typeof result, { status: 201 | 200 }>["body"];
-    expect(body.lease).toMatchObject({
+    if (result.kind !== "claimed") expect.fail(`claimed, not ${result.kind}`);
+    expect(result.lease).toMatchObject({
       id: `${installationId}.${repoId}.12.1`,
       subject: "octo/widgets#12",
       generation: 1,
       taskClass: "author",
       branch: "agent/s1/12-fix-the-parser",
     });
-    expect(body.lease.token).toMatch(/^clh_/);
-    expect(body.resume).toBeNull();
+    expect(result.lease.token).toMatch(/^clh_/);
+    expect(result.resume).toBeNull();
     expect(github.statusReads).toBe(1);
     expect(github.writes).toHaveLength(1);
     expect(github.writes[0]).toMatchObject({ assign: ["U_fleet"], addLabels: ["agent:claimed"] });
@@ -213,12 +222,11 @@ describe("LeaseCore", () => {
     // The failed write, then the compensation that removes what it may have added.
     expect(github.writes).toHaveLength(2);
     expect(github.writes[1]).toMatchObject({ unassign: ["U_fleet"], removeLabels: ["agent:claimed"] });
-    expect((await core.claim(claimBy(fleetBot, "s1"))).status).toBe(201);
+    expect((await core.claim(claimBy(fleetBot, "s1"))).kind).toBe("claimed");
   });
 
   it("answers a heartbeat with another token as unauthorized, and one with the lease's token", async () => {
-    const result = await core.claim(claimBy(fleetBot, "s1"));
-    const { lease } = result.body as { lease: { id: string; token: string } };
+    const lease = await claimedLease(claimBy(fleetBot, "s1"));
     now += 60_000;
 
     expect(await refusalOf(core.heartbeat(lease.id, "clh_not-this-lease", {}))).toMatchObject({
@@ -236,8 +244,7 @@ describe("LeaseCore", () => {
   });
 
   it("releases a lease: GitHub's side is undone in one write, and the lease is gone afterwards", async () => {
-    const result = await core.claim(claimBy(fleetBot, "s1"));
-    const { lease } = result.body as { lease: { id: string; token: string } };
+    const lease = await claimedLease(claimBy(fleetBot, "s1"));
 
     expect(await core.release(lease.id, lease.token, { outcome: "abandoned" })).toEqual({
       released: true,

@@ -1,12 +1,12 @@
 // `POST /api/v1/admin/janitor/run` (SPEC §4.2): the operator runs a sweep; 404 without an admin token.
 import type { Hono } from "hono";
 import { JobBusyError } from "../../janitor/job-registry.js";
-import { UserError } from "../../lease/errors.js";
 import type { ApiEnv } from "../api-env.js";
 import { JanitorRunBody } from "../api-schemas.js";
 import { requireSecret } from "../auth.js";
 import type { FailedAuthLimiter } from "../failed-auth-limiter.js";
 import { readBody } from "../read-body.js";
+import { UserError } from "../user-error.js";
 
 export interface AdminRouteDeps {
   /** The janitor, for the operator route (absent admin token → operator routes answer 404). */

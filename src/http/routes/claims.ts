@@ -2,7 +2,7 @@
 import type { Hono } from "hono";
 import type { Logger } from "pino";
 import { subjectName } from "../../domain/claim.js";
-import type { LeaseCore } from "../../lease/lease-core.js";
+import type { ClaimOutcome, LeaseCore } from "../../lease/lease-core.js";
 import type { ApiEnv } from "../api-env.js";
 import { ClaimBody } from "../api-schemas.js";
 import { type AuthDeps, githubCaller } from "../auth.js";
@@ -21,7 +21,7 @@ export function mountClaimRoutes(app: Hono<ApiEnv>, deps: ClaimRouteDeps): void 
     const { user, installationId } = await githubCaller(c, deps.auth, body.repo, "write");
     // The session key is a secret: it never joins the actor that records, comments and answers show.
     const { sessionKey, ...actor } = body.actor;
-    const result = await core.claim({
+    const outcome = await core.claim({
       installationId,
       repo: body.repo,
       issue: body.issue,
@@ -35,10 +35,36 @@ export function mountClaimRoutes(app: Hono<ApiEnv>, deps: ClaimRouteDeps): void 
       ...(body.scope ? { scope: body.scope } : {}),
       ...(body.artifacts ? { artifacts: body.artifacts } : {}),
     });
+    const answer = claimAnswer(outcome);
     log.info(
-      { requestId: c.get("requestId"), subject: subjectName(body.repo, body.issue), status: result.status },
+      { requestId: c.get("requestId"), subject: subjectName(body.repo, body.issue), status: answer.status },
       "claim answered",
     );
-    return c.json(result.body, result.status);
+    return c.json(answer.body, answer.status);
   });
+}
+
+/** SPEC §4.2: 201 a new incarnation, 200 the holder's re-claim, 202 a takeover intent recorded. */
+export function claimAnswer(outcome: ClaimOutcome) {
+  switch (outcome.kind) {
+    case "claimed":
+      return {
+        status: 201 as const,
+        body: { lease: outcome.lease, resume: outcome.resume, overlaps: outcome.overlaps },
+      };
+    case "reclaimed":
+      return {
+        status: 200 as const,
+        body: { lease: outcome.lease, resume: null, overlaps: outcome.overlaps },
+      };
+    case "takeover_pending":
+      return {
+        status: 202 as const,
+        body: {
+          status: "takeover_pending" as const,
+          retryAfterSeconds: outcome.retryAfterSeconds,
+          incumbent: outcome.incumbent,
+        },
+      };
+  }
 }

@@ -1,11 +1,11 @@
 // Reads with a GitHub token (SPEC §4.1): one subject's claim, and a repository's inventory of claims.
 import type { Hono } from "hono";
-import { UserError } from "../../lease/errors.js";
 import type { LeaseCore } from "../../lease/lease-core.js";
 import type { ApiEnv } from "../api-env.js";
 import { InventoryQuery, RepoName } from "../api-schemas.js";
 import { type AuthDeps, githubCaller } from "../auth.js";
 import type { ReadCache } from "../read-cache.js";
+import { UserError } from "../user-error.js";
 
 export interface InventoryRouteDeps {
   core: LeaseCore;

@@ -12,7 +12,7 @@ import {
   writeFenced,
 } from "../commit-transition.js";
 import { overlapsOf } from "../lease-reads.js";
-import { type ClaimRequest, type ClaimResult, leaseView, resumeView } from "../outcomes.js";
+import { type ClaimOutcome, type ClaimRequest, leaseView, resumeView } from "../outcomes.js";
 import type { LeaseCoreDeps } from "../ports.js";
 import { restoreUnlessRolledBack } from "../recovery.js";
 import { refused } from "../refusals.js";
@@ -45,7 +45,7 @@ export class ClaimLease {
 
   constructor(private readonly deps: LeaseCoreDeps) {}
 
-  async claim(request: ClaimRequest): Promise<ClaimResult> {
+  async claim(request: ClaimRequest): Promise<ClaimOutcome> {
     const { store, assignments, configs, tokens, now: clock } = this.deps;
     const ref: SubjectRef = {
       installationId: request.installationId,
@@ -108,12 +108,9 @@ export class ClaimLease {
         throw refused(storeRefusal(outcome, subject, now));
       case "takeover_pending":
         return {
-          status: 202,
-          body: {
-            status: "takeover_pending",
-            retryAfterSeconds: Math.max(1, Math.ceil(outcome.retryAfterMs / 1000)),
-            incumbent: outcome.current.actor,
-          },
+          kind: "takeover_pending",
+          retryAfterSeconds: Math.max(1, Math.ceil(outcome.retryAfterMs / 1000)),
+          incumbent: outcome.current.actor,
         };
       case "reclaimed":
         return this.#completeReclaim(context, outcome.record);
@@ -127,7 +124,7 @@ export class ClaimLease {
    * keeps the old token the lease's until this write has landed: a failed write (502) leaves the new
    * token pending, never valid, and the old one working.
    */
-  async #completeReclaim(context: ClaimContext, reclaimed: ClaimRecord): Promise<ClaimResult> {
+  async #completeReclaim(context: ClaimContext, reclaimed: ClaimRecord): Promise<ClaimOutcome> {
     const { store, tokens, now: clock, log } = this.deps;
     const { ref, key, snapshot, config, subject, token } = context;
     const tokenDigest = tokens.digest(token);
@@ -163,14 +160,14 @@ export class ClaimLease {
     // The rotated-out token's attestations no longer count: the linked PRs' checks re-run.
     await announce(this.deps, key, promoted);
     const overlaps = await overlapsOf(this.deps, promoted);
-    return { status: 200, body: { lease: leaseView(key, promoted, token), resume: null, overlaps } };
+    return { kind: "reclaimed", lease: leaseView(key, promoted, token), overlaps };
   }
 
   /** A new incarnation: GitHub's write, committed — or rolled back unless it landed anyway. */
   async #completeClaim(
     context: ClaimContext,
     created: Extract<StoreClaimOutcome, { kind: "created" }>,
-  ): Promise<ClaimResult> {
+  ): Promise<ClaimOutcome> {
     const { store, now: clock, log } = this.deps;
     const { ref, key, snapshot, config, subject, token, now, ghost } = context;
     const { record, previous } = created;
@@ -200,6 +197,6 @@ export class ClaimLease {
       this.#knownInstallations.add(key.installationId);
     }
     const overlaps = await overlapsOf(this.deps, record);
-    return { status: 201, body: { lease: leaseView(key, record, token), resume, overlaps } };
+    return { kind: "claimed", lease: leaseView(key, record, token), resume, overlaps };
   }
 }

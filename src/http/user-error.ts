@@ -1,4 +1,4 @@
-// User-facing errors: a status, a machine-readable code and a sentence; everything else is internal.
+// HTTP-level errors: a status, a machine-readable code and a sentence for the caller (bad body, credentials, limits).
 
 export class UserError extends Error {
   constructor(
