@@ -6,12 +6,12 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 
 const binPath = fileURLToPath(import.meta.url);
 const root = join(dirname(binPath), "..");
-const compiled = join(root, "dist", "agent", "cli", "main.js");
+const compiled = join(root, "dist", "agent", "main.js");
 
 async function load() {
   if (existsSync(compiled)) return import(pathToFileURL(compiled).href);
   const { tsImport } = await import("tsx/esm/api");
-  return tsImport(pathToFileURL(join(root, "src", "agent", "cli", "main.ts")).href, import.meta.url);
+  return tsImport(pathToFileURL(join(root, "src", "agent", "main.ts")).href, import.meta.url);
 }
 
 const { main } = await load();

@@ -7,7 +7,7 @@ import { hostname, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { findFreeIssues } from "../src/agent/cli/free-issues.js";
+import { findFreeIssues } from "../src/agent/actions/free-issues.js";
 import type { ClaimRow } from "../src/agent/client/index.js";
 import { type FakeApi, startFakeApi } from "./support/fake-api.js";
 

@@ -1,7 +1,7 @@
 // The heartbeat loop after a re-claim rotated the lease token: it follows this session's new token, never a stranger's.
 import { describe, expect, it } from "vitest";
-import { keepLeaseAlive, rotationSettleMs } from "../src/agent/cli/keep-lease-alive.js";
-import type { LeaseFile } from "../src/agent/cli/lease-store.js";
+import { keepLeaseAlive, rotationSettleMs } from "../src/agent/actions/keep-lease-alive.js";
+import type { LeaseFile } from "../src/agent/actions/lease-store.js";
 import { type ClaimHoldClient, ClaimHoldError } from "../src/agent/client/index.js";
 
 const oldToken = `clh_${"o".repeat(43)}`;

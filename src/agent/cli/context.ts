@@ -1,45 +1,20 @@
-// What every command is given: parsed arguments, environment, output, clock and the stop signal.
-import { type ClaimHoldClient, createClaimHoldClient, redactSecrets } from "../client/index.js";
-import { UsageError } from "./errors.js";
-import { findGitDir } from "./git.js";
-import { type LeaseFile, leaseDir, selectLease } from "./lease-store.js";
-import { resolveSession, type Session } from "./session.js";
-import { parseSubject } from "./subject.js";
-
-export interface Output {
-  json: boolean;
-  /** The command's result: JSON on stdout with `--json`, else the human lines. */
-  result(value: Record<string, unknown>, lines: string[]): void;
-  /** Progress and warnings: stderr, never mixed into `--json` stdout. */
-  info(line: string): void;
-}
-
-export interface CommandDeps {
-  env: NodeJS.ProcessEnv;
-  cwd: string;
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream;
-  /** Aborted with the signal name (`SIGINT`, `SIGTERM`) when the process is asked to stop. */
-  signal: AbortSignal;
-  now: () => number;
-  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
-  random: () => number;
-  fetch: typeof globalThis.fetch;
-}
+// What every CLI command is given: the agent context plus its parsed arguments.
+import type { AgentContext, AgentDeps, Output } from "../actions/agent-context.js";
+import { leaseDirOf } from "../actions/agent-context.js";
+import { type LeaseFile, selectLease } from "../actions/lease-store.js";
+import { parseSubject } from "../actions/subject.js";
+import { redactSecrets } from "../client/index.js";
 
 export type FlagValue = string | boolean | undefined;
 
-export interface CommandContext extends CommandDeps {
+export interface CommandContext extends AgentContext {
   flags: Record<string, FlagValue>;
   positionals: string[];
   /** Everything after `--` (the command of `run`). */
   rest: string[];
-  out: Output;
-  /** Absolute path of `bin/claim-hold.js`, for hooks that must call this same CLI. */
-  binPath: string;
 }
 
-export function createOutput(json: boolean, deps: Pick<CommandDeps, "stdout" | "stderr" | "env">): Output {
+export function createOutput(json: boolean, deps: Pick<AgentDeps, "stdout" | "stderr" | "env">): Output {
   const secrets = [deps.env.GITHUB_TOKEN];
   return {
     json,
@@ -58,78 +33,9 @@ export function stringFlag(ctx: CommandContext, name: string): string | undefine
   return typeof value === "string" ? value : undefined;
 }
 
-export async function gitDirOf(ctx: CommandContext): Promise<string> {
-  return findGitDir(ctx.cwd);
-}
-
-export async function leaseDirOf(ctx: CommandContext): Promise<string> {
-  return leaseDir(await gitDirOf(ctx));
-}
-
-export async function sessionOf(ctx: CommandContext): Promise<Session> {
-  return resolveSession(ctx.env, await gitDirOf(ctx));
-}
-
 /** The lease named by `--issue`, else the only lease of this worktree. */
 export async function currentLease(ctx: CommandContext): Promise<{ dir: string; lease: LeaseFile }> {
   const dir = await leaseDirOf(ctx);
   const issue = stringFlag(ctx, "issue");
   return { dir, lease: await selectLease(dir, issue ? parseSubject(issue) : undefined) };
-}
-
-/** `CLAIM_HOLD_URL`, else the server that issued the lease at hand. */
-export function serverUrl(ctx: CommandContext, lease?: LeaseFile): string {
-  const url = ctx.env.CLAIM_HOLD_URL?.trim() || lease?.baseUrl;
-  if (!url) throw new UsageError("CLAIM_HOLD_URL is not set (the URL of the claim-hold App)");
-  return url;
-}
-
-export function clientFor(
-  ctx: CommandContext,
-  baseUrl: string,
-  options: { retries?: number } = {},
-): ClaimHoldClient {
-  return createClaimHoldClient({
-    baseUrl,
-    githubToken: ctx.env.GITHUB_TOKEN?.trim() || undefined,
-    fetch: ctx.fetch,
-    sleep: ctx.sleep,
-    random: ctx.random,
-    retries: options.retries,
-    userAgent: "claim-hold-cli",
-  });
-}
-
-export function requireGithubToken(ctx: CommandContext): void {
-  if (!ctx.env.GITHUB_TOKEN?.trim()) {
-    throw new UsageError("GITHUB_TOKEN is not set (a token of the agent's GitHub account)");
-  }
-}
-
-export function leaseCredentials(lease: LeaseFile): { id: string; token: string } {
-  return { id: lease.leaseId, token: lease.token };
-}
-
-/** Heartbeat interval: the lease's advice, or `CLAIM_HOLD_HEARTBEAT_MS` (test-only override). */
-export function heartbeatIntervalMs(ctx: CommandContext, lease: LeaseFile): number {
-  const override = Number(ctx.env.CLAIM_HOLD_HEARTBEAT_MS);
-  if (Number.isFinite(override) && override > 0) return override;
-  return lease.heartbeatIntervalSeconds * 1000;
-}
-
-/** The lease fields safe to print; the token only when explicitly asked for. */
-export function describeLease(lease: LeaseFile, showToken: boolean): Record<string, unknown> {
-  const { token, baseUrl: _baseUrl, version: _version, ...rest } = lease;
-  return {
-    subject: `${lease.repo}#${lease.issue}`,
-    ...rest,
-    ...(showToken ? { token } : {}),
-  };
-}
-
-export function toEpochMs(value: string | number | null | undefined): number | undefined {
-  if (value === null || value === undefined) return undefined;
-  if (typeof value === "number") return value < 1e12 ? value * 1000 : value;
-  const parsed = Date.parse(value);
-  return Number.isNaN(parsed) ? undefined : parsed;
 }

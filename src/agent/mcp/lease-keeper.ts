@@ -1,10 +1,10 @@
 // The MCP server's heartbeats: one timer loop per lease it claimed, for as long as the process runs.
 
-import { runKeepAlive } from "../cli/commands/keepalive.js";
-import { type CommandContext, clientFor, leaseCredentials, serverUrl } from "../cli/context.js";
-import type { LoopEnd } from "../cli/keep-lease-alive.js";
-import { type LeaseFile, markLease, readLease, removeLease } from "../cli/lease-store.js";
-import { formatSubject } from "../cli/subject.js";
+import { type AgentContext, clientFor, leaseCredentials, serverUrl } from "../actions/agent-context.js";
+import type { LoopEnd } from "../actions/keep-lease-alive.js";
+import { keepLeaseFileAlive } from "../actions/keep-lease-file-alive.js";
+import { type LeaseFile, markLease, readLease, removeLease } from "../actions/lease-store.js";
+import { formatSubject } from "../actions/subject.js";
 import { isClaimHoldError } from "../client/index.js";
 
 export interface LeaseKeeper {
@@ -32,7 +32,7 @@ interface Loop {
 }
 
 /** A loop per subject; a loss ends the loop and leaves a notice, never a crash. */
-export function createLeaseKeeper(ctx: CommandContext, dir: string): LeaseKeeper {
+export function createLeaseKeeper(ctx: AgentContext, dir: string): LeaseKeeper {
   const loops = new Map<string, Loop>();
   const notices: string[] = [];
 
@@ -55,7 +55,7 @@ export function createLeaseKeeper(ctx: CommandContext, dir: string): LeaseKeeper
       const loop: Loop = {
         leaseId: lease.leaseId,
         stop,
-        done: runKeepAlive(ctx, dir, lease, stop.signal).then(
+        done: keepLeaseFileAlive(ctx, dir, lease, stop.signal).then(
           (end) => {
             if (loops.get(subject) === loop) loops.delete(subject);
             const notice = lossNotice(lease, end);

@@ -1,22 +1,21 @@
 // `claim owner/repo#12`: claim (or take over) an issue and keep its lease in this worktree.
-import { hostname } from "node:os";
-import type { ClaimResult, TakeoverPending } from "../../client/index.js";
+import { taskClasses } from "../../../contract/claim-vocabulary.js";
+import { actorName } from "../../actions/actor-name.js";
+import { describeLease } from "../../actions/agent-context.js";
+import { claimIssue } from "../../actions/claim-issue.js";
+import { UsageError } from "../../actions/errors.js";
+import { formatSubject, parseSubject } from "../../actions/subject.js";
 import type { CommandSpec } from "../command.js";
-import {
-  type CommandContext,
-  clientFor,
-  describeLease,
-  gitDirOf,
-  requireGithubToken,
-  serverUrl,
-  stringFlag,
-} from "../context.js";
-import { UsageError } from "../errors.js";
-import { type LeaseFile, leaseDir, readLease, writeLease } from "../lease-store.js";
-import { resolveSession, resolveSessionKey, type Session } from "../session.js";
-import { formatSubject, parseSubject, type SubjectRef } from "../subject.js";
+import { type CommandContext, stringFlag } from "../context.js";
 
-export const taskClassNames = ["author", "reviewer", "merger", "conflict-fix"];
+/** `--class`, checked against the task classes of the contract (default author). */
+export function taskClassFlag(ctx: CommandContext): string {
+  const taskClass = stringFlag(ctx, "class") ?? "author";
+  if (!(taskClasses as readonly string[]).includes(taskClass)) {
+    throw new UsageError(`--class must be one of ${taskClasses.join(", ")}, got "${taskClass}"`);
+  }
+  return taskClass;
+}
 
 export const claimCommand: CommandSpec = {
   name: "claim",
@@ -43,12 +42,8 @@ export const claimCommand: CommandSpec = {
   positionals: { min: 1, max: 1 },
   async run(ctx) {
     const subject = parseSubject(ctx.positionals[0] ?? "");
-    const taskClass = stringFlag(ctx, "class") ?? "author";
-    if (!taskClassNames.includes(taskClass)) {
-      throw new UsageError(`--class must be one of ${taskClassNames.join(", ")}, got "${taskClass}"`);
-    }
-    const { lease, result, session } = await claimSubject(ctx, subject, {
-      taskClass,
+    const { lease, result, session } = await claimIssue(ctx, subject, {
+      taskClass: taskClassFlag(ctx),
       branch: stringFlag(ctx, "branch"),
       takeover: ctx.flags.takeover === true,
       scope: ctx.flags.scope as unknown as string[] | undefined,
@@ -79,96 +74,3 @@ export const claimCommand: CommandSpec = {
     return 0;
   },
 };
-
-export interface ClaimChoices {
-  taskClass: string;
-  branch?: string;
-  takeover: boolean;
-  scope?: string[];
-  artifacts?: string;
-  /** Told before each wait for a pending takeover's grace beat (the MCP server reports progress). */
-  onTakeoverPending?: (pending: TakeoverPending) => void;
-}
-
-/** Claims through the API and stores the lease file; shared by `claim` and `run`. */
-export async function claimSubject(
-  ctx: CommandContext,
-  subject: SubjectRef,
-  choices: ClaimChoices,
-): Promise<{ lease: LeaseFile; result: ClaimResult; session: Session }> {
-  requireGithubToken(ctx);
-  const baseUrl = serverUrl(ctx);
-  const gitDir = await gitDirOf(ctx);
-  const session = await resolveSession(ctx.env, gitDir);
-  // Proof for a re-claim of this session's live claim (SPEC invariant 14): the session key, and the
-  // lease token this worktree holds for the subject (the only proof left after the App's store loss).
-  const sessionKey = await resolveSessionKey(gitDir, session.sessionId);
-  const held = await readLease(leaseDir(gitDir), subject).catch(() => null);
-  const leaseToken = held?.status === "held" && held.sessionId === session.sessionId ? held.token : undefined;
-  const client = clientFor(ctx, baseUrl);
-  const result = await client.claim(
-    {
-      repo: subject.repo,
-      issue: subject.issue,
-      actor: {
-        sessionId: session.sessionId,
-        ...(session.runtime ? { runtime: session.runtime } : {}),
-        host: (ctx.env.CLAIM_HOLD_HOST || hostname()).slice(0, 100),
-        sessionKey,
-      },
-      ...(leaseToken ? { leaseToken } : {}),
-      taskClass: choices.taskClass,
-      // Without --branch the App names it: a successor must continue the incumbent's branch.
-      ...(choices.branch ? { branch: choices.branch } : {}),
-      takeover: choices.takeover,
-      ...(choices.scope?.length ? { scope: choices.scope } : {}),
-      ...(choices.artifacts ? { artifacts: choices.artifacts } : {}),
-    },
-    {
-      signal: ctx.signal,
-      onTakeoverPending: (pending) => {
-        ctx.out.info(
-          `takeover of ${formatSubject(subject)} pending: waiting ${pending.retryAfterSeconds} s ` +
-            `for ${actorName(pending.incumbent)} to miss its grace beat`,
-        );
-        choices.onTakeoverPending?.(pending);
-      },
-    },
-  );
-  for (const overlap of result.overlaps) {
-    ctx.out.info(
-      `warning: ${overlap.subject} (${actorName(overlap.holder)}) declared overlapping files: ${overlap.paths.join(", ")}`,
-    );
-  }
-  const { lease: issued } = result;
-  const lease: LeaseFile = {
-    version: 1,
-    baseUrl,
-    repo: subject.repo,
-    issue: subject.issue,
-    leaseId: issued.id,
-    token: issued.token,
-    generation: issued.generation,
-    taskClass: issued.taskClass,
-    // The App's choice: on a takeover without --branch, the incumbent's branch.
-    branch: issued.branch ?? choices.branch ?? result.resume?.branch ?? null,
-    ttlSeconds: issued.ttlSeconds,
-    heartbeatIntervalSeconds: issued.heartbeatIntervalSeconds,
-    expiresAt: issued.expiresAt,
-    claimedAt: new Date(ctx.now()).toISOString(),
-    sessionId: session.sessionId,
-    status: "held",
-  };
-  await writeLease(leaseDir(gitDir), lease);
-  return { lease, result, session };
-}
-
-export function actorName(
-  actor: { login?: string; runtime?: string | null; sessionId?: string | null } | null | undefined,
-) {
-  if (!actor) return "the holder";
-  const who = [actor.runtime, actor.sessionId ? `session ${actor.sessionId}` : undefined]
-    .filter(Boolean)
-    .join(" ");
-  return actor.login ? `${actor.login}${who ? ` (${who})` : ""}` : who || "the holder";
-}

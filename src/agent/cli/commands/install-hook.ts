@@ -1,11 +1,11 @@
 // `install-hook`: a git pre-push hook that lets only the current holder push (verify, then attest).
 import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { UsageError } from "../../actions/errors.js";
+import { findHooksDir } from "../../actions/git.js";
+import { parseSubject } from "../../actions/subject.js";
 import type { CommandSpec } from "../command.js";
 import { stringFlag } from "../context.js";
-import { UsageError } from "../errors.js";
-import { findHooksDir } from "../git.js";
-import { parseSubject } from "../subject.js";
 
 const marker = "# claim-hold pre-push hook";
 

@@ -1,19 +1,13 @@
 // `keepalive`: heartbeat at the advised interval until released, superseded, gone or stopped.
+import { actorName } from "../../actions/actor-name.js";
+import type { LoopEnd } from "../../actions/keep-lease-alive.js";
+import { keepLeaseFileAlive } from "../../actions/keep-lease-file-alive.js";
+import type { LeaseFile } from "../../actions/lease-store.js";
+import { formatSubject } from "../../actions/subject.js";
 import { ActorSchema, isClaimHoldError } from "../../client/index.js";
 import type { CommandSpec } from "../command.js";
-import {
-  type CommandContext,
-  clientFor,
-  currentLease,
-  heartbeatIntervalMs,
-  serverUrl,
-  toEpochMs,
-} from "../context.js";
-import { exitCodes } from "../errors.js";
-import { keepLeaseAlive, type LoopEnd } from "../keep-lease-alive.js";
-import { type LeaseFile, markLease, readLease } from "../lease-store.js";
-import { formatSubject } from "../subject.js";
-import { actorName } from "./claim.js";
+import { currentLease } from "../context.js";
+import { exitCodes } from "../exit-codes.js";
 
 export const keepaliveCommand: CommandSpec = {
   name: "keepalive",
@@ -29,7 +23,7 @@ export const keepaliveCommand: CommandSpec = {
   positionals: { min: 0, max: 0 },
   async run(ctx) {
     const { dir, lease } = await currentLease(ctx);
-    const end = await runKeepAlive(ctx, dir, lease);
+    const end = await keepLeaseFileAlive(ctx, dir, lease);
     const line = keepaliveEndLine(lease, end);
     const code = loopExitCode(end);
     const body = {
@@ -44,35 +38,6 @@ export const keepaliveCommand: CommandSpec = {
     return code;
   },
 };
-
-/** Runs the heartbeat loop for a lease file and records a loss in it. */
-export async function runKeepAlive(
-  ctx: CommandContext,
-  dir: string,
-  lease: LeaseFile,
-  signal: AbortSignal = ctx.signal,
-): Promise<LoopEnd> {
-  const end = await keepLeaseAlive({
-    client: clientFor(ctx, serverUrl(ctx, lease), { retries: 2 }),
-    load: () => readLease(dir, lease).catch(() => null),
-    intervalMs: heartbeatIntervalMs(ctx, lease),
-    now: ctx.now,
-    sleep: ctx.sleep,
-    signal,
-    expiresAtMs: toEpochMs(lease.expiresAt) ?? ctx.now() + lease.ttlSeconds * 1000,
-    toEpochMs,
-    onTransientError: (error, expiresAtMs) =>
-      ctx.out.info(
-        `heartbeat failed (${(error as Error).message}); retrying until the lease expires at ${new Date(expiresAtMs).toISOString()}`,
-      ),
-  });
-  if (end.kind === "superseded" || end.kind === "gone" || end.kind === "expired") {
-    const detail = end.error instanceof Error ? end.error.message : String(end.error ?? end.kind);
-    // Marked as last beaten with: a re-claim meanwhile rotated the token the loop began with.
-    await markLease(dir, end.lease ?? lease, end.kind === "superseded" ? "superseded" : "gone", detail);
-  }
-  return end;
-}
 
 export function loopExitCode(end: LoopEnd): number {
   switch (end.kind) {

@@ -1,35 +1,24 @@
 // `heartbeat`, `verify`, `attest` and `release`: single calls on the lease of this worktree.
-import { isClaimHoldError } from "../../client/index.js";
+import { type ReleaseOutcomeName, releaseOutcomes } from "../../../contract/claim-vocabulary.js";
+import { clientFor, leaseCredentials, serverUrl } from "../../actions/agent-context.js";
+import { callOnLease } from "../../actions/call-on-lease.js";
+import { UsageError } from "../../actions/errors.js";
+import { resolveCommit } from "../../actions/git.js";
+import type { LeaseFile } from "../../actions/lease-store.js";
+import { releaseLeaseFile } from "../../actions/release-lease-file.js";
+import { formatSubject } from "../../actions/subject.js";
 import type { CommandSpec } from "../command.js";
-import {
-  type CommandContext,
-  clientFor,
-  currentLease,
-  leaseCredentials,
-  serverUrl,
-  stringFlag,
-} from "../context.js";
-import { isLeaseLost, UsageError } from "../errors.js";
-import { resolveCommit } from "../git.js";
-import { type LeaseFile, markLease, removeLease } from "../lease-store.js";
-import { formatSubject } from "../subject.js";
+import { type CommandContext, currentLease, stringFlag } from "../context.js";
 
 const leaseOption = "--issue owner/repo#n  which lease, when this worktree holds more than one";
 
-/** Runs a lease call; when the server says the lease is lost, records it in the lease file and rethrows. */
+/** The lease of this worktree (`--issue`) and the call's answer; a loss is recorded in the lease file. */
 async function onLease<T>(
   ctx: CommandContext,
   call: (lease: LeaseFile) => Promise<T>,
 ): Promise<{ lease: LeaseFile; dir: string; value: T }> {
   const { dir, lease } = await currentLease(ctx);
-  try {
-    return { lease, dir, value: await call(lease) };
-  } catch (error) {
-    if (isLeaseLost(error) && isClaimHoldError(error)) {
-      await markLease(dir, lease, error.code === "superseded" ? "superseded" : "gone", error.message);
-    }
-    throw error;
-  }
+  return { lease, dir, value: await callOnLease(dir, lease, call) };
 }
 
 export const heartbeatCommand: CommandSpec = {
@@ -109,8 +98,6 @@ export const attestCommand: CommandSpec = {
   },
 };
 
-const outcomes = ["handoff", "completed", "abandoned"] as const;
-
 export const releaseCommand: CommandSpec = {
   name: "release",
   summary: "release the claim (default outcome: handoff) and forget the lease",
@@ -124,26 +111,18 @@ export const releaseCommand: CommandSpec = {
   positionals: { min: 0, max: 0 },
   async run(ctx) {
     const outcome = stringFlag(ctx, "outcome") ?? "handoff";
-    if (!outcomes.includes(outcome as (typeof outcomes)[number])) {
-      throw new UsageError(`--outcome must be one of ${outcomes.join(", ")}, got "${outcome}"`);
+    if (!releaseOutcomes.includes(outcome as ReleaseOutcomeName)) {
+      throw new UsageError(`--outcome must be one of ${releaseOutcomes.join(", ")}, got "${outcome}"`);
     }
     const { dir, lease } = await currentLease(ctx);
     const note = stringFlag(ctx, "note");
-    await markLease(dir, lease, "releasing", `release ${outcome} requested`);
-    let released: { outcome: string; generation: number };
-    try {
-      released = await clientFor(ctx, serverUrl(ctx, lease)).release(
-        leaseCredentials(lease),
-        { outcome: outcome as (typeof outcomes)[number], ...(note ? { note } : {}) },
-        { signal: ctx.signal },
-      );
-    } catch (error) {
-      // Nothing left to release: the file would only mislead the next command.
-      if (isLeaseLost(error)) await removeLease(dir, lease);
-      else await markLease(dir, lease, lease.status, lease.statusDetail);
-      throw error;
-    }
-    await removeLease(dir, lease);
+    const released = await releaseLeaseFile(
+      ctx,
+      dir,
+      lease,
+      { outcome: outcome as ReleaseOutcomeName, ...(note ? { note } : {}) },
+      { restore: { status: lease.status, detail: lease.statusDetail } },
+    );
     // A repeated release answers the outcome recorded first, which may differ from this one.
     ctx.out.result(
       {

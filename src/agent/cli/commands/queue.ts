@@ -1,9 +1,10 @@
 // `queue owner/repo`: the open issues the join rule says are free, with the reason for each.
+
+import { UsageError } from "../../actions/errors.js";
+import { listFreeIssues } from "../../actions/list-free-issues.js";
+import { parseRepo } from "../../actions/subject.js";
 import type { CommandSpec } from "../command.js";
 import { stringFlag } from "../context.js";
-import { UsageError } from "../errors.js";
-import { listFreeIssues } from "../list-free-issues.js";
-import { parseRepo } from "../subject.js";
 
 export const queueCommand: CommandSpec = {
   name: "queue",

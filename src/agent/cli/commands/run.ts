@@ -1,16 +1,20 @@
 // `run owner/repo#12 -- <cmd…>`: claim, keep alive while the command runs, release when it ends.
 import { type ChildProcess, spawn } from "node:child_process";
 import { constants } from "node:os";
+import { clientFor, leaseCredentials, serverUrl } from "../../actions/agent-context.js";
+import { claimIssue } from "../../actions/claim-issue.js";
+import { UsageError } from "../../actions/errors.js";
+import { findGitDir } from "../../actions/git.js";
+import type { LoopEnd } from "../../actions/keep-lease-alive.js";
+import { keepLeaseFileAlive } from "../../actions/keep-lease-file-alive.js";
+import { type LeaseFile, leaseDir, removeLease } from "../../actions/lease-store.js";
+import { formatSubject, parseSubject } from "../../actions/subject.js";
 import { redactSecrets } from "../../client/index.js";
 import type { CommandSpec } from "../command.js";
-import { type CommandContext, clientFor, leaseCredentials, serverUrl, stringFlag } from "../context.js";
-import { exitCodes, UsageError } from "../errors.js";
-import { findGitDir } from "../git.js";
-import type { LoopEnd } from "../keep-lease-alive.js";
-import { type LeaseFile, leaseDir, removeLease } from "../lease-store.js";
-import { formatSubject, parseSubject } from "../subject.js";
-import { claimSubject, taskClassNames } from "./claim.js";
-import { keepaliveEndLine, runKeepAlive } from "./keepalive.js";
+import { type CommandContext, stringFlag } from "../context.js";
+import { exitCodes } from "../exit-codes.js";
+import { taskClassFlag } from "./claim.js";
+import { keepaliveEndLine } from "./keepalive.js";
 
 const tailLines = 20;
 const noteLimit = 4000;
@@ -35,12 +39,8 @@ export const runCommand: CommandSpec = {
     const [command, ...args] = ctx.rest;
     if (!command)
       throw new UsageError("run needs a command after --, e.g. claim-hold run o/r#12 -- npm test");
-    const taskClass = stringFlag(ctx, "class") ?? "author";
-    if (!taskClassNames.includes(taskClass)) {
-      throw new UsageError(`--class must be one of ${taskClassNames.join(", ")}, got "${taskClass}"`);
-    }
-    const { lease } = await claimSubject(ctx, subject, {
-      taskClass,
+    const { lease } = await claimIssue(ctx, subject, {
+      taskClass: taskClassFlag(ctx),
       branch: stringFlag(ctx, "branch"),
       takeover: ctx.flags.takeover === true,
     });
@@ -77,7 +77,7 @@ async function superviseCommand(ctx: CommandContext, lease: LeaseFile, command: 
   const exited = waitForExit(child);
 
   const loopStop = new AbortController();
-  const loop = runKeepAlive(ctx, dir, lease, loopStop.signal);
+  const loop = keepLeaseFileAlive(ctx, dir, lease, loopStop.signal);
   let interrupted: NodeJS.Signals | undefined;
   const onSignal = () => {
     interrupted = (ctx.signal.reason as NodeJS.Signals | undefined) ?? "SIGTERM";

@@ -1,6 +1,5 @@
 // `status`: the leases of this worktree, each checked against the server.
-import { isClaimHoldError } from "../../client/index.js";
-import type { CommandSpec } from "../command.js";
+
 import {
   clientFor,
   describeLease,
@@ -8,11 +7,13 @@ import {
   leaseDirOf,
   serverUrl,
   sessionOf,
-  stringFlag,
-} from "../context.js";
-import { isLeaseLost } from "../errors.js";
-import { listLeases, markLease } from "../lease-store.js";
-import { formatSubject, parseSubject } from "../subject.js";
+} from "../../actions/agent-context.js";
+import { isLeaseLost } from "../../actions/errors.js";
+import { listLeases, markLease } from "../../actions/lease-store.js";
+import { formatSubject, parseSubject } from "../../actions/subject.js";
+import { isClaimHoldError } from "../../client/index.js";
+import type { CommandSpec } from "../command.js";
+import { stringFlag } from "../context.js";
 
 export const statusCommand: CommandSpec = {
   name: "status",

@@ -1,5 +1,5 @@
 // The queue of a repository: the App's inventory joined with GitHub's open issues (`queue`, MCP `list_free_issues`).
-import { type CommandContext, clientFor, requireGithubToken, serverUrl } from "./context.js";
+import { type AgentContext, clientFor, requireGithubToken, serverUrl } from "./agent-context.js";
 import { type FreeIssue, findFreeIssues } from "./free-issues.js";
 import { listOpenIssues } from "./list-open-issues.js";
 
@@ -12,7 +12,7 @@ export interface FreeIssueQuery {
 
 /** The free issues of `repo` by the join rule; `truncated` when the inventory was cut short. */
 export async function listFreeIssues(
-  ctx: CommandContext,
+  ctx: AgentContext,
   repo: string,
   query: FreeIssueQuery,
 ): Promise<{ free: FreeIssue[]; truncated: boolean }> {

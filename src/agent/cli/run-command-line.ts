@@ -1,21 +1,23 @@
-// Entry of the `claim-hold` CLI: parses arguments, dispatches to one command, maps errors to exit codes.
+// The `claim-hold` command line: parses arguments, dispatches to one command, maps errors to exit codes.
 import { constants } from "node:os";
 import { parseArgs } from "node:util";
+import type { AgentDeps } from "../actions/agent-context.js";
+import { UsageError } from "../actions/errors.js";
+import { sessionEnvVars } from "../actions/session.js";
 import { abortableSleep, isClaimHoldError, redactSecrets } from "../client/index.js";
 import type { CommandSpec, OptionSpec } from "./command.js";
 import { claimCommand } from "./commands/claim.js";
 import { installHookCommand } from "./commands/install-hook.js";
 import { keepaliveCommand } from "./commands/keepalive.js";
 import { attestCommand, heartbeatCommand, releaseCommand, verifyCommand } from "./commands/lease-calls.js";
-import { mcpCommand } from "./commands/mcp.js";
 import { queueCommand } from "./commands/queue.js";
 import { runCommand } from "./commands/run.js";
 import { statusCommand } from "./commands/status.js";
-import { type CommandContext, type CommandDeps, createOutput, type FlagValue } from "./context.js";
-import { exitCodeFor, exitCodes, UsageError } from "./errors.js";
-import { sessionEnvVars } from "./session.js";
+import { type CommandContext, createOutput, type FlagValue } from "./context.js";
+import { exitCodeFor, exitCodes } from "./exit-codes.js";
 
-export const commands: readonly CommandSpec[] = [
+/** The CLI's own commands; the bin entry (src/agent/main.ts) adds `mcp`. */
+export const cliCommands: readonly CommandSpec[] = [
   claimCommand,
   heartbeatCommand,
   keepaliveCommand,
@@ -26,7 +28,6 @@ export const commands: readonly CommandSpec[] = [
   releaseCommand,
   statusCommand,
   queueCommand,
-  mcpCommand,
 ];
 
 const commonOptions: OptionSpec = {
@@ -43,15 +44,19 @@ const commonHelp = [
   "-h, --help    this help",
 ];
 
-export interface MainOptions extends Partial<CommandDeps> {
+export interface MainOptions extends Partial<AgentDeps> {
   /** Absolute path of `bin/claim-hold.js` (written into git hooks). */
   binPath: string;
 }
 
-/** Runs one CLI invocation and resolves with its exit code; never calls `process.exit`. */
-export async function main(argv: string[], options: MainOptions): Promise<number> {
+/** Runs one invocation of one of `commands` and resolves with its exit code; never calls `process.exit`. */
+export async function runCommandLine(
+  commands: readonly CommandSpec[],
+  argv: string[],
+  options: MainOptions,
+): Promise<number> {
   const stop = new AbortController();
-  const deps: CommandDeps = {
+  const deps: AgentDeps = {
     env: options.env ?? process.env,
     cwd: options.cwd ?? process.cwd(),
     stdout: options.stdout ?? process.stdout,
@@ -69,7 +74,9 @@ export async function main(argv: string[], options: MainOptions): Promise<number
 
   if (name === undefined || name === "--help" || name === "-h" || name === "help") {
     const spec = commands.find((c) => c.name === args[0]);
-    deps[name === undefined ? "stderr" : "stdout"].write(`${spec ? commandHelp(spec) : globalHelp()}\n`);
+    deps[name === undefined ? "stderr" : "stdout"].write(
+      `${spec ? commandHelp(spec) : globalHelp(commands)}\n`,
+    );
     return name === undefined ? exitCodes.usage : exitCodes.ok;
   }
   const spec = commands.find((c) => c.name === name);
@@ -126,7 +133,7 @@ function reportError(
     out: ReturnType<typeof createOutput>;
     json: boolean;
     debug: boolean;
-    deps: CommandDeps;
+    deps: AgentDeps;
     command: string;
   },
 ): number {
@@ -166,7 +173,7 @@ function forwardSignals(stop: AbortController): () => void {
   };
 }
 
-function globalHelp(): string {
+function globalHelp(commands: readonly CommandSpec[]): string {
   const width = Math.max(...commands.map((c) => c.name.length));
   return [
     "claim-hold — claim GitHub issues for agent sessions, keep the claim alive, prove it before pushing",

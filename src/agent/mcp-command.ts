@@ -1,12 +1,12 @@
-// `mcp`: the MCP server over stdio (SPEC §8.1); its lifetime is the agent session's liveness.
+// `claim-hold mcp`: the MCP server over stdio (SPEC §8.1) as a CLI command; its lifetime is the agent session's liveness.
 import { readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { createMcpServer } from "../../mcp/create-mcp-server.js";
-import { createLeaseKeeper } from "../../mcp/lease-keeper.js";
-import type { CommandSpec } from "../command.js";
-import { type CommandContext, leaseDirOf } from "../context.js";
-import { UsageError } from "../errors.js";
+import { type AgentContext, leaseDirOf } from "./actions/agent-context.js";
+import { UsageError } from "./actions/errors.js";
+import type { CommandSpec } from "./cli/command.js";
+import { createMcpServer } from "./mcp/create-mcp-server.js";
+import { createLeaseKeeper } from "./mcp/lease-keeper.js";
 
 /** How long releasing the leases may delay the exit (the SDK's client waits 2 s before SIGTERM). */
 const releaseTimeoutMs = 1_800;
@@ -53,7 +53,7 @@ export const mcpCommand: CommandSpec = {
 };
 
 /** Resolves with why the server must stop: stdin closed (the agent session ended) or a signal. */
-function waitForEnd(ctx: CommandContext): Promise<string> {
+function waitForEnd(ctx: AgentContext): Promise<string> {
   return new Promise((resolve) => {
     const done = (reason: string) => () => resolve(reason);
     process.stdin.once("end", done("stdin closed"));
@@ -63,7 +63,7 @@ function waitForEnd(ctx: CommandContext): Promise<string> {
   });
 }
 
-async function packageVersion(ctx: CommandContext): Promise<string> {
+async function packageVersion(ctx: AgentContext): Promise<string> {
   const text = await readFile(join(dirname(ctx.binPath), "..", "package.json"), "utf8").catch(() => "{}");
   const version = (JSON.parse(text) as { version?: unknown }).version;
   return typeof version === "string" ? version : "0.0.0";

@@ -1,0 +1,14 @@
+// CLI failures and the exit code each one maps to (SPEC §8: 0 ok, 3 held, 4 superseded/gone, 2 usage, 1 other).
+import { isLeaseLost, UsageError } from "../actions/errors.js";
+import { isClaimHoldError } from "../client/index.js";
+
+export const exitCodes = { ok: 0, other: 1, usage: 2, held: 3, lost: 4 } as const;
+
+const heldCodes = new Set(["held", "human_held", "cap_reached", "takeover_pending"]);
+
+export function exitCodeFor(error: unknown): number {
+  if (error instanceof UsageError) return exitCodes.usage;
+  if (isClaimHoldError(error) && heldCodes.has(error.code)) return exitCodes.held;
+  if (isLeaseLost(error)) return exitCodes.lost;
+  return exitCodes.other;
+}
