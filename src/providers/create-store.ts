@@ -1,4 +1,4 @@
-// Picks the LivenessStore from REDIS_URL: Redis (single node or cluster) or the embedded memory store.
+// Picks the stores from REDIS_URL: Redis (single node or cluster) or the embedded memory stores.
 import { Cluster, Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { FenceStore } from "./fence-store.js";
@@ -33,12 +33,17 @@ export function createRedisClient(url: string, options: { offlineQueue?: boolean
   return new Redis(url, common);
 }
 
-/** The claim store and the merge fence's store, on one Redis client (or both in memory). */
+/** The claim store and the merge fence's store, on one Redis client (or both in memory without REDIS_URL). */
 export function createStores(options: { redisUrl?: string; keyPrefix?: string; log: Logger }): {
   store: LivenessStore;
   fences: FenceStore;
 } {
-  if (!options.redisUrl) return { store: createStore(options), fences: new MemoryFenceStore() };
+  if (!options.redisUrl) {
+    options.log.warn(
+      "REDIS_URL is not set: using the embedded in-memory store (single process, nothing survives a restart)",
+    );
+    return { store: new MemoryLivenessStore(), fences: new MemoryFenceStore() };
+  }
   const redis = createRedisClient(options.redisUrl);
   redis.on("error", (err: Error) =>
     options.log.warn({ err: { message: err.message } }, "Redis connection error"),
@@ -48,22 +53,4 @@ export function createStores(options: { redisUrl?: string; keyPrefix?: string; l
     store: new RedisLivenessStore({ redis, keyPrefix, ownsClient: true }),
     fences: new RedisFenceStore({ redis, keyPrefix }),
   };
-}
-
-export function createStore(options: { redisUrl?: string; keyPrefix?: string; log: Logger }): LivenessStore {
-  if (!options.redisUrl) {
-    options.log.warn(
-      "REDIS_URL is not set: using the embedded in-memory store (single process, nothing survives a restart)",
-    );
-    return new MemoryLivenessStore();
-  }
-  const redis = createRedisClient(options.redisUrl);
-  redis.on("error", (err: Error) =>
-    options.log.warn({ err: { message: err.message } }, "Redis connection error"),
-  );
-  return new RedisLivenessStore({
-    redis,
-    keyPrefix: options.keyPrefix ?? defaultKeyPrefix,
-    ownsClient: true,
-  });
 }
