@@ -1,8 +1,13 @@
 // The claim flow (SPEC §4.1 POST /claims): read the subject, decide, write the store, then GitHub.
 import { durationsOf, type RepoConfig } from "../../config/repo-config.js";
 import { type ClaimRecord, type SubjectKey, subjectName } from "../../domain/claim.js";
-import type { AppliedWrite, SubjectRef, SubjectSnapshot } from "../../providers/assignment-provider.js";
-import type { ClaimOutcome as StoreClaimOutcome } from "../../providers/liveness-store.js";
+import type {
+  AppliedWrite,
+  ClaimCommentEvidence,
+  SubjectRef,
+  SubjectSnapshot,
+} from "../../providers/assignment-provider.js";
+import type { ClaimInput, ClaimOutcome as StoreClaimOutcome } from "../../providers/liveness-store.js";
 import {
   announce,
   applyAndCommit,
@@ -19,6 +24,7 @@ import { refused } from "../refusals.js";
 import { claimStateUnknown, highestGeneration, latestMarker } from "../restore-from-comments.js";
 import { claimWrite, reclaimWrite } from "./claim-writes.js";
 import {
+  type ClaimPlan,
   claimStateUnknownRefusal,
   decideClaim,
   overtakenRefusal,
@@ -26,17 +32,23 @@ import {
   unclaimable,
 } from "./decide-claim.js";
 
-/** What one claim works on once the subject was read and the store asked. */
-interface ClaimContext {
+/** The subject as one claim found it: GitHub's side, its config, and the store brought up to date. */
+interface SubjectRead {
   request: ClaimRequest;
   ref: SubjectRef;
   key: SubjectKey;
   snapshot: SubjectSnapshot;
   config: RepoConfig;
   subject: string;
-  token: string;
   now: number;
+  latest: ClaimCommentEvidence | undefined;
+  /** The claim comment in force belongs to a claim the store rolled back (see `decideClaim`). */
   ghost: boolean;
+}
+
+/** What one claim works on once the store answered: the subject as read, and the minted token. */
+interface ClaimContext extends SubjectRead {
+  token: string;
 }
 
 export class ClaimLease {
@@ -46,7 +58,38 @@ export class ClaimLease {
   constructor(private readonly deps: LeaseCoreDeps) {}
 
   async claim(request: ClaimRequest): Promise<ClaimOutcome> {
-    const { store, assignments, configs, tokens, now: clock } = this.deps;
+    const { store, tokens } = this.deps;
+    const read = await this.#readSubject(request);
+    const { snapshot, subject, now } = read;
+    const decision = decideClaim({ request, snapshot, latest: read.latest, ghost: read.ghost });
+    if (decision.kind === "refused") throw refused(decision.refusal);
+    const token = tokens.mint();
+    const outcome = await store.claim(this.#claimInput(read, decision.plan, token));
+    const context: ClaimContext = { ...read, token };
+    switch (outcome.kind) {
+      case "held":
+      case "human_held":
+      case "cap_reached":
+        throw refused(storeRefusal(outcome, subject, now));
+      case "takeover_pending":
+        return {
+          kind: "takeover_pending",
+          retryAfterSeconds: Math.max(1, Math.ceil(outcome.retryAfterMs / 1000)),
+          incumbent: outcome.current.actor,
+        };
+      case "reclaimed":
+        return this.#completeReclaim(context, outcome.record);
+      case "created":
+        return this.#completeClaim(context, outcome);
+    }
+  }
+
+  /**
+   * One read of the subject and its config; the store's epoch, and the claim in force on GitHub
+   * restored when the store lost it. Refuses what cannot be claimed whoever asks.
+   */
+  async #readSubject(request: ClaimRequest): Promise<SubjectRead> {
+    const { store, assignments, configs, now: clock } = this.deps;
     const ref: SubjectRef = {
       installationId: request.installationId,
       repo: request.repo,
@@ -54,6 +97,7 @@ export class ClaimLease {
     };
     const snapshot = await assignments.status(ref);
     const refusal = unclaimable(request, snapshot);
+    // `unclaimable` refuses a missing issue, so a snapshot is there past this line.
     if (refusal || !snapshot) throw refused(refusal!);
     const subject = subjectName(snapshot.repo, snapshot.issue);
     const config = await configs.load(request.installationId, snapshot.repo);
@@ -75,12 +119,15 @@ export class ClaimLease {
       throw refused(claimStateUnknownRefusal(subject));
     }
     const ghost = await restoreUnlessRolledBack(store, key, snapshot, latest, now);
-    const decision = decideClaim({ request, snapshot, latest, ghost });
-    if (decision.kind === "refused") throw refused(decision.refusal);
-    const { plan } = decision;
-    const token = tokens.mint();
-    const outcome = await store.claim({
-      key,
+    return { request, ref, key, snapshot, config, subject, now, latest, ghost };
+  }
+
+  /** The store's claim transition for `plan`, with the token's digest and the session's proofs. */
+  #claimInput(read: SubjectRead, plan: ClaimPlan, token: string): ClaimInput {
+    const { tokens } = this.deps;
+    const { request, snapshot, config } = read;
+    return {
+      key: read.key,
       repo: snapshot.repo,
       actor: plan.actor,
       taskClass: request.taskClass,
@@ -93,30 +140,13 @@ export class ClaimLease {
       ...(request.sessionKey ? { sessionKeyDigest: tokens.sessionKeyDigest(request.sessionKey) } : {}),
       ...(request.leaseToken ? { leaseTokenDigest: tokens.digest(request.leaseToken) } : {}),
       takeover: request.takeover,
-      now,
+      now: read.now,
       minGeneration: highestGeneration(snapshot),
       appAssigned: plan.appAssigned,
       issueNodeId: snapshot.nodeId,
       assigneeNodeId: request.user.nodeId,
       caps: { perSession: config.limits.claimsPerSession, perLogin: config.limits.claimsPerLogin },
-    });
-    const context: ClaimContext = { request, ref, key, snapshot, config, subject, token, now, ghost };
-    switch (outcome.kind) {
-      case "held":
-      case "human_held":
-      case "cap_reached":
-        throw refused(storeRefusal(outcome, subject, now));
-      case "takeover_pending":
-        return {
-          kind: "takeover_pending",
-          retryAfterSeconds: Math.max(1, Math.ceil(outcome.retryAfterMs / 1000)),
-          incumbent: outcome.current.actor,
-        };
-      case "reclaimed":
-        return this.#completeReclaim(context, outcome.record);
-      case "created":
-        return this.#completeClaim(context, outcome);
-    }
+    };
   }
 
   /**
