@@ -1,9 +1,10 @@
 // Process entry: validate the environment, build the store and logger, and run the App under Probot.
 import { randomBytes } from "node:crypto";
 import type { Server } from "node:http";
+import type { Logger } from "pino";
 import { createProbot, run } from "probot";
-import { type ClaimHoldServices, createClaimHoldApp } from "./app.js";
-import { EnvError, parseEnv } from "./config/env.js";
+import { type ClaimHoldOptions, type ClaimHoldServices, createClaimHoldApp } from "./app.js";
+import { type Env, EnvError, parseEnv } from "./config/env.js";
 import { createLogger } from "./logger.js";
 import { createRedisClient, createStores } from "./providers/create-store.js";
 import { createClaimHoldOctokit } from "./providers/github/claim-hold-octokit.js";
@@ -19,43 +20,34 @@ function closeServer(server: Server): Promise<void> {
   return new Promise<void>((resolve) => server.close(() => resolve())).finally(() => clearTimeout(cut));
 }
 
-async function main(): Promise<void> {
-  const env = parseEnv(process.env);
-  const log = createLogger({ level: env.LOG_LEVEL ?? "info" });
-  const { store, fences } = createStores({
-    redisUrl: env.REDIS_URL,
-    keyPrefix: env.CLAIM_HOLD_KEY_PREFIX,
-    log,
-  });
-  let tokenSecret = env.CLAIM_HOLD_TOKEN_SECRET;
-  if (!tokenSecret && env.REDIS_URL) {
+/** The lease tokens' secret: required with Redis; without, a random one for this process alone. */
+function tokenSecretOf(env: Env, log: Logger): string {
+  if (env.CLAIM_HOLD_TOKEN_SECRET) return env.CLAIM_HOLD_TOKEN_SECRET;
+  if (env.REDIS_URL) {
     // Replicas sharing Redis must agree on the digests, and tokens must survive a restart.
     throw new EnvError(
       "invalid environment variable CLAIM_HOLD_TOKEN_SECRET: required when REDIS_URL is set",
     );
   }
-  if (!tokenSecret) {
-    log.warn("CLAIM_HOLD_TOKEN_SECRET is not set: using a random one, so lease tokens die with this process");
-    tokenSecret = randomBytes(32).toString("hex");
-  }
-  const githubBaseUrl = env.GHE_HOST
-    ? `${env.GHE_PROTOCOL ?? "https"}://${env.GHE_HOST}/api/v3`
-    : "https://api.github.com";
-  const credentialsLoaded = Boolean(env.APP_ID && (env.PRIVATE_KEY || env.PRIVATE_KEY_PATH));
-  if (!credentialsLoaded) {
-    log.info("No GitHub App credentials: starting Probot's setup flow to register the App from app.yml");
-  }
-  let services: ClaimHoldServices | undefined;
-  const appFn = createClaimHoldApp({
-    store,
-    tokenSecret,
+  log.warn("CLAIM_HOLD_TOKEN_SECRET is not set: using a random one, so lease tokens die with this process");
+  return randomBytes(32).toString("hex");
+}
+
+/** The App's options that come straight from the environment. */
+function appOptionsOf(env: Env): Omit<
+  ClaimHoldOptions,
+  "store" | "fences" | "tokenSecret" | "log" | "onReady"
+> & {
+  credentialsLoaded: boolean;
+} {
+  return {
     ...(env.CLAIM_HOLD_TOKEN_SECRET_PREVIOUS
       ? { previousTokenSecret: env.CLAIM_HOLD_TOKEN_SECRET_PREVIOUS }
       : {}),
-    githubBaseUrl,
-    log,
-    credentialsLoaded,
-    fences,
+    githubBaseUrl: env.GHE_HOST
+      ? `${env.GHE_PROTOCOL ?? "https"}://${env.GHE_HOST}/api/v3`
+      : "https://api.github.com",
+    credentialsLoaded: Boolean(env.APP_ID && (env.PRIVATE_KEY || env.PRIVATE_KEY_PATH)),
     ...(env.APP_ID ? { appId: Number(env.APP_ID) } : {}),
     ...(env.CLAIM_HOLD_PUBLIC_URL ? { publicUrl: env.CLAIM_HOLD_PUBLIC_URL } : {}),
     ...(env.JANITOR_INTERVAL_SECONDS ? { janitorIntervalSeconds: env.JANITOR_INTERVAL_SECONDS } : {}),
@@ -69,6 +61,29 @@ async function main(): Promise<void> {
     ...(env.CLAIM_HOLD_READS_PER_MINUTE !== undefined
       ? { readsPerMinute: env.CLAIM_HOLD_READS_PER_MINUTE }
       : {}),
+  };
+}
+
+async function main(): Promise<void> {
+  const env = parseEnv(process.env);
+  const log = createLogger({ level: env.LOG_LEVEL ?? "info" });
+  const { store, fences } = createStores({
+    redisUrl: env.REDIS_URL,
+    keyPrefix: env.CLAIM_HOLD_KEY_PREFIX,
+    log,
+  });
+  const tokenSecret = tokenSecretOf(env, log);
+  const options = appOptionsOf(env);
+  if (!options.credentialsLoaded) {
+    log.info("No GitHub App credentials: starting Probot's setup flow to register the App from app.yml");
+  }
+  let services: ClaimHoldServices | undefined;
+  const appFn = createClaimHoldApp({
+    ...options,
+    store,
+    fences,
+    tokenSecret,
+    log,
     onReady: (wired) => {
       services = wired;
     },
@@ -86,7 +101,7 @@ async function main(): Promise<void> {
     ? withSharedThrottle(createClaimHoldOctokit(), throttle)
     : createClaimHoldOctokit();
   let closeHttp: () => Promise<void>;
-  if (credentialsLoaded) {
+  if (options.credentialsLoaded) {
     // Not `run()`: its Node server keeps the 300 s request and 60 s header timeouts, out of reach.
     const http = await startAppServer({
       probot: createProbot({ env: probotEnv, defaults: { log, Octokit } }),

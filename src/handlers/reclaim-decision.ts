@@ -78,6 +78,20 @@ export function decideReclaim(evidence: ReclaimEvidence): ReclaimDecision {
   };
 }
 
+/**
+ * Who `/reclaim release` unassigns: everyone assigned now, and the previous claim's App-made assignee,
+ * whose own write may not have landed yet.
+ */
+export function releasedAssignees(snapshot: SubjectSnapshot, record: ClaimRecord | null): string[] {
+  return [
+    ...new Set([
+      ...snapshot.assignees.map((a) => a.nodeId),
+      // Only while that assignment may still stand: a live claim's, or an ended one's unwritten.
+      ...(appMadeLogin(record) && record?.assigneeNodeId ? [record.assigneeNodeId] : []),
+    ]),
+  ];
+}
+
 /** The one batched write of a reclaim (pure). */
 export function reclaimWrite(input: {
   snapshot: SubjectSnapshot;

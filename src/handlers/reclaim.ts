@@ -27,11 +27,11 @@ import type { CommentReactions } from "../providers/comment-reactions.js";
 import type { FenceStore } from "../providers/fence-store.js";
 import type { LivenessStore } from "../providers/liveness-store.js";
 import {
-  appMadeLogin,
   type CommentPayload,
   commandOf,
   decideReclaim,
   reclaimWrite,
+  releasedAssignees,
 } from "./reclaim-decision.js";
 import type { WebhookHandler } from "./webhook-guard.js";
 
@@ -137,18 +137,7 @@ async function reclaim(
     issueNodeId: snapshot.nodeId,
     assigneeNodeId: commenterNodeId,
     // Who `/reclaim release` unassigns is decided now, so a retry never removes someone assigned later.
-    // The previous claim's App-made assignee counts too: its own write may not have landed yet.
-    ...(decision.release
-      ? {
-          releasedAssigneeNodeIds: [
-            ...new Set([
-              ...snapshot.assignees.map((a) => a.nodeId),
-              // Only while that assignment may still stand: a live claim's, or an ended one's unwritten.
-              ...(appMadeLogin(record) && record?.assigneeNodeId ? [record.assigneeNodeId] : []),
-            ]),
-          ],
-        }
-      : {}),
+    ...(decision.release ? { releasedAssigneeNodeIds: releasedAssignees(snapshot, record) } : {}),
   });
   // The fence first: the old holder's PRs fail before anything else is announced.
   const changes = await deps.fence.claimChanged(next, previous);
