@@ -9,13 +9,74 @@ local claimant = cjson.decode(claimant_json)
 local takeover = ARG.takeover == '1'
 local session_key = nil
 if ARG.hasSessionIdentity == '1' then session_key = KEY.sessionSet end
+
+-- The proven holding session claims again: same generation, the new token pending until committed.
+local function reclaim(cur)
+  -- The old token stays the lease's until commitReclaim: a failed GitHub write keeps it valid.
+  local set = {'pendingTokenDigest', ARG.tokenDigest, 'lastHeartbeatAt', ARG.now, 'sync', 'pending'}
+  if ARG.sessionKeyDigest ~= '' then
+    set[#set + 1] = 'sessionKeyDigest'
+    set[#set + 1] = ARG.sessionKeyDigest
+  end
+  redis.call('HSET', KEY.record, unpack(set))
+  redis.call('HDEL', KEY.record, 'takeoverBy', 'takeoverAt', 'takeoverGraceMs', 'takeoverKeyDigest', 'staleMarkedAt')
+  local m, flat = load(KEY.record)
+  index_record(m, KEY.deadlines, KEY.holders, member, KEY.loginSet, session_key)
+  touch(KEY.repository, ARG.now, member)
+  push_history(KEY.history, ARG.now, cur.generation, 'reclaimed', claimant_json)
+  return {'reclaimed', flat}
+end
+
+-- Another session claims an unexpired record: held, or a takeover intent; nil when it may supersede.
+local function contest(cur, cur_flat, silent)
+  local intent = cur.takeoverBy
+  local intent_at, grace, intent_alive = nil, nil, false
+  if intent then
+    intent_at = tonumber(cur.takeoverAt)
+    grace = tonumber(cur.takeoverGraceMs)
+    intent_alive = now < intent_at + TAKEOVER_INTENT_LIFETIME_FACTOR * grace
+  end
+  if silent < tonumber(cur.ttlMs) or not takeover then
+    if intent_alive then return {'held', cur_flat, intent} end
+    return {'held', cur_flat, ''}
+  end
+  -- The intent is its claimant session's: naming that (public) session id is not enough when
+  -- the intent was made with a session key.
+  local intent_key_differs = cur.takeoverKeyDigest and not digests_equal(cur.takeoverKeyDigest, ARG.sessionKeyDigest)
+  if intent_alive and (not same_session(cjson.decode(intent), claimant) or intent_key_differs) then
+    return {'held', cur_flat, intent}
+  end
+  if intent_alive and now >= intent_at + grace then return nil end
+  if not intent_alive then
+    intent_at = now
+    grace = tonumber(cur.heartbeatMs)
+    redis.call('HSET', KEY.record, 'takeoverBy', claimant_json, 'takeoverAt', ARG.now, 'takeoverGraceMs', cur.heartbeatMs)
+    if ARG.sessionKeyDigest ~= '' then redis.call('HSET', KEY.record, 'takeoverKeyDigest', ARG.sessionKeyDigest) end
+    touch(KEY.repository, ARG.now, member)
+    push_history(KEY.history, ARG.now, cur.generation, 'takeover-requested', claimant_json)
+    cur, cur_flat = load(KEY.record)
+  end
+  return {'takeover_pending', cur_flat, int(intent_at + grace - now)}
+end
+
+-- An agent's refusal at its per-session or per-login cap of live claims (nil while under both).
+local function cap_refusal()
+  if claimant.kind ~= 'agent' then return nil end
+  local sessions = 0
+  if session_key then sessions = count_live(session_key, KEY.holders, member, now, false) end
+  if sessions >= tonumber(ARG.perSession) then return {'cap_reached', 'session', ARG.perSession} end
+  if count_live(KEY.loginSet, KEY.holders, member, now, true) >= tonumber(ARG.perLogin) then
+    return {'cap_reached', 'login', ARG.perLogin}
+  end
+  return nil
+end
+
 local cur, cur_flat = load(KEY.record)
 if cur and cur.state == 'human' then return {'human_held', cur_flat} end
 if cur and cur.state == 'active' then
-  local holder = cjson.decode(cur.actor)
   local silent = now - alive_at(cur)
   local expired = silent >= tonumber(cur.reclaimAfterMs)
-  local same = same_session(holder, claimant)
+  local same = same_session(cjson.decode(cur.actor), claimant)
   -- Invariant 14: the session proves itself with its session key or the current lease token; an
   -- unproven claimant naming the holder's (public) session id is just another session. A record
   -- restored from its claim comment has no sessionKeyDigest: then only the token proves it.
@@ -24,63 +85,17 @@ if cur and cur.state == 'active' then
     local by_token = ARG.leaseTokenDigest ~= '' and digests_equal(redis.call('HGET', KEY.digests, cur.generation), ARG.leaseTokenDigest)
     same = by_key or by_token
   end
-  if same and not expired then
-    -- The old token stays the lease's until commitReclaim: a failed GitHub write keeps it valid.
-    local set = {'pendingTokenDigest', ARG.tokenDigest, 'lastHeartbeatAt', ARG.now, 'sync', 'pending'}
-    if ARG.sessionKeyDigest ~= '' then
-      set[#set + 1] = 'sessionKeyDigest'
-      set[#set + 1] = ARG.sessionKeyDigest
-    end
-    redis.call('HSET', KEY.record, unpack(set))
-    redis.call('HDEL', KEY.record, 'takeoverBy', 'takeoverAt', 'takeoverGraceMs', 'takeoverKeyDigest', 'staleMarkedAt')
-    local m, flat = load(KEY.record)
-    index_record(m, KEY.deadlines, KEY.holders, member, KEY.loginSet, session_key)
-    touch(KEY.repository, ARG.now, member)
-    push_history(KEY.history, ARG.now, cur.generation, 'reclaimed', claimant_json)
-    return {'reclaimed', flat}
-  end
-  if not same and not expired then
-    local intent = cur.takeoverBy
-    local intent_at, grace, intent_alive = nil, nil, false
-    if intent then
-      intent_at = tonumber(cur.takeoverAt)
-      grace = tonumber(cur.takeoverGraceMs)
-      intent_alive = now < intent_at + TAKEOVER_INTENT_LIFETIME_FACTOR * grace
-    end
-    if silent < tonumber(cur.ttlMs) or not takeover then
-      if intent_alive then return {'held', cur_flat, intent} end
-      return {'held', cur_flat, ''}
-    end
-    -- The intent is its claimant session's: naming that (public) session id is not enough when
-    -- the intent was made with a session key.
-    local intent_key_differs = cur.takeoverKeyDigest and not digests_equal(cur.takeoverKeyDigest, ARG.sessionKeyDigest)
-    if intent_alive and (not same_session(cjson.decode(intent), claimant) or intent_key_differs) then
-      return {'held', cur_flat, intent}
-    end
-    if not intent_alive or now < intent_at + grace then
-      if not intent_alive then
-        intent_at = now
-        grace = tonumber(cur.heartbeatMs)
-        redis.call('HSET', KEY.record, 'takeoverBy', claimant_json, 'takeoverAt', ARG.now, 'takeoverGraceMs', cur.heartbeatMs)
-        if ARG.sessionKeyDigest ~= '' then redis.call('HSET', KEY.record, 'takeoverKeyDigest', ARG.sessionKeyDigest) end
-        touch(KEY.repository, ARG.now, member)
-        push_history(KEY.history, ARG.now, cur.generation, 'takeover-requested', claimant_json)
-        cur, cur_flat = load(KEY.record)
-      end
-      return {'takeover_pending', cur_flat, int(intent_at + grace - now)}
-    end
-  elseif expired and not takeover and not same then
+  if same and not expired then return reclaim(cur) end
+  if not expired then
+    local answer = contest(cur, cur_flat, silent)
+    if answer then return answer end
+  elseif not takeover and not same then
     return {'held', cur_flat, ''}
   end
 end
-if claimant.kind == 'agent' then
-  local sessions = 0
-  if session_key then sessions = count_live(session_key, KEY.holders, member, now, false) end
-  if sessions >= tonumber(ARG.perSession) then return {'cap_reached', 'session', ARG.perSession} end
-  if count_live(KEY.loginSet, KEY.holders, member, now, true) >= tonumber(ARG.perLogin) then
-    return {'cap_reached', 'login', ARG.perLogin}
-  end
-end
+local refusal = cap_refusal()
+if refusal then return refusal end
+
 local high_water = tonumber(redis.call('GET', KEY.highWater) or '0')
 local current_generation = 0
 if cur then current_generation = tonumber(cur.generation) end
