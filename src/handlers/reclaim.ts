@@ -75,7 +75,7 @@ async function applyReclaim(
   const { command, installationId, payload } = action;
   const commentId = payload.comment.id;
   const log = deliveryLog.child({ subject: subjectName(payload.repository.full_name, payload.issue.number) });
-  // A redelivery under a new delivery id (GitHub's manual redeliver, a replayed event) must not act twice.
+  // The same comment delivered again under a new delivery id must not act twice.
   if (!(await deps.fences.markCommentHandled(installationId, commentId, commandMemoryMs))) {
     log.info({ commentId }, "/reclaim comment already handled");
     return;
