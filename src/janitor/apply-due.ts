@@ -1,6 +1,7 @@
 // Applies the planned actions of due claims (mark stale, reap, repair a phantom) within the write budget and spacing.
 import type { RepoConfig } from "../config/repo-config.js";
 import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
+import { applyAndCommit } from "../lease/commit-transition.js";
 import { endedClaimWrite } from "../lease/ended-write.js";
 import type { SubjectSnapshot } from "../providers/assignment-provider.js";
 import { planPhantomRepair, reapNote, revokedNote, staleWrite } from "./plan-repairs.js";
@@ -112,11 +113,14 @@ async function reap(
   });
   if (ended.kind !== "ended") return false;
   const note = reapNote(record, now);
-  await deps.assignments.apply(
+  await applyAndCommit(
+    deps,
     refOf(key, record),
+    key,
+    ended.record.generation,
     endedClaimWrite({ previous: ended.previous, ended: ended.record, config, note }),
+    { orMarkSynced: true },
   );
-  await deps.store.markSynced(key, ended.record.generation);
   await deps.subjectChanged(key, ended.record);
   return true;
 }
@@ -125,7 +129,7 @@ async function repairPhantom(
   deps: JanitorDeps,
   { key, record, snapshot, config }: PlannedSubject,
 ): Promise<boolean> {
-  const { store, assignments } = deps;
+  const { store } = deps;
   const repair = planPhantomRepair(record, snapshot, config);
   if (repair.kind === "revoke") {
     const ended = await store.endClaim({
@@ -136,37 +140,24 @@ async function repairPhantom(
       bump: true,
     });
     if (ended.kind !== "ended") return false;
-    await assignments.apply(
+    await applyAndCommit(
+      deps,
       refOf(key, record),
+      key,
+      ended.record.generation,
       endedClaimWrite({
         previous: ended.previous,
         ended: ended.record,
         config,
         note: revokedNote(record.generation),
       }),
+      { orMarkSynced: true },
     );
-    await store.markSynced(key, ended.record.generation);
     await deps.subjectChanged(key, ended.record);
     return true;
   }
-  const applied = await assignments.apply(refOf(key, record), repair.write);
-  await commitOrMarkSynced(deps, key, record.generation, applied.claimComment);
+  await applyAndCommit(deps, refOf(key, record), key, record.generation, repair.write, {
+    orMarkSynced: true,
+  });
   return true;
-}
-
-/** After a write that may have created the claim comment: its ids committed, or the record marked synced. */
-export async function commitOrMarkSynced(
-  deps: JanitorDeps,
-  key: SubjectKey,
-  generation: number,
-  claimComment: { nodeId: string; databaseId: number } | undefined,
-): Promise<void> {
-  if (claimComment) {
-    await deps.store.commitClaim(key, generation, {
-      commentNodeId: claimComment.nodeId,
-      commentId: claimComment.databaseId,
-    });
-  } else {
-    await deps.store.markSynced(key, generation);
-  }
 }

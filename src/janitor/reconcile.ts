@@ -1,10 +1,10 @@
 // The reconcile pass: labelled issues matched with the store, pending writes retried, lost labels put back.
 import type { RepoConfig } from "../config/repo-config.js";
 import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
+import { applyAndCommit } from "../lease/commit-transition.js";
 import { endedClaimWrite } from "../lease/ended-write.js";
 import { recordFromMarker } from "../lease/restore-from-comments.js";
 import type { SubjectSnapshot } from "../providers/assignment-provider.js";
-import { commitOrMarkSynced } from "./apply-due.js";
 import {
   finishReclaimWrite,
   labelWithoutRecordFence,
@@ -213,9 +213,12 @@ async function finishReclaim(
   snapshot: SubjectSnapshot,
   config: RepoConfig,
 ): Promise<void> {
-  const applied = await run.deps.assignments.apply(
+  await applyAndCommit(
+    run.deps,
     { installationId: key.installationId, repo: snapshot.repo, issue: snapshot.issue },
+    key,
+    record.generation,
     finishReclaimWrite(record, snapshot, config),
+    { orMarkSynced: true },
   );
-  await commitOrMarkSynced(run.deps, key, record.generation, applied.claimComment);
 }

@@ -18,7 +18,8 @@ type WritePorts = Pick<LeaseCoreDeps, "assignments" | "store" | "log">;
 
 /**
  * Applies a transition's write and records the claim comment it created on `generation` (the
- * comment's ids are what a later edit needs). Throws whatever the write or the store threw.
+ * comment's ids are what a later edit needs); with `orMarkSynced`, a write that created none marks
+ * the record's GitHub side written. Throws whatever the write or the store threw.
  */
 export async function applyAndCommit(
   ports: { assignments: AssignmentProvider; store: LivenessStore },
@@ -26,16 +27,29 @@ export async function applyAndCommit(
   key: SubjectKey,
   generation: number,
   write: TransitionWrite,
+  options: { orMarkSynced?: boolean } = {},
 ): Promise<AppliedWrite> {
   const applied = await ports.assignments.apply(ref, write);
-  const comment = applied.claimComment;
-  if (comment) {
-    await ports.store.commitClaim(key, generation, {
-      commentNodeId: comment.nodeId,
-      commentId: comment.databaseId,
-    });
-  }
+  await commitWritten(ports.store, key, generation, applied.claimComment, options);
   return applied;
+}
+
+/** After a write that may have created the claim comment: its ids committed, or (asked) the record marked synced. */
+export async function commitWritten(
+  store: LivenessStore,
+  key: SubjectKey,
+  generation: number,
+  claimComment: { nodeId: string; databaseId: number } | undefined,
+  options: { orMarkSynced?: boolean } = {},
+): Promise<void> {
+  if (claimComment) {
+    await store.commitClaim(key, generation, {
+      commentNodeId: claimComment.nodeId,
+      commentId: claimComment.databaseId,
+    });
+  } else if (options.orMarkSynced) {
+    await store.markSynced(key, generation);
+  }
 }
 
 /** A write on a held lease, fenced on `record`; GitHub's refusal is answered `502 github_failed`. */

@@ -10,7 +10,7 @@ import {
 import type { SubjectRef, TransitionWrite } from "../providers/assignment-provider.js";
 import type { HeartbeatInput, HeartbeatOutcome, LeaseRefusal } from "../providers/liveness-store.js";
 import { branchCode, type MarkerState, renderClaimComment } from "./claim-comment.js";
-import { announce, writeFenced } from "./commit-transition.js";
+import { announce, applyAndCommit, writeFenced } from "./commit-transition.js";
 import { endedClaimWrite } from "./ended-write.js";
 import { describeActor, inert } from "./inert-text.js";
 import { expiresAt, livenessOf } from "./liveness.js";
@@ -221,7 +221,7 @@ export class LeaseCalls {
    * revoked (generation + 1, so its PRs fail the check) and the call answers `410 gone revoked`.
    */
   async #requireWrite(lease: SubjectKey, record: ClaimRecord): Promise<void> {
-    const { permissions, store, configs, assignments, now: clock, log } = this.deps;
+    const { permissions, store, configs, now: clock, log } = this.deps;
     if (!permissions || record.actor.kind !== "agent") return;
     if (await permissions.stillAllowed(lease.installationId, record.repo, record.actor.login)) return;
     const ended = await store.endClaim({
@@ -235,11 +235,14 @@ export class LeaseCalls {
       const config = await configs.load(lease.installationId, record.repo);
       const note = `⛔ ${describeActor(record.actor)} lost write access to ${record.repo}; generation ${record.generation} is revoked.`;
       try {
-        await assignments.apply(
+        await applyAndCommit(
+          this.deps,
           refOf(lease, record),
+          lease,
+          ended.record.generation,
           endedClaimWrite({ previous: ended.previous, ended: ended.record, config, note }),
+          { orMarkSynced: true },
         );
-        await store.markSynced(lease, ended.record.generation);
       } catch (error) {
         log.warn(
           { subject: subjectName(record.repo, record.issue), err: error },
