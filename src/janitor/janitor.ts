@@ -12,7 +12,7 @@ import { exceedsDisruptionBudget, planSubject } from "./plan-sweep.js";
 import { reconcileInstallation } from "./reconcile.js";
 import type { JanitorDeps, SweepOptions, SweepReport, SweepRun } from "./sweep-types.js";
 
-export { writeSpacingMs } from "./apply-due.js";
+// What the Janitor is built with and what a sweep takes and answers, for its callers.
 export type { JanitorDeps, SweepAction, SweepOptions, SweepReport } from "./sweep-types.js";
 
 const reportDocument = "janitor:last-report";
