@@ -8,6 +8,7 @@
 //    unassign, unlabel, assign, old claim comment → superseded/revoked, new claim comment, reply.
 import type { Logger } from "pino";
 import { type Actor, type ClaimRecord, type SubjectKey, subjectName } from "../domain/claim.js";
+import { applyAndCommit } from "../lease/commit-transition.js";
 import { fenceOf } from "../lease/fenced-writes.js";
 import type { RepoConfigSource } from "../lease/lease-core.js";
 import type { MergeFence } from "../lease/merge-fence.js";
@@ -141,7 +142,7 @@ async function reclaim(
   });
   // The fence first: the old holder's PRs fail before anything else is announced.
   const changes = await deps.fence.claimChanged(next, previous);
-  const applied = await assignments.apply(ref, {
+  await applyAndCommit(deps, ref, key, next.generation, {
     ...reclaimWrite({
       snapshot,
       previous,
@@ -153,12 +154,6 @@ async function reclaim(
     }),
     fence: fenceOf(next, config.labels),
   });
-  if (applied.claimComment) {
-    await store.commitClaim(key, next.generation, {
-      commentNodeId: applied.claimComment.nodeId,
-      commentId: applied.claimComment.databaseId,
-    });
-  }
   return true;
 }
 
