@@ -1,5 +1,16 @@
-// The Redis key layout of the claim store: one hash tag per installation, so every script stays in one slot.
+// The Redis key layout of the claim and fence stores: one hash tag per installation, so every script stays in one slot.
 import type { Actor, SubjectKey } from "../../domain/claim.js";
+
+function checkedPrefix(prefix: string): string {
+  if (prefix.includes("{")) {
+    throw new Error(`keyPrefix "${prefix}" must not contain "{": the installation id is the key's hash tag`);
+  }
+  return prefix;
+}
+
+function installationBase(prefix: string, installationId: number): string {
+  return `${prefix}{i:${installationId}}`;
+}
 
 /** The per-subject keys: record, generation high-water mark, per-generation digests, history. */
 export type SubjectKeyName = "rec" | "gen" | "tok" | "hist";
@@ -74,6 +85,28 @@ export class StoreKeys {
 
   document(name: string): string {
     return `${this.#prefix}doc:${name}`;
+  }
+}
+
+/** The fence store's keys, under `${prefix}{i:N}:f:…` beside the claim store's. */
+export class FenceKeys {
+  readonly #prefix: string;
+
+  constructor(prefix: string) {
+    this.#prefix = checkedPrefix(prefix);
+  }
+
+  subject(key: SubjectKey, name: string): string {
+    return `${installationBase(this.#prefix, key.installationId)}:f:s:${key.repoId}:${key.issue}:${name}`;
+  }
+
+  repo(repo: { installationId: number; repoId: number }, name: string): string {
+    return `${installationBase(this.#prefix, repo.installationId)}:f:r:${repo.repoId}:${name}`;
+  }
+
+  /** `/reclaim` idempotency by comment id. */
+  comment(installationId: number, commentId: number): string {
+    return `${installationBase(this.#prefix, installationId)}:f:comment:${commentId}`;
   }
 }
 

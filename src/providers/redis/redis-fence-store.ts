@@ -14,6 +14,7 @@ import {
   maxSubjectsPerBranch,
   type RepoKey,
 } from "../fence-store.js";
+import { FenceKeys } from "./keys.js";
 import { callRedis, defineScript, runScript, ScriptSet } from "./script-runner.js";
 
 export interface RedisFenceStoreOptions {
@@ -60,23 +61,18 @@ const PrNumbers = z.array(z.number().int().positive());
 
 export class RedisFenceStore implements FenceStore {
   readonly #redis: Redis | Cluster;
-  readonly #prefix: string;
+  readonly #keys: FenceKeys;
 
   constructor(options: RedisFenceStoreOptions) {
-    if (options.keyPrefix.includes("{")) {
-      throw new Error(
-        `keyPrefix "${options.keyPrefix}" must not contain "{": the installation id is the key's hash tag`,
-      );
-    }
+    this.#keys = new FenceKeys(options.keyPrefix);
     this.#redis = options.redis;
-    this.#prefix = options.keyPrefix;
     fenceScripts.register(this.#redis);
   }
 
   async recordClaim(key: SubjectKey, note: ClaimNote): Promise<void> {
     const valid = ClaimNote.parse(note);
     await runScript(this.#redis, recordClaimScript, {
-      keys: { notes: this.#subject(key, "claims"), branches: this.#repo(key, "branches") },
+      keys: { notes: this.#keys.subject(key, "claims"), branches: this.#keys.repo(key, "branches") },
       args: {
         generation: valid.generation,
         note: JSON.stringify(valid),
@@ -98,9 +94,9 @@ export class RedisFenceStore implements FenceStore {
   ): Promise<void> {
     await runScript(this.#redis, attestScript, {
       keys: {
-        attested: this.#subject(key, "att"),
-        generationShas: this.#subject(key, `att:${generation}`),
-        attestedBy: this.#subject(key, `att:${generation}:by`),
+        attested: this.#keys.subject(key, "att"),
+        generationShas: this.#keys.subject(key, `att:${generation}`),
+        attestedBy: this.#keys.subject(key, `att:${generation}:by`),
       },
       args: {
         sha,
@@ -114,9 +110,9 @@ export class RedisFenceStore implements FenceStore {
   }
 
   async evidence(key: SubjectKey, sha: string, now: number, current?: CurrentToken): Promise<FenceEvidence> {
-    const claimsKey = this.#subject(key, "claims");
-    const attKey = this.#subject(key, "att");
-    const byKey = current ? this.#subject(key, `att:${current.generation}:by`) : undefined;
+    const claimsKey = this.#keys.subject(key, "claims");
+    const attKey = this.#keys.subject(key, "att");
+    const byKey = current ? this.#keys.subject(key, `att:${current.generation}:by`) : undefined;
     const [notes, attested, by] = await this.#call(() =>
       Promise.all([
         this.#redis.hvals(claimsKey),
@@ -140,7 +136,7 @@ export class RedisFenceStore implements FenceStore {
   }
 
   async subjectsForBranch(repo: RepoKey, branch: string): Promise<number[]> {
-    const key = this.#repo(repo, "branches");
+    const key = this.#keys.repo(repo, "branches");
     const raw = await this.#call(() => this.#redis.hget(key, branch));
     return raw === null ? [] : parseStored(IssueList, raw, key);
   }
@@ -148,27 +144,27 @@ export class RedisFenceStore implements FenceStore {
   async putPullRequest(repo: RepoKey, pr: IndexedPullRequest): Promise<void> {
     const valid = IndexedPullRequest.parse(pr);
     await runScript(this.#redis, putPullRequestScript, {
-      keys: { prs: this.#repo(repo, "prs"), links: this.#repo(repo, "links") },
+      keys: { prs: this.#keys.repo(repo, "prs"), links: this.#keys.repo(repo, "links") },
       args: { number: valid.number, entry: JSON.stringify(valid), ttlMs: attestationTtlMs },
     });
   }
 
   async removePullRequest(repo: RepoKey, number: number): Promise<void> {
     await runScript(this.#redis, removePullRequestScript, {
-      keys: { prs: this.#repo(repo, "prs"), links: this.#repo(repo, "links") },
+      keys: { prs: this.#keys.repo(repo, "prs"), links: this.#keys.repo(repo, "links") },
       args: { number },
     });
   }
 
   async pullRequest(repo: RepoKey, number: number): Promise<IndexedPullRequest | null> {
-    const key = this.#repo(repo, "prs");
+    const key = this.#keys.repo(repo, "prs");
     const raw = await this.#call(() => this.#redis.hget(key, String(number)));
     return raw === null ? null : parseStored(IndexedPullRequest, raw, key);
   }
 
   async pullRequestsFor(key: SubjectKey): Promise<IndexedPullRequest[]> {
-    const linksKey = this.#repo(key, "links");
-    const prsKey = this.#repo(key, "prs");
+    const linksKey = this.#keys.repo(key, "links");
+    const prsKey = this.#keys.repo(key, "prs");
     const raw = await this.#call(() => this.#redis.hget(linksKey, String(key.issue)));
     if (raw === null) return [];
     const numbers = parseStored(PrNumbers, raw, linksKey);
@@ -180,26 +176,14 @@ export class RedisFenceStore implements FenceStore {
   }
 
   async markCommentHandled(installationId: number, commentId: number, ttlMs: number): Promise<boolean> {
-    const key = `${this.#base(installationId)}:f:comment:${commentId}`;
+    const key = this.#keys.comment(installationId, commentId);
     const reply = await this.#call(() => this.#redis.set(key, "1", "PX", ttlMs, "NX"));
     return reply === "OK";
   }
 
   async unmarkComment(installationId: number, commentId: number): Promise<void> {
-    const key = `${this.#base(installationId)}:f:comment:${commentId}`;
+    const key = this.#keys.comment(installationId, commentId);
     await this.#call(() => this.#redis.del(key));
-  }
-
-  #base(installationId: number): string {
-    return `${this.#prefix}{i:${installationId}}`;
-  }
-
-  #subject(key: SubjectKey, name: string): string {
-    return `${this.#base(key.installationId)}:f:s:${key.repoId}:${key.issue}:${name}`;
-  }
-
-  #repo(repo: RepoKey, name: string): string {
-    return `${this.#base(repo.installationId)}:f:r:${repo.repoId}:${name}`;
   }
 
   async #call<T>(operation: () => Promise<T>): Promise<T> {
