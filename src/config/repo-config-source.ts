@@ -1,6 +1,6 @@
 // Loads and validates `.github/claim-hold.yml` per repository; invalid files fall back to defaults and are logged.
 import type { Logger } from "pino";
-import type { RepoConfigSource } from "../lease/lease-core.js";
+import type { RepoConfigSource } from "../lease/ports.js";
 import { ConfigFileError, type IdentityProvider } from "../providers/assignment-provider.js";
 import { defaultRepoConfig, parseRepoConfig, type RepoConfig } from "./repo-config.js";
 

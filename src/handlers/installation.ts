@@ -2,7 +2,7 @@
 // installation.deleted: forget the installation's keys.
 import type { EmitterWebhookEvent } from "@octokit/webhooks";
 import type { Logger } from "pino";
-import type { RepoConfigSource } from "../lease/lease-core.js";
+import type { RepoConfigSource } from "../lease/ports.js";
 import type { AssignmentProvider } from "../providers/assignment-provider.js";
 import type { LivenessStore } from "../providers/liveness-store.js";
 import type { WebhookHandler } from "./webhook-guard.js";

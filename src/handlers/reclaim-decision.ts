@@ -4,7 +4,7 @@ import type { RepoConfig } from "../config/repo-config.js";
 import { type ClaimRecord, subjectName } from "../domain/claim.js";
 import { hasPermission } from "../http/auth.js";
 import { renderClaimComment } from "../lease/claim-comment.js";
-import { describe } from "../lease/lease-core.js";
+import { describeActor } from "../lease/inert-text.js";
 import type { CheckChange } from "../lease/merge-fence.js";
 import { parseReclaimCommand, type ReclaimCommand } from "../lease/reclaim-command.js";
 import { latestMarker, markerHolds } from "../lease/restore-from-comments.js";
@@ -163,7 +163,7 @@ function replyOf(input: {
       : `🔁 @${commenter} reclaimed this issue (generation ${record.generation})${input.assign ? " and is now assigned" : ""}.`,
   ];
   if (previous && live(previous)) {
-    lines.push(`${describe(previous.actor)} lost the claim (generation ${previous.generation}).`);
+    lines.push(`${describeActor(previous.actor)} lost the claim (generation ${previous.generation}).`);
   } else if (previous) {
     lines.push(`No claim was live; the last one was generation ${previous.generation} (${previous.state}).`);
   }

@@ -10,8 +10,8 @@ import type { Logger } from "pino";
 import { type Actor, type ClaimRecord, type SubjectKey, subjectName } from "../domain/claim.js";
 import { applyAndCommit } from "../lease/commit-transition.js";
 import { fenceOf } from "../lease/fenced-writes.js";
-import type { RepoConfigSource } from "../lease/lease-core.js";
 import type { MergeFence } from "../lease/merge-fence.js";
+import type { RepoConfigSource } from "../lease/ports.js";
 import type { ReclaimCommand } from "../lease/reclaim-command.js";
 import {
   highestGeneration,

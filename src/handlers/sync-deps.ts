@@ -1,6 +1,6 @@
 // What the webhook sync handlers are given: providers, config, clock, and the after-transition hook.
 import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
-import type { RepoConfigSource } from "../lease/lease-core.js";
+import type { RepoConfigSource } from "../lease/ports.js";
 import type { AssignmentProvider } from "../providers/assignment-provider.js";
 import type { LivenessStore } from "../providers/liveness-store.js";
 

@@ -4,7 +4,7 @@ import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
 import { branchCode, renderClaimComment } from "../lease/claim-comment.js";
 import { spanOf } from "../lease/ended-write.js";
 import { fenceOf, labelRepair } from "../lease/fenced-writes.js";
-import { describe } from "../lease/lease-core.js";
+import { describeActor } from "../lease/inert-text.js";
 import { claimStateUnknown, latestMarker, markerHolds } from "../lease/restore-from-comments.js";
 import type {
   ClaimCommentEvidence,
@@ -16,7 +16,7 @@ import { subjectName } from "./sweep-types.js";
 /** The audit comment of a claim marked stale. */
 export function staleNote(record: ClaimRecord, now: number): string {
   return (
-    `⏸️ No heartbeat from ${describe(record.actor)} for ${spanOf(now - record.lastHeartbeatAt)} ` +
+    `⏸️ No heartbeat from ${describeActor(record.actor)} for ${spanOf(now - record.lastHeartbeatAt)} ` +
     `(stale after ${spanOf(record.durations.ttlMs)}). The claim is kept; ` +
     `it is reaped after ${spanOf(record.durations.reclaimAfterMs)} without a heartbeat.`
   );
@@ -25,7 +25,7 @@ export function staleNote(record: ClaimRecord, now: number): string {
 /** The audit comment of a reaped claim. */
 export function reapNote(record: ClaimRecord, now: number): string {
   return (
-    `🧹 Reaped generation ${record.generation} of ${describe(record.actor)}: last heartbeat ` +
+    `🧹 Reaped generation ${record.generation} of ${describeActor(record.actor)}: last heartbeat ` +
     `${new Date(record.lastHeartbeatAt).toISOString()} (${spanOf(now - record.lastHeartbeatAt)} ago), ` +
     "no open pull request and no recent push." +
     (record.branch

@@ -2,7 +2,7 @@
 import type { Logger } from "pino";
 import type { RepoConfig } from "../config/repo-config.js";
 import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
-import type { RepoConfigSource } from "../lease/lease-core.js";
+import type { RepoConfigSource } from "../lease/ports.js";
 import type { AssignmentProvider } from "../providers/assignment-provider.js";
 import type { InstallationSource } from "../providers/installation-source.js";
 import type { LivenessStore } from "../providers/liveness-store.js";

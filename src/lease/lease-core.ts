@@ -3,7 +3,6 @@ import type { RepoConfig } from "../config/repo-config.js";
 import type { ClaimRecord, ReleaseOutcome } from "../domain/claim.js";
 import type { SubjectSnapshot } from "../providers/assignment-provider.js";
 import { ClaimLease } from "./claim/claim-lease.js";
-import { describeActor } from "./inert-text.js";
 import { LeaseCalls } from "./lease-calls.js";
 import { inventory, inventoryRow, subjectView } from "./lease-reads.js";
 import type {
@@ -32,9 +31,6 @@ export type {
 } from "./outcomes.js";
 export type { LeaseCoreDeps, RepoConfigSource } from "./ports.js";
 export { LeaseRefused, type RefusalCode } from "./refusals.js";
-
-/** An actor in an audit comment: its agent-chosen parts are inert (invariant 11). */
-export const describe = describeActor;
 
 export class LeaseCore {
   readonly #claims: ClaimLease;

@@ -3,7 +3,7 @@ import type { Logger } from "pino";
 import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
 import { Janitor } from "../janitor/janitor.js";
 import { JobRegistry } from "../janitor/job-registry.js";
-import type { RepoConfigSource } from "../lease/lease-core.js";
+import type { RepoConfigSource } from "../lease/ports.js";
 import type { ClaimHoldMetrics } from "../metrics/create-metrics.js";
 import type { AssignmentProvider } from "../providers/assignment-provider.js";
 import type { InstallationSource } from "../providers/installation-source.js";
