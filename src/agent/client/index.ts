@@ -3,8 +3,6 @@
 import {
   type AttestResponse,
   AttestResponseSchema,
-  type ClaimResponse,
-  ClaimResponseSchema,
   type HeartbeatResponse,
   HeartbeatResponseSchema,
   type InventoryResponse,
@@ -13,21 +11,31 @@ import {
   ReleaseResponseSchema,
   type SubjectResponse,
   SubjectResponseSchema,
-  type TakeoverPending,
-  TakeoverPendingSchema,
   type VerifyResponse,
   VerifyResponseSchema,
 } from "../../contract/api-responses.js";
-import type { ReleaseOutcomeName } from "../../contract/claim-vocabulary.js";
+import { abortableSleep } from "./abortable-sleep.js";
+import { claimWithTakeoverWaits } from "./claim-with-takeover-waits.js";
 import { ClaimHoldError } from "./errors.js";
+import type {
+  CallOptions,
+  ClaimInput,
+  ClaimOptions,
+  ClaimResult,
+  HeartbeatInput,
+  LeaseCredentials,
+  ReleaseInput,
+} from "./request-types.js";
 import { parseBody, type RetryPolicy, sendRequest, type TransportDeps } from "./send-request.js";
 
 export * from "../../contract/api-responses.js";
 export * from "../../contract/claim-vocabulary.js";
 /** States of SPEC §2.2; kept out of the response schemas so a new state never breaks a client. */
 export * from "../../contract/derived-states.js";
+export { abortableSleep } from "./abortable-sleep.js";
 export { backoffDelay } from "./backoff.js";
 export { ClaimHoldError, type ClaimHoldErrorCode, isClaimHoldError, redactSecrets } from "./errors.js";
+export type * from "./request-types.js";
 
 export interface ClaimHoldClientOptions {
   /** Where the App is served, e.g. `https://claim-hold.example.com`. */
@@ -46,59 +54,6 @@ export interface ClaimHoldClientOptions {
   /** How many `202 takeover_pending` answers a claim waits out before giving up (default 3). */
   maxTakeoverWaits?: number;
   userAgent?: string;
-}
-
-export interface ClaimInput {
-  /** `owner/name`. */
-  repo: string;
-  issue: number;
-  /**
-   * `sessionKey` (32–256 characters) is the session's secret: generate it once per session (e.g. 32
-   * random bytes, base64url), keep it with the lease state and send it on every claim. Re-claiming a
-   * live claim needs it (or `leaseToken`); the server keeps only a digest and never echoes it.
-   */
-  actor?: { runtime?: string; sessionId?: string; host?: string; sessionKey?: string };
-  /** The lease's current token: proof for a re-claim that works even without the session key. */
-  leaseToken?: string;
-  taskClass?: string;
-  branch?: string;
-  takeover?: boolean;
-  scope?: string[];
-  artifacts?: string;
-}
-
-export interface ClaimOptions {
-  signal?: AbortSignal;
-  /** Called before each wait for a pending takeover's grace beat. */
-  onTakeoverPending?: (pending: TakeoverPending) => void;
-}
-
-/** `created` is true for a new claim (201), false when the same session re-claimed (200). */
-export type ClaimResult = ClaimResponse & { created: boolean };
-
-/** What every lease call needs: the lease id and its `clh_` token. */
-export interface LeaseCredentials {
-  id: string;
-  token: string;
-}
-
-export interface HeartbeatInput {
-  phase?: string;
-  pullRequest?: number;
-  blocker?: string;
-  /** ISO-8601. */
-  waitUntil?: string;
-}
-
-export type ReleaseOutcome = ReleaseOutcomeName;
-
-export interface ReleaseInput {
-  outcome: ReleaseOutcome;
-  note?: string;
-}
-
-export interface CallOptions {
-  signal?: AbortSignal;
 }
 
 export interface ClaimHoldClient {
@@ -122,93 +77,49 @@ export interface ClaimHoldClient {
 }
 
 export function createClaimHoldClient(options: ClaimHoldClientOptions): ClaimHoldClient {
-  const deps: TransportDeps = {
-    baseUrl: options.baseUrl,
-    fetch: options.fetch ?? globalThis.fetch,
-    sleep: options.sleep ?? abortableSleep,
-    random: options.random ?? Math.random,
-    retries: options.retries ?? 4,
-    baseDelayMs: options.baseDelayMs ?? 250,
-    maxDelayMs: options.maxDelayMs ?? 8_000,
-    timeoutMs: options.timeoutMs ?? 30_000,
-    userAgent: options.userAgent ?? "claim-hold-client",
-  };
+  const deps = transportDepsOf(options);
   const maxTakeoverWaits = options.maxTakeoverWaits ?? 3;
 
-  const githubToken = (call: string): string => {
-    if (options.githubToken) return options.githubToken;
-    throw new ClaimHoldError({
-      status: 0,
-      code: "missing_github_token",
-      message: `${call} needs a GitHub token of the agent's account (set GITHUB_TOKEN)`,
-    });
-  };
-
-  const leaseCall = async (
-    lease: LeaseCredentials,
-    method: "GET" | "POST",
-    suffix: string,
-    policy: RetryPolicy,
-    body: unknown,
-    signal: AbortSignal | undefined,
-  ) =>
-    sendRequest(deps, {
-      method,
-      path: `api/v1/leases/${encodeURIComponent(lease.id)}${suffix}`,
-      token: lease.token,
-      body,
-      policy,
-      signal,
-    });
+  const githubToken = (call: string) => githubTokenFor(options, call);
 
   return {
     async claim(input, claimOptions = {}) {
-      const token = githubToken("claim");
-      for (let waits = 0; ; waits++) {
-        const raw = await sendRequest(deps, {
-          method: "POST",
-          path: "api/v1/claims",
-          token,
-          body: input,
-          policy: "network",
-          signal: claimOptions.signal,
-        });
-        if (raw.status !== 202) {
-          const body = parseBody(ClaimResponseSchema, raw, "claim");
-          return { ...body, created: raw.status === 201 };
-        }
-        const pending = parseBody(TakeoverPendingSchema, raw, "claim");
-        if (waits >= maxTakeoverWaits) {
-          throw new ClaimHoldError({
-            status: 202,
-            code: "takeover_pending",
-            message: `takeover of ${input.repo}#${input.issue} still pending after ${waits} waits`,
-            details: { ...pending },
-          });
-        }
-        claimOptions.onTakeoverPending?.(pending);
-        // A little past the grace beat, so the retry never lands just before the grace ends.
-        await deps.sleep(pending.retryAfterSeconds * 1000 + 250, claimOptions.signal);
-      }
+      return claimWithTakeoverWaits(deps, githubToken("claim"), input, claimOptions, maxTakeoverWaits);
     },
 
     async heartbeat(lease, input = {}, callOptions = {}) {
-      const raw = await leaseCall(lease, "POST", "/heartbeat", "network-and-5xx", input, callOptions.signal);
+      const raw = await sendLeaseRequest(
+        deps,
+        lease,
+        "POST",
+        "/heartbeat",
+        "network-and-5xx",
+        input,
+        callOptions.signal,
+      );
       return parseBody(HeartbeatResponseSchema, raw, "heartbeat");
     },
 
     async release(lease, input, callOptions = {}) {
-      const raw = await leaseCall(lease, "POST", "/release", "none", input, callOptions.signal);
+      const raw = await sendLeaseRequest(deps, lease, "POST", "/release", "none", input, callOptions.signal);
       return parseBody(ReleaseResponseSchema, raw, "release");
     },
 
     async attest(lease, sha, callOptions = {}) {
-      const raw = await leaseCall(lease, "POST", "/attest", "none", { sha }, callOptions.signal);
+      const raw = await sendLeaseRequest(deps, lease, "POST", "/attest", "none", { sha }, callOptions.signal);
       return parseBody(AttestResponseSchema, raw, "attest");
     },
 
     async verify(lease, callOptions = {}) {
-      const raw = await leaseCall(lease, "GET", "", "network-and-5xx", undefined, callOptions.signal);
+      const raw = await sendLeaseRequest(
+        deps,
+        lease,
+        "GET",
+        "",
+        "network-and-5xx",
+        undefined,
+        callOptions.signal,
+      );
       return parseBody(VerifyResponseSchema, raw, "verify");
     },
 
@@ -240,27 +151,51 @@ export function createClaimHoldClient(options: ClaimHoldClientOptions): ClaimHol
   };
 }
 
+function transportDepsOf(options: ClaimHoldClientOptions): TransportDeps {
+  return {
+    baseUrl: options.baseUrl,
+    fetch: options.fetch ?? globalThis.fetch,
+    sleep: options.sleep ?? abortableSleep,
+    random: options.random ?? Math.random,
+    retries: options.retries ?? 4,
+    baseDelayMs: options.baseDelayMs ?? 250,
+    maxDelayMs: options.maxDelayMs ?? 8_000,
+    timeoutMs: options.timeoutMs ?? 30_000,
+    userAgent: options.userAgent ?? "claim-hold-client",
+  };
+}
+
+function githubTokenFor(options: ClaimHoldClientOptions, call: string): string {
+  if (options.githubToken) return options.githubToken;
+  throw new ClaimHoldError({
+    status: 0,
+    code: "missing_github_token",
+    message: `${call} needs a GitHub token of the agent's account (set GITHUB_TOKEN)`,
+  });
+}
+
+/** A call on one lease, authorised by the lease's own token. */
+function sendLeaseRequest(
+  deps: TransportDeps,
+  lease: LeaseCredentials,
+  method: "GET" | "POST",
+  suffix: string,
+  policy: RetryPolicy,
+  body: unknown,
+  signal: AbortSignal | undefined,
+) {
+  return sendRequest(deps, {
+    method,
+    path: `api/v1/leases/${encodeURIComponent(lease.id)}${suffix}`,
+    token: lease.token,
+    body,
+    policy,
+    signal,
+  });
+}
+
 function repoPath(repo: string): string {
   const [owner, name, ...rest] = repo.split("/");
   if (!owner || !name || rest.length > 0) throw new TypeError(`expected owner/name, got "${repo}"`);
   return `${encodeURIComponent(owner)}/${encodeURIComponent(name)}`;
-}
-
-/** setTimeout that rejects with the signal's reason when aborted. */
-export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
 }

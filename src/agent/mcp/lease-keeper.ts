@@ -86,36 +86,45 @@ export function createLeaseKeeper(ctx: AgentContext, dir: string): LeaseKeeper {
     async shutdown({ release, note, timeoutMs }) {
       const subjects = [...loops.entries()].map(([subject, loop]) => ({ subject, leaseId: loop.leaseId }));
       await Promise.all(subjects.map(({ subject }) => stopLoop(subject)));
-      const report: ShutdownReport = { released: [], failed: [] };
-      if (!release) return report;
-      const signal = AbortSignal.timeout(timeoutMs);
-      await Promise.all(
-        subjects.map(async ({ subject, leaseId }) => {
-          const [repo, issue] = subject.split("#");
-          const lease = await readLease(dir, { repo: repo ?? "", issue: Number(issue) }).catch(() => null);
-          if (!lease || lease.leaseId !== leaseId || lease.status !== "held") return;
-          await markLease(dir, lease, "releasing", "release handoff requested: the MCP server stopped");
-          try {
-            await clientFor(ctx, serverUrl(ctx, lease)).release(
-              leaseCredentials(lease),
-              { outcome: "handoff", note },
-              { signal },
-            );
-            await removeLease(dir, lease);
-            report.released.push(subject);
-          } catch (error) {
-            if (isClaimHoldError(error) && (error.code === "superseded" || error.status === 410)) {
-              await removeLease(dir, lease);
-            } else {
-              await markLease(dir, lease, "held");
-            }
-            report.failed.push({ subject, message: (error as Error).message });
-          }
-        }),
-      );
-      return report;
+      if (!release) return { released: [], failed: [] };
+      return releaseForShutdown(ctx, dir, subjects, { note, signal: AbortSignal.timeout(timeoutMs) });
     },
   };
+}
+
+/** Releases (outcome handoff) each lease the stopped loops still held; a superseded or gone one is forgotten. */
+async function releaseForShutdown(
+  ctx: AgentContext,
+  dir: string,
+  subjects: { subject: string; leaseId: string }[],
+  { note, signal }: { note: string; signal: AbortSignal },
+): Promise<ShutdownReport> {
+  const report: ShutdownReport = { released: [], failed: [] };
+  await Promise.all(
+    subjects.map(async ({ subject, leaseId }) => {
+      const [repo, issue] = subject.split("#");
+      const lease = await readLease(dir, { repo: repo ?? "", issue: Number(issue) }).catch(() => null);
+      if (!lease || lease.leaseId !== leaseId || lease.status !== "held") return;
+      await markLease(dir, lease, "releasing", "release handoff requested: the MCP server stopped");
+      try {
+        await clientFor(ctx, serverUrl(ctx, lease)).release(
+          leaseCredentials(lease),
+          { outcome: "handoff", note },
+          { signal },
+        );
+        await removeLease(dir, lease);
+        report.released.push(subject);
+      } catch (error) {
+        if (isClaimHoldError(error) && (error.code === "superseded" || error.status === 410)) {
+          await removeLease(dir, lease);
+        } else {
+          await markLease(dir, lease, "held");
+        }
+        report.failed.push({ subject, message: (error as Error).message });
+      }
+    }),
+  );
+  return report;
 }
 
 /** What the agent must be told when a heartbeat loop ended on its own; nothing for a normal stop. */
