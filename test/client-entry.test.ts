@@ -7,11 +7,13 @@ const root = resolve(import.meta.dirname, "..");
 const entry = resolve(root, "src/agent/client/index.ts");
 const allowed = ["src/agent/client/", "src/contract/"];
 
-/** Relative specifiers of `import … from`, `export … from` and `import("…")` in a module's text. */
-function relativeSpecifiers(text: string): string[] {
-  const pattern = /(?:\bfrom\s*|\bimport\s*\(?\s*)["'](\.{1,2}\/[^"']+)["']/g;
+/** Specifiers of `import … from`, `export … from` and `import("…")` in a module's text. */
+function specifiers(text: string): string[] {
+  const pattern = /(?:\bfrom\s*|\bimport\s*\(?\s*)["']([^"']+)["']/g;
   return [...text.matchAll(pattern)].map((match) => match[1] as string);
 }
+
+const isRelative = (specifier: string) => specifier.startsWith("./") || specifier.startsWith("../");
 
 function resolveSource(from: string, specifier: string): string {
   const target = resolve(dirname(from), specifier);
@@ -26,7 +28,7 @@ function importClosure(start: string): string[] {
   const seen = new Set<string>([start]);
   const queue = [start];
   for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
-    for (const specifier of relativeSpecifiers(readFileSync(file, "utf8"))) {
+    for (const specifier of specifiers(readFileSync(file, "utf8")).filter(isRelative)) {
       const target = resolveSource(file, specifier);
       if (!seen.has(target)) {
         seen.add(target);
@@ -42,6 +44,17 @@ describe("the ./client entry", () => {
     const closure = importClosure(entry);
     expect(closure).toContain("src/contract/api-responses.ts");
     expect(closure.filter((file) => !allowed.some((prefix) => file.startsWith(prefix)))).toEqual([]);
+  });
+
+  it("needs no npm package but zod, so installing the client pulls in no server dependency", () => {
+    const packages = new Set(
+      importClosure(entry).flatMap((file) =>
+        specifiers(readFileSync(resolve(root, file), "utf8")).filter(
+          (specifier) => !isRelative(specifier) && !specifier.startsWith("node:"),
+        ),
+      ),
+    );
+    expect([...packages]).toEqual(["zod"]);
   });
 
   it("is exported from the files the build writes for src/agent/client/index.ts", () => {
