@@ -14,7 +14,10 @@ import type { LeaseCoreDeps } from "./ports.js";
 import { refused } from "./refusals.js";
 
 type Labels = RepoConfig["labels"];
-type WritePorts = Pick<LeaseCoreDeps, "assignments" | "store" | "log">;
+/** What a write needs: GitHub's `apply`, and a log for what is only logged. */
+type ApplyPorts = { assignments: Pick<AssignmentProvider, "apply">; log: LeaseCoreDeps["log"] };
+/** What committing a landed write needs of the store. */
+type CommitStore = Pick<LivenessStore, "commitClaim" | "markSynced">;
 
 /**
  * Applies a transition's write and records the claim comment it created on `generation` (the
@@ -22,7 +25,7 @@ type WritePorts = Pick<LeaseCoreDeps, "assignments" | "store" | "log">;
  * the record's GitHub side written. Throws whatever the write or the store threw.
  */
 export async function applyAndCommit(
-  ports: { assignments: AssignmentProvider; store: LivenessStore },
+  ports: { assignments: Pick<AssignmentProvider, "apply">; store: CommitStore },
   ref: SubjectRef,
   key: SubjectKey,
   generation: number,
@@ -36,7 +39,7 @@ export async function applyAndCommit(
 
 /** After a write that may have created the claim comment: its ids committed, or (asked) the record marked synced. */
 export async function commitWritten(
-  store: LivenessStore,
+  store: CommitStore,
   key: SubjectKey,
   generation: number,
   claimComment: { nodeId: string; databaseId: number } | undefined,
@@ -54,7 +57,7 @@ export async function commitWritten(
 
 /** A write on a held lease, fenced on `record`; GitHub's refusal is answered `502 github_failed`. */
 export async function writeFenced(
-  ports: Pick<WritePorts, "assignments" | "log">,
+  ports: ApplyPorts,
   ref: SubjectRef,
   record: ClaimRecord,
   write: TransitionWrite,
@@ -76,7 +79,7 @@ export async function writeFenced(
 
 /** The claim comment of `record`'s generation naming its token, if GitHub shows one (one read). */
 export async function landedComment(
-  assignments: AssignmentProvider,
+  assignments: Pick<AssignmentProvider, "status">,
   ref: SubjectRef,
   record: ClaimRecord,
 ): Promise<{ nodeId: string; databaseId: number } | null> {
@@ -96,7 +99,7 @@ export async function landedComment(
  * generation's claim comment (with this token's digest) is there, the claim is committed, not undone.
  */
 export async function landedAnyway(
-  ports: { assignments: AssignmentProvider; store: LivenessStore },
+  ports: { assignments: Pick<AssignmentProvider, "status">; store: Pick<CommitStore, "commitClaim"> },
   ref: SubjectRef,
   key: SubjectKey,
   record: ClaimRecord,
@@ -116,7 +119,7 @@ export async function landedAnyway(
 
 /** A claim GitHub refused: the store goes back to `previous` and GitHub back to what it wants. */
 export async function rollBack(
-  ports: WritePorts,
+  ports: ApplyPorts & { store: Pick<LivenessStore, "rollbackClaim"> },
   ref: SubjectRef,
   key: SubjectKey,
   transition: { record: ClaimRecord; previous: ClaimRecord | null; write: TransitionWrite; now: number },
@@ -132,7 +135,7 @@ export async function rollBack(
  * reconcile finds as a phantom.
  */
 export async function compensate(
-  ports: Pick<WritePorts, "assignments" | "log">,
+  ports: ApplyPorts,
   ref: SubjectRef,
   write: TransitionWrite,
   previous: ClaimRecord | null,

@@ -1,0 +1,167 @@
+// The steps after a transition's write, shared by the claim, /reclaim and the janitor: commit, landed-anyway, compensation.
+import pino from "pino";
+import { describe, expect, it } from "vitest";
+import type { ClaimRecord } from "../../src/domain/claim.js";
+import { applyAndCommit, compensate, landedAnyway } from "../../src/lease/commit-transition.js";
+import type { SubjectSnapshot, TransitionWrite } from "../../src/providers/assignment-provider.js";
+
+const key = { installationId: 42, repoId: 7, issue: 12 };
+const ref = { installationId: 42, repo: "octo/widgets", issue: 12 };
+const labels = { claimed: "agent:claimed", stale: "agent:stale" };
+
+/** The store calls a committed write makes, in order. */
+function recordingStore() {
+  const calls: unknown[][] = [];
+  return {
+    calls,
+    async commitClaim(...args: unknown[]) {
+      calls.push(["commitClaim", ...args]);
+    },
+    async markSynced(...args: unknown[]) {
+      calls.push(["markSynced", ...args]);
+    },
+  };
+}
+
+function record(overrides: Partial<ClaimRecord> = {}): ClaimRecord {
+  return {
+    ...key,
+    repo: "octo/widgets",
+    generation: 3,
+    state: "active",
+    actor: { kind: "agent", login: "fleet-bot", sessionId: "s1" },
+    taskClass: "author",
+    claimedAt: 0,
+    lastHeartbeatAt: 0,
+    durations: { ttlMs: 1_800_000, reclaimAfterMs: 3_600_000, heartbeatMs: 300_000 },
+    tokenDigest: "a".repeat(64),
+    appAssigned: true,
+    assigneeNodeId: "U_fleet",
+    sync: "pending",
+    ...overrides,
+  };
+}
+
+function showing(comments: SubjectSnapshot["claimComments"]) {
+  return {
+    async status() {
+      return { claimComments: comments } as SubjectSnapshot;
+    },
+  };
+}
+
+const comment = (generation: number, tokenDigest: string) => ({
+  nodeId: "IC_9",
+  databaseId: 9,
+  marker: {
+    subject: "octo/widgets#12",
+    generation,
+    state: "active" as const,
+    actor: { kind: "agent" as const, login: "fleet-bot" },
+    taskClass: "author" as const,
+    claimedAt: "2026-01-01T00:00:00.000Z",
+    ttlSeconds: 1800,
+    tokenDigest,
+  },
+});
+
+describe("applyAndCommit", () => {
+  const write: TransitionWrite = { subjectNodeId: "I_12", createClaimComment: "claimed" };
+  it.each([
+    [
+      "a created claim comment is committed",
+      { nodeId: "IC_1", databaseId: 1 },
+      {},
+      [["commitClaim", key, 3, { commentNodeId: "IC_1", commentId: 1 }]],
+    ],
+    ["no comment: nothing to commit", undefined, {}, []],
+    [
+      "no comment, asked to: the record is marked synced",
+      undefined,
+      { orMarkSynced: true },
+      [["markSynced", key, 3]],
+    ],
+  ])("%s", async (_name, claimComment, options, expected) => {
+    const store = recordingStore();
+    const assignments = {
+      async apply() {
+        return { ...(claimComment ? { claimComment } : {}), requests: 1 };
+      },
+    };
+    await applyAndCommit({ assignments, store }, ref, key, 3, write, options);
+    expect(store.calls).toEqual(expected);
+  });
+});
+
+describe("landedAnyway", () => {
+  it.each([
+    ["the generation's comment names this token: committed", [comment(3, "a".repeat(64))], true],
+    ["another token's comment of the generation", [comment(3, "b".repeat(64))], false],
+    ["an older generation's comment", [comment(2, "a".repeat(64))], false],
+    ["no claim comment", [], false],
+  ])("%s", async (_name, comments, landed) => {
+    const store = recordingStore();
+    expect(await landedAnyway({ assignments: showing(comments), store }, ref, key, record())).toBe(landed);
+    expect(store.calls).toEqual(
+      landed ? [["commitClaim", key, 3, { commentNodeId: "IC_9", commentId: 9 }]] : [],
+    );
+  });
+
+  it("answers no when GitHub cannot be read", async () => {
+    const assignments = {
+      async status(): Promise<SubjectSnapshot> {
+        throw new Error("GitHub is down");
+      },
+    };
+    expect(await landedAnyway({ assignments, store: recordingStore() }, ref, key, record())).toBe(false);
+  });
+});
+
+describe("compensate", () => {
+  const log = pino({ level: "silent" });
+  const failed: TransitionWrite = {
+    subjectNodeId: "I_12",
+    unassign: ["U_old"],
+    assign: ["U_fleet"],
+    addLabels: ["agent:claimed"],
+    createClaimComment: "claimed",
+  };
+
+  async function undoOf(previous: ClaimRecord | null): Promise<TransitionWrite | undefined> {
+    let sent: TransitionWrite | undefined;
+    const assignments = {
+      async apply(_ref: unknown, write: TransitionWrite) {
+        sent = write;
+        return { requests: 1 };
+      },
+    };
+    await compensate({ assignments, log }, ref, failed, previous, labels, key);
+    return sent;
+  }
+
+  it("with nothing before: the assignment and the label go, the unassigned come back", async () => {
+    expect(await undoOf(null)).toEqual({
+      subjectNodeId: "I_12",
+      unassign: ["U_fleet"],
+      removeLabels: ["agent:claimed"],
+      assign: ["U_old"],
+      fence: { key, generation: 0, state: "revoked", stale: false, labels },
+    });
+  });
+
+  it("with a live incumbent of the same login: its assignment and label stay", async () => {
+    const undo = await undoOf(record({ generation: 2, sync: "done" }));
+    expect(undo?.unassign).toBeUndefined();
+    expect(undo?.addLabels).toEqual(["agent:claimed"]);
+    expect(undo?.fence).toMatchObject({ generation: 2, state: "active" });
+  });
+
+  it("is best effort: GitHub's refusal is logged, not thrown", async () => {
+    const assignments = {
+      async apply(): Promise<never> {
+        throw new Error("GitHub is down");
+      },
+    };
+    await expect(compensate({ assignments, log }, ref, failed, null, labels, key)).resolves.toBeUndefined();
+  });
+});
