@@ -4,26 +4,26 @@ import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parseClaimMarker } from "../src/lease/claim-comment.js";
 import { MemoryLivenessStore } from "../src/providers/memory/memory-store.js";
+import { type AppHarness, signedClaimComment, startApp, testTokenSecret } from "./support/app-harness.js";
 import {
   agent,
   agentToken,
   GitHubRequestLog,
   type IssueState,
   installationId,
+  installationToken,
   issueNodeId,
   labelIds,
   markerComment,
-  mockCreateInstallationToken,
-  mockGetCollaboratorPermission,
-  mockGetRepoInstallation,
-  mockGetRepository,
-  mockGetUser,
-  mockGraphqlApplyTransition,
-  mockGraphqlSubjectStatus,
-  mockNoConfigFile,
-} from "./support/app-github.js";
-import { type AppHarness, signedClaimComment, startApp, testTokenSecret } from "./support/app-harness.js";
-import { installationToken } from "./support/github-nock.js";
+  nockApplyTransition,
+  nockCreateInstallationToken,
+  nockGetCollaboratorPermission,
+  nockGetRepoInstallation,
+  nockGetRepository,
+  nockGetUser,
+  nockNoConfigFile,
+  nockSubjectStatus,
+} from "./support/github-fake/index.js";
 
 const repo = "octo/widgets";
 const repoId = 1296269;
@@ -39,8 +39,6 @@ let store: MemoryLivenessStore;
 let github: GitHubRequestLog;
 
 beforeEach(async () => {
-  nock.disableNetConnect();
-  nock.enableNetConnect("127.0.0.1");
   store = new MemoryLivenessStore();
   github = new GitHubRequestLog();
   app = await startApp({ store });
@@ -59,15 +57,15 @@ function digestOf(token: string) {
 
 /** The identity lookups of a first claim: installation token, user, installation, permission. */
 function mockColdAuth(permission = "write", token = agentToken, user = agent) {
-  mockCreateInstallationToken(github);
+  nockCreateInstallationToken(github);
   mockExpiredAuthCaches(permission, token, user);
 }
 
 /** The 5-minute identity caches run on the App's clock: after it moves on, the lookups happen again. */
 function mockExpiredAuthCaches(permission = "write", token = agentToken, user = agent) {
-  mockGetUser(github, token, user);
-  mockGetRepoInstallation(github, repo);
-  mockGetCollaboratorPermission(github, repo, user.login, permission);
+  nockGetUser(github, token, user);
+  nockGetRepoInstallation(github, repo);
+  nockGetCollaboratorPermission(github, repo, user.login, permission);
 }
 
 async function post(path: string, body: unknown, token?: string, headers: Record<string, string> = {}) {
@@ -104,9 +102,9 @@ function claimBody(
 /** A first claim by session A, with every cold lookup mocked; answers the lease. */
 async function claimAsA(extra: Record<string, unknown> = {}) {
   mockColdAuth();
-  mockNoConfigFile(github, repo);
-  mockGraphqlSubjectStatus(github, issue);
-  const write = mockGraphqlApplyTransition(github, { claimComment: { id: "IC_a", databaseId: 9001 } });
+  nockNoConfigFile(github, repo);
+  nockSubjectStatus(github, issue);
+  const write = nockApplyTransition(github, { claimComment: { id: "IC_a", databaseId: 9001 } });
   const response = await post("/api/v1/claims", claimBody(actorA, extra), agentToken);
   expect(response.status).toBe(201);
   return { lease: response.body.lease, write };
@@ -161,8 +159,8 @@ describe("POST /api/v1/claims", () => {
   it("makes exactly 2 GitHub requests for a claim once the auth caches are warm", async () => {
     await claimAsA();
     const other: IssueState = { ...issue, number: 13, title: "Second" };
-    mockGraphqlSubjectStatus(github, other);
-    mockGraphqlApplyTransition(github, { claimComment: { id: "IC_b", databaseId: 9002 } });
+    nockSubjectStatus(github, other);
+    nockApplyTransition(github, { claimComment: { id: "IC_b", databaseId: 9002 } });
     const mark = github.count();
     const response = await post("/api/v1/claims", { ...claimBody(actorB), issue: 13 }, agentToken);
     expect(response.status).toBe(201);
@@ -185,8 +183,8 @@ describe("POST /api/v1/claims", () => {
 
     it("re-claims with the session key: 200, same generation, a new token; the old one is then rotated out", async () => {
       const { lease, write } = await claimAsA({ actor: keyedA });
-      mockGraphqlSubjectStatus(github, heldByA());
-      const edit = mockGraphqlApplyTransition(github);
+      nockSubjectStatus(github, heldByA());
+      const edit = nockApplyTransition(github);
       const again = await post("/api/v1/claims", claimBody(keyedA), agentToken);
       expect(again.status).toBe(200);
       expect(again.body.lease.generation).toBe(1);
@@ -200,7 +198,7 @@ describe("POST /api/v1/claims", () => {
         sync: "done",
       });
       expect(await store.get(subjectKey)).not.toHaveProperty("pendingTokenDigest");
-      mockGraphqlApplyTransition(github); // the release below, made with the new token
+      nockApplyTransition(github); // the release below, made with the new token
 
       const refusals = [
         await beat(lease.id, lease.token),
@@ -240,8 +238,8 @@ describe("POST /api/v1/claims", () => {
 
     it("re-claims with the lease token in the body: 200", async () => {
       const { lease } = await claimAsA();
-      mockGraphqlSubjectStatus(github, heldByA());
-      mockGraphqlApplyTransition(github);
+      nockSubjectStatus(github, heldByA());
+      nockApplyTransition(github);
       const again = await post("/api/v1/claims", claimBody(actorA, { leaseToken: lease.token }), agentToken);
       expect(again.status).toBe(200);
       expect(again.body.lease.generation).toBe(1);
@@ -261,7 +259,7 @@ describe("POST /api/v1/claims", () => {
         claimBody({ ...impostor, sessionKey: "a-guessed-session-key-0123456789abcdef" }),
         claimBody(impostor, { leaseToken: `clh_${"A".repeat(43)}` }),
       ]) {
-        mockGraphqlSubjectStatus(github, heldByA());
+        nockSubjectStatus(github, heldByA());
         const refused = await post("/api/v1/claims", body, agentToken);
         expect(refused.status).toBe(409);
         expect(refused.body).toEqual({
@@ -279,8 +277,8 @@ describe("POST /api/v1/claims", () => {
 
     it("keeps the old token when the re-claim's GitHub write fails (502); the new one never becomes valid", async () => {
       const { lease } = await claimAsA({ actor: keyedA });
-      mockGraphqlSubjectStatus(github, heldByA());
-      mockGraphqlApplyTransition(github, { fail: 502 });
+      nockSubjectStatus(github, heldByA());
+      nockApplyTransition(github, { fail: 502 });
       const failed = await post("/api/v1/claims", claimBody(keyedA), agentToken);
       expect(failed.status).toBe(502);
       expect(failed.body).toEqual({ error: "github_failed", message: expect.any(String) });
@@ -294,8 +292,8 @@ describe("POST /api/v1/claims", () => {
       expect((await beat(lease.id, lease.token)).status).toBe(200);
 
       // Retrying is safe: the session key still proves the session.
-      mockGraphqlSubjectStatus(github, heldByA());
-      mockGraphqlApplyTransition(github);
+      nockSubjectStatus(github, heldByA());
+      nockApplyTransition(github);
       const retried = await post("/api/v1/claims", claimBody(keyedA), agentToken);
       expect(retried.status).toBe(200);
       expect(await store.verify(probe)).toEqual({ kind: "invalid_token" });
@@ -318,7 +316,7 @@ describe("POST /api/v1/claims", () => {
 
   it("answers 409 held to another session while the holder is live, with no GitHub write", async () => {
     await claimAsA();
-    mockGraphqlSubjectStatus(github, {
+    nockSubjectStatus(github, {
       ...issue,
       assignees: [{ login: agent.login, id: agent.node_id }],
       labels: ["agent:claimed"],
@@ -337,8 +335,8 @@ describe("POST /api/v1/claims", () => {
 
   it("refuses a subject assigned to someone the App did not assign: 409 human_held, nothing written", async () => {
     mockColdAuth();
-    mockNoConfigFile(github, repo);
-    mockGraphqlSubjectStatus(github, { ...issue, assignees: [{ login: "alice", id: "U_alice" }] });
+    nockNoConfigFile(github, repo);
+    nockSubjectStatus(github, { ...issue, assignees: [{ login: "alice", id: "U_alice" }] });
     const response = await post("/api/v1/claims", claimBody(), agentToken);
     expect(response.status).toBe(409);
     expect(response.body).toMatchObject({ error: "human_held", assignees: ["alice"] });
@@ -347,14 +345,14 @@ describe("POST /api/v1/claims", () => {
 
   it("claims a subject already assigned to the claimant's own login without taking that assignment over", async () => {
     mockColdAuth();
-    mockNoConfigFile(github, repo);
-    mockGraphqlSubjectStatus(github, { ...issue, assignees: [{ login: agent.login, id: agent.node_id }] });
-    const write = mockGraphqlApplyTransition(github, { claimComment: { id: "IC_a", databaseId: 9001 } });
+    nockNoConfigFile(github, repo);
+    nockSubjectStatus(github, { ...issue, assignees: [{ login: agent.login, id: agent.node_id }] });
+    const write = nockApplyTransition(github, { claimComment: { id: "IC_a", databaseId: 9001 } });
     const response = await post("/api/v1/claims", claimBody(), agentToken);
     expect(response.status).toBe(201);
     expect(write.variables).not.toHaveProperty("assign");
     expect((await store.get({ installationId, repoId, issue: 12 }))?.appAssigned).toBe(false);
-    const release = mockGraphqlApplyTransition(github);
+    const release = nockApplyTransition(github);
     const released = await post(
       `/api/v1/leases/${response.body.lease.id}/release`,
       { outcome: "completed" },
@@ -366,16 +364,16 @@ describe("POST /api/v1/claims", () => {
 
   it("answers 409 closed for a closed issue and 404 not_found for a pull request number", async () => {
     mockColdAuth();
-    mockGraphqlSubjectStatus(github, { ...issue, state: "CLOSED" });
+    nockSubjectStatus(github, { ...issue, state: "CLOSED" });
     expect((await post("/api/v1/claims", claimBody(), agentToken)).body.error).toBe("closed");
-    mockGraphqlSubjectStatus(github, { ...issue, pullRequest: true });
+    nockSubjectStatus(github, { ...issue, pullRequest: true });
     const pr = await post("/api/v1/claims", claimBody(), agentToken);
     expect(pr.status).toBe(404);
     expect(pr.body.error).toBe("not_found");
   });
 
   it("answers 401 for a token GitHub rejects, 403 without write, 404 not_installed", async () => {
-    mockGetUser(github, "ghp_bad", null);
+    nockGetUser(github, "ghp_bad", null);
     expect((await post("/api/v1/claims", claimBody(), "ghp_bad")).status).toBe(401);
 
     mockColdAuth("read");
@@ -383,7 +381,7 @@ describe("POST /api/v1/claims", () => {
     expect(forbidden.status).toBe(403);
     expect(forbidden.body).toMatchObject({ error: "forbidden", permission: "read" });
 
-    mockGetRepoInstallation(github, "octo/elsewhere", null);
+    nockGetRepoInstallation(github, "octo/elsewhere", null);
     const missing = await post("/api/v1/claims", { ...claimBody(), repo: "octo/elsewhere" }, agentToken);
     expect(missing.status).toBe(404);
     expect(missing.body.error).toBe("not_installed");
@@ -391,12 +389,12 @@ describe("POST /api/v1/claims", () => {
 
   it("rolls the store back and answers 502 when GitHub refuses the mutation; the generation is never reused", async () => {
     mockColdAuth();
-    mockNoConfigFile(github, repo);
-    mockGraphqlSubjectStatus(github, issue);
-    mockGraphqlApplyTransition(github, { fail: 502 });
+    nockNoConfigFile(github, repo);
+    nockSubjectStatus(github, issue);
+    nockApplyTransition(github, { fail: 502 });
     // The answer was lost: one read tells the claim did not land, then what may have landed is undone.
-    mockGraphqlSubjectStatus(github, { ...issue, assignees: [{ login: agent.login, id: agent.node_id }] });
-    const undo = mockGraphqlApplyTransition(github);
+    nockSubjectStatus(github, { ...issue, assignees: [{ login: agent.login, id: agent.node_id }] });
+    const undo = nockApplyTransition(github);
     const failed = await post("/api/v1/claims", claimBody(), agentToken);
     expect(failed.status).toBe(502);
     expect(failed.body.error).toBe("github_failed");
@@ -406,8 +404,8 @@ describe("POST /api/v1/claims", () => {
       removeLabels: { labelableId: issueNodeId(issue), labelIds: [labelIds["agent:claimed"]] },
     });
 
-    mockGraphqlSubjectStatus(github, issue);
-    mockGraphqlApplyTransition(github, { claimComment: { id: "IC_a", databaseId: 9001 } });
+    nockSubjectStatus(github, issue);
+    nockApplyTransition(github, { claimComment: { id: "IC_a", databaseId: 9001 } });
     const retried = await post("/api/v1/claims", claimBody(), agentToken);
     expect(retried.status).toBe(201);
     expect(retried.body.lease.generation).toBe(2);
@@ -423,12 +421,12 @@ describe("POST /api/v1/claims", () => {
 
   it("keeps a claim whose mutation landed although GitHub's answer was lost", async () => {
     mockColdAuth();
-    mockNoConfigFile(github, repo);
-    mockGraphqlSubjectStatus(github, issue);
-    const lost = mockGraphqlApplyTransition(github, { fail: 504 });
+    nockNoConfigFile(github, repo);
+    nockSubjectStatus(github, issue);
+    const lost = nockApplyTransition(github, { fail: 504 });
     const readBack: IssueState = { ...issue };
     // The read-back shows the claim comment the "lost" mutation created.
-    mockGraphqlSubjectStatus(github, readBack, async () => {
+    nockSubjectStatus(github, readBack, async () => {
       const body = (lost.variables!.claimComment as { body: string }).body;
       readBack.comments = [{ id: "IC_lost", databaseId: 4242, body, viewerDidAuthor: true }];
     });
@@ -443,7 +441,7 @@ describe("POST /api/v1/claims", () => {
 
   it("enforces claimsPerSession inside the claim: 409 cap_reached", async () => {
     await claimAsA();
-    mockGraphqlSubjectStatus(github, { ...issue, number: 13 });
+    nockSubjectStatus(github, { ...issue, number: 13 });
     const response = await post("/api/v1/claims", { ...claimBody(), issue: 13 }, agentToken);
     expect(response.status).toBe(409);
     expect(response.body).toMatchObject({ error: "cap_reached", limit: "session", max: 1 });
@@ -451,7 +449,7 @@ describe("POST /api/v1/claims", () => {
 
   it("restores generations from the claim comments when the store has no record", async () => {
     mockColdAuth();
-    mockNoConfigFile(github, repo);
+    nockNoConfigFile(github, repo);
     const released = markerComment({
       subject: "octo/widgets#12",
       generation: 7,
@@ -461,8 +459,8 @@ describe("POST /api/v1/claims", () => {
       claimedAt: "2026-11-28T10:00:00.000Z",
       ttlSeconds: 1800,
     });
-    mockGraphqlSubjectStatus(github, { ...issue, comments: [released] });
-    mockGraphqlApplyTransition(github, { claimComment: { id: "IC_a", databaseId: 9001 } });
+    nockSubjectStatus(github, { ...issue, comments: [released] });
+    nockApplyTransition(github, { claimComment: { id: "IC_a", databaseId: 9001 } });
     const response = await post("/api/v1/claims", claimBody(), agentToken);
     expect(response.status).toBe(201);
     expect(response.body.lease.generation).toBe(8);
@@ -481,9 +479,9 @@ describe("takeover", () => {
     };
     app.clock.now += ttlMs;
     mockExpiredAuthCaches();
-    mockNoConfigFile(github, repo);
+    nockNoConfigFile(github, repo);
 
-    mockGraphqlSubjectStatus(github, heldIssue);
+    nockSubjectStatus(github, heldIssue);
     const pending = await post("/api/v1/claims", claimBody(actorB, { takeover: true }), agentToken);
     expect(pending.status).toBe(202);
     expect(pending.body).toEqual({
@@ -495,24 +493,24 @@ describe("takeover", () => {
     expect((await post(`/api/v1/leases/${a.id}/heartbeat`, {}, a.token)).status).toBe(200);
     app.clock.now += heartbeatMs;
     mockExpiredAuthCaches();
-    mockNoConfigFile(github, repo);
-    mockGraphqlSubjectStatus(github, heldIssue);
+    nockNoConfigFile(github, repo);
+    nockSubjectStatus(github, heldIssue);
     expect((await post("/api/v1/claims", claimBody(actorB, { takeover: true }), agentToken)).status).toBe(
       409,
     );
 
     app.clock.now += ttlMs;
     mockExpiredAuthCaches();
-    mockNoConfigFile(github, repo);
-    mockGraphqlSubjectStatus(github, heldIssue);
+    nockNoConfigFile(github, repo);
+    nockSubjectStatus(github, heldIssue);
     expect((await post("/api/v1/claims", claimBody(actorB, { takeover: true }), agentToken)).status).toBe(
       202,
     );
     app.clock.now += heartbeatMs;
     mockExpiredAuthCaches();
-    mockNoConfigFile(github, repo);
-    mockGraphqlSubjectStatus(github, heldIssue);
-    const write = mockGraphqlApplyTransition(github, { claimComment: { id: "IC_b", databaseId: 9002 } });
+    nockNoConfigFile(github, repo);
+    nockSubjectStatus(github, heldIssue);
+    const write = nockApplyTransition(github, { claimComment: { id: "IC_b", databaseId: 9002 } });
     const taken = await post("/api/v1/claims", claimBody(actorB, { takeover: true }), agentToken);
     expect(taken.status).toBe(201);
     expect(taken.body.lease.generation).toBe(2);
@@ -571,7 +569,7 @@ describe("lease routes", () => {
 
   it("edits the claim comment on a phase change at most once a minute", async () => {
     const { lease } = await claimAsA();
-    const edit = mockGraphqlApplyTransition(github);
+    const edit = nockApplyTransition(github);
     const mark = github.count();
     expect(
       (await post(`/api/v1/leases/${lease.id}/heartbeat`, { phase: "testing" }, lease.token)).status,
@@ -594,7 +592,7 @@ describe("lease routes", () => {
 
   it("releases with one batched mutation: unassign, labels off, comment final, handoff note; idempotent", async () => {
     const { lease } = await claimAsA();
-    const write = mockGraphqlApplyTransition(github);
+    const write = nockApplyTransition(github);
     const mark = github.count();
     const released = await post(
       `/api/v1/leases/${lease.id}/release`,
@@ -659,9 +657,9 @@ describe("store loss", () => {
     );
 
   it("restores a live lease from its claim comment when the store lost it: the heartbeat answers 200", async () => {
-    mockGetRepository(github, repoId, repo);
-    mockCreateInstallationToken(github);
-    mockGraphqlSubjectStatus(github, { ...issue, comments: [marker(1, "active", actorA, tokenA)] });
+    nockGetRepository(github, repoId, repo);
+    nockCreateInstallationToken(github);
+    nockSubjectStatus(github, { ...issue, comments: [marker(1, "active", actorA, tokenA)] });
     const beat = await post(`/api/v1/leases/${installationId}.${repoId}.12.1/heartbeat`, {}, tokenA);
     expect(beat).toMatchObject({ status: 200, body: { generation: 1, state: "active" } });
     expect(await store.get({ installationId, repoId, issue: 12 })).toMatchObject({
@@ -671,9 +669,9 @@ describe("store loss", () => {
   });
 
   it("never revives a superseded lease: a newer incarnation in the comments answers, whatever its state", async () => {
-    mockGetRepository(github, repoId, repo);
-    mockCreateInstallationToken(github);
-    mockGraphqlSubjectStatus(github, {
+    nockGetRepository(github, repoId, repo);
+    nockCreateInstallationToken(github);
+    nockSubjectStatus(github, {
       ...issue,
       comments: [
         marker(1, "superseded", actorA, tokenA),
@@ -687,9 +685,9 @@ describe("store loss", () => {
   });
 
   it("asks GitHub at most once for a lease id it cannot recover, and never for a subject the store knows", async () => {
-    mockGetRepository(github, repoId, repo);
-    mockCreateInstallationToken(github);
-    mockGraphqlSubjectStatus(github, issue);
+    nockGetRepository(github, repoId, repo);
+    nockCreateInstallationToken(github);
+    nockSubjectStatus(github, issue);
     for (let i = 0; i < 3; i++) {
       expect(
         (await post(`/api/v1/leases/${installationId}.${repoId}.12.5/heartbeat`, {}, tokenA)).status,
@@ -806,9 +804,9 @@ describe("secrets", () => {
     bodies.push(
       JSON.stringify((await post(`/api/v1/leases/${lease.id}/heartbeat`, { bad: 1 }, lease.token)).body),
     );
-    mockGraphqlSubjectStatus(github, { ...issue, assignees: [{ login: agent.login, id: agent.node_id }] });
+    nockSubjectStatus(github, { ...issue, assignees: [{ login: agent.login, id: agent.node_id }] });
     bodies.push(JSON.stringify((await post("/api/v1/claims", claimBody(actorB), agentToken)).body));
-    mockGetUser(github, "ghp_wrongtoken0000000000000000000000000", null);
+    nockGetUser(github, "ghp_wrongtoken0000000000000000000000000", null);
     bodies.push(
       JSON.stringify(
         (await post("/api/v1/claims", claimBody(), "ghp_wrongtoken0000000000000000000000000")).body,

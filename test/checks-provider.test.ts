@@ -1,20 +1,18 @@
 // GitHubChecksProvider.readPullRequestCheck: one GraphQL read gives GitHub's closing references and the App's run.
 import nock from "nock";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { GitHubChecksProvider } from "../src/providers/github/github-checks-provider.js";
 import {
   PULL_REQUEST_CHECK_QUERY,
   type PullRequestCheckVariables,
 } from "../src/providers/github/graphql/index.js";
-import { exactBody, githubApiUrl, installationToken, testOctokit } from "./support/github-nock.js";
+import { exactBody, githubApiUrl, installationToken, testOctokit } from "./support/github-fake/index.js";
 
-beforeAll(() => nock.disableNetConnect());
 afterEach(() => {
   const pending = nock.pendingMocks();
   nock.cleanAll();
   expect(pending).toEqual([]);
 });
-afterAll(() => nock.enableNetConnect());
 
 const appId = 4242;
 const repoId = 1296269;

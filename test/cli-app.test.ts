@@ -5,7 +5,6 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import type { Redis } from "ioredis";
-import nock from "nock";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ActorSchema, ErrorBodySchema, ResumeSchema } from "../src/agent/client/index.js";
@@ -13,7 +12,7 @@ import { parseClaimMarker } from "../src/lease/claim-comment.js";
 import { MemoryFenceStore } from "../src/providers/memory/memory-fence-store.js";
 import { RedisLivenessStore } from "../src/providers/redis/redis-store.js";
 import { type AppHarness, startApp } from "./support/app-harness.js";
-import { IssueBoard } from "./support/issue-board-nock.js";
+import { IssueBoard } from "./support/github-fake/index.js";
 import { createTestRedis, deleteKeysWithPrefix, probeRedis, uniqueKeyPrefix } from "./support/redis.js";
 
 const bin = resolve(import.meta.dirname, "../bin/claim-hold.js");
@@ -243,8 +242,6 @@ describe.skipIf(!redisProbe.available)("the CLI against the real App", () => {
   });
 
   beforeEach(async () => {
-    nock.disableNetConnect();
-    nock.enableNetConnect("127.0.0.1");
     board = new IssueBoard(repo, repoId, installationId);
     board.install(configYaml);
     board.addUser(agentToken, agent);

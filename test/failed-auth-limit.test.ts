@@ -4,17 +4,17 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { EnvError, parseEnv } from "../src/config/env.js";
 import { clientAddressOf } from "../src/http/client-address.js";
 import { MemoryLivenessStore } from "../src/providers/memory/memory-store.js";
+import { type AppHarness, startApp, testAdminToken } from "./support/app-harness.js";
 import {
   agent,
   agentToken,
   GitHubRequestLog,
-  mockCreateInstallationToken,
-  mockGetCollaboratorPermission,
-  mockGetRepoInstallation,
-  mockGetUser,
+  nockCreateInstallationToken,
+  nockGetCollaboratorPermission,
+  nockGetRepoInstallation,
+  nockGetUser,
   otherAgentToken,
-} from "./support/app-github.js";
-import { type AppHarness, startApp, testAdminToken } from "./support/app-harness.js";
+} from "./support/github-fake/index.js";
 import { type SeededClaim, seedAgentClaim } from "./support/seed-claims.js";
 
 const T0 = Date.parse("2026-11-29T10:00:00Z");
@@ -30,8 +30,6 @@ let lease: SeededClaim;
 let github: GitHubRequestLog;
 
 beforeEach(() => {
-  nock.disableNetConnect();
-  nock.enableNetConnect("127.0.0.1");
   store = new MemoryLivenessStore({ now: () => T0 });
   github = new GitHubRequestLog();
 });
@@ -131,10 +129,10 @@ describe("failed-auth limiter", () => {
 
   it("lets a GitHub token GitHub already accepted through a limited address without a new GitHub request, and answers an unknown one 429 without asking GitHub", async () => {
     await boot();
-    mockCreateInstallationToken(github);
-    mockGetUser(github, agentToken, agent);
-    mockGetRepoInstallation(github, repo);
-    mockGetCollaboratorPermission(github, repo, agent.login, "read");
+    nockCreateInstallationToken(github);
+    nockGetUser(github, agentToken, agent);
+    nockGetRepoInstallation(github, repo);
+    nockGetCollaboratorPermission(github, repo, agent.login, "read");
     // Read permission is enough to prove the token; the claim itself needs write.
     expect((await claim(agentToken)).status).toBe(403);
     expect(github.count()).toBe(4);

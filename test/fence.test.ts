@@ -9,30 +9,28 @@ import { MemoryFenceStore } from "../src/providers/memory/memory-fence-store.js"
 import { MemoryLivenessStore } from "../src/providers/memory/memory-store.js";
 import { RedisFenceStore } from "../src/providers/redis/redis-fence-store.js";
 import { RedisLivenessStore } from "../src/providers/redis/redis-store.js";
-import {
-  expectRequests,
-  FakeCheckRuns,
-  mockAddReaction,
-  summaryOf,
-  testAppId,
-} from "./support/app-checks.js";
+import { type AppHarness, signedClaimComment, startApp } from "./support/app-harness.js";
+import { loadFixture } from "./support/fixtures.js";
 import {
   agent,
   agentToken,
+  expectRequests,
+  FakeCheckRuns,
   GitHubRequestLog,
   type IssueState,
   issueNodeId,
   labelIds,
-  mockConfigFile,
-  mockCreateInstallationToken,
-  mockGetCollaboratorPermission,
-  mockGetRepoInstallation,
-  mockGetUser,
-  mockGraphqlApplyTransition,
-  mockGraphqlSubjectStatus,
-} from "./support/app-github.js";
-import { type AppHarness, signedClaimComment, startApp } from "./support/app-harness.js";
-import { loadFixture } from "./support/fixtures.js";
+  nockAddReaction,
+  nockApplyTransition,
+  nockCreateInstallationToken,
+  nockGetCollaboratorPermission,
+  nockGetConfigFile,
+  nockGetRepoInstallation,
+  nockGetUser,
+  nockSubjectStatus,
+  summaryOf,
+  testAppId,
+} from "./support/github-fake/index.js";
 import { createTestRedis, deleteKeysWithPrefix, probeRedis, uniqueKeyPrefix } from "./support/redis.js";
 
 const redisProbe = await probeRedis();
@@ -110,8 +108,6 @@ describe.skipIf(!redisProbe.available)("the zombie scenario (real Redis stores)"
     await redis.quit();
   });
   beforeEach(async () => {
-    nock.disableNetConnect();
-    nock.enableNetConnect("127.0.0.1");
     prefix = uniqueKeyPrefix("zombie");
     store = new RedisLivenessStore({ redis, keyPrefix: prefix });
     fences = new RedisFenceStore({ redis, keyPrefix: prefix });
@@ -128,13 +124,13 @@ describe.skipIf(!redisProbe.available)("the zombie scenario (real Redis stores)"
 
   it("fences a superseded session out of the merge, step by step, and lets /reclaim fence out the successor", async () => {
     // 1. Session A claims #7 on branch agent/A/7-x (cold caches: token, user, installation, permission, config).
-    mockCreateInstallationToken(github, installationId);
-    mockGetUser(github, agentToken, agent);
-    mockGetRepoInstallation(github, repo, installationId);
-    mockGetCollaboratorPermission(github, repo, agent.login, "write");
-    mockConfigFile(github, repo, shortDurations);
-    mockGraphqlSubjectStatus(github, issue7);
-    const claimA = mockGraphqlApplyTransition(github, { claimComment: { id: "IC_a", databaseId: 9001 } });
+    nockCreateInstallationToken(github, installationId);
+    nockGetUser(github, agentToken, agent);
+    nockGetRepoInstallation(github, repo, installationId);
+    nockGetCollaboratorPermission(github, repo, agent.login, "write");
+    nockGetConfigFile(github, repo, shortDurations);
+    nockSubjectStatus(github, issue7);
+    const claimA = nockApplyTransition(github, { claimComment: { id: "IC_a", databaseId: 9001 } });
     const a = await call("POST", "/api/v1/claims", agentToken, {
       repo,
       issue: 7,
@@ -175,7 +171,7 @@ describe.skipIf(!redisProbe.available)("the zombie scenario (real Redis stores)"
 
     // 3b. A re-run with nothing changed: one read, no write.
     mark = github.count();
-    checks.mockReadPullRequestCheck(sha1);
+    checks.nockPullRequestCheck(sha1);
     const rerun = loadFixture("check_run.rerequested");
     await deliver("check_run", rerun);
     expectRequests(github, mark, ["POST /graphql"]);
@@ -195,7 +191,7 @@ describe.skipIf(!redisProbe.available)("the zombie scenario (real Redis stores)"
       ],
     };
     app.clock.now += 30_000;
-    mockGraphqlSubjectStatus(github, heldByA);
+    nockSubjectStatus(github, heldByA);
     const pending = await call("POST", "/api/v1/claims", agentToken, {
       repo,
       issue: 7,
@@ -207,8 +203,8 @@ describe.skipIf(!redisProbe.available)("the zombie scenario (real Redis stores)"
 
     app.clock.now += 10_000;
     mark = github.count();
-    mockGraphqlSubjectStatus(github, heldByA);
-    const claimB = mockGraphqlApplyTransition(github, { claimComment: { id: "IC_b", databaseId: 9002 } });
+    nockSubjectStatus(github, heldByA);
+    const claimB = nockApplyTransition(github, { claimComment: { id: "IC_b", databaseId: 9002 } });
     // The PR's check flips to failure without any push.
     checks.expectEvaluation(sha1, {
       conclusion: "failure",
@@ -302,9 +298,9 @@ describe.skipIf(!redisProbe.available)("the zombie scenario (real Redis stores)"
     const comment = loadFixture("issue_comment.created-reclaim");
     comment.issue.number = 7;
     mark = github.count();
-    mockAddReaction(github, repo, comment.comment.id);
-    mockGetCollaboratorPermission(github, repo, human.login, "admin");
-    mockGraphqlSubjectStatus(github, heldByB);
+    nockAddReaction(github, repo, comment.comment.id);
+    nockGetCollaboratorPermission(github, repo, human.login, "admin");
+    nockSubjectStatus(github, heldByB);
     checks.expectEvaluation(sha3, {
       conclusion: "failure",
       title: "Superseded holder",
@@ -312,7 +308,7 @@ describe.skipIf(!redisProbe.available)("the zombie scenario (real Redis stores)"
       text: [`generation 2 (${holderB}) was superseded by @Codertocat (generation 3)`],
       detailsUrl,
     });
-    const reclaimWrite = mockGraphqlApplyTransition(github, {
+    const reclaimWrite = nockApplyTransition(github, {
       claimComment: { id: "IC_h", databaseId: 9003 },
     });
     await deliver("issue_comment", comment, "delivery-reclaim-1");
@@ -368,13 +364,13 @@ describe.skipIf(!redisProbe.available)("the zombie scenario (real Redis stores)"
 
   it("stops counting an attestation once a re-claim rotated out the token that made it (invariant 14)", async () => {
     const keyedA = { ...actorA, sessionKey: "sk_A-7a0e4c91d2b35f68e1c0a9b8d7f6e5c4" };
-    mockCreateInstallationToken(github, installationId);
-    mockGetUser(github, agentToken, agent);
-    mockGetRepoInstallation(github, repo, installationId);
-    mockGetCollaboratorPermission(github, repo, agent.login, "write");
-    mockConfigFile(github, repo, shortDurations);
-    mockGraphqlSubjectStatus(github, issue7);
-    const claimA = mockGraphqlApplyTransition(github, { claimComment: { id: "IC_a", databaseId: 9001 } });
+    nockCreateInstallationToken(github, installationId);
+    nockGetUser(github, agentToken, agent);
+    nockGetRepoInstallation(github, repo, installationId);
+    nockGetCollaboratorPermission(github, repo, agent.login, "write");
+    nockGetConfigFile(github, repo, shortDurations);
+    nockSubjectStatus(github, issue7);
+    const claimA = nockApplyTransition(github, { claimComment: { id: "IC_a", databaseId: 9001 } });
     const claimBody = { repo, issue: 7, actor: keyedA, taskClass: "author", branch };
     const a = await call("POST", "/api/v1/claims", agentToken, claimBody);
     expect(a.status).toBe(201);
@@ -398,7 +394,7 @@ describe.skipIf(!redisProbe.available)("the zombie scenario (real Redis stores)"
     expect(checks.conclusionOf(sha1)).toBe("success");
 
     // The session re-claims (its old token may have leaked): the head's check flips at once.
-    mockGraphqlSubjectStatus(github, {
+    nockSubjectStatus(github, {
       ...issue7,
       assignees: [{ login: agent.login, id: agent.node_id }],
       labels: ["agent:claimed"],
@@ -411,7 +407,7 @@ describe.skipIf(!redisProbe.available)("the zombie scenario (real Redis stores)"
         },
       ],
     });
-    mockGraphqlApplyTransition(github);
+    nockApplyTransition(github);
     checks.expectEvaluation(sha1, {
       conclusion: "failure",
       title: "Not attested by the current holder",
@@ -453,8 +449,6 @@ describe("the check run and /reclaim on the memory stores", () => {
   let fences: MemoryFenceStore;
 
   beforeEach(async () => {
-    nock.disableNetConnect();
-    nock.enableNetConnect("127.0.0.1");
     store = new MemoryLivenessStore();
     github = new GitHubRequestLog();
     checks = new FakeCheckRuns(github, repo, { repoId, pull: 2 });
@@ -471,10 +465,10 @@ describe("the check run and /reclaim on the memory stores", () => {
   it("passes a PR no agent claim is involved in (rule 2)", async () => {
     const payload = loadFixture("pull_request.opened-by-a-human-from-a-feature-branch");
     const head = payload.pull_request.head.sha;
-    mockCreateInstallationToken(github, installationId);
-    mockConfigFile(github, repo, "");
+    nockCreateInstallationToken(github, installationId);
+    nockGetConfigFile(github, repo, "");
     // The store has no record of #1: one read of its claim comments (none) before the verdict, remembered.
-    mockGraphqlSubjectStatus(github, { repo, repoId, number: 1 });
+    nockSubjectStatus(github, { repo, repoId, number: 1 });
     checks.expectEvaluation(
       head,
       {
@@ -512,8 +506,8 @@ describe("the check run and /reclaim on the memory stores", () => {
     );
     const payload = loadFixture("pull_request.opened-by-a-human-from-a-feature-branch");
     const head = payload.pull_request.head.sha;
-    mockCreateInstallationToken(github, installationId);
-    mockConfigFile(github, repo, "");
+    nockCreateInstallationToken(github, installationId);
+    nockGetConfigFile(github, repo, "");
     checks.expectEvaluation(
       head,
       {
@@ -534,14 +528,14 @@ describe("the check run and /reclaim on the memory stores", () => {
   it("reports an invalid .github/claim-hold.yml as a neutral check with an annotation naming the line", async () => {
     const payload = loadFixture("pull_request.opened-by-a-human-from-a-feature-branch");
     const head = payload.pull_request.head.sha;
-    mockCreateInstallationToken(github, installationId);
-    mockConfigFile(github, repo, "labels:\n  claimed: [unclosed\n");
-    mockGraphqlSubjectStatus(github, { repo, repoId, number: 1 });
+    nockCreateInstallationToken(github, installationId);
+    nockGetConfigFile(github, repo, "labels:\n  claimed: [unclosed\n");
+    nockSubjectStatus(github, { repo, repoId, number: 1 });
     const error = /line \d+/;
     const captured: {
       body?: { output: { summary: string; annotations: { message: string; start_line: number }[] } };
     } = {};
-    checks.mockReadPullRequestCheck(head, 3);
+    checks.nockPullRequestCheck(head, 3);
     nock("https://api.github.com")
       .post(`/repos/${repo}/check-runs`, (body) => {
         captured.body = body as typeof captured.body;
@@ -572,12 +566,12 @@ describe("the check run and /reclaim on the memory stores", () => {
   it("refuses /reclaim without the configured permission, politely and without any change", async () => {
     const comment = loadFixture("issue_comment.created-reclaim");
     comment.issue.number = 7;
-    mockCreateInstallationToken(github, installationId);
-    mockAddReaction(github, repo, comment.comment.id);
-    mockConfigFile(github, repo, "");
-    mockGetCollaboratorPermission(github, repo, human.login, "read");
-    mockGraphqlSubjectStatus(github, { ...issue7, assignees: [{ login: agent.login, id: agent.node_id }] });
-    const reply = mockGraphqlApplyTransition(github);
+    nockCreateInstallationToken(github, installationId);
+    nockAddReaction(github, repo, comment.comment.id);
+    nockGetConfigFile(github, repo, "");
+    nockGetCollaboratorPermission(github, repo, human.login, "read");
+    nockSubjectStatus(github, { ...issue7, assignees: [{ login: agent.login, id: agent.node_id }] });
+    const reply = nockApplyTransition(github);
     await deliver("issue_comment", comment, "delivery-refused");
     expect(reply.variables).toEqual({
       comment0: {
@@ -622,8 +616,8 @@ describe("the check run and /reclaim on the memory stores", () => {
     );
     const payload = prPayload("opened", sha1);
     payload.pull_request.body = "Work in progress, no closing keyword.";
-    mockCreateInstallationToken(github, installationId);
-    mockConfigFile(github, repo, "");
+    nockCreateInstallationToken(github, installationId);
+    nockGetConfigFile(github, repo, "");
     checks.expectEvaluation(sha1, {
       conclusion: "failure",
       title: "Superseded holder",
@@ -664,8 +658,8 @@ describe("the check run and /reclaim on the memory stores", () => {
     payload.pull_request.head.ref = "feature/parser";
     payload.pull_request.body = `Fixes https://github.com/${repo}/issues/7`;
     checks.link(2, [7]);
-    mockCreateInstallationToken(github, installationId);
-    mockConfigFile(github, repo, "");
+    nockCreateInstallationToken(github, installationId);
+    nockGetConfigFile(github, repo, "");
     const mark = github.count();
     checks.expectEvaluation(sha1, {
       conclusion: "failure",
@@ -689,12 +683,12 @@ describe("the check run and /reclaim on the memory stores", () => {
   it("refuses /reclaim of another human's assignment to a writer who is not a maintainer", async () => {
     const comment = loadFixture("issue_comment.created-reclaim");
     comment.issue.number = 7;
-    mockCreateInstallationToken(github, installationId);
-    mockAddReaction(github, repo, comment.comment.id);
-    mockConfigFile(github, repo, "");
-    mockGetCollaboratorPermission(github, repo, human.login, "write");
-    mockGraphqlSubjectStatus(github, { ...issue7, assignees: [{ login: "alice", id: "U_alice" }] });
-    const reply = mockGraphqlApplyTransition(github);
+    nockCreateInstallationToken(github, installationId);
+    nockAddReaction(github, repo, comment.comment.id);
+    nockGetConfigFile(github, repo, "");
+    nockGetCollaboratorPermission(github, repo, human.login, "write");
+    nockSubjectStatus(github, { ...issue7, assignees: [{ login: "alice", id: "U_alice" }] });
+    const reply = nockApplyTransition(github);
     await deliver("issue_comment", comment);
     expect((reply.variables!.comment0 as { body: string }).body).toBe(
       "@Codertocat, sorry: Codertocat/Hello-World#7 is held by @alice; only they or a maintainer can `/reclaim` it. Nothing was changed.",

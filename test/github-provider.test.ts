@@ -1,6 +1,6 @@
 // The GitHub providers against nock: exact requests, exact request counts, caches on an injected clock.
 import nock from "nock";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import type { ClaimRecord } from "../src/domain/claim.js";
 import { GitHubWriteError, type SubjectRef } from "../src/providers/assignment-provider.js";
 import { GitHubAssignmentProvider } from "../src/providers/github/github-assignment-provider.js";
@@ -10,26 +10,24 @@ import { signedClaimComment, testSeal } from "./support/app-harness.js";
 import {
   appJwt,
   installationToken,
-  mockCreateLabel,
-  mockGetCollaboratorPermission,
-  mockGetConfigFile,
-  mockGetLabel,
-  mockGetRepoInstallation,
-  mockGetUser,
-  mockGraphqlApplyTransition,
-  mockGraphqlResolveLabels,
-  mockGraphqlSubjectStatus,
+  nockApplyTransition,
+  nockCreateLabel,
+  nockGetCollaboratorPermission,
+  nockGetConfigFile,
+  nockGetLabel,
+  nockGetRepoInstallation,
+  nockGetUser,
+  nockResolveLabels,
+  nockSubjectStatus,
   testOctokit,
-} from "./support/github-nock.js";
+} from "./support/github-fake/index.js";
 
-beforeAll(() => nock.disableNetConnect());
 afterEach(() => {
   // Every test proves it used each mock it set up.
   const pending = nock.pendingMocks();
   nock.cleanAll();
   expect(pending).toEqual([]);
 });
-afterAll(() => nock.enableNetConnect());
 
 /** The error a promise rejects with; fails the test when it resolves. */
 async function rejectionOf<E>(promise: Promise<unknown>): Promise<E> {
@@ -110,7 +108,7 @@ function assignmentProvider() {
 describe("GitHubAssignmentProvider.status", () => {
   it("parses only the App's own claim comments and counts its tampered markers", async () => {
     const { provider, kinds } = assignmentProvider();
-    mockGraphqlSubjectStatus(statusVariables, {
+    nockSubjectStatus(statusVariables, {
       data: issueStatusData([
         { id: "IC_valid", databaseId: 101, body: validClaimBody, viewerDidAuthor: true },
         { id: "IC_tampered", databaseId: 102, body: tamperedClaimBody, viewerDidAuthor: true },
@@ -166,7 +164,7 @@ describe("GitHubAssignmentProvider.status", () => {
 
   it("returns null for a pull request number", async () => {
     const { provider } = assignmentProvider();
-    mockGraphqlSubjectStatus(statusVariables, {
+    nockSubjectStatus(statusVariables, {
       data: {
         repository: {
           databaseId: 4242,
@@ -183,7 +181,7 @@ describe("GitHubAssignmentProvider.status", () => {
 
   it("returns null for a number with no issue (GitHub answers NOT_FOUND)", async () => {
     const { provider } = assignmentProvider();
-    mockGraphqlSubjectStatus(statusVariables, {
+    nockSubjectStatus(statusVariables, {
       data: {
         repository: {
           databaseId: 4242,
@@ -206,7 +204,7 @@ describe("GitHubAssignmentProvider.status", () => {
 
   it("rethrows errors other than NOT_FOUND", async () => {
     const { provider } = assignmentProvider();
-    mockGraphqlSubjectStatus(statusVariables, {
+    nockSubjectStatus(statusVariables, {
       data: null,
       errors: [{ type: "FORBIDDEN", message: "Resource not accessible by integration" }],
     });
@@ -219,7 +217,7 @@ describe("GitHubAssignmentProvider.status", () => {
       seal: testSeal,
       labels: async (repo) => ({ claimed: `${repo.repo}:held`, stale: "zzz" }),
     });
-    mockGraphqlSubjectStatus(
+    nockSubjectStatus(
       { ...statusVariables, claimedLabel: "octo/widgets:held", staleLabel: "zzz" },
       { data: issueStatusData([]) },
     );
@@ -270,9 +268,9 @@ describe("GitHubAssignmentProvider.apply", () => {
 
   it("sends a whole claim transition as exactly one POST /graphql after a status read", async () => {
     const { provider, kinds } = assignmentProvider();
-    mockGraphqlSubjectStatus(statusVariables, { data: issueStatusData([]) });
+    nockSubjectStatus(statusVariables, { data: issueStatusData([]) });
     await provider.status(ref);
-    mockGraphqlApplyTransition(claimMutation, claimReply);
+    nockApplyTransition(claimMutation, claimReply);
 
     const applied = await provider.apply(ref, claimWrite);
 
@@ -309,11 +307,11 @@ describe("GitHubAssignmentProvider.apply", () => {
 
   it("looks up an uncached label in one query before the mutation (2 requests)", async () => {
     const { provider, kinds } = assignmentProvider();
-    mockGraphqlResolveLabels("octo/widgets", ["agent:claimed", "agent:stale"], {
+    nockResolveLabels("octo/widgets", ["agent:claimed", "agent:stale"], {
       "agent:claimed": { id: "LA_claimed", name: "agent:claimed" },
       "agent:stale": { id: "LA_stale", name: "agent:stale" },
     });
-    mockGraphqlApplyTransition(
+    nockApplyTransition(
       {
         document: [
           "mutation ApplyTransition($removeLabels: RemoveLabelsFromLabelableInput!, $addLabels: AddLabelsToLabelableInput!) {",
@@ -342,8 +340,8 @@ describe("GitHubAssignmentProvider.apply", () => {
 
   it("creates a label the repository lacks and drops removal of one it lacks (3 requests)", async () => {
     const { provider, kinds } = assignmentProvider();
-    mockGraphqlResolveLabels("octo/widgets", ["agent:claimed", "agent:stale"], {});
-    mockCreateLabel(
+    nockResolveLabels("octo/widgets", ["agent:claimed", "agent:stale"], {});
+    nockCreateLabel(
       "octo/widgets",
       {
         name: "agent:claimed",
@@ -353,7 +351,7 @@ describe("GitHubAssignmentProvider.apply", () => {
       201,
       { id: 1, node_id: "LA_created", name: "agent:claimed" },
     );
-    mockGraphqlApplyTransition(
+    nockApplyTransition(
       {
         document: [
           "mutation ApplyTransition($addLabels: AddLabelsToLabelableInput!) {",
@@ -394,7 +392,7 @@ describe("GitHubAssignmentProvider.apply", () => {
       ].join("\n"),
       variables: { assign: { assignableId: "I_12", assigneeIds: ["U_gone"] } },
     };
-    mockGraphqlApplyTransition(mutation, {
+    nockApplyTransition(mutation, {
       data: { assign: null },
       errors: [
         {
@@ -418,7 +416,7 @@ describe("GitHubAssignmentProvider.apply", () => {
 
   it("turns an HTTP error into a GitHubWriteError with its status", async () => {
     const { provider } = assignmentProvider();
-    mockGraphqlApplyTransition(
+    nockApplyTransition(
       {
         document: [
           "mutation ApplyTransition($comment0: AddCommentInput!) {",
@@ -452,28 +450,28 @@ describe("GitHubAssignmentProvider.ensureLabels", () => {
 
   it("creates only the missing labels, and can be repeated", async () => {
     const { provider, kinds } = assignmentProvider();
-    mockGetLabel("octo/widgets", "agent:claimed", 200, { node_id: "LA_claimed", name: "agent:claimed" });
-    mockGetLabel("octo/widgets", "agent:stale", 404, { message: "Not Found" });
-    mockCreateLabel("octo/widgets", { name: "agent:stale", color: "fbca04", description: "stale" }, 201, {
+    nockGetLabel("octo/widgets", "agent:claimed", 200, { node_id: "LA_claimed", name: "agent:claimed" });
+    nockGetLabel("octo/widgets", "agent:stale", 404, { message: "Not Found" });
+    nockCreateLabel("octo/widgets", { name: "agent:stale", color: "fbca04", description: "stale" }, 201, {
       node_id: "LA_stale",
     });
     await provider.ensureLabels({ installationId: 7, repo: "octo/widgets" }, specs);
     expect(kinds).toEqual(["get-label", "get-label", "create-label"]);
 
-    mockGetLabel("octo/widgets", "agent:claimed", 200, { node_id: "LA_claimed" });
-    mockGetLabel("octo/widgets", "agent:stale", 200, { node_id: "LA_stale" });
+    nockGetLabel("octo/widgets", "agent:claimed", 200, { node_id: "LA_claimed" });
+    nockGetLabel("octo/widgets", "agent:stale", 200, { node_id: "LA_stale" });
     await provider.ensureLabels({ installationId: 7, repo: "octo/widgets" }, specs);
     expect(provider.requests).toBe(5);
   });
 
   it("accepts a label someone else created in between (422 on create)", async () => {
     const { provider } = assignmentProvider();
-    mockGetLabel("octo/widgets", "agent:claimed", 404, { message: "Not Found" });
-    mockCreateLabel("octo/widgets", { name: "agent:claimed", color: "1d76db", description: "claimed" }, 422, {
+    nockGetLabel("octo/widgets", "agent:claimed", 404, { message: "Not Found" });
+    nockCreateLabel("octo/widgets", { name: "agent:claimed", color: "1d76db", description: "claimed" }, 422, {
       message: "Validation Failed",
       errors: [{ resource: "Label", code: "already_exists", field: "name" }],
     });
-    mockGetLabel("octo/widgets", "agent:claimed", 200, { node_id: "LA_claimed" });
+    nockGetLabel("octo/widgets", "agent:claimed", 200, { node_id: "LA_claimed" });
     await provider.ensureLabels({ installationId: 7, repo: "octo/widgets" }, [specs[0]!]);
     expect(provider.requests).toBe(3);
   });
@@ -497,7 +495,7 @@ describe("GitHubIdentityProvider", () => {
 
   it("resolves a token with one GET /user and serves repeats from the cache for 5 minutes", async () => {
     const { provider, advance } = identityProvider();
-    mockGetUser(agentToken, 200, { login: "octo-bot", id: 99, node_id: "U_bot", type: "User" });
+    nockGetUser(agentToken, 200, { login: "octo-bot", id: 99, node_id: "U_bot", type: "User" });
 
     const user = { login: "octo-bot", id: 99, nodeId: "U_bot" };
     expect(await provider.userForToken(agentToken)).toEqual(user);
@@ -506,14 +504,14 @@ describe("GitHubIdentityProvider", () => {
     expect(provider.requests).toBe(1);
 
     advance(1);
-    mockGetUser(agentToken, 200, { login: "octo-bot", id: 99, node_id: "U_bot" });
+    nockGetUser(agentToken, 200, { login: "octo-bot", id: 99, node_id: "U_bot" });
     expect(await provider.userForToken(agentToken)).toEqual(user);
     expect(provider.requests).toBe(2);
   });
 
   it("shares one request between concurrent lookups of a token", async () => {
     const { provider } = identityProvider();
-    mockGetUser(agentToken, 200, { login: "octo-bot", id: 99, node_id: "U_bot" });
+    nockGetUser(agentToken, 200, { login: "octo-bot", id: 99, node_id: "U_bot" });
     const [a, b] = await Promise.all([provider.userForToken(agentToken), provider.userForToken(agentToken)]);
     expect(a).toEqual(b);
     expect(provider.requests).toBe(1);
@@ -521,28 +519,28 @@ describe("GitHubIdentityProvider", () => {
 
   it("answers null for a token GitHub refuses, and remembers that for 30 s", async () => {
     const { provider, advance } = identityProvider();
-    mockGetUser(agentToken, 401, { message: "Bad credentials" });
+    nockGetUser(agentToken, 401, { message: "Bad credentials" });
     expect(await provider.userForToken(agentToken)).toBeNull();
     advance(29_999);
     expect(await provider.userForToken(agentToken)).toBeNull();
     expect(provider.requests).toBe(1);
 
     advance(1);
-    mockGetUser(agentToken, 401, { message: "Bad credentials" });
+    nockGetUser(agentToken, 401, { message: "Bad credentials" });
     expect(await provider.userForToken(agentToken)).toBeNull();
     expect(provider.requests).toBe(2);
   });
 
   it("does not cache a GitHub failure, and its error carries no token", async () => {
     const { provider } = identityProvider();
-    mockGetUser(agentToken, 503, { message: "Service Unavailable" });
+    nockGetUser(agentToken, 503, { message: "Service Unavailable" });
     const error = await rejectionOf<Error & { status: number; request: unknown }>(
       provider.userForToken(agentToken),
     );
     expect(error.status).toBe(503);
     expect(JSON.stringify({ message: error.message, request: error.request })).not.toContain(agentToken);
 
-    mockGetUser(agentToken, 200, { login: "octo-bot", id: 99, node_id: "U_bot" });
+    nockGetUser(agentToken, 200, { login: "octo-bot", id: 99, node_id: "U_bot" });
     expect(await provider.userForToken(agentToken)).not.toBeNull();
     expect(provider.requests).toBe(2);
   });
@@ -556,8 +554,8 @@ describe("GitHubIdentityProvider", () => {
 
   it("finds the installation with the App client, null on 404, cached", async () => {
     const { provider, kinds } = identityProvider();
-    mockGetRepoInstallation("octo/widgets", 200, { id: 7, account: { login: "octo" } });
-    mockGetRepoInstallation("octo/elsewhere", 404, { message: "Not Found" });
+    nockGetRepoInstallation("octo/widgets", 200, { id: 7, account: { login: "octo" } });
+    nockGetRepoInstallation("octo/elsewhere", 404, { message: "Not Found" });
 
     expect(await provider.installationFor("octo/widgets")).toBe(7);
     expect(await provider.installationFor("Octo/Widgets")).toBe(7);
@@ -576,7 +574,7 @@ describe("GitHubIdentityProvider", () => {
     [{ permission: "none", role_name: "none" }, "none"],
   ])("maps the collaborator permission %j to %s", async (body, expected) => {
     const { provider } = identityProvider();
-    mockGetCollaboratorPermission("octo/widgets", "octo-bot", 200, { ...body, user: { login: "octo-bot" } });
+    nockGetCollaboratorPermission("octo/widgets", "octo-bot", 200, { ...body, user: { login: "octo-bot" } });
     expect(await provider.permission(7, "octo/widgets", "octo-bot")).toBe(expected);
     expect(await provider.permission(7, "octo/widgets", "Octo-Bot")).toBe(expected);
     expect(provider.requests).toBe(1);
@@ -584,13 +582,13 @@ describe("GitHubIdentityProvider", () => {
 
   it("answers none for an account GitHub does not know (404)", async () => {
     const { provider } = identityProvider();
-    mockGetCollaboratorPermission("octo/widgets", "ghost", 404, { message: "Not Found" });
+    nockGetCollaboratorPermission("octo/widgets", "ghost", 404, { message: "Not Found" });
     expect(await provider.permission(7, "octo/widgets", "ghost")).toBe("none");
   });
 
   it("reads the repository's config file once per 5 minutes", async () => {
     const { provider, kinds, advance } = identityProvider();
-    mockGetConfigFile("octo/widgets", 200, "labels:\n  claimed: held\njanitor: { dryRun: true }\n");
+    nockGetConfigFile("octo/widgets", 200, "labels:\n  claimed: held\njanitor: { dryRun: true }\n");
     const expected = { labels: { claimed: "held" }, janitor: { dryRun: true } };
 
     expect(await provider.repoConfig(7, "octo/widgets")).toEqual(expected);
@@ -599,27 +597,27 @@ describe("GitHubIdentityProvider", () => {
     expect(kinds).toEqual(["get-config"]);
 
     provider.invalidateConfig("octo/widgets");
-    mockGetConfigFile("octo/widgets", 200, "");
+    nockGetConfigFile("octo/widgets", 200, "");
     expect(await provider.repoConfig(7, "octo/widgets")).toEqual({});
     expect(kinds).toEqual(["get-config", "get-config"]);
   });
 
   it("falls back to the org's .github repository, and to null when neither has the file", async () => {
     const { provider } = identityProvider();
-    mockGetConfigFile("octo/widgets", 404);
-    mockGetConfigFile("octo/.github", 200, "humanIdleDays: 5\n");
+    nockGetConfigFile("octo/widgets", 404);
+    nockGetConfigFile("octo/.github", 200, "humanIdleDays: 5\n");
     expect(await provider.repoConfig(7, "octo/widgets")).toEqual({ humanIdleDays: 5 });
 
-    mockGetConfigFile("solo/app", 404);
-    mockGetConfigFile("solo/.github", 404);
+    nockGetConfigFile("solo/app", 404);
+    nockGetConfigFile("solo/.github", 404);
     expect(await provider.repoConfig(7, "solo/app")).toBeNull();
     expect(await provider.repoConfig(7, "solo/app")).toBeNull();
     expect(provider.requests).toBe(4);
 
     // A change to the org defaults drops every repository of that owner.
     provider.invalidateConfig("octo/.github");
-    mockGetConfigFile("octo/widgets", 404);
-    mockGetConfigFile("octo/.github", 200, "humanIdleDays: 6\n");
+    nockGetConfigFile("octo/widgets", 404);
+    nockGetConfigFile("octo/.github", 200, "humanIdleDays: 6\n");
     expect(await provider.repoConfig(7, "octo/widgets")).toEqual({ humanIdleDays: 6 });
     expect(await provider.repoConfig(7, "solo/app")).toBeNull();
     expect(provider.requests).toBe(6);
@@ -627,7 +625,7 @@ describe("GitHubIdentityProvider", () => {
 
   it("reports invalid YAML with its line, and caches that too", async () => {
     const { provider } = identityProvider();
-    mockGetConfigFile("octo/widgets", 200, "labels:\n  claimed: held\n  stale: [unclosed\n");
+    nockGetConfigFile("octo/widgets", 200, "labels:\n  claimed: held\n  stale: [unclosed\n");
     const error = await rejectionOf<ConfigFileError>(provider.repoConfig(7, "octo/widgets"));
     expect(error).toBeInstanceOf(ConfigFileError);
     expect(error.message).toBe(

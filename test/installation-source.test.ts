@@ -1,16 +1,14 @@
 // GitHubInstallationSource: `GET /app/installations` with the App's JWT, every page, faked by nock at the HTTP layer.
 import nock from "nock";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { GitHubInstallationSource } from "../src/providers/github/github-installation-source.js";
-import { appJwt, githubApiUrl, testOctokit } from "./support/github-nock.js";
+import { appJwt, githubApiUrl, testOctokit } from "./support/github-fake/index.js";
 
-beforeAll(() => nock.disableNetConnect());
 afterEach(() => {
   const pending = nock.pendingMocks();
   nock.cleanAll();
   expect(pending).toEqual([]);
 });
-afterAll(() => nock.enableNetConnect());
 
 /** One page of the App's installations, asked for with the App's token (never an installation's). */
 function mockListAppInstallationsPage(page: number, ids: number[]) {

@@ -2,21 +2,21 @@
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MemoryLivenessStore } from "../src/providers/memory/memory-store.js";
+import { type AppHarness, signedClaimComment, startApp, testAdminToken } from "./support/app-harness.js";
 import {
   agent,
   agentToken,
   GitHubRequestLog,
   type IssueState,
-  mockCreateInstallationToken,
-  mockGetCollaboratorPermission,
-  mockGetRepoInstallation,
-  mockGetUser,
-  mockGraphqlOpenIssues,
-  mockListAppInstallations,
-  mockListInstallationRepositories,
-  mockNoConfigFile,
-} from "./support/app-github.js";
-import { type AppHarness, signedClaimComment, startApp, testAdminToken } from "./support/app-harness.js";
+  nockCreateInstallationToken,
+  nockGetCollaboratorPermission,
+  nockGetRepoInstallation,
+  nockGetUser,
+  nockListAppInstallations,
+  nockListInstallationRepositories,
+  nockNoConfigFile,
+  nockOpenIssues,
+} from "./support/github-fake/index.js";
 
 const installationId = 42;
 const repo = "octo/widgets";
@@ -26,8 +26,6 @@ let store: MemoryLivenessStore;
 let github: GitHubRequestLog;
 
 beforeEach(async () => {
-  nock.disableNetConnect();
-  nock.enableNetConnect("127.0.0.1");
   store = new MemoryLivenessStore();
   github = new GitHubRequestLog();
   app = await startApp({ store, adminToken: testAdminToken });
@@ -81,12 +79,12 @@ async function inventory(query = "") {
 describe("GET /api/v1/repos/{owner}/{repo}/claims", () => {
   it("joins the store's claims with one read of the open issues: agent, human, phantom; plain issues left out", async () => {
     const record = await seedClaim(1);
-    mockGetUser(github, agentToken, agent);
-    mockGetRepoInstallation(github, repo);
-    mockCreateInstallationToken(github);
-    mockGetCollaboratorPermission(github, repo, agent.login, "read");
-    mockNoConfigFile(github, repo);
-    mockGraphqlOpenIssues(github, repo, repoId, [
+    nockGetUser(github, agentToken, agent);
+    nockGetRepoInstallation(github, repo);
+    nockCreateInstallationToken(github);
+    nockGetCollaboratorPermission(github, repo, agent.login, "read");
+    nockNoConfigFile(github, repo);
+    nockOpenIssues(github, repo, repoId, [
       issue(1, {
         assignees: [{ login: agent.login, id: agent.node_id }],
         labels: ["agent:claimed"],
@@ -120,13 +118,13 @@ describe("GET /api/v1/repos/{owner}/{repo}/claims", () => {
   });
 
   it("filters by state and bounds the answer with limit and truncated", async () => {
-    mockGetUser(github, agentToken, agent);
-    mockGetRepoInstallation(github, repo);
-    mockCreateInstallationToken(github);
-    mockGetCollaboratorPermission(github, repo, agent.login, "read");
-    mockNoConfigFile(github, repo);
+    nockGetUser(github, agentToken, agent);
+    nockGetRepoInstallation(github, repo);
+    nockCreateInstallationToken(github);
+    nockGetCollaboratorPermission(github, repo, agent.login, "read");
+    nockNoConfigFile(github, repo);
     const humans = [2, 3, 4].map((n) => issue(n, { assignees: [{ login: "alice", id: "U_alice" }] }));
-    mockGraphqlOpenIssues(github, repo, repoId, [...humans, issue(5, { labels: ["agent:claimed"] })]);
+    nockOpenIssues(github, repo, repoId, [...humans, issue(5, { labels: ["agent:claimed"] })]);
     const { body } = await inventory("?state=human&limit=2");
     expect(body.claims.map((c) => c.subject)).toEqual(["octo/widgets#2", "octo/widgets#3"]);
     expect(body.truncated).toBe(true);
@@ -144,11 +142,11 @@ describe("reconcile", () => {
     await app.close();
     store = fresh;
     app = await startApp({ store, adminToken: testAdminToken });
-    mockListAppInstallations(github, [installationId]);
-    mockCreateInstallationToken(github);
-    mockListInstallationRepositories(github, [repo]);
-    mockNoConfigFile(github, repo);
-    mockGraphqlOpenIssues(github, repo, repoId, [
+    nockListAppInstallations(github, [installationId]);
+    nockCreateInstallationToken(github);
+    nockListInstallationRepositories(github, [repo]);
+    nockNoConfigFile(github, repo);
+    nockOpenIssues(github, repo, repoId, [
       issue(1, {
         assignees: [{ login: agent.login, id: agent.node_id }],
         labels: ["agent:claimed"],
@@ -183,7 +181,7 @@ describe("reconcile", () => {
     });
     expect(denied.status).toBe(401);
     // The store knows no installation: the sweep asks GitHub for the App's (here: none).
-    mockListAppInstallations(github, []);
+    nockListAppInstallations(github, []);
     const ran = await fetch(`${app.url}/api/v1/admin/janitor/run`, {
       method: "POST",
       headers: { authorization: `Bearer ${testAdminToken}`, "content-type": "application/json" },
@@ -203,11 +201,11 @@ describe("reconcile", () => {
     store = new MemoryLivenessStore();
     await app.close();
     app = await startApp({ store, adminToken: testAdminToken });
-    mockListAppInstallations(github, [installationId]);
-    mockCreateInstallationToken(github);
-    mockListInstallationRepositories(github, [repo]);
-    mockNoConfigFile(github, repo);
-    mockGraphqlOpenIssues(github, repo, repoId, [
+    nockListAppInstallations(github, [installationId]);
+    nockCreateInstallationToken(github);
+    nockListInstallationRepositories(github, [repo]);
+    nockNoConfigFile(github, repo);
+    nockOpenIssues(github, repo, repoId, [
       issue(1, {
         assignees: [{ login: agent.login, id: agent.node_id }],
         labels: ["agent:claimed"],
@@ -231,7 +229,7 @@ describe("reconcile", () => {
 
     // The App uninstalled everywhere: GitHub's empty answer is remembered, not asked for again.
     await store.purgeInstallation(installationId);
-    mockListAppInstallations(github, []);
+    nockListAppInstallations(github, []);
     expect(await app.services.janitor.sweep()).toMatchObject({ installations: 0, githubRequests: 1 });
     expect(await app.services.janitor.sweep()).toMatchObject({ installations: 0, githubRequests: 0 });
     const listings = github

@@ -225,8 +225,6 @@ describe.skipIf(!redisProbe.available)(
     };
 
     beforeAll(async () => {
-      nock.disableNetConnect();
-      nock.enableNetConnect("127.0.0.1");
       [redisApp, redisOther] = [await createTestRedis(), await createTestRedis()];
       app = await startApp({
         store: new RedisLivenessStore({ redis: redisApp, keyPrefix: prefix }),
@@ -239,7 +237,6 @@ describe.skipIf(!redisProbe.available)(
       await deleteKeysWithPrefix(redisApp, prefix);
       await Promise.all([redisApp?.quit(), redisOther?.quit()]);
       nock.cleanAll();
-      nock.enableNetConnect();
     });
 
     it("answers 409 janitor_busy while another replica's scheduled sweep runs, and sweeps once it ended", async () => {

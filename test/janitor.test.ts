@@ -8,17 +8,17 @@ import { JobRegistry } from "../src/janitor/job-registry.js";
 import { exceedsDisruptionBudget } from "../src/janitor/plan-sweep.js";
 import { createLogger } from "../src/logger.js";
 import { RedisLivenessStore } from "../src/providers/redis/redis-store.js";
+import { type AppHarness, signedClaimComment, startApp } from "./support/app-harness.js";
 import {
   GitHubRequestLog,
   type IssueState,
   issueNodeId,
   labelIds,
-  mockCreateInstallationToken,
-  mockGraphqlApplyTransition,
-  mockGraphqlSubjectStatus,
-  mockNoConfigFile,
-} from "./support/app-github.js";
-import { type AppHarness, signedClaimComment, startApp } from "./support/app-harness.js";
+  nockApplyTransition,
+  nockCreateInstallationToken,
+  nockNoConfigFile,
+  nockSubjectStatus,
+} from "./support/github-fake/index.js";
 import { createTestRedis, deleteKeysWithPrefix, probeRedis, uniqueKeyPrefix } from "./support/redis.js";
 
 const installationId = 42;
@@ -48,8 +48,6 @@ afterAll(async () => {
 
 beforeEach(async () => {
   if (!probe.available) return;
-  nock.disableNetConnect();
-  nock.enableNetConnect("127.0.0.1");
   prefix = uniqueKeyPrefix("janitor");
   store = new RedisLivenessStore({ redis, keyPrefix: prefix });
   github = new GitHubRequestLog();
@@ -116,8 +114,8 @@ async function sweep(body: Record<string, unknown> = {}): Promise<SweepReport> {
 
 /** The cold costs of the first sweep that acts: installation token and config lookups (label ids come with the status read). */
 function mockColdWrites() {
-  mockCreateInstallationToken(github);
-  mockNoConfigFile(github, repo);
+  nockCreateInstallationToken(github);
+  nockNoConfigFile(github, repo);
 }
 
 describeRedis("janitor sweep", () => {
@@ -139,8 +137,8 @@ describeRedis("janitor sweep", () => {
     const record = await seedClaim(1);
     app.clock.now += ttlMs;
     mockColdWrites();
-    mockGraphqlSubjectStatus(github, issueOf(1));
-    const relabel = mockGraphqlApplyTransition(github);
+    nockSubjectStatus(github, issueOf(1));
+    const relabel = nockApplyTransition(github);
     const first = await sweep();
     expect(first.actions).toEqual([
       { subject: "octo/widgets#1", action: "relabel-stale", reason: "heartbeat-missed" },
@@ -165,9 +163,9 @@ describeRedis("janitor sweep", () => {
     expect((await sweep()).githubRequests).toBe(0);
 
     app.clock.now += 1;
-    mockNoConfigFile(github, repo);
-    mockGraphqlSubjectStatus(github, issueOf(1, { labels: ["agent:stale"] }));
-    const reap = mockGraphqlApplyTransition(github);
+    nockNoConfigFile(github, repo);
+    nockSubjectStatus(github, issueOf(1, { labels: ["agent:stale"] }));
+    const reap = nockApplyTransition(github);
     const second = await sweep();
     expect(second.actions).toEqual([
       {
@@ -203,10 +201,10 @@ describeRedis("janitor sweep", () => {
     await seedClaim(1);
     await seedClaim(2);
     app.clock.now += reclaimAfterMs;
-    mockCreateInstallationToken(github);
-    mockNoConfigFile(github, repo);
-    mockGraphqlSubjectStatus(github, issueOf(1, { assignees: [{ login: "alice", id: "U_alice" }] }));
-    mockGraphqlSubjectStatus(
+    nockCreateInstallationToken(github);
+    nockNoConfigFile(github, repo);
+    nockSubjectStatus(github, issueOf(1, { assignees: [{ login: "alice", id: "U_alice" }] }));
+    nockSubjectStatus(
       github,
       issueOf(2, {
         assignees: [
@@ -226,15 +224,15 @@ describeRedis("janitor sweep", () => {
     await seedClaim(1);
     await seedClaim(2);
     app.clock.now += reclaimAfterMs;
-    mockCreateInstallationToken(github);
-    mockNoConfigFile(github, repo);
-    mockGraphqlSubjectStatus(
+    nockCreateInstallationToken(github);
+    nockNoConfigFile(github, repo);
+    nockSubjectStatus(
       github,
       issueOf(1, {
         pullRequests: [{ number: 9, headRefName: "agent/s1/1-work", author: { login: "fleet-bot" } }],
       }),
     );
-    mockGraphqlSubjectStatus(github, issueOf(2, { labels: ["agent:claimed", "claim-hold:pinned"] }));
+    nockSubjectStatus(github, issueOf(2, { labels: ["agent:claimed", "claim-hold:pinned"] }));
     const report = await sweep();
     expect(report.actions).toEqual([]);
     expect(report.skipped).toBe(2);
@@ -243,9 +241,9 @@ describeRedis("janitor sweep", () => {
   it("dry run reports the same actions and makes no mutation", async () => {
     await seedClaim(1);
     app.clock.now += reclaimAfterMs;
-    mockCreateInstallationToken(github);
-    mockNoConfigFile(github, repo);
-    mockGraphqlSubjectStatus(github, issueOf(1));
+    nockCreateInstallationToken(github);
+    nockNoConfigFile(github, repo);
+    nockSubjectStatus(github, issueOf(1));
     const report = await sweep({ dryRun: true });
     expect(report).toMatchObject({
       dryRun: true,
@@ -271,25 +269,25 @@ describeRedis("janitor sweep", () => {
     await store.restore({ ...record, lastHeartbeatAt: epoch - 1 }, app.clock.now);
     await store.rememberInstallation(installationId);
     app.clock.now += reclaimAfterMs - 1;
-    mockCreateInstallationToken(github);
-    mockNoConfigFile(github, repo);
-    mockGraphqlSubjectStatus(github, issueOf(1));
+    nockCreateInstallationToken(github);
+    nockNoConfigFile(github, repo);
+    nockSubjectStatus(github, issueOf(1));
     const guarded = await sweep();
     expect(guarded.actions).toEqual([]);
     expect((await store.get(keyOf(1)))?.state).toBe("active");
 
     app.clock.now += 1;
-    mockGraphqlSubjectStatus(github, issueOf(1));
-    mockGraphqlApplyTransition(github);
+    nockSubjectStatus(github, issueOf(1));
+    nockApplyTransition(github);
     expect((await sweep()).actions.map((a) => a.action)).toEqual(["reap"]);
   });
 
   it("halts reaping when more than 0.55 of the claims, and more than 5, are due at once", async () => {
     for (let i = 1; i <= 10; i++) await seedClaim(i);
     app.clock.now += reclaimAfterMs;
-    mockCreateInstallationToken(github);
-    mockNoConfigFile(github, repo);
-    for (let i = 1; i <= 10; i++) mockGraphqlSubjectStatus(github, issueOf(i));
+    nockCreateInstallationToken(github);
+    nockNoConfigFile(github, repo);
+    for (let i = 1; i <= 10; i++) nockSubjectStatus(github, issueOf(i));
     const report = await sweep();
     expect(report).toMatchObject({ halted: true, haltedInstallations: [installationId], actions: [] });
     for (let i = 1; i <= 10; i++) expect((await store.get(keyOf(i)))?.state).toBe("active");
@@ -299,15 +297,15 @@ describeRedis("janitor sweep", () => {
   it("spends at most maxWritesPerMinute writes, at least 1 s apart, and reports the rest deferred", async () => {
     for (let i = 1; i <= 3; i++) await seedClaim(i);
     app.clock.now += ttlMs;
-    mockCreateInstallationToken(github);
+    nockCreateInstallationToken(github);
     const owner = repo.split("/")[0];
     nock("https://api.github.com")
       .get(`/repos/${repo}/contents/.github/claim-hold.yml`)
       .reply(200, "janitor: { maxWritesPerMinute: 2 }\n", { "content-type": "application/vnd.github.raw" });
     void owner;
-    for (let i = 1; i <= 3; i++) mockGraphqlSubjectStatus(github, issueOf(i));
-    mockGraphqlApplyTransition(github);
-    mockGraphqlApplyTransition(github);
+    for (let i = 1; i <= 3; i++) nockSubjectStatus(github, issueOf(i));
+    nockApplyTransition(github);
+    nockApplyTransition(github);
     const report = await sweep();
     expect(report.actions.map((a) => a.action)).toEqual(["relabel-stale", "relabel-stale", "deferred"]);
     expect(app.sleeps).toEqual([1000]);
@@ -317,9 +315,9 @@ describeRedis("janitor sweep", () => {
   it("a heartbeat that lands between the janitor's read and its reap wins (atomic re-check)", async () => {
     await seedClaim(1);
     app.clock.now += reclaimAfterMs - 1;
-    mockCreateInstallationToken(github);
-    mockNoConfigFile(github, repo);
-    mockGraphqlSubjectStatus(github, issueOf(1), async () => {
+    nockCreateInstallationToken(github);
+    nockNoConfigFile(github, repo);
+    nockSubjectStatus(github, issueOf(1), async () => {
       app.clock.now += 1;
       const beat = await store.heartbeat({
         key: keyOf(1),
@@ -344,15 +342,15 @@ describeRedis("two janitors racing on one Redis", () => {
       await seedClaim(2);
       app.clock.now += reclaimAfterMs;
       second.clock.now = app.clock.now;
-      mockCreateInstallationToken(github);
-      mockCreateInstallationToken(github);
+      nockCreateInstallationToken(github);
+      nockCreateInstallationToken(github);
       for (let i = 0; i < 2; i++) {
-        mockNoConfigFile(github, repo);
-        mockGraphqlSubjectStatus(github, issueOf(1));
-        mockGraphqlSubjectStatus(github, issueOf(2));
+        nockNoConfigFile(github, repo);
+        nockSubjectStatus(github, issueOf(1));
+        nockSubjectStatus(github, issueOf(2));
       }
-      mockGraphqlApplyTransition(github);
-      mockGraphqlApplyTransition(github);
+      nockApplyTransition(github);
+      nockApplyTransition(github);
       const [a, b] = await Promise.all([app.services.janitor.sweep(), second.services.janitor.sweep()]);
       const reaps = [...a.actions, ...b.actions].filter((x) => x.action === "reap").map((x) => x.subject);
       expect(reaps.sort()).toEqual(["octo/widgets#1", "octo/widgets#2"]);

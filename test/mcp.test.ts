@@ -14,22 +14,22 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { createClaimHoldClient } from "../src/agent/client/index.js";
 import { livenessOf } from "../src/lease/liveness.js";
 import { RedisLivenessStore } from "../src/providers/redis/redis-store.js";
+import { type AppHarness, startApp } from "./support/app-harness.js";
 import {
   agent,
   agentToken,
   GitHubRequestLog,
   type IssueState,
   installationId,
-  mockCreateInstallationToken,
-  mockGetCollaboratorPermission,
-  mockGetRepoInstallation,
-  mockGetUser,
-  mockGraphqlApplyTransition,
-  mockGraphqlOpenIssues,
-  mockGraphqlSubjectStatus,
-  mockNoConfigFile,
-} from "./support/app-github.js";
-import { type AppHarness, startApp } from "./support/app-harness.js";
+  nockApplyTransition,
+  nockCreateInstallationToken,
+  nockGetCollaboratorPermission,
+  nockGetRepoInstallation,
+  nockGetUser,
+  nockNoConfigFile,
+  nockOpenIssues,
+  nockSubjectStatus,
+} from "./support/github-fake/index.js";
 import { createTestRedis, deleteKeysWithPrefix, probeRedis, uniqueKeyPrefix } from "./support/redis.js";
 
 const bin = resolve(import.meta.dirname, "../bin/claim-hold.js");
@@ -86,8 +86,6 @@ afterAll(async () => {
 
 beforeEach(async () => {
   if (!probe.available) return;
-  nock.disableNetConnect();
-  nock.enableNetConnect("127.0.0.1");
   prefix = uniqueKeyPrefix("mcp");
   store = new RedisLivenessStore({ redis, keyPrefix: prefix });
   github = new GitHubRequestLog();
@@ -203,16 +201,16 @@ async function expectHeartbeatWithoutToolCalls(issueNumber: number): Promise<voi
 
 /** Identity lookups of a first GitHub-token call: installation token, user, installation, permission, config. */
 function mockColdAuth() {
-  mockCreateInstallationToken(github);
+  nockCreateInstallationToken(github);
   mockExpiredCaches();
 }
 
 /** The App's 5-minute caches run on its clock: after it moves on, the lookups happen again. */
 function mockExpiredCaches() {
-  mockGetUser(github, agentToken, agent);
-  mockGetRepoInstallation(github, repo);
-  mockGetCollaboratorPermission(github, repo, agent.login, "write");
-  mockNoConfigFile(github, repo);
+  nockGetUser(github, agentToken, agent);
+  nockGetRepoInstallation(github, repo);
+  nockGetCollaboratorPermission(github, repo, agent.login, "write");
+  nockNoConfigFile(github, repo);
 }
 
 function leaseFileOf(session: McpSession, issueNumber: number) {
@@ -238,7 +236,7 @@ describeRedis("claim-hold mcp", () => {
     ]);
 
     mockColdAuth();
-    mockGraphqlOpenIssues(github, repo, repoId, issues);
+    nockOpenIssues(github, repo, repoId, issues);
     const listed = await mcp.call("list_free_issues", { repo });
     expect(listed.isError).toBeFalsy();
     expect(
@@ -252,8 +250,8 @@ describeRedis("claim-hold mcp", () => {
       [14, "unclaimed"],
     ]);
 
-    mockGraphqlSubjectStatus(github, issue(12));
-    const write = mockGraphqlApplyTransition(github, { claimComment: { id: "IC_a", databaseId: 9001 } });
+    nockSubjectStatus(github, issue(12));
+    const write = nockApplyTransition(github, { claimComment: { id: "IC_a", databaseId: 9001 } });
     const claimed = await mcp.call("claim_issue", { repo, issue: 12, scope: ["src/parser/**"] });
     expect(claimed.isError).toBeFalsy();
     expect(textOf(claimed)).not.toMatch(/clh_/);
@@ -276,12 +274,12 @@ describeRedis("claim-hold mcp", () => {
     expect(statSync(keyFile).mode & 0o777).toBe(0o600);
     const sessionKey = readFileSync(keyFile, "utf8").trim();
     expect((await store.get(key(12)))?.sessionKeyDigest).toMatch(/^[0-9a-f]{64}$/);
-    mockGraphqlSubjectStatus(github, {
+    nockSubjectStatus(github, {
       ...issue(12),
       assignees: [{ login: agent.login, id: agent.node_id }],
       labels: ["agent:claimed"],
     });
-    mockGraphqlApplyTransition(github);
+    nockApplyTransition(github);
     const reclaimed = await mcp.call("claim_issue", { repo, issue: 12, scope: ["src/parser/**"] });
     expect(reclaimed.isError).toBeFalsy();
     expect(reclaimed.structuredContent).toMatchObject({ created: false, lease: { generation: 1 } });
@@ -291,8 +289,8 @@ describeRedis("claim-hold mcp", () => {
 
     // Another session declares files inside the first one's scope: a warning, at no GitHub cost.
     const other = createClaimHoldClient({ baseUrl: app.url, githubToken: agentToken, retries: 0 });
-    mockGraphqlSubjectStatus(github, issue(13));
-    mockGraphqlApplyTransition(github, { claimComment: { id: "IC_b", databaseId: 9002 } });
+    nockSubjectStatus(github, issue(13));
+    nockApplyTransition(github, { claimComment: { id: "IC_b", databaseId: 9002 } });
     const mark = github.count();
     const second = await other.claim({
       repo,
@@ -318,7 +316,7 @@ describeRedis("claim-hold mcp", () => {
         paths: ["src/parser/lexer.ts ∩ src/parser/**"],
       },
     ]);
-    mockGraphqlOpenIssues(github, repo, repoId, issues);
+    nockOpenIssues(github, repo, repoId, issues);
     const inventory = await other.inventory(repo);
     const row12 = inventory.claims.find((row) => row.subject === "octo/widgets#12");
     expect(row12?.reasons).toContain("scope-overlap");
@@ -339,10 +337,10 @@ describeRedis("claim-hold mcp", () => {
         comments: [{ id: "IC_a", databaseId: 9001, body: claimComment, viewerDidAuthor: true }],
       };
       mockExpiredCaches();
-      mockGraphqlSubjectStatus(github, held);
+      nockSubjectStatus(github, held);
       mockExpiredCaches();
-      mockGraphqlSubjectStatus(github, held);
-      mockGraphqlApplyTransition(github, { claimComment: { id: "IC_c", databaseId: 9003 } });
+      nockSubjectStatus(github, held);
+      nockApplyTransition(github, { claimComment: { id: "IC_c", databaseId: 9003 } });
       const successor = createClaimHoldClient({
         baseUrl: app.url,
         githubToken: agentToken,
@@ -370,7 +368,7 @@ describeRedis("claim-hold mcp", () => {
     await until("the superseded heartbeat", async () =>
       leaseFileOf(mcp, 12)?.status === "superseded" ? true : undefined,
     );
-    mockGraphqlSubjectStatus(github, issue(12));
+    nockSubjectStatus(github, issue(12));
     const status = await mcp.call("claim_status", { repo, issue: 12 });
     expect(status.isError).toBeFalsy();
     const [notice] = status.content;
@@ -398,8 +396,8 @@ describeRedis("claim-hold mcp", () => {
   it("stops heartbeating when its process dies, so the claim goes stale after the ttl", async () => {
     const mcp = await startMcp("sessD");
     mockColdAuth();
-    mockGraphqlSubjectStatus(github, issue(14));
-    mockGraphqlApplyTransition(github, { claimComment: { id: "IC_d", databaseId: 9004 } });
+    nockSubjectStatus(github, issue(14));
+    nockApplyTransition(github, { claimComment: { id: "IC_d", databaseId: 9004 } });
     const claimed = await mcp.call("claim_issue", { repo, issue: 14 });
     expect(claimed.isError).toBeFalsy();
     await expectHeartbeatWithoutToolCalls(14);
@@ -421,7 +419,7 @@ describeRedis("claim-hold mcp", () => {
     expect(record).toMatchObject({ state: "active", lastHeartbeatAt: lastBeat });
     expect(livenessOf(record, app.clock.now)).toBe("stale");
     mockExpiredCaches();
-    mockGraphqlSubjectStatus(github, {
+    nockSubjectStatus(github, {
       ...issue(14),
       assignees: [{ login: agent.login, id: agent.node_id }],
       labels: ["agent:claimed"],
@@ -436,12 +434,12 @@ describeRedis("claim-hold mcp", () => {
   it("releases its claims with outcome handoff when the agent session closes its stdin", async () => {
     const mcp = await startMcp("sessE");
     mockColdAuth();
-    mockGraphqlSubjectStatus(github, issue(13));
-    mockGraphqlApplyTransition(github, { claimComment: { id: "IC_e", databaseId: 9005 } });
+    nockSubjectStatus(github, issue(13));
+    nockApplyTransition(github, { claimComment: { id: "IC_e", databaseId: 9005 } });
     expect((await mcp.call("claim_issue", { repo, issue: 13 })).isError).toBeFalsy();
     await expectHeartbeatWithoutToolCalls(13);
 
-    const release = mockGraphqlApplyTransition(github);
+    const release = nockApplyTransition(github);
     await mcp.client.close(); // ends the child's stdin, as a finished agent session does
     const record = (await store.get(key(13)))!;
     expect(record).toMatchObject({ state: "released", outcome: "handoff", sync: "done" });
@@ -458,11 +456,11 @@ describeRedis("claim-hold mcp", () => {
     expect(verify).toMatchObject({ isError: true, structuredContent: { error: "usage" } });
     expect(textOf(verify)).toContain("no lease in this worktree");
 
-    mockCreateInstallationToken(github);
-    mockGetUser(github, agentToken, agent);
-    mockGetRepoInstallation(github, repo);
-    mockGetCollaboratorPermission(github, repo, agent.login, "write");
-    mockGraphqlSubjectStatus(github, { ...issue(12), state: "CLOSED" });
+    nockCreateInstallationToken(github);
+    nockGetUser(github, agentToken, agent);
+    nockGetRepoInstallation(github, repo);
+    nockGetCollaboratorPermission(github, repo, agent.login, "write");
+    nockSubjectStatus(github, { ...issue(12), state: "CLOSED" });
     const closed = await mcp.call("claim_issue", { repo, issue: 12 });
     expect(closed).toMatchObject({
       isError: true,

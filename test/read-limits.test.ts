@@ -7,22 +7,22 @@ import { createReadLimiter, defaultReadsPerMinute } from "../src/http/read-limit
 import { UserError } from "../src/http/user-error.js";
 import { positiveTtlMs } from "../src/providers/github/github-identity-provider.js";
 import { MemoryLivenessStore } from "../src/providers/memory/memory-store.js";
+import { type AppHarness, startApp } from "./support/app-harness.js";
 import {
   agent,
   agentToken,
   GitHubRequestLog,
   type IssueState,
-  mockCreateInstallationToken,
-  mockGetCollaboratorPermission,
-  mockGetRepoInstallation,
-  mockGetUser,
-  mockGraphqlOpenIssues,
-  mockGraphqlSubjectStatus,
-  mockNoConfigFile,
+  nockCreateInstallationToken,
+  nockGetCollaboratorPermission,
+  nockGetRepoInstallation,
+  nockGetUser,
+  nockNoConfigFile,
+  nockOpenIssues,
+  nockSubjectStatus,
   otherAgent,
   otherAgentToken,
-} from "./support/app-github.js";
-import { type AppHarness, startApp } from "./support/app-harness.js";
+} from "./support/github-fake/index.js";
 
 const repo = "octo/widgets";
 const repoId = 1296269;
@@ -30,8 +30,6 @@ let app: AppHarness;
 let github: GitHubRequestLog;
 
 beforeEach(async () => {
-  nock.disableNetConnect();
-  nock.enableNetConnect("127.0.0.1");
   github = new GitHubRequestLog();
   app = await startApp({ store: new MemoryLivenessStore() });
 });
@@ -62,8 +60,8 @@ async function read(path: string, token = agentToken) {
 
 /** What a reader's first read costs before the answer itself: who it is, the installation, its permission. */
 function mockFirstRead(token: string, reader: typeof agent) {
-  mockGetUser(github, token, reader);
-  mockGetCollaboratorPermission(github, repo, reader.login, "read");
+  nockGetUser(github, token, reader);
+  nockGetCollaboratorPermission(github, repo, reader.login, "read");
 }
 
 function requestsSince(mark: number): string[] {
@@ -77,10 +75,10 @@ describe("inventory and subject answers are shared for a few seconds", () => {
   it("20 inventory reads by two readers within the window cost one listing read, one GET /user per token", async () => {
     mockFirstRead(agentToken, agent);
     mockFirstRead(otherAgentToken, otherAgent);
-    mockGetRepoInstallation(github, repo);
-    mockCreateInstallationToken(github);
-    mockNoConfigFile(github, repo);
-    mockGraphqlOpenIssues(github, repo, repoId, humanHeldIssues);
+    nockGetRepoInstallation(github, repo);
+    nockCreateInstallationToken(github);
+    nockNoConfigFile(github, repo);
+    nockOpenIssues(github, repo, repoId, humanHeldIssues);
 
     const answers = [];
     for (let n = 0; n < 20; n++) {
@@ -106,10 +104,10 @@ describe("inventory and subject answers are shared for a few seconds", () => {
 
   it("after the window a read costs a GitHub read again, and only that; concurrent misses share one", async () => {
     mockFirstRead(agentToken, agent);
-    mockGetRepoInstallation(github, repo);
-    mockCreateInstallationToken(github);
-    mockNoConfigFile(github, repo);
-    mockGraphqlOpenIssues(github, repo, repoId, humanHeldIssues);
+    nockGetRepoInstallation(github, repo);
+    nockCreateInstallationToken(github);
+    nockNoConfigFile(github, repo);
+    nockOpenIssues(github, repo, repoId, humanHeldIssues);
     expect((await read("/claims")).status).toBe(200);
 
     app.clock.now += readCacheTtlMs - 1;
@@ -118,10 +116,7 @@ describe("inventory and subject answers are shared for a few seconds", () => {
     expect(requestsSince(mark)).toEqual([]);
 
     app.clock.now += 1;
-    mockGraphqlOpenIssues(github, repo, repoId, [
-      ...humanHeldIssues,
-      issue(3, { labels: ["agent:claimed"] }),
-    ]);
+    nockOpenIssues(github, repo, repoId, [...humanHeldIssues, issue(3, { labels: ["agent:claimed"] })]);
     mark = github.count();
     const concurrent = await Promise.all(Array.from({ length: 5 }, () => read("/claims")));
     expect(requestsSince(mark)).toEqual(["POST /graphql"]);
@@ -136,12 +131,12 @@ describe("inventory and subject answers are shared for a few seconds", () => {
   it("a flood from one valid token asks GitHub who it is once per 5-minute identity window", async () => {
     const mockEverythingOnce = () => {
       mockFirstRead(agentToken, agent);
-      mockGetRepoInstallation(github, repo);
-      mockNoConfigFile(github, repo);
-      mockGraphqlOpenIssues(github, repo, repoId, humanHeldIssues);
+      nockGetRepoInstallation(github, repo);
+      nockNoConfigFile(github, repo);
+      nockOpenIssues(github, repo, repoId, humanHeldIssues);
     };
     mockEverythingOnce();
-    mockCreateInstallationToken(github);
+    nockCreateInstallationToken(github);
     const flood = async () => {
       for (let n = 0; n < 20; n++) expect((await read("/claims")).status).toBe(200);
     };
@@ -165,15 +160,15 @@ describe("inventory and subject answers are shared for a few seconds", () => {
 
   it("each query shape is its own entry: another state filter, limit or issue number reads GitHub", async () => {
     mockFirstRead(agentToken, agent);
-    mockGetRepoInstallation(github, repo);
-    mockCreateInstallationToken(github);
-    mockNoConfigFile(github, repo);
-    mockGraphqlOpenIssues(github, repo, repoId, humanHeldIssues);
-    mockGraphqlOpenIssues(github, repo, repoId, humanHeldIssues);
-    mockGraphqlOpenIssues(github, repo, repoId, humanHeldIssues);
-    mockGraphqlSubjectStatus(github, issue(7));
-    mockGraphqlSubjectStatus(github, issue(8));
-    mockGraphqlSubjectStatus(github, issue(9, { pullRequest: true }));
+    nockGetRepoInstallation(github, repo);
+    nockCreateInstallationToken(github);
+    nockNoConfigFile(github, repo);
+    nockOpenIssues(github, repo, repoId, humanHeldIssues);
+    nockOpenIssues(github, repo, repoId, humanHeldIssues);
+    nockOpenIssues(github, repo, repoId, humanHeldIssues);
+    nockSubjectStatus(github, issue(7));
+    nockSubjectStatus(github, issue(8));
+    nockSubjectStatus(github, issue(9, { pullRequest: true }));
     const mark = github.count();
     const paths = ["/claims", "/claims?state=human", "/claims?state=human&limit=10", "/issues/7/claim"];
     for (const path of [...paths, ...paths, "/issues/8/claim", "/issues/9/claim", "/issues/9/claim"]) {
@@ -190,10 +185,10 @@ describe("inventory and subject answers are shared for a few seconds", () => {
   it("a subject's answer is shared by both readers", async () => {
     mockFirstRead(agentToken, agent);
     mockFirstRead(otherAgentToken, otherAgent);
-    mockGetRepoInstallation(github, repo);
-    mockCreateInstallationToken(github);
-    mockNoConfigFile(github, repo);
-    mockGraphqlSubjectStatus(github, issue(7, { assignees: [{ login: "alice", id: "U_alice" }] }));
+    nockGetRepoInstallation(github, repo);
+    nockCreateInstallationToken(github);
+    nockNoConfigFile(github, repo);
+    nockSubjectStatus(github, issue(7, { assignees: [{ login: "alice", id: "U_alice" }] }));
     const answers = [];
     for (let n = 0; n < 10; n++)
       answers.push(await read("/issues/7/claim", n % 2 ? otherAgentToken : agentToken));
@@ -206,10 +201,10 @@ describe("inventory and subject answers are shared for a few seconds", () => {
 describe("readers are rate limited per login and route family", () => {
   it("a reader over the limit gets 429 with Retry-After and costs no GitHub request; others and the other family are served", async () => {
     mockFirstRead(agentToken, agent);
-    mockGetRepoInstallation(github, repo);
-    mockCreateInstallationToken(github);
-    mockNoConfigFile(github, repo);
-    mockGraphqlOpenIssues(github, repo, repoId, humanHeldIssues);
+    nockGetRepoInstallation(github, repo);
+    nockCreateInstallationToken(github);
+    nockNoConfigFile(github, repo);
+    nockOpenIssues(github, repo, repoId, humanHeldIssues);
     // A cache hit costs GitHub nothing but still counts against the caller.
     for (let n = 0; n < defaultReadsPerMinute; n++) expect((await read("/claims")).status).toBe(200);
 
@@ -230,7 +225,7 @@ describe("readers are rate limited per login and route family", () => {
     // Another login has its own bucket (served from the cache), and so has the subject family.
     mockFirstRead(otherAgentToken, otherAgent);
     expect((await read("/claims", otherAgentToken)).status).toBe(200);
-    mockGraphqlSubjectStatus(github, issue(7));
+    nockSubjectStatus(github, issue(7));
     expect((await read("/issues/7/claim")).status).toBe(200);
     expect(requestsSince(mark)).toEqual([
       "GET /repos/octo/widgets/collaborators/other-bot/permission",
@@ -245,10 +240,10 @@ describe("readers are rate limited per login and route family", () => {
 
   it("counts the caller before anything about the repository is asked: an over-limit reader of another repository costs nothing", async () => {
     mockFirstRead(agentToken, agent);
-    mockGetRepoInstallation(github, repo);
-    mockCreateInstallationToken(github);
-    mockNoConfigFile(github, repo);
-    mockGraphqlOpenIssues(github, repo, repoId, humanHeldIssues);
+    nockGetRepoInstallation(github, repo);
+    nockCreateInstallationToken(github);
+    nockNoConfigFile(github, repo);
+    nockOpenIssues(github, repo, repoId, humanHeldIssues);
     for (let n = 0; n < defaultReadsPerMinute; n++) expect((await read("/claims")).status).toBe(200);
     const mark = github.count();
     const response = await fetch(`${app.url}/api/v1/repos/octo/gadgets/claims`, {
@@ -273,10 +268,10 @@ describe("CLAIM_HOLD_READS_PER_MINUTE", () => {
     await app.close();
     app = await startApp({ store: new MemoryLivenessStore(), readsPerMinute: 2 });
     mockFirstRead(agentToken, agent);
-    mockGetRepoInstallation(github, repo);
-    mockCreateInstallationToken(github);
-    mockNoConfigFile(github, repo);
-    mockGraphqlOpenIssues(github, repo, repoId, humanHeldIssues);
+    nockGetRepoInstallation(github, repo);
+    nockCreateInstallationToken(github);
+    nockNoConfigFile(github, repo);
+    nockOpenIssues(github, repo, repoId, humanHeldIssues);
     expect((await read("/claims")).status).toBe(200);
     expect((await read("/claims")).status).toBe(200);
     expect(await read("/claims")).toMatchObject({ status: 429, retryAfter: "30" });

@@ -4,16 +4,16 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ClaimRecord } from "../src/domain/claim.js";
 import { parseClaimMarker, renderClaimComment } from "../src/lease/claim-comment.js";
 import { MemoryLivenessStore } from "../src/providers/memory/memory-store.js";
+import { type AppHarness, signedClaimComment, startApp } from "./support/app-harness.js";
+import { loadFixture } from "./support/fixtures.js";
 import {
   GitHubRequestLog,
   labelIds,
-  mockCreateInstallationToken,
-  mockGraphqlApplyTransition,
-  mockGraphqlResolveLabels,
-  mockNoConfigFile,
-} from "./support/app-github.js";
-import { type AppHarness, signedClaimComment, startApp } from "./support/app-harness.js";
-import { loadFixture } from "./support/fixtures.js";
+  nockApplyTransition,
+  nockCreateInstallationToken,
+  nockNoConfigFile,
+  nockResolveLabels,
+} from "./support/github-fake/index.js";
 
 const installationId = 957387;
 const repoId = 186853002;
@@ -29,8 +29,6 @@ let store: MemoryLivenessStore;
 let github: GitHubRequestLog;
 
 beforeEach(async () => {
-  nock.disableNetConnect();
-  nock.enableNetConnect("127.0.0.1");
   store = new MemoryLivenessStore();
   github = new GitHubRequestLog();
   app = await startApp({ store });
@@ -76,16 +74,16 @@ async function seedClaim(): Promise<ClaimRecord> {
 
 /** What every first write of a fresh App costs: an installation token, the config lookups, the label ids. */
 function mockFirstWrite() {
-  mockCreateInstallationToken(github, installationId);
-  mockNoConfigFile(github, repo);
-  mockGraphqlResolveLabels(github, repo);
+  nockCreateInstallationToken(github, installationId);
+  nockNoConfigFile(github, repo);
+  nockResolveLabels(github, repo);
 }
 
 describe("issues.unassigned / issues.unlabeled", () => {
   it("revokes the claim when a human removes the App-made assignment: generation + 1, labels off, comment revoked", async () => {
     const before = await seedClaim();
     mockFirstWrite();
-    const write = mockGraphqlApplyTransition(github);
+    const write = nockApplyTransition(github);
     const response = await app.deliver("issues", loadFixture("issues.unassigned-by-a-human"));
     expect(response.status).toBe(200);
     const after = await store.get(key);
@@ -117,7 +115,7 @@ describe("issues.unassigned / issues.unlabeled", () => {
   it("does nothing twice for a redelivery of the same delivery id", async () => {
     await seedClaim();
     mockFirstWrite();
-    mockGraphqlApplyTransition(github);
+    nockApplyTransition(github);
     const payload = loadFixture("issues.unassigned-by-a-human");
     await app.deliver("issues", payload, "delivery-fixed");
     const mark = github.count();
@@ -141,7 +139,7 @@ describe("issues.unassigned / issues.unlabeled", () => {
   it("revokes when a human removes the claimed label", async () => {
     await seedClaim();
     mockFirstWrite();
-    const write = mockGraphqlApplyTransition(github);
+    const write = nockApplyTransition(github);
     const payload = { ...loadFixture("issues.labeled-by-a-human"), action: "unlabeled" };
     await app.deliver("issues", payload);
     expect((await store.get(key))?.state).toBe("revoked");
@@ -152,7 +150,7 @@ describe("issues.unassigned / issues.unlabeled", () => {
 describe("issues.labeled", () => {
   it("takes a hand-set claimed label off an unclaimed issue and explains once", async () => {
     mockFirstWrite();
-    const first = mockGraphqlApplyTransition(github);
+    const first = nockApplyTransition(github);
     await app.deliver("issues", loadFixture("issues.labeled-by-a-human"));
     expect(first.variables).toEqual({
       removeLabels: { labelableId: issueNodeId, labelIds: [labelIds["agent:claimed"]] },
@@ -161,15 +159,15 @@ describe("issues.labeled", () => {
         body: expect.stringContaining("`agent:claimed` is managed by claim-hold"),
       },
     });
-    const second = mockGraphqlApplyTransition(github);
+    const second = nockApplyTransition(github);
     await app.deliver("issues", loadFixture("issues.labeled-by-a-human"));
     expect(Object.keys(second.variables!)).toEqual(["removeLabels"]);
   });
 
   it("leaves the label of a live claim alone, and other labels cost no GitHub request", async () => {
     await seedClaim();
-    mockCreateInstallationToken(github, installationId);
-    mockNoConfigFile(github, repo);
+    nockCreateInstallationToken(github, installationId);
+    nockNoConfigFile(github, repo);
     await app.deliver("issues", loadFixture("issues.labeled-by-a-human"));
     const mark = github.count();
     for (let i = 0; i < 20; i++) {
@@ -185,7 +183,7 @@ describe("issues.closed, transferred, deleted", () => {
   it("completes the claim on close: labels off, comment completed, assignee kept", async () => {
     const before = await seedClaim();
     mockFirstWrite();
-    const write = mockGraphqlApplyTransition(github);
+    const write = nockApplyTransition(github);
     await app.deliver("issues", loadFixture("issues.closed"));
     expect(await store.get(key)).toMatchObject({ state: "completed", generation: 1 });
     expect(write.variables).toEqual({
@@ -217,8 +215,8 @@ describe("issues.closed, transferred, deleted", () => {
 describe("issue_comment.edited / deleted", () => {
   it("re-posts a deleted claim comment from the store and records its new ids", async () => {
     const before = await seedClaim();
-    mockCreateInstallationToken(github, installationId);
-    const write = mockGraphqlApplyTransition(github, { claimComment: { id: "IC_new", databaseId: 777 } });
+    nockCreateInstallationToken(github, installationId);
+    const write = nockApplyTransition(github, { claimComment: { id: "IC_new", databaseId: 777 } });
     await app.deliver("issue_comment", loadFixture("issue_comment.deleted"));
     expect(write.variables).toEqual({
       claimComment: { subjectId: issueNodeId, body: signedClaimComment(before, "active") },
@@ -229,8 +227,8 @@ describe("issue_comment.edited / deleted", () => {
 
   it("edits an altered claim comment back; other comments cost nothing", async () => {
     const before = await seedClaim();
-    mockCreateInstallationToken(github, installationId);
-    const write = mockGraphqlApplyTransition(github);
+    nockCreateInstallationToken(github, installationId);
+    const write = nockApplyTransition(github);
     await app.deliver("issue_comment", loadFixture("issue_comment.edited"));
     expect(write.variables).toEqual({
       edit0: { id: commentNodeId, body: signedClaimComment(before, "active") },

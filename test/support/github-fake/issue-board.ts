@@ -1,7 +1,7 @@
 // A stateful fake of one repository's issues on GitHub, with nock at the HTTP layer: reads answer what earlier writes did.
 import nock from "nock";
-import { SUBJECT_STATUS_QUERY } from "../../src/providers/github/graphql/index.js";
-import { githubApiUrl, installationToken } from "./github-nock.js";
+import { SUBJECT_STATUS_QUERY } from "../../../src/providers/github/graphql/index.js";
+import { githubApiUrl, installationToken } from "./github-scope.js";
 
 export interface BoardUser {
   login: string;

@@ -1,26 +1,16 @@
-// The fake GitHub's Checks API, closing references, reactions and PR reads for the in-process App, with nock at the HTTP layer.
+// GitHub's Checks API, closing references and reactions for the in-process App, faked with nock.
 import { isDeepStrictEqual } from "node:util";
-import nock from "nock";
 import { expect } from "vitest";
 import {
   PULL_REQUEST_CHECK_QUERY,
   type PullRequestCheckVariables,
-} from "../../src/providers/github/graphql/index.js";
-import type { GitHubRequestLog } from "./app-github.js";
-import { exactBody, githubApiUrl, installationToken } from "./github-nock.js";
+} from "../../../src/providers/github/graphql/index.js";
+import { exactBody, type GitHubRequestLog, githubScope, installationToken } from "./github-scope.js";
 
 export const testAppId = 90000003;
 
 function api(log: GitHubRequestLog) {
-  const scope = nock(githubApiUrl, { reqheaders: { authorization: `token ${installationToken}` } });
-  scope.on("request", (_req: unknown, interceptor: { method: string; path: string }, body: string) => {
-    let parsed: unknown = body;
-    try {
-      parsed = body ? JSON.parse(body) : undefined;
-    } catch {}
-    log.record(interceptor.method, interceptor.path, parsed);
-  });
-  return scope;
+  return githubScope({ log, reqheaders: { authorization: `token ${installationToken}` } });
 }
 
 export interface CheckRunView {
@@ -78,7 +68,7 @@ export class FakeCheckRuns {
    * The one read of an evaluation (`PullRequestCheck`, exact variables): PR `pull`'s closing
    * references and the App's run on `sha`, answered with what GitHub holds at that moment.
    */
-  mockReadPullRequestCheck(sha: string, pull = this.options.pull) {
+  nockPullRequestCheck(sha: string, pull = this.options.pull) {
     const [owner, name] = this.repo.split("/") as [string, string];
     const variables: PullRequestCheckVariables = {
       owner,
@@ -128,7 +118,7 @@ export class FakeCheckRuns {
 
   /** One evaluation of `sha` (of PR `pull`) that must end with `expected` on GitHub (created or updated as needed). */
   expectEvaluation(sha: string, expected: ExpectedRun, pull = this.options.pull) {
-    this.mockReadPullRequestCheck(sha, pull);
+    this.nockPullRequestCheck(sha, pull);
     const existing = this.runs.get(sha);
     let sent: Record<string, unknown> | undefined;
     const matches = (body: Record<string, unknown>) => {
@@ -181,7 +171,8 @@ export class FakeCheckRuns {
   }
 }
 
-export function mockAddReaction(log: GitHubRequestLog, repo: string, commentId: number) {
+/** `POST /repos/{repo}/issues/comments/{id}/reactions` with `eyes`: the App saw a command. */
+export function nockAddReaction(log: GitHubRequestLog, repo: string, commentId: number) {
   return api(log)
     .post(`/repos/${repo}/issues/comments/${commentId}/reactions`, { content: "eyes" })
     .reply(201, { id: 1, content: "eyes" });
