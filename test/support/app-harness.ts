@@ -46,9 +46,6 @@ export function testCredentials(appId = 1): AppCredentials {
   return { appId, privateKey: privateKey(), webhookSecret: testWebhookSecret };
 }
 
-/** Retries and throttling off (each call is one request, no 1 s write spacing), whatever Probot merges in. */
-export const TestOctokit = UnthrottledOctokit;
-
 /** The App of `startApp`: its log lines, a clock the test moves, and signed webhook delivery. */
 export interface AppHarness extends StackApp {
   logs: string[];
@@ -97,7 +94,8 @@ export async function startApp(options: {
     store: options.store,
     ...(options.fences ? { fences: options.fences } : {}),
     log,
-    Octokit: TestOctokit,
+    // Each call is one request: no retries, no 1 s write spacing.
+    Octokit: UnthrottledOctokit,
     app: {
       ...(options.appId ? { appId: options.appId } : {}),
       ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
