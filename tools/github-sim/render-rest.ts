@@ -1,6 +1,6 @@
 // GitHub's REST shapes (as in the REST docs and @octokit/webhooks-examples) for the simulator's records.
-import type { SimState } from "./sim-state.js";
 import type {
+  SimAppInfo,
   SimCheckRun,
   SimComment,
   SimInstallation,
@@ -11,7 +11,22 @@ import type {
   SimUser,
 } from "./sim-types.js";
 
-export function renderUser(state: SimState, user: SimUser) {
+/** What rendering needs of the simulator's state (SimState has it); narrow, so state and rendering import one way. */
+export interface RestRenderSource {
+  readonly app: SimAppInfo;
+  readonly urls: { api: string; web: string };
+  readonly botUser: SimUser;
+  renderApp(): Record<string, unknown>;
+  authorAssociation(repo: SimRepo, userId: number): string;
+  commentsOf(issue: SimIssue): SimComment[];
+  issuesOf(repo: SimRepo): SimIssue[];
+  labelById(repo: SimRepo, id: number): SimLabel;
+  repoById(id: number): SimRepo;
+  userById(id: number): SimUser;
+  userByLogin(login: string): SimUser | undefined;
+}
+
+export function renderUser(state: RestRenderSource, user: SimUser) {
   const api = state.urls.api;
   return {
     login: user.login,
@@ -26,7 +41,7 @@ export function renderUser(state: SimState, user: SimUser) {
   };
 }
 
-export function renderRepo(state: SimState, repo: SimRepo) {
+export function renderRepo(state: RestRenderSource, repo: SimRepo) {
   const owner = state.userByLogin(repo.ownerLogin);
   const fullName = `${repo.ownerLogin}/${repo.name}`;
   const url = `${state.urls.api}/repos/${fullName}`;
@@ -65,7 +80,7 @@ export function renderRepoSummary(repo: SimRepo) {
   };
 }
 
-export function renderLabel(state: SimState, repo: SimRepo, label: SimLabel) {
+export function renderLabel(state: RestRenderSource, repo: SimRepo, label: SimLabel) {
   return {
     id: label.id,
     node_id: label.nodeId,
@@ -77,7 +92,7 @@ export function renderLabel(state: SimState, repo: SimRepo, label: SimLabel) {
   };
 }
 
-export function renderIssue(state: SimState, issue: SimIssue) {
+export function renderIssue(state: RestRenderSource, issue: SimIssue) {
   const repo = state.repoById(issue.repoId);
   const base = `${state.urls.api}/repos/${repo.ownerLogin}/${repo.name}`;
   const html = `${state.urls.web}/${repo.ownerLogin}/${repo.name}`;
@@ -123,7 +138,7 @@ export function renderIssue(state: SimState, issue: SimIssue) {
   };
 }
 
-export function renderComment(state: SimState, comment: SimComment) {
+export function renderComment(state: RestRenderSource, comment: SimComment) {
   const repo = state.repoById(comment.repoId);
   const base = `${state.urls.api}/repos/${repo.ownerLogin}/${repo.name}`;
   return {
@@ -141,7 +156,7 @@ export function renderComment(state: SimState, comment: SimComment) {
   };
 }
 
-export function renderReaction(state: SimState, reaction: SimReaction) {
+export function renderReaction(state: RestRenderSource, reaction: SimReaction) {
   return {
     id: reaction.id,
     node_id: reaction.nodeId,
@@ -151,7 +166,7 @@ export function renderReaction(state: SimState, reaction: SimReaction) {
   };
 }
 
-function renderBranchRef(state: SimState, repo: SimRepo, ref: string, sha: string) {
+function renderBranchRef(state: RestRenderSource, repo: SimRepo, ref: string, sha: string) {
   return {
     label: `${repo.ownerLogin}:${ref}`,
     ref,
@@ -161,7 +176,7 @@ function renderBranchRef(state: SimState, repo: SimRepo, ref: string, sha: strin
   };
 }
 
-export function renderPull(state: SimState, issue: SimIssue) {
+export function renderPull(state: RestRenderSource, issue: SimIssue) {
   const pull = issue.pull;
   if (!pull) throw new Error(`#${issue.number} is not a pull request`);
   const repo = state.repoById(issue.repoId);
@@ -212,7 +227,7 @@ export function renderPull(state: SimState, issue: SimIssue) {
 }
 
 /** The `pull_requests` array of a check run: open PRs of the repository whose head is the run's sha. */
-function checkRunPulls(state: SimState, repo: SimRepo, sha: string) {
+function checkRunPulls(state: RestRenderSource, repo: SimRepo, sha: string) {
   return state
     .issuesOf(repo)
     .filter((i) => i.pull && i.state === "open" && i.pull.headSha === sha)
@@ -225,7 +240,7 @@ function checkRunPulls(state: SimState, repo: SimRepo, sha: string) {
     }));
 }
 
-export function renderCheckRun(state: SimState, run: SimCheckRun) {
+export function renderCheckRun(state: RestRenderSource, run: SimCheckRun) {
   const repo = state.repoById(run.repoId);
   const url = `${state.urls.api}/repos/${repo.ownerLogin}/${repo.name}/check-runs/${run.id}`;
   return {
@@ -248,7 +263,7 @@ export function renderCheckRun(state: SimState, run: SimCheckRun) {
   };
 }
 
-export function renderInstallation(state: SimState, installation: SimInstallation) {
+export function renderInstallation(state: RestRenderSource, installation: SimInstallation) {
   const account = state.userByLogin(installation.accountLogin);
   return {
     id: installation.id,

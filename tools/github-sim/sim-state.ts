@@ -14,6 +14,7 @@ import {
 import type {
   AccountType,
   RepoRole,
+  SimAppInfo,
   SimCheckRun,
   SimComment,
   SimInstallation,
@@ -24,15 +25,10 @@ import type {
   SimUser,
 } from "./sim-types.js";
 
+export type { SimAppInfo } from "./sim-types.js";
+
 /** Receives each webhook GitHub would send; the payload already carries `installation`. */
 export type WebhookSink = (event: string, payload: Record<string, unknown>) => void;
-
-export interface SimAppInfo {
-  id: number;
-  slug: string;
-  permissions: Record<string, string>;
-  events: string[];
-}
 
 export class SimNotFound extends Error {}
 

@@ -129,3 +129,10 @@ export type SimCaller =
   | { kind: "app" }
   | { kind: "installation"; installation: SimInstallation; user: SimUser }
   | { kind: "user"; user: SimUser };
+
+export interface SimAppInfo {
+  id: number;
+  slug: string;
+  permissions: Record<string, string>;
+  events: string[];
+}
