@@ -4,7 +4,14 @@ import type { ClaimRecord, ReleaseOutcome } from "../domain/claim.js";
 import type { SubjectSnapshot } from "../providers/assignment-provider.js";
 import { ClaimLease } from "./claim/claim-lease.js";
 import { LeaseCalls } from "./lease-calls.js";
-import { inventory, inventoryRow, subjectView } from "./lease-reads.js";
+import {
+  type Inventory,
+  type InventoryRow,
+  inventory,
+  inventoryRow,
+  type SubjectView,
+  subjectView,
+} from "./lease-reads.js";
 import type {
   ClaimOutcome,
   ClaimRequest,
@@ -62,7 +69,7 @@ export class LeaseCore {
   }
 
   /** One subject's joined state (store ⋈ GitHub) with its claim history. */
-  subject(installationId: number, repo: string, issue: number): Promise<Record<string, unknown>> {
+  subject(installationId: number, repo: string, issue: number): Promise<SubjectView> {
     return subjectView(this.deps, installationId, repo, issue);
   }
 
@@ -71,7 +78,7 @@ export class LeaseCore {
     installationId: number,
     repo: string,
     options: { state?: string; limit: number },
-  ): Promise<{ claims: Record<string, unknown>[]; truncated: boolean }> {
+  ): Promise<Inventory> {
     return inventory(this.deps, installationId, repo, options);
   }
 
@@ -82,7 +89,7 @@ export class LeaseCore {
     storeEpoch: number,
     config: RepoConfig,
     overlaps: readonly ScopeOverlap[] = [],
-  ): Record<string, unknown> {
+  ): InventoryRow {
     return inventoryRow(snapshot, record, storeEpoch, config, this.deps.now(), overlaps);
   }
 }

@@ -1,6 +1,14 @@
 // The read side of the core (SPEC §4.2): one subject's joined state, and a repository's inventory.
 import type { RepoConfig } from "../config/repo-config.js";
-import { type ClaimRecord, type SubjectKey, subjectName } from "../domain/claim.js";
+import type { DerivedState } from "../contract/derived-states.js";
+import {
+  type Actor,
+  type ClaimRecord,
+  type SubjectKey,
+  subjectName,
+  type TaskClass,
+  type Transition,
+} from "../domain/claim.js";
 import type { SubjectSnapshot } from "../providers/assignment-provider.js";
 import { expiresAt, livenessOf } from "./liveness.js";
 import { iso } from "./outcomes.js";
@@ -10,6 +18,40 @@ import { refused } from "./refusals.js";
 import { latestMarker } from "./restore-from-comments.js";
 import { liveScopeOverlaps, type ScopeOverlap } from "./scope-overlap.js";
 import { stateOfSubject } from "./subject-state.js";
+
+/** One row of the inventory (SPEC §4.2): a subject's derived state joined with its claim record. */
+export interface InventoryRow {
+  subject: string;
+  title: string | null;
+  state: DerivedState;
+  reasons: string[];
+  actor: Actor | null;
+  generation: number | null;
+  taskClass: TaskClass | null;
+  branch: string | null;
+  claimedAt: string | null;
+  lastHeartbeatAt: string | null;
+  expiresAt: string | null;
+  phase: string | null;
+  blocker: string | null;
+  linkedPullRequests: number[];
+  claimAgeSeconds: number | null;
+  /** GitHub's assignees; null when the row was built without a GitHub snapshot. */
+  assignees: string[] | null;
+  /** Present only when other live claims' declared scopes intersect this one's. */
+  scope?: string[];
+  overlaps?: ScopeOverlap[];
+}
+
+/** One subject's inventory row with its claim history, times as ISO strings. */
+export interface SubjectView extends InventoryRow {
+  history: (Omit<Transition, "at"> & { at: string })[];
+}
+
+export interface Inventory {
+  claims: InventoryRow[];
+  truncated: boolean;
+}
 
 type ReadPorts = Pick<LeaseCoreDeps, "store" | "assignments" | "configs" | "now">;
 
@@ -32,7 +74,7 @@ export async function subjectView(
   installationId: number,
   repo: string,
   issue: number,
-): Promise<Record<string, unknown>> {
+): Promise<SubjectView> {
   const { store, assignments, now: clock } = ports;
   const snapshot = await assignments.status({ installationId, repo, issue });
   if (!snapshot) throw refused({ code: "not_found", message: `${repo}#${issue} is not an issue.` });
@@ -61,7 +103,7 @@ export async function inventory(
   installationId: number,
   repo: string,
   options: { state?: string; limit: number },
-): Promise<{ claims: Record<string, unknown>[]; truncated: boolean }> {
+): Promise<Inventory> {
   const { store, assignments, configs, now: clock } = ports;
   const [config, listing] = await Promise.all([
     configs.load(installationId, repo),
@@ -79,7 +121,7 @@ export async function inventory(
       ? liveScopeOverlaps(record.scope, record, records, now)
       : [];
   const managed = [config.labels.claimed, config.labels.stale];
-  const rows: { activity: number; row: Record<string, unknown> }[] = [];
+  const rows: { activity: number; row: InventoryRow }[] = [];
   const seen = new Set<number>();
   for (const snapshot of listing.issues) {
     const record = byIssue.get(snapshot.issue) ?? null;
@@ -120,7 +162,7 @@ export function inventoryRow(
   config: RepoConfig,
   now: number,
   overlaps: readonly ScopeOverlap[] = [],
-): Record<string, unknown> {
+): InventoryRow {
   const derived = stateOfSubject(snapshot, record, storeEpoch, now, config);
   const { state } = derived;
   const reasons = overlaps.length > 0 ? [...derived.reasons, "scope-overlap"] : derived.reasons;
@@ -143,7 +185,7 @@ export function inventoryRow(
     linkedPullRequests: snapshot?.openPullRequests.map((pr) => pr.number) ?? [],
     claimAgeSeconds: record ? Math.max(0, Math.round((now - record.claimedAt) / 1000)) : null,
     assignees: snapshot ? snapshot.assignees.map((a) => a.login) : null,
-    ...(overlaps.length > 0 ? { scope: record?.scope ?? [], overlaps } : {}),
+    ...(overlaps.length > 0 ? { scope: record?.scope ?? [], overlaps: [...overlaps] } : {}),
   };
 }
 
