@@ -38,6 +38,13 @@ module.exports = {
       to: { dependencyTypes: ["npm-dev"], dependencyTypesNot: ["type-only"] },
     },
     {
+      name: "product-declares-its-packages",
+      comment: "A package src/ imports must be a dependency of its own, not one that arrives through another.",
+      severity: "error",
+      from: { path: "^src/" },
+      to: { dependencyTypes: ["npm-no-pkg", "npm-unknown", "unknown", "undetermined"] },
+    },
+    {
       name: "client-entry-without-server",
       comment: "The published ./client entry pulls in only the client and the wire contract.",
       severity: "error",
