@@ -39,7 +39,8 @@ module.exports = {
     },
     {
       name: "product-declares-its-packages",
-      comment: "A package src/ imports must be a dependency of its own, not one that arrives through another.",
+      comment:
+        "A package src/ imports must be a dependency of its own, not one that arrives through another.",
       severity: "error",
       from: { path: "^src/" },
       to: { dependencyTypes: ["npm-no-pkg", "npm-unknown", "unknown", "undetermined"] },
