@@ -81,12 +81,13 @@ async function applyReclaim(
     log.info({ commentId }, "/reclaim comment already handled");
     return;
   }
-  let claimed = false;
+  const progress = { storeChanged: false };
   try {
-    claimed = await reclaim(command, payload, installationId, deps);
+    await reclaim(command, payload, installationId, deps, progress);
   } catch (error) {
-    // Before the store changed, a redelivery may safely try again; after, it must not act twice.
-    if (!claimed) await deps.fences.unmarkComment(installationId, commentId);
+    // Before the store changed, a redelivery may safely try again; after, it must not act twice
+    // (reconcile finishes the GitHub side of a human claim left `sync: pending`).
+    if (!progress.storeChanged) await deps.fences.unmarkComment(installationId, commentId);
     log.error({ err: error }, "/reclaim failed");
     throw error;
   }
@@ -97,7 +98,8 @@ async function reclaim(
   payload: CommentPayload,
   installationId: number,
   deps: ReclaimDeps,
-): Promise<boolean> {
+  progress: { storeChanged: boolean },
+): Promise<void> {
   const { store, assignments, now: clock } = deps;
   const repo = payload.repository.full_name;
   const ref = { installationId, repo, issue: payload.issue.number };
@@ -108,7 +110,7 @@ async function reclaim(
   const config = await deps.configs.load(installationId, repo);
   const permission = await deps.identity.permission(installationId, repo, commenter);
   const snapshot = await assignments.status(ref);
-  if (!snapshot) return false;
+  if (!snapshot) return;
   const key: SubjectKey = { installationId, repoId: snapshot.repoId, issue: snapshot.issue };
   const now = clock();
   const record = await restoredRecord(key, snapshot, deps, now);
@@ -123,7 +125,7 @@ async function reclaim(
   });
   if (decision.kind === "refuse") {
     await assignments.apply(ref, { subjectNodeId: snapshot.nodeId, addComments: [decision.reply] });
-    return false;
+    return;
   }
 
   const actor: Actor = { kind: "human", login: commenter };
@@ -140,6 +142,7 @@ async function reclaim(
     // Who `/reclaim release` unassigns is decided now, so a retry never removes someone assigned later.
     ...(decision.release ? { releasedAssigneeNodeIds: releasedAssignees(snapshot, record) } : {}),
   });
+  progress.storeChanged = true;
   // The fence first: the old holder's PRs fail before anything else is announced.
   const changes = await deps.fence.claimChanged(next, previous);
   await applyAndCommit(deps, ref, key, next.generation, {
@@ -154,7 +157,6 @@ async function reclaim(
     }),
     fence: fenceOf(next, config.labels),
   });
-  return true;
 }
 
 /** Invariant 7: a live claim the store lost is put back from its comment before it is superseded. */
