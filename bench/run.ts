@@ -154,7 +154,7 @@ export function renderReport(results: BenchResults, machine: string, command: st
     "## Notes",
     "",
     "- A claim's cost in Redis grows with the live claims of the claimant's **login**: the claim script counts",
-    "  them for `limits.claimsPerLogin` (`count_live` in `src/providers/redis-store.ts`). Seeding 10,000 claims",
+    "  them for `limits.claimsPerLogin` (`count_live` in `src/providers/redis/lua/includes/indexes.lua`). Seeding 10,000 claims",
     "  under one login spent minutes in Redis, so the background claims here are spread over 100 accounts.",
     "  Heartbeats, releases and sweeps do not pay it.",
     "- Sizes and durations: `fullSizes` / `smokeSizes` in `bench/run.ts`; `test/bench-smoke.test.ts` runs the smoke",
