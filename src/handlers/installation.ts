@@ -4,7 +4,7 @@ import type { EmitterWebhookEvent } from "@octokit/webhooks";
 import type { Logger } from "pino";
 import type { RepoConfigSource } from "../lease/ports.js";
 import type { AssignmentProvider } from "../providers/assignment-provider.js";
-import type { LivenessStore } from "../providers/liveness-store.js";
+import type { InstallationStore } from "../providers/liveness-store.js";
 import type { WebhookHandler } from "./webhook-guard.js";
 
 type AddedPayload = EmitterWebhookEvent<
@@ -44,7 +44,7 @@ export function installationAdded(deps: {
 }
 
 export function installationDeleted(deps: {
-  store: LivenessStore;
+  store: InstallationStore;
 }): WebhookHandler<EmitterWebhookEvent<"installation.deleted">["payload"], number> {
   return {
     decide: (payload) => payload.installation.id,

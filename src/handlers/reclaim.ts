@@ -26,7 +26,7 @@ import type {
 } from "../providers/assignment-provider.js";
 import type { CommentReactions } from "../providers/comment-reactions.js";
 import type { FenceStore } from "../providers/fence-store.js";
-import type { LivenessStore } from "../providers/liveness-store.js";
+import type { ClaimIndex, ClaimStore } from "../providers/liveness-store.js";
 import {
   type CommentPayload,
   commandOf,
@@ -40,7 +40,7 @@ import type { WebhookHandler } from "./webhook-guard.js";
 export const commandMemoryMs = 7 * 24 * 60 * 60_000;
 
 export interface ReclaimDeps {
-  store: LivenessStore;
+  store: ClaimStore & ClaimIndex;
   fences: FenceStore;
   fence: MergeFence;
   assignments: AssignmentProvider;

@@ -1,6 +1,6 @@
 // One guard for every webhook handler: skip bots, dedupe redeliveries, log with the delivery id.
 import type { Logger } from "pino";
-import type { LivenessStore } from "../providers/liveness-store.js";
+import type { DeliveryLog } from "../providers/liveness-store.js";
 
 /** GitHub keeps redelivering for up to 3 days; remember delivery ids at least that long. */
 export const deliveryMemoryMs = 3 * 24 * 3_600_000 + 3_600_000;
@@ -30,7 +30,7 @@ export interface GuardOptions {
 export async function runWebhook<P extends { sender?: { type?: string; login?: string } | null }, A>(
   handler: WebhookHandler<P, A>,
   event: { id: string; name: string; payload: P },
-  deps: { store: LivenessStore; log: Logger } & GuardOptions,
+  deps: { store: DeliveryLog; log: Logger } & GuardOptions,
 ): Promise<void> {
   if (!deps.allowBots && isFromBot(event.payload)) return;
   const action = await handler.decide(event.payload);

@@ -1,7 +1,7 @@
 // Scheduled jobs: a registry of uniquely named jobs, run on an interval in every replica, by the lock holder only.
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
-import type { LivenessStore } from "../providers/liveness-store.js";
+import type { JobLocks } from "../providers/liveness-store.js";
 
 export interface Job {
   name: string;
@@ -56,7 +56,7 @@ export class JobRegistry {
   readonly owner = randomUUID();
 
   constructor(
-    private readonly deps: { store: LivenessStore; log: Logger; now: () => number; disabled?: string[] },
+    private readonly deps: { store: JobLocks; log: Logger; now: () => number; disabled?: string[] },
   ) {}
 
   register(job: Job): void {

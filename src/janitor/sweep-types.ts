@@ -5,7 +5,12 @@ import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
 import type { RepoConfigSource } from "../lease/ports.js";
 import type { AssignmentProvider } from "../providers/assignment-provider.js";
 import type { InstallationSource } from "../providers/installation-source.js";
-import type { LivenessStore } from "../providers/liveness-store.js";
+import type {
+  ClaimIndex,
+  ClaimStore,
+  DocumentStore,
+  InstallationStore,
+} from "../providers/liveness-store.js";
 import type { SweepActionKind } from "./plan-sweep.js";
 
 export interface SweepAction {
@@ -29,7 +34,7 @@ export interface SweepReport {
 }
 
 export interface JanitorDeps {
-  store: LivenessStore;
+  store: ClaimStore & ClaimIndex & InstallationStore & DocumentStore;
   assignments: AssignmentProvider;
   configs: RepoConfigSource;
   now: () => number;

@@ -13,7 +13,7 @@ import { type ClaimRecord, parseLeaseId, type SubjectKey, subjectName } from "..
 import type { AssignmentProvider } from "../providers/assignment-provider.js";
 import type { ChecksProvider } from "../providers/checks-provider.js";
 import type { ClaimNote, FenceStore, IndexedPullRequest, RepoKey } from "../providers/fence-store.js";
-import type { LivenessStore } from "../providers/liveness-store.js";
+import type { ClaimStore, DocumentStore } from "../providers/liveness-store.js";
 import { authorKindOf, checkRunOf, claimsOf, decideCheckWrite, linkedSubjectOf } from "./check-run-plan.js";
 import { type CheckConclusion, decideCheck } from "./check-verdict.js";
 import type { RepoConfigSource } from "./lease-core.js";
@@ -21,7 +21,7 @@ import { refused } from "./refusals.js";
 import { claimStateUnknown, latestMarker, recordFromMarker } from "./restore-from-comments.js";
 
 export interface MergeFenceDeps {
-  store: LivenessStore;
+  store: ClaimStore & DocumentStore;
   fences: FenceStore;
   checks: ChecksProvider;
   configs: RepoConfigSource & { errorFor(installationId: number, repo: string): string | undefined };

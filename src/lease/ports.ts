@@ -3,7 +3,7 @@ import type { Logger } from "pino";
 import type { RepoConfig } from "../config/repo-config.js";
 import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
 import type { AssignmentProvider } from "../providers/assignment-provider.js";
-import type { LivenessStore } from "../providers/liveness-store.js";
+import type { ClaimIndex, ClaimStore, InstallationStore, JobLocks } from "../providers/liveness-store.js";
 import type { HolderPermissions } from "./holder-permission.js";
 import type { TokenMinter } from "./tokens.js";
 
@@ -15,7 +15,8 @@ export interface RepoConfigSource {
 }
 
 export interface LeaseCoreDeps {
-  store: LivenessStore;
+  /** The claim transitions and indexes, the write fence's locks, and the installation a claim proves live. */
+  store: ClaimStore & ClaimIndex & JobLocks & Pick<InstallationStore, "rememberInstallation">;
   assignments: AssignmentProvider;
   configs: RepoConfigSource;
   tokens: TokenMinter;

@@ -2,7 +2,7 @@
 import { defaultRepoConfig } from "../config/repo-config.js";
 import { leaseIdOf, type SubjectKey, subjectName } from "../domain/claim.js";
 import type { ClaimCommentEvidence, SubjectSnapshot } from "../providers/assignment-provider.js";
-import type { LivenessStore } from "../providers/liveness-store.js";
+import type { ClaimStore } from "../providers/liveness-store.js";
 import type { LeaseCoreDeps } from "./ports.js";
 import { claimStateUnknown, latestMarker, markerHolds, recordFromMarker } from "./restore-from-comments.js";
 import { digestsEqual } from "./tokens.js";
@@ -99,7 +99,7 @@ export class LeaseRecovery {
  * the marker in force is such a rolled-back claim.
  */
 export async function restoreUnlessRolledBack(
-  store: LivenessStore,
+  store: ClaimStore,
   key: SubjectKey,
   snapshot: SubjectSnapshot,
   latest: ClaimCommentEvidence | undefined,
@@ -119,7 +119,7 @@ export async function restoreUnlessRolledBack(
 
 /** Invariant 7 for a read: the claim in force on GitHub comes back when the store has no record of it. */
 export async function restoreFromComment(
-  store: LivenessStore,
+  store: ClaimStore,
   key: SubjectKey,
   snapshot: SubjectSnapshot,
   latest: ClaimCommentEvidence | undefined,
