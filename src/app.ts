@@ -4,7 +4,7 @@ import type { ApplicationFunction, Probot } from "probot";
 import { readFleet } from "./dashboard/read-fleet.js";
 import { registerWebhooks } from "./handlers/register.js";
 import { createSteadyClock } from "./lease/steady-clock.js";
-import { collectAtScrape, createMetrics } from "./metrics/create-metrics.js";
+import { collectInBackground, createMetrics } from "./metrics/create-metrics.js";
 import { measureStore } from "./metrics/measure-store.js";
 import { MemoryFenceStore } from "./providers/memory/memory-fence-store.js";
 import { RequestMeter } from "./request-meter.js";
@@ -59,9 +59,11 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
         },
         { withPullRequests },
       );
-    collectAtScrape(metrics, {
+    collectInBackground(metrics, {
       claimsByState: async () => (await fleet(false)).counts,
       githubRequests: () => meter.totals,
+      now,
+      log,
     });
     options.onReady?.({ core, fence, janitor, jobs, meter, metrics });
     addHandler(

@@ -2,8 +2,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { LivenessStore } from "../src/providers/liveness-store.js";
 import { MemoryLivenessStore } from "../src/providers/memory/memory-store.js";
-import { type AppHarness, startApp } from "./support/app-harness.js";
-import { minute, seedAgentClaim } from "./support/seed-claims.js";
+import { type AppHarness, startApp, testAdminToken } from "./support/app-harness.js";
+import { minute, seedAgentClaim, seedHumanClaim } from "./support/seed-claims.js";
 
 const T0 = Date.parse("2026-11-29T10:00:00Z");
 const harnesses: AppHarness[] = [];
@@ -46,6 +46,7 @@ describe("GET /metrics", () => {
     });
     expect(beat.status).toBe(200);
     app.clock.now = T0 + 45 * minute; // claim 2 (no heartbeat since T0 - 1 min) is stale now
+    await app.services.metrics.refreshClaims(); // the background refresh, which a scrape never makes
     const response = await fetch(`${app.url}/metrics`);
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toContain("text/plain");
@@ -62,6 +63,84 @@ describe("GET /metrics", () => {
     // Another App in the same process has its own registry: nothing of the first leaks into it.
     const otherText = await (await fetch(`${other.url}/metrics`)).text();
     expect(otherText).not.toContain('claim_hold_heartbeats_total{outcome="ok"}');
+  });
+
+  it("serves the claims gauge from memory: a scrape of many claims makes no store call, a refresh counts the fleet", async () => {
+    const memory = new MemoryLivenessStore({ now: () => T0 });
+    const widgets = { installationId: 7, repoId: 1001 };
+    for (let issue = 1; issue <= 120; issue++) {
+      // Three ages of heartbeat: active, stale and reclaimable by the time the gauge is counted.
+      const age = [1, 40, 70][issue % 3]! * minute;
+      await seedAgentClaim(memory, {
+        key: { ...widgets, issue },
+        repo: "acme/widgets",
+        actor: { login: `agent-${issue % 4}`, runtime: "codex", sessionId: `s-${issue}` },
+        now: T0 - age,
+      });
+    }
+    for (let issue = 121; issue <= 125; issue++) {
+      await seedHumanClaim(memory, {
+        key: { ...widgets, issue },
+        repo: "acme/widgets",
+        login: "maintainer",
+        now: T0,
+      });
+    }
+    const calls: string[] = [];
+    const counted = new Proxy(memory, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver);
+        if (typeof value !== "function") return value;
+        return (...args: unknown[]) => {
+          calls.push(String(property));
+          return value.apply(target, args);
+        };
+      },
+    }) as LivenessStore;
+    const app = await start({ store: counted, adminToken: testAdminToken });
+    const gauge = async () => {
+      calls.length = 0;
+      const text = await (await fetch(`${app.url}/metrics`)).text();
+      expect(calls).toStrictEqual([]);
+      const counts: Record<string, number> = {};
+      for (const [, state, value] of text.matchAll(/^claim_hold_claims\{state="([a-z_]+)"\} (\d+)$/gm)) {
+        counts[state!] = Number(value);
+      }
+      return { counts, refreshedAt: sample(text, "claim_hold_claims_refreshed_timestamp_seconds") };
+    };
+    // Before the first refresh there are no counts, and the scrape says so.
+    expect(await gauge()).toStrictEqual({ counts: {}, refreshedAt: 0 });
+    expect(await (await fetch(`${app.url}/metrics`)).text()).toContain("counted by a background read");
+
+    await app.services.metrics.refreshClaims();
+    expect(calls).toContain("listRepository");
+    const login = await fetch(`${app.url}/login`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ token: testAdminToken }).toString(),
+      redirect: "manual",
+    });
+    const cookie = (login.headers.get("set-cookie") ?? "").split(";")[0]!;
+    const fleetCounts = async () =>
+      (
+        (await (await fetch(`${app.url}/dashboard/fleet.json`, { headers: { cookie } })).json()) as {
+          counts: Record<string, number>;
+        }
+      ).counts;
+    const first = await gauge();
+    expect(first.refreshedAt).toBe(T0 / 1000);
+    expect(first.counts).toStrictEqual(await fleetCounts());
+    expect(Object.values(first.counts).reduce((a, b) => a + b, 0)).toBe(125);
+    expect(Object.keys(first.counts).length).toBeGreaterThanOrEqual(3);
+
+    // Time moves the derived states; the scrape keeps serving the last counts until the next refresh.
+    app.clock.now = T0 + 50 * minute;
+    expect((await gauge()).counts).toStrictEqual(first.counts);
+    await app.services.metrics.refreshClaims();
+    const later = await gauge();
+    expect(later.refreshedAt).toBe((T0 + 50 * minute) / 1000);
+    expect(later.counts).toStrictEqual(await fleetCounts());
+    expect(later.counts).not.toStrictEqual(first.counts);
   });
 
   it("requires METRICS_TOKEN as a Bearer credential when it is set", async () => {

@@ -1,4 +1,5 @@
 // Prometheus metrics of SPEC §9 on a per-App registry (several Apps may share a process: tests, replicas).
+import type { Logger } from "pino";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { SweepReport } from "../janitor/janitor.js";
 import type { DerivedState } from "../lease/derive-state.js";
@@ -18,14 +19,30 @@ export interface ClaimHoldMetrics {
   markersRejected: Counter;
   /** Counts a finished sweep (its actions, whether it halted, how long it took). */
   observeSweep(report: SweepReport): void;
+  /**
+   * Reads the claims-by-state gauge's counts from the fleet now, as the background refresh does
+   * (a no-op until `collectInBackground` sets it). Rejects when the read fails.
+   */
+  refreshClaims: () => Promise<void>;
 }
 
 export interface MetricsSources {
-  /** Claims per derived state, read from the store when Prometheus scrapes. */
+  /** Claims per derived state, read from the store by the background refresh (never by a scrape). */
   claimsByState: () => Promise<Partial<Record<DerivedState, number>>>;
   /** GitHub requests made so far, by kind (RequestMeter.totals). */
   githubRequests: () => ReadonlyMap<string, number>;
+  now: () => number;
+  log: Logger;
+  /** Seconds between refreshes of the claims gauge while it is scraped (default `claimsRefreshSeconds`). */
+  refreshSeconds?: number;
 }
+
+/**
+ * The claims gauge is refreshed at most this often. Derived states move with the clock (§2.2), so
+ * counters kept by transitions could not say "stale"; a read of every claim per scrape costs the
+ * store 100 ms and more at 10,000 claims, so the read is a background one, made only while scraped.
+ */
+export const claimsRefreshSeconds = 30;
 
 const latencyBuckets = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 
@@ -103,24 +120,40 @@ export function createMetrics(): ClaimHoldMetrics {
       if (report.halted) janitorHalts.inc();
       janitorDuration.observe(report.durationMs / 1000);
     },
+    refreshClaims: async () => undefined,
   };
 }
 
 /**
- * Adds the gauges read at scrape time from their sources (the fleet and the request meter), once the
- * parts they read exist.
+ * Adds the gauges fed by the App's parts once they exist: the claims by state, counted by a
+ * background read of the fleet every `refreshSeconds` while `/metrics` is scraped (a scrape itself
+ * serves the last counts from memory and reads no claim), and the request meter's totals.
+ * Returns the stop of the refresh timer (it is unref'd: it never keeps the process alive).
  */
-export function collectAtScrape(metrics: ClaimHoldMetrics, sources: MetricsSources): void {
+export function collectInBackground(metrics: ClaimHoldMetrics, sources: MetricsSources): () => void {
   const registers = [metrics.registry];
+  const refreshSeconds = sources.refreshSeconds ?? claimsRefreshSeconds;
+  let counts: Partial<Record<DerivedState, number>> | null = null;
+  let refreshedAt: number | null = null;
+  let scrapedSinceRefresh = false;
+  let refreshing: Promise<void> | null = null;
   new Gauge({
     name: "claim_hold_claims",
-    help: "Held claims by derived state (SPEC §2.2), read from the store at scrape time.",
+    help: `Held claims by derived state (SPEC §2.2), counted by a background read of the store every ${refreshSeconds} s while scraped (a scrape reads no claim); claim_hold_claims_refreshed_timestamp_seconds says when. No samples before the first refresh.`,
     labelNames: ["state"],
     registers,
-    async collect() {
-      const counts = await sources.claimsByState();
+    collect() {
+      scrapedSinceRefresh = true;
       this.reset();
-      for (const [state, count] of Object.entries(counts)) this.set({ state }, count ?? 0);
+      for (const [state, count] of Object.entries(counts ?? {})) this.set({ state }, count ?? 0);
+    },
+  });
+  new Gauge({
+    name: "claim_hold_claims_refreshed_timestamp_seconds",
+    help: "When claim_hold_claims was last counted (Unix seconds; 0 before the first refresh).",
+    registers,
+    collect() {
+      this.set(refreshedAt === null ? 0 : refreshedAt / 1000);
     },
   });
   new Counter({
@@ -133,4 +166,27 @@ export function collectAtScrape(metrics: ClaimHoldMetrics, sources: MetricsSourc
       for (const [kind, total] of sources.githubRequests()) this.inc({ kind }, total);
     },
   });
+  // One read at a time: a refresh asked for while one runs shares its result.
+  const refresh = () => {
+    refreshing ??= (async () => {
+      try {
+        const at = sources.now();
+        counts = await sources.claimsByState();
+        refreshedAt = at;
+        scrapedSinceRefresh = false;
+      } finally {
+        refreshing = null;
+      }
+    })();
+    return refreshing;
+  };
+  metrics.refreshClaims = refresh;
+  const timer = setInterval(() => {
+    if (!scrapedSinceRefresh) return;
+    refresh().catch((error: unknown) =>
+      sources.log.warn({ err: error }, "could not count the claims for the metrics; the last counts stand"),
+    );
+  }, refreshSeconds * 1000);
+  timer.unref();
+  return () => clearInterval(timer);
 }
