@@ -1623,14 +1623,15 @@ describe.skipIf(!redisProbe.available)("RedisLivenessStore on Redis", () => {
         `${keyPrefix}delivery:d-1`,
         `${keyPrefix}{i:8}:deadlines`,
         `${keyPrefix}{i:8}:holders`,
-        `${keyPrefix}{i:8}:login:"octo-agent"`,
+        `${keyPrefix}{i:8}:live:indexed`,
+        `${keyPrefix}{i:8}:live:login:"octo-agent"`,
         `${keyPrefix}{i:8}:repo:1001`,
         `${keyPrefix}{i:8}:repos`,
         `${keyPrefix}{i:8}:s:1001:43:gen`,
         `${keyPrefix}{i:8}:s:1001:43:hist`,
         `${keyPrefix}{i:8}:s:1001:43:rec`,
         `${keyPrefix}{i:8}:s:1001:43:tok`,
-        `${keyPrefix}{i:8}:session:["octo-agent","s-alice"]`,
+        `${keyPrefix}{i:8}:live:session:["octo-agent","s-alice"]`,
       ].sort(),
     );
   });

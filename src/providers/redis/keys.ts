@@ -41,7 +41,7 @@ export class StoreKeys {
     return `${this.base(installationId)}:deadlines`;
   }
 
-  /** Live claims with their login and session index keys (the caps' truth). */
+  /** Active claims with the keys of the live-claim sets they are counted in; `${base}:holders` (the backfill relies on it). */
   holders(installationId: number): string {
     return `${this.base(installationId)}:holders`;
   }
@@ -65,14 +65,23 @@ export class StoreKeys {
     return `${this.base(installationId)}:epoch`;
   }
 
-  /** The login and session index sets an actor's active claims are counted in. */
+  /**
+   * The sorted sets (member = subject, score = live-until) an actor's active claims are counted in.
+   * `${base}:live:…`: the claim script's backfill derives them from the plain sets `${base}:login:…`
+   * and `${base}:session:…` that entries written before them name (lua/includes/indexes.lua).
+   */
   actorSets(installationId: number, actor: Actor | null): { loginSet: string; sessionSet: string } {
     const base = this.base(installationId);
-    if (!actor) return { loginSet: `${base}:login:-`, sessionSet: `${base}:session:-` };
+    if (!actor) return { loginSet: `${base}:live:login:-`, sessionSet: `${base}:live:session:-` };
     return {
-      loginSet: `${base}:login:${JSON.stringify(actor.login)}`,
-      sessionSet: `${base}:session:${JSON.stringify([actor.login, actor.sessionId ?? ""])}`,
+      loginSet: `${base}:live:login:${JSON.stringify(actor.login)}`,
+      sessionSet: `${base}:live:session:${JSON.stringify([actor.login, actor.sessionId ?? ""])}`,
     };
+  }
+
+  /** Set once the installation's holders are all in the live-claim sets (the backfill ran). */
+  liveIndexed(installationId: number): string {
+    return `${this.base(installationId)}:live:indexed`;
   }
 
   delivery(deliveryId: string): string {

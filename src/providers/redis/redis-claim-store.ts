@@ -79,6 +79,7 @@ export class RedisClaimStore implements ClaimStore {
         ...this.#subjectKeys(key, { record: "rec", highWater: "gen", digests: "tok", history: "hist" }),
         ...this.#indexKeys(key),
         ...this.keys.actorSets(key.installationId, actor),
+        liveIndexed: this.keys.liveIndexed(key.installationId),
       },
       args: {
         now: input.now,

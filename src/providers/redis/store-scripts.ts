@@ -7,7 +7,17 @@ const indexKeys = ["deadlines", "holders"] as const;
 
 export const claimScript = defineScript({
   name: "claim",
-  keys: ["record", "highWater", "digests", "history", ...indexKeys, "loginSet", "sessionSet", "repository"],
+  keys: [
+    "record",
+    "highWater",
+    "digests",
+    "history",
+    ...indexKeys,
+    "loginSet",
+    "sessionSet",
+    "repository",
+    "liveIndexed",
+  ],
   args: [
     "now",
     "member",

@@ -25,7 +25,7 @@ end
 redis.call('HSET', KEY.record, unpack(set))
 redis.call('HDEL', KEY.record, 'takeoverBy', 'takeoverAt', 'takeoverGraceMs', 'takeoverKeyDigest')
 redis.call('ZREM', KEY.deadlines, ARG.member)
-redis.call('HDEL', KEY.holders, ARG.member)
+drop_holder(KEY.holders, ARG.member)
 touch(KEY.repository, ARG.now, ARG.member)
 local ender = nil
 if ARG.endedBy ~= '' then ender = ARG.endedBy end

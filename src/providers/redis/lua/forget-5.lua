@@ -1,9 +1,9 @@
---- @include "record"
 --- @include "history"
+--- @include "indexes"
 
 -- The record stays (so the old lease answers gone) but synced: its issue left the repository.
 redis.call('ZREM', KEY.deadlines, ARG.member)
-redis.call('HDEL', KEY.holders, ARG.member)
+drop_holder(KEY.holders, ARG.member)
 redis.call('ZREM', KEY.repository, string.match(ARG.member, '[^:]*$'))
 local cur = load(KEY.record)
 if not cur or cur.state == 'revoked' then return 0 end

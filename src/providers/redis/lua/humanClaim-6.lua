@@ -30,7 +30,7 @@ for i = REST, #ARGV do fields[#fields + 1] = ARGV[i] end
 redis.call('DEL', KEY.record)
 redis.call('HSET', KEY.record, unpack(fields))
 redis.call('ZREM', KEY.deadlines, ARG.member)
-redis.call('HDEL', KEY.holders, ARG.member)
+drop_holder(KEY.holders, ARG.member)
 touch(KEY.repository, ARG.now, ARG.member)
 if ARG.release == '1' then
   push_history(KEY.history, ARG.now, gen, 'released', ARG.actor, 'abandoned')

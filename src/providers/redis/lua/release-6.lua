@@ -12,7 +12,7 @@ if ARG.outcome == 'completed' then state = 'completed' end
 redis.call('HSET', KEY.record, 'state', state, 'outcome', ARG.outcome, 'endedAt', ARG.now, 'endedBy', cur.actor, 'sync', 'pending')
 redis.call('HDEL', KEY.record, 'takeoverBy', 'takeoverAt', 'takeoverGraceMs', 'takeoverKeyDigest')
 redis.call('ZREM', KEY.deadlines, ARG.member)
-redis.call('HDEL', KEY.holders, ARG.member)
+drop_holder(KEY.holders, ARG.member)
 touch(KEY.repository, ARG.now, ARG.member)
 push_history(KEY.history, ARG.now, cur.generation, state, cur.actor, ARG.outcome)
 local m, flat = load(KEY.record)

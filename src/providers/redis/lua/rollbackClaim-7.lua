@@ -14,7 +14,7 @@ if ARG.hasPrevious == '1' then
   touch(KEY.repository, ARG.now, ARG.member)
 else
   redis.call('ZREM', KEY.deadlines, ARG.member)
-  redis.call('HDEL', KEY.holders, ARG.member)
+  drop_holder(KEY.holders, ARG.member)
   redis.call('ZREM', KEY.repository, string.match(ARG.member, '[^:]*$'))
 end
 push_history(KEY.history, ARG.now, cur.generation, 'rolled-back')

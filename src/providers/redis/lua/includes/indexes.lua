@@ -1,17 +1,47 @@
 --- @include "record"
 --- @include "liveness"
 
--- The holders hash maps an active subject to "liveUntil\nloginKey\nsessionKey": the truth the
--- login/session index sets are checked against (they may keep members a transition moved away).
+-- The holders hash maps an active subject to "z\nloginKey\nsessionKey": the sorted sets (scored by
+-- live-until) that count it against its login and its session ('' when it has no session identity).
+-- An entry written before those sets existed reads "liveUntil\nloginSet\nsessionSet" (plain sets,
+-- no longer read); index_backfill converts them, and until then no script touches its sets.
+local function holder_entry(entry)
+  local head, login_key, session_key = string.match(entry, '^([^\n]*)\n([^\n]*)\n(.*)$')
+  return head == 'z', login_key, session_key, head
+end
+
+-- Takes member out of the holders hash and out of the live-claim sets its entry names.
+local function drop_holder(holders, member)
+  local entry = redis.call('HGET', holders, member)
+  if not entry then return end
+  local indexed, login_key, session_key = holder_entry(entry)
+  if indexed then
+    redis.call('ZREM', login_key, member)
+    if session_key ~= '' then redis.call('ZREM', session_key, member) end
+  end
+  redis.call('HDEL', holders, member)
+end
+
 local function index_record(m, deadlines, holders, member, login_key, session_key)
   if m and m.state == 'active' then
     redis.call('ZADD', deadlines, int(deadline_of(m)), member)
-    redis.call('HSET', holders, member, int(live_until(m)) .. '\n' .. login_key .. '\n' .. (session_key or ''))
-    redis.call('SADD', login_key, member)
-    if session_key then redis.call('SADD', session_key, member) end
+    session_key = session_key or ''
+    local entry = redis.call('HGET', holders, member)
+    if entry then
+      -- A new holder of the subject: it stops counting against the previous one's login and session.
+      local indexed, old_login, old_session = holder_entry(entry)
+      if indexed and old_login ~= login_key then redis.call('ZREM', old_login, member) end
+      if indexed and old_session ~= '' and old_session ~= session_key then
+        redis.call('ZREM', old_session, member)
+      end
+    end
+    local until_at = int(live_until(m))
+    redis.call('HSET', holders, member, 'z\n' .. login_key .. '\n' .. session_key)
+    redis.call('ZADD', login_key, until_at, member)
+    if session_key ~= '' then redis.call('ZADD', session_key, until_at, member) end
   else
     redis.call('ZREM', deadlines, member)
-    redis.call('HDEL', holders, member)
+    drop_holder(holders, member)
   end
 end
 
@@ -19,29 +49,50 @@ end
 local function refresh_record(m, deadlines, holders, member)
   redis.call('ZADD', deadlines, int(deadline_of(m)), member)
   local entry = redis.call('HGET', holders, member)
-  if entry then
-    local rest = string.match(entry, '^[^\n]*(\n.*)$')
-    redis.call('HSET', holders, member, int(live_until(m)) .. rest)
+  if not entry then return end
+  local indexed, login_key, session_key = holder_entry(entry)
+  local until_at = int(live_until(m))
+  if indexed then
+    redis.call('ZADD', login_key, until_at, member)
+    if session_key ~= '' then redis.call('ZADD', session_key, until_at, member) end
+  else
+    redis.call('HSET', holders, member, until_at .. '\n' .. login_key .. '\n' .. session_key)
   end
 end
 
--- Live claims indexed under set_key (other than member); drops members whose holder moved on.
-local function count_live(set_key, holders, member, now, is_login)
-  local n = 0
-  for _, m in ipairs(redis.call('SMEMBERS', set_key)) do
-    if m ~= member then
-      local entry = redis.call('HGET', holders, m)
-      local until_at, login_key, session_key
-      if entry then until_at, login_key, session_key = string.match(entry, '^([^\n]*)\n([^\n]*)\n(.*)$') end
-      local owner = login_key
-      if not is_login then owner = session_key end
-      if owner ~= set_key then
-        redis.call('SREM', set_key, m)
-      elseif tonumber(until_at) > now then
-        n = n + 1
+-- Once per installation (marked by the key `marker`): moves the entries written before the
+-- live-claim sets into them. The old set `<base>:login:…` becomes `<base>:live:login:…`, where
+-- `<base>:holders` is the holders hash (keys.ts); every key keeps the installation's hash tag.
+local function index_backfill(marker, holders)
+  if redis.call('EXISTS', marker) == 1 then return end
+  local base = string.sub(holders, 1, -(#':holders' + 1))
+  local function renamed(old) return base .. ':live' .. string.sub(old, #base + 1) end
+  local flat = redis.call('HGETALL', holders)
+  local old_sets = {}
+  for i = 1, #flat, 2 do
+    local member = flat[i]
+    local indexed, old_login, old_session, until_at = holder_entry(flat[i + 1])
+    if not indexed then
+      local login_key, session_key = renamed(old_login), ''
+      redis.call('ZADD', login_key, until_at, member)
+      old_sets[old_login] = true
+      if old_session ~= '' then
+        session_key = renamed(old_session)
+        redis.call('ZADD', session_key, until_at, member)
+        old_sets[old_session] = true
       end
+      redis.call('HSET', holders, member, 'z\n' .. login_key .. '\n' .. session_key)
     end
   end
+  for old in pairs(old_sets) do redis.call('DEL', old) end
+  redis.call('SET', marker, '1')
+end
+
+-- Live claims counted in the sorted set set_key other than member: O(log n), scores are live-until.
+local function count_live(set_key, member, now)
+  local n = redis.call('ZCOUNT', set_key, '(' .. int(now), '+inf')
+  local own = redis.call('ZSCORE', set_key, member)
+  if own and tonumber(own) > now then n = n - 1 end
   return n
 end
 

@@ -62,10 +62,11 @@ end
 -- An agent's refusal at its per-session or per-login cap of live claims (nil while under both).
 local function cap_refusal()
   if claimant.kind ~= 'agent' then return nil end
+  index_backfill(KEY.liveIndexed, KEY.holders)
   local sessions = 0
-  if session_key then sessions = count_live(session_key, KEY.holders, member, now, false) end
+  if session_key then sessions = count_live(session_key, member, now) end
   if sessions >= tonumber(ARG.perSession) then return {'cap_reached', 'session', ARG.perSession} end
-  if count_live(KEY.loginSet, KEY.holders, member, now, true) >= tonumber(ARG.perLogin) then
+  if count_live(KEY.loginSet, member, now) >= tonumber(ARG.perLogin) then
     return {'cap_reached', 'login', ARG.perLogin}
   end
   return nil
