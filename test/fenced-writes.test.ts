@@ -5,6 +5,7 @@ import { desiredWrite, fenceOf, labelRepair, movedOn, rebaseWrite } from "../src
 import { inert } from "../src/lease/inert-text.js";
 import { claimStateUnknown } from "../src/lease/restore-from-comments.js";
 import type { SubjectSnapshot } from "../src/providers/assignment-provider.js";
+import { subjectSnapshot } from "./support/subject-snapshot.js";
 
 const labels = { claimed: "agent:claimed", stale: "agent:stale" };
 
@@ -152,25 +153,7 @@ describe("labelRepair", () => {
 });
 
 function snapshot(overrides: Partial<SubjectSnapshot> = {}): SubjectSnapshot {
-  return {
-    repoId: 7,
-    repo: "octo/widgets",
-    issue: 12,
-    nodeId: "I_12",
-    title: "x",
-    state: "open",
-    assignees: [],
-    labels: [],
-    claimComments: [],
-    rejectedMarkers: 0,
-    rejectedAfterTrusted: 0,
-    auditComments: 0,
-    markerSearch: "complete",
-    openPullRequests: [],
-    branchCommittedAt: null,
-    updatedAt: 0,
-    ...overrides,
-  };
+  return subjectSnapshot({ repoId: 7, repo: "octo/widgets", issue: 12, title: "x", ...overrides });
 }
 
 const marker = (state: "active" | "released") => ({

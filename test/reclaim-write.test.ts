@@ -5,25 +5,15 @@ import { defaultRepoConfig } from "../src/config/repo-config.js";
 import type { ClaimRecord } from "../src/domain/claim.js";
 import { reclaimWrite } from "../src/handlers/reclaim-decision.js";
 import type { SubjectSnapshot } from "../src/providers/assignment-provider.js";
+import { subjectSnapshot } from "./support/subject-snapshot.js";
 
-const snapshot: SubjectSnapshot = {
+const snapshot: SubjectSnapshot = subjectSnapshot({
   repoId: 7001,
   repo: "octo/widgets",
   issue: 3,
-  nodeId: "I_3",
   title: "Work item",
-  state: "open",
   assignees: [{ login: "fleet-bot", nodeId: "U_bot" }],
-  labels: [],
-  claimComments: [],
-  rejectedMarkers: 0,
-  rejectedAfterTrusted: 0,
-  auditComments: 0,
-  markerSearch: "complete",
-  openPullRequests: [],
-  branchCommittedAt: null,
-  updatedAt: 0,
-};
+});
 
 const agent: ClaimRecord = {
   installationId: 42,

@@ -14,6 +14,7 @@ import type {
 } from "../../src/providers/assignment-provider.js";
 import type { InstallationSource } from "../../src/providers/installation-source.js";
 import { MemoryLivenessStore } from "../../src/providers/memory/memory-store.js";
+import { subjectSnapshot } from "../support/subject-snapshot.js";
 
 const installationId = 42;
 const repo = "octo/widgets";
@@ -63,25 +64,14 @@ class FakeAssignments implements AssignmentProvider {
 const installations: InstallationSource = { listInstallations: async () => [installationId] };
 
 function snapshotOf(issue: number, extra: Partial<SubjectSnapshot> = {}): SubjectSnapshot {
-  return {
+  return subjectSnapshot({
     repoId,
     repo,
     issue,
-    nodeId: `I_${issue}`,
-    title: `Issue ${issue}`,
-    state: "open",
     assignees: [{ login: agent.login, nodeId: agentNodeId }],
     labels: [defaultRepoConfig.labels.claimed],
-    claimComments: [],
-    rejectedMarkers: 0,
-    rejectedAfterTrusted: 0,
-    auditComments: 0,
-    markerSearch: "complete",
-    openPullRequests: [],
-    branchCommittedAt: null,
-    updatedAt: 0,
     ...extra,
-  };
+  });
 }
 
 let clock: number;

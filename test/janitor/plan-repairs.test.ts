@@ -12,6 +12,7 @@ import {
 } from "../../src/janitor/plan-repairs.js";
 import type { ClaimMarker } from "../../src/lease/claim-comment.js";
 import type { ClaimCommentEvidence, SubjectSnapshot } from "../../src/providers/assignment-provider.js";
+import { subjectSnapshot } from "../support/subject-snapshot.js";
 
 const config = defaultRepoConfig;
 const { claimed, stale } = config.labels;
@@ -71,25 +72,16 @@ function comment(generation: number, extra: Partial<ClaimMarker> = {}): ClaimCom
 }
 
 function snapshot(extra: Partial<SubjectSnapshot> = {}): SubjectSnapshot {
-  return {
+  return subjectSnapshot({
     repoId: 7,
     repo,
     issue: 3,
-    nodeId: "I_3",
     title: "An issue",
-    state: "open",
     assignees: [fleet],
     labels: [claimed],
     claimComments: [comment(2)],
-    rejectedMarkers: 0,
-    rejectedAfterTrusted: 0,
-    auditComments: 0,
-    markerSearch: "complete",
-    openPullRequests: [],
-    branchCommittedAt: null,
-    updatedAt: 0,
     ...extra,
-  };
+  });
 }
 
 describe("planReconcile", () => {

@@ -12,30 +12,19 @@ import {
 import type { ClaimMarker } from "../../src/lease/claim-comment.js";
 import { latestMarker } from "../../src/lease/restore-from-comments.js";
 import type { SubjectSnapshot } from "../../src/providers/assignment-provider.js";
+import { subjectSnapshot } from "../support/subject-snapshot.js";
 
 const claimant = { login: "fleet-bot", id: 1, nodeId: "U_fleet" };
 const actor = { runtime: "codex", sessionId: "s1" };
 
 function snapshot(overrides: Partial<SubjectSnapshot> = {}): SubjectSnapshot {
-  return {
+  return subjectSnapshot({
     repoId: 7,
     repo: "octo/widgets",
     issue: 12,
-    nodeId: "I_12",
     title: "Fix the flaky widget test",
-    state: "open",
-    assignees: [],
-    labels: [],
-    claimComments: [],
-    rejectedMarkers: 0,
-    rejectedAfterTrusted: 0,
-    auditComments: 0,
-    markerSearch: "complete",
-    openPullRequests: [],
-    branchCommittedAt: null,
-    updatedAt: 0,
     ...overrides,
-  };
+  });
 }
 
 function comment(marker: Partial<ClaimMarker> = {}): SubjectSnapshot["claimComments"][number] {

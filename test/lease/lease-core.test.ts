@@ -15,6 +15,7 @@ import type {
 } from "../../src/providers/assignment-provider.js";
 import { GitHubWriteError } from "../../src/providers/assignment-provider.js";
 import { MemoryLivenessStore } from "../../src/providers/memory/memory-store.js";
+import { subjectSnapshot } from "../support/subject-snapshot.js";
 
 const installationId = 42;
 const repoId = 7;
@@ -31,24 +32,12 @@ class FakeAssignments implements AssignmentProvider {
   /** The next `apply` calls that GitHub refuses. */
   refuseNext = 0;
   readonly #users = new Map([fleetBot, otherBot].map((u) => [u.nodeId, u.login]));
-  readonly issue: SubjectSnapshot = {
+  readonly issue: SubjectSnapshot = subjectSnapshot({
     repoId,
     repo: "octo/widgets",
     issue: 12,
-    nodeId: "I_12",
     title: "Fix the parser",
-    state: "open",
-    assignees: [],
-    labels: [],
-    claimComments: [],
-    rejectedMarkers: 0,
-    rejectedAfterTrusted: 0,
-    auditComments: 0,
-    markerSearch: "complete",
-    openPullRequests: [],
-    branchCommittedAt: null,
-    updatedAt: 0,
-  };
+  });
 
   async status(ref: SubjectRef): Promise<SubjectSnapshot | null> {
     this.statusReads += 1;
