@@ -3,7 +3,7 @@ import type { ClaimRecord, SubjectKey, Transition } from "../../domain/claim.js"
 import { aliveAt } from "../../lease/liveness.js";
 import { historyLimit } from "../claim-records.js";
 import type { ClaimInput } from "../liveness-store.js";
-import { sameSession } from "./claim-rules.js";
+import { LiveClaims } from "./live-claims.js";
 
 export interface SubjectSlot {
   record: ClaimRecord | null;
@@ -24,6 +24,7 @@ function memberOf(key: SubjectKey): string {
 export class SubjectSlots {
   readonly #slots = new Map<string, SubjectSlot>();
   readonly #deadlines = new Map<number, Map<string, number>>();
+  readonly #live = new LiveClaims();
 
   slot(key: SubjectKey): SubjectSlot {
     const id = `${key.installationId}:${key.repoId}:${key.issue}`;
@@ -40,7 +41,9 @@ export class SubjectSlots {
     slot.history.length = Math.min(slot.history.length, historyLimit);
   }
 
+  /** After every transition of the record: its deadline and its live-claim counts. */
   setDeadline(record: ClaimRecord): void {
+    this.#live.index(record);
     let set = this.#deadlines.get(record.installationId);
     if (!set) {
       set = new Map();
@@ -56,22 +59,13 @@ export class SubjectSlots {
     }
   }
 
+  /** The claimant's live claims other than the subject's, from the counts the transitions keep. */
   liveClaimsOf(input: ClaimInput, skip: SubjectKey): { session: number; login: number } {
-    let session = 0;
-    let login = 0;
-    for (const slot of this.#slots.values()) {
-      const r = slot.record;
-      if (!r || r.installationId !== input.key.installationId) continue;
-      if (r.repoId === skip.repoId && r.issue === skip.issue) continue;
-      const live = r.state === "active" && input.now - aliveAt(r) < r.durations.ttlMs;
-      if (!live) continue;
-      if (sameSession(r.actor, input.actor)) session++;
-      if (r.actor.login === input.actor.login) login++;
-    }
-    return { session, login };
+    return this.#live.count(skip, input.actor, input.now);
   }
 
   dropDeadline(key: SubjectKey): void {
+    this.#live.drop(key);
     this.#deadlines.get(key.installationId)?.delete(memberOf(key));
   }
 
@@ -90,5 +84,6 @@ export class SubjectSlots {
       if (id.startsWith(`${installationId}:`)) this.#slots.delete(id);
     }
     this.#deadlines.delete(installationId);
+    this.#live.purge(installationId);
   }
 }
