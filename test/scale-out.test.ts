@@ -1,22 +1,25 @@
 // Two App replicas on one Redis: SPEC §3's guarantees hold across them, and the janitor runs on exactly one.
-import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ClaimHoldError, createClaimHoldClient } from "../src/agent/client/index.js";
 import { RedisFenceStore } from "../src/providers/redis/redis-fence-store.js";
 import { RedisLivenessStore } from "../src/providers/redis/redis-store.js";
-import { type GitHubSimulator, startGitHubSimulator } from "../tools/github-sim/index.js";
-import { type AppHarness, startApp, testAppPrivateKey, testWebhookSecret } from "./support/app-harness.js";
-import { createTestRedis, deleteKeysWithPrefix, probeRedis, uniqueKeyPrefix } from "./support/redis.js";
+import type { GitHubSimulator } from "../tools/github-sim/index.js";
+import { connectSharedRedis } from "../tools/local-stack/stack-stores.js";
+import {
+  type LocalStack,
+  type StackWiring,
+  startLocalStack,
+} from "../tools/local-stack/start-local-stack.js";
+import { type AppHarness, startApp, testCredentials } from "./support/app-harness.js";
+import { probeRedis, uniqueKeyPrefix } from "./support/redis.js";
 
 const redisProbe = await probeRedis();
 const repo = "octo/widgets";
 const fleet = { login: "fleet-bot", id: 501, token: "ghp_fleetbot0000000000000000000000scale" };
 
 describe.skipIf(!redisProbe.available)("two replicas sharing one Redis", () => {
-  const prefix = uniqueKeyPrefix("scale");
+  let stack: LocalStack<AppHarness>;
   let sim: GitHubSimulator;
-  let redisA: Redis;
-  let redisB: Redis;
   let a: AppHarness;
   let b: AppHarness;
   /** Both replicas read the same (fake) wall clock, as NTP-synced hosts do. */
@@ -33,23 +36,35 @@ describe.skipIf(!redisProbe.available)("two replicas sharing one Redis", () => {
     });
 
   beforeAll(async () => {
-    [redisA, redisB] = [await createTestRedis(), await createTestRedis()];
-    sim = await startGitHubSimulator({
-      appKey: testAppPrivateKey(),
-      webhookSecret: testWebhookSecret,
-      appId: 1,
-    });
     const now = Date.now();
-    const replica = (redis: Redis) =>
-      startApp({
-        store: new RedisLivenessStore({ redis, keyPrefix: prefix }),
-        fences: new RedisFenceStore({ redis, keyPrefix: prefix }),
-        githubBaseUrl: sim.baseUrl,
+    /** A replica on a connection of its own to the shared Redis and prefix, as a separate host has. */
+    const replica = async ({ redis, githubBaseUrl }: StackWiring): Promise<AppHarness> => {
+      if (!redis) throw new Error("the scale-out stack has no Redis");
+      const connection = await connectSharedRedis(redis.url);
+      const app = await startApp({
+        store: new RedisLivenessStore({ redis: connection, keyPrefix: redis.keyPrefix }),
+        fences: new RedisFenceStore({ redis: connection, keyPrefix: redis.keyPrefix }),
+        githubBaseUrl,
         appId: 1,
         now,
       });
-    [a, b] = [await replica(redisA), await replica(redisB)];
-    sim.configureWebhooks({ url: `${a.url}/api/github/webhooks` });
+      return {
+        ...app,
+        async close() {
+          await app.close();
+          await connection.quit();
+        },
+      };
+    };
+    // Two Apps on one simulator and one Redis; the simulator's webhooks go to A.
+    stack = await startLocalStack({
+      redis: { kind: "shared", keyPrefix: uniqueKeyPrefix("scale") },
+      credentials: testCredentials(),
+      startApp: replica,
+      apps: 2,
+    });
+    sim = stack.sim;
+    [a, b] = stack.apps as [AppHarness, AppHarness];
     sim.seed({
       users: [{ login: fleet.login, id: fleet.id, tokens: [fleet.token] }],
       repos: [
@@ -70,11 +85,7 @@ describe.skipIf(!redisProbe.available)("two replicas sharing one Redis", () => {
   });
 
   afterAll(async () => {
-    await a?.close();
-    await b?.close();
-    await sim?.close();
-    await deleteKeysWithPrefix(redisA, prefix);
-    await Promise.all([redisA.quit(), redisB.quit()]);
+    await stack?.stop();
   });
 
   it("claim on A, heartbeat on B, takeover through B, superseded on A", async () => {

@@ -6,10 +6,11 @@ import {
   isClaimHoldError,
 } from "../../src/agent/client/index.js";
 import type { SubjectKey } from "../../src/domain/claim.js";
-import { type GitHubSimulator, startGitHubSimulator } from "../../tools/github-sim/index.js";
-import { type PrivateRedis, startPrivateRedis } from "../../tools/local-stack/start-private-redis.js";
-import { testAppPrivateKey, testWebhookSecret } from "../support/app-harness.js";
-import { advance, type FakeTime, type FaultApp, startFaultApp } from "./support/fault-app.js";
+import type { GitHubSimulator } from "../../tools/github-sim/index.js";
+import { type LocalStack, startLocalStack } from "../../tools/local-stack/start-local-stack.js";
+import type { PrivateRedis } from "../../tools/local-stack/start-private-redis.js";
+import { testCredentials } from "../support/app-harness.js";
+import { advance, type FakeTime, type FaultApp, faultApp } from "./support/fault-app.js";
 import { checkHistory, type HistoryEvent, liveForMs } from "./support/history-checker.js";
 import { RedisProxy } from "./support/redis-proxy.js";
 import {
@@ -42,6 +43,7 @@ interface Session {
   lease?: { id: string; token: string; generation: number; subject: string; issue: number };
 }
 
+let stack: LocalStack<FaultApp>;
 let sim: GitHubSimulator;
 let redis: PrivateRedis;
 let proxy: RedisProxy;
@@ -72,20 +74,17 @@ async function waitForStore(): Promise<void> {
 
 beforeAll(async () => {
   console.log(`fault schedule seed ${seed} (FAULT_SEED=${seed} reproduces it), ${iterations} iterations`);
-  redis = await startPrivateRedis();
+  // The simulator and a private Redis first; the App then connects through a proxy in front of that Redis.
+  stack = await startLocalStack<FaultApp>({
+    redis: { kind: "private", keyPrefix: "faults:" },
+    credentials: testCredentials(),
+    apps: 0,
+  });
+  sim = stack.sim;
+  if (!stack.redis?.server) throw new Error("the fault stack has no private Redis");
+  redis = stack.redis.server;
   proxy = await RedisProxy.start(redis.port);
-  sim = await startGitHubSimulator({
-    appKey: testAppPrivateKey(),
-    webhookSecret: testWebhookSecret,
-    appId: 1,
-  });
-  app = await startFaultApp({
-    githubBaseUrl: sim.baseUrl,
-    redisUrl: proxy.url,
-    keyPrefix: "faults:",
-    time,
-  });
-  sim.configureWebhooks({ url: `${app.url}/api/github/webhooks` });
+  app = await stack.addApp(faultApp({ time, redisUrl: proxy.url }));
   sim.seed({
     users: [
       ...agents.map((a) => ({ login: a.login, tokens: [a.token] })),
@@ -104,10 +103,8 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await app?.close();
-  await sim?.close();
+  await stack?.stop();
   await proxy?.close();
-  await redis?.kill();
   console.log(`fault schedule figures (seed ${seed}): ${JSON.stringify(figures)}`);
 });
 

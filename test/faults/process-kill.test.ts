@@ -1,11 +1,8 @@
 // SIGKILL of the App process (`node --import tsx src/main.ts`) in the middle of a claim and of a reap, then a restart.
-import { type ChildProcess, spawn } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
-import { createRedisClient } from "../../src/providers/create-store.js";
-import { RedisLivenessStore } from "../../src/providers/redis/redis-store.js";
-import { type GitHubSimulator, startGitHubSimulator } from "../../tools/github-sim/index.js";
-import { startPrivateRedis } from "../../tools/local-stack/start-private-redis.js";
-import { freePort, testAppPrivateKey, testTokenSecret, testWebhookSecret } from "../support/app-harness.js";
+import { appProcess, killAppProcess } from "../../tools/local-stack/start-app-process.js";
+import { startLocalStack } from "../../tools/local-stack/start-local-stack.js";
+import { testCredentials, testTokenSecret } from "../support/app-harness.js";
 import {
   agentClient,
   installationId,
@@ -24,67 +21,22 @@ afterEach(async () => {
   cleanup = [];
 });
 
-async function startChild(
-  sim: GitHubSimulator,
-  redisUrl: string,
-  env: Record<string, string> = { CLAIM_HOLD_DISABLE_JOBS: "janitor" },
-): Promise<{ url: string; child: ChildProcess }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
-    env: {
-      PATH: process.env.PATH,
-      NODE_ENV: "test",
-      APP_ID: "1",
-      PRIVATE_KEY: testAppPrivateKey(),
-      WEBHOOK_SECRET: testWebhookSecret,
-      GHE_HOST: sim.url.replace("http://", ""),
-      GHE_PROTOCOL: "http",
-      HOST: "127.0.0.1",
-      PORT: String(port),
-      REDIS_URL: redisUrl,
-      CLAIM_HOLD_KEY_PREFIX: "kill:",
-      CLAIM_HOLD_TOKEN_SECRET: testTokenSecret,
-      CLAIM_HOLD_ADMIN_TOKEN: adminToken,
-      LOG_LEVEL: "warn",
-      ...env,
-    },
-    stdio: "ignore",
-  });
-  cleanup.push(async () => void child.kill("SIGKILL"));
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 300; i++) {
-    const up = await fetch(`${url}/healthz`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (up) return { url, child };
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error("the App process did not start");
-}
+/** The App as a child process on the stack; `env` replaces the default (the janitor off). */
+const child = (env?: Record<string, string>) =>
+  appProcess({ tokenSecret: testTokenSecret, adminToken, ...(env ? { env } : {}) });
 
+/** A simulator and a private Redis; the App processes come later (`stack.addApp`, `stack.restartApp`). */
 async function setup(files: Record<string, string> = {}) {
-  const redis = await startPrivateRedis();
-  cleanup.push(() => redis.kill());
-  const sim = await startGitHubSimulator({
-    appKey: testAppPrivateKey(),
-    webhookSecret: testWebhookSecret,
-    appId: 1,
+  const stack = await startLocalStack({
+    redis: { kind: "private", keyPrefix: "kill:" },
+    credentials: testCredentials(),
+    startApp: child(),
+    apps: 0,
   });
-  cleanup.push(() => sim.close());
-  seedWorld(sim, 3, files);
-  const client = createRedisClient(redis.url);
-  client.on("error", () => undefined);
-  const store = new RedisLivenessStore({ redis: client, keyPrefix: "kill:", ownsClient: true });
-  cleanup.push(() => store.close());
-  return { redis, sim, store };
+  cleanup.push(() => stack.stop());
+  seedWorld(stack.sim, 3, files);
+  return { stack, sim: stack.sim, store: stack.store };
 }
-
-const killed = (child: ChildProcess) =>
-  new Promise<void>((resolve) => {
-    child.once("exit", () => resolve());
-    child.kill("SIGKILL");
-  });
 
 describe("the App process killed mid-transition", () => {
   it.each([
@@ -94,9 +46,8 @@ describe("the App process killed mid-transition", () => {
     "mid-claim (%s): after a restart the subject is held once, the claimant resumes it, GitHub matches the store",
     { timeout: 60_000 },
     async (_, fault) => {
-      const { sim, redis, store } = await setup();
-      const first = await startChild(sim, redis.url);
-      sim.configureWebhooks({ url: `${first.url}/api/github/webhooks` });
+      const { stack, sim, store } = await setup();
+      const first = await stack.addApp();
       await sim.flush();
       const slow = sim.fail({ operation: "ApplyTransition", delayMs: 1_500, ...fault });
       const pending = agentClient(first.url)
@@ -107,11 +58,10 @@ describe("the App process killed mid-transition", () => {
         await new Promise((resolve) => setTimeout(resolve, 10));
       // Killed while GitHub is answering the claim's one batched write.
       while (slow.hits === 0) await new Promise((resolve) => setTimeout(resolve, 10));
-      await killed(first.child);
+      await killAppProcess(first.child);
       expect(await pending).toMatchObject({ code: "network_error" });
       await new Promise((resolve) => setTimeout(resolve, 1_700)); // the simulator finishes the request
-      const second = await startChild(sim, redis.url);
-      sim.configureWebhooks({ url: `${second.url}/api/github/webhooks` });
+      const second = await stack.restartApp();
 
       expect(
         await statusOf(
@@ -136,11 +86,10 @@ describe("the App process killed mid-transition", () => {
   );
 
   it("mid-reap: after a restart the reconcile finishes the reap, once", { timeout: 60_000 }, async () => {
-    const { sim, redis, store } = await setup({
+    const { stack, sim, store } = await setup({
       ".github/claim-hold.yml": "taskClasses:\n  author: { ttl: 10s, reclaimAfter: 10s, heartbeat: 2s }\n",
     });
-    const first = await startChild(sim, redis.url);
-    sim.configureWebhooks({ url: `${first.url}/api/github/webhooks` });
+    const first = await stack.addApp();
     await sim.flush();
     await agentClient(first.url).claim({ repo, issue: 2, actor: { sessionId: "dead" } });
     await new Promise((resolve) => setTimeout(resolve, 10_500)); // silent past reclaimAfter (real time: a child process)
@@ -153,17 +102,13 @@ describe("the App process killed mid-transition", () => {
     const key = { installationId, repoId, issue: 2 };
     while ((await store.get(key))?.state !== "reaped")
       await new Promise((resolve) => setTimeout(resolve, 10));
-    await killed(first.child);
+    await killAppProcess(first.child);
     await sweep;
     await new Promise((resolve) => setTimeout(resolve, 1_700));
     expect(sim.issue(repo, 2).assignees).toEqual(["fleet-bot"]); // the reap's write never landed
 
     // A replica with its janitor on: a sweep and a reconcile every second.
-    const second = await startChild(sim, redis.url, {
-      JANITOR_INTERVAL_SECONDS: "1",
-      JANITOR_RECONCILE_EVERY: "1",
-    });
-    sim.configureWebhooks({ url: `${second.url}/api/github/webhooks` });
+    await stack.restartApp(child({ JANITOR_INTERVAL_SECONDS: "1", JANITOR_RECONCILE_EVERY: "1" }));
     // Until the reconcile's write has landed and the store has recorded it (the fenced write reads
     // the store once more after GitHub answers, so the two are not simultaneous).
     for (

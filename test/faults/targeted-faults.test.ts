@@ -5,10 +5,9 @@ import {
   isRefusedInstallationToken,
   shouldRetryRateLimit,
 } from "../../src/providers/github/claim-hold-octokit.js";
-import { type GitHubSimulator, startGitHubSimulator } from "../../tools/github-sim/index.js";
-import { startPrivateRedis } from "../../tools/local-stack/start-private-redis.js";
-import { testAppPrivateKey, testWebhookSecret } from "../support/app-harness.js";
-import { advance, type FakeTime, type FaultApp, startFaultApp } from "./support/fault-app.js";
+import { startLocalStack } from "../../tools/local-stack/start-local-stack.js";
+import { testCredentials } from "../support/app-harness.js";
+import { advance, type FakeTime, type FaultApp, faultApp } from "./support/fault-app.js";
 import { agentClient, installationId, repo, repoId, seedWorld, statusOf } from "./support/world.js";
 
 const minute = 60_000;
@@ -21,33 +20,25 @@ afterEach(async () => {
 async function world(
   options: { throttle?: Record<string, unknown>; replicas?: number; simNow?: () => number } = {},
 ) {
-  const redis = await startPrivateRedis();
-  cleanup.push(() => redis.kill());
-  const sim: GitHubSimulator = await startGitHubSimulator({
-    appKey: testAppPrivateKey(),
-    webhookSecret: testWebhookSecret,
-    appId: 1,
-    ...(options.simNow ? { now: options.simNow } : {}),
-  });
-  cleanup.push(() => sim.close());
   const time: FakeTime = { wall: Date.parse("2026-11-29T10:00:00Z"), monotonic: 0 };
-  const apps: FaultApp[] = [];
-  for (let i = 0; i < (options.replicas ?? 1); i++) {
-    const app = await startFaultApp({
-      githubBaseUrl: sim.baseUrl,
-      redisUrl: redis.url,
-      keyPrefix: "t:",
+  const stack = await startLocalStack({
+    redis: { kind: "private", keyPrefix: "t:" },
+    credentials: testCredentials(),
+    ...(options.simNow ? { simulator: { now: options.simNow } } : {}),
+    startApp: faultApp({
       time,
       ...(options.throttle ? { throttle: options.throttle } : {}),
       githubTimeoutMs: 5_000,
-    });
-    cleanup.push(() => app.close());
-    apps.push(app);
-  }
-  sim.configureWebhooks({ url: `${apps[0]!.url}/api/github/webhooks` });
+    }),
+    apps: options.replicas ?? 1,
+  });
+  cleanup.push(() => stack.stop());
+  const { sim, apps } = stack;
+  const redis = stack.redis?.server;
+  if (!redis) throw new Error("the fault stack has no private Redis");
   seedWorld(sim);
   await sim.flush();
-  return { redis, sim, time, app: apps[0]!, apps };
+  return { redis, sim, time, app: stack.app, apps };
 }
 
 describe("GitHub rate limits (Probot as shipped only logs secondary limits)", () => {

@@ -19,6 +19,8 @@ export type StackRedisChoice =
 
 /** The Redis behind the stores (absent for the memory store). */
 export interface StackRedis {
+  /** For an App that connects on its own (a child process, a client with the App's own settings). */
+  url: string;
   client: Redis;
   keyPrefix: string;
   /** The private server, when the stack started one. */
@@ -73,11 +75,17 @@ export async function openStackStores(choice: StackRedisChoice): Promise<StackSt
   }
   if (choice.kind === "private") {
     const server = await startPrivateRedis();
-    const redis = { client: server.client(), keyPrefix: choice.keyPrefix ?? "claim-hold:", server };
+    const redis = {
+      url: server.url,
+      client: server.client(),
+      keyPrefix: choice.keyPrefix ?? "claim-hold:",
+      server,
+    };
     return { ...onRedis(redis), close: () => server.stop() };
   }
-  const client = await connectSharedRedis(choice.url);
-  const redis = { client, keyPrefix: choice.keyPrefix ?? uniqueKeyPrefix("stack") };
+  const url = choice.url ?? sharedRedisUrl;
+  const client = await connectSharedRedis(url);
+  const redis = { url, client, keyPrefix: choice.keyPrefix ?? uniqueKeyPrefix("stack") };
   return {
     ...onRedis(redis),
     async close() {

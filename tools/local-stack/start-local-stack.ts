@@ -26,6 +26,8 @@ export interface StackWiring {
   credentials: AppCredentials;
   store: LivenessStore;
   fences: FenceStore;
+  /** The Redis behind the stores, for an App that opens its own connection (absent: the memory store). */
+  redis?: StackRedis;
 }
 
 export type StartApp<A extends RunningApp> = (wiring: StackWiring) => Promise<A>;
@@ -41,6 +43,11 @@ export interface LocalStackOptions<A extends RunningApp = DefaultStackApp> {
   simulator?: Pick<GitHubSimulatorOptions, "now">;
   /** How the App is started (tests layer their harness here); default `defaultApp()`. */
   startApp?: StartApp<A>;
+  /**
+   * How many Apps to start on the one simulator and stores (default 1; replicas beside the first).
+   * 0: the simulator and Redis only, for a caller that starts its Apps later with `addApp`.
+   */
+  apps?: number;
 }
 
 /** The App `defaultApp()` starts: its admin token and logger beside the server. */
@@ -48,17 +55,21 @@ export type DefaultStackApp = StackApp & { adminToken: string; log: Logger };
 
 export interface LocalStack<A extends RunningApp = DefaultStackApp> {
   sim: GitHubSimulator;
-  /** The App now receiving the simulator's webhooks (`restartApp` replaces it). */
+  /** The App now receiving the simulator's webhooks, `apps[0]` (`restartApp` replaces it). */
   readonly app: A;
-  /** What another App on this stack is started with (a replica beside `app`). */
+  /** Every App running on this stack, the one receiving webhooks first. */
+  readonly apps: readonly A[];
+  /** What another App on this stack is started with. */
   wiring: StackWiring;
   store: LivenessStore;
   fences: FenceStore;
   /** Absent with the memory store. */
   redis?: StackRedis;
-  /** Stops the App and starts another on the same simulator and stores; webhooks go to the new one. */
+  /** Stops `app` and starts another in its place on the same simulator and stores; webhooks go to the new one. */
   restartApp(start?: StartApp<A>): Promise<A>;
-  /** Stops the App, the simulator and the Redis (a private server is killed, a shared prefix's keys deleted). */
+  /** Starts one more App (a replica); it receives the webhooks only if it is the stack's first. */
+  addApp(start?: StartApp<A>): Promise<A>;
+  /** Stops every App, the simulator and the Redis (a private server is killed, a shared prefix's keys deleted). */
   stop(): Promise<void>;
 }
 
@@ -125,8 +136,8 @@ export function defaultApp(options: DefaultAppOptions = {}): StartApp<DefaultSta
 }
 
 /**
- * Starts a simulator that knows the App's credentials, the stores, and the App against the simulator
- * (webhooks signed by the simulator, delivered to the App's `/api/github/webhooks`).
+ * Starts a simulator that knows the App's credentials, the stores, and `options.apps` Apps against the
+ * simulator (webhooks signed by the simulator, delivered to the first App's `/api/github/webhooks`).
  */
 export async function startLocalStack<A extends RunningApp = DefaultStackApp>(
   options: LocalStackOptions<A> = {},
@@ -141,31 +152,51 @@ export async function startLocalStack<A extends RunningApp = DefaultStackApp>(
     appId: credentials.appId,
     ...options.simulator,
   });
-  const wiring: StackWiring = { githubBaseUrl: sim.baseUrl, credentials, store, fences: stores.fences };
-  const start = async (starter: StartApp<A>) => {
-    const started = await starter(wiring);
-    sim.configureWebhooks({ url: `${started.url}/api/github/webhooks` });
-    return started;
+  const wiring: StackWiring = {
+    githubBaseUrl: sim.baseUrl,
+    credentials,
+    store,
+    fences: stores.fences,
+    ...(stores.redis ? { redis: stores.redis } : {}),
   };
-  let app = await start(startApp);
+  const apps: A[] = [];
+  const receiveWebhooks = () => {
+    if (apps[0]) sim.configureWebhooks({ url: `${apps[0].url}/api/github/webhooks` });
+  };
+  const addApp = async (starter = startApp) => {
+    apps.push(await starter(wiring));
+    if (apps.length === 1) receiveWebhooks();
+    return apps[apps.length - 1]!;
+  };
+  const stop = async () => {
+    for (const app of apps.splice(0)) await app.close();
+    await sim.close();
+    await stores.close();
+  };
+  try {
+    for (let i = 0; i < (options.apps ?? 1); i++) await addApp();
+  } catch (error) {
+    await stop().catch(() => undefined);
+    throw error;
+  }
   return {
     sim,
     get app() {
-      return app;
+      if (!apps[0]) throw new Error("the local stack runs no App");
+      return apps[0];
     },
+    apps,
     wiring,
     store,
     fences: stores.fences,
     ...(stores.redis ? { redis: stores.redis } : {}),
     async restartApp(starter = startApp) {
-      await app.close();
-      app = await start(starter);
-      return app;
+      await apps[0]?.close();
+      apps[0] = await starter(wiring);
+      receiveWebhooks();
+      return apps[0];
     },
-    async stop() {
-      await app.close();
-      await sim.close();
-      await stores.close();
-    },
+    addApp,
+    stop,
   };
 }

@@ -1,4 +1,4 @@
-// The real App in-process against the GitHub simulator and a dedicated Redis, with a fake wall and monotonic clock.
+// The real App in-process on the local stack's simulator and private Redis, with a fake wall and monotonic clock.
 import { Writable } from "node:stream";
 import type { ClaimHoldServices } from "../../../src/app.js";
 import { createSteadyClock } from "../../../src/lease/steady-clock.js";
@@ -7,8 +7,9 @@ import { createRedisClient } from "../../../src/providers/create-store.js";
 import { createClaimHoldOctokit } from "../../../src/providers/github/claim-hold-octokit.js";
 import type { LivenessStore } from "../../../src/providers/liveness-store.js";
 import { RedisLivenessStore } from "../../../src/providers/redis/redis-store.js";
+import type { StackWiring, StartApp } from "../../../tools/local-stack/start-local-stack.js";
 import { startStackApp } from "../../../tools/local-stack/start-stack-app.js";
-import { testCredentials, testTokenSecret } from "../../support/app-harness.js";
+import { testTokenSecret } from "../../support/app-harness.js";
 
 export const faultAdminToken = "fault-admin-token-0123456789abcdef";
 
@@ -33,16 +34,26 @@ export interface FaultApp {
   close(): Promise<void>;
 }
 
-export async function startFaultApp(options: {
-  githubBaseUrl: string;
-  redisUrl: string;
-  keyPrefix: string;
+/**
+ * The fault App for `startLocalStack`: on a Redis connection of its own, with the App's own client
+ * settings (command timeout, fail-fast), to the stack's Redis or to `redisUrl` (a proxy in front of it).
+ * It keeps the App's default in-memory fence: one on the stack's client would bypass the proxy and the timeout.
+ */
+export interface FaultAppOptions {
   time: FakeTime;
+  redisUrl?: string;
   /** GitHub requests are abandoned after this long (real milliseconds). */
   githubTimeoutMs?: number;
   /** The real throttling plugin (rate-limit tests); off elsewhere so writes are not spaced 1 s apart. */
   throttle?: Record<string, unknown>;
-}): Promise<FaultApp> {
+}
+
+export function faultApp(options: FaultAppOptions): StartApp<FaultApp> {
+  return (wiring) => startFaultApp(wiring, options);
+}
+
+async function startFaultApp(wiring: StackWiring, options: FaultAppOptions): Promise<FaultApp> {
+  if (!wiring.redis) throw new Error("the fault App needs the stack's Redis (not the memory store)");
   const logs: string[] = [];
   const destination = new Writable({
     write(chunk, _encoding, callback) {
@@ -51,13 +62,13 @@ export async function startFaultApp(options: {
     },
   });
   const log = createLogger({ level: "debug", destination });
-  const redis = createRedisClient(options.redisUrl);
+  const redis = createRedisClient(options.redisUrl ?? wiring.redis.url);
   redis.on("error", () => undefined);
-  const store = new RedisLivenessStore({ redis, keyPrefix: options.keyPrefix, ownsClient: true });
+  const store = new RedisLivenessStore({ redis, keyPrefix: wiring.redis.keyPrefix, ownsClient: true });
   const now = createSteadyClock({ wall: () => options.time.wall, monotonic: () => options.time.monotonic });
   const app = await startStackApp({
-    githubBaseUrl: options.githubBaseUrl,
-    credentials: testCredentials(),
+    githubBaseUrl: wiring.githubBaseUrl,
+    credentials: wiring.credentials,
     store,
     log,
     Octokit: createClaimHoldOctokit({
