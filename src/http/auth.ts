@@ -43,7 +43,11 @@ export function hasPermission(actual: RepoPermission, needed: RepoPermission): b
 
 /** Reads the bearer credential; both `Bearer x` and GitHub's `token x` are accepted. */
 export function bearerOf(c: Context): string | null {
-  const header = c.req.header("authorization");
+  return bearerIn(c.req.header("authorization"));
+}
+
+/** The bearer credential of an `Authorization` header (every occurrence joined with ", "). */
+export function bearerIn(header: string | undefined): string | null {
   const match = header ? /^(?:bearer|token)\s+(\S{1,512})$/i.exec(header.trim()) : null;
   return match?.[1] ?? null;
 }
@@ -121,15 +125,26 @@ export async function githubCaller(
 
 /** The lease token (`clh_…`) as the bearer credential, or a failed authentication. */
 export function leaseToken(c: Context<ApiEnv>, limiter: FailedAuthLimiter): string {
-  const token = bearerOf(c);
+  return leaseTokenIn(c.req.header("authorization"), c.get("clientAddress"), limiter);
+}
+
+function leaseTokenIn(authorization: string | undefined, clientAddress: string, limiter: FailedAuthLimiter) {
+  const token = bearerIn(authorization);
   if (!token?.startsWith("clh_")) {
-    throw authFailed(
-      c,
+    throw invalidCredential(
       limiter,
+      clientAddress,
       new UserError(401, "unauthorized", "Send the lease token (clh_…) as a Bearer credential."),
     );
   }
   return token;
+}
+
+/** What a lease call is checked by: the `Authorization` header, the client address and the lease id. */
+export interface LeaseRequest {
+  authorization: string | undefined;
+  clientAddress: string;
+  leaseId: string;
 }
 
 /**
@@ -137,16 +152,31 @@ export function leaseToken(c: Context<ApiEnv>, limiter: FailedAuthLimiter): stri
  * limited address gets it checked — unless the store lost the subject and the check would ask GitHub.
  * A call refused with one of `refusedStatuses` counts as a failed authentication.
  */
-export async function asLease<T>(
+export function asLease<T>(
   c: Context<ApiEnv>,
   deps: Pick<AuthDeps, "limiter" | "leaseOnRecord">,
   run: (token: string) => Promise<T>,
   refusedStatuses: readonly number[] = [401, 404],
 ): Promise<T> {
+  const request: LeaseRequest = {
+    authorization: c.req.header("authorization"),
+    clientAddress: c.get("clientAddress"),
+    leaseId: c.req.param("leaseId") ?? "",
+  };
+  return asLeaseOf(request, deps, run, refusedStatuses);
+}
+
+/** `asLease` on the parts of a request it reads (the heartbeat's own route has no Hono context). */
+export async function asLeaseOf<T>(
+  request: LeaseRequest,
+  deps: Pick<AuthDeps, "limiter" | "leaseOnRecord">,
+  run: (token: string) => Promise<T>,
+  refusedStatuses: readonly number[] = [401, 404],
+): Promise<T> {
   const { limiter, leaseOnRecord } = deps;
-  const token = leaseToken(c, limiter);
-  const retryAfter = limiter.blockedFor(c.get("clientAddress"));
-  if (retryAfter > 0 && leaseOnRecord && !(await leaseOnRecord(c.req.param("leaseId") ?? ""))) {
+  const token = leaseTokenIn(request.authorization, request.clientAddress, limiter);
+  const retryAfter = limiter.blockedFor(request.clientAddress);
+  if (retryAfter > 0 && leaseOnRecord && !(await leaseOnRecord(request.leaseId))) {
     throw rateLimited(retryAfter);
   }
   try {
@@ -155,7 +185,7 @@ export async function asLease<T>(
     // A wrong token, or (by default) a lease id nobody holds, counts as a failed authentication.
     const status = refusalStatusOf(error);
     if (status !== undefined && refusedStatuses.includes(status)) {
-      throw authFailed(c, limiter, error as UserError | LeaseRefused);
+      throw invalidCredential(limiter, request.clientAddress, error as UserError | LeaseRefused);
     }
     throw error;
   }

@@ -10,7 +10,7 @@ import type { AuthDeps } from "./auth.js";
 import { clientAddressOf } from "./client-address.js";
 import { errorResponse } from "./error-response.js";
 import type { FailedAuthLimiter } from "./failed-auth-limiter.js";
-import { maxBodyBytes } from "./read-body.js";
+import { maxBodyBytes, payloadTooLarge } from "./read-body.js";
 import type { ReadCache } from "./read-cache.js";
 import type { ReadLimiter } from "./read-limiter.js";
 import { type AdminRouteDeps, mountAdminRoutes } from "./routes/admin.js";
@@ -33,14 +33,19 @@ export interface ApiDeps extends Omit<AdminRouteDeps, "limiter">, HealthRouteDep
   extend?: (app: Hono<ApiEnv>) => void;
 }
 
-export function createApi(deps: ApiDeps): Hono<ApiEnv> {
-  const { core, limiter, log } = deps;
-  const auth: AuthDeps = {
+/** The credentials checks every route of the API (and the heartbeat's own route) shares. */
+export function authOf(deps: ApiDeps): AuthDeps {
+  return {
     identity: deps.identity,
-    limiter,
+    limiter: deps.limiter,
     readLimiter: deps.reads.limiter,
     ...(deps.leaseOnRecord ? { leaseOnRecord: deps.leaseOnRecord } : {}),
   };
+}
+
+export function createApi(deps: ApiDeps): Hono<ApiEnv> {
+  const { core, limiter, log } = deps;
+  const auth = authOf(deps);
   const app = new Hono<ApiEnv>();
 
   app.use("*", async (c, next) => {
@@ -60,7 +65,7 @@ export function createApi(deps: ApiDeps): Hono<ApiEnv> {
     "/api/*",
     bodyLimit({
       maxSize: maxBodyBytes,
-      onError: (c) => c.json({ error: "payload_too_large", message: "Bodies are limited to 64 KiB." }, 413),
+      onError: (c) => c.json(payloadTooLarge.body, payloadTooLarge.status),
     }),
   );
 
@@ -84,10 +89,19 @@ export function createApi(deps: ApiDeps): Hono<ApiEnv> {
   return app;
 }
 
-/** Probot `addHandler` adapter: the API answers its own paths and passes every other request on. */
-export function apiHandler(app: Hono<ApiEnv>, owns: (path: string) => boolean) {
+type NodeRoute = (
+  req: import("node:http").IncomingMessage,
+  res: import("node:http").ServerResponse,
+) => boolean;
+
+/**
+ * Probot `addHandler` adapter: the API answers its own paths and passes every other request on.
+ * `routes` (node:http handlers answering true for what they took) are asked first.
+ */
+export function apiHandler(app: Hono<ApiEnv>, owns: (path: string) => boolean, routes: NodeRoute[] = []) {
   const listener = getRequestListener(app.fetch);
   return async (req: import("node:http").IncomingMessage, res: import("node:http").ServerResponse) => {
+    for (const route of routes) if (route(req, res)) return true;
     const path = (req.url ?? "/").split("?")[0] ?? "/";
     if (!owns(path)) return false;
     await listener(req, res);

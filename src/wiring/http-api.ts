@@ -3,8 +3,9 @@ import type { Logger } from "pino";
 import { dashboardPaths, mountDashboard } from "../dashboard/mount-dashboard.js";
 import type { FleetView } from "../dashboard/read-fleet.js";
 import { parseLeaseId } from "../domain/claim.js";
-import { apiHandler, createApi } from "../http/create-api.js";
+import { apiHandler, authOf, createApi } from "../http/create-api.js";
 import { createFailedAuthLimiter } from "../http/failed-auth-limiter.js";
+import { createHeartbeatRoute } from "../http/heartbeat-route.js";
 import { createReadCache } from "../http/read-cache.js";
 import { createReadLimiter } from "../http/read-limiter.js";
 import type { AdminRouteDeps } from "../http/routes/admin.js";
@@ -48,7 +49,7 @@ export function createHttpHandler(
     const key = parseLeaseId(leaseId);
     return key === null || (await store.get(key)) !== null;
   };
-  const api = createApi({
+  const apiDeps: Parameters<typeof createApi>[0] = {
     core: deps.core,
     janitor: { sweep: deps.operatorSweep },
     ...(options.adminToken ? { adminToken: options.adminToken } : {}),
@@ -90,6 +91,15 @@ export function createHttpHandler(
       checks.janitor = (janitorStatus?.consecutiveFailures ?? 0) >= 3 ? "failing" : "ok";
       return { ok: Object.values(checks).every((v) => v === "ok"), checks };
     },
+  };
+  // The heartbeat answers in front of Hono (no web Request per call), with the same limiter and checks.
+  const heartbeat = createHeartbeatRoute({
+    core: deps.core,
+    auth: authOf(apiDeps),
+    ...(options.trustProxyHops !== undefined ? { trustProxyHops: options.trustProxyHops } : {}),
+    log: deps.log,
   });
-  return apiHandler(api, (path) => apiPaths.test(path) || dashboardPaths.test(path));
+  return apiHandler(createApi(apiDeps), (path) => apiPaths.test(path) || dashboardPaths.test(path), [
+    heartbeat,
+  ]);
 }
