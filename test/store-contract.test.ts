@@ -105,6 +105,18 @@ else {
 // Redis Cluster (scripts/redis-cluster.sh; .ci/run sets REDIS_CLUSTER_URL): every script in one slot.
 if (redisClusterUrl) cases.push(redisCase("RedisLivenessStore on Redis Cluster", createTestCluster));
 
+/** Every key matching `pattern`: a full SCAN, since one call sees only part of a busy server. */
+async function keysMatching(redis: Redis, pattern: string): Promise<string[]> {
+  const keys: string[] = [];
+  let cursor = "0";
+  do {
+    const [next, batch] = await redis.scan(cursor, "MATCH", pattern, "COUNT", 1000);
+    keys.push(...batch);
+    cursor = next;
+  } while (cursor !== "0");
+  return keys;
+}
+
 const T0 = 1_700_000_000_000;
 const minute = 60_000;
 const durations = { ttlMs: 30 * minute, reclaimAfterMs: 60 * minute, heartbeatMs: 5 * minute };
@@ -1562,7 +1574,7 @@ describe.skipIf(!redisProbe.available)("RedisLivenessStore on Redis", () => {
     const store = new RedisLivenessStore({ redis, keyPrefix });
     await store.claim(input());
     await store.epoch(7, now);
-    const [, keys] = await redis.scan("0", "MATCH", `${keyPrefix}*`, "COUNT", 1000);
+    const keys = await keysMatching(redis, `${keyPrefix}*`);
     expect(keys.length).toBeGreaterThanOrEqual(7);
     for (const name of keys) expect(name.startsWith(`${keyPrefix}{i:7}:`)).toBe(true);
   });
@@ -1617,7 +1629,7 @@ describe.skipIf(!redisProbe.available)("RedisLivenessStore on Redis", () => {
     await store.epoch(7, now);
     await store.firstDelivery("d-1", minute);
     await store.purgeInstallation(7);
-    const [, left] = await redis.scan("0", "MATCH", `${keyPrefix}*`, "COUNT", 1000);
+    const left = await keysMatching(redis, `${keyPrefix}*`);
     expect(left.sort()).toStrictEqual(
       [
         `${keyPrefix}delivery:d-1`,
