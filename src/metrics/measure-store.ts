@@ -32,27 +32,54 @@ function transitionOf(method: string, result: unknown): string | null {
   }
 }
 
+/** Every method name of `store`, its own and its classes' (the store is a class instance, or a Proxy of one). */
+function methodNames(store: object): string[] {
+  const names = new Set<string>();
+  for (let at: object | null = store; at && at !== Object.prototype; at = Object.getPrototypeOf(at)) {
+    for (const name of Object.getOwnPropertyNames(at)) {
+      if (name !== "constructor" && typeof (store as Record<string, unknown>)[name] === "function")
+        names.add(name);
+    }
+  }
+  return [...names];
+}
+
+/**
+ * The store with every method timed and counted. The wrappers are made once, here (not a Proxy
+ * making a closure per call), each with its histogram children bound; a method is looked up on
+ * `store` at each call, so a method replaced later is the one called.
+ */
 export function measureStore(store: LivenessStore, metrics: Metrics): LivenessStore {
-  return new Proxy(store, {
-    get(target, property, receiver) {
-      const value = Reflect.get(target, property, receiver);
-      if (typeof value !== "function" || typeof property !== "string") return value;
-      return async (...args: unknown[]) => {
-        const stop = metrics.storeLatency.startTimer({ method: property });
-        try {
-          const result = await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
-          stop({ result: "ok" });
-          if (property === "heartbeat") {
-            metrics.heartbeats.inc({ outcome: (result as { kind: string }).kind });
-          }
-          const transition = transitionOf(property, result);
-          if (transition) metrics.transitions.inc({ kind: transition });
-          return result;
-        } catch (error) {
-          stop({ result: "error" });
-          throw error;
-        }
-      };
-    },
-  });
+  const measured = Object.create(store) as Record<string, unknown>;
+  const outcomes = new Map<string, { inc(): void }>();
+  const countHeartbeat = (outcome: string) => {
+    let child = outcomes.get(outcome);
+    if (!child) {
+      child = metrics.heartbeats.labels(outcome);
+      outcomes.set(outcome, child);
+    }
+    child.inc();
+  };
+  for (const method of methodNames(store)) {
+    const ok = metrics.storeLatency.labels(method, "ok");
+    const failed = metrics.storeLatency.labels(method, "error");
+    measured[method] = async (...args: unknown[]) => {
+      const started = performance.now();
+      let result: unknown;
+      try {
+        result = await (store as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[method]!(
+          ...args,
+        );
+      } catch (error) {
+        failed.observe((performance.now() - started) / 1000);
+        throw error;
+      }
+      ok.observe((performance.now() - started) / 1000);
+      if (method === "heartbeat") countHeartbeat((result as { kind: string }).kind);
+      const transition = transitionOf(method, result);
+      if (transition) metrics.transitions.inc({ kind: transition });
+      return result;
+    };
+  }
+  return measured as unknown as LivenessStore;
 }
