@@ -77,8 +77,13 @@ describe.skipIf(!redisProbe.available)("live-claim sets on an installation index
       if (session) await redis.sadd(plain(session), member);
       await redis.hset(holders, member, `${liveUntil}\n${plain(login)}\n${session ? plain(session) : ""}`);
     }
-    const [, keys] = await redis.scan("0", "MATCH", `${live}:*`, "COUNT", 1000);
-    if (keys.length) await redis.del(...keys);
+    // A full SCAN: one call sees only part of a server holding other tests' keys.
+    let cursor = "0";
+    do {
+      const [next, keys] = await redis.scan(cursor, "MATCH", `${live}:*`, "COUNT", 1000);
+      if (keys.length) await redis.del(...keys);
+      cursor = next;
+    } while (cursor !== "0");
   }
 
   it("counts the claims indexed before, after heartbeats and releases made before the first claim", async () => {
