@@ -1,6 +1,7 @@
 // The App's Octokit: Probot's, with bounded rate-limit retries, a timeout on every GitHub request, and a new
 // installation token when GitHub refuses the cached one.
 import { ProbotOctokit } from "probot";
+import { createReadAwareRetryLimiter } from "./read-aware-retry-limiter.js";
 
 /** One retry at most, and only when GitHub asks for a short enough wait (handlers must stay well inside 10 s). */
 export const maxRateLimitRetries = 1;
@@ -101,29 +102,36 @@ export interface ClaimHoldOctokitOptions {
 /**
  * Probot's Octokit with: bounded secondary/primary rate-limit retries (above); 429 left to the
  * throttling plugin alone (plugin-retry would otherwise retry it three more times); a request timeout;
- * one retry with a new installation token when GitHub refuses the cached one.
+ * one retry with a new installation token when GitHub refuses the cached one; GraphQL queries kept
+ * out of the write limiter (one a second per installation), which mutations and REST writes still wait on.
  */
 export function createClaimHoldOctokit(options: ClaimHoldOctokitOptions = {}): typeof ProbotOctokit {
   const timeoutMs = options.timeoutMs ?? githubRequestTimeoutMs;
   return ProbotOctokit.plugin(refreshRefusedInstallationToken).defaults(
-    (instance: Record<string, unknown>) => ({
-      ...instance,
-      request: {
-        ...(instance.request as object),
-        fetch:
-          (instance.request as { fetch?: typeof fetch } | undefined)?.fetch ?? fetchWithTimeout(timeoutMs),
-      },
-      retry: {
-        doNotRetry: [400, 401, 403, 404, 410, 422, 429, 451],
-        ...(instance.retry as object),
-        ...options.retry,
-      },
-      throttle: {
+    (instance: Record<string, unknown>) => {
+      const throttle: Record<string, unknown> = {
         ...(instance.throttle as object),
         onSecondaryRateLimit: rateLimitHandler("Secondary rate limit"),
         onRateLimit: rateLimitHandler("Rate limit"),
         ...options.throttle,
-      },
-    }),
+      };
+      // A new one for every client, never one inherited from the client it was derived from (Probot
+      // builds each installation's client from the App's options): the plugin adds a listener to it.
+      if (throttle.enabled !== false) throttle.retryLimiter = createReadAwareRetryLimiter();
+      return {
+        ...instance,
+        request: {
+          ...(instance.request as object),
+          fetch:
+            (instance.request as { fetch?: typeof fetch } | undefined)?.fetch ?? fetchWithTimeout(timeoutMs),
+        },
+        retry: {
+          doNotRetry: [400, 401, 403, 404, 410, 422, 429, 451],
+          ...(instance.retry as object),
+          ...options.retry,
+        },
+        throttle,
+      };
+    },
   );
 }
