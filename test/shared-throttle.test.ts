@@ -1,10 +1,12 @@
-// The GitHub rate limiter shared through Redis: its keys carry one hash tag, and losing them breaks no GitHub call.
+// The GitHub rate limiter shared through Redis: its keys carry one hash tag, losing them breaks no GitHub call, and GraphQL queries never reach its write limiter.
 import { randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
+import type Bottleneck from "bottleneck";
 import { Redis } from "ioredis";
 import { ProbotOctokit } from "probot";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../src/logger.js";
+import { createClaimHoldOctokit } from "../src/providers/github/claim-hold-octokit.js";
 import {
   createThrottleConnection,
   throttleKeyTag,
@@ -19,11 +21,15 @@ describe.skipIf(!redisProbe.available)("shared GitHub throttling", () => {
   let server: Server;
   let baseUrl = "";
   let requests = 0;
+  // One connection for the whole file: the throttling plugin builds its limiter groups once per
+  // process, on the connection of the first client that sends a request.
+  let connection: Bottleneck.IORedisConnection;
   const runId = `test-${randomBytes(4).toString("hex")}`;
   const limiterKeys = () => redis.keys(`b_*${throttleKeyTag}:${runId}*`);
 
   beforeAll(async () => {
     redis = await createTestRedis({ enableOfflineQueue: true });
+    connection = createThrottleConnection(new Redis(redisUrl), createLogger({ level: "silent" }));
     server = createServer((_req, res) => {
       requests++;
       res.writeHead(200, { "content-type": "application/json", "x-ratelimit-remaining": "4999" });
@@ -38,12 +44,11 @@ describe.skipIf(!redisProbe.available)("shared GitHub throttling", () => {
     const keys = await limiterKeys();
     if (keys.length) await redis.unlink(...keys);
     server?.close();
+    await connection?.disconnect();
     await redis?.quit();
   });
 
   it("keeps the limiter in Redis under one hash tag and rebuilds it after its keys are flushed", async () => {
-    const log = createLogger({ level: "silent" });
-    const connection = createThrottleConnection(new Redis(redisUrl), log);
     const Octokit = withSharedThrottle(ProbotOctokit, connection);
     const octokit = new Octokit({ baseUrl, throttle: { id: runId } });
 
@@ -57,6 +62,24 @@ describe.skipIf(!redisProbe.available)("shared GitHub throttling", () => {
     expect((await octokit.request("GET /ping")).data).toStrictEqual({ ok: true });
     expect(requests).toBe(2);
     expect((await limiterKeys()).some((key) => key.endsWith("_settings"))).toBe(true);
-    await connection.disconnect();
+  });
+
+  it("keeps GraphQL queries out of the shared write limiter; a mutation goes through it", async () => {
+    // The App's client as production builds it with Redis.
+    const Octokit = withSharedThrottle(createClaimHoldOctokit(), connection);
+    const id = `${runId}-reads`;
+    const octokit = new Octokit({ baseUrl, throttle: { id } });
+    const limiterKeysOf = async (group: string) =>
+      (await redis.keys(`b_octokit-${group}-claim-hold${throttleKeyTag}:${id}_*`)).length;
+    const before = requests;
+
+    await Promise.all([1, 2, 3].map((n) => octokit.graphql(`query Read${n} { viewer { login } }`)));
+    expect(requests - before).toBe(3);
+    expect(await limiterKeysOf("global")).toBeGreaterThan(0);
+    expect(await limiterKeysOf("write")).toBe(0);
+
+    await octokit.graphql("mutation Write { addComment(input: {}) { clientMutationId } }");
+    expect(requests - before).toBe(4);
+    expect(await limiterKeysOf("write")).toBeGreaterThan(0);
   });
 });
