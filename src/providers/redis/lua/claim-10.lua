@@ -61,8 +61,9 @@ end
 
 -- An agent's refusal at its per-session or per-login cap of live claims (nil while under both).
 local function cap_refusal()
-  if claimant.kind ~= 'agent' then return nil end
+  -- Before the first cap check, not only an agent's: a new installation is marked while it is small.
   index_backfill(KEY.liveIndexed, KEY.holders)
+  if claimant.kind ~= 'agent' then return nil end
   local sessions = 0
   if session_key then sessions = count_live(session_key, member, now) end
   if sessions >= tonumber(ARG.perSession) then return {'cap_reached', 'session', ARG.perSession} end
