@@ -115,6 +115,18 @@ describe.skipIf(!redisProbe.available)("live-claim sets on an installation index
     ]);
   });
 
+  it("counts a claim an old replica indexed after the backfill from the claim's next heartbeat", async () => {
+    await claim(aliceOne, 1, "a1");
+    await claim(aliceOne, 2, "a2");
+    await indexAsBefore();
+    await redis.set(`${base()}:live:indexed`, "1"); // the backfill ran before the old replica wrote them
+    const beat = { key: on(1), generation: 1, tokenDigest: digest("a1"), now, phaseEditEveryMs: minute };
+    expect((await store.heartbeat(beat)).kind).toBe("ok");
+    // Claim 2 is not counted until its own next heartbeat (or transition): the rolling upgrade's gap.
+    expect(capOf(await claim(aliceOne, 5, "a5", { caps: { perSession: 1, perLogin: 100 } }))).toBe("session");
+    expect(capOf(await claim(aliceOne, 5, "a5", { caps: { perSession: 2, perLogin: 100 } }))).toBe("created");
+  });
+
   it("counts a record restored before the first claim once, beside the ones moved in", async () => {
     const created = await claim(aliceOne, 1, "a1");
     if (created.kind !== "created") throw new Error("expected created");

@@ -4,7 +4,8 @@
 -- The holders hash maps an active subject to "z\nloginKey\nsessionKey": the sorted sets (scored by
 -- live-until) that count it against its login and its session ('' when it has no session identity).
 -- An entry written before those sets existed reads "liveUntil\nloginSet\nsessionSet" (plain sets,
--- no longer read); index_backfill converts them, and until then no script touches its sets.
+-- no longer read); index_backfill or the subject's next heartbeat or indexing moves it in, and no
+-- script touches the plain sets it names except the backfill, which deletes them.
 local function holder_entry(entry)
   local head, login_key, session_key = string.match(entry, '^([^\n]*)\n([^\n]*)\n(.*)$')
   return head == 'z', login_key, session_key, head
@@ -45,7 +46,26 @@ local function index_record(m, deadlines, holders, member, login_key, session_ke
   end
 end
 
--- After a heartbeat: same actor, new liveness.
+-- The live-claim sorted set of an old plain set: `<base>:login:…` becomes `<base>:live:login:…`,
+-- where `<base>:holders` is the holders hash (keys.ts); both keep the installation's hash tag.
+local function live_set_of(holders, old)
+  local base = string.sub(holders, 1, -(#':holders' + 1))
+  return base .. ':live' .. string.sub(old, #base + 1)
+end
+
+-- Moves an entry written before the live-claim sets into them, counted until until_at.
+local function upgrade_holder(holders, member, until_at, old_login, old_session)
+  local login_key, session_key = live_set_of(holders, old_login), ''
+  redis.call('ZADD', login_key, until_at, member)
+  if old_session ~= '' then
+    session_key = live_set_of(holders, old_session)
+    redis.call('ZADD', session_key, until_at, member)
+  end
+  redis.call('HSET', holders, member, 'z\n' .. login_key .. '\n' .. session_key)
+end
+
+-- After a heartbeat: same actor, new liveness. An entry from before the sets moves in here too,
+-- so a claim an old replica indexed during a rolling upgrade counts from its next heartbeat.
 local function refresh_record(m, deadlines, holders, member)
   redis.call('ZADD', deadlines, int(deadline_of(m)), member)
   local entry = redis.call('HGET', holders, member)
@@ -56,32 +76,22 @@ local function refresh_record(m, deadlines, holders, member)
     redis.call('ZADD', login_key, until_at, member)
     if session_key ~= '' then redis.call('ZADD', session_key, until_at, member) end
   else
-    redis.call('HSET', holders, member, until_at .. '\n' .. login_key .. '\n' .. session_key)
+    upgrade_holder(holders, member, until_at, login_key, session_key)
   end
 end
 
--- Once per installation (marked by the key `marker`): moves the entries written before the
--- live-claim sets into them. The old set `<base>:login:…` becomes `<base>:live:login:…`, where
--- `<base>:holders` is the holders hash (keys.ts); every key keeps the installation's hash tag.
+-- Once per installation (marked by the key `marker`): moves every entry written before the
+-- live-claim sets into them, and deletes the old plain sets those entries name.
 local function index_backfill(marker, holders)
   if redis.call('EXISTS', marker) == 1 then return end
-  local base = string.sub(holders, 1, -(#':holders' + 1))
-  local function renamed(old) return base .. ':live' .. string.sub(old, #base + 1) end
   local flat = redis.call('HGETALL', holders)
   local old_sets = {}
   for i = 1, #flat, 2 do
-    local member = flat[i]
     local indexed, old_login, old_session, until_at = holder_entry(flat[i + 1])
     if not indexed then
-      local login_key, session_key = renamed(old_login), ''
-      redis.call('ZADD', login_key, until_at, member)
+      upgrade_holder(holders, flat[i], until_at, old_login, old_session)
       old_sets[old_login] = true
-      if old_session ~= '' then
-        session_key = renamed(old_session)
-        redis.call('ZADD', session_key, until_at, member)
-        old_sets[old_session] = true
-      end
-      redis.call('HSET', holders, member, 'z\n' .. login_key .. '\n' .. session_key)
+      if old_session ~= '' then old_sets[old_session] = true end
     end
   end
   for old in pairs(old_sets) do redis.call('DEL', old) end
