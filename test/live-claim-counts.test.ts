@@ -206,6 +206,14 @@ describe.each(cases)("$name live-claim counts", (countCase) => {
     expect(capOf(await claim(aliceOne, 6, { caps: { ...four, perLogin: 1 } }))).toBe("created");
   });
 
+  it("counts nothing of a purged installation", async () => {
+    await claimAs(aliceOne, 1, "a1");
+    await claimAs(aliceTwo, 2, "a2");
+    expect(capOf(await claim(aliceOne, 3, { caps: { perSession: 5, perLogin: 2 } }))).toBe("login");
+    await store.purgeInstallation(7);
+    expect(capOf(await claim(aliceOne, 3, { caps: { perSession: 1, perLogin: 1 } }))).toBe("created");
+  });
+
   it("counts restored records exactly like the lost ones", async () => {
     const records: ClaimRecord[] = [];
     records.push(created(await claimAs(aliceOne, 1, "a1")).record);
