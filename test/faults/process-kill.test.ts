@@ -110,10 +110,11 @@ describe("the App process killed mid-transition", () => {
     // A replica with its janitor on: a sweep and a reconcile every second.
     await stack.restartApp(child({ JANITOR_INTERVAL_SECONDS: "1", JANITOR_RECONCILE_EVERY: "1" }));
     // Until the reconcile's write has landed and the store has recorded it (the fenced write reads
-    // the store once more after GitHub answers, so the two are not simultaneous).
+    // the store once more after GitHub answers, so the two are not simultaneous); at most 30 s, as a
+    // loaded machine runs the new child's first sweeps late.
     for (
       let i = 0;
-      i < 100 && (sim.issue(repo, 2).assignees.length > 0 || (await store.get(key))?.sync !== "done");
+      i < 300 && (sim.issue(repo, 2).assignees.length > 0 || (await store.get(key))?.sync !== "done");
       i++
     ) {
       await new Promise((resolve) => setTimeout(resolve, 100));
