@@ -7,7 +7,7 @@ import { HeartbeatBody } from "./api-schemas.js";
 import { type AuthDeps, asLeaseOf } from "./auth.js";
 import { clientAddressOf } from "./client-address.js";
 import { errorResponse } from "./error-response.js";
-import { headerOf, parseBody, payloadTooLarge, readNodeBody } from "./read-body.js";
+import { clientGone, headerOf, parseBody, payloadTooLarge, readNodeBody } from "./read-body.js";
 
 export interface HeartbeatRouteDeps {
   core: LeaseCore;
@@ -36,6 +36,7 @@ export function createHeartbeatRoute(deps: HeartbeatRouteDeps) {
   const answer = async (req: IncomingMessage, res: ServerResponse, leaseId: string) => {
     try {
       const text = await readNodeBody(req);
+      if (text === clientGone) return;
       if (text === null) {
         send(res, payloadTooLarge.status, payloadTooLarge.body);
         return;

@@ -65,29 +65,33 @@ export function headerOf(req: IncomingMessage, name: string): string | undefined
 
 const utf8 = new TextDecoder();
 
+/** The body of a request whose client went away before sending all of it: there is no one to answer. */
+export const clientGone = Symbol("clientGone");
+
 /**
  * The body of a node request as text, with Hono's body limit: a declared `Content-Length` over
  * `maxBodyBytes` is refused unread; without one (chunked), reading stops at the first byte over.
- * Resolves null when the body is too large.
+ * Resolves null when the body is too large, `clientGone` when the request ended early.
  */
-export function readNodeBody(req: IncomingMessage): Promise<string | null> {
+export function readNodeBody(req: IncomingMessage): Promise<string | null | typeof clientGone> {
   const declared = req.headers["content-length"];
   if (declared !== undefined && req.headers["transfer-encoding"] === undefined) {
     if (Number.parseInt(declared, 10) > maxBodyBytes) return Promise.resolve(null);
   }
-  return new Promise((resolve, reject) => {
+  return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    const settle = (value: string | null | typeof clientGone) => {
+      req.off("data", onData).off("end", onEnd).off("error", onGone).off("close", onGone);
+      resolve(value);
+    };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > maxBodyBytes) {
-        req.off("data", onData).off("end", onEnd).off("error", reject);
-        resolve(null);
-        return;
-      }
-      chunks.push(chunk);
+      if (size > maxBodyBytes) settle(null);
+      else chunks.push(chunk);
     };
-    const onEnd = () => resolve(utf8.decode(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
-    req.on("data", onData).on("end", onEnd).on("error", reject);
+    const onEnd = () => settle(utf8.decode(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+    const onGone = () => settle(clientGone);
+    req.on("data", onData).on("end", onEnd).on("error", onGone).on("close", onGone);
   });
 }

@@ -262,3 +262,27 @@ describe("POST /api/v1/leases/:leaseId/heartbeat", () => {
     expect(answers).toStrictEqual(recorded);
   });
 });
+
+describe("a heartbeat whose client goes away mid-body", () => {
+  it("is not answered nor logged as an error, and the next heartbeat is answered", async () => {
+    const { port } = new URL(app.url);
+    const before = app.logs.length;
+    await new Promise<void>((resolve, reject) => {
+      const socket = connect(Number(port), "127.0.0.1", () => {
+        socket.write(
+          `POST /api/v1/leases/${live.leaseId}/heartbeat HTTP/1.1\r\nHost: 127.0.0.1\r\n${bearer(live.token)}\r\n${json}\r\nContent-Length: 100\r\n\r\n{"pha`,
+        );
+        setImmediate(() => socket.destroy());
+      });
+      socket.on("error", reject);
+      socket.on("close", () => resolve());
+    });
+    const next = await fetch(`${app.url}/api/v1/leases/${live.leaseId}/heartbeat`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${live.token}`, "content-type": "application/json" },
+      body: "{}",
+    });
+    expect(next.status).toBe(200);
+    expect(app.logs.slice(before).filter((line) => line.includes('"level":50'))).toStrictEqual([]);
+  });
+});
