@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { SweepReport } from "../janitor/janitor.js";
 import type { DerivedState } from "../lease/derive-state.js";
+import { LatencyHistogram } from "./latency-histogram.js";
 
 export interface ClaimHoldMetrics {
   registry: Registry;
@@ -13,7 +14,8 @@ export interface ClaimHoldMetrics {
   janitorHalts: Counter;
   janitorDuration: Histogram;
   rateLimitRemaining: Gauge;
-  storeLatency: Histogram<"method" | "result">;
+  /** Bound per method and result by measureStore; observed on every store call, so allocation-free. */
+  storeLatency: LatencyHistogram;
   webhookDuration: Histogram<"event">;
   /** Markers read from GitHub and not trusted (unsigned, forged, misplaced, outside the App's comments). */
   markersRejected: Counter;
@@ -95,12 +97,11 @@ export function createMetrics(): ClaimHoldMetrics {
       help: "x-ratelimit-remaining of the last GitHub response the App received.",
       registers,
     }),
-    storeLatency: new Histogram({
+    storeLatency: new LatencyHistogram({
       name: "claim_hold_store_command_duration_seconds",
       help: "Latency of claim store calls (one Redis round trip or script each, mostly), by method.",
-      labelNames: ["method", "result"],
       buckets: latencyBuckets,
-      registers,
+      registry,
     }),
     webhookDuration: new Histogram({
       name: "claim_hold_webhook_duration_seconds",

@@ -61,8 +61,8 @@ export function measureStore(store: LivenessStore, metrics: Metrics): LivenessSt
     child.inc();
   };
   for (const method of methodNames(store)) {
-    const ok = metrics.storeLatency.labels(method, "ok");
-    const failed = metrics.storeLatency.labels(method, "error");
+    const ok = metrics.storeLatency.series({ method, result: "ok" });
+    const failed = metrics.storeLatency.series({ method, result: "error" });
     measured[method] = async (...args: unknown[]) => {
       const started = performance.now();
       let result: unknown;
