@@ -7,7 +7,8 @@ import { LatencyHistogram } from "./latency-histogram.js";
 
 export interface ClaimHoldMetrics {
   registry: Registry;
-  heartbeats: Counter<"outcome">;
+  /** Counts a heartbeat by outcome: a tally in plain numbers (every heartbeat comes here), read at scrape. */
+  countHeartbeat(outcome: string): void;
   transitions: Counter<"kind">;
   janitorSweeps: Counter<"result">;
   janitorActions: Counter<"action">;
@@ -74,14 +75,24 @@ export function createMetrics(): ClaimHoldMetrics {
     buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300],
     registers,
   });
+  const heartbeatTallies = new Map<string, { count: number }>();
+  new Counter({
+    name: "claim_hold_heartbeats_total",
+    help: "Heartbeats answered by the store, by outcome (ok, superseded, gone, invalid_token, missing).",
+    labelNames: ["outcome"],
+    registers,
+    collect() {
+      this.reset();
+      for (const [outcome, tally] of heartbeatTallies) this.inc({ outcome }, tally.count);
+    },
+  });
   return {
     registry,
-    heartbeats: new Counter({
-      name: "claim_hold_heartbeats_total",
-      help: "Heartbeats answered by the store, by outcome (ok, superseded, gone, invalid_token, missing).",
-      labelNames: ["outcome"],
-      registers,
-    }),
+    countHeartbeat(outcome) {
+      const tally = heartbeatTallies.get(outcome);
+      if (tally) tally.count++;
+      else heartbeatTallies.set(outcome, { count: 1 });
+    },
     transitions: new Counter({
       name: "claim_hold_transitions_total",
       help: "Claim transitions made in the store, by kind (claimed, reclaimed, released, reaped, …).",

@@ -2,7 +2,7 @@
 import type { LivenessStore } from "../providers/liveness-store.js";
 import type { ClaimHoldMetrics } from "./create-metrics.js";
 
-type Metrics = Pick<ClaimHoldMetrics, "storeLatency" | "heartbeats" | "transitions">;
+type Metrics = Pick<ClaimHoldMetrics, "storeLatency" | "countHeartbeat" | "transitions">;
 
 /** The transition a store answer records, if it made one (refusals and no-ops make none). */
 function transitionOf(method: string, result: unknown): string | null {
@@ -51,15 +51,6 @@ function methodNames(store: object): string[] {
  */
 export function measureStore(store: LivenessStore, metrics: Metrics): LivenessStore {
   const measured = Object.create(store) as Record<string, unknown>;
-  const outcomes = new Map<string, { inc(): void }>();
-  const countHeartbeat = (outcome: string) => {
-    let child = outcomes.get(outcome);
-    if (!child) {
-      child = metrics.heartbeats.labels(outcome);
-      outcomes.set(outcome, child);
-    }
-    child.inc();
-  };
   for (const method of methodNames(store)) {
     const ok = metrics.storeLatency.series({ method, result: "ok" });
     const failed = metrics.storeLatency.series({ method, result: "error" });
@@ -75,7 +66,7 @@ export function measureStore(store: LivenessStore, metrics: Metrics): LivenessSt
         throw error;
       }
       ok.observe((performance.now() - started) / 1000);
-      if (method === "heartbeat") countHeartbeat((result as { kind: string }).kind);
+      if (method === "heartbeat") metrics.countHeartbeat((result as { kind: string }).kind);
       const transition = transitionOf(method, result);
       if (transition) metrics.transitions.inc({ kind: transition });
       return result;
