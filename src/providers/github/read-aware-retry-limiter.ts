@@ -1,5 +1,4 @@
-// Lets GraphQL reads past the throttling plugin's write limiter, which it applies to every `POST /graphql`.
-import Bottleneck from "bottleneck";
+// The throttling plugin's retry runner, in its place: GraphQL reads skip the write limiter, and no request pays Bottleneck's timer hops just to be retryable.
 import { isGraphQLReadRequest, type RequestOptionsLike } from "./is-graphql-read.js";
 
 /** The write limiter as a read sees it: the plugin's wait on it (`schedule(jobOptions, noop)`) ends at once. */
@@ -7,32 +6,65 @@ const noWriteLimiter = {
   key: () => ({ schedule: (_jobOptions: unknown, job: () => Promise<unknown>) => job() }),
 };
 
-type Schedule = (...args: unknown[]) => Promise<unknown>;
+type Job = (...args: unknown[]) => Promise<unknown>;
+/** The plugin's "failed" listener: a delay in ms to retry after, or nothing to give up. */
+type FailedListener = (error: unknown, info: { args: unknown[]; retryCount: number }) => unknown;
+
+/** What `@octokit/plugin-throttling` uses of its `retryLimiter` (a limit-free Bottleneck of its own otherwise). */
+export interface RetryLimiter {
+  on(event: string, listener: FailedListener): void;
+  schedule(job: Job, ...args: unknown[]): Promise<unknown>;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * A fresh `throttle.retryLimiter` for one Octokit. `@octokit/plugin-throttling` (11.x) runs every
- * request as `retryLimiter.schedule(doRequest, state, request, options)`, and `doRequest` waits on
- * `state.write` (one a second, one at a time, per installation) for every POST, `/graphql` included,
- * though GitHub asks that spacing of mutations and REST writes only. A GraphQL read is handed a copy
- * of the state whose write limiter lets it straight through; it still waits on the global limiter,
- * and the plugin's rate-limit retries re-run the same job with the same copy. Everything else is
- * passed on untouched. One per Octokit, like the plugin's own: the plugin adds its retry listener to it.
+ * request as `retryLimiter.schedule(doRequest, state, request, options)`, retries it after the delay
+ * its "failed" listener returns, and inside `doRequest` waits on `state.write` (one a second, one at
+ * a time, per installation) for every POST, `/graphql` included, though GitHub asks that spacing of
+ * mutations and REST writes only. Here a GraphQL read runs with a copy of the state whose write
+ * limiter lets it straight through (it still waits on the global limiter, and its retries keep the
+ * copy); everything else runs as given. The plugin's default is a Bottleneck without limits, whose
+ * every job costs a few zero-delay timers (about 4 ms a request); this runs the job at once.
+ * One per Octokit, like the plugin's own: the plugin adds its listener to it.
  */
-export function createReadAwareRetryLimiter(): Bottleneck {
-  const limiter = new Bottleneck();
-  const schedule = limiter.schedule.bind(limiter) as Schedule;
-  const readAware: Schedule = (...args) => {
-    const [job, state, request, options] = args;
-    if (
-      typeof job !== "function" ||
-      typeof state !== "object" ||
-      state === null ||
-      !isGraphQLReadRequest((options ?? {}) as RequestOptionsLike)
-    ) {
-      return schedule(...args);
-    }
-    return schedule(job, { ...state, write: noWriteLimiter }, request, options, ...args.slice(4));
+export function createReadAwareRetryLimiter(): RetryLimiter {
+  const failedListeners: FailedListener[] = [];
+  const retryDelay = async (error: unknown, info: { args: unknown[]; retryCount: number }) => {
+    // As Bottleneck: every listener is asked, a listener that throws counts as no answer, the first answer wins.
+    const answers = await Promise.all(
+      failedListeners.map(async (listener) => {
+        try {
+          return await listener(error, info);
+        } catch {
+          return undefined;
+        }
+      }),
+    );
+    const delay = answers.find((answer) => answer != null);
+    return delay == null ? undefined : ~~(delay as number);
   };
-  limiter.schedule = readAware as Bottleneck["schedule"];
-  return limiter;
+  return {
+    on(event, listener) {
+      if (event === "failed") failedListeners.push(listener);
+    },
+    async schedule(job, ...args) {
+      const [state, request, options, ...rest] = args;
+      const read =
+        typeof state === "object" &&
+        state !== null &&
+        isGraphQLReadRequest((options ?? {}) as RequestOptionsLike);
+      const jobArgs = read ? [{ ...state, write: noWriteLimiter }, request, options, ...rest] : args;
+      for (let retryCount = 0; ; retryCount++) {
+        try {
+          return await job(...jobArgs);
+        } catch (error) {
+          const delay = await retryDelay(error, { args: jobArgs, retryCount });
+          if (delay === undefined) throw error;
+          await sleep(delay);
+        }
+      }
+    },
+  };
 }
