@@ -59,13 +59,17 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
         },
         { withPullRequests },
       );
-    collectInBackground(metrics, {
+    const stopClaimsRefresh = collectInBackground(metrics, {
       claimsByState: async () => (await fleet(false)).counts,
       githubRequests: () => meter.totals,
       now,
       log,
     });
-    options.onReady?.({ core, fence, janitor, jobs, meter, metrics });
+    const stop = async () => {
+      stopClaimsRefresh();
+      await jobs.stop();
+    };
+    options.onReady?.({ core, fence, janitor, jobs, meter, metrics, stop });
     addHandler(
       createHttpHandler(options, {
         core,

@@ -121,7 +121,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     await closeHttp().catch(() => undefined);
-    await services?.jobs.stop().catch(() => undefined);
+    await services?.stop().catch(() => undefined);
     await store.close().catch(() => undefined);
     await throttle?.disconnect().catch(() => undefined);
     process.exit(0);

@@ -108,12 +108,11 @@ describe("GET /metrics", () => {
       }
       return { counts, refreshedAt: sample(text, "claim_hold_claims_refreshed_timestamp_seconds") };
     };
-    // Before the first refresh there are no counts, and the scrape says so.
-    expect(await gauge()).toStrictEqual({ counts: {}, refreshedAt: 0 });
     expect(await (await fetch(`${app.url}/metrics`)).text()).toContain("counted by a background read");
-
+    // The count made at start-up (joined here if it still runs), or one made now.
+    calls.length = 0;
     await app.services.metrics.refreshClaims();
-    expect(calls).toContain("listRepository");
+    if (calls.length > 0) expect(calls).toContain("listRepository");
     const login = await fetch(`${app.url}/login`, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },

@@ -151,7 +151,7 @@ export function collectInBackground(metrics: ClaimHoldMetrics, sources: MetricsS
   let refreshing: Promise<void> | null = null;
   new Gauge({
     name: "claim_hold_claims",
-    help: `Held claims by derived state (SPEC §2.2), counted by a background read of the store every ${refreshSeconds} s while scraped (a scrape reads no claim); claim_hold_claims_refreshed_timestamp_seconds says when. No samples before the first refresh.`,
+    help: `Held claims by derived state (SPEC §2.2), counted by a background read of the store at start-up and every ${refreshSeconds} s while scraped (a scrape reads no claim); claim_hold_claims_refreshed_timestamp_seconds says when. No samples before the first count.`,
     labelNames: ["state"],
     registers,
     collect() {
@@ -193,12 +193,19 @@ export function collectInBackground(metrics: ClaimHoldMetrics, sources: MetricsS
     return refreshing;
   };
   metrics.refreshClaims = refresh;
-  const timer = setInterval(() => {
-    if (!scrapedSinceRefresh) return;
+  const refreshLogged = () =>
     refresh().catch((error: unknown) =>
       sources.log.warn({ err: error }, "could not count the claims for the metrics; the last counts stand"),
     );
+  // Counted once at start-up, so the first scrape has counts; after that only while scraped.
+  const firstCount = setTimeout(refreshLogged, 0);
+  const timer = setInterval(() => {
+    if (scrapedSinceRefresh) refreshLogged();
   }, refreshSeconds * 1000);
+  firstCount.unref();
   timer.unref();
-  return () => clearInterval(timer);
+  return () => {
+    clearTimeout(firstCount);
+    clearInterval(timer);
+  };
 }

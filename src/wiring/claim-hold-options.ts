@@ -52,4 +52,6 @@ export interface ClaimHoldServices {
   jobs: JobRegistry;
   meter: RequestMeter;
   metrics: ClaimHoldMetrics;
+  /** Ends everything the App scheduled (its jobs, the claims gauge's refresh); call before closing the store. */
+  stop: () => Promise<void>;
 }

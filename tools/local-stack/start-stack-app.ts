@@ -91,7 +91,7 @@ export async function startStackApp(options: StackAppOptions): Promise<StackApp>
     server,
     services: wired,
     async close() {
-      await wired.jobs.stop();
+      await wired.stop();
       await server.stop();
     },
   };

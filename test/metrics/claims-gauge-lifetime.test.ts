@@ -1,0 +1,71 @@
+// The claims gauge's background count: made once at start-up (the first scrape has counts) and stopped with the App.
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { MemoryLivenessStore } from "../../src/providers/memory/memory-store.js";
+import { type AppHarness, startApp } from "../support/app-harness.js";
+import { minute, seedAgentClaim } from "../support/seed-claims.js";
+
+const T0 = Date.parse("2026-11-29T10:00:00Z");
+const harnesses: AppHarness[] = [];
+afterEach(async () => {
+  vi.restoreAllMocks();
+  await Promise.all(harnesses.splice(0).map((h) => h.close()));
+});
+
+function sample(text: string, name: string): number | undefined {
+  const line = text.split("\n").find((l) => l.startsWith(`${name} `));
+  return line ? Number(line.slice(name.length + 1)) : undefined;
+}
+
+describe("the claims gauge's background count", () => {
+  it("counts the store's claims at start-up, so a scrape has them before any scrape asked for a count", async () => {
+    const store = new MemoryLivenessStore({ now: () => T0 });
+    await seedAgentClaim(store, {
+      key: { installationId: 7, repoId: 1001, issue: 1 },
+      repo: "acme/widgets",
+      actor: { login: "octo-agent", runtime: "codex", sessionId: "s-1" },
+      now: T0 - minute,
+    });
+    const app = await startApp({ store, now: T0 });
+    harnesses.push(app);
+    let text = "";
+    for (let i = 0; i < 100; i++) {
+      text = await (await fetch(`${app.url}/metrics`)).text();
+      if (sample(text, "claim_hold_claims_refreshed_timestamp_seconds")) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(sample(text, "claim_hold_claims_refreshed_timestamp_seconds")).toBe(T0 / 1000);
+    expect(sample(text, 'claim_hold_claims{state="active"}')).toBe(1);
+  });
+
+  it("leaves no metrics timer running once the App is closed", async () => {
+    const started: unknown[] = [];
+    const cleared = new Set<unknown>();
+    const realSetInterval = globalThis.setInterval;
+    const realClearInterval = globalThis.clearInterval;
+    const realClearTimeout = globalThis.clearTimeout;
+    vi.spyOn(globalThis, "setInterval").mockImplementation(((
+      fn: () => void,
+      ms?: number,
+      ...rest: unknown[]
+    ) => {
+      const handle = realSetInterval(fn, ms, ...rest);
+      if (ms === 30_000) started.push(handle);
+      return handle;
+    }) as typeof setInterval);
+    vi.spyOn(globalThis, "clearInterval").mockImplementation(((handle?: NodeJS.Timeout) => {
+      cleared.add(handle);
+      realClearInterval(handle);
+    }) as typeof clearInterval);
+    vi.spyOn(globalThis, "clearTimeout").mockImplementation(((handle?: NodeJS.Timeout) => {
+      cleared.add(handle);
+      realClearTimeout(handle);
+    }) as typeof clearTimeout);
+    const app = await startApp({ store: new MemoryLivenessStore() });
+    await fetch(`${app.url}/metrics`);
+    await app.close();
+    const leftRunning = started.filter((handle) => !cleared.has(handle));
+    for (const handle of leftRunning) realClearInterval(handle as NodeJS.Timeout);
+    expect(started.length).toBeGreaterThan(0);
+    expect(leftRunning).toHaveLength(0);
+  });
+});
