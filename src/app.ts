@@ -16,6 +16,10 @@ import { createLeaseServices } from "./wiring/lease-services.js";
 
 export type { ClaimHoldOptions, ClaimHoldServices } from "./wiring/claim-hold-options.js";
 
+/**
+ * The App as a Probot application function. Its length is the wiring, read top to bottom: every part
+ * is built from the parts above it (no late binding), so splitting it would only move the order elsewhere.
+ */
 export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFunction {
   return (probot: Probot, { addHandler }) => {
     const { log } = options;

@@ -49,6 +49,7 @@ export const claimsRefreshSeconds = 30;
 
 const latencyBuckets = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 
+/** The App's metrics on a registry of its own. Long only because it is the list of declarations, one per metric. */
 export function createMetrics(): ClaimHoldMetrics {
   const registry = new Registry();
   const registers = [registry];
