@@ -15,6 +15,8 @@ export interface ClaimHoldMetrics {
   janitorHalts: Counter;
   janitorDuration: Histogram;
   rateLimitRemaining: Gauge;
+  /** Transitions waiting for their installation's mutation request in flight, to go in the next one together. */
+  githubWritesQueued: Gauge;
   /** Bound per method and result by measureStore; observed on every store call, so allocation-free. */
   storeLatency: LatencyHistogram;
   webhookDuration: Histogram<"event">;
@@ -107,6 +109,11 @@ export function createMetrics(): ClaimHoldMetrics {
     rateLimitRemaining: new Gauge({
       name: "claim_hold_github_rate_limit_remaining",
       help: "x-ratelimit-remaining of the last GitHub response the App received.",
+      registers,
+    }),
+    githubWritesQueued: new Gauge({
+      name: "claim_hold_github_writes_queued",
+      help: "Transitions waiting for their installation's GitHub mutation in flight; they go in the next one, batched.",
       registers,
     }),
     storeLatency: new LatencyHistogram({

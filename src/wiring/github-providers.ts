@@ -36,6 +36,7 @@ export function createGitHubProviders(
     assignments: new GitHubAssignmentProvider({
       octokitFor,
       onRequest,
+      onQueuedWrites: (queued) => metrics.githubWritesQueued.set(queued),
       seal: createMarkerSeal(options.tokenSecret, options.previousTokenSecret),
       onMarkerRejected: (reason) => {
         metrics.markersRejected.inc();

@@ -23,6 +23,21 @@ export interface FaultSpec extends RequestMatch {
    * response lost on the way back (GitHub committed the write, the caller saw a 502).
    */
   applied?: boolean;
+  /**
+   * For a GraphQL mutation: carry the request out, but fail each top-level mutation field whose
+   * input contains `inputIncludes` the way GitHub fails one field of a multi-mutation document
+   * (its alias `null` in `data`, one entry in `errors[]` with `path: [alias]`, HTTP 200); the other
+   * fields run as usual.
+   */
+  field?: FieldFault;
+}
+
+export interface FieldFault {
+  /** Text the field's `input` (as JSON) must contain, e.g. an issue's node id. */
+  inputIncludes: string;
+  /** The GraphQL error's `type` (default `UNPROCESSABLE`). */
+  type?: string;
+  message?: string;
 }
 
 export interface Fault extends FaultSpec {

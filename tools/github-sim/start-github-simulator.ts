@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { handleControl } from "./control-routes.js";
-import { FaultRules, faultBody } from "./fault-rules.js";
+import { FaultRules, type FieldFault, faultBody } from "./fault-rules.js";
 import { GitHubSimulator } from "./github-simulator.js";
 import { executeGraphql, type GraphqlBody, githubSchema, inspectGraphql } from "./graphql/execute-graphql.js";
 import { RequestLog } from "./request-log.js";
@@ -197,7 +197,10 @@ export async function startGitHubSimulator(options: GitHubSimulatorOptions = {})
       } else {
         if (parseError) throw parseError;
         caller = resolveCaller(req.headers.authorization, state, options.appKey);
-        answer = isGraphql ? await answerGraphql(method, body, info, caller) : answerRest(caller);
+        answer = isGraphql
+          ? await answerGraphql(method, body, info, caller, fault?.field)
+          : answerRest(caller);
+        if (fault?.field) faulted = true;
       }
     } catch (error) {
       if (error instanceof AuthError) {
@@ -252,11 +255,17 @@ export async function startGitHubSimulator(options: GitHubSimulatorOptions = {})
     body: Record<string, unknown>,
     info: ReturnType<typeof inspectGraphql>,
     caller: SimCaller | null,
+    fieldFault?: FieldFault,
   ): Promise<RestAnswer> {
     if (method !== "POST") throw new HttpError(404, "Not Found");
     if (!caller) throw new AuthError("This endpoint requires you to be authenticated.");
     if (caller.kind === "app") throw new HttpError(403, "Resource not accessible by integration");
-    const result = await executeGraphql(body as GraphqlBody, info, { state, caller, viewer: caller.user });
+    const result = await executeGraphql(
+      body as GraphqlBody,
+      info,
+      { state, caller, viewer: caller.user },
+      fieldFault,
+    );
     return { status: 200, body: result };
   }
 

@@ -1,4 +1,4 @@
-// The GitHub side of a claim: one GraphQL read per subject and one batched GraphQL mutation per transition.
+// The GitHub side of a claim: one GraphQL read per subject and one batched GraphQL mutation per transition (concurrent ones of an installation share it).
 import { sealClaimComment } from "../../lease/claim-comment.js";
 import type { MarkerSeal } from "../../lease/marker-seal.js";
 import {
@@ -33,6 +33,7 @@ import {
   snapshotOf,
   uniquePullRequests,
 } from "./subject-snapshot.js";
+import { TransitionBatcher } from "./transition-batcher.js";
 
 export interface GitHubAssignmentProviderOptions {
   /** An installation client (Probot's `app.auth(installationId)`). */
@@ -43,6 +44,8 @@ export interface GitHubAssignmentProviderOptions {
   onRequest?: (kind: GitHubRequestKind) => void;
   /** Signs the markers the App writes and checks the ones it reads (invariant 11). */
   seal: MarkerSeal;
+  /** Told how many transitions wait for their installation's mutation in flight, whenever it changes. */
+  onQueuedWrites?: (queued: number) => void;
   /** Called for every marker read that is not trusted (unsigned, forged, misplaced, foreign). */
   onMarkerRejected?: (reason: string) => void;
 }
@@ -53,10 +56,17 @@ export class GitHubAssignmentProvider implements AssignmentProvider {
   readonly #sender: SendRequest = (counter, kind, call) => this.#send(counter, kind, call);
   readonly #labels: RepositoryLabels;
   readonly #reading: MarkerReading;
+  /** Concurrent transitions of one installation share a mutation request (serial writes, batched). */
+  readonly #batcher: TransitionBatcher;
 
   constructor(private readonly options: GitHubAssignmentProviderOptions) {
     this.#labels = new RepositoryLabels(options.labels, this.#sender);
     this.#reading = { seal: options.seal, onMarkerRejected: options.onMarkerRejected };
+    this.#batcher = new TransitionBatcher(
+      (octokit, document, variables) =>
+        this.#send({ requests: 0 }, "apply-transition", () => octokit.graphql(document, variables)),
+      { onQueued: options.onQueuedWrites },
+    );
   }
 
   async status(ref: SubjectRef, options: { branch?: string } = {}): Promise<SubjectSnapshot | null> {
@@ -209,9 +219,13 @@ export class GitHubAssignmentProvider implements AssignmentProvider {
       });
       if (!mutation) return { requests: counter.requests };
 
-      const data = await this.#send(counter, "apply-transition", () =>
-        octokit.graphql<TransitionResponse>(mutation.document, mutation.variables),
-      );
+      counter.requests++;
+      const data = (await this.#batcher.submit(
+        ref.installationId,
+        write.subjectNodeId,
+        octokit,
+        mutation,
+      )) as TransitionResponse;
       if (write.createClaimComment === undefined) return { requests: counter.requests };
       const node = data.claimComment?.commentEdge?.node;
       if (!node || node.databaseId === null) {

@@ -18,6 +18,7 @@ import {
   visit,
   visitWithTypeInfo,
 } from "graphql";
+import type { FieldFault } from "../fault-rules.js";
 import { mutations } from "./graphql-mutations.js";
 import {
   actorView,
@@ -208,10 +209,30 @@ export interface GraphqlAnswer {
   errors?: GithubErrorJson[];
 }
 
+/** The mutations, with the fields a field fault names failing before they change anything. */
+function mutationRoot(fieldFault: FieldFault | undefined): typeof mutations {
+  if (!fieldFault) return mutations;
+  return Object.fromEntries(
+    Object.entries(mutations).map(([name, mutation]) => [
+      name,
+      (args: Parameters<typeof mutation>[0], ctx: GraphqlContext) => {
+        if (JSON.stringify(args.input ?? {}).includes(fieldFault.inputIncludes)) {
+          throw githubError(
+            fieldFault.type ?? "UNPROCESSABLE",
+            fieldFault.message ?? `Something went wrong while executing your query (${name}).`,
+          );
+        }
+        return mutation(args, ctx);
+      },
+    ]),
+  );
+}
+
 export async function executeGraphql(
   body: GraphqlBody,
   info: GraphqlOperationInfo,
   ctx: GraphqlContext,
+  fieldFault?: FieldFault,
 ): Promise<GraphqlAnswer> {
   if (typeof body.query !== "string") {
     return { errors: [{ message: "A query attribute must be specified and must be a string." }] };
@@ -227,7 +248,7 @@ export async function executeGraphql(
   const result = await execute({
     schema,
     document,
-    rootValue: info.operationType === "mutation" ? mutations : queryRoot(ctx),
+    rootValue: info.operationType === "mutation" ? mutationRoot(fieldFault) : queryRoot(ctx),
     contextValue: ctx,
     variableValues: variables,
     ...(typeof body.operationName === "string" ? { operationName: body.operationName } : {}),

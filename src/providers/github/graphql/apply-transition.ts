@@ -68,12 +68,8 @@ export interface TransitionShape {
   comments: number;
 }
 
-/**
- * The document for a shape. Top-level mutation fields run one after another in document order, so
- * removals come before additions, and the old claim comment is edited before the new one is posted
- * and before the audit notes.
- */
-export function transitionDocument(shape: TransitionShape): string {
+/** The fields of a shape, in the order they run. */
+function chosenFields(shape: TransitionShape): MutationField[] {
   if (shape.edits > MAX_EDITED_COMMENTS || shape.comments > MAX_ADDED_COMMENTS) {
     throw new RangeError(
       `a transition edits at most ${MAX_EDITED_COMMENTS} and adds at most ${MAX_ADDED_COMMENTS} comments`,
@@ -89,9 +85,75 @@ export function transitionDocument(shape: TransitionShape): string {
     ...fields.comments.slice(0, shape.comments),
   ];
   if (chosen.length === 0) throw new RangeError("a transition document needs at least one field");
+  return chosen;
+}
+
+function operation(chosen: MutationField[]): string {
   const declarations = chosen.map((f) => f.declaration).join(", ");
   const selections = chosen.map((f) => `  ${f.selection}`).join("\n");
   return `mutation ApplyTransition(${declarations}) {\n${selections}\n}\n`;
+}
+
+/**
+ * The document for a shape. Top-level mutation fields run one after another in document order, so
+ * removals come before additions, and the old claim comment is edited before the new one is posted
+ * and before the audit notes.
+ */
+export function transitionDocument(shape: TransitionShape): string {
+  return operation(chosenFields(shape));
+}
+
+/** The prefix of the `index`th subject's aliases and variables in a batched document. */
+export function batchPrefix(index: number): string {
+  return `s${index}_`;
+}
+
+/**
+ * One document for several transitions (of different subjects): each subject's fields, aliases and
+ * variables carry its prefix (`s0_assign`, `s1_assign`, …), the subjects one after another in order.
+ * Only pre-written field strings enter it, as for one transition.
+ */
+export function batchedTransitionDocument(shapes: TransitionShape[]): string {
+  return operation(
+    shapes.flatMap((shape, index) =>
+      chosenFields(shape).map((field) => prefixedField(field, batchPrefix(index))),
+    ),
+  );
+}
+
+function prefixedField(field: MutationField, prefix: string): MutationField {
+  return {
+    declaration: `$${prefix}${field.declaration.slice(1)}`,
+    selection: `${prefix}${field.selection.replace("(input: $", `(input: $${prefix}`)}`,
+  };
+}
+
+/** The shape a mutation's variables stand for (each field has its one variable). */
+export function shapeOfVariables(variables: Record<string, unknown>): TransitionShape {
+  const names = Object.keys(variables);
+  return {
+    unassign: "unassign" in variables,
+    removeLabels: "removeLabels" in variables,
+    assign: "assign" in variables,
+    addLabels: "addLabels" in variables,
+    edits: names.filter((n) => /^edit\d+$/.test(n)).length,
+    claimComment: "claimComment" in variables,
+    comments: names.filter((n) => /^comment\d+$/.test(n)).length,
+  };
+}
+
+/** Several transitions as one request: the batched document and every subject's variables, prefixed. */
+export function batchTransitionMutations(mutations: TransitionMutation[]): TransitionMutation {
+  const variables: Record<string, unknown> = {};
+  mutations.forEach((mutation, index) => {
+    for (const [name, value] of Object.entries(mutation.variables)) {
+      variables[`${batchPrefix(index)}${name}`] = value;
+    }
+  });
+  return {
+    document: batchedTransitionDocument(mutations.map((m) => shapeOfVariables(m.variables))),
+    variables,
+  };
 }
 
 /** A transition's writes with every name already resolved to a node id. */

@@ -1,5 +1,5 @@
 // Every GraphQL document the App can send, in one place, so a test can validate each against GitHub's schema.
-import { allTransitionShapes, transitionDocument } from "./apply-transition.js";
+import { allTransitionShapes, batchedTransitionDocument, transitionDocument } from "./apply-transition.js";
 import { OPEN_ISSUES_QUERY } from "./open-issues.js";
 import { PULL_REQUEST_CHECK_QUERY } from "./pull-request-check.js";
 import { RESOLVE_LABELS_QUERY } from "./resolve-labels.js";
@@ -31,5 +31,13 @@ export function allDocuments(): NamedDocument[] {
     { name: "OpenIssues", document: OPEN_ISSUES_QUERY },
     { name: "PullRequestCheck", document: PULL_REQUEST_CHECK_QUERY },
     ...transitions,
+    // Several subjects in one request (the provider batches at most 10): the smallest and largest shapes.
+    {
+      name: "BatchedApplyTransition",
+      document: batchedTransitionDocument([
+        ...allTransitionShapes().slice(0, 5),
+        ...allTransitionShapes().slice(-5),
+      ]),
+    },
   ];
 }

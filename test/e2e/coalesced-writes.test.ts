@@ -1,0 +1,205 @@
+// End to end over HTTP: a burst of claims of one installation shares its GitHub mutations, and one subject failing in a batch fails only that claim.
+import { randomBytes } from "node:crypto";
+import Bottleneck from "bottleneck";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { isClaimHoldError } from "../../src/agent/client/index.js";
+import { createLogger } from "../../src/logger.js";
+import { createClaimHoldOctokit } from "../../src/providers/github/claim-hold-octokit.js";
+import { type LocalStack, startLocalStack } from "../../tools/local-stack/start-local-stack.js";
+import { type StackApp, startStackApp } from "../../tools/local-stack/start-stack-app.js";
+import { agentClient, seedWorld, repo as throttledRepo } from "../faults/support/world.js";
+import { testCredentials } from "../support/app-harness.js";
+import { probeRedis } from "../support/redis.js";
+import { claimMarkers, type E2eWorld, fleet, repo, startWorld } from "./support/e2e-world.js";
+
+const redisProbe = await probeRedis();
+let world: E2eWorld;
+
+const burst = Array.from({ length: 30 }, (_, n) => n + 1);
+
+async function queuedWrites(): Promise<number> {
+  const { values } = await world.app.services.metrics.githubWritesQueued.get();
+  return values[0]?.value ?? 0;
+}
+
+/** Waits (no deadline but the test's) until `count` transitions wait behind the mutation in flight. */
+async function untilQueued(count: number): Promise<void> {
+  while ((await queuedWrites()) !== count) await new Promise((resolve) => setTimeout(resolve, 5));
+}
+
+/**
+ * Claims #1 while its mutation is held at the simulator, then #2–#30 at once; releases the hold once
+ * all 29 wait behind it, so the batching is exact: #1 alone, then 10, 10 and 9 subjects per request.
+ */
+async function claimBurst() {
+  const agent = world.agent();
+  const claimOf = (issue: number) =>
+    agent.claim({ repo, issue, actor: { runtime: "codex", sessionId: `burst-${issue}` } }).then(
+      (claim) => ({ issue, status: claim.created ? 201 : 200, lease: claim.lease }),
+      (error: unknown) => {
+        if (!isClaimHoldError(error)) throw error;
+        return { issue, status: error.status, code: error.code };
+      },
+    );
+  const held = world.sim.hold({ operation: "ApplyTransition" });
+  const first = claimOf(1);
+  await held.arrived;
+  const others = burst.slice(1).map(claimOf);
+  await untilQueued(29);
+  held.release();
+  const results = await Promise.all([first, ...others]);
+  await world.sim.flush();
+  return results;
+}
+
+/** Subjects per ApplyTransition request since the mark, in order (each claim adds its assignee once). */
+function subjectsPerMutation(mark: number): number[] {
+  return world.sim.requests
+    .since(mark)
+    .filter((request) => request.operationName === "ApplyTransition")
+    .map((request) => (request.mutationFields ?? []).filter((f) => f === "addAssigneesToAssignable").length);
+}
+
+describe.skipIf(!redisProbe.available)("a burst of claims of one installation", () => {
+  beforeEach(async () => {
+    world = await startWorld({
+      issues: [...burst, 31].map((n) => ({ number: n, title: `Task ${n}` })),
+    });
+    // Warms the caches (installation token, the caller, the managed labels) with a claim of its own.
+    await world.agent().claim({ repo, issue: 31, actor: { runtime: "codex", sessionId: "warm-up" } });
+  });
+  afterEach(() => world.close());
+
+  it("30 claims of 30 issues: each claimant gets its own lease, in 4 mutation requests (1 + 10 + 10 + 9)", async () => {
+    const { sim } = world;
+    const mark = sim.requests.mark();
+    const results = await claimBurst();
+
+    expect(results.map((r) => r.status)).toEqual(burst.map(() => 201));
+    expect(results.map((r) => ("lease" in r ? r.lease?.subject : undefined))).toEqual(
+      burst.map((n) => `${repo}#${n}`),
+    );
+    expect(results.map((r) => ("lease" in r ? r.lease?.generation : undefined))).toEqual(burst.map(() => 1));
+    expect(subjectsPerMutation(mark)).toEqual([1, 10, 10, 9]);
+    expect(sim.requests.counts(mark)).toEqual({ "graphql:SubjectStatus": 30, "graphql:ApplyTransition": 4 });
+    expect(await queuedWrites()).toBe(0);
+    for (const n of burst) {
+      expect(sim.issue(repo, n)).toMatchObject({ assignees: [fleet.login], labels: ["agent:claimed"] });
+      expect(claimMarkers(sim, n)).toEqual([{ generation: 1, state: "active" }]);
+    }
+  });
+
+  it("one subject failing in a batch: that claimant gets 502 and its claim is rolled back, the other 29 are claimed", async () => {
+    const { sim } = world;
+    const failing = 17;
+    const failingNodeId = sim.issue(repo, failing).nodeId;
+    // Issue #17's fields fail inside their batch the way GitHub fails one field of a document (HTTP 200).
+    const fault = sim.fail({
+      operation: "ApplyTransition",
+      bodyIncludes: failingNodeId,
+      field: { inputIncludes: failingNodeId },
+    });
+    const mark = sim.requests.mark();
+    const results = await claimBurst();
+
+    expect(fault.hits).toBe(1);
+    expect(results.find((r) => r.issue === failing)).toEqual({
+      issue: failing,
+      status: 502,
+      code: "github_failed",
+    });
+    const others = burst.filter((n) => n !== failing);
+    expect(results.filter((r) => r.issue !== failing).map((r) => r.status)).toEqual(others.map(() => 201));
+    expect(subjectsPerMutation(mark).slice(0, 4)).toEqual([1, 10, 10, 9]);
+
+    const inventory = await world.agent().inventory(repo);
+    const claimed = inventory.claims.map((row) => row.subject);
+    expect(claimed).not.toContain(`${repo}#${failing}`);
+    for (const n of others) {
+      expect(claimed).toContain(`${repo}#${n}`);
+      expect(sim.issue(repo, n)).toMatchObject({ assignees: [fleet.login], labels: ["agent:claimed"] });
+      expect(claimMarkers(sim, n)).toEqual([{ generation: 1, state: "active" }]);
+    }
+    expect(sim.issue(repo, failing)).toMatchObject({ assignees: [], labels: [], comments: [] });
+  });
+
+  it("a failure of a whole batched request fails each of its subjects, each rolled back; the other batches are claimed", async () => {
+    const { sim } = world;
+    // The second request carries #2–#11; GitHub answers it 502 without carrying it out.
+    sim.fail({ operation: "ApplyTransition", bodyIncludes: sim.issue(repo, 5).nodeId, status: 502 });
+    const results = await claimBurst();
+
+    const failed = burst.filter((n) => n >= 2 && n <= 11);
+    expect(results.filter((r) => r.status === 502).map((r) => r.issue)).toEqual(failed);
+    expect(
+      results.filter((r) => r.status === 502).every((r) => "code" in r && r.code === "github_failed"),
+    ).toBe(true);
+    expect(results.filter((r) => r.status === 201).map((r) => r.issue)).toEqual(
+      burst.filter((n) => !failed.includes(n)),
+    );
+    const claimed = (await world.agent().inventory(repo)).claims.map((row) => row.subject);
+    for (const n of burst) {
+      if (failed.includes(n)) {
+        expect(claimed).not.toContain(`${repo}#${n}`);
+        expect(sim.issue(repo, n)).toMatchObject({ assignees: [], labels: [], comments: [] });
+      } else {
+        expect(claimed).toContain(`${repo}#${n}`);
+      }
+    }
+  });
+});
+
+describe("a burst of claims with production throttling", () => {
+  /** The throttling plugin's write limiter as the plugin builds it (one at a time, 1 s apart, per installation). */
+  const writeLimiter = new Bottleneck.Group({ id: "octokit-write", maxConcurrent: 1, minTime: 1_000 });
+  let waitedForWrites = 0;
+  writeLimiter.on("created", (limiter: Bottleneck) => limiter.on("received", () => waitedForWrites++));
+  let stack: LocalStack<StackApp>;
+
+  beforeAll(async () => {
+    stack = await startLocalStack({
+      credentials: testCredentials(),
+      startApp: (wiring) =>
+        startStackApp({
+          ...wiring,
+          log: createLogger({ level: "silent" }),
+          Octokit: createClaimHoldOctokit({ throttle: { write: writeLimiter } }),
+          app: {
+            tokenSecret: randomBytes(32).toString("hex"),
+            credentialsLoaded: true,
+            disabledJobs: ["janitor"],
+          },
+        }),
+    });
+    seedWorld(stack.sim, 31);
+    await stack.sim.flush();
+  });
+  afterAll(() => stack?.stop());
+
+  it("30 concurrent claims: 30 × 201, every mutation request waits its turn, and they go batched (at most 10 subjects each)", async () => {
+    const { sim, app } = stack;
+    const client = agentClient(app.url);
+    await client.claim({ repo: throttledRepo, issue: 31, actor: { sessionId: "warm-up" } });
+
+    const mark = sim.requests.mark();
+    const waitedBefore = waitedForWrites;
+    const results = await Promise.all(
+      burst.map((issue) =>
+        client.claim({ repo: throttledRepo, issue, actor: { sessionId: `burst-${issue}` } }),
+      ),
+    );
+    expect(results.map((r) => [r.created, r.lease.subject])).toEqual(
+      burst.map((n) => [true, `${throttledRepo}#${n}`]),
+    );
+    const mutations = sim.requests.since(mark).filter((request) => request.operationType === "mutation");
+    const subjects = mutations.map(
+      (request) => (request.mutationFields ?? []).filter((f) => f === "addAssigneesToAssignable").length,
+    );
+    expect(subjects.reduce((sum, n) => sum + n, 0)).toBe(30);
+    expect(Math.max(...subjects)).toBeLessThanOrEqual(10);
+    // Serial writes, about one a second: every mutation request, batched or not, waited for the limiter.
+    expect(waitedForWrites - waitedBefore).toBe(mutations.length);
+    expect(mutations.length).toBeLessThan(30);
+    expect(sim.requests.counts(mark)["graphql:SubjectStatus"]).toBe(30);
+  });
+});
