@@ -1,15 +1,9 @@
 // End to end over HTTP: a burst of claims of one installation shares its GitHub mutations, and one subject failing in a batch fails only that claim.
-import { randomBytes } from "node:crypto";
-import Bottleneck from "bottleneck";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { isClaimHoldError } from "../../src/agent/client/index.js";
-import { createLogger } from "../../src/logger.js";
-import { createClaimHoldOctokit } from "../../src/providers/github/claim-hold-octokit.js";
-import { type LocalStack, startLocalStack } from "../../tools/local-stack/start-local-stack.js";
-import { type StackApp, startStackApp } from "../../tools/local-stack/start-stack-app.js";
-import { agentClient, seedWorld, repo as throttledRepo } from "../faults/support/world.js";
-import { testCredentials } from "../support/app-harness.js";
+import { agentClient, repo as throttledRepo } from "../faults/support/world.js";
 import { probeRedis } from "../support/redis.js";
+import { startThrottledStack, type ThrottledStack } from "../support/throttled-stack.js";
 import { claimMarkers, type E2eWorld, fleet, repo, startWorld } from "./support/e2e-world.js";
 
 const redisProbe = await probeRedis();
@@ -150,29 +144,12 @@ describe.skipIf(!redisProbe.available)("a burst of claims of one installation", 
 });
 
 describe("a burst of claims with production throttling", () => {
-  /** The throttling plugin's write limiter as the plugin builds it (one at a time, 1 s apart, per installation). */
-  const writeLimiter = new Bottleneck.Group({ id: "octokit-write", maxConcurrent: 1, minTime: 1_000 });
-  let waitedForWrites = 0;
-  writeLimiter.on("created", (limiter: Bottleneck) => limiter.on("received", () => waitedForWrites++));
-  let stack: LocalStack<StackApp>;
+  let throttled: ThrottledStack;
+  let stack: ThrottledStack["stack"];
 
   beforeAll(async () => {
-    stack = await startLocalStack({
-      credentials: testCredentials(),
-      startApp: (wiring) =>
-        startStackApp({
-          ...wiring,
-          log: createLogger({ level: "silent" }),
-          Octokit: createClaimHoldOctokit({ throttle: { write: writeLimiter } }),
-          app: {
-            tokenSecret: randomBytes(32).toString("hex"),
-            credentialsLoaded: true,
-            disabledJobs: ["janitor"],
-          },
-        }),
-    });
-    seedWorld(stack.sim, 31);
-    await stack.sim.flush();
+    throttled = await startThrottledStack(31);
+    stack = throttled.stack;
   });
   afterAll(() => stack?.stop());
 
@@ -182,7 +159,7 @@ describe("a burst of claims with production throttling", () => {
     await client.claim({ repo: throttledRepo, issue: 31, actor: { sessionId: "warm-up" } });
 
     const mark = sim.requests.mark();
-    const waitedBefore = waitedForWrites;
+    const waitedBefore = throttled.waitedForWrites();
     const results = await Promise.all(
       burst.map((issue) =>
         client.claim({ repo: throttledRepo, issue, actor: { sessionId: `burst-${issue}` } }),
@@ -198,7 +175,7 @@ describe("a burst of claims with production throttling", () => {
     expect(subjects.reduce((sum, n) => sum + n, 0)).toBe(30);
     expect(Math.max(...subjects)).toBeLessThanOrEqual(10);
     // Serial writes, about one a second: every mutation request, batched or not, waited for the limiter.
-    expect(waitedForWrites - waitedBefore).toBe(mutations.length);
+    expect(throttled.waitedForWrites() - waitedBefore).toBe(mutations.length);
     expect(mutations.length).toBeLessThan(30);
     expect(sim.requests.counts(mark)["graphql:SubjectStatus"]).toBe(30);
   });
