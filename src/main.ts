@@ -48,6 +48,8 @@ function appOptionsOf(env: Env): Omit<
       ? `${env.GHE_PROTOCOL ?? "https"}://${env.GHE_HOST}/api/v3`
       : "https://api.github.com",
     credentialsLoaded: Boolean(env.APP_ID && (env.PRIVATE_KEY || env.PRIVATE_KEY_PATH)),
+    // The production client's write limiter serializes an installation's writes: batching them is free.
+    coalesceWrites: true,
     ...(env.APP_ID ? { appId: Number(env.APP_ID) } : {}),
     ...(env.CLAIM_HOLD_PUBLIC_URL ? { publicUrl: env.CLAIM_HOLD_PUBLIC_URL } : {}),
     ...(env.JANITOR_INTERVAL_SECONDS ? { janitorIntervalSeconds: env.JANITOR_INTERVAL_SECONDS } : {}),

@@ -20,6 +20,12 @@ export interface ClaimHoldOptions {
   tokenSecret: string;
   /** Longest wait for another write on the same subject before writing anyway (default 8 s). */
   writeFenceWaitMs?: number;
+  /**
+   * Concurrent transitions of one installation share a mutation request: a write waits for the
+   * installation's mutation in flight. Free only where writes are serial anyway (the production
+   * client's write limiter, one at a time per installation), so on there (main.ts) and off by default.
+   */
+  coalesceWrites?: boolean;
   /** The secret being rotated out: markers it signed still verify (SPEC invariant 11). */
   previousTokenSecret?: string;
   /** REST base URL of GitHub (or GHE / the simulator), for calls made with the agent's own token. */

@@ -16,7 +16,10 @@ export type GitHubProviders = ReturnType<typeof createGitHubProviders>;
 
 export function createGitHubProviders(
   probot: Probot,
-  options: Pick<ClaimHoldOptions, "githubBaseUrl" | "appId" | "tokenSecret" | "previousTokenSecret">,
+  options: Pick<
+    ClaimHoldOptions,
+    "githubBaseUrl" | "appId" | "tokenSecret" | "previousTokenSecret" | "coalesceWrites"
+  >,
   deps: { metrics: ClaimHoldMetrics; meter: RequestMeter; now: () => number; log: Logger },
 ) {
   const { metrics, meter, log } = deps;
@@ -37,6 +40,7 @@ export function createGitHubProviders(
       octokitFor,
       onRequest,
       onQueuedWrites: (queued) => metrics.githubWritesQueued.set(queued),
+      coalesceWrites: options.coalesceWrites ?? false,
       seal: createMarkerSeal(options.tokenSecret, options.previousTokenSecret),
       onMarkerRejected: (reason) => {
         metrics.markersRejected.inc();

@@ -58,6 +58,7 @@ describe.skipIf(!redisProbe.available)("a burst of claims of one installation", 
   beforeEach(async () => {
     world = await startWorld({
       issues: [...burst, 31].map((n) => ({ number: n, title: `Task ${n}` })),
+      coalesceWrites: true,
     });
     // Warms the caches (installation token, the caller, the managed labels) with a claim of its own.
     await world.agent().claim({ repo, issue: 31, actor: { runtime: "codex", sessionId: "warm-up" } });

@@ -73,6 +73,7 @@ export async function startApp(options: {
   credentialsLoaded?: boolean;
   /** How long a write waits for another write on the same subject (default: the App's). */
   writeFenceWaitMs?: number;
+  coalesceWrites?: boolean;
   /** `CLAIM_HOLD_TOKEN_SECRET` and `…_PREVIOUS` (default: `testTokenSecret`, none). */
   tokenSecret?: string;
   previousTokenSecret?: string;
@@ -107,6 +108,7 @@ export async function startApp(options: {
       ...(options.trustProxyHops !== undefined ? { trustProxyHops: options.trustProxyHops } : {}),
       ...(options.readsPerMinute !== undefined ? { readsPerMinute: options.readsPerMinute } : {}),
       ...(options.writeFenceWaitMs !== undefined ? { writeFenceWaitMs: options.writeFenceWaitMs } : {}),
+      ...(options.coalesceWrites !== undefined ? { coalesceWrites: options.coalesceWrites } : {}),
       disabledJobs: ["janitor"],
       sleep: async (ms) => {
         sleeps.push(ms);

@@ -34,6 +34,7 @@ export async function startThrottledStack(issues?: number): Promise<ThrottledSta
           tokenSecret: randomBytes(32).toString("hex"),
           credentialsLoaded: true,
           disabledJobs: ["janitor"],
+          coalesceWrites: true,
         },
       }),
   });

@@ -44,6 +44,8 @@ export interface GitHubAssignmentProviderOptions {
   onRequest?: (kind: GitHubRequestKind) => void;
   /** Signs the markers the App writes and checks the ones it reads (invariant 11). */
   seal: MarkerSeal;
+  /** Concurrent transitions of one installation share a mutation request (see ClaimHoldOptions). */
+  coalesceWrites?: boolean;
   /** Told how many transitions wait for their installation's mutation in flight, whenever it changes. */
   onQueuedWrites?: (queued: number) => void;
   /** Called for every marker read that is not trusted (unsigned, forged, misplaced, foreign). */
@@ -219,13 +221,20 @@ export class GitHubAssignmentProvider implements AssignmentProvider {
       });
       if (!mutation) return { requests: counter.requests };
 
-      counter.requests++;
-      const data = (await this.#batcher.submit(
-        ref.installationId,
-        write.subjectNodeId,
-        octokit,
-        mutation,
-      )) as TransitionResponse;
+      let data: TransitionResponse;
+      if (this.options.coalesceWrites) {
+        counter.requests++;
+        data = (await this.#batcher.submit(
+          ref.installationId,
+          write.subjectNodeId,
+          octokit,
+          mutation,
+        )) as TransitionResponse;
+      } else {
+        data = await this.#send(counter, "apply-transition", () =>
+          octokit.graphql<TransitionResponse>(mutation.document, mutation.variables),
+        );
+      }
       if (write.createClaimComment === undefined) return { requests: counter.requests };
       const node = data.claimComment?.commentEdge?.node;
       if (!node || node.databaseId === null) {

@@ -46,12 +46,17 @@ export interface WorldOptions {
   config?: string;
   /** How long a write waits for another write on the same subject (default: the App's). */
   writeFenceWaitMs?: number;
+  /** Concurrent transitions of the installation share a mutation request (as with the production client). */
+  coalesceWrites?: boolean;
 }
 
 /** The e2e App on the stack's simulator and stores, its clock starting at `now`. */
 function e2eApp(
   now: number,
-  options: Pick<Parameters<typeof startApp>[0], "tokenSecret" | "previousTokenSecret" | "writeFenceWaitMs">,
+  options: Pick<
+    Parameters<typeof startApp>[0],
+    "tokenSecret" | "previousTokenSecret" | "writeFenceWaitMs" | "coalesceWrites"
+  >,
 ) {
   return (wiring: StackWiring) =>
     startApp({
@@ -80,10 +85,10 @@ export async function startWorld(options: WorldOptions = {}): Promise<E2eWorld> 
       ? { kind: "private", keyPrefix: uniqueKeyPrefix("e2e") }
       : { kind: "shared", keyPrefix: uniqueKeyPrefix("e2e") },
     credentials: testCredentials(appId),
-    startApp: e2eApp(
-      Date.now(),
-      options.writeFenceWaitMs !== undefined ? { writeFenceWaitMs: options.writeFenceWaitMs } : {},
-    ),
+    startApp: e2eApp(Date.now(), {
+      ...(options.writeFenceWaitMs !== undefined ? { writeFenceWaitMs: options.writeFenceWaitMs } : {}),
+      ...(options.coalesceWrites !== undefined ? { coalesceWrites: options.coalesceWrites } : {}),
+    }),
   });
   const { sim, redis } = stack;
   if (!redis) throw new Error("the e2e stack has no Redis");
