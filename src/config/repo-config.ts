@@ -30,6 +30,36 @@ const TaskClassDurations = (ttl: string, reclaimAfter: string, heartbeat: string
       }
     });
 
+const BudgetLimits = z
+  .strictObject({
+    /** One `budget-warn` notification when a subject's spend crosses this. */
+    warnUsd: z.number().positive().nullable().default(null),
+    /** The lease ends `410 budget_exhausted` when a subject's spend crosses this. */
+    maxUsd: z.number().positive().nullable().default(null),
+  })
+  .prefault({});
+
+/** The notification events of SPEC §9. */
+export const NotifyEvent = z.enum([
+  "takeover",
+  "superseded-pr",
+  "stale",
+  "reaped",
+  "needs-human",
+  "budget-warn",
+  "budget-exhausted",
+  "janitor-halted",
+]);
+export type NotifyEvent = z.infer<typeof NotifyEvent>;
+const defaultNotifyEvents: NotifyEvent[] = [
+  "takeover",
+  "superseded-pr",
+  "reaped",
+  "needs-human",
+  "budget-exhausted",
+  "janitor-halted",
+];
+
 export const RepoConfig = z.strictObject({
   /** Names of the managed labels. */
   labels: z
@@ -89,6 +119,40 @@ export const RepoConfig = z.strictObject({
   humanIdleDays: z.number().min(0).max(365).default(3),
   /** Longest `waitUntil` a holder may report, counted from now. */
   maxWait: DurationMs.prefault("24h"),
+  /** What `claims/next` offers and in which order (SPEC §4.2). */
+  queue: z
+    .strictObject({
+      /** Priority labels, most urgent first; an issue without one ranks after all of them. */
+      priority: z.array(z.string().min(1).max(50)).max(20).default(["p0", "p1", "p2", "p3"]),
+      /** Within one priority: `oldest` (created first) or `newest` first; ties by issue number. */
+      order: z.enum(["oldest", "newest"]).default("oldest"),
+      /** An issue must carry all of these to be offered. */
+      labels: z.array(z.string().min(1).max(50)).max(20).default([]),
+      /** An issue carrying any of these is never offered. */
+      excludeLabels: z.array(z.string().min(1).max(50)).max(20).default([]),
+    })
+    .prefault({}),
+  /** Spend limits per task class, per subject, summed across generations (SPEC §7). */
+  budgets: z
+    .strictObject({
+      author: BudgetLimits,
+      reviewer: BudgetLimits,
+      merger: BudgetLimits,
+      "conflict-fix": BudgetLimits,
+    })
+    .prefault({}),
+  /** Which notification events this repository sends, and whom they mention (sinks live in env). */
+  notify: z
+    .strictObject({
+      events: z.array(NotifyEvent).max(NotifyEvent.options.length).default([...defaultNotifyEvents]),
+      /** A `@user` or `@org/team` mentioned in needs-human comments; null: nobody. */
+      mention: z
+        .string()
+        .regex(/^@[A-Za-z0-9-]+(\/[A-Za-z0-9._-]+)?$/, "must be @user or @org/team")
+        .nullable()
+        .default(null),
+    })
+    .prefault({}),
 });
 export type RepoConfig = z.infer<typeof RepoConfig>;
 
