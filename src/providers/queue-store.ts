@@ -1,0 +1,52 @@
+// The candidate index behind `claims/next` and the queue view: what eligibility needs of each open issue.
+
+/** A repository as the index keys it (the repository's id is stable across renames, the name is for display). */
+export interface QueueRepo {
+  installationId: number;
+  repoId: number;
+  /** `owner/name`. */
+  repo: string;
+}
+
+/** An open pull request that closes an indexed issue, as GitHub links them. */
+export interface ClosingPullRequest {
+  number: number;
+  headRefName: string;
+  author: string | null;
+}
+
+/** What eligibility and ranking need of one open issue (never a pull request, never a closed issue). */
+export interface CandidateFacts {
+  issue: number;
+  title: string;
+  /** Creation time, ms since the epoch (`queue.order`). */
+  createdAt: number;
+  labels: string[];
+  /** Logins of the issue's assignees. */
+  assignees: string[];
+  /** Open issues blocking this one (GitHub issue dependencies, `blocked_by`), as `owner/repo#n`. */
+  blockers: string[];
+  /** Open sub-issues: a tracking issue is not work. */
+  openSubIssues: number;
+  /** Open pull requests that close this issue. */
+  closingPullRequests: ClosingPullRequest[];
+}
+
+/**
+ * The write side, fed by webhooks and the bounded refresh. Each call is one atomic store operation;
+ * none of them reads GitHub.
+ */
+export interface CandidateFeed {
+  /** Adds or replaces one open issue's facts. */
+  putCandidate(repo: QueueRepo, facts: CandidateFacts): Promise<void>;
+  /** Changes part of an indexed issue's facts; does nothing for an issue the index does not hold (the next refresh adds it). */
+  patchCandidate(repo: QueueRepo, issue: number, patch: Partial<Omit<CandidateFacts, "issue">>): Promise<void>;
+  /** The issue left the queue for good or for now: closed, transferred, deleted. */
+  dropCandidate(repo: QueueRepo, issue: number): Promise<void>;
+  /** A blocker closed or was removed everywhere: no candidate of the repository lists it any more. */
+  dropBlocker(repo: QueueRepo, blocker: string): Promise<void>;
+  /** A complete refresh ended: the repository's index becomes exactly these issues, stamped `refreshedAt`. */
+  replaceCandidates(repo: QueueRepo, facts: CandidateFacts[], refreshedAt: number): Promise<void>;
+  /** When the last complete refresh of the repository ended; null: never (a miss, refresh before picking). */
+  refreshedAt(repo: QueueRepo): Promise<number | null>;
+}
