@@ -229,6 +229,7 @@ describeRedis("claim-hold mcp", () => {
     expect(tools.tools.map((t) => t.name).sort()).toEqual([
       "attest_commit",
       "claim_issue",
+      "claim_next_issue",
       "claim_status",
       "list_free_issues",
       "release_claim",
