@@ -14,7 +14,7 @@ export const queueCommand: CommandSpec = {
     "The App's own ranking (GET /api/v1/repos/{owner}/{repo}/queue), the order `next` picks in:",
     "priority labels, then the repository's queue.order, then number. Skipped issues carry their",
     "reason: held, human, blocked, pr-open, filtered, exempt, over-budget.",
-    "--limit  how many eligible issues to show (default: the App's)",
+    "--limit  how many eligible issues to show, 1–200 (default 50)",
   ],
   options: { limit: { type: "string" } },
   positionals: { min: 1, max: 1 },
@@ -22,8 +22,8 @@ export const queueCommand: CommandSpec = {
     const repo = parseRepo(ctx.positionals[0] ?? "");
     const limitText = stringFlag(ctx, "limit");
     const limit = limitText === undefined ? undefined : Number(limitText);
-    if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 1 || limit > 1000)) {
-      throw new UsageError(`--limit must be a number from 1 to 1000, got "${limitText}"`);
+    if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 1 || limit > 200)) {
+      throw new UsageError(`--limit must be a number from 1 to 200, got "${limitText}"`);
     }
     requireGithubToken(ctx);
     const answer = await clientFor(ctx, serverUrl(ctx)).queue(repo, limit === undefined ? {} : { limit }, {

@@ -1,0 +1,220 @@
+// `claims/next` under load: picks/s and p50/p99 pick latency for 1, 20 and 100 concurrent callers over 1,000 open issues,
+// GitHub requests per pick beside a direct claim's, and the index refresh that a cold repository's first pick pays.
+//
+// `npx tsx bench/claim-next.ts [--smoke]`: the App (`src/main.ts` on a private Redis, janitor off) and each load
+// generator (this file with `--load`) are child processes; this process holds the GitHub simulator and prints
+// the figures as JSON. `--smoke` uses 60 issues and few picks, to prove the script works.
+import { execFile } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { createClaimHoldClient, isClaimHoldError } from "../src/agent/client/index.js";
+import { appProcess } from "../tools/local-stack/start-app-process.js";
+import { startLocalStack } from "../tools/local-stack/start-local-stack.js";
+
+const run = promisify(execFile);
+const self = fileURLToPath(import.meta.url);
+const repo = "bench/next";
+
+interface LoadSpec {
+  url: string;
+  token: string;
+  repo: string;
+  callers: number;
+  picksPerCaller: number;
+  /** Session ids are `<tag>-<caller>-<pick>`: every pick is a new session (the per-session cap is 1). */
+  tag: string;
+}
+
+interface LoadResult {
+  picks: number;
+  wallMs: number;
+  latenciesMs: number[];
+  issues: number[];
+  errors: Record<string, number>;
+}
+
+/** The load generator (a child process): `callers` loops of `picksPerCaller` picks each, all at once. */
+async function load(spec: LoadSpec): Promise<LoadResult> {
+  const client = createClaimHoldClient({ baseUrl: spec.url, githubToken: spec.token, retries: 0 });
+  const latenciesMs: number[] = [];
+  const issues: number[] = [];
+  const errors: Record<string, number> = {};
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: spec.callers }, async (_, caller) => {
+      for (let pick = 0; pick < spec.picksPerCaller; pick++) {
+        const begun = performance.now();
+        try {
+          const result = await client.claimNext({
+            repo: spec.repo,
+            actor: { runtime: "bench", sessionId: `${spec.tag}-${caller}-${pick}` },
+          });
+          latenciesMs.push(performance.now() - begun);
+          issues.push(result.picked.issue);
+        } catch (error) {
+          const code = isClaimHoldError(error) ? error.code : String(error);
+          errors[code] = (errors[code] ?? 0) + 1;
+        }
+      }
+    }),
+  );
+  return { picks: latenciesMs.length, wallMs: performance.now() - started, latenciesMs, issues, errors };
+}
+
+async function loadInChild(spec: LoadSpec): Promise<LoadResult> {
+  const { stdout } = await run(process.execPath, ["--import", "tsx", self, "--load", JSON.stringify(spec)], {
+    maxBuffer: 1 << 26,
+  });
+  return JSON.parse(stdout) as LoadResult;
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+const round = (value: number, digits = 1) => Number(value.toFixed(digits));
+
+async function main(smoke: boolean): Promise<void> {
+  const sizes = smoke
+    ? {
+        issues: 60,
+        levels: [
+          { callers: 1, picks: 5 },
+          { callers: 20, picks: 1 },
+          { callers: 25, picks: 1 },
+        ],
+      }
+    : {
+        issues: 1_000,
+        // 100 + 300 + 500 = 900 picks of the 1,000 issues: every level picks from a full-sized queue.
+        levels: [
+          { callers: 1, picks: 100 },
+          { callers: 20, picks: 15 },
+          { callers: 100, picks: 5 },
+        ],
+      };
+  const fleet = { login: "fleet-bot", token: `ghp_bench${randomBytes(12).toString("hex")}` };
+  const stack = await startLocalStack({
+    redis: { kind: "private", keyPrefix: "bench:" },
+    startApp: appProcess({
+      tokenSecret: randomBytes(32).toString("hex"),
+      adminToken: randomBytes(16).toString("hex"),
+      env: { CLAIM_HOLD_DISABLE_JOBS: "janitor" },
+    }),
+  });
+  try {
+    // The issues exist before the App is installed: no `issues.opened` webhooks, the index starts cold.
+    stack.sim.seed({
+      users: [{ login: fleet.login, tokens: [fleet.token] }, { login: "bench" }],
+      repos: [
+        {
+          fullName: repo,
+          files: {
+            ".github/claim-hold.yml": [
+              "taskClasses:",
+              "  author: { ttl: 10m, reclaimAfter: 20m, heartbeat: 1m }",
+              "limits: { claimsPerSession: 1, claimsPerLogin: 100000 }",
+              "",
+            ].join("\n"),
+          },
+          collaborators: { [fleet.login]: "write" },
+        },
+      ],
+    });
+    const target = stack.sim.state.requireRepo(repo);
+    const author = stack.sim.state.requireUser("bench");
+    for (let n = 1; n <= sizes.issues; n++)
+      stack.sim.state.createIssue(target, { title: `Task ${n}` }, author);
+    const installMark = stack.sim.requests.mark();
+    stack.sim.install({ id: 7, account: "bench", repos: [repo] });
+    await stack.sim.flush();
+    const client = createClaimHoldClient({ baseUrl: stack.app.url, githubToken: fleet.token, retries: 0 });
+
+    // A direct claim of a known issue (warm caches after one throwaway claim): the cost a pick must match.
+    await client.claim({ repo, issue: sizes.issues, actor: { runtime: "bench", sessionId: "warm-claim" } });
+    await stack.sim.flush();
+    let mark = stack.sim.requests.mark();
+    await client.claim({
+      repo,
+      issue: sizes.issues - 1,
+      actor: { runtime: "bench", sessionId: "one-claim" },
+    });
+    await stack.sim.flush();
+    const claimCost = stack.sim.requests.counts(mark);
+
+    // The first pick: a refresh of the index if installation did not already do one, then a claim.
+    mark = stack.sim.requests.mark();
+    const firstStarted = performance.now();
+    const first = await client.claimNext({ repo, actor: { runtime: "bench", sessionId: "first-pick" } });
+    const firstMs = performance.now() - firstStarted;
+    await stack.sim.flush();
+    const firstCost = stack.sim.requests.counts(mark);
+    const sinceInstall = stack.sim.requests.counts(installMark);
+
+    // One more single pick, warm: the steady-state cost of a pick.
+    mark = stack.sim.requests.mark();
+    await client.claimNext({ repo, actor: { runtime: "bench", sessionId: "steady-pick" } });
+    await stack.sim.flush();
+    const pickCost = stack.sim.requests.counts(mark);
+
+    const levels = [];
+    for (const level of sizes.levels) {
+      mark = stack.sim.requests.mark();
+      const result = await loadInChild({
+        url: stack.app.url,
+        token: fleet.token,
+        repo,
+        callers: level.callers,
+        picksPerCaller: level.picks,
+        tag: `c${level.callers}`,
+      });
+      await stack.sim.flush();
+      const requests = stack.sim.requests.since(mark).length;
+      const sorted = [...result.latenciesMs].sort((a, b) => a - b);
+      levels.push({
+        callers: level.callers,
+        picks: result.picks,
+        errors: result.errors,
+        distinctIssues: new Set(result.issues).size,
+        picksPerSecond: round((result.picks / result.wallMs) * 1000),
+        p50Ms: round(percentile(sorted, 50)),
+        p99Ms: round(percentile(sorted, 99)),
+        githubRequestsPerPick: round(requests / Math.max(1, result.picks), 2),
+      });
+    }
+    const total = (counts: Record<string, number>) => Object.values(counts).reduce((sum, n) => sum + n, 0);
+    process.stdout.write(
+      `${JSON.stringify(
+        {
+          issues: sizes.issues,
+          claim: { githubRequests: total(claimCost), byRoute: claimCost },
+          pick: { githubRequests: total(pickCost), byRoute: pickCost },
+          firstPick: {
+            issue: first.picked.issue,
+            ms: round(firstMs),
+            githubRequests: total(firstCost),
+            byRoute: firstCost,
+          },
+          sinceInstallation: { githubRequests: total(sinceInstall), byRoute: sinceInstall },
+          levels,
+        },
+        null,
+        2,
+      )}\n`,
+    );
+  } finally {
+    await stack.stop();
+  }
+}
+
+if (process.argv[2] === "--load") {
+  process.stdout.write(JSON.stringify(await load(JSON.parse(process.argv[3] ?? "{}") as LoadSpec)));
+  process.exit(0);
+}
+await main(process.argv.includes("--smoke")).catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
+process.exit(0);
