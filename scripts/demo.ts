@@ -1,8 +1,10 @@
 // `npm run demo`: claim-hold without a GitHub account — the simulator, the App and a small fleet of agent sessions.
 //
 // 1. Start the GitHub simulator and the App against it (credentials generated on the fly).
-// 2. Seed octo/widgets with six issues, a short `.github/claim-hold.yml`, and install the App.
-// 3. Run the scripted sessions while a watcher prints GitHub's changes and checks the invariants.
+// 2. Seed octo/widgets with seven issues (one p0, one assigned to a human, one needing design), a short
+//    `.github/claim-hold.yml`, and install the App.
+// 3. Run the scripted sessions while a watcher prints GitHub's changes and checks the invariants. The
+//    sessions ask for work with `claims/next` (the fleet loop of docs/agents.md); nobody names an issue.
 // 4. Print the summary (claims, takeovers, reaps, check verdicts, GitHub requests); exit 1 on a broken invariant.
 import { randomBytes } from "node:crypto";
 import { createClaimHoldClient } from "../src/agent/client/index.js";
@@ -48,10 +50,11 @@ function seed(stack: LocalStack): void {
         issues: [
           { number: 1, title: "Fix the parser" },
           { number: 2, title: "Add retries to the uploader" },
-          { number: 3, title: "Flaky test in CI" },
+          { number: 3, title: "Flaky test in CI", labels: ["p0"] },
           { number: 4, title: "Document the config" },
           { number: 5, title: "Redesign the logo", assignees: [maintainer] },
           { number: 6, title: "Bump dependencies" },
+          { number: 7, title: "Rewrite it in Rust", labels: ["needs-design"] },
         ].map((issue) => ({ ...issue, author: maintainer })),
       },
     ],
@@ -80,7 +83,7 @@ function summarize(stack: LocalStack, timeline: Timeline): void {
   const lines = [
     "",
     `── summary (${timeline.elapsed().toFixed(0)} s) ──────────────────────────────────────────`,
-    `claims              ${c("claims")} new, ${c("re-claims")} re-claims, ${c("takeovers")} takeovers; refused: ${refused || "none"}`,
+    `claims              ${c("claims")} new (${c("picks")} picked by next), ${c("re-claims")} re-claims, ${c("takeovers")} takeovers; refused: ${refused || "none"}`,
     `heartbeats          ${c("heartbeats")} accepted, ${c("heartbeat:superseded")} superseded, ${c("heartbeat:gone")} gone (heartbeats write only to the store)`,
     `releases            ${c("releases")}`,
     `janitor             ${c("janitor:relabel-stale")} marked stale, ${c("janitor:reap")} reaped, ${c("janitor:repair")} repaired, ${c("janitor:deferred")} deferred`,
@@ -105,7 +108,7 @@ async function main(): Promise<number> {
     );
     timeline.line(
       "setup",
-      `${repo}: 6 issues (#5 assigned to @${maintainer}), ttl 10 s, reclaimAfter 20 s, heartbeat 3 s`,
+      `${repo}: 7 issues (#3 is p0, #5 assigned to @${maintainer}, #7 needs design), ttl 10 s, reclaimAfter 20 s, heartbeat 3 s`,
     );
     const dashboard = await dashboardUrl(stack);
     if (dashboard) timeline.line("setup", `dashboard: ${dashboard} (admin token ${stack.app.adminToken})`);

@@ -2,6 +2,8 @@
 import {
   type ClaimHoldClient,
   type ClaimInput,
+  type ClaimNextInput,
+  type ClaimNextResult,
   type ClaimResult,
   isClaimHoldError,
 } from "../../src/agent/client/index.js";
@@ -68,6 +70,46 @@ export class AgentSession {
       );
       return null;
     }
+  }
+
+  /** Asks the App for the best free issue and claims it (`claims/next`); answers null on an empty queue. */
+  async next(input: Omit<ClaimNextInput, "actor">): Promise<ClaimNextResult | null> {
+    try {
+      const result = await this.client.claimNext({
+        ...input,
+        actor: { runtime: this.runtime, sessionId: this.name, host: "demo" },
+      });
+      this.lease = result.lease;
+      this.leases.push(result.lease);
+      this.timeline.count("picks");
+      this.timeline.count(result.resume ? "takeovers" : "claims");
+      const { issue, rank, reasons } = result.picked;
+      this.timeline.line(
+        this.label,
+        `next → picked #${issue} (rank ${rank}: ${reasons.join(", ") || "—"}) → ${result.created ? 201 : 200}, generation ${result.lease.generation}, branch ${result.lease.branch}`,
+        "ok",
+      );
+      return result;
+    } catch (error) {
+      if (!isClaimHoldError(error)) throw error;
+      this.timeline.count(`refused:${error.code}`);
+      const skipped = Object.entries((error.details.skipped ?? {}) as Record<string, number>)
+        .filter(([, n]) => n > 0)
+        .map(([reason, n]) => `${n} ${reason}`)
+        .join(", ");
+      this.timeline.line(
+        this.label,
+        `next → ${error.status} ${error.code}${skipped ? ` (skipped: ${skipped})` : ""}: nothing to do now`,
+        error.code === "queue_empty" ? "warn" : "bad",
+      );
+      return null;
+    }
+  }
+
+  /** The issue number of the lease held now (null when none). */
+  get issue(): number | null {
+    const subject = this.lease?.subject;
+    return subject ? Number(subject.slice(subject.lastIndexOf("#") + 1)) : null;
   }
 
   /** Heartbeats every `seconds` until stopped, superseded or gone. */
