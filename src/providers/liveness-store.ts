@@ -8,6 +8,7 @@ import type {
   TaskClass,
   Transition,
 } from "../domain/claim.js";
+import type { QueueStore } from "./queue-store.js";
 
 export interface ClaimInput {
   key: SubjectKey;
@@ -289,6 +290,7 @@ export interface LivenessStore
     DeliveryLog,
     JobLocks,
     DocumentStore,
+    QueueStore,
     StoreConnection {}
 
 /** Thrown by a store whose backend cannot be reached; the API answers 503 store_unavailable. */

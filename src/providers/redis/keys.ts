@@ -84,6 +84,15 @@ export class StoreKeys {
     return `${this.base(installationId)}:live:indexed`;
   }
 
+  /**
+   * The candidate index of one repository (`claims/next`): `order` (sorted set of zero-padded issue
+   * numbers by ranking score), `facts` (hash of their facts), `res` (pick reservations), `meta`
+   * (the ranking it is scored by, when it was last refreshed).
+   */
+  queue(repo: { installationId: number; repoId: number }, name: "order" | "facts" | "res" | "meta"): string {
+    return `${this.base(repo.installationId)}:q:${repo.repoId}:${name}`;
+  }
+
   delivery(deliveryId: string): string {
     return `${this.#prefix}delivery:${deliveryId}`;
   }
