@@ -246,7 +246,7 @@ export class QueuePicker {
    */
   async #page(repo: QueueRepo, ranking: QueueRanking, offset: number): Promise<CandidatePage> {
     const { store, refresh } = this.deps;
-    const page = await this.#page(repo, ranking, offset);
+    const page = await store.rankedCandidates(repo, ranking, { offset, limit: pickPageSize });
     if (offset > 0 || page.refreshedAt !== null || !refresh) return page;
     await refresh({ installationId: repo.installationId, repo: repo.repo });
     return store.rankedCandidates(repo, ranking, { offset, limit: pickPageSize });
