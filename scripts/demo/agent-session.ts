@@ -82,7 +82,7 @@ export class AgentSession {
       this.lease = result.lease;
       this.leases.push(result.lease);
       this.timeline.count("picks");
-      this.timeline.count(result.resume ? "takeovers" : "claims");
+      this.timeline.count(result.picked.reasons.includes("takeover") ? "takeovers" : "claims");
       const { issue, rank, reasons } = result.picked;
       this.timeline.line(
         this.label,

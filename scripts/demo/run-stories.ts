@@ -90,11 +90,12 @@ export function runStories(stage: Stage): Promise<void>[] {
     await b.attest(sha);
     await at(timeline, 6);
     b.crash();
-    await storyE(issue, head, pull);
+    const successor = storyE(issue, head, pull);
     await at(timeline, 26);
     timeline.line(b.label, "wakes up and heartbeats its old lease…", "warn");
     b.lease = b.leases.at(-1) ?? null;
     await b.beat();
+    await successor;
   };
 
   // E picks the last free issue and finishes it; then it takes over B's stale claim on the dashboard's word.

@@ -18,11 +18,14 @@ import {
 } from "./dashboard-page.js";
 import { sessionCookieName, sessionLifetimeMs, signSession, verifySession } from "./dashboard-session.js";
 import type { FleetView } from "./read-fleet.js";
+import type { FleetRepository, QueuePanel } from "./read-queues.js";
 
 export interface DashboardDeps {
   /** Absent: every dashboard route answers 404. */
   adminToken?: string;
   readFleet: () => Promise<FleetView>;
+  /** The queue panel of each repository (`createQueueReader`); absent: the page shows no queues. */
+  readQueues?: (repos: FleetRepository[]) => Promise<QueuePanel[]>;
   limiter: FailedAuthLimiter;
   now: () => number;
 }
@@ -51,6 +54,7 @@ function secureHeaders(c: Context<ApiEnv>): void {
 export function mountDashboard(app: Hono<ApiEnv>, deps: DashboardDeps): void {
   const { adminToken, limiter, now } = deps;
   const notFound = (c: Context<ApiEnv>) => c.json({ error: "not_found", message: "No such route." }, 404);
+  const queuesOf = (view: FleetView) => (deps.readQueues ? deps.readQueues(view.repositories) : []);
   const loggedIn = (c: Context<ApiEnv>) =>
     adminToken !== undefined && verifySession(adminToken, getCookie(c, sessionCookieName), now());
 
@@ -59,7 +63,10 @@ export function mountDashboard(app: Hono<ApiEnv>, deps: DashboardDeps): void {
     secureHeaders(c);
     if (!loggedIn(c)) return c.redirect("/login", 303);
     const view = await deps.readFleet();
-    const page = <DashboardPage view={view} filter={filterOf(c, view)} states={derivedStates} />;
+    const queues = await queuesOf(view);
+    const page = (
+      <DashboardPage view={view} filter={filterOf(c, view)} states={derivedStates} queues={queues} />
+    );
     return c.html(html`<!doctype html>${page}`);
   });
 
@@ -68,14 +75,15 @@ export function mountDashboard(app: Hono<ApiEnv>, deps: DashboardDeps): void {
     secureHeaders(c);
     if (!loggedIn(c)) return c.json({ error: "unauthorized", message: "Log in first." }, 401);
     const view = await deps.readFleet();
-    return c.html(<FleetFragment view={view} filter={filterOf(c, view)} />);
+    return c.html(<FleetFragment view={view} filter={filterOf(c, view)} queues={await queuesOf(view)} />);
   });
 
   app.get("/dashboard/fleet.json", async (c) => {
     if (!adminToken) return notFound(c);
     c.header("Cache-Control", "no-store");
     if (!loggedIn(c)) return c.json({ error: "unauthorized", message: "Log in first." }, 401);
-    return c.json(await deps.readFleet());
+    const view = await deps.readFleet();
+    return c.json({ ...view, queues: await queuesOf(view) });
   });
 
   app.get("/login", (c) => {
