@@ -7,6 +7,7 @@ import { HolderPermissions } from "../lease/holder-permission.js";
 import { LeaseCore } from "../lease/lease-core.js";
 import { MergeFence } from "../lease/merge-fence.js";
 import { createTokenMinter } from "../lease/tokens.js";
+import type { Notifier } from "../notify/notifier.js";
 import type { FenceStore } from "../providers/fence-store.js";
 import type { LivenessStore } from "../providers/liveness-store.js";
 import type { ClaimHoldOptions } from "./claim-hold-options.js";
@@ -17,9 +18,9 @@ export type LeaseServices = ReturnType<typeof createLeaseServices>;
 export function createLeaseServices(
   github: Pick<GitHubProviders, "identity" | "assignments" | "checks">,
   options: Pick<ClaimHoldOptions, "tokenSecret" | "previousTokenSecret" | "writeFenceWaitMs" | "publicUrl">,
-  deps: { store: LivenessStore; fences: FenceStore; now: () => number; log: Logger },
+  deps: { store: LivenessStore; fences: FenceStore; notifier: Notifier; now: () => number; log: Logger },
 ) {
-  const { store, fences, now, log } = deps;
+  const { store, fences, notifier, now, log } = deps;
   const { identity } = github;
   // Every transition writes through the fence (invariant 13): one write per subject in flight.
   const assignments = new FencedAssignments({
@@ -43,6 +44,7 @@ export function createLeaseServices(
     now,
     log,
     subjectChanged,
+    notifier,
     permissions: new HolderPermissions({
       permission: (installationId, repo, login) => identity.permission(installationId, repo, login),
       now,
@@ -56,6 +58,7 @@ export function createLeaseServices(
     verifyLease: (leaseId, token) => core.verify(leaseId, token),
     tokenDigests: (token) => tokens.digests(token),
     assignments,
+    notifier,
     now,
     log,
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
