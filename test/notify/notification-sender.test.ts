@@ -4,9 +4,13 @@ import { Writable } from "node:stream";
 import type { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/logger.js";
-import { type DeliveryResult, NotificationSender, type SenderPolicy } from "../../src/notify/notification-sender.js";
-import type { NotifySink } from "../../src/notify/notify-sinks.js";
+import {
+  type DeliveryResult,
+  NotificationSender,
+  type SenderPolicy,
+} from "../../src/notify/notification-sender.js";
 import type { NotificationInput } from "../../src/notify/notifier.js";
+import type { NotifySink } from "../../src/notify/notify-sinks.js";
 import { OutboxNotifier } from "../../src/notify/outbox-notifier.js";
 import type { OutboxStore } from "../../src/notify/outbox-store.js";
 import { MemoryOutboxStore } from "../../src/providers/memory/memory-outbox-store.js";
@@ -166,7 +170,9 @@ describe.skipIf(!redisProbe.available)("the notification sender on a real Redis"
     survivor.notifier.emit(takeover(1));
     await survivor.notifier.flush();
     // The dying replica's claim: taken, never settled.
-    expect((await outbox.claimDue({ now: clock.now, leaseMs: 60_000, limit: 5, claimant: "dead" })).deliveries).toHaveLength(1);
+    expect(
+      (await outbox.claimDue({ now: clock.now, leaseMs: 60_000, limit: 5, claimant: "dead" })).deliveries,
+    ).toHaveLength(1);
     expect(await survivor.sender.tick()).toBe(0);
     clock.now += 60_000;
     expect(await survivor.sender.tick()).toBe(1);
@@ -250,11 +256,17 @@ describe("the notification sender", () => {
     const old = replica(outbox, [{ url: `${sink.base}/old`, format: "json", events: ["takeover"] }], clock);
     old.notifier.emit(takeover(1));
     await old.notifier.flush();
-    const restarted = replica(outbox, [{ url: `${sink.base}/new`, format: "json", events: ["takeover"] }], clock);
+    const restarted = replica(
+      outbox,
+      [{ url: `${sink.base}/new`, format: "json", events: ["takeover"] }],
+      clock,
+    );
     await restarted.sender.tick();
     expect(sink.requests).toEqual([]);
     expect(restarted.results).toEqual([{ result: "dropped", event: "takeover" }]);
-    expect(await outbox.recent(1)).toMatchObject([{ result: "dropped", reason: "sink no longer configured" }]);
+    expect(await outbox.recent(1)).toMatchObject([
+      { result: "dropped", reason: "sink no longer configured" },
+    ]);
   });
 
   it("queues only for sinks that take the event and repositories that ask for it", async () => {
@@ -278,13 +290,14 @@ describe("the notification sender", () => {
 
   it("emits without waiting for the outbox, let alone a sink", async () => {
     let enqueued = 0;
-    const never: OutboxStore = {
-      ...new MemoryOutboxStore(),
-      enqueue: () => {
+    // An outbox that never answers (a store hung mid-failover).
+    class NeverAnswers extends MemoryOutboxStore {
+      override enqueue(): Promise<boolean> {
         enqueued++;
         return new Promise<boolean>(() => undefined);
-      },
-    } as OutboxStore;
+      }
+    }
+    const never = new NeverAnswers();
     const { log } = capturedLogger();
     const notifier = new OutboxNotifier({
       outbox: never,

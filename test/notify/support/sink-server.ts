@@ -43,7 +43,11 @@ export async function startSinkServer(): Promise<SinkServer> {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
-      const request = { path: req.url ?? "", headers: req.headers, body: Buffer.concat(chunks).toString("utf8") };
+      const request = {
+        path: req.url ?? "",
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString("utf8"),
+      };
       sink.requests.push(request);
       for (const waiter of waiters.filter((w) => sink.requests.length >= w.count)) {
         waiters.splice(waiters.indexOf(waiter), 1);
