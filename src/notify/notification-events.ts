@@ -163,7 +163,10 @@ export function budgetNotification(
       limitUsd: spend.limitUsd,
     },
     repoEvents: config.notify.events,
-    // Once per subject and limit: a warning is sent once, whatever generation crosses it.
-    key: `${event}:${subjectId(record)}:${spend.limitUsd}`,
+    // A warning once per subject and limit, whatever generation crosses it; an exhausted budget once per lease.
+    key:
+      event === "budget-warn"
+        ? `${event}:${subjectId(record)}:${spend.limitUsd}`
+        : `${event}:${subjectId(record)}:${record.generation}`,
   };
 }
