@@ -83,7 +83,6 @@ export class NotificationSender {
       limit: this.#policy.batch,
       claimant,
     });
-    this.deps.onDepth?.(claimed.depth);
     if (claimed.discarded > 0) {
       log.error(
         { discarded: claimed.discarded },
@@ -91,11 +90,14 @@ export class NotificationSender {
       );
       for (let i = 0; i < claimed.discarded; i++) this.deps.onDelivery?.("dropped", "unknown");
     }
-    await Promise.all(claimed.deliveries.map((delivery) => this.#deliver(delivery, claimant)));
+    const left = await Promise.all(claimed.deliveries.map((delivery) => this.#deliver(delivery, claimant)));
+    // The depth the claim counted, less what this round settled out of the outbox (no extra store call).
+    this.deps.onDepth?.(claimed.depth - left.filter(Boolean).length);
     return claimed.deliveries.length;
   }
 
-  async #deliver(delivery: ClaimedDelivery, claimant: string): Promise<void> {
+  /** True when the delivery left the outbox (sent or dropped). */
+  async #deliver(delivery: ClaimedDelivery, claimant: string): Promise<boolean> {
     const { outbox, now, log } = this.deps;
     const { notification } = delivery;
     const fields = { notification: notification.id, event: notification.event, sink: delivery.sinkId };
@@ -139,12 +141,13 @@ export class NotificationSender {
         "could not settle a notification delivery",
       );
     }
-    if (!settled) return;
+    if (!settled) return false;
     this.deps.onDelivery?.(result, notification.event);
     if (result === "sent") log.info({ ...fields, attempt: delivery.attempt }, "notification delivered");
     else if (result === "failed")
       log.warn({ ...fields, attempt: delivery.attempt, reason }, "notification delivery failed; will retry");
     else log.error({ ...fields, attempt: delivery.attempt, reason }, "notification dropped");
+    return result !== "failed";
   }
 
   /** Claims every `pollMs` (at once again while a round comes back full); a failed round is logged. */

@@ -226,7 +226,7 @@ describe("the notification sender", () => {
     const sinks: NotifySink[] = [{ url: `${sink.base}/down`, format: "json", events: ["takeover"] }];
     const clock = { now: T0 };
     const outbox = new MemoryOutboxStore();
-    const { notifier, sender, results } = replica(outbox, sinks, clock, {
+    const { notifier, sender, results, depths } = replica(outbox, sinks, clock, {
       maxAttempts: 5,
       baseDelayMs: 1_000,
       maxDelayMs: 3_000,
@@ -244,6 +244,9 @@ describe("the notification sender", () => {
     expect(triedAt).toEqual([0, 1_000, 3_000, 6_000, 9_000]);
     expect(sink.requests).toHaveLength(5);
     expect(results.map((r) => r.result)).toEqual(["failed", "failed", "failed", "failed", "dropped"]);
+    // Depth after each round: queued while it is retried, gone once dropped.
+    expect(depths.at(-1)).toBe(0);
+    expect(depths.slice(0, 2)).toEqual([1, 1]);
     expect(await outbox.depth()).toBe(0);
     expect(await outbox.recent(5)).toMatchObject([
       { result: "dropped", attempts: 5, reason: "gave up after 5 tries (status 503)" },

@@ -203,5 +203,8 @@ describe.skipIf(!redisProbe.available)("notifications through the App", () => {
         },
       ],
     ]);
+    const metrics = await (await fetch(`${app.url}/metrics`)).text();
+    expect(metrics).toContain('claim_hold_notification_deliveries_total{result="sent",event="stale"} 1');
+    expect(metrics).toMatch(/^claim_hold_notification_outbox_depth 0$/m);
   });
 });
