@@ -2,7 +2,7 @@
 import { createHmac } from "node:crypto";
 import { Writable } from "node:stream";
 import type { Redis } from "ioredis";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { createLogger } from "../../src/logger.js";
 import {
   type DeliveryResult,
@@ -343,5 +343,31 @@ describe("the notification sender", () => {
     expect(logs).not.toContain("XXXXsecretXXXX");
     expect(logs).not.toContain(sink.base);
     expect(logs).not.toContain(unreachableBase);
+  });
+
+  it("sends on its own once started, and on stop cuts a hung try short and makes it due again at once", async () => {
+    const clock = { now: T0 };
+    const outbox = new MemoryOutboxStore();
+    const sinks: NotifySink[] = [{ url: `${sink.base}/loop`, format: "json", events: ["takeover"] }];
+    const { notifier, sender, results } = replica(outbox, sinks, clock, { pollMs: 5 });
+    sender.start();
+    notifier.emit(takeover(1));
+    await sink.received(1);
+    await vi.waitFor(() => expect(results).toEqual([{ result: "sent", event: "takeover" }]));
+
+    sink.answer = "hang";
+    notifier.emit(takeover(2));
+    await sink.received(2);
+    await sender.stop();
+    expect(results.at(-1)).toEqual({ result: "failed", event: "takeover" });
+    // Stopped: nothing more is claimed by this sender, and the cut try is due for any other one now.
+    const { deliveries } = await outbox.claimDue({
+      now: clock.now,
+      leaseMs: 60_000,
+      limit: 5,
+      claimant: "next",
+    });
+    expect(deliveries.map((d) => [d.notification.subject, d.attempt])).toEqual([["octo/widgets#2", 2]]);
+    expect(sink.requests).toHaveLength(2);
   });
 });

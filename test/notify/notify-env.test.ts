@@ -76,3 +76,28 @@ describe("CLAIM_HOLD_NOTIFY", () => {
     expect(message).not.toContain("hooks.example.com");
   });
 });
+
+describe("start-up with a bad CLAIM_HOLD_NOTIFY", () => {
+  it("stops the process with one line that names the variable and quotes no URL", async () => {
+    const { execFile } = await import("node:child_process");
+    const result = await new Promise<{ code: number | null; stderr: string; stdout: string }>((resolve) => {
+      const child = execFile(
+        process.execPath,
+        ["--import", "tsx", "src/main.ts"],
+        {
+          env: {
+            PATH: process.env.PATH ?? "",
+            CLAIM_HOLD_NOTIFY: JSON.stringify([{ url, events: ["takeover"], format: "teams" }]),
+          },
+          timeout: 30_000,
+        },
+        (_error, stdout, stderr) => resolve({ code: child.exitCode, stdout, stderr }),
+      );
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim().split("\n")).toEqual([
+      expect.stringMatching(/^claim-hold: invalid environment variable CLAIM_HOLD_NOTIFY\.0\.format: /),
+    ]);
+    expect(result.stderr + result.stdout).not.toContain(secretPath);
+  });
+});
