@@ -62,16 +62,15 @@ ensure_engine() {
 }
 
 # A bookworm base with this machine's Node: what node:20-slim gives, made without a registry.
+# Sets $base (not a subshell's echo, so that a skip inside it ends the script).
 local_base() {
   local version tag rootfs node_bin npm_dir
   node_bin=$(readlink -f "$(command -v node)")
   version=$("$node_bin" --version)
-  case "$version" in v20.*) ;; *) say "warning: this machine's Node is $version, not 20" >&2 ;; esac
+  case "$version" in v20.*) ;; *) say "warning: this machine's Node is $version, not 20" ;; esac
   tag="claim-hold-smoke-base:bookworm-node${version#v}"
-  if docker image inspect "$tag" >/dev/null 2>&1; then
-    echo "$tag"
-    return
-  fi
+  base="$tag"
+  docker image inspect "$tag" >/dev/null 2>&1 && return 0
   if ! command -v debootstrap >/dev/null 2>&1; then
     [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 ||
       skip "no base image: set DOCKER_SMOKE_BASE, or install debootstrap"
@@ -79,9 +78,9 @@ local_base() {
       skip "apt-get install debootstrap failed: $(tail -1 "$work/apt.log")"
   fi
   rootfs="$work/rootfs"
-  say "building the base image $tag (debootstrap --variant=minbase bookworm)" >&2
+  say "building the base image $tag (debootstrap --variant=minbase bookworm)"
   debootstrap --variant=minbase bookworm "$rootfs" http://deb.debian.org/debian >"$work/debootstrap.log" 2>&1 ||
-    { tail -5 "$work/debootstrap.log" >&2; say "FAILED: debootstrap" >&2; exit 1; }
+    { tail -5 "$work/debootstrap.log"; say "FAILED: debootstrap"; exit 1; }
   npm_dir=$(npm root -g)/npm
   install -D -m 0755 "$node_bin" "$rootfs/usr/local/bin/node"
   mkdir -p "$rootfs/usr/local/lib/node_modules"
@@ -97,7 +96,6 @@ local_base() {
     --change 'ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt' \
     --change 'CMD ["node"]' - "$tag" >/dev/null
   rm -rf "$rootfs"
-  echo "$tag"
 }
 
 compose_config() {
@@ -118,7 +116,7 @@ compose_config() {
 
 ensure_engine
 base="${DOCKER_SMOKE_BASE:-}"
-[ -n "$base" ] || base=$(local_base)
+[ -n "$base" ] || local_base
 say "base image $base (ready after $(elapsed))"
 
 say "docker build --network host --build-arg BASE=$base"
