@@ -23,6 +23,7 @@ import {
   WebhookConfigInput,
 } from "./control-schemas.js";
 import type { GitHubSimulator } from "./github-simulator.js";
+import { mergeQueueRoutes } from "./merge-queue-routes.js";
 
 export interface ControlAnswer {
   status: number;
@@ -97,6 +98,7 @@ const controlRoutes: Record<string, ControlHandler> = {
     sim.rerequestCheckRun(input.checkRunId, input.login);
     return { ok: true };
   }),
+  ...mergeQueueRoutes,
   "GET /_sim/requests": (sim, _body, query) => {
     const since = Number(query.get("since") ?? 0);
     return {

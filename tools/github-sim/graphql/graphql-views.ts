@@ -11,6 +11,7 @@ import type {
   SimRepo,
   SimUser,
 } from "../sim-types.js";
+import { mergeQueueView } from "./merge-queue-view.js";
 
 export interface GraphqlContext {
   state: SimState;
@@ -321,7 +322,7 @@ function checkSuitesOf(ctx: GraphqlContext, repo: SimRepo, sha: string, args: Ar
   return connection(suites, args, (suite) => suite);
 }
 
-function commitView(ctx: GraphqlContext, repo: SimRepo, sha: string) {
+export function commitView(ctx: GraphqlContext, repo: SimRepo, sha: string) {
   const commit = repo.commits.get(sha);
   const date = commit?.timestamp ?? repo.createdAt;
   return {
@@ -382,6 +383,7 @@ export function repoView(ctx: GraphqlContext, repo: SimRepo) {
           state.issuesOf(repo).some((i) => i.pull?.headSha === sha));
       return known ? commitView(ctx, repo, sha) : null;
     },
+    mergeQueue: (args: Args) => mergeQueueView(ctx, repo, args),
     ref: ({ qualifiedName }: Args) => refView(ctx, repo, String(qualifiedName).replace(/^refs\/heads\//, "")),
     label: ({ name }: Args) => {
       const label = state.findLabel(repo, String(name));

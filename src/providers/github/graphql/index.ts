@@ -1,11 +1,13 @@
 // Every GraphQL document the App can send, in one place, so a test can validate each against GitHub's schema.
 import { allTransitionShapes, batchedTransitionDocument, transitionDocument } from "./apply-transition.js";
+import { MERGE_GROUP_CHECK_QUERY } from "./merge-group-check.js";
 import { OPEN_ISSUES_QUERY } from "./open-issues.js";
 import { PULL_REQUEST_CHECK_QUERY } from "./pull-request-check.js";
 import { RESOLVE_LABELS_QUERY } from "./resolve-labels.js";
 import { SUBJECT_COMMENTS_QUERY, SUBJECT_STATUS_QUERY } from "./subject-status.js";
 
 export * from "./apply-transition.js";
+export * from "./merge-group-check.js";
 export * from "./open-issues.js";
 export * from "./pull-request-check.js";
 export * from "./resolve-labels.js";
@@ -30,6 +32,7 @@ export function allDocuments(): NamedDocument[] {
     { name: "ResolveLabels", document: RESOLVE_LABELS_QUERY },
     { name: "OpenIssues", document: OPEN_ISSUES_QUERY },
     { name: "PullRequestCheck", document: PULL_REQUEST_CHECK_QUERY },
+    { name: "MergeGroupCheck", document: MERGE_GROUP_CHECK_QUERY },
     ...transitions,
     // Several subjects in one request (the provider batches at most 10): the smallest and largest shapes.
     {
