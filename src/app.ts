@@ -45,6 +45,7 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
       configs,
       installations: github.installations,
       subjectChanged,
+      retryUnfinishedChecks: () => fence.retryUnfinished(),
       meter,
       metrics,
       now,

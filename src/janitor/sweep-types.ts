@@ -48,6 +48,8 @@ export interface JanitorDeps {
   /** Runs `work` and counts the GitHub requests it made. */
   measure: <T>(work: () => Promise<T>) => Promise<{ result: T; requests: number }>;
   subjectChanged: (key: SubjectKey, record: ClaimRecord) => Promise<void>;
+  /** Re-runs the check evaluations that could not finish (GitHub or the store was down), after each sweep. */
+  retryUnfinishedChecks?: () => Promise<unknown>;
   /** Due claims read per installation and sweep. */
   maxDuePerSweep?: number;
 }

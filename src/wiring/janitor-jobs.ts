@@ -21,6 +21,7 @@ export function createJanitorJobs(
     configs: RepoConfigSource;
     installations: InstallationSource;
     subjectChanged: (key: SubjectKey, record: ClaimRecord) => Promise<void>;
+    retryUnfinishedChecks?: () => Promise<unknown>;
     meter: RequestMeter;
     metrics: ClaimHoldMetrics;
     now: () => number;
@@ -38,6 +39,7 @@ export function createJanitorJobs(
     installations: deps.installations,
     measure: (work) => meter.measure(work),
     subjectChanged: deps.subjectChanged,
+    ...(deps.retryUnfinishedChecks ? { retryUnfinishedChecks: deps.retryUnfinishedChecks } : {}),
   });
   /** Every sweep (scheduled or operator-run) is counted in the metrics. */
   const observedSweep = async (sweepOptions: SweepOptions) => {
