@@ -289,7 +289,8 @@ export class MergeFence {
    *   1. one GitHub read: the queue's entries and the App's run on the group head;
    *   2. the group's PRs: the entry of this group and those ahead of it (membersOfGroup, pure);
    *   3. each PR indexed with GitHub's closing references (a queued PR is fenced like any other);
-   *   4. `in_progress` first when a linked subject must be recovered from GitHub (more reads);
+   *   4. `in_progress` first when no run is there yet and a linked subject must be recovered from
+   *      GitHub (more reads);
    *   5. each PR's verdict (decideCheck) → the worst (decideGroupCheck) → written unless GitHub shows it.
    * An evaluation that cannot finish completes the run anyway (#completeUnevaluated).
    */
@@ -327,7 +328,8 @@ export class MergeFence {
     seen.pullRequests = queued;
     const members: IndexedPullRequest[] = [];
     for (const pr of queued) members.push(await this.#index(repoKey, { ...pr, linked: [] }));
-    if (await this.#needsRecovery(installationId, repoId, members)) {
+    // A run already on the head (a redelivery, a retry) shows the group is being answered.
+    if (read.existing === null && (await this.#needsRecovery(installationId, repoId, members))) {
       const id = await checks.start(ref, headSha, {
         title: "Evaluating the merge group",
         summary: "claim-hold is recovering the claims of this group's pull requests from GitHub.",

@@ -159,4 +159,33 @@ describe.skipIf(!redisProbe.available)("the merge queue and the claim-hold check
     await app.services.janitor.sweep();
     expect(checkOf(sim, run!.headSha)).toEqual({ conclusion: "success", title: "No agent claim involved" });
   });
+
+  it("posts in_progress first when a linked subject must be read from GitHub, then completes the same run", async () => {
+    const { sim } = world;
+    // The PR's own event never arrived, so the group is the first to meet #2 (no record, no memo).
+    sim.webhooks.dropNext(1, { event: "pull_request" });
+    const human = sim.openPull({
+      repo,
+      author: writer.login,
+      head: "docs-typo",
+      title: "Typo",
+      body: "Fixes #2",
+    });
+    await sim.flush();
+    const mark = sim.requests.mark();
+    const [group] = sim.enqueue({ repo, pulls: [human.number], login: maintainer.login });
+    await sim.flush();
+    expect(asked(sim.requests.since(mark))).toEqual([
+      "MergeGroupCheck",
+      "POST /repos/{owner}/{repo}/check-runs",
+      "SubjectStatus",
+      "PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}",
+    ]);
+    const runEvents = sim
+      .deliveries({ event: "check_run" })
+      .filter((d) => (d.payload as { check_run: { head_sha: string } }).check_run.head_sha === group!.headSha)
+      .map((d) => `${d.action}:${(d.payload as { check_run: { status: string } }).check_run.status}`);
+    expect(runEvents).toEqual(["created:in_progress", "completed:completed"]);
+    expect(checkOf(sim, group!.headSha)).toEqual({ conclusion: "success", title: "No agent claim involved" });
+  });
 });
