@@ -10,8 +10,16 @@
 // its group's head and closes its PR as merged.
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import type { SimState } from "./sim-state.js";
 import type { SimIssue, SimRepo, SimUser } from "./sim-types.js";
+
+/** What the queues need of the simulator's state (kept narrow: the state holds the queues). */
+export interface QueueHost {
+  timestamp(): string;
+  requireIssue(repo: SimRepo, number: number): SimIssue;
+  userById(id: number): SimUser;
+  closePull(issue: SimIssue, sender: SimUser, merge: boolean): void;
+  emitRepositoryEvent(repo: SimRepo, event: string, sender: SimUser, fields: Record<string, unknown>): void;
+}
 
 export const EnqueueAction = z.strictObject({
   repo: z.string(),
@@ -72,7 +80,7 @@ export class SimMergeQueues {
   }
 
   /** Adds each pull request at the tail of its base branch's queue and builds its group. */
-  enqueue(state: SimState, repo: SimRepo, numbers: number[], sender: SimUser): SimMergeGroup[] {
+  enqueue(state: QueueHost, repo: SimRepo, numbers: number[], sender: SimUser): SimMergeGroup[] {
     const built: SimMergeGroup[] = [];
     for (const number of numbers) {
       const issue = state.requireIssue(repo, number);
@@ -96,7 +104,7 @@ export class SimMergeQueues {
   }
 
   /** Removes a pull request from its queue; the groups behind it are rebuilt. */
-  dequeue(state: SimState, repo: SimRepo, number: number, sender: SimUser): SimMergeGroup[] {
+  dequeue(state: QueueHost, repo: SimRepo, number: number, sender: SimUser): SimMergeGroup[] {
     for (const queue of this.#queuesOf(repo)) {
       const index = queue.findIndex((entry) => entry.number === number);
       if (index < 0) continue;
@@ -108,7 +116,7 @@ export class SimMergeQueues {
   }
 
   /** Merges the head of the queue: the base branch moves to its group's head, its PR closes merged. */
-  mergeHead(state: SimState, repo: SimRepo, base: string, sender: SimUser): SimQueueEntry {
+  mergeHead(state: QueueHost, repo: SimRepo, base: string, sender: SimUser): SimQueueEntry {
     const queue = this.#queue(repo, base);
     const head = queue.shift();
     if (!head) throw new Error(`the merge queue of ${base} is empty`);
@@ -134,7 +142,7 @@ export class SimMergeQueues {
   }
 
   #build(
-    state: SimState,
+    state: QueueHost,
     repo: SimRepo,
     issue: SimIssue,
     base: string,
@@ -160,7 +168,7 @@ export class SimMergeQueues {
   }
 
   #rebuildFrom(
-    state: SimState,
+    state: QueueHost,
     repo: SimRepo,
     queue: SimQueueEntry[],
     index: number,
@@ -179,7 +187,7 @@ export class SimMergeQueues {
     return rebuilt;
   }
 
-  #requestChecks(state: SimState, repo: SimRepo, entry: SimQueueEntry, sender: SimUser): void {
+  #requestChecks(state: QueueHost, repo: SimRepo, entry: SimQueueEntry, sender: SimUser): void {
     state.emitRepositoryEvent(repo, "merge_group", sender, {
       action: "checks_requested",
       merge_group: renderMergeGroup(state, repo, entry.group),
@@ -187,7 +195,7 @@ export class SimMergeQueues {
   }
 
   #destroy(
-    state: SimState,
+    state: QueueHost,
     repo: SimRepo,
     entry: SimQueueEntry,
     reason: "merged" | "invalidated" | "dequeued",
@@ -203,7 +211,7 @@ export class SimMergeQueues {
 }
 
 /** `merge_group` of the webhook payload (`@octokit/openapi-webhooks-types` `merge-group`). */
-export function renderMergeGroup(state: SimState, repo: SimRepo, group: SimMergeGroup) {
+export function renderMergeGroup(state: QueueHost, repo: SimRepo, group: SimMergeGroup) {
   const commit = repo.commits.get(group.headSha);
   const login = commit?.authorLogin ?? repo.ownerLogin;
   const person = { name: login, email: `${login}@users.noreply.example` };
