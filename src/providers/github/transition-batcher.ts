@@ -2,8 +2,15 @@
 import { batchPrefix, batchTransitionMutations, type TransitionMutation } from "./graphql/index.js";
 import type { OctokitLike } from "./octokit-like.js";
 
-/** The most subjects one batched mutation carries. */
-export const MAX_BATCHED_TRANSITIONS = 10;
+/**
+ * The most subjects one batched mutation carries: a burst of 30 claims of one installation (the
+ * first goes alone, the rest wait for it) lands in two requests, so every claimant has its answer
+ * about one write spacing after the first. GitHub's write rules still hold: one mutation request at a
+ * time per installation, each spaced by the write limiter (about one a second), and a mutation
+ * request costs the same secondary-limit points whatever its fields; 30 subjects' fields (a claim
+ * comment each at most) stay well inside the 80 content creations a minute.
+ */
+export const MAX_BATCHED_TRANSITIONS = 30;
 
 /** Sends one mutation document (counts it, then `octokit.graphql`). */
 export type SendMutation = (
