@@ -27,7 +27,8 @@ const repo = "bench/queue";
 const fleet = { login: "fleet-bot", token: `ghp_bench${randomBytes(12).toString("hex")}` };
 
 export interface TargetSizes {
-  openLoop: { rate: number; connections: number; seconds: number; rounds: number };
+  /** `warmSeconds`: one open-loop run per target before the rounds (0: none). */
+  openLoop: { rate: number; connections: number; seconds: number; rounds: number; warmSeconds: number };
   closedLoop: { connections: number; seconds: number; rounds: number };
   /** Claims one at a time, this far apart (the write limiter idle before each, as at a fleet's usual pace). */
   spacedClaims: { count: number; gapMs: number };
@@ -41,7 +42,7 @@ export interface TargetSizes {
 }
 
 export const fullTargetSizes: TargetSizes = {
-  openLoop: { rate: 1_000, connections: 10, seconds: 10, rounds: 2 },
+  openLoop: { rate: 1_000, connections: 10, seconds: 10, rounds: 2, warmSeconds: 2 },
   closedLoop: { connections: 50, seconds: 10, rounds: 2 },
   spacedClaims: { count: 40, gapMs: 1_100 },
   burst: { claims: 30, rounds: 3 },
@@ -52,7 +53,7 @@ export const fullTargetSizes: TargetSizes = {
 };
 
 export const smokeTargetSizes: TargetSizes = {
-  openLoop: { rate: 100, connections: 10, seconds: 1, rounds: 1 },
+  openLoop: { rate: 100, connections: 10, seconds: 1, rounds: 1, warmSeconds: 0 },
   closedLoop: { connections: 4, seconds: 1, rounds: 1 },
   spacedClaims: { count: 2, gapMs: 1_100 },
   burst: { claims: 5, rounds: 1 },
@@ -227,8 +228,8 @@ export async function benchFleetTargets(sizes: TargetSizes): Promise<TargetFigur
       headers: { "content-type": "application/json" },
       ...extra,
     });
-    const warmSeconds = Math.min(2, sizes.openLoop.seconds);
-    for (const url of [bare.url, probot.url, heartbeatUrl]) {
+    const { warmSeconds } = sizes.openLoop;
+    for (const url of warmSeconds > 0 ? [bare.url, probot.url, heartbeatUrl] : []) {
       await child<OpenLoopResult>("bench/open-loop.ts", plan(url, { headers, seconds: warmSeconds }));
     }
     for (let round = 0; round < sizes.openLoop.rounds; round++) {

@@ -29,10 +29,11 @@ export interface TargetRow {
  */
 export const whyMissed = {
   ratio:
-    "Per request the heartbeat does work the bare server does not: the lease token's HMAC, one EVALSHA round " +
-    "trip to Redis (the script's commands, the reply's decode and parse), the JSON answer; on 2 shared cores " +
-    "the App, Redis and autocannon also take CPU from each other, and the busier the machine, the lower the " +
-    "ratio. Still to do: the heartbeat script's packed reply (issue 14, item 1, store half).",
+    "Per request the heartbeat does work the bare server does not: the body's parse, the lease token's HMAC, " +
+    "one EVALSHA round trip to Redis (the script's commands, its packed reply decoded), the JSON answer; the " +
+    "bare server has one process to schedule, the heartbeat two (the App and Redis) per request, and on 2 " +
+    "cores shared with other work each hand-off waits for a core: the busier the machine, the lower the ratio " +
+    "(0.31–0.37 in a run at load average 13–18 where the bare server was itself slowed to 1–2k req/s).",
   p99:
     "The heartbeat queues behind the App's own event loop, Redis and GC pauses, which the bare server does " +
     "not have; on this shared machine the other load takes the cores away at random, which the open loop " +
