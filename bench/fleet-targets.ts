@@ -115,8 +115,9 @@ async function autocannon(
   options: { connections: number; seconds: number; headers?: Record<string, string> },
 ): Promise<ClosedLoopResult> {
   const args = ["-j", "-c", String(options.connections), "-d", String(options.seconds)];
-  args.push("-m", "POST", "-b", "{}", "-H", "content-type=application/json");
-  for (const [name, value] of Object.entries(options.headers ?? {})) args.push("-H", `${name}=${value}`);
+  args.push("-m", "POST", "-b", "{}");
+  const headers = { "content-type": "application/json", ...options.headers };
+  for (const [name, value] of Object.entries(headers)) args.push("-H", `${name}=${value}`);
   const { stdout } = await run("node_modules/.bin/autocannon", [...args, url], {
     cwd: repoRoot,
     maxBuffer: 1 << 24,
