@@ -16,6 +16,9 @@ import { createLeaseServices } from "./wiring/lease-services.js";
 import { createNotifications } from "./wiring/notifications.js";
 import { createQueueFeed } from "./wiring/queue-feed.js";
 
+/** The claims gauge counts every held claim, not the dashboard's first page of each repository. */
+const countedRecordsPerRepository = 100_000;
+
 export type { ClaimHoldOptions, ClaimHoldServices } from "./wiring/claim-hold-options.js";
 
 /**
@@ -65,7 +68,7 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
     });
     jobs.start();
     notifications.start();
-    const fleet = (withPullRequests: boolean) =>
+    const fleet = (withPullRequests: boolean, recordsPerRepository?: number) =>
       readFleet(
         {
           store,
@@ -75,10 +78,10 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
           lastReport: () => janitor.lastReport(),
           now,
         },
-        { withPullRequests },
+        { withPullRequests, ...(recordsPerRepository ? { recordsPerRepository } : {}) },
       );
     const stopClaimsRefresh = collectInBackground(metrics, {
-      claimsByState: async () => (await fleet(false)).counts,
+      claimsByState: async () => (await fleet(false, countedRecordsPerRepository)).counts,
       githubRequests: () => meter.totals,
       now,
       log,
