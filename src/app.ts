@@ -13,6 +13,7 @@ import { createGitHubProviders } from "./wiring/github-providers.js";
 import { createHttpHandler } from "./wiring/http-api.js";
 import { createJanitorJobs } from "./wiring/janitor-jobs.js";
 import { createLeaseServices } from "./wiring/lease-services.js";
+import { createQueueFeed } from "./wiring/queue-feed.js";
 
 export type { ClaimHoldOptions, ClaimHoldServices } from "./wiring/claim-hold-options.js";
 
@@ -43,6 +44,7 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
         log,
       },
     );
+    const queue = createQueueFeed({ source: github.candidates, store, now, log });
     const { janitor, jobs, operatorSweep } = createJanitorJobs(options, {
       store,
       assignments,
@@ -53,6 +55,7 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
       metrics,
       now,
       log,
+      refreshQueue: queue.refresh,
     });
     jobs.start();
     const fleet = (withPullRequests: boolean) =>
@@ -105,6 +108,8 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
       identity: github.identity,
       reactions: github.reactions,
       webhookDuration: metrics.webhookDuration,
+      queueFeed: queue.feed,
+      refreshQueue: queue.refresh,
     });
   };
 }

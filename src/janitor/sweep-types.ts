@@ -11,6 +11,7 @@ import type {
   DocumentStore,
   InstallationStore,
 } from "../providers/liveness-store.js";
+import type { QueueRefresh } from "../providers/queue-store.js";
 import type { SweepActionKind } from "./plan-sweep.js";
 
 export interface SweepAction {
@@ -50,6 +51,8 @@ export interface JanitorDeps {
   subjectChanged: (key: SubjectKey, record: ClaimRecord) => Promise<void>;
   /** Due claims read per installation and sweep. */
   maxDuePerSweep?: number;
+  /** Rebuilds a repository's candidate index (`claims/next`) on every reconcile pass. */
+  refreshQueue?: QueueRefresh;
 }
 
 export interface SweepOptions {

@@ -111,3 +111,40 @@ export interface QueueStore extends CandidateFeed {
 
 /** Candidates a page holds at most (`rankedCandidates`' limit is capped here). */
 export const maxCandidatePage = 500;
+
+/** What one refresh of a repository's index read and wrote. */
+export interface QueueRefreshReport {
+  repo: string;
+  /** Open issues the index now holds. */
+  candidates: number;
+  /** GitHub requests the refresh made. */
+  githubRequests: number;
+  /**
+   * The listing reached its page cap with more open issues and pull requests left: the index holds
+   * the oldest ones only (newer issues still enter through `issues.opened` until the next refresh).
+   */
+  truncated: boolean;
+}
+
+/**
+ * Rebuilds one repository's index from GitHub with a bounded, paged read, then `replaceCandidates`:
+ * on installation, every reconcile, and on a miss (`refreshedAt` null before a pick).
+ */
+export type QueueRefresh = (repo: QueueRepo) => Promise<QueueRefreshReport>;
+
+/** The GitHub reads the webhook feed makes where a payload does not carry the facts (each one request). */
+export interface CandidateSource {
+  /** Open issues blocking `issue` (its `blocked_by` dependencies), as `owner/repo#n`. */
+  openBlockers(repo: QueueRepo, issue: number): Promise<string[]>;
+  /** Open issues of `repo` that `issue` blocks. */
+  blockedIssues(repo: QueueRepo, issue: number): Promise<number[]>;
+  /** Open pull requests that close `issue`, as GitHub links them. */
+  closingPullRequests(repo: QueueRepo, issue: number): Promise<ClosingPullRequest[]>;
+  /** Each issue of `repo` that `pullRequest` closes, with that issue's open closing pull requests now. */
+  issuesClosedBy(
+    repo: QueueRepo,
+    pullRequest: number,
+  ): Promise<{ issue: number; closingPullRequests: ClosingPullRequest[] }[]>;
+  /** `issue`'s open sub-issues now. */
+  openSubIssues(repo: QueueRepo, issue: number): Promise<number>;
+}

@@ -8,6 +8,7 @@ import type { ClaimHoldMetrics } from "../metrics/create-metrics.js";
 import type { AssignmentProvider } from "../providers/assignment-provider.js";
 import type { InstallationSource } from "../providers/installation-source.js";
 import type { LivenessStore } from "../providers/liveness-store.js";
+import type { QueueRefresh } from "../providers/queue-store.js";
 import type { RequestMeter } from "../request-meter.js";
 import type { ClaimHoldOptions } from "./claim-hold-options.js";
 
@@ -25,6 +26,7 @@ export function createJanitorJobs(
     metrics: ClaimHoldMetrics;
     now: () => number;
     log: Logger;
+    refreshQueue?: QueueRefresh;
   },
 ) {
   const { store, metrics, meter, now, log } = deps;
@@ -38,6 +40,7 @@ export function createJanitorJobs(
     installations: deps.installations,
     measure: (work) => meter.measure(work),
     subjectChanged: deps.subjectChanged,
+    ...(deps.refreshQueue ? { refreshQueue: deps.refreshQueue } : {}),
   });
   /** Every sweep (scheduled or operator-run) is counted in the metrics. */
   const observedSweep = async (sweepOptions: SweepOptions) => {
