@@ -34,17 +34,12 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
     const store = measureStore(options.store, metrics);
     const fences = options.fences ?? new MemoryFenceStore(now);
     const github = createGitHubProviders(probot, options, { metrics, meter, now, log });
+    const queue = createQueueFeed({ source: github.candidates, store, now, log });
     const { assignments, configs, core, fence, picker, subjectChanged } = createLeaseServices(
       github,
       options,
-      {
-        store,
-        fences,
-        now,
-        log,
-      },
+      { store, fences, now, log, queueRefresh: queue.refresh },
     );
-    const queue = createQueueFeed({ source: github.candidates, store, now, log });
     const { janitor, jobs, operatorSweep } = createJanitorJobs(options, {
       store,
       assignments,

@@ -19,9 +19,14 @@ import { rankingOf, rankingReasons } from "./rank-candidates.js";
 
 /**
  * Rebuilds a repository's index from GitHub (a bounded, paged refresh) and answers it; null when the
- * repository cannot be read. Asked only for a repository the index never completed a refresh of.
+ * repository cannot be read. Asked only for a repository the index never completed a refresh of
+ * (`repoId` absent: the index never held it at all).
  */
-export type RefreshQueue = (repo: { installationId: number; repo: string }) => Promise<QueueRepo | null>;
+export type RefreshQueue = (repo: {
+  installationId: number;
+  repo: string;
+  repoId?: number;
+}) => Promise<QueueRepo | null>;
 
 export interface PickDeps {
   store: Pick<
@@ -248,7 +253,7 @@ export class QueuePicker {
     const { store, refresh } = this.deps;
     const page = await store.rankedCandidates(repo, ranking, { offset, limit: pickPageSize });
     if (offset > 0 || page.refreshedAt !== null || !refresh) return page;
-    await refresh({ installationId: repo.installationId, repo: repo.repo });
+    await refresh(repo);
     return store.rankedCandidates(repo, ranking, { offset, limit: pickPageSize });
   }
 
