@@ -13,6 +13,7 @@ import { createGitHubProviders } from "./wiring/github-providers.js";
 import { createHttpHandler } from "./wiring/http-api.js";
 import { createJanitorJobs } from "./wiring/janitor-jobs.js";
 import { createLeaseServices } from "./wiring/lease-services.js";
+import { createNotifications } from "./wiring/notifications.js";
 import { createQueueFeed } from "./wiring/queue-feed.js";
 
 export type { ClaimHoldOptions, ClaimHoldServices } from "./wiring/claim-hold-options.js";
@@ -34,11 +35,13 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
     const store = measureStore(options.store, metrics);
     const fences = options.fences ?? new MemoryFenceStore(now);
     const github = createGitHubProviders(probot, options, { metrics, meter, now, log });
+    const notifications = createNotifications(options, { metrics, now, log });
+    const { notifier, sender, outbox } = notifications;
     const queue = createQueueFeed({ source: github.candidates, store, now, log });
     const { assignments, configs, core, fence, picker, subjectChanged } = createLeaseServices(
       github,
       options,
-      { store, fences, now, log, queueRefresh: queue.refresh },
+      { store, fences, notifier, now, log, queueRefresh: queue.refresh },
     );
     const { janitor, jobs, operatorSweep } = createJanitorJobs(options, {
       store,
@@ -46,6 +49,7 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
       configs,
       installations: github.installations,
       subjectChanged,
+      notifier,
       meter,
       metrics,
       now,
@@ -53,6 +57,7 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
       refreshQueue: queue.refresh,
     });
     jobs.start();
+    notifications.start();
     const fleet = (withPullRequests: boolean) =>
       readFleet(
         {
@@ -74,8 +79,9 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
     const stop = async () => {
       stopClaimsRefresh();
       await jobs.stop();
+      await notifications.stop();
     };
-    options.onReady?.({ core, fence, janitor, jobs, meter, metrics, stop });
+    options.onReady?.({ core, fence, janitor, jobs, meter, metrics, notifier, sender, outbox, stop });
     addHandler(
       createHttpHandler(options, {
         core,

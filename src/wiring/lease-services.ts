@@ -7,6 +7,7 @@ import { HolderPermissions } from "../lease/holder-permission.js";
 import { LeaseCore } from "../lease/lease-core.js";
 import { MergeFence } from "../lease/merge-fence.js";
 import { createTokenMinter } from "../lease/tokens.js";
+import type { Notifier } from "../notify/notifier.js";
 import type { FenceStore } from "../providers/fence-store.js";
 import type { LivenessStore } from "../providers/liveness-store.js";
 import type { QueueRefresh } from "../providers/queue-store.js";
@@ -21,6 +22,7 @@ export function createLeaseServices(
   options: Pick<ClaimHoldOptions, "tokenSecret" | "previousTokenSecret" | "writeFenceWaitMs" | "publicUrl">,
   deps: {
     store: LivenessStore;
+    notifier: Notifier;
     fences: FenceStore;
     now: () => number;
     log: Logger;
@@ -28,7 +30,7 @@ export function createLeaseServices(
     queueRefresh?: QueueRefresh;
   },
 ) {
-  const { store, fences, now, log } = deps;
+  const { store, fences, notifier, now, log } = deps;
   const { identity } = github;
   // Every transition writes through the fence (invariant 13): one write per subject in flight.
   const assignments = new FencedAssignments({
@@ -53,6 +55,7 @@ export function createLeaseServices(
     log,
     subjectChanged,
     candidates: store,
+    notifier,
     permissions: new HolderPermissions({
       permission: (installationId, repo, login) => identity.permission(installationId, repo, login),
       now,
@@ -66,6 +69,7 @@ export function createLeaseServices(
     verifyLease: (leaseId, token) => core.verify(leaseId, token),
     tokenDigests: (token) => tokens.digests(token),
     assignments,
+    notifier,
     now,
     log,
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
