@@ -1,5 +1,6 @@
 // End to end over HTTP on real Redis: claims/next hands N concurrent agents N distinct issues, in the queue's order, at a claim's GitHub cost.
 import { afterEach, describe, expect, it } from "vitest";
+import { NextResponseSchema, QueueResponseSchema } from "../../src/contract/queue-responses.js";
 import type { CandidateFacts, QueueRepo } from "../../src/providers/queue-store.js";
 import { startApp, testAdminToken } from "../support/app-harness.js";
 import { probeRedis } from "../support/redis.js";
@@ -154,6 +155,7 @@ describe.skipIf(!redisProbe.available)("POST /api/v1/claims/next through the sim
     const first = await next("s1");
     expect(first.status).toBe(201);
     expect(first.body.picked).toEqual({ issue: 5, rank: 1, reasons: ["priority:p0", "oldest"] });
+    expect(NextResponseSchema.safeParse(first.body).success).toBe(true);
     expect(first.body).toMatchObject({
       lease: { generation: 1, subject: `${repo}#5` },
       resume: null,
@@ -208,6 +210,8 @@ describe.skipIf(!redisProbe.available)("POST /api/v1/claims/next through the sim
     sim.assign({ repo, issue: 2, assignees: [maintainer.login], login: maintainer.login });
     sim.openPull({ repo, author: maintainer.login, head: "feature/three", body: "Fixes #3" });
     await sim.flush();
+    // The feed saw those webhooks; the index goes back to what it was, as if they had been dropped.
+    await world.store.replaceCandidates(queueRepo, [facts(1), facts(2), facts(3), facts(4)], T0);
     await warm();
     const mark = sim.requests.mark();
     const answer = await next("s1");
@@ -288,6 +292,25 @@ describe.skipIf(!redisProbe.available)("POST /api/v1/claims/next through the sim
       lease: { generation: 2, branch: first.body.lease!.branch },
       resume: { previousGeneration: 1, branch: first.body.lease!.branch },
     });
+  });
+
+  it("picks from the index the installation's refresh built, with no seeding", async () => {
+    const { sim } = await worldWith(3, undefined, { 2: ["p0"] });
+    await sim.flush();
+    const answer = await next("s1");
+    expect(answer.status).toBe(201);
+    expect(answer.body.picked).toEqual({ issue: 2, rank: 1, reasons: ["priority:p0", "oldest"] });
+  });
+
+  it("a repository the index never held is refreshed by its first pick", async () => {
+    const { sim } = await worldWith(2);
+    await sim.flush();
+    await world.store.purgeInstallation(installationId);
+    expect(await world.store.repoOf(installationId, repo)).toBeNull();
+    const answer = await next("s1");
+    expect(answer.status).toBe(201);
+    expect(answer.body.picked?.issue).toBe(1);
+    expect(await world.store.refreshedAt(queueRepo)).not.toBeNull();
   });
 
   it("rejects unknown fields by name and needs write permission", async () => {
@@ -376,6 +399,7 @@ describe.skipIf(!redisProbe.available)("GET /api/v1/repos/{o}/{r}/queue", () => 
         truncated: false,
       },
     });
+    expect(QueueResponseSchema.safeParse(view.body).success).toBe(true);
     const limited = await call("GET", `/api/v1/repos/${repo}/queue?limit=1`, undefined, reader.token);
     expect(limited.body).toMatchObject({ queue: [{ issue: 2 }], skipped: [{ issue: 3 }], truncated: true });
     expect(await call("GET", `/api/v1/repos/${repo}/queue?limit=0`, undefined, reader.token)).toMatchObject({
