@@ -240,6 +240,23 @@ describe.skipIf(!redisProbe.available)("POST /api/v1/claims/next through the sim
     expect(sim.requests.count({}, before)).toBe(0);
   });
 
+  it("gives up after 5 confirming reads that show stale entries; the next pick goes on from there", async () => {
+    const { sim } = await worldWith(7);
+    for (let issue = 1; issue <= 6; issue++) sim.closeIssue({ repo, issue, login: maintainer.login });
+    await sim.flush();
+    const stale = Array.from({ length: 7 }, (_, i) => facts(i + 1));
+    await world.store.replaceCandidates(queueRepo, stale, T0);
+    await warm();
+    let mark = sim.requests.mark();
+    const gaveUp = await next("s1");
+    expect(gaveUp).toMatchObject({ status: 409, body: { error: "queue_empty", skipped: { closed: 5 } } });
+    expect(sim.requests.counts(mark)).toEqual({ "graphql:SubjectStatus": 5 });
+    mark = sim.requests.mark();
+    const picked = await next("s1");
+    expect(picked.body.picked?.issue).toBe(7);
+    expect(sim.requests.counts(mark)).toEqual({ "graphql:SubjectStatus": 2, "graphql:ApplyTransition": 1 });
+  });
+
   it("409 queue_empty counts why each issue was skipped", async () => {
     await worldWith(6);
     await world.store.replaceCandidates(
