@@ -50,6 +50,7 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
       installations: github.installations,
       subjectChanged,
       notifier,
+      retryUnfinishedChecks: () => fence.retryUnfinished(),
       meter,
       metrics,
       now,
