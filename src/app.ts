@@ -40,18 +40,12 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
     const github = createGitHubProviders(probot, options, { metrics, meter, now, log });
     const notifications = createNotifications(options, { metrics, now, log });
     const { notifier, sender, outbox } = notifications;
+    const queue = createQueueFeed({ source: github.candidates, store, now, log });
     const { assignments, configs, core, fence, picker, subjectChanged } = createLeaseServices(
       github,
       options,
-      {
-        store,
-        fences,
-        notifier,
-        now,
-        log,
-      },
+      { store, fences, notifier, now, log, queueRefresh: queue.refresh },
     );
-    const queue = createQueueFeed({ source: github.candidates, store, now, log });
     const { janitor, jobs, operatorSweep } = createJanitorJobs(options, {
       store,
       assignments,
