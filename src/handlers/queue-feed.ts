@@ -230,8 +230,11 @@ function feedHandler<P>(
 }
 
 /**
- * The feed's subscriptions. Bots' events count too (the App's own assignments are facts), and
- * every delivery runs: each step sets facts as GitHub states them, so a redelivery repeats safely.
+ * The feed's subscriptions. Bots' events count too (the App's own assignments are facts). Every
+ * delivery of an issue event runs (each step sets facts as GitHub states them, so a redelivery
+ * repeats safely, and the guard's delivery key is per event name: the claim handlers on `issues`
+ * already record it). A pull_request delivery reads GitHub, so its redelivery is skipped; no other
+ * handler of `pull_request` records its deliveries.
  */
 export function queueFeeds(deps: QueueFeedDeps): {
   events: string[];
@@ -270,7 +273,7 @@ export function queueFeeds(deps: QueueFeedDeps): {
     {
       events: ["pull_request.opened", "pull_request.reopened", "pull_request.closed", "pull_request.edited"],
       handler: feedHandler(decidePullRequestEvent, deps),
-      options,
+      options: { allowBots: true, dedupe: true },
     },
   ];
 }
