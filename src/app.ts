@@ -34,12 +34,16 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
     const store = measureStore(options.store, metrics);
     const fences = options.fences ?? new MemoryFenceStore(now);
     const github = createGitHubProviders(probot, options, { metrics, meter, now, log });
-    const { assignments, configs, core, fence, subjectChanged } = createLeaseServices(github, options, {
-      store,
-      fences,
-      now,
-      log,
-    });
+    const { assignments, configs, core, fence, picker, subjectChanged } = createLeaseServices(
+      github,
+      options,
+      {
+        store,
+        fences,
+        now,
+        log,
+      },
+    );
     const queue = createQueueFeed({ source: github.candidates, store, now, log });
     const { janitor, jobs, operatorSweep } = createJanitorJobs(options, {
       store,
@@ -80,6 +84,7 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
     addHandler(
       createHttpHandler(options, {
         core,
+        picker,
         fence,
         identity: github.identity,
         store,

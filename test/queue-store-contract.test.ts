@@ -260,12 +260,29 @@ describe.each(cases)("$name queue store contract", (queueCase) => {
     expect(await store.reserve(repo, [1, 2], "pick-b", 30_000, T0 + 2)).toBe(1);
   });
 
+  it("answers one indexed issue's facts, and which repository a name was indexed as", async () => {
+    await store.putCandidate(repo, facts(1, { blockers: ["acme/app#9"] }));
+    await store.replaceCandidates(otherRepo, [facts(2)], T0);
+    expect(await store.candidate(repo, 1)).toEqual(facts(1, { blockers: ["acme/app#9"] }));
+    expect(await store.candidate(repo, 2)).toBeNull();
+    expect(await store.candidate(otherRepo, 2)).toEqual(facts(2));
+    expect(await store.repoOf(7, "ACME/App")).toEqual({ installationId: 7, repoId: 1001, repo: "ACME/App" });
+    expect(await store.repoOf(7, "acme/other")).toEqual({ ...otherRepo });
+    expect(await store.repoOf(7, "acme/none")).toBeNull();
+    expect(await store.repoOf(8, "acme/app")).toBeNull();
+    // A renamed repository: its new name is learnt at its next write, its old one still leads to it.
+    await store.putCandidate({ ...repo, repo: "acme/renamed" }, facts(3));
+    expect((await store.repoOf(7, "acme/renamed"))?.repoId).toBe(1001);
+    expect((await store.repoOf(7, "acme/app"))?.repoId).toBe(1001);
+  });
+
   it("forgets an installation's index when it is purged", async () => {
     await store.putCandidate(repo, facts(1));
     await store.replaceCandidates(otherRepo, [facts(2)], T0);
     await store.purgeInstallation(repo.installationId);
     expect((await store.rankedCandidates(repo, oldest, { offset: 0, limit: 10 })).total).toBe(0);
     expect(await store.refreshedAt(otherRepo)).toBeNull();
+    expect(await store.repoOf(7, "acme/app")).toBeNull();
   });
 
   it("keeps every queue key under the installation's hash tag", async () => {
@@ -275,6 +292,6 @@ describe.each(cases)("$name queue store contract", (queueCase) => {
     await store.reserve(repo, [1], "pick-a", 30_000, T0);
     const written = await keys();
     expect(written.length).toBeGreaterThan(0);
-    for (const key of written) expect(key).toMatch(/\{i:7\}:q:100[12]:(order|facts|res|meta)$/);
+    for (const key of written) expect(key).toMatch(/\{i:7\}:q:(100[12]:(order|facts|res|meta)|names)$/);
   });
 });

@@ -4,6 +4,7 @@ import type { RepoConfig } from "../config/repo-config.js";
 import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
 import type { AssignmentProvider } from "../providers/assignment-provider.js";
 import type { ClaimIndex, ClaimStore, InstallationStore, JobLocks } from "../providers/liveness-store.js";
+import type { QueueStore } from "../providers/queue-store.js";
 import type { HolderPermissions } from "./holder-permission.js";
 import type { TokenMinter } from "./tokens.js";
 
@@ -27,6 +28,11 @@ export interface LeaseCoreDeps {
    * fence re-runs linked PR checks. Its failure is logged, never undoes the transition.
    */
   subjectChanged?: (key: SubjectKey, record: ClaimRecord) => Promise<void>;
+  /**
+   * The candidate index: a direct claim's open blockers (`409 blocked`) come from it, never from
+   * a GitHub request of the claim's. Absent: no blockers are known.
+   */
+  candidates?: Pick<QueueStore, "candidate">;
   /** Re-checks a holder's `write` permission at most every 10 minutes (SPEC §4.1); absent: never. */
   permissions?: HolderPermissions;
 }

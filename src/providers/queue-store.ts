@@ -98,6 +98,13 @@ export interface QueueStore extends CandidateFeed {
     ttlMs: number,
     now: number,
   ): Promise<number | null>;
+  /** One indexed issue's facts (a direct claim's blockers), or null when the index does not hold it. */
+  candidate(repo: QueueRepo, issue: number): Promise<CandidateFacts | null>;
+  /**
+   * The repository of that name the index holds (names compare case-insensitively; a renamed
+   * repository is known under each name it was indexed by), or null when it was never indexed.
+   */
+  repoOf(installationId: number, repo: string): Promise<QueueRepo | null>;
   /** Ends `owner`'s reservation of `issue` (nothing when someone else holds it). */
   unreserve(repo: QueueRepo, issue: number, owner: string): Promise<void>;
 }

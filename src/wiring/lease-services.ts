@@ -9,6 +9,7 @@ import { MergeFence } from "../lease/merge-fence.js";
 import { createTokenMinter } from "../lease/tokens.js";
 import type { FenceStore } from "../providers/fence-store.js";
 import type { LivenessStore } from "../providers/liveness-store.js";
+import { QueuePicker, type RefreshQueue } from "../queue/pick-next.js";
 import type { ClaimHoldOptions } from "./claim-hold-options.js";
 import type { GitHubProviders } from "./github-providers.js";
 
@@ -17,7 +18,14 @@ export type LeaseServices = ReturnType<typeof createLeaseServices>;
 export function createLeaseServices(
   github: Pick<GitHubProviders, "identity" | "assignments" | "checks">,
   options: Pick<ClaimHoldOptions, "tokenSecret" | "previousTokenSecret" | "writeFenceWaitMs" | "publicUrl">,
-  deps: { store: LivenessStore; fences: FenceStore; now: () => number; log: Logger },
+  deps: {
+    store: LivenessStore;
+    fences: FenceStore;
+    now: () => number;
+    log: Logger;
+    /** Rebuilds a repository's candidate index that never completed a refresh (claims/next asks it). */
+    queueRefresh?: RefreshQueue;
+  },
 ) {
   const { store, fences, now, log } = deps;
   const { identity } = github;
@@ -43,6 +51,7 @@ export function createLeaseServices(
     now,
     log,
     subjectChanged,
+    candidates: store,
     permissions: new HolderPermissions({
       permission: (installationId, repo, login) => identity.permission(installationId, repo, login),
       now,
@@ -60,6 +69,15 @@ export function createLeaseServices(
     log,
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
   });
+  // claims/next claims through the core's own claim path: same read, answers, comment and fencing.
+  const picker = new QueuePicker({
+    store,
+    claim: (request) => core.claim(request),
+    configs,
+    ...(deps.queueRefresh ? { refresh: deps.queueRefresh } : {}),
+    now,
+    log,
+  });
   /** `subjectChanged`: re-runs the checks of the PRs linked to a subject that changed hands. */
-  return { assignments, configs, core, fence, subjectChanged };
+  return { assignments, configs, core, fence, picker, subjectChanged };
 }

@@ -20,7 +20,7 @@ import { overlapsOf } from "../lease-reads.js";
 import { type ClaimOutcome, type ClaimRequest, leaseView, resumeView } from "../outcomes.js";
 import type { LeaseCoreDeps } from "../ports.js";
 import { restoreUnlessRolledBack } from "../recovery.js";
-import { refused } from "../refusals.js";
+import { LeaseRefused, refused } from "../refusals.js";
 import { claimStateUnknown, highestGeneration, latestMarker } from "../restore-from-comments.js";
 import { claimWrite, reclaimWrite } from "./claim-writes.js";
 import {
@@ -31,6 +31,7 @@ import {
   storeRefusal,
   unclaimable,
 } from "./decide-claim.js";
+import { CandidateIneligible, duplicateWorkRefusal, observedFacts, pickRecheck } from "./duplicate-work.js";
 
 /** The subject as one claim found it: GitHub's side, its config, and the store brought up to date. */
 interface SubjectRead {
@@ -59,10 +60,22 @@ export class ClaimLease {
 
   async claim(request: ClaimRequest): Promise<ClaimOutcome> {
     const { store, tokens } = this.deps;
-    const read = await this.#readSubject(request);
+    const read = await this.#readSubject(request).catch((error: unknown) => {
+      // A picked issue that closed (or went) since it was indexed leaves the index.
+      if (request.pick && error instanceof LeaseRefused && ["closed", "not_found"].includes(error.code)) {
+        throw new CandidateIneligible("closed", null);
+      }
+      throw error;
+    });
     const { snapshot, subject, now } = read;
     const decision = decideClaim({ request, snapshot, latest: read.latest, ghost: read.ghost });
-    if (decision.kind === "refused") throw refused(decision.refusal);
+    if (decision.kind === "refused") {
+      if (request.pick && decision.refusal.code === "human_held") {
+        throw new CandidateIneligible("human", observedFacts(snapshot, request.pick.facts));
+      }
+      throw refused(decision.refusal);
+    }
+    await this.#refuseDuplicateWork(read);
     const token = tokens.mint();
     const outcome = await store.claim(this.#claimInput(read, decision.plan, token));
     const context: ClaimContext = { ...read, token };
@@ -82,6 +95,28 @@ export class ClaimLease {
       case "created":
         return this.#completeClaim(context, outcome);
     }
+  }
+
+  /**
+   * SPEC §4.2: a pick re-checks its candidate on this read (the index may be stale); a direct claim
+   * is refused when open blockers are indexed or someone else's open PR already closes the issue.
+   */
+  async #refuseDuplicateWork(read: SubjectRead): Promise<void> {
+    const { request, snapshot, now } = read;
+    if (request.pick) {
+      const stale = pickRecheck(snapshot, request.pick, request.user.login, now);
+      if (stale) throw new CandidateIneligible(stale.reason, stale.facts);
+      return;
+    }
+    const indexed =
+      request.ignoreBlockers || !this.deps.candidates
+        ? null
+        : await this.deps.candidates.candidate(
+            { installationId: request.installationId, repoId: snapshot.repoId, repo: snapshot.repo },
+            snapshot.issue,
+          );
+    const refusal = duplicateWorkRefusal({ request, snapshot, blockers: indexed?.blockers ?? [] });
+    if (refusal) throw refused(refusal);
   }
 
   /**

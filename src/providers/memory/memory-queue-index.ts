@@ -26,6 +26,8 @@ function copy(facts: CandidateFacts): CandidateFacts {
 /** The same semantics as the Redis store's queue scripts (test/queue-store-contract.test.ts runs both). */
 export class MemoryQueueIndex implements QueueStore {
   readonly #repos = new Map<string, RepoIndex>();
+  /** `installationId:lower-cased owner/name` → repository id. */
+  readonly #names = new Map<string, number>();
 
   #repo(repo: QueueRepo): RepoIndex {
     let index = this.#repos.get(key(repo));
@@ -41,6 +43,7 @@ export class MemoryQueueIndex implements QueueStore {
   }
 
   async putCandidate(repo: QueueRepo, facts: CandidateFacts): Promise<void> {
+    this.#remember(repo);
     const index = this.#repo(repo);
     index.facts.set(facts.issue, copy(facts));
     this.#changed(index);
@@ -77,12 +80,27 @@ export class MemoryQueueIndex implements QueueStore {
   }
 
   async replaceCandidates(repo: QueueRepo, facts: CandidateFacts[], refreshedAt: number): Promise<void> {
+    this.#remember(repo);
     const index = this.#repo(repo);
     index.facts = new Map(facts.map((f) => [f.issue, copy(f)]));
     for (const issue of index.reservations.keys())
       if (!index.facts.has(issue)) index.reservations.delete(issue);
     index.refreshedAt = refreshedAt;
     this.#changed(index);
+  }
+
+  async candidate(repo: QueueRepo, issue: number): Promise<CandidateFacts | null> {
+    const facts = this.#repos.get(key(repo))?.facts.get(issue);
+    return facts ? copy(facts) : null;
+  }
+
+  async repoOf(installationId: number, repo: string): Promise<QueueRepo | null> {
+    const repoId = this.#names.get(`${installationId}:${repo.toLowerCase()}`);
+    return repoId === undefined ? null : { installationId, repoId, repo };
+  }
+
+  #remember(repo: QueueRepo): void {
+    this.#names.set(`${repo.installationId}:${repo.repo.toLowerCase()}`, repo.repoId);
   }
 
   async refreshedAt(repo: QueueRepo): Promise<number | null> {
@@ -133,5 +151,7 @@ export class MemoryQueueIndex implements QueueStore {
   /** Forgets every repository of an installation (App uninstalled). */
   purge(installationId: number): void {
     for (const id of this.#repos.keys()) if (id.startsWith(`${installationId}:`)) this.#repos.delete(id);
+    for (const name of this.#names.keys())
+      if (name.startsWith(`${installationId}:`)) this.#names.delete(name);
   }
 }

@@ -93,6 +93,11 @@ export class StoreKeys {
     return `${this.base(repo.installationId)}:q:${repo.repoId}:${name}`;
   }
 
+  /** The installation's indexed repositories: lower-cased `owner/name` → repository id (the queue's name lookup). */
+  queueNames(installationId: number): string {
+    return `${this.base(installationId)}:q:names`;
+  }
+
   delivery(deliveryId: string): string {
     return `${this.#prefix}delivery:${deliveryId}`;
   }

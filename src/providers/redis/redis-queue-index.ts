@@ -62,8 +62,16 @@ export class RedisQueueIndex implements QueueStore {
 
   async putCandidate(repo: QueueRepo, facts: CandidateFacts): Promise<void> {
     await runScript(this.redis, queuePutScript, {
-      keys: this.#keys(repo, "order", "facts", "meta"),
-      args: { member: queueMember(facts.issue), facts: JSON.stringify(factsOf(facts)), defaultRanking },
+      keys: {
+        ...this.#keys(repo, "order", "facts", "meta"),
+        names: this.keys.queueNames(repo.installationId),
+      },
+      args: {
+        member: queueMember(facts.issue),
+        facts: JSON.stringify(factsOf(facts)),
+        defaultRanking,
+        ...this.#name(repo),
+      },
     });
   }
 
@@ -100,8 +108,9 @@ export class RedisQueueIndex implements QueueStore {
       keys: {
         ...this.#keys(repo, "order", "facts", "meta"),
         reservations: this.keys.queue(repo, "res"),
+        names: this.keys.queueNames(repo.installationId),
       },
-      args: { refreshedAt, defaultRanking },
+      args: { refreshedAt, defaultRanking, ...this.#name(repo) },
       rest: facts.flatMap((f) => [queueMember(f.issue), JSON.stringify(factsOf(f))]),
     });
   }
@@ -155,6 +164,23 @@ export class RedisQueueIndex implements QueueStore {
       keys: { reservations: this.keys.queue(repo, "res") },
       args: { member: queueMember(issue), owner },
     });
+  }
+
+  async candidate(repo: QueueRepo, issue: number): Promise<CandidateFacts | null> {
+    const key = this.keys.queue(repo, "facts");
+    const json = await callRedis(() => this.redis.hget(key, queueMember(issue)));
+    return json === null ? null : parseFacts(json, key);
+  }
+
+  async repoOf(installationId: number, repo: string): Promise<QueueRepo | null> {
+    const id = await callRedis(() =>
+      this.redis.hget(this.keys.queueNames(installationId), repo.toLowerCase()),
+    );
+    return id === null ? null : { installationId, repoId: Number(id), repo };
+  }
+
+  #name(repo: QueueRepo) {
+    return { repoName: repo.repo.toLowerCase(), repoId: repo.repoId };
   }
 
   #keys<N extends "order" | "facts" | "meta">(repo: QueueRepo, ...names: N[]): Record<N, string> {

@@ -197,6 +197,14 @@ export class RedisLivenessStore extends RedisClaimStore implements LivenessStore
     return this.#queue.reserve(repo, issues, owner, ttlMs, now);
   }
 
+  candidate(repo: QueueRepo, issue: number): Promise<CandidateFacts | null> {
+    return this.#queue.candidate(repo, issue);
+  }
+
+  repoOf(installationId: number, repo: string): Promise<QueueRepo | null> {
+    return this.#queue.repoOf(installationId, repo);
+  }
+
   unreserve(repo: QueueRepo, issue: number, owner: string): Promise<void> {
     return this.#queue.unreserve(repo, issue, owner);
   }

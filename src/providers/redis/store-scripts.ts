@@ -143,8 +143,8 @@ export const releaseLockScript = defineScript({ name: "releaseLock", keys: ["loc
 // The candidate index behind claims/next (src/providers/queue-store.ts), one repository's keys each.
 export const queuePutScript = defineScript({
   name: "queuePut",
-  keys: ["order", "facts", "meta"],
-  args: ["member", "facts", "defaultRanking"],
+  keys: ["order", "facts", "meta", "names"],
+  args: ["member", "facts", "defaultRanking", "repoName", "repoId"],
 });
 
 export const queuePatchScript = defineScript({
@@ -168,8 +168,8 @@ export const queueDropBlockerScript = defineScript({
 
 export const queueReplaceScript = defineScript({
   name: "queueReplace",
-  keys: ["order", "facts", "reservations", "meta"],
-  args: ["refreshedAt", "defaultRanking"],
+  keys: ["order", "facts", "reservations", "meta", "names"],
+  args: ["refreshedAt", "defaultRanking", "repoName", "repoId"],
   // member, facts pairs.
   rest: true,
 });

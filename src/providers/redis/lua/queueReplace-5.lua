@@ -1,6 +1,7 @@
 --- @include "queue"
 -- The repository's index becomes exactly the given candidates (member, facts pairs from ARGV[REST]).
 local ranking = cjson.decode(queue_ranking(KEY.meta, ARG.defaultRanking))
+redis.call('HSET', KEY.names, ARG.repoName, ARG.repoId)
 redis.call('DEL', KEY.order, KEY.facts)
 local kept = {}
 for i = REST, #ARGV, 2 do
