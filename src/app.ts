@@ -34,6 +34,7 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
     const store = measureStore(options.store, metrics);
     const fences = options.fences ?? new MemoryFenceStore(now);
     const github = createGitHubProviders(probot, options, { metrics, meter, now, log });
+    const queue = createQueueFeed({ source: github.candidates, store, now, log });
     const { assignments, configs, core, fence, picker, subjectChanged } = createLeaseServices(
       github,
       options,
@@ -42,9 +43,9 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
         fences,
         now,
         log,
+        queueRefresh: queue.refreshByName,
       },
     );
-    const queue = createQueueFeed({ source: github.candidates, store, now, log });
     const { janitor, jobs, operatorSweep } = createJanitorJobs(options, {
       store,
       assignments,

@@ -11,7 +11,7 @@ import {
   type QueuePullRequestClosingIssuesResponse,
   type QueuePullRequestClosingIssuesVariables,
 } from "./graphql/queue-pull-requests.js";
-import type { GitHubRequestKind, OctokitLike } from "./octokit-like.js";
+import { type GitHubRequestKind, httpStatusOf, type OctokitLike } from "./octokit-like.js";
 import {
   closingPullRequestOf,
   hasNextPage,
@@ -103,6 +103,23 @@ export class GitHubCandidateSource implements CandidateSource {
       after = pulls.pageInfo.endCursor;
     }
     return { byIssue, requests: maxPages, truncated: true };
+  }
+
+  /** The repository's id, or null when the installation cannot see it (GitHub's 404). */
+  async repositoryId(installationId: number, repo: string): Promise<number | null> {
+    const { owner, name } = splitRepo(repo);
+    const octokit = await this.options.octokitFor(installationId);
+    const ref = { installationId, repoId: 0, repo };
+    try {
+      const response = await this.#rest(octokit, "get-repository", ref, "GET /repos/{owner}/{repo}", {
+        owner,
+        repo: name,
+      });
+      return (response.data as { id: number }).id;
+    } catch (error) {
+      if (httpStatusOf((error as { cause?: unknown }).cause) === 404) return null;
+      throw error;
+    }
   }
 
   async openBlockers(repo: QueueRepo, issue: number): Promise<string[]> {
