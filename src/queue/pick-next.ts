@@ -176,7 +176,7 @@ export class QueuePicker {
         const at = eligible.findIndex((e) => e.facts.issue === issue);
         // Every issue before the reserved one is another pick's now.
         skipped.reserved += at;
-        const [chosen] = eligible.splice(0, at + 1) as [Judged];
+        const chosen = eligible.splice(0, at + 1)[at] as Judged;
         const takeover = chosen.verdict.eligible && chosen.verdict.takeover;
         try {
           const claim = await this.deps.claim({
@@ -246,7 +246,7 @@ export class QueuePicker {
    */
   async #page(repo: QueueRepo, ranking: QueueRanking, offset: number): Promise<CandidatePage> {
     const { store, refresh } = this.deps;
-    const page = await this.#page(repo, ranking, offset);
+    const page = await store.rankedCandidates(repo, ranking, { offset, limit: pickPageSize });
     if (offset > 0 || page.refreshedAt !== null || !refresh) return page;
     await refresh({ installationId: repo.installationId, repo: repo.repo });
     return store.rankedCandidates(repo, ranking, { offset, limit: pickPageSize });
