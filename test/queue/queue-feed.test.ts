@@ -229,6 +229,47 @@ describe("the candidate index's webhook feed", () => {
   });
 });
 
+describe("a claims/next miss", () => {
+  it("refreshes an index the App never built (its installation webhook was lost) before it picks", async () => {
+    stack = await startLocalStack({ startApp: defaultApp({ throttle: false, disabledJobs: ["janitor"] }) });
+    const { sim } = stack;
+    const token = "ghp_bob0000000000000000000000000000000001";
+    sim.webhooks.dropNext(1, { event: "installation" });
+    sim.seed({
+      users: [{ login: "bob", tokens: [token] }],
+      repos: [
+        {
+          fullName: repoName,
+          id: 777,
+          collaborators: { bob: "write" },
+          issues: [
+            { number: 1, title: "Parser" },
+            { number: 2, title: "Lexer", labels: ["p1"] },
+          ],
+        },
+      ],
+      installations: [{ id: installationId, account: "octo", repos: [repoName] }],
+    });
+    await sim.flush();
+    expect(await stack.store.refreshedAt(queueRepo)).toBeNull();
+    const mark = sim.requests.mark();
+
+    const answer = await fetch(`${stack.app.url}/api/v1/claims/next`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ repo: repoName, actor: { runtime: "codex", sessionId: "s-1" } }),
+    });
+
+    expect(answer.status).toBe(201);
+    expect(((await answer.json()) as { picked: { issue: number } }).picked.issue).toBe(2);
+    // The miss: the repository's id, then one listing page; nothing else of the feed's.
+    const counts = sim.requests.counts(mark);
+    expect(counts["GET /repos/{owner}/{repo}"]).toBe(1);
+    expect(counts["GET /repos/{owner}/{repo}/issues"]).toBe(1);
+    expect(await stack.store.refreshedAt(queueRepo)).not.toBeNull();
+  });
+});
+
 describe.skipIf(!redisProbe.available)("the candidate index's webhook feed on real Redis", () => {
   it("is built on installation, follows a label, a blocker and a closing, and heals at the refresh", async () => {
     const { sim, app } = await startStack({ kind: "shared" });
