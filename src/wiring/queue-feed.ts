@@ -3,12 +3,12 @@ import type { Logger } from "pino";
 import type { QueueFeedDeps } from "../handlers/queue-feed.js";
 import type { GitHubCandidateSource } from "../providers/github/github-candidate-source.js";
 import { createQueueRefresh } from "../providers/github/refresh-candidates.js";
-import type { CandidateFeed, QueueRefresh } from "../providers/queue-store.js";
+import type { CandidateFeed, QueueRefresh, QueueStore } from "../providers/queue-store.js";
 import type { RefreshQueue } from "../queue/pick-next.js";
 
 export function createQueueFeed(deps: {
   source: GitHubCandidateSource;
-  store: CandidateFeed;
+  store: CandidateFeed & Pick<QueueStore, "candidate">;
   now: () => number;
   log: Logger;
 }): { feed: QueueFeedDeps; refresh: QueueRefresh; refreshByName: RefreshQueue } {

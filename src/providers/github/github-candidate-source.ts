@@ -4,12 +4,9 @@ import { describeGitHubError } from "./github-errors.js";
 import {
   QUEUE_ISSUE_CLOSING_PULL_REQUESTS_QUERY,
   QUEUE_OPEN_PULL_REQUESTS_QUERY,
-  QUEUE_PULL_REQUEST_CLOSING_ISSUES_QUERY,
   type QueueIssueClosingPullRequestsResponse,
   type QueueOpenPullRequestsResponse,
   type QueueOpenPullRequestsVariables,
-  type QueuePullRequestClosingIssuesResponse,
-  type QueuePullRequestClosingIssuesVariables,
 } from "./graphql/queue-pull-requests.js";
 import { type GitHubRequestKind, httpStatusOf, type OctokitLike } from "./octokit-like.js";
 import {
@@ -161,34 +158,6 @@ export class GitHubCandidateSource implements CandidateSource {
     );
     return (answer.repository?.issue?.closedByPullRequestsReferences?.nodes ?? []).flatMap((node) =>
       node ? [closingPullRequestOf(node)] : [],
-    );
-  }
-
-  async issuesClosedBy(
-    repo: QueueRepo,
-    pullRequest: number,
-  ): Promise<{ issue: number; closingPullRequests: ClosingPullRequest[] }[]> {
-    const { owner, name } = splitRepo(repo.repo);
-    const octokit = await this.options.octokitFor(repo.installationId);
-    const variables: QueuePullRequestClosingIssuesVariables = { owner, name, number: pullRequest };
-    const answer: QueuePullRequestClosingIssuesResponse = await this.#graphql(
-      octokit,
-      "closing-pull-requests",
-      repo,
-      QUEUE_PULL_REQUEST_CLOSING_ISSUES_QUERY,
-      { ...variables },
-    );
-    return (answer.repository?.pullRequest?.closingIssuesReferences?.nodes ?? []).flatMap((node) =>
-      node && node.repository.databaseId === repo.repoId
-        ? [
-            {
-              issue: node.number,
-              closingPullRequests: (node.closedByPullRequestsReferences?.nodes ?? []).flatMap((pr) =>
-                pr ? [closingPullRequestOf(pr)] : [],
-              ),
-            },
-          ]
-        : [],
     );
   }
 
