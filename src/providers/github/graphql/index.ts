@@ -6,7 +6,6 @@ import { PULL_REQUEST_CHECK_QUERY } from "./pull-request-check.js";
 import {
   QUEUE_ISSUE_CLOSING_PULL_REQUESTS_QUERY,
   QUEUE_OPEN_PULL_REQUESTS_QUERY,
-  QUEUE_PULL_REQUEST_CLOSING_ISSUES_QUERY,
 } from "./queue-pull-requests.js";
 import { RESOLVE_LABELS_QUERY } from "./resolve-labels.js";
 import { SUBJECT_COMMENTS_QUERY, SUBJECT_STATUS_QUERY } from "./subject-status.js";
@@ -39,7 +38,6 @@ export function allDocuments(): NamedDocument[] {
     { name: "OpenIssues", document: OPEN_ISSUES_QUERY },
     { name: "PullRequestCheck", document: PULL_REQUEST_CHECK_QUERY },
     { name: "QueueOpenPullRequests", document: QUEUE_OPEN_PULL_REQUESTS_QUERY },
-    { name: "QueuePullRequestClosingIssues", document: QUEUE_PULL_REQUEST_CLOSING_ISSUES_QUERY },
     { name: "QueueIssueClosingPullRequests", document: QUEUE_ISSUE_CLOSING_PULL_REQUESTS_QUERY },
     { name: "MergeGroupCheck", document: MERGE_GROUP_CHECK_QUERY },
     ...transitions,
