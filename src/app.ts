@@ -44,7 +44,7 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
     const { assignments, configs, core, fence, picker, subjectChanged } = createLeaseServices(
       github,
       options,
-      { store, fences, notifier, now, log, queueRefresh: queue.refresh },
+      { store, fences, notifier, now, log, queueRefresh: queue.refreshByName },
     );
     const { janitor, jobs, operatorSweep } = createJanitorJobs(options, {
       store,
