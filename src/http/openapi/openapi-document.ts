@@ -9,6 +9,16 @@ import {
   type ZodOpenApiPathsObject,
   type ZodOpenApiResponsesObject,
 } from "zod-openapi";
+import {
+  ActorSchema,
+  ClaimResponseSchema,
+  ClaimRowSchema,
+  LeaseSchema,
+  OverlapSchema,
+  ResumeSchema,
+  TakeoverPendingSchema,
+  TransitionSchema,
+} from "../../contract/api-responses.js";
 import { ErrorBody } from "./documented-responses.js";
 import { type ErrorStatus, type RouteAuth, type RouteDoc, routeDocs } from "./route-docs.js";
 
@@ -65,24 +75,41 @@ const tags: oas31.TagObject[] = [
   { name: "ops", description: "Probes, metrics and this document." },
 ];
 
+/** Answer parts several answers share: referenced by these names instead of repeated. */
+const sharedAnswerParts: Record<string, z.ZodType> = {
+  Actor: ActorSchema,
+  ClaimResponse: ClaimResponseSchema,
+  ClaimRow: ClaimRowSchema,
+  Error: ErrorBody,
+  Lease: LeaseSchema,
+  Overlap: OverlapSchema,
+  Resume: ResumeSchema,
+  TakeoverPending: TakeoverPendingSchema,
+  Transition: TransitionSchema,
+};
+
 /**
  * A response body as JSON Schema of what goes over the wire: the client's lenient schemas transform
- * what they read (null → []), so their input side is the body the server sends.
+ * what they read (null → []), so their input side is the body the server sends. The shared parts it
+ * uses are added to `components`.
  */
-function wireSchema(schema: z.ZodType): oas31.SchemaObject {
-  const { schema: rendered, components } = createSchema(schema, { io: "input" });
-  if (Object.keys(components).length > 0) throw new Error("response schemas must not register components");
-  return rendered as oas31.SchemaObject;
+function wireSchema(schema: z.ZodType, components: Record<string, oas31.SchemaObject>): oas31.SchemaObject {
+  const rendered = createSchema(schema, { io: "input", schemaComponents: sharedAnswerParts });
+  Object.assign(components, rendered.components);
+  return rendered.schema as oas31.SchemaObject;
 }
 
-function responsesOf(route: RouteDoc): ZodOpenApiResponsesObject {
+function responsesOf(
+  route: RouteDoc,
+  components: Record<string, oas31.SchemaObject>,
+): ZodOpenApiResponsesObject {
   const responses: ZodOpenApiResponsesObject = {};
   for (const [status, answer] of Object.entries(route.answers)) {
     if (!answer) continue;
     const mediaType = answer.textMediaType ?? "application/json";
     responses[status as StatusKey] = {
       description: answer.description,
-      content: { [mediaType]: { schema: wireSchema(answer.schema) } },
+      content: { [mediaType]: { schema: wireSchema(answer.schema, components) } },
     };
   }
   for (const [status, codes] of Object.entries(route.errors)) {
@@ -102,7 +129,10 @@ function responsesOf(route: RouteDoc): ZodOpenApiResponsesObject {
   return responses;
 }
 
-function operationOf(route: RouteDoc): ZodOpenApiOperationObject {
+function operationOf(
+  route: RouteDoc,
+  components: Record<string, oas31.SchemaObject>,
+): ZodOpenApiOperationObject {
   const requestParams = {
     ...(route.pathParams ? { path: route.pathParams } : {}),
     ...(route.query ? { query: route.query } : {}),
@@ -122,7 +152,7 @@ function operationOf(route: RouteDoc): ZodOpenApiOperationObject {
           },
         }
       : {}),
-    responses: responsesOf(route),
+    responses: responsesOf(route, components),
   };
 }
 
@@ -134,12 +164,19 @@ function packageVersion(): string {
 
 export function buildOpenApiDocument(routes: readonly RouteDoc[] = routeDocs): oas31.OpenAPIObject {
   const paths: ZodOpenApiPathsObject = {};
+  const answerParts: Record<string, oas31.SchemaObject> = {};
+  // Request bodies are components named after their operation: `claim` parses a `ClaimRequest`.
+  const requestBodies: Record<string, z.ZodType> = {};
   for (const route of routes) {
     const item = paths[route.path] ?? {};
     if (item[route.method]) throw new Error(`two rows for ${route.method.toUpperCase()} ${route.path}`);
-    item[route.method] = operationOf(route);
+    item[route.method] = operationOf(route, answerParts);
     paths[route.path] = item;
+    if (route.body)
+      requestBodies[`${route.operationId[0]!.toUpperCase()}${route.operationId.slice(1)}Request`] =
+        route.body.schema;
   }
+  wireSchema(ErrorBody, answerParts);
   return createDocument({
     openapi: "3.1.0",
     info: {
@@ -151,7 +188,7 @@ export function buildOpenApiDocument(routes: readonly RouteDoc[] = routeDocs): o
     },
     tags,
     paths,
-    components: { securitySchemes, schemas: { Error: wireSchema(ErrorBody) } },
+    components: { securitySchemes, schemas: { ...answerParts, ...requestBodies } },
   });
 }
 
