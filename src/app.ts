@@ -56,6 +56,7 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
       installations: github.installations,
       subjectChanged,
       notifier,
+      retryUnfinishedChecks: () => fence.retryUnfinished(),
       meter,
       metrics,
       now,
