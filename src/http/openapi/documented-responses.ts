@@ -1,6 +1,6 @@
 // Answer bodies the client contract has no schema for yet (queue, next, janitor, ops), described as the server sends them.
 import { z } from "zod";
-import { ClaimResponseSchema } from "../../contract/api-responses.js";
+import { ClaimResponseSchema, TakeoverPendingSchema } from "../../contract/api-responses.js";
 import { skipReasons } from "../../queue/eligibility.js";
 
 /** Every error the server sends: a machine-readable code, a sentence, and the code's own details. */
@@ -22,6 +22,9 @@ const Picked = z.object({
 
 /** `claims/next`: the claim answer plus which issue was picked and why. */
 export const NextResponse = ClaimResponseSchema.extend({ picked: Picked });
+
+/** `claims/next` with `includeTakeovers`: the takeover intent on the picked issue. */
+export const NextTakeoverPending = TakeoverPendingSchema.extend({ picked: Picked });
 
 export const QueueViewResponse = z.object({
   queue: z.array(

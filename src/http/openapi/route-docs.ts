@@ -23,6 +23,7 @@ import {
 import {
   HealthResponse,
   NextResponse,
+  NextTakeoverPending,
   OpenApiDocumentResponse,
   QueueViewResponse,
   ReadinessResponse,
@@ -160,7 +161,7 @@ export const routeDocs: readonly RouteDoc[] = [
     answers: {
       200: { ...claimAnswers[200], schema: NextResponse },
       201: { description: "The claim answer plus `picked`: which issue and why.", schema: NextResponse },
-      202: claimAnswers[202],
+      202: { ...claimAnswers[202], schema: NextTakeoverPending },
     },
     errors: errorsOf(bodyErrors, githubAuth, claimRefusals, { 409: ["queue_empty"] }, internal),
   },
