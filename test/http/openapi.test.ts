@@ -9,14 +9,19 @@ import { Registry } from "prom-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mountDashboard } from "../../src/dashboard/mount-dashboard.js";
 import { createApi } from "../../src/http/create-api.js";
+import { errorResponse, refusalStatusOf } from "../../src/http/error-response.js";
 import { createFailedAuthLimiter } from "../../src/http/failed-auth-limiter.js";
 import { createHeartbeatRoute } from "../../src/http/heartbeat-route.js";
 import { renderOpenApiJson } from "../../src/http/openapi/openapi-document.js";
 import { routeDocs, undocumentedRoutes } from "../../src/http/openapi/route-docs.js";
+import { payloadTooLarge } from "../../src/http/read-body.js";
 import { createReadCache } from "../../src/http/read-cache.js";
 import { createReadLimiter } from "../../src/http/read-limiter.js";
 import { mountAttestRoute } from "../../src/http/routes/attest.js";
+import { type RefusalCode, refused } from "../../src/lease/refusals.js";
 import { mountMetrics } from "../../src/metrics/mount-metrics.js";
+import { GitHubWriteError } from "../../src/providers/assignment-provider.js";
+import { StoreUnavailableError } from "../../src/providers/liveness-store.js";
 import { MemoryLivenessStore } from "../../src/providers/memory/memory-store.js";
 import { type AppHarness, startApp, testAdminToken } from "../support/app-harness.js";
 
@@ -75,6 +80,34 @@ function registrationsInSource(): string[] {
   return [...found].sort();
 }
 
+/** `status code` pairs the server can answer: the HTTP layer's own refusals, found in src/ as written. */
+function userErrorsInSource(): Set<string> {
+  const found = new Set<string>();
+  for (const file of readdirSync(join(root, "src"), { recursive: true, encoding: "utf8" })) {
+    if (!/\.tsx?$/.test(file)) continue;
+    const text = readFileSync(join(root, "src", file), "utf8");
+    for (const match of text.matchAll(/new UserError\(\s*(\d+),\s*"([a-z_]+)"/g))
+      found.add(`${match[1]} ${match[2]}`);
+  }
+  return found;
+}
+
+/** The status the server answers a code with, as error-response maps it (undefined: not one of its codes). */
+function servedStatusOf(code: string, userErrors: Set<string>): number[] {
+  const statuses = [...userErrors]
+    .filter((pair) => pair.endsWith(` ${code}`))
+    .map((pair) => Number(pair.split(" ")[0]));
+  const asRefusal = refusalStatusOf(refused({ code: code as RefusalCode, message: "" }));
+  if (asRefusal !== undefined) statuses.push(asRefusal);
+  const request = { requestId: "r", log };
+  for (const error of [new StoreUnavailableError(null), new GitHubWriteError("no"), new Error("boom")]) {
+    const answer = errorResponse(error, request);
+    if (answer.body.error === code) statuses.push(answer.status);
+  }
+  if (payloadTooLarge.body.error === code) statuses.push(payloadTooLarge.status);
+  return statuses;
+}
+
 describe("docs/openapi.json", () => {
   it("is the document the route table generates", () => {
     const committed = readFileSync(join(root, "docs/openapi.json"), "utf8");
@@ -93,6 +126,21 @@ describe("docs/openapi.json", () => {
     const result = await validate(document);
     expect(result.valid, compileErrors(result)).toBe(true);
     expect(result.warnings, compileErrors(result)).toEqual([]);
+  });
+
+  it("lists only error codes the server answers, each with the status it answers it with", () => {
+    const userErrors = userErrorsInSource();
+    const wrong: string[] = [];
+    for (const route of routeDocs) {
+      for (const [status, codes] of Object.entries(route.errors)) {
+        for (const code of codes) {
+          if (!servedStatusOf(code, userErrors).includes(Number(status))) {
+            wrong.push(`${route.operationId}: ${status} ${code}`);
+          }
+        }
+      }
+    }
+    expect(wrong).toEqual([]);
   });
 
   it("describes every failure with the one shared error body", () => {
