@@ -2,7 +2,7 @@
 import { writeFileSync } from "node:fs";
 import { renderOpenApiJson } from "./openapi-document.js";
 
-export const committedDocumentUrl = new URL("../../../docs/openapi.json", import.meta.url);
+const committedDocumentUrl = new URL("../../../docs/openapi.json", import.meta.url);
 
 writeFileSync(committedDocumentUrl, renderOpenApiJson());
 console.log(`wrote ${committedDocumentUrl.pathname}`);
