@@ -13,7 +13,11 @@ import { createGitHubProviders } from "./wiring/github-providers.js";
 import { createHttpHandler } from "./wiring/http-api.js";
 import { createJanitorJobs } from "./wiring/janitor-jobs.js";
 import { createLeaseServices } from "./wiring/lease-services.js";
+import { createNotifications } from "./wiring/notifications.js";
 import { createQueueFeed } from "./wiring/queue-feed.js";
+
+/** The claims gauge counts every held claim, not the dashboard's first page of each repository. */
+const countedRecordsPerRepository = 100_000;
 
 export type { ClaimHoldOptions, ClaimHoldServices } from "./wiring/claim-hold-options.js";
 
@@ -34,23 +38,22 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
     const store = measureStore(options.store, metrics);
     const fences = options.fences ?? new MemoryFenceStore(now);
     const github = createGitHubProviders(probot, options, { metrics, meter, now, log });
+    const notifications = createNotifications(options, { metrics, now, log });
+    const { notifier, sender, outbox } = notifications;
+    const queue = createQueueFeed({ source: github.candidates, store, now, log });
     const { assignments, configs, core, fence, picker, subjectChanged } = createLeaseServices(
       github,
       options,
-      {
-        store,
-        fences,
-        now,
-        log,
-      },
+      { store, fences, notifier, now, log, queueRefresh: queue.refreshByName },
     );
-    const queue = createQueueFeed({ source: github.candidates, store, now, log });
     const { janitor, jobs, operatorSweep } = createJanitorJobs(options, {
       store,
       assignments,
       configs,
       installations: github.installations,
       subjectChanged,
+      notifier,
+      retryUnfinishedChecks: () => fence.retryUnfinished(),
       meter,
       metrics,
       now,
@@ -58,7 +61,8 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
       refreshQueue: queue.refresh,
     });
     jobs.start();
-    const fleet = (withPullRequests: boolean) =>
+    notifications.start();
+    const fleet = (withPullRequests: boolean, recordsPerRepository?: number) =>
       readFleet(
         {
           store,
@@ -68,10 +72,10 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
           lastReport: () => janitor.lastReport(),
           now,
         },
-        { withPullRequests },
+        { withPullRequests, ...(recordsPerRepository ? { recordsPerRepository } : {}) },
       );
     const stopClaimsRefresh = collectInBackground(metrics, {
-      claimsByState: async () => (await fleet(false)).counts,
+      claimsByState: async () => (await fleet(false, countedRecordsPerRepository)).counts,
       githubRequests: () => meter.totals,
       now,
       log,
@@ -79,8 +83,9 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
     const stop = async () => {
       stopClaimsRefresh();
       await jobs.stop();
+      await notifications.stop();
     };
-    options.onReady?.({ core, fence, janitor, jobs, meter, metrics, stop });
+    options.onReady?.({ core, fence, janitor, jobs, meter, metrics, notifier, sender, outbox, stop });
     addHandler(
       createHttpHandler(options, {
         core,

@@ -207,13 +207,18 @@ describe("queue", () => {
       { status: 503, body: { error: "store_unavailable" } },
       {
         status: 200,
-        body: { queue: [{ issue: 1, rank: 1, reasons: null, score: 9 }], refreshedAt: 5 },
+        body: {
+          queue: [{ issue: 1, title: "one", rank: 1, reasons: ["oldest"], score: 9 }],
+          skipped: [],
+          truncated: false,
+          refreshedAt: 5,
+        },
       },
     );
 
     const answer = await client.queue(repo);
 
-    expect(answer.queue).toEqual([{ issue: 1, rank: 1, reasons: [], score: 9 }]);
+    expect(answer.queue).toEqual([{ issue: 1, title: "one", rank: 1, reasons: ["oldest"], score: 9 }]);
     expect(answer.skipped).toEqual([]);
     expect(answer.truncated).toBe(false);
     expect(sleeps).toHaveLength(1);

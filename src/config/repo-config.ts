@@ -144,7 +144,10 @@ export const RepoConfig = z.strictObject({
   /** Which notification events this repository sends, and whom they mention (sinks live in env). */
   notify: z
     .strictObject({
-      events: z.array(NotifyEvent).max(NotifyEvent.options.length).default([...defaultNotifyEvents]),
+      events: z
+        .array(NotifyEvent)
+        .max(NotifyEvent.options.length)
+        .default([...defaultNotifyEvents]),
       /** A `@user` or `@org/team` mentioned in needs-human comments; null: nobody. */
       mention: z
         .string()

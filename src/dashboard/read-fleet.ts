@@ -96,7 +96,7 @@ function deriveFleetState(
  */
 export async function readFleet(
   deps: FleetDeps,
-  options: { withPullRequests?: boolean } = {},
+  options: { withPullRequests?: boolean; recordsPerRepository?: number } = {},
 ): Promise<FleetView> {
   const { store, fences } = deps;
   const now = deps.now();
@@ -110,10 +110,11 @@ export async function readFleet(
       store.epoch(installationId, now),
     ]);
     for (const repoId of repoIds) {
-      const records = await store.listRepository(installationId, repoId, recordsPerRepository + 1);
-      if (records.length > recordsPerRepository) truncated = true;
+      const limit = options.recordsPerRepository ?? recordsPerRepository;
+      const records = await store.listRepository(installationId, repoId, limit + 1);
+      if (records.length > limit) truncated = true;
       if (records[0]) repositories.push({ installationId, repo: records[0].repo });
-      for (const record of records.slice(0, recordsPerRepository)) {
+      for (const record of records.slice(0, limit)) {
         repos.add(record.repo);
         if (!isHeld(record)) continue;
         const config = deps.peekConfig(installationId, record.repo) ?? defaultRepoConfig;

@@ -1,5 +1,6 @@
 // The janitor sweep (SPEC §6): due claims from the store's deadline index, one GitHub read each, then §2.2's action.
 import { stateOfSubject } from "../lease/subject-state.js";
+import { janitorHaltedNotification } from "../notify/notification-events.js";
 import { applyPlanned, type PlannedSubject } from "./apply-due.js";
 import {
   type InstallationVisit,
@@ -27,7 +28,8 @@ const defaultMaxDuePerSweep = 500;
  *   3. holdBackMassReap — the disruption guard drops the reaps when too many are due at once;
  *   4. applyPlanned — the plan written within the write budget (apply-due.ts);
  *   5. reconcileInstallation — on a reconcile pass, labelled issues matched with the store (reconcile.ts);
- *   6. the report kept as a document and logged.
+ *   6. check evaluations that could not finish (GitHub or the store down) re-run (MergeFence.retryUnfinished);
+ *   7. the report kept as a document and logged.
  */
 export class Janitor {
   /** GitHub's list as this process last read it: what tells a lost store set from an App without installations. */
@@ -50,6 +52,7 @@ export class Janitor {
           await reconcileInstallation(run, installationId);
         }
       }
+      if (!options.dryRun && options.installationId === undefined) await this.deps.retryUnfinishedChecks?.();
     });
     report.githubRequests = requests;
     report.durationMs = this.deps.now() - started;
@@ -183,5 +186,19 @@ function holdBackMassReap(
     "janitor halted reaping: too many claims due at once (disruption guard)",
   );
   report.skipped += reaps.length;
+  if (!run.options.dryRun) {
+    run.deps.notifier?.emit(
+      janitorHaltedNotification(
+        {
+          installationId,
+          reaps: reaps.length,
+          active,
+          repos: [...new Set(reaps.map((p) => p.record.repo))],
+          sweepAt: Date.parse(report.at),
+        },
+        reaps.map((p) => p.config),
+      ),
+    );
+  }
   return planned.filter((p) => p.plan.kind !== "reap");
 }

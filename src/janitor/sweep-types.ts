@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import type { RepoConfig } from "../config/repo-config.js";
 import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
 import type { RepoConfigSource } from "../lease/ports.js";
+import type { Notifier } from "../notify/notifier.js";
 import type { AssignmentProvider } from "../providers/assignment-provider.js";
 import type { InstallationSource } from "../providers/installation-source.js";
 import type {
@@ -49,6 +50,10 @@ export interface JanitorDeps {
   /** Runs `work` and counts the GitHub requests it made. */
   measure: <T>(work: () => Promise<T>) => Promise<{ result: T; requests: number }>;
   subjectChanged: (key: SubjectKey, record: ClaimRecord) => Promise<void>;
+  /** Where stale, reaped and janitor-halted are told; absent: nowhere. */
+  notifier?: Notifier;
+  /** Re-runs the check evaluations that could not finish (GitHub or the store was down), after each sweep. */
+  retryUnfinishedChecks?: () => Promise<unknown>;
   /** Due claims read per installation and sweep. */
   maxDuePerSweep?: number;
   /** Rebuilds a repository's candidate index (`claims/next`) on every reconcile pass. */

@@ -2,6 +2,7 @@
 import type { Logger } from "pino";
 import type { RepoConfig } from "../config/repo-config.js";
 import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
+import type { Notifier } from "../notify/notifier.js";
 import type { AssignmentProvider } from "../providers/assignment-provider.js";
 import type { ClaimIndex, ClaimStore, InstallationStore, JobLocks } from "../providers/liveness-store.js";
 import type { QueueStore } from "../providers/queue-store.js";
@@ -33,6 +34,8 @@ export interface LeaseCoreDeps {
    * a GitHub request of the claim's. Absent: no blockers are known.
    */
   candidates?: Pick<QueueStore, "candidate">;
+  /** Where takeovers (and, through the heartbeat, needs-human and budget events) are told; absent: nowhere. */
+  notifier?: Notifier;
   /** Re-checks a holder's `write` permission at most every 10 minutes (SPEC §4.1); absent: never. */
   permissions?: HolderPermissions;
 }

@@ -22,6 +22,10 @@ export interface ClaimHoldMetrics {
   webhookDuration: Histogram<"event">;
   /** Markers read from GitHub and not trusted (unsigned, forged, misplaced, outside the App's comments). */
   markersRejected: Counter;
+  /** Notification delivery tries by result (sent, failed and retried, dropped) and event. */
+  notificationDeliveries: Counter<"result" | "event">;
+  /** Deliveries in the notification outbox (due, waiting for a retry, or being sent), as a sender last saw it. */
+  notificationOutboxDepth: Gauge;
   /** Counts a finished sweep (its actions, whether it halted, how long it took). */
   observeSweep(report: SweepReport): void;
   /**
@@ -48,6 +52,9 @@ export interface MetricsSources {
  * store 100 ms and more at 10,000 claims, so the read is a background one, made only while scraped.
  */
 export const claimsRefreshSeconds = 30;
+
+/** Tries of the start-up count before its failure is logged (about a minute with the backoff). */
+const firstCountAttempts = 10;
 
 const latencyBuckets = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 
@@ -134,6 +141,17 @@ export function createMetrics(): ClaimHoldMetrics {
       help: "Claim markers read from GitHub and ignored: unsigned, forged, misplaced or outside the App's claim comments",
       registers,
     }),
+    notificationDeliveries: new Counter({
+      name: "claim_hold_notification_deliveries_total",
+      help: "Notification delivery tries, by result (sent; failed, to be retried; dropped: out of tries, sink gone, or never queued) and event.",
+      labelNames: ["result", "event"],
+      registers,
+    }),
+    notificationOutboxDepth: new Gauge({
+      name: "claim_hold_notification_outbox_depth",
+      help: "Deliveries in the notification outbox (due, waiting to be retried, or being sent), as this replica's sender last counted them.",
+      registers,
+    }),
     observeSweep(report) {
       janitorSweeps.inc({ result: "ok" });
       for (const action of report.actions) janitorActions.inc({ action: action.action });
@@ -205,12 +223,31 @@ export function collectInBackground(metrics: ClaimHoldMetrics, sources: MetricsS
     refresh().catch((error: unknown) =>
       sources.log.warn({ err: error }, "could not count the claims for the metrics; the last counts stand"),
     );
-  // Counted once at start-up, so the first scrape has counts; after that only while scraped.
-  const firstCount = setTimeout(refreshLogged, 0);
+  // Counted once at start-up, so the first scrape has counts; after that only while scraped. The store
+  // may still be connecting then: the first count is tried again, with backoff, until one succeeds.
+  let firstCount: NodeJS.Timeout;
+  const countFirst = (attempt: number) => {
+    firstCount = setTimeout(
+      () => {
+        refresh().catch((error: unknown) => {
+          if (attempt >= firstCountAttempts) {
+            sources.log.warn(
+              { err: error },
+              "could not count the claims for the metrics; the last counts stand",
+            );
+            return;
+          }
+          countFirst(attempt + 1);
+        });
+      },
+      attempt === 0 ? 0 : Math.min(250 * 2 ** attempt, 10_000),
+    );
+    firstCount.unref();
+  };
+  countFirst(0);
   const timer = setInterval(() => {
     if (scrapedSinceRefresh) refreshLogged();
   }, refreshSeconds * 1000);
-  firstCount.unref();
   timer.unref();
   return () => {
     clearTimeout(firstCount);

@@ -5,6 +5,7 @@ import { Janitor } from "../janitor/janitor.js";
 import { JobRegistry } from "../janitor/job-registry.js";
 import type { RepoConfigSource } from "../lease/ports.js";
 import type { ClaimHoldMetrics } from "../metrics/create-metrics.js";
+import type { Notifier } from "../notify/notifier.js";
 import type { AssignmentProvider } from "../providers/assignment-provider.js";
 import type { InstallationSource } from "../providers/installation-source.js";
 import type { LivenessStore } from "../providers/liveness-store.js";
@@ -22,6 +23,8 @@ export function createJanitorJobs(
     configs: RepoConfigSource;
     installations: InstallationSource;
     subjectChanged: (key: SubjectKey, record: ClaimRecord) => Promise<void>;
+    notifier: Notifier;
+    retryUnfinishedChecks?: () => Promise<unknown>;
     meter: RequestMeter;
     metrics: ClaimHoldMetrics;
     now: () => number;
@@ -41,6 +44,8 @@ export function createJanitorJobs(
     measure: (work) => meter.measure(work),
     subjectChanged: deps.subjectChanged,
     ...(deps.refreshQueue ? { refreshQueue: deps.refreshQueue } : {}),
+    notifier: deps.notifier,
+    ...(deps.retryUnfinishedChecks ? { retryUnfinishedChecks: deps.retryUnfinishedChecks } : {}),
   });
   /** Every sweep (scheduled or operator-run) is counted in the metrics. */
   const observedSweep = async (sweepOptions: SweepOptions) => {

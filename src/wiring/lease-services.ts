@@ -7,6 +7,7 @@ import { HolderPermissions } from "../lease/holder-permission.js";
 import { LeaseCore } from "../lease/lease-core.js";
 import { MergeFence } from "../lease/merge-fence.js";
 import { createTokenMinter } from "../lease/tokens.js";
+import type { Notifier } from "../notify/notifier.js";
 import type { FenceStore } from "../providers/fence-store.js";
 import type { LivenessStore } from "../providers/liveness-store.js";
 import { QueuePicker, type RefreshQueue } from "../queue/pick-next.js";
@@ -20,6 +21,7 @@ export function createLeaseServices(
   options: Pick<ClaimHoldOptions, "tokenSecret" | "previousTokenSecret" | "writeFenceWaitMs" | "publicUrl">,
   deps: {
     store: LivenessStore;
+    notifier: Notifier;
     fences: FenceStore;
     now: () => number;
     log: Logger;
@@ -27,7 +29,7 @@ export function createLeaseServices(
     queueRefresh?: RefreshQueue;
   },
 ) {
-  const { store, fences, now, log } = deps;
+  const { store, fences, notifier, now, log } = deps;
   const { identity } = github;
   // Every transition writes through the fence (invariant 13): one write per subject in flight.
   const assignments = new FencedAssignments({
@@ -52,6 +54,7 @@ export function createLeaseServices(
     log,
     subjectChanged,
     candidates: store,
+    notifier,
     permissions: new HolderPermissions({
       permission: (installationId, repo, login) => identity.permission(installationId, repo, login),
       now,
@@ -65,6 +68,7 @@ export function createLeaseServices(
     verifyLease: (leaseId, token) => core.verify(leaseId, token),
     tokenDigests: (token) => tokens.digests(token),
     assignments,
+    notifier,
     now,
     log,
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),

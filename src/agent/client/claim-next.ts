@@ -1,7 +1,7 @@
 // `POST /api/v1/claims/next`: the server picks the best free issue and claims it (SPEC §4.2).
 import { TakeoverPendingSchema } from "../../contract/api-responses.js";
+import { NextResponseSchema, PickedSchema } from "../../contract/queue-responses.js";
 import { claimWithTakeoverWaits } from "./claim-with-takeover-waits.js";
-import { ClaimNextResponseSchema, PickedSchema } from "./queue-responses.js";
 import type { ClaimNextInput, ClaimNextResult, ClaimOptions } from "./request-types.js";
 import { parseBody, sendRequest, type TransportDeps } from "./send-request.js";
 
@@ -27,7 +27,7 @@ export async function claimNext(
     signal: options.signal,
   });
   if (raw.status !== 202) {
-    const body = parseBody(ClaimNextResponseSchema, raw, "claim next");
+    const body = parseBody(NextResponseSchema, raw, "claim next");
     return { ...body, created: raw.status === 201 };
   }
   // The pick is a takeover (`includeTakeovers`) waiting for the incumbent's grace beat: the intent is

@@ -14,11 +14,11 @@ import {
   type VerifyResponse,
   VerifyResponseSchema,
 } from "../../contract/api-responses.js";
+import { type QueueResponse, QueueResponseSchema } from "../../contract/queue-responses.js";
 import { abortableSleep } from "./abortable-sleep.js";
 import { claimNext } from "./claim-next.js";
 import { claimWithTakeoverWaits } from "./claim-with-takeover-waits.js";
 import { ClaimHoldError } from "./errors.js";
-import { type QueueResponse, QueueResponseSchema } from "./queue-responses.js";
 import type {
   CallOptions,
   ClaimInput,
@@ -36,10 +36,11 @@ export * from "../../contract/api-responses.js";
 export * from "../../contract/claim-vocabulary.js";
 /** States of SPEC §2.2; kept out of the response schemas so a new state never breaks a client. */
 export * from "../../contract/derived-states.js";
+/** `claims/next` and the queue view (SPEC §4.2). */
+export * from "../../contract/queue-responses.js";
 export { abortableSleep } from "./abortable-sleep.js";
 export { backoffDelay } from "./backoff.js";
 export { ClaimHoldError, type ClaimHoldErrorCode, isClaimHoldError, redactSecrets } from "./errors.js";
-export * from "./queue-responses.js";
 export type * from "./request-types.js";
 
 export interface ClaimHoldClientOptions {

@@ -1,7 +1,7 @@
 // What the client's calls take: claim, heartbeat and release inputs, lease credentials and call options.
 import type { ClaimResponse, TakeoverPending } from "../../contract/api-responses.js";
 import type { ReleaseOutcomeName } from "../../contract/claim-vocabulary.js";
-import type { Picked } from "./queue-responses.js";
+import type { Picked } from "../../contract/queue-responses.js";
 
 export interface ClaimInput {
   /** `owner/name`. */

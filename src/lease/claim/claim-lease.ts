@@ -1,6 +1,7 @@
 // The claim flow (SPEC §4.1 POST /claims): read the subject, decide, write the store, then GitHub.
 import { durationsOf, type RepoConfig } from "../../config/repo-config.js";
 import { type ClaimRecord, type SubjectKey, subjectName } from "../../domain/claim.js";
+import { takeoverNotification } from "../../notify/notification-events.js";
 import type {
   AppliedWrite,
   ClaimCommentEvidence,
@@ -252,6 +253,10 @@ export class ClaimLease {
       }
     }
     await announce(this.deps, key, record);
+    // Queued, never awaited: a dead sink costs the claim nothing (SPEC §9).
+    if (previous?.state === "active" && previous.actor.kind === "agent") {
+      this.deps.notifier?.emit(takeoverNotification(previous, record, config));
+    }
     const resume =
       previous &&
       (previous.state === "active" || previous.outcome === "handoff" || previous.state === "reaped")

@@ -3,7 +3,12 @@ import { actorName } from "../../actions/actor-name.js";
 import { describeLease } from "../../actions/agent-context.js";
 import { claimNextIssue } from "../../actions/claim-next-issue.js";
 import { formatSubject, parseRepo } from "../../actions/subject.js";
-import { ClaimHoldError, isClaimHoldError, type Picked, SkippedCountsSchema } from "../../client/index.js";
+import {
+  ClaimHoldError,
+  isClaimHoldError,
+  type Picked,
+  QueueSkippedCountsSchema,
+} from "../../client/index.js";
 import type { CommandSpec } from "../command.js";
 import type { CommandContext } from "../context.js";
 import { taskClassFlag } from "./claim.js";
@@ -94,7 +99,7 @@ function pickedLine(picked: Picked): string {
 
 /** The server's refusal, with the skip counts in the sentence: "why is there nothing for me" in one line. */
 function describeEmptyQueue(repo: string, error: ClaimHoldError): ClaimHoldError {
-  const counts = SkippedCountsSchema.safeParse(error.details.skipped);
+  const counts = QueueSkippedCountsSchema.safeParse(error.details.skipped);
   const why =
     counts.success && Object.keys(counts.data).length > 0
       ? Object.entries(counts.data)
