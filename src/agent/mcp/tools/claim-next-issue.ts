@@ -18,7 +18,7 @@ interface ClaimNextIssueArgs {
   scope?: string[];
 }
 
-const labelList = z.array(z.string().min(1).max(100)).max(20).optional();
+const labelList = z.array(z.string().min(1).max(50)).max(20).optional();
 
 export function registerClaimNextIssue(server: McpServer, deps: ToolDeps): void {
   server.registerTool(
