@@ -49,9 +49,13 @@ export interface PickDeps {
   pickId?: () => string;
 }
 
-/** Candidates read per page, and at most in one pick or queue view: a pick never reads the whole index. */
-export const pickPageSize = 50;
-export const maxCandidatesScanned = 500;
+/**
+ * Candidates read per page, and at most in one pick or queue view: a pick never reads the whole index.
+ * Held issues count against the window, so it is twice the refresh's 1,000-issue cap: a fleet holding
+ * the top of a full index still finds the free issues behind it.
+ */
+export const pickPageSize = 100;
+export const maxCandidatesScanned = 2_000;
 /** Confirming reads (each a claim's GitHub read) that may show a candidate ineligible before the pick gives up. */
 export const maxPickTries = 5;
 /** A reservation outlives the claim it leads to (the claim path takes well under this). */
