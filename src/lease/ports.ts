@@ -4,6 +4,8 @@ import type { RepoConfig } from "../config/repo-config.js";
 import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
 import type { AssignmentProvider } from "../providers/assignment-provider.js";
 import type { ClaimIndex, ClaimStore, InstallationStore, JobLocks } from "../providers/liveness-store.js";
+import type { SpendStore } from "../providers/spend-store.js";
+import type { AttentionNotice } from "./budget-effects.js";
 import type { HolderPermissions } from "./holder-permission.js";
 import type { TokenMinter } from "./tokens.js";
 
@@ -16,7 +18,7 @@ export interface RepoConfigSource {
 
 export interface LeaseCoreDeps {
   /** The claim transitions and indexes, the write fence's locks, and the installation a claim proves live. */
-  store: ClaimStore & ClaimIndex & JobLocks & Pick<InstallationStore, "rememberInstallation">;
+  store: ClaimStore & ClaimIndex & JobLocks & SpendStore & Pick<InstallationStore, "rememberInstallation">;
   assignments: AssignmentProvider;
   configs: RepoConfigSource;
   tokens: TokenMinter;
@@ -29,4 +31,10 @@ export interface LeaseCoreDeps {
   subjectChanged?: (key: SubjectKey, record: ClaimRecord) => Promise<void>;
   /** Re-checks a holder's `write` permission at most every 10 minutes (SPEC §4.1); absent: never. */
   permissions?: HolderPermissions;
+  /**
+   * Told of the needs-human and budget moments (SPEC §9 `needs-human`, `budget-warn`,
+   * `budget-exhausted`) the repository's `notify.events` asks for. Never awaited: a slow or dead
+   * sink never slows a heartbeat; a failure is logged.
+   */
+  onAttention?: (notice: AttentionNotice) => void | Promise<void>;
 }

@@ -132,6 +132,12 @@ export const forgetScript = defineScript({
   args: ["now", "member"],
 });
 
+export const markBudgetExhaustedScript = defineScript({
+  name: "markBudgetExhausted",
+  keys: ["record"],
+  args: ["generation"],
+});
+
 export const acquireLockScript = defineScript({
   name: "acquireLock",
   keys: ["lock"],
@@ -158,6 +164,7 @@ export const storeScripts = new ScriptSet(
     humanClaimScript,
     recordPushScript,
     forgetScript,
+    markBudgetExhaustedScript,
     acquireLockScript,
     releaseLockScript,
   ],
