@@ -110,8 +110,8 @@ export type HeartbeatOutcome =
       kind: "ok";
       record: ClaimRecord;
       editComment: boolean;
-      /** Whether the record asked for a person before this heartbeat (absent: it did not). */
-      needsHumanBefore?: boolean;
+      /** True when the record asked for a person before this heartbeat (absent: it did not). */
+      needsHumanBefore?: true;
       /** Present when the heartbeat reported usage. */
       spend?: SpendReport;
     }

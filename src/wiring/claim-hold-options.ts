@@ -2,6 +2,7 @@
 import type { Logger } from "pino";
 import type { Janitor } from "../janitor/janitor.js";
 import type { JobRegistry } from "../janitor/job-registry.js";
+import type { AttentionNotice } from "../lease/budget-effects.js";
 import type { LeaseCore } from "../lease/lease-core.js";
 import type { MergeFence } from "../lease/merge-fence.js";
 import type { ClaimHoldMetrics } from "../metrics/create-metrics.js";
@@ -49,6 +50,8 @@ export interface ClaimHoldOptions {
   sleep?: (ms: number) => Promise<void>;
   /** Receives the wired services (tests, the demo, benchmarks). */
   onReady?: (services: ClaimHoldServices) => void;
+  /** Told of needs-human and budget moments (the notification outbox); never awaited on a request. */
+  onAttention?: (notice: AttentionNotice) => void | Promise<void>;
 }
 
 export interface ClaimHoldServices {

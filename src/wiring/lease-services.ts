@@ -16,7 +16,10 @@ export type LeaseServices = ReturnType<typeof createLeaseServices>;
 
 export function createLeaseServices(
   github: Pick<GitHubProviders, "identity" | "assignments" | "checks">,
-  options: Pick<ClaimHoldOptions, "tokenSecret" | "previousTokenSecret" | "writeFenceWaitMs" | "publicUrl">,
+  options: Pick<
+    ClaimHoldOptions,
+    "tokenSecret" | "previousTokenSecret" | "writeFenceWaitMs" | "publicUrl" | "onAttention"
+  >,
   deps: { store: LivenessStore; fences: FenceStore; now: () => number; log: Logger },
 ) {
   const { store, fences, now, log } = deps;
@@ -43,6 +46,7 @@ export function createLeaseServices(
     now,
     log,
     subjectChanged,
+    ...(options.onAttention ? { onAttention: options.onAttention } : {}),
     permissions: new HolderPermissions({
       permission: (installationId, repo, login) => identity.permission(installationId, repo, login),
       now,

@@ -1,6 +1,7 @@
 // Starts the real App in-process (Probot's Server on a free loopback port) for HTTP-level tests.
 import { createHmac, generateKeyPairSync } from "node:crypto";
 import { Writable } from "node:stream";
+import type { ClaimHoldOptions } from "../../src/app.js";
 import type { ClaimRecord } from "../../src/domain/claim.js";
 import { type MarkerState, renderClaimComment, sealClaimComment } from "../../src/lease/claim-comment.js";
 import { createMarkerSeal } from "../../src/lease/marker-seal.js";
@@ -77,6 +78,8 @@ export async function startApp(options: {
   /** `CLAIM_HOLD_TOKEN_SECRET` and `…_PREVIOUS` (default: `testTokenSecret`, none). */
   tokenSecret?: string;
   previousTokenSecret?: string;
+  /** Receives the needs-human and budget notices the App hands to its outbox. */
+  onAttention?: ClaimHoldOptions["onAttention"];
 }): Promise<AppHarness> {
   const logs: string[] = [];
   const destination = new Writable({
@@ -109,6 +112,7 @@ export async function startApp(options: {
       ...(options.readsPerMinute !== undefined ? { readsPerMinute: options.readsPerMinute } : {}),
       ...(options.writeFenceWaitMs !== undefined ? { writeFenceWaitMs: options.writeFenceWaitMs } : {}),
       ...(options.coalesceWrites !== undefined ? { coalesceWrites: options.coalesceWrites } : {}),
+      ...(options.onAttention ? { onAttention: options.onAttention } : {}),
       disabledJobs: ["janitor"],
       sleep: async (ms) => {
         sleeps.push(ms);

@@ -241,7 +241,13 @@ export class MemoryClaimStore implements ClaimStore {
     delete record.takeover;
     this.slots.setDeadline(record);
     slot.activityAt = input.now;
-    return { kind: "ok", record: clone(record), editComment, needsHumanBefore, ...(spend ? { spend } : {}) };
+    return {
+      kind: "ok",
+      record: clone(record),
+      editComment,
+      ...(needsHumanBefore ? { needsHumanBefore } : {}),
+      ...(spend ? { spend } : {}),
+    };
   }
 
   async verify(input: LeaseInput): Promise<VerifyOutcome> {
