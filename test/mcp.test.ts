@@ -227,6 +227,7 @@ describeRedis("claim-hold mcp", () => {
     const mcp = await startMcp("sessA");
     const tools = await mcp.client.listTools();
     expect(tools.tools.map((t) => t.name).sort()).toEqual([
+      "ask_human",
       "attest_commit",
       "claim_issue",
       "claim_status",
@@ -467,6 +468,6 @@ describeRedis("claim-hold mcp", () => {
       structuredContent: { error: "closed", status: 409, message: "octo/widgets#12 is closed." },
     });
     // The process is still serving.
-    expect((await mcp.client.listTools()).tools).toHaveLength(6);
+    expect((await mcp.client.listTools()).tools).toHaveLength(7);
   });
 });
