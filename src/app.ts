@@ -13,6 +13,8 @@ import { createGitHubProviders } from "./wiring/github-providers.js";
 import { createHttpHandler } from "./wiring/http-api.js";
 import { createJanitorJobs } from "./wiring/janitor-jobs.js";
 import { createLeaseServices } from "./wiring/lease-services.js";
+import { createNotifications } from "./wiring/notifications.js";
+import { createQueueFeed } from "./wiring/queue-feed.js";
 
 export type { ClaimHoldOptions, ClaimHoldServices } from "./wiring/claim-hold-options.js";
 
@@ -33,24 +35,35 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
     const store = measureStore(options.store, metrics);
     const fences = options.fences ?? new MemoryFenceStore(now);
     const github = createGitHubProviders(probot, options, { metrics, meter, now, log });
-    const { assignments, configs, core, fence, subjectChanged } = createLeaseServices(github, options, {
-      store,
-      fences,
-      now,
-      log,
-    });
+    const notifications = createNotifications(options, { metrics, now, log });
+    const { notifier, sender, outbox } = notifications;
+    const { assignments, configs, core, fence, picker, subjectChanged } = createLeaseServices(
+      github,
+      options,
+      {
+        store,
+        fences,
+        notifier,
+        now,
+        log,
+      },
+    );
+    const queue = createQueueFeed({ source: github.candidates, store, now, log });
     const { janitor, jobs, operatorSweep } = createJanitorJobs(options, {
       store,
       assignments,
       configs,
       installations: github.installations,
       subjectChanged,
+      notifier,
       meter,
       metrics,
       now,
       log,
+      refreshQueue: queue.refresh,
     });
     jobs.start();
+    notifications.start();
     const fleet = (withPullRequests: boolean) =>
       readFleet(
         {
@@ -72,11 +85,13 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
     const stop = async () => {
       stopClaimsRefresh();
       await jobs.stop();
+      await notifications.stop();
     };
-    options.onReady?.({ core, fence, janitor, jobs, meter, metrics, stop });
+    options.onReady?.({ core, fence, janitor, jobs, meter, metrics, notifier, sender, outbox, stop });
     addHandler(
       createHttpHandler(options, {
         core,
+        picker,
         fence,
         identity: github.identity,
         store,
@@ -100,6 +115,8 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
       identity: github.identity,
       reactions: github.reactions,
       webhookDuration: metrics.webhookDuration,
+      queueFeed: queue.feed,
+      refreshQueue: queue.refresh,
     });
   };
 }

@@ -36,7 +36,7 @@ function tokenSecretOf(env: Env, log: Logger): string {
 /** The App's options that come straight from the environment. */
 function appOptionsOf(env: Env): Omit<
   ClaimHoldOptions,
-  "store" | "fences" | "tokenSecret" | "log" | "onReady"
+  "store" | "fences" | "outbox" | "tokenSecret" | "log" | "onReady"
 > & {
   credentialsLoaded: boolean;
 } {
@@ -60,6 +60,7 @@ function appOptionsOf(env: Env): Omit<
     ...(env.CLAIM_HOLD_ADMIN_TOKEN ? { adminToken: env.CLAIM_HOLD_ADMIN_TOKEN } : {}),
     ...(env.METRICS_TOKEN ? { metricsToken: env.METRICS_TOKEN } : {}),
     ...(env.CLAIM_HOLD_TRUST_PROXY !== undefined ? { trustProxyHops: env.CLAIM_HOLD_TRUST_PROXY } : {}),
+    ...(env.CLAIM_HOLD_NOTIFY ? { notifySinks: env.CLAIM_HOLD_NOTIFY } : {}),
     ...(env.CLAIM_HOLD_READS_PER_MINUTE !== undefined
       ? { readsPerMinute: env.CLAIM_HOLD_READS_PER_MINUTE }
       : {}),
@@ -69,7 +70,7 @@ function appOptionsOf(env: Env): Omit<
 async function main(): Promise<void> {
   const env = parseEnv(process.env);
   const log = createLogger({ level: env.LOG_LEVEL ?? "info" });
-  const { store, fences } = createStores({
+  const { store, fences, outbox } = createStores({
     redisUrl: env.REDIS_URL,
     keyPrefix: env.CLAIM_HOLD_KEY_PREFIX,
     log,
@@ -84,6 +85,7 @@ async function main(): Promise<void> {
     ...options,
     store,
     fences,
+    outbox,
     tokenSecret,
     log,
     onReady: (wired) => {

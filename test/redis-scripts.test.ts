@@ -2,11 +2,12 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { fenceScripts } from "../src/providers/redis/redis-fence-store.js";
+import { outboxScripts } from "../src/providers/redis/redis-outbox-store.js";
 import { defineScript, scriptSource } from "../src/providers/redis/script-runner.js";
 import { storeScripts } from "../src/providers/redis/store-scripts.js";
 
 const luaDirectory = new URL("../src/providers/redis/lua/", import.meta.url);
-const definitions = [...storeScripts.definitions, ...fenceScripts.definitions];
+const definitions = [...storeScripts.definitions, ...fenceScripts.definitions, ...outboxScripts.definitions];
 const scriptFiles = readdirSync(luaDirectory).filter((name) => name.endsWith(".lua"));
 const includeFiles = readdirSync(new URL("includes/", luaDirectory)).filter((name) => name.endsWith(".lua"));
 const read = (path: string) => readFileSync(new URL(path, luaDirectory), "utf8");

@@ -1,5 +1,6 @@
 // Process environment, validated once at start-up; a bad value stops start-up with one line naming it.
 import { z } from "zod";
+import { NotifySinksText } from "../notify/notify-sinks.js";
 
 const optionalText = z
   .string()
@@ -67,6 +68,11 @@ export const Env = z.object({
   CLAIM_HOLD_READS_PER_MINUTE: optionalText.pipe(
     z.coerce.number<string | undefined>().int("must be a whole number").min(1).max(10_000).optional(),
   ),
+  /**
+   * Notification sinks (SPEC §9): a JSON list of `{ url, format: "json" | "slack", events, secret? }`.
+   * The URLs are secrets: a bad value is reported by its place in the list, never quoted.
+   */
+  CLAIM_HOLD_NOTIFY: optionalText.pipe(NotifySinksText.optional()),
   /** Comma-separated job names to leave off (tests). */
   CLAIM_HOLD_DISABLE_JOBS: optionalText,
 });

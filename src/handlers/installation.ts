@@ -1,10 +1,11 @@
-// installation / installation_repositories: make sure the managed labels exist in every repository;
+// installation / installation_repositories: make sure the managed labels exist in every repository and build their candidate index;
 // installation.deleted: forget the installation's keys.
 import type { EmitterWebhookEvent } from "@octokit/webhooks";
 import type { Logger } from "pino";
 import type { RepoConfigSource } from "../lease/ports.js";
 import type { AssignmentProvider } from "../providers/assignment-provider.js";
 import type { InstallationStore } from "../providers/liveness-store.js";
+import type { QueueRefresh } from "../providers/queue-store.js";
 import type { WebhookHandler } from "./webhook-guard.js";
 
 type AddedPayload = EmitterWebhookEvent<
@@ -26,8 +27,11 @@ export const labelColours = {
 
 export interface InstallationEvent {
   installationId: number;
-  repositories: { full_name: string }[];
+  repositories: { id?: number; full_name: string }[];
 }
+
+/** Repositories whose candidate index an installation event refreshes at once; the rest wait for a miss or the next reconcile. */
+export const maxInstallationRefreshes = 5;
 
 /** decide: which repositories need their labels ensured. */
 export function repositoriesToPrepare(event: InstallationEvent): string[] {
@@ -37,6 +41,7 @@ export function repositoriesToPrepare(event: InstallationEvent): string[] {
 export function installationAdded(deps: {
   assignments: AssignmentProvider;
   configs: RepoConfigSource;
+  refreshQueue?: QueueRefresh;
 }): WebhookHandler<AddedPayload, InstallationEvent> {
   return {
     decide: (payload) => ({
@@ -44,8 +49,26 @@ export function installationAdded(deps: {
       repositories:
         "repositories_added" in payload ? payload.repositories_added : (payload.repositories ?? []),
     }),
-    apply: (event, log) => prepareRepositories(event, { ...deps, log }),
+    async apply(event, log) {
+      await prepareRepositories(event, { ...deps, log });
+      if (deps.refreshQueue) await refreshQueues(event, { refreshQueue: deps.refreshQueue, log });
+    },
   };
+}
+
+/** apply: build the candidate index of the first few repositories (a failure is logged and does not stop the rest). */
+export async function refreshQueues(
+  event: InstallationEvent,
+  deps: { refreshQueue: QueueRefresh; log: Logger },
+): Promise<void> {
+  for (const { id, full_name: repo } of event.repositories.slice(0, maxInstallationRefreshes)) {
+    if (id === undefined) continue;
+    try {
+      await deps.refreshQueue({ installationId: event.installationId, repoId: id, repo });
+    } catch (error) {
+      deps.log.error({ repo, err: error }, "could not build the candidate index");
+    }
+  }
 }
 
 export function installationDeleted(deps: {

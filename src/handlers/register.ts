@@ -8,6 +8,7 @@ import { timeWebhook } from "../metrics/time-webhooks.js";
 import type { IdentityProvider } from "../providers/assignment-provider.js";
 import type { CommentReactions } from "../providers/comment-reactions.js";
 import type { FenceStore } from "../providers/fence-store.js";
+import type { QueueRefresh } from "../providers/queue-store.js";
 import { claimCommentRepair } from "./claim-comment-repair.js";
 import { claimedLabelAdded } from "./claimed-label-added.js";
 import { installationAdded, installationDeleted } from "./installation.js";
@@ -15,6 +16,7 @@ import { issueClosed } from "./issue-closed.js";
 import { issueRemoved } from "./issue-removed.js";
 import { checkRerequests, pullRequestCheckEvents, pullRequestChecks } from "./pull-request-checks.js";
 import { pushEvidence } from "./push-evidence.js";
+import { type QueueFeedDeps, queueFeeds } from "./queue-feed.js";
 import { reclaimCommand } from "./reclaim.js";
 import { revokeOnRemoval } from "./revoke-on-removal.js";
 import type { SyncDeps } from "./sync-deps.js";
@@ -28,6 +30,9 @@ export interface WebhookDeps extends SyncDeps {
   log: Logger;
   /** Every handler's run is timed here, by event. */
   webhookDuration: Histogram<"event">;
+  /** The candidate index's feed (`claims/next`); absent: the index is not fed by webhooks. */
+  queueFeed?: QueueFeedDeps;
+  refreshQueue?: QueueRefresh;
 }
 
 /**
@@ -67,4 +72,6 @@ export function registerWebhooks(app: Probot, deps: WebhookDeps): void {
     dedupe: false,
   });
   on(["installation.deleted"], installationDeleted(deps), { allowBots: true, dedupe: false });
+  for (const feed of deps.queueFeed ? queueFeeds(deps.queueFeed) : [])
+    on(feed.events, feed.handler, feed.options);
 }

@@ -54,24 +54,27 @@ export const Artifacts = z
     return URL.canParse(value) && /^https?:$/.test(new URL(value).protocol);
   }, "must be an http(s) URL or a path");
 
+/** The claimant's session, as a claim and a pick name it. */
+const ClaimActor = z.strictObject({
+  runtime: label.optional(),
+  sessionId: label,
+  host: z
+    .string()
+    .min(1)
+    .max(100)
+    .regex(/^[\w.:-]+$/, "must be a host name")
+    .optional(),
+  /**
+   * The session's secret, chosen by the client and kept with its lease state: proof for a later
+   * re-claim of a live claim (invariant 14). Stored only as a digest, never echoed.
+   */
+  sessionKey: z.string().min(32).max(256).optional(),
+});
+
 export const ClaimBody = z.strictObject({
   repo: RepoName,
   issue: z.number().int().min(1).max(2_147_483_647),
-  actor: z.strictObject({
-    runtime: label.optional(),
-    sessionId: label,
-    host: z
-      .string()
-      .min(1)
-      .max(100)
-      .regex(/^[\w.:-]+$/, "must be a host name")
-      .optional(),
-    /**
-     * The session's secret, chosen by the client and kept with its lease state: proof for a later
-     * re-claim of a live claim (invariant 14). Stored only as a digest, never echoed.
-     */
-    sessionKey: z.string().min(32).max(256).optional(),
-  }),
+  actor: ClaimActor,
   /** The lease's current token: the other proof for a re-claim (a session key does too). */
   leaseToken: z
     .string()
@@ -85,10 +88,37 @@ export const ClaimBody = z.strictObject({
     .regex(/^(?!\/)(?!.*\.\.)(?!.*\/\/)[\w./-]+(?<![/.])$/, "must be a valid git branch name")
     .optional(),
   takeover: z.boolean().default(false),
+  /** Claim although GitHub's issue dependencies list open blockers (otherwise `409 blocked`). */
+  ignoreBlockers: z.boolean().default(false),
+  /** Claim although someone else's open PR already closes the issue (otherwise `409 pr_open`). */
+  allowOpenPullRequest: z.boolean().default(false),
   scope: z.array(ScopeGlob).max(50, "may list at most 50 globs").optional(),
   artifacts: Artifacts.optional(),
 });
 export type ClaimBody = z.infer<typeof ClaimBody>;
+
+/** A GitHub label name (spaces and emoji allowed, as on GitHub). */
+const IssueLabel = z
+  .string()
+  .min(1)
+  .max(50)
+  .refine((value) => !controlChars.test(value), "must not contain control characters");
+
+/** `POST /api/v1/claims/next`: the repository, the session, and which issues it will take. */
+export const NextBody = z.strictObject({
+  repo: RepoName,
+  actor: ClaimActor,
+  taskClass: TaskClass.default("author"),
+  /** Only issues carrying all of these (besides the repository's `queue.labels`). */
+  labels: z.array(IssueLabel).max(20).optional(),
+  /** No issue carrying any of these (besides the repository's `queue.excludeLabels`). */
+  excludeLabels: z.array(IssueLabel).max(20).optional(),
+  /** Reclaimable agent claims are offered too, taken over and resumed on their branch. */
+  includeTakeovers: z.boolean().default(false),
+  scope: z.array(ScopeGlob).max(50, "may list at most 50 globs").optional(),
+  artifacts: Artifacts.optional(),
+});
+export type NextBody = z.infer<typeof NextBody>;
 
 /** A heartbeat's `usage`: cumulative for the lease (SPEC §4.2). */
 const HeartbeatUsage = z.strictObject({
@@ -123,6 +153,10 @@ export const AttestBody = z.strictObject({
 export const JanitorRunBody = z.strictObject({
   dryRun: z.boolean().default(false),
   installationId: z.number().int().positive().optional(),
+});
+
+export const QueueQuery = z.strictObject({
+  limit: z.coerce.number<string | undefined>().int().min(1).max(200).default(50),
 });
 
 export const InventoryQuery = z.strictObject({

@@ -5,6 +5,7 @@ import { bodyLimit } from "hono/body-limit";
 import type { Logger } from "pino";
 import type { LeaseCore } from "../lease/lease-core.js";
 import type { IdentityProvider } from "../providers/assignment-provider.js";
+import type { QueuePicker } from "../queue/pick-next.js";
 import type { ApiEnv } from "./api-env.js";
 import type { AuthDeps } from "./auth.js";
 import { clientAddressOf } from "./client-address.js";
@@ -18,9 +19,12 @@ import { mountClaimRoutes } from "./routes/claims.js";
 import { type HealthRouteDeps, mountHealthRoutes } from "./routes/health.js";
 import { mountInventoryRoutes } from "./routes/inventory.js";
 import { mountLeaseRoutes } from "./routes/leases.js";
+import { mountQueueRoutes } from "./routes/queue.js";
 
 export interface ApiDeps extends Omit<AdminRouteDeps, "limiter">, HealthRouteDeps {
   core: LeaseCore;
+  /** `claims/next` and the queue view; absent: those routes are not mounted. */
+  picker?: QueuePicker;
   identity: IdentityProvider;
   limiter: FailedAuthLimiter;
   /** The inventory and subject routes' shared answers and per-login limit (SPEC §4.1). */
@@ -69,9 +73,10 @@ export function createApi(deps: ApiDeps): Hono<ApiEnv> {
     }),
   );
 
-  mountClaimRoutes(app, { core, auth, log });
+  mountClaimRoutes(app, { core, auth, log, ...(deps.picker ? { picker: deps.picker } : {}) });
   mountLeaseRoutes(app, { core, auth });
   mountInventoryRoutes(app, { core, auth, cache: deps.reads.cache });
+  if (deps.picker) mountQueueRoutes(app, { picker: deps.picker, auth, cache: deps.reads.cache });
   mountAdminRoutes(app, {
     limiter,
     ...(deps.janitor ? { janitor: deps.janitor } : {}),

@@ -2,7 +2,7 @@
 import { UserError } from "./user-error.js";
 
 /** A route family: each has its own bucket per caller. */
-export type ReadFamily = "inventory" | "subject";
+export type ReadFamily = "inventory" | "subject" | "queue";
 
 /** Requests per minute per login and family when `CLAIM_HOLD_READS_PER_MINUTE` is not set. */
 export const defaultReadsPerMinute = 30;

@@ -3,6 +3,7 @@ import type { RepoConfig } from "../config/repo-config.js";
 import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
 import { applyAndCommit } from "../lease/commit-transition.js";
 import { endedClaimWrite } from "../lease/ended-write.js";
+import { reapedNotification, staleNotification } from "../notify/notification-events.js";
 import type { SubjectSnapshot } from "../providers/assignment-provider.js";
 import { planPhantomRepair, reapNote, revokedNote, staleWrite } from "./plan-repairs.js";
 import type { PlannedAction } from "./plan-sweep.js";
@@ -93,6 +94,7 @@ async function markStale(
   });
   if (marked.kind !== "marked") return false;
   await deps.assignments.apply(refOf(key, record), staleWrite(record, marked.record, snapshot, config, now));
+  deps.notifier?.emit(staleNotification(marked.record, marked.record.staleMarkedAt ?? now, config));
   return true;
 }
 
@@ -122,6 +124,7 @@ async function reap(
     { orMarkSynced: true },
   );
   await deps.subjectChanged(key, ended.record);
+  deps.notifier?.emit(reapedNotification(ended.previous, config));
   return true;
 }
 

@@ -1,5 +1,6 @@
 // The janitor sweep (SPEC §6): due claims from the store's deadline index, one GitHub read each, then §2.2's action.
 import { stateOfSubject } from "../lease/subject-state.js";
+import { janitorHaltedNotification } from "../notify/notification-events.js";
 import { applyPlanned, type PlannedSubject } from "./apply-due.js";
 import {
   type InstallationVisit,
@@ -183,5 +184,19 @@ function holdBackMassReap(
     "janitor halted reaping: too many claims due at once (disruption guard)",
   );
   report.skipped += reaps.length;
+  if (!run.options.dryRun) {
+    run.deps.notifier?.emit(
+      janitorHaltedNotification(
+        {
+          installationId,
+          reaps: reaps.length,
+          active,
+          repos: [...new Set(reaps.map((p) => p.record.repo))],
+          sweepAt: Date.parse(report.at),
+        },
+        reaps.map((p) => p.config),
+      ),
+    );
+  }
   return planned.filter((p) => p.plan.kind !== "reap");
 }

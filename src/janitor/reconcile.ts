@@ -5,6 +5,7 @@ import { applyAndCommit } from "../lease/commit-transition.js";
 import { endedClaimWrite } from "../lease/ended-write.js";
 import { recordFromMarker } from "../lease/restore-from-comments.js";
 import type { SubjectSnapshot } from "../providers/assignment-provider.js";
+import type { QueueRepo } from "../providers/queue-store.js";
 import {
   finishReclaimWrite,
   labelWithoutRecordFence,
@@ -24,7 +25,8 @@ const repositoryRecordLimit = 200;
  * Reconcile (every `JANITOR_RECONCILE_EVERY` sweeps), per repository of the installation:
  *   1. list the open issues carrying a managed label, page by page, and reconcile each (§ planReconcile);
  *   2. after the first page (which names the repository id), retry ended claims whose write is pending;
- *   3. repair live claims the labelled listing missed: their label was lost on GitHub.
+ *   3. repair live claims the labelled listing missed: their label was lost on GitHub;
+ *   4. refresh the repository's candidate index.
  */
 export async function reconcileInstallation(run: SweepRun, installationId: number): Promise<void> {
   const { assignments, configs } = run.deps;
@@ -51,6 +53,16 @@ export async function reconcileInstallation(run: SweepRun, installationId: numbe
       after = listing.endCursor;
     }
     if (repoId !== null) await repairUnlabelled(run, installationId, repoId, seen, config);
+    if (repoId !== null) await refreshQueue(run, { installationId, repoId, repo });
+  }
+}
+
+/** 4. rebuild the repository's candidate index: what webhooks the App missed heals here. */
+async function refreshQueue(run: SweepRun, repo: QueueRepo): Promise<void> {
+  try {
+    await run.deps.refreshQueue?.(repo);
+  } catch (error) {
+    run.deps.log.error({ repo: repo.repo, err: error }, "could not refresh the candidate index");
   }
 }
 

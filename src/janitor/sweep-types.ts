@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import type { RepoConfig } from "../config/repo-config.js";
 import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
 import type { RepoConfigSource } from "../lease/ports.js";
+import type { Notifier } from "../notify/notifier.js";
 import type { AssignmentProvider } from "../providers/assignment-provider.js";
 import type { InstallationSource } from "../providers/installation-source.js";
 import type {
@@ -11,6 +12,7 @@ import type {
   DocumentStore,
   InstallationStore,
 } from "../providers/liveness-store.js";
+import type { QueueRefresh } from "../providers/queue-store.js";
 import type { SweepActionKind } from "./plan-sweep.js";
 
 export interface SweepAction {
@@ -48,8 +50,12 @@ export interface JanitorDeps {
   /** Runs `work` and counts the GitHub requests it made. */
   measure: <T>(work: () => Promise<T>) => Promise<{ result: T; requests: number }>;
   subjectChanged: (key: SubjectKey, record: ClaimRecord) => Promise<void>;
+  /** Where stale, reaped and janitor-halted are told; absent: nowhere. */
+  notifier?: Notifier;
   /** Due claims read per installation and sweep. */
   maxDuePerSweep?: number;
+  /** Rebuilds a repository's candidate index (`claims/next`) on every reconcile pass. */
+  refreshQueue?: QueueRefresh;
 }
 
 export interface SweepOptions {

@@ -3,24 +3,15 @@
 import { decideBudget } from "../budget/decide-budget.js";
 import { needsHumanChange } from "../budget/needs-human.js";
 import { microsToUsd } from "../budget/usage.js";
-import type { NotifyEvent, RepoConfig } from "../config/repo-config.js";
+import type { RepoConfig } from "../config/repo-config.js";
 import { type ClaimRecord, type SubjectKey, subjectName } from "../domain/claim.js";
+import { budgetNotification, needsHumanNotification } from "../notify/notification-events.js";
 import type { SubjectRef } from "../providers/assignment-provider.js";
 import type { SpendReport } from "../providers/spend-store.js";
 import { budgetExhaustedWrite, needsHumanAskedWrite, needsHumanClearedWrite } from "./budget-writes.js";
 import { announce, applyAndCommit, writeFenced } from "./commit-transition.js";
 import type { LeaseCoreDeps } from "./ports.js";
 import { refused } from "./refusals.js";
-
-/** A needs-human or budget moment, for the notification outbox (SPEC §9 body: `event`, `subject`, `data`). */
-export interface AttentionNotice {
-  event: Extract<NotifyEvent, "needs-human" | "budget-warn" | "budget-exhausted">;
-  installationId: number;
-  /** `owner/repo#n`. */
-  subject: string;
-  generation: number;
-  data: Record<string, unknown>;
-}
 
 /** What the heartbeat's store call answered, as far as these effects care. */
 export interface HeartbeatEffectsInput {
@@ -71,8 +62,9 @@ async function showNeedsHuman(
   await writeFenced(deps, refOf(record), record, write, config.labels).catch((error: unknown) => {
     deps.log.warn({ subject: subjectName(record.repo, record.issue), err: error }, "needs-human not shown");
   });
+  // The notifier queues without waiting, so a slow or dead sink never slows the heartbeat.
   if (change.kind === "asked") {
-    tell(deps, config, record, "needs-human", { blocker: change.blocker, actor: record.actor });
+    deps.notifier?.emit(needsHumanNotification(record, change.blocker, record.lastHeartbeatAt, config));
   }
 }
 
@@ -86,8 +78,10 @@ async function enforceBudget(
   const limits = config.budgets[record.taskClass];
   const decision = decideBudget(spend, limits);
   const spendUsd = microsToUsd(spend.afterMicros);
-  if (decision.warn && (await deps.store.markBudgetWarned(lease))) {
-    tell(deps, config, record, "budget-warn", { spendUsd, warnUsd: limits.warnUsd, maxUsd: limits.maxUsd });
+  if (decision.warn && limits.warnUsd !== null && (await deps.store.markBudgetWarned(lease))) {
+    deps.notifier?.emit(
+      budgetNotification("budget-warn", record, { spentUsd: spendUsd, limitUsd: limits.warnUsd }, config),
+    );
   }
   if (!decision.exhausted || limits.maxUsd === null) return;
   await endOverBudget(deps, input, config, spendUsd, limits.maxUsd);
@@ -129,39 +123,15 @@ async function endOverBudget(
       );
     }
     await announce(deps, lease, ended);
-    tell(deps, config, record, "budget-exhausted", { spendUsd, maxUsd, actor: record.actor });
+    deps.notifier?.emit(
+      budgetNotification("budget-exhausted", record, { spentUsd: spendUsd, limitUsd: maxUsd }, config),
+    );
   }
   throw refused({
     code: "gone",
     message: `This lease has ended (budget_exhausted): the issue's spend reached its budget of $${maxUsd}.`,
     details: { reason: "budget_exhausted" },
   });
-}
-
-/** Hands a notice to the outbox without waiting for it; only the events the repository asks for. */
-function tell(
-  deps: LeaseCoreDeps,
-  config: RepoConfig,
-  record: ClaimRecord,
-  event: AttentionNotice["event"],
-  data: Record<string, unknown>,
-): void {
-  if (!deps.onAttention || !config.notify.events.includes(event)) return;
-  const subject = subjectName(record.repo, record.issue);
-  const notice: AttentionNotice = {
-    event,
-    installationId: record.installationId,
-    subject,
-    generation: record.generation,
-    data,
-  };
-  try {
-    void Promise.resolve(deps.onAttention(notice)).catch((error: unknown) => {
-      deps.log.error({ subject, event, err: error }, "notification not queued");
-    });
-  } catch (error) {
-    deps.log.error({ subject, event, err: error }, "notification not queued");
-  }
 }
 
 function refOf(record: ClaimRecord): SubjectRef {

@@ -10,6 +10,8 @@
 import type { Logger } from "pino";
 import type { RepoConfig } from "../config/repo-config.js";
 import { type ClaimRecord, parseLeaseId, type SubjectKey, subjectName } from "../domain/claim.js";
+import { supersededPullRequestNotification } from "../notify/notification-events.js";
+import type { Notifier } from "../notify/notifier.js";
 import type { AssignmentProvider } from "../providers/assignment-provider.js";
 import type { ChecksProvider } from "../providers/checks-provider.js";
 import type { ClaimNote, FenceStore, IndexedPullRequest, RepoKey } from "../providers/fence-store.js";
@@ -41,6 +43,8 @@ export interface MergeFenceDeps {
    * record of, so a store loss makes the check fail closed instead of "no agent claim involved".
    */
   assignments?: Pick<AssignmentProvider, "status">;
+  /** Told when a check turns to failure because its holder was superseded (`superseded-pr`); absent: nowhere. */
+  notifier?: Notifier;
 }
 
 /** A linked subject whose issue carries no claim comment is remembered as never claimed (saves a read). */
@@ -324,6 +328,36 @@ export class MergeFence {
     return unknown;
   }
 
+  /** `superseded-pr` for the subject whose superseded holder the PR head belongs to (queued, never awaited). */
+  async #notifySuperseded(
+    installationId: number,
+    repo: string,
+    pr: IndexedPullRequest,
+    subjects: { record: ClaimRecord | null; attestedGenerations: number[]; branchGenerations: number[] }[],
+  ): Promise<void> {
+    const { notifier, configs } = this.deps;
+    if (!notifier) return;
+    const superseded = subjects.flatMap(({ record, attestedGenerations, branchGenerations }) => {
+      const older = [...attestedGenerations, ...branchGenerations].filter((g) => g !== record?.generation);
+      return record && older.length > 0 ? [{ record, previous: Math.max(...older) }] : [];
+    })[0];
+    if (!superseded) return;
+    // The evaluation just loaded it: cached.
+    const config = configs.peek(installationId, repo) ?? (await configs.load(installationId, repo));
+    notifier.emit(
+      supersededPullRequestNotification(
+        {
+          record: superseded.record,
+          pullRequest: pr.number,
+          headSha: pr.headSha,
+          headRef: pr.headRef,
+          supersededGeneration: superseded.previous,
+        },
+        config,
+      ),
+    );
+  }
+
   async #evaluateNow(
     installationId: number,
     repo: string,
@@ -354,6 +388,9 @@ export class MergeFence {
     const write = decideCheckWrite(existing, desired);
     if (write.kind === "create") await checks.create(ref, pr.headSha, desired);
     if (write.kind === "update") await checks.update(ref, write.id, desired);
+    if (write.kind !== "none" && verdict.title === supersededTitle) {
+      await this.#notifySuperseded(installationId, repo, pr, subjects);
+    }
     this.deps.log.info(
       {
         repo,
@@ -374,6 +411,9 @@ export class MergeFence {
     };
   }
 }
+
+/** The verdict title of check-verdict.ts's superseded-holder rule. */
+const supersededTitle = "Superseded holder";
 
 /** The check's details link: the subject's claim route on this App, when its public URL is known. */
 function claimRouteUrl(

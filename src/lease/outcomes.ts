@@ -2,6 +2,8 @@
 import type { Actor, ClaimRecord, ReleaseOutcome, SubjectKey, TaskClass } from "../domain/claim.js";
 import { leaseIdOf, subjectName } from "../domain/claim.js";
 import type { GitHubUser } from "../providers/assignment-provider.js";
+import type { CandidateFacts } from "../providers/queue-store.js";
+import type { QueueFilter } from "../queue/eligibility.js";
 import { expiresAt, livenessOf, reclaimableAt } from "./liveness.js";
 import type { ScopeOverlap } from "./scope-overlap.js";
 
@@ -20,6 +22,20 @@ export interface ClaimRequest {
   sessionKey?: string;
   /** The lease's current token sent as `leaseToken`: the other proof for a re-claim. */
   leaseToken?: string;
+  /** Claim although the candidate index lists open blockers (otherwise `409 blocked`). */
+  ignoreBlockers?: boolean;
+  /** Claim although an open PR from outside this subject's claims closes it (otherwise `409 pr_open`). */
+  allowOpenPullRequest?: boolean;
+  /** Set by `claims/next`: the candidate as the index held it, re-checked against the claim's own read. */
+  pick?: PickCheck;
+}
+
+/** What a pick re-checks on the claim's one GitHub read (the index may be stale). */
+export interface PickCheck {
+  facts: CandidateFacts;
+  filter: QueueFilter;
+  /** The pick offers a reclaimable claim to take over. */
+  takeover: boolean;
 }
 
 export interface LeaseView {

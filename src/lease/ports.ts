@@ -2,10 +2,11 @@
 import type { Logger } from "pino";
 import type { RepoConfig } from "../config/repo-config.js";
 import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
+import type { Notifier } from "../notify/notifier.js";
 import type { AssignmentProvider } from "../providers/assignment-provider.js";
 import type { ClaimIndex, ClaimStore, InstallationStore, JobLocks } from "../providers/liveness-store.js";
+import type { QueueStore } from "../providers/queue-store.js";
 import type { SpendStore } from "../providers/spend-store.js";
-import type { AttentionNotice } from "./budget-effects.js";
 import type { HolderPermissions } from "./holder-permission.js";
 import type { TokenMinter } from "./tokens.js";
 
@@ -29,12 +30,13 @@ export interface LeaseCoreDeps {
    * fence re-runs linked PR checks. Its failure is logged, never undoes the transition.
    */
   subjectChanged?: (key: SubjectKey, record: ClaimRecord) => Promise<void>;
+  /**
+   * The candidate index: a direct claim's open blockers (`409 blocked`) come from it, never from
+   * a GitHub request of the claim's. Absent: no blockers are known.
+   */
+  candidates?: Pick<QueueStore, "candidate">;
+  /** Where takeovers (and, through the heartbeat, needs-human and budget events) are told; absent: nowhere. */
+  notifier?: Notifier;
   /** Re-checks a holder's `write` permission at most every 10 minutes (SPEC §4.1); absent: never. */
   permissions?: HolderPermissions;
-  /**
-   * Told of the needs-human and budget moments (SPEC §9 `needs-human`, `budget-warn`,
-   * `budget-exhausted`) the repository's `notify.events` asks for. Never awaited: a slow or dead
-   * sink never slows a heartbeat; a failure is logged.
-   */
-  onAttention?: (notice: AttentionNotice) => void | Promise<void>;
 }

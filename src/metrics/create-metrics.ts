@@ -24,6 +24,10 @@ export interface ClaimHoldMetrics {
   webhookDuration: Histogram<"event">;
   /** Markers read from GitHub and not trusted (unsigned, forged, misplaced, outside the App's comments). */
   markersRejected: Counter;
+  /** Notification delivery tries by result (sent, failed and retried, dropped) and event. */
+  notificationDeliveries: Counter<"result" | "event">;
+  /** Deliveries in the notification outbox (due, waiting for a retry, or being sent), as a sender last saw it. */
+  notificationOutboxDepth: Gauge;
   /** Counts a finished sweep (its actions, whether it halted, how long it took). */
   observeSweep(report: SweepReport): void;
   /**
@@ -148,6 +152,17 @@ export function createMetrics(): ClaimHoldMetrics {
     markersRejected: new Counter({
       name: "claim_hold_markers_rejected_total",
       help: "Claim markers read from GitHub and ignored: unsigned, forged, misplaced or outside the App's claim comments",
+      registers,
+    }),
+    notificationDeliveries: new Counter({
+      name: "claim_hold_notification_deliveries_total",
+      help: "Notification delivery tries, by result (sent; failed, to be retried; dropped: out of tries, sink gone, or never queued) and event.",
+      labelNames: ["result", "event"],
+      registers,
+    }),
+    notificationOutboxDepth: new Gauge({
+      name: "claim_hold_notification_outbox_depth",
+      help: "Deliveries in the notification outbox (due, waiting to be retried, or being sent), as this replica's sender last counted them.",
       registers,
     }),
     observeSweep(report) {

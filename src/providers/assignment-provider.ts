@@ -41,6 +41,8 @@ export interface SubjectSnapshot {
   markerSearch: "complete" | "truncated";
   /** Open pull requests that close the issue or come from the asked-for branch. */
   openPullRequests: { number: number; headRef: string; author: string }[];
+  /** Open sub-issues, when the read reports them (`subIssuesSummary`); absent: unknown to this read. */
+  openSubIssues?: number;
   /** When the asked-for branch last received a commit (null: no such branch, or not asked). */
   branchCommittedAt: number | null;
   /** Last activity on the issue (comments, edits, labels). */

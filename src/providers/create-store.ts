@@ -1,11 +1,14 @@
 // Picks the stores from REDIS_URL: Redis (single node or cluster) or the embedded memory stores.
 import { Cluster, Redis } from "ioredis";
 import type { Logger } from "pino";
+import type { OutboxStore } from "../notify/outbox-store.js";
 import type { FenceStore } from "./fence-store.js";
 import type { LivenessStore } from "./liveness-store.js";
 import { MemoryFenceStore } from "./memory/memory-fence-store.js";
+import { MemoryOutboxStore } from "./memory/memory-outbox-store.js";
 import { MemoryLivenessStore } from "./memory/memory-store.js";
 import { RedisFenceStore } from "./redis/redis-fence-store.js";
+import { RedisOutboxStore } from "./redis/redis-outbox-store.js";
 import { RedisLivenessStore } from "./redis/redis-store.js";
 
 export const defaultKeyPrefix = "claim-hold:";
@@ -33,16 +36,21 @@ export function createRedisClient(url: string, options: { offlineQueue?: boolean
   return new Redis(url, common);
 }
 
-/** The claim store and the merge fence's store, on one Redis client (or both in memory without REDIS_URL). */
+/** The claim store, the merge fence's store and the notification outbox, on one Redis client (or in memory without REDIS_URL). */
 export function createStores(options: { redisUrl?: string; keyPrefix?: string; log: Logger }): {
   store: LivenessStore;
   fences: FenceStore;
+  outbox: OutboxStore;
 } {
   if (!options.redisUrl) {
     options.log.warn(
       "REDIS_URL is not set: using the embedded in-memory store (single process, nothing survives a restart)",
     );
-    return { store: new MemoryLivenessStore(), fences: new MemoryFenceStore() };
+    return {
+      store: new MemoryLivenessStore(),
+      fences: new MemoryFenceStore(),
+      outbox: new MemoryOutboxStore(),
+    };
   }
   const redis = createRedisClient(options.redisUrl);
   redis.on("error", (err: Error) =>
@@ -52,5 +60,6 @@ export function createStores(options: { redisUrl?: string; keyPrefix?: string; l
   return {
     store: new RedisLivenessStore({ redis, keyPrefix, ownsClient: true }),
     fences: new RedisFenceStore({ redis, keyPrefix }),
+    outbox: new RedisOutboxStore({ redis, keyPrefix }),
   };
 }

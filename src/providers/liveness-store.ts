@@ -10,6 +10,7 @@ import type {
   TaskClass,
   Transition,
 } from "../domain/claim.js";
+import type { QueueStore } from "./queue-store.js";
 import type { SpendReport, SpendStore, UsageDecreased } from "./spend-store.js";
 
 export interface ClaimInput {
@@ -307,6 +308,7 @@ export interface LivenessStore
     DeliveryLog,
     JobLocks,
     DocumentStore,
+    QueueStore,
     SpendStore,
     StoreConnection {}
 

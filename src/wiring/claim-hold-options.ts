@@ -2,10 +2,13 @@
 import type { Logger } from "pino";
 import type { Janitor } from "../janitor/janitor.js";
 import type { JobRegistry } from "../janitor/job-registry.js";
-import type { AttentionNotice } from "../lease/budget-effects.js";
 import type { LeaseCore } from "../lease/lease-core.js";
 import type { MergeFence } from "../lease/merge-fence.js";
 import type { ClaimHoldMetrics } from "../metrics/create-metrics.js";
+import type { NotificationSender, SenderPolicy } from "../notify/notification-sender.js";
+import type { NotifySink } from "../notify/notify-sinks.js";
+import type { OutboxNotifier } from "../notify/outbox-notifier.js";
+import type { OutboxStore } from "../notify/outbox-store.js";
 import type { FenceStore } from "../providers/fence-store.js";
 import type { LivenessStore } from "../providers/liveness-store.js";
 import type { RequestMeter } from "../request-meter.js";
@@ -48,10 +51,14 @@ export interface ClaimHoldOptions {
   /** Scheduled jobs left off (tests drive the janitor through its route or directly). */
   disabledJobs?: string[];
   sleep?: (ms: number) => Promise<void>;
+  /** Where notifications go (`CLAIM_HOLD_NOTIFY`, SPEC §9); absent or empty: none is queued. */
+  notifySinks?: NotifySink[];
+  /** The notification outbox (default: in memory, like the store's default). */
+  outbox?: OutboxStore;
+  /** The notification sender's timing and tries (default `defaultSenderPolicy`). */
+  notifySender?: Partial<SenderPolicy>;
   /** Receives the wired services (tests, the demo, benchmarks). */
   onReady?: (services: ClaimHoldServices) => void;
-  /** Told of needs-human and budget moments (the notification outbox); never awaited on a request. */
-  onAttention?: (notice: AttentionNotice) => void | Promise<void>;
 }
 
 export interface ClaimHoldServices {
@@ -61,6 +68,11 @@ export interface ClaimHoldServices {
   jobs: JobRegistry;
   meter: RequestMeter;
   metrics: ClaimHoldMetrics;
+  /** Queues notifications (the lease core, the janitor and the merge fence have it too); `flush()` awaits the queued ones. */
+  notifier: OutboxNotifier;
+  /** This replica's notification sender (`tick()` runs one round at once). */
+  sender: NotificationSender;
+  outbox: OutboxStore;
   /** Ends everything the App scheduled (its jobs, the claims gauge's refresh); call before closing the store. */
   stop: () => Promise<void>;
 }

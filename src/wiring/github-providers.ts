@@ -4,6 +4,7 @@ import type { Probot } from "probot";
 import { createMarkerSeal } from "../lease/marker-seal.js";
 import type { ClaimHoldMetrics } from "../metrics/create-metrics.js";
 import { GitHubAssignmentProvider } from "../providers/github/github-assignment-provider.js";
+import { GitHubCandidateSource } from "../providers/github/github-candidate-source.js";
 import { GitHubChecksProvider } from "../providers/github/github-checks-provider.js";
 import { GitHubCommentReactions } from "../providers/github/github-comment-reactions.js";
 import { GitHubIdentityProvider } from "../providers/github/github-identity-provider.js";
@@ -54,5 +55,6 @@ export function createGitHubProviders(
     }),
     installations: new GitHubInstallationSource({ appOctokit: () => probot.auth(), onRequest }),
     reactions: new GitHubCommentReactions({ octokitFor }),
+    candidates: new GitHubCandidateSource({ octokitFor, onRequest }),
   };
 }

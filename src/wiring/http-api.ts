@@ -17,6 +17,7 @@ import type { ClaimHoldMetrics } from "../metrics/create-metrics.js";
 import { mountMetrics } from "../metrics/mount-metrics.js";
 import type { IdentityProvider } from "../providers/assignment-provider.js";
 import type { LivenessStore } from "../providers/liveness-store.js";
+import type { QueuePicker } from "../queue/pick-next.js";
 import type { ClaimHoldOptions } from "./claim-hold-options.js";
 
 const apiPaths = /^\/(api\/v1\/|healthz$|readyz$|metrics$)/;
@@ -31,6 +32,8 @@ export function createHttpHandler(
   options: HttpOptions,
   deps: {
     core: LeaseCore;
+    /** `claims/next` and the queue view. */
+    picker?: QueuePicker;
     fence: MergeFence;
     identity: IdentityProvider;
     store: LivenessStore;
@@ -51,6 +54,7 @@ export function createHttpHandler(
   };
   const apiDeps: Parameters<typeof createApi>[0] = {
     core: deps.core,
+    ...(deps.picker ? { picker: deps.picker } : {}),
     janitor: { sweep: deps.operatorSweep },
     ...(options.adminToken ? { adminToken: options.adminToken } : {}),
     identity: deps.identity,

@@ -5,9 +5,11 @@ import { Janitor } from "../janitor/janitor.js";
 import { JobRegistry } from "../janitor/job-registry.js";
 import type { RepoConfigSource } from "../lease/ports.js";
 import type { ClaimHoldMetrics } from "../metrics/create-metrics.js";
+import type { Notifier } from "../notify/notifier.js";
 import type { AssignmentProvider } from "../providers/assignment-provider.js";
 import type { InstallationSource } from "../providers/installation-source.js";
 import type { LivenessStore } from "../providers/liveness-store.js";
+import type { QueueRefresh } from "../providers/queue-store.js";
 import type { RequestMeter } from "../request-meter.js";
 import type { ClaimHoldOptions } from "./claim-hold-options.js";
 
@@ -21,10 +23,12 @@ export function createJanitorJobs(
     configs: RepoConfigSource;
     installations: InstallationSource;
     subjectChanged: (key: SubjectKey, record: ClaimRecord) => Promise<void>;
+    notifier: Notifier;
     meter: RequestMeter;
     metrics: ClaimHoldMetrics;
     now: () => number;
     log: Logger;
+    refreshQueue?: QueueRefresh;
   },
 ) {
   const { store, metrics, meter, now, log } = deps;
@@ -38,6 +42,8 @@ export function createJanitorJobs(
     installations: deps.installations,
     measure: (work) => meter.measure(work),
     subjectChanged: deps.subjectChanged,
+    ...(deps.refreshQueue ? { refreshQueue: deps.refreshQueue } : {}),
+    notifier: deps.notifier,
   });
   /** Every sweep (scheduled or operator-run) is counted in the metrics. */
   const observedSweep = async (sweepOptions: SweepOptions) => {

@@ -7,8 +7,10 @@ import { HolderPermissions } from "../lease/holder-permission.js";
 import { LeaseCore } from "../lease/lease-core.js";
 import { MergeFence } from "../lease/merge-fence.js";
 import { createTokenMinter } from "../lease/tokens.js";
+import type { Notifier } from "../notify/notifier.js";
 import type { FenceStore } from "../providers/fence-store.js";
 import type { LivenessStore } from "../providers/liveness-store.js";
+import { QueuePicker, type RefreshQueue } from "../queue/pick-next.js";
 import type { ClaimHoldOptions } from "./claim-hold-options.js";
 import type { GitHubProviders } from "./github-providers.js";
 
@@ -16,13 +18,18 @@ export type LeaseServices = ReturnType<typeof createLeaseServices>;
 
 export function createLeaseServices(
   github: Pick<GitHubProviders, "identity" | "assignments" | "checks">,
-  options: Pick<
-    ClaimHoldOptions,
-    "tokenSecret" | "previousTokenSecret" | "writeFenceWaitMs" | "publicUrl" | "onAttention"
-  >,
-  deps: { store: LivenessStore; fences: FenceStore; now: () => number; log: Logger },
+  options: Pick<ClaimHoldOptions, "tokenSecret" | "previousTokenSecret" | "writeFenceWaitMs" | "publicUrl">,
+  deps: {
+    store: LivenessStore;
+    notifier: Notifier;
+    fences: FenceStore;
+    now: () => number;
+    log: Logger;
+    /** Rebuilds a repository's candidate index that never completed a refresh (claims/next asks it). */
+    queueRefresh?: RefreshQueue;
+  },
 ) {
-  const { store, fences, now, log } = deps;
+  const { store, fences, notifier, now, log } = deps;
   const { identity } = github;
   // Every transition writes through the fence (invariant 13): one write per subject in flight.
   const assignments = new FencedAssignments({
@@ -46,7 +53,8 @@ export function createLeaseServices(
     now,
     log,
     subjectChanged,
-    ...(options.onAttention ? { onAttention: options.onAttention } : {}),
+    candidates: store,
+    notifier,
     permissions: new HolderPermissions({
       permission: (installationId, repo, login) => identity.permission(installationId, repo, login),
       now,
@@ -60,10 +68,20 @@ export function createLeaseServices(
     verifyLease: (leaseId, token) => core.verify(leaseId, token),
     tokenDigests: (token) => tokens.digests(token),
     assignments,
+    notifier,
     now,
     log,
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
   });
+  // claims/next claims through the core's own claim path: same read, answers, comment and fencing.
+  const picker = new QueuePicker({
+    store,
+    claim: (request) => core.claim(request),
+    configs,
+    ...(deps.queueRefresh ? { refresh: deps.queueRefresh } : {}),
+    now,
+    log,
+  });
   /** `subjectChanged`: re-runs the checks of the PRs linked to a subject that changed hands. */
-  return { assignments, configs, core, fence, subjectChanged };
+  return { assignments, configs, core, fence, picker, subjectChanged };
 }

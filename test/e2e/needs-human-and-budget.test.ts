@@ -1,9 +1,10 @@
 // End to end on the simulator, memory store and real Redis: a holder asks for a person, and a subject's spend reaches its budget.
 import { afterEach, describe, expect, it } from "vitest";
 import { type ClaimHoldClient, createClaimHoldClient } from "../../src/agent/client/index.js";
-import type { AttentionNotice } from "../../src/lease/budget-effects.js";
+import { NotifyEvent } from "../../src/config/repo-config.js";
 import type { GitHubSimulator } from "../../tools/github-sim/index.js";
 import { type LocalStack, startLocalStack } from "../../tools/local-stack/start-local-stack.js";
+import { type SinkServer, startSinkServer } from "../notify/support/sink-server.js";
 import { type AppHarness, startApp, testCredentials } from "../support/app-harness.js";
 import { probeRedis, uniqueKeyPrefix } from "../support/redis.js";
 
@@ -29,7 +30,9 @@ interface World {
   stack: LocalStack<AppHarness>;
   sim: GitHubSimulator;
   app: AppHarness;
-  notices: AttentionNotice[];
+  sink: SinkServer;
+  /** Sends what the App queued so far to the sink, and answers every notification it received (JSON bodies). */
+  notices(): Promise<{ event: string; subject: string | null; data: Record<string, unknown> }[]>;
   agent(): ClaimHoldClient;
 }
 
@@ -43,12 +46,13 @@ const stores = [
 let world: World | undefined;
 afterEach(async () => {
   await world?.stack.stop();
+  await world?.sink.close();
   world = undefined;
 });
 
 describe.each(stores)("needs-human and budgets on the $name", ({ redis }) => {
   async function start(): Promise<World> {
-    const notices: AttentionNotice[] = [];
+    const sink = await startSinkServer();
     const stack = await startLocalStack({
       redis,
       credentials: testCredentials(appId),
@@ -59,8 +63,10 @@ describe.each(stores)("needs-human and budgets on the $name", ({ redis }) => {
           githubBaseUrl: wiring.githubBaseUrl,
           appId,
           now: Date.now(),
-          onAttention: (notice) => {
-            notices.push(notice);
+          notify: {
+            notifySinks: [{ url: `${sink.base}/all`, format: "json", events: [...NotifyEvent.options] }],
+            // The test sends (`tick()`); the background loop would only race it.
+            notifySender: { pollMs: 3_600_000 },
           },
         }),
     });
@@ -85,7 +91,12 @@ describe.each(stores)("needs-human and budgets on the $name", ({ redis }) => {
       get app() {
         return stack.app;
       },
-      notices,
+      sink,
+      async notices() {
+        await stack.app.services.notifier.flush();
+        while ((await stack.app.services.sender.tick()) > 0);
+        return sink.requests.map((r) => JSON.parse(r.body));
+      },
       agent: () =>
         createClaimHoldClient({
           baseUrl: stack.app.url,
@@ -116,7 +127,7 @@ describe.each(stores)("needs-human and budgets on the $name", ({ redis }) => {
   });
 
   it("asks for a person once: label, one inert comment with the mention, a notice, waiting; cleared by the next beat", async () => {
-    const { sim, app, notices } = await start();
+    const { sim, app } = await start();
     const agent = world!.agent();
     const { lease } = await agent.claim({ repo, issue: 1, actor: { runtime: "codex", sessionId: "N" } });
     await sim.flush();
@@ -138,13 +149,18 @@ describe.each(stores)("needs-human and budgets on the $name", ({ redis }) => {
     expect(quoted).toBe(
       "> @\u2060bob \\<\\!-- claim-hold:v1 {} --\\> need \\[the key\\](https://evil.example)",
     );
-    expect(notices).toEqual([
+    // The notification carries the blocker as the agent wrote it (a sink renders it, not GitHub).
+    expect(await world!.notices()).toMatchObject([
       {
         event: "needs-human",
         installationId: 42,
         subject: `${repo}#1`,
-        generation: 1,
-        data: { blocker, actor: expect.objectContaining({ sessionId: "N" }) },
+        data: {
+          generation: 1,
+          blocker,
+          mention: "@octo/maintainers",
+          holder: expect.objectContaining({ sessionId: "N" }),
+        },
       },
     ]);
     const inventory = await agent.inventory(repo);
@@ -159,7 +175,7 @@ describe.each(stores)("needs-human and budgets on the $name", ({ redis }) => {
     expect(await agent.heartbeat(lease, { needsHuman: true, blocker })).toMatchObject({ state: "waiting" });
     await sim.flush();
     expect(sim.requests.counts(mark)).toEqual({});
-    expect(notices).toHaveLength(1);
+    expect(await world!.notices()).toHaveLength(1);
 
     // The next heartbeat without it clears: the label goes, nothing is said.
     app.clock.now += 5_000;
@@ -167,7 +183,7 @@ describe.each(stores)("needs-human and budgets on the $name", ({ redis }) => {
     await sim.flush();
     expect(sim.issue(repo, 1).labels).toEqual(["agent:claimed"]);
     expect(appComments(sim)).toHaveLength(before + 1);
-    expect(notices).toHaveLength(1);
+    expect(await world!.notices()).toHaveLength(1);
   });
 
   it("refuses asking without a blocker (422, nothing stored)", async () => {
@@ -184,7 +200,7 @@ describe.each(stores)("needs-human and budgets on the $name", ({ redis }) => {
   });
 
   it("counts usage toward the budget: one warning, a decrease refused, the lease ended at the max", async () => {
-    const { sim, app, notices } = await start();
+    const { sim, app } = await start();
     const agent = world!.agent();
     const { lease } = await agent.claim({ repo, issue: 1, actor: { runtime: "codex", sessionId: "B" } });
     await sim.flush();
@@ -198,7 +214,9 @@ describe.each(stores)("needs-human and budgets on the $name", ({ redis }) => {
     // Past the warning: one notice, and still none after.
     await agent.heartbeat(lease, { usage: { costUsd: 1.2, tokens: 2000 } });
     await agent.heartbeat(lease, { usage: { costUsd: 1.5, tokens: 3000 } });
-    expect(notices.map((n) => [n.event, n.data.spendUsd])).toEqual([["budget-warn", 1.2]]);
+    expect((await world!.notices()).map((n) => [n.event, n.data.spentUsd, n.data.limitUsd])).toEqual([
+      ["budget-warn", 1.2, 1],
+    ]);
     expect(sim.requests.counts(mark)).toEqual({});
     // Usage is cumulative: a lower figure is refused and changes nothing.
     await expect(agent.heartbeat(lease, { usage: { costUsd: 1.0 } })).rejects.toMatchObject({
@@ -220,7 +238,10 @@ describe.each(stores)("needs-human and budgets on the $name", ({ redis }) => {
     expect(issue.labels).toEqual(["agent:over-budget"]);
     expect(issue.assignees).toEqual([]);
     expect(appComments(sim).at(-1)).toContain("spend reached its budget ($2.25 of $2.00 for author work");
-    expect(notices.map((n) => n.event)).toEqual(["budget-warn", "budget-exhausted"]);
+    expect((await world!.notices()).map((n) => [n.event, n.data.spentUsd, n.data.limitUsd])).toEqual([
+      ["budget-warn", 1.2, 1],
+      ["budget-exhausted", 2.25, 2],
+    ]);
     // It stays ended by its budget, for every lease call.
     await expect(agent.heartbeat(lease)).rejects.toMatchObject({
       status: 410,

@@ -78,8 +78,8 @@ export async function startApp(options: {
   /** `CLAIM_HOLD_TOKEN_SECRET` and `…_PREVIOUS` (default: `testTokenSecret`, none). */
   tokenSecret?: string;
   previousTokenSecret?: string;
-  /** Receives the needs-human and budget notices the App hands to its outbox. */
-  onAttention?: ClaimHoldOptions["onAttention"];
+  /** Notification sinks, outbox and sender timing (default: no sink). */
+  notify?: Pick<ClaimHoldOptions, "notifySinks" | "outbox" | "notifySender">;
 }): Promise<AppHarness> {
   const logs: string[] = [];
   const destination = new Writable({
@@ -112,7 +112,7 @@ export async function startApp(options: {
       ...(options.readsPerMinute !== undefined ? { readsPerMinute: options.readsPerMinute } : {}),
       ...(options.writeFenceWaitMs !== undefined ? { writeFenceWaitMs: options.writeFenceWaitMs } : {}),
       ...(options.coalesceWrites !== undefined ? { coalesceWrites: options.coalesceWrites } : {}),
-      ...(options.onAttention ? { onAttention: options.onAttention } : {}),
+      ...options.notify,
       disabledJobs: ["janitor"],
       sleep: async (ms) => {
         sleeps.push(ms);

@@ -5,6 +5,7 @@ import {
   CheckRunAction,
   CommentAction,
   DeliveryMatchInput,
+  DependencyAction,
   DropNextInput,
   FaultInput,
   FileAction,
@@ -19,6 +20,7 @@ import {
   RepoSeed,
   SeedDocument,
   SeqInput,
+  SubIssueAction,
   UserSeed,
   WebhookConfigInput,
 } from "./control-schemas.js";
@@ -82,6 +84,14 @@ const controlRoutes: Record<string, ControlHandler> = {
   "POST /_sim/issues/unassign": withBody(AssignAction, (sim, input) => {
     sim.unassign(input);
     return sim.issue(input.repo, input.issue);
+  }),
+  "POST /_sim/issues/blocked-by": withBody(DependencyAction, (sim, input) => {
+    sim.setBlockedBy(input);
+    return sim.issue(input.repo, input.issue);
+  }),
+  "POST /_sim/issues/sub-issues": withBody(SubIssueAction, (sim, input) => {
+    sim.setSubIssue(input);
+    return sim.issue(input.repo, input.parent);
   }),
   "POST /_sim/pulls": withBody(PullSeed, (sim, input) => sim.issue(input.repo, sim.openPull(input).number)),
   "POST /_sim/pulls/close": withBody(PullCloseAction, (sim, input) => {

@@ -110,6 +110,34 @@ export const AssignAction = z.strictObject({
 });
 export type AssignAction = z.infer<typeof AssignAction>;
 
+/** Another issue, by number in the same repository or as `{ repo, issue }` anywhere. */
+const IssueRef = z.union([
+  z.number().int().positive(),
+  z.strictObject({ repo: fullName, issue: z.number().int().positive() }),
+]);
+export type IssueRef = z.infer<typeof IssueRef>;
+
+/** `issue` is (or with `remove`, is no longer) blocked by `blockedBy` (`issue_dependencies`). */
+export const DependencyAction = z.strictObject({
+  repo: fullName,
+  issue: z.number().int().positive(),
+  blockedBy: IssueRef,
+  login,
+  remove: z.boolean().optional(),
+});
+export type DependencyAction = z.infer<typeof DependencyAction>;
+
+/** `subIssue` becomes (or with `remove`, stops being) a sub-issue of `parent` (`sub_issues`). */
+export const SubIssueAction = z.strictObject({
+  repo: fullName,
+  parent: z.number().int().positive(),
+  subIssue: IssueRef,
+  login,
+  remove: z.boolean().optional(),
+  replaceParent: z.boolean().optional(),
+});
+export type SubIssueAction = z.infer<typeof SubIssueAction>;
+
 export const PermissionAction = z.strictObject({ repo: fullName, login, role: role.nullable() });
 export const FileAction = z.strictObject({
   repo: fullName,

@@ -2,7 +2,10 @@
 import {
   type AssignAction,
   type CommentAction,
+  type DependencyAction,
+  DependencyAction as DependencyActionSchema,
   type InstallationSeed,
+  type IssueRef,
   IssueSeed,
   type IssueStateAction,
   type PullSeed,
@@ -12,6 +15,8 @@ import {
   RepoSeed as RepoSeedSchema,
   type SeedDocument,
   SeedDocument as SeedDocumentSchema,
+  type SubIssueAction,
+  SubIssueAction as SubIssueActionSchema,
   type UserSeed,
 } from "./control-schemas.js";
 import { type Fault, FaultRules, type FaultSpec } from "./fault-rules.js";
@@ -255,6 +260,25 @@ export class GitHubSimulator {
     );
   }
 
+  /** Marks `issue` blocked by another issue, or with `remove` unmarks it: `issue_dependencies` on both sides. */
+  setBlockedBy(action: DependencyAction): void {
+    const parsed = DependencyActionSchema.parse(action);
+    const blocked = this.#issue(parsed.repo, parsed.issue);
+    const blocking = this.#issueRef(parsed.repo, parsed.blockedBy);
+    if (parsed.remove) this.state.removeBlockedBy(blocked, blocking, this.#user(parsed.login));
+    else this.state.addBlockedBy(blocked, blocking, this.#user(parsed.login));
+  }
+
+  /** Adds a sub-issue to `parent`, or with `remove` takes it off: `sub_issues` on both sides. */
+  setSubIssue(action: SubIssueAction): void {
+    const parsed = SubIssueActionSchema.parse(action);
+    const parent = this.#issue(parsed.repo, parsed.parent);
+    const child = this.#issueRef(parsed.repo, parsed.subIssue);
+    const sender = this.#user(parsed.login);
+    if (parsed.remove) this.state.removeSubIssue(parent, child, sender);
+    else this.state.addSubIssue(parent, child, sender, parsed.replaceParent ?? false);
+  }
+
   /** Opens a pull request (`pull_request.opened`); a new head branch gets a commit first, silently. */
   openPull(spec: PullSeed): SimIssue {
     const parsed = PullSeedSchema.parse(spec);
@@ -438,6 +462,10 @@ export class GitHubSimulator {
 
   #issue(repo: string, number: number): SimIssue {
     return this.state.requireIssue(this.state.requireRepo(repo), number);
+  }
+
+  #issueRef(repo: string, ref: IssueRef): SimIssue {
+    return typeof ref === "number" ? this.#issue(repo, ref) : this.#issue(ref.repo, ref.issue);
   }
 
   #comment(id: number) {

@@ -19,6 +19,10 @@ export interface RestRenderSource {
   renderApp(): Record<string, unknown>;
   authorAssociation(repo: SimRepo, userId: number): string;
   commentsOf(issue: SimIssue): SimComment[];
+  blockersOf(issue: SimIssue): SimIssue[];
+  blockedBy(issue: SimIssue): SimIssue[];
+  subIssuesOf(issue: SimIssue): SimIssue[];
+  issueById(id: number): SimIssue | undefined;
   issuesOf(repo: SimRepo): SimIssue[];
   labelById(repo: SimRepo, id: number): SimLabel;
   repoById(id: number): SimRepo;
@@ -123,6 +127,7 @@ export function renderIssue(state: RestRenderSource, issue: SimIssue) {
     active_lock_reason: null,
     body: issue.body,
     state_reason: issue.stateReason,
+    ...relationshipFields(state, issue),
     ...(issue.pull
       ? {
           draft: issue.pull.draft,
@@ -135,6 +140,35 @@ export function renderIssue(state: RestRenderSource, issue: SimIssue) {
           },
         }
       : {}),
+  };
+}
+
+const isOpen = (issue: SimIssue) => issue.state === "open";
+
+/** `sub_issues_summary`, `issue_dependencies_summary` (open counts beside totals) and `parent_issue_url`. */
+function relationshipFields(state: RestRenderSource, issue: SimIssue) {
+  const subIssues = state.subIssuesOf(issue);
+  const completed = subIssues.filter((i) => !isOpen(i)).length;
+  const blockers = state.blockersOf(issue);
+  const blocking = state.blockedBy(issue);
+  const parent = issue.parentId !== null ? state.issueById(issue.parentId) : undefined;
+  const parentRepo = parent ? state.repoById(parent.repoId) : undefined;
+  return {
+    sub_issues_summary: {
+      total: subIssues.length,
+      completed,
+      percent_completed: subIssues.length === 0 ? 0 : Math.floor((completed * 100) / subIssues.length),
+    },
+    issue_dependencies_summary: {
+      blocked_by: blockers.filter(isOpen).length,
+      total_blocked_by: blockers.length,
+      blocking: blocking.filter(isOpen).length,
+      total_blocking: blocking.length,
+    },
+    parent_issue_url:
+      parent && parentRepo
+        ? `${state.urls.api}/repos/${parentRepo.ownerLogin}/${parentRepo.name}/issues/${parent.number}`
+        : null,
   };
 }
 

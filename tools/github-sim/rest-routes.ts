@@ -517,6 +517,87 @@ route("DELETE", "/repos/{owner}/{repo}/issues/{issue_number}/labels/{name}", (re
   return ok(issue.labelIds.map((id) => renderLabel(state, repo, state.labelById(repo, id))));
 });
 
+// ---- issue dependencies and sub-issues --------------------------------------------------------
+
+/** An issue by its global id (the id these endpoints take), if the caller may read its repository. */
+function issueById(
+  req: RestRequest,
+  state: SimState,
+  value: unknown,
+  field: string,
+  resource: string,
+): SimIssue {
+  if (typeof value !== "number" || !Number.isInteger(value))
+    throw validation(resource, "missing_field", field);
+  const issue = state.issueById(value);
+  if (!issue) throw notFound();
+  const repo = state.repoById(issue.repoId);
+  readableRepo({ ...req, params: { owner: repo.ownerLogin, repo: repo.name } }, state);
+  return issue;
+}
+
+route("GET", "/repos/{owner}/{repo}/issues/{issue_number}/dependencies/blocked_by", (req, state) => {
+  const repo = readableRepo(req, state);
+  return paged(req, state.blockersOf(issueParam(req, state, repo)), (i) => renderIssue(state, i));
+});
+
+route("GET", "/repos/{owner}/{repo}/issues/{issue_number}/dependencies/blocking", (req, state) => {
+  const repo = readableRepo(req, state);
+  return paged(req, state.blockedBy(issueParam(req, state, repo)), (i) => renderIssue(state, i));
+});
+
+route("POST", "/repos/{owner}/{repo}/issues/{issue_number}/dependencies/blocked_by", (req, state) => {
+  const repo = readableRepo(req, state);
+  const blocked = issueParam(req, state, repo);
+  const user = requireRole(req, state, repo, "triage");
+  const blocking = issueById(req, state, req.body.issue_id, "issue_id", "IssueDependency");
+  const problem = state.dependencyProblem(blocked, blocking);
+  if (problem) throw validation("IssueDependency", "invalid", "issue_id", problem);
+  state.addBlockedBy(blocked, blocking, user);
+  return ok(renderIssue(state, blocking), 201, { location: `${req.url}` });
+});
+
+route(
+  "DELETE",
+  "/repos/{owner}/{repo}/issues/{issue_number}/dependencies/blocked_by/{issue_id}",
+  (req, state) => {
+    const repo = readableRepo(req, state);
+    const blocked = issueParam(req, state, repo);
+    const user = requireRole(req, state, repo, "triage");
+    const blocking = state.issueById(Number(req.params.issue_id));
+    if (!blocking || !blocked.blockedByIds.includes(blocking.id)) throw notFound();
+    state.removeBlockedBy(blocked, blocking, user);
+    return ok(renderIssue(state, blocking));
+  },
+);
+
+route("GET", "/repos/{owner}/{repo}/issues/{issue_number}/sub_issues", (req, state) => {
+  const repo = readableRepo(req, state);
+  return paged(req, state.subIssuesOf(issueParam(req, state, repo)), (i) => renderIssue(state, i));
+});
+
+route("POST", "/repos/{owner}/{repo}/issues/{issue_number}/sub_issues", (req, state) => {
+  const repo = readableRepo(req, state);
+  const parent = issueParam(req, state, repo);
+  const user = requireRole(req, state, repo, "triage");
+  const child = issueById(req, state, req.body.sub_issue_id, "sub_issue_id", "SubIssue");
+  const replaceParent = req.body.replace_parent === true;
+  const problem = state.subIssueProblem(parent, child, replaceParent);
+  if (problem) throw validation("SubIssue", "invalid", "sub_issue_id", problem);
+  state.addSubIssue(parent, child, user, replaceParent);
+  return ok(renderIssue(state, parent), 201, { location: `${req.url}` });
+});
+
+route("DELETE", "/repos/{owner}/{repo}/issues/{issue_number}/sub_issue", (req, state) => {
+  const repo = readableRepo(req, state);
+  const parent = issueParam(req, state, repo);
+  const user = requireRole(req, state, repo, "triage");
+  const child = issueById(req, state, req.body.sub_issue_id, "sub_issue_id", "SubIssue");
+  if (!parent.subIssueIds.includes(child.id)) throw notFound();
+  state.removeSubIssue(parent, child, user);
+  return ok(renderIssue(state, parent));
+});
+
 // ---- comments and reactions -------------------------------------------------------------------
 
 function commentParam(req: RestRequest, state: SimState, repo: SimRepo) {

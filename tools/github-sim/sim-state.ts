@@ -399,6 +399,10 @@ export class SimState {
     return [...this.issues.values()].filter((i) => i.repoId === repo.id).sort((a, b) => a.number - b.number);
   }
 
+  issueById(id: number): SimIssue | undefined {
+    return this.issues.get(id);
+  }
+
   findIssue(repo: SimRepo, number: number): SimIssue | undefined {
     for (const issue of this.issues.values())
       if (issue.repoId === repo.id && issue.number === number) return issue;
@@ -470,6 +474,9 @@ export class SimState {
       createdAt: now,
       updatedAt: now,
       closedAt: spec.state === "closed" ? now : null,
+      blockedByIds: [],
+      subIssueIds: [],
+      parentId: null,
       ...(spec.pull ? { pull: spec.pull } : {}),
     };
     this.issues.set(id, issue);
@@ -548,6 +555,11 @@ export class SimState {
     const rendered = renderIssue(this, issue);
     for (const comment of this.commentsOf(issue)) this.comments.delete(comment.id);
     this.issues.delete(issue.id);
+    for (const other of this.issues.values()) {
+      other.blockedByIds = other.blockedByIds.filter((id) => id !== issue.id);
+      other.subIssueIds = other.subIssueIds.filter((id) => id !== issue.id);
+      if (other.parentId === issue.id) other.parentId = null;
+    }
     this.#emit(this.repoById(issue.repoId), "issues", sender, { action: "deleted", issue: rendered });
   }
 
@@ -586,9 +598,137 @@ export class SimState {
       repoId: target.id,
       number,
       labelIds,
+      blockedByIds: [],
+      subIssueIds: [],
+      parentId: null,
     };
     this.issues.set(id, moved);
     return moved;
+  }
+
+  // ---- issue dependencies and sub-issues ------------------------------------------------------
+
+  /** The issues `issue` is blocked by, in the order they were added (closed ones included). */
+  blockersOf(issue: SimIssue): SimIssue[] {
+    return issue.blockedByIds.flatMap((id) => this.issues.get(id) ?? []);
+  }
+
+  /** The issues `issue` blocks. */
+  blockedBy(issue: SimIssue): SimIssue[] {
+    return [...this.issues.values()]
+      .filter((i) => i.blockedByIds.includes(issue.id))
+      .sort((a, b) => a.id - b.id);
+  }
+
+  subIssuesOf(issue: SimIssue): SimIssue[] {
+    return issue.subIssueIds.flatMap((id) => this.issues.get(id) ?? []);
+  }
+
+  /** Why GitHub would refuse `blocked` to be blocked by `blocking` (422), or null. */
+  dependencyProblem(blocked: SimIssue, blocking: SimIssue): string | null {
+    if (blocked.pull || blocking.pull) return "Pull requests cannot have or be dependencies";
+    if (blocked.id === blocking.id) return "An issue cannot be blocked by itself";
+    if (blocked.blockedByIds.includes(blocking.id)) return "The dependency already exists";
+    if (blocking.blockedByIds.includes(blocked.id)) return "The dependency would create a cycle";
+    return null;
+  }
+
+  /** Why GitHub would refuse `child` as a sub-issue of `parent` (422), or null. */
+  subIssueProblem(parent: SimIssue, child: SimIssue, replaceParent: boolean): string | null {
+    if (parent.pull || child.pull) return "Pull requests cannot be sub-issues or have them";
+    if (parent.id === child.id) return "An issue cannot be its own sub-issue";
+    if (parent.subIssueIds.includes(child.id)) return "The issue is already a sub-issue of this parent";
+    if (child.parentId !== null && !replaceParent) return "The issue already has a parent issue";
+    for (
+      let up: SimIssue | undefined = parent;
+      up;
+      up = up.parentId ? this.issues.get(up.parentId) : undefined
+    )
+      if (up.id === child.id) return "The sub-issue would create a cycle";
+    return null;
+  }
+
+  #dependencyEvent(
+    action: "added" | "removed",
+    blocked: SimIssue,
+    blocking: SimIssue,
+    sender: SimUser,
+  ): void {
+    const blockedRepo = this.repoById(blocked.repoId);
+    const blockingRepo = this.repoById(blocking.repoId);
+    const fields = {
+      blocked_issue_id: blocked.id,
+      blocked_issue: renderIssue(this, blocked),
+      blocking_issue_id: blocking.id,
+      blocking_issue: renderIssue(this, blocking),
+    };
+    // GitHub tells each side's repository: "blocked by" to the blocked one, "blocking" to the blocker's.
+    this.#emit(blockedRepo, "issue_dependencies", sender, {
+      action: `blocked_by_${action}`,
+      ...fields,
+      blocking_issue_repo: renderRepo(this, blockingRepo),
+    });
+    this.#emit(blockingRepo, "issue_dependencies", sender, {
+      action: `blocking_${action}`,
+      ...fields,
+      blocked_issue_repo: renderRepo(this, blockedRepo),
+    });
+  }
+
+  addBlockedBy(blocked: SimIssue, blocking: SimIssue, sender: SimUser): void {
+    const problem = this.dependencyProblem(blocked, blocking);
+    if (problem) throw new Error(problem);
+    blocked.blockedByIds.push(blocking.id);
+    this.#touch(blocked);
+    this.#dependencyEvent("added", blocked, blocking, sender);
+  }
+
+  removeBlockedBy(blocked: SimIssue, blocking: SimIssue, sender: SimUser): void {
+    if (!blocked.blockedByIds.includes(blocking.id)) throw new SimNotFound("no such dependency");
+    blocked.blockedByIds = blocked.blockedByIds.filter((id) => id !== blocking.id);
+    this.#touch(blocked);
+    this.#dependencyEvent("removed", blocked, blocking, sender);
+  }
+
+  #subIssueEvent(action: "added" | "removed", parent: SimIssue, child: SimIssue, sender: SimUser): void {
+    const parentRepo = this.repoById(parent.repoId);
+    const childRepo = this.repoById(child.repoId);
+    const fields = {
+      sub_issue_id: child.id,
+      sub_issue: renderIssue(this, child),
+      parent_issue_id: parent.id,
+      parent_issue: renderIssue(this, parent),
+    };
+    // The parent's repository hears of its new sub-issue, the sub-issue's of its new parent.
+    this.#emit(parentRepo, "sub_issues", sender, {
+      action: `sub_issue_${action}`,
+      ...fields,
+      sub_issue_repo: renderRepo(this, childRepo),
+    });
+    this.#emit(childRepo, "sub_issues", sender, {
+      action: `parent_issue_${action}`,
+      ...fields,
+      parent_issue_repo: renderRepo(this, parentRepo),
+    });
+  }
+
+  addSubIssue(parent: SimIssue, child: SimIssue, sender: SimUser, replaceParent = false): void {
+    const problem = this.subIssueProblem(parent, child, replaceParent);
+    if (problem) throw new Error(problem);
+    const previous = child.parentId !== null ? this.issues.get(child.parentId) : undefined;
+    if (previous) this.removeSubIssue(previous, child, sender);
+    parent.subIssueIds.push(child.id);
+    child.parentId = parent.id;
+    this.#touch(parent);
+    this.#subIssueEvent("added", parent, child, sender);
+  }
+
+  removeSubIssue(parent: SimIssue, child: SimIssue, sender: SimUser): void {
+    if (!parent.subIssueIds.includes(child.id)) throw new SimNotFound("not a sub-issue of this issue");
+    parent.subIssueIds = parent.subIssueIds.filter((id) => id !== child.id);
+    child.parentId = null;
+    this.#touch(parent);
+    this.#subIssueEvent("removed", parent, child, sender);
   }
 
   // ---- comments and reactions -----------------------------------------------------------------

@@ -76,6 +76,12 @@ export interface SimIssue {
   createdAt: string;
   updatedAt: string;
   closedAt: string | null;
+  /** Issues (global ids, any repository) this one is blocked by: GitHub's issue dependencies. */
+  blockedByIds: number[];
+  /** Sub-issues (global ids), in their order under this parent. */
+  subIssueIds: number[];
+  /** The parent issue's global id, for a sub-issue. */
+  parentId: number | null;
   /** Set when the number is a pull request. */
   pull?: SimPull;
 }

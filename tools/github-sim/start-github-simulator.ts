@@ -39,6 +39,8 @@ const defaultEvents = [
   "check_suite",
   "installation",
   "installation_repositories",
+  "sub_issues",
+  "issue_dependencies",
 ];
 
 const appPermissions = {

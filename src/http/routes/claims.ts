@@ -3,13 +3,16 @@ import type { Hono } from "hono";
 import type { Logger } from "pino";
 import { subjectName } from "../../domain/claim.js";
 import type { ClaimOutcome, LeaseCore } from "../../lease/lease-core.js";
+import type { QueuePicker } from "../../queue/pick-next.js";
 import type { ApiEnv } from "../api-env.js";
-import { ClaimBody } from "../api-schemas.js";
+import { ClaimBody, NextBody } from "../api-schemas.js";
 import { type AuthDeps, githubCaller } from "../auth.js";
 import { readBody } from "../read-body.js";
 
 export interface ClaimRouteDeps {
   core: LeaseCore;
+  /** `claims/next`; absent: the route answers 404 like any unknown one. */
+  picker?: QueuePicker;
   auth: AuthDeps;
   log: Logger;
 }
@@ -31,6 +34,8 @@ export function mountClaimRoutes(app: Hono<ApiEnv>, deps: ClaimRouteDeps): void 
       ...(body.leaseToken ? { leaseToken: body.leaseToken } : {}),
       taskClass: body.taskClass,
       takeover: body.takeover,
+      ignoreBlockers: body.ignoreBlockers,
+      allowOpenPullRequest: body.allowOpenPullRequest,
       ...(body.branch ? { branch: body.branch } : {}),
       ...(body.scope ? { scope: body.scope } : {}),
       ...(body.artifacts ? { artifacts: body.artifacts } : {}),
@@ -41,6 +46,38 @@ export function mountClaimRoutes(app: Hono<ApiEnv>, deps: ClaimRouteDeps): void 
       "claim answered",
     );
     return c.json(answer.body, answer.status);
+  });
+
+  const { picker } = deps;
+  if (!picker) return;
+  app.post("/api/v1/claims/next", async (c) => {
+    const body = await readBody(c, NextBody);
+    const { user, installationId } = await githubCaller(c, deps.auth, body.repo, "write");
+    const { sessionKey, ...actor } = body.actor;
+    const { claim, picked } = await picker.next({
+      installationId,
+      repo: body.repo,
+      user,
+      actor,
+      ...(sessionKey ? { sessionKey } : {}),
+      taskClass: body.taskClass,
+      ...(body.labels ? { labels: body.labels } : {}),
+      ...(body.excludeLabels ? { excludeLabels: body.excludeLabels } : {}),
+      includeTakeovers: body.includeTakeovers,
+      ...(body.scope ? { scope: body.scope } : {}),
+      ...(body.artifacts ? { artifacts: body.artifacts } : {}),
+    });
+    const answer = claimAnswer(claim);
+    log.info(
+      {
+        requestId: c.get("requestId"),
+        subject: subjectName(body.repo, picked.issue),
+        status: answer.status,
+        reasons: picked.reasons,
+      },
+      "next answered",
+    );
+    return c.json({ ...answer.body, picked }, answer.status);
   });
 }
 

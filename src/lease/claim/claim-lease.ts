@@ -1,6 +1,7 @@
 // The claim flow (SPEC §4.1 POST /claims): read the subject, decide, write the store, then GitHub.
 import { durationsOf, type RepoConfig } from "../../config/repo-config.js";
 import { type ClaimRecord, type SubjectKey, subjectName } from "../../domain/claim.js";
+import { takeoverNotification } from "../../notify/notification-events.js";
 import type {
   AppliedWrite,
   ClaimCommentEvidence,
@@ -20,7 +21,7 @@ import { overlapsOf } from "../lease-reads.js";
 import { type ClaimOutcome, type ClaimRequest, leaseView, resumeView } from "../outcomes.js";
 import type { LeaseCoreDeps } from "../ports.js";
 import { restoreUnlessRolledBack } from "../recovery.js";
-import { refused } from "../refusals.js";
+import { LeaseRefused, refused } from "../refusals.js";
 import { claimStateUnknown, highestGeneration, latestMarker } from "../restore-from-comments.js";
 import { claimWrite, reclaimWrite } from "./claim-writes.js";
 import {
@@ -31,6 +32,7 @@ import {
   storeRefusal,
   unclaimable,
 } from "./decide-claim.js";
+import { CandidateIneligible, duplicateWorkRefusal, observedFacts, pickRecheck } from "./duplicate-work.js";
 
 /** The subject as one claim found it: GitHub's side, its config, and the store brought up to date. */
 interface SubjectRead {
@@ -59,10 +61,22 @@ export class ClaimLease {
 
   async claim(request: ClaimRequest): Promise<ClaimOutcome> {
     const { store, tokens } = this.deps;
-    const read = await this.#readSubject(request);
+    const read = await this.#readSubject(request).catch((error: unknown) => {
+      // A picked issue that closed (or went) since it was indexed leaves the index.
+      if (request.pick && error instanceof LeaseRefused && ["closed", "not_found"].includes(error.code)) {
+        throw new CandidateIneligible("closed", null);
+      }
+      throw error;
+    });
     const { snapshot, subject, now } = read;
     const decision = decideClaim({ request, snapshot, latest: read.latest, ghost: read.ghost });
-    if (decision.kind === "refused") throw refused(decision.refusal);
+    if (decision.kind === "refused") {
+      if (request.pick && decision.refusal.code === "human_held") {
+        throw new CandidateIneligible("human", observedFacts(snapshot, request.pick.facts));
+      }
+      throw refused(decision.refusal);
+    }
+    await this.#refuseDuplicateWork(read);
     const token = tokens.mint();
     const outcome = await store.claim(this.#claimInput(read, decision.plan, token));
     const context: ClaimContext = { ...read, token };
@@ -82,6 +96,28 @@ export class ClaimLease {
       case "created":
         return this.#completeClaim(context, outcome);
     }
+  }
+
+  /**
+   * SPEC §4.2: a pick re-checks its candidate on this read (the index may be stale); a direct claim
+   * is refused when open blockers are indexed or someone else's open PR already closes the issue.
+   */
+  async #refuseDuplicateWork(read: SubjectRead): Promise<void> {
+    const { request, snapshot, now } = read;
+    if (request.pick) {
+      const stale = pickRecheck(snapshot, request.pick, request.user.login, now);
+      if (stale) throw new CandidateIneligible(stale.reason, stale.facts);
+      return;
+    }
+    const indexed =
+      request.ignoreBlockers || !this.deps.candidates
+        ? null
+        : await this.deps.candidates.candidate(
+            { installationId: request.installationId, repoId: snapshot.repoId, repo: snapshot.repo },
+            snapshot.issue,
+          );
+    const refusal = duplicateWorkRefusal({ request, snapshot, blockers: indexed?.blockers ?? [] });
+    if (refusal) throw refused(refusal);
   }
 
   /**
@@ -217,6 +253,10 @@ export class ClaimLease {
       }
     }
     await announce(this.deps, key, record);
+    // Queued, never awaited: a dead sink costs the claim nothing (SPEC §9).
+    if (previous?.state === "active" && previous.actor.kind === "agent") {
+      this.deps.notifier?.emit(takeoverNotification(previous, record, config));
+    }
     const resume =
       previous &&
       (previous.state === "active" || previous.outcome === "handoff" || previous.state === "reaped")

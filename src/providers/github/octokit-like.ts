@@ -3,6 +3,8 @@
 export interface OctokitResponseLike {
   status: number;
   data: unknown;
+  /** Response headers (Octokit lower-cases them), e.g. `link` on a paged list. */
+  headers?: Record<string, string | number | undefined>;
 }
 
 /** What the providers need from a Probot/Octokit client (an installation client or the App's JWT client). */
@@ -36,4 +38,10 @@ export type GitHubRequestKind =
   | "get-user"
   | "get-installation"
   | "get-permission"
-  | "get-config";
+  | "get-config"
+  | "list-open-issues"
+  | "list-blocked-by"
+  | "list-blocking"
+  | "get-issue"
+  | "queue-pull-requests"
+  | "closing-pull-requests";

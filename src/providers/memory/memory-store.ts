@@ -2,8 +2,10 @@
 import type { ClaimRecord, SubjectKey } from "../../domain/claim.js";
 import { checkTtl, encodeDocument } from "../claim-records.js";
 import type { LivenessStore } from "../liveness-store.js";
+import type { CandidateFacts, CandidatePage, QueueRanking, QueueRepo } from "../queue-store.js";
 import { clone } from "./claim-rules.js";
 import { MemoryClaimStore } from "./memory-claim-store.js";
+import { MemoryQueueIndex } from "./memory-queue-index.js";
 
 export interface MemoryLivenessStoreOptions {
   /** Clock for the keys that expire on their own (deliveries, locks, documents); default Date.now. */
@@ -16,6 +18,7 @@ export class MemoryLivenessStore extends MemoryClaimStore implements LivenessSto
   /** Keys with a time to live, named as on Redis (`delivery:…`, `lock:…`, `doc:…`). */
   readonly #expiring = new Map<string, { value: string; expiresAt: number }>();
   readonly #now: () => number;
+  readonly #queue = new MemoryQueueIndex();
 
   constructor(options: MemoryLivenessStoreOptions = {}) {
     super();
@@ -57,6 +60,7 @@ export class MemoryLivenessStore extends MemoryClaimStore implements LivenessSto
     this.slots.purge(installationId);
     this.epochs.delete(installationId);
     this.#installations.delete(installationId);
+    this.#queue.purge(installationId);
   }
 
   async listRepository(installationId: number, repoId: number, limit: number): Promise<ClaimRecord[]> {
@@ -131,6 +135,65 @@ export class MemoryLivenessStore extends MemoryClaimStore implements LivenessSto
       return undefined;
     }
     return entry.value;
+  }
+
+  // The candidate index (QueueStore), kept beside the claims.
+  putCandidate(repo: QueueRepo, facts: CandidateFacts): Promise<void> {
+    return this.#queue.putCandidate(repo, facts);
+  }
+
+  patchCandidate(
+    repo: QueueRepo,
+    issue: number,
+    patch: Partial<Omit<CandidateFacts, "issue">>,
+  ): Promise<void> {
+    return this.#queue.patchCandidate(repo, issue, patch);
+  }
+
+  dropCandidate(repo: QueueRepo, issue: number): Promise<void> {
+    return this.#queue.dropCandidate(repo, issue);
+  }
+
+  dropBlocker(repo: QueueRepo, blocker: string): Promise<void> {
+    return this.#queue.dropBlocker(repo, blocker);
+  }
+
+  replaceCandidates(repo: QueueRepo, facts: CandidateFacts[], refreshedAt: number): Promise<void> {
+    return this.#queue.replaceCandidates(repo, facts, refreshedAt);
+  }
+
+  refreshedAt(repo: QueueRepo): Promise<number | null> {
+    return this.#queue.refreshedAt(repo);
+  }
+
+  rankedCandidates(
+    repo: QueueRepo,
+    ranking: QueueRanking,
+    page: { offset: number; limit: number },
+  ): Promise<CandidatePage> {
+    return this.#queue.rankedCandidates(repo, ranking, page);
+  }
+
+  reserve(
+    repo: QueueRepo,
+    issues: number[],
+    owner: string,
+    ttlMs: number,
+    now: number,
+  ): Promise<number | null> {
+    return this.#queue.reserve(repo, issues, owner, ttlMs, now);
+  }
+
+  candidate(repo: QueueRepo, issue: number): Promise<CandidateFacts | null> {
+    return this.#queue.candidate(repo, issue);
+  }
+
+  repoOf(installationId: number, repo: string): Promise<QueueRepo | null> {
+    return this.#queue.repoOf(installationId, repo);
+  }
+
+  unreserve(repo: QueueRepo, issue: number, owner: string): Promise<void> {
+    return this.#queue.unreserve(repo, issue, owner);
   }
 
   async ping(): Promise<void> {}

@@ -84,6 +84,20 @@ export class StoreKeys {
     return `${this.base(installationId)}:live:indexed`;
   }
 
+  /**
+   * The candidate index of one repository (`claims/next`): `order` (sorted set of zero-padded issue
+   * numbers by ranking score), `facts` (hash of their facts), `res` (pick reservations), `meta`
+   * (the ranking it is scored by, when it was last refreshed).
+   */
+  queue(repo: { installationId: number; repoId: number }, name: "order" | "facts" | "res" | "meta"): string {
+    return `${this.base(repo.installationId)}:q:${repo.repoId}:${name}`;
+  }
+
+  /** The installation's indexed repositories: lower-cased `owner/name` → repository id (the queue's name lookup). */
+  queueNames(installationId: number): string {
+    return `${this.base(installationId)}:q:names`;
+  }
+
   delivery(deliveryId: string): string {
     return `${this.#prefix}delivery:${deliveryId}`;
   }
@@ -127,4 +141,46 @@ export function memberOf(key: SubjectKey): string {
 /** Redis SCAN MATCH patterns treat these as wildcards; braces are literal. */
 export function escapeGlob(text: string): string {
   return text.replace(/[*?[\]\\]/g, "\\$&");
+}
+
+/**
+ * The notification outbox's keys, all under the one hash tag `{notify}` (so each outbox script
+ * stays in one slot): events are few, and every sender claims from the one due index.
+ */
+export class OutboxKeys {
+  readonly #base: string;
+
+  constructor(prefix: string) {
+    this.#base = `${checkedPrefix(prefix)}{notify}`;
+  }
+
+  /** Delivery ids scored by when they are due (a claimed one: when its lease ends). */
+  due(): string {
+    return `${this.#base}:due`;
+  }
+
+  /** Delivery id → the stored delivery (sink id and notification, JSON). */
+  entries(): string {
+    return `${this.#base}:entries`;
+  }
+
+  /** Delivery id → tries so far. */
+  attempts(): string {
+    return `${this.#base}:attempts`;
+  }
+
+  /** Delivery id → the claimant holding it. */
+  claims(): string {
+    return `${this.#base}:claims`;
+  }
+
+  /** Settled deliveries, newest first (capped). */
+  recent(): string {
+    return `${this.#base}:recent`;
+  }
+
+  /** Set while an event id is remembered (so it is queued once). */
+  seen(eventId: string): string {
+    return `${this.#base}:seen:${eventId}`;
+  }
 }

@@ -4,9 +4,11 @@ import { z } from "zod";
 import type { ClaimRecord, SubjectKey } from "../../domain/claim.js";
 import { checkTtl, encodeDocument } from "../claim-records.js";
 import type { LivenessStore } from "../liveness-store.js";
+import type { CandidateFacts, CandidatePage, QueueRanking, QueueRepo } from "../queue-store.js";
 import { escapeGlob, StoreKeys } from "./keys.js";
 import { parseRecord } from "./record-codec.js";
 import { RedisClaimStore } from "./redis-claim-store.js";
+import { RedisQueueIndex } from "./redis-queue-index.js";
 import { runScript } from "./script-runner.js";
 import { acquireLockScript, markBudgetExhaustedScript, releaseLockScript } from "./store-scripts.js";
 
@@ -25,10 +27,12 @@ export interface RedisLivenessStoreOptions {
 /** One class for every narrow store interface, so the App keeps one client and one key layout. */
 export class RedisLivenessStore extends RedisClaimStore implements LivenessStore {
   readonly #ownsClient: boolean;
+  readonly #queue: RedisQueueIndex;
 
   constructor(options: RedisLivenessStoreOptions) {
     super(options.redis, new StoreKeys(options.keyPrefix));
     this.#ownsClient = options.ownsClient ?? false;
+    this.#queue = new RedisQueueIndex(this.redis, this.keys);
   }
 
   async due(installationId: number, now: number, limit: number): Promise<SubjectKey[]> {
@@ -169,6 +173,65 @@ export class RedisLivenessStore extends RedisClaimStore implements LivenessStore
     } catch (error) {
       throw new Error(`corrupt document at ${key}: not JSON`, { cause: error });
     }
+  }
+
+  // The candidate index (QueueStore): its keys are under the installation's hash tag, so a purge takes them too.
+  putCandidate(repo: QueueRepo, facts: CandidateFacts): Promise<void> {
+    return this.#queue.putCandidate(repo, facts);
+  }
+
+  patchCandidate(
+    repo: QueueRepo,
+    issue: number,
+    patch: Partial<Omit<CandidateFacts, "issue">>,
+  ): Promise<void> {
+    return this.#queue.patchCandidate(repo, issue, patch);
+  }
+
+  dropCandidate(repo: QueueRepo, issue: number): Promise<void> {
+    return this.#queue.dropCandidate(repo, issue);
+  }
+
+  dropBlocker(repo: QueueRepo, blocker: string): Promise<void> {
+    return this.#queue.dropBlocker(repo, blocker);
+  }
+
+  replaceCandidates(repo: QueueRepo, facts: CandidateFacts[], refreshedAt: number): Promise<void> {
+    return this.#queue.replaceCandidates(repo, facts, refreshedAt);
+  }
+
+  refreshedAt(repo: QueueRepo): Promise<number | null> {
+    return this.#queue.refreshedAt(repo);
+  }
+
+  rankedCandidates(
+    repo: QueueRepo,
+    ranking: QueueRanking,
+    page: { offset: number; limit: number },
+  ): Promise<CandidatePage> {
+    return this.#queue.rankedCandidates(repo, ranking, page);
+  }
+
+  reserve(
+    repo: QueueRepo,
+    issues: number[],
+    owner: string,
+    ttlMs: number,
+    now: number,
+  ): Promise<number | null> {
+    return this.#queue.reserve(repo, issues, owner, ttlMs, now);
+  }
+
+  candidate(repo: QueueRepo, issue: number): Promise<CandidateFacts | null> {
+    return this.#queue.candidate(repo, issue);
+  }
+
+  repoOf(installationId: number, repo: string): Promise<QueueRepo | null> {
+    return this.#queue.repoOf(installationId, repo);
+  }
+
+  unreserve(repo: QueueRepo, issue: number, owner: string): Promise<void> {
+    return this.#queue.unreserve(repo, issue, owner);
   }
 
   async ping(): Promise<void> {

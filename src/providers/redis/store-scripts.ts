@@ -146,6 +146,60 @@ export const acquireLockScript = defineScript({
 
 export const releaseLockScript = defineScript({ name: "releaseLock", keys: ["lock"], args: ["owner"] });
 
+// The candidate index behind claims/next (src/providers/queue-store.ts), one repository's keys each.
+export const queuePutScript = defineScript({
+  name: "queuePut",
+  keys: ["order", "facts", "meta", "names"],
+  args: ["member", "facts", "defaultRanking", "repoName", "repoId"],
+});
+
+export const queuePatchScript = defineScript({
+  name: "queuePatch",
+  keys: ["order", "facts", "meta"],
+  args: ["member", "patch", "defaultRanking"],
+});
+
+export const queueDropScript = defineScript({
+  name: "queueDrop",
+  keys: ["order", "facts", "reservations"],
+  args: ["member"],
+});
+
+export const queueDropBlockerScript = defineScript({
+  name: "queueDropBlocker",
+  keys: ["facts"],
+  // `needle`: a substring every stored facts entry listing the blocker contains (a prefilter).
+  args: ["blocker", "needle"],
+});
+
+export const queueReplaceScript = defineScript({
+  name: "queueReplace",
+  keys: ["order", "facts", "reservations", "meta", "names"],
+  args: ["refreshedAt", "defaultRanking", "repoName", "repoId"],
+  // member, facts pairs.
+  rest: true,
+});
+
+export const queuePageScript = defineScript({
+  name: "queuePage",
+  keys: ["order", "facts", "meta"],
+  args: ["ranking", "offset", "limit"],
+});
+
+export const queueReserveScript = defineScript({
+  name: "queueReserve",
+  keys: ["reservations"],
+  args: ["owner", "ttlMs", "now"],
+  // The members to try, in order.
+  rest: true,
+});
+
+export const queueUnreserveScript = defineScript({
+  name: "queueUnreserve",
+  keys: ["reservations"],
+  args: ["member", "owner"],
+});
+
 /** Every claim-store script, read once when this module loads. */
 export const storeScripts = new ScriptSet(
   [
@@ -167,6 +221,14 @@ export const storeScripts = new ScriptSet(
     markBudgetExhaustedScript,
     acquireLockScript,
     releaseLockScript,
+    queuePutScript,
+    queuePatchScript,
+    queueDropScript,
+    queueDropBlockerScript,
+    queueReplaceScript,
+    queuePageScript,
+    queueReserveScript,
+    queueUnreserveScript,
   ],
   {
     HISTORY_LIMIT: historyLimit,

@@ -184,6 +184,20 @@ export function issueView(ctx: GraphqlContext, issue: SimIssue) {
       ...common,
       state: issue.state === "open" ? "OPEN" : "CLOSED",
       stateReason: issue.stateReason?.toUpperCase() ?? null,
+      subIssuesSummary: () => {
+        const subIssues = state.subIssuesOf(issue);
+        const completed = subIssues.filter((i) => i.state === "closed").length;
+        return {
+          total: subIssues.length,
+          completed,
+          percentCompleted: subIssues.length === 0 ? 0 : Math.floor((completed * 100) / subIssues.length),
+        };
+      },
+      subIssues: (args: Args) => connection(state.subIssuesOf(issue), args, (i) => issueView(ctx, i)),
+      parent: () => {
+        const parent = issue.parentId !== null ? state.issueById(issue.parentId) : undefined;
+        return parent ? issueView(ctx, parent) : null;
+      },
       closedByPullRequestsReferences: (args: Args) =>
         connection(
           state

@@ -1,0 +1,276 @@
+// issues, issue_dependencies, sub_issues and pull_request webhooks → the candidate index's feed: the payload's facts, read from GitHub only where it does not carry them.
+
+import {
+  factsFromIssue,
+  type IssueObject,
+  openBlockerCount,
+  openBlockingCount,
+  openSubIssuesOf,
+  parentOf,
+  subjectOf,
+  surfaceOf,
+} from "../providers/github/queue-facts.js";
+import type { CandidateFeed, CandidateSource, QueueRepo } from "../providers/queue-store.js";
+import type { GuardOptions, WebhookHandler } from "./webhook-guard.js";
+
+/** One change to the index; the `read…` steps cost one GitHub request each (two for `put` with both reads). */
+export type FeedStep =
+  | { op: "put"; issue: IssueObject; readBlockers: boolean; readClosingPullRequests: boolean }
+  | { op: "patch"; issue: number; patch: Parameters<CandidateFeed["patchCandidate"]>[2] }
+  | { op: "drop"; issue: number; blocker: string }
+  | { op: "read-blockers"; issue: number }
+  | { op: "read-sub-issues"; issue: number }
+  | { op: "read-closed-by"; pullRequest: number }
+  | { op: "read-blocked"; issue: number };
+
+export interface FeedAction {
+  repo: QueueRepo;
+  steps: FeedStep[];
+}
+
+interface RepoPayload {
+  action: string;
+  installation?: { id: number } | null;
+  repository?: { id: number; full_name: string } | null;
+}
+
+interface IssuesPayload extends RepoPayload {
+  issue: IssueObject;
+}
+
+interface DependencyPayload extends RepoPayload {
+  blocked_issue: IssueObject;
+  blocking_issue: IssueObject;
+  blocking_issue_repo?: { full_name: string } | null;
+}
+
+interface SubIssuePayload extends RepoPayload {
+  parent_issue: IssueObject;
+}
+
+interface PullRequestPayload extends RepoPayload {
+  pull_request: { number: number };
+  changes?: { body?: unknown; base?: unknown; title?: unknown } | null;
+}
+
+/** Issues blocked by a reopened issue whose blocker lists are re-read (more wait for the next refresh). */
+export const maxBlockedRereads = 10;
+
+function queueRepoOf(payload: RepoPayload): QueueRepo | null {
+  if (!payload.installation || !payload.repository) return null;
+  return {
+    installationId: payload.installation.id,
+    repoId: payload.repository.id,
+    repo: payload.repository.full_name,
+  };
+}
+
+/** The parent of `issue` in the same repository, whose open sub-issue count just changed. */
+function parentStep(repo: QueueRepo, issue: IssueObject): FeedStep[] {
+  const parent = parentOf(issue);
+  return parent && parent.repo.toLowerCase() === repo.repo.toLowerCase()
+    ? [{ op: "read-sub-issues", issue: parent.issue }]
+    : [];
+}
+
+/** decide (pure): what an `issues` event changes in the index. */
+export function decideIssueEvent(payload: IssuesPayload): FeedAction | null {
+  const repo = queueRepoOf(payload);
+  if (!repo) return null;
+  const { issue } = payload;
+  const blocker = subjectOf(issue) ?? `${repo.repo}#${issue.number}`;
+  switch (payload.action) {
+    case "opened":
+      return {
+        repo,
+        steps: [
+          { op: "put", issue, readBlockers: openBlockerCount(issue) > 0, readClosingPullRequests: false },
+        ],
+      };
+    case "reopened":
+      return {
+        repo,
+        steps: [
+          { op: "put", issue, readBlockers: openBlockerCount(issue) > 0, readClosingPullRequests: true },
+          ...(openBlockingCount(issue) > 0 ? [{ op: "read-blocked", issue: issue.number } as const] : []),
+          ...parentStep(repo, issue),
+        ],
+      };
+    case "edited":
+    case "labeled":
+    case "unlabeled":
+    case "assigned":
+    case "unassigned":
+      if (issue.state === "closed") return null;
+      return { repo, steps: [{ op: "patch", issue: issue.number, patch: surfaceOf(issue) }] };
+    case "closed":
+    case "deleted":
+    case "transferred":
+      return { repo, steps: [{ op: "drop", issue: issue.number, blocker }, ...parentStep(repo, issue)] };
+    default:
+      return null;
+  }
+}
+
+/**
+ * decide (pure): a blocker added to or removed from an issue of this repository. The payload's
+ * summary gives the open blocker count; only a list of two or more needs reading.
+ */
+export function decideDependencyEvent(payload: DependencyPayload): FeedAction | null {
+  const repo = queueRepoOf(payload);
+  // `blocking_*` is the same change told to the blocker's repository; the index keeps blocked issues.
+  if (!repo || !payload.action.startsWith("blocked_by_")) return null;
+  const blocked = payload.blocked_issue;
+  if (blocked.state === "closed") return null;
+  const open = blocked.issue_dependencies_summary?.blocked_by;
+  const blocking = payload.blocking_issue;
+  const blocker =
+    subjectOf(blocking) ??
+    (payload.blocking_issue_repo ? `${payload.blocking_issue_repo.full_name}#${blocking.number}` : null);
+  if (open === 0) return { repo, steps: [{ op: "patch", issue: blocked.number, patch: { blockers: [] } }] };
+  if (open === 1 && payload.action === "blocked_by_added" && blocking.state !== "closed" && blocker) {
+    return { repo, steps: [{ op: "patch", issue: blocked.number, patch: { blockers: [blocker] } }] };
+  }
+  return { repo, steps: [{ op: "read-blockers", issue: blocked.number }] };
+}
+
+/** decide (pure): a sub-issue added to or removed from a parent in this repository. */
+export function decideSubIssueEvent(payload: SubIssuePayload): FeedAction | null {
+  const repo = queueRepoOf(payload);
+  // `parent_issue_*` is the same change told to the sub-issue's repository.
+  if (!repo || !payload.action.startsWith("sub_issue_")) return null;
+  const parent = payload.parent_issue;
+  if (parent.state === "closed") return null;
+  if (!parent.sub_issues_summary) return { repo, steps: [{ op: "read-sub-issues", issue: parent.number }] };
+  return {
+    repo,
+    steps: [{ op: "patch", issue: parent.number, patch: { openSubIssues: openSubIssuesOf(parent) } }],
+  };
+}
+
+/**
+ * decide (pure): a pull request that may close issues opened, closed or changed its closing
+ * references. The payload does not carry GitHub's links, so these read them (one request); an
+ * edit of the title alone changes no link and costs nothing.
+ */
+export function decidePullRequestEvent(payload: PullRequestPayload): FeedAction | null {
+  const repo = queueRepoOf(payload);
+  if (!repo) return null;
+  const read: FeedAction = {
+    repo,
+    steps: [{ op: "read-closed-by", pullRequest: payload.pull_request.number }],
+  };
+  switch (payload.action) {
+    case "opened":
+    case "reopened":
+    case "closed":
+      return read;
+    case "edited":
+      return payload.changes?.body !== undefined || payload.changes?.base !== undefined ? read : null;
+    default:
+      return null;
+  }
+}
+
+export interface QueueFeedDeps {
+  candidates: CandidateFeed;
+  source: CandidateSource;
+}
+
+/** apply: the steps in order, each one store call (after its GitHub read, if any). */
+export async function applyFeedAction(action: FeedAction, deps: QueueFeedDeps): Promise<void> {
+  const { repo } = action;
+  const { candidates, source } = deps;
+  for (const step of action.steps) {
+    switch (step.op) {
+      case "put": {
+        const [blockers, closingPullRequests] = await Promise.all([
+          step.readBlockers ? source.openBlockers(repo, step.issue.number) : [],
+          step.readClosingPullRequests ? source.closingPullRequests(repo, step.issue.number) : [],
+        ]);
+        await candidates.putCandidate(repo, factsFromIssue(step.issue, { blockers, closingPullRequests }));
+        break;
+      }
+      case "patch":
+        await candidates.patchCandidate(repo, step.issue, step.patch);
+        break;
+      case "drop":
+        await candidates.dropCandidate(repo, step.issue);
+        await candidates.dropBlocker(repo, step.blocker);
+        break;
+      case "read-blockers":
+        await candidates.patchCandidate(repo, step.issue, {
+          blockers: await source.openBlockers(repo, step.issue),
+        });
+        break;
+      case "read-sub-issues":
+        await candidates.patchCandidate(repo, step.issue, {
+          openSubIssues: await source.openSubIssues(repo, step.issue),
+        });
+        break;
+      case "read-closed-by":
+        for (const { issue, closingPullRequests } of await source.issuesClosedBy(repo, step.pullRequest)) {
+          await candidates.patchCandidate(repo, issue, { closingPullRequests });
+        }
+        break;
+      case "read-blocked":
+        for (const issue of (await source.blockedIssues(repo, step.issue)).slice(0, maxBlockedRereads)) {
+          await candidates.patchCandidate(repo, issue, { blockers: await source.openBlockers(repo, issue) });
+        }
+        break;
+    }
+  }
+}
+
+function feedHandler<P>(
+  decide: (payload: P) => FeedAction | null,
+  deps: QueueFeedDeps,
+): WebhookHandler<P, FeedAction> {
+  return { decide, apply: (action) => applyFeedAction(action, deps) };
+}
+
+/**
+ * The feed's subscriptions. Bots' events count too (the App's own assignments are facts), and
+ * every delivery runs: each step sets facts as GitHub states them, so a redelivery repeats safely.
+ */
+export function queueFeeds(deps: QueueFeedDeps): {
+  events: string[];
+  // biome-ignore lint/suspicious/noExplicitAny: each handler narrows the payload it reads
+  handler: WebhookHandler<any, FeedAction>;
+  options: GuardOptions;
+}[] {
+  const options: GuardOptions = { allowBots: true, dedupe: false };
+  return [
+    {
+      events: [
+        "issues.opened",
+        "issues.edited",
+        "issues.closed",
+        "issues.reopened",
+        "issues.labeled",
+        "issues.unlabeled",
+        "issues.assigned",
+        "issues.unassigned",
+        "issues.transferred",
+        "issues.deleted",
+      ],
+      handler: feedHandler(decideIssueEvent, deps),
+      options,
+    },
+    {
+      events: ["issue_dependencies.blocked_by_added", "issue_dependencies.blocked_by_removed"],
+      handler: feedHandler(decideDependencyEvent, deps),
+      options,
+    },
+    {
+      events: ["sub_issues.sub_issue_added", "sub_issues.sub_issue_removed"],
+      handler: feedHandler(decideSubIssueEvent, deps),
+      options,
+    },
+    {
+      events: ["pull_request.opened", "pull_request.reopened", "pull_request.closed", "pull_request.edited"],
+      handler: feedHandler(decidePullRequestEvent, deps),
+      options,
+    },
+  ];
+}

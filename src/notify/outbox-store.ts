@@ -1,0 +1,107 @@
+// The notification outbox's store interface: deliveries queued in one call, claimed by one sender at a time, settled.
+import { z } from "zod";
+import { NotifyEvent } from "../config/repo-config.js";
+import type { Notification } from "./notifier.js";
+
+/** How long an event id is remembered, so emitting it again (another replica, a redelivery) queues nothing. */
+export const eventMemoryMs = 7 * 24 * 3_600_000;
+/** Settled deliveries kept for the dashboard's list of recent notifications. */
+export const recentKept = 100;
+
+/** One event for one sink. */
+export interface OutboxDelivery {
+  /** `<event id>.<sink id>`. */
+  id: string;
+  sinkId: string;
+  notification: Notification;
+}
+
+export interface ClaimedDelivery extends OutboxDelivery {
+  /** 1 for the first try; counted when claimed, so a sender that died mid-send used up its try. */
+  attempt: number;
+}
+
+export type DeliveryOutcome =
+  | { kind: "sent" }
+  | { kind: "retry"; at: number }
+  | { kind: "dropped"; reason: string };
+
+/** A settled delivery, newest first in `recent()`. */
+export const RecentDelivery = z.strictObject({
+  id: z.string(),
+  event: NotifyEvent,
+  subject: z.string().nullable(),
+  installationId: z.number().int(),
+  sinkId: z.string(),
+  result: z.enum(["sent", "dropped"]),
+  reason: z.string().optional(),
+  attempts: z.number().int().nonnegative(),
+  at: z.number().int(),
+});
+export type RecentDelivery = z.infer<typeof RecentDelivery>;
+
+/** A queued delivery as stored (what a claim reads back, validated). */
+export const StoredDelivery = z.strictObject({
+  sinkId: z.string().min(1),
+  notification: z.strictObject({
+    event: NotifyEvent,
+    id: z.string().min(1),
+    at: z.string(),
+    subject: z.string().nullable(),
+    installationId: z.number().int(),
+    data: z.record(z.string(), z.unknown()),
+  }),
+});
+
+export interface OutboxStore {
+  /**
+   * One store call: queues `deliveries`, due at `now`, unless `eventId` was queued within
+   * `eventMemoryMs`. False: it was, and nothing was queued.
+   */
+  enqueue(eventId: string, deliveries: OutboxDelivery[], now: number): Promise<boolean>;
+  /**
+   * One store call: takes up to `limit` deliveries due at `now` for `claimant`, each hidden from
+   * other claims for `leaseMs` (should the claimant die, it is due again then). Also answers how
+   * many deliveries are queued (the outbox depth, claimed ones included).
+   * Oldest due first.
+   */
+  claimDue(input: { now: number; leaseMs: number; limit: number; claimant: string }): Promise<{
+    deliveries: ClaimedDelivery[];
+    depth: number;
+    /** Claimed deliveries that did not read back (corrupt): dropped by the store itself. */
+    discarded: number;
+  }>;
+  /**
+   * Settles a claimed delivery: sent and dropped ones leave the outbox (and join `recent`), a retry
+   * is due again at `outcome.at`. False, and nothing changed, when `claimant` no longer holds it.
+   */
+  settle(
+    delivery: ClaimedDelivery,
+    claimant: string,
+    outcome: DeliveryOutcome,
+    now: number,
+  ): Promise<boolean>;
+  /** The last settled deliveries, newest first. */
+  recent(limit: number): Promise<RecentDelivery[]>;
+  depth(): Promise<number>;
+}
+
+/** What `recent()` keeps of a settled delivery. */
+export function recentOf(
+  delivery: ClaimedDelivery,
+  outcome: Exclude<DeliveryOutcome, { kind: "retry" }>,
+  now: number,
+): RecentDelivery {
+  const { notification } = delivery;
+  return {
+    id: delivery.id,
+    event: notification.event,
+    subject: notification.subject,
+    installationId: notification.installationId,
+    sinkId: delivery.sinkId,
+    result: outcome.kind,
+    ...(outcome.kind === "dropped" ? { reason: outcome.reason } : {}),
+    attempts: delivery.attempt,
+    at: now,
+  };
+}

@@ -1,0 +1,138 @@
+// The closing pull requests the candidate index keeps: a repository's open PRs with the issues each closes, and the two narrow reads webhooks need.
+
+const CLOSING_PULL_REQUEST_FIELDS = /* GraphQL */ `
+  fragment QueueClosingPullRequest on PullRequest {
+    number
+    headRefName
+    author {
+      login
+    }
+  }
+`;
+
+/** One page of a repository's open pull requests, each with the issues GitHub links it to close (the refresh). */
+export const QUEUE_OPEN_PULL_REQUESTS_QUERY = /* GraphQL */ `
+  query QueueOpenPullRequests($owner: String!, $name: String!, $first: Int!, $after: String) {
+    repository(owner: $owner, name: $name) {
+      pullRequests(first: $first, after: $after, states: [OPEN]) {
+        pageInfo {
+          hasNextPage
+          endCursor
+        }
+        nodes {
+          ...QueueClosingPullRequest
+          closingIssuesReferences(first: 25) {
+            nodes {
+              number
+              repository {
+                databaseId
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  ${CLOSING_PULL_REQUEST_FIELDS}
+`;
+
+export interface QueueOpenPullRequestsVariables {
+  owner: string;
+  name: string;
+  first: number;
+  after: string | null;
+}
+
+export interface QueueClosingPullRequestNode {
+  number: number;
+  headRefName: string;
+  author: { login: string } | null;
+}
+
+export interface QueueOpenPullRequestsResponse {
+  repository: {
+    pullRequests: {
+      pageInfo: { hasNextPage: boolean; endCursor: string | null };
+      nodes:
+        | (
+            | (QueueClosingPullRequestNode & {
+                closingIssuesReferences: {
+                  nodes: ({ number: number; repository: { databaseId: number | null } } | null)[] | null;
+                } | null;
+              })
+            | null
+          )[]
+        | null;
+    };
+  } | null;
+}
+
+/** The issues one pull request closes, each with its open closing pull requests now (a pull_request webhook). */
+export const QUEUE_PULL_REQUEST_CLOSING_ISSUES_QUERY = /* GraphQL */ `
+  query QueuePullRequestClosingIssues($owner: String!, $name: String!, $number: Int!) {
+    repository(owner: $owner, name: $name) {
+      pullRequest(number: $number) {
+        closingIssuesReferences(first: 25) {
+          nodes {
+            number
+            repository {
+              databaseId
+            }
+            closedByPullRequestsReferences(first: 25, includeClosedPrs: false) {
+              nodes {
+                ...QueueClosingPullRequest
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  ${CLOSING_PULL_REQUEST_FIELDS}
+`;
+
+export interface QueuePullRequestClosingIssuesVariables {
+  owner: string;
+  name: string;
+  number: number;
+}
+
+export interface QueuePullRequestClosingIssuesResponse {
+  repository: {
+    pullRequest: {
+      closingIssuesReferences: {
+        nodes:
+          | ({
+              number: number;
+              repository: { databaseId: number | null };
+              closedByPullRequestsReferences: { nodes: (QueueClosingPullRequestNode | null)[] | null } | null;
+            } | null)[]
+          | null;
+      } | null;
+    } | null;
+  } | null;
+}
+
+/** One issue's open closing pull requests (an issue reopened). */
+export const QUEUE_ISSUE_CLOSING_PULL_REQUESTS_QUERY = /* GraphQL */ `
+  query QueueIssueClosingPullRequests($owner: String!, $name: String!, $number: Int!) {
+    repository(owner: $owner, name: $name) {
+      issue(number: $number) {
+        closedByPullRequestsReferences(first: 25, includeClosedPrs: false) {
+          nodes {
+            ...QueueClosingPullRequest
+          }
+        }
+      }
+    }
+  }
+  ${CLOSING_PULL_REQUEST_FIELDS}
+`;
+
+export interface QueueIssueClosingPullRequestsResponse {
+  repository: {
+    issue: {
+      closedByPullRequestsReferences: { nodes: (QueueClosingPullRequestNode | null)[] | null } | null;
+    } | null;
+  } | null;
+}

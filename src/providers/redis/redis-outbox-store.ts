@@ -1,0 +1,157 @@
+// The Redis notification outbox: enqueue, claim and settle are one Lua script each, under the `{notify}` hash tag.
+import type { Cluster, Redis } from "ioredis";
+import {
+  type ClaimedDelivery,
+  type DeliveryOutcome,
+  eventMemoryMs,
+  type OutboxDelivery,
+  type OutboxStore,
+  RecentDelivery,
+  recentKept,
+  recentOf,
+  StoredDelivery,
+} from "../../notify/outbox-store.js";
+import { OutboxKeys } from "./keys.js";
+import { callRedis, defineScript, runScript, type ScriptReply, ScriptSet } from "./script-runner.js";
+
+const enqueueScript = defineScript({
+  name: "notifyEnqueue",
+  keys: ["seen", "due", "entries"],
+  args: ["now", "eventMemoryMs"],
+  // Delivery id and stored delivery (JSON) pairs.
+  rest: true,
+});
+
+const claimScript = defineScript({
+  name: "notifyClaim",
+  keys: ["due", "entries", "attempts", "claims"],
+  args: ["now", "leaseMs", "limit", "claimant"],
+});
+
+const settleScript = defineScript({
+  name: "notifySettle",
+  keys: ["due", "entries", "attempts", "claims", "recent"],
+  args: ["id", "claimant", "outcome", "dueAt", "recent", "recentKept"],
+});
+
+export const outboxScripts = new ScriptSet([enqueueScript, claimScript, settleScript]);
+
+export class RedisOutboxStore implements OutboxStore {
+  readonly #redis: Redis | Cluster;
+  readonly #keys: OutboxKeys;
+
+  constructor(options: { redis: Redis | Cluster; keyPrefix: string }) {
+    this.#redis = options.redis;
+    this.#keys = new OutboxKeys(options.keyPrefix);
+    outboxScripts.register(this.#redis);
+  }
+
+  async enqueue(eventId: string, deliveries: OutboxDelivery[], now: number): Promise<boolean> {
+    const keys = this.#keys;
+    const reply = await runScript(this.#redis, enqueueScript, {
+      keys: { seen: keys.seen(eventId), due: keys.due(), entries: keys.entries() },
+      args: { now, eventMemoryMs },
+      rest: deliveries.flatMap((d) => [
+        d.id,
+        JSON.stringify(StoredDelivery.parse({ sinkId: d.sinkId, notification: d.notification })),
+      ]),
+    });
+    return reply === 1;
+  }
+
+  async claimDue(input: { now: number; leaseMs: number; limit: number; claimant: string }) {
+    const keys = this.#keys;
+    const reply = await runScript(this.#redis, claimScript, {
+      keys: { due: keys.due(), entries: keys.entries(), attempts: keys.attempts(), claims: keys.claims() },
+      args: {
+        now: input.now,
+        leaseMs: input.leaseMs,
+        limit: Math.max(0, input.limit),
+        claimant: input.claimant,
+      },
+    });
+    const { deliveries, corrupt, depth } = parseClaimReply(reply);
+    // A delivery that no longer reads back (written by hand, or by a future version) can never be
+    // sent: it leaves the outbox rather than being claimed again and again.
+    for (const id of corrupt) await this.#settle(id, input.claimant, "dropped", 0, "");
+    return { deliveries, depth, discarded: corrupt.length };
+  }
+
+  async settle(
+    delivery: ClaimedDelivery,
+    claimant: string,
+    outcome: DeliveryOutcome,
+    now: number,
+  ): Promise<boolean> {
+    const recent = outcome.kind === "retry" ? "" : JSON.stringify(recentOf(delivery, outcome, now));
+    return this.#settle(
+      delivery.id,
+      claimant,
+      outcome.kind,
+      outcome.kind === "retry" ? outcome.at : 0,
+      recent,
+    );
+  }
+
+  async #settle(
+    id: string,
+    claimant: string,
+    outcome: DeliveryOutcome["kind"],
+    dueAt: number,
+    recent: string,
+  ): Promise<boolean> {
+    const keys = this.#keys;
+    const reply = await runScript(this.#redis, settleScript, {
+      keys: {
+        due: keys.due(),
+        entries: keys.entries(),
+        attempts: keys.attempts(),
+        claims: keys.claims(),
+        recent: keys.recent(),
+      },
+      args: { id, claimant, outcome, dueAt, recent, recentKept },
+    });
+    return reply === 1;
+  }
+
+  async recent(limit: number): Promise<RecentDelivery[]> {
+    if (limit <= 0) return [];
+    const items = await callRedis(() => this.#redis.lrange(this.#keys.recent(), 0, limit - 1));
+    return items.flatMap((item) => {
+      const parsed = RecentDelivery.safeParse(safeJson(item));
+      return parsed.success ? [parsed.data] : [];
+    });
+  }
+
+  async depth(): Promise<number> {
+    return callRedis(() => this.#redis.zcard(this.#keys.due()));
+  }
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** `[depth, id, entry, attempt, …]`: the deliveries that read back, and the ids of those that do not. */
+function parseClaimReply(reply: ScriptReply): {
+  deliveries: ClaimedDelivery[];
+  corrupt: string[];
+  depth: number;
+} {
+  if (!Array.isArray(reply) || typeof reply[0] !== "number") {
+    throw new Error("unexpected reply from the outbox's claim script");
+  }
+  const deliveries: ClaimedDelivery[] = [];
+  const corrupt: string[] = [];
+  for (let i = 1; i + 2 < reply.length; i += 3) {
+    const id = String(reply[i]);
+    const parsed = StoredDelivery.safeParse(safeJson(String(reply[i + 1])));
+    if (parsed.success) deliveries.push({ id, ...parsed.data, attempt: Number(reply[i + 2]) });
+    else corrupt.push(id);
+  }
+  return { deliveries, corrupt, depth: reply[0] };
+}

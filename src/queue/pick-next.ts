@@ -1,0 +1,306 @@
+// `claims/next` (SPEC §4.2): read a bounded ranked page of the candidate index, reserve the first eligible issue atomically, claim it through the normal claim path.
+import { randomUUID } from "node:crypto";
+import type { Logger } from "pino";
+import type { ClaimRecord } from "../domain/claim.js";
+import { CandidateIneligible } from "../lease/claim/duplicate-work.js";
+import type { ClaimOutcome, ClaimRequest } from "../lease/outcomes.js";
+import type { RepoConfigSource } from "../lease/ports.js";
+import { LeaseRefused, refused } from "../lease/refusals.js";
+import type { ClaimStore } from "../providers/liveness-store.js";
+import type {
+  CandidateFacts,
+  CandidatePage,
+  QueueRanking,
+  QueueRepo,
+  QueueStore,
+} from "../providers/queue-store.js";
+import { eligibilityOf, type QueueFilter, queueFilterOf, type SkipReason } from "./eligibility.js";
+import { rankingOf, rankingReasons } from "./rank-candidates.js";
+
+/**
+ * Rebuilds a repository's index from GitHub (a bounded, paged refresh) and answers it; null when the
+ * repository cannot be read. Asked only for a repository the index never completed a refresh of.
+ */
+export type RefreshQueue = (repo: { installationId: number; repo: string }) => Promise<QueueRepo | null>;
+
+export interface PickDeps {
+  store: Pick<
+    QueueStore,
+    | "rankedCandidates"
+    | "reserve"
+    | "unreserve"
+    | "repoOf"
+    | "refreshedAt"
+    | "patchCandidate"
+    | "dropCandidate"
+  > &
+    Pick<ClaimStore, "get" | "epoch">;
+  claim: (request: ClaimRequest) => Promise<ClaimOutcome>;
+  configs: RepoConfigSource;
+  refresh?: RefreshQueue;
+  now: () => number;
+  log: Logger;
+  /** A fresh reservation owner per pick; default a random UUID. */
+  pickId?: () => string;
+}
+
+/** Candidates read per page, and at most in one pick or queue view: a pick never reads the whole index. */
+export const pickPageSize = 50;
+export const maxCandidatesScanned = 500;
+/** Confirming reads (each a claim's GitHub read) that may show a candidate ineligible before the pick gives up. */
+export const maxPickTries = 5;
+/** A reservation outlives the claim it leads to (the claim path takes well under this). */
+export const reservationTtlMs = 30_000;
+/** Once claimed, the reservation stays this long, so pickers that read the page before the claim landed skip it. */
+export const settledReservationMs = 5_000;
+
+export interface NextRequest extends Omit<ClaimRequest, "issue" | "takeover" | "pick" | "branch"> {
+  labels?: string[];
+  excludeLabels?: string[];
+  includeTakeovers: boolean;
+}
+
+export interface Picked {
+  issue: number;
+  /** 1-based position among the eligible issues this pick saw. */
+  rank: number;
+  reasons: string[];
+}
+
+/** What `queue_empty` counts (SPEC §4.2), plus `reserved`: eligible, but taken by a concurrent pick. */
+export type SkippedCounts = Record<
+  | "held"
+  | "human"
+  | "blocked"
+  | "prOpen"
+  | "filtered"
+  | "exempt"
+  | "overBudget"
+  | "subIssues"
+  | "closed"
+  | "reserved",
+  number
+>;
+
+const countKey: Record<SkipReason, keyof SkippedCounts> = {
+  held: "held",
+  human: "human",
+  blocked: "blocked",
+  "pr-open": "prOpen",
+  filtered: "filtered",
+  exempt: "exempt",
+  "over-budget": "overBudget",
+  "sub-issues": "subIssues",
+  closed: "closed",
+};
+
+function noneSkipped(): SkippedCounts {
+  return {
+    held: 0,
+    human: 0,
+    blocked: 0,
+    prOpen: 0,
+    filtered: 0,
+    exempt: 0,
+    overBudget: 0,
+    subIssues: 0,
+    closed: 0,
+    reserved: 0,
+  };
+}
+
+interface Judged {
+  facts: CandidateFacts;
+  verdict: ReturnType<typeof eligibilityOf>;
+}
+
+export interface QueueRow {
+  issue: number;
+  title: string;
+  rank: number;
+  reasons: string[];
+}
+
+export interface QueueView {
+  queue: QueueRow[];
+  skipped: { issue: number; reason: SkipReason }[];
+  truncated: boolean;
+}
+
+export class QueuePicker {
+  constructor(private readonly deps: PickDeps) {}
+
+  /** Picks and claims the best free issue, or refuses `queue_empty` with what was skipped. */
+  async next(request: NextRequest): Promise<{ claim: ClaimOutcome; picked: Picked }> {
+    const { store, log } = this.deps;
+    const config = await this.deps.configs.load(request.installationId, request.repo);
+    const filter = queueFilterOf(config, request);
+    const ranking = rankingOf(config.queue);
+    const repo = await this.#indexedRepo(request.installationId, request.repo);
+    const skipped = noneSkipped();
+    const owner = (this.deps.pickId ?? randomUUID)();
+    let tries = 0;
+    let eligibleSeen = 0;
+    for (
+      let offset = 0;
+      repo && offset < maxCandidatesScanned && tries < maxPickTries;
+      offset += pickPageSize
+    ) {
+      const page = await this.#page(repo, ranking, offset);
+      const judged = await this.#judge(
+        repo,
+        page.candidates,
+        request.user.login,
+        filter,
+        request.includeTakeovers,
+      );
+      const eligible: Judged[] = [];
+      for (const entry of judged) {
+        if (entry.verdict.eligible) eligible.push(entry);
+        else skipped[countKey[entry.verdict.reason]]++;
+      }
+      const ranks = new Map(eligible.map((entry, i) => [entry.facts.issue, eligibleSeen + i + 1]));
+      eligibleSeen += eligible.length;
+      while (eligible.length > 0 && tries < maxPickTries) {
+        const issue = await store.reserve(
+          repo,
+          eligible.map((e) => e.facts.issue),
+          owner,
+          reservationTtlMs,
+          this.deps.now(),
+        );
+        if (issue === null) {
+          skipped.reserved += eligible.length;
+          break;
+        }
+        const at = eligible.findIndex((e) => e.facts.issue === issue);
+        // Every issue before the reserved one is another pick's now.
+        skipped.reserved += at;
+        const [chosen] = eligible.splice(0, at + 1) as [Judged];
+        const takeover = chosen.verdict.eligible && chosen.verdict.takeover;
+        try {
+          const claim = await this.deps.claim({
+            ...request,
+            issue,
+            takeover,
+            pick: { facts: chosen.facts, filter, takeover },
+          });
+          await store.reserve(repo, [issue], owner, settledReservationMs, this.deps.now());
+          const reasons = [...rankingReasons(chosen.facts, ranking), ...(takeover ? ["takeover"] : [])];
+          return { claim, picked: { issue, rank: ranks.get(issue) ?? 1, reasons } };
+        } catch (error) {
+          const skip = await this.#skipAfterRead(repo, issue, owner, error);
+          tries++;
+          skipped[countKey[skip]]++;
+          log.info({ subject: `${repo.repo}#${issue}`, reason: skip }, "picked issue was not free after all");
+        }
+      }
+      if (page.candidates.length < pickPageSize) break;
+    }
+    throw refused({
+      code: "queue_empty",
+      message: `No issue of ${request.repo} is free for this session right now.`,
+      details: { skipped },
+    });
+  }
+
+  /** The ranked eligible issues with their reasons, then the first skipped ones with why (at most `limit` each). */
+  async view(installationId: number, repoName: string, login: string, limit: number): Promise<QueueView> {
+    const config = await this.deps.configs.load(installationId, repoName);
+    const filter = queueFilterOf(config);
+    const ranking = rankingOf(config.queue);
+    const repo = await this.#indexedRepo(installationId, repoName);
+    const view: QueueView = { queue: [], skipped: [], truncated: false };
+    let more = false;
+    for (let offset = 0; repo && offset < maxCandidatesScanned; offset += pickPageSize) {
+      const page = await this.#page(repo, ranking, offset);
+      for (const { facts, verdict } of await this.#judge(repo, page.candidates, login, filter, false)) {
+        if (verdict.eligible && view.queue.length < limit) {
+          const row = { issue: facts.issue, title: facts.title, rank: view.queue.length + 1 };
+          view.queue.push({ ...row, reasons: rankingReasons(facts, ranking) });
+        } else if (!verdict.eligible && view.skipped.length < limit) {
+          view.skipped.push({ issue: facts.issue, reason: verdict.reason });
+        } else more = true;
+      }
+      const scanned = offset + page.candidates.length;
+      const full = view.queue.length >= limit && view.skipped.length >= limit;
+      if (full || page.candidates.length < pickPageSize || scanned >= maxCandidatesScanned) {
+        view.truncated = more || page.total > scanned;
+        break;
+      }
+    }
+    return view;
+  }
+
+  /** The repository as the index knows it; one it never held is refreshed first, when a refresh is wired. */
+  async #indexedRepo(installationId: number, repoName: string): Promise<QueueRepo | null> {
+    const { store, refresh } = this.deps;
+    const repo = await store.repoOf(installationId, repoName);
+    if (repo || !refresh) return repo;
+    return refresh({ installationId, repo: repoName });
+  }
+
+  /**
+   * A ranked page. The first page of an index that never completed a refresh (only webhooks fed it)
+   * asks for the refresh and is read again: the refresh stamps it, so this happens once.
+   */
+  async #page(repo: QueueRepo, ranking: QueueRanking, offset: number): Promise<CandidatePage> {
+    const { store, refresh } = this.deps;
+    const page = await this.#page(repo, ranking, offset);
+    if (offset > 0 || page.refreshedAt !== null || !refresh) return page;
+    await refresh({ installationId: repo.installationId, repo: repo.repo });
+    return store.rankedCandidates(repo, ranking, { offset, limit: pickPageSize });
+  }
+
+  /** Each candidate with its verdict, judged with its claim record (the reads go out together: one round trip). */
+  async #judge(
+    repo: QueueRepo,
+    candidates: CandidateFacts[],
+    login: string,
+    filter: QueueFilter,
+    includeTakeovers: boolean,
+  ): Promise<Judged[]> {
+    if (candidates.length === 0) return [];
+    const { store } = this.deps;
+    const now = this.deps.now();
+    const [storeEpoch, ...records] = await Promise.all([
+      store.epoch(repo.installationId, now),
+      ...candidates.map((facts) =>
+        store.get({ installationId: repo.installationId, repoId: repo.repoId, issue: facts.issue }),
+      ),
+    ] as [Promise<number>, ...Promise<ClaimRecord | null>[]]);
+    return candidates.map((facts, i) => ({
+      facts,
+      verdict: eligibilityOf({
+        facts,
+        record: records[i] ?? null,
+        claimBranches: records[i]?.branch ? [records[i].branch] : [],
+        login,
+        filter,
+        includeTakeovers,
+        now,
+        storeEpoch,
+      }),
+    }));
+  }
+
+  /** The skip reason of a claim that failed for a picked issue; the index learns what the read showed. */
+  async #skipAfterRead(repo: QueueRepo, issue: number, owner: string, error: unknown): Promise<SkipReason> {
+    const { store } = this.deps;
+    if (error instanceof CandidateIneligible) {
+      if (error.observed) {
+        const { issue: _issue, ...patch } = error.observed;
+        await store.patchCandidate(repo, issue, patch);
+      } else await store.dropCandidate(repo, issue);
+      await store.unreserve(repo, issue, owner);
+      return error.reason;
+    }
+    // Someone claimed it directly meanwhile (held), or its claim state cannot be known: skip it.
+    if (error instanceof LeaseRefused && (error.code === "held" || error.code === "human_held")) {
+      return error.code === "held" ? "held" : "human";
+    }
+    await store.unreserve(repo, issue, owner);
+    if (error instanceof LeaseRefused && error.code === "claim_state_unknown") return "held";
+    throw error;
+  }
+}

@@ -1,0 +1,222 @@
+// The notification outbox contract: the same cases against the memory outbox and the Redis one on a real server.
+import type { Redis } from "ioredis";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { Notification } from "../../src/notify/notifier.js";
+import { eventMemoryMs, type OutboxDelivery, type OutboxStore } from "../../src/notify/outbox-store.js";
+import { MemoryOutboxStore } from "../../src/providers/memory/memory-outbox-store.js";
+import { RedisOutboxStore } from "../../src/providers/redis/redis-outbox-store.js";
+import { createTestRedis, deleteKeysWithPrefix, probeRedis, uniqueKeyPrefix } from "../support/redis.js";
+
+const redisProbe = await probeRedis();
+
+interface OutboxCase {
+  name: string;
+  setup(): Promise<void>;
+  create(): OutboxStore;
+  redis?(): { client: Redis; prefix: string };
+  teardown(): Promise<void>;
+}
+
+const memoryCase: OutboxCase = {
+  name: "MemoryOutboxStore",
+  setup: async () => {},
+  create: () => new MemoryOutboxStore(),
+  teardown: async () => {},
+};
+
+function redisCase(): OutboxCase {
+  const runPrefix = uniqueKeyPrefix("outbox");
+  let client: Redis | undefined;
+  let next = 0;
+  let current = "";
+  return {
+    name: "RedisOutboxStore",
+    async setup() {
+      client = await createTestRedis();
+    },
+    create() {
+      current = `${runPrefix}${++next}:`;
+      return new RedisOutboxStore({ redis: client!, keyPrefix: current });
+    },
+    redis: () => ({ client: client!, prefix: current }),
+    async teardown() {
+      if (client) {
+        await deleteKeysWithPrefix(client, runPrefix);
+        await client.quit();
+      }
+    },
+  };
+}
+
+const cases: OutboxCase[] = [memoryCase];
+if (redisProbe.available) cases.push(redisCase());
+else {
+  describe.skip(`RedisOutboxStore (${redisProbe.reason})`, () => {
+    it("passes the outbox contract", () => {});
+  });
+}
+
+const T0 = 1_800_000_000_000;
+const lease = { leaseMs: 60_000, limit: 10 };
+
+function notification(id: string, event: Notification["event"] = "takeover"): Notification {
+  return {
+    event,
+    id,
+    at: new Date(T0).toISOString(),
+    subject: "octo/widgets#1",
+    installationId: 42,
+    data: { generation: 2 },
+  };
+}
+
+function deliveriesOf(id: string, sinks = ["sinkA", "sinkB"]): OutboxDelivery[] {
+  return sinks.map((sinkId) => ({ id: `${id}.${sinkId}`, sinkId, notification: notification(id) }));
+}
+
+describe.each(cases)("$name outbox contract", (outboxCase) => {
+  let outbox: OutboxStore;
+
+  beforeAll(() => outboxCase.setup());
+  afterAll(() => outboxCase.teardown());
+  beforeEach(() => {
+    outbox = outboxCase.create();
+  });
+
+  it("queues one delivery per sink, claimed once with its first try counted", async () => {
+    expect(await outbox.enqueue("evt_1", deliveriesOf("evt_1"), T0)).toBe(true);
+    const first = await outbox.claimDue({ now: T0, claimant: "a", ...lease });
+    expect(first.depth).toBe(2);
+    expect(first.discarded).toBe(0);
+    expect(first.deliveries).toEqual([
+      { id: "evt_1.sinkA", sinkId: "sinkA", notification: notification("evt_1"), attempt: 1 },
+      { id: "evt_1.sinkB", sinkId: "sinkB", notification: notification("evt_1"), attempt: 1 },
+    ]);
+    // Hidden from every other claimant while the lease runs.
+    expect((await outbox.claimDue({ now: T0 + 59_999, claimant: "b", ...lease })).deliveries).toEqual([]);
+  });
+
+  it("queues an event id once, however often it is emitted, until it is forgotten", async () => {
+    expect(await outbox.enqueue("evt_1", deliveriesOf("evt_1"), T0)).toBe(true);
+    expect(await outbox.enqueue("evt_1", deliveriesOf("evt_1"), T0 + 1)).toBe(false);
+    expect(await outbox.depth()).toBe(2);
+    if (outboxCase.name === "MemoryOutboxStore") {
+      // The memory outbox's clock is the caller's; Redis forgets by its own (PX), not tested by waiting.
+      expect(await outbox.enqueue("evt_1", deliveriesOf("evt_1"), T0 + eventMemoryMs)).toBe(true);
+    }
+  });
+
+  it("gives a delivery whose claimant went silent to the next claim once the lease ran out, its try counted", async () => {
+    await outbox.enqueue("evt_1", deliveriesOf("evt_1", ["sinkA"]), T0);
+    await outbox.claimDue({ now: T0, claimant: "dead", ...lease });
+    const again = await outbox.claimDue({ now: T0 + 60_000, claimant: "alive", ...lease });
+    expect(again.deliveries.map((d) => [d.id, d.attempt])).toEqual([["evt_1.sinkA", 2]]);
+    // The silent claimant's settle comes too late and changes nothing.
+    const [delivery] = again.deliveries;
+    expect(await outbox.settle(delivery!, "dead", { kind: "sent" }, T0 + 60_001)).toBe(false);
+    expect(await outbox.depth()).toBe(1);
+    expect(await outbox.settle(delivery!, "alive", { kind: "sent" }, T0 + 60_002)).toBe(true);
+    expect(await outbox.depth()).toBe(0);
+  });
+
+  it("makes a retried delivery due at the time given, not before", async () => {
+    await outbox.enqueue("evt_1", deliveriesOf("evt_1", ["sinkA"]), T0);
+    const [delivery] = (await outbox.claimDue({ now: T0, claimant: "a", ...lease })).deliveries;
+    expect(await outbox.settle(delivery!, "a", { kind: "retry", at: T0 + 5_000 }, T0 + 10)).toBe(true);
+    expect((await outbox.claimDue({ now: T0 + 4_999, claimant: "b", ...lease })).deliveries).toEqual([]);
+    const retried = await outbox.claimDue({ now: T0 + 5_000, claimant: "b", ...lease });
+    expect(retried.deliveries.map((d) => d.attempt)).toEqual([2]);
+    // A settled retry is no longer the first claimant's.
+    expect(await outbox.settle(retried.deliveries[0]!, "a", { kind: "sent" }, T0 + 5_001)).toBe(false);
+  });
+
+  it("lists settled deliveries newest first: sent, and dropped with the reason", async () => {
+    await outbox.enqueue("evt_1", deliveriesOf("evt_1", ["sinkA"]), T0);
+    await outbox.enqueue("evt_2", deliveriesOf("evt_2", ["sinkA"]), T0 + 1);
+    const { deliveries } = await outbox.claimDue({ now: T0 + 1, claimant: "a", ...lease });
+    await outbox.settle(deliveries[0]!, "a", { kind: "sent" }, T0 + 2);
+    await outbox.settle(deliveries[1]!, "a", { kind: "dropped", reason: "gave up after 1 tries" }, T0 + 3);
+    expect(await outbox.recent(10)).toEqual([
+      {
+        id: "evt_2.sinkA",
+        event: "takeover",
+        subject: "octo/widgets#1",
+        installationId: 42,
+        sinkId: "sinkA",
+        result: "dropped",
+        reason: "gave up after 1 tries",
+        attempts: 1,
+        at: T0 + 3,
+      },
+      {
+        id: "evt_1.sinkA",
+        event: "takeover",
+        subject: "octo/widgets#1",
+        installationId: 42,
+        sinkId: "sinkA",
+        result: "sent",
+        attempts: 1,
+        at: T0 + 2,
+      },
+    ]);
+    expect(await outbox.recent(1)).toHaveLength(1);
+    expect(await outbox.depth()).toBe(0);
+    expect((await outbox.claimDue({ now: T0 + 1_000_000, claimant: "b", ...lease })).deliveries).toEqual([]);
+  });
+
+  it("claims the oldest due first, at most `limit` at a time", async () => {
+    await outbox.enqueue("evt_late", deliveriesOf("evt_late", ["s"]), T0 + 2);
+    await outbox.enqueue("evt_early", deliveriesOf("evt_early", ["s"]), T0);
+    const claimed = await outbox.claimDue({ now: T0 + 5, claimant: "a", leaseMs: 1_000, limit: 1 });
+    expect(claimed.deliveries.map((d) => d.id)).toEqual(["evt_early.s"]);
+    expect(claimed.depth).toBe(2);
+  });
+
+  if (outboxCase.redis) {
+    it("keeps every key under the one {notify} hash tag of the prefix", async () => {
+      await outbox.enqueue("evt_1", deliveriesOf("evt_1"), T0);
+      const [delivery] = (await outbox.claimDue({ now: T0, claimant: "a", ...lease })).deliveries;
+      await outbox.settle(delivery!, "a", { kind: "sent" }, T0);
+      const { client, prefix } = outboxCase.redis!();
+      const keys = (await client.keys(`${prefix}*`)).map((k) => k.slice(prefix.length)).sort();
+      expect(keys).toEqual([
+        "{notify}:attempts",
+        "{notify}:claims",
+        "{notify}:due",
+        "{notify}:entries",
+        "{notify}:recent",
+        "{notify}:seen:evt_1",
+      ]);
+      expect(await client.pttl(`${prefix}{notify}:seen:evt_1`)).toBeGreaterThan(eventMemoryMs - 60_000);
+    });
+
+    it("queues an event in one Redis command", async () => {
+      const { client } = outboxCase.redis!();
+      await outbox.enqueue("evt_warm", deliveriesOf("evt_warm"), T0); // the script is known to the server now
+      const sent: string[] = [];
+      const original = client.sendCommand.bind(client);
+      client.sendCommand = ((command: { name: string }) => {
+        sent.push(command.name);
+        return original(command as never);
+      }) as typeof client.sendCommand;
+      try {
+        await outbox.enqueue("evt_1", deliveriesOf("evt_1"), T0);
+      } finally {
+        client.sendCommand = original;
+      }
+      expect(sent).toEqual(["evalsha"]);
+    });
+
+    it("drops a delivery that does not read back instead of claiming it forever", async () => {
+      const { client, prefix } = outboxCase.redis!();
+      await client.hset(`${prefix}{notify}:entries`, "junk.s", "{not json");
+      await client.zadd(`${prefix}{notify}:due`, T0, "junk.s");
+      await outbox.enqueue("evt_1", deliveriesOf("evt_1", ["s"]), T0);
+      const claimed = await outbox.claimDue({ now: T0, claimant: "a", ...lease });
+      expect(claimed.discarded).toBe(1);
+      expect(claimed.deliveries.map((d) => d.id)).toEqual(["evt_1.s"]);
+      expect(await outbox.depth()).toBe(1);
+      expect(await client.hexists(`${prefix}{notify}:entries`, "junk.s")).toBe(0);
+    });
+  }
+});
