@@ -56,7 +56,6 @@ export function budgetExhaustedWrite(args: {
     `\`claims/next\` skips this issue while it carries the ${inert(config.labels.overBudget)} label. ` +
     `To let agents go on, raise \`budgets.${taskClass}.maxUsd\` in \`.github/claim-hold.yml\` and remove the label.`;
   const write = endedClaimWrite({ previous, ended, config, note });
-  write.removeLabels = [...(write.removeLabels ?? []), config.labels.needsHuman];
   write.addLabels = [config.labels.overBudget];
   return write;
 }

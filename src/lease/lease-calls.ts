@@ -295,12 +295,13 @@ export class LeaseCalls {
 /** The release's write: labels and App-made assignment off, the comment ended, a note if there is one. */
 function releaseWrite(
   record: ClaimRecord,
-  labels: { claimed: string; stale: string },
+  labels: { claimed: string; stale: string; needsHuman: string },
   note?: string,
 ): TransitionWrite {
   const write: TransitionWrite = {
     subjectNodeId: record.issueNodeId ?? "",
-    removeLabels: [labels.claimed, labels.stale],
+    // A standing ask for a person ends with the lease that made it.
+    removeLabels: [labels.claimed, labels.stale, ...(record.needsHuman ? [labels.needsHuman] : [])],
     ...commentEdit(record, record.state === "completed" ? "completed" : "released"),
   };
   if (record.appAssigned && record.assigneeNodeId) write.unassign = [record.assigneeNodeId];

@@ -186,6 +186,18 @@ describe.each(stores)("needs-human and budgets on the $name", ({ redis }) => {
     expect(await world!.notices()).toHaveLength(1);
   });
 
+  it("takes the needs-human label off with the lease that asked, at its release", async () => {
+    const { sim } = await start();
+    const agent = world!.agent();
+    const { lease } = await agent.claim({ repo, issue: 1, actor: { runtime: "codex", sessionId: "N" } });
+    await agent.heartbeat(lease, { needsHuman: true, blocker: "which database?" });
+    await sim.flush();
+    expect(sim.issue(repo, 1).labels.sort()).toEqual(["agent:claimed", "agent:needs-human"]);
+    await agent.release(lease, { outcome: "handoff", note: "left for a person" });
+    await sim.flush();
+    expect(sim.issue(repo, 1).labels).toEqual([]);
+  });
+
   it("refuses asking without a blocker (422, nothing stored)", async () => {
     const { sim } = await start();
     const agent = world!.agent();
