@@ -1,6 +1,6 @@
 // `heartbeat`, `verify`, `attest` and `release`: single calls on the lease of this worktree.
 import { type ReleaseOutcomeName, releaseOutcomes } from "../../../contract/claim-vocabulary.js";
-import { clientFor, leaseCredentials, serverUrl } from "../../actions/agent-context.js";
+import { clientFor, leaseCredentials, leaseDirOf, serverUrl } from "../../actions/agent-context.js";
 import { callOnLease } from "../../actions/call-on-lease.js";
 import { UsageError } from "../../actions/errors.js";
 import { resolveCommit } from "../../actions/git.js";
@@ -69,11 +69,12 @@ export const heartbeatCommand: CommandSpec = {
       ...(ask ? { needsHuman: true, blocker: ask } : {}),
       ...(usage ? { usage } : {}),
     };
-    const { lease, dir, value } = await onLease(ctx, (l) =>
-      clientFor(ctx, serverUrl(ctx, l)).heartbeat(leaseCredentials(l), input, { signal: ctx.signal }),
-    );
-    // The ask stands for keepalive's beats until a heartbeat without it.
-    await recordAsk(dir, lease, ask);
+    // The ask stands for keepalive's beats until a heartbeat without it; the file goes first, so a
+    // keepalive beat never undoes this one.
+    const { lease, value } = await onLease(ctx, async (l) => {
+      await recordAsk(await leaseDirOf(ctx), l, ask);
+      return clientFor(ctx, serverUrl(ctx, l)).heartbeat(leaseCredentials(l), input, { signal: ctx.signal });
+    });
     ctx.out.result({ ok: true, command: "heartbeat", subject: formatSubject(lease), ...value }, [
       `heartbeat ok: ${formatSubject(lease)} · generation ${value.generation} · ${value.state} · expires ${value.expiresAt}`,
     ]);

@@ -1,7 +1,7 @@
 // MCP tool `ask_human`: the session asks for a person (SPEC §8.1), or withdraws its ask; the server's heartbeats repeat it meanwhile.
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
-import { clientFor, leaseCredentials, serverUrl } from "../../actions/agent-context.js";
+import { clientFor, leaseCredentials, leaseDirOf, serverUrl } from "../../actions/agent-context.js";
 import { UsageError } from "../../actions/errors.js";
 import { recordAsk } from "../../actions/heartbeat-body.js";
 import { formatSubject } from "../../actions/subject.js";
@@ -41,10 +41,13 @@ export function registerAskHuman(server: McpServer, deps: ToolDeps): void {
       if (asking && !blocker?.trim())
         throw new UsageError("ask_human needs a blocker saying what the person should do");
       const input = asking ? { needsHuman: true, blocker: blocker!.trim() } : {};
-      const { dir, lease, value } = await onToolLease(deps, subject, (l) =>
-        clientFor(ctx, serverUrl(ctx, l)).heartbeat(leaseCredentials(l), input, { signal: ctx.signal }),
-      );
-      await recordAsk(dir, lease, asking ? blocker!.trim() : undefined);
+      // The lease file first: the heartbeat loop repeats what it holds, so it never undoes this call.
+      const { lease, value } = await onToolLease(deps, subject, async (l) => {
+        await recordAsk(await leaseDirOf(ctx), l, asking ? blocker!.trim() : undefined);
+        return clientFor(ctx, serverUrl(ctx, l)).heartbeat(leaseCredentials(l), input, {
+          signal: ctx.signal,
+        });
+      });
       const name = formatSubject(lease);
       return {
         summary: asking
