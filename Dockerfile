@@ -1,7 +1,10 @@
 # claim-hold: build with tsc, run the compiled App as a non-root user on node:20-slim.
 # Build: docker build -t claim-hold .   Run: see compose.yaml and docs/deploy.md.
+# BASE: any Debian-like image with Node 20, npm and a `node` user (scripts/docker-smoke.sh builds one
+# without a registry).
+ARG BASE=node:20-slim
 
-FROM node:20-slim AS build
+FROM ${BASE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -9,7 +12,7 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build
 
-FROM node:20-slim AS runtime
+FROM ${BASE} AS runtime
 ENV NODE_ENV=production PORT=3000 HOST=0.0.0.0 LOG_FORMAT=json
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -20,4 +23,5 @@ USER node
 EXPOSE 3000
 HEALTHCHECK --interval=30s --timeout=3s --start-period=10s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+# node itself as PID 1 (not npm): SIGTERM reaches the App, which drains and exits 0.
 CMD ["node", "dist/main.js"]

@@ -10,8 +10,15 @@ const compiled = join(root, "dist", "agent", "main.js");
 
 async function load() {
   if (existsSync(compiled)) return import(pathToFileURL(compiled).href);
-  const { tsImport } = await import("tsx/esm/api");
-  return tsImport(pathToFileURL(join(root, "src", "agent", "main.ts")).href, import.meta.url);
+  // A git clone without a build: only there is the source (and tsx, a dev dependency) at hand.
+  const tsx = await import("tsx/esm/api").catch(() => null);
+  if (!tsx) {
+    console.error(
+      "claim-hold: dist/ is not built and tsx is not installed; run `npm install && npm run build`",
+    );
+    process.exit(1);
+  }
+  return tsx.tsImport(pathToFileURL(join(root, "src", "agent", "main.ts")).href, import.meta.url);
 }
 
 const { main } = await load();

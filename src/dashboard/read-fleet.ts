@@ -93,7 +93,7 @@ function deriveFleetState(
  */
 export async function readFleet(
   deps: FleetDeps,
-  options: { withPullRequests?: boolean } = {},
+  options: { withPullRequests?: boolean; recordsPerRepository?: number } = {},
 ): Promise<FleetView> {
   const { store, fences } = deps;
   const now = deps.now();
@@ -106,9 +106,10 @@ export async function readFleet(
       store.epoch(installationId, now),
     ]);
     for (const repoId of repoIds) {
-      const records = await store.listRepository(installationId, repoId, recordsPerRepository + 1);
-      if (records.length > recordsPerRepository) truncated = true;
-      for (const record of records.slice(0, recordsPerRepository)) {
+      const limit = options.recordsPerRepository ?? recordsPerRepository;
+      const records = await store.listRepository(installationId, repoId, limit + 1);
+      if (records.length > limit) truncated = true;
+      for (const record of records.slice(0, limit)) {
         repos.add(record.repo);
         if (!isHeld(record)) continue;
         const config = deps.peekConfig(installationId, record.repo) ?? defaultRepoConfig;

@@ -19,9 +19,14 @@ import { rankingOf, rankingReasons } from "./rank-candidates.js";
 
 /**
  * Rebuilds a repository's index from GitHub (a bounded, paged refresh) and answers it; null when the
- * repository cannot be read. Asked only for a repository the index never completed a refresh of.
+ * repository cannot be read. Asked only for a repository the index never completed a refresh of
+ * (`repoId` absent: the index never held it at all).
  */
-export type RefreshQueue = (repo: { installationId: number; repo: string }) => Promise<QueueRepo | null>;
+export type RefreshQueue = (repo: {
+  installationId: number;
+  repo: string;
+  repoId?: number;
+}) => Promise<QueueRepo | null>;
 
 export interface PickDeps {
   store: Pick<
@@ -176,7 +181,7 @@ export class QueuePicker {
         const at = eligible.findIndex((e) => e.facts.issue === issue);
         // Every issue before the reserved one is another pick's now.
         skipped.reserved += at;
-        const [chosen] = eligible.splice(0, at + 1) as [Judged];
+        const chosen = eligible.splice(0, at + 1)[at] as Judged;
         const takeover = chosen.verdict.eligible && chosen.verdict.takeover;
         try {
           const claim = await this.deps.claim({
@@ -246,9 +251,9 @@ export class QueuePicker {
    */
   async #page(repo: QueueRepo, ranking: QueueRanking, offset: number): Promise<CandidatePage> {
     const { store, refresh } = this.deps;
-    const page = await this.#page(repo, ranking, offset);
+    const page = await store.rankedCandidates(repo, ranking, { offset, limit: pickPageSize });
     if (offset > 0 || page.refreshedAt !== null || !refresh) return page;
-    await refresh({ installationId: repo.installationId, repo: repo.repo });
+    await refresh(repo);
     return store.rankedCandidates(repo, ranking, { offset, limit: pickPageSize });
   }
 

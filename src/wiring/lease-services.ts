@@ -10,6 +10,7 @@ import { createTokenMinter } from "../lease/tokens.js";
 import type { Notifier } from "../notify/notifier.js";
 import type { FenceStore } from "../providers/fence-store.js";
 import type { LivenessStore } from "../providers/liveness-store.js";
+import type { QueueRefresh } from "../providers/queue-store.js";
 import { QueuePicker, type RefreshQueue } from "../queue/pick-next.js";
 import type { ClaimHoldOptions } from "./claim-hold-options.js";
 import type { GitHubProviders } from "./github-providers.js";
@@ -26,7 +27,7 @@ export function createLeaseServices(
     now: () => number;
     log: Logger;
     /** Rebuilds a repository's candidate index that never completed a refresh (claims/next asks it). */
-    queueRefresh?: RefreshQueue;
+    queueRefresh?: QueueRefresh;
   },
 ) {
   const { store, fences, notifier, now, log } = deps;
@@ -78,10 +79,24 @@ export function createLeaseServices(
     store,
     claim: (request) => core.claim(request),
     configs,
-    ...(deps.queueRefresh ? { refresh: deps.queueRefresh } : {}),
+    ...(deps.queueRefresh ? { refresh: pickRefresh(deps.queueRefresh, github.assignments) } : {}),
     now,
     log,
   });
   /** `subjectChanged`: re-runs the checks of the PRs linked to a subject that changed hands. */
   return { assignments, configs, core, fence, picker, subjectChanged };
+}
+
+/**
+ * The refresh a pick asks for on a miss. A repository the index never held has no id yet: one
+ * bounded listing read (the first open issue) names it, then the full refresh runs.
+ */
+function pickRefresh(refresh: QueueRefresh, assignments: GitHubProviders["assignments"]): RefreshQueue {
+  return async ({ installationId, repo, repoId }) => {
+    const id = repoId ?? (await assignments.listOpenIssues({ installationId, repo }, { first: 1 })).repoId;
+    if (id === null) return null;
+    const queueRepo = { installationId, repoId: id, repo };
+    await refresh(queueRepo);
+    return queueRepo;
+  };
 }

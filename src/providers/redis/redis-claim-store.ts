@@ -31,6 +31,7 @@ import {
   recordToFields,
   safeJson,
   unexpectedReply,
+  unpackWrittenRecord,
 } from "./record-codec.js";
 import {
   callRedis,
@@ -180,8 +181,8 @@ export class RedisClaimStore implements ClaimStore {
         heartbeatMs: optional(input.durations?.heartbeatMs),
       },
     });
-    const [kind, a, b] = asArray(reply);
-    if (kind === "ok") return { kind: "ok", record: parseRecord(a), editComment: b === "1" };
+    const [kind, edit, packed] = asArray(reply);
+    if (kind === "ok") return { kind: "ok", record: unpackWrittenRecord(packed), editComment: edit === "1" };
     return parseRefusal("heartbeat", reply);
   }
 

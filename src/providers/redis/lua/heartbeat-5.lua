@@ -39,9 +39,13 @@ if ARG.ttlMs ~= '' then
   set[#set + 1] = 'heartbeatMs'
   set[#set + 1] = ARG.heartbeatMs
 end
+local cleared = {'staleMarkedAt', 'takeoverBy', 'takeoverAt', 'takeoverGraceMs', 'takeoverKeyDigest'}
 redis.call('HSET', KEY.record, unpack(set))
-redis.call('HDEL', KEY.record, 'staleMarkedAt', 'takeoverBy', 'takeoverAt', 'takeoverGraceMs', 'takeoverKeyDigest')
-local m, flat = load(KEY.record)
-refresh_record(m, KEY.deadlines, KEY.holders, ARG.member)
+redis.call('HDEL', KEY.record, unpack(cleared))
+-- The record as written, from the one read above (no second HGETALL).
+for i = 1, #set, 2 do cur[set[i]] = set[i + 1] end
+for _, field in ipairs(cleared) do cur[field] = nil end
+refresh_record(cur, KEY.deadlines, KEY.holders, ARG.member)
 touch(KEY.repository, ARG.now, ARG.member)
-return {'ok', flat, edit}
+-- One packed reply: the comment-edit flag and the record's hash fields as one JSON object.
+return {'ok', edit, cjson.encode(cur)}
