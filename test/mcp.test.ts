@@ -28,6 +28,7 @@ import {
   nockGetUser,
   nockNoConfigFile,
   nockOpenIssues,
+  nockResolveLabels,
   nockSubjectStatus,
 } from "./support/github-fake/index.js";
 import { createTestRedis, deleteKeysWithPrefix, probeRedis, uniqueKeyPrefix } from "./support/redis.js";
@@ -458,6 +459,8 @@ describeRedis("claim-hold mcp", () => {
     nockApplyTransition(github, { claimComment: { id: "IC_h", databaseId: 9003 } });
     expect((await mcp.call("claim_issue", { repo, issue: 14 })).isError).toBeFalsy();
 
+    // The needs-human label's node id is looked up once (the claim's read named only the managed ones).
+    nockResolveLabels(github, repo);
     const asked = nockApplyTransition(github);
     const result = await mcp.call("ask_human", { blocker: "need the staging database password" });
     expect(result.isError).toBeFalsy();

@@ -63,7 +63,7 @@ export const verifyScript = defineScript({
 
 export const heartbeatScript = defineScript({
   name: "heartbeat",
-  keys: ["record", "digests", ...indexKeys, "repository"],
+  keys: ["record", "digests", ...indexKeys, "repository", "spend"],
   args: [
     "generation",
     "tokenDigest",
@@ -79,6 +79,10 @@ export const heartbeatScript = defineScript({
     "ttlMs",
     "reclaimAfterMs",
     "heartbeatMs",
+    "needsHuman",
+    "hasUsage",
+    "usageCost",
+    "usageTokens",
   ],
 });
 
