@@ -9,6 +9,8 @@ export interface ClaimHoldMetrics {
   registry: Registry;
   /** Counts a heartbeat by outcome: a tally in plain numbers (every heartbeat comes here), read at scrape. */
   countHeartbeat(outcome: string): void;
+  /** Adds what a heartbeat's usage report added to its subject's spend (micro-dollars), read at scrape. */
+  countSpend(addedMicros: number): void;
   transitions: Counter<"kind">;
   janitorSweeps: Counter<"result">;
   janitorActions: Counter<"action">;
@@ -96,8 +98,22 @@ export function createMetrics(): ClaimHoldMetrics {
       for (const [outcome, tally] of heartbeatTallies) this.inc({ outcome }, tally.count);
     },
   });
+  // Whole micro-dollars, so the sum stays exact however many reports add to it.
+  const spend = { micros: 0 };
+  new Counter({
+    name: "claim_hold_spend_usd_total",
+    help: "Dollars agents reported spending on their subjects (heartbeat usage.costUsd), every subject and generation together.",
+    registers,
+    collect() {
+      this.reset();
+      this.inc(spend.micros / 1_000_000);
+    },
+  });
   return {
     registry,
+    countSpend(addedMicros) {
+      spend.micros += addedMicros;
+    },
     countHeartbeat(outcome) {
       const tally = heartbeatTallies.get(outcome);
       if (tally) tally.count++;

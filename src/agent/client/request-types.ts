@@ -66,6 +66,10 @@ export interface HeartbeatInput {
   blocker?: string;
   /** ISO-8601. */
   waitUntil?: string;
+  /** Asks for a person; needs a `blocker`. The next heartbeat without it withdraws the ask. */
+  needsHuman?: boolean;
+  /** Cumulative for the lease: never lower than the last report (the server answers 422). */
+  usage?: { costUsd?: number; tokens?: number };
 }
 
 export type ReleaseOutcome = ReleaseOutcomeName;

@@ -2,6 +2,7 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { AgentContext } from "../actions/agent-context.js";
 import type { LeaseKeeper } from "./lease-keeper.js";
+import { registerAskHuman } from "./tools/ask-human.js";
 import { registerAttestCommit } from "./tools/attest-commit.js";
 import { registerClaimIssue } from "./tools/claim-issue.js";
 import { registerClaimNextIssue } from "./tools/claim-next-issue.js";
@@ -21,7 +22,8 @@ const instructions =
   "the best free issue and claims it; queueEmpty means there is nothing to do), or claim a named issue " +
   "with claim_issue, before working on it, and work only on the branch it returns; this server heartbeats the claim for as long as it " +
   "runs, so the claim lives exactly as long as this session. Call verify_hold before every push, pull " +
-  "request and merge, attest_commit after pushing, and release_claim when done. If any tool result " +
+  "request and merge, attest_commit after pushing, ask_human when only a person can unblock you, and " +
+  "release_claim when done. If any tool result " +
   "says the session LOST an issue, stop working on that issue at once.";
 
 /** The server with its tools; the caller connects it to a transport and owns its lifetime. */
@@ -35,5 +37,6 @@ export function createMcpServer({ ctx, keeper, version }: McpServerDeps): McpSer
   registerVerifyHold(server, deps);
   registerAttestCommit(server, deps);
   registerReleaseClaim(server, deps);
+  registerAskHuman(server, deps);
   return server;
 }

@@ -42,6 +42,8 @@ const fieldCodecs: Record<string, FieldCodec> = {
   supersedes: "int",
   phase: "string",
   blocker: "string",
+  needsHuman: "bool",
+  budgetExhausted: "bool",
   waitUntil: "int",
   pullRequest: "int",
   phaseCommentAt: "int",
