@@ -57,7 +57,13 @@ function input(overrides: {
     record,
     claimBranches: overrides.claimBranches ?? claimBranchesOf(record),
     login: "fleet-bot",
-    filter: { labels: [], excludeLabels: [], exemptLabels: ["claim-hold:pinned"], ...overrides.filter },
+    filter: {
+      labels: [],
+      excludeLabels: [],
+      exemptLabels: ["claim-hold:pinned"],
+      overBudgetLabel: "agent:over-budget",
+      ...overrides.filter,
+    },
     includeTakeovers: overrides.includeTakeovers ?? false,
     now: T0,
   };
@@ -241,6 +247,16 @@ describe("eligibilityOf", () => {
       name: "over-budget: the budget label",
       input: input({ facts: { labels: ["agent:over-budget"] } }),
       expected: skipped("over-budget"),
+    },
+    {
+      name: "over-budget: the repository's own name for the budget label (labels.overBudget)",
+      input: input({ facts: { labels: ["Spent"] }, filter: { overBudgetLabel: "spent" } }),
+      expected: skipped("over-budget"),
+    },
+    {
+      name: "over-budget: the default name means nothing once the repository renamed the label",
+      input: input({ facts: { labels: ["agent:over-budget"] }, filter: { overBudgetLabel: "spent" } }),
+      expected: eligible,
     },
     // order of reasons
     {
