@@ -285,6 +285,7 @@ describe("queueFilterOf", () => {
     const config = RepoConfig.parse({
       queue: { labels: ["agent-ready"], excludeLabels: ["wontfix"] },
       janitor: { exemptLabels: ["pinned"] },
+      labels: { overBudget: "spent" },
     });
     expect(
       queueFilterOf(config, { labels: ["backend", "agent-ready"], excludeLabels: ["needs-design"] }),
@@ -292,11 +293,13 @@ describe("queueFilterOf", () => {
       labels: ["agent-ready", "backend"],
       excludeLabels: ["wontfix", "needs-design"],
       exemptLabels: ["pinned"],
+      overBudgetLabel: "spent",
     });
     expect(queueFilterOf(defaultRepoConfig)).toEqual({
       labels: [],
       excludeLabels: [],
       exemptLabels: ["claim-hold:pinned"],
+      overBudgetLabel: "agent:over-budget",
     });
   });
 });
