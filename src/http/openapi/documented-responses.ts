@@ -1,7 +1,7 @@
 // Answer bodies the client contract has no schema for yet (queue, next, janitor, ops), described as the server sends them.
 import { z } from "zod";
-import { ClaimResponseSchema, TakeoverPendingSchema } from "../../contract/api-responses.js";
-import { skipReasons } from "../../queue/eligibility.js";
+import { TakeoverPendingSchema } from "../../contract/api-responses.js";
+import { NextResponseSchema, PickedSchema, QueueResponseSchema } from "../../contract/queue-responses.js";
 
 /** Every error the server sends: a machine-readable code, a sentence, and the code's own details. */
 export const ErrorBody = z
@@ -14,32 +14,14 @@ export const ErrorBody = z
       "`{ error, message, ...details }`: details depend on the code (`field` for `invalid_request`, `holder` for `held`, `reason` for `gone`, …).",
   });
 
-const Picked = z.object({
-  issue: z.number().int().min(1),
-  rank: z.number().int().min(1).meta({ description: "1-based position among the eligible issues seen." }),
-  reasons: z.array(z.string()).meta({ description: "Why it ranked there, e.g. `priority:p0`, `oldest`." }),
-});
-
-/** `claims/next`: the claim answer plus which issue was picked and why. */
-export const NextResponse = ClaimResponseSchema.extend({ picked: Picked });
+/** `claims/next`: the claim answer plus which issue was picked and why (the client's schema). */
+export const NextResponse = NextResponseSchema;
 
 /** `claims/next` with `includeTakeovers`: the takeover intent on the picked issue. */
-export const NextTakeoverPending = TakeoverPendingSchema.extend({ picked: Picked });
+export const NextTakeoverPending = TakeoverPendingSchema.extend({ picked: PickedSchema });
 
-export const QueueViewResponse = z.object({
-  queue: z.array(
-    z.object({
-      issue: z.number().int().min(1),
-      title: z.string(),
-      rank: z.number().int().min(1),
-      reasons: z.array(z.string()),
-    }),
-  ),
-  skipped: z
-    .array(z.object({ issue: z.number().int().min(1), reason: z.enum(skipReasons) }))
-    .meta({ description: "The first issues not offered, with why." }),
-  truncated: z.boolean(),
-});
+/** The queue view (the client's schema). */
+export const QueueViewResponse = QueueResponseSchema;
 
 export const SweepReportResponse = z.object({
   at: z.string(),
