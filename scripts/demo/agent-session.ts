@@ -15,6 +15,9 @@ export class AgentSession {
   readonly leases: ClaimResult["lease"][] = [];
   #timer: NodeJS.Timeout | null = null;
   #paused = false;
+  /** While set, every heartbeat asks for a person (the flag is per beat: a beat without it withdraws the ask). */
+  #blocker: string | null = null;
+  #lastState: string | null = null;
 
   constructor(
     readonly name: string,
@@ -39,6 +42,7 @@ export class AgentSession {
         },
       );
       this.lease = result.lease;
+      this.#lastState = null;
       this.leases.push(result.lease);
       if (input.takeover && result.resume) {
         this.timeline.count("takeovers");
@@ -80,6 +84,7 @@ export class AgentSession {
         actor: { runtime: this.runtime, sessionId: this.name, host: "demo" },
       });
       this.lease = result.lease;
+      this.#lastState = null;
       this.leases.push(result.lease);
       this.timeline.count("picks");
       this.timeline.count(result.picked.reasons.includes("takeover") ? "takeovers" : "claims");
@@ -141,13 +146,34 @@ export class AgentSession {
     void this.beat();
   }
 
+  /** Stuck on a question only a person can answer: the next heartbeats carry `needsHuman` and the blocker. */
+  async askForHuman(blocker: string): Promise<void> {
+    this.#blocker = blocker;
+    this.timeline.line(this.label, `asks for a person: "${blocker}"`, "warn");
+    await this.beat();
+  }
+
+  /** The answer came: the next heartbeat goes without `needsHuman`, which clears the ask. */
+  async answered(): Promise<void> {
+    this.#blocker = null;
+    this.timeline.line(this.label, "got its answer, carries on", "info");
+    await this.beat();
+  }
+
   async beat(options: { quiet?: boolean } = {}): Promise<boolean> {
     if (!this.lease || this.#paused) return false;
     try {
-      const answer = await this.client.heartbeat(this.lease);
+      const ask = this.#blocker ? { needsHuman: true, blocker: this.#blocker } : {};
+      const answer = await this.client.heartbeat(this.lease, ask);
       this.timeline.count("heartbeats");
-      if (!options.quiet && answer.state !== "active")
+      // Printed when the state changes (a waiting holder beats every few seconds and stays waiting).
+      if (
+        !options.quiet &&
+        answer.state !== this.#lastState &&
+        (answer.state !== "active" || this.#lastState)
+      )
         this.timeline.line(this.label, `heartbeat → ${answer.state}`, "info");
+      this.#lastState = answer.state;
       return true;
     } catch (error) {
       if (!isClaimHoldError(error)) throw error;

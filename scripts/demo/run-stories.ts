@@ -1,5 +1,6 @@
 // The demo's scripted fleet: who claims what, who crashes, who takes over, and when a human steps in.
 import type { GitHubSimulator } from "../../tools/github-sim/index.js";
+import type { SimMergeGroup as MergeGroup } from "../../tools/github-sim/merge-queue.js";
 import type { AgentSession } from "./agent-session.js";
 import type { Timeline } from "./timeline.js";
 
@@ -52,6 +53,28 @@ export function runStories(stage: Stage): Promise<void>[] {
     timeline.line(session.label, `pushed ${sha.slice(0, 7)} to ${head}`);
     return sha;
   };
+  /** The simulator's merge queue, through its control API as a test in another process would drive it. */
+  const queue = async (action: "enqueue" | "dequeue" | "merge", body: Record<string, unknown>) => {
+    const response = await fetch(`${sim.url}/_sim/merge-queue/${action}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ repo, login: stage.maintainer, ...body }),
+    });
+    if (!response.ok) throw new Error(`merge queue ${action}: ${response.status} ${await response.text()}`);
+    return (await response.json()) as { groups?: MergeGroup[]; rebuilt?: MergeGroup[]; number?: number };
+  };
+  /** Names each new merge group's head after the PRs it holds, so the check lines read "merge group …". */
+  const nameGroups = (groups: MergeGroup[] | undefined) => {
+    for (const group of groups ?? []) {
+      const members = sim.mergeQueue(repo).map((entry) => entry.number);
+      const upTo = members.slice(0, members.findIndex((n) => group.headRef.includes(`/pr-${n}-`)) + 1);
+      stage.heads.set(group.headSha, `merge group [${upTo.map((n) => `#${n}`).join(", ")}]`);
+      timeline.count("merge-groups");
+    }
+  };
+  const runOn = (sha: string) => sim.checkRuns(repo, sha).find((run) => run.name === "claim-hold");
+  const conclusionOn = (sha: string) => runOn(sha)?.conclusion ?? null;
+  const titleOn = (sha: string) => runOn(sha)?.output.title ?? null;
   /** The maintainer merges; GitHub closes the issue the PR closes. */
   const merge = (pull: number, issue: number) => {
     sim.closePull(repo, pull, stage.maintainer, { merge: true });
@@ -81,36 +104,73 @@ export function runStories(stage: Stage): Promise<void>[] {
     await a.release("completed", "merged");
   };
 
-  // B crashes with an attested PR; E takes it over, B wakes up as a zombie and is fenced out.
+  // B crashes with an attested PR that sits in the merge queue behind Alice's typo fix; E takes it over,
+  // so the queue's next group for B's PR fails at the merge point; B wakes up as a zombie and is fenced out.
   const storyB = async () => {
     if (!(await started[1])) return;
     b.startBeating(beat);
     await at(timeline, 3);
     const { sha, pull, head, issue } = pushAndOpen(b, "Fix the parser");
     await b.attest(sha);
+    // Between b2's PR (3 s) and a1's (4 s), so the PR numbers are the same every run.
+    await at(timeline, 3.5);
+    const typoHead = "docs-typo";
+    const typoSha = sim.push({ repo, branch: typoHead, login: stage.maintainer, message: "Fix a typo" }).sha;
+    const typo = sim.openPull({ repo, author: stage.maintainer, head: typoHead, title: "Fix a typo" });
+    stage.heads.set(typoSha, `PR #${typo.number}`);
+    timeline.line(`human/@${stage.maintainer}`, `opened PR #${typo.number} "Fix a typo" (no issue)`, "info");
     await at(timeline, 6);
     b.crash();
-    const successor = storyE(issue, head, pull);
-    await at(timeline, 26);
-    timeline.line(b.label, "wakes up and heartbeats its old lease…", "warn");
-    b.lease = b.leases.at(-1) ?? null;
-    await b.beat();
-    await successor;
+    await at(timeline, 8);
+    const queued = await queue("enqueue", { pulls: [typo.number, pull] });
+    nameGroups(queued.groups);
+    timeline.line(
+      `human/@${stage.maintainer}`,
+      `added PR #${typo.number} and PR #${pull} to the merge queue (a merge group each; b2's holds both)`,
+      "info",
+    );
+    const zombieGroup = queued.groups?.at(-1)?.headSha ?? "";
+    await storyE(issue, head, pull, typo.number, zombieGroup);
   };
 
   // E picks the last free issue and finishes it; then it takes over B's stale claim on the dashboard's word.
-  const storyE = async (stale: number, head: string, pull: number) => {
+  const storyE = async (stale: number, head: string, pull: number, typo: number, zombieGroup: string) => {
     await at(timeline, 19);
+    if (conclusionOn(zombieGroup) === "success") timeline.count("moment:zombie-group-passed");
     timeline.line(e.label, `sees #${stale} stale on the dashboard (b2 silent), asks to take it over`, "info");
     const taken = await e.claim({ repo, issue: stale, takeover: true });
     if (!taken) return;
     e.startBeating(beat);
+    await at(timeline, 22);
+    // The queue rebuilds the groups behind a PR that leaves it: B's PR gets a new group, judged again.
+    const left = await queue("dequeue", { number: typo });
+    timeline.line(
+      `human/@${stage.maintainer}`,
+      `took PR #${typo} out of the merge queue (one more word)`,
+      "info",
+    );
+    nameGroups(left.rebuilt);
+    await at(timeline, 24);
+    const rebuilt = left.rebuilt?.at(-1)?.headSha ?? "";
+    if (conclusionOn(rebuilt) === "failure" && titleOn(rebuilt) === "Superseded holder")
+      timeline.count("moment:zombie-group-failed");
+    await queue("dequeue", { number: pull });
+    timeline.line("GitHub", `merge queue: removed PR #${pull} (its required check failed)`, "warn");
+    await at(timeline, 26);
+    timeline.line(b.label, "wakes up and heartbeats its old lease…", "warn");
+    b.lease = b.leases.at(-1) ?? null;
+    await b.beat();
     await at(timeline, 29);
     const next = push(e, head, pull, "Finish the parser fix");
     await at(timeline, 31);
     await e.attest(next);
+    await at(timeline, 32);
+    nameGroups((await queue("enqueue", { pulls: [pull] })).groups);
+    timeline.line(`human/@${stage.maintainer}`, `queued PR #${pull} again`, "info");
     await at(timeline, 35);
-    merge(pull, stale);
+    await queue("merge", {});
+    sim.closeIssue({ repo, issue: stale, login: stage.maintainer });
+    timeline.line("GitHub", `merge queue merged PR #${pull}; closed #${stale}`, "ok");
     await e.release("completed", "merged after takeover");
   };
   const storyELastIssue = async () => {
@@ -167,6 +227,18 @@ export function runStories(stage: Stage): Promise<void>[] {
     await at(timeline, 41);
     if (await f.next(work)) {
       f.startBeating(beat);
+      // F is stuck on a question only a person can answer: it asks, Alice answers, F carries on.
+      await at(timeline, 43);
+      await f.askForHuman("Keep a Changelog format, or GitHub release notes? The issue does not say.");
+      await at(timeline, 46);
+      sim.comment({ repo, issue: f.issue!, login: stage.maintainer, body: "Keep a Changelog, please." });
+      timeline.line(
+        `human/@${stage.maintainer}`,
+        `answered on #${f.issue}: "Keep a Changelog, please."`,
+        "info",
+      );
+      await at(timeline, 47);
+      await f.answered();
       await at(timeline, 50);
       await f.release("completed", "done");
     }
