@@ -508,6 +508,6 @@ describeRedis("claim-hold mcp", () => {
       structuredContent: { error: "closed", status: 409, message: "octo/widgets#12 is closed." },
     });
     // The process is still serving.
-    expect((await mcp.client.listTools()).tools).toHaveLength(7);
+    expect((await mcp.client.listTools()).tools).toHaveLength(8);
   });
 });
