@@ -54,9 +54,20 @@ describe.skipIf(!redisProbe.available)("a merge group that passed before its hol
   it("a group that left the queue is read once and not written when its holder changes later", async () => {
     const { sim, app } = world;
     const zombie = world.agent();
-    const a = await zombie.claim({ repo, issue: 1, actor: { runtime: "claude-code", sessionId: "A" }, branch });
+    const a = await zombie.claim({
+      repo,
+      issue: 1,
+      actor: { runtime: "claude-code", sessionId: "A" },
+      branch,
+    });
     const { sha } = sim.push({ repo, branch, login: fleet.login, message: "A's work" });
-    const pull = sim.openPull({ repo, author: fleet.login, head: branch, title: "Task 1", body: "Closes #1" });
+    const pull = sim.openPull({
+      repo,
+      author: fleet.login,
+      head: branch,
+      title: "Task 1",
+      body: "Closes #1",
+    });
     await sim.flush();
     await zombie.attest(a.lease, sha);
     await sim.flush();
