@@ -63,4 +63,29 @@ describe.skipIf(!redisProbe.available)("a pick that found its issue held", () =>
     expect(second.status).toBe(201);
     expect(second.body.picked.issue).toBe(1);
   });
+
+  it("two concurrent takeover picks of one reclaimable claim: one takes it over, the other takes nothing; a live claim is never offered", async () => {
+    world = await startWorld({ issues: [{ number: 1, title: "Task 1" }] });
+    await world.store.replaceCandidates(queueRepo, [facts(1)], world.app.clock.now);
+    const first = await next("A");
+    expect(first.status).toBe(201);
+    world.app.clock.now += 31_000; // stale, not yet reclaimable
+    const early = await call("/api/v1/claims/next", {
+      repo,
+      actor: { runtime: "codex", sessionId: "B" },
+      includeTakeovers: true,
+    });
+    expect(early).toMatchObject({ status: 409, body: { error: "queue_empty", skipped: { held: 1 } } });
+    world.app.clock.now += 30_000; // past reclaimAfter
+    const racers = await Promise.all(
+      ["B", "C"].map((sessionId) =>
+        call("/api/v1/claims/next", { repo, actor: { runtime: "codex", sessionId }, includeTakeovers: true }),
+      ),
+    );
+    const statuses = racers.map((r) => r.status).sort();
+    expect(statuses).toEqual([201, 409]);
+    expect(racers.find((r) => r.status === 201)!.body).toMatchObject({ lease: { generation: 2 } });
+    const lost = racers.find((r) => r.status === 409)!;
+    expect(lost.body).toMatchObject({ error: "queue_empty" });
+  });
 });
