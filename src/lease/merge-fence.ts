@@ -197,7 +197,41 @@ export class MergeFence {
     }
     const changes: CheckChange[] = [];
     for (const pr of prs) changes.push(await this.#evaluate(installationId, record.repo, key.repoId, pr));
+    // A group already answered holds these PRs at their queued heads: it is judged again too, so a
+    // holder superseded while its PR waits in the queue fails the group before it merges.
+    const groups = new Map<string, RememberedGroup>();
+    for (const pr of prs) {
+      for (const group of await this.#groupsOf(installationId, key.repoId, pr.number))
+        groups.set(group.headSha, group);
+    }
+    for (const group of groups.values()) {
+      const event = { installationId, repo: record.repo, repoId: key.repoId, ...group };
+      const change = await this.#judgeGroup(event, true);
+      if (change) changes.push(change);
+    }
     return changes;
+  }
+
+  async #groupsOf(installationId: number, repoId: number, number: number): Promise<RememberedGroup[]> {
+    const value = await this.deps.store.getDocument(groupsDocument(installationId, repoId, number));
+    return Array.isArray(value) ? (value as RememberedGroup[]) : [];
+  }
+
+  /** Each member PR remembers the groups it was judged in, one update at a time per PR in this process. */
+  async #rememberGroup(installationId: number, repoId: number, numbers: number[], group: RememberedGroup) {
+    for (const number of numbers) {
+      await this.#oneAtATime(`groups:${installationId}:${repoId}:${number}`, async () => {
+        const known = (await this.#groupsOf(installationId, repoId, number)).filter(
+          (g) => g.headSha !== group.headSha,
+        );
+        const kept = [...known, group].slice(-rememberedGroupsPerPull);
+        await this.deps.store.putDocument(
+          groupsDocument(installationId, repoId, number),
+          kept,
+          groupMemoryMs,
+        );
+      });
+    }
   }
 
   /** A claim transition happened (lease core, /reclaim, janitor): remember its claims, then re-run the checks. */
@@ -299,11 +333,16 @@ export class MergeFence {
    * An evaluation that cannot finish completes the run anyway (#completeUnevaluated).
    */
   async mergeGroupRequested(group: MergeGroupEvent): Promise<CheckChange> {
+    return (await this.#judgeGroup(group, false))!;
+  }
+
+  /** With `recheck`: null, and nothing written, when the group is no longer in the queue. */
+  #judgeGroup(group: MergeGroupEvent, recheck: boolean): Promise<CheckChange | null> {
     const { installationId, repo, repoId, headSha } = group;
     return this.#oneAtATime(`${installationId}:${repoId}:${headSha}`, async () => {
       const seen: Seen = { existing: undefined, pullRequests: [] };
       try {
-        return await this.#evaluateGroup(group, seen);
+        return await this.#evaluateGroup(group, seen, recheck);
       } catch (error) {
         await this.#completeUnevaluated({ installationId, repo }, seen, error, {
           kind: "group",
@@ -320,7 +359,7 @@ export class MergeFence {
     });
   }
 
-  async #evaluateGroup(group: MergeGroupEvent, seen: Seen): Promise<CheckChange> {
+  async #evaluateGroup(group: MergeGroupEvent, seen: Seen, recheck: boolean): Promise<CheckChange | null> {
     const { checks, configs } = this.deps;
     const { installationId, repo, repoId, headSha } = group;
     const ref = { installationId, repo };
@@ -328,10 +367,19 @@ export class MergeFence {
     const baseBranch = group.baseRef.replace(/^refs\/heads\//, "");
     const read = await checks.readMergeGroupCheck({ ...ref, repoId }, { baseBranch, headSha });
     seen.existing = read.existing;
-    const queued = membersOfGroup(read.queue ?? [], group) ?? [];
+    const found = membersOfGroup(read.queue ?? [], group);
+    // A re-check of a group that left the queue (merged, or rebuilt) writes nothing: its head may be the base branch's now.
+    if (recheck && !found) return null;
+    const queued = found ?? [];
     seen.pullRequests = queued;
     const members: IndexedPullRequest[] = [];
     for (const pr of queued) members.push(await this.#index(repoKey, { ...pr, linked: [] }));
+    await this.#rememberGroup(
+      installationId,
+      repoId,
+      members.map((pr) => pr.number),
+      { headSha, headRef: group.headRef, baseRef: group.baseRef },
+    );
     // A run already on the head (a redelivery, a retry) shows the group is being answered.
     if (read.existing === null && (await this.#needsRecovery(installationId, repoId, members))) {
       const id = await checks.start(ref, headSha, {
@@ -637,6 +685,18 @@ export class MergeFence {
       written: write.kind !== "none",
     };
   }
+}
+
+/** A merge group a PR was judged in, as its `checks_requested` named it. */
+type RememberedGroup = Pick<MergeGroupEvent, "headSha" | "headRef" | "baseRef">;
+
+/** A merge group waits in the queue for its checks, minutes to hours; a day covers any. */
+const groupMemoryMs = 24 * 3_600_000;
+/** Groups remembered per PR: each rebuild of the queue makes a new one; the oldest are long gone. */
+const rememberedGroupsPerPull = 10;
+
+function groupsDocument(installationId: number, repoId: number, number: number): string {
+  return `merge-groups:${installationId}:${repoId}:${number}`;
 }
 
 /** The verdict title of check-verdict.ts's superseded-holder rule. */

@@ -305,7 +305,9 @@ export class QueuePicker {
       return error.reason;
     }
     // Someone claimed it directly meanwhile (held), or its claim state cannot be known: skip it.
+    // Kept only as long as a claimed pick's: pickers that read it free skip it, and a release is not blocked for long.
     if (error instanceof LeaseRefused && (error.code === "held" || error.code === "human_held")) {
+      await store.reserve(repo, [issue], owner, settledReservationMs, this.deps.now());
       return error.code === "held" ? "held" : "human";
     }
     await store.unreserve(repo, issue, owner);

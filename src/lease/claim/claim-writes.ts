@@ -42,7 +42,9 @@ export function claimWrite(
   if (record.appAssigned) write.assign = [user.nodeId];
   write.addLabels = [config.labels.claimed];
   write.fence = fenceOf(record, config.labels);
-  if (snapshot.labels.includes(config.labels.stale)) write.removeLabels = [config.labels.stale];
+  // A new incarnation has asked nobody yet: an earlier holder's stale mark and ask for a person go.
+  const leftOver = [config.labels.stale, config.labels.needsHuman].filter((l) => snapshot.labels.includes(l));
+  if (leftOver.length > 0) write.removeLabels = leftOver;
   if (previous?.state === "active") {
     if (previous.commentNodeId) {
       write.editComments = [
