@@ -18,11 +18,14 @@ import {
 } from "./dashboard-page.js";
 import { sessionCookieName, sessionLifetimeMs, signSession, verifySession } from "./dashboard-session.js";
 import type { FleetView } from "./read-fleet.js";
+import type { TimelineData } from "./timeline/read-timeline.js";
 
 export interface DashboardDeps {
   /** Absent: every dashboard route answers 404. */
   adminToken?: string;
   readFleet: () => Promise<FleetView>;
+  /** The last 24 hours, spend and recent notifications; absent: the page shows the current state only. */
+  readTimeline?: () => Promise<TimelineData>;
   limiter: FailedAuthLimiter;
   now: () => number;
 }
@@ -58,8 +61,10 @@ export function mountDashboard(app: Hono<ApiEnv>, deps: DashboardDeps): void {
     if (!adminToken) return notFound(c);
     secureHeaders(c);
     if (!loggedIn(c)) return c.redirect("/login", 303);
-    const view = await deps.readFleet();
-    const page = <DashboardPage view={view} filter={filterOf(c, view)} states={derivedStates} />;
+    const [view, history] = await Promise.all([deps.readFleet(), deps.readTimeline?.() ?? null]);
+    const page = (
+      <DashboardPage view={view} filter={filterOf(c, view)} states={derivedStates} history={history} />
+    );
     return c.html(html`<!doctype html>${page}`);
   });
 
@@ -67,8 +72,8 @@ export function mountDashboard(app: Hono<ApiEnv>, deps: DashboardDeps): void {
     if (!adminToken) return notFound(c);
     secureHeaders(c);
     if (!loggedIn(c)) return c.json({ error: "unauthorized", message: "Log in first." }, 401);
-    const view = await deps.readFleet();
-    return c.html(<FleetFragment view={view} filter={filterOf(c, view)} />);
+    const [view, history] = await Promise.all([deps.readFleet(), deps.readTimeline?.() ?? null]);
+    return c.html(<FleetFragment view={view} filter={filterOf(c, view)} history={history} />);
   });
 
   app.get("/dashboard/fleet.json", async (c) => {

@@ -2,6 +2,7 @@
 import type { Logger } from "pino";
 import { dashboardPaths, mountDashboard } from "../dashboard/mount-dashboard.js";
 import type { FleetView } from "../dashboard/read-fleet.js";
+import type { TimelineData } from "../dashboard/timeline/read-timeline.js";
 import { parseLeaseId } from "../domain/claim.js";
 import { apiHandler, authOf, createApi } from "../http/create-api.js";
 import { createFailedAuthLimiter } from "../http/failed-auth-limiter.js";
@@ -41,6 +42,7 @@ export function createHttpHandler(
     operatorSweep: NonNullable<AdminRouteDeps["janitor"]>["sweep"];
     metrics: ClaimHoldMetrics;
     readFleet: () => Promise<FleetView>;
+    readTimeline?: () => Promise<TimelineData>;
     now: () => number;
     log: Logger;
   },
@@ -78,6 +80,7 @@ export function createHttpHandler(
       mountDashboard(api, {
         ...(options.adminToken ? { adminToken: options.adminToken } : {}),
         readFleet: deps.readFleet,
+        ...(deps.readTimeline ? { readTimeline: deps.readTimeline } : {}),
         limiter,
         now,
       });
