@@ -57,12 +57,22 @@ function summary(layout: TimelineLayout) {
   const ago = (t: number) => Math.round(((NOW - t) / hour) * 10) / 10;
   return layout.lanes.map((lane) => [
     lane.id,
-    lane.bars.map((b) => `#${b.issue} g${b.generation} ${b.state} ${ago(b.from)}→${b.open ? "now" : ago(b.to)}`),
-    lane.markers.map((m) => `${m.kind} #${m.subject.split("#")[1]} ${ago(m.at)}`),
+    lane.bars.map(
+      (b) =>
+        `#${b.issue} g${b.generation} ${b.state} ${ago(b.from)}→${b.open ? "now" : ago(b.to)}${b.row ? ` row ${b.row}` : ""}`,
+    ),
+    lane.markers.map(
+      (m) => `${m.kind} #${m.subject.split("#")[1]} ${ago(m.at)}${m.row ? ` row ${m.row}` : ""}`,
+    ),
   ]);
 }
 
-function delivery(event: RecentDelivery["event"], issue: number, hoursAgo: number, sink = "sinkA"): RecentDelivery {
+function delivery(
+  event: RecentDelivery["event"],
+  issue: number,
+  hoursAgo: number,
+  sink = "sinkA",
+): RecentDelivery {
   return {
     id: `evt_${event}_${issue}_${hoursAgo}.${sink}`,
     event,
@@ -89,7 +99,9 @@ const cases: Case[] = [
   {
     name: "a held claim is an open bar coloured by its derived state",
     subjects: [
-      subject(1, record(1, { claimedAt: at(2) }), [{ at: at(2), generation: 1, kind: "claimed", actor: alice }]),
+      subject(1, record(1, { claimedAt: at(2) }), [
+        { at: at(2), generation: 1, kind: "claimed", actor: alice },
+      ]),
     ],
     live: [["acme/widgets#1", "stale", ["heartbeat-silent"]]],
     lanes: [[A, ["#1 g1 stale 2→now"], []]],
@@ -205,7 +217,10 @@ const cases: Case[] = [
     subjects: [
       subject(
         1,
-        { ...record(1, { state: "released", endedAt: at(1), outcome: "abandoned" }), budgetExhausted: true } as ClaimRecord,
+        {
+          ...record(1, { state: "released", endedAt: at(1), outcome: "abandoned" }),
+          budgetExhausted: true,
+        } as ClaimRecord,
         [
           { at: at(3), generation: 1, kind: "claimed", actor: alice },
           { at: at(1), generation: 1, kind: "released", actor: alice },
@@ -214,6 +229,28 @@ const cases: Case[] = [
     ],
     notifications: [delivery("budget-exhausted", 1, 0.99)],
     lanes: [[A, ["#1 g1 released 3→1"], ["budget #1 1"]]],
+  },
+  {
+    name: "claims a session holds at once take rows of their own, and a marker sits on its claim's row",
+    subjects: [
+      subject(1, record(1, { claimedAt: at(6) }), [
+        { at: at(6), generation: 1, kind: "claimed", actor: alice },
+      ]),
+      subject(2, record(2, { state: "reaped", endedAt: at(2) }), [
+        { at: at(5), generation: 1, kind: "claimed", actor: alice },
+        { at: at(2), generation: 1, kind: "reaped" },
+      ]),
+      subject(3, record(3, { claimedAt: at(1) }), [
+        { at: at(1), generation: 1, kind: "claimed", actor: alice },
+      ]),
+    ],
+    live: [
+      ["acme/widgets#1", "active", []],
+      ["acme/widgets#3", "active", []],
+    ],
+    lanes: [
+      [A, ["#1 g1 active 6→now", "#2 g1 reaped 5→2 row 1", "#3 g1 active 1→now row 1"], ["reap #2 2 row 1"]],
+    ],
   },
   {
     name: "lanes beyond the cap are the least recently active, counted as left out",

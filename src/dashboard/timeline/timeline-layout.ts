@@ -30,6 +30,8 @@ export interface TimelineBar {
   /** It began before the window (drawn from the window's start). */
   clipped: boolean;
   branch: string | null;
+  /** The lane's row: claims a session held at the same time are drawn one above the other. */
+  row: number;
 }
 
 export type MarkerKind = "takeover" | "reap" | "reclaim" | "needs-human" | "budget";
@@ -41,6 +43,8 @@ export interface TimelineMarker {
   subject: string;
   /** Who or what caused it (a login, an event name). */
   note: string | null;
+  /** The row of the claim it belongs to. */
+  row: number;
 }
 
 export interface LaneHolder {
@@ -56,6 +60,7 @@ export interface TimelineLane {
   holder: LaneHolder;
   bars: TimelineBar[];
   markers: TimelineMarker[];
+  rows: number;
 }
 
 export interface TimelineLayout {
@@ -119,7 +124,7 @@ function collectSubject(history: SubjectHistory, input: LayoutInput, out: Collec
   };
   const placedBars: Placed[] = [];
   const mark = (laneId: string, at: number, kind: MarkerKind, note: string | null) =>
-    out.markers.push({ laneId, marker: { at, kind, subject, note } });
+    out.markers.push({ laneId, marker: { at, kind, subject, note, row: 0 } });
   const close = (generation: number, at: number, state: BarState): Placed | null => {
     const started = open.get(generation);
     if (!started) return null;
@@ -137,6 +142,7 @@ function collectSubject(history: SubjectHistory, input: LayoutInput, out: Collec
         open: false,
         clipped: false,
         branch: record?.generation === generation ? (record.branch ?? null) : null,
+        row: 0,
       },
     };
     placedBars.push(placed);
@@ -214,6 +220,7 @@ function collectSubject(history: SubjectHistory, input: LayoutInput, out: Collec
         open: current,
         clipped: false,
         branch: current ? (record.branch ?? null) : null,
+        row: 0,
       },
     });
   }
@@ -256,8 +263,27 @@ function collectNotifications(input: LayoutInput, out: Collected): void {
     if (duplicate) continue;
     out.markers.push({
       laneId: holding.laneId,
-      marker: { at: delivery.at, kind, subject: delivery.subject, note: delivery.event },
+      marker: { at: delivery.at, kind, subject: delivery.subject, note: delivery.event, row: 0 },
     });
+  }
+}
+
+/** Packs overlapping claims of a lane into rows (first row free), and puts each marker on its claim's row. */
+function assignRows(lane: TimelineLane): void {
+  const rowEnds: number[] = [];
+  for (const bar of lane.bars) {
+    let row = rowEnds.findIndex((end) => end <= bar.from);
+    if (row === -1) row = rowEnds.length;
+    rowEnds[row] = bar.to;
+    bar.row = row;
+  }
+  lane.rows = Math.max(1, rowEnds.length);
+  for (const marker of lane.markers) {
+    const own = lane.bars.filter((b) => b.subject === marker.subject);
+    const holding =
+      own.find((b) => b.from <= marker.at && marker.at <= b.to) ??
+      own.sort((a, b) => Math.abs(a.to - marker.at) - Math.abs(b.to - marker.at))[0];
+    marker.row = holding?.row ?? 0;
   }
 }
 
@@ -272,7 +298,7 @@ export function layoutTimeline(input: LayoutInput): TimelineLayout {
   const laneFor = (id: string) => {
     let lane = lanes.get(id);
     if (!lane) {
-      lane = { id, holder: out.holders.get(id)!, bars: [], markers: [] };
+      lane = { id, holder: out.holders.get(id)!, bars: [], markers: [], rows: 1 };
       lanes.set(id, lane);
     }
     return lane;
@@ -293,6 +319,7 @@ export function layoutTimeline(input: LayoutInput): TimelineLayout {
   for (const lane of sorted) {
     lane.bars.sort((a, b) => a.from - b.from || a.subject.localeCompare(b.subject));
     lane.markers.sort((a, b) => a.at - b.at || a.kind.localeCompare(b.kind));
+    assignRows(lane);
   }
   return {
     from,

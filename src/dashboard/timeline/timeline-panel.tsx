@@ -13,8 +13,9 @@ export function timelineStyles(stateColours: Record<string, string>): string {
   const swatches = [...Object.keys(stateColours), ...endedBarStates]
     .map((state) => `.swatch[data-state="${state}"]{background:${colourOf(state as BarState, stateColours)}}`)
     .join("");
-  return `.timeline-scroll{overflow-x:auto;background:#fff;border:1px solid #d0d7de}
-svg.timeline{display:block;width:100%;min-width:720px;height:auto}
+  // On a narrow screen the drawing keeps a readable size and scrolls; right-to-left scrolling opens it at now.
+  return `.timeline-scroll{overflow-x:auto;background:#fff;border:1px solid #d0d7de;direction:rtl}
+svg.timeline{display:block;width:100%;min-width:900px;height:auto;direction:ltr}
 .legend{display:flex;flex-wrap:wrap;gap:.3rem .9rem;margin:.4rem 0;font-size:.85rem}
 .swatch{display:inline-block;width:.9rem;height:.9rem;border-radius:3px;vertical-align:-2px;margin-right:.25rem}
 .legend svg{vertical-align:-3px;margin-right:.25rem}${swatches}`;

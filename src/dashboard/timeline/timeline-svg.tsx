@@ -14,8 +14,10 @@ import type {
 export const svgWidth = 1000;
 const pad = 8;
 const axisHeight = 22;
-const laneHeight = 40;
+/** A lane: its label line, then one row per claim held at the same time. */
 const barTop = 18;
+const rowHeight = 18;
+const laneGap = 4;
 const barHeight = 14;
 const hourMs = 3_600_000;
 
@@ -24,7 +26,7 @@ export const endedColours: Record<string, string> = {
   released: "#8c959f",
   completed: "#2da44e",
   superseded: "#d4a72c",
-  reaped: "#a40e26",
+  reaped: "#24292f",
   revoked: "#6e7781",
 };
 
@@ -38,7 +40,7 @@ export const markerColours: Record<MarkerKind, string> = {
 
 export const markerLabels: Record<MarkerKind, string> = {
   takeover: "takeover",
-  reap: "reaped",
+  reap: "reap",
   reclaim: "/reclaim",
   "needs-human": "needs a person",
   budget: "budget",
@@ -132,7 +134,7 @@ const Bar: FC<{
         data-state={bar.state}
         data-generation={String(bar.generation)}
         x={round(x)}
-        y={String(y + barTop)}
+        y={String(y + barTop + bar.row * rowHeight)}
         width={round(width)}
         height={String(barHeight)}
         rx="3"
@@ -148,7 +150,11 @@ const Bar: FC<{
 
 const Marker: FC<{ layout: TimelineLayout; marker: TimelineMarker; y: number }> = ({ layout, marker, y }) => (
   <g data-marker={marker.kind} data-on={marker.subject}>
-    <MarkerShape kind={marker.kind} x={xOf(layout, marker.at)} y={y + barTop + barHeight / 2} />
+    <MarkerShape
+      kind={marker.kind}
+      x={xOf(layout, marker.at)}
+      y={y + barTop + marker.row * rowHeight + barHeight / 2}
+    />
     <title>{`${markerLabels[marker.kind]} on ${marker.subject} at ${time(marker.at)}${marker.note ? ` (${marker.note})` : ""}`}</title>
   </g>
 );
@@ -165,7 +171,13 @@ export const TimelineSvg: FC<{
   web: string;
   stateColours: Record<string, string>;
 }> = ({ layout, web, stateColours }) => {
-  const height = axisHeight + layout.lanes.length * laneHeight + 4;
+  const tops: number[] = [];
+  let height = axisHeight;
+  for (const lane of layout.lanes) {
+    tops.push(height);
+    height += barTop + lane.rows * rowHeight + laneGap;
+  }
+  height += 4;
   const nowX = xOf(layout, layout.to);
   return (
     <svg
@@ -177,21 +189,24 @@ export const TimelineSvg: FC<{
       aria-label={`Claims of the last 24 hours: ${layout.lanes.length} lane(s)`}
       font-family="system-ui, sans-serif"
     >
-      {layout.lanes.map((_, i) => (
+      {layout.lanes.map((lane, i) => (
         <rect
           x="0"
-          y={String(axisHeight + i * laneHeight)}
+          y={String(tops[i])}
           width={String(svgWidth)}
-          height={String(laneHeight)}
+          height={String(barTop + lane.rows * rowHeight + laneGap)}
           fill={i % 2 ? "#ffffff" : "#f6f8fa"}
         />
       ))}
       {ticksOf(layout).map((at) => {
-        const x = round(xOf(layout, at));
+        const tickX = xOf(layout, at);
+        const x = round(tickX);
+        // Labels at the edges stay inside the drawing.
+        const anchor = tickX < 30 ? "start" : tickX > svgWidth - 30 ? "end" : "middle";
         return (
           <g>
             <line x1={x} x2={x} y1="16" y2={String(height)} stroke="#d0d7de" stroke-width="1" />
-            <text x={x} y="12" font-size="11" fill="#57606a" text-anchor="middle">
+            <text x={x} y="12" font-size="11" fill="#57606a" text-anchor={anchor}>
               {new Date(at).toISOString().slice(11, 16)}
             </text>
           </g>
@@ -206,10 +221,17 @@ export const TimelineSvg: FC<{
         stroke-width="1.5"
       />
       {layout.lanes.map((lane, i) => {
-        const y = axisHeight + i * laneHeight;
+        const y = tops[i]!;
         return (
+          // The label ends at now: a narrow screen opens the drawing there.
           <g data-lane={lane.id} class="lane">
-            <text x={String(pad)} y={String(y + 13)} font-size="12" fill="#1f2328">
+            <text
+              x={String(svgWidth - pad - 4)}
+              y={String(y + 13)}
+              font-size="12"
+              fill="#1f2328"
+              text-anchor="end"
+            >
               {holderLabel(lane)}
             </text>
             {lane.bars.map((bar) => (
