@@ -228,3 +228,35 @@ describe.each(storeCases)("timeline reads ($name store)", ({ make }) => {
     expect(html).not.toContain('id="recent-notifications"');
   });
 });
+
+describe("spend per subject", () => {
+  it("lists the subjects with spend, largest first, linked to GitHub, when the store keeps spend", async () => {
+    const store = new MemoryLivenessStore({ now: () => T0 });
+    for (const issue of [1, 2, 3]) {
+      await seedAgentClaim(store, {
+        key: { ...widgets, issue },
+        repo: "acme/widgets",
+        actor: { ...alice, sessionId: `s-${issue}` },
+        now: T0 - issue * minute,
+      });
+    }
+    // Spend in micro-dollars, as the budget store answers it (a store of this branch keeps none).
+    const spendMicros: Record<number, number> = { 1: 1_250_000, 2: 0, 3: 4_200_000 };
+    const data = await readTimeline({
+      store: Object.assign(countingHistory(store).store, {
+        spendOf: async (keys: readonly { issue: number }[]) => keys.map((k) => spendMicros[k.issue] ?? 0),
+      }),
+      githubWebUrl: "https://github.com",
+      now: () => T0,
+    });
+    expect(data.spend?.map((s) => [s.subject, s.usd])).toStrictEqual([
+      ["acme/widgets#3", 4.2],
+      ["acme/widgets#1", 1.25],
+    ]);
+    const view = { generatedAt: "", claims: [], repos: [], counts: {}, janitor: null, truncated: false };
+    const html = String(jsx(TimelinePanel, { data, view, stateColours: {} }));
+    expect(html).toContain('<a href="https://github.com/acme/widgets/issues/3">acme/widgets#3</a>');
+    expect(html).toContain("$4.20");
+    expect(html).not.toContain('data-spend-subject="acme/widgets#2"');
+  });
+});
