@@ -61,13 +61,33 @@ async function slowlog(redis: Redis): Promise<SlowEntry[]> {
   return entries.map(([, , micros, args]) => ({ micros, args }));
 }
 
-function summary(values: number[]): string {
-  const sorted = [...values].sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
-  return `p50 ${at(0.5)} µs, p90 ${at(0.9)} µs, p99 ${at(0.99)} µs, max ${sorted.at(-1) ?? 0} µs (n=${sorted.length})`;
+/** Server-side run times of one script (µs, from SLOWLOG). */
+export interface ScriptTimes {
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+  n: number;
 }
 
-async function measure(redis: Redis, size: number, samples: number): Promise<void> {
+export interface ClaimCountFigures {
+  /** Live claims of the login while measured. */
+  size: number;
+  claim: ScriptTimes;
+  heartbeat: ScriptTimes;
+}
+
+function times(values: number[]): ScriptTimes {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+  return { p50: at(0.5), p90: at(0.9), p99: at(0.99), max: sorted.at(-1) ?? 0, n: sorted.length };
+}
+
+function summary(t: ScriptTimes): string {
+  return `p50 ${t.p50} µs, p90 ${t.p90} µs, p99 ${t.p99} µs, max ${t.max} µs (n=${t.n})`;
+}
+
+async function measure(redis: Redis, size: number, samples: number): Promise<ClaimCountFigures> {
   const store = new RedisLivenessStore({ redis, keyPrefix: `count-${size}:` });
   const now = Date.now();
   for (let first = 0; first < size; first += 500) {
@@ -114,13 +134,16 @@ async function measure(redis: Redis, size: number, samples: number): Promise<voi
   const beats = (await slowlog(redis)).filter((entry) =>
     ["evalsha", "eval"].includes(entry.args[0]?.toLowerCase() ?? ""),
   );
-  console.log(`${size} live claims of one login: claim script ${summary(claims.map((e) => e.micros))}`);
-  console.log(`${size} live claims of one login: heartbeat script ${summary(beats.map((e) => e.micros))}`);
+  return { size, claim: times(claims.map((e) => e.micros)), heartbeat: times(beats.map((e) => e.micros)) };
 }
 
-async function main(): Promise<void> {
-  const sizes = option("sizes", "10,1000,10000").split(",").map(Number);
-  const samples = Number(option("samples", "200"));
+/** Runs the measurement at each size on a private redis-server of its own (stopped at the end). */
+export async function benchClaimCount(options: {
+  sizes: number[];
+  samples: number;
+  onServer?: (version: string, port: number) => void;
+}): Promise<ClaimCountFigures[]> {
+  const { sizes, samples } = options;
   const port = await freePort();
   const server = spawn(
     "redis-server",
@@ -139,14 +162,24 @@ async function main(): Promise<void> {
     // every script run (n shows it: every sample is there).
     await redis.call("CONFIG", "SET", "slowlog-log-slower-than", "10");
     await redis.call("CONFIG", "SET", "slowlog-max-len", String(100 * samples));
-    console.log(
-      `redis-server ${(await redis.info("server")).match(/redis_version:(\S+)/)?.[1]} on port ${port}`,
-    );
-    for (const size of sizes) await measure(redis, size, samples);
+    options.onServer?.((await redis.info("server")).match(/redis_version:(\S+)/)?.[1] ?? "?", port);
+    const figures: ClaimCountFigures[] = [];
+    for (const size of sizes) figures.push(await measure(redis, size, samples));
+    return figures;
   } finally {
     redis.disconnect();
     server.kill();
   }
 }
 
-await main();
+if (process.argv[1]?.endsWith("bench/claim-count.ts")) {
+  const figures = await benchClaimCount({
+    sizes: option("sizes", "10,1000,10000").split(",").map(Number),
+    samples: Number(option("samples", "200")),
+    onServer: (version, port) => console.log(`redis-server ${version} on port ${port}`),
+  });
+  for (const { size, claim, heartbeat } of figures) {
+    console.log(`${size} live claims of one login: claim script ${summary(claim)}`);
+    console.log(`${size} live claims of one login: heartbeat script ${summary(heartbeat)}`);
+  }
+}

@@ -1,66 +1,57 @@
 // `npm run bench` (full, writes docs/benchmarks.md) and `npm run bench:smoke` (tiny sizes, proves the scripts work).
 //
-// 1. Heartbeat throughput beside a bare Probot route and redis-benchmark SET; latency at a fixed rate.
+// 1. Issue 14's targets (`bench/fleet-targets.ts`): the App as its own process beside its baselines,
+//    open- and closed-loop heartbeat load, claim latency and bursts with production throttling,
+//    `/metrics` with many claims, the claim script's Redis time as a login's claims grow.
 // 2. Janitor sweep over many live claims with 0 and 100 due.
 // 3. GitHub requests per transition, and what that means against GitHub's content-creation limits.
 // 4. Resident memory with many claims.
 // Everything listens on 127.0.0.1; every load is bounded in count or time.
 import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
-import { cpus, totalmem } from "node:os";
+import { cpus, loadavg, totalmem } from "node:os";
 import { benchAppMemory, type MemoryFigures } from "./app-memory.js";
 import { startBenchWorld } from "./bench-world.js";
-import { bareRoute, benchHeartbeat, type HeartbeatFigures } from "./heartbeat-throughput.js";
+import {
+  benchFleetTargets,
+  fullTargetSizes,
+  smokeTargetSizes,
+  type TargetFigures,
+  type TargetSizes,
+} from "./fleet-targets.js";
 import { benchJanitorSweep, type SweepFigures } from "./janitor-sweep.js";
+import { renderTargets } from "./render-targets.js";
 import { benchTransitionCosts, type TransitionCosts } from "./transition-costs.js";
 
 export interface BenchSizes {
-  connections: number;
-  seconds: number;
-  fixedRate: number;
-  fixedSeconds: number;
-  redisRequests: number;
+  targets: TargetSizes;
   claims: number;
   due: number;
 }
 
-export const fullSizes: BenchSizes = {
-  connections: 50,
-  seconds: 10,
-  fixedRate: 1_000,
-  fixedSeconds: 10,
-  redisRequests: 200_000,
-  claims: 10_000,
-  due: 100,
-};
-export const smokeSizes: BenchSizes = {
-  connections: 4,
-  seconds: 1,
-  fixedRate: 100,
-  fixedSeconds: 1,
-  redisRequests: 2_000,
-  claims: 60,
-  due: 5,
-};
+export const fullSizes: BenchSizes = { targets: fullTargetSizes, claims: 10_000, due: 100 };
+export const smokeSizes: BenchSizes = { targets: smokeTargetSizes, claims: 60, due: 5 };
 
 export interface BenchResults {
   sizes: BenchSizes;
-  heartbeat: HeartbeatFigures;
+  targets: TargetFigures;
   sweep: { none: SweepFigures; some: SweepFigures };
   transitions: TransitionCosts;
   memory: MemoryFigures;
+  /** The machine's 1-minute load average when the run began and ended (other work shares its cores). */
+  load: { start: number; end: number };
 }
 
 export async function runBenchmarks(sizes: BenchSizes): Promise<BenchResults> {
-  let world = await startBenchWorld({ issues: 1, handlers: [bareRoute] });
-  const heartbeat = await benchHeartbeat(world, sizes).finally(() => world.close());
-  world = await startBenchWorld({ issues: sizes.due });
+  const loadAtStart = loadavg()[0]!;
+  const targets = await benchFleetTargets(sizes.targets);
+  let world = await startBenchWorld({ issues: sizes.due });
   const sweep = await benchJanitorSweep(world, sizes).finally(() => world.close());
   world = await startBenchWorld({ issues: 6 });
   const transitions = await benchTransitionCosts(world).finally(() => world.close());
   world = await startBenchWorld({ issues: 1 });
   const memory = await benchAppMemory(world, sizes.claims).finally(() => world.close());
-  return { sizes, heartbeat, sweep, transitions, memory };
+  return { sizes, targets, sweep, transitions, memory, load: { start: loadAtStart, end: loadavg()[0]! } };
 }
 
 const round = (n: number, digits = 0) => Number(n.toFixed(digits)).toLocaleString("en-US");
@@ -71,7 +62,7 @@ export function agentsPerInstallation(creationsPerAgentHour: number): number {
 }
 
 export function renderReport(results: BenchResults, machine: string, command: string): string {
-  const { heartbeat: hb, sweep, transitions, memory, sizes } = results;
+  const { sweep, transitions, memory, sizes, load } = results;
   const sweepRow = (f: SweepFigures) =>
     `| ${round(f.claims)} | ${f.due} | ${round(f.sweepMs, 1)} | ${round(f.storeMs, 1)} | ${f.storeCalls} | ${f.redisCommands} | ${f.githubRequests} | ${
       Object.entries(f.actions)
@@ -88,24 +79,15 @@ export function renderReport(results: BenchResults, machine: string, command: st
     "Measured by `bench/` (see `bench/run.ts`); SPEC §11 asks for these figures, never for timed unit tests.",
     "",
     `Command: \`${command}\` — machine: ${machine}.`,
-    "The App, the GitHub simulator and autocannon share one process and the machine's cores, and a private",
-    '`redis-server` (`--save "" --appendonly no`) runs beside them; all traffic stays on 127.0.0.1.',
+    `**Load caveat:** the machine's 2 cores are shared with other work; its 1-minute load average was ${round(load.start, 1)}`,
+    `when this run began and ${round(load.end, 1)} when it ended, so absolute figures are pessimistic and vary run to run.`,
+    "Compare within one run: every ratio and difference below is taken between measurements of the same run, made",
+    "back to back. All traffic stays on 127.0.0.1.",
     "",
-    "## (a) Heartbeat route",
-    "",
-    `${hb.connections} connections, ${hb.seconds} s each, measured in the same run:`,
-    "",
-    "| target | requests/s | ratio to heartbeat |",
-    "|---|---|---|",
-    `| \`POST /api/v1/leases/{id}/heartbeat\` | ${round(hb.heartbeatRps)} | 1 |`,
-    `| bare Probot \`addHandler\` route (no work) | ${round(hb.bareRps)} | ${round(hb.bareRps / hb.heartbeatRps, 2)} |`,
-    `| \`redis-benchmark -t set -c ${hb.connections}\` | ${round(hb.redisSetRps)} | ${round(hb.redisSetRps / hb.heartbeatRps, 2)} |`,
-    "",
-    `Heartbeat latency at full load: p50 ${hb.heartbeatP50} ms, p99 ${hb.heartbeatP99} ms.`,
-    `At a fixed ${round(hb.fixedRate.rate)} req/s (autocannon \`overallRate\`, ${sizes.fixedSeconds} s): p50 ${hb.fixedRate.p50} ms, p99 ${hb.fixedRate.p99} ms, ${hb.fixedRate.non2xx} non-2xx.`,
-    `GitHub requests during all those heartbeats: **${hb.githubRequestsDuringHeartbeats}**. Errors: ${hb.errors}.`,
-    "",
+    ...renderTargets(results.targets),
     "## (b) Janitor sweep",
+    "",
+    "The App, the simulator and a private `redis-server` in this one process (sections b–d).",
     "",
     `${round(sizes.claims)} live claims in one installation; the due ones were made through the App and went silent`,
     "past `reclaimAfter` (no PR, no push), so each is reaped. Write spacing (1 s) is switched off here so the",
@@ -151,18 +133,21 @@ export function renderReport(results: BenchResults, machine: string, command: st
     `${memory.rssAfterMb} MB (heap used ${memory.heapAfterMb} MB). The claims live in Redis; the App keeps only caches.`,
     `An inventory read with them present took ${round(memory.inventoryMs, 1)} ms.`,
     "",
+    "## claims/next",
+    "",
+    "Picks per second and pick latency for 1, 20 and 100 concurrent callers over 1,000 open issues, GitHub requests",
+    "per pick and the index refresh's cost: [benchmarks-claim-next.md](benchmarks-claim-next.md), made by",
+    "`npx tsx bench/claim-next.ts` (a run of its own: each level starts a stack of its own).",
+    "",
     "## Notes",
     "",
     "- A login's and a session's live claims are counted for `limits.*` from sorted sets scored by live-until",
-    "  (`ZCOUNT`, `src/providers/redis/lua/includes/indexes.lua`), so a claim's cost in Redis no longer grows",
-    "  with them: `npx tsx bench/claim-count.ts` (SLOWLOG of a private redis-server, 200 samples) measured the",
-    "  claim script's median at 44–65 µs with 10,000 live claims of one login, against 12.4–13.2 ms when it read",
-    "  every claim. The background claims here are spread over 100 accounts.",
-    "- Heartbeats with the App, the bare `node:http` server and each load run in processes of their own:",
-    "  `npx tsx bench/heartbeat-processes.ts 50 10` gave the App 0.19–0.26 of the bare server's req/s (10.9k–16.8k",
-    "  heartbeats/s; p99 7–11 ms) against 0.06–0.11 before the heartbeat was answered in front of Hono. It ran",
-    "  while other work loaded the 2-core machine, so compare within a run; the table above is from the older",
-    "  in-process benchmark.",
+    "  (`ZCOUNT`, `src/providers/redis/lua/includes/indexes.lua`), so the claim script's cost no longer grows with",
+    "  them (it was 12.4–13.2 ms at 10,000 live claims of one login when it read every claim).",
+    "- The claims gauge is counted in the background (at start-up, then every 30 s while scraped) by reading every",
+    "  claim, so a scrape reads none; that read itself still grows with the claims and runs in the App's process.",
+    "- The no-op Probot route is the floor of the App's own server stack (Probot's middleware, its handler list);",
+    "  the heartbeat is answered in front of Hono on that stack (`src/http/heartbeat-route.ts`).",
     "- Sizes and durations: `fullSizes` / `smokeSizes` in `bench/run.ts`; `test/bench-smoke.test.ts` runs the smoke",
     "  sizes in CI to prove the scripts still work (it asserts request counts, never speed).",
     "",

@@ -42,4 +42,6 @@ export async function seedClaims(
     if (batch.length >= 200) await Promise.all(batch.splice(0));
   }
   await Promise.all(batch);
+  // As the lease core does on a claim: the fleet's readers (metrics, dashboard) start from this set.
+  await store.rememberInstallation(options.installationId);
 }

@@ -1,13 +1,29 @@
 // `npm run demo`: claim-hold without a GitHub account — the simulator, the App and a small fleet of agent sessions.
 //
 // 1. Start the GitHub simulator and the App against it (credentials generated on the fly).
-// 2. Seed octo/widgets with six issues, a short `.github/claim-hold.yml`, and install the App.
-// 3. Run the scripted sessions while a watcher prints GitHub's changes and checks the invariants.
-// 4. Print the summary (claims, takeovers, reaps, check verdicts, GitHub requests); exit 1 on a broken invariant.
+// 2. Seed octo/widgets with seven issues (one p0, one assigned to a human, one needing design), a short
+//    `.github/claim-hold.yml`, and install the App.
+// 3. Run the scripted sessions while a watcher prints GitHub's changes and checks the invariants. The
+//    sessions ask for work with `claims/next` (the fleet loop of docs/agents.md); nobody names an issue.
+//    Among them: a session asks for a person and is answered, a zombie's PR waits in the merge queue
+//    (its group passes while attested, fails once it is taken over), and a local sink given to the
+//    App through `CLAIM_HOLD_NOTIFY` prints every notification it receives.
+// 4. Print the summary (claims, takeovers, reaps, check verdicts, notifications, GitHub requests); exit 1 on a
+//    broken invariant or a moment that did not happen.
 import { randomBytes } from "node:crypto";
+import { Writable } from "node:stream";
 import { createClaimHoldClient } from "../src/agent/client/index.js";
-import { defaultApp, type LocalStack, startLocalStack } from "../tools/local-stack/start-local-stack.js";
+import { createLogger } from "../src/logger.js";
+import { NotifySinksText } from "../src/notify/notify-sinks.js";
+import {
+  type DefaultStackApp,
+  type LocalStack,
+  type StartApp,
+  startLocalStack,
+} from "../tools/local-stack/start-local-stack.js";
+import { startStackApp, UnthrottledOctokit } from "../tools/local-stack/start-stack-app.js";
 import { AgentSession } from "./demo/agent-session.js";
+import { type NotifySink, startNotifySink } from "./demo/notify-sink.js";
 import { runStories } from "./demo/run-stories.js";
 import { Timeline } from "./demo/timeline.js";
 import { watchGitHub } from "./demo/watch-github.js";
@@ -20,20 +36,61 @@ const config = [
   "taskClasses:",
   "  author: { ttl: 10s, reclaimAfter: 20s, heartbeat: 3s }",
   "limits: { claimsPerSession: 1 }",
+  'notify: { mention: "@alice" }',
   "",
 ].join("\n");
 
-async function startStack(): Promise<LocalStack> {
+/**
+ * The App as `npm start` would run it with `CLAIM_HOLD_NOTIFY` pointing at the demo's sink: the
+ * value is read through the same schema as the environment's. Every App call is one simulator
+ * request, sent at once, so the timeline stays on the script's beat.
+ */
+function demoApp(notify: string): StartApp<DefaultStackApp> {
+  const notifySinks = NotifySinksText.parse(notify);
+  return async (wiring) => {
+    const adminToken = randomBytes(16).toString("hex");
+    const destination = new Writable({
+      write(chunk, _encoding, callback) {
+        process.stderr.write(chunk);
+        callback();
+      },
+    });
+    const log = createLogger({ level: process.env.LOG_LEVEL ?? "error", destination });
+    const app = await startStackApp({
+      ...wiring,
+      log,
+      Octokit: UnthrottledOctokit,
+      advertiseOwnUrl: true,
+      app: {
+        appId: wiring.credentials.appId,
+        tokenSecret: randomBytes(32).toString("hex"),
+        adminToken,
+        credentialsLoaded: true,
+        janitorIntervalSeconds: 2,
+        reconcileEvery: 1_000,
+        disabledJobs: [],
+        notifySinks,
+        // The sink is local: poll the outbox often so a notice prints right after its moment.
+        notifySender: { pollMs: 200 },
+      },
+    });
+    return { ...app, adminToken, log };
+  };
+}
+
+async function startStack(sink: NotifySink): Promise<LocalStack> {
   const redisUrl = process.env.REDIS_URL;
+  // Every event of SPEC §9 goes to the sink; the repository's `notify.events` (the defaults) filters them.
+  process.env.CLAIM_HOLD_NOTIFY = JSON.stringify([
+    {
+      url: sink.url,
+      format: "json",
+      events: ["takeover", "superseded-pr", "reaped", "needs-human", "budget-exhausted"],
+    },
+  ]);
   return startLocalStack({
     redis: redisUrl ? { kind: "shared", url: redisUrl } : { kind: "memory" },
-    startApp: defaultApp({
-      janitorIntervalSeconds: 2,
-      // Every App call is one simulator request, at once: the timeline stays on the script's beat.
-      throttle: false,
-      reconcileEvery: 1_000,
-      logLevel: process.env.LOG_LEVEL ?? "error",
-    }),
+    startApp: demoApp(process.env.CLAIM_HOLD_NOTIFY),
   });
 }
 
@@ -48,10 +105,11 @@ function seed(stack: LocalStack): void {
         issues: [
           { number: 1, title: "Fix the parser" },
           { number: 2, title: "Add retries to the uploader" },
-          { number: 3, title: "Flaky test in CI" },
+          { number: 3, title: "Flaky test in CI", labels: ["p0"] },
           { number: 4, title: "Document the config" },
           { number: 5, title: "Redesign the logo", assignees: [maintainer] },
           { number: 6, title: "Bump dependencies" },
+          { number: 7, title: "Rewrite it in Rust", labels: ["needs-design"] },
         ].map((issue) => ({ ...issue, author: maintainer })),
       },
     ],
@@ -77,14 +135,19 @@ function summarize(stack: LocalStack, timeline: Timeline): void {
     .filter(([name]) => name.startsWith("refused:"))
     .map(([name, n]) => `${n} ${name.slice("refused:".length)}`)
     .join(", ");
+  const notices = [...timeline.counts]
+    .filter(([name]) => name.startsWith("notify:"))
+    .map(([name, n]) => `${n} ${name.slice("notify:".length)}`)
+    .join(", ");
   const lines = [
     "",
     `── summary (${timeline.elapsed().toFixed(0)} s) ──────────────────────────────────────────`,
-    `claims              ${c("claims")} new, ${c("re-claims")} re-claims, ${c("takeovers")} takeovers; refused: ${refused || "none"}`,
+    `claims              ${c("claims")} new (${c("picks")} picked by next), ${c("re-claims")} re-claims, ${c("takeovers")} takeovers; refused: ${refused || "none"}`,
     `heartbeats          ${c("heartbeats")} accepted, ${c("heartbeat:superseded")} superseded, ${c("heartbeat:gone")} gone (heartbeats write only to the store)`,
     `releases            ${c("releases")}`,
     `janitor             ${c("janitor:relabel-stale")} marked stale, ${c("janitor:reap")} reaped, ${c("janitor:repair")} repaired, ${c("janitor:deferred")} deferred`,
-    `check verdicts      ${c("check:success")} success, ${c("check:failure")} failure, ${c("check:neutral")} neutral`,
+    `check verdicts      ${c("check:success")} success, ${c("check:failure")} failure, ${c("check:neutral")} neutral (${c("merge-groups")} merge groups)`,
+    `notifications       ${notices || "none"} (received by the local sink)`,
     `GitHub requests     ${total} in all (sim request log); most: ${top}`,
     `invariants          ${timeline.violations.length === 0 ? "held (one holder per issue, generations only go up, humans untouched)" : `BROKEN: ${timeline.violations.join("; ")}`}`,
     "",
@@ -94,7 +157,11 @@ function summarize(stack: LocalStack, timeline: Timeline): void {
 
 async function main(): Promise<number> {
   const timeline = new Timeline();
-  const stack = await startStack();
+  const sink = await startNotifySink(timeline);
+  const stack = await startStack(sink).catch(async (error: unknown) => {
+    await sink.close();
+    throw error;
+  });
   try {
     seed(stack);
     await stack.sim.flush();
@@ -105,10 +172,14 @@ async function main(): Promise<number> {
     );
     timeline.line(
       "setup",
-      `${repo}: 6 issues (#5 assigned to @${maintainer}), ttl 10 s, reclaimAfter 20 s, heartbeat 3 s`,
+      `${repo}: 7 issues (#3 is p0, #5 assigned to @${maintainer}, #7 needs design), ttl 10 s, reclaimAfter 20 s, heartbeat 3 s`,
     );
     const dashboard = await dashboardUrl(stack);
     if (dashboard) timeline.line("setup", `dashboard: ${dashboard} (admin token ${stack.app.adminToken})`);
+    timeline.line(
+      "setup",
+      "CLAIM_HOLD_NOTIFY: one local JSON sink (its URL is a secret, not printed); lines `notify → sink` are what it received",
+    );
 
     const sessions: AgentSession[] = [];
     const heads = new Map<string, string>();
@@ -150,9 +221,18 @@ async function main(): Promise<number> {
     for (const session of sessions) session.stopBeating();
     await stack.sim.flush();
     await watcher.stop();
+    // The moments the demo is there to show; one missing is a broken demo, not a quiet success.
+    const moments: [string, string][] = [
+      ["notify:needs-human", "the sink never received a needs-human notification"],
+      ["notify:takeover", "the sink never received a takeover notification"],
+      ["moment:zombie-group-passed", "the zombie's merge group did not pass while its head was attested"],
+      ["moment:zombie-group-failed", "the zombie's next merge group did not fail as a superseded holder"],
+    ];
+    for (const [count, missing] of moments) if (!timeline.counts.get(count)) timeline.violation(missing);
     summarize(stack, timeline);
   } finally {
     await stack.stop();
+    await sink.close();
   }
   return timeline.violations.length === 0 ? 0 : 1;
 }

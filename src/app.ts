@@ -18,6 +18,9 @@ import { createLeaseServices } from "./wiring/lease-services.js";
 import { createNotifications } from "./wiring/notifications.js";
 import { createQueueFeed } from "./wiring/queue-feed.js";
 
+/** The claims gauge counts every held claim, not the dashboard's first page of each repository. */
+const countedRecordsPerRepository = 100_000;
+
 export type { ClaimHoldOptions, ClaimHoldServices } from "./wiring/claim-hold-options.js";
 
 /**
@@ -39,18 +42,12 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
     const github = createGitHubProviders(probot, options, { metrics, meter, now, log });
     const notifications = createNotifications(options, { metrics, now, log });
     const { notifier, sender, outbox } = notifications;
+    const queue = createQueueFeed({ source: github.candidates, store, now, log });
     const { assignments, configs, core, fence, picker, subjectChanged } = createLeaseServices(
       github,
       options,
-      {
-        store,
-        fences,
-        notifier,
-        now,
-        log,
-      },
+      { store, fences, notifier, now, log, queueRefresh: queue.refreshByName },
     );
-    const queue = createQueueFeed({ source: github.candidates, store, now, log });
     const { janitor, jobs, operatorSweep } = createJanitorJobs(options, {
       store,
       assignments,
@@ -58,6 +55,7 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
       installations: github.installations,
       subjectChanged,
       notifier,
+      retryUnfinishedChecks: () => fence.retryUnfinished(),
       meter,
       metrics,
       now,
@@ -66,7 +64,7 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
     });
     jobs.start();
     notifications.start();
-    const fleet = (withPullRequests: boolean) =>
+    const fleet = (withPullRequests: boolean, recordsPerRepository?: number) =>
       readFleet(
         {
           store,
@@ -76,10 +74,10 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
           lastReport: () => janitor.lastReport(),
           now,
         },
-        { withPullRequests },
+        { withPullRequests, ...(recordsPerRepository ? { recordsPerRepository } : {}) },
       );
     const stopClaimsRefresh = collectInBackground(metrics, {
-      claimsByState: async () => (await fleet(false)).counts,
+      claimsByState: async () => (await fleet(false, countedRecordsPerRepository)).counts,
       githubRequests: () => meter.totals,
       now,
       log,

@@ -8,10 +8,42 @@ const redisProbe = await probeRedis();
 describe.skipIf(!redisProbe.available)("bench:smoke", () => {
   it("runs every benchmark at tiny sizes and reports SPEC §11's request counts", async () => {
     const results = await runBenchmarks(smokeSizes);
-    expect(results.heartbeat.githubRequestsDuringHeartbeats).toBe(0);
-    expect(results.heartbeat.errors).toBe(0);
-    expect(results.heartbeat.heartbeatRps).toBeGreaterThan(0);
-    expect(results.heartbeat.redisSetRps).toBeGreaterThan(0);
+    const { targets } = results;
+    const sizes = smokeSizes.targets;
+
+    // Every heartbeat target answered every request, and heartbeats cost GitHub nothing.
+    expect(targets.githubRequestsDuringHeartbeats).toBe(0);
+    for (const round of targets.openLoop) {
+      for (const run of [round.bare, round.probot, round.heartbeat]) {
+        expect(run).toMatchObject({
+          sent: sizes.openLoop.rate * sizes.openLoop.seconds,
+          non2xx: 0,
+          errors: 0,
+        });
+      }
+    }
+    for (const round of targets.closedLoop) {
+      for (const run of [round.bare, round.probot, round.heartbeat]) {
+        expect(run).toMatchObject({ non2xx: 0, errors: 0 });
+        expect(run.rps).toBeGreaterThan(0);
+      }
+    }
+    // Claims one at a time: a read and a write each; a burst: every claim created, in two write requests.
+    expect(targets.spacedClaims.statuses).toEqual(Array(sizes.spacedClaims.count).fill(201));
+    expect(targets.spacedClaims.requests).toEqual({
+      "graphql:SubjectStatus": sizes.spacedClaims.count,
+      "graphql:ApplyTransition": sizes.spacedClaims.count,
+    });
+    for (const burst of targets.bursts) {
+      expect(burst.statuses).toEqual(Array(sizes.burst.claims).fill(201));
+      expect(burst.subjectsPerMutation.reduce((sum, n) => sum + n, 0)).toBe(sizes.burst.claims);
+      expect(burst.requests["graphql:SubjectStatus"]).toBe(sizes.burst.claims);
+    }
+    expect(targets.metrics.n).toBe(sizes.scrapes);
+    expect(targets.count.map((c) => [c.size, c.claim.n])).toEqual(
+      sizes.count.sizes.map((size) => [size, sizes.count.samples]),
+    );
+
     expect(results.sweep.none).toMatchObject({ githubRequests: 0, actions: {} });
     expect(results.sweep.some).toMatchObject({ due: smokeSizes.due, actions: { reap: smokeSizes.due } });
     expect(results.sweep.some.githubRequests).toBe(2 * smokeSizes.due);
@@ -25,6 +57,8 @@ describe.skipIf(!redisProbe.available)("bench:smoke", () => {
       "reap (janitor sweep, one due)": 2,
     });
     expect(results.memory.rssAfterMb).toBeGreaterThan(0);
-    expect(renderReport(results, "test", "npm run bench:smoke")).toContain("## (d) Memory");
-  }, 60_000);
+    const report = renderReport(results, "test", "npm run bench:smoke");
+    expect(report).toContain("## Issue 14's targets");
+    expect(report).toContain("## (d) Memory");
+  }, 180_000);
 });

@@ -136,10 +136,20 @@ const QueueOutput = z.strictObject({
   ok: z.literal(true),
   command: z.literal("queue"),
   repo: z.string(),
-  truncated: z.boolean(),
-  free: z.array(
-    z.looseObject({ subject: z.string(), issue: z.number(), reason: z.string(), takeover: z.boolean() }),
+  queue: z.array(
+    z.strictObject({
+      issue: z.number(),
+      title: z.string().nullish(),
+      rank: z.number(),
+      reasons: z.array(z.string()),
+    }),
   ),
+  skipped: z.array(z.strictObject({ issue: z.number(), reason: z.string() })),
+  truncated: z.boolean(),
+});
+const NextOutput = ClaimOutput.extend({
+  command: z.literal("next"),
+  picked: z.strictObject({ issue: z.number(), rank: z.number(), reasons: z.array(z.string()) }),
 });
 
 const parseJson = <S extends z.ZodType>(schema: S, stdout: string): z.infer<S> =>
@@ -391,8 +401,10 @@ describe("exit codes", () => {
   });
 
   it("answers --help on every command", async () => {
+    const helps: [string, Promise<Result>][] = [];
     for (const command of [
       "claim",
+      "next",
       "heartbeat",
       "keepalive",
       "run",
@@ -403,7 +415,10 @@ describe("exit codes", () => {
       "status",
       "queue",
     ]) {
-      const help = await cli([command, "--help"]);
+      helps.push([command, cli([command, "--help"])]);
+    }
+    for (const [command, pending] of helps) {
+      const help = await pending;
       expect(help.code, command).toBe(0);
       expect(help.stdout, command).toMatch(new RegExp(`^usage: claim-hold ${command}`));
     }
@@ -622,36 +637,238 @@ describe("install-hook", () => {
 });
 
 describe("queue", () => {
-  it("lists unclaimed issues and stale claims, not live, human-held or assigned ones, nor PRs", async () => {
+  it("shows the App's ranked queue, then the skipped issues and why", async () => {
     fake.openIssues.set(repo, [
       { number: 1, title: "free one", assignees: [] },
-      { number: 2, title: "held live", assignees: ["agent-bot"] },
-      { number: 3, title: "stale one", assignees: ["agent-bot"] },
-      { number: 4, title: "human", assignees: ["octocat"] },
-      { number: 5, title: "a pull request", assignees: [], pullRequest: true },
+      { number: 2, title: "held live", assignees: [] },
+      { number: 4, title: "urgent", assignees: [], labels: ["p0"] },
       { number: 6, title: "assigned without a claim", assignees: ["someone"] },
     ]);
     await cli(["claim", `${repo}#2`], { env: { CLAIM_HOLD_SESSION_ID: "sess-b" }, cwd: makeRepo() });
-    await cli(["claim", `${repo}#3`], { env: { CLAIM_HOLD_SESSION_ID: "sess-c" }, cwd: makeRepo() });
-    fake.makeStale(repo, 3);
-    fake.holdByHuman(repo, 4, "octocat");
+    fake.requests.length = 0;
 
     const queue = await cli(["queue", repo, "--json"]);
-    const text = await cli(["queue", repo]);
+    const text = await cli(["queue", repo, "--limit", "1"]);
 
     expect(queue.code).toBe(0);
-    expect(parseJson(QueueOutput, queue.stdout).free).toEqual([
-      expect.objectContaining({
-        subject: `${repo}#1`,
-        reason: "unclaimed",
-        takeover: false,
-        title: "free one",
-      }),
-      expect.objectContaining({ subject: `${repo}#3`, reason: "stale", takeover: true, state: "stale" }),
+    expect(parseJson(QueueOutput, queue.stdout)).toEqual({
+      ok: true,
+      command: "queue",
+      repo,
+      queue: [
+        { issue: 4, title: "urgent", rank: 1, reasons: ["priority:p0", "oldest"] },
+        { issue: 1, title: "free one", rank: 2, reasons: ["oldest"] },
+      ],
+      skipped: [
+        { issue: 2, reason: "held" },
+        { issue: 6, reason: "human" },
+      ],
+      truncated: false,
+    });
+    expect(text.code).toBe(0);
+    expect(text.stdout).toBe(
+      [
+        "1\tocto/widgets#4\tpriority:p0, oldest\turgent",
+        "… (more eligible issues: raise --limit)",
+        "skipped:",
+        "-\tocto/widgets#2\theld",
+        "-\tocto/widgets#6\thuman",
+        "",
+      ].join("\n"),
+    );
+    // The App's ranking, not one computed here: no GitHub call, no inventory join.
+    expect(fake.requests.map((r) => [r.method, r.path, r.authorization])).toEqual([
+      ["GET", "/api/v1/repos/octo/widgets/queue", `Bearer ${agentToken}`],
+      ["GET", "/api/v1/repos/octo/widgets/queue?limit=1", `Bearer ${agentToken}`],
     ]);
-    expect(text.stdout.split("\n")[1]).toMatch(/^octo\/widgets#3\tstale \(--takeover\)\tstale one\t/);
-    const githubCall = fake.requests.find((r) => r.path.startsWith("/repos/"));
-    expect(githubCall).toMatchObject({ authorization: `Bearer ${agentToken}` });
+  });
+
+  it("refuses a bad --limit and a missing token before calling the App", async () => {
+    expect((await cli(["queue", repo, "--limit", "0"])).code).toBe(2);
+    expect((await cli(["queue", repo], { env: { GITHUB_TOKEN: undefined } })).code).toBe(2);
+    expect(fake.requests).toEqual([]);
+  });
+});
+
+describe("next", () => {
+  beforeEach(() => {
+    fake.openIssues.set(repo, [
+      { number: 3, title: "three", assignees: [] },
+      { number: 5, title: "five", assignees: [], labels: ["p1", "agent-ready"] },
+      { number: 8, title: "eight", assignees: [], labels: ["agent-ready", "needs-design"] },
+    ]);
+  });
+
+  it("claims the App's pick, keeps its lease like claim does, and sends only the SPEC's fields", async () => {
+    const next = await cli(["next", repo, "--json"]);
+
+    expect(next.code).toBe(0);
+    const body = parseJson(NextOutput, next.stdout);
+    expect(body).toMatchObject({
+      created: true,
+      sessionId: "sess-a",
+      picked: { issue: 5, rank: 1, reasons: ["priority:p1", "oldest"] },
+      lease: { subject: `${repo}#5`, generation: 1, branch: "agent/sess-a/5-work" },
+      resume: null,
+    });
+    const sessionKey = readFileSync(
+      join(work, ".git", "claim-hold", "session-keys", "sess-a"),
+      "utf8",
+    ).trim();
+    expect(fake.requests.map((r) => [r.path, r.body])).toEqual([
+      [
+        "/api/v1/claims/next",
+        { repo, actor: { sessionId: "sess-a", host: hostname(), sessionKey }, taskClass: "author" },
+      ],
+    ]);
+    const token = fake.claimOf(repo, 5)!.token;
+    expect(next.stdout + next.stderr).not.toContain(token);
+    expect(leaseFiles(work)).toEqual(["octo__widgets__5.json"]);
+
+    // The lease is an ordinary lease of this worktree: verify and release find it.
+    expect((await cli(["verify"])).code).toBe(0);
+    expect((await cli(["release", "--outcome", "completed"])).code).toBe(0);
+    expect(fake.claimOf(repo, 5)?.state).toBe("completed");
+  });
+
+  it("passes label filters, the class, takeovers and scope on", async () => {
+    const next = await cli([
+      "next",
+      repo,
+      "--label",
+      "agent-ready",
+      "--exclude-label",
+      "p1",
+      "--exclude-label",
+      "wontfix",
+      "--class",
+      "reviewer",
+      "--takeovers",
+      "--scope",
+      "src/**",
+    ]);
+
+    expect(next.code).toBe(0);
+    expect(next.stdout).toMatch(
+      /^claimed octo\/widgets#8 · rank 1 \(oldest\) · generation 1 · branch agent\/sess-a\/8-work · heartbeat every 1 s/,
+    );
+    expect(fake.requests[0]?.body).toMatchObject({
+      labels: ["agent-ready"],
+      excludeLabels: ["p1", "wontfix"],
+      taskClass: "reviewer",
+      includeTakeovers: true,
+      scope: ["src/**"],
+    });
+    expect((await cli(["next", repo, "--class", "janitor"])).code).toBe(2);
+  });
+
+  it("exits 3 when nothing is eligible, saying why, and never runs the command", async () => {
+    const marker = join(work, "ran");
+    const filtered = await cli(["next", repo, "--label", "nope"]);
+    const json = await cli(["next", repo, "--label", "nope", "--json"]);
+    const withCommand = await cli([
+      "next",
+      repo,
+      "--label",
+      "nope",
+      "--",
+      process.execPath,
+      "-e",
+      `require('fs').writeFileSync(${JSON.stringify(marker)}, 'x')`,
+    ]);
+
+    expect(filtered.code).toBe(3);
+    expect(filtered.stderr).toBe(
+      "claim-hold next: no eligible issue in octo/widgets (skipped: 3 filtered)\n",
+    );
+    expect(json.code).toBe(3);
+    expect(parseJson(ErrorOutput, json.stdout)).toMatchObject({
+      error: "queue_empty",
+      status: 409,
+      skipped: { held: 0, human: 0, blocked: 0, prOpen: 0, filtered: 3 },
+    });
+    expect(withCommand.code).toBe(3);
+    expect(safeRead(marker)).toBe("");
+    expect(leaseFiles(work)).toEqual([]);
+  });
+
+  it("with a command behaves like run: the picked subject in the environment, heartbeats, release completed", async () => {
+    const result = await cli([
+      "next",
+      repo,
+      "--json",
+      "--",
+      process.execPath,
+      "-e",
+      "console.log('working on', process.env.CLAIM_HOLD_SUBJECT, process.env.CLAIM_HOLD_BRANCH); setTimeout(() => {}, 500)",
+    ]);
+
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain("working on octo/widgets#5 agent/sess-a/5-work");
+    expect(result.stderr).toContain("claimed octo/widgets#5 (rank 1 (priority:p1, oldest); generation 1");
+    expect(heartbeats().length).toBeGreaterThanOrEqual(2);
+    expect(releases().map((r) => r.body)).toEqual([{ outcome: "completed" }]);
+    expect(JSON.parse(result.stdout.trim())).toEqual({
+      ok: true,
+      command: "next",
+      subject: `${repo}#5`,
+      picked: { issue: 5, rank: 1, reasons: ["priority:p1", "oldest"] },
+      exitCode: 0,
+      signal: null,
+      released: true,
+      outcome: "completed",
+    });
+    expect(leaseFiles(work)).toEqual([]);
+  });
+
+  it("hands off with the command's exit code when the command fails; the handed-off issue goes back to the queue", async () => {
+    const fails = await cli(["next", repo, "--", process.execPath, "-e", "process.exit(5)"]);
+    const other = await cli(["next", repo, "--", process.execPath, "-e", "process.exit(0)"], {
+      cwd: makeRepo(),
+      env: { CLAIM_HOLD_SESSION_ID: "sess-b" },
+    });
+
+    expect(fails.code).toBe(5);
+    expect(other.code).toBe(0);
+    expect(fake.claimOf(repo, 5)).toMatchObject({ generation: 2, state: "completed" });
+    expect(fake.claimOf(repo, 3)).toBeUndefined();
+    expect(releases().map((r) => (r.body as { outcome: string }).outcome)).toEqual(["handoff", "completed"]);
+  });
+});
+
+describe("claim refusals of duplicate and blocked work", () => {
+  it("exits 3 on blocked and pr_open, and sends the overrides when asked", async () => {
+    fake.script(
+      "POST",
+      "/api/v1/claims",
+      {
+        status: 409,
+        body: {
+          error: "blocked",
+          message: "octo/widgets#12 is blocked by octo/widgets#4",
+          blockers: [{ subject: "octo/widgets#4", state: "open" }],
+        },
+      },
+      {
+        status: 409,
+        body: { error: "pr_open", message: "octo/widgets#12 is closed by open #40", pullRequests: [40] },
+      },
+    );
+
+    const blocked = await cli(["claim", `${repo}#12`, "--json"]);
+    const prOpen = await cli(["claim", `${repo}#12`]);
+    const forced = await cli(["claim", `${repo}#12`, "--ignore-blockers", "--allow-open-pr"]);
+
+    expect(blocked.code).toBe(3);
+    expect(parseJson(ErrorOutput, blocked.stdout)).toMatchObject({
+      error: "blocked",
+      blockers: [{ subject: "octo/widgets#4", state: "open" }],
+    });
+    expect(prOpen.code).toBe(3);
+    expect(prOpen.stderr).toBe("claim-hold claim: octo/widgets#12 is closed by open #40\n");
+    expect(forced.code).toBe(0);
+    expect(fake.requests.at(-1)?.body).toMatchObject({ ignoreBlockers: true, allowOpenPullRequest: true });
+    expect(fake.requests[0]?.body).not.toHaveProperty("ignoreBlockers");
   });
 });
 

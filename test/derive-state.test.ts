@@ -152,6 +152,45 @@ const rows: Row[] = [
     reasons: ["heartbeat-expired", "no-open-pull-request", "no-recent-push"],
   },
 
+  // --- needs-human (a heartbeat asked for a person)
+  {
+    name: "live holder asked for a person",
+    evidence: evidence({ record: agentRecord({ needsHuman: true, blocker: "which API key?" }) }),
+    state: "waiting",
+    reasons: ["needs-human", "heartbeat-live", "blocker-reported"],
+  },
+  {
+    name: "asked for a person and reported a wait",
+    evidence: evidence({
+      record: agentRecord({ needsHuman: true, blocker: "approve", waitUntil: now + 60 * min }),
+    }),
+    state: "waiting",
+    reasons: ["needs-human", "wait-reported", "heartbeat-live", "blocker-reported"],
+  },
+  {
+    name: "asked for a person, then went silent past ttl: the ask keeps no one live",
+    evidence: evidence({ record: agentRecord({ needsHuman: true, lastHeartbeatAt: now - ttl }) }),
+    state: "stale",
+    reasons: ["heartbeat-missed"],
+  },
+  {
+    name: "the ask was cleared by the next heartbeat",
+    evidence: evidence({ record: agentRecord({ blocker: "which API key?" }) }),
+    state: "active",
+    reasons: ["heartbeat-live"],
+  },
+  {
+    name: "an over-budget subject nobody holds",
+    evidence: evidence({
+      record: agentRecord({ state: "released", budgetExhausted: true, outcome: "abandoned" }),
+      assignees: [],
+      labels: ["agent:over-budget"],
+      managedLabels: { claimed: "agent:claimed", stale: "agent:stale", overBudget: "agent:over-budget" },
+    }),
+    state: "free",
+    reasons: ["no-claim", "over-budget"],
+  },
+
   // --- waiting
   {
     name: "live holder reported a wait",

@@ -7,6 +7,7 @@ import {
   agent,
   agentToken,
   GitHubRequestLog,
+  githubScope,
   type IssueState,
   nockCreateInstallationToken,
   nockGetCollaboratorPermission,
@@ -214,14 +215,17 @@ describe("reconcile", () => {
         ],
       }),
     ]);
+    // The reconcile refreshes the candidate index too: one page of open issues, none blocked, no PR.
+    githubScope({ log: github }).get(`/repos/${repo}/issues`).query(true).reply(200, []);
     // An ordinary sweep, not a reconcile pass: the empty set is taken for a store loss.
     const report = await app.services.janitor.sweep();
     expect(report).toMatchObject({
       installations: 1,
       reconciled: true,
       actions: [{ subject: "octo/widgets#1", action: "repair", reason: "record-rebuilt-from-claim-comment" }],
-      // the App's installations, the installation's repositories, 2 config reads, the open issues
-      githubRequests: 5,
+      // the App's installations, the installation's repositories, 2 config reads, the open issues,
+      // the candidate index's listing
+      githubRequests: 6,
     });
     expect(await store.get({ installationId, repoId, issue: 1 })).toMatchObject({ state: "active" });
     expect(await store.installations()).toEqual([installationId]);

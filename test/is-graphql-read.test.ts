@@ -26,6 +26,9 @@ describe("isGraphQLRead", () => {
       "ResolveLabels",
       "OpenIssues",
       "PullRequestCheck",
+      "QueueOpenPullRequests",
+      "QueueIssueClosingPullRequests",
+      "MergeGroupCheck",
     ]);
   });
 

@@ -28,6 +28,7 @@ import {
   nockGetUser,
   nockNoConfigFile,
   nockOpenIssues,
+  nockResolveLabels,
   nockSubjectStatus,
 } from "./support/github-fake/index.js";
 import { createTestRedis, deleteKeysWithPrefix, probeRedis, uniqueKeyPrefix } from "./support/redis.js";
@@ -227,8 +228,10 @@ describeRedis("claim-hold mcp", () => {
     const mcp = await startMcp("sessA");
     const tools = await mcp.client.listTools();
     expect(tools.tools.map((t) => t.name).sort()).toEqual([
+      "ask_human",
       "attest_commit",
       "claim_issue",
+      "claim_next_issue",
       "claim_status",
       "list_free_issues",
       "release_claim",
@@ -450,6 +453,44 @@ describeRedis("claim-hold mcp", () => {
     expect(mcp.stderr()).toContain("claim-hold mcp: released octo/widgets#13 (handoff)");
   });
 
+  it("asks for a person with ask_human, keeps asking on its own heartbeats, and withdraws when resolved", async () => {
+    const mcp = await startMcp("sessH");
+    mockColdAuth();
+    nockSubjectStatus(github, issue(14));
+    nockApplyTransition(github, { claimComment: { id: "IC_h", databaseId: 9003 } });
+    expect((await mcp.call("claim_issue", { repo, issue: 14 })).isError).toBeFalsy();
+
+    // The needs-human label's node id is looked up once (the claim's read named only the managed ones).
+    nockResolveLabels(github, repo);
+    const asked = nockApplyTransition(github);
+    const result = await mcp.call("ask_human", { blocker: "need the staging database password" });
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({
+      subject: "octo/widgets#14",
+      needsHuman: true,
+      state: "waiting",
+    });
+    expect(JSON.stringify(asked.variables)).toContain("need the staging database password");
+    expect(leaseFileOf(mcp, 14)).toMatchObject({ needsHuman: "need the staging database password" });
+    expect(await store.get(key(14))).toMatchObject({ needsHuman: true });
+
+    // The server's own heartbeats repeat the ask: it stands, at no GitHub cost.
+    const mark = github.count();
+    await expectHeartbeatWithoutToolCalls(14);
+    expect(await store.get(key(14))).toMatchObject({ needsHuman: true });
+    expect(github.count()).toBe(mark);
+
+    const withdrawn = nockApplyTransition(github);
+    const resolved = await mcp.call("ask_human", { resolved: true });
+    expect(resolved.structuredContent).toMatchObject({ needsHuman: false, state: "active" });
+    expect(JSON.stringify(withdrawn.variables)).toContain("labelIds");
+    expect(leaseFileOf(mcp, 14)?.needsHuman).toBeUndefined();
+    expect((await store.get(key(14)))?.needsHuman).toBeUndefined();
+
+    const missing = await mcp.call("ask_human", {});
+    expect(missing).toMatchObject({ isError: true, structuredContent: { error: "usage" } });
+  });
+
   it("answers a tool call it cannot serve with an MCP tool error carrying the server's code", async () => {
     const mcp = await startMcp("sessF");
     const verify = await mcp.call("verify_hold");
@@ -467,6 +508,6 @@ describeRedis("claim-hold mcp", () => {
       structuredContent: { error: "closed", status: 409, message: "octo/widgets#12 is closed." },
     });
     // The process is still serving.
-    expect((await mcp.client.listTools()).tools).toHaveLength(6);
+    expect((await mcp.client.listTools()).tools).toHaveLength(8);
   });
 });

@@ -653,7 +653,12 @@ describe("the real App against the simulator", () => {
       });
       // installation.created: the App creates its managed labels.
       await sim.flush();
-      expect(sim.labels(repo).sort()).toEqual(["agent:claimed", "agent:stale"]);
+      expect(sim.labels(repo).sort()).toEqual([
+        "agent:claimed",
+        "agent:needs-human",
+        "agent:over-budget",
+        "agent:stale",
+      ]);
 
       const mark = sim.requests.mark();
       const response = await fetch(`${app.url}/api/v1/claims`, {

@@ -2,6 +2,8 @@
 import {
   type ClaimHoldClient,
   type ClaimInput,
+  type ClaimNextInput,
+  type ClaimNextResult,
   type ClaimResult,
   isClaimHoldError,
 } from "../../src/agent/client/index.js";
@@ -13,6 +15,9 @@ export class AgentSession {
   readonly leases: ClaimResult["lease"][] = [];
   #timer: NodeJS.Timeout | null = null;
   #paused = false;
+  /** While set, every heartbeat asks for a person (the flag is per beat: a beat without it withdraws the ask). */
+  #blocker: string | null = null;
+  #lastState: string | null = null;
 
   constructor(
     readonly name: string,
@@ -37,6 +42,7 @@ export class AgentSession {
         },
       );
       this.lease = result.lease;
+      this.#lastState = null;
       this.leases.push(result.lease);
       if (input.takeover && result.resume) {
         this.timeline.count("takeovers");
@@ -70,6 +76,47 @@ export class AgentSession {
     }
   }
 
+  /** Asks the App for the best free issue and claims it (`claims/next`); answers null on an empty queue. */
+  async next(input: Omit<ClaimNextInput, "actor">): Promise<ClaimNextResult | null> {
+    try {
+      const result = await this.client.claimNext({
+        ...input,
+        actor: { runtime: this.runtime, sessionId: this.name, host: "demo" },
+      });
+      this.lease = result.lease;
+      this.#lastState = null;
+      this.leases.push(result.lease);
+      this.timeline.count("picks");
+      this.timeline.count(result.picked.reasons.includes("takeover") ? "takeovers" : "claims");
+      const { issue, rank, reasons } = result.picked;
+      this.timeline.line(
+        this.label,
+        `next → picked #${issue} (rank ${rank}: ${reasons.join(", ") || "—"}) → ${result.created ? 201 : 200}, generation ${result.lease.generation}, branch ${result.lease.branch}`,
+        "ok",
+      );
+      return result;
+    } catch (error) {
+      if (!isClaimHoldError(error)) throw error;
+      this.timeline.count(`refused:${error.code}`);
+      const skipped = Object.entries((error.details.skipped ?? {}) as Record<string, number>)
+        .filter(([, n]) => n > 0)
+        .map(([reason, n]) => `${n} ${reason}`)
+        .join(", ");
+      this.timeline.line(
+        this.label,
+        `next → ${error.status} ${error.code}${skipped ? ` (skipped: ${skipped})` : ""}: nothing to do now`,
+        error.code === "queue_empty" ? "warn" : "bad",
+      );
+      return null;
+    }
+  }
+
+  /** The issue number of the lease held now (null when none). */
+  get issue(): number | null {
+    const subject = this.lease?.subject;
+    return subject ? Number(subject.slice(subject.lastIndexOf("#") + 1)) : null;
+  }
+
   /** Heartbeats every `seconds` until stopped, superseded or gone. */
   startBeating(seconds: number): void {
     this.stopBeating();
@@ -99,13 +146,34 @@ export class AgentSession {
     void this.beat();
   }
 
+  /** Stuck on a question only a person can answer: the next heartbeats carry `needsHuman` and the blocker. */
+  async askForHuman(blocker: string): Promise<void> {
+    this.#blocker = blocker;
+    this.timeline.line(this.label, `asks for a person: "${blocker}"`, "warn");
+    await this.beat();
+  }
+
+  /** The answer came: the next heartbeat goes without `needsHuman`, which clears the ask. */
+  async answered(): Promise<void> {
+    this.#blocker = null;
+    this.timeline.line(this.label, "got its answer, carries on", "info");
+    await this.beat();
+  }
+
   async beat(options: { quiet?: boolean } = {}): Promise<boolean> {
     if (!this.lease || this.#paused) return false;
     try {
-      const answer = await this.client.heartbeat(this.lease);
+      const ask = this.#blocker ? { needsHuman: true, blocker: this.#blocker } : {};
+      const answer = await this.client.heartbeat(this.lease, ask);
       this.timeline.count("heartbeats");
-      if (!options.quiet && answer.state !== "active")
+      // Printed when the state changes (a waiting holder beats every few seconds and stays waiting).
+      if (
+        !options.quiet &&
+        answer.state !== this.#lastState &&
+        (answer.state !== "active" || this.#lastState)
+      )
         this.timeline.line(this.label, `heartbeat → ${answer.state}`, "info");
+      this.#lastState = answer.state;
       return true;
     } catch (error) {
       if (!isClaimHoldError(error)) throw error;

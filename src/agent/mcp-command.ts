@@ -16,7 +16,8 @@ export const mcpCommand: CommandSpec = {
   summary: "serve claim-hold's tools to an agent runtime over MCP (stdio); heartbeats while it runs",
   usage: "mcp",
   details: [
-    "Tools: list_free_issues, claim_issue, claim_status, verify_hold, attest_commit, release_claim.",
+    "Tools: list_free_issues, claim_issue, claim_next_issue, claim_status, verify_hold, attest_commit,",
+    "release_claim.",
     "Every lease claimed through it is heartbeated at the advised interval for as long as the process",
     "runs; when stdin closes or on SIGTERM its leases are released with outcome handoff",
     "(CLAIM_HOLD_MCP_RELEASE_ON_EXIT=0: left to go stale instead). Leases live in .git/claim-hold/,",

@@ -66,6 +66,10 @@ export const RepoConfig = z.strictObject({
     .strictObject({
       claimed: z.string().min(1).max(50).default("agent:claimed"),
       stale: z.string().min(1).max(50).default("agent:stale"),
+      /** Shown while the holder asks for a person (heartbeat `needsHuman`). */
+      needsHuman: z.string().min(1).max(50).default("agent:needs-human"),
+      /** Set when a subject's spend reached `budgets.<class>.maxUsd`; `claims/next` skips it until a human removes it. */
+      overBudget: z.string().min(1).max(50).default("agent:over-budget"),
     })
     .prefault({}),
   /** Durations per task class (SPEC §2.1). */
@@ -144,7 +148,10 @@ export const RepoConfig = z.strictObject({
   /** Which notification events this repository sends, and whom they mention (sinks live in env). */
   notify: z
     .strictObject({
-      events: z.array(NotifyEvent).max(NotifyEvent.options.length).default([...defaultNotifyEvents]),
+      events: z
+        .array(NotifyEvent)
+        .max(NotifyEvent.options.length)
+        .default([...defaultNotifyEvents]),
       /** A `@user` or `@org/team` mentioned in needs-human comments; null: nobody. */
       mention: z
         .string()

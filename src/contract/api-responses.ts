@@ -118,6 +118,8 @@ export const ClaimRowSchema = z.looseObject({
   expiresAt: Timestamp.nullish(),
   phase: z.string().nullish(),
   blocker: z.string().nullish(),
+  /** What agents spent on the subject, every generation together; 0 from a server without budgets. */
+  spendUsd: z.number().nullish(),
   /** Numbers of the open pull requests linked to the subject. */
   linkedPullRequests: z.array(z.number().int()).nullish(),
   claimAgeSeconds: z.number().nonnegative().nullish(),

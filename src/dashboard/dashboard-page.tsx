@@ -5,6 +5,7 @@ import type { FC } from "hono/jsx";
 import type { DerivedState } from "../lease/derive-state.js";
 import { branchUrl, issueUrl, pullUrl } from "./github-links.js";
 import type { FleetClaim, FleetView } from "./read-fleet.js";
+import type { QueuePanel } from "./read-queues.js";
 import type { TimelineData } from "./timeline/read-timeline.js";
 import { TimelinePanel, timelineStyles } from "./timeline/timeline-panel.js";
 
@@ -28,7 +29,7 @@ export const refreshEveryMs = 2_000;
 /** Colours come from the stylesheet (the CSP allows no inline style attribute). */
 const styles = `
 *{box-sizing:border-box}body{font:14px/1.4 system-ui,sans-serif;margin:0;padding:1rem;color:#1f2328;background:#f6f8fa}
-h1{font-size:1.3rem;margin:0 0 .5rem}h2{font-size:1.05rem;margin:1.2rem 0 .4rem}
+h1{font-size:1.3rem;margin:0 0 .5rem}h2{font-size:1.05rem;margin:1.2rem 0 .4rem}h3{font-size:.95rem;margin:.8rem 0 .3rem}
 form.filters{display:flex;flex-wrap:wrap;gap:.5rem;margin:.5rem 0}select,input,button{font:inherit;padding:.3rem .5rem}
 table{border-collapse:collapse;width:100%;background:#fff}th,td{padding:.35rem .5rem;border-bottom:1px solid #d0d7de;text-align:left;vertical-align:top}
 .badge{display:inline-block;padding:.05rem .5rem;border-radius:1rem;color:#fff;font-weight:600;white-space:nowrap}
@@ -178,17 +179,88 @@ const JanitorReport: FC<{ report: FleetView["janitor"] }> = ({ report }) => {
   );
 };
 
+/** Why `next` skips an issue, in words (the codes are the queue route's). */
+const skipWords: Record<string, string> = {
+  held: "held by a live agent claim",
+  human: "a human holds it",
+  blocked: "open blockers",
+  "pr-open": "an open PR already closes it",
+  filtered: "outside the queue's labels",
+  exempt: "exempt label",
+  "over-budget": "over budget",
+  "sub-issues": "open sub-issues (tracking issue)",
+  closed: "closed",
+};
+
+/** One repository's queue: what `claim-hold next` would pick, in order, then what it skips and why. */
+const QueueSection: FC<{ panel: QueuePanel }> = ({ panel }) => (
+  <section class="queue" data-repo={panel.repo}>
+    <h3>
+      {panel.repo} <span class="muted">· installation {panel.installationId}</span>
+    </h3>
+    {panel.error ? <p class="error">The queue could not be read: {panel.error}</p> : null}
+    {!panel.indexed ? (
+      <p class="muted">Not indexed yet: the first pick or the next reconcile indexes it.</p>
+    ) : null}
+    {panel.indexed && !panel.error ? (
+      <table>
+        <thead>
+          <tr>
+            <th>Rank</th>
+            <th>Issue</th>
+            <th>Why here / why skipped</th>
+          </tr>
+        </thead>
+        <tbody>
+          {panel.queue.map((row) => (
+            <tr data-queue-issue={String(row.issue)}>
+              <td data-label="Rank">{row.rank}</td>
+              <td data-label="Issue">
+                <b>#{row.issue}</b> {row.title}
+              </td>
+              <td data-label="Why">{row.reasons.join(", ")}</td>
+            </tr>
+          ))}
+          {panel.queue.length === 0 ? (
+            <tr>
+              <td data-label="Rank">—</td>
+              <td data-label="Issue" class="muted">
+                Nothing eligible: next answers queue_empty.
+              </td>
+              <td />
+            </tr>
+          ) : null}
+          {panel.skipped.map((skip) => (
+            <tr data-skipped-issue={String(skip.issue)} class="muted">
+              <td data-label="Rank">skipped</td>
+              <td data-label="Issue">#{skip.issue}</td>
+              <td data-label="Why">
+                {skip.reason}
+                {skipWords[skip.reason] ? ` — ${skipWords[skip.reason]}` : ""}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    ) : null}
+    {panel.truncated ? (
+      <p class="muted">More issues than the panel shows: claim-hold queue {panel.repo}.</p>
+    ) : null}
+  </section>
+);
+
 export interface FleetFilter {
   repo?: string;
   state?: DerivedState;
 }
 
 /** The part the page refreshes: counts, the claims table per installation, the janitor's report. */
-export const FleetFragment: FC<{ view: FleetView; filter: FleetFilter; history?: TimelineData | null }> = ({
-  view,
-  filter,
-  history,
-}) => {
+export const FleetFragment: FC<{
+  view: FleetView;
+  filter: FleetFilter;
+  queues?: QueuePanel[];
+  history?: TimelineData | null;
+}> = ({ view, filter, queues = [], history }) => {
   const web = history?.githubWebUrl ?? "https://github.com";
   const claims = view.claims.filter(
     (c) => (!filter.repo || c.repo === filter.repo) && (!filter.state || c.state === filter.state),
@@ -233,6 +305,12 @@ export const FleetFragment: FC<{ view: FleetView; filter: FleetFilter; history?:
           </table>
         </section>
       ))}
+      {queues.length > 0 ? <h2>Queue</h2> : null}
+      {queues
+        .filter((panel) => !filter.repo || panel.repo === filter.repo)
+        .map((panel) => (
+          <QueueSection panel={panel} />
+        ))}
       {history ? (
         <TimelinePanel data={history} view={view} stateColours={stateColours} repo={filter.repo} />
       ) : null}
@@ -246,8 +324,9 @@ export const DashboardPage: FC<{
   view: FleetView;
   filter: FleetFilter;
   states: readonly DerivedState[];
+  queues?: QueuePanel[];
   history?: TimelineData | null;
-}> = ({ view, filter, states, history }) => (
+}> = ({ view, filter, states, queues = [], history }) => (
   <html lang="en">
     <head>
       <meta charset="utf-8" />
@@ -288,7 +367,7 @@ export const DashboardPage: FC<{
         <button type="submit">Log out</button>
       </form>
       <div id="fleet" data-refresh-ms={String(refreshEveryMs)}>
-        <FleetFragment view={view} filter={filter} history={history ?? null} />
+        <FleetFragment view={view} filter={filter} queues={queues} history={history ?? null} />
       </div>
       <script dangerouslySetInnerHTML={{ __html: refreshScript }} />
     </body>

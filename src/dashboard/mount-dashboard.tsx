@@ -18,6 +18,7 @@ import {
 } from "./dashboard-page.js";
 import { sessionCookieName, sessionLifetimeMs, signSession, verifySession } from "./dashboard-session.js";
 import type { FleetView } from "./read-fleet.js";
+import type { FleetRepository, QueuePanel } from "./read-queues.js";
 import type { TimelineData } from "./timeline/read-timeline.js";
 
 export interface DashboardDeps {
@@ -26,6 +27,8 @@ export interface DashboardDeps {
   readFleet: () => Promise<FleetView>;
   /** The last 24 hours, spend and recent notifications; absent: the page shows the current state only. */
   readTimeline?: () => Promise<TimelineData>;
+  /** The queue panel of each repository (`createQueueReader`); absent: the page shows no queues. */
+  readQueues?: (repos: FleetRepository[]) => Promise<QueuePanel[]>;
   limiter: FailedAuthLimiter;
   now: () => number;
 }
@@ -54,6 +57,7 @@ function secureHeaders(c: Context<ApiEnv>): void {
 export function mountDashboard(app: Hono<ApiEnv>, deps: DashboardDeps): void {
   const { adminToken, limiter, now } = deps;
   const notFound = (c: Context<ApiEnv>) => c.json({ error: "not_found", message: "No such route." }, 404);
+  const queuesOf = (view: FleetView) => (deps.readQueues ? deps.readQueues(view.repositories) : []);
   const loggedIn = (c: Context<ApiEnv>) =>
     adminToken !== undefined && verifySession(adminToken, getCookie(c, sessionCookieName), now());
 
@@ -62,8 +66,15 @@ export function mountDashboard(app: Hono<ApiEnv>, deps: DashboardDeps): void {
     secureHeaders(c);
     if (!loggedIn(c)) return c.redirect("/login", 303);
     const [view, history] = await Promise.all([deps.readFleet(), deps.readTimeline?.() ?? null]);
+    const queues = await queuesOf(view);
     const page = (
-      <DashboardPage view={view} filter={filterOf(c, view)} states={derivedStates} history={history} />
+      <DashboardPage
+        view={view}
+        filter={filterOf(c, view)}
+        states={derivedStates}
+        queues={queues}
+        history={history}
+      />
     );
     return c.html(html`<!doctype html>${page}`);
   });
@@ -73,14 +84,16 @@ export function mountDashboard(app: Hono<ApiEnv>, deps: DashboardDeps): void {
     secureHeaders(c);
     if (!loggedIn(c)) return c.json({ error: "unauthorized", message: "Log in first." }, 401);
     const [view, history] = await Promise.all([deps.readFleet(), deps.readTimeline?.() ?? null]);
-    return c.html(<FleetFragment view={view} filter={filterOf(c, view)} history={history} />);
+    const queues = await queuesOf(view);
+    return c.html(<FleetFragment view={view} filter={filterOf(c, view)} queues={queues} history={history} />);
   });
 
   app.get("/dashboard/fleet.json", async (c) => {
     if (!adminToken) return notFound(c);
     c.header("Cache-Control", "no-store");
     if (!loggedIn(c)) return c.json({ error: "unauthorized", message: "Log in first." }, 401);
-    return c.json(await deps.readFleet());
+    const view = await deps.readFleet();
+    return c.json({ ...view, queues: await queuesOf(view) });
   });
 
   app.get("/login", (c) => {

@@ -7,6 +7,7 @@ import { type DerivedState, deriveState } from "../lease/derive-state.js";
 import { subjectEvidence } from "../lease/subject-state.js";
 import type { FenceStore, IndexedPullRequest } from "../providers/fence-store.js";
 import type { LivenessStore } from "../providers/liveness-store.js";
+import type { FleetRepository } from "./read-queues.js";
 
 export interface FleetDeps {
   store: LivenessStore;
@@ -57,6 +58,8 @@ export interface FleetView {
   claims: FleetClaim[];
   /** Every repository with records (`owner/name`), sorted, for the filter. */
   repos: string[];
+  /** Every repository with records, with its installation (what the queue panels read). */
+  repositories: FleetRepository[];
   /** Claims per derived state. */
   counts: Partial<Record<DerivedState, number>>;
   janitor: SweepReport | null;
@@ -93,12 +96,13 @@ function deriveFleetState(
  */
 export async function readFleet(
   deps: FleetDeps,
-  options: { withPullRequests?: boolean } = {},
+  options: { withPullRequests?: boolean; recordsPerRepository?: number } = {},
 ): Promise<FleetView> {
   const { store, fences } = deps;
   const now = deps.now();
   const claims: FleetClaim[] = [];
   const repos = new Set<string>();
+  const repositories: FleetRepository[] = [];
   let truncated = false;
   for (const installationId of await store.installations()) {
     const [repoIds, epoch] = await Promise.all([
@@ -106,9 +110,11 @@ export async function readFleet(
       store.epoch(installationId, now),
     ]);
     for (const repoId of repoIds) {
-      const records = await store.listRepository(installationId, repoId, recordsPerRepository + 1);
-      if (records.length > recordsPerRepository) truncated = true;
-      for (const record of records.slice(0, recordsPerRepository)) {
+      const limit = options.recordsPerRepository ?? recordsPerRepository;
+      const records = await store.listRepository(installationId, repoId, limit + 1);
+      if (records.length > limit) truncated = true;
+      if (records[0]) repositories.push({ installationId, repo: records[0].repo });
+      for (const record of records.slice(0, limit)) {
         repos.add(record.repo);
         if (!isHeld(record)) continue;
         const config = deps.peekConfig(installationId, record.repo) ?? defaultRepoConfig;
@@ -155,6 +161,9 @@ export async function readFleet(
     generatedAt: new Date(now).toISOString(),
     claims,
     repos: [...repos].sort(),
+    repositories: repositories.sort(
+      (a, b) => a.installationId - b.installationId || a.repo.localeCompare(b.repo),
+    ),
     counts,
     janitor: deps.lastReport ? await deps.lastReport() : null,
     truncated,

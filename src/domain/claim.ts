@@ -97,6 +97,10 @@ export const ClaimRecord = z.strictObject({
   supersedes: z.number().int().optional(),
   phase: z.string().optional(),
   blocker: z.string().optional(),
+  /** The holder's last heartbeat asked for a person (with `blocker`); the next one without it clears it. */
+  needsHuman: z.boolean().optional(),
+  /** The lease ended because the subject's spend reached its budget: its calls answer `410 budget_exhausted`. */
+  budgetExhausted: z.boolean().optional(),
   waitUntil: z.number().int().optional(),
   pullRequest: z.number().int().optional(),
   phaseCommentAt: z.number().int().optional(),

@@ -18,6 +18,11 @@ export const labelColours = {
     description: "Held by an agent session through claim-hold (managed, do not set by hand)",
   },
   stale: { color: "fbca04", description: "claim-hold: the agent holding this stopped heartbeating" },
+  needsHuman: { color: "d93f0b", description: "claim-hold: the agent holding this asked for a person" },
+  overBudget: {
+    color: "b60205",
+    description: "claim-hold: agent spend reached the budget; claims/next skips it until removed",
+  },
 };
 
 export interface InstallationEvent {
@@ -89,6 +94,8 @@ export async function prepareRepositories(
       await deps.assignments.ensureLabels({ installationId: event.installationId, repo }, [
         { name: labels.claimed, ...labelColours.claimed },
         { name: labels.stale, ...labelColours.stale },
+        { name: labels.needsHuman, ...labelColours.needsHuman },
+        { name: labels.overBudget, ...labelColours.overBudget },
       ]);
     } catch (error) {
       deps.log.error({ repo, err: error }, "could not create the managed labels");

@@ -1,5 +1,6 @@
 // issues, issue_dependencies, sub_issues and pull_request webhooks → the candidate index's feed: the payload's facts, read from GitHub only where it does not carry them.
 
+import { closedIssuesOf } from "../providers/github/closing-keywords.js";
 import {
   factsFromIssue,
   type IssueObject,
@@ -10,17 +11,27 @@ import {
   subjectOf,
   surfaceOf,
 } from "../providers/github/queue-facts.js";
-import type { CandidateFeed, CandidateSource, QueueRepo } from "../providers/queue-store.js";
+import type {
+  CandidateFeed,
+  CandidateSource,
+  ClosingPullRequest,
+  QueueRepo,
+  QueueStore,
+} from "../providers/queue-store.js";
 import type { GuardOptions, WebhookHandler } from "./webhook-guard.js";
 
-/** One change to the index; the `read…` steps cost one GitHub request each (two for `put` with both reads). */
+/**
+ * One change to the index; the `read…` steps cost one GitHub request each (two for `put` with both
+ * reads), `link-pull`/`unlink-pull` read the store's entry of each issue and write it back.
+ */
 export type FeedStep =
   | { op: "put"; issue: IssueObject; readBlockers: boolean; readClosingPullRequests: boolean }
   | { op: "patch"; issue: number; patch: Parameters<CandidateFeed["patchCandidate"]>[2] }
   | { op: "drop"; issue: number; blocker: string }
   | { op: "read-blockers"; issue: number }
   | { op: "read-sub-issues"; issue: number }
-  | { op: "read-closed-by"; pullRequest: number }
+  | { op: "link-pull"; issues: number[]; pullRequest: ClosingPullRequest }
+  | { op: "unlink-pull"; issues: number[]; pullRequest: number }
   | { op: "read-blocked"; issue: number };
 
 export interface FeedAction {
@@ -49,8 +60,16 @@ interface SubIssuePayload extends RepoPayload {
 }
 
 interface PullRequestPayload extends RepoPayload {
-  pull_request: { number: number };
-  changes?: { body?: unknown; base?: unknown; title?: unknown } | null;
+  repository?: { id: number; full_name: string; html_url?: string; default_branch?: string } | null;
+  pull_request: {
+    number: number;
+    state: string;
+    body?: string | null;
+    head: { ref: string };
+    base: { ref: string };
+    user?: { login: string } | null;
+  };
+  changes?: { body?: { from: string } | null; base?: { ref?: { from: string } } | null } | null;
 }
 
 /** Issues blocked by a reopened issue whose blocker lists are re-read (more wait for the next refresh). */
@@ -149,31 +168,64 @@ export function decideSubIssueEvent(payload: SubIssuePayload): FeedAction | null
 }
 
 /**
- * decide (pure): a pull request that may close issues opened, closed or changed its closing
- * references. The payload does not carry GitHub's links, so these read them (one request); an
- * edit of the title alone changes no link and costs nothing.
+ * The issues of the repository a pull request's body closes, as GitHub links closing keywords: only
+ * for a PR into the default branch. Links made by hand in the sidebar are not in any payload; the
+ * claim's read sees them, and the next refresh indexes them.
+ */
+function closedByBody(payload: PullRequestPayload, body: string | null | undefined, base: string): number[] {
+  const repository = payload.repository;
+  if (!repository || (repository.default_branch !== undefined && base !== repository.default_branch))
+    return [];
+  const webBases = [
+    "https://github.com",
+    ...(repository.html_url ? [new URL(repository.html_url).origin] : []),
+  ];
+  return closedIssuesOf(body, repository.full_name, webBases);
+}
+
+/**
+ * decide (pure): a pull request opened, closed, reopened, or edited in its body or base: which
+ * issues it now closes and which it no longer does, from the payload alone (0 GitHub requests).
  */
 export function decidePullRequestEvent(payload: PullRequestPayload): FeedAction | null {
   const repo = queueRepoOf(payload);
   if (!repo) return null;
-  const read: FeedAction = {
-    repo,
-    steps: [{ op: "read-closed-by", pullRequest: payload.pull_request.number }],
+  const pull = payload.pull_request;
+  const closes = closedByBody(payload, pull.body, pull.base.ref);
+  const link = (issues: number[]): FeedStep => ({
+    op: "link-pull",
+    issues,
+    pullRequest: { number: pull.number, headRefName: pull.head.ref, author: pull.user?.login ?? null },
+  });
+  const unlink = (issues: number[]): FeedStep => ({ op: "unlink-pull", issues, pullRequest: pull.number });
+  const action = (steps: FeedStep[]) => {
+    const acting = steps.filter((step) => "issues" in step && step.issues.length > 0);
+    return acting.length > 0 ? { repo, steps: acting } : null;
   };
   switch (payload.action) {
     case "opened":
     case "reopened":
+      return action([link(closes)]);
     case "closed":
-      return read;
-    case "edited":
-      return payload.changes?.body !== undefined || payload.changes?.base !== undefined ? read : null;
+      return action([unlink(closes)]);
+    case "edited": {
+      const { changes } = payload;
+      if (!changes?.body && !changes?.base) return null;
+      const before = closedByBody(
+        payload,
+        changes.body?.from ?? pull.body,
+        changes.base?.ref?.from ?? pull.base.ref,
+      );
+      const now = pull.state === "open" ? closes : [];
+      return action([unlink(before.filter((issue) => !now.includes(issue))), link(now)]);
+    }
     default:
       return null;
   }
 }
 
 export interface QueueFeedDeps {
-  candidates: CandidateFeed;
+  candidates: CandidateFeed & Pick<QueueStore, "candidate">;
   source: CandidateSource;
 }
 
@@ -208,8 +260,16 @@ export async function applyFeedAction(action: FeedAction, deps: QueueFeedDeps): 
           openSubIssues: await source.openSubIssues(repo, step.issue),
         });
         break;
-      case "read-closed-by":
-        for (const { issue, closingPullRequests } of await source.issuesClosedBy(repo, step.pullRequest)) {
+      case "link-pull":
+      case "unlink-pull":
+        for (const issue of step.issues) {
+          const indexed = await candidates.candidate(repo, issue);
+          if (!indexed) continue;
+          const number = step.op === "link-pull" ? step.pullRequest.number : step.pullRequest;
+          const others = indexed.closingPullRequests.filter((pr) => pr.number !== number);
+          const closingPullRequests = step.op === "link-pull" ? [...others, step.pullRequest] : others;
+          // A redelivery, or a PR the entry already lists as it is: nothing to write.
+          if (JSON.stringify(closingPullRequests) === JSON.stringify(indexed.closingPullRequests)) continue;
           await candidates.patchCandidate(repo, issue, { closingPullRequests });
         }
         break;
@@ -230,8 +290,9 @@ function feedHandler<P>(
 }
 
 /**
- * The feed's subscriptions. Bots' events count too (the App's own assignments are facts), and
- * every delivery runs: each step sets facts as GitHub states them, so a redelivery repeats safely.
+ * The feed's subscriptions. Bots' events count too (the App's own assignments are facts), and every
+ * delivery runs: each step sets facts as GitHub states them, so a redelivery repeats safely (the
+ * guard's delivery key is per event name, and the claim handlers on `issues` already record it).
  */
 export function queueFeeds(deps: QueueFeedDeps): {
   events: string[];

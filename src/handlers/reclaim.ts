@@ -5,10 +5,12 @@
 // 3. 👀 on receipt; permission and the subject's state are read once each;
 // 4. decideReclaim (pure, reclaim-decision.ts): refuse politely, or reclaim;
 // 5. store.humanClaim (new generation), re-run the linked PR checks, then ONE batched mutation:
-//    unassign, unlabel, assign, old claim comment → superseded/revoked, new claim comment, reply.
+//    unassign, unlabel, assign, old claim comment → superseded/revoked, new claim comment, reply;
+// 6. a mutation GitHub refused is read back once: landed → committed; provably absent → the store
+//    is rolled back (invariants 3, 7, 10); unknown (the read failed too) → left `sync: pending`.
 import type { Logger } from "pino";
 import { type Actor, type ClaimRecord, type SubjectKey, subjectName } from "../domain/claim.js";
-import { applyAndCommit } from "../lease/commit-transition.js";
+import { applyAndCommit, rollBack } from "../lease/commit-transition.js";
 import { fenceOf } from "../lease/fenced-writes.js";
 import type { MergeFence } from "../lease/merge-fence.js";
 import type { RepoConfigSource } from "../lease/ports.js";
@@ -83,10 +85,11 @@ async function applyReclaim(
   }
   const progress = { storeChanged: false };
   try {
-    await reclaim(command, payload, installationId, deps, progress);
+    await reclaim(command, payload, installationId, deps, progress, log);
   } catch (error) {
-    // Before the store changed, a redelivery may safely try again; after, it must not act twice
-    // (reconcile finishes the GitHub side of a human claim left `sync: pending`).
+    // Before the store changed (or once it was rolled back), a redelivery may safely try again;
+    // after, it must not act twice (reconcile finishes the GitHub side of a human claim left
+    // `sync: pending`).
     if (!progress.storeChanged) await deps.fences.unmarkComment(installationId, commentId);
     log.error({ err: error }, "/reclaim failed");
     throw error;
@@ -99,6 +102,7 @@ async function reclaim(
   installationId: number,
   deps: ReclaimDeps,
   progress: { storeChanged: boolean },
+  log: Logger,
 ): Promise<void> {
   const { store, assignments, now: clock } = deps;
   const repo = payload.repository.full_name;
@@ -145,7 +149,7 @@ async function reclaim(
   progress.storeChanged = true;
   // The fence first: the old holder's PRs fail before anything else is announced.
   const changes = await deps.fence.claimChanged(next, previous);
-  await applyAndCommit(deps, ref, key, next.generation, {
+  const write = {
     ...reclaimWrite({
       snapshot,
       previous,
@@ -156,7 +160,63 @@ async function reclaim(
       changes,
     }),
     fence: fenceOf(next, config.labels),
-  });
+  };
+  try {
+    await applyAndCommit(deps, ref, key, next.generation, write);
+  } catch (error) {
+    const landed = await landedHumanClaim(deps, ref, next);
+    if (landed === "unknown") throw error;
+    if (landed) {
+      await store.commitClaim(key, next.generation, {
+        commentNodeId: landed.nodeId,
+        commentId: landed.databaseId,
+      });
+      log.warn({ err: error }, "/reclaim kept: GitHub applied it although the answer was lost");
+      return;
+    }
+    // Nothing of the human claim reached GitHub: kept only in the store, a store loss would drop
+    // it and revive the superseded lease from its comment. Undone, the old holder's lease stands
+    // as GitHub shows it, and a redelivery of the comment may try again.
+    await rollBack(
+      { ...deps, log },
+      ref,
+      key,
+      { record: next, previous, write, now: clock() },
+      config.labels,
+    );
+    progress.storeChanged = false;
+    await deps.fence.recheckSubject(installationId, key).catch((recheck: unknown) => {
+      log.error({ err: recheck }, "re-running the checks of linked pull requests failed");
+    });
+    throw error;
+  }
+}
+
+/**
+ * After a refused write, one read: the human claim's comment (this generation, this human) when
+ * GitHub shows it, null when GitHub shows it absent, "unknown" when the read fails as well.
+ */
+async function landedHumanClaim(
+  deps: Pick<ReclaimDeps, "assignments">,
+  ref: { installationId: number; repo: string; issue: number },
+  record: ClaimRecord,
+): Promise<{ nodeId: string; databaseId: number } | null | "unknown"> {
+  let snapshot: SubjectSnapshot | null;
+  try {
+    snapshot = await deps.assignments.status(ref);
+  } catch {
+    return "unknown";
+  }
+  if (!snapshot) return "unknown";
+  const subject = subjectName(snapshot.repo, snapshot.issue);
+  const comment = snapshot.claimComments.find(
+    (c) =>
+      c.marker.subject === subject &&
+      c.marker.generation === record.generation &&
+      c.marker.actor.kind === "human" &&
+      c.marker.actor.login.toLowerCase() === record.actor.login.toLowerCase(),
+  );
+  return comment ? { nodeId: comment.nodeId, databaseId: comment.databaseId } : null;
 }
 
 /** Invariant 7: a live claim the store lost is put back from its comment before it is superseded. */

@@ -14,6 +14,7 @@ import { claimedLabelAdded } from "./claimed-label-added.js";
 import { installationAdded, installationDeleted } from "./installation.js";
 import { issueClosed } from "./issue-closed.js";
 import { issueRemoved } from "./issue-removed.js";
+import { mergeGroupChecks } from "./merge-group-checks.js";
 import { checkRerequests, pullRequestCheckEvents, pullRequestChecks } from "./pull-request-checks.js";
 import { pushEvidence } from "./push-evidence.js";
 import { type QueueFeedDeps, queueFeeds } from "./queue-feed.js";
@@ -66,6 +67,7 @@ export function registerWebhooks(app: Probot, deps: WebhookDeps): void {
   on(["push"], pushEvidence(deps), { allowBots: true });
   on(pullRequestCheckEvents, pullRequestChecks(deps.fence), fenceEvent);
   on(["check_run.rerequested", "check_suite.rerequested"], checkRerequests(deps.fence), fenceEvent);
+  on(["merge_group.checks_requested"], mergeGroupChecks(deps.fence), fenceEvent);
   // Ensuring labels and purging keys repeat safely: a redelivery (an operator's retry) runs again.
   on(["installation.created", "installation_repositories.added"], installationAdded(deps), {
     allowBots: true,

@@ -1,5 +1,6 @@
 // zod schemas for the HTTP API bodies (SPEC §4.2): strict, so unknown fields are rejected by name.
 import { z } from "zod";
+import { needsHumanProblem } from "../budget/needs-human.js";
 import { derivedStates } from "../contract/derived-states.js";
 import { ReleaseOutcome, TaskClass } from "../domain/claim.js";
 import { scopeGlobProblem } from "../lease/scope-glob/glob-intersection.js";
@@ -119,12 +120,26 @@ export const NextBody = z.strictObject({
 });
 export type NextBody = z.infer<typeof NextBody>;
 
-export const HeartbeatBody = z.strictObject({
-  phase: z.string().min(1).max(100).optional(),
-  pullRequest: z.number().int().min(1).max(2_147_483_647).optional(),
-  blocker: z.string().min(1).max(300).optional(),
-  waitUntil: z.iso.datetime({ offset: true }).optional(),
+/** A heartbeat's `usage`: cumulative for the lease (SPEC §4.2). */
+const HeartbeatUsage = z.strictObject({
+  /** Dollars spent by the lease so far; a billion is far past any budget and stays exact in micro-dollars. */
+  costUsd: z.number().min(0).max(1_000_000_000).optional(),
+  tokens: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
 });
+
+export const HeartbeatBody = z
+  .strictObject({
+    phase: z.string().min(1).max(100).optional(),
+    pullRequest: z.number().int().min(1).max(2_147_483_647).optional(),
+    blocker: z.string().min(1).max(300).optional(),
+    waitUntil: z.iso.datetime({ offset: true }).optional(),
+    needsHuman: z.boolean().optional(),
+    usage: HeartbeatUsage.optional(),
+  })
+  .superRefine((body, ctx) => {
+    const problem = needsHumanProblem(body);
+    if (problem) ctx.addIssue({ code: "custom", message: problem, path: ["blocker"] });
+  });
 
 export const ReleaseBody = z.strictObject({
   outcome: ReleaseOutcome,

@@ -11,6 +11,7 @@ import type { AuthDeps } from "./auth.js";
 import { clientAddressOf } from "./client-address.js";
 import { errorResponse } from "./error-response.js";
 import type { FailedAuthLimiter } from "./failed-auth-limiter.js";
+import { mountOpenApiRoute } from "./openapi/mount-openapi.js";
 import { maxBodyBytes, payloadTooLarge } from "./read-body.js";
 import type { ReadCache } from "./read-cache.js";
 import type { ReadLimiter } from "./read-limiter.js";
@@ -83,6 +84,7 @@ export function createApi(deps: ApiDeps): Hono<ApiEnv> {
     ...(deps.adminToken ? { adminToken: deps.adminToken } : {}),
   });
   mountHealthRoutes(app, { ready: deps.ready });
+  mountOpenApiRoute(app);
   deps.extend?.(app);
 
   app.notFound((c) => c.json({ error: "not_found", message: "No such route." }, 404));

@@ -26,6 +26,7 @@ const refusalStatus: Record<RefusalCode, ErrorResponse["status"]> = {
   superseded: 409,
   gone: 410,
   unauthorized: 401,
+  invalid_request: 422,
 };
 
 /** The status a refusal (the core's or the API's own) is answered with; undefined for any other error. */

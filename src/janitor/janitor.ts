@@ -28,7 +28,8 @@ const defaultMaxDuePerSweep = 500;
  *   3. holdBackMassReap — the disruption guard drops the reaps when too many are due at once;
  *   4. applyPlanned — the plan written within the write budget (apply-due.ts);
  *   5. reconcileInstallation — on a reconcile pass, labelled issues matched with the store (reconcile.ts);
- *   6. the report kept as a document and logged.
+ *   6. check evaluations that could not finish (GitHub or the store down) re-run (MergeFence.retryUnfinished);
+ *   7. the report kept as a document and logged.
  */
 export class Janitor {
   /** GitHub's list as this process last read it: what tells a lost store set from an App without installations. */
@@ -51,6 +52,7 @@ export class Janitor {
           await reconcileInstallation(run, installationId);
         }
       }
+      if (!options.dryRun && options.installationId === undefined) await this.deps.retryUnfinishedChecks?.();
     });
     report.githubRequests = requests;
     report.durationMs = this.deps.now() - started;

@@ -52,6 +52,8 @@ export interface JanitorDeps {
   subjectChanged: (key: SubjectKey, record: ClaimRecord) => Promise<void>;
   /** Where stale, reaped and janitor-halted are told; absent: nowhere. */
   notifier?: Notifier;
+  /** Re-runs the check evaluations that could not finish (GitHub or the store was down), after each sweep. */
+  retryUnfinishedChecks?: () => Promise<unknown>;
   /** Due claims read per installation and sweep. */
   maxDuePerSweep?: number;
   /** Rebuilds a repository's candidate index (`claims/next`) on every reconcile pass. */

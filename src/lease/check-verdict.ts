@@ -249,3 +249,86 @@ export function renderCheckSummary(rows: CheckSummaryRow[]): string {
     ),
   ].join("\n");
 }
+
+/** One pull request of a merge group with the verdict its own head got. */
+export interface GroupMemberVerdict {
+  number: number;
+  verdict: CheckVerdict;
+}
+
+/**
+ * The verdict of a merge group (SPEC §5 "Merge queue"): the worst of its pull requests' verdicts,
+ * each judged on its own head. The title names the pull request that decided it when the group holds
+ * more than one; the text lists every pull request, worst first. A group whose pull requests could
+ * not be found in the queue fails: a fence that cannot see what it guards does not open.
+ */
+export function decideGroupCheck(members: GroupMemberVerdict[]): CheckVerdict {
+  if (members.length === 0) {
+    return {
+      conclusion: "failure",
+      title: "Merge group not found in the queue",
+      summaryRows: [],
+      text: "GitHub's merge queue lists no entry for this merge group, so its pull requests are unknown. The queue builds a new group (and asks again) when it changes.",
+    };
+  }
+  const ordered = [...members].sort(
+    (a, b) => severity[b.verdict.conclusion] - severity[a.verdict.conclusion],
+  );
+  const worst = ordered[0]!;
+  const title = members.length === 1 ? worst.verdict.title : `#${worst.number}: ${worst.verdict.title}`;
+  const pulls = [
+    "| pull request | conclusion | verdict |",
+    "|---|---|---|",
+    ...members.map(
+      (m) => `| #${m.number} | ${m.verdict.conclusion} | ${m.verdict.title.replace(/\|/g, "\\|")} |`,
+    ),
+  ];
+  return {
+    conclusion: worst.verdict.conclusion,
+    title,
+    summaryRows: members.flatMap((m) => m.verdict.summaryRows),
+    text: [
+      ...pulls,
+      "",
+      ...ordered.map((m) => `#${m.number} (${m.verdict.conclusion}):\n${m.verdict.text}`),
+    ].join("\n"),
+  };
+}
+
+/** Why an evaluation could not finish: the claim store, or anything else (GitHub, mostly). */
+export type UnevaluatedCause = "store-unavailable" | "error";
+
+/**
+ * The run of a head whose evaluation could not finish (a required check must never hang). A PR an
+ * agent is involved in fails — a fence that cannot see must not open; a human-only PR is `neutral`
+ * — claim-hold's outage must not block people, and rules 2–3 never fail such a PR anyway. Either
+ * way the run says what happened, and the evaluation is run again once the cause is gone.
+ */
+export function unevaluatedVerdict(input: {
+  cause: UnevaluatedCause;
+  agentInvolved: boolean;
+  /** One line of what failed (already redacted; rendered inert by the caller). */
+  detail: string;
+}): CheckVerdict {
+  const what =
+    input.cause === "store-unavailable"
+      ? "The claim store (Redis) did not answer, so the holders and attestations could not be read."
+      : "The evaluation failed before it could finish (GitHub or the claim store did not answer).";
+  const why = input.agentInvolved
+    ? "An agent is involved (a bot's pull request or an agent branch), so this fails closed: a fence that cannot see must not open."
+    : "No agent is involved as far as GitHub shows (a person's pull request on a non-agent branch), so this does not block the merge.";
+  return {
+    conclusion: input.agentInvolved ? "failure" : "neutral",
+    title: "claim-hold could not evaluate",
+    summaryRows: [],
+    text: `${what} ${why} claim-hold re-runs this check when it can (the janitor retries unfinished evaluations).\n\nWhat failed: ${input.detail}`,
+  };
+}
+
+/** Whether GitHub alone (no store) shows an agent in a PR: a bot opened it, or it comes from an agent branch. */
+export function agentVisibleIn(
+  pullRequest: { author: { bot: boolean }; headRef: string },
+  agentBranchPrefix: string,
+): boolean {
+  return pullRequest.author.bot || pullRequest.headRef.startsWith(agentBranchPrefix);
+}

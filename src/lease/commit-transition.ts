@@ -13,7 +13,8 @@ import { desiredWrite, fenceOf } from "./fenced-writes.js";
 import type { LeaseCoreDeps } from "./ports.js";
 import { refused } from "./refusals.js";
 
-type Labels = RepoConfig["labels"];
+/** The managed labels a fenced write judges GitHub by. */
+type Labels = Pick<RepoConfig["labels"], "claimed" | "stale">;
 /** What a write needs: GitHub's `apply`, and a log for what is only logged. */
 type ApplyPorts = { assignments: Pick<AssignmentProvider, "apply">; log: LeaseCoreDeps["log"] };
 /** What committing a landed write needs of the store. */

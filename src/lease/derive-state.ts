@@ -21,7 +21,8 @@ export interface SubjectEvidence {
   assignees: string[] | null;
   /** Label names on GitHub. */
   labels: string[] | null;
-  managedLabels: { claimed: string; stale: string };
+  /** `overBudget`, when given, adds the reason `over-budget` to a subject carrying it. */
+  managedLabels: { claimed: string; stale: string; overBudget?: string };
   openPullRequests: OpenPullRequest[];
   /** Latest push to the holder's branch seen by GitHub (the record's own `lastPushAt` counts too). */
   lastPushAt?: number;
@@ -71,12 +72,19 @@ function agentLiveness(record: ClaimRecord, evidence: SubjectEvidence): AgentLiv
       const reasons = ["wait-reported", heartbeat];
       if (record.waitUntil > cap) reasons.push("wait-capped");
       if (record.blocker) reasons.push("blocker-reported");
+      if (record.needsHuman) reasons.unshift("needs-human");
       return { state: "waiting", reasons, live: true };
     }
   }
 
   if (record.lastHeartbeatAt < storeEpoch && now - storeEpoch < reclaimAfterMs) {
     return { state: "unknown", reasons: ["store-epoch-recent", ...prInfo(record, evidence)], live: true };
+  }
+  // Asking for a person keeps no one live by itself: it is `waiting` while the heartbeats go on.
+  if (record.needsHuman && silent < ttlMs) {
+    const reasons = ["needs-human", heartbeat];
+    if (record.blocker) reasons.push("blocker-reported");
+    return { state: "waiting", reasons, live: true };
   }
   if (silent < ttlMs) return { state: "active", reasons: [heartbeat], live: true };
 
@@ -129,11 +137,18 @@ function humanState(evidence: SubjectEvidence, reasons: string[]): DerivedClaimS
  * 3. no agent record in force: a human claim or a foreign assignee is `human`/`human-idle`,
  *    nothing at all is `free`.
  * An exempt label changes no state; it adds `exempt-label` so the janitor leaves the subject alone.
+ * The over-budget label changes none either; it adds `over-budget` (`claims/next` skips the subject).
  */
 export function deriveState(evidence: SubjectEvidence): DerivedClaimState {
   const result = derive(evidence);
   const exempt = evidence.labels?.some((label) => evidence.exemptLabels.includes(label)) ?? false;
-  return exempt ? { state: result.state, reasons: [...result.reasons, "exempt-label"] } : result;
+  const { overBudget } = evidence.managedLabels;
+  const overSpent = overBudget !== undefined && (evidence.labels?.includes(overBudget) ?? false);
+  if (!exempt && !overSpent) return result;
+  const reasons = [...result.reasons];
+  if (overSpent) reasons.push("over-budget");
+  if (exempt) reasons.push("exempt-label");
+  return { state: result.state, reasons };
 }
 
 function derive(evidence: SubjectEvidence): DerivedClaimState {

@@ -28,7 +28,12 @@ export function endedClaimWrite(args: {
   const { previous, ended, config } = args;
   const write: TransitionWrite = {
     subjectNodeId: previous.issueNodeId ?? ended.issueNodeId ?? "",
-    removeLabels: [config.labels.claimed, config.labels.stale],
+    // A standing ask for a person ends with the lease that made it.
+    removeLabels: [
+      config.labels.claimed,
+      config.labels.stale,
+      ...(previous.needsHuman ? [config.labels.needsHuman] : []),
+    ],
     fence: fenceOf(ended, config.labels),
   };
   if (!args.keepAssignee && previous.appAssigned && previous.assigneeNodeId) {

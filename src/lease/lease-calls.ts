@@ -1,4 +1,6 @@
 // The holder's calls on a lease (SPEC §4.1): heartbeat, release and verify, each proven by the lease token.
+
+import { usdToMicros } from "../budget/usage.js";
 import { defaultRepoConfig, durationsOf } from "../config/repo-config.js";
 import {
   type ClaimRecord,
@@ -9,6 +11,7 @@ import {
 } from "../domain/claim.js";
 import type { SubjectRef, TransitionWrite } from "../providers/assignment-provider.js";
 import type { HeartbeatInput, HeartbeatOutcome, LeaseRefusal } from "../providers/liveness-store.js";
+import { applyHeartbeatEffects } from "./budget-effects.js";
 import { branchCode, type MarkerState, renderClaimComment } from "./claim-comment.js";
 import { announce, applyAndCommit, writeFenced } from "./commit-transition.js";
 import { endedClaimWrite } from "./ended-write.js";
@@ -54,12 +57,18 @@ export function leaseRefusal(refusal: LeaseRefusal): Refusal {
           at: iso(refusal.current.claimedAt),
         },
       };
-    case "gone":
+    case "gone": {
+      // A release made because the subject's budget ran out says so for as long as it stands.
+      const reason =
+        refusal.reason === "released" && refusal.current.budgetExhausted
+          ? "budget_exhausted"
+          : refusal.reason;
       return {
         code: "gone",
-        message: `This lease has ended (${refusal.reason}); claim the subject again.`,
-        details: { reason: refusal.reason },
+        message: `This lease has ended (${reason}); claim the subject again.`,
+        details: { reason },
       };
+    }
     case "invalid_token":
       return { code: "unauthorized", message: "The lease token is not valid for this lease." };
     case "missing":
@@ -91,18 +100,36 @@ export class LeaseCalls {
       ...(request.blocker !== undefined ? { blocker: request.blocker } : {}),
       ...(waitUntil !== undefined ? { waitUntil } : {}),
       ...(request.pullRequest !== undefined ? { pullRequest: request.pullRequest } : {}),
+      ...(request.needsHuman ? { needsHuman: true } : {}),
+      ...(request.usage ? { usage: usageOf(request.usage) } : {}),
       phaseEditEveryMs,
     };
     // The digest that proved the lease stays in `input` for the durations refresh below.
     const first = await this.recovery.withRecovery(lease, token, (digest) =>
       store.heartbeat(Object.assign(input, { tokenDigest: digest })),
     );
+    if (first.kind === "usage_decreased") {
+      throw refused({
+        code: "invalid_request",
+        message: `usage.${first.field} is cumulative for the lease and may not go below its last value (${first.last}).`,
+        details: { field: `usage.${first.field}`, last: first.last },
+      });
+    }
     const outcome = await this.#refreshDurations(lease, input, first, capWait);
     if (outcome.kind !== "ok") throw refused(leaseRefusal(outcome));
     const record = outcome.record;
     await this.#requireWrite(lease, record);
+    await applyHeartbeatEffects(this.deps, {
+      lease,
+      tokenDigest: input.tokenDigest,
+      record,
+      needsHumanBefore: outcome.needsHumanBefore === true,
+      heartbeat: request,
+      spend: outcome.spend,
+    });
     if (outcome.editComment) await this.#editClaimComment(lease, record);
-    const waiting = record.waitUntil !== undefined && record.waitUntil > clock();
+    const waiting =
+      record.needsHuman === true || (record.waitUntil !== undefined && record.waitUntil > clock());
     return {
       generation: record.generation,
       expiresAt: iso(expiresAt(record)),
@@ -114,9 +141,9 @@ export class LeaseCalls {
   async #refreshDurations(
     lease: SubjectKey,
     input: HeartbeatInput,
-    outcome: HeartbeatOutcome,
+    outcome: Exclude<HeartbeatOutcome, { kind: "usage_decreased" }>,
     capWait: (maxWaitMs: number) => number | undefined,
-  ): Promise<HeartbeatOutcome> {
+  ): Promise<Exclude<HeartbeatOutcome, { kind: "usage_decreased" }>> {
     if (outcome.kind !== "ok") return outcome;
     const config = this.deps.configs.peek(lease.installationId, outcome.record.repo);
     const wanted = config ? durationsOf(config, outcome.record.taskClass) : undefined;
@@ -128,8 +155,14 @@ export class LeaseCalls {
       durations: wanted,
       ...(wait !== undefined ? { waitUntil: wait } : {}),
     });
+    // The second call repeats the ask and the usage, so what they changed is the first call's news.
     return again.kind === "ok"
-      ? { ...again, editComment: outcome.editComment || again.editComment }
+      ? {
+          ...again,
+          editComment: outcome.editComment || again.editComment,
+          needsHumanBefore: outcome.needsHumanBefore,
+          ...(outcome.spend ? { spend: outcome.spend } : {}),
+        }
       : outcome;
   }
 
@@ -262,12 +295,13 @@ export class LeaseCalls {
 /** The release's write: labels and App-made assignment off, the comment ended, a note if there is one. */
 function releaseWrite(
   record: ClaimRecord,
-  labels: { claimed: string; stale: string },
+  labels: { claimed: string; stale: string; needsHuman: string },
   note?: string,
 ): TransitionWrite {
   const write: TransitionWrite = {
     subjectNodeId: record.issueNodeId ?? "",
-    removeLabels: [labels.claimed, labels.stale],
+    // A standing ask for a person ends with the lease that made it.
+    removeLabels: [labels.claimed, labels.stale, ...(record.needsHuman ? [labels.needsHuman] : [])],
     ...commentEdit(record, record.state === "completed" ? "completed" : "released"),
   };
   if (record.appAssigned && record.assigneeNodeId) write.unassign = [record.assigneeNodeId];
@@ -286,6 +320,13 @@ function commentEdit(record: ClaimRecord, state: MarkerState): Pick<TransitionWr
   return record.commentNodeId
     ? { editComments: [{ nodeId: record.commentNodeId, body: renderClaimComment(record, state) }] }
     : {};
+}
+
+function usageOf(usage: NonNullable<HeartbeatRequest["usage"]>) {
+  return {
+    ...(usage.costUsd !== undefined ? { costMicros: usdToMicros(usage.costUsd) } : {}),
+    ...(usage.tokens !== undefined ? { tokens: usage.tokens } : {}),
+  };
 }
 
 function refOf(lease: SubjectKey, record: ClaimRecord): SubjectRef {

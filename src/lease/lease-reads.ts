@@ -1,4 +1,6 @@
 // The read side of the core (SPEC §4.2): one subject's joined state, and a repository's inventory.
+
+import { microsToUsd } from "../budget/usage.js";
 import type { RepoConfig } from "../config/repo-config.js";
 import type { DerivedState } from "../contract/derived-states.js";
 import {
@@ -36,6 +38,8 @@ export interface InventoryRow {
   blocker: string | null;
   linkedPullRequests: number[];
   claimAgeSeconds: number | null;
+  /** What agents spent on the subject, every generation together (SPEC §7 "Budgets"). */
+  spendUsd: number;
   /** GitHub's assignees; null when the row was built without a GitHub snapshot. */
   assignees: string[] | null;
   /** Present only when other live claims' declared scopes intersect this one's. */
@@ -81,15 +85,16 @@ export async function subjectView(
   const key: SubjectKey = { installationId, repoId: snapshot.repoId, issue: snapshot.issue };
   const now = clock();
   await restoreFromComment(store, key, snapshot, latestMarker(snapshot), now);
-  const [record, history, epoch, config] = await Promise.all([
+  const [record, history, epoch, config, [spendMicros]] = await Promise.all([
     store.get(key),
     store.history(key),
     store.epoch(installationId, now),
     ports.configs.load(installationId, snapshot.repo),
+    store.spendOf([key]),
   ]);
   const overlaps = record?.state === "active" ? await overlapsOf(ports, record) : [];
   return {
-    ...inventoryRow(snapshot, record, epoch, config, clock(), overlaps),
+    ...inventoryRow(snapshot, record, epoch, config, clock(), overlaps, spendMicros),
     history: history.map((t) => ({ ...t, at: iso(t.at) })),
   };
 }
@@ -144,8 +149,13 @@ export async function inventory(
   const filtered = rows
     .filter(({ row }) => !options.state || row.state === options.state)
     .sort((a, b) => b.activity - a.activity);
+  const shown = filtered.slice(0, options.limit).map(({ row }) => row);
+  // One store read for the spend of every row shown.
+  const spends = await store.spendOf(
+    shown.map((row) => ({ installationId, repoId: listing.repoId!, issue: issueOf(row.subject) })),
+  );
   return {
-    claims: filtered.slice(0, options.limit).map(({ row }) => row),
+    claims: shown.map((row, i) => ({ ...row, spendUsd: microsToUsd(spends[i] ?? 0) })),
     truncated: filtered.length > options.limit || listing.hasNextPage,
   };
 }
@@ -162,6 +172,7 @@ export function inventoryRow(
   config: RepoConfig,
   now: number,
   overlaps: readonly ScopeOverlap[] = [],
+  spendMicros = 0,
 ): InventoryRow {
   const derived = stateOfSubject(snapshot, record, storeEpoch, now, config);
   const { state } = derived;
@@ -184,9 +195,14 @@ export function inventoryRow(
     blocker: record?.blocker ?? null,
     linkedPullRequests: snapshot?.openPullRequests.map((pr) => pr.number) ?? [],
     claimAgeSeconds: record ? Math.max(0, Math.round((now - record.claimedAt) / 1000)) : null,
+    spendUsd: microsToUsd(spendMicros),
     assignees: snapshot ? snapshot.assignees.map((a) => a.login) : null,
     ...(overlaps.length > 0 ? { scope: record?.scope ?? [], overlaps: [...overlaps] } : {}),
   };
+}
+
+function issueOf(subject: string): number {
+  return Number(subject.slice(subject.lastIndexOf("#") + 1));
 }
 
 function activityOf(record: ClaimRecord | null, updatedAt: number): number {

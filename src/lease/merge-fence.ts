@@ -8,19 +8,30 @@
 //   4. decideCheck (pure) → the desired check run (checkRunOf, pure);
 //   5. write only when it differs from the run read in step 1 (decideCheckWrite, pure).
 import type { Logger } from "pino";
-import type { RepoConfig } from "../config/repo-config.js";
+import { defaultRepoConfig, type RepoConfig } from "../config/repo-config.js";
 import { type ClaimRecord, parseLeaseId, type SubjectKey, subjectName } from "../domain/claim.js";
 import { supersededPullRequestNotification } from "../notify/notification-events.js";
 import type { Notifier } from "../notify/notifier.js";
 import type { AssignmentProvider } from "../providers/assignment-provider.js";
-import type { ChecksProvider } from "../providers/checks-provider.js";
+import type { ChecksProvider, DesiredCheckRun, ExistingCheckRun } from "../providers/checks-provider.js";
 import type { ClaimNote, FenceStore, IndexedPullRequest, RepoKey } from "../providers/fence-store.js";
-import type { ClaimStore, DocumentStore } from "../providers/liveness-store.js";
+import { type ClaimStore, type DocumentStore, StoreUnavailableError } from "../providers/liveness-store.js";
 import { authorKindOf, checkRunOf, claimsOf, decideCheckWrite, linkedSubjectOf } from "./check-run-plan.js";
-import { type CheckConclusion, decideCheck } from "./check-verdict.js";
+import {
+  agentVisibleIn,
+  type CheckConclusion,
+  decideCheck,
+  decideGroupCheck,
+  type GroupMemberVerdict,
+  type LinkedSubject,
+  unevaluatedVerdict,
+} from "./check-verdict.js";
+import { inert } from "./inert-text.js";
 import type { RepoConfigSource } from "./lease-core.js";
+import { membersOfGroup, parseMergeGroupRef } from "./merge-group-plan.js";
 import { refused } from "./refusals.js";
 import { claimStateUnknown, latestMarker, recordFromMarker } from "./restore-from-comments.js";
+import { type UnfinishedCheck, UnfinishedChecks, unfinishedKey } from "./unfinished-checks.js";
 
 export interface MergeFenceDeps {
   store: ClaimStore & DocumentStore;
@@ -71,6 +82,24 @@ export interface PullRequestEvent {
   author: { login: string; bot: boolean };
 }
 
+/** `merge_group.checks_requested`: the group's head and base, as the webhook names them (never its PRs). */
+export interface MergeGroupEvent {
+  installationId: number;
+  repo: string;
+  repoId: number;
+  headSha: string;
+  /** `refs/heads/gh-readonly-queue/<base>/pr-<N>-<sha>`. */
+  headRef: string;
+  /** `refs/heads/<base>`. */
+  baseRef: string;
+}
+
+/** What an evaluation had seen when it failed: the run GitHub shows (undefined: not read) and the PRs involved. */
+interface Seen {
+  existing: ExistingCheckRun | null | undefined;
+  pullRequests: { author: { bot: boolean }; headRef: string }[];
+}
+
 export function noteOf(record: ClaimRecord): ClaimNote {
   return {
     generation: record.generation,
@@ -82,23 +111,37 @@ export function noteOf(record: ClaimRecord): ClaimNote {
 export class MergeFence {
   /** Evaluations of the same head run one after another, so at most one check run is created per head. */
   readonly #heads = new Map<string, Promise<unknown>>();
+  readonly #unfinished: UnfinishedChecks;
 
-  constructor(private readonly deps: MergeFenceDeps) {}
+  constructor(private readonly deps: MergeFenceDeps) {
+    this.#unfinished = new UnfinishedChecks({ store: deps.store, now: deps.now, log: deps.log });
+  }
 
   /** A PR was opened, pushed to, reopened, edited or marked ready: index it and evaluate its check. */
   async pullRequestChanged(event: PullRequestEvent): Promise<CheckChange> {
     const repoKey = { installationId: event.installationId, repoId: event.repoId };
-    // Indexed before GitHub is read, with the links it had: should the evaluation fail, a claim
-    // transition still finds (and re-runs) this PR.
-    const known = await this.deps.fences.pullRequest(repoKey, event.number);
-    const pr = await this.#index(repoKey, {
-      number: event.number,
-      headSha: event.headSha,
-      headRef: event.headRef,
-      author: event.author,
-      closes: known?.closes ?? [],
-      linked: [],
-    });
+    let pr: IndexedPullRequest;
+    try {
+      // Indexed before GitHub is read, with the links it had: should the evaluation fail, a claim
+      // transition still finds (and re-runs) this PR.
+      const known = await this.deps.fences.pullRequest(repoKey, event.number);
+      pr = await this.#index(repoKey, {
+        number: event.number,
+        headSha: event.headSha,
+        headRef: event.headRef,
+        author: event.author,
+        closes: known?.closes ?? [],
+        linked: [],
+      });
+    } catch (error) {
+      await this.#completeUnevaluated(
+        event,
+        { existing: undefined, pullRequests: [event] },
+        error,
+        pullCheckOf(event.installationId, event.repo, event.repoId, event, this.deps.now()),
+      );
+      throw error;
+    }
     return this.#evaluate(event.installationId, event.repo, event.repoId, pr);
   }
 
@@ -216,17 +259,187 @@ export class MergeFence {
     repoId: number,
     pr: IndexedPullRequest,
   ): Promise<CheckChange> {
-    const id = `${installationId}:${repoId}:${pr.headSha}`;
+    return this.#oneAtATime(`${installationId}:${repoId}:${pr.headSha}`, async () => {
+      const seen: Seen = { existing: undefined, pullRequests: [pr] };
+      try {
+        return await this.#evaluateNow(installationId, repo, repoId, pr, seen);
+      } catch (error) {
+        await this.#completeUnevaluated(
+          { installationId, repo },
+          seen,
+          error,
+          pullCheckOf(installationId, repo, repoId, pr, this.deps.now()),
+        );
+        throw error;
+      }
+    });
+  }
+
+  /** Runs evaluations of one head one after another, so at most one check run is created per head. */
+  async #oneAtATime<T>(id: string, work: () => Promise<T>): Promise<T> {
     const previous = this.#heads.get(id) ?? Promise.resolve();
-    const run = previous
-      .catch(() => undefined)
-      .then(() => this.#evaluateNow(installationId, repo, repoId, pr));
+    const run = previous.catch(() => undefined).then(work);
     this.#heads.set(id, run);
     try {
       return await run;
     } finally {
       if (this.#heads.get(id) === run) this.#heads.delete(id);
     }
+  }
+
+  /**
+   * `merge_group.checks_requested`: the `claim-hold` run on the group's head, the worst verdict over
+   * the group's PRs, each judged on its own head and its subjects' current generation.
+   *   1. one GitHub read: the queue's entries and the App's run on the group head;
+   *   2. the group's PRs: the entry of this group and those ahead of it (membersOfGroup, pure);
+   *   3. each PR indexed with GitHub's closing references (a queued PR is fenced like any other);
+   *   4. `in_progress` first when no run is there yet and a linked subject must be recovered from
+   *      GitHub (more reads);
+   *   5. each PR's verdict (decideCheck) → the worst (decideGroupCheck) → written unless GitHub shows it.
+   * An evaluation that cannot finish completes the run anyway (#completeUnevaluated).
+   */
+  async mergeGroupRequested(group: MergeGroupEvent): Promise<CheckChange> {
+    const { installationId, repo, repoId, headSha } = group;
+    return this.#oneAtATime(`${installationId}:${repoId}:${headSha}`, async () => {
+      const seen: Seen = { existing: undefined, pullRequests: [] };
+      try {
+        return await this.#evaluateGroup(group, seen);
+      } catch (error) {
+        await this.#completeUnevaluated({ installationId, repo }, seen, error, {
+          kind: "group",
+          installationId,
+          repo,
+          repoId,
+          headSha,
+          headRef: group.headRef,
+          baseRef: group.baseRef,
+          at: this.deps.now(),
+        });
+        throw error;
+      }
+    });
+  }
+
+  async #evaluateGroup(group: MergeGroupEvent, seen: Seen): Promise<CheckChange> {
+    const { checks, configs } = this.deps;
+    const { installationId, repo, repoId, headSha } = group;
+    const ref = { installationId, repo };
+    const repoKey = { installationId, repoId };
+    const baseBranch = group.baseRef.replace(/^refs\/heads\//, "");
+    const read = await checks.readMergeGroupCheck({ ...ref, repoId }, { baseBranch, headSha });
+    seen.existing = read.existing;
+    const queued = membersOfGroup(read.queue ?? [], group) ?? [];
+    seen.pullRequests = queued;
+    const members: IndexedPullRequest[] = [];
+    for (const pr of queued) members.push(await this.#index(repoKey, { ...pr, linked: [] }));
+    // A run already on the head (a redelivery, a retry) shows the group is being answered.
+    if (read.existing === null && (await this.#needsRecovery(installationId, repoId, members))) {
+      const id = await checks.start(ref, headSha, {
+        title: "Evaluating the merge group",
+        summary: "claim-hold is recovering the claims of this group's pull requests from GitHub.",
+      });
+      seen.existing = { id, conclusion: null, title: null, summary: null, text: null };
+    }
+    const verdicts: GroupMemberVerdict[] = [];
+    const subjects: LinkedSubject[] = [];
+    for (const pr of members) {
+      const unknown = await this.#recoverLinked(installationId, repo, repoId, pr);
+      const decided = await this.#decide(installationId, repo, repoId, pr, undefined, unknown);
+      verdicts.push({ number: pr.number, verdict: decided.verdict });
+      subjects.push(...decided.subjects);
+    }
+    const configError = configs.errorFor(installationId, repo);
+    const desired = checkRunOf(decideGroupCheck(verdicts), {
+      subjects,
+      ...(configError ? { configError } : {}),
+    });
+    const named = parseMergeGroupRef(group.headRef)?.number ?? members.at(-1)?.number ?? 0;
+    return this.#sync(ref, { number: named, headSha }, seen.existing ?? null, desired);
+  }
+
+  /** Whether an evaluation of these PRs reads GitHub beyond its one read (a linked subject to recover). */
+  async #needsRecovery(installationId: number, repoId: number, prs: IndexedPullRequest[]): Promise<boolean> {
+    const { store, assignments } = this.deps;
+    if (!assignments) return false;
+    for (const pr of prs) {
+      for (const issue of pr.linked) {
+        if ((await store.get({ installationId, repoId, issue })) !== null) continue;
+        if ((await store.getDocument(`never-claimed:${installationId}:${repoId}:${issue}`)) === null)
+          return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Never hang (SPEC §5): an evaluation that failed completes the head's run all the same, with a
+   * conclusion and a summary that say what happened (unevaluatedVerdict), and is remembered so the
+   * janitor re-runs it. Writing that run may fail too (GitHub down): then only the retry is left.
+   */
+  async #completeUnevaluated(
+    ref: { installationId: number; repo: string },
+    seen: Seen,
+    error: unknown,
+    check: UnfinishedCheck,
+  ): Promise<void> {
+    const { checks, configs, log } = this.deps;
+    const config = configs.peek(ref.installationId, ref.repo) ?? defaultRepoConfig;
+    // Nothing seen (the read failed): the PRs are unknown, so an agent may be involved.
+    const agentInvolved =
+      seen.pullRequests.length === 0 ||
+      seen.pullRequests.some((pr) => agentVisibleIn(pr, config.check.agentBranchPrefix));
+    const cause = error instanceof StoreUnavailableError ? "store-unavailable" : "error";
+    const message = error instanceof Error ? error.message : String(error);
+    const desired = checkRunOf(
+      unevaluatedVerdict({ cause, agentInvolved, detail: inert(message, { max: 300 }) }),
+      { subjects: [] },
+    );
+    const failure = { repo: ref.repo, headSha: check.headSha, cause, conclusion: desired.conclusion };
+    try {
+      const write =
+        seen.existing === undefined ? { kind: "create" as const } : decideCheckWrite(seen.existing, desired);
+      if (write.kind === "create") await checks.create(ref, check.headSha, desired);
+      if (write.kind === "update") await checks.update(ref, write.id, desired);
+      log.error(
+        { ...failure, err: error },
+        "claim-hold check could not be evaluated: completed as such, to be re-run",
+      );
+    } catch (writeError) {
+      log.error(
+        { ...failure, err: error, writeError },
+        "claim-hold check could not be evaluated nor completed: left to the retry",
+      );
+    }
+    await this.#unfinished.remember(check);
+  }
+
+  /**
+   * Re-runs the evaluations that could not finish (the janitor calls it each sweep, so they are
+   * re-evaluated once GitHub and the store answer again). A PR's head that moved on is evaluated at
+   * its new head; a group no longer in the queue gets "not found" (its queue built another).
+   */
+  async retryUnfinished(): Promise<{ retried: number; finished: number }> {
+    const due = await this.#unfinished.due();
+    const finished: string[] = [];
+    for (const check of due) {
+      try {
+        if (check.kind === "group") await this.mergeGroupRequested(check);
+        else await this.rerequested(check, [{ number: check.number, headSha: check.headSha }]);
+        finished.push(unfinishedKey(check));
+      } catch (error) {
+        this.deps.log.warn(
+          { repo: check.repo, headSha: check.headSha, err: error },
+          "an unfinished check evaluation failed again; kept for the next retry",
+        );
+      }
+    }
+    await this.#unfinished.settle(finished);
+    if (due.length > 0)
+      this.deps.log.info(
+        { retried: due.length, finished: finished.length },
+        "unfinished check evaluations re-run",
+      );
+    return { retried: due.length, finished: finished.length };
   }
 
   /**
@@ -363,10 +576,12 @@ export class MergeFence {
     repo: string,
     repoId: number,
     indexed: IndexedPullRequest,
+    seen: Seen,
   ): Promise<CheckChange> {
     const { checks, configs } = this.deps;
     const ref = { installationId, repo };
     const { closes, existing } = await checks.readPullRequestCheck({ ...ref, repoId }, indexed);
+    seen.existing = existing;
     const pr = await this.#index({ installationId, repoId }, { ...indexed, closes: closes.slice(0, 50) });
     const unknown = await this.#recoverLinked(installationId, repo, repoId, pr);
     const { verdict, subjects, evidence } = await this.#decide(
@@ -385,15 +600,27 @@ export class MergeFence {
       ...(configError ? { configError } : {}),
       ...(detailsUrl ? { detailsUrl } : {}),
     });
+    const change = await this.#sync(ref, pr, existing, desired);
+    if (change.written && verdict.title === supersededTitle) {
+      await this.#notifySuperseded(installationId, repo, pr, subjects);
+    }
+    return change;
+  }
+
+  /** Step 5: the run written only when it differs from what GitHub shows. */
+  async #sync(
+    ref: { installationId: number; repo: string },
+    pr: { number: number; headSha: string },
+    existing: ExistingCheckRun | null,
+    desired: DesiredCheckRun,
+  ): Promise<CheckChange> {
+    const { checks } = this.deps;
     const write = decideCheckWrite(existing, desired);
     if (write.kind === "create") await checks.create(ref, pr.headSha, desired);
     if (write.kind === "update") await checks.update(ref, write.id, desired);
-    if (write.kind !== "none" && verdict.title === supersededTitle) {
-      await this.#notifySuperseded(installationId, repo, pr, subjects);
-    }
     this.deps.log.info(
       {
-        repo,
+        repo: ref.repo,
         pullRequest: pr.number,
         headSha: pr.headSha,
         conclusion: desired.conclusion,
@@ -402,7 +629,7 @@ export class MergeFence {
       "claim-hold check evaluated",
     );
     return {
-      repo,
+      repo: ref.repo,
       number: pr.number,
       headSha: pr.headSha,
       before: existing?.conclusion ?? null,
@@ -414,6 +641,17 @@ export class MergeFence {
 
 /** The verdict title of check-verdict.ts's superseded-holder rule. */
 const supersededTitle = "Superseded holder";
+
+/** What a retry of a PR's evaluation needs. */
+function pullCheckOf(
+  installationId: number,
+  repo: string,
+  repoId: number,
+  pr: { number: number; headSha: string },
+  at: number,
+): Extract<UnfinishedCheck, { kind: "pull" }> {
+  return { kind: "pull", installationId, repo, repoId, number: pr.number, headSha: pr.headSha, at };
+}
 
 /** The check's details link: the subject's claim route on this App, when its public URL is known. */
 function claimRouteUrl(

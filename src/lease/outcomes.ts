@@ -91,6 +91,10 @@ export interface HeartbeatRequest {
   pullRequest?: number;
   blocker?: string;
   waitUntil?: string;
+  /** Asks for a person (with `blocker`); a heartbeat without it withdraws an earlier ask. */
+  needsHuman?: boolean;
+  /** Cumulative for the lease. */
+  usage?: { costUsd?: number; tokens?: number };
 }
 
 export const iso = (ms: number) => new Date(ms).toISOString();

@@ -6,6 +6,7 @@ import type { Notifier } from "../notify/notifier.js";
 import type { AssignmentProvider } from "../providers/assignment-provider.js";
 import type { ClaimIndex, ClaimStore, InstallationStore, JobLocks } from "../providers/liveness-store.js";
 import type { QueueStore } from "../providers/queue-store.js";
+import type { SpendStore } from "../providers/spend-store.js";
 import type { HolderPermissions } from "./holder-permission.js";
 import type { TokenMinter } from "./tokens.js";
 
@@ -18,7 +19,7 @@ export interface RepoConfigSource {
 
 export interface LeaseCoreDeps {
   /** The claim transitions and indexes, the write fence's locks, and the installation a claim proves live. */
-  store: ClaimStore & ClaimIndex & JobLocks & Pick<InstallationStore, "rememberInstallation">;
+  store: ClaimStore & ClaimIndex & JobLocks & SpendStore & Pick<InstallationStore, "rememberInstallation">;
   assignments: AssignmentProvider;
   configs: RepoConfigSource;
   tokens: TokenMinter;

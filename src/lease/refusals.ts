@@ -12,7 +12,9 @@ export type RefusalCode =
   | "github_failed"
   | "superseded"
   | "gone"
-  | "unauthorized";
+  | "unauthorized"
+  /** A well-formed request the core cannot accept (a heartbeat's usage lower than its last). */
+  | "invalid_request";
 
 export interface Refusal {
   code: RefusalCode;

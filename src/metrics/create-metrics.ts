@@ -9,6 +9,8 @@ export interface ClaimHoldMetrics {
   registry: Registry;
   /** Counts a heartbeat by outcome: a tally in plain numbers (every heartbeat comes here), read at scrape. */
   countHeartbeat(outcome: string): void;
+  /** Adds what a heartbeat's usage report added to its subject's spend (micro-dollars), read at scrape. */
+  countSpend(addedMicros: number): void;
   transitions: Counter<"kind">;
   janitorSweeps: Counter<"result">;
   janitorActions: Counter<"action">;
@@ -53,6 +55,9 @@ export interface MetricsSources {
  */
 export const claimsRefreshSeconds = 30;
 
+/** Tries of the start-up count before its failure is logged (about a minute with the backoff). */
+const firstCountAttempts = 10;
+
 const latencyBuckets = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 
 /** The App's metrics on a registry of its own. Long only because it is the list of declarations, one per metric. */
@@ -93,8 +98,22 @@ export function createMetrics(): ClaimHoldMetrics {
       for (const [outcome, tally] of heartbeatTallies) this.inc({ outcome }, tally.count);
     },
   });
+  // Whole micro-dollars, so the sum stays exact however many reports add to it.
+  const spend = { micros: 0 };
+  new Counter({
+    name: "claim_hold_spend_usd_total",
+    help: "Dollars agents reported spending on their subjects (heartbeat usage.costUsd), every subject and generation together.",
+    registers,
+    collect() {
+      this.reset();
+      this.inc(spend.micros / 1_000_000);
+    },
+  });
   return {
     registry,
+    countSpend(addedMicros) {
+      spend.micros += addedMicros;
+    },
     countHeartbeat(outcome) {
       const tally = heartbeatTallies.get(outcome);
       if (tally) tally.count++;
@@ -220,12 +239,31 @@ export function collectInBackground(metrics: ClaimHoldMetrics, sources: MetricsS
     refresh().catch((error: unknown) =>
       sources.log.warn({ err: error }, "could not count the claims for the metrics; the last counts stand"),
     );
-  // Counted once at start-up, so the first scrape has counts; after that only while scraped.
-  const firstCount = setTimeout(refreshLogged, 0);
+  // Counted once at start-up, so the first scrape has counts; after that only while scraped. The store
+  // may still be connecting then: the first count is tried again, with backoff, until one succeeds.
+  let firstCount: NodeJS.Timeout;
+  const countFirst = (attempt: number) => {
+    firstCount = setTimeout(
+      () => {
+        refresh().catch((error: unknown) => {
+          if (attempt >= firstCountAttempts) {
+            sources.log.warn(
+              { err: error },
+              "could not count the claims for the metrics; the last counts stand",
+            );
+            return;
+          }
+          countFirst(attempt + 1);
+        });
+      },
+      attempt === 0 ? 0 : Math.min(250 * 2 ** attempt, 10_000),
+    );
+    firstCount.unref();
+  };
+  countFirst(0);
   const timer = setInterval(() => {
     if (scrapedSinceRefresh) refreshLogged();
   }, refreshSeconds * 1000);
-  firstCount.unref();
   timer.unref();
   return () => {
     clearTimeout(firstCount);

@@ -1,8 +1,9 @@
 // A LivenessStore decorator: times every store call and counts heartbeats and transitions by what the store answered.
 import type { LivenessStore } from "../providers/liveness-store.js";
+import type { SpendReport } from "../providers/spend-store.js";
 import type { ClaimHoldMetrics } from "./create-metrics.js";
 
-type Metrics = Pick<ClaimHoldMetrics, "storeLatency" | "countHeartbeat" | "transitions">;
+type Metrics = Pick<ClaimHoldMetrics, "storeLatency" | "countHeartbeat" | "countSpend" | "transitions">;
 
 /** The transition a store answer records, if it made one (refusals and no-ops make none). */
 function transitionOf(method: string, result: unknown): string | null {
@@ -66,7 +67,12 @@ export function measureStore(store: LivenessStore, metrics: Metrics): LivenessSt
         throw error;
       }
       ok.observe((performance.now() - started) / 1000);
-      if (method === "heartbeat") metrics.countHeartbeat((result as { kind: string }).kind);
+      if (method === "heartbeat") {
+        metrics.countHeartbeat((result as { kind: string }).kind);
+        const spend = (result as { spend?: SpendReport }).spend;
+        if (spend && spend.afterMicros > spend.beforeMicros)
+          metrics.countSpend(spend.afterMicros - spend.beforeMicros);
+      }
       const transition = transitionOf(method, result);
       if (transition) metrics.transitions.inc({ kind: transition });
       return result;

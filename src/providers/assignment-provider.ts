@@ -41,7 +41,11 @@ export interface SubjectSnapshot {
   markerSearch: "complete" | "truncated";
   /** Open pull requests that close the issue or come from the asked-for branch. */
   openPullRequests: { number: number; headRef: string; author: string }[];
-  /** Open sub-issues, when the read reports them (`subIssuesSummary`); absent: unknown to this read. */
+  /**
+   * Open sub-issues, when a read reports them; absent: unknown to this read. The claim's GraphQL
+   * read does not: `subIssuesSummary` is in the schema package's IDL but not its introspection JSON
+   * (test/graphql-schema.test.ts checks both), so the candidate index's count (REST) is used.
+   */
   openSubIssues?: number;
   /** When the asked-for branch last received a commit (null: no such branch, or not asked). */
   branchCommittedAt: number | null;

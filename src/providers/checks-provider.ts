@@ -1,5 +1,6 @@
 // The ChecksProvider interface: the one check run (`claim-hold`) per PR head, read before it is written.
 import type { CheckConclusion } from "../lease/check-verdict.js";
+import type { QueueEntry } from "../lease/merge-group-plan.js";
 
 export const checkRunName = "claim-hold";
 
@@ -56,6 +57,14 @@ export interface PullRequestCheckState {
   existing: ExistingCheckRun | null;
 }
 
+/** What one evaluation of a merge group's check reads from GitHub. */
+export interface MergeGroupCheckState {
+  /** The entries of the base branch's merge queue, or null when the branch has no queue. */
+  queue: QueueEntry[] | null;
+  /** The App's `claim-hold` check run on the group's head (the latest one), or null. */
+  existing: ExistingCheckRun | null;
+}
+
 export interface ChecksProvider {
   /** The App's `claim-hold` check run on `headSha` (the latest one), or null. One request. */
   find(ref: CheckRepoRef, headSha: string): Promise<ExistingCheckRun | null>;
@@ -67,7 +76,17 @@ export interface ChecksProvider {
     ref: CheckRepoRef & { repoId: number },
     pr: { number: number; headSha: string },
   ): Promise<PullRequestCheckState>;
+  /**
+   * The base branch's merge queue (each entry's PR with its head, author and closing references) and
+   * the App's check run on the group's head, together: the one read of a merge-group evaluation. One request.
+   */
+  readMergeGroupCheck(
+    ref: CheckRepoRef & { repoId: number },
+    group: { baseBranch: string; headSha: string },
+  ): Promise<MergeGroupCheckState>;
   create(ref: CheckRepoRef, headSha: string, run: DesiredCheckRun): Promise<void>;
+  /** Creates the run `in_progress` (an evaluation that needs more than its one read); answers its id. */
+  start(ref: CheckRepoRef, headSha: string, output: { title: string; summary: string }): Promise<number>;
   update(ref: CheckRepoRef, id: number, run: DesiredCheckRun): Promise<void>;
   pullRequest(ref: CheckRepoRef, number: number): Promise<PullRequestHead | null>;
 }

@@ -1,4 +1,6 @@
 // The claim store's narrow interfaces (claims, indexes, installations, deliveries, locks, documents) and LivenessStore, all of them.
+
+import type { ReportedUsage } from "../budget/usage.js";
 import type {
   Actor,
   ClaimRecord,
@@ -9,6 +11,7 @@ import type {
   Transition,
 } from "../domain/claim.js";
 import type { QueueStore } from "./queue-store.js";
+import type { SpendReport, SpendStore, UsageDecreased } from "./spend-store.js";
 
 export interface ClaimInput {
   key: SubjectKey;
@@ -87,9 +90,13 @@ export interface HeartbeatInput extends LeaseInput {
   durations?: Durations;
   /** Minimum spacing between claim-comment edits for phase changes. */
   phaseEditEveryMs: number;
+  /** The holder asks for a person; absent or false clears an earlier ask. */
+  needsHuman?: boolean;
+  /** Cumulative usage of the lease (micro-dollars); lower than the last report is refused. */
+  usage?: ReportedUsage;
 }
 
-export type GoneReason = "released" | "reaped" | "revoked" | "completed" | "expired";
+export type GoneReason = "released" | "reaped" | "revoked" | "completed" | "expired" | "budget_exhausted";
 
 /** What every lease call may answer besides success. */
 export type LeaseRefusal =
@@ -99,7 +106,18 @@ export type LeaseRefusal =
   | { kind: "invalid_token" }
   | { kind: "missing" };
 
-export type HeartbeatOutcome = { kind: "ok"; record: ClaimRecord; editComment: boolean } | LeaseRefusal;
+export type HeartbeatOutcome =
+  | {
+      kind: "ok";
+      record: ClaimRecord;
+      editComment: boolean;
+      /** True when the record asked for a person before this heartbeat (absent: it did not). */
+      needsHumanBefore?: true;
+      /** Present when the heartbeat reported usage. */
+      spend?: SpendReport;
+    }
+  | UsageDecreased
+  | LeaseRefusal;
 
 export type VerifyOutcome = { kind: "ok"; record: ClaimRecord } | LeaseRefusal;
 
@@ -291,6 +309,7 @@ export interface LivenessStore
     JobLocks,
     DocumentStore,
     QueueStore,
+    SpendStore,
     StoreConnection {}
 
 /** Thrown by a store whose backend cannot be reached; the API answers 503 store_unavailable. */

@@ -140,11 +140,6 @@ export interface CandidateSource {
   blockedIssues(repo: QueueRepo, issue: number): Promise<number[]>;
   /** Open pull requests that close `issue`, as GitHub links them. */
   closingPullRequests(repo: QueueRepo, issue: number): Promise<ClosingPullRequest[]>;
-  /** Each issue of `repo` that `pullRequest` closes, with that issue's open closing pull requests now. */
-  issuesClosedBy(
-    repo: QueueRepo,
-    pullRequest: number,
-  ): Promise<{ issue: number; closingPullRequests: ClosingPullRequest[] }[]>;
   /** `issue`'s open sub-issues now. */
   openSubIssues(repo: QueueRepo, issue: number): Promise<number>;
 }

@@ -5,7 +5,6 @@ import { livenessOf } from "../lease/liveness.js";
 import type { CandidateFacts } from "../providers/queue-store.js";
 
 /** The label a subject over its spend budget carries until a human removes it (SPEC §7 budgets). */
-export const overBudgetLabel = "agent:over-budget";
 
 /** Why an issue is not offered; the queue view shows these codes, `queue_empty` counts them. */
 export const skipReasons = [
@@ -29,11 +28,13 @@ export interface QueueFilter {
   excludeLabels: string[];
   /** Subjects the App never touches (`janitor.exemptLabels`). */
   exemptLabels: string[];
+  /** A subject whose spend reached its budget, until a person removes the label (`labels.overBudget`). */
+  overBudgetLabel: string;
 }
 
 /** The request's filters merged with the repository's `queue.labels`/`excludeLabels` and exempt labels. */
 export function queueFilterOf(
-  config: Pick<RepoConfig, "queue" | "janitor">,
+  config: Pick<RepoConfig, "queue" | "janitor" | "labels">,
   request: { labels?: readonly string[]; excludeLabels?: readonly string[] } = {},
 ): QueueFilter {
   const union = (a: readonly string[], b: readonly string[]) => [...new Set([...a, ...b])];
@@ -41,6 +42,7 @@ export function queueFilterOf(
     labels: union(config.queue.labels, request.labels ?? []),
     excludeLabels: union(config.queue.excludeLabels, request.excludeLabels ?? []),
     exemptLabels: [...config.janitor.exemptLabels],
+    overBudgetLabel: config.labels.overBudget,
   };
 }
 
@@ -76,7 +78,7 @@ export function eligibilityOf(input: EligibilityInput): Eligibility {
     return skip("filtered");
   }
   if (filter.exemptLabels.some((l) => has(labels, l))) return skip("exempt");
-  if (has(labels, overBudgetLabel)) return skip("over-budget");
+  if (has(labels, filter.overBudgetLabel)) return skip("over-budget");
   if (record?.state === "human") return skip("human");
   // Only the assignment the current claim's App write made is the App's; anyone else assigned holds it.
   const appMade = record?.state === "active" && record.appAssigned ? record.actor.login : null;

@@ -19,9 +19,14 @@ import { rankingOf, rankingReasons } from "./rank-candidates.js";
 
 /**
  * Rebuilds a repository's index from GitHub (a bounded, paged refresh) and answers it; null when the
- * repository cannot be read. Asked only for a repository the index never completed a refresh of.
+ * repository cannot be read. Asked only for a repository the index never completed a refresh of
+ * (`repoId` absent: the index never held it at all).
  */
-export type RefreshQueue = (repo: { installationId: number; repo: string }) => Promise<QueueRepo | null>;
+export type RefreshQueue = (repo: {
+  installationId: number;
+  repo: string;
+  repoId?: number;
+}) => Promise<QueueRepo | null>;
 
 export interface PickDeps {
   store: Pick<
@@ -44,9 +49,13 @@ export interface PickDeps {
   pickId?: () => string;
 }
 
-/** Candidates read per page, and at most in one pick or queue view: a pick never reads the whole index. */
-export const pickPageSize = 50;
-export const maxCandidatesScanned = 500;
+/**
+ * Candidates read per page, and at most in one pick or queue view: a pick never reads the whole index.
+ * Held issues count against the window, so it is twice the refresh's 1,000-issue cap: a fleet holding
+ * the top of a full index still finds the free issues behind it.
+ */
+export const pickPageSize = 100;
+export const maxCandidatesScanned = 2_000;
 /** Confirming reads (each a claim's GitHub read) that may show a candidate ineligible before the pick gives up. */
 export const maxPickTries = 5;
 /** A reservation outlives the claim it leads to (the claim path takes well under this). */
@@ -176,7 +185,7 @@ export class QueuePicker {
         const at = eligible.findIndex((e) => e.facts.issue === issue);
         // Every issue before the reserved one is another pick's now.
         skipped.reserved += at;
-        const [chosen] = eligible.splice(0, at + 1) as [Judged];
+        const chosen = eligible.splice(0, at + 1)[at] as Judged;
         const takeover = chosen.verdict.eligible && chosen.verdict.takeover;
         try {
           const claim = await this.deps.claim({
@@ -246,9 +255,9 @@ export class QueuePicker {
    */
   async #page(repo: QueueRepo, ranking: QueueRanking, offset: number): Promise<CandidatePage> {
     const { store, refresh } = this.deps;
-    const page = await this.#page(repo, ranking, offset);
+    const page = await store.rankedCandidates(repo, ranking, { offset, limit: pickPageSize });
     if (offset > 0 || page.refreshedAt !== null || !refresh) return page;
-    await refresh({ installationId: repo.installationId, repo: repo.repo });
+    await refresh(repo);
     return store.rankedCandidates(repo, ranking, { offset, limit: pickPageSize });
   }
 

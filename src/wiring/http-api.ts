@@ -2,6 +2,7 @@
 import type { Logger } from "pino";
 import { dashboardPaths, mountDashboard } from "../dashboard/mount-dashboard.js";
 import type { FleetView } from "../dashboard/read-fleet.js";
+import { createQueueReader } from "../dashboard/read-queues.js";
 import type { TimelineData } from "../dashboard/timeline/read-timeline.js";
 import { parseLeaseId } from "../domain/claim.js";
 import { apiHandler, authOf, createApi } from "../http/create-api.js";
@@ -81,6 +82,7 @@ export function createHttpHandler(
         ...(options.adminToken ? { adminToken: options.adminToken } : {}),
         readFleet: deps.readFleet,
         ...(deps.readTimeline ? { readTimeline: deps.readTimeline } : {}),
+        ...(deps.picker ? { readQueues: queueReaderOf(deps.picker, store, now) } : {}),
         limiter,
         now,
       });
@@ -109,4 +111,13 @@ export function createHttpHandler(
   return apiHandler(createApi(apiDeps), (path) => apiPaths.test(path) || dashboardPaths.test(path), [
     heartbeat,
   ]);
+}
+
+/** The dashboard's queue panels read what `GET …/queue` reads: the picker's view, nobody's assignment exempted. */
+function queueReaderOf(picker: QueuePicker, store: LivenessStore, now: () => number) {
+  return createQueueReader({
+    store,
+    view: (installationId, repo, limit) => picker.view(installationId, repo, "", limit),
+    now,
+  });
 }

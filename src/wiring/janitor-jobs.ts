@@ -24,6 +24,7 @@ export function createJanitorJobs(
     installations: InstallationSource;
     subjectChanged: (key: SubjectKey, record: ClaimRecord) => Promise<void>;
     notifier: Notifier;
+    retryUnfinishedChecks?: () => Promise<unknown>;
     meter: RequestMeter;
     metrics: ClaimHoldMetrics;
     now: () => number;
@@ -44,6 +45,7 @@ export function createJanitorJobs(
     subjectChanged: deps.subjectChanged,
     ...(deps.refreshQueue ? { refreshQueue: deps.refreshQueue } : {}),
     notifier: deps.notifier,
+    ...(deps.retryUnfinishedChecks ? { retryUnfinishedChecks: deps.retryUnfinishedChecks } : {}),
   });
   /** Every sweep (scheduled or operator-run) is counted in the metrics. */
   const observedSweep = async (sweepOptions: SweepOptions) => {

@@ -3,21 +3,31 @@ import type { Logger } from "pino";
 import type { QueueFeedDeps } from "../handlers/queue-feed.js";
 import type { GitHubCandidateSource } from "../providers/github/github-candidate-source.js";
 import { createQueueRefresh } from "../providers/github/refresh-candidates.js";
-import type { CandidateFeed, QueueRefresh } from "../providers/queue-store.js";
+import type { CandidateFeed, QueueRefresh, QueueStore } from "../providers/queue-store.js";
+import type { RefreshQueue } from "../queue/pick-next.js";
 
 export function createQueueFeed(deps: {
   source: GitHubCandidateSource;
-  store: CandidateFeed;
+  store: CandidateFeed & Pick<QueueStore, "candidate">;
   now: () => number;
   log: Logger;
-}): { feed: QueueFeedDeps; refresh: QueueRefresh } {
+}): { feed: QueueFeedDeps; refresh: QueueRefresh; refreshByName: RefreshQueue } {
+  const refresh = createQueueRefresh({
+    source: deps.source,
+    feed: deps.store,
+    now: deps.now,
+    log: deps.log.child({ name: "queue-refresh" }),
+  });
   return {
     feed: { candidates: deps.store, source: deps.source },
-    refresh: createQueueRefresh({
-      source: deps.source,
-      feed: deps.store,
-      now: deps.now,
-      log: deps.log.child({ name: "queue-refresh" }),
-    }),
+    refresh,
+    /** A miss of `claims/next` names the repository only: its id costs one read before the refresh. */
+    refreshByName: async ({ installationId, repo, repoId: known }) => {
+      const repoId = known ?? (await deps.source.repositoryId(installationId, repo));
+      if (repoId === null) return null;
+      const queueRepo = { installationId, repoId, repo };
+      await refresh(queueRepo);
+      return queueRepo;
+    },
   };
 }

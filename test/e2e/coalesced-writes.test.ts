@@ -23,7 +23,7 @@ async function untilQueued(count: number): Promise<void> {
 
 /**
  * Claims #1 while its mutation is held at the simulator, then #2–#30 at once; releases the hold once
- * all 29 wait behind it, so the batching is exact: #1 alone, then 10, 10 and 9 subjects per request.
+ * all 29 wait behind it, so the batching is exact: #1 alone, then the other 29 in one request.
  */
 async function claimBurst() {
   const agent = world.agent();
@@ -65,7 +65,7 @@ describe.skipIf(!redisProbe.available)("a burst of claims of one installation", 
   });
   afterEach(() => world.close());
 
-  it("30 claims of 30 issues: each claimant gets its own lease, in 4 mutation requests (1 + 10 + 10 + 9)", async () => {
+  it("30 claims of 30 issues: each claimant gets its own lease, in 2 mutation requests (1 + 29)", async () => {
     const { sim } = world;
     const mark = sim.requests.mark();
     const results = await claimBurst();
@@ -75,8 +75,8 @@ describe.skipIf(!redisProbe.available)("a burst of claims of one installation", 
       burst.map((n) => `${repo}#${n}`),
     );
     expect(results.map((r) => ("lease" in r ? r.lease?.generation : undefined))).toEqual(burst.map(() => 1));
-    expect(subjectsPerMutation(mark)).toEqual([1, 10, 10, 9]);
-    expect(sim.requests.counts(mark)).toEqual({ "graphql:SubjectStatus": 30, "graphql:ApplyTransition": 4 });
+    expect(subjectsPerMutation(mark)).toEqual([1, 29]);
+    expect(sim.requests.counts(mark)).toEqual({ "graphql:SubjectStatus": 30, "graphql:ApplyTransition": 2 });
     expect(await queuedWrites()).toBe(0);
     for (const n of burst) {
       expect(sim.issue(repo, n)).toMatchObject({ assignees: [fleet.login], labels: ["agent:claimed"] });
@@ -105,7 +105,7 @@ describe.skipIf(!redisProbe.available)("a burst of claims of one installation", 
     });
     const others = burst.filter((n) => n !== failing);
     expect(results.filter((r) => r.issue !== failing).map((r) => r.status)).toEqual(others.map(() => 201));
-    expect(subjectsPerMutation(mark).slice(0, 4)).toEqual([1, 10, 10, 9]);
+    expect(subjectsPerMutation(mark).slice(0, 2)).toEqual([1, 29]);
 
     const inventory = await world.agent().inventory(repo);
     const claimed = inventory.claims.map((row) => row.subject);
@@ -118,13 +118,13 @@ describe.skipIf(!redisProbe.available)("a burst of claims of one installation", 
     expect(sim.issue(repo, failing)).toMatchObject({ assignees: [], labels: [], comments: [] });
   });
 
-  it("a failure of a whole batched request fails each of its subjects, each rolled back; the other batches are claimed", async () => {
+  it("a failure of a whole batched request fails each of its subjects, each rolled back; the lone first one is claimed", async () => {
     const { sim } = world;
-    // The second request carries #2–#11; GitHub answers it 502 without carrying it out.
+    // The second request carries #2–#30; GitHub answers it 502 without carrying it out.
     sim.fail({ operation: "ApplyTransition", bodyIncludes: sim.issue(repo, 5).nodeId, status: 502 });
     const results = await claimBurst();
 
-    const failed = burst.filter((n) => n >= 2 && n <= 11);
+    const failed = burst.filter((n) => n >= 2);
     expect(results.filter((r) => r.status === 502).map((r) => r.issue)).toEqual(failed);
     expect(
       results.filter((r) => r.status === 502).every((r) => "code" in r && r.code === "github_failed"),
@@ -154,18 +154,24 @@ describe("a burst of claims with production throttling", () => {
   });
   afterAll(() => stack?.stop());
 
-  it("30 concurrent claims: 30 × 201, every mutation request waits its turn, and they go batched (at most 10 subjects each)", async () => {
+  it("30 concurrent claims: 30 × 201, every mutation request waits its turn, and they go batched (the first alone, the rest together)", async () => {
     const { sim, app } = stack;
     const client = agentClient(app.url);
     await client.claim({ repo: throttledRepo, issue: 31, actor: { sessionId: "warm-up" } });
 
     const mark = sim.requests.mark();
     const waitedBefore = throttled.waitedForWrites();
-    const results = await Promise.all(
-      burst.map((issue) =>
-        client.claim({ repo: throttledRepo, issue, actor: { sessionId: `burst-${issue}` } }),
-      ),
-    );
+    const claimOf = (issue: number) =>
+      client.claim({ repo: throttledRepo, issue, actor: { sessionId: `burst-${issue}` } });
+    // #1's mutation is held at the simulator (past the limiter) until the other 29 wait behind it.
+    const held = sim.hold({ operation: "ApplyTransition" });
+    const first = claimOf(1);
+    await held.arrived;
+    const others = burst.slice(1).map(claimOf);
+    const queued = async () => (await app.services.metrics.githubWritesQueued.get()).values[0]?.value ?? 0;
+    while ((await queued()) !== 29) await new Promise((resolve) => setTimeout(resolve, 5));
+    held.release();
+    const results = await Promise.all([first, ...others]);
     expect(results.map((r) => [r.created, r.lease.subject])).toEqual(
       burst.map((n) => [true, `${throttledRepo}#${n}`]),
     );
@@ -174,10 +180,10 @@ describe("a burst of claims with production throttling", () => {
       (request) => (request.mutationFields ?? []).filter((f) => f === "addAssigneesToAssignable").length,
     );
     expect(subjects.reduce((sum, n) => sum + n, 0)).toBe(30);
-    expect(Math.max(...subjects)).toBeLessThanOrEqual(10);
+    // Two write requests for 30 claims: the first alone, the 29 that queued behind it together.
+    expect(subjects).toEqual([1, 29]);
     // Serial writes, about one a second: every mutation request, batched or not, waited for the limiter.
     expect(throttled.waitedForWrites() - waitedBefore).toBe(mutations.length);
-    expect(mutations.length).toBeLessThan(30);
     expect(sim.requests.counts(mark)["graphql:SubjectStatus"]).toBe(30);
   });
 });

@@ -128,12 +128,18 @@ describe.skipIf(!redisProbe.available)("hostile text through every field that re
         })
       ).lease;
       world.app.clock.now += 61_000;
-      await agent.heartbeat(lease, { phase: text.slice(0, 100), blocker: text.slice(0, 300) });
+      // Asking for a person posts the blocker in a comment of its own.
+      await agent.heartbeat(lease, {
+        phase: text.slice(0, 100),
+        blocker: text.slice(0, 300),
+        needsHuman: true,
+      });
       await agent.release(lease, { outcome: "handoff", note: text.slice(0, 4000) });
     }
     await world.sim.flush();
     const bodies = appComments();
-    expect(bodies.length).toBeGreaterThanOrEqual(hostileCorpus.length * 2);
+    expect(bodies.length).toBeGreaterThanOrEqual(hostileCorpus.length * 3);
+    expect(bodies.filter((body) => body.includes("needs a person"))).toHaveLength(hostileCorpus.length);
     for (const body of bodies) expectInert(body);
     expect(world.sim.issue(repo, 1).assignees).toEqual([]);
     expect(fleet.login).toBe("fleet-bot");

@@ -1,7 +1,14 @@
-// End to end: a /reclaim whose GitHub write failed after the store changed, delivered again, does not act twice.
+// End to end: a /reclaim whose GitHub write failed after the store changed (and could not be told landed or not), delivered again, does not act twice.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { probeRedis } from "../support/redis.js";
-import { claimMarkers, type E2eWorld, maintainer, repo, startWorld } from "./support/e2e-world.js";
+import {
+  claimMarkers,
+  type E2eWorld,
+  failWriteAndReadBack,
+  maintainer,
+  repo,
+  startWorld,
+} from "./support/e2e-world.js";
 
 const redisProbe = await probeRedis();
 let world: E2eWorld;
@@ -17,8 +24,10 @@ describe.skipIf(!redisProbe.available)("a /reclaim redelivered after its write f
     const claimed = await world
       .agent()
       .claim({ repo, issue: 1, actor: { runtime: "codex", sessionId: "A" } });
-    // The store takes the human claim, then GitHub refuses the one batched write.
-    sim.fail({ operation: "ApplyTransition", status: 502 });
+    // The store takes the human claim, then GitHub refuses the one batched write, and the read
+    // that would tell whether it landed fails too: the claim stays pending (refused and seen absent,
+    // it is rolled back instead: reclaim-store-loss.test.ts).
+    failWriteAndReadBack(sim);
     sim.comment({ repo, issue: 1, login: maintainer.login, body: "/reclaim" });
     await sim.flush();
     const [failed] = sim

@@ -1,7 +1,15 @@
 // End to end, invariant 13: reconcile repairs what a lost write left, and removes only what a transition recorded.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { probeRedis } from "../support/redis.js";
-import { type E2eWorld, fleet, maintainer, repo, startWorld, writer } from "./support/e2e-world.js";
+import {
+  type E2eWorld,
+  failWriteAndReadBack,
+  fleet,
+  maintainer,
+  repo,
+  startWorld,
+  writer,
+} from "./support/e2e-world.js";
 
 const redisProbe = await probeRedis();
 let world: E2eWorld;
@@ -18,8 +26,9 @@ describe.skipIf(!redisProbe.available)("reconcile repairs from the record", () =
     await sim.flush();
     expect(sim.issue(repo, 1).assignees).toEqual([fleet.login]);
 
-    // The release's one batched write fails: the store has the subject released, GitHub does not.
-    sim.fail({ operation: "ApplyTransition", status: 502 });
+    // The release's one batched write fails, and whether it landed cannot be read: the store has
+    // the subject released, GitHub does not.
+    failWriteAndReadBack(sim);
     sim.comment({ repo, issue: 1, login: maintainer.login, body: "/reclaim release" });
     await sim.flush();
     expect(sim.issue(repo, 1).assignees).toEqual([fleet.login]);

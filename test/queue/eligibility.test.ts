@@ -57,7 +57,13 @@ function input(overrides: {
     record,
     claimBranches: overrides.claimBranches ?? claimBranchesOf(record),
     login: "fleet-bot",
-    filter: { labels: [], excludeLabels: [], exemptLabels: ["claim-hold:pinned"], ...overrides.filter },
+    filter: {
+      labels: [],
+      excludeLabels: [],
+      exemptLabels: ["claim-hold:pinned"],
+      overBudgetLabel: "agent:over-budget",
+      ...overrides.filter,
+    },
     includeTakeovers: overrides.includeTakeovers ?? false,
     now: T0,
   };
@@ -242,6 +248,16 @@ describe("eligibilityOf", () => {
       input: input({ facts: { labels: ["agent:over-budget"] } }),
       expected: skipped("over-budget"),
     },
+    {
+      name: "over-budget: the repository's own name for the budget label (labels.overBudget)",
+      input: input({ facts: { labels: ["Spent"] }, filter: { overBudgetLabel: "spent" } }),
+      expected: skipped("over-budget"),
+    },
+    {
+      name: "over-budget: the default name means nothing once the repository renamed the label",
+      input: input({ facts: { labels: ["agent:over-budget"] }, filter: { overBudgetLabel: "spent" } }),
+      expected: eligible,
+    },
     // order of reasons
     {
       name: "a filtered issue counts as filtered, whatever else keeps it out",
@@ -269,6 +285,7 @@ describe("queueFilterOf", () => {
     const config = RepoConfig.parse({
       queue: { labels: ["agent-ready"], excludeLabels: ["wontfix"] },
       janitor: { exemptLabels: ["pinned"] },
+      labels: { overBudget: "spent" },
     });
     expect(
       queueFilterOf(config, { labels: ["backend", "agent-ready"], excludeLabels: ["needs-design"] }),
@@ -276,11 +293,13 @@ describe("queueFilterOf", () => {
       labels: ["agent-ready", "backend"],
       excludeLabels: ["wontfix", "needs-design"],
       exemptLabels: ["pinned"],
+      overBudgetLabel: "spent",
     });
     expect(queueFilterOf(defaultRepoConfig)).toEqual({
       labels: [],
       excludeLabels: [],
       exemptLabels: ["claim-hold:pinned"],
+      overBudgetLabel: "agent:over-budget",
     });
   });
 });

@@ -137,24 +137,77 @@ describe("sub_issues events", () => {
 });
 
 describe("pull_request events", () => {
-  it("opened, reopened, closed: GitHub's closing links are read once", () => {
+  const pull = { number: 2, headRefName: "changes", author: "Codertocat" };
+
+  it("opened and reopened link the PR to the issues its body closes; closed unlinks them — from the payload alone", () => {
     const payload = fixture("pull_request.opened-closing-issue-1");
-    for (const action of ["opened", "reopened", "closed"]) {
-      expect(steps(decidePullRequestEvent({ ...payload, action }))).toEqual([
-        { op: "read-closed-by", pullRequest: 2 },
-      ]);
-    }
+    expect(steps(decidePullRequestEvent(payload))).toEqual([
+      { op: "link-pull", issues: [1], pullRequest: pull },
+    ]);
+    expect(steps(decidePullRequestEvent({ ...payload, action: "reopened" }))).toEqual([
+      { op: "link-pull", issues: [1], pullRequest: pull },
+    ]);
+    expect(steps(decidePullRequestEvent({ ...payload, action: "closed" }))).toEqual([
+      { op: "unlink-pull", issues: [1], pullRequest: 2 },
+    ]);
   });
 
-  it("edited: only a body or base change can change the links; a title edit, synchronize or a label cost nothing", () => {
+  it("reads closing keywords as GitHub does: URLs and owner/repo#n of this repository, not other repositories or code", () => {
+    const payload = fixture("pull_request.opened-closing-issue-1");
+    const body = (text: string) => ({ ...payload, pull_request: { ...payload.pull_request, body: text } });
+    const issues = (text: string) => steps(decidePullRequestEvent(body(text)))?.[0];
+    expect(
+      issues(
+        "Resolves: https://github.com/Codertocat/Hello-World/issues/7 and fixes Codertocat/Hello-World#8",
+      ),
+    ).toEqual({
+      op: "link-pull",
+      issues: [7, 8],
+      pullRequest: pull,
+    });
+    expect(decidePullRequestEvent(body("Fixes octo/other#3, see #4, `fixes #5`"))).toBeNull();
+    expect(decidePullRequestEvent(body(""))).toBeNull();
+  });
+
+  it("a PR into another branch than the default closes nothing", () => {
+    const payload = fixture("pull_request.opened-closing-issue-1");
+    const intoDev = {
+      ...payload,
+      pull_request: { ...payload.pull_request, base: { ...payload.pull_request.base, ref: "dev" } },
+    };
+    expect(decidePullRequestEvent(intoDev)).toBeNull();
+  });
+
+  it("edited: a body change moves the links; a title edit, synchronize or a label decide nothing", () => {
     const payload = fixture("pull_request.edited-title-only");
     expect(decidePullRequestEvent(payload)).toBeNull();
-    expect(steps(decidePullRequestEvent({ ...payload, changes: { body: { from: "" } } }))).toEqual([
-      { op: "read-closed-by", pullRequest: 2 },
+    const edited = (from: string, to: string) => ({
+      ...payload,
+      changes: { body: { from } },
+      pull_request: { ...payload.pull_request, body: to },
+    });
+    expect(steps(decidePullRequestEvent(edited("", "Fixes #1")))).toEqual([
+      { op: "link-pull", issues: [1], pullRequest: pull },
     ]);
-    expect(
-      steps(decidePullRequestEvent({ ...payload, changes: { base: { ref: { from: "dev" } } } })),
-    ).toHaveLength(1);
+    expect(steps(decidePullRequestEvent(edited("Fixes #1", "Fixes #2")))).toEqual([
+      { op: "unlink-pull", issues: [1], pullRequest: 2 },
+      { op: "link-pull", issues: [2], pullRequest: pull },
+    ]);
+    expect(steps(decidePullRequestEvent(edited("Fixes #1", "Nothing to close")))).toEqual([
+      { op: "unlink-pull", issues: [1], pullRequest: 2 },
+    ]);
+    const rebased = {
+      ...payload,
+      changes: { base: { ref: { from: "master" } } },
+      pull_request: {
+        ...payload.pull_request,
+        body: "Fixes #1",
+        base: { ...payload.pull_request.base, ref: "dev" },
+      },
+    };
+    expect(steps(decidePullRequestEvent(rebased))).toEqual([
+      { op: "unlink-pull", issues: [1], pullRequest: 2 },
+    ]);
     expect(decidePullRequestEvent({ ...payload, action: "synchronize" })).toBeNull();
     expect(decidePullRequestEvent({ ...payload, action: "labeled" })).toBeNull();
   });

@@ -17,7 +17,6 @@ const feedCalls = [
   "GET /repos/{owner}/{repo}/issues/{issue_number}/dependencies/blocked_by",
   "GET /repos/{owner}/{repo}/issues/{issue_number}/dependencies/blocking",
   "graphql:QueueOpenPullRequests",
-  "graphql:QueuePullRequestClosingIssues",
   "graphql:QueueIssueClosingPullRequests",
 ];
 
@@ -159,23 +158,28 @@ describe("the candidate index's webhook feed", () => {
     expect(now.get(1)).toMatchObject({ title: "Parser", labels: ["p0"], blockers: [] });
     expect(now.get(2)?.blockers).toEqual(["octo/widgets#1"]);
 
-    // A pull request that closes #2: GitHub's links are read once per opened/closed, never for a title edit.
+    // A pull request that closes #2: linked from its body's closing keywords, no GitHub read; a title
+    // edit changes nothing, a body edit moves the link, closing the PR unlinks it.
     let pull = 0;
     expect(
       await feedRequests(sim, () => {
         pull = sim.openPull({ repo: repoName, author: "bob", head: "fix-lexer", body: "Fixes #2" }).number;
       }),
-    ).toEqual({ "graphql:QueuePullRequestClosingIssues": 1 });
+    ).toEqual({});
     expect((await index()).get(2)?.closingPullRequests).toEqual([
       { number: pull, headRefName: "fix-lexer", author: "bob" },
     ]);
     expect(
       await feedRequests(sim, () => sim.editPull(repoName, pull, { title: "Fix the lexer" }, "bob")),
     ).toEqual({});
-    expect(await feedRequests(sim, () => sim.closePull(repoName, pull, "bob"))).toEqual({
-      "graphql:QueuePullRequestClosingIssues": 1,
-    });
-    expect((await index()).get(2)?.closingPullRequests).toEqual([]);
+    expect(await feedRequests(sim, () => sim.editPull(repoName, pull, { body: "Fixes #1" }, "bob"))).toEqual(
+      {},
+    );
+    now = await index();
+    expect(now.get(2)?.closingPullRequests).toEqual([]);
+    expect(now.get(1)?.closingPullRequests.map((pr) => pr.number)).toEqual([pull]);
+    expect(await feedRequests(sim, () => sim.closePull(repoName, pull, "bob"))).toEqual({});
+    expect((await index()).get(1)?.closingPullRequests).toEqual([]);
 
     // Transferred and deleted issues leave.
     await feedRequests(sim, () => {
@@ -226,6 +230,47 @@ describe("the candidate index's webhook feed", () => {
     expect(now.get(2)?.blockers).toEqual(["octo/widgets#3"]);
     expect(now.has(4)).toBe(false);
     expect((await stack.store.refreshedAt(queueRepo))!).toBeGreaterThanOrEqual(refreshed);
+  });
+});
+
+describe("a claims/next miss", () => {
+  it("refreshes an index the App never built (its installation webhook was lost) before it picks", async () => {
+    stack = await startLocalStack({ startApp: defaultApp({ throttle: false, disabledJobs: ["janitor"] }) });
+    const { sim } = stack;
+    const token = "ghp_bob0000000000000000000000000000000001";
+    sim.webhooks.dropNext(1, { event: "installation" });
+    sim.seed({
+      users: [{ login: "bob", tokens: [token] }],
+      repos: [
+        {
+          fullName: repoName,
+          id: 777,
+          collaborators: { bob: "write" },
+          issues: [
+            { number: 1, title: "Parser" },
+            { number: 2, title: "Lexer", labels: ["p1"] },
+          ],
+        },
+      ],
+      installations: [{ id: installationId, account: "octo", repos: [repoName] }],
+    });
+    await sim.flush();
+    expect(await stack.store.refreshedAt(queueRepo)).toBeNull();
+    const mark = sim.requests.mark();
+
+    const answer = await fetch(`${stack.app.url}/api/v1/claims/next`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ repo: repoName, actor: { runtime: "codex", sessionId: "s-1" } }),
+    });
+
+    expect(answer.status).toBe(201);
+    expect(((await answer.json()) as { picked: { issue: number } }).picked.issue).toBe(2);
+    // The miss: the repository's id, then one listing page; nothing else of the feed's.
+    const counts = sim.requests.counts(mark);
+    expect(counts["GET /repos/{owner}/{repo}"]).toBe(1);
+    expect(counts["GET /repos/{owner}/{repo}/issues"]).toBe(1);
+    expect(await stack.store.refreshedAt(queueRepo)).not.toBeNull();
   });
 });
 

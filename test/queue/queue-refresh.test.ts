@@ -120,6 +120,17 @@ describe("the queue refresh", () => {
     ]);
   });
 
+  it("concurrent refreshes of one repository share one read of GitHub", async () => {
+    for (let n = 1; n <= 120; n++) sim.addIssue(repoName, { title: `Issue ${n}` });
+    const mark = sim.requests.mark();
+    const reports = await Promise.all(Array.from({ length: 5 }, () => refresh(repo)));
+    expect(new Set(reports).size).toBe(1);
+    expect(sim.requests.counts(mark)).toEqual({ "GET /repos/{owner}/{repo}/issues": 2 });
+    // Once it ended, the next caller refreshes again.
+    await refresh(repo);
+    expect(sim.requests.count({}, mark)).toBe(4);
+  });
+
   it("stops at its page cap: the index holds the oldest issues, the report says truncated", async () => {
     for (let n = 1; n <= 101; n++) sim.addIssue(repoName, { title: `Issue ${n}` });
     const token = await createInstallationToken(sim, appKey, installationId);

@@ -53,8 +53,14 @@ export interface FakeApi {
   requests: RecordedRequest[];
   /** GitHub tokens the fake accepts, with the login each one stands for. */
   logins: Map<string, string>;
-  /** Open issues served by the fake GitHub `GET /repos/{o}/{r}/issues`. */
-  openIssues: Map<string, { number: number; title: string; assignees: string[]; pullRequest?: boolean }[]>;
+  /**
+   * Open issues served by the fake GitHub `GET /repos/{o}/{r}/issues`, and the candidates of the fake's
+   * `claims/next` and `queue` (ranked by a `p0`…`p3` label, then number).
+   */
+  openIssues: Map<
+    string,
+    { number: number; title: string; assignees: string[]; pullRequest?: boolean; labels?: string[] }[]
+  >;
   /** Answers the next requests to a path (method + path prefix) with these, in order. */
   script(method: string, pathPrefix: string, ...answers: Scripted[]): void;
   /** The current claim of a subject, if any. */
@@ -160,6 +166,49 @@ export async function startFakeApi(options: FakeApiOptions = {}): Promise<FakeAp
     return lease;
   };
 
+  /** Like the App's queue: free, unfiltered open issues ranked by priority label then number; the rest counted. */
+  const rankQueue = (repo: string, filter: { labels?: string[]; excludeLabels?: string[] }) => {
+    const priority = (labels: string[]) => {
+      const index = ["p0", "p1", "p2", "p3"].findIndex((p) => labels.includes(p));
+      return index === -1 ? 4 : index;
+    };
+    const counts = { held: 0, human: 0, blocked: 0, prOpen: 0, filtered: 0 };
+    const skipped: { issue: number; reason: string }[] = [];
+    const stale: { number: number }[] = [];
+    const candidates = (openIssues.get(repo) ?? [])
+      .filter((issue) => !issue.pullRequest)
+      .sort((a, b) => priority(a.labels ?? []) - priority(b.labels ?? []) || a.number - b.number);
+    const eligible: { number: number; title: string; rank: number; reasons: string[] }[] = [];
+    for (const issue of candidates) {
+      const labels = issue.labels ?? [];
+      const claim = claims.get(key(repo, issue.number));
+      const live = claim && !["released", "completed", "reaped"].includes(claim.state);
+      let reason: "held" | "human" | "filtered" | null = null;
+      if (live && claim.actor.kind === "human") reason = "human";
+      else if (live) reason = "held";
+      else if (issue.assignees.length > 0) reason = "human";
+      else if (
+        !(filter.labels ?? []).every((l) => labels.includes(l)) ||
+        (filter.excludeLabels ?? []).some((l) => labels.includes(l))
+      )
+        reason = "filtered";
+      if (reason) {
+        counts[reason]++;
+        skipped.push({ issue: issue.number, reason });
+        if (reason === "held" && claim?.state === "stale") stale.push(issue);
+        continue;
+      }
+      const rankOf = priority(labels);
+      eligible.push({
+        number: issue.number,
+        title: issue.title,
+        rank: eligible.length + 1,
+        reasons: [...(rankOf < 4 ? [`priority:p${rankOf}`] : []), "oldest"],
+      });
+    }
+    return { eligible, skipped, counts, stale };
+  };
+
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? "/", "http://fake");
     const text = await readBody(req);
@@ -254,6 +303,67 @@ export async function startFakeApi(options: FakeApiOptions = {}): Promise<FakeAp
         state: current.state,
         lastHeartbeatAt: new Date().toISOString(),
         reclaimableAt: expiresAt(),
+      });
+    }
+
+    if (route === "POST /api/v1/claims/next") {
+      const login = logins.get(bearer(req) ?? "");
+      if (!login) return fail(res, 401, "unauthorized", "unknown GitHub token");
+      const known = ["repo", "actor", "taskClass", "labels", "excludeLabels", "includeTakeovers", "scope"];
+      const unknown = Object.keys(body ?? {}).find((field) => !known.includes(field));
+      if (unknown) return fail(res, 422, "invalid_request", `unknown field ${unknown}`);
+      const { repo, actor = {}, taskClass = "author", includeTakeovers = false } = body;
+      const { sessionKey, ...shown } = actor as Partial<FakeActor> & { sessionKey?: string };
+      const claimant: FakeActor = { kind: "agent", login, ...shown };
+      const ranked = rankQueue(repo, body);
+      const pick = ranked.eligible.find(() => true);
+      const takeover = includeTakeovers ? ranked.stale[0] : undefined;
+      if (!pick && takeover) {
+        const current = claims.get(key(repo, takeover.number))!;
+        const picked = { issue: takeover.number, rank: 1, reasons: ["reclaimable"] };
+        if (current.takeoverPendingBy !== claimant.sessionId) {
+          current.takeoverPendingBy = claimant.sessionId;
+          return json(res, 202, {
+            status: "takeover_pending",
+            retryAfterSeconds: graceSeconds,
+            incumbent: current.actor,
+            picked,
+          });
+        }
+      }
+      if (!pick) {
+        return fail(res, 409, "queue_empty", `no eligible issue in ${repo}`, { skipped: ranked.counts });
+      }
+      const claim = mint(
+        repo,
+        pick.number,
+        claimant,
+        taskClass,
+        `agent/${actor.sessionId}/${pick.number}-work`,
+        sessionKey,
+      );
+      return json(res, 201, {
+        lease: leaseBody(claim),
+        resume: null,
+        overlaps: [],
+        picked: { issue: pick.number, rank: pick.rank, reasons: pick.reasons },
+      });
+    }
+
+    match = /^GET \/api\/v1\/repos\/([^/]+)\/([^/]+)\/queue$/.exec(route);
+    if (match) {
+      if (!logins.has(bearer(req) ?? "")) return fail(res, 401, "unauthorized", "unknown GitHub token");
+      const ranked = rankQueue(`${match[1]}/${match[2]}`, {});
+      const limit = Number(url.searchParams.get("limit") ?? "50");
+      return json(res, 200, {
+        queue: ranked.eligible.slice(0, limit).map((c) => ({
+          issue: c.number,
+          title: c.title,
+          rank: c.rank,
+          reasons: c.reasons,
+        })),
+        skipped: ranked.skipped,
+        truncated: ranked.eligible.length > limit,
       });
     }
 

@@ -25,6 +25,7 @@ import {
   WebhookConfigInput,
 } from "./control-schemas.js";
 import type { GitHubSimulator } from "./github-simulator.js";
+import { mergeQueueRoutes } from "./merge-queue-routes.js";
 
 export interface ControlAnswer {
   status: number;
@@ -107,6 +108,7 @@ const controlRoutes: Record<string, ControlHandler> = {
     sim.rerequestCheckRun(input.checkRunId, input.login);
     return { ok: true };
   }),
+  ...mergeQueueRoutes,
   "GET /_sim/requests": (sim, _body, query) => {
     const since = Number(query.get("since") ?? 0);
     return {

@@ -20,6 +20,7 @@ import {
   type UserSeed,
 } from "./control-schemas.js";
 import { type Fault, FaultRules, type FaultSpec } from "./fault-rules.js";
+import type { DequeueAction, EnqueueAction, MergeHeadAction, SimMergeGroup } from "./merge-queue.js";
 import type { RequestLog, RequestMatch } from "./request-log.js";
 import { SimNotFound, type SimState } from "./sim-state.js";
 import type { RepoRole, SimCheckRun, SimInstallation, SimIssue, SimRepo, SimUser } from "./sim-types.js";
@@ -332,6 +333,34 @@ export class GitHubSimulator {
     const run = this.state.checkRuns.get(checkRunId);
     if (!run) throw new SimNotFound(`no check run ${checkRunId}`);
     this.state.rerequestCheckRun(run, this.#user(login));
+  }
+
+  /** Adds pull requests to their merge queue: a merge group each, `merge_group.checks_requested` for each. */
+  enqueue(action: EnqueueAction): SimMergeGroup[] {
+    const repo = this.state.requireRepo(action.repo);
+    return this.state.mergeQueues.enqueue(this.state, repo, action.pulls, this.#user(action.login));
+  }
+
+  /** Removes a pull request from its queue (`destroyed`); the groups behind it are rebuilt and re-requested. */
+  dequeue(action: DequeueAction): SimMergeGroup[] {
+    const repo = this.state.requireRepo(action.repo);
+    return this.state.mergeQueues.dequeue(this.state, repo, action.number, this.#user(action.login));
+  }
+
+  /** Merges the head of a queue: its PR closes merged, the base branch moves to its group's head. */
+  mergeQueueHead(action: MergeHeadAction): { number: number; group: SimMergeGroup } {
+    const repo = this.state.requireRepo(action.repo);
+    const base = action.base ?? repo.defaultBranch;
+    const entry = this.state.mergeQueues.mergeHead(this.state, repo, base, this.#user(action.login));
+    return { number: entry.number, group: entry.group };
+  }
+
+  /** A queue as a test reads it: its PRs in order with their groups. */
+  mergeQueue(repo: string, base?: string): { number: number; group: SimMergeGroup }[] {
+    const target = this.state.requireRepo(repo);
+    return this.state.mergeQueues
+      .entries(target, base ?? target.defaultBranch)
+      .map((entry) => ({ number: entry.number, group: entry.group }));
   }
 
   // ---- faults -----------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 // The simulator's GitHub: every record, and every change as GitHub makes it, each announcing its webhook.
 import { createHash } from "node:crypto";
+import { SimMergeQueues } from "./merge-queue.js";
 import {
   renderCheckRun,
   renderComment,
@@ -69,6 +70,7 @@ export class SimState {
   readonly reactions = new Map<number, SimReaction>();
   readonly checkRuns = new Map<number, SimCheckRun>();
   readonly installations = new Map<number, SimInstallation>();
+  readonly mergeQueues = new SimMergeQueues();
   /** Token -> user id (personal access tokens of seeded users). */
   readonly userTokens = new Map<string, number>();
   /** Installation token -> installation id and expiry. */
@@ -94,6 +96,7 @@ export class SimState {
     this.reactions.clear();
     this.checkRuns.clear();
     this.installations.clear();
+    this.mergeQueues.clear();
     this.userTokens.clear();
     this.installationTokens.clear();
     this.#nodes.clear();
@@ -345,6 +348,11 @@ export class SimState {
       requester: null,
       sender: renderUser(this, sender),
     });
+  }
+
+  /** A repository event for the parts kept in files of their own (merge queues). */
+  emitRepositoryEvent(repo: SimRepo, event: string, sender: SimUser, fields: Record<string, unknown>): void {
+    this.#emit(repo, event, sender, fields);
   }
 
   /** A repository event: sent only where the App is installed, like GitHub's. */

@@ -37,6 +37,7 @@ const defaultEvents = [
   "push",
   "check_run",
   "check_suite",
+  "merge_group",
   "installation",
   "installation_repositories",
   "sub_issues",
@@ -49,6 +50,7 @@ const appPermissions = {
   checks: "write",
   contents: "read",
   metadata: "read",
+  merge_queues: "read",
 };
 
 const maxBody = 10 * 1024 * 1024;

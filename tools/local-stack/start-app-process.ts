@@ -16,6 +16,8 @@ export interface AppProcessOptions {
   adminToken: string;
   /** More environment for `src/main.ts` (jobs, intervals); default: the janitor off. */
   env?: Record<string, string>;
+  /** Where the App's output (its log lines) goes: nowhere (default) or this process's stdout and stderr. */
+  output?: "ignore" | "inherit";
 }
 
 /** Kills the process with SIGKILL and resolves when it has exited (at once if it already has). */
@@ -55,7 +57,7 @@ export function appProcess(options: AppProcessOptions): StartApp<AppProcess> {
         LOG_LEVEL: "warn",
         ...(options.env ?? { CLAIM_HOLD_DISABLE_JOBS: "janitor" }),
       },
-      stdio: "ignore",
+      stdio: ["ignore", options.output ?? "ignore", options.output ?? "ignore"],
     });
     const url = `http://127.0.0.1:${port}`;
     const close = () => killAppProcess(child);

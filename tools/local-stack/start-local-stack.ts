@@ -4,6 +4,8 @@ import { Writable } from "node:stream";
 import type { Logger } from "pino";
 import { createLogger } from "../../src/logger.js";
 import type { FenceStore } from "../../src/providers/fence-store.js";
+import { createClaimHoldOctokit } from "../../src/providers/github/claim-hold-octokit.js";
+import { createThrottleConnection, withSharedThrottle } from "../../src/providers/github/shared-throttle.js";
 import type { LivenessStore } from "../../src/providers/liveness-store.js";
 import {
   type GitHubSimulator,
@@ -81,6 +83,13 @@ export interface DefaultAppOptions {
   disabledJobs?: string[];
   /** Probot's retries and write throttling; off makes every App call exactly one simulator request. */
   throttle?: boolean;
+  /**
+   * The GitHub client and write coalescing of `src/main.ts` instead of stock Probot's: bounded
+   * rate-limit retries, GraphQL reads outside the write limiter, writes one at a time about a second
+   * apart per installation (the limiter kept in the stack's Redis when it has one, as with REDIS_URL).
+   * Default off: most tests count exact requests sent at once.
+   */
+  productionThrottle?: boolean;
   /** The janitor's pause between writes (default: a real sleep). */
   sleep?: (ms: number) => Promise<void>;
   /** The App's clock (default: its steady clock). */
@@ -113,10 +122,22 @@ export function defaultApp(options: DefaultAppOptions = {}): StartApp<DefaultSta
   return async (wiring) => {
     const adminToken = options.adminToken ?? randomBytes(16).toString("hex");
     const log = stackLogger(options.logLevel ?? "warn");
+    // Its own connection: Bottleneck's disconnect ends the client it was given.
+    const throttle =
+      options.productionThrottle && wiring.redis
+        ? createThrottleConnection(wiring.redis.client.duplicate({ enableOfflineQueue: true }), log)
+        : undefined;
+    const Octokit = options.productionThrottle
+      ? throttle
+        ? withSharedThrottle(createClaimHoldOctokit(), throttle)
+        : createClaimHoldOctokit()
+      : options.throttle === false
+        ? UnthrottledOctokit
+        : undefined;
     const app = await startStackApp({
       ...wiring,
       log,
-      ...(options.throttle === false ? { Octokit: UnthrottledOctokit } : {}),
+      ...(Octokit ? { Octokit } : {}),
       advertiseOwnUrl: true,
       ...(options.handlers ? { handlers: options.handlers } : {}),
       app: {
@@ -129,9 +150,18 @@ export function defaultApp(options: DefaultAppOptions = {}): StartApp<DefaultSta
         disabledJobs: options.disabledJobs ?? [],
         ...(options.sleep ? { sleep: options.sleep } : {}),
         ...(options.now ? { now: options.now } : {}),
+        ...(options.productionThrottle ? { coalesceWrites: true } : {}),
       },
     });
-    return { ...app, adminToken, log };
+    return {
+      ...app,
+      adminToken,
+      log,
+      async close() {
+        await app.close();
+        await throttle?.disconnect();
+      },
+    };
   };
 }
 

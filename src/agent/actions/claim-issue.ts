@@ -13,6 +13,10 @@ export interface ClaimChoices {
   takeover: boolean;
   scope?: string[];
   artifacts?: string;
+  /** Claim although the issue has open blockers. */
+  ignoreBlockers?: boolean;
+  /** Claim although someone else's open pull request already closes the issue. */
+  allowOpenPullRequest?: boolean;
   /** Told before each wait for a pending takeover's grace beat (the MCP server reports progress). */
   onTakeoverPending?: (pending: TakeoverPending) => void;
 }
@@ -37,12 +41,7 @@ export async function claimIssue(
     {
       repo: subject.repo,
       issue: subject.issue,
-      actor: {
-        sessionId: session.sessionId,
-        ...(session.runtime ? { runtime: session.runtime } : {}),
-        host: (ctx.env.CLAIM_HOLD_HOST || hostname()).slice(0, 100),
-        sessionKey,
-      },
+      actor: claimActor(ctx, session, sessionKey),
       ...(leaseToken ? { leaseToken } : {}),
       taskClass: choices.taskClass,
       // Without --branch the App names it: a successor must continue the incumbent's branch.
@@ -50,31 +49,59 @@ export async function claimIssue(
       takeover: choices.takeover,
       ...(choices.scope?.length ? { scope: choices.scope } : {}),
       ...(choices.artifacts ? { artifacts: choices.artifacts } : {}),
+      ...(choices.ignoreBlockers ? { ignoreBlockers: true } : {}),
+      ...(choices.allowOpenPullRequest ? { allowOpenPullRequest: true } : {}),
     },
-    {
-      signal: ctx.signal,
-      onTakeoverPending: (pending) => {
-        ctx.out.info(
-          `takeover of ${formatSubject(subject)} pending: waiting ${pending.retryAfterSeconds} s ` +
-            `for ${actorName(pending.incumbent)} to miss its grace beat`,
-        );
-        choices.onTakeoverPending?.(pending);
-      },
-    },
+    { signal: ctx.signal, onTakeoverPending: reportTakeoverPending(ctx, formatSubject(subject), choices) },
   );
-  for (const overlap of result.overlaps) {
-    ctx.out.info(
-      `warning: ${overlap.subject} (${actorName(overlap.holder)}) declared overlapping files: ${overlap.paths.join(", ")}`,
-    );
-  }
+  warnOfOverlaps(ctx, result);
   const lease = leaseFileOf(result, { baseUrl, subject, choices, session, now: ctx.now() });
   await writeLease(leaseDir(gitDir), lease);
   return { lease, result, session };
 }
 
-function leaseFileOf(
+/** Who claims: the session's id, runtime and host, and the session key that proves it. */
+export function claimActor(ctx: AgentContext, session: Session, sessionKey: string) {
+  return {
+    sessionId: session.sessionId,
+    ...(session.runtime ? { runtime: session.runtime } : {}),
+    host: (ctx.env.CLAIM_HOLD_HOST || hostname()).slice(0, 100),
+    sessionKey,
+  };
+}
+
+export function reportTakeoverPending(
+  ctx: AgentContext,
+  what: string,
+  choices: Pick<ClaimChoices, "onTakeoverPending">,
+): (pending: TakeoverPending) => void {
+  return (pending) => {
+    ctx.out.info(
+      `takeover of ${what} pending: waiting ${pending.retryAfterSeconds} s ` +
+        `for ${actorName(pending.incumbent)} to miss its grace beat`,
+    );
+    choices.onTakeoverPending?.(pending);
+  };
+}
+
+export function warnOfOverlaps(ctx: AgentContext, result: ClaimResult): void {
+  for (const overlap of result.overlaps) {
+    ctx.out.info(
+      `warning: ${overlap.subject} (${actorName(overlap.holder)}) declared overlapping files: ${overlap.paths.join(", ")}`,
+    );
+  }
+}
+
+/** The lease file of a claim just made; `choices.branch` only where the App named none. */
+export function leaseFileOf(
   result: ClaimResult,
-  at: { baseUrl: string; subject: SubjectRef; choices: ClaimChoices; session: Session; now: number },
+  at: {
+    baseUrl: string;
+    subject: SubjectRef;
+    choices: Pick<ClaimChoices, "branch">;
+    session: Session;
+    now: number;
+  },
 ): LeaseFile {
   const { lease: issued } = result;
   return {

@@ -1,5 +1,5 @@
 // The heartbeat loop shared by `keepalive` and `run`: beat at the interval until the lease is lost.
-import type { ClaimHoldClient, HeartbeatResponse } from "../client/index.js";
+import type { ClaimHoldClient, HeartbeatInput, HeartbeatResponse } from "../client/index.js";
 import { isClaimHoldError } from "../client/index.js";
 import { isLeaseLost, isTransient } from "./errors.js";
 import type { LeaseFile } from "./lease-store.js";
@@ -35,6 +35,14 @@ export interface KeepAliveDeps {
   /** When the lease expires if no beat succeeds (epoch ms). */
   expiresAtMs: number;
   toEpochMs: (value: string | number) => number | undefined;
+  /** What each beat says besides "alive" (a standing ask, the runtime's usage); default nothing. */
+  body?: (lease: LeaseFile) => Promise<HeartbeatInput>;
+  /**
+   * True when the error refused the beat's usage (lower than the lease's last): the beat is sent again
+   * without it, so a runtime's bad figures never cost the lease.
+   */
+  usageRefused?: (error: unknown) => boolean;
+  onUsageRefused?: (error: unknown) => void;
   onBeat?: (response: HeartbeatResponse) => void;
   onTransientError?: (error: unknown, expiresAtMs: number) => void;
 }
@@ -62,11 +70,16 @@ export async function keepLeaseAlive(deps: KeepAliveDeps): Promise<LoopEnd> {
     if (lease.status !== "held") return { kind: lease.status, error: lease.statusDetail };
 
     try {
-      const response = await deps.client.heartbeat(
-        { id: lease.leaseId, token: lease.token },
-        {},
-        { signal: deps.signal },
-      );
+      const credentials = { id: lease.leaseId, token: lease.token };
+      const body = deps.body ? await deps.body(lease) : {};
+      const response = await deps.client
+        .heartbeat(credentials, body, { signal: deps.signal })
+        .catch((error: unknown) => {
+          if (!body.usage || !deps.usageRefused?.(error)) throw error;
+          deps.onUsageRefused?.(error);
+          const { usage: _refused, ...withoutUsage } = body;
+          return deps.client.heartbeat(credentials, withoutUsage, { signal: deps.signal });
+        });
       expiresAtMs = deps.toEpochMs(response.expiresAt) ?? deps.now() + lease.ttlSeconds * 1000;
       deps.onBeat?.(response);
       waitMs = deps.intervalMs;

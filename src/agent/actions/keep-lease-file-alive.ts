@@ -1,5 +1,6 @@
 // Heartbeats the lease of a lease file until it ends, and records a loss in the file (`keepalive`, `run`, MCP).
 import { type AgentContext, clientFor, heartbeatIntervalMs, serverUrl, toEpochMs } from "./agent-context.js";
+import { heartbeatBodyOf, isUsageRefused } from "./heartbeat-body.js";
 import { keepLeaseAlive, type LoopEnd } from "./keep-lease-alive.js";
 import { type LeaseFile, markLease, readLease } from "./lease-store.js";
 
@@ -19,6 +20,12 @@ export async function keepLeaseFileAlive(
     signal,
     expiresAtMs: toEpochMs(lease.expiresAt) ?? ctx.now() + lease.ttlSeconds * 1000,
     toEpochMs,
+    body: (current) => heartbeatBodyOf(ctx, current),
+    usageRefused: isUsageRefused,
+    onUsageRefused: (error) =>
+      ctx.out.info(
+        `the server refused the usage file's figures (${(error as Error).message}); beat sent without them`,
+      ),
     onTransientError: (error, expiresAtMs) =>
       ctx.out.info(
         `heartbeat failed (${(error as Error).message}); retrying until the lease expires at ${new Date(expiresAtMs).toISOString()}`,

@@ -29,6 +29,8 @@ export const LeaseFileSchema = z.strictObject({
    */
   status: z.enum(["held", "releasing", "superseded", "gone"]),
   statusDetail: z.string().optional(),
+  /** The blocker of the session's standing ask for a person: every heartbeat repeats it until withdrawn. */
+  needsHuman: z.string().min(1).max(300).optional(),
 });
 export type LeaseFile = z.infer<typeof LeaseFileSchema>;
 

@@ -1,10 +1,19 @@
-// CLI failures and the exit code each one maps to (SPEC §8: 0 ok, 3 held, 4 superseded/gone, 2 usage, 1 other).
+// CLI failures and the exit code each one maps to (SPEC §8: 0 ok, 3 held or nothing free, 4 superseded/gone, 2 usage, 1 other).
 import { isLeaseLost, UsageError } from "../actions/errors.js";
 import { isClaimHoldError } from "../client/index.js";
 
 export const exitCodes = { ok: 0, other: 1, usage: 2, held: 3, lost: 4 } as const;
 
-const heldCodes = new Set(["held", "human_held", "cap_reached", "takeover_pending"]);
+/** Exit 3: this issue (or, for `next`, every issue) is not for this session now; pick other work or wait. */
+const heldCodes = new Set([
+  "held",
+  "human_held",
+  "cap_reached",
+  "takeover_pending",
+  "blocked",
+  "pr_open",
+  "queue_empty",
+]);
 
 export function exitCodeFor(error: unknown): number {
   if (error instanceof UsageError) return exitCodes.usage;

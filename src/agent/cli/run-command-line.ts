@@ -10,6 +10,7 @@ import { claimCommand } from "./commands/claim.js";
 import { installHookCommand } from "./commands/install-hook.js";
 import { keepaliveCommand } from "./commands/keepalive.js";
 import { attestCommand, heartbeatCommand, releaseCommand, verifyCommand } from "./commands/lease-calls.js";
+import { nextCommand } from "./commands/next.js";
 import { queueCommand } from "./commands/queue.js";
 import { runCommand } from "./commands/run.js";
 import { statusCommand } from "./commands/status.js";
@@ -19,6 +20,7 @@ import { exitCodeFor, exitCodes } from "./exit-codes.js";
 /** The CLI's own commands; the bin entry (src/agent/main.ts) adds `mcp`. */
 export const cliCommands: readonly CommandSpec[] = [
   claimCommand,
+  nextCommand,
   heartbeatCommand,
   keepaliveCommand,
   runCommand,
@@ -184,11 +186,11 @@ function globalHelp(commands: readonly CommandSpec[]): string {
     "",
     "environment:",
     "  CLAIM_HOLD_URL   URL of the claim-hold App (lease commands fall back to the URL stored with the lease)",
-    "  GITHUB_TOKEN     token of the agent's GitHub account (claim, run, queue)",
+    "  GITHUB_TOKEN     token of the agent's GitHub account (claim, next, run, queue)",
     `  session id       first of ${sessionEnvVars.map((v) => v.name).join(", ")},`,
     "                   else a random id kept in .git/claim-hold/session-id",
     "",
-    "exit codes: 0 ok, 1 other error, 2 usage, 3 held by another, 4 superseded or gone",
+    "exit codes: 0 ok, 1 other error, 2 usage, 3 held by another (next: nothing eligible), 4 superseded or gone",
     "run `claim-hold <command> --help` for a command's options",
   ].join("\n");
 }

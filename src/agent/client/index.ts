@@ -14,12 +14,16 @@ import {
   type VerifyResponse,
   VerifyResponseSchema,
 } from "../../contract/api-responses.js";
+import { type QueueResponse, QueueResponseSchema } from "../../contract/queue-responses.js";
 import { abortableSleep } from "./abortable-sleep.js";
+import { claimNext } from "./claim-next.js";
 import { claimWithTakeoverWaits } from "./claim-with-takeover-waits.js";
 import { ClaimHoldError } from "./errors.js";
 import type {
   CallOptions,
   ClaimInput,
+  ClaimNextInput,
+  ClaimNextResult,
   ClaimOptions,
   ClaimResult,
   HeartbeatInput,
@@ -32,6 +36,8 @@ export * from "../../contract/api-responses.js";
 export * from "../../contract/claim-vocabulary.js";
 /** States of SPEC §2.2; kept out of the response schemas so a new state never breaks a client. */
 export * from "../../contract/derived-states.js";
+/** `claims/next` and the queue view (SPEC §4.2). */
+export * from "../../contract/queue-responses.js";
 export { abortableSleep } from "./abortable-sleep.js";
 export { backoffDelay } from "./backoff.js";
 export { ClaimHoldError, type ClaimHoldErrorCode, isClaimHoldError, redactSecrets } from "./errors.js";
@@ -59,6 +65,11 @@ export interface ClaimHoldClientOptions {
 export interface ClaimHoldClient {
   /** Claims, re-claims or takes over; waits out `202 takeover_pending` up to `maxTakeoverWaits` times. */
   claim(input: ClaimInput, options?: ClaimOptions): Promise<ClaimResult>;
+  /**
+   * Lets the server pick the best free issue and claims it. Fails with `queue_empty` (409, `details.skipped`
+   * counts why) when nothing is eligible. Never retried (a repeated pick is a second claim).
+   */
+  claimNext(input: ClaimNextInput, options?: ClaimOptions): Promise<ClaimNextResult>;
   heartbeat(
     lease: LeaseCredentials,
     input?: HeartbeatInput,
@@ -74,6 +85,8 @@ export interface ClaimHoldClient {
     options?: CallOptions,
   ): Promise<InventoryResponse>;
   subject(repo: string, issue: number, options?: CallOptions): Promise<SubjectResponse>;
+  /** The server's ranked queue: eligible issues best first with their reasons, then the first skipped ones with why. */
+  queue(repo: string, query?: { limit?: number }, options?: CallOptions): Promise<QueueResponse>;
 }
 
 export function createClaimHoldClient(options: ClaimHoldClientOptions): ClaimHoldClient {
@@ -85,6 +98,10 @@ export function createClaimHoldClient(options: ClaimHoldClientOptions): ClaimHol
   return {
     async claim(input, claimOptions = {}) {
       return claimWithTakeoverWaits(deps, githubToken("claim"), input, claimOptions, maxTakeoverWaits);
+    },
+
+    async claimNext(input, claimOptions = {}) {
+      return claimNext(deps, githubToken("claim next"), input, claimOptions, maxTakeoverWaits);
     },
 
     async heartbeat(lease, input = {}, callOptions = {}) {
@@ -147,6 +164,19 @@ export function createClaimHoldClient(options: ClaimHoldClientOptions): ClaimHol
         signal: callOptions.signal,
       });
       return parseBody(SubjectResponseSchema, raw, "subject");
+    },
+
+    async queue(repo, query = {}, callOptions = {}) {
+      const search =
+        query.limit === undefined ? "" : `?${new URLSearchParams({ limit: String(query.limit) })}`;
+      const raw = await sendRequest(deps, {
+        method: "GET",
+        path: `api/v1/repos/${repoPath(repo)}/queue${search}`,
+        token: githubToken("queue"),
+        policy: "network-and-5xx",
+        signal: callOptions.signal,
+      });
+      return parseBody(QueueResponseSchema, raw, "queue");
     },
   };
 }

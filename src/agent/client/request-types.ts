@@ -1,6 +1,7 @@
 // What the client's calls take: claim, heartbeat and release inputs, lease credentials and call options.
 import type { ClaimResponse, TakeoverPending } from "../../contract/api-responses.js";
 import type { ReleaseOutcomeName } from "../../contract/claim-vocabulary.js";
+import type { Picked } from "../../contract/queue-responses.js";
 
 export interface ClaimInput {
   /** `owner/name`. */
@@ -19,6 +20,26 @@ export interface ClaimInput {
   takeover?: boolean;
   scope?: string[];
   artifacts?: string;
+  /** Claim even though the issue has open blockers (otherwise `409 blocked`). */
+  ignoreBlockers?: boolean;
+  /** Claim even though someone else's open pull request already closes the issue (otherwise `409 pr_open`). */
+  allowOpenPullRequest?: boolean;
+}
+
+/** `POST /api/v1/claims/next`: the server picks the issue; the rest is what a claim takes. */
+export interface ClaimNextInput {
+  /** `owner/name`. */
+  repo: string;
+  /** As for a claim: send the session's `sessionKey` every time. */
+  actor?: ClaimInput["actor"];
+  taskClass?: string;
+  /** Only issues carrying every one of these labels. */
+  labels?: string[];
+  /** No issue carrying any of these labels. */
+  excludeLabels?: string[];
+  /** Reclaimable agent claims are eligible too: picking one takes it over (resume on its branch). */
+  includeTakeovers?: boolean;
+  scope?: string[];
 }
 
 export interface ClaimOptions {
@@ -29,6 +50,9 @@ export interface ClaimOptions {
 
 /** `created` is true for a new claim (201), false when the same session re-claimed (200). */
 export type ClaimResult = ClaimResponse & { created: boolean };
+
+/** The claim of the issue the server picked, and why it picked it. */
+export type ClaimNextResult = ClaimResult & { picked: Picked };
 
 /** What every lease call needs: the lease id and its `clh_` token. */
 export interface LeaseCredentials {
@@ -42,6 +66,10 @@ export interface HeartbeatInput {
   blocker?: string;
   /** ISO-8601. */
   waitUntil?: string;
+  /** Asks for a person; needs a `blocker`. The next heartbeat without it withdraws the ask. */
+  needsHuman?: boolean;
+  /** Cumulative for the lease: never lower than the last report (the server answers 422). */
+  usage?: { costUsd?: number; tokens?: number };
 }
 
 export type ReleaseOutcome = ReleaseOutcomeName;

@@ -3,6 +3,7 @@ import { z } from "zod";
 import {
   checkRunName,
   type ExistingCheckRun,
+  type MergeGroupCheckState,
   type PullRequestCheckState,
   type PullRequestHead,
 } from "../checks-provider.js";
@@ -25,19 +26,81 @@ const CheckRunList = z.object({
   ),
 });
 
-const PullRequestCheckResponse = z.object({
+/** A commit's check suites with their latest `claim-hold` run, as both evaluation reads ask for them. */
+const CommitCheckRuns = z
+  .object({
+    checkSuites: z
+      .object({
+        nodes: z
+          .array(
+            z
+              .object({
+                app: z.object({ databaseId: z.number().int().nullable() }).nullable(),
+                checkRuns: z
+                  .object({
+                    nodes: z
+                      .array(
+                        z
+                          .object({
+                            databaseId: z.number().int().nullable(),
+                            name: z.string(),
+                            conclusion: z.string().nullable(),
+                            title: z.string().nullable(),
+                            summary: z.string().nullable(),
+                            text: z.string().nullable(),
+                          })
+                          .nullable(),
+                      )
+                      .nullable(),
+                  })
+                  .nullable(),
+              })
+              .nullable(),
+          )
+          .nullable(),
+      })
+      .nullable()
+      .optional(),
+  })
+  .nullable();
+
+const ClosingReferences = z
+  .object({
+    nodes: z
+      .array(
+        z
+          .object({
+            number: z.number().int().positive(),
+            repository: z.object({ databaseId: z.number().int().nullable() }),
+          })
+          .nullable(),
+      )
+      .nullable(),
+  })
+  .nullable();
+
+const MergeGroupCheckResponse = z.object({
   repository: z
     .object({
-      pullRequest: z
+      mergeQueue: z
         .object({
-          closingIssuesReferences: z
+          entries: z
             .object({
               nodes: z
                 .array(
                   z
                     .object({
-                      number: z.number().int().positive(),
-                      repository: z.object({ databaseId: z.number().int().nullable() }),
+                      position: z.number().int(),
+                      headCommit: z.object({ oid: z.string() }).nullable(),
+                      pullRequest: z
+                        .object({
+                          number: z.number().int().positive(),
+                          headRefName: z.string(),
+                          headRefOid: z.string(),
+                          author: z.object({ __typename: z.string(), login: z.string() }).nullable(),
+                          closingIssuesReferences: ClosingReferences,
+                        })
+                        .nullable(),
                     })
                     .nullable(),
                 )
@@ -46,42 +109,22 @@ const PullRequestCheckResponse = z.object({
             .nullable(),
         })
         .nullable(),
-      object: z
+      object: CommitCheckRuns,
+    })
+    .nullable(),
+});
+
+const StartedRun = z.object({ id: z.number().int() });
+
+const PullRequestCheckResponse = z.object({
+  repository: z
+    .object({
+      pullRequest: z
         .object({
-          checkSuites: z
-            .object({
-              nodes: z
-                .array(
-                  z
-                    .object({
-                      app: z.object({ databaseId: z.number().int().nullable() }).nullable(),
-                      checkRuns: z
-                        .object({
-                          nodes: z
-                            .array(
-                              z
-                                .object({
-                                  databaseId: z.number().int().nullable(),
-                                  name: z.string(),
-                                  conclusion: z.string().nullable(),
-                                  title: z.string().nullable(),
-                                  summary: z.string().nullable(),
-                                  text: z.string().nullable(),
-                                })
-                                .nullable(),
-                            )
-                            .nullable(),
-                        })
-                        .nullable(),
-                    })
-                    .nullable(),
-                )
-                .nullable(),
-            })
-            .nullable()
-            .optional(),
+          closingIssuesReferences: ClosingReferences,
         })
         .nullable(),
+      object: CommitCheckRuns,
     })
     .nullable(),
 });
@@ -121,11 +164,26 @@ export function pullRequestCheckStateOf(
 ): PullRequestCheckState | null {
   const repository = PullRequestCheckResponse.parse(data).repository;
   if (!repository?.pullRequest) return null;
-  // Another repository's issue is not a subject of this PR's check (subjects are per repository).
-  const closes = (repository.pullRequest.closingIssuesReferences?.nodes ?? []).flatMap((issue) =>
+  return {
+    closes: closesOf(repository.pullRequest.closingIssuesReferences, repoId),
+    existing: latestRunOf(repository.object, appId),
+  };
+}
+
+/** Issues of this repository among closing references (another repository's issue is not a subject of the PR's check). */
+function closesOf(references: z.infer<typeof ClosingReferences>, repoId: number): number[] {
+  const closes = (references?.nodes ?? []).flatMap((issue) =>
     issue && issue.repository.databaseId === repoId ? [issue.number] : [],
   );
-  const runs = (repository.object?.checkSuites?.nodes ?? [])
+  return [...new Set(closes)];
+}
+
+/** The App's newest `claim-hold` run among a commit's check suites. */
+function latestRunOf(
+  commit: z.infer<typeof CommitCheckRuns>,
+  appId: number | undefined,
+): ExistingCheckRun | null {
+  const runs = (commit?.checkSuites?.nodes ?? [])
     .flatMap((suite) =>
       suite && (!appId || suite.app?.databaseId === appId) ? (suite.checkRuns?.nodes ?? []) : [],
     )
@@ -134,19 +192,59 @@ export function pullRequestCheckStateOf(
     )
     .sort((a, b) => b.id - a.id);
   const run = runs[0];
-  return {
-    closes: [...new Set(closes)],
-    existing: run
-      ? {
-          id: run.id,
-          // GraphQL's CheckConclusionState is REST's conclusion in capitals.
-          conclusion: run.conclusion?.toLowerCase() ?? null,
-          title: run.title,
-          summary: run.summary,
-          text: run.text,
-        }
-      : null,
-  };
+  return run
+    ? {
+        id: run.id,
+        // GraphQL's CheckConclusionState is REST's conclusion in capitals.
+        conclusion: run.conclusion?.toLowerCase() ?? null,
+        title: run.title,
+        summary: run.summary,
+        text: run.text,
+      }
+    : null;
+}
+
+/**
+ * The merge queue's entries (each PR with its head, author and closing issues of this repository)
+ * and the App's newest `claim-hold` run on the group's head; `queue` null when the branch has none.
+ */
+export function mergeGroupCheckStateOf(
+  data: unknown,
+  repoId: number,
+  appId: number | undefined,
+): MergeGroupCheckState {
+  const repository = MergeGroupCheckResponse.parse(data).repository;
+  const queue = repository?.mergeQueue
+    ? (repository.mergeQueue.entries?.nodes ?? []).flatMap((entry) => {
+        if (!entry) return [];
+        const pull = entry.pullRequest;
+        return [
+          {
+            position: entry.position,
+            groupHeadSha: entry.headCommit?.oid ?? null,
+            pullRequest: pull
+              ? {
+                  number: pull.number,
+                  headSha: pull.headRefOid,
+                  headRef: pull.headRefName,
+                  // A deleted account shows as null (GitHub's "ghost"): a person.
+                  author: {
+                    login: pull.author?.login ?? "ghost",
+                    bot: pull.author?.__typename === "Bot",
+                  },
+                  closes: closesOf(pull.closingIssuesReferences, repoId).slice(0, 50),
+                }
+              : null,
+          },
+        ];
+      })
+    : null;
+  return { queue, existing: latestRunOf(repository?.object ?? null, appId) };
+}
+
+/** The id of a check run GitHub created. */
+export function startedRunIdOf(data: unknown): number {
+  return StartedRun.parse(data).id;
 }
 
 /** The REST pull request as the fence reads it. */

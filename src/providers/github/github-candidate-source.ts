@@ -4,14 +4,11 @@ import { describeGitHubError } from "./github-errors.js";
 import {
   QUEUE_ISSUE_CLOSING_PULL_REQUESTS_QUERY,
   QUEUE_OPEN_PULL_REQUESTS_QUERY,
-  QUEUE_PULL_REQUEST_CLOSING_ISSUES_QUERY,
   type QueueIssueClosingPullRequestsResponse,
   type QueueOpenPullRequestsResponse,
   type QueueOpenPullRequestsVariables,
-  type QueuePullRequestClosingIssuesResponse,
-  type QueuePullRequestClosingIssuesVariables,
 } from "./graphql/queue-pull-requests.js";
-import type { GitHubRequestKind, OctokitLike } from "./octokit-like.js";
+import { type GitHubRequestKind, httpStatusOf, type OctokitLike } from "./octokit-like.js";
 import {
   closingPullRequestOf,
   hasNextPage,
@@ -105,6 +102,23 @@ export class GitHubCandidateSource implements CandidateSource {
     return { byIssue, requests: maxPages, truncated: true };
   }
 
+  /** The repository's id, or null when the installation cannot see it (GitHub's 404). */
+  async repositoryId(installationId: number, repo: string): Promise<number | null> {
+    const { owner, name } = splitRepo(repo);
+    const octokit = await this.options.octokitFor(installationId);
+    const ref = { installationId, repoId: 0, repo };
+    try {
+      const response = await this.#rest(octokit, "get-repository", ref, "GET /repos/{owner}/{repo}", {
+        owner,
+        repo: name,
+      });
+      return (response.data as { id: number }).id;
+    } catch (error) {
+      if (httpStatusOf((error as { cause?: unknown }).cause) === 404) return null;
+      throw error;
+    }
+  }
+
   async openBlockers(repo: QueueRepo, issue: number): Promise<string[]> {
     const blockers = await this.#dependencies(repo, issue, "blocked_by", "list-blocked-by");
     return blockers.flatMap((b) => subjectOf(b) ?? []);
@@ -144,34 +158,6 @@ export class GitHubCandidateSource implements CandidateSource {
     );
     return (answer.repository?.issue?.closedByPullRequestsReferences?.nodes ?? []).flatMap((node) =>
       node ? [closingPullRequestOf(node)] : [],
-    );
-  }
-
-  async issuesClosedBy(
-    repo: QueueRepo,
-    pullRequest: number,
-  ): Promise<{ issue: number; closingPullRequests: ClosingPullRequest[] }[]> {
-    const { owner, name } = splitRepo(repo.repo);
-    const octokit = await this.options.octokitFor(repo.installationId);
-    const variables: QueuePullRequestClosingIssuesVariables = { owner, name, number: pullRequest };
-    const answer: QueuePullRequestClosingIssuesResponse = await this.#graphql(
-      octokit,
-      "closing-pull-requests",
-      repo,
-      QUEUE_PULL_REQUEST_CLOSING_ISSUES_QUERY,
-      { ...variables },
-    );
-    return (answer.repository?.pullRequest?.closingIssuesReferences?.nodes ?? []).flatMap((node) =>
-      node && node.repository.databaseId === repo.repoId
-        ? [
-            {
-              issue: node.number,
-              closingPullRequests: (node.closedByPullRequestsReferences?.nodes ?? []).flatMap((pr) =>
-                pr ? [closingPullRequestOf(pr)] : [],
-              ),
-            },
-          ]
-        : [],
     );
   }
 

@@ -6,11 +6,19 @@ import {
   checkRunName,
   type DesiredCheckRun,
   type ExistingCheckRun,
+  type MergeGroupCheckState,
   type PullRequestCheckState,
   type PullRequestHead,
 } from "../checks-provider.js";
-import { listedCheckRunOf, pullRequestCheckStateOf, pullRequestHeadOf } from "./check-run-responses.js";
+import {
+  listedCheckRunOf,
+  mergeGroupCheckStateOf,
+  pullRequestCheckStateOf,
+  pullRequestHeadOf,
+  startedRunIdOf,
+} from "./check-run-responses.js";
 import { describeGitHubError } from "./github-errors.js";
+import { MERGE_GROUP_CHECK_QUERY, type MergeGroupCheckVariables } from "./graphql/merge-group-check.js";
 import { PULL_REQUEST_CHECK_QUERY, type PullRequestCheckVariables } from "./graphql/pull-request-check.js";
 import { httpStatusOf, type OctokitLike } from "./octokit-like.js";
 import { splitRepo } from "./split-repo.js";
@@ -23,6 +31,7 @@ export interface GitHubChecksProviderOptions {
     kind:
       | "list-check-runs"
       | "read-pull-request-check"
+      | "read-merge-group-check"
       | "create-check-run"
       | "update-check-run"
       | "get-pull",
@@ -86,6 +95,59 @@ export class GitHubChecksProvider implements ChecksProvider {
     if (!state)
       throw new Error(`failed to read ${ref.repo}#${pr.number}: GitHub answered no such pull request`);
     return state;
+  }
+
+  async readMergeGroupCheck(
+    ref: CheckRepoRef & { repoId: number },
+    group: { baseBranch: string; headSha: string },
+  ): Promise<MergeGroupCheckState> {
+    const { owner, name } = splitRepo(ref.repo);
+    const octokit = await this.options.octokitFor(ref.installationId);
+    this.#count("read-merge-group-check");
+    const variables: MergeGroupCheckVariables = {
+      owner,
+      name,
+      branch: group.baseBranch,
+      headSha: group.headSha,
+      checkName: checkRunName,
+      appId: this.options.appId ?? null,
+    };
+    let data: unknown;
+    try {
+      data = await octokit.graphql(MERGE_GROUP_CHECK_QUERY, { ...variables });
+    } catch (error) {
+      throw new Error(
+        `failed to read the merge queue of ${ref.repo}:${group.baseBranch} and the ${checkRunName} check run of ${group.headSha.slice(0, 7)}: ${describeGitHubError(error)}`,
+        { cause: error },
+      );
+    }
+    return mergeGroupCheckStateOf(data, ref.repoId, this.options.appId);
+  }
+
+  async start(
+    ref: CheckRepoRef,
+    headSha: string,
+    output: { title: string; summary: string },
+  ): Promise<number> {
+    const { owner, name } = splitRepo(ref.repo);
+    let id = 0;
+    await this.#write(
+      `start the ${checkRunName} check run on ${ref.repo}@${headSha.slice(0, 7)}`,
+      ref,
+      "create-check-run",
+      async (octokit) => {
+        const response = await octokit.request("POST /repos/{owner}/{repo}/check-runs", {
+          owner,
+          repo: name,
+          name: checkRunName,
+          head_sha: headSha,
+          status: "in_progress",
+          output,
+        });
+        id = startedRunIdOf(response.data);
+      },
+    );
+    return id;
   }
 
   async create(ref: CheckRepoRef, headSha: string, run: DesiredCheckRun): Promise<void> {

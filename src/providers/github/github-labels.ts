@@ -42,6 +42,34 @@ export function managedLabelSpecs(names: ManagedLabelNames): LabelSpec[] {
   ];
 }
 
+/** The labels that ask a person to look: a holder needs help, or a subject spent its budget. */
+export interface AttentionLabelNames {
+  needsHuman: string;
+  overBudget: string;
+}
+
+export const defaultAttentionLabelNames: AttentionLabelNames = {
+  needsHuman: "agent:needs-human",
+  overBudget: "agent:over-budget",
+};
+
+/** Colours and descriptions of the attention labels, created with the managed ones on installation. */
+export function attentionLabelSpecs(names: AttentionLabelNames): LabelSpec[] {
+  return [
+    {
+      name: names.needsHuman,
+      color: "d93f0b",
+      description: "The agent holding this issue asked for a person (claim-hold)",
+    },
+    {
+      name: names.overBudget,
+      color: "b60205",
+      description:
+        "This issue's agent spend reached its budget; claims/next skips it until removed (claim-hold)",
+    },
+  ];
+}
+
 export type LabelNamesSource =
   | ManagedLabelNames
   | ((ref: RepoRef) => ManagedLabelNames | Promise<ManagedLabelNames>);
@@ -131,9 +159,10 @@ export class RepositoryLabels {
   async create(octokit: OctokitLike, ref: RepoRef, label: string, counter: RequestCounter): Promise<string> {
     const { owner, name: repo } = splitRepo(ref.repo);
     const spec = this.#labelSpecs.get(label.toLowerCase()) ??
-      managedLabelSpecs(await this.namesFor(ref)).find(
-        (s) => s.name.toLowerCase() === label.toLowerCase(),
-      ) ?? {
+      [
+        ...managedLabelSpecs(await this.namesFor(ref)),
+        ...attentionLabelSpecs(defaultAttentionLabelNames),
+      ].find((s) => s.name.toLowerCase() === label.toLowerCase()) ?? {
         name: label,
         color: "ededed",
         description: "",

@@ -29,6 +29,19 @@ export const defaultRefreshPages = 10;
  * request per issue whose `issue_dependencies_summary` says it has open blockers.
  */
 export function createQueueRefresh(deps: QueueRefreshDeps): QueueRefresh {
+  const refresh = refreshOnce(deps);
+  // Callers that miss together (a fleet's first picks) share one refresh per repository and process.
+  const running = new Map<number, Promise<QueueRefreshReport>>();
+  return (repo) => {
+    const shared = running.get(repo.repoId);
+    if (shared) return shared;
+    const started = refresh(repo).finally(() => running.delete(repo.repoId));
+    running.set(repo.repoId, started);
+    return started;
+  };
+}
+
+function refreshOnce(deps: QueueRefreshDeps): QueueRefresh {
   const maxPages = deps.maxPages ?? defaultRefreshPages;
   return async (repo: QueueRepo): Promise<QueueRefreshReport> => {
     // 1. The open issues and pull requests, oldest first, bounded.

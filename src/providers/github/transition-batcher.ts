@@ -2,8 +2,21 @@
 import { batchPrefix, batchTransitionMutations, type TransitionMutation } from "./graphql/index.js";
 import type { OctokitLike } from "./octokit-like.js";
 
-/** The most subjects one batched mutation carries. */
-export const MAX_BATCHED_TRANSITIONS = 10;
+/**
+ * The most subjects one batched mutation carries: a burst of 30 claims of one installation (the
+ * first goes alone, the rest wait for it) lands in two requests, so every claimant has its answer
+ * about one write spacing after the first. GitHub's write rules still hold: one mutation request at a
+ * time per installation, each spaced by the write limiter (about one a second), and a mutation
+ * request costs the same secondary-limit points whatever its fields; 30 subjects' fields (a claim
+ * comment each at most) stay well inside the 80 content creations a minute.
+ */
+export const MAX_BATCHED_TRANSITIONS = 30;
+
+/**
+ * The production client's write spacing per installation (`@octokit/plugin-throttling`'s write
+ * limiter: one mutation or REST write at a time, 1 s apart). Coalescing is on only behind it.
+ */
+export const WRITE_SPACING_MS = 1_000;
 
 /** Sends one mutation document (counts it, then `octokit.graphql`). */
 export type SendMutation = (
@@ -48,20 +61,37 @@ export class BatchedSubjectError extends Error {
  * one to finish and goes, with the others that waited (up to `MAX_BATCHED_TRANSITIONS`), in one
  * document of aliased fields. GitHub runs them in document order and answers each field on its own,
  * so one subject's errors fail that subject only; a failure of the whole request fails every subject
- * in it.
+ * in it. The next request is put together no sooner than `spacingMs` after the previous one was sent
+ * (the lane stays open that long even when nothing waits): the write limiter would hold it that long
+ * anyway, and transitions arriving meanwhile still join it (in the limiter's queue the batch would
+ * already be closed), so a burst whose reads answer over a second still lands in two requests.
  */
 export class TransitionBatcher {
   readonly #lanes = new Map<number, Lane>();
   readonly #maxBatch: number;
   readonly #onQueued: ((queued: number) => void) | undefined;
+  readonly #spacingMs: number;
+  readonly #now: () => number;
+  readonly #sleep: (ms: number) => Promise<void>;
   #queued = 0;
 
   constructor(
     private readonly sendMutation: SendMutation,
-    options: { maxBatch?: number; onQueued?: ((queued: number) => void) | undefined } = {},
+    options: {
+      maxBatch?: number;
+      onQueued?: ((queued: number) => void) | undefined;
+      /** Default `WRITE_SPACING_MS`. */
+      spacingMs?: number;
+      /** Milliseconds of a steady clock (default `performance.now`) and a pause on it (for tests). */
+      now?: () => number;
+      sleep?: (ms: number) => Promise<void>;
+    } = {},
   ) {
     this.#maxBatch = options.maxBatch ?? MAX_BATCHED_TRANSITIONS;
     this.#onQueued = options.onQueued;
+    this.#spacingMs = options.spacingMs ?? WRITE_SPACING_MS;
+    this.#now = options.now ?? (() => performance.now());
+    this.#sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
   }
 
   /** Transitions waiting, over every installation. */
@@ -107,7 +137,12 @@ export class TransitionBatcher {
     let next = batch;
     while (next.length > 0) {
       lane.inFlight = new Set(next.map((p) => p.subject));
+      const sentAt = this.#now();
       await this.#send(next);
+      lane.inFlight = new Set();
+      // Kept open (queue empty or not) until the limiter would let the next write go.
+      const spacing = sentAt + this.#spacingMs - this.#now();
+      if (lane.queue.length < this.#maxBatch && spacing > 0) await this.#sleep(spacing);
       next = lane.queue.splice(0, this.#maxBatch);
       if (next.length > 0) this.#count(-next.length);
     }

@@ -24,6 +24,7 @@ import type {
 import * as appTransitions from "./app-transitions.js";
 import { clone, digestsEqual, goneReason, provesSession, sameSession } from "./claim-rules.js";
 import { leaseRefusal, liveLeaseRefusal } from "./lease-refusals.js";
+import { recordUsage } from "./memory-spend.js";
 import { type SubjectSlot, SubjectSlots } from "./subject-slots.js";
 
 /** The claim transitions and reads of one subject; `MemoryLivenessStore` adds the indexes and bookkeeping. */
@@ -210,6 +211,12 @@ export class MemoryClaimStore implements ClaimStore {
     const refusal = liveLeaseRefusal(slot, input);
     if (refusal) return refusal;
     const record = slot.record!;
+    // The usage check comes before any change, so a refused report leaves the lease as it was.
+    const spend = input.usage ? recordUsage(slot, record.generation, input.usage) : undefined;
+    if (spend && "kind" in spend) return spend;
+    const needsHumanBefore = record.needsHuman === true;
+    if (input.needsHuman) record.needsHuman = true;
+    else delete record.needsHuman;
     let editComment = false;
     if (record.staleMarkedAt !== undefined) {
       delete record.staleMarkedAt;
@@ -234,7 +241,13 @@ export class MemoryClaimStore implements ClaimStore {
     delete record.takeover;
     this.slots.setDeadline(record);
     slot.activityAt = input.now;
-    return { kind: "ok", record: clone(record), editComment };
+    return {
+      kind: "ok",
+      record: clone(record),
+      editComment,
+      ...(needsHumanBefore ? { needsHumanBefore } : {}),
+      ...(spend ? { spend } : {}),
+    };
   }
 
   async verify(input: LeaseInput): Promise<VerifyOutcome> {

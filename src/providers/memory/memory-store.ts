@@ -39,6 +39,23 @@ export class MemoryLivenessStore extends MemoryClaimStore implements LivenessSto
       });
   }
 
+  async spendOf(keys: readonly SubjectKey[]): Promise<number[]> {
+    return keys.map((key) => this.slots.slot(key).spend?.totalMicros ?? 0);
+  }
+
+  async markBudgetWarned(key: SubjectKey): Promise<boolean> {
+    const slot = this.slots.slot(key);
+    slot.spend ??= { leases: new Map(), totalMicros: 0, warned: false };
+    if (slot.spend.warned) return false;
+    slot.spend.warned = true;
+    return true;
+  }
+
+  async markBudgetExhausted(key: SubjectKey, generation: number): Promise<void> {
+    const record = this.slots.slot(key).record;
+    if (record?.generation === generation && record.state !== "active") record.budgetExhausted = true;
+  }
+
   async purgeInstallation(installationId: number): Promise<void> {
     this.slots.purge(installationId);
     this.epochs.delete(installationId);

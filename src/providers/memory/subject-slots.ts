@@ -1,4 +1,5 @@
 // The memory store's per-subject slots and the per-installation deadlines its indexes read.
+import type { LeaseUsage } from "../../budget/usage.js";
 import type { ClaimRecord, SubjectKey, Transition } from "../../domain/claim.js";
 import { aliveAt } from "../../lease/liveness.js";
 import { historyLimit } from "../claim-records.js";
@@ -14,6 +15,8 @@ export interface SubjectSlot {
   history: Transition[];
   /** Time of the record's last transition or heartbeat: the repository listing's order. */
   activityAt?: number;
+  /** Each generation's last reported usage (the subject's spend is their sum), and the budget-warn mark. */
+  spend?: { leases: Map<number, LeaseUsage>; totalMicros: number; warned: boolean };
 }
 
 /** A subject's member in its installation's deadlines, as on Redis. */

@@ -42,6 +42,8 @@ const fieldCodecs: Record<string, FieldCodec> = {
   supersedes: "int",
   phase: "string",
   blocker: "string",
+  needsHuman: "bool",
+  budgetExhausted: "bool",
   waitUntil: "int",
   pullRequest: "int",
   phaseCommentAt: "int",
@@ -84,14 +86,12 @@ export function recordToFields(record: ClaimRecord): string[] {
   return fields;
 }
 
-export function parseRecord(reply: ScriptReply | undefined): ClaimRecord {
-  const flat = asArray(reply).map(String);
+/** A record's hash fields (name, value pairs) as the record's object: numbers, flags and JSON decoded. */
+function decodeFields(pairs: Iterable<readonly [string, string]>): Record<string, unknown> {
   const raw: Record<string, unknown> = {};
   const durations: Record<string, unknown> = {};
   const takeover: Record<string, unknown> = {};
-  for (let i = 0; i + 1 < flat.length; i += 2) {
-    const name = flat[i]!;
-    const value = flat[i + 1]!;
+  for (const [name, value] of pairs) {
     if ((durationFields as readonly string[]).includes(name)) durations[name] = toInt(value);
     else if (name === "takeoverBy") takeover.claimant = safeJson(value);
     else if (name === "takeoverAt") takeover.at = toInt(value);
@@ -115,6 +115,15 @@ export function parseRecord(reply: ScriptReply | undefined): ClaimRecord {
   }
   if (Object.keys(durations).length) raw.durations = durations;
   if (Object.keys(takeover).length) raw.takeover = takeover;
+  return raw;
+}
+
+function* flatPairs(flat: string[]): Generator<readonly [string, string]> {
+  for (let i = 0; i + 1 < flat.length; i += 2) yield [flat[i]!, flat[i + 1]!];
+}
+
+export function parseRecord(reply: ScriptReply | undefined): ClaimRecord {
+  const raw = decodeFields(flatPairs(asArray(reply).map(String)));
   const parsed = ClaimRecord.safeParse(raw);
   if (!parsed.success) {
     throw new Error(
@@ -122,6 +131,20 @@ export function parseRecord(reply: ScriptReply | undefined): ClaimRecord {
     );
   }
   return parsed.data;
+}
+
+/**
+ * The record a script has just written, packed as one JSON object of its hash fields (the heartbeat's
+ * answer): decoded field by field and not validated again. The script built it from the record it
+ * read, found active and accepted the token for, changing only fields it wrote from checked input;
+ * `parseRecord` validates every record read back any other way.
+ */
+export function unpackWrittenRecord(packed: ScriptReply | undefined): ClaimRecord {
+  const fields = typeof packed === "string" ? (JSON.parse(packed) as unknown) : null;
+  if (typeof fields !== "object" || fields === null || Array.isArray(fields)) {
+    throw new Error(`the Redis store's packed claim record is not an object: ${String(packed)}`);
+  }
+  return decodeFields(Object.entries(fields as Record<string, string>)) as ClaimRecord;
 }
 
 export function parseOptionalRecord(reply: ScriptReply | undefined): ClaimRecord | null {

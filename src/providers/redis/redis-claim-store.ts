@@ -19,7 +19,7 @@ import type {
   ReleaseOutcomeResult,
   VerifyOutcome,
 } from "../liveness-store.js";
-import { memberOf, type StoreKeys } from "./keys.js";
+import { memberOf, type StoreKeys, type SubjectKeyName } from "./keys.js";
 import {
   asArray,
   parseClaimReply,
@@ -31,6 +31,7 @@ import {
   recordToFields,
   safeJson,
   unexpectedReply,
+  unpackWrittenRecord,
 } from "./record-codec.js";
 import {
   callRedis,
@@ -39,6 +40,7 @@ import {
   type ScriptDefinition,
   type ScriptReply,
 } from "./script-runner.js";
+import { parseSpendReply, parseUsageDecreased } from "./spend-codec.js";
 import {
   claimScript,
   commitClaimScript,
@@ -160,7 +162,7 @@ export class RedisClaimStore implements ClaimStore {
   async heartbeat(input: HeartbeatInput): Promise<HeartbeatOutcome> {
     const reply = await this.#run(heartbeatScript, {
       keys: {
-        ...this.#subjectKeys(input.key, { record: "rec", digests: "tok" }),
+        ...this.#subjectKeys(input.key, { record: "rec", digests: "tok", spend: "spend" }),
         ...this.#indexKeys(input.key),
       },
       args: {
@@ -178,10 +180,23 @@ export class RedisClaimStore implements ClaimStore {
         ttlMs: optional(input.durations?.ttlMs),
         reclaimAfterMs: optional(input.durations?.reclaimAfterMs),
         heartbeatMs: optional(input.durations?.heartbeatMs),
+        needsHuman: flag(input.needsHuman === true),
+        hasUsage: flag(input.usage !== undefined),
+        usageCost: optional(input.usage?.costMicros),
+        usageTokens: optional(input.usage?.tokens),
       },
     });
-    const [kind, a, b] = asArray(reply);
-    if (kind === "ok") return { kind: "ok", record: parseRecord(a), editComment: b === "1" };
+    const [kind, edit, packed, askedBefore, before, after, warned] = asArray(reply);
+    if (kind === "ok") {
+      return {
+        kind: "ok",
+        record: unpackWrittenRecord(packed),
+        editComment: edit === "1",
+        ...(askedBefore === "1" ? { needsHumanBefore: true as const } : {}),
+        ...(input.usage ? { spend: parseSpendReply(before, after, warned) } : {}),
+      };
+    }
+    if (kind === "usage_decreased") return parseUsageDecreased(edit, packed);
     return parseRefusal("heartbeat", reply);
   }
 
@@ -339,12 +354,9 @@ export class RedisClaimStore implements ClaimStore {
     });
   }
 
-  #subjectKeys<N extends string>(
-    key: SubjectKey,
-    names: Record<N, "rec" | "gen" | "tok" | "hist">,
-  ): Record<N, string> {
+  #subjectKeys<N extends string>(key: SubjectKey, names: Record<N, SubjectKeyName>): Record<N, string> {
     const keys = {} as Record<N, string>;
-    for (const [name, kind] of Object.entries(names) as [N, "rec" | "gen" | "tok" | "hist"][]) {
+    for (const [name, kind] of Object.entries(names) as [N, SubjectKeyName][]) {
       keys[name] = this.keys.subject(key, kind);
     }
     return keys;

@@ -10,7 +10,7 @@ import { parseRecord } from "./record-codec.js";
 import { RedisClaimStore } from "./redis-claim-store.js";
 import { RedisQueueIndex } from "./redis-queue-index.js";
 import { runScript } from "./script-runner.js";
-import { acquireLockScript, releaseLockScript } from "./store-scripts.js";
+import { acquireLockScript, markBudgetExhaustedScript, releaseLockScript } from "./store-scripts.js";
 
 export interface RedisLivenessStoreOptions {
   /**
@@ -84,6 +84,31 @@ export class RedisLivenessStore extends RedisClaimStore implements LivenessStore
     return replies
       .filter((flat) => Object.keys(flat).length > 0)
       .map((flat) => parseRecord(Object.entries(flat).flat()));
+  }
+
+  async spendOf(keys: readonly SubjectKey[]): Promise<number[]> {
+    if (!keys.length) return [];
+    const totals = await this.call(async () => {
+      const pipeline = this.redis.pipeline();
+      for (const key of keys) pipeline.hget(this.keys.subject(key, "spend"), "total");
+      const results = (await pipeline.exec()) ?? [];
+      return results.map(([error, total]) => {
+        if (error) throw error;
+        return total as string | null;
+      });
+    });
+    return totals.map((total) => (total === null ? 0 : SpendMicros.parse(total)));
+  }
+
+  async markBudgetWarned(key: SubjectKey): Promise<boolean> {
+    return (await this.call(() => this.redis.hsetnx(this.keys.subject(key, "spend"), "warned", "1"))) === 1;
+  }
+
+  async markBudgetExhausted(key: SubjectKey, generation: number): Promise<void> {
+    await runScript(this.redis, markBudgetExhaustedScript, {
+      keys: { record: this.keys.subject(key, "rec") },
+      args: { generation },
+    });
   }
 
   async repositories(installationId: number): Promise<number[]> {
@@ -223,6 +248,10 @@ export class RedisLivenessStore extends RedisClaimStore implements LivenessStore
 const InstallationId = z
   .string()
   .regex(/^[1-9]\d{0,15}$/)
+  .transform(Number);
+const SpendMicros = z
+  .string()
+  .regex(/^\d{1,16}$/)
   .transform(Number);
 const RepositoryId = z
   .string()

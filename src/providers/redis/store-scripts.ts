@@ -63,7 +63,7 @@ export const verifyScript = defineScript({
 
 export const heartbeatScript = defineScript({
   name: "heartbeat",
-  keys: ["record", "digests", ...indexKeys, "repository"],
+  keys: ["record", "digests", ...indexKeys, "repository", "spend"],
   args: [
     "generation",
     "tokenDigest",
@@ -79,6 +79,10 @@ export const heartbeatScript = defineScript({
     "ttlMs",
     "reclaimAfterMs",
     "heartbeatMs",
+    "needsHuman",
+    "hasUsage",
+    "usageCost",
+    "usageTokens",
   ],
 });
 
@@ -130,6 +134,12 @@ export const forgetScript = defineScript({
   name: "forget",
   keys: ["record", "history", ...indexKeys, "repository"],
   args: ["now", "member"],
+});
+
+export const markBudgetExhaustedScript = defineScript({
+  name: "markBudgetExhausted",
+  keys: ["record"],
+  args: ["generation"],
 });
 
 export const acquireLockScript = defineScript({
@@ -212,6 +222,7 @@ export const storeScripts = new ScriptSet(
     humanClaimScript,
     recordPushScript,
     forgetScript,
+    markBudgetExhaustedScript,
     acquireLockScript,
     releaseLockScript,
     queuePutScript,

@@ -1,7 +1,15 @@
 // Review: invariant 5/13 — a `/reclaim release` whose write failed, finished later, never removes someone assigned since.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { probeRedis } from "../../support/redis.js";
-import { type E2eWorld, fleet, installationId, maintainer, repo, startWorld } from "../support/e2e-world.js";
+import {
+  type E2eWorld,
+  failWriteAndReadBack,
+  fleet,
+  installationId,
+  maintainer,
+  repo,
+  startWorld,
+} from "../support/e2e-world.js";
 
 const redisProbe = await probeRedis();
 const repoId = 1296269;
@@ -28,9 +36,8 @@ describe.skipIf(!redisProbe.available)("review: /reclaim release retry", () => {
     expect(sim.issue(repo, 1).assignees).toEqual([]);
 
     // `/reclaim release` on the now free issue: nobody is assigned, so nobody is recorded to unassign;
-    // its one batched write fails.
-    const node1 = sim.issue(repo, 1).nodeId;
-    sim.fail({ operation: "ApplyTransition", bodyIncludes: node1, status: 502 });
+    // its one batched write fails, and so does the read that would tell whether it landed.
+    failWriteAndReadBack(sim, { bodyIncludes: sim.issue(repo, 1).nodeId });
     sim.comment({ repo, issue: 1, login: maintainer.login, body: "/reclaim release" });
     await sim.flush();
     const pending = await world.store.get({ installationId, repoId, issue: 1 });

@@ -153,6 +153,21 @@ export function checkOf(
   return { conclusion: runs[0]!.conclusion, title: runs[0]!.output.title };
 }
 
+/**
+ * The next transition write fails (502) and so does the read the App makes to tell whether it
+ * landed: the App cannot know, so a /reclaim keeps its human claim `sync: pending` for reconcile.
+ */
+export function failWriteAndReadBack(sim: GitHubSimulator, write: { bodyIncludes?: string } = {}): void {
+  sim.fail({
+    ...write,
+    operation: "ApplyTransition",
+    status: 502,
+    // Held for no time at all: only so the read's fault is added once the write has arrived.
+    until: Promise.resolve(),
+    onArrival: () => sim.fail({ operation: "SubjectStatus", status: 502 }),
+  });
+}
+
 /** The claim-hold markers on an issue's comments: generation and state, oldest first. */
 export function claimMarkers(sim: GitHubSimulator, issue: number): { generation: number; state: string }[] {
   return sim.issue(repo, issue).comments.flatMap((comment) => {

@@ -1,6 +1,7 @@
 // GraphQL objects over the simulator's records: plain objects whose function fields take the field's arguments.
 import { GraphQLError } from "graphql";
 import { parseClosingKeywords } from "../closing-keywords.js";
+import type { SimQueueEntry } from "../merge-queue.js";
 import { roleAtLeast, type SimState } from "../sim-state.js";
 import type {
   SimCaller,
@@ -335,7 +336,7 @@ function checkSuitesOf(ctx: GraphqlContext, repo: SimRepo, sha: string, args: Ar
   return connection(suites, args, (suite) => suite);
 }
 
-function commitView(ctx: GraphqlContext, repo: SimRepo, sha: string) {
+export function commitView(ctx: GraphqlContext, repo: SimRepo, sha: string) {
   const commit = repo.commits.get(sha);
   const date = commit?.timestamp ?? repo.createdAt;
   return {
@@ -396,6 +397,7 @@ export function repoView(ctx: GraphqlContext, repo: SimRepo) {
           state.issuesOf(repo).some((i) => i.pull?.headSha === sha));
       return known ? commitView(ctx, repo, sha) : null;
     },
+    mergeQueue: (args: Args) => mergeQueueView(ctx, repo, args),
     ref: ({ qualifiedName }: Args) => refView(ctx, repo, String(qualifiedName).replace(/^refs\/heads\//, "")),
     label: ({ name }: Args) => {
       const label = state.findLabel(repo, String(name));
@@ -504,4 +506,42 @@ export function nodeView(ctx: GraphqlContext, nodeId: string) {
     default:
       throw notFound();
   }
+}
+
+/** The queue of `branch` (default: the default branch); null, like GitHub, for a branch that does not exist. */
+export function mergeQueueView(ctx: GraphqlContext, repo: SimRepo, args: Args) {
+  const { state } = ctx;
+  const branch = typeof args.branch === "string" ? args.branch : repo.defaultBranch;
+  if (!repo.branches.has(branch)) return null;
+  const path = `/${state.fullName(repo)}/queue/${encodeURIComponent(branch)}`;
+  const queue = () => state.mergeQueues.entries(repo, branch);
+  const view = {
+    __typename: "MergeQueue",
+    id: `MQ_${Buffer.from(`queue:${repo.id}:${branch}`).toString("base64url")}`,
+    resourcePath: path,
+    url: `${state.urls.web}${path}`,
+    configuration: null,
+    nextEntryEstimatedTimeToMerge: null,
+    repository: () => repoView(ctx, repo),
+    entries: (entryArgs: Args) => {
+      const entries = queue();
+      return connection(entries, entryArgs, (entry) => entryView(entry, entries.indexOf(entry) + 1));
+    },
+  };
+  const entryView = (entry: SimQueueEntry, position: number) => ({
+    __typename: "MergeQueueEntry",
+    id: `MQE_${Buffer.from(`entry:${repo.id}:${entry.id}`).toString("base64url")}`,
+    position,
+    state: "AWAITING_CHECKS",
+    enqueuedAt: entry.enqueuedAt,
+    enqueuer: actorView(ctx, state.userById(entry.enqueuerId)),
+    estimatedTimeToMerge: null,
+    jump: false,
+    solo: false,
+    headCommit: commitView(ctx, repo, entry.group.headSha),
+    baseCommit: commitView(ctx, repo, entry.group.baseSha),
+    pullRequest: issueView(ctx, state.issues.get(entry.pullIssueId)!),
+    mergeQueue: () => view,
+  });
+  return view;
 }

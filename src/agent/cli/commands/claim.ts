@@ -21,7 +21,8 @@ export const claimCommand: CommandSpec = {
   name: "claim",
   summary: "claim an issue (or take it over) and store its lease in this worktree",
   usage:
-    "claim owner/repo#12 [--class author] [--branch <name>] [--takeover] [--scope <glob>…] [--artifacts <url>]",
+    "claim owner/repo#12 [--class author] [--branch <name>] [--takeover] [--scope <glob>…] [--artifacts <url>]\n" +
+    "                   [--ignore-blockers] [--allow-open-pr]",
   details: [
     "--class       task class: author (default), reviewer, merger, conflict-fix",
     "--branch      branch of the work (default: the App's agent/<sessionId>/<issue>-<slug>,",
@@ -29,8 +30,10 @@ export const claimCommand: CommandSpec = {
     "--takeover    take over a stale or reclaimable claim; waits out the incumbent's grace beat",
     "--scope       a glob of the files the work expects to touch (repeatable)",
     "--artifacts   URL or path of the session's handoff material",
+    "--ignore-blockers  claim although the issue has open blockers (else exit 3, blocked)",
+    "--allow-open-pr    claim although someone else's open pull request closes it (else exit 3, pr_open)",
     "--show-token  include the lease token in --json output",
-    "exit 3: held by another (held, human_held, cap_reached)",
+    "exit 3: held by another or not free to work on (held, human_held, cap_reached, blocked, pr_open)",
   ],
   options: {
     class: { type: "string" },
@@ -38,6 +41,8 @@ export const claimCommand: CommandSpec = {
     takeover: { type: "boolean" },
     scope: { type: "string", multiple: true },
     artifacts: { type: "string" },
+    "ignore-blockers": { type: "boolean" },
+    "allow-open-pr": { type: "boolean" },
   },
   positionals: { min: 1, max: 1 },
   async run(ctx) {
@@ -48,6 +53,8 @@ export const claimCommand: CommandSpec = {
       takeover: ctx.flags.takeover === true,
       scope: ctx.flags.scope as unknown as string[] | undefined,
       artifacts: stringFlag(ctx, "artifacts"),
+      ignoreBlockers: ctx.flags["ignore-blockers"] === true,
+      allowOpenPullRequest: ctx.flags["allow-open-pr"] === true,
     });
     const lines = [
       `${result.created ? "claimed" : "re-claimed"} ${formatSubject(subject)} · generation ${lease.generation} · ` +

@@ -1,9 +1,10 @@
 // `heartbeat`, `verify`, `attest` and `release`: single calls on the lease of this worktree.
 import { type ReleaseOutcomeName, releaseOutcomes } from "../../../contract/claim-vocabulary.js";
-import { clientFor, leaseCredentials, serverUrl } from "../../actions/agent-context.js";
+import { clientFor, leaseCredentials, leaseDirOf, serverUrl } from "../../actions/agent-context.js";
 import { callOnLease } from "../../actions/call-on-lease.js";
 import { UsageError } from "../../actions/errors.js";
 import { resolveCommit } from "../../actions/git.js";
+import { readUsageFile, recordAsk, usageFileVariable } from "../../actions/heartbeat-body.js";
 import type { LeaseFile } from "../../actions/lease-store.js";
 import { releaseLeaseFile } from "../../actions/release-lease-file.js";
 import { formatSubject } from "../../actions/subject.js";
@@ -23,14 +24,25 @@ async function onLease<T>(
 
 export const heartbeatCommand: CommandSpec = {
   name: "heartbeat",
-  summary: "send one heartbeat for the lease (optionally reporting a phase, PR, blocker or wait)",
-  usage: "heartbeat [--phase <text>] [--pull-request <n>] [--blocker <text>] [--wait-until <ISO-8601>]",
-  details: [leaseOption, "exit 4: superseded or gone"],
+  summary:
+    "send one heartbeat for the lease (optionally reporting a phase, PR, blocker, wait, usage or a need for a person)",
+  usage:
+    "heartbeat [--phase <text>] [--pull-request <n>] [--blocker <text>] [--wait-until <ISO-8601>] [--usage-usd <n>] [--needs-human <why>]",
+  details: [
+    leaseOption,
+    "--needs-human <why>  ask for a person (label, one comment, a notification); keepalive repeats the",
+    "                     ask until a heartbeat without it withdraws it",
+    "--usage-usd <n>      dollars this lease has spent so far (cumulative); without it, the figures of",
+    `                     ${usageFileVariable} are sent when it is set`,
+    "exit 4: superseded or gone (also when the issue's budget ran out)",
+  ],
   options: {
     phase: { type: "string" },
     "pull-request": { type: "string" },
     blocker: { type: "string" },
     "wait-until": { type: "string" },
+    "usage-usd": { type: "string" },
+    "needs-human": { type: "string" },
   },
   positionals: { min: 0, max: 0 },
   async run(ctx) {
@@ -41,21 +53,51 @@ export const heartbeatCommand: CommandSpec = {
     if (waitUntil !== undefined && Number.isNaN(Date.parse(waitUntil))) {
       throw new UsageError(`--wait-until must be an ISO-8601 time, got "${waitUntil}"`);
     }
+    const ask = stringFlag(ctx, "needs-human")?.trim();
+    if (stringFlag(ctx, "needs-human") !== undefined && !ask) {
+      throw new UsageError("--needs-human needs the reason a person is needed");
+    }
+    if (ask && stringFlag(ctx, "blocker")) {
+      throw new UsageError("--needs-human names the blocker itself; leave out --blocker");
+    }
+    const usage = await usageOf(ctx);
     const input = {
       ...(stringFlag(ctx, "phase") ? { phase: stringFlag(ctx, "phase") } : {}),
       ...(pr ? { pullRequest: Number(pr) } : {}),
       ...(stringFlag(ctx, "blocker") ? { blocker: stringFlag(ctx, "blocker") } : {}),
       ...(waitUntil ? { waitUntil: new Date(waitUntil).toISOString() } : {}),
+      ...(ask ? { needsHuman: true, blocker: ask } : {}),
+      ...(usage ? { usage } : {}),
     };
-    const { lease, value } = await onLease(ctx, (l) =>
-      clientFor(ctx, serverUrl(ctx, l)).heartbeat(leaseCredentials(l), input, { signal: ctx.signal }),
-    );
+    // The ask stands for keepalive's beats until a heartbeat without it; the file goes first, so a
+    // keepalive beat never undoes this one.
+    const { lease, value } = await onLease(ctx, async (l) => {
+      await recordAsk(await leaseDirOf(ctx), l, ask);
+      return clientFor(ctx, serverUrl(ctx, l)).heartbeat(leaseCredentials(l), input, { signal: ctx.signal });
+    });
     ctx.out.result({ ok: true, command: "heartbeat", subject: formatSubject(lease), ...value }, [
       `heartbeat ok: ${formatSubject(lease)} · generation ${value.generation} · ${value.state} · expires ${value.expiresAt}`,
     ]);
     return 0;
   },
 };
+
+/** `--usage-usd`, else the usage file's figures (unreadable: a usage error, since this is one explicit call). */
+async function usageOf(ctx: CommandContext): Promise<{ costUsd?: number; tokens?: number } | undefined> {
+  const flag = stringFlag(ctx, "usage-usd");
+  if (flag !== undefined) {
+    const costUsd = Number(flag);
+    if (flag.trim() === "" || !Number.isFinite(costUsd) || costUsd < 0) {
+      throw new UsageError(`--usage-usd must be a number of dollars (0 or more), got "${flag}"`);
+    }
+    return { costUsd };
+  }
+  const reading = await readUsageFile(ctx);
+  if (reading.kind === "unreadable") {
+    throw new UsageError(`${usageFileVariable} (${reading.path}) is unreadable: ${reading.reason}`);
+  }
+  return reading.kind === "usage" ? reading.usage : undefined;
+}
 
 export const verifyCommand: CommandSpec = {
   name: "verify",

@@ -1,37 +1,54 @@
-// `queue owner/repo`: the open issues the join rule says are free, with the reason for each.
-
+// `queue owner/repo`: the App's ranked queue of the repository — what `next` would pick, in order, and what it skips and why.
+import { clientFor, requireGithubToken, serverUrl } from "../../actions/agent-context.js";
 import { UsageError } from "../../actions/errors.js";
-import { listFreeIssues } from "../../actions/list-free-issues.js";
 import { parseRepo } from "../../actions/subject.js";
 import type { CommandSpec } from "../command.js";
 import { stringFlag } from "../context.js";
 
 export const queueCommand: CommandSpec = {
   name: "queue",
-  summary: "list the open issues of a repository that are free to claim, with the reason",
+  summary:
+    "show the App's ranked queue of a repository: eligible issues best first, then skipped ones and why",
   usage: "queue owner/repo [--limit <n>]",
   details: [
-    "Joins the App's inventory with GitHub's open issues (GITHUB_API_URL, default https://api.github.com).",
-    "Free: no claim and no assignee; a stale or reclaimable agent claim (claim with --takeover);",
-    "a managed label with no claim record.",
-    "--limit  how many open issues to read from GitHub (default 100)",
+    "The App's own ranking (GET /api/v1/repos/{owner}/{repo}/queue), the order `next` picks in:",
+    "priority labels, then the repository's queue.order, then number. Skipped issues carry their",
+    "reason: held, human, blocked, pr-open, filtered, exempt, over-budget.",
+    "--limit  how many eligible issues to show, 1–200 (default 50)",
   ],
   options: { limit: { type: "string" } },
   positionals: { min: 1, max: 1 },
   async run(ctx) {
     const repo = parseRepo(ctx.positionals[0] ?? "");
-    const limitText = stringFlag(ctx, "limit") ?? "100";
-    const limit = Number(limitText);
-    if (!Number.isSafeInteger(limit) || limit < 1 || limit > 1000) {
-      throw new UsageError(`--limit must be a number from 1 to 1000, got "${limitText}"`);
+    const limitText = stringFlag(ctx, "limit");
+    const limit = limitText === undefined ? undefined : Number(limitText);
+    if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 1 || limit > 200)) {
+      throw new UsageError(`--limit must be a number from 1 to 200, got "${limitText}"`);
     }
-    const { free, truncated } = await listFreeIssues(ctx, repo, { limit });
-    const lines = free.map(
-      (f) => `${f.subject}\t${f.reason}${f.takeover ? " (--takeover)" : ""}\t${f.title ?? ""}\t${f.detail}`,
+    requireGithubToken(ctx);
+    const answer = await clientFor(ctx, serverUrl(ctx)).queue(repo, limit === undefined ? {} : { limit }, {
+      signal: ctx.signal,
+    });
+    const lines = answer.queue.map((entry) =>
+      `${entry.rank}\t${repo}#${entry.issue}\t${entry.reasons.join(", ")}\t${entry.title ?? ""}`.trimEnd(),
     );
-    if (free.length === 0) lines.push(`no free issue in ${repo}`);
-    if (truncated) ctx.out.info("warning: the inventory was truncated; some held issues may be missing");
-    ctx.out.result({ ok: true, command: "queue", repo, free, truncated }, lines);
+    if (answer.queue.length === 0) lines.push(`no eligible issue in ${repo}`);
+    if (answer.truncated) lines.push("… (more eligible issues: raise --limit)");
+    if (answer.skipped.length > 0) {
+      lines.push("skipped:");
+      for (const skip of answer.skipped) lines.push(`-\t${repo}#${skip.issue}\t${skip.reason}`);
+    }
+    ctx.out.result(
+      {
+        ok: true,
+        command: "queue",
+        repo,
+        queue: answer.queue,
+        skipped: answer.skipped,
+        truncated: answer.truncated,
+      },
+      lines,
+    );
     return 0;
   },
 };

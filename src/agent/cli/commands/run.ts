@@ -47,11 +47,27 @@ export const runCommand: CommandSpec = {
     ctx.out.info(
       `claimed ${formatSubject(subject)} (generation ${lease.generation}, branch ${lease.branch ?? "none"})`,
     );
-    return superviseCommand(ctx, lease, command, args);
+    return superviseCommand(ctx, lease, [command, ...args], { command: "run" });
   },
 };
 
-async function superviseCommand(ctx: CommandContext, lease: LeaseFile, command: string, args: string[]) {
+/** How the supervised run reports itself: the CLI command's name, and fields to add to its `--json` result. */
+export interface RunReport {
+  command: string;
+  extra?: Record<string, unknown>;
+}
+
+/**
+ * Runs `argv` while heartbeating `lease`, then releases it (completed on exit 0, else handoff with the
+ * output's last lines); stops the command when the lease is lost. Resolves with the exit code.
+ */
+export async function superviseCommand(
+  ctx: CommandContext,
+  lease: LeaseFile,
+  argv: string[],
+  report: RunReport,
+): Promise<number> {
+  const [command = "", ...args] = argv;
   const dir = leaseDir(await findGitDir(ctx.cwd));
   const tail = createTail();
   const child = spawn(command, args, {
@@ -91,16 +107,16 @@ async function superviseCommand(ctx: CommandContext, lease: LeaseFile, command: 
     ctx.out.info(keepaliveEndLine(lease, first.end));
     await stopChild(ctx, child, exited);
     ctx.signal.removeEventListener("abort", onSignal);
-    return finish(ctx, lease, { lost: first.end });
+    return finish(ctx, lease, report, { lost: first.end });
   }
 
   const exit = "exit" in first ? first.exit : await exited;
   loopStop.abort();
   const end = await loop;
   ctx.signal.removeEventListener("abort", onSignal);
-  if (end.kind !== "released" && end.kind !== "stopped") return finish(ctx, lease, { lost: end });
+  if (end.kind !== "released" && end.kind !== "stopped") return finish(ctx, lease, report, { lost: end });
   // The command released the lease itself (`claim-hold release`): nothing left to do.
-  if (end.kind === "released") return finish(ctx, lease, { exit, interrupted, released: true });
+  if (end.kind === "released") return finish(ctx, lease, report, { exit, interrupted, released: true });
 
   const outcome = exit.code === 0 && !interrupted ? "completed" : "handoff";
   const what = interrupted
@@ -120,9 +136,9 @@ async function superviseCommand(ctx: CommandContext, lease: LeaseFile, command: 
     ctx.out.info(`released ${formatSubject(lease)} (${outcome})`);
   } catch (error) {
     ctx.out.info(`could not release ${formatSubject(lease)}: ${(error as Error).message}`);
-    return finish(ctx, lease, { exit, interrupted, released: false, releaseError: error });
+    return finish(ctx, lease, report, { exit, interrupted, released: false, releaseError: error });
   }
-  return finish(ctx, lease, { exit, interrupted, released: true, outcome });
+  return finish(ctx, lease, report, { exit, interrupted, released: true, outcome });
 }
 
 interface Exit {
@@ -133,6 +149,7 @@ interface Exit {
 function finish(
   ctx: CommandContext,
   lease: LeaseFile,
+  report: RunReport,
   result:
     | { lost: LoopEnd }
     | {
@@ -146,7 +163,10 @@ function finish(
   const subject = formatSubject(lease);
   if ("lost" in result) {
     const code = result.lost.kind === "failed" ? exitCodes.other : exitCodes.lost;
-    ctx.out.result({ ok: false, command: "run", subject, end: result.lost.kind }, []);
+    ctx.out.result(
+      { ok: false, command: report.command, subject, ...report.extra, end: result.lost.kind },
+      [],
+    );
     return code;
   }
   const { exit, interrupted } = result;
@@ -158,8 +178,9 @@ function finish(
   ctx.out.result(
     {
       ok: code === 0,
-      command: "run",
+      command: report.command,
       subject,
+      ...report.extra,
       exitCode: exit.code,
       signal: exit.signal ?? interrupted ?? null,
       released: result.released,

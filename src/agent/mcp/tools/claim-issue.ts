@@ -80,7 +80,7 @@ export function registerClaimIssue(server: McpServer, deps: ToolDeps): void {
 }
 
 /** A takeover waits out the incumbent's grace beat (minutes): progress notifications keep the call alive. */
-function progressReporter(extra: ToolExtra): (pending: TakeoverPending) => void {
+export function progressReporter(extra: ToolExtra): (pending: TakeoverPending) => void {
   const progressToken = extra._meta?.progressToken;
   let waits = 0;
   return (pending) => {
@@ -99,7 +99,7 @@ function progressReporter(extra: ToolExtra): (pending: TakeoverPending) => void 
   };
 }
 
-function claimSummary(lease: LeaseFile, result: ClaimResult): string {
+export function claimSummary(lease: LeaseFile, result: ClaimResult): string {
   const lines = [
     `${result.created ? "Claimed" : "Re-claimed"} ${formatSubject(lease)} (generation ${lease.generation}). ` +
       `Work on branch ${lease.branch ?? "(none given)"}; this server heartbeats the claim every ` +

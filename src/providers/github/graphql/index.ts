@@ -1,16 +1,17 @@
 // Every GraphQL document the App can send, in one place, so a test can validate each against GitHub's schema.
 import { allTransitionShapes, batchedTransitionDocument, transitionDocument } from "./apply-transition.js";
+import { MERGE_GROUP_CHECK_QUERY } from "./merge-group-check.js";
 import { OPEN_ISSUES_QUERY } from "./open-issues.js";
 import { PULL_REQUEST_CHECK_QUERY } from "./pull-request-check.js";
 import {
   QUEUE_ISSUE_CLOSING_PULL_REQUESTS_QUERY,
   QUEUE_OPEN_PULL_REQUESTS_QUERY,
-  QUEUE_PULL_REQUEST_CLOSING_ISSUES_QUERY,
 } from "./queue-pull-requests.js";
 import { RESOLVE_LABELS_QUERY } from "./resolve-labels.js";
 import { SUBJECT_COMMENTS_QUERY, SUBJECT_STATUS_QUERY } from "./subject-status.js";
 
 export * from "./apply-transition.js";
+export * from "./merge-group-check.js";
 export * from "./open-issues.js";
 export * from "./pull-request-check.js";
 export * from "./queue-pull-requests.js";
@@ -37,8 +38,8 @@ export function allDocuments(): NamedDocument[] {
     { name: "OpenIssues", document: OPEN_ISSUES_QUERY },
     { name: "PullRequestCheck", document: PULL_REQUEST_CHECK_QUERY },
     { name: "QueueOpenPullRequests", document: QUEUE_OPEN_PULL_REQUESTS_QUERY },
-    { name: "QueuePullRequestClosingIssues", document: QUEUE_PULL_REQUEST_CLOSING_ISSUES_QUERY },
     { name: "QueueIssueClosingPullRequests", document: QUEUE_ISSUE_CLOSING_PULL_REQUESTS_QUERY },
+    { name: "MergeGroupCheck", document: MERGE_GROUP_CHECK_QUERY },
     ...transitions,
     // Several subjects in one request (the provider batches at most 10): the smallest and largest shapes.
     {

@@ -1,4 +1,4 @@
-// The closing pull requests the candidate index keeps: a repository's open PRs with the issues each closes, and the two narrow reads webhooks need.
+// The closing pull requests the candidate index keeps: a repository's open PRs with the issues each closes (the refresh), and one issue's (a reopened issue).
 
 const CLOSING_PULL_REQUEST_FIELDS = /* GraphQL */ `
   fragment QueueClosingPullRequest on PullRequest {
@@ -64,52 +64,6 @@ export interface QueueOpenPullRequestsResponse {
           )[]
         | null;
     };
-  } | null;
-}
-
-/** The issues one pull request closes, each with its open closing pull requests now (a pull_request webhook). */
-export const QUEUE_PULL_REQUEST_CLOSING_ISSUES_QUERY = /* GraphQL */ `
-  query QueuePullRequestClosingIssues($owner: String!, $name: String!, $number: Int!) {
-    repository(owner: $owner, name: $name) {
-      pullRequest(number: $number) {
-        closingIssuesReferences(first: 25) {
-          nodes {
-            number
-            repository {
-              databaseId
-            }
-            closedByPullRequestsReferences(first: 25, includeClosedPrs: false) {
-              nodes {
-                ...QueueClosingPullRequest
-              }
-            }
-          }
-        }
-      }
-    }
-  }
-  ${CLOSING_PULL_REQUEST_FIELDS}
-`;
-
-export interface QueuePullRequestClosingIssuesVariables {
-  owner: string;
-  name: string;
-  number: number;
-}
-
-export interface QueuePullRequestClosingIssuesResponse {
-  repository: {
-    pullRequest: {
-      closingIssuesReferences: {
-        nodes:
-          | ({
-              number: number;
-              repository: { databaseId: number | null };
-              closedByPullRequestsReferences: { nodes: (QueueClosingPullRequestNode | null)[] | null } | null;
-            } | null)[]
-          | null;
-      } | null;
-    } | null;
   } | null;
 }
 

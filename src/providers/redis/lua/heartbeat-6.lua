@@ -1,5 +1,6 @@
 --- @include "indexes"
 --- @include "tokens"
+--- @include "spend"
 
 local now = tonumber(ARG.now)
 local cur, cur_flat = load(KEY.record)
@@ -7,8 +8,21 @@ local refusal = refuse(cur, cur_flat, KEY.digests, ARG.generation, ARG.tokenDige
 if refusal then return refusal end
 if cur.state ~= 'active' then return {'gone', gone_reason(cur.state), cur_flat} end
 if now - alive_at(cur) >= tonumber(cur.reclaimAfterMs) then return {'gone', 'expired', cur_flat} end
+-- The usage is checked (and a decrease refused) before anything changes.
+local spend = {'', '', ''}
+if ARG.hasUsage == '1' then
+  local refused, reported = record_usage(KEY.spend, cur.generation, ARG.usageCost, ARG.usageTokens)
+  if refused then return refused end
+  spend = reported
+end
+local asked_before = '0'
+if cur.needsHuman == 'true' then asked_before = '1' end
 local edit = '0'
 local set = {'lastHeartbeatAt', ARG.now}
+if ARG.needsHuman == '1' then
+  set[#set + 1] = 'needsHuman'
+  set[#set + 1] = 'true'
+end
 if cur.staleMarkedAt then edit = '1' end
 if ARG.hasPhase == '1' and ARG.phase ~= cur.phase then
   set[#set + 1] = 'phase'
@@ -39,9 +53,16 @@ if ARG.ttlMs ~= '' then
   set[#set + 1] = 'heartbeatMs'
   set[#set + 1] = ARG.heartbeatMs
 end
+local cleared = {'staleMarkedAt', 'takeoverBy', 'takeoverAt', 'takeoverGraceMs', 'takeoverKeyDigest'}
+-- A heartbeat that does not ask for a person withdraws an earlier ask.
+if ARG.needsHuman ~= '1' then cleared[#cleared + 1] = 'needsHuman' end
 redis.call('HSET', KEY.record, unpack(set))
-redis.call('HDEL', KEY.record, 'staleMarkedAt', 'takeoverBy', 'takeoverAt', 'takeoverGraceMs', 'takeoverKeyDigest')
-local m, flat = load(KEY.record)
-refresh_record(m, KEY.deadlines, KEY.holders, ARG.member)
+redis.call('HDEL', KEY.record, unpack(cleared))
+-- The record as written, from the one read above (no second HGETALL).
+for i = 1, #set, 2 do cur[set[i]] = set[i + 1] end
+for _, field in ipairs(cleared) do cur[field] = nil end
+refresh_record(cur, KEY.deadlines, KEY.holders, ARG.member)
 touch(KEY.repository, ARG.now, ARG.member)
-return {'ok', flat, edit}
+-- One packed reply: the comment-edit flag, the record's hash fields as one JSON object, whether it
+-- asked for a person before, and the subject's spend before and after with its warning mark.
+return {'ok', edit, cjson.encode(cur), asked_before, spend[1], spend[2], spend[3]}

@@ -1,0 +1,208 @@
+// The OpenAPI 3.1 document of the HTTP API, built from the route table's zod schemas; rendered with sorted keys so it is byte-stable.
+import { readFileSync } from "node:fs";
+import type { z } from "zod";
+import {
+  createDocument,
+  createSchema,
+  type oas31,
+  type ZodOpenApiOperationObject,
+  type ZodOpenApiPathsObject,
+  type ZodOpenApiResponsesObject,
+} from "zod-openapi";
+import {
+  ActorSchema,
+  ClaimResponseSchema,
+  ClaimRowSchema,
+  LeaseSchema,
+  OverlapSchema,
+  ResumeSchema,
+  TakeoverPendingSchema,
+  TransitionSchema,
+} from "../../contract/api-responses.js";
+import { ErrorBody } from "./documented-responses.js";
+import { type ErrorStatus, type RouteAuth, type RouteDoc, routeDocs } from "./route-docs.js";
+
+/** A status code as zod-openapi's responses object is keyed. */
+type StatusKey = `${1 | 2 | 3 | 4 | 5}${string}`;
+
+const errorMeaning: Record<ErrorStatus, string> = {
+  400: "The body is not valid JSON.",
+  401: "Missing or refused credential.",
+  403: "The account lacks the permission the route needs on the repository.",
+  404: "No such thing (or the App is not installed there).",
+  409: "Refused by the current claim state.",
+  410: "The lease has ended; claim again.",
+  413: "Bodies are limited to 64 KiB.",
+  415: "Send the body as application/json.",
+  422: "A field is invalid or unknown; `field` names it.",
+  429: "Too many failed authentications (or reads) from this caller; see `Retry-After`.",
+  500: "Internal error; the message carries the request id.",
+  502: "GitHub did not answer as expected; retry is safe.",
+  503: "The claim store is unavailable (or the claim state is unknown); retry shortly.",
+};
+
+const security: Record<RouteAuth, oas31.SecurityRequirementObject[]> = {
+  github: [{ githubToken: [] }],
+  lease: [{ leaseToken: [] }],
+  admin: [{ adminToken: [] }],
+  // Optional: `{}` is "no credential", asked for only when METRICS_TOKEN is set.
+  metrics: [{}, { metricsToken: [] }],
+  none: [],
+};
+
+const securitySchemes: Record<string, oas31.SecuritySchemeObject> = {
+  githubToken: {
+    type: "http",
+    scheme: "bearer",
+    description:
+      "A GitHub token of the agent's account (PAT, fine-grained token or GitHub App user token), resolved with `GET /user`.",
+  },
+  leaseToken: {
+    type: "http",
+    scheme: "bearer",
+    bearerFormat: "clh_…",
+    description: "The lease token returned once by the claim (`lease.token`).",
+  },
+  adminToken: { type: "http", scheme: "bearer", description: "`CLAIM_HOLD_ADMIN_TOKEN`." },
+  metricsToken: { type: "http", scheme: "bearer", description: "`METRICS_TOKEN`, when set." },
+};
+
+const tags: oas31.TagObject[] = [
+  { name: "claims", description: "Claim an issue (GitHub token, `write`)." },
+  { name: "leases", description: "Calls with the lease token." },
+  { name: "reads", description: "Inventory, subject and queue reads (GitHub token, `read`)." },
+  { name: "operator", description: "Operator calls (admin token)." },
+  { name: "ops", description: "Probes, metrics and this document." },
+];
+
+/** Answer parts several answers share: referenced by these names instead of repeated. */
+const sharedAnswerParts: Record<string, z.ZodType> = {
+  Actor: ActorSchema,
+  ClaimResponse: ClaimResponseSchema,
+  ClaimRow: ClaimRowSchema,
+  Error: ErrorBody,
+  Lease: LeaseSchema,
+  Overlap: OverlapSchema,
+  Resume: ResumeSchema,
+  TakeoverPending: TakeoverPendingSchema,
+  Transition: TransitionSchema,
+};
+
+/**
+ * A response body as JSON Schema of what goes over the wire: the client's lenient schemas transform
+ * what they read (null → []), so their input side is the body the server sends. The shared parts it
+ * uses are added to `components`.
+ */
+function wireSchema(schema: z.ZodType, components: Record<string, oas31.SchemaObject>): oas31.SchemaObject {
+  const rendered = createSchema(schema, { io: "input", schemaComponents: sharedAnswerParts });
+  Object.assign(components, rendered.components);
+  return rendered.schema as oas31.SchemaObject;
+}
+
+function responsesOf(
+  route: RouteDoc,
+  components: Record<string, oas31.SchemaObject>,
+): ZodOpenApiResponsesObject {
+  const responses: ZodOpenApiResponsesObject = {};
+  for (const [status, answer] of Object.entries(route.answers)) {
+    if (!answer) continue;
+    const mediaType = answer.textMediaType ?? "application/json";
+    responses[status as StatusKey] = {
+      description: answer.description,
+      content: { [mediaType]: { schema: wireSchema(answer.schema, components) } },
+    };
+  }
+  for (const [status, codes] of Object.entries(route.errors)) {
+    const meaning = errorMeaning[Number(status) as ErrorStatus];
+    responses[status as StatusKey] = {
+      description: `${meaning} Codes: ${codes.map((code) => `\`${code}\``).join(", ")}.`,
+      content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+      ...(status === "429"
+        ? {
+            headers: {
+              "Retry-After": { description: "Seconds to wait.", schema: { type: "integer", minimum: 0 } },
+            },
+          }
+        : {}),
+    };
+  }
+  return responses;
+}
+
+function operationOf(
+  route: RouteDoc,
+  components: Record<string, oas31.SchemaObject>,
+): ZodOpenApiOperationObject {
+  const requestParams = {
+    ...(route.pathParams ? { path: route.pathParams } : {}),
+    ...(route.query ? { query: route.query } : {}),
+  };
+  return {
+    operationId: route.operationId,
+    tags: [route.tag],
+    summary: route.summary,
+    ...(route.description ? { description: route.description } : {}),
+    security: security[route.auth],
+    ...(Object.keys(requestParams).length > 0 ? { requestParams } : {}),
+    ...(route.body
+      ? {
+          requestBody: {
+            required: !route.body.optional,
+            content: { "application/json": { schema: route.body.schema } },
+          },
+        }
+      : {}),
+    responses: responsesOf(route, components),
+  };
+}
+
+function packageVersion(): string {
+  // Two levels under src/ (or dist/): the same relative path from either.
+  const url = new URL("../../../package.json", import.meta.url);
+  return (JSON.parse(readFileSync(url, "utf8")) as { version: string }).version;
+}
+
+export function buildOpenApiDocument(routes: readonly RouteDoc[] = routeDocs): oas31.OpenAPIObject {
+  const paths: ZodOpenApiPathsObject = {};
+  const answerParts: Record<string, oas31.SchemaObject> = {};
+  // Request bodies are components named after their operation: `claim` parses a `ClaimRequest`.
+  const requestBodies: Record<string, z.ZodType> = {};
+  for (const route of routes) {
+    const item = paths[route.path] ?? {};
+    if (item[route.method]) throw new Error(`two rows for ${route.method.toUpperCase()} ${route.path}`);
+    item[route.method] = operationOf(route, answerParts);
+    paths[route.path] = item;
+    if (route.body)
+      requestBodies[`${route.operationId[0]!.toUpperCase()}${route.operationId.slice(1)}Request`] =
+        route.body.schema;
+  }
+  wireSchema(ErrorBody, answerParts);
+  return createDocument({
+    openapi: "3.1.0",
+    info: {
+      title: "claim-hold HTTP API",
+      version: packageVersion(),
+      description:
+        "Leases on GitHub issues for agent sessions and humans. JSON in, JSON out; every error is `{ error, message, ...details }`; unknown body fields are refused with `422 invalid_request` naming the field.",
+      license: { name: "MIT", identifier: "MIT" },
+    },
+    tags,
+    paths,
+    components: { securitySchemes, schemas: { ...answerParts, ...requestBodies } },
+  });
+}
+
+/** Object keys sorted at every depth (arrays keep their order): the same document renders the same bytes. */
+function sortedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortedKeys);
+  if (value === null || typeof value !== "object") return value;
+  const sorted: Record<string, unknown> = {};
+  for (const key of Object.keys(value).sort())
+    sorted[key] = sortedKeys((value as Record<string, unknown>)[key]);
+  return sorted;
+}
+
+/** The document as committed in `docs/openapi.json` and served at `GET /api/v1/openapi.json`. */
+export function renderOpenApiJson(): string {
+  return `${JSON.stringify(sortedKeys(buildOpenApiDocument()), null, 2)}\n`;
+}

@@ -1,0 +1,340 @@
+// Every route the server mounts, one row each: its auth, the zod schemas it parses and answers with, and its error codes (SPEC §4.2).
+import { z } from "zod";
+import {
+  AttestResponseSchema,
+  ClaimResponseSchema,
+  HeartbeatResponseSchema,
+  InventoryResponseSchema,
+  ReleaseResponseSchema,
+  SubjectResponseSchema,
+  TakeoverPendingSchema,
+  VerifyResponseSchema,
+} from "../../contract/api-responses.js";
+import {
+  AttestBody,
+  ClaimBody,
+  HeartbeatBody,
+  InventoryQuery,
+  JanitorRunBody,
+  NextBody,
+  QueueQuery,
+  ReleaseBody,
+} from "../api-schemas.js";
+import {
+  HealthResponse,
+  NextResponse,
+  NextTakeoverPending,
+  OpenApiDocumentResponse,
+  QueueViewResponse,
+  ReadinessResponse,
+  SweepReportResponse,
+} from "./documented-responses.js";
+
+/** Which credential a route takes (SPEC §4.1); `metrics` is optional, asked only when `METRICS_TOKEN` is set. */
+export type RouteAuth = "github" | "lease" | "admin" | "metrics" | "none";
+
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 410 | 413 | 415 | 422 | 429 | 500 | 502 | 503;
+
+/** The `error` codes a route may answer, by status; every one has the shared `{ error, message, ... }` body. */
+export type ErrorCodes = Partial<Record<ErrorStatus, readonly string[]>>;
+
+export interface RouteAnswer {
+  description: string;
+  /** The body; a zod schema is rendered as the wire JSON it accepts (its input). */
+  schema: z.ZodType;
+  /** Not JSON: the media type of a text body (`/metrics`). */
+  textMediaType?: string;
+}
+
+export interface RouteDoc {
+  method: "get" | "post";
+  /** OpenAPI path template (`{leaseId}` where Hono says `:leaseId`). */
+  path: string;
+  operationId: string;
+  tag: "claims" | "leases" | "reads" | "operator" | "ops";
+  summary: string;
+  description?: string;
+  auth: RouteAuth;
+  pathParams?: z.ZodObject;
+  query?: z.ZodObject;
+  /** The schema the route parses its body with; `optional`: an empty body stands for `{}`. */
+  body?: { schema: z.ZodType; optional?: boolean };
+  answers: Partial<Record<200 | 201 | 202 | 503, RouteAnswer>>;
+  errors: ErrorCodes;
+}
+
+/** Merges code lists per status, in order, without repeats. */
+export function errorsOf(...sets: ErrorCodes[]): ErrorCodes {
+  const merged: Partial<Record<ErrorStatus, string[]>> = {};
+  for (const set of sets) {
+    for (const [status, codes] of Object.entries(set) as [`${ErrorStatus}`, readonly string[]][]) {
+      const list = merged[Number(status) as ErrorStatus] ?? [];
+      for (const code of codes) if (!list.includes(code)) list.push(code);
+      merged[Number(status) as ErrorStatus] = list;
+    }
+  }
+  return merged;
+}
+
+const internal: ErrorCodes = { 500: ["internal"] };
+const bodyErrors: ErrorCodes = {
+  400: ["invalid_json"],
+  413: ["payload_too_large"],
+  415: ["unsupported_media_type"],
+  422: ["invalid_request"],
+};
+const queryErrors: ErrorCodes = { 422: ["invalid_request"] };
+const githubAuth: ErrorCodes = {
+  401: ["unauthorized"],
+  403: ["forbidden"],
+  404: ["not_installed"],
+  429: ["rate_limited"],
+  502: ["github_failed"],
+  503: ["store_unavailable"],
+};
+const leaseAuth: ErrorCodes = {
+  401: ["unauthorized"],
+  404: ["not_found"],
+  409: ["superseded"],
+  410: ["gone"],
+  429: ["rate_limited"],
+  503: ["store_unavailable"],
+};
+const claimRefusals: ErrorCodes = {
+  404: ["not_found"],
+  409: ["held", "human_held", "cap_reached", "blocked", "pr_open", "closed"],
+  502: ["github_failed"],
+  503: ["claim_state_unknown"],
+};
+
+const LeasePath = z.object({
+  leaseId: z.string().meta({ description: "The lease's `id` from the claim answer." }),
+});
+const RepoPath = z.object({
+  owner: z.string().meta({ description: "The repository's owner." }),
+  repo: z.string().meta({ description: "The repository's name." }),
+});
+const IssuePath = RepoPath.extend({
+  number: z.number().int().min(1).max(2_147_483_647).meta({ description: "The issue number." }),
+});
+
+const claimAnswers = {
+  200: {
+    description: "The same session re-claimed its live claim: same generation, a rotated token.",
+    schema: ClaimResponseSchema,
+  },
+  201: {
+    description: "A new claim (after a takeover: `resume` names the incumbent's branch).",
+    schema: ClaimResponseSchema,
+  },
+  202: {
+    description: "A takeover intent was recorded; retry after `retryAfterSeconds`.",
+    schema: TakeoverPendingSchema,
+  },
+} satisfies RouteDoc["answers"];
+
+/** The table: adding a route to the server means adding its row here (the mounted-routes test insists). */
+export const routeDocs: readonly RouteDoc[] = [
+  {
+    method: "post",
+    path: "/api/v1/claims",
+    operationId: "claim",
+    tag: "claims",
+    summary: "Claim, re-claim or take over an issue",
+    description:
+      "Needs `write` on the repository. A re-claim of the session's own live claim needs proof: the same `actor.sessionKey` or the current `leaseToken`.",
+    auth: "github",
+    body: { schema: ClaimBody },
+    answers: claimAnswers,
+    errors: errorsOf(bodyErrors, githubAuth, claimRefusals, internal),
+  },
+  {
+    method: "post",
+    path: "/api/v1/claims/next",
+    operationId: "claimNext",
+    tag: "claims",
+    summary: "Pick and claim the best free issue, atomically",
+    description:
+      "Concurrent callers get distinct issues. Nothing eligible: `409 queue_empty` with `skipped` counts.",
+    auth: "github",
+    body: { schema: NextBody },
+    answers: {
+      200: { ...claimAnswers[200], schema: NextResponse },
+      201: { description: "The claim answer plus `picked`: which issue and why.", schema: NextResponse },
+      202: { ...claimAnswers[202], schema: NextTakeoverPending },
+    },
+    errors: errorsOf(bodyErrors, githubAuth, claimRefusals, { 409: ["queue_empty"] }, internal),
+  },
+  {
+    method: "post",
+    path: "/api/v1/leases/{leaseId}/heartbeat",
+    operationId: "heartbeat",
+    tag: "leases",
+    summary: "Keep a lease alive and report progress",
+    description:
+      "The body is optional. `410 gone` carries `reason`; `409 superseded` carries `by`, `generation`, `at`.",
+    auth: "lease",
+    pathParams: LeasePath,
+    body: { schema: HeartbeatBody, optional: true },
+    answers: { 200: { description: "The lease was renewed.", schema: HeartbeatResponseSchema } },
+    errors: errorsOf(bodyErrors, leaseAuth, internal),
+  },
+  {
+    method: "post",
+    path: "/api/v1/leases/{leaseId}/release",
+    operationId: "release",
+    tag: "leases",
+    summary: "Release a lease with its outcome (idempotent)",
+    auth: "lease",
+    pathParams: LeasePath,
+    body: { schema: ReleaseBody },
+    answers: {
+      200: { description: "Released (also for a repeated release).", schema: ReleaseResponseSchema },
+    },
+    errors: errorsOf(bodyErrors, leaseAuth, { 502: ["github_failed"] }, internal),
+  },
+  {
+    method: "post",
+    path: "/api/v1/leases/{leaseId}/attest",
+    operationId: "attest",
+    tag: "leases",
+    summary: "Vouch for a commit as the current holder",
+    description: "Re-runs the check for pull requests whose head is that SHA.",
+    auth: "lease",
+    pathParams: LeasePath,
+    body: { schema: AttestBody },
+    answers: { 200: { description: "The commit is attested.", schema: AttestResponseSchema } },
+    errors: errorsOf(bodyErrors, leaseAuth, internal),
+  },
+  {
+    method: "get",
+    path: "/api/v1/leases/{leaseId}",
+    operationId: "verify",
+    tag: "leases",
+    summary: "Verify the hold before push, pull request and merge",
+    description: "Only a `200` with `holder: true` means the lease is still yours.",
+    auth: "lease",
+    pathParams: LeasePath,
+    answers: { 200: { description: "The token holds the subject.", schema: VerifyResponseSchema } },
+    errors: errorsOf(leaseAuth, internal),
+  },
+  {
+    method: "get",
+    path: "/api/v1/repos/{owner}/{repo}/claims",
+    operationId: "inventory",
+    tag: "reads",
+    summary: "The repository's claims, one row per subject",
+    description: "Needs `read`; cached per repository for a few seconds and rate limited per caller.",
+    auth: "github",
+    pathParams: RepoPath,
+    query: InventoryQuery,
+    answers: { 200: { description: "Rows by most recent activity.", schema: InventoryResponseSchema } },
+    errors: errorsOf(queryErrors, { 404: ["not_found"] }, githubAuth, internal),
+  },
+  {
+    method: "get",
+    path: "/api/v1/repos/{owner}/{repo}/issues/{number}/claim",
+    operationId: "subject",
+    tag: "reads",
+    summary: "One subject's joined state with its claim history",
+    auth: "github",
+    pathParams: IssuePath,
+    answers: { 200: { description: "The subject's row and history.", schema: SubjectResponseSchema } },
+    errors: errorsOf({ 404: ["not_found"] }, githubAuth, internal),
+  },
+  {
+    method: "get",
+    path: "/api/v1/repos/{owner}/{repo}/queue",
+    operationId: "queue",
+    tag: "reads",
+    summary: "The ranked eligible issues, then the first skipped ones with why",
+    auth: "github",
+    pathParams: RepoPath,
+    query: QueueQuery,
+    answers: { 200: { description: "The queue as `claims/next` would see it.", schema: QueueViewResponse } },
+    errors: errorsOf(queryErrors, { 404: ["not_found"] }, githubAuth, internal),
+  },
+  {
+    method: "post",
+    path: "/api/v1/admin/janitor/run",
+    operationId: "runJanitor",
+    tag: "operator",
+    summary: "Run a janitor sweep now (the scheduled sweep's code path)",
+    description: "Off (`404`) unless `CLAIM_HOLD_ADMIN_TOKEN` is set. The body is optional.",
+    auth: "admin",
+    body: { schema: JanitorRunBody, optional: true },
+    answers: { 200: { description: "The sweep report.", schema: SweepReportResponse } },
+    errors: errorsOf(
+      bodyErrors,
+      { 401: ["unauthorized"], 404: ["not_found"], 409: ["janitor_busy"], 429: ["rate_limited"] },
+      { 503: ["store_unavailable"] },
+      internal,
+    ),
+  },
+  {
+    method: "get",
+    path: "/api/v1/openapi.json",
+    operationId: "openapi",
+    tag: "ops",
+    summary: "This document",
+    auth: "none",
+    answers: {
+      200: { description: "The OpenAPI 3.1 document of this API.", schema: OpenApiDocumentResponse },
+    },
+    errors: {},
+  },
+  {
+    method: "get",
+    path: "/healthz",
+    operationId: "health",
+    tag: "ops",
+    summary: "The process is up",
+    auth: "none",
+    answers: { 200: { description: "Up.", schema: HealthResponse } },
+    errors: {},
+  },
+  {
+    method: "get",
+    path: "/readyz",
+    operationId: "readiness",
+    tag: "ops",
+    summary: "Its dependencies answer (Redis reachable, credentials loaded, janitor not failing)",
+    auth: "none",
+    answers: {
+      200: { description: "Ready.", schema: ReadinessResponse },
+      503: { description: "Not ready; `checks` says which dependency.", schema: ReadinessResponse },
+    },
+    errors: {},
+  },
+  {
+    method: "get",
+    path: "/metrics",
+    operationId: "metrics",
+    tag: "ops",
+    summary: "Prometheus metrics",
+    description: "Open unless `METRICS_TOKEN` is set; then that token is the Bearer credential.",
+    auth: "metrics",
+    answers: {
+      200: {
+        description: "Prometheus text exposition.",
+        schema: z.string(),
+        textMediaType: "text/plain; version=0.0.4; charset=utf-8",
+      },
+    },
+    errors: { 401: ["unauthorized"] },
+  },
+];
+
+/**
+ * Mounted on the same app but left out of the document: the dashboard is HTML for a browser session
+ * (a cookie login), not an API. Probot's webhook receiver (`POST /api/github/webhooks`) is not on this
+ * app at all, and its contract is GitHub's.
+ */
+export const undocumentedRoutes: readonly { method: string; path: string }[] = [
+  { method: "get", path: "/" },
+  { method: "get", path: "/login" },
+  { method: "post", path: "/login" },
+  { method: "post", path: "/logout" },
+  { method: "get", path: "/dashboard/fragment" },
+  { method: "get", path: "/dashboard/fleet.json" },
+];

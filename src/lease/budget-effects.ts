@@ -1,0 +1,139 @@
+// After a heartbeat: the GitHub side and notifications of a needs-human change or a budget reached, only when one happened.
+
+import { decideBudget } from "../budget/decide-budget.js";
+import { needsHumanChange } from "../budget/needs-human.js";
+import { microsToUsd } from "../budget/usage.js";
+import type { RepoConfig } from "../config/repo-config.js";
+import { type ClaimRecord, type SubjectKey, subjectName } from "../domain/claim.js";
+import { budgetNotification, needsHumanNotification } from "../notify/notification-events.js";
+import type { SubjectRef } from "../providers/assignment-provider.js";
+import type { SpendReport } from "../providers/spend-store.js";
+import { budgetExhaustedWrite, needsHumanAskedWrite, needsHumanClearedWrite } from "./budget-writes.js";
+import { announce, applyAndCommit, writeFenced } from "./commit-transition.js";
+import type { LeaseCoreDeps } from "./ports.js";
+import { refused } from "./refusals.js";
+
+/** What the heartbeat's store call answered, as far as these effects care. */
+export interface HeartbeatEffectsInput {
+  lease: SubjectKey & { generation: number };
+  /** The digest that proved the lease (the over-budget release is made with it). */
+  tokenDigest: string;
+  record: ClaimRecord;
+  needsHumanBefore: boolean;
+  /** The heartbeat's own flag and blocker. */
+  heartbeat: { needsHuman?: boolean | undefined; blocker?: string | undefined };
+  spend?: SpendReport | undefined;
+}
+
+/**
+ * Runs after a successful heartbeat. Nothing changed (no ask made or withdrawn, no usage, or usage
+ * below every limit): no GitHub request, no store call. A budget reached ends the lease and throws
+ * `410 gone { reason: "budget_exhausted" }`.
+ */
+export async function applyHeartbeatEffects(
+  deps: LeaseCoreDeps,
+  input: HeartbeatEffectsInput,
+): Promise<void> {
+  const change = needsHumanChange(input.needsHumanBefore, input.heartbeat);
+  if (change.kind === "unchanged" && !input.spend) return;
+  const config = await configOf(deps, input.record);
+  if (change.kind !== "unchanged") await showNeedsHuman(deps, input.record, config, change);
+  if (input.spend) await enforceBudget(deps, input, config, input.spend);
+}
+
+async function configOf(deps: LeaseCoreDeps, record: ClaimRecord): Promise<RepoConfig> {
+  return (
+    deps.configs.peek(record.installationId, record.repo) ??
+    (await deps.configs.load(record.installationId, record.repo))
+  );
+}
+
+/** The label and the one comment; a refused write is logged and left (the flag stays in the store). */
+async function showNeedsHuman(
+  deps: LeaseCoreDeps,
+  record: ClaimRecord,
+  config: RepoConfig,
+  change: { kind: "asked"; blocker: string } | { kind: "cleared" },
+): Promise<void> {
+  const write =
+    change.kind === "asked"
+      ? needsHumanAskedWrite(record, config, change.blocker)
+      : needsHumanClearedWrite(record, config.labels);
+  await writeFenced(deps, refOf(record), record, write, config.labels).catch((error: unknown) => {
+    deps.log.warn({ subject: subjectName(record.repo, record.issue), err: error }, "needs-human not shown");
+  });
+  // The notifier queues without waiting, so a slow or dead sink never slows the heartbeat.
+  if (change.kind === "asked") {
+    deps.notifier?.emit(needsHumanNotification(record, change.blocker, record.lastHeartbeatAt, config));
+  }
+}
+
+async function enforceBudget(
+  deps: LeaseCoreDeps,
+  input: HeartbeatEffectsInput,
+  config: RepoConfig,
+  spend: SpendReport,
+): Promise<void> {
+  const { record, lease } = input;
+  const limits = config.budgets[record.taskClass];
+  const decision = decideBudget(spend, limits);
+  const spendUsd = microsToUsd(spend.afterMicros);
+  if (decision.warn && limits.warnUsd !== null && (await deps.store.markBudgetWarned(lease))) {
+    deps.notifier?.emit(
+      budgetNotification("budget-warn", record, { spentUsd: spendUsd, limitUsd: limits.warnUsd }, config),
+    );
+  }
+  if (!decision.exhausted || limits.maxUsd === null) return;
+  await endOverBudget(deps, input, config, spendUsd, limits.maxUsd);
+}
+
+/** The lease ends: released with a note, the over-budget label on, `410 budget_exhausted` to the holder. */
+async function endOverBudget(
+  deps: LeaseCoreDeps,
+  input: HeartbeatEffectsInput,
+  config: RepoConfig,
+  spendUsd: number,
+  maxUsd: number,
+): Promise<never> {
+  const { store, now, log } = deps;
+  const { record, lease } = input;
+  const released = await store.release({
+    key: lease,
+    generation: lease.generation,
+    tokenDigest: input.tokenDigest,
+    now: now(),
+    outcome: "abandoned",
+  });
+  if (released.kind === "released" && !released.repeated) {
+    await store.markBudgetExhausted(lease, lease.generation);
+    const ended = { ...released.record, budgetExhausted: true };
+    try {
+      await applyAndCommit(
+        deps,
+        refOf(record),
+        lease,
+        ended.generation,
+        budgetExhaustedWrite({ previous: record, ended, config, spendUsd, maxUsd }),
+        { orMarkSynced: true },
+      );
+    } catch (error) {
+      log.warn(
+        { subject: subjectName(record.repo, record.issue), err: error },
+        "over-budget release not written; reconcile will",
+      );
+    }
+    await announce(deps, lease, ended);
+    deps.notifier?.emit(
+      budgetNotification("budget-exhausted", record, { spentUsd: spendUsd, limitUsd: maxUsd }, config),
+    );
+  }
+  throw refused({
+    code: "gone",
+    message: `This lease has ended (budget_exhausted): the issue's spend reached its budget of $${maxUsd}.`,
+    details: { reason: "budget_exhausted" },
+  });
+}
+
+function refOf(record: ClaimRecord): SubjectRef {
+  return { installationId: record.installationId, repo: record.repo, issue: record.issue };
+}

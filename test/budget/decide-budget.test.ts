@@ -1,0 +1,208 @@
+// Budget decisions by table (SPEC §7 "Budgets"): usage only goes up, spend sums the generations, warn once, max ends the lease.
+import { describe, expect, it } from "vitest";
+import { type BudgetLimits, decideBudget, type SpendChange } from "../../src/budget/decide-budget.js";
+import { needsHumanChange, needsHumanProblem } from "../../src/budget/needs-human.js";
+import {
+  checkUsage,
+  type LeaseUsage,
+  type ReportedUsage,
+  subjectSpendMicros,
+  usdToMicros,
+} from "../../src/budget/usage.js";
+
+const usd = usdToMicros;
+const limits: BudgetLimits = { warnUsd: 5, maxUsd: 10 };
+
+describe("checkUsage: a lease's usage is cumulative", () => {
+  const rows: {
+    name: string;
+    last: LeaseUsage | undefined;
+    reported: ReportedUsage;
+    expected: ReturnType<typeof checkUsage>;
+  }[] = [
+    {
+      name: "first report of a lease adds all of it",
+      last: undefined,
+      reported: { costMicros: usd(1.25), tokens: 900 },
+      expected: { kind: "accepted", usage: { costMicros: usd(1.25), tokens: 900 }, addedMicros: usd(1.25) },
+    },
+    {
+      name: "a later report adds only the difference",
+      last: { costMicros: usd(1.25), tokens: 900 },
+      reported: { costMicros: usd(2), tokens: 1500 },
+      expected: { kind: "accepted", usage: { costMicros: usd(2), tokens: 1500 }, addedMicros: usd(0.75) },
+    },
+    {
+      name: "the same figures again add nothing",
+      last: { costMicros: usd(2), tokens: 1500 },
+      reported: { costMicros: usd(2), tokens: 1500 },
+      expected: { kind: "accepted", usage: { costMicros: usd(2), tokens: 1500 }, addedMicros: 0 },
+    },
+    {
+      name: "a figure left out keeps its last value",
+      last: { costMicros: usd(2), tokens: 1500 },
+      reported: { tokens: 1600 },
+      expected: { kind: "accepted", usage: { costMicros: usd(2), tokens: 1600 }, addedMicros: 0 },
+    },
+    {
+      name: "a lower cost is refused, naming the last value in dollars",
+      last: { costMicros: usd(2), tokens: 1500 },
+      reported: { costMicros: usd(1.5), tokens: 1600 },
+      expected: { kind: "decreased", field: "costUsd", last: 2, reported: 1.5 },
+    },
+    {
+      name: "fewer tokens are refused",
+      last: { costMicros: usd(2), tokens: 1500 },
+      reported: { costMicros: usd(3), tokens: 10 },
+      expected: { kind: "decreased", field: "tokens", last: 1500, reported: 10 },
+    },
+  ];
+  it.each(rows)("$name", ({ last, reported, expected }) => {
+    expect(checkUsage(last, reported)).toStrictEqual(expected);
+  });
+
+  it("adds cents exactly, where floating-point dollars would drift", () => {
+    let last: LeaseUsage | undefined;
+    let spend = 0;
+    for (let i = 1; i <= 10; i++) {
+      const check = checkUsage(last, { costMicros: usd(0.1 * i) });
+      if (check.kind !== "accepted") throw new Error("refused");
+      spend += check.addedMicros;
+      last = check.usage;
+    }
+    expect(spend).toBe(usd(1));
+  });
+});
+
+describe("subjectSpendMicros: the sum of each generation's last cost", () => {
+  it("a takeover keeps the sum: generation 2 starts from its own zero, the subject does not", () => {
+    const generation1 = { costMicros: usd(4), tokens: 100 };
+    const generation2 = { costMicros: usd(0.5), tokens: 10 };
+    expect(subjectSpendMicros([generation1])).toBe(usd(4));
+    expect(subjectSpendMicros([generation1, generation2])).toBe(usd(4.5));
+    // Generation 2's first report is checked against its own lease, not generation 1's figures.
+    expect(checkUsage(undefined, { costMicros: usd(0.5) })).toMatchObject({ kind: "accepted" });
+  });
+});
+
+describe("decideBudget", () => {
+  const rows: {
+    name: string;
+    change: SpendChange;
+    limits: BudgetLimits;
+    warn: boolean;
+    exhausted: boolean;
+  }[] = [
+    {
+      name: "below warn: nothing",
+      change: { beforeMicros: usd(1), afterMicros: usd(4.99), warned: false },
+      limits,
+      warn: false,
+      exhausted: false,
+    },
+    {
+      name: "warn crossed: one warning",
+      change: { beforeMicros: usd(4.99), afterMicros: usd(5), warned: false },
+      limits,
+      warn: true,
+      exhausted: false,
+    },
+    {
+      name: "past warn, already warned: no second warning",
+      change: { beforeMicros: usd(5), afterMicros: usd(7), warned: true },
+      limits,
+      warn: false,
+      exhausted: false,
+    },
+    {
+      name: "max crossed: the lease ends (warned earlier)",
+      change: { beforeMicros: usd(9), afterMicros: usd(10), warned: true },
+      limits,
+      warn: false,
+      exhausted: true,
+    },
+    {
+      name: "one report past both limits: warned and ended",
+      change: { beforeMicros: usd(1), afterMicros: usd(12), warned: false },
+      limits,
+      warn: true,
+      exhausted: true,
+    },
+    {
+      name: "already past max (label removed, max not raised): the next lease ends at its first report",
+      change: { beforeMicros: usd(11), afterMicros: usd(11), warned: true },
+      limits,
+      warn: false,
+      exhausted: true,
+    },
+    {
+      name: "after a takeover the summed spend counts: generation 2's $1 on top of generation 1's $9.50",
+      change: { beforeMicros: usd(9.5), afterMicros: usd(10.5), warned: true },
+      limits,
+      warn: false,
+      exhausted: true,
+    },
+    {
+      name: "no limits configured: never",
+      change: { beforeMicros: 0, afterMicros: usd(1_000_000), warned: false },
+      limits: { warnUsd: null, maxUsd: null },
+      warn: false,
+      exhausted: false,
+    },
+    {
+      name: "a max without a warn",
+      change: { beforeMicros: usd(2), afterMicros: usd(3), warned: false },
+      limits: { warnUsd: null, maxUsd: 3 },
+      warn: false,
+      exhausted: true,
+    },
+  ];
+  it.each(rows)("$name", ({ change, limits, warn, exhausted }) => {
+    expect(decideBudget(change, limits)).toStrictEqual({ warn, exhausted });
+  });
+});
+
+describe("needsHumanChange", () => {
+  const rows: {
+    name: string;
+    before: boolean;
+    heartbeat: { needsHuman?: boolean; blocker?: string };
+    expected: ReturnType<typeof needsHumanChange>;
+  }[] = [
+    {
+      name: "asked",
+      before: false,
+      heartbeat: { needsHuman: true, blocker: "need the staging password" },
+      expected: { kind: "asked", blocker: "need the staging password" },
+    },
+    {
+      name: "asked again while asking: no news",
+      before: true,
+      heartbeat: { needsHuman: true, blocker: "still the password" },
+      expected: { kind: "unchanged" },
+    },
+    {
+      name: "the next heartbeat without it clears",
+      before: true,
+      heartbeat: {},
+      expected: { kind: "cleared" },
+    },
+    {
+      name: "an explicit false clears",
+      before: true,
+      heartbeat: { needsHuman: false },
+      expected: { kind: "cleared" },
+    },
+    { name: "never asked", before: false, heartbeat: { blocker: "CI" }, expected: { kind: "unchanged" } },
+  ];
+  it.each(rows)("$name", ({ before, heartbeat, expected }) => {
+    expect(needsHumanChange(before, heartbeat)).toStrictEqual(expected);
+  });
+
+  it("asking needs a blocker in the same heartbeat", () => {
+    expect(needsHumanProblem({ needsHuman: true })).toMatch(/needs a blocker/);
+    expect(needsHumanProblem({ needsHuman: true, blocker: "   " })).toMatch(/needs a blocker/);
+    expect(needsHumanProblem({ needsHuman: true, blocker: "why" })).toBeNull();
+    expect(needsHumanProblem({ needsHuman: false })).toBeNull();
+  });
+});

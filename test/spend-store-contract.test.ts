@@ -1,0 +1,252 @@
+// The spend and needs-human part of the store contract (SPEC §4.2, §7 "Budgets"): the same cases on the memory store and a real Redis.
+import { createHash } from "node:crypto";
+import type { Cluster, Redis } from "ioredis";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { usdToMicros } from "../src/budget/usage.js";
+import type { Actor, SubjectKey } from "../src/domain/claim.js";
+import type { ClaimInput, HeartbeatInput, LivenessStore } from "../src/providers/liveness-store.js";
+import { MemoryLivenessStore } from "../src/providers/memory/memory-store.js";
+import { RedisLivenessStore } from "../src/providers/redis/redis-store.js";
+import {
+  createTestCluster,
+  createTestRedis,
+  deleteKeysWithPrefix,
+  probeRedis,
+  redisClusterUrl,
+  uniqueKeyPrefix,
+} from "./support/redis.js";
+
+const redisProbe = await probeRedis();
+
+interface StoreCase {
+  name: string;
+  setup(): Promise<void>;
+  /** The store, and stores over other connections sharing its data (memory: the one store). */
+  create(clock: () => number): { store: LivenessStore; others: LivenessStore[] };
+  /** The Redis client, for the round-trip assertions (memory: none). */
+  redis(): Redis | null;
+  teardown(): Promise<void>;
+}
+
+const memoryCase: StoreCase = {
+  name: "MemoryLivenessStore",
+  setup: async () => {},
+  create(clock) {
+    const store = new MemoryLivenessStore({ now: clock });
+    return { store, others: [store, store, store] };
+  },
+  redis: () => null,
+  teardown: async () => {},
+};
+
+function redisCase(
+  name = "RedisLivenessStore",
+  connect: () => Promise<Redis | Cluster> = createTestRedis,
+): StoreCase {
+  const runPrefix = uniqueKeyPrefix("spend");
+  const clients: (Redis | Cluster)[] = [];
+  let next = 0;
+  return {
+    name,
+    async setup() {
+      for (let i = 0; i < 4; i++) clients.push(await connect());
+    },
+    create() {
+      const keyPrefix = `${runPrefix}${++next}:`;
+      const [main, ...others] = clients;
+      return {
+        store: new RedisLivenessStore({ redis: main!, keyPrefix }),
+        others: others.map((redis) => new RedisLivenessStore({ redis, keyPrefix })),
+      };
+    },
+    // The round-trip count is asserted on one server; a cluster client routes the same EVALSHA.
+    redis: () => (clients[0]?.isCluster ? null : (clients[0] as Redis)),
+    async teardown() {
+      if (clients[0]) await deleteKeysWithPrefix(clients[0], runPrefix);
+      await Promise.all(clients.map((client) => client.quit()));
+    },
+  };
+}
+
+const cases: StoreCase[] = [memoryCase];
+if (redisProbe.available) cases.push(redisCase());
+else {
+  describe.skip(`RedisLivenessStore (${redisProbe.reason})`, () => {
+    it("passes the spend contract", () => {});
+  });
+}
+// Redis Cluster (.ci/run sets REDIS_CLUSTER_URL): the spend hash shares the record's hash slot.
+if (redisClusterUrl) cases.push(redisCase("RedisLivenessStore on Redis Cluster", createTestCluster));
+
+const T0 = 1_700_000_000_000;
+const minute = 60_000;
+const durations = { ttlMs: 30 * minute, reclaimAfterMs: 60 * minute, heartbeatMs: 5 * minute };
+const key: SubjectKey = { installationId: 7, repoId: 1001, issue: 42 };
+const digest = (token: string) => createHash("sha256").update(token).digest("hex");
+const agent = (sessionId: string): Actor => ({
+  kind: "agent",
+  login: "octo-agent",
+  runtime: "codex",
+  sessionId,
+});
+const usd = usdToMicros;
+
+describe.each(cases)("$name spend contract", (storeCase) => {
+  let store: LivenessStore;
+  let others: LivenessStore[];
+  let now: number;
+
+  beforeAll(() => storeCase.setup());
+  afterAll(() => storeCase.teardown());
+  beforeEach(() => {
+    now = T0;
+    ({ store, others } = storeCase.create(() => now));
+  });
+
+  const claim = (actor: Actor, token: string, extra: Partial<ClaimInput> = {}) =>
+    store.claim({
+      key,
+      repo: "acme/widgets",
+      actor,
+      taskClass: "author",
+      durations,
+      tokenDigest: digest(token),
+      takeover: false,
+      now,
+      minGeneration: 0,
+      appAssigned: true,
+      caps: { perSession: 5, perLogin: 20 },
+      ...extra,
+    });
+  const heartbeat = (generation: number, token: string, extra: Partial<HeartbeatInput> = {}) =>
+    store.heartbeat({ key, generation, tokenDigest: digest(token), now, phaseEditEveryMs: minute, ...extra });
+  const spend = async () => (await store.spendOf([key]))[0];
+
+  it("adds a lease's cumulative usage to its subject's spend, the difference each time", async () => {
+    await claim(agent("a"), "ta");
+    expect(await spend()).toBe(0);
+    now += minute;
+    expect(await heartbeat(1, "ta", { usage: { costMicros: usd(1.25), tokens: 900 } })).toMatchObject({
+      kind: "ok",
+      spend: { beforeMicros: 0, afterMicros: usd(1.25), warned: false },
+    });
+    now += minute;
+    expect(await heartbeat(1, "ta", { usage: { costMicros: usd(2) } })).toMatchObject({
+      kind: "ok",
+      spend: { beforeMicros: usd(1.25), afterMicros: usd(2), warned: false },
+    });
+    expect(await spend()).toBe(usd(2));
+    // A heartbeat without usage reports no spend and changes none.
+    const plain = await heartbeat(1, "ta");
+    expect(plain.kind === "ok" && plain.spend).toBeFalsy();
+    expect(await spend()).toBe(usd(2));
+  });
+
+  it("refuses a usage lower than the lease's last, and changes nothing at all", async () => {
+    await claim(agent("a"), "ta");
+    now += minute;
+    await heartbeat(1, "ta", { usage: { costMicros: usd(3), tokens: 1000 } });
+    const before = await store.get(key);
+    now += minute;
+    expect(
+      await heartbeat(1, "ta", {
+        usage: { costMicros: usd(2.5) },
+        needsHuman: true,
+        blocker: "x",
+        phase: "p",
+      }),
+    ).toStrictEqual({ kind: "usage_decreased", field: "costUsd", last: 3 });
+    expect(await heartbeat(1, "ta", { usage: { costMicros: usd(3), tokens: 999 } })).toStrictEqual({
+      kind: "usage_decreased",
+      field: "tokens",
+      last: 1000,
+    });
+    expect(await store.get(key)).toStrictEqual(before);
+    expect(await spend()).toBe(usd(3));
+  });
+
+  it("keeps the sum across a takeover: the new generation's usage counts from its own zero", async () => {
+    await claim(agent("a"), "ta");
+    await heartbeat(1, "ta", { usage: { costMicros: usd(4) } });
+    now += durations.ttlMs + minute;
+    expect(await claim(agent("b"), "tb", { takeover: true })).toMatchObject({ kind: "takeover_pending" });
+    now += durations.heartbeatMs;
+    expect(await claim(agent("b"), "tb", { takeover: true })).toMatchObject({
+      kind: "created",
+      record: { generation: 2 },
+    });
+    expect(await spend()).toBe(usd(4));
+    now += minute;
+    // $0.50 is below generation 1's $4, yet no decrease: each lease is compared with itself.
+    expect(await heartbeat(2, "tb", { usage: { costMicros: usd(0.5) } })).toMatchObject({
+      kind: "ok",
+      spend: { beforeMicros: usd(4), afterMicros: usd(4.5) },
+    });
+    expect(await spend()).toBe(usd(4.5));
+    // The old lease is superseded: its report is refused as any of its calls is, and adds nothing.
+    expect(await heartbeat(1, "ta", { usage: { costMicros: usd(9) } })).toMatchObject({ kind: "superseded" });
+    expect(await spend()).toBe(usd(4.5));
+  });
+
+  it("reads the spend of many subjects at once, 0 for a subject without any", async () => {
+    await claim(agent("a"), "ta");
+    await heartbeat(1, "ta", { usage: { costMicros: usd(0.75) } });
+    expect(await store.spendOf([key, { ...key, issue: 43 }])).toStrictEqual([usd(0.75), 0]);
+    expect(await store.spendOf([])).toStrictEqual([]);
+  });
+
+  it("marks a subject warned once, whoever races for it", async () => {
+    await claim(agent("a"), "ta");
+    const firsts = await Promise.all(others.map((other) => other.markBudgetWarned(key)));
+    expect(firsts.filter(Boolean)).toHaveLength(1);
+    expect(await store.markBudgetWarned(key)).toBe(false);
+    expect(await heartbeat(1, "ta", { usage: { costMicros: usd(1) } })).toMatchObject({
+      spend: { warned: true },
+    });
+  });
+
+  it("marks an ended lease as ended by its budget, never a live or a newer one", async () => {
+    await claim(agent("a"), "ta");
+    await store.markBudgetExhausted(key, 1);
+    expect((await store.get(key))?.budgetExhausted).toBeUndefined();
+    await store.release({ key, generation: 1, tokenDigest: digest("ta"), now, outcome: "abandoned" });
+    await store.markBudgetExhausted(key, 2);
+    expect((await store.get(key))?.budgetExhausted).toBeUndefined();
+    await store.markBudgetExhausted(key, 1);
+    expect(await store.get(key)).toMatchObject({ state: "released", budgetExhausted: true });
+    expect(await heartbeat(1, "ta")).toMatchObject({
+      kind: "gone",
+      reason: "released",
+      current: { budgetExhausted: true },
+    });
+  });
+
+  it("keeps a heartbeat's needs-human ask until the next heartbeat without it, telling what it was before", async () => {
+    await claim(agent("a"), "ta");
+    const asked = await heartbeat(1, "ta", { needsHuman: true, blocker: "which key?" });
+    expect(asked).toMatchObject({ kind: "ok", record: { needsHuman: true, blocker: "which key?" } });
+    expect(asked).not.toHaveProperty("needsHumanBefore");
+    expect(await heartbeat(1, "ta", { needsHuman: true, blocker: "which key?" })).toMatchObject({
+      needsHumanBefore: true,
+    });
+    const cleared = await heartbeat(1, "ta");
+    expect(cleared).toMatchObject({ kind: "ok", needsHumanBefore: true });
+    expect(cleared.kind === "ok" && cleared.record.needsHuman).toBeFalsy();
+    expect((await store.get(key))?.needsHuman).toBeUndefined();
+  });
+
+  it("heartbeats with usage and an ask in one round trip", async () => {
+    const redis = storeCase.redis();
+    if (!redis) return;
+    await claim(agent("a"), "ta");
+    await heartbeat(1, "ta");
+    const sent = vi.spyOn(redis, "sendCommand");
+    try {
+      now += minute;
+      await heartbeat(1, "ta", { usage: { costMicros: usd(1), tokens: 5 }, needsHuman: true, blocker: "b" });
+      expect(sent.mock.calls.map(([command]) => command.name)).toStrictEqual(["evalsha"]);
+    } finally {
+      sent.mockRestore();
+    }
+  });
+});
