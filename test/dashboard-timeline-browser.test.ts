@@ -4,9 +4,10 @@ import { existsSync, mkdirSync } from "node:fs";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { NotifyEvent } from "../src/config/repo-config.js";
+import { createTokenMinter } from "../src/lease/tokens.js";
 import { MemoryOutboxStore } from "../src/providers/memory/memory-outbox-store.js";
 import { MemoryLivenessStore } from "../src/providers/memory/memory-store.js";
-import { type AppHarness, startApp, testAdminToken } from "./support/app-harness.js";
+import { type AppHarness, startApp, testAdminToken, testTokenSecret } from "./support/app-harness.js";
 import { minute, seedAgentClaim, seedHumanClaim } from "./support/seed-claims.js";
 
 const chromiumPath = "/usr/bin/chromium";
@@ -99,13 +100,23 @@ describe.skipIf(!available)("the dashboard's last 24 hours in chromium", () => {
     });
     await delivered(outbox, "reaped", "acme/widgets#3", T0 - 9 * hour, { generation: 1 });
     // #2: bob's live claim, which asked for a person and crossed its budget's warning.
-    await seedAgentClaim(store, {
+    const live = await seedAgentClaim(store, {
       key: { ...widgets, issue: 2 },
       repo: "acme/widgets",
       actor: bob,
       now: T0 - 20 * minute,
       title: "Wire the parser",
     });
+    // Its spend so far, reported on a heartbeat (the store sums it per subject).
+    const beat = await store.heartbeat({
+      key: live.key,
+      generation: live.generation,
+      tokenDigest: createTokenMinter(testTokenSecret).digest(live.token),
+      now: T0 - 20 * minute,
+      phaseEditEveryMs: minute,
+      usage: { costMicros: 4_200_000 },
+    });
+    expect(beat.kind).toBe("ok");
     await delivered(outbox, "needs-human", "acme/widgets#2", T0 - 10 * minute, {
       blocker: "<b>which API?</b>",
     });
@@ -228,8 +239,16 @@ describe.skipIf(!available)("the dashboard's last 24 hours in chromium", () => {
           rows.map((r) => `${r.getAttribute("data-notification")} ${r.getAttribute("data-result")}`),
         ),
     ).toStrictEqual(["budget-warn sent", "needs-human sent", "reaped sent"]);
-    const keepsSpend = typeof (store as { spendOf?: unknown }).spendOf === "function";
-    expect(await page.locator("#spend").count()).toBe(keepsSpend ? 1 : 0);
+    expect(
+      await page
+        .locator("#spend tr[data-spend-subject]")
+        .evaluateAll((rows) =>
+          rows.map((r) => [
+            r.getAttribute("data-spend-subject"),
+            r.querySelector('td[data-label="Spend"]')?.textContent,
+          ]),
+        ),
+    ).toStrictEqual([["acme/widgets#2", "$4.20"]]);
     expect(await page.locator("#timeline-bounds").count()).toBe(0);
 
     // The page refreshes itself: the timeline is still drawn after a refresh, now an hour later.

@@ -240,7 +240,7 @@ describe("spend per subject", () => {
         now: T0 - issue * minute,
       });
     }
-    // Spend in micro-dollars, as the budget store answers it (a store of this branch keeps none).
+    // Spend in micro-dollars, as the budget store answers it.
     const spendMicros: Record<number, number> = { 1: 1_250_000, 2: 0, 3: 4_200_000 };
     const data = await readTimeline({
       store: Object.assign(countingHistory(store).store, {
