@@ -1,7 +1,9 @@
 // Wires claim-hold into a Probot app: providers, lease core, janitor, HTTP API and webhook handlers.
 
 import type { ApplicationFunction, Probot } from "probot";
+import { githubWebUrlOf } from "./dashboard/github-links.js";
 import { readFleet } from "./dashboard/read-fleet.js";
+import { readTimeline } from "./dashboard/timeline/read-timeline.js";
 import { registerWebhooks } from "./handlers/register.js";
 import { createSteadyClock } from "./lease/steady-clock.js";
 import { collectInBackground, createMetrics } from "./metrics/create-metrics.js";
@@ -97,6 +99,8 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
         operatorSweep,
         metrics,
         readFleet: () => fleet(true),
+        readTimeline: () =>
+          readTimeline({ store, outbox, githubWebUrl: githubWebUrlOf(options.githubBaseUrl), now }),
         now,
         log,
       }),

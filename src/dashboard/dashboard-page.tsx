@@ -3,11 +3,14 @@
 import { createHash } from "node:crypto";
 import type { FC } from "hono/jsx";
 import type { DerivedState } from "../lease/derive-state.js";
+import { branchUrl, issueUrl, pullUrl } from "./github-links.js";
 import type { FleetClaim, FleetView } from "./read-fleet.js";
 import type { QueuePanel } from "./read-queues.js";
+import type { TimelineData } from "./timeline/read-timeline.js";
+import { TimelinePanel, timelineStyles } from "./timeline/timeline-panel.js";
 
 /** Colour of each derived state; the state's name is always shown beside it (never colour alone). */
-const stateColours: Record<DerivedState, string> = {
+export const stateColours: Record<DerivedState, string> = {
   active: "#1a7f37",
   waiting: "#0969da",
   "awaiting-review": "#8250df",
@@ -38,6 +41,7 @@ ${Object.entries(stateColours)
   .join("")}
 @media (max-width:700px){thead{display:none}table,tbody,tr,td{display:block;width:100%}tr{margin:0 0 .8rem;border:1px solid #d0d7de}
 td{border:none;padding:.2rem .5rem}td::before{content:attr(data-label) ": ";font-weight:600;color:#57606a}}
+${timelineStyles(stateColours)}
 `;
 
 const refreshScript = `(() => {
@@ -99,11 +103,18 @@ const Holder: FC<{ claim: FleetClaim }> = ({ claim }) => {
   );
 };
 
-const ClaimRow: FC<{ claim: FleetClaim }> = ({ claim }) => (
+const ClaimRow: FC<{ claim: FleetClaim; web: string }> = ({ claim, web }) => (
   <tr data-subject={claim.subject} data-state={claim.state}>
     <td data-label="Subject">
-      <b>{claim.subject}</b>
+      <a href={issueUrl(web, claim.repo, claim.issue)}>
+        <b>{claim.subject}</b>
+      </a>
       {claim.title ? <div class="muted">{claim.title}</div> : null}
+      {claim.branch ? (
+        <div class="muted">
+          branch <a href={branchUrl(web, claim.repo, claim.branch)}>{claim.branch}</a>
+        </div>
+      ) : null}
     </td>
     <td data-label="State">
       <StateBadge state={claim.state} />
@@ -125,7 +136,8 @@ const ClaimRow: FC<{ claim: FleetClaim }> = ({ claim }) => (
     <td data-label="PRs">
       {claim.pullRequests.map((pr) => (
         <div>
-          #{pr.number} {pr.verdict ? <span data-verdict={pr.verdict}>{pr.verdict}</span> : "verdict unknown"}
+          <a href={pullUrl(web, claim.repo, pr.number)}>#{pr.number}</a>{" "}
+          {pr.verdict ? <span data-verdict={pr.verdict}>{pr.verdict}</span> : "verdict unknown"}
         </div>
       ))}
     </td>
@@ -243,11 +255,13 @@ export interface FleetFilter {
 }
 
 /** The part the page refreshes: counts, the claims table per installation, the janitor's report. */
-export const FleetFragment: FC<{ view: FleetView; filter: FleetFilter; queues?: QueuePanel[] }> = ({
-  view,
-  filter,
-  queues = [],
-}) => {
+export const FleetFragment: FC<{
+  view: FleetView;
+  filter: FleetFilter;
+  queues?: QueuePanel[];
+  history?: TimelineData | null;
+}> = ({ view, filter, queues = [], history }) => {
+  const web = history?.githubWebUrl ?? "https://github.com";
   const claims = view.claims.filter(
     (c) => (!filter.repo || c.repo === filter.repo) && (!filter.state || c.state === filter.state),
   );
@@ -285,7 +299,7 @@ export const FleetFragment: FC<{ view: FleetView; filter: FleetFilter; queues?: 
               {claims
                 .filter((c) => c.installationId === installationId)
                 .map((claim) => (
-                  <ClaimRow claim={claim} />
+                  <ClaimRow claim={claim} web={web} />
                 ))}
             </tbody>
           </table>
@@ -297,6 +311,9 @@ export const FleetFragment: FC<{ view: FleetView; filter: FleetFilter; queues?: 
         .map((panel) => (
           <QueueSection panel={panel} />
         ))}
+      {history ? (
+        <TimelinePanel data={history} view={view} stateColours={stateColours} repo={filter.repo} />
+      ) : null}
       <h2>Janitor</h2>
       <JanitorReport report={view.janitor} />
     </div>
@@ -308,7 +325,8 @@ export const DashboardPage: FC<{
   filter: FleetFilter;
   states: readonly DerivedState[];
   queues?: QueuePanel[];
-}> = ({ view, filter, states, queues = [] }) => (
+  history?: TimelineData | null;
+}> = ({ view, filter, states, queues = [], history }) => (
   <html lang="en">
     <head>
       <meta charset="utf-8" />
@@ -349,7 +367,7 @@ export const DashboardPage: FC<{
         <button type="submit">Log out</button>
       </form>
       <div id="fleet" data-refresh-ms={String(refreshEveryMs)}>
-        <FleetFragment view={view} filter={filter} queues={queues} />
+        <FleetFragment view={view} filter={filter} queues={queues} history={history ?? null} />
       </div>
       <script dangerouslySetInnerHTML={{ __html: refreshScript }} />
     </body>

@@ -19,11 +19,14 @@ import {
 import { sessionCookieName, sessionLifetimeMs, signSession, verifySession } from "./dashboard-session.js";
 import type { FleetView } from "./read-fleet.js";
 import type { FleetRepository, QueuePanel } from "./read-queues.js";
+import type { TimelineData } from "./timeline/read-timeline.js";
 
 export interface DashboardDeps {
   /** Absent: every dashboard route answers 404. */
   adminToken?: string;
   readFleet: () => Promise<FleetView>;
+  /** The last 24 hours, spend and recent notifications; absent: the page shows the current state only. */
+  readTimeline?: () => Promise<TimelineData>;
   /** The queue panel of each repository (`createQueueReader`); absent: the page shows no queues. */
   readQueues?: (repos: FleetRepository[]) => Promise<QueuePanel[]>;
   limiter: FailedAuthLimiter;
@@ -62,10 +65,16 @@ export function mountDashboard(app: Hono<ApiEnv>, deps: DashboardDeps): void {
     if (!adminToken) return notFound(c);
     secureHeaders(c);
     if (!loggedIn(c)) return c.redirect("/login", 303);
-    const view = await deps.readFleet();
+    const [view, history] = await Promise.all([deps.readFleet(), deps.readTimeline?.() ?? null]);
     const queues = await queuesOf(view);
     const page = (
-      <DashboardPage view={view} filter={filterOf(c, view)} states={derivedStates} queues={queues} />
+      <DashboardPage
+        view={view}
+        filter={filterOf(c, view)}
+        states={derivedStates}
+        queues={queues}
+        history={history}
+      />
     );
     return c.html(html`<!doctype html>${page}`);
   });
@@ -74,8 +83,9 @@ export function mountDashboard(app: Hono<ApiEnv>, deps: DashboardDeps): void {
     if (!adminToken) return notFound(c);
     secureHeaders(c);
     if (!loggedIn(c)) return c.json({ error: "unauthorized", message: "Log in first." }, 401);
-    const view = await deps.readFleet();
-    return c.html(<FleetFragment view={view} filter={filterOf(c, view)} queues={await queuesOf(view)} />);
+    const [view, history] = await Promise.all([deps.readFleet(), deps.readTimeline?.() ?? null]);
+    const queues = await queuesOf(view);
+    return c.html(<FleetFragment view={view} filter={filterOf(c, view)} queues={queues} history={history} />);
   });
 
   app.get("/dashboard/fleet.json", async (c) => {

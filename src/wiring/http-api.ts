@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import { dashboardPaths, mountDashboard } from "../dashboard/mount-dashboard.js";
 import type { FleetView } from "../dashboard/read-fleet.js";
 import { createQueueReader } from "../dashboard/read-queues.js";
+import type { TimelineData } from "../dashboard/timeline/read-timeline.js";
 import { parseLeaseId } from "../domain/claim.js";
 import { apiHandler, authOf, createApi } from "../http/create-api.js";
 import { createFailedAuthLimiter } from "../http/failed-auth-limiter.js";
@@ -42,6 +43,7 @@ export function createHttpHandler(
     operatorSweep: NonNullable<AdminRouteDeps["janitor"]>["sweep"];
     metrics: ClaimHoldMetrics;
     readFleet: () => Promise<FleetView>;
+    readTimeline?: () => Promise<TimelineData>;
     now: () => number;
     log: Logger;
   },
@@ -79,6 +81,7 @@ export function createHttpHandler(
       mountDashboard(api, {
         ...(options.adminToken ? { adminToken: options.adminToken } : {}),
         readFleet: deps.readFleet,
+        ...(deps.readTimeline ? { readTimeline: deps.readTimeline } : {}),
         ...(deps.picker ? { readQueues: queueReaderOf(deps.picker, store, now) } : {}),
         limiter,
         now,

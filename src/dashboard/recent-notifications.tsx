@@ -1,0 +1,54 @@
+/** @jsxImportSource hono/jsx */
+// The outbox's last settled deliveries (SPEC §9): when, which event, on what subject, to which sink (its id, never its URL), how it went.
+import type { FC } from "hono/jsx";
+import type { RecentDelivery } from "../notify/outbox-store.js";
+import { issueUrl, parseSubject } from "./github-links.js";
+
+export const SubjectLink: FC<{ web: string; subject: string }> = ({ web, subject }) => {
+  const parsed = parseSubject(subject);
+  return parsed ? <a href={issueUrl(web, parsed.repo, parsed.issue)}>{subject}</a> : <span>{subject}</span>;
+};
+
+export const RecentNotifications: FC<{ deliveries: readonly RecentDelivery[]; web: string }> = ({
+  deliveries,
+  web,
+}) => (
+  <section id="recent-notifications">
+    <h2>Recent notifications</h2>
+    {deliveries.length === 0 ? (
+      <p class="muted">No notification has been delivered or dropped yet.</p>
+    ) : (
+      <table>
+        <thead>
+          <tr>
+            <th>When</th>
+            <th>Event</th>
+            <th>Subject</th>
+            <th>Sink</th>
+            <th>Result</th>
+          </tr>
+        </thead>
+        <tbody>
+          {deliveries.map((d) => (
+            <tr data-notification={d.event} data-result={d.result}>
+              <td data-label="When">{new Date(d.at).toISOString().replace(/\.\d{3}Z$/, "Z")}</td>
+              <td data-label="Event">{d.event}</td>
+              <td data-label="Subject">
+                {d.subject ? (
+                  <SubjectLink web={web} subject={d.subject} />
+                ) : (
+                  `installation ${d.installationId}`
+                )}
+              </td>
+              <td data-label="Sink">{d.sinkId}</td>
+              <td data-label="Result">
+                {d.result} after {d.attempts} attempt(s)
+                {d.reason ? <div class="muted">{d.reason}</div> : null}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    )}
+  </section>
+);

@@ -1,0 +1,111 @@
+// The dashboard's history: recent subjects' transitions, recent notifications and spend, from the store alone (bounded reads, no GitHub).
+import type { ClaimRecord, SubjectKey } from "../../domain/claim.js";
+import type { OutboxStore, RecentDelivery } from "../../notify/outbox-store.js";
+import type { LivenessStore } from "../../providers/liveness-store.js";
+import type { SubjectHistory } from "./timeline-layout.js";
+
+export const timelineWindowMs = 24 * 3_600_000;
+/** Repositories listed per page view, over every installation; the rest is left out (and said so). */
+export const timelineRepositories = 40;
+/** Records listed per repository, most recent activity first. */
+export const timelineRecordsPerRepository = 100;
+/** Subjects whose history is read per page view: one store read each. */
+export const timelineSubjects = 60;
+export const timelineLanes = 24;
+export const notificationsShown = 20;
+
+export interface TimelineDeps {
+  store: Pick<LivenessStore, "installations" | "repositories" | "listRepository" | "history"> & {
+    /** Each subject's spend in micro-dollars (stores that keep spend); absent: the page shows none. */
+    spendOf?: (keys: readonly SubjectKey[]) => Promise<number[]>;
+  };
+  /** The notification outbox; absent: no list of recent notifications. */
+  outbox?: Pick<OutboxStore, "recent">;
+  /** `https://github.com`, or the GHE host's web address. */
+  githubWebUrl: string;
+  now: () => number;
+}
+
+export interface SubjectSpend {
+  subject: string;
+  repo: string;
+  issue: number;
+  usd: number;
+}
+
+export interface TimelineData {
+  now: number;
+  windowMs: number;
+  githubWebUrl: string;
+  subjects: SubjectHistory[];
+  notifications: RecentDelivery[] | null;
+  /** Null when the store keeps no spend. */
+  spend: SubjectSpend[] | null;
+  /** What the bounds left out, for the page to say. */
+  left: { repositories: number; subjects: number; recordsTruncated: boolean };
+}
+
+function activityOf(record: ClaimRecord): number {
+  return Math.max(record.claimedAt, record.lastHeartbeatAt, record.endedAt ?? 0);
+}
+
+export async function readTimeline(deps: TimelineDeps): Promise<TimelineData> {
+  const { store } = deps;
+  const now = deps.now();
+  const since = now - timelineWindowMs;
+  const repositories: { installationId: number; repoId: number }[] = [];
+  for (const installationId of await store.installations()) {
+    for (const repoId of await store.repositories(installationId))
+      repositories.push({ installationId, repoId });
+  }
+  const listed = repositories.slice(0, timelineRepositories);
+  let recordsTruncated = false;
+  const records = (
+    await Promise.all(
+      listed.map(async ({ installationId, repoId }) => {
+        const page = await store.listRepository(installationId, repoId, timelineRecordsPerRepository + 1);
+        if (page.length > timelineRecordsPerRepository) recordsTruncated = true;
+        return page.slice(0, timelineRecordsPerRepository);
+      }),
+    )
+  )
+    .flat()
+    .filter((record) => activityOf(record) >= since || record.state === "active" || record.state === "human")
+    .sort((a, b) => activityOf(b) - activityOf(a));
+  const shown = records.slice(0, timelineSubjects);
+  const keys: SubjectKey[] = shown.map((r) => ({
+    installationId: r.installationId,
+    repoId: r.repoId,
+    issue: r.issue,
+  }));
+  const [histories, notifications, spends] = await Promise.all([
+    Promise.all(keys.map((key) => store.history(key))),
+    deps.outbox ? deps.outbox.recent(notificationsShown) : Promise.resolve(null),
+    store.spendOf ? store.spendOf(keys) : Promise.resolve(null),
+  ]);
+  const subjects: SubjectHistory[] = shown.map((record, i) => ({
+    subject: `${record.repo}#${record.issue}`,
+    repo: record.repo,
+    issue: record.issue,
+    record,
+    transitions: histories[i]!,
+  }));
+  return {
+    now,
+    windowMs: timelineWindowMs,
+    githubWebUrl: deps.githubWebUrl,
+    subjects,
+    notifications,
+    spend: spends
+      ? subjects
+          .map((s, i) => ({ subject: s.subject, repo: s.repo, issue: s.issue, usd: (spends[i] ?? 0) / 1e6 }))
+          .filter((s) => s.usd > 0)
+          .sort((a, b) => b.usd - a.usd || a.subject.localeCompare(b.subject))
+      : null,
+    left: {
+      repositories: repositories.length - listed.length,
+      subjects: records.length - shown.length,
+      recordsTruncated,
+    },
+  };
+}

@@ -1,0 +1,120 @@
+/** @jsxImportSource hono/jsx */
+// The fleet over time: the last 24 hours' timeline with its legend and bounds, spend per subject, recent notifications.
+import type { FC } from "hono/jsx";
+import type { FleetView } from "../read-fleet.js";
+import { RecentNotifications, SubjectLink } from "../recent-notifications.js";
+import type { TimelineData } from "./read-timeline.js";
+import { timelineLanes, timelineRepositories, timelineSubjects } from "./read-timeline.js";
+import { type BarState, endedBarStates, layoutTimeline, markerKinds } from "./timeline-layout.js";
+import { colourOf, MarkerShape, markerLabels, TimelineSvg } from "./timeline-svg.js";
+
+/** Legend swatches use classes (the CSP allows no inline style attribute); see `timelineStyles`. */
+export function timelineStyles(stateColours: Record<string, string>): string {
+  const swatches = [...Object.keys(stateColours), ...endedBarStates]
+    .map((state) => `.swatch[data-state="${state}"]{background:${colourOf(state as BarState, stateColours)}}`)
+    .join("");
+  // On a narrow screen the drawing keeps a readable size and scrolls; right-to-left scrolling opens it at now.
+  return `.timeline-scroll{overflow-x:auto;background:#fff;border:1px solid #d0d7de;direction:rtl}
+svg.timeline{display:block;width:100%;min-width:900px;height:auto;direction:ltr}
+.legend{display:flex;flex-wrap:wrap;gap:.3rem .9rem;margin:.4rem 0;font-size:.85rem}
+.swatch{display:inline-block;width:.9rem;height:.9rem;border-radius:3px;vertical-align:-2px;margin-right:.25rem}
+.legend svg{vertical-align:-3px;margin-right:.25rem}${swatches}`;
+}
+
+function boundsNote(data: TimelineData, lanesLeftOut: number): string | null {
+  const notes: string[] = [];
+  if (data.left.repositories > 0)
+    notes.push(
+      `${data.left.repositories} repositories beyond the first ${timelineRepositories} are not read`,
+    );
+  if (data.left.subjects > 0)
+    notes.push(`${data.left.subjects} less recently active subjects beyond ${timelineSubjects} are left out`);
+  if (lanesLeftOut > 0) notes.push(`${lanesLeftOut} lanes beyond ${timelineLanes} are left out`);
+  if (data.left.recordsTruncated) notes.push("some repositories hold more records than one read lists");
+  return notes.length > 0 ? `Bounded view: ${notes.join("; ")}.` : null;
+}
+
+const Legend: FC<{ states: readonly string[] }> = ({ states }) => (
+  <div class="legend">
+    {states.map((state) => (
+      <span>
+        <span class="swatch" data-state={state} />
+        {state}
+      </span>
+    ))}
+    {markerKinds.map((kind) => (
+      <span data-legend-marker={kind}>
+        <svg width="14" height="14" viewBox="0 0 14 14" aria-hidden="true">
+          <MarkerShape kind={kind} x={7} y={7} />
+        </svg>
+        {markerLabels[kind]}
+      </span>
+    ))}
+  </div>
+);
+
+export const TimelinePanel: FC<{
+  data: TimelineData;
+  view: FleetView;
+  stateColours: Record<string, string>;
+  /** The page's repository filter narrows the timeline and the spend too. */
+  repo?: string | undefined;
+}> = ({ data, view, stateColours, repo }) => {
+  const inRepo = (subject: { repo: string }) => !repo || subject.repo === repo;
+  const spend = data.spend?.filter(inRepo) ?? null;
+  const live = new Map(view.claims.map((c) => [c.subject, { state: c.state, reasons: c.reasons }]));
+  const layout = layoutTimeline({
+    subjects: data.subjects.filter(inRepo),
+    live,
+    notifications: data.notifications ?? [],
+    now: data.now,
+    windowMs: data.windowMs,
+    maxLanes: timelineLanes,
+  });
+  const shownStates = [...new Set(layout.lanes.flatMap((lane) => lane.bars.map((bar) => bar.state)))].sort();
+  const note = boundsNote(data, layout.lanesLeftOut);
+  return (
+    <div id="history">
+      <section id="timeline">
+        <h2>Last 24 hours</h2>
+        {note ? (
+          <p class="muted" id="timeline-bounds">
+            {note}
+          </p>
+        ) : null}
+        {layout.lanes.length === 0 ? (
+          <p class="muted">No claim was held in the last 24 hours.</p>
+        ) : (
+          <div class="timeline-scroll">
+            <TimelineSvg layout={layout} web={data.githubWebUrl} stateColours={stateColours} />
+          </div>
+        )}
+        <Legend states={shownStates} />
+      </section>
+      {spend ? (
+        <section id="spend">
+          <h2>Spend per subject</h2>
+          {spend.length === 0 ? (
+            <p class="muted">No agent reported spend on the subjects shown.</p>
+          ) : (
+            <table>
+              <tbody>
+                {spend.map((s) => (
+                  <tr data-spend-subject={s.subject}>
+                    <td data-label="Subject">
+                      <SubjectLink web={data.githubWebUrl} subject={s.subject} />
+                    </td>
+                    <td data-label="Spend">${s.usd.toFixed(2)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </section>
+      ) : null}
+      {data.notifications ? (
+        <RecentNotifications deliveries={data.notifications} web={data.githubWebUrl} />
+      ) : null}
+    </div>
+  );
+};
