@@ -1,4 +1,5 @@
 // The one read of a merge-group evaluation: the queue's entries (each PR's head and closing references) and the App's run on the group head.
+import { APP_CHECK_RUN_FRAGMENT } from "./pull-request-check.js";
 
 /**
  * `merge_group.checks_requested` names only the group's head and base. Which pull requests the group
@@ -47,28 +48,11 @@ export const MERGE_GROUP_CHECK_QUERY = /* GraphQL */ `
       }
       object(oid: $headSha) {
         __typename
-        ... on Commit {
-          checkSuites(first: 20, filterBy: { appId: $appId }) {
-            nodes {
-              app {
-                databaseId
-              }
-              checkRuns(first: 1, filterBy: { checkName: $checkName, checkType: LATEST }) {
-                nodes {
-                  databaseId
-                  name
-                  conclusion
-                  title
-                  summary
-                  text
-                }
-              }
-            }
-          }
-        }
+        ...AppCheckRunOnCommit
       }
     }
   }
+  ${APP_CHECK_RUN_FRAGMENT}
 `;
 
 export interface MergeGroupCheckVariables {

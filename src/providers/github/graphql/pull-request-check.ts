@@ -6,6 +6,29 @@
  * (`userLinkedOnly: false`, the default, keeps both). The check run is the latest `claim-hold` run
  * of the App's check suites on exactly `headSha` (the PR may have moved on since the event).
  */
+/** The App's latest run of one check on a commit: shared by the PR head's read and the merge group's. */
+export const APP_CHECK_RUN_FRAGMENT = /* GraphQL */ `
+  fragment AppCheckRunOnCommit on Commit {
+    checkSuites(first: 20, filterBy: { appId: $appId }) {
+      nodes {
+        app {
+          databaseId
+        }
+        checkRuns(first: 1, filterBy: { checkName: $checkName, checkType: LATEST }) {
+          nodes {
+            databaseId
+            name
+            conclusion
+            title
+            summary
+            text
+          }
+        }
+      }
+    }
+  }
+`;
+
 export const PULL_REQUEST_CHECK_QUERY = /* GraphQL */ `
   query PullRequestCheck(
     $owner: String!
@@ -28,28 +51,11 @@ export const PULL_REQUEST_CHECK_QUERY = /* GraphQL */ `
       }
       object(oid: $headSha) {
         __typename
-        ... on Commit {
-          checkSuites(first: 20, filterBy: { appId: $appId }) {
-            nodes {
-              app {
-                databaseId
-              }
-              checkRuns(first: 1, filterBy: { checkName: $checkName, checkType: LATEST }) {
-                nodes {
-                  databaseId
-                  name
-                  conclusion
-                  title
-                  summary
-                  text
-                }
-              }
-            }
-          }
-        }
+        ...AppCheckRunOnCommit
       }
     }
   }
+  ${APP_CHECK_RUN_FRAGMENT}
 `;
 
 export interface PullRequestCheckVariables {
