@@ -1,80 +1,11 @@
 // The QueueStore contract (the candidate index behind claims/next): the same cases against the memory store and real Redis.
-import type { Cluster, Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { LivenessStore } from "../src/providers/liveness-store.js";
-import { MemoryLivenessStore } from "../src/providers/memory/memory-store.js";
 import type { CandidateFacts, QueueRanking, QueueRepo } from "../src/providers/queue-store.js";
-import { RedisLivenessStore } from "../src/providers/redis/redis-store.js";
 import { rankCandidates } from "../src/queue/rank-candidates.js";
-import {
-  createTestCluster,
-  createTestRedis,
-  deleteKeysWithPrefix,
-  probeRedis,
-  redisClusterUrl,
-  uniqueKeyPrefix,
-} from "./support/redis.js";
+import { livenessStoreCases } from "./support/liveness-store-cases.js";
 
-const redisProbe = await probeRedis();
-
-interface QueueCase {
-  name: string;
-  setup(): Promise<void>;
-  /** A fresh store, and stores over other connections sharing its data (memory: the one store). */
-  create(): { store: LivenessStore; concurrent: LivenessStore[]; keys?: () => Promise<string[]> };
-  teardown(): Promise<void>;
-}
-
-const memoryCase: QueueCase = {
-  name: "MemoryLivenessStore",
-  setup: async () => {},
-  create() {
-    const store = new MemoryLivenessStore();
-    return { store, concurrent: [store, store, store, store] };
-  },
-  teardown: async () => {},
-};
-
-function redisCase(
-  name = "RedisLivenessStore",
-  connect: () => Promise<Redis | Cluster> = createTestRedis,
-): QueueCase {
-  const runPrefix = uniqueKeyPrefix("queue");
-  const clients: (Redis | Cluster)[] = [];
-  let next = 0;
-  return {
-    name,
-    async setup() {
-      for (let i = 0; i < 5; i++) clients.push(await connect());
-    },
-    create() {
-      const keyPrefix = `${runPrefix}${++next}:`;
-      const [main, ...others] = clients;
-      return {
-        store: new RedisLivenessStore({ redis: main!, keyPrefix }),
-        concurrent: others.map((redis) => new RedisLivenessStore({ redis, keyPrefix })),
-        async keys() {
-          const nodes = main!.isCluster ? (main as Cluster).nodes("master") : [main as Redis];
-          return (await Promise.all(nodes.map((node) => node.keys(`${keyPrefix}*`)))).flat().sort();
-        },
-      };
-    },
-    async teardown() {
-      if (clients[0]) await deleteKeysWithPrefix(clients[0], runPrefix);
-      await Promise.all(clients.map((client) => client.quit()));
-    },
-  };
-}
-
-const cases: QueueCase[] = [memoryCase];
-if (redisProbe.available) cases.push(redisCase());
-else {
-  console.warn(`Skipping the Redis half of the queue store contract: ${redisProbe.reason}`);
-  describe.skip(`RedisLivenessStore queue (${redisProbe.reason})`, () => {
-    it("passes the queue store contract", () => {});
-  });
-}
-if (redisClusterUrl) cases.push(redisCase("RedisLivenessStore on Redis Cluster", createTestCluster));
+const cases = await livenessStoreCases({ contract: "queue store contract", prefix: "queue", others: 4 });
 
 const T0 = 1_700_000_000_000;
 const repo: QueueRepo = { installationId: 7, repoId: 1001, repo: "acme/app" };
@@ -106,7 +37,7 @@ describe.each(cases)("$name queue store contract", (queueCase) => {
   beforeAll(() => queueCase.setup());
   afterAll(() => queueCase.teardown());
   beforeEach(() => {
-    ({ store, concurrent, keys } = queueCase.create());
+    ({ store, others: concurrent, keys } = queueCase.create());
   });
 
   it("keeps the facts it was given and answers them in ranking order", async () => {

@@ -1,82 +1,12 @@
 // The spend and needs-human part of the store contract (SPEC §4.2, §7 "Budgets"): the same cases on the memory store and a real Redis.
 import { createHash } from "node:crypto";
-import type { Cluster, Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { usdToMicros } from "../src/budget/usage.js";
 import type { Actor, SubjectKey } from "../src/domain/claim.js";
 import type { ClaimInput, HeartbeatInput, LivenessStore } from "../src/providers/liveness-store.js";
-import { MemoryLivenessStore } from "../src/providers/memory/memory-store.js";
-import { RedisLivenessStore } from "../src/providers/redis/redis-store.js";
-import {
-  createTestCluster,
-  createTestRedis,
-  deleteKeysWithPrefix,
-  probeRedis,
-  redisClusterUrl,
-  uniqueKeyPrefix,
-} from "./support/redis.js";
+import { type LivenessStoreCase, livenessStoreCases } from "./support/liveness-store-cases.js";
 
-const redisProbe = await probeRedis();
-
-interface StoreCase {
-  name: string;
-  setup(): Promise<void>;
-  /** The store, and stores over other connections sharing its data (memory: the one store). */
-  create(clock: () => number): { store: LivenessStore; others: LivenessStore[] };
-  /** The Redis client, for the round-trip assertions (memory: none). */
-  redis(): Redis | null;
-  teardown(): Promise<void>;
-}
-
-const memoryCase: StoreCase = {
-  name: "MemoryLivenessStore",
-  setup: async () => {},
-  create(clock) {
-    const store = new MemoryLivenessStore({ now: clock });
-    return { store, others: [store, store, store] };
-  },
-  redis: () => null,
-  teardown: async () => {},
-};
-
-function redisCase(
-  name = "RedisLivenessStore",
-  connect: () => Promise<Redis | Cluster> = createTestRedis,
-): StoreCase {
-  const runPrefix = uniqueKeyPrefix("spend");
-  const clients: (Redis | Cluster)[] = [];
-  let next = 0;
-  return {
-    name,
-    async setup() {
-      for (let i = 0; i < 4; i++) clients.push(await connect());
-    },
-    create() {
-      const keyPrefix = `${runPrefix}${++next}:`;
-      const [main, ...others] = clients;
-      return {
-        store: new RedisLivenessStore({ redis: main!, keyPrefix }),
-        others: others.map((redis) => new RedisLivenessStore({ redis, keyPrefix })),
-      };
-    },
-    // The round-trip count is asserted on one server; a cluster client routes the same EVALSHA.
-    redis: () => (clients[0]?.isCluster ? null : (clients[0] as Redis)),
-    async teardown() {
-      if (clients[0]) await deleteKeysWithPrefix(clients[0], runPrefix);
-      await Promise.all(clients.map((client) => client.quit()));
-    },
-  };
-}
-
-const cases: StoreCase[] = [memoryCase];
-if (redisProbe.available) cases.push(redisCase());
-else {
-  describe.skip(`RedisLivenessStore (${redisProbe.reason})`, () => {
-    it("passes the spend contract", () => {});
-  });
-}
-// Redis Cluster (.ci/run sets REDIS_CLUSTER_URL): the spend hash shares the record's hash slot.
-if (redisClusterUrl) cases.push(redisCase("RedisLivenessStore on Redis Cluster", createTestCluster));
+const cases = await livenessStoreCases({ contract: "spend contract", prefix: "spend", others: 3 });
 
 const T0 = 1_700_000_000_000;
 const minute = 60_000;
@@ -94,13 +24,14 @@ const usd = usdToMicros;
 describe.each(cases)("$name spend contract", (storeCase) => {
   let store: LivenessStore;
   let others: LivenessStore[];
+  let redis: ReturnType<LivenessStoreCase["create"]>["redis"];
   let now: number;
 
   beforeAll(() => storeCase.setup());
   afterAll(() => storeCase.teardown());
   beforeEach(() => {
     now = T0;
-    ({ store, others } = storeCase.create(() => now));
+    ({ store, others, redis } = storeCase.create(() => now));
   });
 
   const claim = (actor: Actor, token: string, extra: Partial<ClaimInput> = {}) =>
@@ -236,7 +167,6 @@ describe.each(cases)("$name spend contract", (storeCase) => {
   });
 
   it("heartbeats with usage and an ask in one round trip", async () => {
-    const redis = storeCase.redis();
     if (!redis) return;
     await claim(agent("a"), "ta");
     await heartbeat(1, "ta");
