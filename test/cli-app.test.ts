@@ -318,6 +318,9 @@ describe.skipIf(!redisProbe.available)("the CLI against the real App", () => {
 
     // 3. Session A's process is frozen (a laptop lid closed); the App's clock passes the ttl.
     keepalive.child.kill("SIGSTOP");
+    // A heartbeat it sent just before it froze may still be on its way: let it land before the
+    // clock moves, or it would count as a beat after the ttl.
+    await settleHeartbeats(() => store.get(keyOf(12)));
     app.clock.now += ttlMs + 1_000;
     const held = await cli(b, "sess-b", ["claim", `${repo}#12`, "--json"]);
     expect(held.code).toBe(3);
@@ -514,3 +517,14 @@ describe.skipIf(!redisProbe.available)("the CLI against the real App", () => {
     expect((await fences.evidence(keyOf(15), successorHead, app.clock.now)).attestedGenerations).toEqual([2]);
   });
 });
+
+/** Waits until the record's last heartbeat stops moving (nothing in flight any more), at most 5 s. */
+async function settleHeartbeats(read: () => Promise<{ lastHeartbeatAt: number } | null>): Promise<void> {
+  let last = (await read())?.lastHeartbeatAt;
+  for (let quiet = 0, tries = 0; quiet < 3 && tries < 50; tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const now = (await read())?.lastHeartbeatAt;
+    quiet = now === last ? quiet + 1 : 0;
+    last = now;
+  }
+}
