@@ -43,11 +43,22 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
     const notifications = createNotifications(options, { metrics, now, log });
     const { notifier, sender, outbox } = notifications;
     const queue = createQueueFeed({ source: github.candidates, store, now, log });
-    const { assignments, configs, core, fence, picker, subjectChanged } = createLeaseServices(
-      github,
-      options,
-      { store, fences, notifier, now, log, queueRefresh: queue.refreshByName },
-    );
+    const {
+      assignments,
+      configs,
+      core,
+      fence,
+      fleet: fleetLogins,
+      picker,
+      subjectChanged,
+    } = createLeaseServices(github, options, {
+      store,
+      fences,
+      notifier,
+      now,
+      log,
+      queueRefresh: queue.refreshByName,
+    });
     const { janitor, jobs, operatorSweep } = createJanitorJobs(options, {
       store,
       assignments,
@@ -114,6 +125,7 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
       subjectChanged,
       fence,
       fences,
+      fleet: fleetLogins,
       identity: github.identity,
       reactions: github.reactions,
       webhookDuration: metrics.webhookDuration,

@@ -49,7 +49,7 @@ function input(overrides: Partial<CheckInput> = {}, pr: Partial<CheckInput["pull
     pullRequest: { number: 40, authorKind: "agent", headRef: branch, headSha: sha, ...pr },
     subjects: [subject()],
     requireAttestation: true,
-    agentBranchPrefix: "agent/",
+    agentBranches: ["agent/**"],
     ...overrides,
   };
 }
@@ -115,11 +115,26 @@ const rows: Row[] = [
     title: "Not attested by the current holder",
   },
   {
-    name: "rule 3 does not apply to a branch a claim named, whatever its prefix",
+    name: "rule 3 applies to a person's branch outside the agent globs, even one a claim named",
     input: input(
       { subjects: [subject({ record: record({ branch: "fix-parser" }) })] },
       { authorKind: "human", headRef: "fix-parser" },
     ),
+    conclusion: "neutral",
+    title: "Human change on a subject with an agent claim",
+  },
+  {
+    name: "rule 3 does not apply to a fleet login's PR off the agent globs",
+    input: input(
+      { subjects: [subject({ record: record({ branch: "fix-parser" }) })] },
+      { authorKind: "agent", headRef: "fix-parser" },
+    ),
+    conclusion: "failure",
+    title: "Not attested by the current holder",
+  },
+  {
+    name: "rule 3 reads the configured globs, not only agent/",
+    input: input({ agentBranches: ["bots/*/**"] }, { authorKind: "human", headRef: "bots/s1/12-fix" }),
     conclusion: "failure",
     title: "Not attested by the current holder",
   },

@@ -1457,6 +1457,17 @@ describe.each(cases)("$name store contract", (storeCase) => {
     expect(await store.installations()).toStrictEqual([7, 100]);
   });
 
+  it("remembers fleet logins per installation, whatever their case, until the installation is purged", async () => {
+    expect(await store.isFleetLogin(7, "fleet-bot")).toBe(false);
+    await store.rememberFleetLogin(7, "Fleet-Bot");
+    await store.rememberFleetLogin(7, "fleet-bot");
+    expect(await store.isFleetLogin(7, "FLEET-BOT")).toBe(true);
+    expect(await store.isFleetLogin(8, "fleet-bot")).toBe(false);
+    expect(await store.isFleetLogin(7, "alice")).toBe(false);
+    await store.purgeInstallation(7);
+    expect(await store.isFleetLogin(7, "fleet-bot")).toBe(false);
+  });
+
   it("counts the active claims of an installation", async () => {
     expect(await store.activeCount(7)).toBe(0);
     await claim(alice, "a", { key: on(42) });
@@ -1748,6 +1759,8 @@ describe.skipIf(!redisProbe.available)("RedisLivenessStore on Redis", () => {
       ["activeCount", () => store.activeCount(7)],
       ["rememberInstallation", () => store.rememberInstallation(7)],
       ["installations", () => store.installations()],
+      ["rememberFleetLogin", () => store.rememberFleetLogin(7, "fleet-bot")],
+      ["isFleetLogin", () => store.isFleetLogin(7, "fleet-bot")],
       ["firstDelivery", () => store.firstDelivery("d-1", minute)],
       ["acquireLock", () => store.acquireLock("janitor", "replica-a", minute)],
       ["releaseLock", () => store.releaseLock("janitor", "replica-a")],

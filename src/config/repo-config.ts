@@ -115,8 +115,19 @@ export const RepoConfig = z.strictObject({
     .strictObject({
       /** Fail PR heads on an agent branch that the current holder has not attested. */
       requireAttestation: z.boolean().default(true),
-      /** Branches starting with this belong to agent sessions. */
+      /** Branches starting with this belong to agent sessions (kept for older files: `<prefix>**` joins `agentBranches`). */
       agentBranchPrefix: z.string().min(1).default("agent/"),
+      /**
+       * Globs of the branches agent claims may name (`422 branch_not_allowed` otherwise); a person's
+       * PR on a branch outside them is never judged by a claim (docs/security.md#trust-model).
+       */
+      agentBranches: z.array(z.string().min(1).max(255)).min(1).max(20).default(["agent/**"]),
+    })
+    .prefault({}),
+  /** Fleet logins beyond those learned from agent claims: accounts that run agents, never people. */
+  agents: z
+    .strictObject({
+      logins: z.array(z.string().min(1).max(39)).max(500).default([]),
     })
     .prefault({}),
   /** Days without activity after which a human-held subject is reported `human-idle`. */
@@ -158,6 +169,8 @@ export const RepoConfig = z.strictObject({
         .regex(/^@[A-Za-z0-9-]+(\/[A-Za-z0-9._-]+)?$/, "must be @user or @org/team")
         .nullable()
         .default(null),
+      /** At most one needs-human mention comment and one notification per subject within this. */
+      needsHumanCooldown: DurationMs.prefault("30m"),
     })
     .prefault({}),
 });

@@ -24,6 +24,8 @@ export function commandOf(payload: CommentPayload): ReclaimCommand | null {
 export interface ReclaimEvidence {
   command: ReclaimCommand;
   commenter: string;
+  /** The commenter runs agents (the trust model's fleet login): a person's command is not theirs. */
+  commenterIsFleet: boolean;
   permission: RepoPermission;
   needed: RepoPermission;
   snapshot: SubjectSnapshot;
@@ -50,6 +52,13 @@ export function appMadeLogin(record: ClaimRecord | null): string | null {
 export function decideReclaim(evidence: ReclaimEvidence): ReclaimDecision {
   const { commenter, permission, needed, snapshot, record } = evidence;
   const subject = subjectName(snapshot.repo, snapshot.issue);
+  if (evidence.commenterIsFleet) {
+    // Inert: no mention of the fleet account, nothing from the comment repeated.
+    return {
+      kind: "refuse",
+      reply: `\`/reclaim\` is for people. \`${commenter}\` runs agent sessions here (it held agent claims through claim-hold or is listed in \`agents.logins\`), so this comment changed nothing on ${subject}. An agent takes a claim over through the claim-hold API (\`claim-hold claim ${subject} --takeover\`), which gives the holder its grace beat.`,
+    };
+  }
   if (!hasPermission(permission, needed)) {
     return {
       kind: "refuse",

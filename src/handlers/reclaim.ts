@@ -12,6 +12,7 @@ import type { Logger } from "pino";
 import { type Actor, type ClaimRecord, type SubjectKey, subjectName } from "../domain/claim.js";
 import { applyAndCommit, rollBack } from "../lease/commit-transition.js";
 import { fenceOf } from "../lease/fenced-writes.js";
+import type { FleetLogins } from "../lease/fleet-logins.js";
 import type { MergeFence } from "../lease/merge-fence.js";
 import type { RepoConfigSource } from "../lease/ports.js";
 import type { ReclaimCommand } from "../lease/reclaim-command.js";
@@ -45,6 +46,7 @@ export interface ReclaimDeps {
   store: ClaimStore & ClaimIndex;
   fences: FenceStore;
   fence: MergeFence;
+  fleet: FleetLogins;
   assignments: AssignmentProvider;
   identity: Pick<IdentityProvider, "permission">;
   configs: RepoConfigSource;
@@ -119,9 +121,16 @@ async function reclaim(
   const now = clock();
   const record = await restoredRecord(key, snapshot, deps, now);
 
+  const commenterIsFleet = await deps.fleet.isFleet(
+    installationId,
+    { login: commenter, bot: (payload.comment.user?.type ?? payload.sender.type) === "Bot" },
+    config,
+    snapshot.claimComments,
+  );
   const decision = decideReclaim({
     command,
     commenter,
+    commenterIsFleet,
     permission,
     needed: config.reclaim.permission,
     snapshot,

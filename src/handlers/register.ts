@@ -3,6 +3,7 @@
 import type { Logger } from "pino";
 import type { Probot } from "probot";
 import type { Histogram } from "prom-client";
+import type { FleetLogins } from "../lease/fleet-logins.js";
 import type { MergeFence } from "../lease/merge-fence.js";
 import { timeWebhook } from "../metrics/time-webhooks.js";
 import type { IdentityProvider } from "../providers/assignment-provider.js";
@@ -26,6 +27,7 @@ import { type GuardOptions, runWebhook, type WebhookHandler } from "./webhook-gu
 export interface WebhookDeps extends SyncDeps {
   fence: MergeFence;
   fences: FenceStore;
+  fleet: FleetLogins;
   identity: Pick<IdentityProvider, "permission">;
   reactions: CommentReactions;
   log: Logger;

@@ -21,6 +21,8 @@ const refusalStatus: Record<RefusalCode, ErrorResponse["status"]> = {
   cap_reached: 409,
   blocked: 409,
   pr_open: 409,
+  branch_not_allowed: 422,
+  branch_taken: 409,
   queue_empty: 409,
   github_failed: 502,
   superseded: 409,

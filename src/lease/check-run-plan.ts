@@ -19,19 +19,23 @@ export function claimsOf(evidence: FenceEvidence, record: ClaimRecord | null): C
   return claims;
 }
 
-/** Rule 1's evidence for one subject, as decideCheck wants it. */
+/**
+ * Rule 1's evidence for one subject, as decideCheck wants it. `headRef` null: the branch may not
+ * link this PR (a person's PR off the agent branches), so no claim's branch name counts.
+ */
 export function linkedSubjectOf(
   subject: string,
   record: ClaimRecord | null,
   evidence: FenceEvidence,
-  headRef: string,
+  headRef: string | null,
 ): LinkedSubject {
   const claims = claimsOf(evidence, record);
   return {
     subject,
     record,
     everAgentClaimed: claims.some((c) => c.actor.kind === "agent"),
-    branchGenerations: claims.filter((c) => c.branch === headRef).map((c) => c.generation),
+    branchGenerations:
+      headRef === null ? [] : claims.filter((c) => c.branch === headRef).map((c) => c.generation),
     attestedGenerations: evidence.attestedGenerations,
     pastHolders: claims.map((c) => ({ generation: c.generation, actor: c.actor })),
   };

@@ -1,5 +1,6 @@
 // Decides the `claim-hold` check run of a PR head (SPEC §5 rules 1–6) from its linked subjects; pure.
 import type { Actor, ClaimRecord } from "../domain/claim.js";
+import { isAgentBranch } from "../domain/trust.js";
 import { describeActor } from "./inert-text.js";
 
 export type CheckConclusion = "success" | "neutral" | "failure";
@@ -25,14 +26,15 @@ export interface LinkedSubject {
 export interface CheckInput {
   pullRequest: {
     number: number;
-    /** `agent` when the author is a bot or a login known to run agent sessions. */
+    /** `agent` when the author is a fleet login (docs/security.md#trust-model). */
     authorKind: "human" | "agent";
     headRef: string;
     headSha: string;
   };
   subjects: LinkedSubject[];
   requireAttestation: boolean;
-  agentBranchPrefix: string;
+  /** The agent branch globs (`check.agentBranches` with the older prefix). */
+  agentBranches: readonly string[];
 }
 
 export interface CheckSummaryRow {
@@ -93,7 +95,7 @@ function judge(subject: LinkedSubject, input: CheckInput, agentBranch: boolean):
       detail: `${name}: no agent claim involved.`,
     };
   }
-  // Rule 3. A branch some claim named is an agent branch whatever its prefix.
+  // Rule 3. Only the agent branch globs make a person's branch an agent's; a claim's name for it does not.
   if (authorKind === "human" && !agentBranch) return humanChangeVerdict(name, record);
   if (!record) {
     // The store lost the record and reconcile has not rebuilt it yet: no holder to compare with.
@@ -205,8 +207,7 @@ function notAttestedVerdict(
  */
 export function decideCheck(input: CheckInput): CheckVerdict {
   const { headRef } = input.pullRequest;
-  const agentBranch =
-    headRef.startsWith(input.agentBranchPrefix) || input.subjects.some((s) => s.branchGenerations.length > 0);
+  const agentBranch = isAgentBranch(headRef, input.agentBranches);
   const verdicts = input.subjects.map((subject) => ({
     subject,
     verdict: judge(subject, input, agentBranch),
@@ -315,20 +316,12 @@ export function unevaluatedVerdict(input: {
       ? "The claim store (Redis) did not answer, so the holders and attestations could not be read."
       : "The evaluation failed before it could finish (GitHub or the claim store did not answer).";
   const why = input.agentInvolved
-    ? "An agent is involved (a bot's pull request or an agent branch), so this fails closed: a fence that cannot see must not open."
-    : "No agent is involved as far as GitHub shows (a person's pull request on a non-agent branch), so this does not block the merge.";
+    ? "An agent claim may be involved (a fleet login's pull request, an agent branch, a linked issue with claim-hold's labels or claim comments, or linked issues GitHub did not show), so this fails closed: a fence that cannot see must not open."
+    : "GitHub shows no agent claim involved (a person's pull request on a non-agent branch whose linked issues carry no claim-hold label or claim comment), so this does not block the merge.";
   return {
     conclusion: input.agentInvolved ? "failure" : "neutral",
     title: "claim-hold could not evaluate",
     summaryRows: [],
     text: `${what} ${why} claim-hold re-runs this check when it can (the janitor retries unfinished evaluations).\n\nWhat failed: ${input.detail}`,
   };
-}
-
-/** Whether GitHub alone (no store) shows an agent in a PR: a bot opened it, or it comes from an agent branch. */
-export function agentVisibleIn(
-  pullRequest: { author: { bot: boolean }; headRef: string },
-  agentBranchPrefix: string,
-): boolean {
-  return pullRequest.author.bot || pullRequest.headRef.startsWith(agentBranchPrefix);
 }

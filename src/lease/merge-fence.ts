@@ -10,6 +10,13 @@
 import type { Logger } from "pino";
 import { defaultRepoConfig, type RepoConfig } from "../config/repo-config.js";
 import { type ClaimRecord, parseLeaseId, type SubjectKey, subjectName } from "../domain/claim.js";
+import {
+  agentBranchPatterns,
+  agentMayBeInvolved,
+  branchMayLink,
+  type LinkedIssueEvidence,
+  type OutagePullEvidence,
+} from "../domain/trust.js";
 import { supersededPullRequestNotification } from "../notify/notification-events.js";
 import type { Notifier } from "../notify/notifier.js";
 import type { AssignmentProvider } from "../providers/assignment-provider.js";
@@ -18,7 +25,6 @@ import type { ClaimNote, FenceStore, IndexedPullRequest, RepoKey } from "../prov
 import { type ClaimStore, type DocumentStore, StoreUnavailableError } from "../providers/liveness-store.js";
 import { authorKindOf, checkRunOf, claimsOf, decideCheckWrite, linkedSubjectOf } from "./check-run-plan.js";
 import {
-  agentVisibleIn,
   type CheckConclusion,
   decideCheck,
   decideGroupCheck,
@@ -26,6 +32,7 @@ import {
   type LinkedSubject,
   unevaluatedVerdict,
 } from "./check-verdict.js";
+import type { FleetLogins } from "./fleet-logins.js";
 import { inert } from "./inert-text.js";
 import type { RepoConfigSource } from "./lease-core.js";
 import { membersOfGroup, parseMergeGroupRef } from "./merge-group-plan.js";
@@ -56,7 +63,12 @@ export interface MergeFenceDeps {
   assignments?: Pick<AssignmentProvider, "status">;
   /** Told when a check turns to failure because its holder was superseded (`superseded-pr`); absent: nowhere. */
   notifier?: Notifier;
+  /** The installation's fleet logins (a fleet login's PR is an agent's whatever its branch); absent: bots only. */
+  fleet?: FleetLogins;
 }
+
+/** Linked issues read from GitHub, per PR, when an outage hides the store's evidence (bounded). */
+const maxOutageReads = 10;
 
 /** A linked subject whose issue carries no claim comment is remembered as never claimed (saves a read). */
 const neverClaimedMemoryMs = 30 * 24 * 3_600_000;
@@ -97,7 +109,16 @@ export interface MergeGroupEvent {
 /** What an evaluation had seen when it failed: the run GitHub shows (undefined: not read) and the PRs involved. */
 interface Seen {
   existing: ExistingCheckRun | null | undefined;
-  pullRequests: { author: { bot: boolean }; headRef: string }[];
+  /** `closes`: GitHub's closing references as read (absent: not read). */
+  pullRequests: SeenPullRequest[];
+}
+
+interface SeenPullRequest {
+  number: number;
+  headSha: string;
+  author: { login: string; bot: boolean };
+  headRef: string;
+  closes?: number[];
 }
 
 export function noteOf(record: ClaimRecord): ClaimNote {
@@ -125,7 +146,7 @@ export class MergeFence {
       // Indexed before GitHub is read, with the links it had: should the evaluation fail, a claim
       // transition still finds (and re-runs) this PR.
       const known = await this.deps.fences.pullRequest(repoKey, event.number);
-      pr = await this.#index(repoKey, {
+      pr = await this.#index(repoKey, event.repo, {
         number: event.number,
         headSha: event.headSha,
         headRef: event.headRef,
@@ -174,7 +195,7 @@ export class MergeFence {
           linked: [],
         };
       }
-      pr = await this.#index(repoKey, pr);
+      pr = await this.#index(repoKey, target.repo, pr);
       changes.push(await this.#evaluate(target.installationId, target.repo, target.repoId, pr));
     }
     return changes;
@@ -276,15 +297,32 @@ export class MergeFence {
     return digests.find((d) => d === record?.tokenDigest) ?? digests[0]!;
   }
 
-  /** Links = GitHub's closing references ∪ subjects whose claims named the head branch; re-indexed when that changed. */
-  async #index(repo: RepoKey, pr: IndexedPullRequest): Promise<IndexedPullRequest> {
-    const byBranch = await this.deps.fences.subjectsForBranch(repo, pr.headRef);
+  /**
+   * Links = GitHub's closing references ∪ subjects whose claims named the head branch — the latter
+   * only on an agent branch or for a fleet login's PR (docs/security.md#trust-model); re-indexed
+   * when that changed.
+   */
+  async #index(repo: RepoKey, repoName: string, pr: IndexedPullRequest): Promise<IndexedPullRequest> {
+    const { patterns, authorFleet } = await this.#trustOf(repo.installationId, repoName, pr.author);
+    const byBranch = branchMayLink({ headRef: pr.headRef, patterns, authorFleet })
+      ? await this.deps.fences.subjectsForBranch(repo, pr.headRef)
+      : [];
     const linked = [...new Set([...pr.closes, ...byBranch])].slice(0, 100);
     const known = await this.deps.fences.pullRequest(repo, pr.number);
     const next = { ...pr, linked };
     if (!known || JSON.stringify(known) !== JSON.stringify(next))
       await this.deps.fences.putPullRequest(repo, next);
     return next;
+  }
+
+  /** The repository's agent branch globs and whether the PR's author is a fleet login. */
+  async #trustOf(installationId: number, repo: string, author: { login: string; bot: boolean }) {
+    const config = await this.deps.configs.load(installationId, repo);
+    const patterns = agentBranchPatterns(config.check);
+    const authorFleet = this.deps.fleet
+      ? await this.deps.fleet.isFleet(installationId, author, config)
+      : author.bot;
+    return { config, patterns, authorFleet };
   }
 
   async #evaluate(
@@ -294,7 +332,9 @@ export class MergeFence {
     pr: IndexedPullRequest,
   ): Promise<CheckChange> {
     return this.#oneAtATime(`${installationId}:${repoId}:${pr.headSha}`, async () => {
-      const seen: Seen = { existing: undefined, pullRequests: [pr] };
+      // The index's closing references are the store's memory, not GitHub's answer: left out.
+      const { closes: _indexed, linked: _linked, ...shown } = pr;
+      const seen: Seen = { existing: undefined, pullRequests: [shown] };
       try {
         return await this.#evaluateNow(installationId, repo, repoId, pr, seen);
       } catch (error) {
@@ -373,7 +413,7 @@ export class MergeFence {
     const queued = found ?? [];
     seen.pullRequests = queued;
     const members: IndexedPullRequest[] = [];
-    for (const pr of queued) members.push(await this.#index(repoKey, { ...pr, linked: [] }));
+    for (const pr of queued) members.push(await this.#index(repoKey, repo, { ...pr, linked: [] }));
     await this.#rememberGroup(
       installationId,
       repoId,
@@ -432,10 +472,13 @@ export class MergeFence {
   ): Promise<void> {
     const { checks, configs, log } = this.deps;
     const config = configs.peek(ref.installationId, ref.repo) ?? defaultRepoConfig;
-    // Nothing seen (the read failed): the PRs are unknown, so an agent may be involved.
-    const agentInvolved =
-      seen.pullRequests.length === 0 ||
-      seen.pullRequests.some((pr) => agentVisibleIn(pr, config.check.agentBranchPrefix));
+    const patterns = agentBranchPatterns(config.check);
+    // Fail closed on evidence: `neutral` only where GitHub's answer shows no agent claim involved.
+    const pulls = seen.pullRequests.slice(0, maxOutageReads);
+    const evidence: OutagePullEvidence[] = [];
+    for (const pr of pulls)
+      evidence.push(await this.#outageEvidence(ref, check.repoId, pr, config, patterns));
+    const agentInvolved = seen.pullRequests.length > maxOutageReads || agentMayBeInvolved(evidence, patterns);
     const cause = error instanceof StoreUnavailableError ? "store-unavailable" : "error";
     const message = error instanceof Error ? error.message : String(error);
     const desired = checkRunOf(
@@ -459,6 +502,48 @@ export class MergeFence {
       );
     }
     await this.#unfinished.remember(check);
+  }
+
+  /**
+   * What GitHub alone shows of a PR while its evaluation failed: its author and branch, and its
+   * closing issues' managed labels and App claim comments (reads made only in this failure path;
+   * any read that fails leaves the evidence unknown, which fails closed).
+   */
+  async #outageEvidence(
+    ref: { installationId: number; repo: string },
+    repoId: number,
+    pr: SeenPullRequest,
+    config: RepoConfig,
+    patterns: readonly string[],
+  ): Promise<OutagePullEvidence> {
+    const authorFleet = this.deps.fleet?.knownNow(ref.installationId, pr.author, config) ?? pr.author.bot;
+    const shown = { author: pr.author, authorFleet, headRef: pr.headRef };
+    if (agentMayBeInvolved([{ ...shown, linked: [] }], patterns)) return { ...shown, linked: [] };
+    const { assignments, checks } = this.deps;
+    if (!assignments) return { ...shown, linked: null };
+    try {
+      const closes =
+        pr.closes ?? (await checks.readPullRequestCheck({ ...ref, repoId }, pr)).closes.slice(0, 50);
+      if (closes.length > maxOutageReads) return { ...shown, linked: null };
+      const managed = managedLabelsOf(config);
+      const linked: LinkedIssueEvidence[] = [];
+      for (const issue of closes) {
+        const snapshot = await assignments.status({ ...ref, issue });
+        if (!snapshot) continue;
+        linked.push({
+          managedLabel: snapshot.labels.some((label) => managed.has(label.toLowerCase())),
+          appClaimComment:
+            snapshot.claimComments.length > 0 || snapshot.rejectedMarkers > 0 || snapshot.auditComments > 0,
+        });
+      }
+      return { ...shown, linked };
+    } catch (error) {
+      this.deps.log.warn(
+        { repo: ref.repo, pullRequest: pr.number, err: error },
+        "the linked issues of a PR could not be read while its check failed; failing closed",
+      );
+      return { ...shown, linked: null };
+    }
   }
 
   /**
@@ -512,8 +597,14 @@ export class MergeFence {
     knownConfig?: RepoConfig,
     unknown: ReadonlySet<number> = new Set(),
   ) {
-    const { store, fences, configs, now: clock } = this.deps;
-    const config = knownConfig ?? (await configs.load(installationId, repo));
+    const { store, fences, now: clock } = this.deps;
+    const trust = await this.#trustOf(installationId, repo, pr.author);
+    const config = knownConfig ?? trust.config;
+    const mayLink = branchMayLink({
+      headRef: pr.headRef,
+      patterns: trust.patterns,
+      authorFleet: trust.authorFleet,
+    });
     const now = clock();
     const evidence = await Promise.all(
       pr.linked.map(async (issue) => {
@@ -528,20 +619,20 @@ export class MergeFence {
       }),
     );
     const subjects = evidence.map(({ issue, record, found }) => ({
-      ...linkedSubjectOf(subjectName(repo, issue), record, found, pr.headRef),
+      ...linkedSubjectOf(subjectName(repo, issue), record, found, mayLink ? pr.headRef : null),
       ...(unknown.has(issue) ? { stateUnknown: true } : {}),
     }));
     const allClaims = evidence.flatMap(({ record, found }) => claimsOf(found, record));
     const verdict = decideCheck({
       pullRequest: {
         number: pr.number,
-        authorKind: authorKindOf(pr.author, allClaims),
+        authorKind: trust.authorFleet ? "agent" : authorKindOf(pr.author, allClaims),
         headRef: pr.headRef,
         headSha: pr.headSha,
       },
       subjects,
       requireAttestation: config.check.requireAttestation,
-      agentBranchPrefix: config.check.agentBranchPrefix,
+      agentBranches: agentBranchPatterns(config.check),
     });
     return { verdict, subjects, evidence };
   }
@@ -630,7 +721,11 @@ export class MergeFence {
     const ref = { installationId, repo };
     const { closes, existing } = await checks.readPullRequestCheck({ ...ref, repoId }, indexed);
     seen.existing = existing;
-    const pr = await this.#index({ installationId, repoId }, { ...indexed, closes: closes.slice(0, 50) });
+    seen.pullRequests = [{ ...indexed, closes }];
+    const pr = await this.#index({ installationId, repoId }, repo, {
+      ...indexed,
+      closes: closes.slice(0, 50),
+    });
     const unknown = await this.#recoverLinked(installationId, repo, repoId, pr);
     const { verdict, subjects, evidence } = await this.#decide(
       installationId,
@@ -685,6 +780,12 @@ export class MergeFence {
       written: write.kind !== "none",
     };
   }
+}
+
+/** The App's managed labels, lower-cased. */
+function managedLabelsOf(config: RepoConfig): Set<string> {
+  const { claimed, stale, needsHuman, overBudget } = config.labels;
+  return new Set([claimed, stale, needsHuman, overBudget].map((label) => label.toLowerCase()));
 }
 
 /** A merge group a PR was judged in, as its `checks_requested` named it. */

@@ -7,6 +7,7 @@ import type { AssignmentProvider } from "../providers/assignment-provider.js";
 import type { ClaimIndex, ClaimStore, InstallationStore, JobLocks } from "../providers/liveness-store.js";
 import type { QueueStore } from "../providers/queue-store.js";
 import type { SpendStore } from "../providers/spend-store.js";
+import type { FleetLogins } from "./fleet-logins.js";
 import type { HolderPermissions } from "./holder-permission.js";
 import type { TokenMinter } from "./tokens.js";
 
@@ -37,6 +38,8 @@ export interface LeaseCoreDeps {
   candidates?: Pick<QueueStore, "candidate">;
   /** Where takeovers (and, through the heartbeat, needs-human and budget events) are told; absent: nowhere. */
   notifier?: Notifier;
+  /** The installation's fleet logins: a claim teaches it its login; absent: nothing is learned. */
+  fleet?: FleetLogins;
   /** Re-checks a holder's `write` permission at most every 10 minutes (SPEC §4.1); absent: never. */
   permissions?: HolderPermissions;
 }

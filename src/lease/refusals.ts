@@ -8,6 +8,10 @@ export type RefusalCode =
   | "cap_reached"
   | "blocked"
   | "pr_open"
+  /** The claim's branch is outside `check.agentBranches` (docs/security.md#trust-model). */
+  | "branch_not_allowed"
+  /** The claim's branch is the head of another login's open PR. */
+  | "branch_taken"
   | "queue_empty"
   | "github_failed"
   | "superseded"

@@ -275,6 +275,17 @@ export interface InstallationStore {
   purgeInstallation(installationId: number): Promise<void>;
 }
 
+/**
+ * The installation's fleet logins learned from claims (docs/security.md#trust-model): durable, so a
+ * restart or another replica still knows that a login runs agents.
+ */
+export interface FleetLoginStore {
+  /** Records that `login` held an agent claim through the API (safe to repeat; case-insensitive). */
+  rememberFleetLogin(installationId: number, login: string): Promise<void>;
+  /** Whether `login` ever held an agent claim here (as recorded by rememberFleetLogin). */
+  isFleetLogin(installationId: number, login: string): Promise<boolean>;
+}
+
 /** Webhook redelivery dedupe. */
 export interface DeliveryLog {
   /** True the first time a webhook delivery id is seen within `ttlMs` (redelivery dedupe). */
@@ -305,6 +316,7 @@ export interface LivenessStore
   extends ClaimStore,
     ClaimIndex,
     InstallationStore,
+    FleetLoginStore,
     DeliveryLog,
     JobLocks,
     DocumentStore,

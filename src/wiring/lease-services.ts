@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import { createRepoConfigSource } from "../config/repo-config-source.js";
 import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
 import { FencedAssignments } from "../lease/fenced-writes.js";
+import { FleetLogins } from "../lease/fleet-logins.js";
 import { HolderPermissions } from "../lease/holder-permission.js";
 import { LeaseCore } from "../lease/lease-core.js";
 import { MergeFence } from "../lease/merge-fence.js";
@@ -40,6 +41,7 @@ export function createLeaseServices(
   });
   const configs = createRepoConfigSource(identity, log);
   const tokens = createTokenMinter(options.tokenSecret, undefined, options.previousTokenSecret);
+  const fleet = new FleetLogins(store);
   // The core and the fence need each other: the fence verifies lease tokens through the core, and
   // the core (like the janitor and the webhooks) tells the fence when a subject changed hands.
   const subjectChanged = async (_key: SubjectKey, record: ClaimRecord) => {
@@ -55,6 +57,7 @@ export function createLeaseServices(
     subjectChanged,
     candidates: store,
     notifier,
+    fleet,
     permissions: new HolderPermissions({
       permission: (installationId, repo, login) => identity.permission(installationId, repo, login),
       now,
@@ -68,6 +71,7 @@ export function createLeaseServices(
     verifyLease: (leaseId, token) => core.verify(leaseId, token),
     tokenDigests: (token) => tokens.digests(token),
     assignments,
+    fleet,
     notifier,
     now,
     log,
@@ -83,5 +87,5 @@ export function createLeaseServices(
     log,
   });
   /** `subjectChanged`: re-runs the checks of the PRs linked to a subject that changed hands. */
-  return { assignments, configs, core, fence, picker, subjectChanged };
+  return { assignments, configs, core, fence, fleet, picker, subjectChanged };
 }

@@ -48,12 +48,21 @@ function comment(marker: Partial<ClaimMarker> = {}): SubjectSnapshot["claimComme
 
 const person = (login: string) => ({ login, nodeId: `U_${login}` });
 
-function decide(given: SubjectSnapshot, options: { ghost?: boolean; branch?: string } = {}): ClaimDecision {
+interface DecideOptions {
+  ghost?: boolean;
+  branch?: string;
+  /** Lower-cased fleet logins among the assignees. */
+  fleet?: string[];
+}
+
+function decide(given: SubjectSnapshot, options: DecideOptions = {}): ClaimDecision {
   return decideClaim({
     request: { user: claimant, actor, ...(options.branch ? { branch: options.branch } : {}) },
     snapshot: given,
     latest: latestMarker(given),
     ghost: options.ghost ?? false,
+    agentBranches: ["agent/**"],
+    fleetAssignees: new Set(options.fleet ?? []),
   });
 }
 
@@ -74,9 +83,72 @@ const humanHeld = (...assignees: string[]): ClaimDecision => ({
 const defaultBranch = "agent/s1/12-fix-the-flaky-widget-test";
 
 describe("decideClaim", () => {
-  it.each<[string, SubjectSnapshot, { ghost?: boolean; branch?: string }, ClaimDecision]>([
+  it.each<[string, SubjectSnapshot, DecideOptions, ClaimDecision]>([
     ["a free issue: the App assigns the claimant", snapshot(), {}, plan(defaultBranch, true)],
-    ["the branch the claimant asked for wins", snapshot(), { branch: "mine" }, plan("mine", true)],
+    [
+      "the branch the claimant asked for wins",
+      snapshot(),
+      { branch: "agent/mine" },
+      plan("agent/mine", true),
+    ],
+    [
+      "a branch outside the agent globs is refused, naming them",
+      snapshot(),
+      { branch: "feature/login" },
+      {
+        kind: "refused",
+        refusal: {
+          code: "branch_not_allowed",
+          message:
+            'A claim\'s branch must match check.agentBranches (agent/**); "feature/login" does not. Nothing was claimed.',
+          details: { branch: "feature/login", agentBranches: ["agent/**"] },
+        },
+      },
+    ],
+    [
+      "a branch that heads another login's open PR is taken",
+      snapshot({ openPullRequests: [{ number: 9, headRef: "agent/x/1", author: "bob" }] }),
+      { branch: "agent/x/1" },
+      {
+        kind: "refused",
+        refusal: {
+          code: "branch_taken",
+          message:
+            'The branch "agent/x/1" is the head of @bob\'s open pull request #9; name a branch of your own. Nothing was claimed.',
+          details: { branch: "agent/x/1", pullRequest: 9, author: "bob" },
+        },
+      },
+    ],
+    [
+      "the claimant's own open PR on the branch does not take it",
+      snapshot({ openPullRequests: [{ number: 9, headRef: "agent/x/1", author: "Fleet-Bot" }] }),
+      { branch: "agent/x/1" },
+      plan("agent/x/1", true),
+    ],
+    [
+      "another PR closing the issue from another branch does not take this one",
+      snapshot({ openPullRequests: [{ number: 9, headRef: "agent/y/1", author: "bob" }] }),
+      { branch: "agent/x/1" },
+      plan("agent/x/1", true),
+    ],
+    [
+      "a fleet login assigned by hand is not a person's hold",
+      snapshot({ assignees: [person("other-bot")] }),
+      { fleet: ["other-bot"] },
+      plan(defaultBranch, true),
+    ],
+    [
+      "a fleet login and a person assigned: held by the person",
+      snapshot({ assignees: [person("other-bot"), person("alice")] }),
+      { fleet: ["other-bot"] },
+      humanHeld("alice"),
+    ],
+    [
+      "an earlier claim's branch off the agent globs is not resumed",
+      snapshot({ claimComments: [comment({ state: "released", branch: "fix-1-parser" })] }),
+      {},
+      plan(defaultBranch, true),
+    ],
     [
       "a person assigned: held by that person",
       snapshot({ assignees: [person("alice")] }),

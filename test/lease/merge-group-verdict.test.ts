@@ -1,7 +1,6 @@
 // Decision tables: which PRs a merge group holds, the worst verdict over them, and the run of an evaluation that could not finish.
 import { describe, expect, it } from "vitest";
 import {
-  agentVisibleIn,
   type CheckConclusion,
   type CheckVerdict,
   decideGroupCheck,
@@ -185,12 +184,4 @@ describe("unevaluatedVerdict: a run that completes when the evaluation cannot", 
       expect(v.text).toContain("What failed: HTTP 502: Server Error");
     },
   );
-
-  it.each([
-    [{ author: { bot: true }, headRef: "feature" }, true],
-    [{ author: { bot: false }, headRef: "agent/x/1" }, true],
-    [{ author: { bot: false }, headRef: "feature/agent" }, false],
-  ])("agentVisibleIn(%j) = %s", (pr, expected) => {
-    expect(agentVisibleIn(pr, "agent/")).toBe(expected);
-  });
 });

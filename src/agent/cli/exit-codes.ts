@@ -12,6 +12,7 @@ const heldCodes = new Set([
   "takeover_pending",
   "blocked",
   "pr_open",
+  "branch_taken",
   "queue_empty",
 ]);
 

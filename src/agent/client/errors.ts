@@ -10,6 +10,8 @@ export type ClaimHoldErrorCode =
   | "closed"
   | "blocked"
   | "pr_open"
+  | "branch_not_allowed"
+  | "branch_taken"
   | "queue_empty"
   | "not_found"
   | "invalid_request"

@@ -102,7 +102,8 @@ const leaseAuth: ErrorCodes = {
 };
 const claimRefusals: ErrorCodes = {
   404: ["not_found"],
-  409: ["held", "human_held", "cap_reached", "blocked", "pr_open", "closed"],
+  409: ["held", "human_held", "cap_reached", "blocked", "pr_open", "branch_taken", "closed"],
+  422: ["branch_not_allowed"],
   502: ["github_failed"],
   503: ["claim_state_unknown"],
 };

@@ -1,6 +1,7 @@
 // The claim flow (SPEC §4.1 POST /claims): read the subject, decide, write the store, then GitHub.
 import { durationsOf, type RepoConfig } from "../../config/repo-config.js";
 import { type ClaimRecord, type SubjectKey, subjectName } from "../../domain/claim.js";
+import { agentBranchPatterns } from "../../domain/trust.js";
 import { takeoverNotification } from "../../notify/notification-events.js";
 import type {
   AppliedWrite,
@@ -69,7 +70,14 @@ export class ClaimLease {
       throw error;
     });
     const { snapshot, subject, now } = read;
-    const decision = decideClaim({ request, snapshot, latest: read.latest, ghost: read.ghost });
+    const decision = decideClaim({
+      request,
+      snapshot,
+      latest: read.latest,
+      ghost: read.ghost,
+      agentBranches: agentBranchPatterns(read.config.check),
+      fleetAssignees: await this.#fleetAssignees(read),
+    });
     if (decision.kind === "refused") {
       if (request.pick && decision.refusal.code === "human_held") {
         throw new CandidateIneligible("human", observedFacts(snapshot, request.pick.facts));
@@ -96,6 +104,22 @@ export class ClaimLease {
       case "created":
         return this.#completeClaim(context, outcome);
     }
+  }
+
+  /** Assignees (other than the claimant) that are fleet logins: read only when someone else is assigned. */
+  async #fleetAssignees(read: SubjectRead): Promise<Set<string>> {
+    const { fleet } = this.deps;
+    const fleetLogins = new Set<string>();
+    if (!fleet) return fleetLogins;
+    const me = read.request.user.login.toLowerCase();
+    for (const assignee of read.snapshot.assignees) {
+      const login = assignee.login.toLowerCase();
+      if (login === me) continue;
+      const account = { login: assignee.login, bot: false };
+      if (await fleet.isFleet(read.key.installationId, account, read.config, read.snapshot.claimComments))
+        fleetLogins.add(login);
+    }
+    return fleetLogins;
   }
 
   /**
@@ -131,7 +155,8 @@ export class ClaimLease {
       repo: request.repo,
       issue: request.issue,
     };
-    const snapshot = await assignments.status(ref);
+    // The asked-for branch's open PRs come with the same read (`409 branch_taken`).
+    const snapshot = await assignments.status(ref, request.branch ? { branch: request.branch } : {});
     const refusal = unclaimable(request, snapshot);
     // `unclaimable` refuses a missing issue, so a snapshot is there past this line.
     if (refusal || !snapshot) throw refused(refusal!);
@@ -266,6 +291,8 @@ export class ClaimLease {
       await store.rememberInstallation(key.installationId);
       this.#knownInstallations.add(key.installationId);
     }
+    // The trust model's evidence: this login runs agents (docs/security.md#trust-model).
+    await this.deps.fleet?.learn(key.installationId, record.actor.login);
     const overlaps = await overlapsOf(this.deps, record);
     return { kind: "claimed", lease: leaseView(key, record, token), resume, overlaps };
   }

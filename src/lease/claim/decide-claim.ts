@@ -1,6 +1,7 @@
 // The pure part of a claim: from the subject's snapshot, its claim marker and the request, a plan or a refusal.
 import type { Actor, ClaimRecord } from "../../domain/claim.js";
 import { subjectName } from "../../domain/claim.js";
+import { isAgentBranch, ruleOnClaimBranch } from "../../domain/trust.js";
 import type { ClaimCommentEvidence, SubjectSnapshot } from "../../providers/assignment-provider.js";
 import type { ClaimOutcome as StoreClaimOutcome } from "../../providers/liveness-store.js";
 import { type ClaimRequest, holderBody } from "../outcomes.js";
@@ -60,8 +61,41 @@ export function decideClaim(input: {
   snapshot: SubjectSnapshot;
   latest: ClaimCommentEvidence | undefined;
   ghost: boolean;
+  /** The agent branch globs a claim's branch must match (docs/security.md#trust-model). */
+  agentBranches: readonly string[];
+  /** Lower-cased fleet logins among the assignees: a fleet login assigned by hand is not a person's hold. */
+  fleetAssignees: ReadonlySet<string>;
 }): ClaimDecision {
-  const { request, snapshot, latest, ghost } = input;
+  const { request, snapshot, latest, ghost, agentBranches } = input;
+  const subject = subjectName(snapshot.repo, snapshot.issue);
+  if (request.branch !== undefined) {
+    const ruling = ruleOnClaimBranch({
+      branch: request.branch,
+      patterns: agentBranches,
+      claimant: request.user.login,
+      openHeads: snapshot.openPullRequests.filter((pr) => pr.headRef === request.branch),
+    });
+    if (ruling.kind === "not_allowed") {
+      return {
+        kind: "refused",
+        refusal: {
+          code: "branch_not_allowed",
+          message: `A claim's branch must match check.agentBranches (${agentBranches.join(", ")}); "${request.branch}" does not. Nothing was claimed.`,
+          details: { branch: request.branch, agentBranches: [...agentBranches] },
+        },
+      };
+    }
+    if (ruling.kind === "taken") {
+      return {
+        kind: "refused",
+        refusal: {
+          code: "branch_taken",
+          message: `The branch "${request.branch}" is the head of @${ruling.author}'s open pull request #${ruling.pullRequest}; name a branch of your own. Nothing was claimed.`,
+          details: { branch: request.branch, pullRequest: ruling.pullRequest, author: ruling.author },
+        },
+      };
+    }
+  }
   const appMadeLogin =
     latest &&
     markerHolds(latest.marker) &&
@@ -70,17 +104,26 @@ export function decideClaim(input: {
       ? latest.marker.actor.login
       : null;
   const foreign = snapshot.assignees.filter((a) => a.login !== appMadeLogin);
-  if (foreign.some((a) => a.login !== request.user.login)) {
+  const people = foreign.filter(
+    (a) => a.login !== request.user.login && !input.fleetAssignees.has(a.login.toLowerCase()),
+  );
+  if (people.length > 0) {
     return {
       kind: "refused",
       refusal: {
         code: "human_held",
-        message: `${subjectName(snapshot.repo, snapshot.issue)} is assigned to someone the App did not assign.`,
-        details: { assignees: foreign.map((a) => a.login) },
+        message: `${subject} is assigned to someone the App did not assign.`,
+        details: {
+          assignees: foreign
+            .filter((a) => !input.fleetAssignees.has(a.login.toLowerCase()))
+            .map((a) => a.login),
+        },
       },
     };
   }
-  const resumable = latest && latest.marker.state !== "completed" ? latest.marker.branch : undefined;
+  // An earlier claim's branch off today's globs (named before they were enforced) is not resumed.
+  const marked = latest && latest.marker.state !== "completed" ? latest.marker.branch : undefined;
+  const resumable = marked && isAgentBranch(marked, agentBranches) ? marked : undefined;
   return {
     kind: "plan",
     plan: {

@@ -15,6 +15,7 @@ export interface MemoryLivenessStoreOptions {
 /** One object for every narrow store interface, as the Redis store is. */
 export class MemoryLivenessStore extends MemoryClaimStore implements LivenessStore {
   readonly #installations = new Set<number>();
+  readonly #fleetLogins = new Map<number, Set<string>>();
   /** Keys with a time to live, named as on Redis (`delivery:…`, `lock:…`, `doc:…`). */
   readonly #expiring = new Map<string, { value: string; expiresAt: number }>();
   readonly #now: () => number;
@@ -60,6 +61,7 @@ export class MemoryLivenessStore extends MemoryClaimStore implements LivenessSto
     this.slots.purge(installationId);
     this.epochs.delete(installationId);
     this.#installations.delete(installationId);
+    this.#fleetLogins.delete(installationId);
     this.#queue.purge(installationId);
   }
 
@@ -86,6 +88,16 @@ export class MemoryLivenessStore extends MemoryClaimStore implements LivenessSto
 
   async rememberInstallation(installationId: number): Promise<void> {
     this.#installations.add(installationId);
+  }
+
+  async rememberFleetLogin(installationId: number, login: string): Promise<void> {
+    const logins = this.#fleetLogins.get(installationId) ?? new Set<string>();
+    logins.add(login.toLowerCase());
+    this.#fleetLogins.set(installationId, logins);
+  }
+
+  async isFleetLogin(installationId: number, login: string): Promise<boolean> {
+    return this.#fleetLogins.get(installationId)?.has(login.toLowerCase()) ?? false;
   }
 
   async installations(): Promise<number[]> {

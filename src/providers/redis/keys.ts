@@ -46,6 +46,11 @@ export class StoreKeys {
     return `${this.base(installationId)}:holders`;
   }
 
+  /** Logins that held agent claims in the installation (the trust model's fleet logins). */
+  fleetLogins(installationId: number): string {
+    return `${this.base(installationId)}:fleet`;
+  }
+
   /** Installations with claims: a global key (no hash tag), so it lives outside every installation's slot. */
   installations(): string {
     return `${this.#prefix}installations`;

@@ -120,6 +120,17 @@ export class RedisLivenessStore extends RedisClaimStore implements LivenessStore
     await this.call(() => this.redis.sadd(this.keys.installations(), String(installationId)));
   }
 
+  async rememberFleetLogin(installationId: number, login: string): Promise<void> {
+    await this.call(() => this.redis.sadd(this.keys.fleetLogins(installationId), login.toLowerCase()));
+  }
+
+  async isFleetLogin(installationId: number, login: string): Promise<boolean> {
+    const reply = await this.call(() =>
+      this.redis.sismember(this.keys.fleetLogins(installationId), login.toLowerCase()),
+    );
+    return reply === 1;
+  }
+
   async installations(): Promise<number[]> {
     const members = await this.call(() => this.redis.smembers(this.keys.installations()));
     return members

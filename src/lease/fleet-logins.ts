@@ -1,0 +1,71 @@
+// The installation's fleet logins (docs/security.md#trust-model): learned from agent claims, kept in the store, remembered in memory.
+import type { RepoConfig } from "../config/repo-config.js";
+import { isFleetLogin } from "../domain/trust.js";
+import type { FleetLoginStore } from "../providers/liveness-store.js";
+
+/** A claim comment's marker as far as fleet evidence needs it (signed: only verified markers reach here). */
+interface MarkerActor {
+  marker: { actor: { kind: "agent" | "human"; login: string } };
+}
+
+export class FleetLogins {
+  /** `installationId:login` known to be fleet logins: a login once proven stays one (never unlearned). */
+  readonly #known = new Set<string>();
+
+  constructor(private readonly store: FleetLoginStore) {}
+
+  /**
+   * Records that `login` holds an agent claim here. One store write per login per process: the
+   * claim path pays it once, never in the steady state.
+   */
+  async learn(installationId: number, login: string): Promise<void> {
+    const id = idOf(installationId, login);
+    if (this.#known.has(id)) return;
+    await this.store.rememberFleetLogin(installationId, login);
+    this.#known.add(id);
+  }
+
+  /**
+   * Whether an account runs agents, from every piece of evidence: GitHub's account type, the
+   * config's `agents.logins`, what this process learned, the store, and signed claim markers of
+   * the subject at hand (a store that lost its set is rebuilt from them, one login at a time).
+   */
+  async isFleet(
+    installationId: number,
+    account: { login: string; bot: boolean },
+    config: Pick<RepoConfig, "agents">,
+    markers: readonly MarkerActor[] = [],
+  ): Promise<boolean> {
+    if (this.knownNow(installationId, account, config)) return true;
+    const login = account.login.toLowerCase();
+    if (
+      markers.some((c) => c.marker.actor.kind === "agent" && c.marker.actor.login.toLowerCase() === login)
+    ) {
+      await this.learn(installationId, account.login);
+      return true;
+    }
+    if (await this.store.isFleetLogin(installationId, account.login)) {
+      this.#known.add(idOf(installationId, account.login));
+      return true;
+    }
+    return false;
+  }
+
+  /** What is known without asking the store (it may be down): account type, config, memory. */
+  knownNow(
+    installationId: number,
+    account: { login: string; bot: boolean },
+    config: Pick<RepoConfig, "agents">,
+  ): boolean {
+    return isFleetLogin({
+      login: account.login,
+      bot: account.bot,
+      learned: this.#known.has(idOf(installationId, account.login)),
+      configured: config.agents.logins,
+    });
+  }
+}
+
+function idOf(installationId: number, login: string): string {
+  return `${installationId}:${login.toLowerCase()}`;
+}

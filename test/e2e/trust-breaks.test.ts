@@ -1,0 +1,101 @@
+// The trust model's breaks, each tried from outside the App: the fleet's own account acting like a person, a person's branch.
+import { afterEach, describe, expect, it } from "vitest";
+import { probeRedis } from "../support/redis.js";
+import {
+  checkOf,
+  claimMarkers,
+  type E2eWorld,
+  fleet,
+  installationId,
+  repo,
+  restartApp,
+  startWorld,
+  writer,
+} from "./support/e2e-world.js";
+
+const redisProbe = await probeRedis();
+let world: E2eWorld | undefined;
+afterEach(async () => {
+  await world?.close();
+  world = undefined;
+});
+
+const repoId = 1296269;
+
+describe.skipIf(!redisProbe.available)("trust: who is an agent, whose branch, whose PR", () => {
+  it("break 2: an agent cannot name a person's branch, and a claim that once named it does not judge the person's PR", async () => {
+    world = await startWorld();
+    const { sim } = world;
+    const { sha: head } = sim.push({ repo, branch: "feature/login", login: writer.login, message: "login" });
+    sim.openPull({ repo, author: writer.login, head: "feature/login", title: "Login", body: "Fixes #2" });
+    await sim.flush();
+    expect(checkOf(sim, head)).toEqual({ conclusion: "success", title: "No agent claim involved" });
+
+    await expect(
+      world.agent().claim({ repo, issue: 1, actor: { sessionId: "a" }, branch: "feature/login" }),
+    ).rejects.toMatchObject({ status: 422, code: "branch_not_allowed" });
+    expect(sim.issue(repo, 1)).toMatchObject({ assignees: [], labels: [] });
+    expect(await world.store.get({ installationId, repoId, issue: 1 })).toBeNull();
+
+    // A claim made before the globs were enforced named Bob's branch (the fence remembers it).
+    await world.agent().claim({ repo, issue: 1, actor: { sessionId: "a" } });
+    await world.fences.recordClaim(
+      { installationId, repoId, issue: 1 },
+      {
+        generation: 1,
+        actor: { kind: "agent", login: fleet.login, sessionId: "a" },
+        branch: "feature/login",
+      },
+    );
+    const { sha } = sim.push({ repo, branch: "feature/login", login: writer.login, message: "more" });
+    await sim.flush();
+    expect(checkOf(sim, sha)).toEqual({ conclusion: "success", title: "No agent claim involved" });
+  });
+
+  it("break 2: a branch that heads another login's open PR is taken", async () => {
+    world = await startWorld();
+    const { sim } = world;
+    sim.openPull({ repo, author: writer.login, head: "agent/bob/1-mine", title: "Mine", body: "" });
+    await sim.flush();
+    await expect(
+      world.agent().claim({ repo, issue: 1, actor: { sessionId: "a" }, branch: "agent/bob/1-mine" }),
+    ).rejects.toMatchObject({ status: 409, code: "branch_taken", details: { author: writer.login } });
+    expect(sim.issue(repo, 1)).toMatchObject({ assignees: [], labels: [] });
+  });
+
+  it("break 3: `/reclaim` from the fleet's own account is refused inertly and the live claim stands", async () => {
+    world = await startWorld();
+    const { sim } = world;
+    const victim = world.agent();
+    const { lease } = await victim.claim({ repo, issue: 1, actor: { sessionId: "victim" } });
+    await sim.flush();
+    // Another session of the same account posts the command (a prompt injection is enough).
+    const comment = sim.comment({ repo, issue: 1, login: fleet.login, body: "/reclaim" });
+    await sim.flush();
+    const issue = sim.issue(repo, 1);
+    expect(issue).toMatchObject({ assignees: [fleet.login], labels: ["agent:claimed"] });
+    expect(claimMarkers(sim, 1)).toEqual([{ generation: 1, state: "active" }]);
+    const reply = issue.comments.at(-1)!;
+    expect(reply.author).toBe("claim-hold[bot]");
+    expect(reply.id).not.toBe(comment.id);
+    expect(reply.body).toContain("`/reclaim` is for people");
+    expect(reply.body).not.toContain("@fleet-bot");
+    const beat = await victim.heartbeat(lease);
+    expect(beat.generation ?? lease.generation).toBe(1);
+    await expect(victim.verify(lease)).resolves.toBeDefined();
+  });
+
+  it("break 3: the fleet login is known from its signed claim comment after the store forgot it", async () => {
+    world = await startWorld();
+    const { sim } = world;
+    const { lease } = await world.agent().claim({ repo, issue: 1, actor: { sessionId: "victim" } });
+    await sim.flush();
+    // The store's fleet set and the process's memory are gone (a new App on a store that lost the set).
+    await world.redis.del(`${world.prefix}{i:${installationId}}:fleet`);
+    await restartApp(world);
+    sim.comment({ repo, issue: 1, login: fleet.login, body: "/reclaim release" });
+    await sim.flush();
+    expect(sim.issue(repo, 1)).toMatchObject({ assignees: [fleet.login], labels: ["agent:claimed"] });
+    await expect(world.agent().verify(lease)).resolves.toBeDefined();
+  });
+});
