@@ -32,3 +32,68 @@ export function needsHumanProblem(heartbeat: {
   }
   return null;
 }
+
+/** What the App last showed of a subject's needs-human ask (one generation), kept for the throttle. */
+export interface NeedsHumanShown {
+  /** The label as last written, and when. */
+  label?: { shown: boolean; at: number };
+  /** The mention comment last posted (its node id once GitHub returned it) and its text. */
+  comment?: { at: number; nodeId?: string; body: string };
+  notifiedAt?: number;
+}
+
+/** A label is written at most this often per subject, however often the flag flips. */
+export const needsHumanLabelSpacingMs = 60_000;
+
+export interface NeedsHumanPlan {
+  /** The label to write now (null: none, GitHub already shows it or the last write is too recent). */
+  label: "add" | "remove" | null;
+  /** The label write waits: due at this time (settled then by the next heartbeat or reconcile). */
+  labelDueAt: number | null;
+  comment: { kind: "new"; body: string } | { kind: "edit"; nodeId: string; body: string } | null;
+  notify: boolean;
+  shown: NeedsHumanShown;
+}
+
+/**
+ * The throttle (docs/reference/github-surfaces.md#needs-human): one label write per subject per
+ * minute, one mention comment per cooldown (a repeat with another text edits it), one
+ * notification per cooldown. `desired`: the label the record calls for; `body`: the comment an
+ * ask would post (null when the change is not an ask).
+ */
+export function planNeedsHuman(input: {
+  desired: boolean;
+  body: string | null;
+  shown: NeedsHumanShown;
+  now: number;
+  cooldownMs: number;
+}): NeedsHumanPlan {
+  const { desired, body, now, cooldownMs } = input;
+  const shown: NeedsHumanShown = { ...input.shown };
+  let label: NeedsHumanPlan["label"] = null;
+  let labelDueAt: number | null = null;
+  if (shown.label?.shown !== desired) {
+    const due = shown.label ? shown.label.at + needsHumanLabelSpacingMs : now;
+    if (due <= now) {
+      label = desired ? "add" : "remove";
+      shown.label = { shown: desired, at: now };
+    } else labelDueAt = due;
+  }
+  let comment: NeedsHumanPlan["comment"] = null;
+  let notify = false;
+  if (body !== null) {
+    const recent = shown.comment && now - shown.comment.at < cooldownMs ? shown.comment : undefined;
+    if (!recent) {
+      comment = { kind: "new", body };
+      shown.comment = { at: now, body };
+    } else if (recent.body !== body && recent.nodeId) {
+      comment = { kind: "edit", nodeId: recent.nodeId, body };
+      shown.comment = { ...recent, body };
+    }
+    if (shown.notifiedAt === undefined || now - shown.notifiedAt >= cooldownMs) {
+      notify = true;
+      shown.notifiedAt = now;
+    }
+  }
+  return { label, labelDueAt, comment, notify, shown };
+}

@@ -138,7 +138,10 @@ export function reclaimWrite(input: {
     const everyone = new Set([...(write.unassign ?? []), ...snapshot.assignees.map((a) => a.nodeId)]);
     if (everyone.size) write.unassign = [...everyone];
   }
-  const managed = [config.labels.claimed, config.labels.stale].map((l) => l.toLowerCase());
+  // An agent's ask for a person ends with its claim, whichever form of the command ended it.
+  const managed = [config.labels.claimed, config.labels.stale, config.labels.needsHuman].map((l) =>
+    l.toLowerCase(),
+  );
   const present = snapshot.labels.filter((l) => managed.includes(l.toLowerCase()));
   if (present.length) write.removeLabels = present;
   if (input.assign) write.assign = [commenter.nodeId];

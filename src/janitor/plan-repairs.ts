@@ -262,5 +262,7 @@ export function labelWithoutRecordFence(
 }
 
 function managedLabelsShown(snapshot: SubjectSnapshot, config: RepoConfig): string[] {
-  return [config.labels.claimed, config.labels.stale].filter((l) => snapshot.labels.includes(l));
+  return [config.labels.claimed, config.labels.stale, config.labels.needsHuman].filter((l) =>
+    snapshot.labels.includes(l),
+  );
 }

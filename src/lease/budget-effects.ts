@@ -5,11 +5,12 @@ import { needsHumanChange } from "../budget/needs-human.js";
 import { microsToUsd } from "../budget/usage.js";
 import type { RepoConfig } from "../config/repo-config.js";
 import { type ClaimRecord, type SubjectKey, subjectName } from "../domain/claim.js";
-import { budgetNotification, needsHumanNotification } from "../notify/notification-events.js";
+import { budgetNotification } from "../notify/notification-events.js";
 import type { SubjectRef } from "../providers/assignment-provider.js";
 import type { SpendReport } from "../providers/spend-store.js";
-import { budgetExhaustedWrite, needsHumanAskedWrite, needsHumanClearedWrite } from "./budget-writes.js";
-import { announce, applyAndCommit, writeFenced } from "./commit-transition.js";
+import { budgetExhaustedWrite } from "./budget-writes.js";
+import { announce, applyAndCommit } from "./commit-transition.js";
+import { NeedsHumanShow } from "./needs-human-show.js";
 import type { LeaseCoreDeps } from "./ports.js";
 import { refused } from "./refusals.js";
 
@@ -35,9 +36,12 @@ export async function applyHeartbeatEffects(
   input: HeartbeatEffectsInput,
 ): Promise<void> {
   const change = needsHumanChange(input.needsHumanBefore, input.heartbeat);
-  if (change.kind === "unchanged" && !input.spend) return;
+  const show = deps.needsHuman ?? new NeedsHumanShow(deps);
+  const settle = change.kind === "unchanged" && show.isDue(input.record, deps.now());
+  if (change.kind === "unchanged" && !settle && !input.spend) return;
   const config = await configOf(deps, input.record);
-  if (change.kind !== "unchanged") await showNeedsHuman(deps, input.record, config, change);
+  if (change.kind !== "unchanged") await show.changed(input.record, config, change);
+  else if (settle) await show.settle(input.record, config);
   if (input.spend) await enforceBudget(deps, input, config, input.spend);
 }
 
@@ -46,26 +50,6 @@ async function configOf(deps: LeaseCoreDeps, record: ClaimRecord): Promise<RepoC
     deps.configs.peek(record.installationId, record.repo) ??
     (await deps.configs.load(record.installationId, record.repo))
   );
-}
-
-/** The label and the one comment; a refused write is logged and left (the flag stays in the store). */
-async function showNeedsHuman(
-  deps: LeaseCoreDeps,
-  record: ClaimRecord,
-  config: RepoConfig,
-  change: { kind: "asked"; blocker: string } | { kind: "cleared" },
-): Promise<void> {
-  const write =
-    change.kind === "asked"
-      ? needsHumanAskedWrite(record, config, change.blocker)
-      : needsHumanClearedWrite(record, config.labels);
-  await writeFenced(deps, refOf(record), record, write, config.labels).catch((error: unknown) => {
-    deps.log.warn({ subject: subjectName(record.repo, record.issue), err: error }, "needs-human not shown");
-  });
-  // The notifier queues without waiting, so a slow or dead sink never slows the heartbeat.
-  if (change.kind === "asked") {
-    deps.notifier?.emit(needsHumanNotification(record, change.blocker, record.lastHeartbeatAt, config));
-  }
 }
 
 async function enforceBudget(

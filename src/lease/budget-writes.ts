@@ -1,38 +1,27 @@
-// The GitHub writes of the needs-human and budget moments: label, one inert comment, and the over-budget release; pure.
+// The GitHub text and writes of the needs-human and budget moments: the ask's inert comment and the over-budget release; pure.
 import type { RepoConfig } from "../config/repo-config.js";
 import type { ClaimRecord } from "../domain/claim.js";
 import type { TransitionWrite } from "../providers/assignment-provider.js";
 import { endedClaimWrite } from "./ended-write.js";
 import { describeActor, inert } from "./inert-text.js";
 
-type Labels = RepoConfig["labels"];
-
 /**
- * A holder asked for a person: the label, and one comment naming the blocker as inert text (it can
- * never mention, link or hide anything), mentioning `notify.mention` — a maintainer's config value,
- * already checked to be `@user` or `@org/team` — when it is set.
+ * The comment of a holder asking for a person: the blocker as inert text (it can never mention,
+ * link or hide anything), mentioning `notify.mention` — a maintainer's config value, already
+ * checked to be `@user` or `@org/team` — when it is set.
  */
-export function needsHumanAskedWrite(
+export function needsHumanAskBody(
   record: ClaimRecord,
-  config: Pick<RepoConfig, "labels" | "notify">,
+  config: Pick<RepoConfig, "notify">,
   blocker: string,
-): TransitionWrite {
+): string {
   const lines = [
     `🙋 ${describeActor(record.actor)} needs a person to go on (generation ${record.generation}).`,
     "",
     `> ${inert(blocker, { max: 300 })}`,
   ];
   if (config.notify.mention) lines.push("", `${config.notify.mention}, could you take a look?`);
-  return {
-    subjectNodeId: record.issueNodeId ?? "",
-    addLabels: [config.labels.needsHuman],
-    addComments: [lines.join("\n")],
-  };
-}
-
-/** The holder stopped asking: the label comes off, and nothing is said. */
-export function needsHumanClearedWrite(record: ClaimRecord, labels: Labels): TransitionWrite {
-  return { subjectNodeId: record.issueNodeId ?? "", removeLabels: [labels.needsHuman] };
+  return lines.join("\n");
 }
 
 /**

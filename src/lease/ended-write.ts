@@ -28,12 +28,9 @@ export function endedClaimWrite(args: {
   const { previous, ended, config } = args;
   const write: TransitionWrite = {
     subjectNodeId: previous.issueNodeId ?? ended.issueNodeId ?? "",
-    // A standing ask for a person ends with the lease that made it.
-    removeLabels: [
-      config.labels.claimed,
-      config.labels.stale,
-      ...(previous.needsHuman ? [config.labels.needsHuman] : []),
-    ],
+    // A standing ask for a person ends with the lease that made it, even one a store loss forgot
+    // (a marker carries no ask): removing a label the issue lacks changes nothing.
+    removeLabels: [config.labels.claimed, config.labels.stale, config.labels.needsHuman],
     fence: fenceOf(ended, config.labels),
   };
   if (!args.keepAssignee && previous.appAssigned && previous.assigneeNodeId) {

@@ -55,6 +55,12 @@ export function desiredWrite(
   } else {
     write.removeLabels = [labels.claimed, labels.stale];
   }
+  // The needs-human label stands exactly while an active claim's holder asks for a person.
+  if (labels.needsHuman) {
+    if (record.state === "active" && record.needsHuman)
+      write.addLabels = [...(write.addLabels ?? []), labels.needsHuman];
+    else write.removeLabels = [...write.removeLabels, labels.needsHuman];
+  }
   const appMade = record.appAssigned && record.assigneeNodeId ? [record.assigneeNodeId] : [];
   if (held && appMade.length) write.assign = appMade;
   // An ended agent claim's own App-made assignment goes (by node id; a completion by closing the

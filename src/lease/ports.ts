@@ -1,10 +1,17 @@
 // The interfaces the lease core is built on: the store, GitHub's assignments, config, tokens, clock.
 import type { Logger } from "pino";
+import type { NeedsHumanChange } from "../budget/needs-human.js";
 import type { RepoConfig } from "../config/repo-config.js";
 import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
 import type { Notifier } from "../notify/notifier.js";
 import type { AssignmentProvider } from "../providers/assignment-provider.js";
-import type { ClaimIndex, ClaimStore, InstallationStore, JobLocks } from "../providers/liveness-store.js";
+import type {
+  ClaimIndex,
+  ClaimStore,
+  DocumentStore,
+  InstallationStore,
+  JobLocks,
+} from "../providers/liveness-store.js";
 import type { QueueStore } from "../providers/queue-store.js";
 import type { SpendStore } from "../providers/spend-store.js";
 import type { FleetLogins } from "./fleet-logins.js";
@@ -18,9 +25,28 @@ export interface RepoConfigSource {
   peek(installationId: number, repo: string): RepoConfig | undefined;
 }
 
+/** Shows a holder's ask for a person on GitHub, throttled per subject (lease/needs-human-show.ts). */
+export interface NeedsHumanShower {
+  /** After a heartbeat that made or withdrew the ask. */
+  changed(
+    record: ClaimRecord,
+    config: RepoConfig,
+    change: Exclude<NeedsHumanChange, { kind: "unchanged" }>,
+  ): Promise<void>;
+  /** Whether a label write the throttle held back is due now (no I/O: every heartbeat asks). */
+  isDue(record: ClaimRecord, now: number): boolean;
+  /** Makes a due label write: the label as the record asks now. */
+  settle(record: ClaimRecord, config: RepoConfig): Promise<void>;
+}
+
 export interface LeaseCoreDeps {
   /** The claim transitions and indexes, the write fence's locks, and the installation a claim proves live. */
-  store: ClaimStore & ClaimIndex & JobLocks & SpendStore & Pick<InstallationStore, "rememberInstallation">;
+  store: ClaimStore &
+    ClaimIndex &
+    JobLocks &
+    SpendStore &
+    DocumentStore &
+    Pick<InstallationStore, "rememberInstallation">;
   assignments: AssignmentProvider;
   configs: RepoConfigSource;
   tokens: TokenMinter;
@@ -38,6 +64,8 @@ export interface LeaseCoreDeps {
   candidates?: Pick<QueueStore, "candidate">;
   /** Where takeovers (and, through the heartbeat, needs-human and budget events) are told; absent: nowhere. */
   notifier?: Notifier;
+  /** The needs-human throttle's memory of held-back label writes (one per process); absent: none kept. */
+  needsHuman?: NeedsHumanShower;
   /** The installation's fleet logins: a claim teaches it its login; absent: nothing is learned. */
   fleet?: FleetLogins;
   /** Re-checks a holder's `write` permission at most every 10 minutes (SPEC §4.1); absent: never. */

@@ -63,7 +63,8 @@ export interface WriteFence {
   generation: number;
   state: "active" | "human" | "released" | "completed" | "reaped" | "revoked";
   stale: boolean;
-  labels: { claimed: string; stale: string };
+  /** The managed labels; `needsHuman` present: an active claim shows it exactly while its holder asks. */
+  labels: { claimed: string; stale: string; needsHuman?: string };
 }
 
 /** All GitHub writes of one transition; a provider may send them as one batched request. */
@@ -83,6 +84,8 @@ export interface TransitionWrite {
 
 export interface AppliedWrite {
   claimComment?: { nodeId: string; databaseId: number };
+  /** Node ids of the `addComments`, in order, as far as GitHub returned them. */
+  addedComments?: string[];
   requests: number;
 }
 

@@ -7,6 +7,7 @@ import { FleetLogins } from "../lease/fleet-logins.js";
 import { HolderPermissions } from "../lease/holder-permission.js";
 import { LeaseCore } from "../lease/lease-core.js";
 import { MergeFence } from "../lease/merge-fence.js";
+import { NeedsHumanShow } from "../lease/needs-human-show.js";
 import { createTokenMinter } from "../lease/tokens.js";
 import type { Notifier } from "../notify/notifier.js";
 import type { FenceStore } from "../providers/fence-store.js";
@@ -58,6 +59,7 @@ export function createLeaseServices(
     candidates: store,
     notifier,
     fleet,
+    needsHuman: new NeedsHumanShow({ store, assignments, notifier, now, log }),
     permissions: new HolderPermissions({
       permission: (installationId, repo, login) => identity.permission(installationId, repo, login),
       now,

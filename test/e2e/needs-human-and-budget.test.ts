@@ -177,13 +177,86 @@ describe.each(stores)("needs-human and budgets on the $name", ({ redis }) => {
     expect(sim.requests.counts(mark)).toEqual({});
     expect(await world!.notices()).toHaveLength(1);
 
-    // The next heartbeat without it clears: the label goes, nothing is said.
+    // The next heartbeat without it clears; the label was written 10 s ago, so it waits out its minute.
     app.clock.now += 5_000;
+    mark = sim.requests.mark();
+    expect(await agent.heartbeat(lease)).toMatchObject({ state: "active" });
+    await sim.flush();
+    expect(sim.requests.counts(mark)).toEqual({});
+    expect(sim.issue(repo, 1).labels.sort()).toEqual(["agent:claimed", "agent:needs-human"]);
+    // The first heartbeat after the minute takes it off; nothing is said.
+    app.clock.now += 50_000;
     expect(await agent.heartbeat(lease)).toMatchObject({ state: "active" });
     await sim.flush();
     expect(sim.issue(repo, 1).labels).toEqual(["agent:claimed"]);
     expect(appComments(sim)).toHaveLength(before + 1);
     expect(await world!.notices()).toHaveLength(1);
+  });
+
+  it("throttles a flapping ask: 20 beats a second apart make one comment, one label write and one notice", async () => {
+    const { sim, app } = await start();
+    const agent = world!.agent();
+    const { lease } = await agent.claim({ repo, issue: 1, actor: { runtime: "codex", sessionId: "F" } });
+    await sim.flush();
+    const before = appComments(sim).length;
+    const mark = sim.requests.mark();
+    for (let beat = 0; beat < 20; beat++) {
+      app.clock.now += 1_000;
+      await agent.heartbeat(lease, beat % 2 === 0 ? { needsHuman: true, blocker: "which database?" } : {});
+    }
+    await sim.flush();
+    expect(sim.requests.counts(mark)).toEqual({ "graphql:ApplyTransition": 1 });
+    const mentions = appComments(sim)
+      .slice(before)
+      .filter((body) => body.includes("@octo/maintainers"));
+    expect(mentions).toHaveLength(1);
+    expect(await world!.notices()).toHaveLength(1);
+    // The last beat cleared the ask: the held-back label write is made by the first beat after the minute.
+    for (let beat = 0; beat < 3; beat++) {
+      app.clock.now += 15_000;
+      await agent.heartbeat(lease);
+    }
+    await sim.flush();
+    expect(sim.issue(repo, 1).labels).toEqual(["agent:claimed"]);
+    // Asking again with another blocker inside the cooldown edits the one comment: no new mention, no notice.
+    app.clock.now += 15_000;
+    await agent.heartbeat(lease, { needsHuman: true, blocker: "which schema?" });
+    await sim.flush();
+    const after = appComments(sim).slice(before);
+    expect(after.filter((body) => body.includes("@octo/maintainers"))).toHaveLength(1);
+    expect(after.find((body) => body.includes("needs a person"))).toContain("which schema?");
+    expect(await world!.notices()).toHaveLength(1);
+    // The label came off 15 s ago: it goes on again with the first beat past its minute.
+    expect(sim.issue(repo, 1).labels).toEqual(["agent:claimed"]);
+    for (let beat = 0; beat < 4; beat++) {
+      app.clock.now += 15_000;
+      await agent.heartbeat(lease, { needsHuman: true, blocker: "which schema?" });
+    }
+    await sim.flush();
+    expect(sim.issue(repo, 1).labels.sort()).toEqual(["agent:claimed", "agent:needs-human"]);
+  });
+
+  it("takes the needs-human label off at `/reclaim release`, and at a release after the store lost the ask", async () => {
+    const { sim, stack } = await start();
+    const agent = world!.agent();
+    const first = await agent.claim({ repo, issue: 1, actor: { runtime: "codex", sessionId: "N" } });
+    await agent.heartbeat(first.lease, { needsHuman: true, blocker: "which database?" });
+    sim.comment({ repo, issue: 1, login: maintainer.login, body: "/reclaim release" });
+    await sim.flush();
+    expect(sim.issue(repo, 1).labels).toEqual([]);
+
+    const second = await agent.claim({ repo, issue: 2, actor: { runtime: "codex", sessionId: "M" } });
+    await agent.heartbeat(second.lease, { needsHuman: true, blocker: "which schema?" });
+    await sim.flush();
+    expect(sim.issue(repo, 2).labels.sort()).toEqual(["agent:claimed", "agent:needs-human"]);
+    // The store loses the subject; the release restores it from the claim comment, which carries no ask.
+    if (!stack.redis) return;
+    const keys = await stack.redis.client.keys(`${stack.redis.keyPrefix}{i:42}:s:1296269:2:*`);
+    expect(keys.length).toBeGreaterThan(0);
+    await stack.redis.client.del(...keys);
+    await agent.release(second.lease, { outcome: "abandoned" });
+    await sim.flush();
+    expect(sim.issue(repo, 2).labels).toEqual([]);
   });
 
   it("takes the needs-human label off with the lease that asked, at its release", async () => {

@@ -235,14 +235,20 @@ export class GitHubAssignmentProvider implements AssignmentProvider {
           octokit.graphql<TransitionResponse>(mutation.document, mutation.variables),
         );
       }
-      if (write.createClaimComment === undefined) return { requests: counter.requests };
+      const added = comments.flatMap((_, i) => data[`comment${i}`]?.commentEdge?.node?.id ?? []);
+      const addedComments = added.length ? { addedComments: added } : {};
+      if (write.createClaimComment === undefined) return { ...addedComments, requests: counter.requests };
       const node = data.claimComment?.commentEdge?.node;
       if (!node || node.databaseId === null) {
         throw new GitHubWriteError(
           `failed to apply claim transition on ${owner}/${name}#${ref.issue}: GitHub did not return the new claim comment`,
         );
       }
-      return { claimComment: { nodeId: node.id, databaseId: node.databaseId }, requests: counter.requests };
+      return {
+        claimComment: { nodeId: node.id, databaseId: node.databaseId },
+        ...addedComments,
+        requests: counter.requests,
+      };
     } catch (error) {
       if (error instanceof GitHubWriteError) throw error;
       this.#labels.forget(ref);

@@ -53,7 +53,8 @@ const fields = {
     "commentEdge { node { id databaseId } }",
   ),
   comments: Array.from({ length: MAX_ADDED_COMMENTS }, (_, i) =>
-    mutationField(`comment${i}`, "addComment", "AddCommentInput", "clientMutationId"),
+    // The node id comes back so a later write may edit the note (a repeated needs-human ask).
+    mutationField(`comment${i}`, "addComment", "AddCommentInput", "commentEdge { node { id } }"),
   ),
 };
 
@@ -205,6 +206,10 @@ export function buildTransitionMutation(inputs: TransitionInputs): TransitionMut
 
 export interface TransitionResponse {
   claimComment?: { commentEdge: { node: { id: string; databaseId: number | null } | null } | null } | null;
+  [addedComment: `comment${number}`]:
+    | { commentEdge: { node: { id: string } | null } | null }
+    | null
+    | undefined;
 }
 
 /** Every shape `buildTransitionMutation` can produce, for schema validation. */

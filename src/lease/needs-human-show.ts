@@ -1,0 +1,114 @@
+// Shows a holder's ask for a person on GitHub, throttled per subject (docs/reference/github-surfaces.md#needs-human).
+
+import type { Logger } from "pino";
+import { type NeedsHumanChange, type NeedsHumanShown, planNeedsHuman } from "../budget/needs-human.js";
+import type { RepoConfig } from "../config/repo-config.js";
+import { type ClaimRecord, subjectName } from "../domain/claim.js";
+import { needsHumanNotification } from "../notify/notification-events.js";
+import type { Notifier } from "../notify/notifier.js";
+import type { AssignmentProvider, TransitionWrite } from "../providers/assignment-provider.js";
+import type { DocumentStore } from "../providers/liveness-store.js";
+import { needsHumanAskBody } from "./budget-writes.js";
+import { writeFenced } from "./commit-transition.js";
+
+export interface NeedsHumanShowDeps {
+  store: DocumentStore;
+  assignments: AssignmentProvider;
+  notifier?: Notifier | undefined;
+  now: () => number;
+  log: Logger;
+}
+
+/**
+ * The label, the mention comment and the notification of needs-human, at most one label write per
+ * minute and one comment and notification per `notify.needsHumanCooldown`, whatever the flag does.
+ * What each subject's generation last showed is a store document (shared by replicas); a label
+ * write the throttle held back is remembered here and made by the first heartbeat after it is due
+ * (reconcile makes it otherwise).
+ */
+export class NeedsHumanShow {
+  /** Held-back label writes: subject generation → when it may be written. */
+  readonly #due = new Map<string, number>();
+
+  constructor(private readonly deps: NeedsHumanShowDeps) {}
+
+  /** After a heartbeat that changed the ask. */
+  async changed(
+    record: ClaimRecord,
+    config: RepoConfig,
+    change: Exclude<NeedsHumanChange, { kind: "unchanged" }>,
+  ): Promise<void> {
+    const body = change.kind === "asked" ? needsHumanAskBody(record, config, change.blocker) : null;
+    await this.#show(record, config, body, change.kind === "asked" ? change.blocker : null);
+  }
+
+  /** Whether a held-back label write of this generation is due (no I/O: every heartbeat asks). */
+  isDue(record: ClaimRecord, now: number): boolean {
+    const due = this.#due.get(idOf(record));
+    return due !== undefined && due <= now;
+  }
+
+  /** Makes a held-back label write that is due: the label as the record asks now. */
+  async settle(record: ClaimRecord, config: RepoConfig): Promise<void> {
+    await this.#show(record, config, null, null);
+  }
+
+  async #show(
+    record: ClaimRecord,
+    config: RepoConfig,
+    body: string | null,
+    blocker: string | null,
+  ): Promise<void> {
+    const { deps } = this;
+    const { store, now: clock, log } = deps;
+    const document = documentOf(record);
+    const now = clock();
+    const shown = ((await store.getDocument(document)) ?? {}) as NeedsHumanShown;
+    const plan = planNeedsHuman({
+      desired: record.needsHuman === true && record.state === "active",
+      body,
+      shown,
+      now,
+      cooldownMs: config.notify.needsHumanCooldown,
+    });
+    const id = idOf(record);
+    if (plan.labelDueAt !== null) this.#due.set(id, plan.labelDueAt);
+    else this.#due.delete(id);
+    const write: TransitionWrite = { subjectNodeId: record.issueNodeId ?? "" };
+    if (plan.label === "add") write.addLabels = [config.labels.needsHuman];
+    if (plan.label === "remove") write.removeLabels = [config.labels.needsHuman];
+    if (plan.comment?.kind === "new") write.addComments = [plan.comment.body];
+    if (plan.comment?.kind === "edit")
+      write.editComments = [{ nodeId: plan.comment.nodeId, body: plan.comment.body }];
+    const subject = subjectName(record.repo, record.issue);
+    if (write.addLabels || write.removeLabels || write.addComments || write.editComments) {
+      try {
+        const applied = await writeFenced(deps, refOf(record), record, write, config.labels);
+        const nodeId = applied.addedComments?.[0];
+        if (plan.comment?.kind === "new" && nodeId && plan.shown.comment) plan.shown.comment.nodeId = nodeId;
+      } catch (error) {
+        // The flag stays in the store; the label is reconcile's to repair, the ask may be repeated.
+        log.warn({ subject, err: error }, "needs-human not shown");
+        return;
+      }
+    }
+    const keepMs = Math.max(config.notify.needsHumanCooldown, 2 * 60_000);
+    await store.putDocument(document, plan.shown, keepMs);
+    // The notifier queues without waiting, so a slow or dead sink never slows the heartbeat.
+    if (plan.notify && blocker !== null) {
+      deps.notifier?.emit(needsHumanNotification(record, blocker, record.lastHeartbeatAt, config));
+    }
+  }
+}
+
+function idOf(record: ClaimRecord): string {
+  return `${record.installationId}:${record.repoId}:${record.issue}:${record.generation}`;
+}
+
+function documentOf(record: ClaimRecord): string {
+  return `needs-human:${idOf(record)}`;
+}
+
+function refOf(record: ClaimRecord) {
+  return { installationId: record.installationId, repo: record.repo, issue: record.issue };
+}
