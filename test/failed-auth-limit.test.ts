@@ -13,6 +13,7 @@ import {
   nockGetCollaboratorPermission,
   nockGetRepoInstallation,
   nockGetUser,
+  otherAgent,
   otherAgentToken,
 } from "./support/github-fake/index.js";
 import { type SeededClaim, seedAgentClaim } from "./support/seed-claims.js";
@@ -127,7 +128,7 @@ describe("failed-auth limiter", () => {
     expect(github.count()).toBe(0);
   });
 
-  it("lets a GitHub token GitHub already accepted through a limited address without a new GitHub request, and answers an unknown one 429 without asking GitHub", async () => {
+  it("lets a GitHub token GitHub already accepted through a limited address, and asks GitHub about an unseen one instead of refusing it", async () => {
     await boot();
     nockCreateInstallationToken(github);
     nockGetUser(github, agentToken, agent);
@@ -140,10 +141,18 @@ describe("failed-auth limiter", () => {
     await failLeaseAuth(maxFailures);
     const known = await claim(agentToken);
     expect(known).toMatchObject({ status: 403, body: { error: "forbidden" } });
-    const unknown = await claim(otherAgentToken);
-    expect(unknown).toMatchObject({ status: 429, body: { error: "rate_limited" } });
-    expect(Number(unknown.retryAfter)).toBeGreaterThan(0);
     expect(github.count()).toBe(4);
+    // A session the App has not seen yet, from the same (limited) address: its token is verified.
+    nockGetUser(github, otherAgentToken, otherAgent);
+    nockGetCollaboratorPermission(github, repo, otherAgent.login, "read");
+    const fresh = await claim(otherAgentToken);
+    expect(fresh).toMatchObject({ status: 403, body: { error: "forbidden" } });
+    expect(github.count()).toBe(6);
+    // A junk token is asked about too (bounded per address), and refused with 429: the address is limited.
+    nockGetUser(github, "ghp_junk", null);
+    const junk = await claim("ghp_junk");
+    expect(junk).toMatchObject({ status: 429, body: { error: "rate_limited" } });
+    expect(Number(junk.retryAfter)).toBeGreaterThan(0);
   });
 
   it("lets the admin token and the dashboard login through a limited address, and refuses wrong ones with 429", async () => {

@@ -96,15 +96,20 @@ export async function githubCaller(
       limiter,
       new UserError(401, "unauthorized", "Send your GitHub token as a Bearer credential."),
     );
-  // Asking GitHub about a token costs quota: from a limited address, only about tokens it accepted lately.
-  const retryAfter = limiter.blockedFor(c.get("clientAddress"));
-  if (retryAfter > 0 && !limiter.knownGood(token)) throw rateLimited(retryAfter);
+  // A valid credential is never refused for others' failures: from a limited address, a token GitHub
+  // accepted lately passes, and one the App has not seen is asked about at a bounded rate (the ask
+  // costs that token's own quota).
+  const address = c.get("clientAddress");
+  const retryAfter = limiter.blockedFor(address);
+  if (retryAfter > 0 && !(await limiter.knownGood(token)) && !limiter.takeVerification(address)) {
+    throw rateLimited(retryAfter);
+  }
   const user = await identity.userForToken(token);
   if (!user) {
-    limiter.rejected(token);
+    await limiter.rejected(token);
     throw authFailed(c, limiter, new UserError(401, "unauthorized", "GitHub did not accept that token."));
   }
-  limiter.accepted(token);
+  await limiter.accepted(token);
   // Counted before anything about the repository is asked, so a caller over its limit costs nothing.
   if (readFamily) {
     const wait = deps.readLimiter.take(readFamily, user.login);

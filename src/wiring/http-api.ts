@@ -49,7 +49,12 @@ export function createHttpHandler(
   },
 ) {
   const { store, jobs, now } = deps;
-  const limiter = createFailedAuthLimiter({ now });
+  const limiter = createFailedAuthLimiter({
+    now,
+    store,
+    onStoreError: (error) =>
+      deps.log.warn({ err: error }, "known GitHub tokens not read or kept in the store"),
+  });
   // From an address over the failed-auth limit, a lease is checked only when that costs no GitHub request.
   const leaseOnRecord = async (leaseId: string) => {
     const key = parseLeaseId(leaseId);
