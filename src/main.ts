@@ -112,7 +112,7 @@ async function main(): Promise<void> {
       appFn,
       host: env.HOST ?? "localhost",
       port: env.PORT || 3000,
-      limits: httpServerLimits(env.CLAIM_HOLD_REQUEST_TIMEOUT_MS),
+      limits: httpServerLimits(env.CLAIM_HOLD_REQUEST_TIMEOUT_MS, env.CLAIM_HOLD_MAX_CONNECTIONS),
       log,
     });
     closeHttp = () => closeServer(http);

@@ -5,6 +5,8 @@ import type { Logger } from "pino";
 import { type ApplicationFunction, createNodeMiddleware, type Probot } from "probot";
 
 export const defaultRequestTimeoutMs = 30_000;
+/** Open connections the server keeps at most (file descriptors under thousands of slow sockets). */
+export const defaultMaxConnections = 10_000;
 
 export interface HttpServerLimits {
   /** A whole request (headers and body) must arrive within this long, else 408 and the connection is cut. */
@@ -15,16 +17,22 @@ export interface HttpServerLimits {
   connectionsCheckingInterval: number;
   /** Request headers beyond this are refused with 431 (Node's default, pinned against `--max-http-header-size`). */
   maxHeaderSize: number;
+  /** Connections past this many open ones are closed as they arrive; those already open keep working. */
+  maxConnections: number;
 }
 
 /** The server's limits for a request timeout: headers within 2/3 of it (at most 20 s), checked often enough. */
-export function httpServerLimits(requestTimeoutMs = defaultRequestTimeoutMs): HttpServerLimits {
+export function httpServerLimits(
+  requestTimeoutMs = defaultRequestTimeoutMs,
+  maxConnections = defaultMaxConnections,
+): HttpServerLimits {
   const headersTimeout = Math.min(20_000, Math.floor((requestTimeoutMs * 2) / 3));
   return {
     requestTimeout: requestTimeoutMs,
     headersTimeout,
     connectionsCheckingInterval: Math.max(100, Math.min(5_000, Math.floor(headersTimeout / 4))),
     maxHeaderSize: 16 * 1024,
+    maxConnections,
   };
 }
 
@@ -44,7 +52,8 @@ export async function startAppServer(options: {
   const { probot, appFn, host, port, limits } = options;
   const log = options.log.child({ name: "http" });
   const middleware = await createNodeMiddleware(appFn, { probot });
-  const server = createServer(limits, (req, res) => {
+  const { maxConnections, ...serverOptions } = limits;
+  const server = createServer(serverOptions, (req, res) => {
     const started = Date.now();
     res.once("finish", () =>
       log.info(`${req.method} ${req.url} ${res.statusCode} - ${Date.now() - started}ms`),
@@ -53,6 +62,7 @@ export async function startAppServer(options: {
       if (!res.headersSent) res.writeHead(404).end();
     });
   });
+  server.maxConnections = maxConnections;
   await new Promise<void>((resolve, reject) => {
     server.once("error", (error: NodeJS.ErrnoException) => {
       reject(

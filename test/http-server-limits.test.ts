@@ -1,6 +1,7 @@
 // The App process's HTTP limits: slow clients are cut off at the request and header timeouts, big headers get 431, SIGTERM exits 0.
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
+import { Agent, request } from "node:http";
 import { connect } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { EnvError, parseEnv } from "../src/config/env.js";
@@ -20,7 +21,7 @@ describe("httpServerLimits", () => {
     [1_000, { requestTimeout: 1_000, headersTimeout: 666, connectionsCheckingInterval: 166 }],
     [300_000, { requestTimeout: 300_000, headersTimeout: 20_000, connectionsCheckingInterval: 5_000 }],
   ])("a request timeout of %s ms gives %o, headers always first, 16 KiB of headers", (timeout, expected) => {
-    expect(httpServerLimits(timeout)).toEqual({ ...expected, maxHeaderSize: 16_384 });
+    expect(httpServerLimits(timeout)).toEqual({ ...expected, maxHeaderSize: 16_384, maxConnections: 10_000 });
   });
 
   it.each(["999", "300001", "1.5", "soon"])(
@@ -29,6 +30,10 @@ describe("httpServerLimits", () => {
       expect(() => parseEnv({ CLAIM_HOLD_REQUEST_TIMEOUT_MS: value })).toThrow(EnvError);
     },
   );
+
+  it.each(["9", "1000001", "many"])("CLAIM_HOLD_MAX_CONNECTIONS=%s is refused at start-up", (value) => {
+    expect(() => parseEnv({ CLAIM_HOLD_MAX_CONNECTIONS: value })).toThrow(EnvError);
+  });
 });
 
 /** Starts `src/main.ts` with fake credentials and no Redis; resolves once `/healthz` answers. */
@@ -167,5 +172,51 @@ describe("the App process (node --import tsx src/main.ts)", () => {
     expect({ code, signal }, output()).toEqual({ code: 0, signal: null });
     expect(Date.now() - started).toBeLessThan(5_000);
     await expect(fetch(`${url}/healthz`)).rejects.toThrow();
+  });
+
+  it("closes connections past CLAIM_HOLD_MAX_CONNECTIONS as they arrive, while a heartbeat on an open connection keeps answering", {
+    timeout: 30_000,
+  }, async () => {
+    const { port } = await startMain({ CLAIM_HOLD_MAX_CONNECTIONS: "20" });
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    cleanup.push(() => agent.destroy());
+    const heartbeat = () =>
+      new Promise<number>((resolve, reject) => {
+        const req = request(
+          {
+            host: "127.0.0.1",
+            port,
+            agent,
+            method: "POST",
+            path: "/api/v1/leases/42.1.1.1/heartbeat",
+            headers: { "content-type": "application/json" },
+          },
+          (res) => {
+            res.resume();
+            res.on("end", () => resolve(res.statusCode ?? 0));
+          },
+        );
+        req.on("error", reject);
+        req.end("{}");
+      });
+    // The lease is unknown: an answer (not a dropped connection) is what counts here.
+    // No credential: the route answers 401 at once (an answer, not a dropped connection, is what counts).
+    expect(await heartbeat()).toBe(401);
+    // 30 idle sockets that never send a byte: the server keeps 19 more, and closes the rest at once.
+    const idle = await Promise.all(
+      Array.from({ length: 30 }, async () => {
+        const socket = connect(port, "127.0.0.1");
+        socket.on("error", () => undefined);
+        cleanup.push(() => socket.destroy());
+        await once(socket, "connect");
+        return socket;
+      }),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const closed = idle.filter((socket) => socket.destroyed || socket.readyState === "closed");
+    expect(closed.length).toBeGreaterThanOrEqual(10);
+    expect(closed.length).toBeLessThan(30);
+    expect(await heartbeat()).toBe(401);
+    expect(await heartbeat()).toBe(401);
   });
 });

@@ -29,6 +29,10 @@ export const Env = z.object({
   CLAIM_HOLD_REQUEST_TIMEOUT_MS: optionalText.pipe(
     z.coerce.number<string | undefined>().int().min(1_000).max(300_000).optional(),
   ),
+  /** Open HTTP connections the server keeps at most; more are closed as they arrive. Default 10,000. */
+  CLAIM_HOLD_MAX_CONNECTIONS: optionalText.pipe(
+    z.coerce.number<string | undefined>().int().min(10).max(1_000_000).optional(),
+  ),
   /** `redis://…`, `rediss://…`, or a comma-separated cluster list `redis-cluster://h1:p1,h2:p2`. */
   REDIS_URL: optionalText.pipe(
     z

@@ -38,12 +38,18 @@ export function refusalStatusOf(error: unknown): number | undefined {
   return undefined;
 }
 
-function isOctokitHttpError(error: unknown): boolean {
-  return (
-    error instanceof Error &&
-    error.name === "HttpError" &&
-    typeof (error as { status?: unknown }).status === "number"
-  );
+/** Octokit's errors: an HTTP status (HttpError, RequestError) or GraphQL errors in a 200 (GraphqlResponseError). */
+const octokitErrorNames = new Set(["HttpError", "RequestError", "GraphqlResponseError"]);
+
+/**
+ * Whether GitHub failed somewhere along the error's `cause` chain: a provider wraps Octokit's error
+ * with what it was doing, and that is still "GitHub failed", never an internal error.
+ */
+function isGitHubFailure(error: unknown): boolean {
+  for (let at = error, depth = 0; at instanceof Error && depth < 5; at = at.cause, depth++) {
+    if (at instanceof GitHubWriteError || octokitErrorNames.has(at.name)) return true;
+  }
+  return false;
 }
 
 /**
@@ -76,7 +82,7 @@ export function errorResponse(error: unknown, request: { requestId: string; log:
     };
   }
   // A GitHub read that failed (Octokit's HttpError) is as much "GitHub failed" as a refused write.
-  if (error instanceof GitHubWriteError || isOctokitHttpError(error)) {
+  if (isGitHubFailure(error)) {
     log.error({ requestId, err: error }, "GitHub request failed");
     return {
       status: 502,
