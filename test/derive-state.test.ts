@@ -117,13 +117,13 @@ const rows: Row[] = [
     reasons: ["heartbeat-expired", "no-open-pull-request", "no-recent-push"],
   },
   {
-    name: "past reclaimAfter, the PR the holder reported by number is open",
+    name: "past reclaimAfter, a PR the holder reported by number that is not from its branch keeps nothing alive",
     evidence: evidence({
       record: agentRecord({ lastHeartbeatAt: now - reclaimAfter, pullRequest: 41 }),
       openPullRequests: [otherPr],
     }),
-    state: "awaiting-review",
-    reasons: ["heartbeat-expired", "open-pull-request"],
+    state: "reclaimable",
+    reasons: ["heartbeat-expired", "no-open-pull-request", "no-recent-push"],
   },
   {
     name: "a live claim with an open PR stays active",

@@ -241,7 +241,7 @@ describe("GitHubAssignmentProvider.apply", () => {
       "  addLabels: addLabelsToLabelable(input: $addLabels) { clientMutationId }",
       "  edit0: updateIssueComment(input: $edit0) { clientMutationId }",
       "  claimComment: addComment(input: $claimComment) { commentEdge { node { id databaseId } } }",
-      "  comment0: addComment(input: $comment0) { clientMutationId }",
+      "  comment0: addComment(input: $comment0) { commentEdge { node { id } } }",
       "}",
       "",
     ].join("\n"),
@@ -262,7 +262,7 @@ describe("GitHubAssignmentProvider.apply", () => {
       addLabels: { clientMutationId: null },
       edit0: { clientMutationId: null },
       claimComment: { commentEdge: { node: { id: "IC_new", databaseId: 555 } } },
-      comment0: { clientMutationId: null },
+      comment0: { commentEdge: { node: { id: "IC_note" } } },
     },
   };
 
@@ -274,7 +274,11 @@ describe("GitHubAssignmentProvider.apply", () => {
 
     const applied = await provider.apply(ref, claimWrite);
 
-    expect(applied).toEqual({ claimComment: { nodeId: "IC_new", databaseId: 555 }, requests: 1 });
+    expect(applied).toEqual({
+      claimComment: { nodeId: "IC_new", databaseId: 555 },
+      addedComments: ["IC_note"],
+      requests: 1,
+    });
     expect(kinds).toEqual(["subject-status", "apply-transition"]);
   });
 
@@ -420,7 +424,7 @@ describe("GitHubAssignmentProvider.apply", () => {
       {
         document: [
           "mutation ApplyTransition($comment0: AddCommentInput!) {",
-          "  comment0: addComment(input: $comment0) { clientMutationId }",
+          "  comment0: addComment(input: $comment0) { commentEdge { node { id } } }",
           "}",
           "",
         ].join("\n"),

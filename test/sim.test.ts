@@ -219,7 +219,13 @@ describe("the simulator's GraphQL", () => {
       qualifiedBranch: `refs/heads/${branch}`,
       withBranch: true,
     });
-    const pullNode = { number: pull.number, headRefName: branch, author: { login: "fleet-bot" } };
+    const pullNode = {
+      number: pull.number,
+      headRefName: branch,
+      isCrossRepository: false,
+      authorAssociation: "COLLABORATOR",
+      author: { __typename: "User", login: "fleet-bot" },
+    };
     expect(data.repository?.branchPullRequests).toEqual({ nodes: [pullNode] });
     expect(data.repository?.branchRef).toEqual({ target: { committedDate: expect.any(String) } });
     const issue = data.repository?.issueOrPullRequest as { closedByPullRequestsReferences: unknown };

@@ -122,6 +122,8 @@ export const ClaimRowSchema = z.looseObject({
   spendUsd: z.number().nullish(),
   /** Numbers of the open pull requests linked to the subject. */
   linkedPullRequests: z.array(z.number().int()).nullish(),
+  /** Open PRs that close the subject but block nothing: a fork's or a reader's (the trust model). */
+  outsiderPullRequests: z.array(z.looseObject({ number: z.number().int(), author: z.string() })).nullish(),
   claimAgeSeconds: z.number().nonnegative().nullish(),
   /** Logins assigned on GitHub; null when GitHub's side of the row was not read. */
   assignees: z.array(z.string()).nullish(),

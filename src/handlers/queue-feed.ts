@@ -11,6 +11,7 @@ import {
   subjectOf,
   surfaceOf,
 } from "../providers/github/queue-facts.js";
+import { standingOf } from "../providers/github/subject-snapshot.js";
 import type {
   CandidateFeed,
   CandidateSource,
@@ -65,9 +66,10 @@ interface PullRequestPayload extends RepoPayload {
     number: number;
     state: string;
     body?: string | null;
-    head: { ref: string };
-    base: { ref: string };
-    user?: { login: string } | null;
+    head: { ref: string; repo?: { id: number } | null };
+    base: { ref: string; repo?: { id: number } };
+    user?: { login: string; type?: string } | null;
+    author_association?: string;
   };
   changes?: { body?: { from: string } | null; base?: { ref?: { from: string } } | null } | null;
 }
@@ -191,7 +193,16 @@ export function decidePullRequestEvent(payload: PullRequestPayload): FeedAction 
   const repo = queueRepoOf(payload);
   if (!repo) return null;
   const pull = payload.pull_request;
-  const closes = closedByBody(payload, pull.body, pull.base.ref);
+  // An outsider's PR (a fork's, or a reader's) blocks nothing: it is never linked (docs/security.md#trust-model).
+  const counts = standingOf({
+    author: pull.user
+      ? { login: pull.user.login, ...(pull.user.type ? { __typename: pull.user.type } : {}) }
+      : null,
+    // A head repository GitHub deleted (`null`) is a fork's that is gone.
+    ...(pull.base.repo ? { isCrossRepository: pull.head.repo?.id !== pull.base.repo.id } : {}),
+    ...(pull.author_association ? { authorAssociation: pull.author_association } : {}),
+  });
+  const closes = counts ? closedByBody(payload, pull.body, pull.base.ref) : [];
   const link = (issues: number[]): FeedStep => ({
     op: "link-pull",
     issues,

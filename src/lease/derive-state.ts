@@ -106,10 +106,14 @@ function agentLiveness(record: ClaimRecord, evidence: SubjectEvidence): AgentLiv
   };
 }
 
-/** `open-pull-request` when a PR is open from the holder's branch or is the one it reported. */
+/**
+ * `open-pull-request` when a PR that counts is open from the holder's branch. The PR a heartbeat
+ * reported counts only as such: naming someone else's PR keeps no stale claim alive
+ * (docs/security.md#trust-model).
+ */
 function prInfo(record: ClaimRecord, evidence: SubjectEvidence): string[] {
   const open = evidence.openPullRequests.some(
-    (pr) => (record.branch !== undefined && pr.headRef === record.branch) || pr.number === record.pullRequest,
+    (pr) => record.branch !== undefined && pr.headRef === record.branch,
   );
   return open ? ["open-pull-request"] : [];
 }

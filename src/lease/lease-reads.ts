@@ -37,6 +37,8 @@ export interface InventoryRow {
   phase: string | null;
   blocker: string | null;
   linkedPullRequests: number[];
+  /** Open PRs closing the subject that block nothing (a fork's or a reader's); present when there are any. */
+  outsiderPullRequests?: { number: number; author: string }[];
   claimAgeSeconds: number | null;
   /** What agents spent on the subject, every generation together (SPEC §7 "Budgets"). */
   spendUsd: number;
@@ -194,6 +196,14 @@ export function inventoryRow(
     phase: record?.phase ?? null,
     blocker: record?.blocker ?? null,
     linkedPullRequests: snapshot?.openPullRequests.map((pr) => pr.number) ?? [],
+    ...(snapshot?.outsiderPullRequests?.length
+      ? {
+          outsiderPullRequests: snapshot.outsiderPullRequests.map((pr) => ({
+            number: pr.number,
+            author: pr.author,
+          })),
+        }
+      : {}),
     claimAgeSeconds: record ? Math.max(0, Math.round((now - record.claimedAt) / 1000)) : null,
     spendUsd: microsToUsd(spendMicros),
     assignees: snapshot ? snapshot.assignees.map((a) => a.login) : null,

@@ -39,8 +39,13 @@ export interface SubjectSnapshot {
    * thread's start); `truncated` when older comments were not read (invariant 12).
    */
   markerSearch: "complete" | "truncated";
-  /** Open pull requests that close the issue or come from the asked-for branch. */
+  /**
+   * Open pull requests that close the issue or come from the asked-for branch and count: a bot's, or
+   * a writer's from the base repository (docs/security.md#trust-model).
+   */
   openPullRequests: { number: number; headRef: string; author: string }[];
+  /** The others (a fork's, a reader's): listed, blocking nothing. Absent: the read did not tell them apart. */
+  outsiderPullRequests?: { number: number; headRef: string; author: string }[];
   /**
    * Open sub-issues, when a read reports them; absent: unknown to this read. The claim's GraphQL
    * read does not: `subIssuesSummary` is in the schema package's IDL but not its introspection JSON

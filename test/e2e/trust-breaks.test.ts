@@ -7,6 +7,7 @@ import {
   type E2eWorld,
   fleet,
   installationId,
+  reader,
   repo,
   restartApp,
   startWorld,
@@ -97,5 +98,30 @@ describe.skipIf(!redisProbe.available)("trust: who is an agent, whose branch, wh
     await sim.flush();
     expect(sim.issue(repo, 1)).toMatchObject({ assignees: [fleet.login], labels: ["agent:claimed"] });
     await expect(world.agent().verify(lease)).resolves.toBeDefined();
+  });
+
+  it("break 5: one PR from a reader's fork closing #1…#5 empties nothing; a writer's PR from the repository still counts", async () => {
+    world = await startWorld();
+    const { sim } = world;
+    const body = [1, 2, 3, 4, 5].map((n) => `Fixes #${n}`).join("\n");
+    sim.openPull({ repo, author: reader.login, head: "patch-1", title: "All of it", body, fork: true });
+    await sim.flush();
+    const agent = world.agent();
+    const picked = await agent.claimNext({ repo, actor: { sessionId: "n" } });
+    // The oldest issue is offered although the outsider's PR "closes" it.
+    expect(picked.lease.id).toBe("42.1296269.1.1");
+    const direct = await agent.claim({ repo, issue: 3, actor: { sessionId: "d" } });
+    expect(direct.lease.generation).toBe(1);
+    const rows = await agent.inventory(repo);
+    const row = rows.claims.find((r) => r.subject === `${repo}#3`);
+    expect(row).toMatchObject({ linkedPullRequests: [], outsiderPullRequests: [{ author: reader.login }] });
+
+    // A writer's PR from the repository itself blocks a direct claim as before.
+    sim.openPull({ repo, author: writer.login, head: "bob-4", title: "Four", body: "Fixes #4" });
+    await sim.flush();
+    await expect(world.agent().claim({ repo, issue: 4, actor: { sessionId: "e" } })).rejects.toMatchObject({
+      status: 409,
+      code: "pr_open",
+    });
   });
 });

@@ -32,7 +32,8 @@ beforeEach(async () => {
   sim.seed({
     users: [{ login: "alice" }, { login: "bob" }],
     repos: [
-      { fullName: repoName, id: 777, collaborators: { alice: "maintain" } },
+      // Bob can write: his PRs count (an outsider's would block nothing).
+      { fullName: repoName, id: 777, collaborators: { alice: "maintain", bob: "write" } },
       { fullName: "octo/other", id: 778, issues: [{ number: 1, title: "Upstream" }] },
     ],
     installations: [{ id: installationId, account: "octo", repos: [repoName, "octo/other"] }],

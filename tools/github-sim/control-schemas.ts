@@ -63,6 +63,8 @@ export const PullSeed = z.strictObject({
   head: z.string().min(1),
   base: z.string().optional(),
   draft: z.boolean().optional(),
+  /** The head branch is in the author's fork of the repository (an outsider's PR, as on a public repository). */
+  fork: z.boolean().optional(),
 });
 export type PullSeed = z.input<typeof PullSeed>;
 

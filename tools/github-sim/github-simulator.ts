@@ -292,6 +292,7 @@ export class GitHubSimulator {
         ...(parsed.base !== undefined ? { base: parsed.base } : {}),
         ...(parsed.draft !== undefined ? { draft: parsed.draft } : {}),
         ...(parsed.number !== undefined ? { number: parsed.number } : {}),
+        ...(parsed.fork ? { fork: true } : {}),
       },
       this.#user(parsed.author),
     );

@@ -210,6 +210,27 @@ function renderBranchRef(state: RestRenderSource, repo: SimRepo, ref: string, sh
   };
 }
 
+/** A head branch in the PR author's fork: another repository (its own id, `fork: true`). */
+function renderForkRef(state: RestRenderSource, repo: SimRepo, issue: SimIssue, ref: string, sha: string) {
+  const author = state.userById(issue.authorId);
+  const base = renderRepo(state, repo);
+  return {
+    label: `${author.login}:${ref}`,
+    ref,
+    sha,
+    user: renderUser(state, author),
+    repo: {
+      ...base,
+      id: repo.id + 1_000_000_000,
+      node_id: `R_fork_${repo.id}_${author.id}`,
+      name: repo.name,
+      full_name: `${author.login}/${repo.name}`,
+      owner: renderUser(state, author),
+      fork: true,
+    },
+  };
+}
+
 export function renderPull(state: RestRenderSource, issue: SimIssue) {
   const pull = issue.pull;
   if (!pull) throw new Error(`#${issue.number} is not a pull request`);
@@ -240,7 +261,9 @@ export function renderPull(state: RestRenderSource, issue: SimIssue) {
     assignees: asIssue.assignees,
     requested_reviewers: [],
     requested_teams: [],
-    head: renderBranchRef(state, repo, pull.headRef, pull.headSha),
+    head: pull.fork
+      ? renderForkRef(state, repo, issue, pull.headRef, pull.headSha)
+      : renderBranchRef(state, repo, pull.headRef, pull.headSha),
     base: renderBranchRef(state, repo, pull.baseRef, pull.baseSha),
     author_association: asIssue.author_association,
     auto_merge: null,

@@ -827,7 +827,15 @@ export class SimState {
 
   openPull(
     repo: SimRepo,
-    spec: { title: string; body?: string; head: string; base?: string; draft?: boolean; number?: number },
+    spec: {
+      title: string;
+      body?: string;
+      head: string;
+      base?: string;
+      draft?: boolean;
+      number?: number;
+      fork?: boolean;
+    },
     author: SimUser,
   ): SimIssue {
     const base = spec.base ?? repo.defaultBranch;
@@ -847,6 +855,7 @@ export class SimState {
           merged: false,
           mergedAt: null,
           linkedIssueIds: [],
+          ...(spec.fork ? { fork: true } : {}),
         },
       },
       author,

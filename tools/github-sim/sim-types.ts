@@ -59,6 +59,8 @@ export interface SimPull {
   mergedAt: string | null;
   /** Issues (global ids) linked by hand in the Development sidebar: closing references without a keyword. */
   linkedIssueIds: number[];
+  /** The head branch lives in the author's fork (`isCrossRepository`), not in the base repository. */
+  fork?: boolean;
 }
 
 export interface SimIssue {

@@ -27,12 +27,7 @@ import {
 } from "./graphql/index.js";
 import { type GitHubRequestKind, httpStatusOf, type OctokitLike } from "./octokit-like.js";
 import { splitRepo } from "./split-repo.js";
-import {
-  type MarkerReading,
-  searchEarlierComments,
-  snapshotOf,
-  uniquePullRequests,
-} from "./subject-snapshot.js";
+import { type MarkerReading, pullRequestsOf, searchEarlierComments, snapshotOf } from "./subject-snapshot.js";
 import { TransitionBatcher } from "./transition-batcher.js";
 
 export interface GitHubAssignmentProviderOptions {
@@ -106,10 +101,13 @@ export class GitHubAssignmentProvider implements AssignmentProvider {
     ]);
     const snapshot = snapshotOf(ref, repository, issue, this.#reading);
     await searchEarlierComments(this.#sender, octokit, ref, issue, snapshot, this.#reading);
-    snapshot.openPullRequests = uniquePullRequests([
-      ...(issue.closedByPullRequestsReferences?.nodes ?? []),
-      ...(repository.branchPullRequests?.nodes ?? []),
-    ]);
+    Object.assign(
+      snapshot,
+      pullRequestsOf([
+        ...(issue.closedByPullRequestsReferences?.nodes ?? []),
+        ...(repository.branchPullRequests?.nodes ?? []),
+      ]),
+    );
     const committedDate = repository.branchRef?.target?.committedDate;
     snapshot.branchCommittedAt = committedDate ? Date.parse(committedDate) : null;
     return snapshot;

@@ -88,11 +88,12 @@ export class GitHubCandidateSource implements CandidateSource {
       );
       const pulls = answer.repository?.pullRequests;
       for (const pull of pulls?.nodes ?? []) {
-        if (!pull) continue;
+        const closing = pull ? closingPullRequestOf(pull) : null;
+        if (!pull || !closing) continue;
         for (const issue of pull.closingIssuesReferences?.nodes ?? []) {
           if (!issue || issue.repository.databaseId !== repo.repoId) continue;
           const list = byIssue.get(issue.number) ?? [];
-          list.push(closingPullRequestOf(pull));
+          list.push(closing);
           byIssue.set(issue.number, list);
         }
       }
@@ -156,9 +157,10 @@ export class GitHubCandidateSource implements CandidateSource {
       QUEUE_ISSUE_CLOSING_PULL_REQUESTS_QUERY,
       { owner, name, number: issue },
     );
-    return (answer.repository?.issue?.closedByPullRequestsReferences?.nodes ?? []).flatMap((node) =>
-      node ? [closingPullRequestOf(node)] : [],
-    );
+    return (answer.repository?.issue?.closedByPullRequestsReferences?.nodes ?? []).flatMap((node) => {
+      const closing = node ? closingPullRequestOf(node) : null;
+      return closing ? [closing] : [];
+    });
   }
 
   /** The first page (100) of an issue's dependencies of one kind, open ones only. */

@@ -1,6 +1,7 @@
 // Pure translations from GitHub's issue objects (REST answers and webhook payloads share the shape) into the candidate index's facts.
 import type { CandidateFacts, ClosingPullRequest } from "../queue-store.js";
 import type { QueueClosingPullRequestNode } from "./graphql/queue-pull-requests.js";
+import { standingOf } from "./subject-snapshot.js";
 
 /** The fields of a REST or webhook issue object the index reads (`@octokit/openapi-types` `issue`). */
 export interface IssueObject {
@@ -92,7 +93,9 @@ export function surfaceOf(issue: IssueObject): Pick<CandidateFacts, "title" | "l
   return { title, labels, assignees };
 }
 
-export function closingPullRequestOf(node: QueueClosingPullRequestNode): ClosingPullRequest {
+/** A closing PR as the index keeps it; null for an outsider's, which blocks nothing (docs/security.md#trust-model). */
+export function closingPullRequestOf(node: QueueClosingPullRequestNode): ClosingPullRequest | null {
+  if (!standingOf(node)) return null;
   return { number: node.number, headRefName: node.headRefName, author: node.author?.login ?? null };
 }
 

@@ -1,4 +1,5 @@
 // Reading a subject from GitHub's answer: the snapshot of an issue, its trusted claim comments, and paging back for an older one.
+import { associationCanWrite, pullRequestCounts } from "../../domain/trust.js";
 import { verifyClaimMarker } from "../../lease/claim-comment.js";
 import type { MarkerSeal } from "../../lease/marker-seal.js";
 import type { ClaimCommentEvidence, SubjectRef, SubjectSnapshot } from "../assignment-provider.js";
@@ -56,7 +57,7 @@ export function snapshotOf(
     auditComments,
     markerSearch:
       claimComments.length > 0 || !issue.comments.pageInfo?.hasPreviousPage ? "complete" : "truncated",
-    openPullRequests: uniquePullRequests(issue.closedByPullRequestsReferences?.nodes ?? []),
+    ...pullRequestsOf(issue.closedByPullRequestsReferences?.nodes ?? []),
     branchCommittedAt: null,
     updatedAt: Date.parse(issue.updatedAt),
   };
@@ -144,17 +145,44 @@ export async function searchEarlierComments(
 }
 
 /** Open pull requests by number, once each (an issue's closing references and a branch's PRs overlap). */
+/** The snapshot's two lists of open PRs. */
+export function pullRequestsOf(nodes: (PullRequestNode | null)[]) {
+  const { counted, outsiders } = uniquePullRequests(nodes);
+  return { openPullRequests: counted, ...(outsiders.length ? { outsiderPullRequests: outsiders } : {}) };
+}
+
+/**
+ * Open PRs by number, split by standing (docs/security.md#trust-model): those that count (a bot's,
+ * or a writer's from the base repository) and outsiders' (a fork's, or a reader's), which block nothing.
+ */
 export function uniquePullRequests(nodes: (PullRequestNode | null)[]) {
-  const byNumber = new Map<number, { number: number; headRef: string; author: string }>();
+  const byNumber = new Map<number, { pr: OpenPullRequest; counts: boolean }>();
   for (const node of nodes) {
-    if (node)
-      byNumber.set(node.number, {
-        number: node.number,
-        headRef: node.headRefName,
-        author: node.author?.login ?? "ghost",
-      });
+    if (node) byNumber.set(node.number, { pr: openPullRequestOf(node), counts: standingOf(node) });
   }
-  return [...byNumber.values()];
+  const all = [...byNumber.values()];
+  return {
+    counted: all.filter((p) => p.counts).map((p) => p.pr),
+    outsiders: all.filter((p) => !p.counts).map((p) => p.pr),
+  };
+}
+
+type OpenPullRequest = { number: number; headRef: string; author: string };
+
+function openPullRequestOf(node: PullRequestNode): OpenPullRequest {
+  return { number: node.number, headRef: node.headRefName, author: node.author?.login ?? "ghost" };
+}
+
+/** Whether an open PR counts, from what GitHub says of its author and head (an answer without them counts). */
+export function standingOf(
+  node: Pick<PullRequestNode, "author" | "isCrossRepository" | "authorAssociation">,
+) {
+  return pullRequestCounts({
+    author: node.author?.login ?? "ghost",
+    authorFleet: node.author?.__typename === "Bot",
+    authorCanWrite: node.authorAssociation === undefined || associationCanWrite(node.authorAssociation),
+    headInBase: node.isCrossRepository !== true,
+  });
 }
 
 /** The App's audit comments of a claim's life (supersede, stale, reap, release, revoke, /reclaim). */

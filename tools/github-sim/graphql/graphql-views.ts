@@ -222,7 +222,7 @@ export function issueView(ctx: GraphqlContext, issue: SimIssue) {
     headRefOid: pull.headSha,
     baseRefName: pull.baseRef,
     baseRefOid: pull.baseSha,
-    isCrossRepository: false,
+    isCrossRepository: pull.fork === true,
     closingIssuesReferences: (args: Args) =>
       connection(closingIssuesOf(state, issue, args.userLinkedOnly === true), args, (i) => issueView(ctx, i)),
   };

@@ -4,7 +4,10 @@ const CLOSING_PULL_REQUEST_FIELDS = /* GraphQL */ `
   fragment QueueClosingPullRequest on PullRequest {
     number
     headRefName
+    isCrossRepository
+    authorAssociation
     author {
+      __typename
       login
     }
   }
@@ -46,7 +49,9 @@ export interface QueueOpenPullRequestsVariables {
 export interface QueueClosingPullRequestNode {
   number: number;
   headRefName: string;
-  author: { login: string } | null;
+  isCrossRepository?: boolean;
+  authorAssociation?: string;
+  author: { login: string; __typename?: string } | null;
 }
 
 export interface QueueOpenPullRequestsResponse {

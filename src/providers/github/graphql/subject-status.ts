@@ -20,6 +20,20 @@ export const CLAIM_COMMENT_NODES = /* GraphQL */ `
   }
 `;
 
+/** An open PR with what its standing is judged by (docs/security.md#trust-model): author kind, association, head repository. */
+export const STANDING_PULL_REQUEST = /* GraphQL */ `
+  fragment StandingPullRequest on PullRequest {
+    number
+    headRefName
+    isCrossRepository
+    authorAssociation
+    author {
+      __typename
+      login
+    }
+  }
+`;
+
 /** The issue fields every read of a subject needs: shared by the one-subject read and the listings. */
 export const CLAIM_ISSUE_FRAGMENTS = /* GraphQL */ `
   fragment ClaimIssueFields on Issue {
@@ -30,11 +44,7 @@ export const CLAIM_ISSUE_FRAGMENTS = /* GraphQL */ `
     updatedAt
     closedByPullRequestsReferences(first: 10, includeClosedPrs: false) {
       nodes {
-        number
-        headRefName
-        author {
-          login
-        }
+        ...StandingPullRequest
       }
     }
     assignees(first: 20) {
@@ -51,6 +61,7 @@ export const CLAIM_ISSUE_FRAGMENTS = /* GraphQL */ `
     }
   }
   ${CLAIM_COMMENT_NODES}
+  ${STANDING_PULL_REQUEST}
 `;
 
 export const SUBJECT_STATUS_QUERY = /* GraphQL */ `
@@ -69,11 +80,7 @@ export const SUBJECT_STATUS_QUERY = /* GraphQL */ `
       nameWithOwner
       branchPullRequests: pullRequests(headRefName: $branch, states: [OPEN], first: 5) @include(if: $withBranch) {
         nodes {
-          number
-          headRefName
-          author {
-            login
-          }
+          ...StandingPullRequest
         }
       }
       branchRef: ref(qualifiedName: $qualifiedBranch) @include(if: $withBranch) {
@@ -141,7 +148,10 @@ export interface SubjectStatusVariables {
 export interface PullRequestNode {
   number: number;
   headRefName: string;
-  author: { login: string } | null;
+  /** Absent only in hand-written answers; GitHub always sends them once asked. */
+  isCrossRepository?: boolean;
+  authorAssociation?: string;
+  author: { login: string; __typename?: string } | null;
 }
 
 export interface LabelNode {
