@@ -28,9 +28,13 @@ export function endedClaimWrite(args: {
   const { previous, ended, config } = args;
   const write: TransitionWrite = {
     subjectNodeId: previous.issueNodeId ?? ended.issueNodeId ?? "",
-    // A standing ask for a person ends with the lease that made it, even one a store loss forgot
-    // (a marker carries no ask): removing a label the issue lacks changes nothing.
-    removeLabels: [config.labels.claimed, config.labels.stale, config.labels.needsHuman],
+    // A standing ask for a person ends with the lease that made it (a record restored from its
+    // comment asks when the issue showed the label).
+    removeLabels: [
+      config.labels.claimed,
+      config.labels.stale,
+      ...(previous.needsHuman ? [config.labels.needsHuman] : []),
+    ],
     fence: fenceOf(ended, config.labels),
   };
   if (!args.keepAssignee && previous.appAssigned && previous.assigneeNodeId) {

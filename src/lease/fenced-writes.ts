@@ -55,12 +55,6 @@ export function desiredWrite(
   } else {
     write.removeLabels = [labels.claimed, labels.stale];
   }
-  // The needs-human label stands exactly while an active claim's holder asks for a person.
-  if (labels.needsHuman) {
-    if (record.state === "active" && record.needsHuman)
-      write.addLabels = [...(write.addLabels ?? []), labels.needsHuman];
-    else write.removeLabels = [...write.removeLabels, labels.needsHuman];
-  }
   const appMade = record.appAssigned && record.assigneeNodeId ? [record.assigneeNodeId] : [];
   if (held && appMade.length) write.assign = appMade;
   // An ended agent claim's own App-made assignment goes (by node id; a completion by closing the
@@ -87,6 +81,12 @@ export function labelRepair(
   shown: readonly string[],
 ): Pick<TransitionWrite, "addLabels" | "removeLabels"> | null {
   const desired = desiredWrite(record, labels, "");
+  // The needs-human label stands exactly while an active claim's holder asks for a person.
+  if (labels.needsHuman) {
+    const asks = record.state === "active" && record.needsHuman === true;
+    if (asks) desired.addLabels = [...(desired.addLabels ?? []), labels.needsHuman];
+    else desired.removeLabels = [...(desired.removeLabels ?? []), labels.needsHuman];
+  }
   const has = new Set(shown.map((l) => l.toLowerCase()));
   const addLabels = (desired.addLabels ?? []).filter((l) => !has.has(l.toLowerCase()));
   const removeLabels = (desired.removeLabels ?? []).filter((l) => has.has(l.toLowerCase()));

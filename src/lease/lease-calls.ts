@@ -300,8 +300,9 @@ function releaseWrite(
 ): TransitionWrite {
   const write: TransitionWrite = {
     subjectNodeId: record.issueNodeId ?? "",
-    // A standing ask for a person ends with the lease that made it, even one a store loss forgot.
-    removeLabels: [labels.claimed, labels.stale, labels.needsHuman],
+    // A standing ask for a person ends with the lease that made it (a record restored from its
+    // comment asks when the issue showed the label).
+    removeLabels: [labels.claimed, labels.stale, ...(record.needsHuman ? [labels.needsHuman] : [])],
     ...commentEdit(record, record.state === "completed" ? "completed" : "released"),
   };
   if (record.appAssigned && record.assigneeNodeId) write.unassign = [record.assigneeNodeId];

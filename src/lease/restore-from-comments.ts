@@ -81,8 +81,12 @@ export function recordFromMarker(
   comment: { nodeId: string; databaseId: number; marker: ClaimMarker },
   storeEpoch: number,
   restoredAt: number,
+  /** The configured needs-human label: shown on a live claim's issue, the restored holder asks for a person. */
+  needsHumanLabel = "agent:needs-human",
 ): ClaimRecord {
   const { marker } = comment;
+  const asks =
+    markerHolds(marker) && snapshot.labels.some((l) => l.toLowerCase() === needsHumanLabel.toLowerCase());
   const ttlMs = marker.ttlSeconds * 1000;
   const assignee = snapshot.assignees.find((a) => a.login === marker.actor.login);
   return {
@@ -110,5 +114,6 @@ export function recordFromMarker(
     commentId: comment.databaseId,
     ...(marker.supersedes ? { supersedes: marker.supersedes } : {}),
     ...(marker.artifacts ? { artifacts: marker.artifacts } : {}),
+    ...(asks ? { needsHuman: true } : {}),
   };
 }

@@ -243,7 +243,7 @@ describe("LeaseCore", () => {
     expect(github.writes).toHaveLength(2);
     expect(github.writes[1]).toMatchObject({
       unassign: ["U_fleet"],
-      removeLabels: ["agent:claimed", "agent:stale", "agent:needs-human"],
+      removeLabels: ["agent:claimed", "agent:stale"],
     });
     expect(github.issue.assignees).toEqual([]);
     expect(github.issue.claimComments[0]?.marker.state).toBe("released");
