@@ -53,7 +53,7 @@ const run = (databaseId: number, conclusion: string | null, name = "claim-hold")
 });
 
 describe("GitHubChecksProvider.readPullRequestCheck", () => {
-  it("keeps this repository's closing references and the App's latest claim-hold run, in one request", async () => {
+  it("keeps this repository's closing references, those of other repositories apart, and the App's latest claim-hold run, in one request", async () => {
     mockGraphqlPullRequestCheck({
       data: {
         repository: {
@@ -61,7 +61,7 @@ describe("GitHubChecksProvider.readPullRequestCheck", () => {
             closingIssuesReferences: {
               nodes: [
                 { number: 7, repository: { databaseId: repoId } },
-                { number: 3, repository: { databaseId: 999 } },
+                { number: 3, repository: { databaseId: 999, nameWithOwner: "octo/tracker" } },
                 null,
                 { number: 1, repository: { databaseId: repoId } },
               ],
@@ -87,6 +87,7 @@ describe("GitHubChecksProvider.readPullRequestCheck", () => {
     );
     expect(state).toEqual({
       closes: [7, 1],
+      closesElsewhere: [{ repoId: 999, repo: "octo/tracker", issue: 3 }],
       existing: { id: 12, conclusion: "action_required", title: "t12", summary: "s12", text: "x12" },
     });
     expect(kinds).toEqual(["read-pull-request-check"]);
@@ -109,7 +110,7 @@ describe("GitHubChecksProvider.readPullRequestCheck", () => {
         { installationId: 42, repo: "octo/widgets", repoId },
         { number: 9, headSha: sha },
       ),
-    ).toEqual({ closes: [2], existing: null });
+    ).toEqual({ closes: [2], closesElsewhere: [], existing: null });
   });
 
   it("a GraphQL error names the PR and head, and is never read as 'no references'", async () => {

@@ -20,8 +20,19 @@ import {
 import { supersededPullRequestNotification } from "../notify/notification-events.js";
 import type { Notifier } from "../notify/notifier.js";
 import type { AssignmentProvider } from "../providers/assignment-provider.js";
-import type { ChecksProvider, DesiredCheckRun, ExistingCheckRun } from "../providers/checks-provider.js";
-import type { ClaimNote, FenceStore, IndexedPullRequest, RepoKey } from "../providers/fence-store.js";
+import type {
+  ChecksProvider,
+  DesiredCheckRun,
+  ExistingCheckRun,
+  ForeignIssue,
+} from "../providers/checks-provider.js";
+import type {
+  ClaimNote,
+  FenceEvidence,
+  FenceStore,
+  IndexedPullRequest,
+  RepoKey,
+} from "../providers/fence-store.js";
 import { type ClaimStore, type DocumentStore, StoreUnavailableError } from "../providers/liveness-store.js";
 import { authorKindOf, checkRunOf, claimsOf, decideCheckWrite, linkedSubjectOf } from "./check-run-plan.js";
 import {
@@ -119,6 +130,7 @@ interface SeenPullRequest {
   author: { login: string; bot: boolean };
   headRef: string;
   closes?: number[];
+  closesElsewhere?: ForeignIssue[];
 }
 
 export function noteOf(record: ClaimRecord): ClaimNote {
@@ -207,7 +219,8 @@ export class MergeFence {
    */
   async recheckSubject(installationId: number, key: SubjectKey): Promise<CheckChange[]> {
     const prs = await this.deps.fences.pullRequestsFor({ ...key, installationId });
-    if (prs.length === 0) return [];
+    const crossLinked = await this.#recheckCrossLinked(installationId, key);
+    if (prs.length === 0) return crossLinked;
     const record = await this.deps.store.get(key);
     if (!record) {
       this.deps.log.warn(
@@ -216,7 +229,7 @@ export class MergeFence {
       );
       return [];
     }
-    const changes: CheckChange[] = [];
+    const changes: CheckChange[] = [...crossLinked];
     for (const pr of prs) changes.push(await this.#evaluate(installationId, record.repo, key.repoId, pr));
     // A group already answered holds these PRs at their queued heads: it is judged again too, so a
     // holder superseded while its PR waits in the queue fails the group before it merges.
@@ -229,6 +242,18 @@ export class MergeFence {
       const event = { installationId, repo: record.repo, repoId: key.repoId, ...group };
       const change = await this.#judgeGroup(event, true);
       if (change) changes.push(change);
+    }
+    return changes;
+  }
+
+  /** The open PRs of other repositories that close this subject: their checks re-run too. */
+  async #recheckCrossLinked(installationId: number, key: SubjectKey): Promise<CheckChange[]> {
+    const name = crossLinksDocument({ ...key, installationId });
+    const links = await this.#crossLinksOf(name);
+    const changes: CheckChange[] = [];
+    for (const link of links) {
+      const pr = await this.deps.fences.pullRequest({ installationId, repoId: link.repoId }, link.number);
+      if (pr) changes.push(await this.#evaluate(installationId, link.repo, link.repoId, pr));
     }
     return changes;
   }
@@ -288,6 +313,14 @@ export class MergeFence {
     const prs = (await this.deps.fences.pullRequestsFor(lease)).filter((pr) => pr.headSha === sha);
     if (prs.length > 0 && record) {
       for (const pr of prs) await this.#evaluate(lease.installationId, record.repo, lease.repoId, pr);
+    }
+    // PRs of other repositories that close this subject, on the attested head.
+    for (const link of await this.#crossLinksOf(crossLinksDocument(lease))) {
+      const pr = await this.deps.fences.pullRequest(
+        { installationId: lease.installationId, repoId: link.repoId },
+        link.number,
+      );
+      if (pr?.headSha === sha) await this.#evaluate(lease.installationId, link.repo, link.repoId, pr);
     }
     return { attested: true, sha, generation: lease.generation };
   }
@@ -413,7 +446,9 @@ export class MergeFence {
     const queued = found ?? [];
     seen.pullRequests = queued;
     const members: IndexedPullRequest[] = [];
-    for (const pr of queued) members.push(await this.#index(repoKey, repo, { ...pr, linked: [] }));
+    for (const { closesElsewhere, ...pr } of queued) {
+      members.push(await this.#index(repoKey, repo, { ...pr, elsewhere: closesElsewhere ?? [], linked: [] }));
+    }
     await this.#rememberGroup(
       installationId,
       repoId,
@@ -522,13 +557,23 @@ export class MergeFence {
     const { assignments, checks } = this.deps;
     if (!assignments) return { ...shown, linked: null };
     try {
-      const closes =
-        pr.closes ?? (await checks.readPullRequestCheck({ ...ref, repoId }, pr)).closes.slice(0, 50);
-      if (closes.length > maxOutageReads) return { ...shown, linked: null };
-      const managed = managedLabelsOf(config);
+      const read = pr.closes ? null : await checks.readPullRequestCheck({ ...ref, repoId }, pr);
+      const closes = pr.closes ?? read?.closes ?? [];
+      const elsewhere = pr.closesElsewhere ?? read?.closesElsewhere ?? [];
+      const issues = [
+        ...closes.map((issue) => ({ ...ref, issue })),
+        ...elsewhere.map((other) => ({
+          installationId: ref.installationId,
+          repo: other.repo,
+          issue: other.issue,
+        })),
+      ];
+      if (issues.length > maxOutageReads) return { ...shown, linked: null };
+      // Another repository's labels may carry other names: the defaults and this repository's are asked for.
+      const managed = new Set([...managedLabelsOf(config), ...managedLabelsOf(defaultRepoConfig)]);
       const linked: LinkedIssueEvidence[] = [];
-      for (const issue of closes) {
-        const snapshot = await assignments.status({ ...ref, issue });
+      for (const issue of issues) {
+        const snapshot = await assignments.status(issue);
         if (!snapshot) continue;
         linked.push({
           managedLabel: snapshot.labels.some((label) => managed.has(label.toLowerCase())),
@@ -622,8 +667,17 @@ export class MergeFence {
       ...linkedSubjectOf(subjectName(repo, issue), record, found, mayLink ? pr.headRef : null),
       ...(unknown.has(issue) ? { stateUnknown: true } : {}),
     }));
-    const allClaims = evidence.flatMap(({ record, found }) => claimsOf(found, record));
-    const verdict = decideCheck({
+    // Issues of other repositories it closes: fenced like its own where this installation holds a
+    // claim record (GitHub links them the same way); branch names are per repository, so only the
+    // closing reference links them.
+    const foreign = await this.#foreignEvidence(installationId, pr, now);
+    subjects.push(
+      ...foreign.held.map(({ ref, record, found }) =>
+        linkedSubjectOf(subjectName(ref.repo, ref.issue), record, found, null),
+      ),
+    );
+    const allClaims = [...evidence, ...foreign.held].flatMap(({ record, found }) => claimsOf(found, record));
+    const decided = decideCheck({
       pullRequest: {
         number: pr.number,
         authorKind: trust.authorFleet ? "agent" : authorKindOf(pr.author, allClaims),
@@ -634,7 +688,53 @@ export class MergeFence {
       requireAttestation: config.check.requireAttestation,
       agentBranches: agentBranchPatterns(config.check),
     });
-    return { verdict, subjects, evidence };
+    const verdict = foreign.unheld.length
+      ? { ...decided, text: `${decided.text}\n\n${unfencedNote(foreign.unheld)}` }
+      : decided;
+    return { verdict, subjects, evidence, foreign: foreign.held.map(({ ref }) => ref) };
+  }
+
+  /** The store's evidence of the other repositories' issues a PR closes; `unheld`: those it has no record of. */
+  async #foreignEvidence(installationId: number, pr: IndexedPullRequest, now: number) {
+    const { store, fences } = this.deps;
+    const held: { ref: ForeignIssue; record: ClaimRecord; found: FenceEvidence }[] = [];
+    const unheld: ForeignIssue[] = [];
+    for (const ref of pr.elsewhere ?? []) {
+      const key: SubjectKey = { installationId, repoId: ref.repoId, issue: ref.issue };
+      const record = await store.get(key);
+      if (!record) {
+        unheld.push(ref);
+        continue;
+      }
+      const current =
+        record.tokenDigest !== undefined
+          ? { generation: record.generation, tokenDigest: record.tokenDigest }
+          : undefined;
+      held.push({ ref, record, found: await fences.evidence(key, pr.headSha, now, current) });
+    }
+    return { held, unheld };
+  }
+
+  /** Remembers that a PR of `repo` closes these subjects of other repositories, so their transitions re-run its check. */
+  async #rememberCrossLinks(
+    installationId: number,
+    pull: { repo: string; repoId: number; number: number },
+    subjects: readonly ForeignIssue[],
+  ): Promise<void> {
+    for (const subject of subjects) {
+      const name = crossLinksDocument({ installationId, repoId: subject.repoId, issue: subject.issue });
+      await this.#oneAtATime(name, async () => {
+        const known = await this.#crossLinksOf(name);
+        if (known.some((p) => p.repoId === pull.repoId && p.number === pull.number)) return;
+        const kept = [...known, pull].slice(-maxCrossLinks);
+        await this.deps.store.putDocument(name, kept, crossLinkMemoryMs);
+      });
+    }
+  }
+
+  async #crossLinksOf(name: string): Promise<CrossLink[]> {
+    const value = await this.deps.store.getDocument(name);
+    return Array.isArray(value) ? (value as CrossLink[]) : [];
   }
 
   /**
@@ -719,15 +819,19 @@ export class MergeFence {
   ): Promise<CheckChange> {
     const { checks, configs } = this.deps;
     const ref = { installationId, repo };
-    const { closes, existing } = await checks.readPullRequestCheck({ ...ref, repoId }, indexed);
+    const { closes, closesElsewhere, existing } = await checks.readPullRequestCheck(
+      { ...ref, repoId },
+      indexed,
+    );
     seen.existing = existing;
-    seen.pullRequests = [{ ...indexed, closes }];
+    seen.pullRequests = [{ ...indexed, closes, closesElsewhere }];
     const pr = await this.#index({ installationId, repoId }, repo, {
       ...indexed,
       closes: closes.slice(0, 50),
+      elsewhere: closesElsewhere,
     });
     const unknown = await this.#recoverLinked(installationId, repo, repoId, pr);
-    const { verdict, subjects, evidence } = await this.#decide(
+    const { verdict, subjects, evidence, foreign } = await this.#decide(
       installationId,
       repo,
       repoId,
@@ -735,6 +839,7 @@ export class MergeFence {
       undefined,
       unknown,
     );
+    await this.#rememberCrossLinks(installationId, { repo, repoId, number: pr.number }, foreign);
     const detailsIssue = evidence.find((e) => e.record)?.issue ?? evidence[0]?.issue;
     const configError = configs.errorFor(installationId, repo);
     const detailsUrl = claimRouteUrl(this.deps.publicUrl, repo, detailsIssue);
@@ -780,6 +885,26 @@ export class MergeFence {
       written: write.kind !== "none",
     };
   }
+}
+
+/** A PR of another repository that closes a subject. */
+interface CrossLink {
+  repo: string;
+  repoId: number;
+  number: number;
+}
+
+const crossLinkMemoryMs = 30 * 24 * 3_600_000;
+const maxCrossLinks = 20;
+
+function crossLinksDocument(key: SubjectKey): string {
+  return `cross-links:${key.installationId}:${key.repoId}:${key.issue}`;
+}
+
+/** The check's note on closing references it does not fence: no claim of this installation there. */
+function unfencedNote(refs: readonly ForeignIssue[]): string {
+  const names = refs.map((ref) => subjectName(ref.repo, ref.issue)).join(", ");
+  return `Also closes ${names} in another repository: claim-hold fences an issue of another repository only while this installation holds a claim on it (an installation cannot see another's claims).`;
 }
 
 /** The App's managed labels, lower-cased. */

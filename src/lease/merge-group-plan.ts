@@ -1,6 +1,8 @@
 // Which pull requests a merge group holds, from the merge queue's entries and the group's ref (pure).
 
 /** A merge queue entry as the group evaluation reads it. */
+import type { ForeignIssue } from "../providers/checks-provider.js";
+
 export interface QueueEntry {
   position: number;
   /** The head of the entry's merge group, once GitHub has built it. */
@@ -12,6 +14,8 @@ export interface QueueEntry {
     author: { login: string; bot: boolean };
     /** Closing issue references of the PR's own repository. */
     closes: number[];
+    /** Closing references to issues of other repositories. */
+    closesElsewhere?: ForeignIssue[];
   } | null;
 }
 

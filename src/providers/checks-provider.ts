@@ -53,9 +53,22 @@ export interface PullRequestCheckState {
    * (keywords with `#n`, `owner/repo#n` or an issue URL, and manual links), in GitHub's order.
    */
   closes: number[];
+  /** Closing references to issues of other repositories (GitHub links them as it does its own). */
+  closesElsewhere: ForeignIssue[];
   /** The App's `claim-hold` check run on the head (the latest one), or null. */
   existing: ExistingCheckRun | null;
 }
+
+/** An issue of another repository a PR closes. */
+export interface ForeignIssue {
+  repoId: number;
+  /** `owner/name` as GitHub names it now. */
+  repo: string;
+  issue: number;
+}
+
+/** Other repositories' issues kept per PR (a PR closing more is rare; the rest are not fenced). */
+export const maxForeignIssues = 20;
 
 /** What one evaluation of a merge group's check reads from GitHub. */
 export interface MergeGroupCheckState {

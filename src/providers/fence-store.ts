@@ -32,6 +32,17 @@ export const IndexedPullRequest = z.strictObject({
   closes: z.array(z.number().int().positive()).max(50),
   /** Issue numbers the PR was linked to when indexed (closing references ∪ claims naming its branch). */
   linked: z.array(z.number().int().positive()).max(100),
+  /** Closing references to issues of other repositories of the installation, as the last evaluation read them. */
+  elsewhere: z
+    .array(
+      z.strictObject({
+        repoId: z.number().int().positive(),
+        repo: z.string().min(3).max(200),
+        issue: z.number().int().positive(),
+      }),
+    )
+    .max(20)
+    .optional(),
 });
 export type IndexedPullRequest = z.infer<typeof IndexedPullRequest>;
 

@@ -125,3 +125,47 @@ describe.skipIf(!redisProbe.available)("trust: who is an agent, whose branch, wh
     });
   });
 });
+
+describe.skipIf(!redisProbe.available)("trust: closing references across repositories", () => {
+  const tracker = "octo/tracker";
+
+  it("break 7: a PR in octo/widgets closing octo/tracker#1 is fenced: green while attested, red once the holder is superseded", async () => {
+    world = await startWorld();
+    const { sim } = world;
+    sim.addRepo({
+      fullName: tracker,
+      id: 1296270,
+      collaborators: { [fleet.login]: "write", alice: "maintain" },
+      issues: [{ number: 1, title: "Tracked work" }],
+    });
+    sim.changeInstallationRepos(installationId, { add: [tracker] });
+    await sim.flush();
+    const zombie = world.agent();
+    const { lease } = await zombie.claim({ repo: tracker, issue: 1, actor: { sessionId: "z" } });
+    const branch = "agent/z/tracker-1";
+    const { sha } = sim.push({ repo, branch, login: fleet.login, message: "work" });
+    sim.openPull({ repo, author: fleet.login, head: branch, title: "Tracked", body: `Fixes ${tracker}#1` });
+    await sim.flush();
+    expect(checkOf(sim, sha)).toEqual({ conclusion: "failure", title: "Not attested by the current holder" });
+    await zombie.attest(lease, sha);
+    await sim.flush();
+    expect(checkOf(sim, sha)).toEqual({ conclusion: "success", title: "Attested by the current holder" });
+
+    sim.comment({ repo: tracker, issue: 1, login: "alice", body: "/reclaim" });
+    await sim.flush();
+    expect(checkOf(sim, sha)).toEqual({ conclusion: "failure", title: "Superseded holder" });
+  });
+
+  it("says in the check that a closing reference to a repository it holds no claim in is not fenced", async () => {
+    world = await startWorld();
+    const { sim } = world;
+    sim.addRepo({ fullName: tracker, id: 1296270, issues: [{ number: 1, title: "Elsewhere" }] });
+    await sim.flush();
+    const { sha } = sim.push({ repo, branch: "docs", login: writer.login, message: "docs" });
+    sim.openPull({ repo, author: writer.login, head: "docs", title: "Docs", body: `Fixes ${tracker}#1` });
+    await sim.flush();
+    const [run] = sim.checkRuns(repo, sha).filter((r) => r.name === "claim-hold");
+    expect(run).toMatchObject({ conclusion: "success" });
+    expect(run!.output.text).toContain(`Also closes ${tracker}#1 in another repository`);
+  });
+});

@@ -3,7 +3,9 @@ import { z } from "zod";
 import {
   checkRunName,
   type ExistingCheckRun,
+  type ForeignIssue,
   type MergeGroupCheckState,
+  maxForeignIssues,
   type PullRequestCheckState,
   type PullRequestHead,
 } from "../checks-provider.js";
@@ -71,7 +73,10 @@ const ClosingReferences = z
         z
           .object({
             number: z.number().int().positive(),
-            repository: z.object({ databaseId: z.number().int().nullable() }),
+            repository: z.object({
+              databaseId: z.number().int().nullable(),
+              nameWithOwner: z.string().optional(),
+            }),
           })
           .nullable(),
       )
@@ -166,6 +171,7 @@ export function pullRequestCheckStateOf(
   if (!repository?.pullRequest) return null;
   return {
     closes: closesOf(repository.pullRequest.closingIssuesReferences, repoId),
+    closesElsewhere: closesElsewhereOf(repository.pullRequest.closingIssuesReferences, repoId),
     existing: latestRunOf(repository.object, appId),
   };
 }
@@ -176,6 +182,22 @@ function closesOf(references: z.infer<typeof ClosingReferences>, repoId: number)
     issue && issue.repository.databaseId === repoId ? [issue.number] : [],
   );
   return [...new Set(closes)];
+}
+
+/** Closing references to issues of other repositories (fenced when this installation holds claims there). */
+function closesElsewhereOf(references: z.infer<typeof ClosingReferences>, repoId: number): ForeignIssue[] {
+  const found = new Map<string, ForeignIssue>();
+  for (const issue of references?.nodes ?? []) {
+    const { databaseId, nameWithOwner } = issue?.repository ?? {};
+    if (!issue || databaseId === null || databaseId === undefined || databaseId === repoId || !nameWithOwner)
+      continue;
+    found.set(`${databaseId}#${issue.number}`, {
+      repoId: databaseId,
+      repo: nameWithOwner,
+      issue: issue.number,
+    });
+  }
+  return [...found.values()].slice(0, maxForeignIssues);
 }
 
 /** The App's newest `claim-hold` run among a commit's check suites. */
@@ -233,6 +255,7 @@ export function mergeGroupCheckStateOf(
                     bot: pull.author?.__typename === "Bot",
                   },
                   closes: closesOf(pull.closingIssuesReferences, repoId).slice(0, 50),
+                  closesElsewhere: closesElsewhereOf(pull.closingIssuesReferences, repoId),
                 }
               : null,
           },

@@ -39,6 +39,7 @@ export const MERGE_GROUP_CHECK_QUERY = /* GraphQL */ `
                   number
                   repository {
                     databaseId
+                    nameWithOwner
                   }
                 }
               }

@@ -45,6 +45,7 @@ export const PULL_REQUEST_CHECK_QUERY = /* GraphQL */ `
             number
             repository {
               databaseId
+              nameWithOwner
             }
           }
         }
