@@ -58,6 +58,7 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
       now,
       log,
       queueRefresh: queue.refreshByName,
+      queue: { refresh: queue.refresh, source: github.candidates },
     });
     const { janitor, jobs, operatorSweep } = createJanitorJobs(options, {
       store,

@@ -145,6 +145,8 @@ export const RepoConfig = z.strictObject({
       labels: z.array(z.string().min(1).max(50)).max(20).default([]),
       /** An issue carrying any of these is never offered. */
       excludeLabels: z.array(z.string().min(1).max(50)).max(20).default([]),
+      /** A direct claim refreshes an index older than this before deciding (its blockers must be known). */
+      maxIndexAge: DurationMs.prefault("15m"),
     })
     .prefault({}),
   /** Spend limits per task class, per subject, summed across generations (SPEC §7). */

@@ -25,6 +25,14 @@ export const Durations = z.strictObject({
 });
 export type Durations = z.infer<typeof Durations>;
 
+/** An issue of another repository a PR closes (GitHub's closing references reach across repositories). */
+export interface ForeignIssue {
+  repoId: number;
+  /** `owner/name` as GitHub names it now. */
+  repo: string;
+  issue: number;
+}
+
 /** Where a subject lives in the store: numeric ids, so renames and transfers never confuse it. */
 export interface SubjectKey {
   installationId: number;

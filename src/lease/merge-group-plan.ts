@@ -1,7 +1,7 @@
 // Which pull requests a merge group holds, from the merge queue's entries and the group's ref (pure).
 
 /** A merge queue entry as the group evaluation reads it. */
-import type { ForeignIssue } from "../providers/checks-provider.js";
+import type { ForeignIssue } from "../domain/claim.js";
 
 export interface QueueEntry {
   position: number;

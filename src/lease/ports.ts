@@ -12,7 +12,7 @@ import type {
   InstallationStore,
   JobLocks,
 } from "../providers/liveness-store.js";
-import type { QueueStore } from "../providers/queue-store.js";
+import type { QueueRepo, QueueStore } from "../providers/queue-store.js";
 import type { SpendStore } from "../providers/spend-store.js";
 import type { FleetLogins } from "./fleet-logins.js";
 import type { HolderPermissions } from "./holder-permission.js";
@@ -62,6 +62,11 @@ export interface LeaseCoreDeps {
    * a GitHub request of the claim's. Absent: no blockers are known.
    */
   candidates?: Pick<QueueStore, "candidate">;
+  /**
+   * A direct claim's open blockers from an index no older than `queue.maxIndexAge` (refreshed, or
+   * the subject's `blocked_by` read, when it is not); absent: the candidate index as it is.
+   */
+  blockers?: { of(repo: QueueRepo, issue: number, maxIndexAgeMs: number): Promise<string[]> };
   /** Where takeovers (and, through the heartbeat, needs-human and budget events) are told; absent: nowhere. */
   notifier?: Notifier;
   /** The needs-human throttle's memory of held-back label writes (one per process); absent: none kept. */

@@ -1,4 +1,6 @@
 // The ChecksProvider interface: the one check run (`claim-hold`) per PR head, read before it is written.
+
+import type { ForeignIssue } from "../domain/claim.js";
 import type { CheckConclusion } from "../lease/check-verdict.js";
 import type { QueueEntry } from "../lease/merge-group-plan.js";
 
@@ -59,14 +61,6 @@ export interface PullRequestCheckState {
   existing: ExistingCheckRun | null;
 }
 
-/** An issue of another repository a PR closes. */
-export interface ForeignIssue {
-  repoId: number;
-  /** `owner/name` as GitHub names it now. */
-  repo: string;
-  issue: number;
-}
-
 /** Other repositories' issues kept per PR (a PR closing more is rare; the rest are not fenced). */
 export const maxForeignIssues = 20;
 
@@ -103,3 +97,5 @@ export interface ChecksProvider {
   update(ref: CheckRepoRef, id: number, run: DesiredCheckRun): Promise<void>;
   pullRequest(ref: CheckRepoRef, number: number): Promise<PullRequestHead | null>;
 }
+
+export type { ForeignIssue };

@@ -12,6 +12,8 @@ import { createTokenMinter } from "../lease/tokens.js";
 import type { Notifier } from "../notify/notifier.js";
 import type { FenceStore } from "../providers/fence-store.js";
 import type { LivenessStore } from "../providers/liveness-store.js";
+import type { CandidateSource, QueueRefresh } from "../providers/queue-store.js";
+import { DirectClaimBlockers } from "../queue/direct-claim-blockers.js";
 import { QueuePicker, type RefreshQueue } from "../queue/pick-next.js";
 import type { ClaimHoldOptions } from "./claim-hold-options.js";
 import type { GitHubProviders } from "./github-providers.js";
@@ -29,6 +31,8 @@ export function createLeaseServices(
     log: Logger;
     /** Rebuilds a repository's candidate index that never completed a refresh (claims/next asks it). */
     queueRefresh?: RefreshQueue;
+    /** The candidate index's refresh and GitHub reads: a direct claim's blockers are made current with them. */
+    queue?: { refresh: QueueRefresh; source: Pick<CandidateSource, "openBlockers"> };
   },
 ) {
   const { store, fences, notifier, now, log } = deps;
@@ -57,6 +61,7 @@ export function createLeaseServices(
     log,
     subjectChanged,
     candidates: store,
+    ...(deps.queue ? { blockers: new DirectClaimBlockers({ index: store, ...deps.queue, now, log }) } : {}),
     notifier,
     fleet,
     needsHuman: new NeedsHumanShow({ store, assignments, notifier, now, log }),

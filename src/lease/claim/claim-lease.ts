@@ -9,7 +9,12 @@ import type {
   SubjectRef,
   SubjectSnapshot,
 } from "../../providers/assignment-provider.js";
-import type { ClaimInput, ClaimOutcome as StoreClaimOutcome } from "../../providers/liveness-store.js";
+import {
+  type ClaimInput,
+  type ClaimOutcome as StoreClaimOutcome,
+  StoreUnavailableError,
+} from "../../providers/liveness-store.js";
+import type { QueueRepo } from "../../providers/queue-store.js";
 import {
   announce,
   applyAndCommit,
@@ -133,15 +138,26 @@ export class ClaimLease {
       if (stale) throw new CandidateIneligible(stale.reason, stale.facts);
       return;
     }
-    const indexed =
-      request.ignoreBlockers || !this.deps.candidates
-        ? null
-        : await this.deps.candidates.candidate(
-            { installationId: request.installationId, repoId: snapshot.repoId, repo: snapshot.repo },
-            snapshot.issue,
-          );
-    const refusal = duplicateWorkRefusal({ request, snapshot, blockers: indexed?.blockers ?? [] });
+    const repo = { installationId: request.installationId, repoId: snapshot.repoId, repo: snapshot.repo };
+    const blockers = request.ignoreBlockers ? [] : await this.#blockersOf(repo, snapshot.issue, read.config);
+    const refusal = duplicateWorkRefusal({ request, snapshot, blockers });
     if (refusal) throw refused(refusal);
+  }
+
+  /** Open blockers: current ones when the index can make them so, else the index's. */
+  async #blockersOf(repo: QueueRepo, issue: number, config: RepoConfig): Promise<string[]> {
+    const { blockers, candidates } = this.deps;
+    try {
+      if (blockers) return await blockers.of(repo, issue, config.queue.maxIndexAge);
+    } catch (error) {
+      if (error instanceof StoreUnavailableError) throw error;
+      throw refused({
+        code: "github_failed",
+        message: `GitHub did not tell whether ${subjectName(repo.repo, issue)} is blocked; nothing was claimed, retry is safe.`,
+        details: { cause: error instanceof Error ? error.name : "unknown" },
+      });
+    }
+    return (await candidates?.candidate(repo, issue))?.blockers ?? [];
   }
 
   /**
