@@ -120,7 +120,8 @@ export class ClaimLease {
     for (const assignee of read.snapshot.assignees) {
       const login = assignee.login.toLowerCase();
       if (login === me) continue;
-      const account = { login: assignee.login, bot: false };
+      // GitHub names an App's account `<slug>[bot]` wherever it shows its login.
+      const account = { login: assignee.login, bot: login.endsWith("[bot]") };
       if (await fleet.isFleet(read.key.installationId, account, read.config, read.snapshot.claimComments))
         fleetLogins.add(login);
     }
