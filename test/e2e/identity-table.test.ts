@@ -4,7 +4,6 @@ import { probeRedis } from "../support/redis.js";
 import {
   claimMarkers,
   type E2eWorld,
-  fleet,
   maintainer,
   reader,
   repo,
