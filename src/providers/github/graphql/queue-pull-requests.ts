@@ -1,17 +1,8 @@
 // The closing pull requests the candidate index keeps: a repository's open PRs with the issues each closes (the refresh), and one issue's (a reopened issue).
+import { STANDING_PULL_REQUEST } from "./subject-status.js";
 
-const CLOSING_PULL_REQUEST_FIELDS = /* GraphQL */ `
-  fragment QueueClosingPullRequest on PullRequest {
-    number
-    headRefName
-    isCrossRepository
-    authorAssociation
-    author {
-      __typename
-      login
-    }
-  }
-`;
+/** The closing PRs' fields: the same standing evidence a claim's read asks for. */
+const CLOSING_PULL_REQUEST_FIELDS = STANDING_PULL_REQUEST;
 
 /** One page of a repository's open pull requests, each with the issues GitHub links it to close (the refresh). */
 export const QUEUE_OPEN_PULL_REQUESTS_QUERY = /* GraphQL */ `
@@ -23,7 +14,7 @@ export const QUEUE_OPEN_PULL_REQUESTS_QUERY = /* GraphQL */ `
           endCursor
         }
         nodes {
-          ...QueueClosingPullRequest
+          ...StandingPullRequest
           closingIssuesReferences(first: 25) {
             nodes {
               number
@@ -79,7 +70,7 @@ export const QUEUE_ISSUE_CLOSING_PULL_REQUESTS_QUERY = /* GraphQL */ `
       issue(number: $number) {
         closedByPullRequestsReferences(first: 25, includeClosedPrs: false) {
           nodes {
-            ...QueueClosingPullRequest
+            ...StandingPullRequest
           }
         }
       }
