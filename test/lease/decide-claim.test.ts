@@ -144,6 +144,12 @@ describe("decideClaim", () => {
       humanHeld("alice"),
     ],
     [
+      "a rolled-back claim's assignment of a fleet login still holds: the App can neither claim over it nor remove it",
+      snapshot({ assignees: [person("other-bot")], claimComments: [comment()] }),
+      { ghost: true, fleet: ["other-bot"] },
+      humanHeld("other-bot"),
+    ],
+    [
       "an earlier claim's branch off the agent globs is not resumed",
       snapshot({ claimComments: [comment({ state: "released", branch: "fix-1-parser" })] }),
       {},

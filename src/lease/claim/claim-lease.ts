@@ -57,6 +57,8 @@ interface SubjectRead {
 /** What one claim works on once the store answered: the subject as read, and the minted token. */
 interface ClaimContext extends SubjectRead {
   token: string;
+  /** Lower-cased fleet logins among the assignees (decideClaim's, and the write's, evidence). */
+  fleetAssignees: ReadonlySet<string>;
 }
 
 export class ClaimLease {
@@ -75,13 +77,14 @@ export class ClaimLease {
       throw error;
     });
     const { snapshot, subject, now } = read;
+    const fleetAssignees = await this.#fleetAssignees(read);
     const decision = decideClaim({
       request,
       snapshot,
       latest: read.latest,
       ghost: read.ghost,
       agentBranches: agentBranchPatterns(read.config.check),
-      fleetAssignees: await this.#fleetAssignees(read),
+      fleetAssignees,
     });
     if (decision.kind === "refused") {
       if (request.pick && decision.refusal.code === "human_held") {
@@ -92,7 +95,7 @@ export class ClaimLease {
     await this.#refuseDuplicateWork(read);
     const token = tokens.mint();
     const outcome = await store.claim(this.#claimInput(read, decision.plan, token));
-    const context: ClaimContext = { ...read, token };
+    const context: ClaimContext = { ...read, token, fleetAssignees };
     switch (outcome.kind) {
       case "held":
       case "human_held":

@@ -104,9 +104,12 @@ export function decideClaim(input: {
       ? latest.marker.actor.login
       : null;
   const foreign = snapshot.assignees.filter((a) => a.login !== appMadeLogin);
-  const people = foreign.filter(
-    (a) => a.login !== request.user.login && !input.fleetAssignees.has(a.login.toLowerCase()),
-  );
+  // A fleet login assigned by hand holds nothing; but a rolled-back claim's assignment of its login
+  // may be the App's or a person's, and the App can neither claim over it nor remove it.
+  const ghostLogin = ghost && latest ? latest.marker.actor.login.toLowerCase() : null;
+  const holds = (login: string) =>
+    !input.fleetAssignees.has(login.toLowerCase()) || login.toLowerCase() === ghostLogin;
+  const people = foreign.filter((a) => a.login !== request.user.login && holds(a.login));
   if (people.length > 0) {
     return {
       kind: "refused",
@@ -114,9 +117,7 @@ export function decideClaim(input: {
         code: "human_held",
         message: `${subject} is assigned to someone the App did not assign.`,
         details: {
-          assignees: foreign
-            .filter((a) => !input.fleetAssignees.has(a.login.toLowerCase()))
-            .map((a) => a.login),
+          assignees: foreign.filter((a) => holds(a.login)).map((a) => a.login),
         },
       },
     };
