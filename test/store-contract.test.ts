@@ -1468,6 +1468,16 @@ describe.each(cases)("$name store contract", (storeCase) => {
     expect(await store.isFleetLogin(7, "fleet-bot")).toBe(false);
   });
 
+  it("learns an agent's login as a fleet login when a record is restored (from its claim comment)", async () => {
+    const created = await claim(alice, "ta");
+    if (created.kind !== "created") throw new Error("expected created");
+    const lost = h.emptyStore();
+    const { installationId } = created.record;
+    expect(await lost.isFleetLogin(installationId, alice.login)).toBe(false);
+    expect(await lost.restore(created.record, now)).toBe("restored");
+    expect(await lost.isFleetLogin(installationId, alice.login.toUpperCase())).toBe(true);
+  });
+
   it("counts the active claims of an installation", async () => {
     expect(await store.activeCount(7)).toBe(0);
     await claim(alice, "a", { key: on(42) });

@@ -467,7 +467,16 @@ export class MergeFence {
     const subjects: LinkedSubject[] = [];
     for (const pr of members) {
       const unknown = await this.#recoverLinked(installationId, repo, repoId, pr);
-      const decided = await this.#decide(installationId, repo, repoId, pr, undefined, unknown);
+      const unknownForeign = await this.#recoverForeign(installationId, pr);
+      const decided = await this.#decide(
+        installationId,
+        repo,
+        repoId,
+        pr,
+        undefined,
+        unknown,
+        unknownForeign,
+      );
       verdicts.push({ number: pr.number, verdict: decided.verdict });
       subjects.push(...decided.subjects);
     }
@@ -641,6 +650,7 @@ export class MergeFence {
     pr: IndexedPullRequest,
     knownConfig?: RepoConfig,
     unknown: ReadonlySet<number> = new Set(),
+    unknownForeign: ReadonlySet<string> = new Set(),
   ) {
     const { store, fences, now: clock } = this.deps;
     const trust = await this.#trustOf(installationId, repo, pr.author);
@@ -670,11 +680,20 @@ export class MergeFence {
     // Issues of other repositories it closes: fenced like its own where this installation holds a
     // claim record (GitHub links them the same way); branch names are per repository, so only the
     // closing reference links them.
-    const foreign = await this.#foreignEvidence(installationId, pr, now);
+    const foreign = await this.#foreignEvidence(installationId, pr, now, unknownForeign);
     subjects.push(
       ...foreign.held.map(({ ref, record, found }) =>
         linkedSubjectOf(subjectName(ref.repo, ref.issue), record, found, null),
       ),
+      // Invariant 12 across repositories: a claim GitHub shows but no marker explains fails closed.
+      ...foreign.unknown.map((ref) => ({
+        subject: subjectName(ref.repo, ref.issue),
+        record: null,
+        everAgentClaimed: true,
+        branchGenerations: [],
+        attestedGenerations: [],
+        stateUnknown: true,
+      })),
     );
     const allClaims = [...evidence, ...foreign.held].flatMap(({ record, found }) => claimsOf(found, record));
     const decided = decideCheck({
@@ -695,15 +714,21 @@ export class MergeFence {
   }
 
   /** The store's evidence of the other repositories' issues a PR closes; `unheld`: those it has no record of. */
-  async #foreignEvidence(installationId: number, pr: IndexedPullRequest, now: number) {
+  async #foreignEvidence(
+    installationId: number,
+    pr: IndexedPullRequest,
+    now: number,
+    unknownForeign: ReadonlySet<string>,
+  ) {
     const { store, fences } = this.deps;
     const held: { ref: ForeignIssue; record: ClaimRecord; found: FenceEvidence }[] = [];
     const unheld: ForeignIssue[] = [];
+    const unknown: ForeignIssue[] = [];
     for (const ref of pr.elsewhere ?? []) {
       const key: SubjectKey = { installationId, repoId: ref.repoId, issue: ref.issue };
       const record = await store.get(key);
       if (!record) {
-        unheld.push(ref);
+        (unknownForeign.has(`${ref.repoId}#${ref.issue}`) ? unknown : unheld).push(ref);
         continue;
       }
       const current =
@@ -712,7 +737,7 @@ export class MergeFence {
           : undefined;
       held.push({ ref, record, found: await fences.evidence(key, pr.headSha, now, current) });
     }
-    return { held, unheld };
+    return { held, unheld, unknown };
   }
 
   /** Remembers that a PR of `repo` closes these subjects of other repositories, so their transitions re-run its check. */
@@ -748,36 +773,62 @@ export class MergeFence {
     repoId: number,
     pr: IndexedPullRequest,
   ): Promise<Set<number>> {
-    const { store, assignments, configs, now: clock } = this.deps;
     const unknown = new Set<number>();
-    if (!assignments) return unknown;
     for (const issue of pr.linked) {
-      const key: SubjectKey = { installationId, repoId, issue };
-      if ((await store.get(key)) !== null) continue;
-      const memo = `never-claimed:${installationId}:${repoId}:${issue}`;
-      if ((await store.getDocument(memo)) !== null) continue;
-      const snapshot = await assignments.status({ installationId, repo, issue });
-      const latest = snapshot ? latestMarker(snapshot) : undefined;
-      if (snapshot) {
-        const { labels } = await configs.load(installationId, repo);
-        if (claimStateUnknown(snapshot, [labels.claimed, labels.stale])) {
-          unknown.add(issue);
-          continue;
-        }
-      }
-      if (!snapshot || !latest) {
-        await store.putDocument(memo, { at: clock() }, neverClaimedMemoryMs);
-        continue;
-      }
-      const now = clock();
-      const epoch = await store.epoch(installationId, now);
-      await store.restore(recordFromMarker(key, snapshot, latest, epoch, now), now);
-      this.deps.log.info(
-        { subject: subjectName(repo, issue) },
-        "linked subject restored from its claim comment for the check",
-      );
+      const found = await this.#recoverSubject(repo, { installationId, repoId, issue });
+      if (found === "unknown") unknown.add(issue);
     }
     return unknown;
+  }
+
+  /** The same for the other repositories' issues the PR closes; answers the unknown ones as `repoId#issue`. */
+  async #recoverForeign(installationId: number, pr: IndexedPullRequest): Promise<Set<string>> {
+    const unknown = new Set<string>();
+    for (const ref of pr.elsewhere ?? []) {
+      const key: SubjectKey = { installationId, repoId: ref.repoId, issue: ref.issue };
+      if ((await this.#recoverSubject(ref.repo, key)) === "unknown")
+        unknown.add(`${ref.repoId}#${ref.issue}`);
+    }
+    return unknown;
+  }
+
+  /**
+   * One subject the store has no record of, read from GitHub: its newest claim comment restores the
+   * record, every signed claim comment restores the fence's memory of that incarnation (who held it,
+   * on which branch) and the fleet logins it proves; `unknown` when GitHub shows a claim no marker
+   * explains; `none` (remembered) when the issue was never claimed.
+   */
+  async #recoverSubject(repo: string, key: SubjectKey): Promise<"known" | "none" | "unknown"> {
+    const { store, fences, assignments, configs, fleet, now: clock } = this.deps;
+    if (!assignments) return "known";
+    if ((await store.get(key)) !== null) return "known";
+    const memo = `never-claimed:${key.installationId}:${key.repoId}:${key.issue}`;
+    if ((await store.getDocument(memo)) !== null) return "none";
+    const snapshot = await assignments.status({ installationId: key.installationId, repo, issue: key.issue });
+    const latest = snapshot ? latestMarker(snapshot) : undefined;
+    if (snapshot) {
+      const { labels } = await configs.load(key.installationId, snapshot.repo);
+      if (claimStateUnknown(snapshot, [labels.claimed, labels.stale])) return "unknown";
+    }
+    if (!snapshot || !latest) {
+      await store.putDocument(memo, { at: clock() }, neverClaimedMemoryMs);
+      return "none";
+    }
+    const subject = subjectName(snapshot.repo, snapshot.issue);
+    for (const { marker } of snapshot.claimComments) {
+      if (marker.subject !== subject) continue;
+      await fences.recordClaim(key, {
+        generation: marker.generation,
+        actor: marker.actor,
+        ...(marker.branch ? { branch: marker.branch } : {}),
+      });
+      if (marker.actor.kind === "agent") await fleet?.learn(key.installationId, marker.actor.login);
+    }
+    const now = clock();
+    const epoch = await store.epoch(key.installationId, now);
+    await store.restore(recordFromMarker(key, snapshot, latest, epoch, now), now);
+    this.deps.log.info({ subject }, "linked subject restored from its claim comments for the check");
+    return "known";
   }
 
   /** `superseded-pr` for the subject whose superseded holder the PR head belongs to (queued, never awaited). */
@@ -831,6 +882,7 @@ export class MergeFence {
       elsewhere: closesElsewhere,
     });
     const unknown = await this.#recoverLinked(installationId, repo, repoId, pr);
+    const unknownForeign = await this.#recoverForeign(installationId, pr);
     const { verdict, subjects, evidence, foreign } = await this.#decide(
       installationId,
       repo,
@@ -838,6 +890,7 @@ export class MergeFence {
       pr,
       undefined,
       unknown,
+      unknownForeign,
     );
     await this.#rememberCrossLinks(installationId, { repo, repoId, number: pr.number }, foreign);
     const detailsIssue = evidence.find((e) => e.record)?.issue ?? evidence[0]?.issue;

@@ -90,6 +90,15 @@ export class MemoryLivenessStore extends MemoryClaimStore implements LivenessSto
     this.#installations.add(installationId);
   }
 
+  /** A record rebuilt from a signed claim marker: an agent's login is a fleet login again (store loss). */
+  override async restore(record: ClaimRecord, now: number): Promise<"restored" | "exists"> {
+    const outcome = await super.restore(record, now);
+    if (outcome === "restored" && record.actor.kind === "agent") {
+      await this.rememberFleetLogin(record.installationId, record.actor.login);
+    }
+    return outcome;
+  }
+
   async rememberFleetLogin(installationId: number, login: string): Promise<void> {
     const logins = this.#fleetLogins.get(installationId) ?? new Set<string>();
     logins.add(login.toLowerCase());

@@ -120,6 +120,15 @@ export class RedisLivenessStore extends RedisClaimStore implements LivenessStore
     await this.call(() => this.redis.sadd(this.keys.installations(), String(installationId)));
   }
 
+  /** A record rebuilt from a signed claim marker: an agent's login is a fleet login again (store loss). */
+  override async restore(record: ClaimRecord, now: number): Promise<"restored" | "exists"> {
+    const outcome = await super.restore(record, now);
+    if (outcome === "restored" && record.actor.kind === "agent") {
+      await this.rememberFleetLogin(record.installationId, record.actor.login);
+    }
+    return outcome;
+  }
+
   async rememberFleetLogin(installationId: number, login: string): Promise<void> {
     await this.call(() => this.redis.sadd(this.keys.fleetLogins(installationId), login.toLowerCase()));
   }
