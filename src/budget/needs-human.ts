@@ -35,8 +35,8 @@ export function needsHumanProblem(heartbeat: {
 
 /** What the App last showed of a subject's needs-human ask (one generation), kept for the throttle. */
 export interface NeedsHumanShown {
-  /** The label as last written, and when. */
-  label?: { shown: boolean; at: number };
+  /** The label as last written, when, and for which generation (a new claim starts without a label). */
+  label?: { shown: boolean; at: number; generation?: number };
   /** The mention comment last posted (its node id once GitHub returned it) and its text. */
   comment?: { at: number; nodeId?: string; body: string };
   notifiedAt?: number;

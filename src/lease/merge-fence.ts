@@ -661,7 +661,12 @@ export class MergeFence {
       authorFleet: trust.authorFleet,
     });
     const now = clock();
-    const evidence = await Promise.all(
+    // A person's PR is linked through its branch only while that branch is a live claim's: an ended
+    // claim's branch name alone never links it (docs/security.md#trust-model). A fleet login's
+    // always is: a superseded holder's PR must meet its successor.
+    const branchLinks = (record: ClaimRecord | null) =>
+      mayLink && (trust.authorFleet || (record?.state === "active" && record.branch === pr.headRef));
+    const read = await Promise.all(
       pr.linked.map(async (issue) => {
         const key: SubjectKey = { installationId, repoId, issue };
         const record = await store.get(key);
@@ -673,8 +678,11 @@ export class MergeFence {
         return { issue, record, found };
       }),
     );
+    const evidence = read.filter(
+      ({ issue, record }) => pr.closes.includes(issue) || unknown.has(issue) || branchLinks(record),
+    );
     const subjects = evidence.map(({ issue, record, found }) => ({
-      ...linkedSubjectOf(subjectName(repo, issue), record, found, mayLink ? pr.headRef : null),
+      ...linkedSubjectOf(subjectName(repo, issue), record, found, branchLinks(record) ? pr.headRef : null),
       ...(unknown.has(issue) ? { stateUnknown: true } : {}),
     }));
     // Issues of other repositories it closes: fenced like its own where this installation holds a

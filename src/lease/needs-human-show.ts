@@ -63,7 +63,12 @@ export class NeedsHumanShow {
     const { store, now: clock, log } = deps;
     const document = documentOf(record);
     const now = clock();
-    const shown = ((await store.getDocument(document)) ?? {}) as NeedsHumanShown;
+    const stored = ((await store.getDocument(document)) ?? {}) as NeedsHumanShown;
+    // The comment and the notification are throttled per issue, across claims; the label's state is
+    // one generation's (a new claim's write took an earlier ask's label off).
+    const { label, ...perIssue } = stored;
+    const shown: NeedsHumanShown =
+      label?.generation === record.generation ? { ...perIssue, label } : perIssue;
     const plan = planNeedsHuman({
       desired: record.needsHuman === true && record.state === "active",
       body,
@@ -71,6 +76,7 @@ export class NeedsHumanShow {
       now,
       cooldownMs: config.notify.needsHumanCooldown,
     });
+    if (plan.shown.label) plan.shown.label.generation = record.generation;
     const id = idOf(record);
     if (plan.labelDueAt !== null) this.#due.set(id, plan.labelDueAt);
     else this.#due.delete(id);
@@ -105,8 +111,9 @@ function idOf(record: ClaimRecord): string {
   return `${record.installationId}:${record.repoId}:${record.issue}:${record.generation}`;
 }
 
+/** One document per issue: the throttle holds across claims (a release and a re-claim ask anew). */
 function documentOf(record: ClaimRecord): string {
-  return `needs-human:${idOf(record)}`;
+  return `needs-human:${record.installationId}:${record.repoId}:${record.issue}`;
 }
 
 function refOf(record: ClaimRecord) {

@@ -61,7 +61,7 @@ export interface LeaseCoreDeps {
    * The candidate index: a direct claim's open blockers (`409 blocked`) come from it, never from
    * a GitHub request of the claim's. Absent: no blockers are known.
    */
-  candidates?: Pick<QueueStore, "candidate">;
+  candidates?: Pick<QueueStore, "candidate" | "repoOf">;
   /**
    * A direct claim's open blockers from an index no older than `queue.maxIndexAge` (refreshed, or
    * the subject's `blocked_by` read, when it is not); absent: the candidate index as it is.

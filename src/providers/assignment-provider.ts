@@ -43,7 +43,16 @@ export interface SubjectSnapshot {
    * Open pull requests that close the issue or come from the asked-for branch and count: a bot's, or
    * a writer's from the base repository (docs/security.md#trust-model).
    */
-  openPullRequests: { number: number; headRef: string; author: string }[];
+  openPullRequests: {
+    number: number;
+    headRef: string;
+    author: string;
+    /**
+     * `true` when GitHub's association (COLLABORATOR, MEMBER) says only that the author belongs,
+     * not that they can write: a reader is a collaborator too. Absent: proven (an owner, a Bot).
+     */
+    writeUnproven?: boolean;
+  }[];
   /** The others (a fork's, a reader's): listed, blocking nothing. Absent: the read did not tell them apart. */
   outsiderPullRequests?: { number: number; headRef: string; author: string }[];
   /**

@@ -114,6 +114,36 @@ export class ClaimLease {
     }
   }
 
+  /**
+   * The open PRs that count (docs/security.md#trust-model): an author GitHub calls a collaborator or
+   * member must also be able to write (a reader is a collaborator too) or run agents. The permission
+   * read is cached 10 minutes and made only when such a PR closes the issue; one GitHub cannot
+   * answer counts (an outage proves nothing).
+   */
+  async #writersOnly(read: SubjectRead): Promise<SubjectSnapshot["openPullRequests"]> {
+    const { permissions, fleet } = this.deps;
+    const { snapshot, request, config } = read;
+    const counted: SubjectSnapshot["openPullRequests"] = [];
+    for (const pr of snapshot.openPullRequests) {
+      const proven =
+        !pr.writeUnproven ||
+        !permissions ||
+        pr.author.toLowerCase() === request.user.login.toLowerCase() ||
+        (await fleet?.isFleet(request.installationId, { login: pr.author, bot: false }, config)) ||
+        (await permissions.stillAllowed(request.installationId, snapshot.repo, pr.author));
+      if (proven) counted.push(pr);
+    }
+    return counted;
+  }
+
+  /** The branch of the subject's last claim, when the store knows the repository and the subject. */
+  async #previousBranch(request: ClaimRequest): Promise<string | undefined> {
+    const repo = await this.deps.candidates?.repoOf(request.installationId, request.repo);
+    if (!repo) return undefined;
+    const key = { installationId: request.installationId, repoId: repo.repoId, issue: request.issue };
+    return (await this.deps.store.get(key))?.branch;
+  }
+
   /** Assignees (other than the claimant) that are fleet logins: read only when someone else is assigned. */
   async #fleetAssignees(read: SubjectRead): Promise<Set<string>> {
     const { fleet } = this.deps;
@@ -144,7 +174,12 @@ export class ClaimLease {
     }
     const repo = { installationId: request.installationId, repoId: snapshot.repoId, repo: snapshot.repo };
     const blockers = request.ignoreBlockers ? [] : await this.#blockersOf(repo, snapshot.issue, read.config);
-    const refusal = duplicateWorkRefusal({ request, snapshot, blockers });
+    const counted = await this.#writersOnly(read);
+    const refusal = duplicateWorkRefusal({
+      request,
+      snapshot: { ...snapshot, openPullRequests: counted },
+      blockers,
+    });
     if (refusal) throw refused(refusal);
   }
 
@@ -155,11 +190,11 @@ export class ClaimLease {
       if (blockers) return await blockers.of(repo, issue, config.queue.maxIndexAge);
     } catch (error) {
       if (error instanceof StoreUnavailableError) throw error;
-      throw refused({
-        code: "github_failed",
-        message: `GitHub did not tell whether ${subjectName(repo.repo, issue)} is blocked; nothing was claimed, retry is safe.`,
-        details: { cause: error instanceof Error ? error.name : "unknown" },
-      });
+      // Blockers order work; they fence nothing. GitHub's silence is logged, and the index decides.
+      this.deps.log.warn(
+        { subject: subjectName(repo.repo, issue), err: error },
+        "open blockers not read from GitHub; the candidate index decides",
+      );
     }
     return (await candidates?.candidate(repo, issue))?.blockers ?? [];
   }
@@ -175,8 +210,10 @@ export class ClaimLease {
       repo: request.repo,
       issue: request.issue,
     };
-    // The asked-for branch's open PRs come with the same read (`409 branch_taken`).
-    const snapshot = await assignments.status(ref, request.branch ? { branch: request.branch } : {});
+    // The asked-for branch's open PRs come with the same read (`409 branch_taken`); without one, the
+    // previous claim's branch (the one a claim would resume), so resuming never takes another's PR.
+    const branch = request.branch ?? (await this.#previousBranch(request));
+    const snapshot = await assignments.status(ref, branch ? { branch } : {});
     const refusal = unclaimable(request, snapshot);
     // `unclaimable` refuses a missing issue, so a snapshot is there past this line.
     if (refusal || !snapshot) throw refused(refusal!);

@@ -124,7 +124,12 @@ export function decideClaim(input: {
   }
   // An earlier claim's branch off today's globs (named before they were enforced) is not resumed.
   const marked = latest && latest.marker.state !== "completed" ? latest.marker.branch : undefined;
-  const resumable = marked && isAgentBranch(marked, agentBranches) ? marked : undefined;
+  // Resumed only while no other login's open PR heads it (as the claim's read shows that branch).
+  const taken = (branch: string) =>
+    snapshot.openPullRequests.some(
+      (pr) => pr.headRef === branch && pr.author.toLowerCase() !== request.user.login.toLowerCase(),
+    );
+  const resumable = marked && isAgentBranch(marked, agentBranches) && !taken(marked) ? marked : undefined;
   return {
     kind: "plan",
     plan: {

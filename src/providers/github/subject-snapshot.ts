@@ -167,10 +167,18 @@ export function uniquePullRequests(nodes: (PullRequestNode | null)[]) {
   };
 }
 
-type OpenPullRequest = { number: number; headRef: string; author: string };
+type OpenPullRequest = { number: number; headRef: string; author: string; writeUnproven?: boolean };
 
 function openPullRequestOf(node: PullRequestNode): OpenPullRequest {
-  return { number: node.number, headRef: node.headRefName, author: node.author?.login ?? "ghost" };
+  const unproven =
+    node.author?.__typename !== "Bot" &&
+    (node.authorAssociation === "COLLABORATOR" || node.authorAssociation === "MEMBER");
+  return {
+    number: node.number,
+    headRef: node.headRefName,
+    author: node.author?.login ?? "ghost",
+    ...(unproven ? { writeUnproven: true } : {}),
+  };
 }
 
 /** Whether an open PR counts, from what GitHub says of its author and head (an answer without them counts). */
