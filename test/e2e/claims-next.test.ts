@@ -99,7 +99,7 @@ async function raceFifty(urls: string[]) {
   await world.store.replaceCandidates(
     queueRepo,
     Array.from({ length: 30 }, (_, i) => facts(i + 1)),
-    T0,
+    world.app.clock.now,
   );
   // Warm the authentication caches of every replica, so the racers reach the store together.
   for (const url of urls) await call("GET", `/api/v1/repos/${repo}/queue`, undefined, fleet.token, url);
@@ -149,7 +149,7 @@ describe.skipIf(!redisProbe.available)("POST /api/v1/claims/next through the sim
     await world.store.replaceCandidates(
       queueRepo,
       [facts(1), facts(2), facts(3, { labels: ["p1"] }), facts(4), facts(5, { labels: ["p0"] })],
-      T0,
+      world.app.clock.now,
     );
     await warm();
     const first = await next("s1");
@@ -192,7 +192,7 @@ describe.skipIf(!redisProbe.available)("POST /api/v1/claims/next through the sim
         facts(3),
         facts(4, { labels: ["agent-ready", "wontfix"] }),
       ],
-      T0,
+      world.app.clock.now,
     );
     const picked = await next("s1", { labels: ["agent-ready"], excludeLabels: ["needs-design"] });
     expect(picked.body.picked).toEqual({ issue: 1, rank: 1, reasons: ["unprioritized", "newest"] });
@@ -204,14 +204,22 @@ describe.skipIf(!redisProbe.available)("POST /api/v1/claims/next through the sim
 
   it("a stale index entry never yields an ineligible claim: the claim's read catches it, the entry is corrected", async () => {
     const { sim } = await worldWith(4);
-    await world.store.replaceCandidates(queueRepo, [facts(1), facts(2), facts(3), facts(4)], T0);
+    await world.store.replaceCandidates(
+      queueRepo,
+      [facts(1), facts(2), facts(3), facts(4)],
+      world.app.clock.now,
+    );
     // Deliveries the index never saw: #1 closed, a human took #2, someone else's PR closes #3.
     sim.closeIssue({ repo, issue: 1, login: maintainer.login });
     sim.assign({ repo, issue: 2, assignees: [maintainer.login], login: maintainer.login });
     sim.openPull({ repo, author: maintainer.login, head: "feature/three", body: "Fixes #3" });
     await sim.flush();
     // The feed saw those webhooks; the index goes back to what it was, as if they had been dropped.
-    await world.store.replaceCandidates(queueRepo, [facts(1), facts(2), facts(3), facts(4)], T0);
+    await world.store.replaceCandidates(
+      queueRepo,
+      [facts(1), facts(2), facts(3), facts(4)],
+      world.app.clock.now,
+    );
     await warm();
     const mark = sim.requests.mark();
     const answer = await next("s1");
@@ -245,7 +253,7 @@ describe.skipIf(!redisProbe.available)("POST /api/v1/claims/next through the sim
     for (let issue = 1; issue <= 6; issue++) sim.closeIssue({ repo, issue, login: maintainer.login });
     await sim.flush();
     const stale = Array.from({ length: 7 }, (_, i) => facts(i + 1));
-    await world.store.replaceCandidates(queueRepo, stale, T0);
+    await world.store.replaceCandidates(queueRepo, stale, world.app.clock.now);
     await warm();
     let mark = sim.requests.mark();
     const gaveUp = await next("s1");
@@ -269,7 +277,7 @@ describe.skipIf(!redisProbe.available)("POST /api/v1/claims/next through the sim
         facts(5, { assignees: ["alice"] }),
         facts(6, { openSubIssues: 2, labels: ["agent:over-budget"] }),
       ],
-      T0,
+      world.app.clock.now,
     );
     expect((await claim(1, "holder")).status).toBe(201);
     const empty = await next("s1");
@@ -290,7 +298,7 @@ describe.skipIf(!redisProbe.available)("POST /api/v1/claims/next through the sim
 
   it("includeTakeovers offers a reclaimable claim: taken over, resumed on its branch", async () => {
     await worldWith(1);
-    await world.store.replaceCandidates(queueRepo, [facts(1)], T0);
+    await world.store.replaceCandidates(queueRepo, [facts(1)], world.app.clock.now);
     const first = await next("A");
     expect(first.body.picked?.issue).toBe(1);
     world.app.clock.now += 61_000; // silent past reclaimAfter (60 s)
@@ -348,7 +356,11 @@ describe.skipIf(!redisProbe.available)("POST /api/v1/claims/next through the sim
 describe.skipIf(!redisProbe.available)("direct claims refuse blocked and duplicate work", () => {
   it("409 blocked from the index's blockers, overridden by ignoreBlockers", async () => {
     const { sim } = await worldWith(2);
-    await world.store.replaceCandidates(queueRepo, [facts(1), facts(2, { blockers: [`${repo}#1`] })], T0);
+    await world.store.replaceCandidates(
+      queueRepo,
+      [facts(1), facts(2, { blockers: [`${repo}#1`] })],
+      world.app.clock.now,
+    );
     await warm();
     const mark = sim.requests.mark();
     const blocked = await claim(2, "s1");
@@ -397,7 +409,7 @@ describe.skipIf(!redisProbe.available)("GET /api/v1/repos/{o}/{r}/queue", () => 
     await world.store.replaceCandidates(
       queueRepo,
       [facts(1), facts(2, { labels: ["p2"] }), facts(3, { blockers: [`${repo}#9`] }), facts(4), facts(5)],
-      T0,
+      world.app.clock.now,
     );
     expect((await claim(4, "holder")).status).toBe(201);
     const view = await call("GET", `/api/v1/repos/${repo}/queue`, undefined, reader.token);

@@ -112,10 +112,12 @@ describe.skipIf(!redisProbe.available)("hostile text through every field that re
   });
 
   it("no App comment carries a marker but its own signed one, a mention, HTML or a hidden link", async () => {
-    // Phase edits are spaced a minute apart: durations long enough to heartbeat past that.
+    // Phase edits are spaced a minute apart: durations long enough to heartbeat past that. Each claim's
+    // ask for a person posts a comment of its own: the needs-human cooldown is shorter than that minute.
     await world.close();
     world = await startWorld({
-      config: "taskClasses:\n  author: { ttl: 10m, reclaimAfter: 20m, heartbeat: 1m }\n",
+      config:
+        "taskClasses:\n  author: { ttl: 10m, reclaimAfter: 20m, heartbeat: 1m }\nnotify: { needsHumanCooldown: 30s }\n",
     });
     const agent = world.agent();
     for (const [i, text] of hostileCorpus.entries()) {
