@@ -14,7 +14,6 @@ import {
   agentBranchPatterns,
   agentMayBeInvolved,
   branchMayLink,
-  type LinkedIssueEvidence,
   type OutagePullEvidence,
 } from "../domain/trust.js";
 import { supersededPullRequestNotification } from "../notify/notification-events.js";
@@ -43,12 +42,14 @@ import {
   type LinkedSubject,
   unevaluatedVerdict,
 } from "./check-verdict.js";
+import { CrossLinks, unfencedNote } from "./cross-links.js";
 import type { FleetLogins } from "./fleet-logins.js";
 import { inert } from "./inert-text.js";
 import type { RepoConfigSource } from "./lease-core.js";
 import { membersOfGroup, parseMergeGroupRef } from "./merge-group-plan.js";
+import { maxOutageReads, outageEvidenceOf, type SeenPullRequest } from "./outage-evidence.js";
 import { refused } from "./refusals.js";
-import { claimStateUnknown, latestMarker, recordFromMarker } from "./restore-from-comments.js";
+import { SubjectRecovery } from "./subject-recovery.js";
 import { type UnfinishedCheck, UnfinishedChecks, unfinishedKey } from "./unfinished-checks.js";
 
 export interface MergeFenceDeps {
@@ -77,12 +78,6 @@ export interface MergeFenceDeps {
   /** The installation's fleet logins (a fleet login's PR is an agent's whatever its branch); absent: bots only. */
   fleet?: FleetLogins;
 }
-
-/** Linked issues read from GitHub, per PR, when an outage hides the store's evidence (bounded). */
-const maxOutageReads = 10;
-
-/** A linked subject whose issue carries no claim comment is remembered as never claimed (saves a read). */
-const neverClaimedMemoryMs = 30 * 24 * 3_600_000;
 
 /** One PR whose check was evaluated: what GitHub showed before and what it shows now. */
 export interface CheckChange {
@@ -124,15 +119,6 @@ interface Seen {
   pullRequests: SeenPullRequest[];
 }
 
-interface SeenPullRequest {
-  number: number;
-  headSha: string;
-  author: { login: string; bot: boolean };
-  headRef: string;
-  closes?: number[];
-  closesElsewhere?: ForeignIssue[];
-}
-
 export function noteOf(record: ClaimRecord): ClaimNote {
   return {
     generation: record.generation,
@@ -145,9 +131,13 @@ export class MergeFence {
   /** Evaluations of the same head run one after another, so at most one check run is created per head. */
   readonly #heads = new Map<string, Promise<unknown>>();
   readonly #unfinished: UnfinishedChecks;
+  readonly #recovery: SubjectRecovery;
+  readonly #crossLinks: CrossLinks;
 
   constructor(private readonly deps: MergeFenceDeps) {
     this.#unfinished = new UnfinishedChecks({ store: deps.store, now: deps.now, log: deps.log });
+    this.#recovery = new SubjectRecovery(deps);
+    this.#crossLinks = new CrossLinks(deps.store);
   }
 
   /** A PR was opened, pushed to, reopened, edited or marked ready: index it and evaluate its check. */
@@ -248,8 +238,7 @@ export class MergeFence {
 
   /** The open PRs of other repositories that close this subject: their checks re-run too. */
   async #recheckCrossLinked(installationId: number, key: SubjectKey): Promise<CheckChange[]> {
-    const name = crossLinksDocument({ ...key, installationId });
-    const links = await this.#crossLinksOf(name);
+    const links = await this.#crossLinks.of({ ...key, installationId });
     const changes: CheckChange[] = [];
     for (const link of links) {
       const pr = await this.deps.fences.pullRequest({ installationId, repoId: link.repoId }, link.number);
@@ -315,7 +304,7 @@ export class MergeFence {
       for (const pr of prs) await this.#evaluate(lease.installationId, record.repo, lease.repoId, pr);
     }
     // PRs of other repositories that close this subject, on the attested head.
-    for (const link of await this.#crossLinksOf(crossLinksDocument(lease))) {
+    for (const link of await this.#crossLinks.of(lease)) {
       const pr = await this.deps.fences.pullRequest(
         { installationId: lease.installationId, repoId: link.repoId },
         link.number,
@@ -456,7 +445,7 @@ export class MergeFence {
       { headSha, headRef: group.headRef, baseRef: group.baseRef },
     );
     // A run already on the head (a redelivery, a retry) shows the group is being answered.
-    if (read.existing === null && (await this.#needsRecovery(installationId, repoId, members))) {
+    if (read.existing === null && (await this.#recovery.needed(installationId, repoId, members))) {
       const id = await checks.start(ref, headSha, {
         title: "Evaluating the merge group",
         summary: "claim-hold is recovering the claims of this group's pull requests from GitHub.",
@@ -466,8 +455,8 @@ export class MergeFence {
     const verdicts: GroupMemberVerdict[] = [];
     const subjects: LinkedSubject[] = [];
     for (const pr of members) {
-      const unknown = await this.#recoverLinked(installationId, repo, repoId, pr);
-      const unknownForeign = await this.#recoverForeign(installationId, pr);
+      const unknown = await this.#recovery.linked(installationId, repo, repoId, pr);
+      const unknownForeign = await this.#recovery.foreign(installationId, pr);
       const decided = await this.#decide(
         installationId,
         repo,
@@ -489,20 +478,6 @@ export class MergeFence {
     return this.#sync(ref, { number: named, headSha }, seen.existing ?? null, desired);
   }
 
-  /** Whether an evaluation of these PRs reads GitHub beyond its one read (a linked subject to recover). */
-  async #needsRecovery(installationId: number, repoId: number, prs: IndexedPullRequest[]): Promise<boolean> {
-    const { store, assignments } = this.deps;
-    if (!assignments) return false;
-    for (const pr of prs) {
-      for (const issue of pr.linked) {
-        if ((await store.get({ installationId, repoId, issue })) !== null) continue;
-        if ((await store.getDocument(`never-claimed:${installationId}:${repoId}:${issue}`)) === null)
-          return true;
-      }
-    }
-    return false;
-  }
-
   /**
    * Never hang (SPEC §5): an evaluation that failed completes the head's run all the same, with a
    * conclusion and a summary that say what happened (unevaluatedVerdict), and is remembered so the
@@ -520,8 +495,11 @@ export class MergeFence {
     // Fail closed on evidence: `neutral` only where GitHub's answer shows no agent claim involved.
     const pulls = seen.pullRequests.slice(0, maxOutageReads);
     const evidence: OutagePullEvidence[] = [];
-    for (const pr of pulls)
-      evidence.push(await this.#outageEvidence(ref, check.repoId, pr, config, patterns));
+    for (const pr of pulls) {
+      evidence.push(
+        await outageEvidenceOf(this.deps, { ...ref, repoId: check.repoId }, pr, config, patterns),
+      );
+    }
     const agentInvolved = seen.pullRequests.length > maxOutageReads || agentMayBeInvolved(evidence, patterns);
     const cause = error instanceof StoreUnavailableError ? "store-unavailable" : "error";
     const message = error instanceof Error ? error.message : String(error);
@@ -546,58 +524,6 @@ export class MergeFence {
       );
     }
     await this.#unfinished.remember(check);
-  }
-
-  /**
-   * What GitHub alone shows of a PR while its evaluation failed: its author and branch, and its
-   * closing issues' managed labels and App claim comments (reads made only in this failure path;
-   * any read that fails leaves the evidence unknown, which fails closed).
-   */
-  async #outageEvidence(
-    ref: { installationId: number; repo: string },
-    repoId: number,
-    pr: SeenPullRequest,
-    config: RepoConfig,
-    patterns: readonly string[],
-  ): Promise<OutagePullEvidence> {
-    const authorFleet = this.deps.fleet?.knownNow(ref.installationId, pr.author, config) ?? pr.author.bot;
-    const shown = { author: pr.author, authorFleet, headRef: pr.headRef };
-    if (agentMayBeInvolved([{ ...shown, linked: [] }], patterns)) return { ...shown, linked: [] };
-    const { assignments, checks } = this.deps;
-    if (!assignments) return { ...shown, linked: null };
-    try {
-      const read = pr.closes ? null : await checks.readPullRequestCheck({ ...ref, repoId }, pr);
-      const closes = pr.closes ?? read?.closes ?? [];
-      const elsewhere = pr.closesElsewhere ?? read?.closesElsewhere ?? [];
-      const issues = [
-        ...closes.map((issue) => ({ ...ref, issue })),
-        ...elsewhere.map((other) => ({
-          installationId: ref.installationId,
-          repo: other.repo,
-          issue: other.issue,
-        })),
-      ];
-      if (issues.length > maxOutageReads) return { ...shown, linked: null };
-      // Another repository's labels may carry other names: the defaults and this repository's are asked for.
-      const managed = new Set([...managedLabelsOf(config), ...managedLabelsOf(defaultRepoConfig)]);
-      const linked: LinkedIssueEvidence[] = [];
-      for (const issue of issues) {
-        const snapshot = await assignments.status(issue);
-        if (!snapshot) continue;
-        linked.push({
-          managedLabel: snapshot.labels.some((label) => managed.has(label.toLowerCase())),
-          appClaimComment:
-            snapshot.claimComments.length > 0 || snapshot.rejectedMarkers > 0 || snapshot.auditComments > 0,
-        });
-      }
-      return { ...shown, linked };
-    } catch (error) {
-      this.deps.log.warn(
-        { repo: ref.repo, pullRequest: pr.number, err: error },
-        "the linked issues of a PR could not be read while its check failed; failing closed",
-      );
-      return { ...shown, linked: null };
-    }
   }
 
   /**
@@ -748,97 +674,6 @@ export class MergeFence {
     return { held, unheld, unknown };
   }
 
-  /** Remembers that a PR of `repo` closes these subjects of other repositories, so their transitions re-run its check. */
-  async #rememberCrossLinks(
-    installationId: number,
-    pull: { repo: string; repoId: number; number: number },
-    subjects: readonly ForeignIssue[],
-  ): Promise<void> {
-    for (const subject of subjects) {
-      const name = crossLinksDocument({ installationId, repoId: subject.repoId, issue: subject.issue });
-      await this.#oneAtATime(name, async () => {
-        const known = await this.#crossLinksOf(name);
-        if (known.some((p) => p.repoId === pull.repoId && p.number === pull.number)) return;
-        const kept = [...known, pull].slice(-maxCrossLinks);
-        await this.deps.store.putDocument(name, kept, crossLinkMemoryMs);
-      });
-    }
-  }
-
-  async #crossLinksOf(name: string): Promise<CrossLink[]> {
-    const value = await this.deps.store.getDocument(name);
-    return Array.isArray(value) ? (value as CrossLink[]) : [];
-  }
-
-  /**
-   * Invariant 7 at the merge: a linked subject without a store record may have lost it. Its claim
-   * comments bring the newest incarnation back (whatever its state) before the verdict; one with no
-   * claim comment is remembered as never claimed, so the steady state costs no extra read.
-   */
-  async #recoverLinked(
-    installationId: number,
-    repo: string,
-    repoId: number,
-    pr: IndexedPullRequest,
-  ): Promise<Set<number>> {
-    const unknown = new Set<number>();
-    for (const issue of pr.linked) {
-      const found = await this.#recoverSubject(repo, { installationId, repoId, issue });
-      if (found === "unknown") unknown.add(issue);
-    }
-    return unknown;
-  }
-
-  /** The same for the other repositories' issues the PR closes; answers the unknown ones as `repoId#issue`. */
-  async #recoverForeign(installationId: number, pr: IndexedPullRequest): Promise<Set<string>> {
-    const unknown = new Set<string>();
-    for (const ref of pr.elsewhere ?? []) {
-      const key: SubjectKey = { installationId, repoId: ref.repoId, issue: ref.issue };
-      if ((await this.#recoverSubject(ref.repo, key)) === "unknown")
-        unknown.add(`${ref.repoId}#${ref.issue}`);
-    }
-    return unknown;
-  }
-
-  /**
-   * One subject the store has no record of, read from GitHub: its newest claim comment restores the
-   * record, every signed claim comment restores the fence's memory of that incarnation (who held it,
-   * on which branch) and the fleet logins it proves; `unknown` when GitHub shows a claim no marker
-   * explains; `none` (remembered) when the issue was never claimed.
-   */
-  async #recoverSubject(repo: string, key: SubjectKey): Promise<"known" | "none" | "unknown"> {
-    const { store, fences, assignments, configs, fleet, now: clock } = this.deps;
-    if (!assignments) return "known";
-    if ((await store.get(key)) !== null) return "known";
-    const memo = `never-claimed:${key.installationId}:${key.repoId}:${key.issue}`;
-    if ((await store.getDocument(memo)) !== null) return "none";
-    const snapshot = await assignments.status({ installationId: key.installationId, repo, issue: key.issue });
-    const latest = snapshot ? latestMarker(snapshot) : undefined;
-    if (snapshot) {
-      const { labels } = await configs.load(key.installationId, snapshot.repo);
-      if (claimStateUnknown(snapshot, [labels.claimed, labels.stale])) return "unknown";
-    }
-    if (!snapshot || !latest) {
-      await store.putDocument(memo, { at: clock() }, neverClaimedMemoryMs);
-      return "none";
-    }
-    const subject = subjectName(snapshot.repo, snapshot.issue);
-    for (const { marker } of snapshot.claimComments) {
-      if (marker.subject !== subject) continue;
-      await fences.recordClaim(key, {
-        generation: marker.generation,
-        actor: marker.actor,
-        ...(marker.branch ? { branch: marker.branch } : {}),
-      });
-      if (marker.actor.kind === "agent") await fleet?.learn(key.installationId, marker.actor.login);
-    }
-    const now = clock();
-    const epoch = await store.epoch(key.installationId, now);
-    await store.restore(recordFromMarker(key, snapshot, latest, epoch, now), now);
-    this.deps.log.info({ subject }, "linked subject restored from its claim comments for the check");
-    return "known";
-  }
-
   /** `superseded-pr` for the subject whose superseded holder the PR head belongs to (queued, never awaited). */
   async #notifySuperseded(
     installationId: number,
@@ -889,8 +724,8 @@ export class MergeFence {
       closes: closes.slice(0, 50),
       elsewhere: closesElsewhere,
     });
-    const unknown = await this.#recoverLinked(installationId, repo, repoId, pr);
-    const unknownForeign = await this.#recoverForeign(installationId, pr);
+    const unknown = await this.#recovery.linked(installationId, repo, repoId, pr);
+    const unknownForeign = await this.#recovery.foreign(installationId, pr);
     const { verdict, subjects, evidence, foreign } = await this.#decide(
       installationId,
       repo,
@@ -900,7 +735,7 @@ export class MergeFence {
       unknown,
       unknownForeign,
     );
-    await this.#rememberCrossLinks(installationId, { repo, repoId, number: pr.number }, foreign);
+    await this.#crossLinks.remember(installationId, { repo, repoId, number: pr.number }, foreign);
     const detailsIssue = evidence.find((e) => e.record)?.issue ?? evidence[0]?.issue;
     const configError = configs.errorFor(installationId, repo);
     const detailsUrl = claimRouteUrl(this.deps.publicUrl, repo, detailsIssue);
@@ -946,32 +781,6 @@ export class MergeFence {
       written: write.kind !== "none",
     };
   }
-}
-
-/** A PR of another repository that closes a subject. */
-interface CrossLink {
-  repo: string;
-  repoId: number;
-  number: number;
-}
-
-const crossLinkMemoryMs = 30 * 24 * 3_600_000;
-const maxCrossLinks = 20;
-
-function crossLinksDocument(key: SubjectKey): string {
-  return `cross-links:${key.installationId}:${key.repoId}:${key.issue}`;
-}
-
-/** The check's note on closing references it does not fence: no claim of this installation there. */
-function unfencedNote(refs: readonly ForeignIssue[]): string {
-  const names = refs.map((ref) => subjectName(ref.repo, ref.issue)).join(", ");
-  return `Also closes ${names} in another repository: claim-hold fences an issue of another repository only while this installation holds a claim on it (an installation cannot see another's claims).`;
-}
-
-/** The App's managed labels, lower-cased. */
-function managedLabelsOf(config: RepoConfig): Set<string> {
-  const { claimed, stale, needsHuman, overBudget } = config.labels;
-  return new Set([claimed, stale, needsHuman, overBudget].map((label) => label.toLowerCase()));
 }
 
 /** A merge group a PR was judged in, as its `checks_requested` named it. */
