@@ -455,17 +455,7 @@ export class MergeFence {
     const verdicts: GroupMemberVerdict[] = [];
     const subjects: LinkedSubject[] = [];
     for (const pr of members) {
-      const unknown = await this.#recovery.linked(installationId, repo, repoId, pr);
-      const unknownForeign = await this.#recovery.foreign(installationId, pr);
-      const decided = await this.#decide(
-        installationId,
-        repo,
-        repoId,
-        pr,
-        undefined,
-        unknown,
-        unknownForeign,
-      );
+      const decided = await this.#recoverAndDecide(installationId, repo, repoId, pr);
       verdicts.push({ number: pr.number, verdict: decided.verdict });
       subjects.push(...decided.subjects);
     }
@@ -567,6 +557,13 @@ export class MergeFence {
     config: RepoConfig,
   ) {
     return (await this.#decide(installationId, repo, repoId, pr, config)).verdict;
+  }
+
+  /** The verdict of a PR once what the store lost of its linked subjects is read back from GitHub. */
+  async #recoverAndDecide(installationId: number, repo: string, repoId: number, pr: IndexedPullRequest) {
+    const unknown = await this.#recovery.linked(installationId, repo, repoId, pr);
+    const unknownForeign = await this.#recovery.foreign(installationId, pr);
+    return this.#decide(installationId, repo, repoId, pr, undefined, unknown, unknownForeign);
   }
 
   async #decide(
@@ -724,16 +721,11 @@ export class MergeFence {
       closes: closes.slice(0, 50),
       elsewhere: closesElsewhere,
     });
-    const unknown = await this.#recovery.linked(installationId, repo, repoId, pr);
-    const unknownForeign = await this.#recovery.foreign(installationId, pr);
-    const { verdict, subjects, evidence, foreign } = await this.#decide(
+    const { verdict, subjects, evidence, foreign } = await this.#recoverAndDecide(
       installationId,
       repo,
       repoId,
       pr,
-      undefined,
-      unknown,
-      unknownForeign,
     );
     await this.#crossLinks.remember(installationId, { repo, repoId, number: pr.number }, foreign);
     const detailsIssue = evidence.find((e) => e.record)?.issue ?? evidence[0]?.issue;
