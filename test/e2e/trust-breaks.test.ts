@@ -2,6 +2,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { probeRedis } from "../support/redis.js";
 import {
+  addTrackerRepo,
   checkOf,
   claimMarkers,
   type E2eWorld,
@@ -132,14 +133,7 @@ describe.skipIf(!redisProbe.available)("trust: closing references across reposit
   it("break 7: a PR in octo/widgets closing octo/tracker#1 is fenced: green while attested, red once the holder is superseded", async () => {
     world = await startWorld();
     const { sim } = world;
-    sim.addRepo({
-      fullName: tracker,
-      id: 1296270,
-      collaborators: { [fleet.login]: "write", alice: "maintain" },
-      issues: [{ number: 1, title: "Tracked work" }],
-    });
-    sim.changeInstallationRepos(installationId, { add: [tracker] });
-    await sim.flush();
+    await addTrackerRepo(world);
     const zombie = world.agent();
     const { lease } = await zombie.claim({ repo: tracker, issue: 1, actor: { sessionId: "z" } });
     const branch = "agent/z/tracker-1";

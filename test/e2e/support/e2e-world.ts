@@ -143,6 +143,21 @@ export async function startWorld(options: WorldOptions = {}): Promise<E2eWorld> 
   return world;
 }
 
+/** A second repository of the installation, `octo/tracker` with issue #1, the fleet account writing to it. */
+export async function addTrackerRepo(world: E2eWorld): Promise<string> {
+  const tracker = "octo/tracker";
+  world.sim.addRepo({
+    fullName: tracker,
+    id: 1296270,
+    collaborators: { [fleet.login]: "write", [maintainer.login]: "maintain" },
+    issues: [{ number: 1, title: "Tracked work" }],
+    files: { ".github/claim-hold.yml": shortConfig },
+  });
+  world.sim.changeInstallationRepos(installationId, { add: [tracker] });
+  await world.sim.flush();
+  return tracker;
+}
+
 /** The one `claim-hold` check run on a head, as GitHub shows it: conclusion and title. */
 export function checkOf(
   sim: GitHubSimulator,
