@@ -62,7 +62,6 @@ export function ruleOnClaimBranch(input: {
 
 /** What GitHub shows of an open PR's author and head, for its standing. */
 export interface PullRequestEvidence {
-  author: string;
   /** The author is a fleet login (isFleetLogin). */
   authorFleet: boolean;
   /** GitHub's `authorAssociation` is OWNER, MEMBER or COLLABORATOR (or the author's permission is write+). */
@@ -72,12 +71,10 @@ export interface PullRequestEvidence {
 }
 
 /**
- * An open PR counts (pr_open, queue skip, awaiting review, heartbeat `pullRequest`) only when a
- * fleet login or someone who can write opened it from the base repository; the holder's own PR
- * always counts. Others are `outsider`: listed, blocking nothing.
+ * An open PR counts (pr_open, queue skip, awaiting review) only when a fleet login or someone who
+ * can write opened it from the base repository. Others are outsiders': listed, blocking nothing.
  */
-export function pullRequestCounts(pr: PullRequestEvidence, holder?: string): boolean {
-  if (holder && pr.author.toLowerCase() === holder.toLowerCase()) return true;
+export function pullRequestCounts(pr: PullRequestEvidence): boolean {
   return pr.headInBase && (pr.authorFleet || pr.authorCanWrite);
 }
 

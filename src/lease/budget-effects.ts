@@ -36,10 +36,11 @@ export async function applyHeartbeatEffects(
   input: HeartbeatEffectsInput,
 ): Promise<void> {
   const change = needsHumanChange(input.needsHumanBefore, input.heartbeat);
-  const show = deps.needsHuman ?? new NeedsHumanShow(deps);
-  const settle = change.kind === "unchanged" && show.isDue(input.record, deps.now());
+  // The steady heartbeat: no news, nothing held back, no usage — one map lookup, no I/O.
+  const settle = change.kind === "unchanged" && deps.needsHuman?.isDue(input.record, deps.now()) === true;
   if (change.kind === "unchanged" && !settle && !input.spend) return;
   const config = await configOf(deps, input.record);
+  const show = deps.needsHuman ?? new NeedsHumanShow(deps);
   if (change.kind !== "unchanged") await show.changed(input.record, config, change);
   else if (settle) await show.settle(input.record, config);
   if (input.spend) await enforceBudget(deps, input, config, input.spend);

@@ -8,11 +8,19 @@ interface MarkerActor {
   marker: { actor: { kind: "agent" | "human"; login: string } };
 }
 
+/** How long the store's "no" is taken as the answer: one evaluation asks twice (its index, its verdict). */
+const notFleetMemoryMs = 5_000;
+
 export class FleetLogins {
   /** `installationId:login` known to be fleet logins: a login once proven stays one (never unlearned). */
   readonly #known = new Set<string>();
+  /** `installationId:login` the store said are none, until when (a claim in this process learns at once). */
+  readonly #notFleet = new Map<string, number>();
 
-  constructor(private readonly store: FleetLoginStore) {}
+  constructor(
+    private readonly store: FleetLoginStore,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /**
    * Records that `login` holds an agent claim here. One store write per login per process: the
@@ -23,6 +31,7 @@ export class FleetLogins {
     if (this.#known.has(id)) return;
     await this.store.rememberFleetLogin(installationId, login);
     this.#known.add(id);
+    this.#notFleet.delete(id);
   }
 
   /**
@@ -44,10 +53,16 @@ export class FleetLogins {
       await this.learn(installationId, account.login);
       return true;
     }
+    const id = idOf(installationId, account.login);
+    const until = this.#notFleet.get(id);
+    if (until !== undefined && until > this.now()) return false;
     if (await this.store.isFleetLogin(installationId, account.login)) {
-      this.#known.add(idOf(installationId, account.login));
+      this.#known.add(id);
+      this.#notFleet.delete(id);
       return true;
     }
+    if (this.#notFleet.size > 10_000) this.#notFleet.clear();
+    this.#notFleet.set(id, this.now() + notFleetMemoryMs);
     return false;
   }
 

@@ -46,7 +46,7 @@ export function createLeaseServices(
   });
   const configs = createRepoConfigSource(identity, log);
   const tokens = createTokenMinter(options.tokenSecret, undefined, options.previousTokenSecret);
-  const fleet = new FleetLogins(store);
+  const fleet = new FleetLogins(store, now);
   // The core and the fence need each other: the fence verifies lease tokens through the core, and
   // the core (like the janitor and the webhooks) tells the fence when a subject changed hands.
   const subjectChanged = async (_key: SubjectKey, record: ClaimRecord) => {

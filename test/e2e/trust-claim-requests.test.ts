@@ -38,7 +38,6 @@ describe.skipIf(!redisProbe.available)("GitHub requests per direct claim", () =>
     mark = sim.requests.mark();
     await agent.claim({ repo, issue: 5, actor: { sessionId: "s" }, takeover: false });
     counts.push(sim.requests.counts(mark));
-    console.log("K counts:", JSON.stringify(counts));
     for (const c of counts) {
       const total = Object.values(c).reduce((a: number, b) => a + (b as number), 0);
       expect(total).toBeLessThanOrEqual(2);

@@ -186,7 +186,6 @@ export function standingOf(
   node: Pick<PullRequestNode, "author" | "isCrossRepository" | "authorAssociation">,
 ) {
   return pullRequestCounts({
-    author: node.author?.login ?? "ghost",
     authorFleet: node.author?.__typename === "Bot",
     authorCanWrite: node.authorAssociation === undefined || associationCanWrite(node.authorAssociation),
     headInBase: node.isCrossRepository !== true,
