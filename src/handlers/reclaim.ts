@@ -126,6 +126,8 @@ async function reclaim(
     { login: commenter, bot: (payload.comment.user?.type ?? payload.sender.type) === "Bot" },
     config,
     snapshot.claimComments,
+    // Another replica may have learned the login a moment ago: a person's command asks the store.
+    { fresh: true },
   );
   const decision = decideReclaim({
     command,

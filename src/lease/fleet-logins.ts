@@ -44,6 +44,8 @@ export class FleetLogins {
     account: { login: string; bot: boolean },
     config: Pick<RepoConfig, "agents">,
     markers: readonly MarkerActor[] = [],
+    /** Ask the store even if it said no a moment ago (a person's command is decided on it). */
+    options: { fresh?: boolean } = {},
   ): Promise<boolean> {
     if (this.knownNow(installationId, account, config)) return true;
     const login = account.login.toLowerCase();
@@ -55,7 +57,7 @@ export class FleetLogins {
     }
     const id = idOf(installationId, account.login);
     const until = this.#notFleet.get(id);
-    if (until !== undefined && until > this.now()) return false;
+    if (!options.fresh && until !== undefined && until > this.now()) return false;
     if (await this.store.isFleetLogin(installationId, account.login)) {
       this.#known.add(id);
       this.#notFleet.delete(id);

@@ -1,7 +1,18 @@
 // The trust model on the claim path, tried from outside: resumed branches, whose PR counts, the needs-human throttle, /reclaim by the fleet account.
 import { afterEach, describe, expect, it } from "vitest";
+import { createClaimHoldClient } from "../../src/agent/client/index.js";
+import { startApp, testAdminToken } from "../support/app-harness.js";
 import { probeRedis } from "../support/redis.js";
-import { checkOf, type E2eWorld, fleet, reader, repo, startWorld, writer } from "./support/e2e-world.js";
+import {
+  appId,
+  checkOf,
+  type E2eWorld,
+  fleet,
+  reader,
+  repo,
+  startWorld,
+  writer,
+} from "./support/e2e-world.js";
 
 const redisProbe = await probeRedis();
 let world: E2eWorld | undefined;
@@ -156,6 +167,32 @@ describe.skipIf(!redisProbe.available)(
       await sim.flush();
       expect(sim.issue(repo, 1).comments.at(-1)?.body).toContain("`/reclaim` is for people");
       await expect(world.agent().verify(lease)).resolves.toMatchObject({ holder: true });
+    });
+
+    it("Q: two replicas — the fleet account's first claim on one, its /reclaim on the other a moment later, is refused", async () => {
+      world = await startWorld();
+      const { sim } = world;
+      // The webhook replica judges a PR of the fleet account before it ever claimed: "not a fleet login".
+      sim.openPull({ repo, author: fleet.login, head: "docs-fleet", title: "Docs", body: "" });
+      const bobs = await world.agent(writer.token).claim({ repo, issue: 2, actor: { sessionId: "b" } });
+      await sim.flush();
+      const replica = await world.stack.addApp((wiring) =>
+        startApp({
+          store: wiring.store,
+          fences: wiring.fences,
+          githubBaseUrl: wiring.githubBaseUrl,
+          appId,
+          now: world!.app.clock.now,
+          adminToken: testAdminToken,
+        }),
+      );
+      // Its first claim goes to the other replica; the command follows at once.
+      const client = createClaimHoldClient({ baseUrl: replica.url, githubToken: fleet.token, retries: 0 });
+      await client.claim({ repo, issue: 1, actor: { sessionId: "a" } });
+      sim.comment({ repo, issue: 2, login: fleet.login, body: "/reclaim" });
+      await sim.flush();
+      expect(sim.issue(repo, 2).comments.at(-1)?.body).toContain("`/reclaim` is for people");
+      await expect(world.agent(writer.token).verify(bobs.lease)).resolves.toBeDefined();
     });
   },
 );
