@@ -15,15 +15,8 @@ const root = resolve(import.meta.dirname, "..");
 /** The bundle, relative to action/dist/ (action/runner.js looks for it there). */
 export const bundlePath = join("bin", "claim-hold.js");
 
-/** The CLI's entry as bin/claim-hold.js runs it, minus the dist/-or-tsx choice: the source is inlined. */
-const entry = `
-import { fileURLToPath } from "node:url";
-import { main } from "./src/agent/main.ts";
-
-const code = await main(process.argv.slice(2), { binPath: fileURLToPath(import.meta.url) });
-// Exit explicitly (idle HTTP keep-alive sockets must not hold the process), once stdout is flushed.
-process.stdout.write("", () => process.exit(code));
-`;
+/** The bundle's entry: the CLI's main() as bin/claim-hold.js runs it. */
+const entry = join("scripts", "action-cli-entry.ts");
 
 // CommonJS dependencies inside an ESM bundle call require() for Node's built-ins.
 const banner = [
@@ -40,7 +33,7 @@ export async function buildAction(outDir: string): Promise<string[]> {
   const outfile = join(outDir, bundlePath);
   const result = await build({
     absWorkingDir: root,
-    stdin: { contents: entry, resolveDir: root, sourcefile: "action-cli-entry.ts", loader: "ts" },
+    entryPoints: [entry],
     outfile,
     bundle: true,
     // node_modules may be a symbolic link (a worktree sharing one install): name inputs by the path here.

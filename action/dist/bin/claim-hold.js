@@ -7258,7 +7258,7 @@ var require_dist = __commonJS({
   }
 });
 
-// action-cli-entry.ts
+// scripts/action-cli-entry.ts
 import { fileURLToPath } from "node:url";
 
 // src/agent/cli/run-command-line.ts
@@ -39368,6 +39368,6 @@ function main(argv, options) {
   return runCommandLine(commands, argv, options);
 }
 
-// action-cli-entry.ts
+// scripts/action-cli-entry.ts
 var code = await main(process.argv.slice(2), { binPath: fileURLToPath(import.meta.url) });
 process.stdout.write("", () => process.exit(code));
