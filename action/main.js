@@ -1,5 +1,6 @@
-// The Action's main step: claim the issue (or the best free one), export the lease to the job's later
-// steps, and start a keepalive that heartbeats it until the post step (action/post.js) ends it.
+// The Action's main step: claim the issue (or the best free one), export the lease and the `claim-hold`
+// command to the job's later steps, and start a keepalive that heartbeats it until the post step
+// (action/post.js) ends it.
 import { spawn } from "node:child_process";
 import { openSync } from "node:fs";
 import { join } from "node:path";
@@ -9,6 +10,7 @@ import {
   cliCommand,
   cliEnv,
   command,
+  exposeCli,
   input,
   runCli,
   sessionIdOf,
@@ -67,6 +69,8 @@ async function main() {
   const settings = { url, token, sessionId: sessionIdOf(), runtime: input("runtime") || "github-actions" };
   const cli = cliCommand();
   const env = cliEnv(process.env, settings);
+  const binDir = exposeCli(cli);
+  console.log(`claim-hold: the job's later steps can run claim-hold (${binDir})`);
 
   const args = claimArgs(repo);
   const { code, body, stderr } = await runCli(cli, args, { cwd, env });

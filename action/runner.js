@@ -1,8 +1,10 @@
 // What the Action's two entry points share: the runner's inputs and files, and the claim-hold CLI as a child process.
-// Plain Node (no dependencies): the runner executes this file from the Action's checkout as it is.
+// Plain Node (no dependencies): the runner executes this file from the Action's checkout as it is, and
+// the CLI is the bundle committed next to it (action/dist/).
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { appendFileSync, existsSync, readFileSync } from "node:fs";
+import { appendFileSync, chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -41,17 +43,40 @@ export function command(name, message) {
 }
 
 /**
- * How the CLI is run: the `cli` input (a command line, e.g. `node /path/bin/claim-hold.js`); else the
- * Action's own checkout when it carries a build (dist/); else the published package of the Action's version.
+ * The CLI bundled into this Action (action/dist/, committed; `npm run build:action`). The Action runs
+ * nothing else: no package is installed or fetched at run time, so pinning the Action's tag or SHA pins
+ * every line of code it runs.
  */
-export function cliCommand(env = process.env) {
-  const given = input("cli", env);
-  if (given) return given.split(/\s+/);
-  if (existsSync(join(actionRoot, "dist", "agent", "main.js"))) {
-    return [process.execPath, join(actionRoot, "bin", "claim-hold.js")];
+export const bundledCli = join(actionRoot, "action", "dist", "bin", "claim-hold.js");
+
+/** How the CLI is run: the Node running this Action, on the bundle. */
+export function cliCommand(bundle = bundledCli) {
+  if (!existsSync(bundle)) {
+    throw new Error(
+      `the Action's CLI bundle ${bundle} is missing: this ref of the Action carries no action/dist/. ` +
+        "Use a release tag or a commit of main, or run npm run build:action in a fork",
+    );
   }
-  const { version } = JSON.parse(readFileSync(join(actionRoot, "package.json"), "utf8"));
-  return ["npx", "--yes", `claim-hold@${version}`];
+  return [process.execPath, bundle];
+}
+
+/**
+ * Puts `claim-hold` on the PATH of the job's later steps: a shim in `dir` that runs the bundle with the
+ * Node running this Action (the runner's own, whatever `node` a later step finds), and `dir` on GITHUB_PATH.
+ */
+export function exposeCli(cli, env = process.env) {
+  const dir = join(env.RUNNER_TEMP || tmpdir(), "claim-hold-bin");
+  mkdirSync(dir, { recursive: true });
+  const quote = (text) => `'${text.replace(/'/g, "'\\''")}'`;
+  writeFileSync(join(dir, "claim-hold"), `#!/bin/sh\nexec ${cli.map(quote).join(" ")} "$@"\n`);
+  chmodSync(join(dir, "claim-hold"), 0o755);
+  if (process.platform === "win32") {
+    writeFileSync(join(dir, "claim-hold.cmd"), `@${cli.map((part) => `"${part}"`).join(" ")} %*\r\n`);
+  }
+  const file = env.GITHUB_PATH;
+  if (!file) throw new Error("GITHUB_PATH is not set: run this inside a GitHub Actions job");
+  appendFileSync(file, `${dir}\n`);
+  return dir;
 }
 
 /** Runs the CLI with `args` and `--json`; resolves with its exit code and the JSON it printed. */

@@ -1,7 +1,18 @@
 // The GitHub Action's entry points (action/main.js, action/post.js) as the runner runs them — processes
-// with INPUT_*/STATE_* variables and the runner's files — against the App on the GitHub simulator.
+// with INPUT_*/STATE_* variables and the runner's files — against the App on the GitHub simulator. They
+// run from a copy of the Action as a tag carries it (action.yml and action/ with its committed CLI
+// bundle, no node_modules, no dist/, no source), so nothing outside the bundle can stand in for it.
 import { execFile, execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
@@ -13,7 +24,6 @@ import { type LocalStack, startLocalStack } from "../tools/local-stack/start-loc
 
 const run = promisify(execFile);
 const root = resolve(import.meta.dirname, "..");
-const cli = `${process.execPath} ${join(root, "bin/claim-hold.js")}`;
 const repo = "octo/widgets";
 const repoId = 7301;
 const installationId = 73;
@@ -22,12 +32,14 @@ const otherToken = "ghp_otherbot0000000000000000000000000002";
 const key = (issue: number) => ({ installationId, repoId, issue });
 /** Heartbeats every second, so the keepalive's work is visible within the test. */
 const config = "taskClasses:\n  author:\n    ttl: 10s\n    reclaimAfter: 60s\n    heartbeat: 1s\n";
-const hasNext = execFileSync(process.execPath, [join(root, "bin/claim-hold.js"), "--help"], {
+const hasNext = execFileSync(process.execPath, [join(root, "action/dist/bin/claim-hold.js"), "--help"], {
   encoding: "utf8",
 }).includes("\n  next ");
 
 let stack: LocalStack;
 let work: string;
+/** The Action as the runner checks it out from a tag: action.yml and action/, nothing else. */
+let actionCheckout: string;
 
 beforeAll(async () => {
   stack = await startLocalStack();
@@ -48,6 +60,9 @@ beforeAll(async () => {
     installations: [{ id: installationId, account: "octo", repos: [repo] }],
   });
   work = mkdtempSync(join(tmpdir(), "claim-hold-action-"));
+  actionCheckout = join(work, "action-checkout");
+  cpSync(join(root, "action.yml"), join(actionCheckout, "action.yml"));
+  cpSync(join(root, "action"), join(actionCheckout, "action"), { recursive: true });
 });
 
 afterAll(async () => {
@@ -78,6 +93,7 @@ function newJob(name: string) {
     env: join(dir, "github_env"),
     output: join(dir, "github_output"),
     state: join(dir, "github_state"),
+    path: join(dir, "github_path"),
   };
   for (const file of Object.values(files)) writeFileSync(file, "");
   return { dir, workspace, files };
@@ -113,13 +129,16 @@ async function runStep(
   entry: "main" | "post",
   inputs: Record<string, string>,
   state: Record<string, string> = {},
+  checkout = actionCheckout,
+  path = process.env.PATH ?? "",
 ): Promise<Step> {
   const env: Record<string, string> = {
-    PATH: process.env.PATH ?? "",
+    PATH: path,
     HOME: job.dir,
     GITHUB_ENV: job.files.env,
     GITHUB_OUTPUT: job.files.output,
     GITHUB_STATE: job.files.state,
+    GITHUB_PATH: job.files.path,
     GITHUB_WORKSPACE: job.workspace,
     GITHUB_REPOSITORY: repo,
     GITHUB_RUN_ID: "8100",
@@ -132,13 +151,12 @@ async function runStep(
   for (const [name, value] of Object.entries({
     url: stack.app.url,
     "github-token": agentToken,
-    cli,
     ...inputs,
   })) {
     env[`INPUT_${name.toUpperCase()}`] = value;
   }
   for (const [name, value] of Object.entries(state)) env[`STATE_${name}`] = value;
-  return run(process.execPath, [join(root, "action", `${entry}.js`)], { cwd: job.workspace, env }).then(
+  return run(process.execPath, [join(checkout, "action", `${entry}.js`)], { cwd: job.workspace, env }).then(
     ({ stdout }) => ({ code: 0, stdout }),
     (error: { code: number; stdout: string }) => ({ code: error.code, stdout: error.stdout }),
   );
@@ -177,9 +195,9 @@ describe("action.yml", () => {
     runs: { using: string; main: string; post: string; "post-if": string };
   };
 
-  it("runs the two entry points on node20, the post step whatever the job's outcome", () => {
+  it("runs the two entry points on node24, the post step whatever the job's outcome", () => {
     expect(metadata.runs).toEqual({
-      using: "node20",
+      using: "node24",
       main: "action/main.js",
       post: "action/post.js",
       "post-if": "always()",
@@ -251,6 +269,14 @@ describe("the claim-hold Action", () => {
       holder: true,
       generation: 1,
     });
+    // A later step runs `claim-hold` by name: GITHUB_PATH carries the Action's shim, GITHUB_ENV the session.
+    const binDirs = readFileSync(job.files.path, "utf8").trim().split("\n");
+    expect(binDirs).toEqual([join(job.dir, "claim-hold-bin")]);
+    const verified = await run("claim-hold", ["verify", "--json"], {
+      cwd: job.workspace,
+      env: { PATH: [...binDirs, "/usr/bin", "/bin"].join(":"), HOME: job.dir, ...env },
+    });
+    expect(JSON.parse(verified.stdout)).toMatchObject({ ok: true, holder: true, generation: 1 });
     git(job.workspace, "switch", "--quiet", "-c", outputs.branch as string);
     writeFileSync(join(job.workspace, "fix.txt"), "fixed\n");
     git(job.workspace, "add", ".");
@@ -324,6 +350,30 @@ describe("the claim-hold Action", () => {
       expect(step.code).toBe(1);
       expect(step.stdout).toContain("::error::claim-hold: set exactly one of the inputs issue and next");
     }
+  });
+
+  it("fails with a clear message when its checkout carries no bundle, and fetches nothing instead", async () => {
+    const bare = join(work, "checkout-without-bundle");
+    cpSync(actionCheckout, bare, { recursive: true });
+    rmSync(join(bare, "action", "dist"), { recursive: true });
+    // An npx and an npm on PATH that record being run: a fallback to a registry would show here.
+    const fakeBin = join(work, "fake-bin");
+    const calls = join(work, "registry-calls");
+    mkdirSync(fakeBin, { recursive: true });
+    for (const name of ["npx", "npm"]) {
+      writeFileSync(join(fakeBin, name), `#!/bin/sh\necho "${name} $*" >> '${calls}'\n`);
+      chmodSync(join(fakeBin, name), 0o755);
+    }
+    const job = newJob("no-bundle");
+    const step = await runStep(job, "main", { issue: "4" }, {}, bare, `${fakeBin}:${process.env.PATH}`);
+    expect(step.code).toBe(1);
+    expect(step.stdout).toMatch(
+      /^::error::claim-hold: the Action's CLI bundle \S+\/action\/dist\/bin\/claim-hold\.js is missing/m,
+    );
+    expect(existsSync(calls)).toBe(false);
+    expect(readRunnerFile(job.files.output)).toEqual({});
+    await stack.sim.flush();
+    expect(stack.sim.issue(repo, 4).assignees).toEqual([]);
   });
 
   it.skipIf(!hasNext)(
