@@ -1,5 +1,6 @@
 // scripts/use-node.sh (the pinned Node that CI and the image smoke run on) and the places that must agree
-// with its pins: .ci/run, the Dockerfile's base image, the smoke's local base and package.json's engines.
+// with its pins: .ci/run, the GitHub workflow, the Dockerfile's base image, the smoke's local base and
+// package.json's engines.
 // The registry is a local HTTP server that answers 404 and records what it was asked, so the tests show
 // when the script reuses its cache and when it goes to the registry, without downloading anything.
 import { execFile } from "node:child_process";
@@ -113,8 +114,9 @@ describe("scripts/use-node.sh", () => {
 describe("the Node versions CI, the image and the package name", () => {
   it("agree with the pins of scripts/use-node.sh", async () => {
     const { node24, node22 } = await pins();
-    const [ci, dockerfile, smoke, pkg] = await Promise.all([
+    const [ci, workflow, dockerfile, smoke, pkg] = await Promise.all([
       read(".ci/run"),
+      read(".github/workflows/ci.yml"),
       read("Dockerfile"),
       read("scripts/docker-smoke.sh"),
       read("package.json"),
@@ -122,6 +124,9 @@ describe("the Node versions CI, the image and the package name", () => {
     // CI: the suite on 24, the store contracts on 22.
     expect(ci).toContain("scripts/use-node.sh 24");
     expect(ci).toContain("scripts/use-node.sh 22");
+    expect(workflow).toMatch(/^\s+- node: 24$/m);
+    expect(workflow).toMatch(/^\s+- node: 22$/m);
+    expect(workflow).not.toMatch(/node: 20|\[20/);
     // The image: the default base is the Node 24 CI runs; the smoke's local base is built from the same pin.
     expect(dockerfile).toMatch(new RegExp(`^ARG BASE=node:${node24.replaceAll(".", "\\.")}-`, "m"));
     expect(smoke).toContain("scripts/use-node.sh 24");
