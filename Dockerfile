@@ -1,8 +1,8 @@
-# claim-hold: build with tsc, run the compiled App as a non-root user on node:20-slim.
+# claim-hold: build with tsc, run the compiled App as a non-root user on Node 24 (bookworm slim).
 # Build: docker build -t claim-hold .   Run: see compose.yaml and docs/deploy.md.
-# BASE: any Debian-like image with Node 20, npm and a `node` user (scripts/docker-smoke.sh builds one
-# without a registry).
-ARG BASE=node:20-slim
+# BASE: any Debian-like image with Node 24 (22.12 at least), npm and a `node` user; the default is the
+# Node that CI runs (scripts/use-node.sh), and scripts/docker-smoke.sh builds the same without a registry.
+ARG BASE=node:24.22.3-bookworm-slim
 
 FROM ${BASE} AS build
 WORKDIR /app

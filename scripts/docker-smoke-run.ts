@@ -22,6 +22,8 @@ const repo = "octo/widgets";
 const agentToken = "ghp_smokebot000000000000000000000000001";
 const tokenSecret = "docker-smoke-token-secret-0123456789abcdef";
 const container = `claim-hold-smoke-${process.pid}`;
+/** The Node major the image ships (the baseline; 22 is only the floor). */
+const imageNodeMajor = 24;
 /** docker stop's default grace, and the App's own cut-off for open connections. */
 const sigtermBudgetMs = 10_000;
 
@@ -90,6 +92,11 @@ async function startContainer(wiring: StackWiring) {
 }
 
 async function main(): Promise<void> {
+  const { stdout: nodeVersion } = await docker("run", "--rm", "--entrypoint", "node", image, "--version");
+  check(
+    nodeVersion.trim().startsWith(`v${imageNodeMajor}.`),
+    `the image runs Node ${imageNodeMajor} (${nodeVersion.trim()})`,
+  );
   const stack = await startLocalStack({
     redis: { kind: "private", keyPrefix: "smoke:" },
     credentials: generateCredentials(),

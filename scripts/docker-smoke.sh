@@ -6,9 +6,10 @@
 # when it is missing and we are root). Without one it prints "docker smoke: SKIPPED — <why>" and exits 0
 # (exit 1 only when something ran and failed; DOCKER_SMOKE_REQUIRED=1 turns a skip into a failure).
 #
-# The base image: DOCKER_SMOKE_BASE (e.g. node:20-slim where a registry is reachable); otherwise one
-# built here once and kept — debootstrap --variant=minbase bookworm, this machine's Node 20 and npm,
-# a `node` user, this machine's CA bundle as NODE_EXTRA_CA_CERTS — so no registry is needed.
+# The base image: DOCKER_SMOKE_BASE (e.g. node:24-slim where a registry is reachable); otherwise one
+# built here once and kept — debootstrap --variant=minbase bookworm, the pinned Node 24 of
+# scripts/use-node.sh (from the npm registry), this machine's npm, a `node` user, this machine's CA
+# bundle as NODE_EXTRA_CA_CERTS — so no image registry is needed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -61,13 +62,12 @@ ensure_engine() {
   skip "dockerd did not come up: $(tail -3 "$work/dockerd.log" | tr '\n' ' ')"
 }
 
-# A bookworm base with this machine's Node: what node:20-slim gives, made without a registry.
+# A bookworm base with the pinned Node 24: what node:24-slim gives, made without an image registry.
 # Sets $base (not a subshell's echo, so that a skip inside it ends the script).
 local_base() {
   local version tag rootfs node_bin npm_dir
-  node_bin=$(readlink -f "$(command -v node)")
+  node_bin="$(scripts/use-node.sh 24)/node" || { say "FAILED: no Node 24 from scripts/use-node.sh"; exit 1; }
   version=$("$node_bin" --version)
-  case "$version" in v20.*) ;; *) say "warning: this machine's Node is $version, not 20" ;; esac
   tag="claim-hold-smoke-base:bookworm-node${version#v}"
   base="$tag"
   docker image inspect "$tag" >/dev/null 2>&1 && return 0
@@ -81,7 +81,8 @@ local_base() {
   say "building the base image $tag (debootstrap --variant=minbase bookworm)"
   debootstrap --variant=minbase bookworm "$rootfs" http://deb.debian.org/debian >"$work/debootstrap.log" 2>&1 ||
     { tail -5 "$work/debootstrap.log"; say "FAILED: debootstrap"; exit 1; }
-  npm_dir=$(npm root -g)/npm
+  # npm's own folder (…/npm/bin/npm-cli.js): the Node package from the registry carries no npm.
+  npm_dir=$(dirname "$(dirname "$(readlink -f "$(command -v npm)")")")
   install -D -m 0755 "$node_bin" "$rootfs/usr/local/bin/node"
   mkdir -p "$rootfs/usr/local/lib/node_modules"
   cp -a "$npm_dir" "$rootfs/usr/local/lib/node_modules/npm"

@@ -13,6 +13,7 @@ describe.skipIf(process.env.CLAIM_HOLD_DOCKER_SMOKE !== "1")("the container imag
     const { stdout } = await run(script, [], { maxBuffer: 16 * 1024 * 1024, timeout: 900_000 });
     if (/^docker smoke: SKIPPED/m.test(stdout)) ctx.skip();
     for (const check of [
+      "the image runs Node 24",
       "/healthz answers 200",
       "/readyz answers 200",
       "claim: 201, generation 1",
