@@ -5,7 +5,7 @@ import type { Logger } from "pino";
 import { createProbot, run } from "probot";
 import { type ClaimHoldOptions, type ClaimHoldServices, createClaimHoldApp } from "./app.js";
 import { type Env, EnvError, parseEnv } from "./config/env.js";
-import { createLogger } from "./logger.js";
+import { createLogger, logFormatOf } from "./logger.js";
 import { createRedisClient, createStores } from "./providers/create-store.js";
 import { createClaimHoldOctokit } from "./providers/github/claim-hold-octokit.js";
 import { createThrottleConnection, withSharedThrottle } from "./providers/github/shared-throttle.js";
@@ -69,7 +69,10 @@ function appOptionsOf(env: Env): Omit<
 
 async function main(): Promise<void> {
   const env = parseEnv(process.env);
-  const log = createLogger({ level: env.LOG_LEVEL ?? "info" });
+  const log = createLogger({
+    level: env.LOG_LEVEL ?? "info",
+    format: logFormatOf(env.LOG_FORMAT, process.stdout.isTTY === true),
+  });
   const { store, fences, outbox } = createStores({
     redisUrl: env.REDIS_URL,
     keyPrefix: env.CLAIM_HOLD_KEY_PREFIX,

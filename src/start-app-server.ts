@@ -50,7 +50,7 @@ export async function startAppServer(options: {
   log: Logger;
 }): Promise<Server> {
   const { probot, appFn, host, port, limits } = options;
-  const log = options.log.child({ name: "http" });
+  const log = options.log.child({ component: "http" });
   const middleware = await createNodeMiddleware(appFn, { probot });
   const { maxConnections, ...serverOptions } = limits;
   const server = createServer(serverOptions, (req, res) => {

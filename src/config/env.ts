@@ -20,6 +20,8 @@ export const Env = z.object({
   ),
   GHE_PROTOCOL: optionalText.pipe(z.enum(["http", "https"]).optional()),
   LOG_LEVEL: optionalText.pipe(z.enum(["trace", "debug", "info", "warn", "error", "fatal"]).optional()),
+  /** `json` (one JSON object a line) or `pretty` (pino-pretty); unset: pretty on a terminal, else JSON. */
+  LOG_FORMAT: optionalText.pipe(z.enum(["json", "pretty"]).optional()),
   PORT: optionalText.pipe(z.coerce.number<string | undefined>().int().min(0).max(65535).optional()),
   HOST: optionalText,
   /**

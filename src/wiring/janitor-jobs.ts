@@ -39,7 +39,7 @@ export function createJanitorJobs(
     configs: deps.configs,
     now,
     sleep: options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
-    log: log.child({ name: "janitor" }),
+    log: log.child({ component: "janitor" }),
     installations: deps.installations,
     measure: (work) => meter.measure(work),
     subjectChanged: deps.subjectChanged,

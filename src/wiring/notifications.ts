@@ -11,7 +11,7 @@ export function createNotifications(
   deps: { metrics: ClaimHoldMetrics; now: () => number; log: Logger },
 ) {
   const { metrics, now } = deps;
-  const log = deps.log.child({ name: "notify" });
+  const log = deps.log.child({ component: "notify" });
   const sinks = options.notifySinks ?? [];
   const outbox = options.outbox ?? new MemoryOutboxStore();
   const notifier = new OutboxNotifier({

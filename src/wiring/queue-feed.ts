@@ -16,7 +16,7 @@ export function createQueueFeed(deps: {
     source: deps.source,
     feed: deps.store,
     now: deps.now,
-    log: deps.log.child({ name: "queue-refresh" }),
+    log: deps.log.child({ component: "queue-refresh" }),
   });
   return {
     feed: { candidates: deps.store, source: deps.source },
