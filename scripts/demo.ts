@@ -11,20 +11,12 @@
 // 4. Print the summary (claims, takeovers, reaps, check verdicts, notifications, GitHub requests); exit 1 on a
 //    broken invariant or a moment that did not happen.
 import { randomBytes } from "node:crypto";
-import { Writable } from "node:stream";
 import { createClaimHoldClient } from "../src/agent/client/index.js";
-import { createLogger } from "../src/logger.js";
-import { NotifySinksText } from "../src/notify/notify-sinks.js";
-import {
-  type DefaultStackApp,
-  type LocalStack,
-  type StartApp,
-  startLocalStack,
-} from "../tools/local-stack/start-local-stack.js";
-import { startStackApp, UnthrottledOctokit } from "../tools/local-stack/start-stack-app.js";
+import type { LocalStack } from "../tools/local-stack/start-local-stack.js";
 import { AgentSession } from "./demo/agent-session.js";
 import { type NotifySink, startNotifySink } from "./demo/notify-sink.js";
 import { runStories } from "./demo/run-stories.js";
+import { chooseStore, type DemoStore, dashboardUrl, startDemoStack } from "./demo/start-demo-stack.js";
 import { Timeline } from "./demo/timeline.js";
 import { watchGitHub } from "./demo/watch-github.js";
 
@@ -40,46 +32,7 @@ const config = [
   "",
 ].join("\n");
 
-/**
- * The App as `npm start` would run it with `CLAIM_HOLD_NOTIFY` pointing at the demo's sink: the
- * value is read through the same schema as the environment's. Every App call is one simulator
- * request, sent at once, so the timeline stays on the script's beat.
- */
-function demoApp(notify: string): StartApp<DefaultStackApp> {
-  const notifySinks = NotifySinksText.parse(notify);
-  return async (wiring) => {
-    const adminToken = randomBytes(16).toString("hex");
-    const destination = new Writable({
-      write(chunk, _encoding, callback) {
-        process.stderr.write(chunk);
-        callback();
-      },
-    });
-    const log = createLogger({ level: process.env.LOG_LEVEL ?? "error", destination });
-    const app = await startStackApp({
-      ...wiring,
-      log,
-      Octokit: UnthrottledOctokit,
-      advertiseOwnUrl: true,
-      app: {
-        appId: wiring.credentials.appId,
-        tokenSecret: randomBytes(32).toString("hex"),
-        adminToken,
-        credentialsLoaded: true,
-        janitorIntervalSeconds: 2,
-        reconcileEvery: 1_000,
-        disabledJobs: [],
-        notifySinks,
-        // The sink is local: poll the outbox often so a notice prints right after its moment.
-        notifySender: { pollMs: 200 },
-      },
-    });
-    return { ...app, adminToken, log };
-  };
-}
-
-async function startStack(sink: NotifySink): Promise<LocalStack> {
-  const redisUrl = process.env.REDIS_URL;
+async function startStack(sink: NotifySink): Promise<{ stack: LocalStack; store: DemoStore }> {
   // Every event of SPEC §9 goes to the sink; the repository's `notify.events` (the defaults) filters them.
   process.env.CLAIM_HOLD_NOTIFY = JSON.stringify([
     {
@@ -88,10 +41,15 @@ async function startStack(sink: NotifySink): Promise<LocalStack> {
       events: ["takeover", "superseded-pr", "reaped", "needs-human", "budget-exhausted"],
     },
   ]);
-  return startLocalStack({
-    redis: redisUrl ? { kind: "shared", url: redisUrl } : { kind: "memory" },
-    startApp: demoApp(process.env.CLAIM_HOLD_NOTIFY),
+  const store = await chooseStore(process.env.REDIS_URL);
+  if (store.warning) process.stderr.write(`${store.warning}\n`);
+  const stack = await startDemoStack(store, {
+    notify: process.env.CLAIM_HOLD_NOTIFY,
+    logLevel: process.env.LOG_LEVEL ?? "error",
+    janitorIntervalSeconds: 2,
+    reconcileEvery: 1_000,
   });
+  return { stack, store };
 }
 
 function seed(stack: LocalStack): void {
@@ -115,11 +73,6 @@ function seed(stack: LocalStack): void {
     ],
     installations: [{ account: "octo", repos: [repo] }],
   });
-}
-
-async function dashboardUrl(stack: LocalStack): Promise<string | null> {
-  const response = await fetch(`${stack.app.url}/`, { redirect: "manual" }).catch(() => null);
-  return response && response.status !== 404 && response.status < 500 ? `${stack.app.url}/` : null;
 }
 
 function summarize(stack: LocalStack, timeline: Timeline): void {
@@ -158,7 +111,7 @@ function summarize(stack: LocalStack, timeline: Timeline): void {
 async function main(): Promise<number> {
   const timeline = new Timeline();
   const sink = await startNotifySink(timeline);
-  const stack = await startStack(sink).catch(async (error: unknown) => {
+  const { stack, store } = await startStack(sink).catch(async (error: unknown) => {
     await sink.close();
     throw error;
   });
@@ -166,10 +119,7 @@ async function main(): Promise<number> {
     seed(stack);
     await stack.sim.flush();
     timeline.restart();
-    timeline.line(
-      "setup",
-      `GitHub simulator at ${stack.sim.url}, App at ${stack.app.url} (${process.env.REDIS_URL ? "Redis" : "embedded memory store"})`,
-    );
+    timeline.line("setup", `GitHub simulator at ${stack.sim.url}, App at ${stack.app.url} (${store.label})`);
     timeline.line(
       "setup",
       `${repo}: 7 issues (#3 is p0, #5 assigned to @${maintainer}, #7 needs design), ttl 10 s, reclaimAfter 20 s, heartbeat 3 s`,
