@@ -37,7 +37,9 @@ export const errorCodes = {
     exit: 3,
     summary: "Another session holds the issue (or the same session without proof of it).",
     details: {
-      holder: ActorSchema.optional(),
+      holder: ActorSchema.optional().meta({
+        description: "Absent only when the claim ended while a re-claim of it was written: claim again.",
+      }),
       generation: z.number().int().positive().optional(),
       state: z.string().optional().meta({ description: "`active`, `stale` or `reclaimable`." }),
       lastHeartbeatAt: Timestamp.optional(),
@@ -137,11 +139,9 @@ export const errorCodes = {
     exit: 3,
     summary: "`claims/next` found no issue free for this session.",
     details: {
-      skipped: z
-        .record(z.string(), z.number().int().nonnegative())
-        .meta({
-          description: "How many candidates each reason kept out (`held`, `human`, `blocked`, `prOpen`, …).",
-        }),
+      skipped: z.record(z.string(), z.number().int().nonnegative()).meta({
+        description: "How many candidates each reason kept out (`held`, `human`, `blocked`, `prOpen`, …).",
+      }),
     },
     example: {
       error: "queue_empty",
@@ -256,11 +256,9 @@ export const errorCodes = {
     exit: 1,
     summary: "The account lacks the permission the route needs on the repository.",
     details: {
-      permission: z
-        .string()
-        .meta({
-          description: "The account's permission: `admin`, `maintain`, `write`, `triage`, `read` or `none`.",
-        }),
+      permission: z.string().meta({
+        description: "The account's permission: `admin`, `maintain`, `write`, `triage`, `read` or `none`.",
+      }),
     },
     example: {
       error: "forbidden",
