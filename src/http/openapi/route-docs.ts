@@ -1,4 +1,4 @@
-// Every route the server mounts, one row each: its auth, the zod schemas it parses and answers with, and its error codes (SPEC §4.2).
+// Every route the server mounts, one row each: its auth, the zod schemas it parses and answers with, examples, and its error codes (docs/reference/http-api.md).
 import { z } from "zod";
 import {
   AttestResponseSchema,
@@ -32,7 +32,7 @@ import {
 } from "./documented-responses.js";
 import { examples } from "./route-examples.js";
 
-/** Which credential a route takes (SPEC §4.1); `metrics` is optional, asked only when `METRICS_TOKEN` is set. */
+/** Which credential a route takes (docs/reference/http-api.md#authentication); `metrics` is optional, asked only when `METRICS_TOKEN` is set. */
 export type RouteAuth = "github" | "lease" | "admin" | "metrics" | "none";
 
 /** A status some error code is answered with (the refusal table's). */
