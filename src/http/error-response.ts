@@ -1,40 +1,27 @@
 // The one place a thrown error becomes an HTTP answer: refusals with their status, the rest logged and mapped.
 import type { Logger } from "pino";
+import { type ErrorCodeRow, errorCodes } from "../contract/refusals.js";
 import { LeaseRefused, type RefusalCode } from "../lease/refusals.js";
 import { GitHubWriteError } from "../providers/assignment-provider.js";
 import { StoreUnavailableError } from "../providers/liveness-store.js";
 import { UserError } from "./user-error.js";
 
 export interface ErrorResponse {
-  status: 400 | 401 | 403 | 404 | 409 | 410 | 413 | 415 | 422 | 429 | 500 | 502 | 503;
+  status: ErrorCodeRow["status"];
   body: Record<string, unknown>;
   headers?: Record<string, string>;
 }
 
-/** The HTTP status of each refusal of the lease core (SPEC §4.2). */
-const refusalStatus: Record<RefusalCode, ErrorResponse["status"]> = {
-  not_found: 404,
-  closed: 409,
-  claim_state_unknown: 503,
-  held: 409,
-  human_held: 409,
-  cap_reached: 409,
-  blocked: 409,
-  pr_open: 409,
-  branch_not_allowed: 422,
-  branch_taken: 409,
-  queue_empty: 409,
-  github_failed: 502,
-  superseded: 409,
-  gone: 410,
-  unauthorized: 401,
-  invalid_request: 422,
-};
+/**
+ * The table's row of each refusal of the lease core: typed so that a new `RefusalCode` without a row in
+ * src/contract/refusals.ts does not compile (docs/reference/http-api.md#error-codes).
+ */
+const refusalRows: Record<RefusalCode, ErrorCodeRow> = errorCodes;
 
 /** The status a refusal (the core's or the API's own) is answered with; undefined for any other error. */
 export function refusalStatusOf(error: unknown): number | undefined {
   if (error instanceof UserError) return error.status;
-  if (error instanceof LeaseRefused) return refusalStatus[error.code];
+  if (error instanceof LeaseRefused) return refusalRows[error.code].status;
   return undefined;
 }
 
@@ -70,14 +57,14 @@ export function errorResponse(error: unknown, request: { requestId: string; log:
   }
   if (error instanceof LeaseRefused) {
     return {
-      status: refusalStatus[error.code],
+      status: refusalRows[error.code].status,
       body: { error: error.code, message: error.message, ...error.details },
     };
   }
   if (error instanceof StoreUnavailableError) {
     log.error({ requestId, err: error }, "claim store unavailable");
     return {
-      status: 503,
+      status: errorCodes.store_unavailable.status,
       body: { error: "store_unavailable", message: "The claim store is unavailable; retry shortly." },
     };
   }
@@ -85,10 +72,13 @@ export function errorResponse(error: unknown, request: { requestId: string; log:
   if (isGitHubFailure(error)) {
     log.error({ requestId, err: error }, "GitHub request failed");
     return {
-      status: 502,
+      status: errorCodes.github_failed.status,
       body: { error: "github_failed", message: "GitHub did not answer as expected; retry is safe." },
     };
   }
   log.error({ requestId, err: error }, "internal error");
-  return { status: 500, body: { error: "internal", message: `Internal error (request ${requestId}).` } };
+  return {
+    status: errorCodes.internal.status,
+    body: { error: "internal", message: `Internal error (request ${requestId}).` },
+  };
 }

@@ -12,8 +12,8 @@ import { createApi } from "../../src/http/create-api.js";
 import { errorResponse, refusalStatusOf } from "../../src/http/error-response.js";
 import { createFailedAuthLimiter } from "../../src/http/failed-auth-limiter.js";
 import { createHeartbeatRoute } from "../../src/http/heartbeat-route.js";
-import { renderOpenApiJson } from "../../src/http/openapi/openapi-document.js";
-import { routeDocs, undocumentedRoutes } from "../../src/http/openapi/route-docs.js";
+import { errorComponentName, renderOpenApiJson } from "../../src/http/openapi/openapi-document.js";
+import { errorsByStatus, routeDocs, undocumentedRoutes } from "../../src/http/openapi/route-docs.js";
 import { payloadTooLarge } from "../../src/http/read-body.js";
 import { createReadCache } from "../../src/http/read-cache.js";
 import { createReadLimiter } from "../../src/http/read-limiter.js";
@@ -92,13 +92,24 @@ function userErrorsInSource(): Set<string> {
   return found;
 }
 
-/** The status the server answers a code with, as error-response maps it (undefined: not one of its codes). */
+/** The lease core's refusal codes, as its union spells them. */
+function refusalCodesInSource(): Set<string> {
+  const text = readFileSync(join(root, "src/lease/refusals.ts"), "utf8");
+  const union = text.slice(
+    text.indexOf("export type RefusalCode"),
+    text.indexOf(";", text.indexOf("export type RefusalCode")),
+  );
+  return new Set([...union.matchAll(/\|\s*"([a-z_]+)"/g)].map((match) => match[1]!));
+}
+
+/** The statuses the server answers a code with, as the code that answers it says. */
 function servedStatusOf(code: string, userErrors: Set<string>): number[] {
   const statuses = [...userErrors]
     .filter((pair) => pair.endsWith(` ${code}`))
     .map((pair) => Number(pair.split(" ")[0]));
-  const asRefusal = refusalStatusOf(refused({ code: code as RefusalCode, message: "" }));
-  if (asRefusal !== undefined) statuses.push(asRefusal);
+  if (refusalCodesInSource().has(code)) {
+    statuses.push(refusalStatusOf(refused({ code: code as RefusalCode, message: "" }))!);
+  }
   const request = { requestId: "r", log };
   for (const error of [new StoreUnavailableError(null), new GitHubWriteError("no"), new Error("boom")]) {
     const answer = errorResponse(error, request);
@@ -132,9 +143,9 @@ describe("docs/openapi.json", () => {
     const userErrors = userErrorsInSource();
     const wrong: string[] = [];
     for (const route of routeDocs) {
-      for (const [status, codes] of Object.entries(route.errors)) {
+      for (const [status, codes] of errorsByStatus(route.errors)) {
         for (const code of codes) {
-          if (!servedStatusOf(code, userErrors).includes(Number(status))) {
+          if (!servedStatusOf(code, userErrors).includes(status)) {
             wrong.push(`${route.operationId}: ${status} ${code}`);
           }
         }
@@ -143,18 +154,24 @@ describe("docs/openapi.json", () => {
     expect(wrong).toEqual([]);
   });
 
-  it("describes every failure with the one shared error body", () => {
+  it("describes every failure with the schemas of exactly the codes its route lists for that status", () => {
     const document = JSON.parse(generated);
-    for (const [path, item] of Object.entries<Record<string, { responses: Record<string, unknown> }>>(
-      document.paths,
-    )) {
-      for (const [method, operation] of Object.entries(item)) {
-        for (const [status, response] of Object.entries(operation.responses)) {
-          if (Number(status) < 400 || (path === "/readyz" && status === "503")) continue;
-          expect(response, `${method} ${path} ${status}`).toMatchObject({
-            content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
-          });
-        }
+    for (const route of routeDocs) {
+      const responses: Record<string, { content: Record<string, { schema: Record<string, unknown> }> }> =
+        document.paths[route.path][route.method].responses;
+      const described = Object.keys(responses).filter(
+        (status) => Number(status) >= 400 && !(route.path === "/readyz" && status === "503"),
+      );
+      const byStatus = errorsByStatus(route.errors);
+      expect(described, route.operationId).toEqual(byStatus.map(([status]) => String(status)));
+      for (const [status, codes] of byStatus) {
+        const schema = responses[String(status)]!.content["application/json"]!.schema;
+        const refs = schema.oneOf
+          ? (schema.oneOf as { $ref: string }[]).map((part) => part.$ref)
+          : [schema.$ref as string];
+        expect(refs, `${route.operationId} ${status}`).toEqual(
+          codes.map((code) => `#/components/schemas/${errorComponentName(code)}`),
+        );
       }
     }
   });
@@ -231,7 +248,10 @@ describe("the real App", () => {
       expect(`${route.method} ${route.path} → ${response.status} ${body.slice(0, 80)}`).not.toMatch(
         /No such route/,
       );
-      expect(Object.keys(route.answers).concat(Object.keys(route.errors))).toContain(String(response.status));
+      const statuses = Object.keys(route.answers).concat(
+        errorsByStatus(route.errors).map(([s]) => String(s)),
+      );
+      expect(statuses).toContain(String(response.status));
     }
   });
 });

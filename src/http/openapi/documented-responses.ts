@@ -3,7 +3,10 @@ import { z } from "zod";
 import { TakeoverPendingSchema } from "../../contract/api-responses.js";
 import { NextResponseSchema, PickedSchema, QueueResponseSchema } from "../../contract/queue-responses.js";
 
-/** Every error the server sends: a machine-readable code, a sentence, and the code's own details. */
+/**
+ * Any error body: a machine-readable code, a sentence, and the code's own details. Each answer names
+ * the codes it can send with their own schemas; this one is for a code a newer server adds.
+ */
 export const ErrorBody = z
   .looseObject({
     error: z.string().min(1).meta({ description: "Machine-readable code, e.g. `held`, `invalid_request`." }),
@@ -11,7 +14,7 @@ export const ErrorBody = z
   })
   .meta({
     description:
-      "`{ error, message, ...details }`: details depend on the code (`field` for `invalid_request`, `holder` for `held`, `reason` for `gone`, …).",
+      "`{ error, message, ...details }`, the shape of every error. Each code has its own schema (`HeldError`, `GoneError`, …); this one also fits a code a newer `/api/v1` server adds (docs/reference/http-api.md#compatibility).",
   });
 
 /** `claims/next`: the claim answer plus which issue was picked and why (the client's schema). */

@@ -19,8 +19,9 @@ import {
   TakeoverPendingSchema,
   TransitionSchema,
 } from "../../contract/api-responses.js";
+import { allErrorCodes, type ErrorCode, errorBodySchemaOf, errorCodes } from "../../contract/refusals.js";
 import { ErrorBody } from "./documented-responses.js";
-import { type ErrorStatus, type RouteAuth, type RouteDoc, routeDocs } from "./route-docs.js";
+import { type ErrorStatus, errorsByStatus, type RouteAuth, type RouteDoc, routeDocs } from "./route-docs.js";
 
 /** A status code as zod-openapi's responses object is keyed. */
 type StatusKey = `${1 | 2 | 3 | 4 | 5}${string}`;
@@ -67,6 +68,20 @@ const securitySchemes: Record<string, oas31.SecuritySchemeObject> = {
   metricsToken: { type: "http", scheme: "bearer", description: "`METRICS_TOKEN`, when set." },
 };
 
+/** Where the API is: one variable, so a generated client is pointed at its own deployment. */
+const servers: oas31.ServerObject[] = [
+  {
+    url: "{baseUrl}",
+    description: "A claim-hold App: the URL the CLI reads from `CLAIM_HOLD_URL`.",
+    variables: {
+      baseUrl: {
+        default: "http://localhost:3000",
+        description: "The App's origin, without a trailing slash.",
+      },
+    },
+  },
+];
+
 const tags: oas31.TagObject[] = [
   { name: "claims", description: "Claim an issue (GitHub token, `write`)." },
   { name: "leases", description: "Calls with the lease token." },
@@ -109,15 +124,21 @@ function responsesOf(
     const mediaType = answer.textMediaType ?? "application/json";
     responses[status as StatusKey] = {
       description: answer.description,
-      content: { [mediaType]: { schema: wireSchema(answer.schema, components) } },
+      content: { [mediaType]: { schema: wireSchema(answer.schema, components), example: answer.example } },
     };
   }
-  for (const [status, codes] of Object.entries(route.errors)) {
-    const meaning = errorMeaning[Number(status) as ErrorStatus];
-    responses[status as StatusKey] = {
-      description: `${meaning} Codes: ${codes.map((code) => `\`${code}\``).join(", ")}.`,
-      content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
-      ...(status === "429"
+  for (const [status, codes] of errorsByStatus(route.errors)) {
+    responses[String(status) as StatusKey] = {
+      description: `${errorMeaning[status]} Codes: ${codes.map((code) => `\`${code}\``).join(", ")}.`,
+      content: {
+        "application/json": {
+          schema: errorSchemaOf(codes),
+          examples: Object.fromEntries(
+            codes.map((code) => [code, { $ref: `#/components/examples/${errorComponentName(code)}` }]),
+          ),
+        },
+      },
+      ...(status === 429
         ? {
             headers: {
               "Retry-After": { description: "Seconds to wait.", schema: { type: "integer", minimum: 0 } },
@@ -127,6 +148,40 @@ function responsesOf(
     };
   }
   return responses;
+}
+
+/** `held` → `HeldError`: the component name of a code's body schema and example. */
+export function errorComponentName(code: ErrorCode): string {
+  return `${code.replace(/(^|_)([a-z])/g, (_, __, letter: string) => letter.toUpperCase())}Error`;
+}
+
+/** One status's body: the code's own schema, or a `oneOf` of them told apart by `error`. */
+function errorSchemaOf(codes: readonly ErrorCode[]): oas31.SchemaObject | oas31.ReferenceObject {
+  const refs = codes.map((code) => `#/components/schemas/${errorComponentName(code)}`);
+  if (refs.length === 1) return { $ref: refs[0]! };
+  return {
+    oneOf: refs.map(($ref) => ({ $ref })),
+    discriminator: {
+      propertyName: "error",
+      mapping: Object.fromEntries(codes.map((code, i) => [code, refs[i]!])),
+    },
+  };
+}
+
+/** Every code's body schema and example, from the refusal table. */
+function errorComponents(
+  components: Record<string, oas31.SchemaObject>,
+): Record<string, oas31.ExampleObject> {
+  const examples: Record<string, oas31.ExampleObject> = {};
+  for (const code of allErrorCodes) {
+    const row = errorCodes[code];
+    components[errorComponentName(code)] = {
+      ...wireSchema(errorBodySchemaOf(code), components),
+      description: `\`${row.status} ${code}\`: ${row.summary}`,
+    };
+    examples[errorComponentName(code)] = { summary: row.summary, value: row.example };
+  }
+  return examples;
 }
 
 function operationOf(
@@ -148,7 +203,7 @@ function operationOf(
       ? {
           requestBody: {
             required: !route.body.optional,
-            content: { "application/json": { schema: route.body.schema } },
+            content: { "application/json": { schema: route.body.schema, example: route.body.example } },
           },
         }
       : {}),
@@ -177,18 +232,20 @@ export function buildOpenApiDocument(routes: readonly RouteDoc[] = routeDocs): o
         route.body.schema;
   }
   wireSchema(ErrorBody, answerParts);
+  const errorExamples = errorComponents(answerParts);
   return createDocument({
     openapi: "3.1.0",
     info: {
       title: "claim-hold HTTP API",
       version: packageVersion(),
       description:
-        "Leases on GitHub issues for agent sessions and humans. JSON in, JSON out; every error is `{ error, message, ...details }`; unknown body fields are refused with `422 invalid_request` naming the field.",
+        "Leases on GitHub issues for agent sessions and humans. JSON in, JSON out; every error is `{ error, message, ...details }`, one schema per `error` code; unknown body fields are refused with `422 invalid_request` naming the field. What may change within `/api/v1`: docs/reference/http-api.md#compatibility.",
       license: { name: "MIT", identifier: "MIT" },
     },
+    servers,
     tags,
     paths,
-    components: { securitySchemes, schemas: { ...answerParts, ...requestBodies } },
+    components: { securitySchemes, schemas: { ...answerParts, ...requestBodies }, examples: errorExamples },
   });
 }
 

@@ -1,4 +1,4 @@
-// Every route the server mounts, one row each: its auth, the zod schemas it parses and answers with, and its error codes (SPEC §4.2).
+// Every route the server mounts, one row each: its auth, the zod schemas it parses and answers with, examples, and its error codes (docs/reference/http-api.md).
 import { z } from "zod";
 import {
   AttestResponseSchema,
@@ -10,6 +10,7 @@ import {
   TakeoverPendingSchema,
   VerifyResponseSchema,
 } from "../../contract/api-responses.js";
+import { type ErrorCode, type ErrorCodeRow, errorCodes } from "../../contract/refusals.js";
 import {
   AttestBody,
   ClaimBody,
@@ -29,19 +30,20 @@ import {
   ReadinessResponse,
   SweepReportResponse,
 } from "./documented-responses.js";
+import { examples } from "./route-examples.js";
 
-/** Which credential a route takes (SPEC §4.1); `metrics` is optional, asked only when `METRICS_TOKEN` is set. */
+/** Which credential a route takes (docs/reference/http-api.md#authentication); `metrics` is optional, asked only when `METRICS_TOKEN` is set. */
 export type RouteAuth = "github" | "lease" | "admin" | "metrics" | "none";
 
-export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 410 | 413 | 415 | 422 | 429 | 500 | 502 | 503;
-
-/** The `error` codes a route may answer, by status; every one has the shared `{ error, message, ... }` body. */
-export type ErrorCodes = Partial<Record<ErrorStatus, readonly string[]>>;
+/** A status some error code is answered with (the refusal table's). */
+export type ErrorStatus = ErrorCodeRow["status"];
 
 export interface RouteAnswer {
   description: string;
   /** The body; a zod schema is rendered as the wire JSON it accepts (its input). */
   schema: z.ZodType;
+  /** A body as the server sends it. */
+  example: unknown;
   /** Not JSON: the media type of a text body (`/metrics`). */
   textMediaType?: string;
 }
@@ -57,56 +59,65 @@ export interface RouteDoc {
   auth: RouteAuth;
   pathParams?: z.ZodObject;
   query?: z.ZodObject;
-  /** The schema the route parses its body with; `optional`: an empty body stands for `{}`. */
-  body?: { schema: z.ZodType; optional?: boolean };
+  /** The schema the route parses its body with, with an example; `optional`: an empty body stands for `{}`. */
+  body?: { schema: z.ZodType; example: unknown; optional?: boolean };
   answers: Partial<Record<200 | 201 | 202 | 503, RouteAnswer>>;
-  errors: ErrorCodes;
+  /** The `error` codes the route may answer; their statuses come from the refusal table. */
+  errors: readonly ErrorCode[];
 }
 
-/** Merges code lists per status, in order, without repeats. */
-export function errorsOf(...sets: ErrorCodes[]): ErrorCodes {
-  const merged: Partial<Record<ErrorStatus, string[]>> = {};
-  for (const set of sets) {
-    for (const [status, codes] of Object.entries(set) as [`${ErrorStatus}`, readonly string[]][]) {
-      const list = merged[Number(status) as ErrorStatus] ?? [];
-      for (const code of codes) if (!list.includes(code)) list.push(code);
-      merged[Number(status) as ErrorStatus] = list;
-    }
+/** Merges code lists, in order, without repeats. */
+export function errorsOf(...sets: (readonly ErrorCode[])[]): ErrorCode[] {
+  return [...new Set(sets.flat())];
+}
+
+/** A route's codes grouped by the status each is answered with, statuses ascending. */
+export function errorsByStatus(codes: readonly ErrorCode[]): [ErrorStatus, ErrorCode[]][] {
+  const grouped = new Map<ErrorStatus, ErrorCode[]>();
+  for (const code of codes) {
+    const status = errorCodes[code].status;
+    grouped.set(status, [...(grouped.get(status) ?? []), code]);
   }
-  return merged;
+  return [...grouped].sort(([a], [b]) => a - b);
 }
 
-const internal: ErrorCodes = { 500: ["internal"] };
-const bodyErrors: ErrorCodes = {
-  400: ["invalid_json"],
-  413: ["payload_too_large"],
-  415: ["unsupported_media_type"],
-  422: ["invalid_request"],
-};
-const queryErrors: ErrorCodes = { 422: ["invalid_request"] };
-const githubAuth: ErrorCodes = {
-  401: ["unauthorized"],
-  403: ["forbidden"],
-  404: ["not_installed"],
-  429: ["rate_limited"],
-  502: ["github_failed"],
-  503: ["store_unavailable"],
-};
-const leaseAuth: ErrorCodes = {
-  401: ["unauthorized"],
-  404: ["not_found"],
-  409: ["superseded"],
-  410: ["gone"],
-  429: ["rate_limited"],
-  503: ["store_unavailable"],
-};
-const claimRefusals: ErrorCodes = {
-  404: ["not_found"],
-  409: ["held", "human_held", "cap_reached", "blocked", "pr_open", "branch_taken", "closed"],
-  422: ["branch_not_allowed"],
-  502: ["github_failed"],
-  503: ["claim_state_unknown"],
-};
+const internal = ["internal"] as const;
+const bodyErrors = [
+  "invalid_json",
+  "payload_too_large",
+  "unsupported_media_type",
+  "invalid_request",
+] as const;
+const queryErrors = ["invalid_request"] as const;
+const githubAuth = [
+  "unauthorized",
+  "forbidden",
+  "not_installed",
+  "rate_limited",
+  "github_failed",
+  "store_unavailable",
+] as const;
+const leaseAuth = [
+  "unauthorized",
+  "not_found",
+  "superseded",
+  "gone",
+  "rate_limited",
+  "store_unavailable",
+] as const;
+const claimRefusals = [
+  "not_found",
+  "held",
+  "human_held",
+  "cap_reached",
+  "blocked",
+  "pr_open",
+  "branch_taken",
+  "closed",
+  "branch_not_allowed",
+  "github_failed",
+  "claim_state_unknown",
+] as const;
 
 const LeasePath = z.object({
   leaseId: z.string().meta({ description: "The lease's `id` from the claim answer." }),
@@ -123,14 +134,17 @@ const claimAnswers = {
   200: {
     description: "The same session re-claimed its live claim: same generation, a rotated token.",
     schema: ClaimResponseSchema,
+    example: examples.claimRenewed,
   },
   201: {
     description: "A new claim (after a takeover: `resume` names the incumbent's branch).",
     schema: ClaimResponseSchema,
+    example: examples.claimCreated,
   },
   202: {
     description: "A takeover intent was recorded; retry after `retryAfterSeconds`.",
     schema: TakeoverPendingSchema,
+    example: examples.takeoverPending,
   },
 } satisfies RouteDoc["answers"];
 
@@ -145,7 +159,7 @@ export const routeDocs: readonly RouteDoc[] = [
     description:
       "Needs `write` on the repository. A re-claim of the session's own live claim needs proof: the same `actor.sessionKey` or the current `leaseToken`.",
     auth: "github",
-    body: { schema: ClaimBody },
+    body: { schema: ClaimBody, example: examples.claimRequest },
     answers: claimAnswers,
     errors: errorsOf(bodyErrors, githubAuth, claimRefusals, internal),
   },
@@ -158,13 +172,17 @@ export const routeDocs: readonly RouteDoc[] = [
     description:
       "Concurrent callers get distinct issues. Nothing eligible: `409 queue_empty` with `skipped` counts.",
     auth: "github",
-    body: { schema: NextBody },
+    body: { schema: NextBody, example: examples.nextRequest },
     answers: {
-      200: { ...claimAnswers[200], schema: NextResponse },
-      201: { description: "The claim answer plus `picked`: which issue and why.", schema: NextResponse },
-      202: { ...claimAnswers[202], schema: NextTakeoverPending },
+      200: { ...claimAnswers[200], schema: NextResponse, example: examples.nextRenewed },
+      201: {
+        description: "The claim answer plus `picked`: which issue and why.",
+        schema: NextResponse,
+        example: examples.nextCreated,
+      },
+      202: { ...claimAnswers[202], schema: NextTakeoverPending, example: examples.nextTakeoverPending },
     },
-    errors: errorsOf(bodyErrors, githubAuth, claimRefusals, { 409: ["queue_empty"] }, internal),
+    errors: errorsOf(bodyErrors, githubAuth, claimRefusals, ["queue_empty"], internal),
   },
   {
     method: "post",
@@ -176,8 +194,14 @@ export const routeDocs: readonly RouteDoc[] = [
       "The body is optional. `410 gone` carries `reason`; `409 superseded` carries `by`, `generation`, `at`.",
     auth: "lease",
     pathParams: LeasePath,
-    body: { schema: HeartbeatBody, optional: true },
-    answers: { 200: { description: "The lease was renewed.", schema: HeartbeatResponseSchema } },
+    body: { schema: HeartbeatBody, example: examples.heartbeatRequest, optional: true },
+    answers: {
+      200: {
+        description: "The lease was renewed.",
+        schema: HeartbeatResponseSchema,
+        example: examples.heartbeat,
+      },
+    },
     errors: errorsOf(bodyErrors, leaseAuth, internal),
   },
   {
@@ -188,11 +212,15 @@ export const routeDocs: readonly RouteDoc[] = [
     summary: "Release a lease with its outcome (idempotent)",
     auth: "lease",
     pathParams: LeasePath,
-    body: { schema: ReleaseBody },
+    body: { schema: ReleaseBody, example: examples.releaseRequest },
     answers: {
-      200: { description: "Released (also for a repeated release).", schema: ReleaseResponseSchema },
+      200: {
+        description: "Released (also for a repeated release).",
+        schema: ReleaseResponseSchema,
+        example: examples.release,
+      },
     },
-    errors: errorsOf(bodyErrors, leaseAuth, { 502: ["github_failed"] }, internal),
+    errors: errorsOf(bodyErrors, leaseAuth, ["github_failed"], internal),
   },
   {
     method: "post",
@@ -203,8 +231,10 @@ export const routeDocs: readonly RouteDoc[] = [
     description: "Re-runs the check for pull requests whose head is that SHA.",
     auth: "lease",
     pathParams: LeasePath,
-    body: { schema: AttestBody },
-    answers: { 200: { description: "The commit is attested.", schema: AttestResponseSchema } },
+    body: { schema: AttestBody, example: examples.attestRequest },
+    answers: {
+      200: { description: "The commit is attested.", schema: AttestResponseSchema, example: examples.attest },
+    },
     errors: errorsOf(bodyErrors, leaseAuth, internal),
   },
   {
@@ -216,7 +246,13 @@ export const routeDocs: readonly RouteDoc[] = [
     description: "Only a `200` with `holder: true` means the lease is still yours.",
     auth: "lease",
     pathParams: LeasePath,
-    answers: { 200: { description: "The token holds the subject.", schema: VerifyResponseSchema } },
+    answers: {
+      200: {
+        description: "The token holds the subject.",
+        schema: VerifyResponseSchema,
+        example: examples.verify,
+      },
+    },
     errors: errorsOf(leaseAuth, internal),
   },
   {
@@ -229,8 +265,14 @@ export const routeDocs: readonly RouteDoc[] = [
     auth: "github",
     pathParams: RepoPath,
     query: InventoryQuery,
-    answers: { 200: { description: "Rows by most recent activity.", schema: InventoryResponseSchema } },
-    errors: errorsOf(queryErrors, { 404: ["not_found"] }, githubAuth, internal),
+    answers: {
+      200: {
+        description: "Rows by most recent activity.",
+        schema: InventoryResponseSchema,
+        example: examples.inventory,
+      },
+    },
+    errors: errorsOf(queryErrors, ["not_found"], githubAuth, internal),
   },
   {
     method: "get",
@@ -240,8 +282,14 @@ export const routeDocs: readonly RouteDoc[] = [
     summary: "One subject's joined state with its claim history",
     auth: "github",
     pathParams: IssuePath,
-    answers: { 200: { description: "The subject's row and history.", schema: SubjectResponseSchema } },
-    errors: errorsOf({ 404: ["not_found"] }, githubAuth, internal),
+    answers: {
+      200: {
+        description: "The subject's row and history.",
+        schema: SubjectResponseSchema,
+        example: examples.subject,
+      },
+    },
+    errors: errorsOf(["not_found"], githubAuth, internal),
   },
   {
     method: "get",
@@ -252,8 +300,14 @@ export const routeDocs: readonly RouteDoc[] = [
     auth: "github",
     pathParams: RepoPath,
     query: QueueQuery,
-    answers: { 200: { description: "The queue as `claims/next` would see it.", schema: QueueViewResponse } },
-    errors: errorsOf(queryErrors, { 404: ["not_found"] }, githubAuth, internal),
+    answers: {
+      200: {
+        description: "The queue as `claims/next` would see it.",
+        schema: QueueViewResponse,
+        example: examples.queue,
+      },
+    },
+    errors: errorsOf(queryErrors, ["not_found"], githubAuth, internal),
   },
   {
     method: "post",
@@ -263,12 +317,13 @@ export const routeDocs: readonly RouteDoc[] = [
     summary: "Run a janitor sweep now (the scheduled sweep's code path)",
     description: "Off (`404`) unless `CLAIM_HOLD_ADMIN_TOKEN` is set. The body is optional.",
     auth: "admin",
-    body: { schema: JanitorRunBody, optional: true },
-    answers: { 200: { description: "The sweep report.", schema: SweepReportResponse } },
+    body: { schema: JanitorRunBody, example: examples.janitorRequest, optional: true },
+    answers: {
+      200: { description: "The sweep report.", schema: SweepReportResponse, example: examples.sweepReport },
+    },
     errors: errorsOf(
       bodyErrors,
-      { 401: ["unauthorized"], 404: ["not_found"], 409: ["janitor_busy"], 429: ["rate_limited"] },
-      { 503: ["store_unavailable"] },
+      ["unauthorized", "not_found", "janitor_busy", "rate_limited", "store_unavailable"],
       internal,
     ),
   },
@@ -280,9 +335,13 @@ export const routeDocs: readonly RouteDoc[] = [
     summary: "This document",
     auth: "none",
     answers: {
-      200: { description: "The OpenAPI 3.1 document of this API.", schema: OpenApiDocumentResponse },
+      200: {
+        description: "The OpenAPI 3.1 document of this API.",
+        schema: OpenApiDocumentResponse,
+        example: examples.openapi,
+      },
     },
-    errors: {},
+    errors: [],
   },
   {
     method: "get",
@@ -291,8 +350,8 @@ export const routeDocs: readonly RouteDoc[] = [
     tag: "ops",
     summary: "The process is up",
     auth: "none",
-    answers: { 200: { description: "Up.", schema: HealthResponse } },
-    errors: {},
+    answers: { 200: { description: "Up.", schema: HealthResponse, example: examples.health } },
+    errors: [],
   },
   {
     method: "get",
@@ -302,10 +361,14 @@ export const routeDocs: readonly RouteDoc[] = [
     summary: "Its dependencies answer (Redis reachable, credentials loaded, janitor not failing)",
     auth: "none",
     answers: {
-      200: { description: "Ready.", schema: ReadinessResponse },
-      503: { description: "Not ready; `checks` says which dependency.", schema: ReadinessResponse },
+      200: { description: "Ready.", schema: ReadinessResponse, example: examples.ready },
+      503: {
+        description: "Not ready; `checks` says which dependency.",
+        schema: ReadinessResponse,
+        example: examples.notReady,
+      },
     },
-    errors: {},
+    errors: [],
   },
   {
     method: "get",
@@ -319,10 +382,11 @@ export const routeDocs: readonly RouteDoc[] = [
       200: {
         description: "Prometheus text exposition.",
         schema: z.string(),
+        example: examples.metrics,
         textMediaType: "text/plain; version=0.0.4; charset=utf-8",
       },
     },
-    errors: { 401: ["unauthorized"] },
+    errors: ["unauthorized"],
   },
 ];
 
