@@ -1,14 +1,18 @@
 // Process entry: validate the environment, build the store and logger, and run the App under Probot.
 import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
 import type { Server } from "node:http";
+import { resolve as resolvePath } from "node:path";
 import type { Logger } from "pino";
-import { createProbot, run } from "probot";
+import { createProbot } from "probot";
 import { type ClaimHoldOptions, type ClaimHoldServices, createClaimHoldApp } from "./app.js";
 import { type Env, EnvError, parseEnv } from "./config/env.js";
 import { createLogger, logFormatOf } from "./logger.js";
 import { createRedisClient, createStores } from "./providers/create-store.js";
 import { createClaimHoldOctokit } from "./providers/github/claim-hold-octokit.js";
 import { createThrottleConnection, withSharedThrottle } from "./providers/github/shared-throttle.js";
+import { startSetupServer } from "./setup/setup-server.js";
+import { startWebhookForwarding, type WebhookForwarding } from "./setup/webhook-forwarding.js";
 import { httpServerLimits, startAppServer } from "./start-app-server.js";
 
 /** Connections still open this long after SIGTERM are cut, so the process always ends. */
@@ -67,7 +71,19 @@ function appOptionsOf(env: Env): Omit<
   };
 }
 
+/** `.env` in the working directory: where the setup flow writes the App's credentials. */
+const envFile = resolvePath(".env");
+
+/** GitHub's web and REST origins: github.com, or the GitHub Enterprise Server (or simulator) host. */
+function githubUrlsOf(env: Env): { web: string; api: string } {
+  if (!env.GHE_HOST) return { web: "https://github.com", api: "https://api.github.com" };
+  const web = `${env.GHE_PROTOCOL ?? "https"}://${env.GHE_HOST}`;
+  return { web, api: `${web}/api/v3` };
+}
+
 async function main(): Promise<void> {
+  // Values already in the environment win over the file's (Node's rule for env files).
+  if (existsSync(envFile)) process.loadEnvFile(envFile);
   const env = parseEnv(process.env);
   const log = createLogger({
     level: env.LOG_LEVEL ?? "info",
@@ -80,9 +96,6 @@ async function main(): Promise<void> {
   });
   const tokenSecret = tokenSecretOf(env, log);
   const options = appOptionsOf(env);
-  if (!options.credentialsLoaded) {
-    log.info("No GitHub App credentials: starting Probot's setup flow to register the App from app.yml");
-  }
   let services: ClaimHoldServices | undefined;
   const appFn = createClaimHoldApp({
     ...options,
@@ -108,6 +121,7 @@ async function main(): Promise<void> {
     ? withSharedThrottle(createClaimHoldOctokit(), throttle)
     : createClaimHoldOctokit();
   let closeHttp: () => Promise<void>;
+  let forwarding: WebhookForwarding | undefined;
   if (options.credentialsLoaded) {
     // Not `run()`: its Node server keeps the 300 s request and 60 s header timeouts, out of reach.
     const http = await startAppServer({
@@ -119,14 +133,35 @@ async function main(): Promise<void> {
       log,
     });
     closeHttp = () => closeServer(http);
+    const address = http.address();
+    if (env.WEBHOOK_PROXY_URL && typeof address === "object" && address) {
+      forwarding = await startWebhookForwarding({
+        source: env.WEBHOOK_PROXY_URL,
+        host: address.address,
+        port: address.port,
+        log,
+      });
+    }
   } else {
-    const setup = await run(appFn, { log, env: probotEnv, Octokit });
-    closeHttp = () => setup.stop();
+    // Setup mode: claim-hold's own page registers the App from app.yml; nothing else is served.
+    const github = githubUrlsOf(env);
+    const setup = await startSetupServer({
+      host: env.HOST ?? "localhost",
+      port: env.PORT || 3000,
+      ...(env.CLAIM_HOLD_PUBLIC_URL ? { publicUrl: env.CLAIM_HOLD_PUBLIC_URL } : {}),
+      ...(env.WEBHOOK_PROXY_URL ? { webhookProxyUrl: env.WEBHOOK_PROXY_URL } : {}),
+      githubWebUrl: github.web,
+      githubApiUrl: github.api,
+      envFile,
+      log,
+    });
+    closeHttp = () => closeServer(setup);
   }
   let stopping = false;
   const stop = async () => {
     if (stopping) return;
     stopping = true;
+    await forwarding?.stop().catch(() => undefined);
     await closeHttp().catch(() => undefined);
     await services?.stop().catch(() => undefined);
     await store.close().catch(() => undefined);

@@ -51,6 +51,8 @@ export const Env = z.object({
   CLAIM_HOLD_ADMIN_TOKEN: optionalText.pipe(z.string().min(16, "must be at least 16 characters").optional()),
   /** Public base URL of the App (e.g. `https://claim-hold.example.com`), for links in check runs. */
   CLAIM_HOLD_PUBLIC_URL: optionalText.pipe(z.url({ protocol: /^https?$/ }).optional()),
+  /** A webhook forwarding channel (Probot's convention, e.g. smee.io) relayed to this process when no public URL reaches it. */
+  WEBHOOK_PROXY_URL: optionalText.pipe(z.url({ protocol: /^https?$/ }).optional()),
   CLAIM_HOLD_KEY_PREFIX: optionalText.pipe(z.string().max(64).optional()),
   METRICS_TOKEN: optionalText,
   JANITOR_INTERVAL_SECONDS: optionalText.pipe(

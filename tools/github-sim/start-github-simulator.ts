@@ -2,6 +2,7 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { AppManifestFlow } from "./app-manifest-flow.js";
 import { handleControl } from "./control-routes.js";
 import { FaultRules, type FieldFault, faultBody } from "./fault-rules.js";
 import { GitHubSimulator } from "./github-simulator.js";
@@ -119,6 +120,19 @@ export async function startGitHubSimulator(options: GitHubSimulatorOptions = {})
   const faults = new FaultRules();
   const sim = new GitHubSimulator({ state, requests, webhooks, faults, url });
   const rateUsed = new Map<string, number>();
+  // The App's key: the one given, or the one a manifest registration made (`/app-manifests/…/conversions`).
+  let appKey = options.appKey;
+  const manifestFlow = new AppManifestFlow({
+    renderApp: () => state.renderApp(),
+    register: (registration) => {
+      appKey = registration.pem;
+      webhooks.configure({
+        url: registration.webhookUrl,
+        secret: registration.webhookSecret,
+        ...(registration.events ? { events: registration.events } : {}),
+      });
+    },
+  });
 
   server.on("request", (req: IncomingMessage, res: ServerResponse) => {
     handle(req, res).catch((error) => {
@@ -140,6 +154,22 @@ export async function startGitHubSimulator(options: GitHubSimulatorOptions = {})
       return;
     }
     const rawPath = requestUrl.pathname;
+
+    const registration = manifestFlow.handle(method, rawPath, text);
+    if (registration) {
+      requests.record({
+        arrival,
+        method,
+        path: rawPath,
+        route: rawPath.includes("/app-manifests/")
+          ? "POST /app-manifests/{code}/conversions"
+          : "POST /settings/apps/new",
+        caller: "anonymous",
+        status: registration.status,
+      });
+      send(res, registration, {});
+      return;
+    }
 
     const control = await handleControl(
       sim,
@@ -190,7 +220,7 @@ export async function startGitHubSimulator(options: GitHubSimulatorOptions = {})
       if (fault?.status) {
         faulted = true;
         if (fault.applied && !parseError) {
-          caller = resolveCaller(req.headers.authorization, state, options.appKey);
+          caller = resolveCaller(req.headers.authorization, state, appKey);
           await (isGraphql ? answerGraphql(method, body, info, caller) : answerRest(caller));
         }
         answer = {
@@ -200,7 +230,7 @@ export async function startGitHubSimulator(options: GitHubSimulatorOptions = {})
         };
       } else {
         if (parseError) throw parseError;
-        caller = resolveCaller(req.headers.authorization, state, options.appKey);
+        caller = resolveCaller(req.headers.authorization, state, appKey);
         answer = isGraphql
           ? await answerGraphql(method, body, info, caller, fault?.field)
           : answerRest(caller);

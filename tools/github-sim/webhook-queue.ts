@@ -58,7 +58,7 @@ export class WebhookQueue {
 
   constructor(private options: WebhookQueueOptions) {}
 
-  configure(change: { url?: string; secret?: string }): void {
+  configure(change: { url?: string | undefined; secret?: string; events?: string[] }): void {
     this.options = { ...this.options, ...change };
   }
 

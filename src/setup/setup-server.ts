@@ -1,0 +1,173 @@
+// Setup mode: with no App credentials the process serves claim-hold's setup page, turns GitHub's
+// manifest code into credentials in `.env`, and answers the health probes; nothing else runs.
+import { readFile } from "node:fs/promises";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { request } from "@octokit/request";
+import type { Logger } from "pino";
+import { parse as parseYaml } from "yaml";
+import { mergeEnvFile } from "./env-file.js";
+import { type AppYml, callbackPath, setupManifestOf, webhookTargetOf } from "./setup-manifest.js";
+import { escapeHtml, noWebhookWarning, renderSetupPage } from "./setup-page.js";
+
+/** The package's root (`src/setup/` and `dist/setup/` are both two levels down): app.yml and the docs. */
+const packageRoot = new URL("../../", import.meta.url);
+
+/** The documents the page links to, served as plain text from the package when it carries them. */
+const docs: Record<string, string> = {
+  "/setup/docs/README.md": "README.md",
+  "/setup/docs/deploy.md": "docs/deploy.md",
+};
+
+export interface SetupServerOptions {
+  host: string;
+  port: number;
+  publicUrl?: string;
+  webhookProxyUrl?: string;
+  /** GitHub's web origin (`https://github.com`, or the GHE host's). */
+  githubWebUrl: string;
+  /** GitHub's REST base (`https://api.github.com`, or `<GHE>/api/v3`). */
+  githubApiUrl: string;
+  /** Where the new App's credentials are merged (`.env` in the working directory). */
+  envFile: string;
+  log: Logger;
+}
+
+function originOf(req: IncomingMessage): string {
+  const forwarded = req.headers["x-forwarded-proto"];
+  const proto = (typeof forwarded === "string" ? forwarded.split(",")[0]?.trim() : undefined) || "http";
+  return `${proto}://${req.headers["x-forwarded-host"] ?? req.headers.host ?? "localhost"}`;
+}
+
+function sendText(res: ServerResponse, status: number, type: string, body: string): void {
+  res.writeHead(status, { "content-type": `${type}; charset=utf-8`, "cache-control": "no-store" }).end(body);
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  sendText(res, status, "application/json", JSON.stringify(body));
+}
+
+/** The credentials GitHub made for the registered App, in `.env` names. */
+async function convertCode(apiUrl: string, code: string) {
+  const { data } = await request("POST /app-manifests/{code}/conversions", { baseUrl: apiUrl, code });
+  return {
+    app: { id: data.id, slug: data.slug, htmlUrl: data.html_url },
+    env: {
+      APP_ID: String(data.id),
+      PRIVATE_KEY: data.pem,
+      ...(data.webhook_secret ? { WEBHOOK_SECRET: data.webhook_secret } : {}),
+      GITHUB_CLIENT_ID: data.client_id,
+      GITHUB_CLIENT_SECRET: data.client_secret,
+    },
+  };
+}
+
+/** Starts the setup server; resolves once it listens. */
+export async function startSetupServer(options: SetupServerOptions): Promise<Server> {
+  const log = options.log.child({ name: "setup" });
+  const appYml = parseYaml(await readFile(new URL("app.yml", packageRoot), "utf8")) as AppYml;
+  const target = webhookTargetOf(options);
+  let registered: { slug?: string | undefined; htmlUrl: string } | undefined;
+
+  async function route(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams) {
+    if (req.method !== "GET" && req.method !== "HEAD")
+      return sendText(res, 405, "text/plain", "method not allowed");
+    if (path === "/healthz") return sendJson(res, 200, { status: "ok" });
+    if (path === "/readyz")
+      return sendJson(res, 503, { status: "not_ready", checks: { credentials: "missing" } });
+    if (path === "/") {
+      if (registered) {
+        const install = `${registered.htmlUrl}/installations/new`;
+        return sendText(
+          res,
+          200,
+          "text/html",
+          `<!doctype html><title>claim-hold registered</title><p>The App is registered and its credentials are in <code>${escapeHtml(options.envFile)}</code>. <a href="${escapeHtml(install)}">Install it</a>, then restart claim-hold.</p>`,
+        );
+      }
+      const manifest = setupManifestOf({
+        appYml,
+        target,
+        origin: originOf(req),
+        ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
+      });
+      return sendText(
+        res,
+        200,
+        "text/html",
+        renderSetupPage({
+          manifest,
+          createAppUrl: `${options.githubWebUrl}/settings/apps/new`,
+          target,
+          envFile: options.envFile,
+        }),
+      );
+    }
+    if (path === callbackPath) {
+      const code = query.get("code");
+      if (!code) return sendText(res, 400, "text/plain", "code missing: start from the setup page");
+      let converted: Awaited<ReturnType<typeof convertCode>>;
+      try {
+        converted = await convertCode(options.githubApiUrl, code);
+      } catch (error) {
+        const status = (error as { status?: unknown }).status;
+        log.error(
+          `GitHub did not turn the manifest code into credentials${typeof status === "number" ? ` (HTTP ${status})` : ""}`,
+        );
+        return sendText(
+          res,
+          502,
+          "text/plain",
+          "GitHub did not turn the code into credentials; register again from the setup page.",
+        );
+      }
+      mergeEnvFile(options.envFile, converted.env);
+      registered = converted.app;
+      log.info(
+        `Registered the GitHub App ${converted.app.slug ?? ""} (id ${converted.app.id}); its credentials are in ${options.envFile}. Install it, then restart claim-hold.`,
+      );
+      const install = `${converted.app.htmlUrl}/installations/new`;
+      res
+        .writeHead(302, { location: install, "content-type": "text/plain" })
+        .end(`Found. Redirecting to ${install}`);
+      return;
+    }
+    const doc = docs[path];
+    if (doc) {
+      const text = await readFile(new URL(doc, packageRoot), "utf8").catch(() => undefined);
+      if (text !== undefined) return sendText(res, 200, "text/plain", text);
+    }
+    return sendText(res, 404, "text/plain", "not found");
+  }
+
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? "/", "http://setup.invalid");
+    // One line per request, never headers or the query (the callback's code is a one-time credential).
+    res.once("finish", () => log.debug(`${req.method} ${url.pathname} ${res.statusCode}`));
+    route(req, res, url.pathname, url.searchParams).catch((error: unknown) => {
+      log.error(`setup request failed: ${error instanceof Error ? error.message : String(error)}`);
+      if (!res.headersSent) sendText(res, 500, "text/plain", "internal error");
+      else res.end();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", (error: NodeJS.ErrnoException) =>
+      reject(
+        error.code === "EADDRINUSE"
+          ? new Error(`port ${options.port} is already in use; set PORT to another one`)
+          : error,
+      ),
+    );
+    server.listen({ port: options.port, host: options.host }, () => resolve());
+  });
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : options.port;
+  log.info(
+    `No GitHub App credentials: open http://${options.host}:${port}/ to register claim-hold on GitHub`,
+  );
+  if (target.source === "none") log.warn(noWebhookWarning);
+  else
+    log.info(
+      `The App's webhooks will go to ${target.source === "public-url" ? target.url : `the forwarding channel at ${new URL(target.url ?? "").host}`}`,
+    );
+  return server;
+}
