@@ -135,7 +135,7 @@ async function main(): Promise<void> {
     closeHttp = () => closeServer(http);
     const address = http.address();
     if (env.WEBHOOK_PROXY_URL && typeof address === "object" && address) {
-      forwarding = await startWebhookForwarding({
+      forwarding = startWebhookForwarding({
         source: env.WEBHOOK_PROXY_URL,
         host: address.address,
         port: address.port,

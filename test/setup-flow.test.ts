@@ -3,6 +3,8 @@
 // at the URL the manifest gave GitHub.
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { createServer, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -10,6 +12,7 @@ import { parseEnv } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import { startGitHubSimulator } from "../tools/github-sim/index.js";
 import { freePort } from "../tools/local-stack/free-port.js";
+import { testAppPrivateKey, testWebhookSecret } from "./support/app-harness.js";
 
 const repoRoot = fileURLToPath(new URL("..", import.meta.url));
 const tsxLoader = new URL("../node_modules/tsx/dist/loader.mjs", import.meta.url).href;
@@ -116,7 +119,9 @@ describe("setup flow", () => {
     const envFile = join(workDir, ".env");
     const written = parseEnv(readFileSync(envFile, "utf8"));
     expect(written.APP_ID).toMatch(/^\d+$/);
-    expect(written.PRIVATE_KEY).toMatch(/^-----BEGIN RSA PRIVATE KEY-----\n[\s\S]+\n-----END RSA PRIVATE KEY-----\n?$/);
+    expect(written.PRIVATE_KEY).toMatch(
+      /^-----BEGIN RSA PRIVATE KEY-----\n[\s\S]+\n-----END RSA PRIVATE KEY-----\n?$/,
+    );
     expect(written.WEBHOOK_SECRET).toMatch(/^[0-9a-f]{40}$/);
     expect(statSync(envFile).mode & 0o777).toBe(0o600);
     await setup.stop();
@@ -138,5 +143,76 @@ describe("setup flow", () => {
     expect(delivery).toMatchObject({ status: "delivered", responseStatus: 200 });
     expect(sim.webhooks.url).toBe(`${publicUrl}/api/github/webhooks`);
     await until(() => (sim.labels("octo/widgets").includes("agent:claimed") ? true : undefined));
+  });
+});
+
+/**
+ * A webhook forwarding channel as smee.io runs one: GitHub POSTs a delivery to the channel's URL, and
+ * every client reading the same URL as an event stream gets it as one event (headers and body as JSON).
+ */
+async function startForwardingChannel() {
+  const readers = new Set<ServerResponse>();
+  const server = createServer((req, res) => {
+    if (req.method === "GET") {
+      res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+      res.write(": ready\n\n");
+      readers.add(res);
+      req.once("close", () => readers.delete(res));
+      return;
+    }
+    let body = "";
+    req.on("data", (chunk: Buffer) => (body += chunk.toString()));
+    req.on("end", () => {
+      const headers = Object.fromEntries(
+        Object.entries(req.headers).filter(([name]) => /^x-(github|hub)-/.test(name)),
+      );
+      const event = JSON.stringify({ ...headers, body: JSON.parse(body), query: {} });
+      for (const reader of readers) reader.write(`data: ${event}\n\n`);
+      res.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/channel-7f3a`;
+  return {
+    url,
+    readers: () => readers.size,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+describe("WEBHOOK_PROXY_URL", () => {
+  it("relays the forwarding channel's deliveries to the App's webhook route", async () => {
+    const channel = await startForwardingChannel();
+    cleanup.push(() => channel.close());
+    const sim = await startGitHubSimulator({
+      webhookUrl: channel.url,
+      webhookSecret: testWebhookSecret,
+      appKey: testAppPrivateKey(),
+    });
+    cleanup.push(() => sim.close());
+    sim.addRepo({ fullName: "octo/widgets" });
+    const workDir = mkdtempSync(join(tmpdir(), "claim-hold-proxy-"));
+    cleanup.push(() => rmSync(workDir, { recursive: true, force: true }));
+    await startMain(workDir, await freePort(), {
+      APP_ID: "1",
+      PRIVATE_KEY: testAppPrivateKey(),
+      WEBHOOK_SECRET: testWebhookSecret,
+      WEBHOOK_PROXY_URL: channel.url,
+      GHE_HOST: new URL(sim.url).host,
+      GHE_PROTOCOL: "http",
+      CLAIM_HOLD_DISABLE_JOBS: "janitor",
+      LOG_LEVEL: "warn",
+    });
+    await until(() => (channel.readers() > 0 ? true : undefined));
+    sim.install({ repos: ["octo/widgets"] });
+    // The channel answered GitHub; only the relay can have brought the event to the App.
+    await until(() => (sim.labels("octo/widgets").includes("agent:claimed") ? true : undefined));
+    expect(sim.deliveries({ event: "installation" })).toMatchObject([
+      { status: "delivered", responseStatus: 200 },
+    ]);
   });
 });

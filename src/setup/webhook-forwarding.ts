@@ -8,13 +8,16 @@ export interface WebhookForwarding {
   stop(): Promise<void>;
 }
 
-/** Starts relaying `source` to `http://<host>:<port>/api/github/webhooks`; resolves once connected. */
-export async function startWebhookForwarding(options: {
+/**
+ * Starts relaying `source` to `http://<host>:<port>/api/github/webhooks`. Start-up does not wait for
+ * the channel: the API works without webhooks, and the connection keeps retrying until it opens.
+ */
+export function startWebhookForwarding(options: {
   source: string;
   host: string;
   port: number;
   log: Logger;
-}): Promise<WebhookForwarding> {
+}): WebhookForwarding {
   const log = options.log.child({ name: "webhook-forwarding" });
   const host = options.host.includes(":") ? `[${options.host}]` : options.host;
   const client = new SmeeClient({
@@ -26,7 +29,11 @@ export async function startWebhookForwarding(options: {
       error: (...args: unknown[]) => log.warn(args.map(String).join(" ")),
     },
   });
-  await client.start();
-  log.info(`Relaying webhooks from ${new URL(options.source).host} to this process`);
+  const channel = new URL(options.source).host;
+  client.start().then(
+    () => log.info(`Relaying webhooks from the forwarding channel at ${channel} to this process`),
+    () =>
+      log.warn(`The forwarding channel at ${channel} does not answer yet: no webhooks arrive until it does`),
+  );
   return { stop: () => client.stop() };
 }

@@ -1,0 +1,180 @@
+// Setup mode's parts: where webhooks go, the manifest it posts, the `.env` it writes, and what the page
+// and the log say when GitHub would have nowhere to deliver.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseEnv } from "node:util";
+import { pino } from "pino";
+import { afterEach, describe, expect, it } from "vitest";
+import { envLine, mergeEnvFile } from "../src/setup/env-file.js";
+import { setupManifestOf, webhookTargetOf } from "../src/setup/setup-manifest.js";
+import { startSetupServer } from "../src/setup/setup-server.js";
+import { startGitHubSimulator } from "../tools/github-sim/index.js";
+
+let cleanup: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const step of cleanup.reverse()) await step();
+  cleanup = [];
+});
+
+describe("webhookTargetOf", () => {
+  it.each([
+    [
+      { publicUrl: "https://claims.example.com" },
+      "https://claims.example.com/api/github/webhooks",
+      "public-url",
+    ],
+    [
+      { publicUrl: "https://claims.example.com/" },
+      "https://claims.example.com/api/github/webhooks",
+      "public-url",
+    ],
+    [
+      { publicUrl: "https://claims.example.com", webhookProxyUrl: "https://smee.io/abc" },
+      "https://claims.example.com/api/github/webhooks",
+      "public-url",
+    ],
+    [{ webhookProxyUrl: "https://smee.io/abc" }, "https://smee.io/abc", "webhook-proxy"],
+    [{}, undefined, "none"],
+  ])("%o → %s (%s)", (env, url, source) => {
+    expect(webhookTargetOf(env)).toEqual({ url, source });
+  });
+});
+
+describe("setupManifestOf", () => {
+  const appYml = {
+    name: "claim-hold",
+    public: false,
+    hook_attributes: { url: "https://placeholder.test/hook" },
+    default_permissions: { issues: "write" },
+    default_events: ["issues"],
+  };
+
+  it("keeps app.yml's permissions and events and sends GitHub back to the page it came from", () => {
+    const manifest = setupManifestOf({
+      appYml,
+      target: webhookTargetOf({ publicUrl: "https://claims.example.com" }),
+      origin: "http://localhost:3000",
+      publicUrl: "https://claims.example.com",
+    });
+    expect(manifest).toEqual({
+      name: "claim-hold",
+      public: false,
+      default_permissions: { issues: "write" },
+      default_events: ["issues"],
+      url: "https://claims.example.com",
+      hook_attributes: { url: "https://claims.example.com/api/github/webhooks", active: true },
+      redirect_url: "http://localhost:3000/setup/callback",
+    });
+  });
+
+  it("registers the webhook off when nothing public reaches the App", () => {
+    const manifest = setupManifestOf({
+      appYml,
+      target: webhookTargetOf({}),
+      origin: "http://localhost:3000",
+    });
+    expect(manifest.hook_attributes).toEqual({
+      url: "http://localhost:3000/api/github/webhooks",
+      active: false,
+    });
+    expect(manifest.url).toBe("http://localhost:3000");
+  });
+});
+
+describe(".env", () => {
+  const pem = "-----BEGIN RSA PRIVATE KEY-----\nMIIB\nabc+/=\n-----END RSA PRIVATE KEY-----\n";
+  it.each([
+    ["a number", "12345"],
+    ["a hex secret", "0f3a9c"],
+    ["a PEM", pem],
+    ["a value with a space and #", "a b # c"],
+    ["a value with a double quote", 'say "hi"'],
+    ["a value with a single quote", "it's"],
+  ])("%s is read back as written", (_, value) => {
+    expect(parseEnv(envLine("KEY", value)).KEY).toBe(value);
+  });
+
+  it("merges into the file, keeping the keys already there", () => {
+    const dir = mkdtempSync(join(tmpdir(), "claim-hold-env-"));
+    cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
+    const path = join(dir, ".env");
+    writeFileSync(path, "LOG_LEVEL=debug\nAPP_ID=1\n");
+    mergeEnvFile(path, { APP_ID: "77", PRIVATE_KEY: pem });
+    expect(parseEnv(readFileSync(path, "utf8"))).toEqual({
+      LOG_LEVEL: "debug",
+      APP_ID: "77",
+      PRIVATE_KEY: pem,
+    });
+  });
+});
+
+/** The setup server in this process on a free port; its log lines collected. */
+async function setupServer(env: { publicUrl?: string; webhookProxyUrl?: string; githubUrl?: string }) {
+  const lines: string[] = [];
+  const log = pino({ level: "debug" }, { write: (line: string) => void lines.push(line) });
+  const dir = mkdtempSync(join(tmpdir(), "claim-hold-setup-"));
+  const github = env.githubUrl ?? "https://github.test";
+  const server: Server = await startSetupServer({
+    host: "127.0.0.1",
+    port: 0,
+    ...(env.publicUrl ? { publicUrl: env.publicUrl } : {}),
+    ...(env.webhookProxyUrl ? { webhookProxyUrl: env.webhookProxyUrl } : {}),
+    githubWebUrl: github,
+    githubApiUrl: `${github}/api/v3`,
+    envFile: join(dir, ".env"),
+    log,
+  });
+  cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
+  cleanup.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { url, lines, dir };
+}
+
+describe("setup server", () => {
+  it("without CLAIM_HOLD_PUBLIC_URL or WEBHOOK_PROXY_URL warns on the page and in the log", async () => {
+    const { url, lines } = await setupServer({});
+    const page = await (await fetch(url)).text();
+    expect(page).toMatch(
+      /<p class="webhook warning" role="alert"><strong>Warning:<\/strong> The App will receive no webhooks/,
+    );
+    expect(page).toContain("&#34;active&#34;:false");
+    const warnings = lines.map((l) => JSON.parse(l)).filter((l) => l.level === 40);
+    expect(warnings.map((l) => l.msg)).toEqual([expect.stringMatching(/^The App will receive no webhooks/)]);
+  });
+
+  it("with WEBHOOK_PROXY_URL the manifest's webhook is the forwarding channel", async () => {
+    const { url, lines } = await setupServer({ webhookProxyUrl: "https://smee.io/channel123" });
+    const page = await (await fetch(url)).text();
+    expect(page).toContain(
+      "&#34;hook_attributes&#34;:{&#34;url&#34;:&#34;https://smee.io/channel123&#34;,&#34;active&#34;:true}",
+    );
+    expect(page).not.toContain("Warning:");
+    expect(lines.join("")).not.toContain("channel123");
+  });
+
+  it("logs one line per request, without headers", async () => {
+    const { url, lines } = await setupServer({ publicUrl: "https://claims.example.com" });
+    const before = lines.length;
+    await fetch(`${url}/`, { headers: { "user-agent": "browser-under-test" } });
+    await fetch(`${url}/favicon.ico`);
+    await fetch(`${url}/healthz`);
+    const logged = lines.slice(before).map((l) => JSON.parse(l));
+    expect(logged.map((l) => l.msg)).toEqual(["GET / 200", "GET /favicon.ico 404", "GET /healthz 200"]);
+    expect(logged.every((l) => l.level === 20 && l.req === undefined)).toBe(true);
+    expect(lines.join("")).not.toContain("browser-under-test");
+  });
+
+  it("a code GitHub does not know answers 502, logs no code and writes no .env", async () => {
+    const sim = await startGitHubSimulator();
+    cleanup.push(() => sim.close());
+    const { url, lines, dir } = await setupServer({ githubUrl: sim.url });
+    const answer = await fetch(`${url}/setup/callback?code=not-a-code-0123`);
+    expect(answer.status).toBe(502);
+    expect(lines.join("")).toContain("did not turn the manifest code into credentials (HTTP 404)");
+    expect(lines.join("")).not.toContain("not-a-code-0123");
+    expect(() => readFileSync(join(dir, ".env"))).toThrow();
+  });
+});
