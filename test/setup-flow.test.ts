@@ -97,7 +97,7 @@ describe("setup flow", () => {
     expect(page).not.toMatch(/probot\.github\.io|example\.invalid/);
     const action = /<form action="([^"]+)"/.exec(page)?.[1];
     const manifestText = /name="manifest" value="([^"]+)"/.exec(page)?.[1]?.replace(/&#34;/g, '"');
-    expect(action).toBe(`${sim.url}/settings/apps/new`);
+    expect(action).toMatch(new RegExp(`^${sim.url}/settings/apps/new\\?state=[0-9a-f]{32}$`));
     const manifest = JSON.parse(manifestText ?? "{}");
     expect(manifest.hook_attributes).toEqual({ url: `${publicUrl}/api/github/webhooks`, active: true });
     expect(manifest.redirect_url).toBe(`${publicUrl}/setup/callback`);
@@ -112,6 +112,10 @@ describe("setup flow", () => {
     expect(confirmed.status).toBe(302);
     const callback = new URL(confirmed.headers.get("location") ?? "");
     expect(callback.origin + callback.pathname).toBe(`${publicUrl}/setup/callback`);
+    // A callback that did not start on this page (no state, or another) converts nothing.
+    const forged = new URL(callback);
+    forged.searchParams.delete("state");
+    expect((await fetch(forged, { redirect: "manual" })).status).toBe(400);
     const converted = await fetch(callback, { redirect: "manual" });
     expect(converted.status).toBe(302);
     expect(converted.headers.get("location")).toMatch(/\/apps\/claim-hold\/installations\/new$/);

@@ -171,7 +171,9 @@ describe("setup server", () => {
     const sim = await startGitHubSimulator();
     cleanup.push(() => sim.close());
     const { url, lines, dir } = await setupServer({ githubUrl: sim.url });
-    const answer = await fetch(`${url}/setup/callback?code=not-a-code-0123`);
+    const page = await (await fetch(url)).text();
+    const state = /state=([0-9a-f]+)/.exec(page)?.[1];
+    const answer = await fetch(`${url}/setup/callback?code=not-a-code-0123&state=${state}`);
     expect(answer.status).toBe(502);
     expect(lines.join("")).toContain("did not turn the manifest code into credentials (HTTP 404)");
     expect(lines.join("")).not.toContain("not-a-code-0123");

@@ -62,7 +62,7 @@ over, and a required <code>claim-hold</code> check keeps a superseded holder's p
 <p>This process has no GitHub App credentials yet, so it serves only this page, <code>/healthz</code> and
 <code>/readyz</code> (503, <code>credentials: missing</code>).</p>
 <h2>What will be registered</h2>
-<p>A private GitHub App named <code>${escapeHtml(String(manifest.name ?? "claim-hold"))}</code> on your account
+<p>A ${manifest.public ? "public" : "private"} GitHub App named <code>${escapeHtml(String(manifest.name ?? "claim-hold"))}</code> on your account
 (you can rename it on GitHub's next page), from <code>app.yml</code>, with these permissions:</p>
 <ul>${permissions}</ul>
 <p>and these events: ${events}.</p>

@@ -1,5 +1,6 @@
 // Setup mode: with no App credentials the process serves claim-hold's setup page, turns GitHub's
 // manifest code into credentials in `.env`, and answers the health probes; nothing else runs.
+import { randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { request } from "@octokit/request";
@@ -67,6 +68,9 @@ export async function startSetupServer(options: SetupServerOptions): Promise<Ser
   const appYml = parseYaml(await readFile(new URL("app.yml", packageRoot), "utf8")) as AppYml;
   const target = webhookTargetOf(options);
   let registered: { slug?: string | undefined; htmlUrl: string } | undefined;
+  // GitHub hands `state` back with the code: a callback without it did not start on this page (a
+  // forged link would otherwise plant someone else's App credentials in `.env`).
+  const state = randomBytes(16).toString("hex");
 
   async function route(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams) {
     if (req.method !== "GET" && req.method !== "HEAD")
@@ -96,7 +100,7 @@ export async function startSetupServer(options: SetupServerOptions): Promise<Ser
         "text/html",
         renderSetupPage({
           manifest,
-          createAppUrl: `${options.githubWebUrl}/settings/apps/new`,
+          createAppUrl: `${options.githubWebUrl}/settings/apps/new?state=${state}`,
           target,
           envFile: options.envFile,
         }),
@@ -104,7 +108,9 @@ export async function startSetupServer(options: SetupServerOptions): Promise<Ser
     }
     if (path === callbackPath) {
       const code = query.get("code");
-      if (!code) return sendText(res, 400, "text/plain", "code missing: start from the setup page");
+      if (!code || query.get("state") !== state) {
+        return sendText(res, 400, "text/plain", "code or state missing or stale: start from the setup page");
+      }
       let converted: Awaited<ReturnType<typeof convertCode>>;
       try {
         converted = await convertCode(options.githubApiUrl, code);

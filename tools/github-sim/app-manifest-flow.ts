@@ -31,14 +31,14 @@ export class AppManifestFlow {
   constructor(private readonly deps: AppManifestFlowDeps) {}
 
   /** The answer for a manifest-flow request, or undefined for any other request. */
-  handle(method: string, path: string, text: string): RestAnswer | undefined {
-    if (method === "POST" && newAppForm.test(path)) return this.#begin(text);
+  handle(method: string, path: string, query: URLSearchParams, text: string): RestAnswer | undefined {
+    if (method === "POST" && newAppForm.test(path)) return this.#begin(text, query.get("state"));
     const code = method === "POST" ? conversion.exec(path)?.[1] : undefined;
     return code === undefined ? undefined : this.#convert(code);
   }
 
   /** GitHub shows the manifest and the user confirms; here it is confirmed at once. */
-  #begin(text: string): RestAnswer {
+  #begin(text: string, state: string | null): RestAnswer {
     const form = new URLSearchParams(text);
     let manifest: Record<string, unknown>;
     try {
@@ -55,7 +55,6 @@ export class AppManifestFlow {
     this.#pending.set(code, manifest);
     const location = new URL(redirect);
     location.searchParams.set("code", code);
-    const state = form.get("state");
     if (state) location.searchParams.set("state", state);
     return { status: 302, headers: { location: location.href }, text: "" };
   }

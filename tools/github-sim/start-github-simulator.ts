@@ -155,7 +155,7 @@ export async function startGitHubSimulator(options: GitHubSimulatorOptions = {})
     }
     const rawPath = requestUrl.pathname;
 
-    const registration = manifestFlow.handle(method, rawPath, text);
+    const registration = manifestFlow.handle(method, rawPath, requestUrl.searchParams, text);
     if (registration) {
       requests.record({
         arrival,
