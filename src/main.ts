@@ -12,7 +12,7 @@ import { createRedisClient, createStores } from "./providers/create-store.js";
 import { createClaimHoldOctokit } from "./providers/github/claim-hold-octokit.js";
 import { createThrottleConnection, withSharedThrottle } from "./providers/github/shared-throttle.js";
 import { startSetupServer } from "./setup/setup-server.js";
-import { startWebhookForwarding, type WebhookForwarding } from "./setup/webhook-forwarding.js";
+import { startWebhookForwarding } from "./setup/webhook-forwarding.js";
 import { httpServerLimits, startAppServer } from "./start-app-server.js";
 
 /** Connections still open this long after SIGTERM are cut, so the process always ends. */
@@ -81,6 +81,24 @@ function githubUrlsOf(env: Env): { web: string; api: string } {
   return { web, api: `${web}/api/v3` };
 }
 
+/** Setup mode: claim-hold's own page registers the App from app.yml; no store, no App, nothing else served. */
+async function runSetupMode(env: Env, log: Logger): Promise<void> {
+  const github = githubUrlsOf(env);
+  const server = await startSetupServer({
+    host: env.HOST ?? "localhost",
+    port: env.PORT || 3000,
+    ...(env.CLAIM_HOLD_PUBLIC_URL ? { publicUrl: env.CLAIM_HOLD_PUBLIC_URL } : {}),
+    ...(env.WEBHOOK_PROXY_URL ? { webhookProxyUrl: env.WEBHOOK_PROXY_URL } : {}),
+    githubWebUrl: github.web,
+    githubApiUrl: github.api,
+    envFile,
+    log,
+  });
+  const stop = () => void closeServer(server).finally(() => process.exit(0));
+  process.once("SIGTERM", stop);
+  process.once("SIGINT", stop);
+}
+
 async function main(): Promise<void> {
   // Values already in the environment win over the file's (Node's rule for env files).
   if (existsSync(envFile)) process.loadEnvFile(envFile);
@@ -89,13 +107,14 @@ async function main(): Promise<void> {
     level: env.LOG_LEVEL ?? "info",
     format: logFormatOf(env.LOG_FORMAT, process.stdout.isTTY === true),
   });
+  const options = appOptionsOf(env);
+  if (!options.credentialsLoaded) return runSetupMode(env, log);
   const { store, fences, outbox } = createStores({
     redisUrl: env.REDIS_URL,
     keyPrefix: env.CLAIM_HOLD_KEY_PREFIX,
     log,
   });
   const tokenSecret = tokenSecretOf(env, log);
-  const options = appOptionsOf(env);
   let services: ClaimHoldServices | undefined;
   const appFn = createClaimHoldApp({
     ...options,
@@ -120,49 +139,31 @@ async function main(): Promise<void> {
   const Octokit = throttle
     ? withSharedThrottle(createClaimHoldOctokit(), throttle)
     : createClaimHoldOctokit();
-  let closeHttp: () => Promise<void>;
-  let forwarding: WebhookForwarding | undefined;
-  if (options.credentialsLoaded) {
-    // Not `run()`: its Node server keeps the 300 s request and 60 s header timeouts, out of reach.
-    const http = await startAppServer({
-      probot: createProbot({ env: probotEnv, defaults: { log, Octokit } }),
-      appFn,
-      host: env.HOST ?? "localhost",
-      port: env.PORT || 3000,
-      limits: httpServerLimits(env.CLAIM_HOLD_REQUEST_TIMEOUT_MS, env.CLAIM_HOLD_MAX_CONNECTIONS),
-      log,
-    });
-    closeHttp = () => closeServer(http);
-    const address = http.address();
-    if (env.WEBHOOK_PROXY_URL && typeof address === "object" && address) {
-      forwarding = startWebhookForwarding({
-        source: env.WEBHOOK_PROXY_URL,
-        host: address.address,
-        port: address.port,
-        log,
-      });
-    }
-  } else {
-    // Setup mode: claim-hold's own page registers the App from app.yml; nothing else is served.
-    const github = githubUrlsOf(env);
-    const setup = await startSetupServer({
-      host: env.HOST ?? "localhost",
-      port: env.PORT || 3000,
-      ...(env.CLAIM_HOLD_PUBLIC_URL ? { publicUrl: env.CLAIM_HOLD_PUBLIC_URL } : {}),
-      ...(env.WEBHOOK_PROXY_URL ? { webhookProxyUrl: env.WEBHOOK_PROXY_URL } : {}),
-      githubWebUrl: github.web,
-      githubApiUrl: github.api,
-      envFile,
-      log,
-    });
-    closeHttp = () => closeServer(setup);
-  }
+  // Not `run()`: its Node server keeps the 300 s request and 60 s header timeouts, out of reach.
+  const http = await startAppServer({
+    probot: createProbot({ env: probotEnv, defaults: { log, Octokit } }),
+    appFn,
+    host: env.HOST ?? "localhost",
+    port: env.PORT || 3000,
+    limits: httpServerLimits(env.CLAIM_HOLD_REQUEST_TIMEOUT_MS, env.CLAIM_HOLD_MAX_CONNECTIONS),
+    log,
+  });
+  const address = http.address();
+  const forwarding =
+    env.WEBHOOK_PROXY_URL && typeof address === "object" && address
+      ? startWebhookForwarding({
+          source: env.WEBHOOK_PROXY_URL,
+          host: address.address,
+          port: address.port,
+          log,
+        })
+      : undefined;
   let stopping = false;
   const stop = async () => {
     if (stopping) return;
     stopping = true;
     await forwarding?.stop().catch(() => undefined);
-    await closeHttp().catch(() => undefined);
+    await closeServer(http).catch(() => undefined);
     await services?.stop().catch(() => undefined);
     await store.close().catch(() => undefined);
     await throttle?.disconnect().catch(() => undefined);
