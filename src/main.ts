@@ -11,8 +11,8 @@ import { createLogger, logFormatOf } from "./logger.js";
 import { createRedisClient, createStores } from "./providers/create-store.js";
 import { createClaimHoldOctokit } from "./providers/github/claim-hold-octokit.js";
 import { createThrottleConnection, withSharedThrottle } from "./providers/github/shared-throttle.js";
-import { startSetupServer } from "./setup/setup-server.js";
-import { startWebhookForwarding } from "./setup/webhook-forwarding.js";
+import { startSetupServer } from "./setup/start-setup-server.js";
+import { startWebhookForwarding } from "./setup/start-webhook-forwarding.js";
 import { httpServerLimits, startAppServer } from "./start-app-server.js";
 
 /** Connections still open this long after SIGTERM are cut, so the process always ends. */

@@ -8,9 +8,9 @@ import { join } from "node:path";
 import { parseEnv } from "node:util";
 import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
-import { envLine, mergeEnvFile } from "../src/setup/env-file.js";
+import { envLine, mergeEnvFile } from "../src/setup/merge-env-file.js";
 import { setupManifestOf, webhookTargetOf } from "../src/setup/setup-manifest.js";
-import { startSetupServer } from "../src/setup/setup-server.js";
+import { startSetupServer } from "../src/setup/start-setup-server.js";
 import { startGitHubSimulator } from "../tools/github-sim/index.js";
 
 let cleanup: (() => Promise<void> | void)[] = [];

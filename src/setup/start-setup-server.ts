@@ -6,9 +6,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { request } from "@octokit/request";
 import type { Logger } from "pino";
 import { parse as parseYaml } from "yaml";
-import { mergeEnvFile } from "./env-file.js";
+import { mergeEnvFile } from "./merge-env-file.js";
+import { escapeHtml, noWebhookWarning, renderSetupPage } from "./render-setup-page.js";
 import { type AppYml, callbackPath, setupManifestOf, webhookTargetOf } from "./setup-manifest.js";
-import { escapeHtml, noWebhookWarning, renderSetupPage } from "./setup-page.js";
 
 /** The package's root (`src/setup/` and `dist/setup/` are both two levels down): app.yml and the docs. */
 const packageRoot = new URL("../../", import.meta.url);
