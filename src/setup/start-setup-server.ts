@@ -62,6 +62,25 @@ async function convertCode(apiUrl: string, code: string) {
   };
 }
 
+/** One route of the setup server: answers and returns true, or returns false for the next. */
+type SetupHandler = (req: IncomingMessage, res: ServerResponse, url: URL) => boolean | Promise<boolean>;
+
+const healthHandler: SetupHandler = (_req, res, url) => {
+  if (url.pathname === "/healthz") sendJson(res, 200, { status: "ok" });
+  else if (url.pathname === "/readyz")
+    sendJson(res, 503, { status: "not_ready", checks: { credentials: "missing" } });
+  else return false;
+  return true;
+};
+
+const docsHandler: SetupHandler = async (_req, res, url) => {
+  const doc = docs[url.pathname];
+  const text = doc ? await readFile(new URL(doc, packageRoot), "utf8").catch(() => undefined) : undefined;
+  if (text === undefined) return false;
+  sendText(res, 200, "text/plain", text);
+  return true;
+};
+
 /** Starts the setup server; resolves once it listens. */
 export async function startSetupServer(options: SetupServerOptions): Promise<Server> {
   const log = options.log.child({ name: "setup" });
@@ -69,87 +88,91 @@ export async function startSetupServer(options: SetupServerOptions): Promise<Ser
   const target = webhookTargetOf(options);
   let registered: { slug?: string | undefined; htmlUrl: string } | undefined;
   // GitHub hands `state` back with the code: a callback without it did not start on this page (a
-  // forged link would otherwise plant someone else's App credentials in `.env`).
-  const state = randomBytes(16).toString("hex");
+  // forged link would otherwise plant someone else's App credentials in `.env`). New after each use.
+  let state = randomBytes(16).toString("hex");
 
-  async function route(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams) {
-    if (req.method !== "GET" && req.method !== "HEAD")
-      return sendText(res, 405, "text/plain", "method not allowed");
-    if (path === "/healthz") return sendJson(res, 200, { status: "ok" });
-    if (path === "/readyz")
-      return sendJson(res, 503, { status: "not_ready", checks: { credentials: "missing" } });
-    if (path === "/") {
-      if (registered) {
-        const install = `${registered.htmlUrl}/installations/new`;
-        return sendText(
-          res,
-          200,
-          "text/html",
-          `<!doctype html><title>claim-hold registered</title><p>The App is registered and its credentials are in <code>${escapeHtml(options.envFile)}</code>. <a href="${escapeHtml(install)}">Install it</a>, then restart claim-hold.</p>`,
-        );
-      }
-      const manifest = setupManifestOf({
-        appYml,
-        target,
-        origin: originOf(req),
-        ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
-      });
-      return sendText(
+  const pageHandler: SetupHandler = (req, res, url) => {
+    if (url.pathname !== "/") return false;
+    if (registered) {
+      const install = escapeHtml(`${registered.htmlUrl}/installations/new`);
+      sendText(
         res,
         200,
         "text/html",
-        renderSetupPage({
-          manifest,
-          createAppUrl: `${options.githubWebUrl}/settings/apps/new?state=${state}`,
-          target,
-          envFile: options.envFile,
-        }),
+        `<!doctype html><title>claim-hold registered</title><p>The App is registered and its credentials are in <code>${escapeHtml(options.envFile)}</code>. <a href="${install}">Install it</a>, then restart claim-hold.</p>`,
       );
+      return true;
     }
-    if (path === callbackPath) {
-      const code = query.get("code");
-      if (!code || query.get("state") !== state) {
-        return sendText(res, 400, "text/plain", "code or state missing or stale: start from the setup page");
-      }
-      let converted: Awaited<ReturnType<typeof convertCode>>;
-      try {
-        converted = await convertCode(options.githubApiUrl, code);
-      } catch (error) {
-        const status = (error as { status?: unknown }).status;
-        log.error(
-          `GitHub did not turn the manifest code into credentials${typeof status === "number" ? ` (HTTP ${status})` : ""}`,
-        );
-        return sendText(
-          res,
-          502,
-          "text/plain",
-          "GitHub did not turn the code into credentials; register again from the setup page.",
-        );
-      }
-      mergeEnvFile(options.envFile, converted.env);
-      registered = converted.app;
-      log.info(
-        `Registered the GitHub App ${converted.app.slug ?? ""} (id ${converted.app.id}); its credentials are in ${options.envFile}. Install it, then restart claim-hold.`,
+    const manifest = setupManifestOf({
+      appYml,
+      target,
+      origin: originOf(req),
+      ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
+    });
+    const createAppUrl = `${options.githubWebUrl}/settings/apps/new?state=${state}`;
+    sendText(
+      res,
+      200,
+      "text/html",
+      renderSetupPage({ manifest, createAppUrl, target, envFile: options.envFile }),
+    );
+    return true;
+  };
+
+  const callbackHandler: SetupHandler = async (_req, res, url) => {
+    if (url.pathname !== callbackPath) return false;
+    const code = url.searchParams.get("code");
+    if (!code || url.searchParams.get("state") !== state) {
+      sendText(res, 400, "text/plain", "code or state missing or stale: start from the setup page");
+      return true;
+    }
+    let converted: Awaited<ReturnType<typeof convertCode>>;
+    try {
+      converted = await convertCode(options.githubApiUrl, code);
+    } catch (error) {
+      const status = (error as { status?: unknown }).status;
+      log.error(
+        `GitHub did not turn the manifest code into credentials${typeof status === "number" ? ` (HTTP ${status})` : ""}`,
       );
-      const install = `${converted.app.htmlUrl}/installations/new`;
-      res
-        .writeHead(302, { location: install, "content-type": "text/plain" })
-        .end(`Found. Redirecting to ${install}`);
-      return;
+      sendText(
+        res,
+        502,
+        "text/plain",
+        "GitHub did not turn the code into credentials; register again from the setup page.",
+      );
+      return true;
     }
-    const doc = docs[path];
-    if (doc) {
-      const text = await readFile(new URL(doc, packageRoot), "utf8").catch(() => undefined);
-      if (text !== undefined) return sendText(res, 200, "text/plain", text);
-    }
-    return sendText(res, 404, "text/plain", "not found");
+    mergeEnvFile(options.envFile, converted.env);
+    registered = converted.app;
+    state = randomBytes(16).toString("hex");
+    log.info(
+      `Registered the GitHub App ${converted.app.slug ?? ""} (id ${converted.app.id}); its credentials are in ${options.envFile}. Install it, then restart claim-hold.`,
+    );
+    const install = `${converted.app.htmlUrl}/installations/new`;
+    res
+      .writeHead(302, { location: install, "content-type": "text/plain" })
+      .end(`Found. Redirecting to ${install}`);
+    return true;
+  };
+
+  const handlers = [healthHandler, pageHandler, callbackHandler, docsHandler];
+  async function route(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    if (req.method !== "GET" && req.method !== "HEAD")
+      return sendText(res, 405, "text/plain", "method not allowed");
+    for (const handler of handlers) if (await handler(req, res, url)) return;
+    sendText(res, 404, "text/plain", "not found");
   }
 
   const server = createServer((req, res) => {
-    const url = new URL(req.url ?? "/", "http://setup.invalid");
+    let url: URL;
+    try {
+      url = new URL(req.url ?? "/", "http://setup.invalid");
+    } catch {
+      return sendText(res, 400, "text/plain", "bad request");
+    }
     // One line per request, never headers or the query (the callback's code is a one-time credential).
     res.once("finish", () => log.debug(`${req.method} ${url.pathname} ${res.statusCode}`));
-    route(req, res, url.pathname, url.searchParams).catch((error: unknown) => {
+    route(req, res, url).catch((error: unknown) => {
       log.error(`setup request failed: ${error instanceof Error ? error.message : String(error)}`);
       if (!res.headersSent) sendText(res, 500, "text/plain", "internal error");
       else res.end();
