@@ -83,7 +83,7 @@ const docsHandler: SetupHandler = async (_req, res, url) => {
 
 /** Starts the setup server; resolves once it listens. */
 export async function startSetupServer(options: SetupServerOptions): Promise<Server> {
-  const log = options.log.child({ name: "setup" });
+  const log = options.log.child({ component: "setup" });
   const appYml = parseYaml(await readFile(new URL("app.yml", packageRoot), "utf8")) as AppYml;
   const target = webhookTargetOf(options);
   let registered: { slug?: string | undefined; htmlUrl: string } | undefined;

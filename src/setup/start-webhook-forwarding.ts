@@ -18,7 +18,7 @@ export function startWebhookForwarding(options: {
   port: number;
   log: Logger;
 }): WebhookForwarding {
-  const log = options.log.child({ name: "webhook-forwarding" });
+  const log = options.log.child({ component: "webhook-forwarding" });
   const host = options.host.includes(":") ? `[${options.host}]` : options.host;
   const client = new SmeeClient({
     source: options.source,
