@@ -92,6 +92,7 @@ async function runSetupMode(env: Env, log: Logger): Promise<void> {
     githubWebUrl: github.web,
     githubApiUrl: github.api,
     envFile,
+    limits: httpServerLimits(env.CLAIM_HOLD_REQUEST_TIMEOUT_MS, env.CLAIM_HOLD_MAX_CONNECTIONS),
     log,
   });
   const stop = () => void closeServer(server).finally(() => process.exit(0));

@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { envLine, mergeEnvFile } from "../src/setup/merge-env-file.js";
 import { setupManifestOf, webhookTargetOf } from "../src/setup/setup-manifest.js";
 import { startSetupServer } from "../src/setup/start-setup-server.js";
+import { httpServerLimits } from "../src/start-app-server.js";
 import { startGitHubSimulator } from "../tools/github-sim/index.js";
 
 let cleanup: (() => Promise<void> | void)[] = [];
@@ -125,12 +126,13 @@ async function setupServer(env: { publicUrl?: string; webhookProxyUrl?: string; 
     githubWebUrl: github,
     githubApiUrl: `${github}/api/v3`,
     envFile: join(dir, ".env"),
+    limits: httpServerLimits(4_000, 50),
     log,
   });
   cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
   cleanup.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { url, lines, dir };
+  return { url, lines, dir, server };
 }
 
 describe("setup server", () => {
@@ -153,6 +155,11 @@ describe("setup server", () => {
     );
     expect(page).not.toContain("Warning:");
     expect(lines.join("")).not.toContain("channel123");
+  });
+
+  it("keeps the App server's slow-client limits", async () => {
+    const { server } = await setupServer({});
+    expect([server.requestTimeout, server.headersTimeout, server.maxConnections]).toEqual([4_000, 2_666, 50]);
   });
 
   it("logs one line per request, without headers", async () => {

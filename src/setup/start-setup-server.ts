@@ -6,6 +6,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { request } from "@octokit/request";
 import type { Logger } from "pino";
 import { parse as parseYaml } from "yaml";
+import type { HttpServerLimits } from "../start-app-server.js";
 import { mergeEnvFile } from "./merge-env-file.js";
 import { escapeHtml, noWebhookWarning, renderSetupPage } from "./render-setup-page.js";
 import { type AppYml, callbackPath, setupManifestOf, webhookTargetOf } from "./setup-manifest.js";
@@ -30,6 +31,8 @@ export interface SetupServerOptions {
   githubApiUrl: string;
   /** Where the new App's credentials are merged (`.env` in the working directory). */
   envFile: string;
+  /** Slow-client and header limits, as for the App's own server. */
+  limits?: HttpServerLimits;
   log: Logger;
 }
 
@@ -163,7 +166,8 @@ export async function startSetupServer(options: SetupServerOptions): Promise<Ser
     sendText(res, 404, "text/plain", "not found");
   }
 
-  const server = createServer((req, res) => {
+  const { maxConnections, ...serverOptions } = options.limits ?? {};
+  const server = createServer(serverOptions, (req, res) => {
     let url: URL;
     try {
       url = new URL(req.url ?? "/", "http://setup.invalid");
@@ -178,6 +182,7 @@ export async function startSetupServer(options: SetupServerOptions): Promise<Ser
       else res.end();
     });
   });
+  if (maxConnections !== undefined) server.maxConnections = maxConnections;
   await new Promise<void>((resolve, reject) => {
     server.once("error", (error: NodeJS.ErrnoException) =>
       reject(
