@@ -113,7 +113,12 @@ describe(".env", () => {
 });
 
 /** The setup server in this process on a free port; its log lines collected. */
-async function setupServer(env: { publicUrl?: string; webhookProxyUrl?: string; githubUrl?: string }) {
+async function setupServer(env: {
+  publicUrl?: string;
+  webhookProxyUrl?: string;
+  githubUrl?: string;
+  envFileIn?: string;
+}) {
   const lines: string[] = [];
   const log = pino({ level: "debug" }, { write: (line: string) => void lines.push(line) });
   const dir = mkdtempSync(join(tmpdir(), "claim-hold-setup-"));
@@ -125,7 +130,7 @@ async function setupServer(env: { publicUrl?: string; webhookProxyUrl?: string; 
     ...(env.webhookProxyUrl ? { webhookProxyUrl: env.webhookProxyUrl } : {}),
     githubWebUrl: github,
     githubApiUrl: `${github}/api/v3`,
-    envFile: join(dir, ".env"),
+    envFile: join(env.envFileIn ? join(dir, env.envFileIn) : dir, ".env"),
     limits: httpServerLimits(4_000, 50),
     log,
   });
@@ -185,5 +190,28 @@ describe("setup server", () => {
     expect(lines.join("")).toContain("did not turn the manifest code into credentials (HTTP 404)");
     expect(lines.join("")).not.toContain("not-a-code-0123");
     expect(() => readFileSync(join(dir, ".env"))).toThrow();
+  });
+
+  it("when .env cannot be written, says how to finish by hand and logs no secret", async () => {
+    const sim = await startGitHubSimulator();
+    cleanup.push(() => sim.close());
+    const { url, lines } = await setupServer({ githubUrl: sim.url, envFileIn: "no-such-directory" });
+    const page = await (await fetch(url)).text();
+    const action = (/<form action="([^"]+)"/.exec(page)?.[1] ?? "").replace(/&#38;/g, "&");
+    const manifest = (/name="manifest" value="([^"]+)"/.exec(page)?.[1] ?? "").replace(/&#34;/g, '"');
+    const confirmed = await fetch(action, {
+      method: "POST",
+      body: new URLSearchParams({ manifest }),
+      redirect: "manual",
+    });
+    const answer = await fetch(confirmed.headers.get("location") ?? "", { redirect: "manual" });
+    expect(answer.status).toBe(500);
+    const text = await answer.text();
+    expect(text).toContain("could not be written (ENOENT)");
+    expect(text).toContain(`href="${sim.url}/settings/apps/claim-hold"`);
+    expect(text).not.toContain("PRIVATE KEY-----");
+    const logged = lines.join("");
+    expect(logged).toContain("could not write");
+    expect(logged).not.toMatch(/PRIVATE KEY-----|webhook_secret/);
   });
 });

@@ -83,3 +83,23 @@ Restart claim-hold afterwards.</p>
 </html>
 `;
 }
+
+/** The answer when GitHub registered the App but `.env` could not be written (a read-only directory). */
+export function renderUnsavedPage(options: {
+  appId: number;
+  settings: string;
+  envFile: string;
+  reason: string;
+}): string {
+  const settings = escapeHtml(options.settings);
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>claim-hold: credentials not saved</title></head>
+<body>
+<h1>The App is registered, but its credentials were not saved</h1>
+<p><code>${escapeHtml(options.envFile)}</code> could not be written (${escapeHtml(options.reason)}), and GitHub
+shows a private key only once. On the <a href="${settings}">App's settings page</a>, generate a private key
+and set a webhook secret; then give claim-hold <code>APP_ID=${options.appId}</code>, <code>PRIVATE_KEY</code> (or
+<code>PRIVATE_KEY_PATH</code>) and <code>WEBHOOK_SECRET</code> in its environment and restart it.</p>
+</body></html>
+`;
+}

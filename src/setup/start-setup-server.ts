@@ -8,7 +8,7 @@ import type { Logger } from "pino";
 import { parse as parseYaml } from "yaml";
 import type { HttpServerLimits } from "../start-app-server.js";
 import { mergeEnvFile } from "./merge-env-file.js";
-import { escapeHtml, noWebhookWarning, renderSetupPage } from "./render-setup-page.js";
+import { escapeHtml, noWebhookWarning, renderSetupPage, renderUnsavedPage } from "./render-setup-page.js";
 import { type AppYml, callbackPath, setupManifestOf, webhookTargetOf } from "./setup-manifest.js";
 
 /** The package's root (`src/setup/` and `dist/setup/` are both two levels down): app.yml and the docs. */
@@ -145,9 +145,25 @@ export async function startSetupServer(options: SetupServerOptions): Promise<Ser
       );
       return true;
     }
-    mergeEnvFile(options.envFile, converted.env);
-    registered = converted.app;
     state = randomBytes(16).toString("hex");
+    try {
+      mergeEnvFile(options.envFile, converted.env);
+    } catch (error) {
+      // The App exists on GitHub now; its key is lost with this answer, but GitHub makes new ones.
+      const reason = (error as NodeJS.ErrnoException).code ?? "write failed";
+      const settings = `${options.githubWebUrl}/settings/apps/${converted.app.slug ?? ""}`;
+      log.error(
+        `Registered the GitHub App ${converted.app.slug ?? ""} (id ${converted.app.id}) but could not write ${options.envFile} (${reason}): generate a private key and set a webhook secret on ${settings}, then set APP_ID, PRIVATE_KEY and WEBHOOK_SECRET yourself`,
+      );
+      sendText(
+        res,
+        500,
+        "text/html",
+        renderUnsavedPage({ appId: converted.app.id, settings, envFile: options.envFile, reason }),
+      );
+      return true;
+    }
+    registered = converted.app;
     log.info(
       `Registered the GitHub App ${converted.app.slug ?? ""} (id ${converted.app.id}); its credentials are in ${options.envFile}. Install it, then restart claim-hold.`,
     );
