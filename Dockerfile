@@ -18,7 +18,9 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
-COPY app.yml ./
+# app.yml for setup mode's manifest, and the two pages its setup page links to
+COPY app.yml README.md ./
+COPY docs/deploy.md ./docs/
 USER node
 EXPOSE 3000
 HEALTHCHECK --interval=30s --timeout=3s --start-period=10s --retries=3 \
