@@ -31,7 +31,11 @@ case "$(uname -s)/$(uname -m)" in
     ;;
 esac
 
-cache="${CLAIM_HOLD_NODE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/claim-hold}"
+# Without HOME (some CI shells), the account's home directory, else a per-user folder in TMPDIR.
+home="${HOME:-$(getent passwd "$(id -u)" 2>/dev/null | cut -d: -f6 || true)}"
+default_cache="${XDG_CACHE_HOME:-${home:+$home/.cache}}"
+default_cache="${default_cache:-${TMPDIR:-/tmp}/claim-hold-$(id -u)}"
+cache="${CLAIM_HOLD_NODE_CACHE:-$default_cache/claim-hold}"
 prefix="$cache/node$major"
 bin="$prefix/node_modules/$package/bin"
 
@@ -39,7 +43,8 @@ installed() { [ -x "$bin/node" ] && [ "$("$bin/node" --version 2>/dev/null)" = "
 
 if ! installed; then
   echo "use-node: installing Node $version (npm package $package) into $prefix" >&2
-  mkdir -p "$prefix"
+  mkdir -p "$prefix" 2>/dev/null && [ -w "$prefix" ] ||
+    { echo "use-node: cannot write the cache folder $prefix; set CLAIM_HOLD_NODE_CACHE to a writable one" >&2; exit 1; }
   npm install --prefix "$prefix" --save-exact --no-audit --no-fund --loglevel=error \
     "$package@$version" >&2 ||
     { echo "use-node: npm install $package@$version failed" >&2; exit 1; }

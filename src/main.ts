@@ -1,8 +1,9 @@
 // Process entry: validate the environment, build the store and logger, and run the App under Probot.
 import { randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import type { Server } from "node:http";
 import { resolve as resolvePath } from "node:path";
+import { parseEnv as parseEnvText } from "node:util";
 import type { Logger } from "pino";
 import { createProbot } from "probot";
 import { type ClaimHoldOptions, type ClaimHoldServices, createClaimHoldApp } from "./app.js";
@@ -89,6 +90,7 @@ async function runSetupMode(env: Env, log: Logger): Promise<void> {
     port: env.PORT || 3000,
     ...(env.CLAIM_HOLD_PUBLIC_URL ? { publicUrl: env.CLAIM_HOLD_PUBLIC_URL } : {}),
     ...(env.WEBHOOK_PROXY_URL ? { webhookProxyUrl: env.WEBHOOK_PROXY_URL } : {}),
+    ...(env.GH_ORG ? { org: env.GH_ORG } : {}),
     githubWebUrl: github.web,
     githubApiUrl: github.api,
     envFile,
@@ -101,8 +103,12 @@ async function runSetupMode(env: Env, log: Logger): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  // Values already in the environment win over the file's (Node's rule for env files).
-  if (existsSync(envFile)) process.loadEnvFile(envFile);
+  // Values already in the environment win over the file's (Node's rule for env files); an empty one
+  // (compose's `APP_ID: ${APP_ID}` with nothing set) does not hide the file's.
+  if (existsSync(envFile)) {
+    for (const [key, value] of Object.entries(parseEnvText(readFileSync(envFile, "utf8"))))
+      if (!process.env[key]) process.env[key] = value;
+  }
   const env = parseEnv(process.env);
   const log = createLogger({
     level: env.LOG_LEVEL ?? "info",

@@ -126,8 +126,8 @@ describe("the Node versions CI, the image and the package name", () => {
     // CI: the suite on 24, the store contracts on 22.
     expect(ci).toContain("scripts/use-node.sh 24");
     expect(ci).toContain("scripts/use-node.sh 22");
-    expect(workflow).toMatch(/^\s+- node: 24$/m);
-    expect(workflow).toMatch(/^\s+- node: 22$/m);
+    expect(workflow).toMatch(new RegExp(`^\\s+- node: ${node24.replaceAll(".", "\\.")}$`, "m"));
+    expect(workflow).toMatch(new RegExp(`^\\s+- node: ${node22.replaceAll(".", "\\.")}$`, "m"));
     expect(workflow).not.toMatch(/node: 20|\[20/);
     // The image: the default base is the Node 24 CI runs; the smoke's local base is built from the same pin.
     expect(dockerfile).toMatch(new RegExp(`^ARG BASE=node:${node24.replaceAll(".", "\\.")}-`, "m"));

@@ -116,6 +116,8 @@ describe("setup flow", () => {
     const forged = new URL(callback);
     forged.searchParams.delete("state");
     expect((await fetch(forged, { redirect: "manual" })).status).toBe(400);
+    forged.searchParams.set("state", "0".repeat(32));
+    expect((await fetch(forged, { redirect: "manual" })).status).toBe(400);
     const converted = await fetch(callback, { redirect: "manual" });
     expect(converted.status).toBe(302);
     expect(converted.headers.get("location")).toMatch(/\/apps\/claim-hold\/installations\/new$/);

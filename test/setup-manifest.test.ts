@@ -1,7 +1,7 @@
 // Setup mode's parts: where webhooks go, the manifest it posts, the `.env` it writes, and what the page
 // and the log say when GitHub would have nowhere to deliver.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import type { Server } from "node:http";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -110,7 +110,32 @@ describe(".env", () => {
       PRIVATE_KEY: pem,
     });
   });
+
+  it("replaces a readable .env with an owner-only one, never writing the key into the readable file", () => {
+    const dir = mkdtempSync(join(tmpdir(), "claim-hold-env-"));
+    cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
+    const path = join(dir, ".env");
+    writeFileSync(path, "LOG_LEVEL=debug\n", { mode: 0o644 });
+    const before = statSync(path).ino;
+    mergeEnvFile(path, { PRIVATE_KEY: pem });
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    // A new file took the old one's place: the old (readable) inode never held the key.
+    expect(statSync(path).ino).not.toBe(before);
+    expect(readdirSync(dir)).toEqual([".env"]);
+  });
 });
+
+/** GET `path` with the Host header set by hand (fetch does not let a page choose it; a rebinding page's is its own name). */
+function getWithHost(url: string, path: string, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${url}${path}`, { headers: { host } }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
 
 /** The setup server in this process on a free port; its log lines collected. */
 async function setupServer(env: {
@@ -118,6 +143,7 @@ async function setupServer(env: {
   webhookProxyUrl?: string;
   githubUrl?: string;
   envFileIn?: string;
+  org?: string;
 }) {
   const lines: string[] = [];
   const log = pino({ level: "debug" }, { write: (line: string) => void lines.push(line) });
@@ -128,6 +154,7 @@ async function setupServer(env: {
     port: 0,
     ...(env.publicUrl ? { publicUrl: env.publicUrl } : {}),
     ...(env.webhookProxyUrl ? { webhookProxyUrl: env.webhookProxyUrl } : {}),
+    ...(env.org ? { org: env.org } : {}),
     githubWebUrl: github,
     githubApiUrl: `${github}/api/v3`,
     envFile: join(env.envFileIn ? join(dir, env.envFileIn) : dir, ".env"),
@@ -160,6 +187,39 @@ describe("setup server", () => {
     );
     expect(page).not.toContain("Warning:");
     expect(lines.join("")).not.toContain("channel123");
+  });
+
+  it("answers the page and the callback only to loopback and the public URL's host (no DNS rebinding)", async () => {
+    const { url } = await setupServer({ publicUrl: "https://claims.example.com" });
+    const answers = await Promise.all(
+      [
+        ["/", "localhost:3000"],
+        ["/", "127.0.0.1"],
+        ["/", "[::1]:3000"],
+        ["/", "claims.example.com"],
+        ["/", "evil.example:3000"],
+        ["/setup/callback?code=x&state=y", "evil.example"],
+        ["/healthz", "10.1.2.3:3000"],
+      ].map(async ([path, host]) => [path, host, await getWithHost(url, path ?? "/", host ?? "")]),
+    );
+    expect(answers).toEqual([
+      ["/", "localhost:3000", 200],
+      ["/", "127.0.0.1", 200],
+      ["/", "[::1]:3000", 200],
+      ["/", "claims.example.com", 200],
+      ["/", "evil.example:3000", 421],
+      ["/setup/callback?code=x&state=y", "evil.example", 421],
+      // A probe reaches the pod by its address: health answers whatever the Host.
+      ["/healthz", "10.1.2.3:3000", 200],
+    ]);
+  });
+
+  it("with GH_ORG registers the App under the organisation", async () => {
+    const { url } = await setupServer({ org: "octo-org" });
+    const page = await (await fetch(url)).text();
+    expect(/<form action="([^"]+)"/.exec(page)?.[1]).toMatch(
+      /^https:\/\/github\.test\/organizations\/octo-org\/settings\/apps\/new\?state=[0-9a-f]{32}$/,
+    );
   });
 
   it("keeps the App server's slow-client limits", async () => {

@@ -53,6 +53,13 @@ export const Env = z.object({
   CLAIM_HOLD_PUBLIC_URL: optionalText.pipe(z.url({ protocol: /^https?$/ }).optional()),
   /** A webhook forwarding channel (Probot's convention, e.g. smee.io) relayed to this process when no public URL reaches it. */
   WEBHOOK_PROXY_URL: optionalText.pipe(z.url({ protocol: /^https?$/ }).optional()),
+  /** Setup mode registers the App under this organisation (Probot's convention) instead of the signed-in user. */
+  GH_ORG: optionalText.pipe(
+    z
+      .string()
+      .regex(/^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$/, "must be a GitHub organisation login")
+      .optional(),
+  ),
   CLAIM_HOLD_KEY_PREFIX: optionalText.pipe(z.string().max(64).optional()),
   METRICS_TOKEN: optionalText,
   JANITOR_INTERVAL_SECONDS: optionalText.pipe(

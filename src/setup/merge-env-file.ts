@@ -1,5 +1,6 @@
 // Reading and merging `.env`: the setup flow writes the new App's credentials there, start-up reads it.
-import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { parseEnv } from "node:util";
 
 /**
@@ -25,6 +26,14 @@ export function mergeEnvFile(path: string, values: Record<string, string>): void
   const text = Object.entries(merged)
     .map(([key, value]) => envLine(key, value ?? ""))
     .join("\n");
-  writeFileSync(path, `${text}\n`, { mode: 0o600 });
-  chmodSync(path, 0o600);
+  // A new owner-only file renamed over the old one: the key is never in a file others can read,
+  // whatever mode an existing `.env` had, and a failed write leaves the old file as it was.
+  const temporary = `${path}.${randomBytes(6).toString("hex")}.tmp`;
+  try {
+    writeFileSync(temporary, `${text}\n`, { mode: 0o600, flag: "wx" });
+    renameSync(temporary, path);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    throw error;
+  }
 }

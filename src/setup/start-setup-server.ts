@@ -24,6 +24,8 @@ export interface SetupServerOptions {
   host: string;
   port: number;
   publicUrl?: string;
+  /** Register the App under this organisation (`GH_ORG`) rather than the signed-in user. */
+  org?: string;
   webhookProxyUrl?: string;
   /** GitHub's web origin (`https://github.com`, or the GHE host's). */
   githubWebUrl: string;
@@ -40,6 +42,26 @@ function originOf(req: IncomingMessage): string {
   const forwarded = req.headers["x-forwarded-proto"];
   const proto = (typeof forwarded === "string" ? forwarded.split(",")[0]?.trim() : undefined) || "http";
   return `${proto}://${req.headers["x-forwarded-host"] ?? req.headers.host ?? "localhost"}`;
+}
+
+/**
+ * The host names the page and its callback answer to: loopback, the listen address when it is a
+ * specific one, and the public URL's host. Any other Host header is a DNS-rebinding page that could
+ * read the state off the page and complete a registration of its own App into `.env`.
+ */
+function setupHostsOf(options: { host: string; publicUrl?: string }): Set<string> {
+  const hosts = new Set(["localhost", "127.0.0.1", "[::1]"]);
+  if (!["0.0.0.0", "::", "[::]", ""].includes(options.host)) hosts.add(options.host.toLowerCase());
+  if (options.publicUrl) hosts.add(new URL(options.publicUrl).hostname.toLowerCase());
+  return hosts;
+}
+
+function hostnameOf(req: IncomingMessage): string {
+  try {
+    return new URL(`http://${req.headers.host ?? ""}`).hostname.toLowerCase();
+  } catch {
+    return "";
+  }
 }
 
 function sendText(res: ServerResponse, status: number, type: string, body: string): void {
@@ -93,6 +115,22 @@ export async function startSetupServer(options: SetupServerOptions): Promise<Ser
   // GitHub hands `state` back with the code: a callback without it did not start on this page (a
   // forged link would otherwise plant someone else's App credentials in `.env`). New after each use.
   let state = randomBytes(16).toString("hex");
+  const setupHosts = setupHostsOf(options);
+  const newAppPath = options.org
+    ? `/organizations/${encodeURIComponent(options.org)}/settings/apps`
+    : "/settings/apps";
+
+  const foreignHostHandler: SetupHandler = (req, res, url) => {
+    if (url.pathname !== "/" && url.pathname !== callbackPath) return false;
+    if (setupHosts.has(hostnameOf(req))) return false;
+    sendText(
+      res,
+      421,
+      "text/plain",
+      "setup answers only on localhost, the listen address or CLAIM_HOLD_PUBLIC_URL's host",
+    );
+    return true;
+  };
 
   const pageHandler: SetupHandler = (req, res, url) => {
     if (url.pathname !== "/") return false;
@@ -112,7 +150,7 @@ export async function startSetupServer(options: SetupServerOptions): Promise<Ser
       origin: originOf(req),
       ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
     });
-    const createAppUrl = `${options.githubWebUrl}/settings/apps/new?state=${state}`;
+    const createAppUrl = `${options.githubWebUrl}${newAppPath}/new?state=${state}`;
     sendText(
       res,
       200,
@@ -129,6 +167,8 @@ export async function startSetupServer(options: SetupServerOptions): Promise<Ser
       sendText(res, 400, "text/plain", "code or state missing or stale: start from the setup page");
       return true;
     }
+    // One use per state, whatever GitHub answers.
+    state = randomBytes(16).toString("hex");
     let converted: Awaited<ReturnType<typeof convertCode>>;
     try {
       converted = await convertCode(options.githubApiUrl, code);
@@ -145,13 +185,12 @@ export async function startSetupServer(options: SetupServerOptions): Promise<Ser
       );
       return true;
     }
-    state = randomBytes(16).toString("hex");
     try {
       mergeEnvFile(options.envFile, converted.env);
     } catch (error) {
       // The App exists on GitHub now; its key is lost with this answer, but GitHub makes new ones.
       const reason = (error as NodeJS.ErrnoException).code ?? "write failed";
-      const settings = `${options.githubWebUrl}/settings/apps/${converted.app.slug ?? ""}`;
+      const settings = `${options.githubWebUrl}${newAppPath}/${converted.app.slug ?? ""}`;
       log.error(
         `Registered the GitHub App ${converted.app.slug ?? ""} (id ${converted.app.id}) but could not write ${options.envFile} (${reason}): generate a private key and set a webhook secret on ${settings}, then set APP_ID, PRIVATE_KEY and WEBHOOK_SECRET yourself`,
       );
@@ -174,7 +213,7 @@ export async function startSetupServer(options: SetupServerOptions): Promise<Ser
     return true;
   };
 
-  const handlers = [healthHandler, pageHandler, callbackHandler, docsHandler];
+  const handlers = [healthHandler, foreignHostHandler, pageHandler, callbackHandler, docsHandler];
   async function route(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     if (req.method !== "GET" && req.method !== "HEAD")
       return sendText(res, 405, "text/plain", "method not allowed");
@@ -211,9 +250,10 @@ export async function startSetupServer(options: SetupServerOptions): Promise<Ser
   });
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : options.port;
-  log.info(
-    `No GitHub App credentials: open http://${options.host}:${port}/ to register claim-hold on GitHub`,
-  );
+  const pageHost = setupHostsOf({ host: options.host }).has(options.host.toLowerCase())
+    ? options.host
+    : "localhost";
+  log.info(`No GitHub App credentials: open http://${pageHost}:${port}/ to register claim-hold on GitHub`);
   if (target.source === "none") log.warn(noWebhookWarning);
   else
     log.info(
