@@ -200,7 +200,7 @@ function githubTokenFor(options: ClaimHoldClientOptions, call: string): string {
   throw new ClaimHoldError({
     status: 0,
     code: "missing_github_token",
-    message: `${call} needs a GitHub token of the agent's account (set GITHUB_TOKEN)`,
+    message: `${call} needs a GitHub token of the agent's account (GH_TOKEN, GITHUB_TOKEN or gh auth token)`,
   });
 }
 

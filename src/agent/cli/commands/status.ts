@@ -12,16 +12,16 @@ import { isLeaseLost } from "../../actions/errors.js";
 import { listLeases, markLease } from "../../actions/lease-store.js";
 import { formatSubject, parseSubject } from "../../actions/subject.js";
 import { isClaimHoldError } from "../../client/index.js";
-import type { CommandSpec } from "../command.js";
+import { type CommandSpec, issueOption, showTokenOption } from "../command.js";
 import { stringFlag } from "../context.js";
+import { relativeTime } from "../relative-time.js";
 
 export const statusCommand: CommandSpec = {
   name: "status",
   summary: "show this worktree's session id and leases, each verified with the server",
-  usage: "status [--issue owner/repo#n] [--show-token]",
-  details: ["Exit 0 whenever the local state could be read; each lease's remote state is in the output."],
-  options: {},
-  positionals: { min: 0, max: 0 },
+  arguments: [],
+  options: { ...issueOption, ...showTokenOption },
+  notes: ["Exit 0 whenever the local state could be read; each lease's remote state is in the output."],
   async run(ctx) {
     const only = stringFlag(ctx, "issue");
     const subject = only ? formatSubject(parseSubject(only)) : undefined;
@@ -42,7 +42,7 @@ export const statusCommand: CommandSpec = {
           },
         );
         remote = { ...verified };
-        remoteText = `holder · ${verified.state} · expires ${verified.expiresAt ?? "?"}`;
+        remoteText = `holder · ${verified.state} · expires ${relativeTime(verified.expiresAt, ctx.now())}`;
       } catch (error) {
         if (!isClaimHoldError(error)) throw error;
         if (isLeaseLost(error)) {
