@@ -31,7 +31,6 @@ function baseEnv(extra: Record<string, string | undefined> = {}): NodeJS.Process
     HOME: process.env.HOME,
     CLAIM_HOLD_URL: fake.url,
     GITHUB_TOKEN: agentToken,
-    GITHUB_API_URL: fake.url,
     CLAIM_HOLD_SESSION_ID: "sess-a",
     CLAIM_HOLD_HEARTBEAT_MS: "100",
     GIT_CONFIG_NOSYSTEM: "1",
