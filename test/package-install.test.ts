@@ -1,5 +1,7 @@
-// The published package: `npm pack` of a copy of the repository, installed into an empty folder, runs
-// `claim-hold --help` from dist/ and serves `import … from "claim-hold/client"`, and ships no tests or sources.
+// The published package: `npm pack` of a copy of the repository, installed into an empty folder and globally
+// (`npm install -g --prefix <tmp> <tarball>`, the way docs/reference/cli.md installs it before any registry
+// release), runs `claim-hold --version` and `--help` from dist/, serves `import … from "claim-hold/client"`,
+// and ships no tests or sources.
 import { execFile, spawn } from "node:child_process";
 import { generateKeyPairSync } from "node:crypto";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
@@ -14,6 +16,7 @@ const root = resolve(import.meta.dirname, "..");
 const work = mkdtempSync(join(tmpdir(), "claim-hold-pack-"));
 const source = join(work, "source");
 const consumer = join(work, "consumer");
+const globalPrefix = join(work, "global");
 const npmEnv = {
   ...process.env,
   npm_config_audit: "false",
@@ -28,6 +31,7 @@ interface PackResult {
 
 let packed: PackResult;
 let installLog = "";
+let globalInstallLog = "";
 
 beforeAll(async () => {
   // The build (prepack) writes dist/ into the copy, never into the worktree.
@@ -64,6 +68,22 @@ beforeAll(async () => {
     { cwd: consumer, env: npmEnv, maxBuffer: 64 * 1024 * 1024 },
   );
   installLog = `${install.stdout}${install.stderr}`;
+
+  // A global install into a prefix of its own: `<prefix>/bin/claim-hold` is what lands on a user's PATH.
+  const global = await run(
+    "npm",
+    [
+      "install",
+      "-g",
+      "--prefix",
+      globalPrefix,
+      "--prefer-offline",
+      "--ignore-scripts",
+      join(work, packed.filename),
+    ],
+    { cwd: work, env: npmEnv, maxBuffer: 64 * 1024 * 1024 },
+  );
+  globalInstallLog = `${global.stdout}${global.stderr}`;
 }, 300_000);
 
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -103,14 +123,28 @@ describe("the published package", () => {
   it("runs `claim-hold --help` and maps a missing CLAIM_HOLD_URL to the usage exit code", async () => {
     const bin = join(consumer, "node_modules/.bin/claim-hold");
     const help = await run(bin, ["--help"], { cwd: consumer });
-    expect(help.stdout).toContain("usage: claim-hold <command> [options]");
-    expect(help.stdout).toMatch(/^\s+claim\s/m);
+    expect(help.stdout).toMatch(/^Usage: claim-hold \[options\] \[command\]/);
+    expect(help.stdout).toMatch(/^\s+claim \[options\] <issue>\s/m);
     const env = { PATH: process.env.PATH ?? "", HOME: consumer };
     const missing = await run(bin, ["verify"], { cwd: consumer, env }).then(
       () => ({ code: 0 }),
       (error: { code: number }) => error,
     );
     expect(missing.code).toBe(2);
+  });
+
+  it("installs globally from the tarball: claim-hold on the prefix's PATH prints its version and help", async () => {
+    expect(globalInstallLog).toMatch(/added \d+ packages/);
+    const bin = join(globalPrefix, "bin", "claim-hold");
+    const env = { PATH: `${join(globalPrefix, "bin")}:${process.env.PATH ?? ""}`, HOME: consumer };
+    const version = await run("claim-hold", ["--version"], { cwd: work, env });
+    expect(version.stdout).toBe(`${JSON.parse(readFileSync(join(root, "package.json"), "utf8")).version}\n`);
+    const help = await run(bin, ["--help"], { cwd: work, env });
+    expect(help.stdout).toMatch(/^Usage: claim-hold \[options\] \[command\]/);
+    const mcpHelp = await run(bin, ["mcp", "--help"], { cwd: work, env });
+    expect(mcpHelp.stdout).toContain("list_free_issues");
+    // The compiled CLI, with no loader: tsx is a dev dependency and is not installed.
+    expect(() => readFileSync(join(globalPrefix, "lib", "node_modules", "tsx", "package.json"))).toThrow();
   });
 
   it('serves `import … from "claim-hold/client"` with the client and the wire contract', async () => {
