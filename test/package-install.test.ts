@@ -4,7 +4,16 @@
 // and ships no tests or sources.
 import { execFile, spawn } from "node:child_process";
 import { generateKeyPairSync } from "node:crypto";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
@@ -147,6 +156,17 @@ describe("the published package", () => {
     expect(() => readFileSync(join(globalPrefix, "lib", "node_modules", "tsx", "package.json"))).toThrow();
   });
 
+  it("runs from the tarball with `npx --package=<tarball> claim-hold`, as docs/reference/cli.md shows", async () => {
+    const result = await run(
+      "npx",
+      ["--yes", "--prefer-offline", `--package=${join(work, packed.filename)}`, "claim-hold", "--version"],
+      { cwd: work, env: npmEnv, maxBuffer: 16 * 1024 * 1024 },
+    );
+    expect(result.stdout.trim().split("\n").at(-1)).toBe(
+      JSON.parse(readFileSync(join(root, "package.json"), "utf8")).version,
+    );
+  }, 180_000);
+
   it('serves `import … from "claim-hold/client"` with the client and the wire contract', async () => {
     const probe = [
       'import { createClaimHoldClient, isClaimHoldError, ErrorBodySchema } from "claim-hold/client";',
@@ -155,6 +175,40 @@ describe("the published package", () => {
     ].join("\n");
     const { stdout } = await run(process.execPath, ["--input-type=module", "-e", probe], { cwd: consumer });
     expect(JSON.parse(stdout)).toEqual(["function", "function", "function"]);
+  });
+});
+
+describe("the install instructions", () => {
+  /** Every Markdown file a reader meets: the README and docs/ (docs/github-action.md is the Action's, kept by its own test). */
+  function docs(): string[] {
+    const found = [join(root, "README.md")];
+    const walk = (dir: string) => {
+      for (const entry of readdirSync(dir, { withFileTypes: true })) {
+        const path = join(dir, entry.name);
+        if (entry.isDirectory()) walk(path);
+        else if (entry.name.endsWith(".md") && entry.name !== "github-action.md") found.push(path);
+      }
+    };
+    walk(join(root, "docs"));
+    return found;
+  }
+
+  it("never tell anyone to run a bare `npx claim-hold` (the registry's claim-hold is not this package)", () => {
+    const bare = /\bnpx\s+(?:(?:-y|--yes)\s+)*claim-hold\b/;
+    const offenders = docs().flatMap((path) =>
+      readFileSync(path, "utf8")
+        .split("\n")
+        .map((line, i) => [`${path.slice(root.length + 1)}:${i + 1}`, line] as const)
+        .filter(
+          ([, line]) => bare.test(line) || /"command":\s*"npx"/.test(line) || /^command = "npx"/.test(line),
+        )
+        .map(([where]) => where),
+    );
+    expect(docs().length).toBeGreaterThan(5);
+    expect(offenders).toEqual([]);
+    expect(readFileSync(join(root, "docs", "reference", "cli.md"), "utf8")).toContain(
+      "npx --package=./claim-hold-0.1.0.tgz claim-hold",
+    );
   });
 });
 
