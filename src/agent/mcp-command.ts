@@ -1,4 +1,4 @@
-// `claim-hold mcp`: the MCP server over stdio (SPEC §8.1) as a CLI command; its lifetime is the agent session's liveness.
+// `claim-hold mcp`: the MCP server over stdio (docs/reference/cli.md) as a CLI command; its lifetime is the agent session's liveness.
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { type AgentContext, leaseDirOf } from "./actions/agent-context.js";
 import { UsageError } from "./actions/errors.js";

@@ -1,4 +1,4 @@
-// The MCP server of SPEC §8.1: claim-hold's tools for any MCP-capable agent runtime, on the typed client.
+// The MCP server (docs/reference/cli.md): claim-hold's tools for any MCP-capable agent runtime, on the typed client.
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { AgentContext } from "../actions/agent-context.js";
 import type { LeaseKeeper } from "./lease-keeper.js";
