@@ -14,12 +14,16 @@ export function main(argv: string[], options: MainOptions): Promise<number> {
   return runCommandLine(commands, argv, options);
 }
 
-/** True when this module is the process's entry script, not imported by `bin/claim-hold.js`. */
+/**
+ * True when this module is the process's entry script, not imported by `bin/claim-hold.js`. A bundle that
+ * inlines this module (the Action's CLI) has its own entry that calls `main`: its file is not agent/main.
+ */
 function isEntryScript(): boolean {
   const entry = process.argv[1];
-  if (!entry) return false;
+  const self = fileURLToPath(import.meta.url);
+  if (!entry || !/[\\/]agent[\\/]main\.[cm]?[jt]s$/.test(self)) return false;
   try {
-    return realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url));
+    return realpathSync(entry) === realpathSync(self);
   } catch {
     return false;
   }
