@@ -284,6 +284,21 @@ describe("the GitHub token", () => {
     expect(`${result.stdout}${result.stderr}${shown.stdout}${shown.stderr}`).not.toContain("ghp_fromghcli");
   });
 
+  it("asks gh for the GitHub Enterprise host of the clone's origin", async () => {
+    fake.logins.set("ghp_fromghe", "ghe-bot");
+    const gh = fakeGh("ghp_fromghe");
+    const clone = await makeClone("git@ghe.example.com:octo/widgets.git");
+
+    const result = await cli(["queue", "--json"], {
+      cwd: clone,
+      env: { GITHUB_TOKEN: undefined, PATH: isolatedPath([gh.dir]) },
+    });
+
+    expect(result.code).toBe(0);
+    expect(gh.calls()).toBe("auth token --hostname ghe.example.com\n");
+    expect(authorizations()).toEqual(["Bearer ghp_fromghe"]);
+  });
+
   it("exits 2 naming all three sources when gh is missing or logged out; lease commands never ask gh", async () => {
     const loggedOut = fakeGh(null);
 

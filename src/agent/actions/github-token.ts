@@ -20,20 +20,27 @@ export function githubTokenFromEnv(env: NodeJS.ProcessEnv): GithubToken | undefi
   return undefined;
 }
 
-/** The environment's token, else the one `gh auth token` prints when `gh` is on PATH and logged in. */
-export async function resolveGithubToken(env: NodeJS.ProcessEnv): Promise<GithubToken | undefined> {
+/**
+ * The environment's token, else the one `gh auth token` prints when `gh` is on PATH and logged in
+ * (`--hostname <host>` for a GitHub Enterprise host, e.g. the one of the clone's remote).
+ */
+export async function resolveGithubToken(
+  env: NodeJS.ProcessEnv,
+  options: { host?: () => Promise<string | undefined> } = {},
+): Promise<GithubToken | undefined> {
   const fromEnv = githubTokenFromEnv(env);
   if (fromEnv) return fromEnv;
-  const token = await ghAuthToken(env);
+  const host = await options.host?.();
+  const token = await ghAuthToken(env, host && host !== "github.com" ? host : undefined);
   return token ? { token, source: "gh auth token" } : undefined;
 }
 
 /** Runs `gh auth token` without a shell; undefined when gh is missing, logged out, slow or prints nothing. */
-function ghAuthToken(env: NodeJS.ProcessEnv): Promise<string | undefined> {
+function ghAuthToken(env: NodeJS.ProcessEnv, host: string | undefined): Promise<string | undefined> {
   return new Promise((resolve) => {
     execFile(
       "gh",
-      ["auth", "token"],
+      ["auth", "token", ...(host ? ["--hostname", host] : [])],
       { env, timeout: ghTimeoutMs, windowsHide: true, maxBuffer: 64 * 1024 },
       (error, stdout) => {
         const token = String(stdout ?? "").trim();

@@ -4,6 +4,7 @@ import { constants } from "node:os";
 import { Command, CommanderError, Option } from "commander";
 import type { AgentDeps } from "../actions/agent-context.js";
 import { UsageError } from "../actions/errors.js";
+import { repoOfClone } from "../actions/git-remote.js";
 import { githubTokenFromEnv, resolveGithubToken } from "../actions/github-token.js";
 import { packageVersion } from "../actions/package-version.js";
 import { sessionEnvVars } from "../actions/session.js";
@@ -115,7 +116,11 @@ export async function runCommandLine(
         `${spec.name} needs a command after --, e.g. claim-hold ${spec.name} … -- npm test`,
       );
     }
-    const githubToken = spec.needsGithubToken ? (await resolveGithubToken(deps.env))?.token : envToken;
+    // gh keeps one token per host: a clone of a GitHub Enterprise repository asks for that host's.
+    const host = async () => (await repoOfClone(deps.cwd))?.host;
+    const githubToken = spec.needsGithubToken
+      ? (await resolveGithubToken(deps.env, { host }))?.token
+      : envToken;
     secrets = [githubToken];
     const ctx: CommandContext = {
       ...deps,
