@@ -9,8 +9,10 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { chooseRemote, repoFromRemoteUrl } from "../src/agent/actions/git-remote.js";
+import { describeError } from "../src/agent/cli/describe-error.js";
 import { humanSpan, relativeTime } from "../src/agent/cli/relative-time.js";
 import { formatTable } from "../src/agent/cli/table.js";
+import { ClaimHoldError } from "../src/agent/client/index.js";
 import { type FakeApi, startFakeApi } from "./support/fake-api.js";
 
 const root = resolve(import.meta.dirname, "..");
@@ -427,6 +429,40 @@ describe("relativeTime and humanSpan", () => {
     [48 * 3_600_000, "2 d"],
   ])("%d ms → %s", (ms, expected) => {
     expect(humanSpan(ms)).toBe(expected);
+  });
+});
+
+describe("describeError (the line a refused claim prints)", () => {
+  const now = Date.parse("2026-05-01T12:00:00.000Z");
+  const holder = { kind: "agent", login: "fleet-bot", runtime: "codex", sessionId: "b71d" };
+  const held = (details: Record<string, unknown>) =>
+    new ClaimHoldError({ status: 409, code: "held", message: "o/r#12 is held by another session.", details });
+  const times = { lastHeartbeatAt: "2026-05-01T11:59:40.000Z", reclaimableAt: "2026-05-01T12:04:00.000Z" };
+  it.each([
+    [
+      "a live holder",
+      held({ holder, state: "active", ...times }),
+      "o/r#12 is held by another session (holder fleet-bot (codex session b71d) · state active · last heartbeat 20 s ago · reclaimable in 4 min); pick other work (claim-hold next), or claim again with --takeover once the holder goes stale",
+    ],
+    [
+      "a stale holder, subject known",
+      held({ holder, state: "stale", ...times, subject: "o/r#12" }),
+      "o/r#12 is held by another session (holder fleet-bot (codex session b71d) · state stale · last heartbeat 20 s ago · reclaimable in 4 min); the holder is not live: take it over with --takeover (claim-hold claim o/r#12 --takeover)",
+    ],
+    [
+      "a reclaimable holder with another claimant's takeover pending",
+      held({ holder, state: "reclaimable", ...times, takeoverPendingBy: { login: "other-bot" } }),
+      "o/r#12 is held by another session (holder fleet-bot (codex session b71d) · state reclaimable · last heartbeat 20 s ago · reclaimable in 4 min); a takeover by other-bot is pending",
+    ],
+    ["held without details", held({}), "o/r#12 is held by another session."],
+    [
+      "another refusal",
+      new ClaimHoldError({ status: 409, code: "human_held", message: "o/r#12 is held by @octocat." }),
+      "o/r#12 is held by @octocat.",
+    ],
+    ["not a ClaimHoldError", new Error("boom"), "boom"],
+  ])("%s", (_, error, expected) => {
+    expect(describeError(error, now)).toBe(expected);
   });
 });
 

@@ -30,6 +30,7 @@ export function describeError(error: unknown, now: number): string {
   } else if (typeof details.reclaimableAt === "string") {
     advice = "; pick other work (claim-hold next), or claim again with --takeover once the holder goes stale";
   }
+  if (parts.length === 0 && !advice) return message;
   const sentence = message.replace(/\.$/, "");
   return parts.length > 0 ? `${sentence} (${parts.join(" · ")})${advice}` : `${sentence}${advice}`;
 }
