@@ -84,8 +84,7 @@ async function main() {
       .replaceAll(places.remote, "~/widgets.git")
       .replaceAll(places.a, "~/session-a")
       .replaceAll(places.b, "~/session-b")
-      .replaceAll(app.url, "$CLAIM_HOLD_URL")
-      .replaceAll(sim.baseUrl, "$GITHUB_API_URL");
+      .replaceAll(app.url, "$CLAIM_HOLD_URL");
 
   const sessions = {
     a: {
@@ -107,7 +106,6 @@ async function main() {
     HOME: process.env.HOME,
     CLAIM_HOLD_URL: app.url,
     GITHUB_TOKEN: fleet.token,
-    GITHUB_API_URL: sim.baseUrl,
     GIT_CONFIG_NOSYSTEM: "1",
     GIT_AUTHOR_NAME: "fleet-bot",
     GIT_AUTHOR_EMAIL: "fleet-bot@users.noreply.github.com",
@@ -187,7 +185,10 @@ async function main() {
     say("35 s pass on the App's clock with no heartbeat from A: its claim is stale (ttl 30 s).");
     await step("a", "claim-hold", ["status"]);
 
-    say("Session B (Codex on build-8), same GitHub account, finds #12 free to take over and does so.");
+    say(
+      "Session B (Codex on build-8), same GitHub account, sees #12 skipped as held; its claim is refused " +
+        "with who holds it and since when, and the advice to take it over, which B does.",
+    );
     await step("b", "claim-hold", ["queue", repo]);
     await step("b", "claim-hold", ["claim", `${repo}#12`]);
     const takeover = launch("b", "claim-hold", ["claim", `${repo}#12`, "--takeover"]);

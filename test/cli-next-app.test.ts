@@ -3,6 +3,8 @@ import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { claimMarkers, type E2eWorld, fleet, maintainer, repo, startWorld } from "./e2e/support/e2e-world.js";
 import { probeRedis } from "./support/redis.js";
@@ -36,21 +38,26 @@ function worktree(): string {
   return dir;
 }
 
+/** The environment of one agent of the fleet. */
+function agentEnv(sessionId: string): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? "",
+    HOME: process.env.HOME ?? "",
+    CLAIM_HOLD_URL: world.app.url,
+    GITHUB_TOKEN: fleet.token,
+    CLAIM_HOLD_SESSION_ID: sessionId,
+    CLAIM_HOLD_RUNTIME: "claude-code",
+    CLAIM_HOLD_HOST: "build-7",
+    CLAIM_HOLD_HEARTBEAT_MS: "200",
+    GIT_CONFIG_NOSYSTEM: "1",
+  };
+}
+
 /** One agent of the fleet: its own worktree and session id, the fleet's shared GitHub account. */
 function cli(sessionId: string, args: string[], cwd = worktree()): Promise<Result> {
   const child = spawn(process.execPath, [bin, ...args], {
     cwd,
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      CLAIM_HOLD_URL: world.app.url,
-      GITHUB_TOKEN: fleet.token,
-      CLAIM_HOLD_SESSION_ID: sessionId,
-      CLAIM_HOLD_RUNTIME: "claude-code",
-      CLAIM_HOLD_HOST: "build-7",
-      CLAIM_HOLD_HEARTBEAT_MS: "200",
-      GIT_CONFIG_NOSYSTEM: "1",
-    },
+    env: agentEnv(sessionId),
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stdout = "";
@@ -90,6 +97,36 @@ describe.skipIf(!redisProbe.available)("the fleet loop against the App and the s
   afterEach(async () => {
     await world.close();
     for (const dir of temporary) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("MCP list_free_issues answers the ranking `queue` prints; inside a clone both find the repository from origin", async () => {
+    const clone = worktree();
+    execFileSync("git", ["remote", "add", "origin", `https://github.com/${repo}.git`], { cwd: clone });
+
+    const queue = await cli("reader", ["queue", "--json"], clone);
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [bin, "mcp"],
+      cwd: clone,
+      env: agentEnv("reader"),
+      stderr: "pipe",
+    });
+    const client = new Client({ name: "claim-hold-test", version: "1.0.0" });
+    await client.connect(transport);
+    try {
+      const listed = await client.callTool({ name: "list_free_issues", arguments: { repo } });
+
+      expect(queue.code).toBe(0);
+      expect(listed.isError).toBeFalsy();
+      const free = (listed.structuredContent as { free: Record<string, unknown>[] }).free;
+      expect(free.map((f) => f.issue)).toEqual([5, 1, 2, 3, 6]);
+      expect(free.map(({ issue, title, rank, reasons }) => ({ issue, title, rank, reasons }))).toEqual(
+        json(queue).queue,
+      );
+      expect(free[0]).toMatchObject({ subject: `${repo}#5`, title: "Urgent", rank: 1 });
+    } finally {
+      await client.close();
+    }
   });
 
   it("queue shows the App's ranking; N agents running next at once get N distinct issues, the next one exits 3", async () => {

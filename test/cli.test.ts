@@ -7,8 +7,6 @@ import { hostname, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { findFreeIssues } from "../src/agent/actions/free-issues.js";
-import type { ClaimRow } from "../src/agent/client/index.js";
 import { type FakeApi, startFakeApi } from "./support/fake-api.js";
 
 const bin = resolve(import.meta.dirname, "../bin/claim-hold.js");
@@ -33,7 +31,6 @@ function baseEnv(extra: Record<string, string | undefined> = {}): NodeJS.Process
     HOME: process.env.HOME,
     CLAIM_HOLD_URL: fake.url,
     GITHUB_TOKEN: agentToken,
-    GITHUB_API_URL: fake.url,
     CLAIM_HOLD_SESSION_ID: "sess-a",
     CLAIM_HOLD_HEARTBEAT_MS: "100",
     GIT_CONFIG_NOSYSTEM: "1",
@@ -237,6 +234,8 @@ describe("claim → status → verify → release", () => {
 
     expect(claimed.code).toBe(0);
     expect(claimed.stdout).toMatch(/^claimed octo\/widgets#7 · generation 1 · branch agent\/sess-a\/7-docs/);
+    // People read relative times; --json keeps the exact ISO value.
+    expect(claimed.stdout).toMatch(/ · expires in \d+ (s|min)\n$/);
     expect(fake.requests[0]?.body).toMatchObject({ taskClass: "reviewer", branch: "agent/sess-a/7-docs" });
   });
 
@@ -367,7 +366,7 @@ describe("exit codes", () => {
     expect((await cli(["frobnicate"])).code).toBe(2);
     expect((await cli([])).code).toBe(2);
     expect((await cli(["claim", `${repo}#1`], { env: { GITHUB_TOKEN: undefined } })).stderr).toContain(
-      "GITHUB_TOKEN is not set",
+      "no GitHub token: set GH_TOKEN or GITHUB_TOKEN",
     );
     const noUrl = await cli(["claim", `${repo}#1`, "--json"], { env: { CLAIM_HOLD_URL: undefined } });
     expect(noUrl.code).toBe(2);
@@ -420,7 +419,7 @@ describe("exit codes", () => {
     for (const [command, pending] of helps) {
       const help = await pending;
       expect(help.code, command).toBe(0);
-      expect(help.stdout, command).toMatch(new RegExp(`^usage: claim-hold ${command}`));
+      expect(help.stdout, command).toMatch(new RegExp(`^Usage: claim-hold ${command}`));
     }
   });
 });
@@ -668,11 +667,13 @@ describe("queue", () => {
     expect(text.code).toBe(0);
     expect(text.stdout).toBe(
       [
-        "1\tocto/widgets#4\tpriority:p0, oldest\turgent",
+        "RANK  ISSUE           REASONS              TITLE",
+        "1     octo/widgets#4  priority:p0, oldest  urgent",
         "… (more eligible issues: raise --limit)",
-        "skipped:",
-        "-\tocto/widgets#2\theld",
-        "-\tocto/widgets#6\thuman",
+        "",
+        "SKIPPED         WHY",
+        "octo/widgets#2  held",
+        "octo/widgets#6  human",
         "",
       ].join("\n"),
     );
@@ -879,48 +880,6 @@ async function closedPortUrl(): Promise<string> {
   await new Promise((r) => server.close(r));
   return `http://127.0.0.1:${port}`;
 }
-
-describe("findFreeIssues (the join rule behind queue)", () => {
-  const row = (state: string, extra: Partial<ClaimRow> = {}): ClaimRow => ({
-    subject: `${repo}#9`,
-    state,
-    reasons: [],
-    actor: { kind: "agent", login: "agent-bot" },
-    ...extra,
-  });
-  it.each([
-    { state: "active", free: null },
-    { state: "waiting", free: null },
-    { state: "awaiting-review", free: null },
-    { state: "human", free: null },
-    { state: "human-idle", free: null },
-    { state: "conflicted", free: null },
-    { state: "unknown", free: null },
-    { state: "a-state-from-the-future", free: null },
-    { state: "stale", free: { reason: "stale", takeover: true } },
-    { state: "reclaimable", free: { reason: "reclaimable", takeover: true } },
-    { state: "phantom", free: null },
-    { state: "phantom", actor: null, free: { reason: "phantom", takeover: false } },
-  ])("a $state row (actor: $actor) → $free", ({ state, actor, free }) => {
-    const issues = [{ number: 9, title: "nine", assignees: ["agent-bot"] }];
-    const rows = [row(state, actor === null ? { actor: null } : {})];
-
-    const result = findFreeIssues(repo, issues, rows);
-
-    expect(result).toEqual(
-      free ? [expect.objectContaining({ subject: `${repo}#9`, title: "nine", ...free })] : [],
-    );
-  });
-
-  it("treats an open issue without a row as free only when nobody is assigned", () => {
-    const issues = [
-      { number: 1, title: "a", assignees: [] },
-      { number: 2, title: "b", assignees: ["octocat"] },
-    ];
-
-    expect(findFreeIssues(repo, issues, []).map((f) => [f.issue, f.reason])).toEqual([[1, "unclaimed"]]);
-  });
-});
 
 function gitAsync(cwd: string, ...args: string[]): Promise<string> {
   return new Promise((resolvePromise, reject) => {

@@ -89,6 +89,55 @@ async function until(condition: () => boolean, what: string, timeoutMs = 10_000)
   }
 }
 
+describe("list_free_issues", () => {
+  it("answers the App's ranked queue (what claim_next_issue would pick, in order) and never calls GitHub", async () => {
+    fake.openIssues.set(repo, [
+      { number: 3, title: "three", assignees: [] },
+      { number: 5, title: "five", assignees: [], labels: ["p0", "agent-ready"] },
+      { number: 6, title: "six", assignees: ["octocat"] },
+    ]);
+    const mcp = await startMcp("sessA");
+
+    const listed = await mcp.call("list_free_issues", { repo });
+    const limited = await mcp.call("list_free_issues", { repo, limit: 1 });
+
+    expect(listed.isError).toBeFalsy();
+    expect(listed.structuredContent).toEqual({
+      repo,
+      free: [
+        { subject: "octo/widgets#5", issue: 5, title: "five", rank: 1, reasons: ["priority:p0", "oldest"] },
+        { subject: "octo/widgets#3", issue: 3, title: "three", rank: 2, reasons: ["oldest"] },
+      ],
+      skipped: [{ subject: "octo/widgets#6", issue: 6, reason: "human" }],
+      truncated: false,
+    });
+    expect(textOf(listed)).toContain(
+      '2 free issue(s) in octo/widgets, best first: #5 "five" (priority:p0, oldest); #3 "three" (oldest). Skipped: 1 human.',
+    );
+    expect(limited.structuredContent).toMatchObject({ free: [{ issue: 5 }], truncated: true });
+    expect(textOf(limited)).toContain("1+ free issue(s)");
+    // Only the App's queue route, with the agent's token: no GitHub host, no inventory join.
+    expect(fake.requests.map((r) => [r.method, r.path, r.authorization])).toEqual([
+      ["GET", "/api/v1/repos/octo/widgets/queue", "Bearer ghp_agenttoken"],
+      ["GET", "/api/v1/repos/octo/widgets/queue?limit=1", "Bearer ghp_agenttoken"],
+    ]);
+  });
+
+  it("reports a failure of the App as a tool error with the server's code", async () => {
+    const mcp = await startMcp("sessC");
+    fake.script("GET", "/api/v1/repos/octo/widgets/queue", {
+      status: 404,
+      body: { error: "not_installed", message: "the App is not installed on octo/widgets" },
+    });
+
+    const failed = await mcp.call("list_free_issues", { repo });
+
+    expect(failed.isError).toBe(true);
+    expect(failed.structuredContent).toMatchObject({ error: "not_installed", status: 404 });
+    expect(textOf(failed)).toContain("not_installed: the App is not installed on octo/widgets");
+  });
+});
+
 describe("claim_next_issue", () => {
   it("claims the App's pick, heartbeats it without tool calls, and answers queueEmpty when nothing is left", async () => {
     const mcp = await startMcp("sessA");

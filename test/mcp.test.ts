@@ -1,8 +1,6 @@
 // `claim-hold mcp` as a child process driven by the MCP SDK's own client over stdio, against the real App.
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -53,36 +51,16 @@ let prefix: string;
 let store: RedisLivenessStore;
 let app: AppHarness;
 let github: GitHubRequestLog;
-let restIssues: Server;
-let restUrl: string;
 let temporary: string[];
 let sessions: McpSession[];
 
 beforeAll(async () => {
   if (!probe.available) return;
   redis = await createTestRedis();
-  // GitHub's REST issue list as the child process sees it (nock only reaches this process).
-  restIssues = createServer((req, res) => {
-    const listOpenIssues =
-      req.method === "GET" &&
-      req.url?.startsWith(`/repos/${repo}/issues?`) &&
-      req.headers.authorization === `Bearer ${agentToken}`;
-    res.writeHead(listOpenIssues ? 200 : 404, { "content-type": "application/json" });
-    res.end(
-      JSON.stringify(
-        listOpenIssues
-          ? issues.map((i) => ({ number: i.number, title: i.title, assignees: [] }))
-          : { message: "Not Found" },
-      ),
-    );
-  });
-  await new Promise<void>((done) => restIssues.listen(0, "127.0.0.1", done));
-  restUrl = `http://127.0.0.1:${(restIssues.address() as AddressInfo).port}`;
 });
 
 afterAll(async () => {
   await redis?.quit();
-  await new Promise((done) => restIssues?.close(done));
 });
 
 beforeEach(async () => {
@@ -148,7 +126,6 @@ async function startMcp(sessionId: string, env: Record<string, string> = {}): Pr
       GIT_CONFIG_NOSYSTEM: "1",
       CLAIM_HOLD_URL: app.url,
       GITHUB_TOKEN: agentToken,
-      GITHUB_API_URL: restUrl,
       CLAIM_HOLD_SESSION_ID: sessionId,
       CLAIM_HOLD_RUNTIME: "claude-code",
       CLAIM_HOLD_HOST: "build-7",
@@ -224,7 +201,7 @@ function leaseFileOf(session: McpSession, issueNumber: number) {
 }
 
 describeRedis("claim-hold mcp", () => {
-  it("lists, claims, heartbeats on its own, warns of scope overlaps and reports a lost claim in the next result", async () => {
+  it("lists its tools, claims, heartbeats on its own, warns of scope overlaps and reports a lost claim in the next result", async () => {
     const mcp = await startMcp("sessA");
     const tools = await mcp.client.listTools();
     expect(tools.tools.map((t) => t.name).sort()).toEqual([
@@ -239,20 +216,7 @@ describeRedis("claim-hold mcp", () => {
     ]);
 
     mockColdAuth();
-    nockOpenIssues(github, repo, repoId, issues);
-    const listed = await mcp.call("list_free_issues", { repo });
-    expect(listed.isError).toBeFalsy();
-    expect(
-      (listed.structuredContent as { free: { issue: number; reason: string }[] }).free.map((f) => [
-        f.issue,
-        f.reason,
-      ]),
-    ).toEqual([
-      [12, "unclaimed"],
-      [13, "unclaimed"],
-      [14, "unclaimed"],
-    ]);
-
+    // list_free_issues reads the App's queue (test/mcp-next.test.ts); here the claim comes first.
     nockSubjectStatus(github, issue(12));
     const write = nockApplyTransition(github, { claimComment: { id: "IC_a", databaseId: 9001 } });
     const claimed = await mcp.call("claim_issue", { repo, issue: 12, scope: ["src/parser/**"] });

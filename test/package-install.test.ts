@@ -1,8 +1,19 @@
-// The published package: `npm pack` of a copy of the repository, installed into an empty folder, runs
-// `claim-hold --help` from dist/ and serves `import … from "claim-hold/client"`, and ships no tests or sources.
+// The published package: `npm pack` of a copy of the repository, installed into an empty folder and globally
+// (`npm install -g --prefix <tmp> <tarball>`, the way docs/reference/cli.md installs it before any registry
+// release), runs `claim-hold --version` and `--help` from dist/, serves `import … from "claim-hold/client"`,
+// and ships no tests or sources.
 import { execFile, spawn } from "node:child_process";
 import { generateKeyPairSync } from "node:crypto";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
@@ -14,6 +25,7 @@ const root = resolve(import.meta.dirname, "..");
 const work = mkdtempSync(join(tmpdir(), "claim-hold-pack-"));
 const source = join(work, "source");
 const consumer = join(work, "consumer");
+const globalPrefix = join(work, "global");
 const npmEnv = {
   ...process.env,
   npm_config_audit: "false",
@@ -28,6 +40,7 @@ interface PackResult {
 
 let packed: PackResult;
 let installLog = "";
+let globalInstallLog = "";
 
 beforeAll(async () => {
   // The build (prepack) writes dist/ into the copy, never into the worktree.
@@ -64,6 +77,22 @@ beforeAll(async () => {
     { cwd: consumer, env: npmEnv, maxBuffer: 64 * 1024 * 1024 },
   );
   installLog = `${install.stdout}${install.stderr}`;
+
+  // A global install into a prefix of its own: `<prefix>/bin/claim-hold` is what lands on a user's PATH.
+  const global = await run(
+    "npm",
+    [
+      "install",
+      "-g",
+      "--prefix",
+      globalPrefix,
+      "--prefer-offline",
+      "--ignore-scripts",
+      join(work, packed.filename),
+    ],
+    { cwd: work, env: npmEnv, maxBuffer: 64 * 1024 * 1024 },
+  );
+  globalInstallLog = `${global.stdout}${global.stderr}`;
 }, 300_000);
 
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -103,8 +132,8 @@ describe("the published package", () => {
   it("runs `claim-hold --help` and maps a missing CLAIM_HOLD_URL to the usage exit code", async () => {
     const bin = join(consumer, "node_modules/.bin/claim-hold");
     const help = await run(bin, ["--help"], { cwd: consumer });
-    expect(help.stdout).toContain("usage: claim-hold <command> [options]");
-    expect(help.stdout).toMatch(/^\s+claim\s/m);
+    expect(help.stdout).toMatch(/^Usage: claim-hold \[options\] \[command\]/);
+    expect(help.stdout).toMatch(/^\s+claim \[options\] <issue>\s/m);
     const env = { PATH: process.env.PATH ?? "", HOME: consumer };
     const missing = await run(bin, ["verify"], { cwd: consumer, env }).then(
       () => ({ code: 0 }),
@@ -112,6 +141,31 @@ describe("the published package", () => {
     );
     expect(missing.code).toBe(2);
   });
+
+  it("installs globally from the tarball: claim-hold on the prefix's PATH prints its version and help", async () => {
+    expect(globalInstallLog).toMatch(/added \d+ packages/);
+    const bin = join(globalPrefix, "bin", "claim-hold");
+    const env = { PATH: `${join(globalPrefix, "bin")}:${process.env.PATH ?? ""}`, HOME: consumer };
+    const version = await run("claim-hold", ["--version"], { cwd: work, env });
+    expect(version.stdout).toBe(`${JSON.parse(readFileSync(join(root, "package.json"), "utf8")).version}\n`);
+    const help = await run(bin, ["--help"], { cwd: work, env });
+    expect(help.stdout).toMatch(/^Usage: claim-hold \[options\] \[command\]/);
+    const mcpHelp = await run(bin, ["mcp", "--help"], { cwd: work, env });
+    expect(mcpHelp.stdout).toContain("list_free_issues");
+    // The compiled CLI, with no loader: tsx is a dev dependency and is not installed.
+    expect(() => readFileSync(join(globalPrefix, "lib", "node_modules", "tsx", "package.json"))).toThrow();
+  });
+
+  it("runs from the tarball with `npx --package=<tarball> claim-hold`, as docs/reference/cli.md shows", async () => {
+    const result = await run(
+      "npx",
+      ["--yes", "--prefer-offline", `--package=${join(work, packed.filename)}`, "claim-hold", "--version"],
+      { cwd: work, env: npmEnv, maxBuffer: 16 * 1024 * 1024 },
+    );
+    expect(result.stdout.trim().split("\n").at(-1)).toBe(
+      JSON.parse(readFileSync(join(root, "package.json"), "utf8")).version,
+    );
+  }, 180_000);
 
   it('serves `import … from "claim-hold/client"` with the client and the wire contract', async () => {
     const probe = [
@@ -121,6 +175,40 @@ describe("the published package", () => {
     ].join("\n");
     const { stdout } = await run(process.execPath, ["--input-type=module", "-e", probe], { cwd: consumer });
     expect(JSON.parse(stdout)).toEqual(["function", "function", "function"]);
+  });
+});
+
+describe("the install instructions", () => {
+  /** Every Markdown file a reader meets: the README and docs/ (docs/github-action.md is the Action's, kept by its own test). */
+  function docs(): string[] {
+    const found = [join(root, "README.md")];
+    const walk = (dir: string) => {
+      for (const entry of readdirSync(dir, { withFileTypes: true })) {
+        const path = join(dir, entry.name);
+        if (entry.isDirectory()) walk(path);
+        else if (entry.name.endsWith(".md") && entry.name !== "github-action.md") found.push(path);
+      }
+    };
+    walk(join(root, "docs"));
+    return found;
+  }
+
+  it("never tell anyone to run a bare `npx claim-hold` (the registry's claim-hold is not this package)", () => {
+    const bare = /\bnpx\s+(?:(?:-y|--yes)\s+)*claim-hold\b/;
+    const offenders = docs().flatMap((path) =>
+      readFileSync(path, "utf8")
+        .split("\n")
+        .map((line, i) => [`${path.slice(root.length + 1)}:${i + 1}`, line] as const)
+        .filter(
+          ([, line]) => bare.test(line) || /"command":\s*"npx"/.test(line) || /^command = "npx"/.test(line),
+        )
+        .map(([where]) => where),
+    );
+    expect(docs().length).toBeGreaterThan(5);
+    expect(offenders).toEqual([]);
+    expect(readFileSync(join(root, "docs", "reference", "cli.md"), "utf8")).toContain(
+      "npx --package=./claim-hold-0.1.0.tgz claim-hold",
+    );
   });
 });
 

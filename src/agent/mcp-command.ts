@@ -1,11 +1,10 @@
-// `claim-hold mcp`: the MCP server over stdio (SPEC §8.1) as a CLI command; its lifetime is the agent session's liveness.
-import { readFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
+// `claim-hold mcp`: the MCP server over stdio (docs/reference/cli.md) as a CLI command; its lifetime is the agent session's liveness.
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { type AgentContext, leaseDirOf } from "./actions/agent-context.js";
 import { UsageError } from "./actions/errors.js";
+import { packageVersion } from "./actions/package-version.js";
 import type { CommandSpec } from "./cli/command.js";
-import { createMcpServer } from "./mcp/create-mcp-server.js";
+import { createMcpServer, mcpToolSummaries } from "./mcp/create-mcp-server.js";
 import { createLeaseKeeper } from "./mcp/lease-keeper.js";
 
 /** How long releasing the leases may delay the exit (the SDK's client waits 2 s before SIGTERM). */
@@ -14,24 +13,25 @@ const releaseTimeoutMs = 1_800;
 export const mcpCommand: CommandSpec = {
   name: "mcp",
   summary: "serve claim-hold's tools to an agent runtime over MCP (stdio); heartbeats while it runs",
-  usage: "mcp",
-  details: [
-    "Tools: list_free_issues, claim_issue, claim_next_issue, claim_status, verify_hold, attest_commit,",
-    "release_claim.",
+  arguments: [],
+  options: {},
+  notes: [
+    "Tools:",
+    ...toolLines(),
+    "",
     "Every lease claimed through it is heartbeated at the advised interval for as long as the process",
     "runs; when stdin closes or on SIGTERM its leases are released with outcome handoff",
     "(CLAIM_HOLD_MCP_RELEASE_ON_EXIT=0: left to go stale instead). Leases live in .git/claim-hold/,",
-    "so `claim-hold verify` and the pre-push hook work alongside. Reads CLAIM_HOLD_URL, GITHUB_TOKEN.",
-    "Logs go to stderr; stdout carries only the protocol.",
+    "so `claim-hold verify` and the pre-push hook work alongside. Reads CLAIM_HOLD_URL and the GitHub",
+    "token (GH_TOKEN, GITHUB_TOKEN or `gh auth token`). Logs go to stderr; stdout carries only the protocol.",
   ],
-  options: {},
-  positionals: { min: 0, max: 0 },
+  needsGithubToken: true,
   async run(ctx) {
     if (ctx.out.json) throw new UsageError("mcp speaks JSON-RPC on stdout; --json does not apply");
     // Lease files need the worktree: fail at start, not at the first claim.
     const dir = await leaseDirOf(ctx);
     const keeper = createLeaseKeeper(ctx, dir);
-    const server = createMcpServer({ ctx, keeper, version: await packageVersion(ctx) });
+    const server = createMcpServer({ ctx, keeper, version: packageVersion(ctx.binPath) });
     const transport = new StdioServerTransport(process.stdin, ctx.stdout as NodeJS.WriteStream);
     const why = waitForEnd(ctx);
     await server.connect(transport);
@@ -64,8 +64,9 @@ function waitForEnd(ctx: AgentContext): Promise<string> {
   });
 }
 
-async function packageVersion(ctx: AgentContext): Promise<string> {
-  const text = await readFile(join(dirname(ctx.binPath), "..", "package.json"), "utf8").catch(() => "{}");
-  const version = (JSON.parse(text) as { version?: unknown }).version;
-  return typeof version === "string" ? version : "0.0.0";
+/** One help line per tool the server registers, so the help cannot drift from the server. */
+function toolLines(): string[] {
+  const tools = mcpToolSummaries();
+  const width = Math.max(...tools.map((tool) => tool.name.length));
+  return tools.map((tool) => `  ${tool.name.padEnd(width)}  ${tool.title}`);
 }

@@ -29,6 +29,8 @@ export interface AgentDeps {
 
 export interface AgentContext extends AgentDeps {
   out: Output;
+  /** The agent account's GitHub token (GH_TOKEN, GITHUB_TOKEN or `gh auth token`), resolved once at the edge. */
+  githubToken: string | undefined;
   /** Absolute path of `bin/claim-hold.js`, for hooks that must call this same CLI. */
   binPath: string;
 }
@@ -59,7 +61,7 @@ export function clientFor(
 ): ClaimHoldClient {
   return createClaimHoldClient({
     baseUrl,
-    githubToken: ctx.env.GITHUB_TOKEN?.trim() || undefined,
+    githubToken: ctx.githubToken,
     fetch: ctx.fetch,
     sleep: ctx.sleep,
     random: ctx.random,
@@ -68,10 +70,11 @@ export function clientFor(
   });
 }
 
+export const missingGithubTokenMessage =
+  "no GitHub token: set GH_TOKEN or GITHUB_TOKEN (a token of the agent's GitHub account), or log in with `gh auth login`";
+
 export function requireGithubToken(ctx: AgentContext): void {
-  if (!ctx.env.GITHUB_TOKEN?.trim()) {
-    throw new UsageError("GITHUB_TOKEN is not set (a token of the agent's GitHub account)");
-  }
+  if (!ctx.githubToken) throw new UsageError(missingGithubTokenMessage);
 }
 
 export function leaseCredentials(lease: LeaseFile): { id: string; token: string } {

@@ -31,7 +31,7 @@ export async function claimIssue(
   const baseUrl = serverUrl(ctx);
   const gitDir = await gitDirOf(ctx);
   const session = await resolveSession(ctx.env, gitDir);
-  // Proof for a re-claim of this session's live claim (SPEC invariant 14): the session key, and the
+  // Proof for a re-claim of this session's live claim (docs/reference/http-api.md): the session key, and the
   // lease token this worktree holds for the subject (the only proof left after the App's store loss).
   const sessionKey = await resolveSessionKey(gitDir, session.sessionId);
   const held = await readLease(leaseDir(gitDir), subject).catch(() => null);

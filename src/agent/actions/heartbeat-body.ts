@@ -6,7 +6,7 @@ import { type HeartbeatInput, isClaimHoldError } from "../client/index.js";
 import type { AgentContext } from "./agent-context.js";
 import { type LeaseFile, readLease, writeLease } from "./lease-store.js";
 
-/** The environment variable naming the JSON file the agent runtime keeps its usage in (SPEC §8). */
+/** The environment variable naming the JSON file the agent runtime keeps its usage in (docs/reference/cli.md). */
 export const usageFileVariable = "CLAIM_HOLD_USAGE_FILE";
 
 /** The usage file: cumulative figures for the session's current lease; other fields are the runtime's own. */

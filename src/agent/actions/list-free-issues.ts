@@ -1,40 +1,58 @@
-// The queue of a repository: the App's inventory joined with GitHub's open issues (`queue`, MCP `list_free_issues`).
+// The free issues of a repository, as the App ranks them (`GET …/queue`): MCP `list_free_issues`. The agent side
+// never reads GitHub itself; the App's queue already joins claims, assignees, blockers and open pull requests.
 import { type AgentContext, clientFor, requireGithubToken, serverUrl } from "./agent-context.js";
-import { type FreeIssue, findFreeIssues } from "./free-issues.js";
-import { listOpenIssues } from "./list-open-issues.js";
 
-export interface FreeIssueQuery {
-  /** How many open issues to read from GitHub. */
-  limit: number;
-  /** Only issues carrying every one of these labels. */
-  labels?: readonly string[];
+export interface FreeIssue {
+  subject: string;
+  issue: number;
+  title: string;
+  /** 1 = what `claim_next_issue` would pick first. */
+  rank: number;
+  /** Why it ranks where it does: `priority:p0`, `oldest`, `takeover`… */
+  reasons: string[];
 }
 
-/** The free issues of `repo` by the join rule; `truncated` when the inventory was cut short. */
+export interface SkippedIssue {
+  subject: string;
+  issue: number;
+  /** `held`, `human`, `blocked`, `pr-open`, `filtered`, `exempt`, `over-budget`… */
+  reason: string;
+}
+
+export interface FreeIssues {
+  repo: string;
+  free: FreeIssue[];
+  skipped: SkippedIssue[];
+  /** More eligible issues exist than `limit` let through. */
+  truncated: boolean;
+}
+
+/** The App's ranked queue of `repo`, at most `limit` eligible issues, with the first skipped ones and why. */
 export async function listFreeIssues(
   ctx: AgentContext,
   repo: string,
-  query: FreeIssueQuery,
-): Promise<{ free: FreeIssue[]; truncated: boolean }> {
+  query: { limit?: number } = {},
+): Promise<FreeIssues> {
   requireGithubToken(ctx);
-  const client = clientFor(ctx, serverUrl(ctx));
-  const [inventory, issues] = await Promise.all([
-    client.inventory(repo, { limit: 200 }, { signal: ctx.signal }),
-    listOpenIssues(
-      {
-        fetch: ctx.fetch,
-        apiUrl: ctx.env.GITHUB_API_URL?.trim() || "https://api.github.com",
-        token: ctx.env.GITHUB_TOKEN?.trim() ?? "",
-        signal: ctx.signal,
-      },
-      repo,
-      query.limit,
-      query.labels?.length ? { labels: query.labels } : {},
-    ),
-  ]);
-  const free = findFreeIssues(repo, issues, inventory.claims);
-  if (!query.labels?.length) return { free, truncated: inventory.truncated };
-  // Stale claims come from the inventory, which knows no labels: keep those GitHub listed.
-  const listed = new Set(issues.map((issue) => issue.number));
-  return { free: free.filter((f) => listed.has(f.issue)), truncated: inventory.truncated };
+  const answer = await clientFor(ctx, serverUrl(ctx)).queue(
+    repo,
+    query.limit === undefined ? {} : { limit: query.limit },
+    { signal: ctx.signal },
+  );
+  return {
+    repo,
+    free: answer.queue.map((entry) => ({
+      subject: `${repo}#${entry.issue}`,
+      issue: entry.issue,
+      title: entry.title,
+      rank: entry.rank,
+      reasons: entry.reasons,
+    })),
+    skipped: answer.skipped.map((skip) => ({
+      subject: `${repo}#${skip.issue}`,
+      issue: skip.issue,
+      reason: skip.reason,
+    })),
+    truncated: answer.truncated,
+  };
 }

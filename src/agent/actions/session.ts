@@ -66,7 +66,7 @@ export async function resolveSession(env: NodeJS.ProcessEnv, gitDir: string): Pr
 const sessionKeyPattern = /^[A-Za-z0-9_-]{32,256}$/;
 
 /**
- * The session's secret `sessionKey` (SPEC invariant 14), sent on every claim so the session can
+ * The session's secret `sessionKey` (docs/reference/http-api.md, re-claims need proof of the session), sent on every claim so the session can
  * re-claim its own live claim and nobody else can: 32 random bytes (base64url), created on first
  * use in `<gitDir>/claim-hold/session-keys/<sessionId>` (mode 0600, like the lease files).
  */

@@ -5,7 +5,7 @@ import { type LeaseFile, selectLease } from "../actions/lease-store.js";
 import { parseSubject } from "../actions/subject.js";
 import { redactSecrets } from "../client/index.js";
 
-export type FlagValue = string | boolean | undefined;
+export type FlagValue = string | string[] | boolean | undefined;
 
 export interface CommandContext extends AgentContext {
   flags: Record<string, FlagValue>;
@@ -14,8 +14,11 @@ export interface CommandContext extends AgentContext {
   rest: string[];
 }
 
-export function createOutput(json: boolean, deps: Pick<AgentDeps, "stdout" | "stderr" | "env">): Output {
-  const secrets = [deps.env.GITHUB_TOKEN];
+export function createOutput(
+  json: boolean,
+  deps: Pick<AgentDeps, "stdout" | "stderr">,
+  secrets: readonly (string | undefined)[],
+): Output {
   return {
     json,
     result(value, lines) {
@@ -31,6 +34,12 @@ export function createOutput(json: boolean, deps: Pick<AgentDeps, "stdout" | "st
 export function stringFlag(ctx: CommandContext, name: string): string | undefined {
   const value = ctx.flags[name];
   return typeof value === "string" ? value : undefined;
+}
+
+/** A repeatable option's values (empty when not given). */
+export function listFlag(ctx: CommandContext, name: string): string[] {
+  const value = ctx.flags[name];
+  return Array.isArray(value) ? value : typeof value === "string" ? [value] : [];
 }
 
 /** The lease named by `--issue`, else the only lease of this worktree. */

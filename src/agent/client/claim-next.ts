@@ -1,4 +1,4 @@
-// `POST /api/v1/claims/next`: the server picks the best free issue and claims it (SPEC §4.2).
+// `POST /api/v1/claims/next`: the server picks the best free issue and claims it (docs/reference/http-api.md).
 import { TakeoverPendingSchema } from "../../contract/api-responses.js";
 import { NextResponseSchema, PickedSchema } from "../../contract/queue-responses.js";
 import { claimWithTakeoverWaits } from "./claim-with-takeover-waits.js";

@@ -1,4 +1,4 @@
-// `POST /api/v1/claims`, waiting out `202 takeover_pending` answers up to a limit (SPEC §4.2).
+// `POST /api/v1/claims`, waiting out `202 takeover_pending` answers up to a limit (docs/reference/http-api.md).
 import { ClaimResponseSchema, TakeoverPendingSchema } from "../../contract/api-responses.js";
 import { ClaimHoldError } from "./errors.js";
 import type { ClaimInput, ClaimOptions, ClaimResult } from "./request-types.js";

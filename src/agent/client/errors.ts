@@ -1,6 +1,6 @@
 // ClaimHoldError: every failure of a client call, with the server's status, code and details.
 
-/** Codes the server sends (SPEC §4) plus the few the client itself raises. */
+/** Codes the server sends (docs/reference/http-api.md) plus the few the client itself raises. */
 export type ClaimHoldErrorCode =
   | "held"
   | "human_held"

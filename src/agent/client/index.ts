@@ -1,4 +1,4 @@
-// Typed client for every route of the claim-hold HTTP API (SPEC §4.2), for agents and the CLI.
+// Typed client for every route of the claim-hold HTTP API (docs/reference/http-api.md), for agents and the CLI.
 
 import {
   type AttestResponse,
@@ -34,9 +34,9 @@ import { parseBody, type RetryPolicy, sendRequest, type TransportDeps } from "./
 
 export * from "../../contract/api-responses.js";
 export * from "../../contract/claim-vocabulary.js";
-/** States of SPEC §2.2; kept out of the response schemas so a new state never breaks a client. */
+/** The derived claim states (docs/reference/http-api.md); kept out of the response schemas so a new state never breaks a client. */
 export * from "../../contract/derived-states.js";
-/** `claims/next` and the queue view (SPEC §4.2). */
+/** `claims/next` and the queue view. */
 export * from "../../contract/queue-responses.js";
 export { abortableSleep } from "./abortable-sleep.js";
 export { backoffDelay } from "./backoff.js";
@@ -200,7 +200,7 @@ function githubTokenFor(options: ClaimHoldClientOptions, call: string): string {
   throw new ClaimHoldError({
     status: 0,
     code: "missing_github_token",
-    message: `${call} needs a GitHub token of the agent's account (set GITHUB_TOKEN)`,
+    message: `${call} needs a GitHub token of the agent's account (GH_TOKEN, GITHUB_TOKEN or gh auth token)`,
   });
 }
 

@@ -1,7 +1,8 @@
-// The MCP server of SPEC §8.1: claim-hold's tools for any MCP-capable agent runtime, on the typed client.
+// The MCP server (docs/reference/cli.md): claim-hold's tools for any MCP-capable agent runtime, on the typed client.
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { AgentContext } from "../actions/agent-context.js";
 import type { LeaseKeeper } from "./lease-keeper.js";
+import type { ToolDeps } from "./tool-context.js";
 import { registerAskHuman } from "./tools/ask-human.js";
 import { registerAttestCommit } from "./tools/attest-commit.js";
 import { registerClaimIssue } from "./tools/claim-issue.js";
@@ -26,17 +27,41 @@ const instructions =
   "release_claim when done. If any tool result " +
   "says the session LOST an issue, stop working on that issue at once.";
 
+/** Every tool of the server, in the order it lists them. */
+const toolRegistrations: readonly ((server: McpServer, deps: ToolDeps) => void)[] = [
+  registerListFreeIssues,
+  registerClaimIssue,
+  registerClaimNextIssue,
+  registerClaimStatus,
+  registerVerifyHold,
+  registerAttestCommit,
+  registerReleaseClaim,
+  registerAskHuman,
+];
+
 /** The server with its tools; the caller connects it to a transport and owns its lifetime. */
 export function createMcpServer({ ctx, keeper, version }: McpServerDeps): McpServer {
   const server = new McpServer({ name: "claim-hold", version }, { instructions });
-  const deps = { ctx, keeper };
-  registerListFreeIssues(server, deps);
-  registerClaimIssue(server, deps);
-  registerClaimNextIssue(server, deps);
-  registerClaimStatus(server, deps);
-  registerVerifyHold(server, deps);
-  registerAttestCommit(server, deps);
-  registerReleaseClaim(server, deps);
-  registerAskHuman(server, deps);
+  for (const register of toolRegistrations) register(server, { ctx, keeper });
   return server;
+}
+
+export interface McpToolSummary {
+  name: string;
+  title: string;
+}
+
+/**
+ * The tools the server registers, read from the registrations themselves (for `mcp --help`): each one is
+ * run against a recorder that keeps the name and title; no handler runs, so no context is needed.
+ */
+export function mcpToolSummaries(): McpToolSummary[] {
+  const tools: McpToolSummary[] = [];
+  const recorder = {
+    registerTool(name: string, config: { title?: string }) {
+      tools.push({ name, title: config.title ?? name });
+    },
+  } as unknown as McpServer;
+  for (const register of toolRegistrations) register(recorder, {} as ToolDeps);
+  return tools;
 }

@@ -49,7 +49,7 @@ export function toolHandler<A>(
         structuredContent: notices.length > 0 ? { ...data, lost: notices } : data,
       };
     } catch (error) {
-      return errorResult(error, keeper.takeNotices(), [ctx.env.GITHUB_TOKEN]);
+      return errorResult(error, keeper.takeNotices(), [ctx.githubToken]);
     }
   };
 }

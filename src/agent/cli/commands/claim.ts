@@ -4,9 +4,12 @@ import { actorName } from "../../actions/actor-name.js";
 import { describeLease } from "../../actions/agent-context.js";
 import { claimIssue } from "../../actions/claim-issue.js";
 import { UsageError } from "../../actions/errors.js";
-import { formatSubject, parseSubject } from "../../actions/subject.js";
-import type { CommandSpec } from "../command.js";
-import { type CommandContext, stringFlag } from "../context.js";
+import { formatSubject, type SubjectRef } from "../../actions/subject.js";
+import { ClaimHoldError, isClaimHoldError } from "../../client/index.js";
+import { type CommandSpec, repoOption, showTokenOption } from "../command.js";
+import { type CommandContext, listFlag, stringFlag } from "../context.js";
+import { relativeTime } from "../relative-time.js";
+import { resolveSubject } from "../target.js";
 
 /** `--class`, checked against the task classes of the contract (default author). */
 export function taskClassFlag(ctx: CommandContext): string {
@@ -20,45 +23,54 @@ export function taskClassFlag(ctx: CommandContext): string {
 export const claimCommand: CommandSpec = {
   name: "claim",
   summary: "claim an issue (or take it over) and store its lease in this worktree",
-  usage:
-    "claim owner/repo#12 [--class author] [--branch <name>] [--takeover] [--scope <glob>…] [--artifacts <url>]\n" +
-    "                   [--ignore-blockers] [--allow-open-pr]",
-  details: [
-    "--class       task class: author (default), reviewer, merger, conflict-fix",
-    "--branch      branch of the work (default: the App's agent/<sessionId>/<issue>-<slug>,",
-    "              or on a takeover the incumbent's branch)",
-    "--takeover    take over a stale or reclaimable claim; waits out the incumbent's grace beat",
-    "--scope       a glob of the files the work expects to touch (repeatable)",
-    "--artifacts   URL or path of the session's handoff material",
-    "--ignore-blockers  claim although the issue has open blockers (else exit 3, blocked)",
-    "--allow-open-pr    claim although someone else's open pull request closes it (else exit 3, pr_open)",
-    "--show-token  include the lease token in --json output",
-    "exit 3: held by another or not free to work on (held, human_held, cap_reached, blocked, pr_open)",
+  arguments: [
+    {
+      name: "issue",
+      description: "owner/repo#12, or 12 inside a clone (repository from --repo or the origin remote)",
+      required: true,
+    },
   ],
   options: {
-    class: { type: "string" },
-    branch: { type: "string" },
-    takeover: { type: "boolean" },
-    scope: { type: "string", multiple: true },
-    artifacts: { type: "string" },
-    "ignore-blockers": { type: "boolean" },
-    "allow-open-pr": { type: "boolean" },
+    class: { value: "<name>", description: `task class: ${taskClasses.join(", ")} (default author)` },
+    branch: {
+      value: "<name>",
+      description:
+        "branch of the work (default: the App's agent/<sessionId>/<issue>-<slug>, or on a takeover the incumbent's branch)",
+    },
+    takeover: { description: "take over a stale or reclaimable claim; waits out the incumbent's grace beat" },
+    scope: {
+      value: "<glob>",
+      description: "a glob of the files the work expects to touch",
+      repeatable: true,
+    },
+    artifacts: { value: "<url>", description: "URL or path of the session's handoff material" },
+    "ignore-blockers": { description: "claim although the issue has open blockers (else exit 3, blocked)" },
+    "allow-open-pr": {
+      description: "claim although someone else's open pull request closes it (else exit 3, pr_open)",
+    },
+    ...repoOption,
+    ...showTokenOption,
   },
-  positionals: { min: 1, max: 1 },
+  notes: [
+    "Exit 3: held by another or not free to work on (held, human_held, cap_reached, blocked, pr_open);",
+    "a held issue's line names the holder, when it becomes reclaimable and whether --takeover applies.",
+  ],
+  needsGithubToken: true,
   async run(ctx) {
-    const subject = parseSubject(ctx.positionals[0] ?? "");
+    const subject = await resolveSubject(ctx, ctx.positionals[0]);
     const { lease, result, session } = await claimIssue(ctx, subject, {
       taskClass: taskClassFlag(ctx),
       branch: stringFlag(ctx, "branch"),
       takeover: ctx.flags.takeover === true,
-      scope: ctx.flags.scope as unknown as string[] | undefined,
+      scope: listFlag(ctx, "scope"),
       artifacts: stringFlag(ctx, "artifacts"),
       ignoreBlockers: ctx.flags["ignore-blockers"] === true,
       allowOpenPullRequest: ctx.flags["allow-open-pr"] === true,
-    });
+    }).catch(naming(subject));
     const lines = [
       `${result.created ? "claimed" : "re-claimed"} ${formatSubject(subject)} · generation ${lease.generation} · ` +
-        `branch ${lease.branch ?? "(none)"} · heartbeat every ${lease.heartbeatIntervalSeconds} s · expires ${lease.expiresAt}`,
+        `branch ${lease.branch ?? "(none)"} · heartbeat every ${lease.heartbeatIntervalSeconds} s · ` +
+        `expires ${relativeTime(lease.expiresAt, ctx.now())}`,
     ];
     if (result.resume) {
       lines.push(
@@ -81,3 +93,17 @@ export const claimCommand: CommandSpec = {
     return 0;
   },
 };
+
+/** A refusal of the claim of `subject`, carrying the subject in its details (the held line's takeover hint). */
+export function naming(subject: SubjectRef): (error: unknown) => never {
+  return (error) => {
+    if (!isClaimHoldError(error) || "subject" in error.details) throw error;
+    throw new ClaimHoldError({
+      status: error.status,
+      code: error.code,
+      message: error.message,
+      details: { ...error.details, subject: formatSubject(subject) },
+      cause: error,
+    });
+  };
+}

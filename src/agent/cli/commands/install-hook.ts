@@ -43,13 +43,14 @@ function shellQuote(value: string): string {
 export const installHookCommand: CommandSpec = {
   name: "install-hook",
   summary: "install a git pre-push hook that runs `verify` and `attest <sha>` for every push",
-  usage: "install-hook [--issue owner/repo#n] [--force]",
-  details: [
-    "--issue  bake the lease choice into the hook (when the worktree may hold several leases)",
-    "--force  replace an existing pre-push hook that claim-hold did not write",
-  ],
-  options: { force: { type: "boolean" } },
-  positionals: { min: 0, max: 0 },
+  arguments: [],
+  options: {
+    issue: {
+      value: "<owner/repo#n>",
+      description: "bake the lease choice into the hook (when the worktree may hold several leases)",
+    },
+    force: { description: "replace an existing pre-push hook that claim-hold did not write" },
+  },
   async run(ctx) {
     const issue = stringFlag(ctx, "issue");
     if (issue) parseSubject(issue);

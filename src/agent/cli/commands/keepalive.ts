@@ -5,22 +5,20 @@ import { keepLeaseFileAlive } from "../../actions/keep-lease-file-alive.js";
 import type { LeaseFile } from "../../actions/lease-store.js";
 import { formatSubject } from "../../actions/subject.js";
 import { ActorSchema, isClaimHoldError } from "../../client/index.js";
-import type { CommandSpec } from "../command.js";
+import { type CommandSpec, issueOption } from "../command.js";
 import { currentLease } from "../context.js";
 import { exitCodes } from "../exit-codes.js";
 
 export const keepaliveCommand: CommandSpec = {
   name: "keepalive",
   summary: "heartbeat the lease until it is released, superseded or gone (run it in the background)",
-  usage: "keepalive",
-  details: [
-    "--issue owner/repo#n  which lease, when this worktree holds more than one",
+  arguments: [],
+  options: { ...issueOption },
+  notes: [
     "Stops with exit 0 on SIGTERM/SIGINT (the lease is left to go stale, not released)",
     "or when `claim-hold release` removed the lease; exit 4 when superseded, gone, or",
     "the server stayed unreachable until the lease expired.",
   ],
-  options: {},
-  positionals: { min: 0, max: 0 },
   async run(ctx) {
     const { dir, lease } = await currentLease(ctx);
     const end = await keepLeaseFileAlive(ctx, dir, lease);

@@ -8,10 +8,9 @@ import { readUsageFile, recordAsk, usageFileVariable } from "../../actions/heart
 import type { LeaseFile } from "../../actions/lease-store.js";
 import { releaseLeaseFile } from "../../actions/release-lease-file.js";
 import { formatSubject } from "../../actions/subject.js";
-import type { CommandSpec } from "../command.js";
+import { type CommandSpec, issueOption } from "../command.js";
 import { type CommandContext, currentLease, stringFlag } from "../context.js";
-
-const leaseOption = "--issue owner/repo#n  which lease, when this worktree holds more than one";
+import { relativeTime } from "../relative-time.js";
 
 /** The lease of this worktree (`--issue`) and the call's answer; a loss is recorded in the lease file. */
 async function onLease<T>(
@@ -26,25 +25,27 @@ export const heartbeatCommand: CommandSpec = {
   name: "heartbeat",
   summary:
     "send one heartbeat for the lease (optionally reporting a phase, PR, blocker, wait, usage or a need for a person)",
-  usage:
-    "heartbeat [--phase <text>] [--pull-request <n>] [--blocker <text>] [--wait-until <ISO-8601>] [--usage-usd <n>] [--needs-human <why>]",
-  details: [
-    leaseOption,
-    "--needs-human <why>  ask for a person (label, one comment, a notification); keepalive repeats the",
-    "                     ask until a heartbeat without it withdraws it",
-    "--usage-usd <n>      dollars this lease has spent so far (cumulative); without it, the figures of",
-    `                     ${usageFileVariable} are sent when it is set`,
-    "exit 4: superseded or gone (also when the issue's budget ran out)",
-  ],
+  arguments: [],
   options: {
-    phase: { type: "string" },
-    "pull-request": { type: "string" },
-    blocker: { type: "string" },
-    "wait-until": { type: "string" },
-    "usage-usd": { type: "string" },
-    "needs-human": { type: "string" },
+    phase: { value: "<text>", description: "what the work is doing now (edits the claim comment)" },
+    "pull-request": { value: "<n>", description: "the pull request of the work" },
+    blocker: { value: "<text>", description: "what the work waits for" },
+    "wait-until": {
+      value: "<ISO-8601>",
+      description: "an external wait: live until then (capped by maxWait)",
+    },
+    "usage-usd": {
+      value: "<n>",
+      description: `dollars this lease has spent so far (cumulative); without it, the figures of ${usageFileVariable} are sent when it is set`,
+    },
+    "needs-human": {
+      value: "<why>",
+      description:
+        "ask for a person (label, one comment, a notification); keepalive repeats the ask until a heartbeat without it withdraws it",
+    },
+    ...issueOption,
   },
-  positionals: { min: 0, max: 0 },
+  notes: ["Exit 4: superseded or gone (also when the issue's budget ran out)."],
   async run(ctx) {
     const pr = stringFlag(ctx, "pull-request");
     if (pr !== undefined && !/^\d+$/.test(pr))
@@ -76,7 +77,7 @@ export const heartbeatCommand: CommandSpec = {
       return clientFor(ctx, serverUrl(ctx, l)).heartbeat(leaseCredentials(l), input, { signal: ctx.signal });
     });
     ctx.out.result({ ok: true, command: "heartbeat", subject: formatSubject(lease), ...value }, [
-      `heartbeat ok: ${formatSubject(lease)} · generation ${value.generation} · ${value.state} · expires ${value.expiresAt}`,
+      `heartbeat ok: ${formatSubject(lease)} · generation ${value.generation} · ${value.state} · expires ${relativeTime(value.expiresAt, ctx.now())}`,
     ]);
     return 0;
   },
@@ -102,10 +103,9 @@ async function usageOf(ctx: CommandContext): Promise<{ costUsd?: number; tokens?
 export const verifyCommand: CommandSpec = {
   name: "verify",
   summary: "exit 0 only if this session still holds its claim (run before push, PR and merge)",
-  usage: "verify",
-  details: [leaseOption, "exit 4: superseded or gone"],
-  options: {},
-  positionals: { min: 0, max: 0 },
+  arguments: [],
+  options: { ...issueOption },
+  notes: ["Exit 4: superseded or gone."],
   async run(ctx) {
     const { lease, value } = await onLease(ctx, (l) =>
       clientFor(ctx, serverUrl(ctx, l)).verify(leaseCredentials(l), { signal: ctx.signal }),
@@ -120,10 +120,9 @@ export const verifyCommand: CommandSpec = {
 export const attestCommand: CommandSpec = {
   name: "attest",
   summary: "vouch for a commit with the lease, so the claim-hold check passes on it",
-  usage: "attest [sha]",
-  details: ["sha  any commit revision (default HEAD)", leaseOption, "exit 4: superseded or gone"],
-  options: {},
-  positionals: { min: 0, max: 1 },
+  arguments: [{ name: "sha", description: "any commit revision (default HEAD)", required: false }],
+  options: { ...issueOption },
+  notes: ["Exit 4: superseded or gone."],
   async run(ctx) {
     const revision = ctx.positionals[0] ?? "HEAD";
     const sha = /^[0-9a-f]{40}$/i.test(revision)
@@ -143,14 +142,13 @@ export const attestCommand: CommandSpec = {
 export const releaseCommand: CommandSpec = {
   name: "release",
   summary: "release the claim (default outcome: handoff) and forget the lease",
-  usage: "release [--outcome handoff|completed|abandoned] [--note <text>]",
-  details: [
-    "--note  handoff note, posted as an audit comment on the issue",
-    leaseOption,
-    "exit 4: superseded or gone (the lease file is removed all the same)",
-  ],
-  options: { outcome: { type: "string" }, note: { type: "string" } },
-  positionals: { min: 0, max: 0 },
+  arguments: [],
+  options: {
+    outcome: { value: "<outcome>", description: `${releaseOutcomes.join(", ")} (default handoff)` },
+    note: { value: "<text>", description: "handoff note, posted as an audit comment on the issue" },
+    ...issueOption,
+  },
+  notes: ["Exit 4: superseded or gone (the lease file is removed all the same)."],
   async run(ctx) {
     const outcome = stringFlag(ctx, "outcome") ?? "handoff";
     if (!releaseOutcomes.includes(outcome as ReleaseOutcomeName)) {

@@ -2,47 +2,62 @@
 import { actorName } from "../../actions/actor-name.js";
 import { describeLease } from "../../actions/agent-context.js";
 import { claimNextIssue } from "../../actions/claim-next-issue.js";
-import { formatSubject, parseRepo } from "../../actions/subject.js";
+import { formatSubject } from "../../actions/subject.js";
 import {
   ClaimHoldError,
   isClaimHoldError,
   type Picked,
   QueueSkippedCountsSchema,
 } from "../../client/index.js";
-import type { CommandSpec } from "../command.js";
-import type { CommandContext } from "../context.js";
+import { type CommandSpec, repoOption, showTokenOption } from "../command.js";
+import { type CommandContext, listFlag as listOf } from "../context.js";
+import { relativeTime } from "../relative-time.js";
+import { resolveRepo } from "../target.js";
 import { taskClassFlag } from "./claim.js";
 import { superviseCommand } from "./run.js";
 
 export const nextCommand: CommandSpec = {
   name: "next",
   summary: "claim the best free issue of a repository (the App picks it); with -- <cmd…>, run it like run",
-  usage:
-    "next owner/repo [--label <l>…] [--exclude-label <l>…] [--class …] [--takeovers] [--scope <glob>…] [-- <cmd…>]",
-  details: [
-    "The App picks atomically: concurrent sessions never get the same issue, so a fleet needs no",
-    "coordination. Order: the repository's priority labels, then oldest first, then number.",
-    "--label          only issues carrying this label (repeatable: all of them)",
-    "--exclude-label  no issue carrying this label (repeatable)",
-    "--class          task class: author (default), reviewer, merger, conflict-fix",
-    "--takeovers      reclaimable agent claims are eligible too (taken over, resumed on their branch)",
-    "--scope          a glob of the files the work expects to touch (repeatable)",
-    "--show-token     include the lease token in --json output",
-    "With -- <cmd…>: the command gets CLAIM_HOLD_SUBJECT, CLAIM_HOLD_LEASE_ID and CLAIM_HOLD_BRANCH, is",
-    "kept alive while it runs and released on exit (completed on 0, else handoff), as with run.",
-    "exit 3: nothing eligible (queue_empty; the counts say why) or this session is at its claim cap",
+  arguments: [
+    {
+      name: "repo",
+      description: "owner/repo (default: --repo, else this clone's origin remote)",
+      required: false,
+    },
   ],
   options: {
-    label: { type: "string", multiple: true },
-    "exclude-label": { type: "string", multiple: true },
-    class: { type: "string" },
-    takeovers: { type: "boolean" },
-    scope: { type: "string", multiple: true },
+    label: {
+      value: "<label>",
+      description: "only issues carrying this label (all of them)",
+      repeatable: true,
+    },
+    "exclude-label": { value: "<label>", description: "no issue carrying this label", repeatable: true },
+    class: { value: "<name>", description: "task class: author (default), reviewer, merger, conflict-fix" },
+    takeovers: {
+      description: "reclaimable agent claims are eligible too (taken over, resumed on their branch)",
+    },
+    scope: {
+      value: "<glob>",
+      description: "a glob of the files the work expects to touch",
+      repeatable: true,
+    },
+    ...repoOption,
+    ...showTokenOption,
   },
-  positionals: { min: 1, max: 1 },
-  rest: true,
+  rest: {
+    required: false,
+    description:
+      "run it like `run`: it gets CLAIM_HOLD_SUBJECT, CLAIM_HOLD_LEASE_ID and CLAIM_HOLD_BRANCH, is kept alive while it runs and released on exit (completed on 0, else handoff)",
+  },
+  notes: [
+    "The App picks atomically: concurrent sessions never get the same issue, so a fleet needs no",
+    "coordination. Order: the repository's priority labels, then oldest first, then number.",
+    "Exit 3: nothing eligible (queue_empty; the counts say why) or this session is at its claim cap.",
+  ],
+  needsGithubToken: true,
   async run(ctx) {
-    const repo = parseRepo(ctx.positionals[0] ?? "");
+    const repo = await resolveRepo(ctx, ctx.positionals[0]);
     const { lease, result, session } = await claimNextIssue(ctx, repo, {
       taskClass: taskClassFlag(ctx),
       labels: listFlag(ctx, "label"),
@@ -68,7 +83,7 @@ export const nextCommand: CommandSpec = {
     }
     const lines = [
       `claimed ${subject} · ${picked} · generation ${lease.generation} · branch ${lease.branch ?? "(none)"} · ` +
-        `heartbeat every ${lease.heartbeatIntervalSeconds} s · expires ${lease.expiresAt}`,
+        `heartbeat every ${lease.heartbeatIntervalSeconds} s · expires ${relativeTime(lease.expiresAt, ctx.now())}`,
       ...(takeover ? [takeover] : []),
     ];
     ctx.out.result(
@@ -89,8 +104,8 @@ export const nextCommand: CommandSpec = {
 };
 
 function listFlag(ctx: CommandContext, name: string): string[] | undefined {
-  const value = ctx.flags[name] as unknown;
-  return Array.isArray(value) && value.length > 0 ? (value as string[]) : undefined;
+  const values = listOf(ctx, name);
+  return values.length > 0 ? values : undefined;
 }
 
 function pickedLine(picked: Picked): string {

@@ -1,25 +1,34 @@
 // `queue owner/repo`: the App's ranked queue of the repository — what `next` would pick, in order, and what it skips and why.
 import { clientFor, requireGithubToken, serverUrl } from "../../actions/agent-context.js";
 import { UsageError } from "../../actions/errors.js";
-import { parseRepo } from "../../actions/subject.js";
-import type { CommandSpec } from "../command.js";
+import { type CommandSpec, repoOption } from "../command.js";
 import { stringFlag } from "../context.js";
+import { formatTable } from "../table.js";
+import { resolveRepo } from "../target.js";
 
 export const queueCommand: CommandSpec = {
   name: "queue",
   summary:
     "show the App's ranked queue of a repository: eligible issues best first, then skipped ones and why",
-  usage: "queue owner/repo [--limit <n>]",
-  details: [
+  arguments: [
+    {
+      name: "repo",
+      description: "owner/repo (default: --repo, else this clone's origin remote)",
+      required: false,
+    },
+  ],
+  options: {
+    limit: { value: "<n>", description: "how many eligible issues to show, 1–200 (default 50)" },
+    ...repoOption,
+  },
+  notes: [
     "The App's own ranking (GET /api/v1/repos/{owner}/{repo}/queue), the order `next` picks in:",
     "priority labels, then the repository's queue.order, then number. Skipped issues carry their",
     "reason: held, human, blocked, pr-open, filtered, exempt, over-budget.",
-    "--limit  how many eligible issues to show, 1–200 (default 50)",
   ],
-  options: { limit: { type: "string" } },
-  positionals: { min: 1, max: 1 },
+  needsGithubToken: true,
   async run(ctx) {
-    const repo = parseRepo(ctx.positionals[0] ?? "");
+    const repo = await resolveRepo(ctx, ctx.positionals[0]);
     const limitText = stringFlag(ctx, "limit");
     const limit = limitText === undefined ? undefined : Number(limitText);
     if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 1 || limit > 200)) {
@@ -29,14 +38,27 @@ export const queueCommand: CommandSpec = {
     const answer = await clientFor(ctx, serverUrl(ctx)).queue(repo, limit === undefined ? {} : { limit }, {
       signal: ctx.signal,
     });
-    const lines = answer.queue.map((entry) =>
-      `${entry.rank}\t${repo}#${entry.issue}\t${entry.reasons.join(", ")}\t${entry.title ?? ""}`.trimEnd(),
-    );
-    if (answer.queue.length === 0) lines.push(`no eligible issue in ${repo}`);
+    const lines =
+      answer.queue.length === 0
+        ? [`no eligible issue in ${repo}`]
+        : formatTable(
+            ["RANK", "ISSUE", "REASONS", "TITLE"],
+            answer.queue.map((entry) => [
+              String(entry.rank),
+              `${repo}#${entry.issue}`,
+              entry.reasons.join(", "),
+              entry.title ?? "",
+            ]),
+          );
     if (answer.truncated) lines.push("… (more eligible issues: raise --limit)");
     if (answer.skipped.length > 0) {
-      lines.push("skipped:");
-      for (const skip of answer.skipped) lines.push(`-\t${repo}#${skip.issue}\t${skip.reason}`);
+      lines.push("");
+      lines.push(
+        ...formatTable(
+          ["SKIPPED", "WHY"],
+          answer.skipped.map((skip) => [`${repo}#${skip.issue}`, skip.reason]),
+        ),
+      );
     }
     ctx.out.result(
       {

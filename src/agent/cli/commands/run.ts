@@ -8,12 +8,13 @@ import { findGitDir } from "../../actions/git.js";
 import type { LoopEnd } from "../../actions/keep-lease-alive.js";
 import { keepLeaseFileAlive } from "../../actions/keep-lease-file-alive.js";
 import { type LeaseFile, leaseDir, removeLease } from "../../actions/lease-store.js";
-import { formatSubject, parseSubject } from "../../actions/subject.js";
+import { formatSubject } from "../../actions/subject.js";
 import { redactSecrets } from "../../client/index.js";
-import type { CommandSpec } from "../command.js";
+import { type CommandSpec, repoOption } from "../command.js";
 import { type CommandContext, stringFlag } from "../context.js";
 import { exitCodes } from "../exit-codes.js";
-import { taskClassFlag } from "./claim.js";
+import { resolveSubject } from "../target.js";
+import { naming, taskClassFlag } from "./claim.js";
 import { keepaliveEndLine } from "./keepalive.js";
 
 const tailLines = 20;
@@ -22,20 +23,33 @@ const noteLimit = 4000;
 export const runCommand: CommandSpec = {
   name: "run",
   summary: "claim an issue, run a command while heartbeating, release when it exits",
-  usage: "run owner/repo#12 [--class …] [--branch …] [--takeover] -- <cmd…>",
-  details: [
-    "The command gets CLAIM_HOLD_LEASE_ID, CLAIM_HOLD_BRANCH and CLAIM_HOLD_SUBJECT.",
+  arguments: [
+    {
+      name: "issue",
+      description: "owner/repo#12, or 12 inside a clone (repository from --repo or the origin remote)",
+      required: true,
+    },
+  ],
+  options: {
+    class: { value: "<name>", description: "task class: author (default), reviewer, merger, conflict-fix" },
+    branch: { value: "<name>", description: "branch of the work (default: the App's)" },
+    takeover: { description: "take over a stale or reclaimable claim" },
+    ...repoOption,
+  },
+  rest: {
+    required: true,
+    description: "the command; it gets CLAIM_HOLD_LEASE_ID, CLAIM_HOLD_BRANCH and CLAIM_HOLD_SUBJECT",
+  },
+  notes: [
     "Exit 0 → release completed; non-zero → release handoff (note: the last lines of output).",
     "With --json the command's stdout is written to stderr, so stdout holds only the result.",
     "SIGINT/SIGTERM → forwarded to the command, then release handoff.",
     "Superseded or gone while running → SIGTERM to the command, SIGKILL after a grace",
     "(CLAIM_HOLD_KILL_GRACE_MS, default 10000), exit 4. Otherwise exits with the command's code.",
   ],
-  options: { class: { type: "string" }, branch: { type: "string" }, takeover: { type: "boolean" } },
-  positionals: { min: 1, max: 1 },
-  rest: true,
+  needsGithubToken: true,
   async run(ctx) {
-    const subject = parseSubject(ctx.positionals[0] ?? "");
+    const subject = await resolveSubject(ctx, ctx.positionals[0]);
     const [command, ...args] = ctx.rest;
     if (!command)
       throw new UsageError("run needs a command after --, e.g. claim-hold run o/r#12 -- npm test");
@@ -43,7 +57,7 @@ export const runCommand: CommandSpec = {
       taskClass: taskClassFlag(ctx),
       branch: stringFlag(ctx, "branch"),
       takeover: ctx.flags.takeover === true,
-    });
+    }).catch(naming(subject));
     ctx.out.info(
       `claimed ${formatSubject(subject)} (generation ${lease.generation}, branch ${lease.branch ?? "none"})`,
     );
@@ -125,7 +139,7 @@ export async function superviseCommand(
   const output = tail.text();
   const note = redactSecrets(
     `\`${[command, ...args].join(" ")}\` ${what}${output ? `; last output:\n${output}` : ""}`,
-    [ctx.env.GITHUB_TOKEN, lease.token],
+    [ctx.githubToken, lease.token],
   ).slice(0, noteLimit);
   try {
     await clientFor(ctx, serverUrl(ctx, lease)).release(leaseCredentials(lease), {

@@ -12,16 +12,17 @@ import { isLeaseLost } from "../../actions/errors.js";
 import { listLeases, markLease } from "../../actions/lease-store.js";
 import { formatSubject, parseSubject } from "../../actions/subject.js";
 import { isClaimHoldError } from "../../client/index.js";
-import type { CommandSpec } from "../command.js";
+import { type CommandSpec, issueOption, showTokenOption } from "../command.js";
 import { stringFlag } from "../context.js";
+import { relativeTime } from "../relative-time.js";
+import { formatTable } from "../table.js";
 
 export const statusCommand: CommandSpec = {
   name: "status",
   summary: "show this worktree's session id and leases, each verified with the server",
-  usage: "status [--issue owner/repo#n] [--show-token]",
-  details: ["Exit 0 whenever the local state could be read; each lease's remote state is in the output."],
-  options: {},
-  positionals: { min: 0, max: 0 },
+  arguments: [],
+  options: { ...issueOption, ...showTokenOption },
+  notes: ["Exit 0 whenever the local state could be read; each lease's remote state is in the output."],
   async run(ctx) {
     const only = stringFlag(ctx, "issue");
     const subject = only ? formatSubject(parseSubject(only)) : undefined;
@@ -29,8 +30,7 @@ export const statusCommand: CommandSpec = {
     const session = await sessionOf(ctx);
     const leases = (await listLeases(dir)).filter((l) => !subject || formatSubject(l) === subject);
     const rows: Record<string, unknown>[] = [];
-    const lines = [`session ${session.sessionId} (from ${session.source})`];
-    if (leases.length === 0) lines.push("no lease in this worktree");
+    const table: string[][] = [];
     for (const lease of leases) {
       let remote: Record<string, unknown>;
       let remoteText: string;
@@ -42,7 +42,7 @@ export const statusCommand: CommandSpec = {
           },
         );
         remote = { ...verified };
-        remoteText = `holder · ${verified.state} · expires ${verified.expiresAt ?? "?"}`;
+        remoteText = `holder, ${verified.state}, expires ${relativeTime(verified.expiresAt, ctx.now())}`;
       } catch (error) {
         if (!isClaimHoldError(error)) throw error;
         if (isLeaseLost(error)) {
@@ -58,10 +58,20 @@ export const statusCommand: CommandSpec = {
         remoteText = `NOT holder: ${error.code} (${error.message})`;
       }
       rows.push({ ...describeLease(lease, ctx.flags["show-token"] === true), remote });
-      lines.push(
-        `${formatSubject(lease)} · generation ${lease.generation} · ${lease.taskClass} · branch ${lease.branch ?? "(none)"} · ${remoteText}`,
-      );
+      table.push([
+        formatSubject(lease),
+        String(lease.generation),
+        lease.taskClass,
+        lease.branch ?? "(none)",
+        remoteText,
+      ]);
     }
+    const lines = [
+      `session ${session.sessionId} (from ${session.source})`,
+      ...(table.length === 0
+        ? ["no lease in this worktree"]
+        : formatTable(["ISSUE", "GEN", "CLASS", "BRANCH", "SERVER"], table)),
+    ];
     ctx.out.result({ ok: true, command: "status", sessionId: session.sessionId, leases: rows }, lines);
     return 0;
   },

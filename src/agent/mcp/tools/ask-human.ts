@@ -1,4 +1,4 @@
-// MCP tool `ask_human`: the session asks for a person (SPEC §8.1), or withdraws its ask; the server's heartbeats repeat it meanwhile.
+// MCP tool `ask_human`: the session asks for a person, or withdraws its ask; the server's heartbeats repeat it meanwhile.
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { clientFor, leaseCredentials, leaseDirOf, serverUrl } from "../../actions/agent-context.js";

@@ -1,7 +1,7 @@
-// MCP tool `list_free_issues`: the open issues of a repository nobody live is working on.
+// MCP tool `list_free_issues`: the App's ranked queue of a repository — what claim_next_issue would pick, in order.
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
-import { listFreeIssues } from "../../actions/list-free-issues.js";
+import { type FreeIssues, listFreeIssues } from "../../actions/list-free-issues.js";
 import { parseRepo } from "../../actions/subject.js";
 import { repoField, type ToolDeps, toolHandler } from "../tool-context.js";
 
@@ -11,40 +11,38 @@ export function registerListFreeIssues(server: McpServer, deps: ToolDeps): void 
     {
       title: "List free issues",
       description:
-        "List the open issues of a repository that nobody live is working on (no claim and no assignee, a " +
-        "stale or reclaimable agent claim, or a leftover label). Pick one and call claim_issue; entries with " +
-        "takeover: true need claim_issue with takeover: true.",
+        "List the issues of a repository that are free to work on, ranked by claim-hold as claim_next_issue " +
+        "would pick them (priority labels, then the repository's order), each with why it ranks there, and " +
+        "the first skipped issues with why (held, human, blocked, pr-open, filtered…). To work, call " +
+        "claim_next_issue (takes the first, atomically) or claim_issue with the one you choose.",
       inputSchema: {
         repo: repoField,
-        labels: z
-          .array(z.string().min(1).max(100))
-          .max(10)
-          .optional()
-          .describe("Only issues carrying every one of these labels."),
         limit: z
           .number()
           .int()
           .min(1)
-          .max(1000)
+          .max(200)
           .optional()
-          .describe("How many open issues to read from GitHub (default 100)."),
+          .describe("How many free issues to list, best first (default 50)."),
       },
       annotations: { readOnlyHint: true, openWorldHint: true },
     },
-    toolHandler(
-      deps,
-      async ({ repo, labels, limit }: { repo: string; labels?: string[]; limit?: number }) => {
-        const name = parseRepo(repo);
-        const { free, truncated } = await listFreeIssues(deps.ctx, name, {
-          limit: limit ?? 100,
-          ...(labels ? { labels } : {}),
-        });
-        const summary =
-          free.length === 0
-            ? `No free issue in ${name}.`
-            : `${free.length} free issue(s) in ${name}: ${free.map((f) => `#${f.issue}${f.takeover ? " (takeover)" : ""}`).join(", ")}.`;
-        return { summary, data: { repo: name, free, truncated } };
-      },
-    ),
+    toolHandler(deps, async ({ repo, limit }: { repo: string; limit?: number }) => {
+      const listing = await listFreeIssues(deps.ctx, parseRepo(repo), limit === undefined ? {} : { limit });
+      return { summary: summaryOf(listing), data: { ...listing } };
+    }),
   );
+}
+
+/** One sentence for the model: the free issues best first, then how many were skipped and why. */
+export function summaryOf({ repo, free, skipped, truncated }: FreeIssues): string {
+  const listed =
+    free.length === 0
+      ? `No free issue in ${repo}.`
+      : `${free.length}${truncated ? "+" : ""} free issue(s) in ${repo}, best first: ` +
+        `${free.map((f) => `#${f.issue} ${JSON.stringify(f.title)}${f.reasons.length > 0 ? ` (${f.reasons.join(", ")})` : ""}`).join("; ")}.`;
+  if (skipped.length === 0) return listed;
+  const why = new Map<string, number>();
+  for (const skip of skipped) why.set(skip.reason, (why.get(skip.reason) ?? 0) + 1);
+  return `${listed} Skipped: ${[...why].map(([reason, count]) => `${count} ${reason}`).join(", ")}.`;
 }
