@@ -109,12 +109,16 @@ export function runCli(cli, args, options) {
   });
 }
 
-/** The CLI's environment: the runner's, plus the App URL, the agent's token and the session. */
+/**
+ * The CLI's environment: the runner's, plus the App URL, the agent's token and the session. The CLI
+ * reads GH_TOKEN before GITHUB_TOKEN, so the `token` input is set as both: a GH_TOKEN the job set for
+ * `gh` must not override the identity the workflow gave the Action.
+ */
 export function cliEnv(base, settings) {
   return {
     ...base,
     CLAIM_HOLD_URL: settings.url,
-    ...(settings.token ? { GITHUB_TOKEN: settings.token } : {}),
+    ...(settings.token ? { GH_TOKEN: settings.token, GITHUB_TOKEN: settings.token } : {}),
     CLAIM_HOLD_SESSION_ID: settings.sessionId,
     CLAIM_HOLD_RUNTIME: settings.runtime,
     ...(base.RUNNER_NAME ? { CLAIM_HOLD_HOST: base.RUNNER_NAME } : {}),

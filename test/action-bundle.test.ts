@@ -84,13 +84,11 @@ describe("action/dist", () => {
       cwd: checkout,
       env: { PATH: "" },
     });
-    expect(stdout).toMatch(/^usage: claim-hold /m);
+    expect(stdout).toMatch(/^Usage: claim-hold /m);
     for (const command of ["claim", "verify", "release", "mcp"]) expect(stdout).toContain(`\n  ${command} `);
   });
 
-  it("prints the package's version from the copy, when the CLI has --version", async (context) => {
-    const help = await run(process.execPath, [copiedBundle, "--help"], { cwd: checkout });
-    if (!help.stdout.includes("--version")) context.skip();
+  it("prints the package's version from the copy", async () => {
     const { stdout } = await run(process.execPath, [copiedBundle, "--version"], { cwd: checkout });
     expect(stdout).toContain(version);
   });

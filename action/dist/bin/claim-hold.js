@@ -3265,8 +3265,8 @@ var require_utils = __commonJS({
       }
       return ind;
     }
-    function removeDotSegments(path) {
-      let input2 = path;
+    function removeDotSegments(path2) {
+      let input2 = path2;
       const output2 = [];
       let nextSlash = -1;
       let len = 0;
@@ -3340,11 +3340,11 @@ var require_utils = __commonJS({
       }
       return output2.join("");
     }
-    function removeDotSegmentsRelative(path) {
-      if (path === "" || path[0] === "/") {
-        return removeDotSegments(path);
+    function removeDotSegmentsRelative(path2) {
+      if (path2 === "" || path2[0] === "/") {
+        return removeDotSegments(path2);
       }
-      const segments = path.split("/");
+      const segments = path2.split("/");
       const last = segments.length - 1;
       const output2 = [];
       let trailingDirectory = false;
@@ -3707,8 +3707,8 @@ var require_schemes = __commonJS({
       }
       if (wsComponent.resourceName) {
         const queryIndex = wsComponent.resourceName.indexOf("?");
-        const path = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
-        wsComponent.path = path && path !== "/" ? path : void 0;
+        const path2 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
+        wsComponent.path = path2 && path2 !== "/" ? path2 : void 0;
         wsComponent.query = queryIndex === -1 ? void 0 : wsComponent.resourceName.slice(queryIndex + 1);
         wsComponent.resourceName = void 0;
       }
@@ -7245,12 +7245,12 @@ var require_dist = __commonJS({
         throw new Error(`Unknown format "${name}"`);
       return f;
     };
-    function addFormats(ajv, list, fs, exportName) {
+    function addFormats(ajv, list, fs2, exportName) {
       var _a3;
       var _b;
       (_a3 = (_b = ajv.opts.code).formats) !== null && _a3 !== void 0 ? _a3 : _b.formats = (0, codegen_1._)`require("ajv-formats/dist/formats").${exportName}`;
       for (const f of list)
-        ajv.addFormat(f, fs[f]);
+        ajv.addFormat(f, fs2[f]);
     }
     module.exports = exports = formatsPlugin;
     Object.defineProperty(exports, "__esModule", { value: true });
@@ -7259,11 +7259,3387 @@ var require_dist = __commonJS({
 });
 
 // scripts/action-cli-entry.ts
+import { fileURLToPath as fileURLToPath2 } from "node:url";
+
+// src/agent/main.ts
+import { realpathSync } from "node:fs";
+import { dirname as dirname2, join as join6 } from "node:path";
 import { fileURLToPath } from "node:url";
 
 // src/agent/cli/run-command-line.ts
 import { constants as constants2 } from "node:os";
-import { parseArgs } from "node:util";
+
+// node_modules/commander/lib/error.js
+var CommanderError = class extends Error {
+  /**
+   * Constructs the CommanderError class
+   * @param {number} exitCode suggested exit code which could be used with process.exit
+   * @param {string} code an id string representing the error
+   * @param {string} message human-readable description of the error
+   */
+  constructor(exitCode, code2, message) {
+    super(message);
+    Error.captureStackTrace(this, this.constructor);
+    this.name = this.constructor.name;
+    this.code = code2;
+    this.exitCode = exitCode;
+    this.nestedError = void 0;
+  }
+};
+var InvalidArgumentError = class extends CommanderError {
+  /**
+   * Constructs the InvalidArgumentError class
+   * @param {string} [message] explanation of why argument is invalid
+   */
+  constructor(message) {
+    super(1, "commander.invalidArgument", message);
+    Error.captureStackTrace(this, this.constructor);
+    this.name = this.constructor.name;
+  }
+};
+
+// node_modules/commander/lib/argument.js
+var Argument = class {
+  /**
+   * Initialize a new command argument with the given name and description.
+   * The default is that the argument is required, and you can explicitly
+   * indicate this with <> around the name. Put [] around the name for an optional argument.
+   *
+   * @param {string} name
+   * @param {string} [description]
+   */
+  constructor(name, description) {
+    this.description = description || "";
+    this.variadic = false;
+    this.parseArg = void 0;
+    this.defaultValue = void 0;
+    this.defaultValueDescription = void 0;
+    this.argChoices = void 0;
+    switch (name[0]) {
+      case "<":
+        this.required = true;
+        this._name = name.slice(1, -1);
+        break;
+      case "[":
+        this.required = false;
+        this._name = name.slice(1, -1);
+        break;
+      default:
+        this.required = true;
+        this._name = name;
+        break;
+    }
+    if (this._name.endsWith("...")) {
+      this.variadic = true;
+      this._name = this._name.slice(0, -3);
+    }
+  }
+  /**
+   * Return argument name.
+   *
+   * @return {string}
+   */
+  name() {
+    return this._name;
+  }
+  /**
+   * @package
+   */
+  _collectValue(value, previous) {
+    if (previous === this.defaultValue || !Array.isArray(previous)) {
+      return [value];
+    }
+    previous.push(value);
+    return previous;
+  }
+  /**
+   * Set the default value, and optionally supply the description to be displayed in the help.
+   *
+   * @param {*} value
+   * @param {string} [description]
+   * @return {Argument}
+   */
+  default(value, description) {
+    this.defaultValue = value;
+    this.defaultValueDescription = description;
+    return this;
+  }
+  /**
+   * Set the custom handler for processing CLI command arguments into argument values.
+   *
+   * @param {Function} [fn]
+   * @return {Argument}
+   */
+  argParser(fn) {
+    this.parseArg = fn;
+    return this;
+  }
+  /**
+   * Only allow argument value to be one of choices.
+   *
+   * @param {string[]} values
+   * @return {Argument}
+   */
+  choices(values) {
+    this.argChoices = values.slice();
+    this.parseArg = (arg, previous) => {
+      if (!this.argChoices.includes(arg)) {
+        throw new InvalidArgumentError(
+          `Allowed choices are ${this.argChoices.join(", ")}.`
+        );
+      }
+      if (this.variadic) {
+        return this._collectValue(arg, previous);
+      }
+      return arg;
+    };
+    return this;
+  }
+  /**
+   * Make argument required.
+   *
+   * @returns {Argument}
+   */
+  argRequired() {
+    this.required = true;
+    return this;
+  }
+  /**
+   * Make argument optional.
+   *
+   * @returns {Argument}
+   */
+  argOptional() {
+    this.required = false;
+    return this;
+  }
+};
+function humanReadableArgName(arg) {
+  const nameOutput = arg.name() + (arg.variadic === true ? "..." : "");
+  return arg.required ? "<" + nameOutput + ">" : "[" + nameOutput + "]";
+}
+
+// node_modules/commander/lib/command.js
+import { EventEmitter } from "node:events";
+import childProcess from "node:child_process";
+import path from "node:path";
+import fs from "node:fs";
+import process2 from "node:process";
+import { stripVTControlCharacters as stripVTControlCharacters2 } from "node:util";
+
+// node_modules/commander/lib/help.js
+import { stripVTControlCharacters } from "node:util";
+var Help = class {
+  constructor() {
+    this.helpWidth = void 0;
+    this.minWidthToWrap = 40;
+    this.sortSubcommands = false;
+    this.sortOptions = false;
+    this.showGlobalOptions = false;
+  }
+  /**
+   * prepareContext is called by Commander after applying overrides from `Command.configureHelp()`
+   * and just before calling `formatHelp()`.
+   *
+   * Commander just uses the helpWidth and the rest is provided for optional use by more complex subclasses.
+   *
+   * @param {{ error?: boolean, helpWidth?: number, outputHasColors?: boolean }} contextOptions
+   */
+  prepareContext(contextOptions) {
+    this.helpWidth = this.helpWidth ?? contextOptions.helpWidth ?? 80;
+  }
+  /**
+   * Get an array of the visible subcommands. Includes a placeholder for the implicit help command, if there is one.
+   *
+   * @param {Command} cmd
+   * @returns {Command[]}
+   */
+  visibleCommands(cmd) {
+    const visibleCommands = cmd.commands.filter((cmd2) => !cmd2._hidden);
+    const helpCommand = cmd._getHelpCommand();
+    if (helpCommand && !helpCommand._hidden) {
+      visibleCommands.push(helpCommand);
+    }
+    if (this.sortSubcommands) {
+      visibleCommands.sort((a, b) => {
+        return a.name().localeCompare(b.name());
+      });
+    }
+    return visibleCommands;
+  }
+  /**
+   * Compare options for sort.
+   *
+   * @param {Option} a
+   * @param {Option} b
+   * @returns {number}
+   */
+  compareOptions(a, b) {
+    const getSortKey = (option) => {
+      return option.short ? option.short.replace(/^-/, "") : option.long.replace(/^--/, "");
+    };
+    return getSortKey(a).localeCompare(getSortKey(b));
+  }
+  /**
+   * Get an array of the visible options. Includes a placeholder for the implicit help option, if there is one.
+   *
+   * @param {Command} cmd
+   * @returns {Option[]}
+   */
+  visibleOptions(cmd) {
+    const visibleOptions = cmd.options.filter((option) => !option.hidden);
+    const helpOption = cmd._getHelpOption();
+    if (helpOption && !helpOption.hidden) {
+      const removeShort = helpOption.short && cmd._findOption(helpOption.short);
+      const removeLong = helpOption.long && cmd._findOption(helpOption.long);
+      if (!removeShort && !removeLong) {
+        visibleOptions.push(helpOption);
+      } else if (helpOption.long && !removeLong) {
+        visibleOptions.push(
+          cmd.createOption(helpOption.long, helpOption.description).helpGroup(helpOption.helpGroupHeading)
+        );
+      } else if (helpOption.short && !removeShort) {
+        visibleOptions.push(
+          cmd.createOption(helpOption.short, helpOption.description).helpGroup(helpOption.helpGroupHeading)
+        );
+      }
+    }
+    if (this.sortOptions) {
+      visibleOptions.sort(this.compareOptions);
+    }
+    return visibleOptions;
+  }
+  /**
+   * Get an array of the visible global options. (Not including help.)
+   *
+   * @param {Command} cmd
+   * @returns {Option[]}
+   */
+  visibleGlobalOptions(cmd) {
+    if (!this.showGlobalOptions) return [];
+    const globalOptions = [];
+    for (let ancestorCmd = cmd.parent; ancestorCmd; ancestorCmd = ancestorCmd.parent) {
+      const visibleOptions = ancestorCmd.options.filter(
+        (option) => !option.hidden
+      );
+      globalOptions.push(...visibleOptions);
+    }
+    if (this.sortOptions) {
+      globalOptions.sort(this.compareOptions);
+    }
+    return globalOptions;
+  }
+  /**
+   * Get an array of the arguments if any have a description.
+   *
+   * @param {Command} cmd
+   * @returns {Argument[]}
+   */
+  visibleArguments(cmd) {
+    if (cmd._argsDescription) {
+      cmd.registeredArguments.forEach((argument) => {
+        argument.description = argument.description || cmd._argsDescription[argument.name()] || "";
+      });
+    }
+    if (cmd.registeredArguments.find((argument) => argument.description)) {
+      return cmd.registeredArguments;
+    }
+    return [];
+  }
+  /**
+   * Get the command term to show in the list of subcommands.
+   *
+   * @param {Command} cmd
+   * @returns {string}
+   */
+  subcommandTerm(cmd) {
+    const args = cmd.registeredArguments.map((arg) => humanReadableArgName(arg)).join(" ");
+    return cmd._name + (cmd._aliases[0] ? "|" + cmd._aliases[0] : "") + (cmd.options.length ? " [options]" : "") + // simplistic check for non-help option
+    (args ? " " + args : "");
+  }
+  /**
+   * Get the option term to show in the list of options.
+   *
+   * @param {Option} option
+   * @returns {string}
+   */
+  optionTerm(option) {
+    return option.flags;
+  }
+  /**
+   * Get the argument term to show in the list of arguments.
+   *
+   * @param {Argument} argument
+   * @returns {string}
+   */
+  argumentTerm(argument) {
+    return argument.name();
+  }
+  /**
+   * Get the longest command term length.
+   *
+   * @param {Command} cmd
+   * @param {Help} helper
+   * @returns {number}
+   */
+  longestSubcommandTermLength(cmd, helper) {
+    return helper.visibleCommands(cmd).reduce((max, command) => {
+      return Math.max(
+        max,
+        this.displayWidth(
+          helper.styleSubcommandTerm(helper.subcommandTerm(command))
+        )
+      );
+    }, 0);
+  }
+  /**
+   * Get the longest option term length.
+   *
+   * @param {Command} cmd
+   * @param {Help} helper
+   * @returns {number}
+   */
+  longestOptionTermLength(cmd, helper) {
+    return helper.visibleOptions(cmd).reduce((max, option) => {
+      return Math.max(
+        max,
+        this.displayWidth(helper.styleOptionTerm(helper.optionTerm(option)))
+      );
+    }, 0);
+  }
+  /**
+   * Get the longest global option term length.
+   *
+   * @param {Command} cmd
+   * @param {Help} helper
+   * @returns {number}
+   */
+  longestGlobalOptionTermLength(cmd, helper) {
+    return helper.visibleGlobalOptions(cmd).reduce((max, option) => {
+      return Math.max(
+        max,
+        this.displayWidth(helper.styleOptionTerm(helper.optionTerm(option)))
+      );
+    }, 0);
+  }
+  /**
+   * Get the longest argument term length.
+   *
+   * @param {Command} cmd
+   * @param {Help} helper
+   * @returns {number}
+   */
+  longestArgumentTermLength(cmd, helper) {
+    return helper.visibleArguments(cmd).reduce((max, argument) => {
+      return Math.max(
+        max,
+        this.displayWidth(
+          helper.styleArgumentTerm(helper.argumentTerm(argument))
+        )
+      );
+    }, 0);
+  }
+  /**
+   * Get the command usage to be displayed at the top of the built-in help.
+   *
+   * @param {Command} cmd
+   * @returns {string}
+   */
+  commandUsage(cmd) {
+    let cmdName = cmd._name;
+    if (cmd._aliases[0]) {
+      cmdName = cmdName + "|" + cmd._aliases[0];
+    }
+    let ancestorCmdNames = "";
+    for (let ancestorCmd = cmd.parent; ancestorCmd; ancestorCmd = ancestorCmd.parent) {
+      ancestorCmdNames = ancestorCmd.name() + " " + ancestorCmdNames;
+    }
+    return ancestorCmdNames + cmdName + " " + cmd.usage();
+  }
+  /**
+   * Get the description for the command.
+   *
+   * @param {Command} cmd
+   * @returns {string}
+   */
+  commandDescription(cmd) {
+    return cmd.description();
+  }
+  /**
+   * Get the subcommand summary to show in the list of subcommands.
+   * (Fallback to description for backwards compatibility.)
+   *
+   * @param {Command} cmd
+   * @returns {string}
+   */
+  subcommandDescription(cmd) {
+    return cmd.summary() || cmd.description();
+  }
+  /**
+   * Get the option description to show in the list of options.
+   *
+   * @param {Option} option
+   * @return {string}
+   */
+  optionDescription(option) {
+    const extraInfo = [];
+    if (option.argChoices) {
+      extraInfo.push(
+        // use stringify to match the display of the default value
+        `choices: ${option.argChoices.map((choice) => JSON.stringify(choice)).join(", ")}`
+      );
+    }
+    if (option.defaultValue !== void 0) {
+      const showDefault = option.required || option.optional || option.isBoolean() && typeof option.defaultValue === "boolean";
+      if (showDefault) {
+        extraInfo.push(
+          `default: ${option.defaultValueDescription || JSON.stringify(option.defaultValue)}`
+        );
+      }
+    }
+    if (option.presetArg !== void 0 && option.optional) {
+      extraInfo.push(`preset: ${JSON.stringify(option.presetArg)}`);
+    }
+    if (option.envVar !== void 0) {
+      extraInfo.push(`env: ${option.envVar}`);
+    }
+    if (extraInfo.length > 0) {
+      const extraDescription = `(${extraInfo.join(", ")})`;
+      if (option.description) {
+        return `${option.description} ${extraDescription}`;
+      }
+      return extraDescription;
+    }
+    return option.description;
+  }
+  /**
+   * Get the argument description to show in the list of arguments.
+   *
+   * @param {Argument} argument
+   * @return {string}
+   */
+  argumentDescription(argument) {
+    const extraInfo = [];
+    if (argument.argChoices) {
+      extraInfo.push(
+        // use stringify to match the display of the default value
+        `choices: ${argument.argChoices.map((choice) => JSON.stringify(choice)).join(", ")}`
+      );
+    }
+    if (argument.defaultValue !== void 0) {
+      extraInfo.push(
+        `default: ${argument.defaultValueDescription || JSON.stringify(argument.defaultValue)}`
+      );
+    }
+    if (extraInfo.length > 0) {
+      const extraDescription = `(${extraInfo.join(", ")})`;
+      if (argument.description) {
+        return `${argument.description} ${extraDescription}`;
+      }
+      return extraDescription;
+    }
+    return argument.description;
+  }
+  /**
+   * Format a list of items, given a heading and an array of formatted items.
+   *
+   * @param {string} heading
+   * @param {string[]} items
+   * @param {Help} helper
+   * @returns string[]
+   */
+  formatItemList(heading, items, helper) {
+    if (items.length === 0) return [];
+    return [helper.styleTitle(heading), ...items, ""];
+  }
+  /**
+   * Group items by their help group heading.
+   *
+   * @param {Command[] | Option[]} unsortedItems
+   * @param {Command[] | Option[]} visibleItems
+   * @param {Function} getGroup
+   * @returns {Map<string, Command[] | Option[]>}
+   */
+  groupItems(unsortedItems, visibleItems, getGroup) {
+    const result = /* @__PURE__ */ new Map();
+    unsortedItems.forEach((item) => {
+      const group = getGroup(item);
+      if (!result.has(group)) result.set(group, []);
+    });
+    visibleItems.forEach((item) => {
+      const group = getGroup(item);
+      if (!result.has(group)) {
+        result.set(group, []);
+      }
+      result.get(group).push(item);
+    });
+    return result;
+  }
+  /**
+   * Generate the built-in help text.
+   *
+   * @param {Command} cmd
+   * @param {Help} helper
+   * @returns {string}
+   */
+  formatHelp(cmd, helper) {
+    const termWidth = helper.padWidth(cmd, helper);
+    const helpWidth = helper.helpWidth ?? 80;
+    function callFormatItem(term, description) {
+      return helper.formatItem(term, termWidth, description, helper);
+    }
+    let output2 = [
+      `${helper.styleTitle("Usage:")} ${helper.styleUsage(helper.commandUsage(cmd))}`,
+      ""
+    ];
+    const commandDescription = helper.commandDescription(cmd);
+    if (commandDescription.length > 0) {
+      output2 = output2.concat([
+        helper.boxWrap(
+          helper.styleCommandDescription(commandDescription),
+          helpWidth
+        ),
+        ""
+      ]);
+    }
+    const argumentList = helper.visibleArguments(cmd).map((argument) => {
+      return callFormatItem(
+        helper.styleArgumentTerm(helper.argumentTerm(argument)),
+        helper.styleArgumentDescription(helper.argumentDescription(argument))
+      );
+    });
+    output2 = output2.concat(
+      this.formatItemList("Arguments:", argumentList, helper)
+    );
+    const optionGroups = this.groupItems(
+      cmd.options,
+      helper.visibleOptions(cmd),
+      (option) => option.helpGroupHeading ?? "Options:"
+    );
+    optionGroups.forEach((options, group) => {
+      const optionList = options.map((option) => {
+        return callFormatItem(
+          helper.styleOptionTerm(helper.optionTerm(option)),
+          helper.styleOptionDescription(helper.optionDescription(option))
+        );
+      });
+      output2 = output2.concat(this.formatItemList(group, optionList, helper));
+    });
+    if (helper.showGlobalOptions) {
+      const globalOptionList = helper.visibleGlobalOptions(cmd).map((option) => {
+        return callFormatItem(
+          helper.styleOptionTerm(helper.optionTerm(option)),
+          helper.styleOptionDescription(helper.optionDescription(option))
+        );
+      });
+      output2 = output2.concat(
+        this.formatItemList("Global Options:", globalOptionList, helper)
+      );
+    }
+    const commandGroups = this.groupItems(
+      cmd.commands,
+      helper.visibleCommands(cmd),
+      (sub) => sub.helpGroup() || "Commands:"
+    );
+    commandGroups.forEach((commands2, group) => {
+      const commandList = commands2.map((sub) => {
+        return callFormatItem(
+          helper.styleSubcommandTerm(helper.subcommandTerm(sub)),
+          helper.styleSubcommandDescription(helper.subcommandDescription(sub))
+        );
+      });
+      output2 = output2.concat(this.formatItemList(group, commandList, helper));
+    });
+    return output2.join("\n");
+  }
+  /**
+   * Return display width of string, ignoring ANSI escape sequences. Used in padding and wrapping calculations.
+   *
+   * @param {string} str
+   * @returns {number}
+   */
+  displayWidth(str) {
+    return stripVTControlCharacters(str).length;
+  }
+  /**
+   * Style the title for displaying in the help. Called with 'Usage:', 'Options:', etc.
+   *
+   * @param {string} str
+   * @returns {string}
+   */
+  styleTitle(str) {
+    return str;
+  }
+  styleUsage(str) {
+    return str.split(" ").map((word) => {
+      if (word === "[options]") return this.styleOptionText(word);
+      if (word === "[command]") return this.styleSubcommandText(word);
+      if (word[0] === "[" || word[0] === "<")
+        return this.styleArgumentText(word);
+      return this.styleCommandText(word);
+    }).join(" ");
+  }
+  styleCommandDescription(str) {
+    return this.styleDescriptionText(str);
+  }
+  styleOptionDescription(str) {
+    return this.styleDescriptionText(str);
+  }
+  styleSubcommandDescription(str) {
+    return this.styleDescriptionText(str);
+  }
+  styleArgumentDescription(str) {
+    return this.styleDescriptionText(str);
+  }
+  styleDescriptionText(str) {
+    return str;
+  }
+  styleOptionTerm(str) {
+    return this.styleOptionText(str);
+  }
+  styleSubcommandTerm(str) {
+    return str.split(" ").map((word) => {
+      if (word === "[options]") return this.styleOptionText(word);
+      if (word[0] === "[" || word[0] === "<")
+        return this.styleArgumentText(word);
+      return this.styleSubcommandText(word);
+    }).join(" ");
+  }
+  styleArgumentTerm(str) {
+    return this.styleArgumentText(str);
+  }
+  styleOptionText(str) {
+    return str;
+  }
+  styleArgumentText(str) {
+    return str;
+  }
+  styleSubcommandText(str) {
+    return str;
+  }
+  styleCommandText(str) {
+    return str;
+  }
+  /**
+   * Calculate the pad width from the maximum term length.
+   *
+   * @param {Command} cmd
+   * @param {Help} helper
+   * @returns {number}
+   */
+  padWidth(cmd, helper) {
+    return Math.max(
+      helper.longestOptionTermLength(cmd, helper),
+      helper.longestGlobalOptionTermLength(cmd, helper),
+      helper.longestSubcommandTermLength(cmd, helper),
+      helper.longestArgumentTermLength(cmd, helper)
+    );
+  }
+  /**
+   * Detect manually wrapped and indented strings by checking for line break followed by whitespace.
+   *
+   * @param {string} str
+   * @returns {boolean}
+   */
+  preformatted(str) {
+    return /\n[^\S\r\n]/.test(str);
+  }
+  /**
+   * Format the "item", which consists of a term and description. Pad the term and wrap the description, indenting the following lines.
+   *
+   * So "TTT", 5, "DDD DDDD DD DDD" might be formatted for this.helpWidth=17 like so:
+   *   TTT  DDD DDDD
+   *        DD DDD
+   *
+   * @param {string} term
+   * @param {number} termWidth
+   * @param {string} description
+   * @param {Help} helper
+   * @returns {string}
+   */
+  formatItem(term, termWidth, description, helper) {
+    const itemIndent = 2;
+    const itemIndentStr = " ".repeat(itemIndent);
+    if (!description) return itemIndentStr + term;
+    const paddedTerm = term.padEnd(
+      termWidth + term.length - helper.displayWidth(term)
+    );
+    const spacerWidth = 2;
+    const helpWidth = this.helpWidth ?? 80;
+    const remainingWidth = helpWidth - termWidth - spacerWidth - itemIndent;
+    let formattedDescription;
+    if (remainingWidth < this.minWidthToWrap || helper.preformatted(description)) {
+      formattedDescription = description;
+    } else {
+      const wrappedDescription = helper.boxWrap(description, remainingWidth);
+      formattedDescription = wrappedDescription.replace(
+        /\n/g,
+        "\n" + " ".repeat(termWidth + spacerWidth)
+      );
+    }
+    return itemIndentStr + paddedTerm + " ".repeat(spacerWidth) + formattedDescription.replace(/\n/g, `
+${itemIndentStr}`);
+  }
+  /**
+   * Wrap a string at whitespace, preserving existing line breaks.
+   * Wrapping is skipped if the width is less than `minWidthToWrap`.
+   *
+   * @param {string} str
+   * @param {number} width
+   * @returns {string}
+   */
+  boxWrap(str, width) {
+    if (width < this.minWidthToWrap) return str;
+    const rawLines = str.split(/\r\n|\n/);
+    const chunkPattern = /[\s]*[^\s]+/g;
+    const wrappedLines = [];
+    rawLines.forEach((line) => {
+      const chunks = line.match(chunkPattern);
+      if (chunks === null) {
+        wrappedLines.push("");
+        return;
+      }
+      let sumChunks = [chunks.shift()];
+      let sumWidth = this.displayWidth(sumChunks[0]);
+      chunks.forEach((chunk) => {
+        const visibleWidth = this.displayWidth(chunk);
+        if (sumWidth + visibleWidth <= width) {
+          sumChunks.push(chunk);
+          sumWidth += visibleWidth;
+          return;
+        }
+        wrappedLines.push(sumChunks.join(""));
+        const nextChunk = chunk.trimStart();
+        sumChunks = [nextChunk];
+        sumWidth = this.displayWidth(nextChunk);
+      });
+      wrappedLines.push(sumChunks.join(""));
+    });
+    return wrappedLines.join("\n");
+  }
+};
+
+// node_modules/commander/lib/option.js
+var Option = class {
+  /**
+   * Initialize a new `Option` with the given `flags` and `description`.
+   *
+   * @param {string} flags
+   * @param {string} [description]
+   */
+  constructor(flags, description) {
+    this.flags = flags;
+    this.description = description || "";
+    this.required = flags.includes("<");
+    this.optional = flags.includes("[");
+    this.variadic = new RegExp("\\p{ID_Continue}\\.\\.\\.[>\\]]$", "u").test(flags);
+    this.mandatory = false;
+    const optionFlags = splitOptionFlags(flags);
+    this.short = optionFlags.shortFlag;
+    this.long = optionFlags.longFlag;
+    this.negate = false;
+    if (this.long) {
+      this.negate = this.long.startsWith("--no-");
+    }
+    this.defaultValue = void 0;
+    this.defaultValueDescription = void 0;
+    this.presetArg = void 0;
+    this.envVar = void 0;
+    this.parseArg = void 0;
+    this.hidden = false;
+    this.argChoices = void 0;
+    this.conflictsWith = [];
+    this.implied = void 0;
+    this.helpGroupHeading = void 0;
+  }
+  /**
+   * Set the default value, and optionally supply the description to be displayed in the help.
+   *
+   * @param {*} value
+   * @param {string} [description]
+   * @return {Option}
+   */
+  default(value, description) {
+    this.defaultValue = value;
+    this.defaultValueDescription = description;
+    return this;
+  }
+  /**
+   * Preset to use when option used without option-argument, especially optional but also boolean and negated.
+   * The custom processing (parseArg) is called.
+   *
+   * @example
+   * new Option('--color').default('GREYSCALE').preset('RGB');
+   * new Option('--donate [amount]').preset('20').argParser(parseFloat);
+   *
+   * @param {*} arg
+   * @return {Option}
+   */
+  preset(arg) {
+    this.presetArg = arg;
+    return this;
+  }
+  /**
+   * Add option name(s) that conflict with this option.
+   * An error will be displayed if conflicting options are found during parsing.
+   *
+   * @example
+   * new Option('--rgb').conflicts('cmyk');
+   * new Option('--js').conflicts(['ts', 'jsx']);
+   *
+   * @param {(string | string[])} names
+   * @return {Option}
+   */
+  conflicts(names) {
+    this.conflictsWith = this.conflictsWith.concat(names);
+    return this;
+  }
+  /**
+   * Specify implied option values for when this option is set and the implied options are not.
+   *
+   * The custom processing (parseArg) is not called on the implied values.
+   *
+   * @example
+   * program
+   *   .addOption(new Option('--log', 'write logging information to file'))
+   *   .addOption(new Option('--trace', 'log extra details').implies({ log: 'trace.txt' }));
+   *
+   * @param {object} impliedOptionValues
+   * @return {Option}
+   */
+  implies(impliedOptionValues) {
+    let newImplied = impliedOptionValues;
+    if (typeof impliedOptionValues === "string") {
+      newImplied = { [impliedOptionValues]: true };
+    }
+    this.implied = Object.assign(this.implied || {}, newImplied);
+    return this;
+  }
+  /**
+   * Set environment variable to check for option value.
+   *
+   * An environment variable is only used if when processed the current option value is
+   * undefined, or the source of the current value is 'default' or 'config' or 'env'.
+   *
+   * @param {string} name
+   * @return {Option}
+   */
+  env(name) {
+    this.envVar = name;
+    return this;
+  }
+  /**
+   * Set the custom handler for processing CLI option arguments into option values.
+   *
+   * @param {Function} [fn]
+   * @return {Option}
+   */
+  argParser(fn) {
+    this.parseArg = fn;
+    return this;
+  }
+  /**
+   * Whether the option is mandatory and must have a value after parsing.
+   *
+   * @param {boolean} [mandatory=true]
+   * @return {Option}
+   */
+  makeOptionMandatory(mandatory = true) {
+    this.mandatory = !!mandatory;
+    return this;
+  }
+  /**
+   * Hide option in help.
+   *
+   * @param {boolean} [hide=true]
+   * @return {Option}
+   */
+  hideHelp(hide2 = true) {
+    this.hidden = !!hide2;
+    return this;
+  }
+  /**
+   * @package
+   */
+  _collectValue(value, previous) {
+    if (previous === this.defaultValue || !Array.isArray(previous)) {
+      return [value];
+    }
+    previous.push(value);
+    return previous;
+  }
+  /**
+   * Only allow option value to be one of choices.
+   *
+   * @param {string[]} values
+   * @return {Option}
+   */
+  choices(values) {
+    this.argChoices = values.slice();
+    this.parseArg = (arg, previous) => {
+      if (!this.argChoices.includes(arg)) {
+        throw new InvalidArgumentError(
+          `Allowed choices are ${this.argChoices.join(", ")}.`
+        );
+      }
+      if (this.variadic) {
+        return this._collectValue(arg, previous);
+      }
+      return arg;
+    };
+    return this;
+  }
+  /**
+   * Return option name.
+   *
+   * @return {string}
+   */
+  name() {
+    if (this.long) {
+      return this.long.replace(/^--/, "");
+    }
+    return this.short.replace(/^-/, "");
+  }
+  /**
+   * Return option name, in a camelcase format that can be used
+   * as an object attribute key.
+   *
+   * @return {string}
+   */
+  attributeName() {
+    if (this.negate) {
+      return camelcase(this.name().replace(/^no-/, ""));
+    }
+    return camelcase(this.name());
+  }
+  /**
+   * Set the help group heading.
+   *
+   * @param {string} heading
+   * @return {Option}
+   */
+  helpGroup(heading) {
+    this.helpGroupHeading = heading;
+    return this;
+  }
+  /**
+   * Check if `arg` matches the short or long flag.
+   *
+   * @param {string} arg
+   * @return {boolean}
+   * @package
+   */
+  is(arg) {
+    return this.short === arg || this.long === arg;
+  }
+  /**
+   * Return whether a boolean option.
+   *
+   * Options are one of boolean, negated, required argument, or optional argument.
+   *
+   * @return {boolean}
+   * @package
+   */
+  isBoolean() {
+    return !this.required && !this.optional && !this.negate;
+  }
+};
+var DualOptions = class {
+  /**
+   * @param {Option[]} options
+   */
+  constructor(options) {
+    this.positiveOptions = /* @__PURE__ */ new Map();
+    this.negativeOptions = /* @__PURE__ */ new Map();
+    this.dualOptions = /* @__PURE__ */ new Set();
+    options.forEach((option) => {
+      if (option.negate) {
+        this.negativeOptions.set(option.attributeName(), option);
+      } else {
+        this.positiveOptions.set(option.attributeName(), option);
+      }
+    });
+    this.negativeOptions.forEach((value, key) => {
+      if (this.positiveOptions.has(key)) {
+        this.dualOptions.add(key);
+      }
+    });
+  }
+  /**
+   * Did the value come from the option, and not from possible matching dual option?
+   *
+   * @param {*} value
+   * @param {Option} option
+   * @returns {boolean}
+   */
+  valueFromOption(value, option) {
+    const optionKey = option.attributeName();
+    if (!this.dualOptions.has(optionKey)) return true;
+    const preset = this.negativeOptions.get(optionKey).presetArg;
+    const negativeValue = preset !== void 0 ? preset : false;
+    return option.negate === (negativeValue === value);
+  }
+};
+function camelcase(str) {
+  return str.split("-").reduce((str2, word) => {
+    return str2 + word[0].toUpperCase() + word.slice(1);
+  });
+}
+function splitOptionFlags(flags) {
+  let shortFlag;
+  let longFlag;
+  const shortFlagExp = /^-[^-]$/;
+  const longFlagExp = /^--[^-]/;
+  const flagParts = flags.split(/[ |,]+/).concat("guard");
+  if (shortFlagExp.test(flagParts[0])) shortFlag = flagParts.shift();
+  if (longFlagExp.test(flagParts[0])) longFlag = flagParts.shift();
+  if (!shortFlag && shortFlagExp.test(flagParts[0]))
+    shortFlag = flagParts.shift();
+  if (!shortFlag && longFlagExp.test(flagParts[0])) {
+    shortFlag = longFlag;
+    longFlag = flagParts.shift();
+  }
+  if (flagParts[0].startsWith("-")) {
+    const unsupportedFlag = flagParts[0];
+    const baseError = `option creation failed due to '${unsupportedFlag}' in option flags '${flags}'`;
+    if (/^-[^-][^-]/.test(unsupportedFlag))
+      throw new Error(
+        `${baseError}
+- a short flag is a single dash and a single character
+  - either use a single dash and a single character (for a short flag)
+  - or use a double dash for a long option (and can have two, like '--ws, --workspace')`
+      );
+    if (shortFlagExp.test(unsupportedFlag))
+      throw new Error(`${baseError}
+- too many short flags`);
+    if (longFlagExp.test(unsupportedFlag))
+      throw new Error(`${baseError}
+- too many long flags`);
+    throw new Error(`${baseError}
+- unrecognised flag format`);
+  }
+  if (shortFlag === void 0 && longFlag === void 0)
+    throw new Error(
+      `option creation failed due to no flags found in '${flags}'.`
+    );
+  return { shortFlag, longFlag };
+}
+
+// node_modules/commander/lib/suggestSimilar.js
+var maxDistance = 3;
+function editDistance(a, b) {
+  if (Math.abs(a.length - b.length) > maxDistance)
+    return Math.max(a.length, b.length);
+  const d = [];
+  for (let i = 0; i <= a.length; i++) {
+    d[i] = [i];
+  }
+  for (let j = 0; j <= b.length; j++) {
+    d[0][j] = j;
+  }
+  for (let j = 1; j <= b.length; j++) {
+    for (let i = 1; i <= a.length; i++) {
+      let cost;
+      if (a[i - 1] === b[j - 1]) {
+        cost = 0;
+      } else {
+        cost = 1;
+      }
+      d[i][j] = Math.min(
+        d[i - 1][j] + 1,
+        // deletion
+        d[i][j - 1] + 1,
+        // insertion
+        d[i - 1][j - 1] + cost
+        // substitution
+      );
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+      }
+    }
+  }
+  return d[a.length][b.length];
+}
+function suggestSimilar(word, candidates) {
+  if (!candidates || candidates.length === 0) return "";
+  candidates = Array.from(new Set(candidates));
+  const searchingOptions = word.startsWith("--");
+  if (searchingOptions) {
+    word = word.slice(2);
+    candidates = candidates.map((candidate) => candidate.slice(2));
+  }
+  let similar = [];
+  let bestDistance = maxDistance;
+  const minSimilarity = 0.4;
+  candidates.forEach((candidate) => {
+    if (candidate.length <= 1) return;
+    const distance = editDistance(word, candidate);
+    const length = Math.max(word.length, candidate.length);
+    const similarity = (length - distance) / length;
+    if (similarity > minSimilarity) {
+      if (distance < bestDistance) {
+        bestDistance = distance;
+        similar = [candidate];
+      } else if (distance === bestDistance) {
+        similar.push(candidate);
+      }
+    }
+  });
+  similar.sort((a, b) => a.localeCompare(b));
+  if (searchingOptions) {
+    similar = similar.map((candidate) => `--${candidate}`);
+  }
+  if (similar.length > 1) {
+    return `
+(Did you mean one of ${similar.join(", ")}?)`;
+  }
+  if (similar.length === 1) {
+    return `
+(Did you mean ${similar[0]}?)`;
+  }
+  return "";
+}
+
+// node_modules/commander/lib/command.js
+var Command = class _Command extends EventEmitter {
+  /**
+   * Initialize a new `Command`.
+   *
+   * @param {string} [name]
+   */
+  constructor(name) {
+    super();
+    this.commands = [];
+    this.options = [];
+    this.parent = null;
+    this._allowUnknownOption = false;
+    this._allowExcessArguments = false;
+    this.registeredArguments = [];
+    this._args = this.registeredArguments;
+    this.args = [];
+    this.rawArgs = [];
+    this.processedArgs = [];
+    this._scriptPath = null;
+    this._name = name || "";
+    this._optionValues = {};
+    this._optionValueSources = {};
+    this._storeOptionsAsProperties = false;
+    this._actionHandler = null;
+    this._executableHandler = false;
+    this._executableFile = null;
+    this._executableDir = null;
+    this._defaultCommandName = null;
+    this._exitCallback = null;
+    this._aliases = [];
+    this._combineFlagAndOptionalValue = true;
+    this._description = "";
+    this._summary = "";
+    this._argsDescription = void 0;
+    this._enablePositionalOptions = false;
+    this._passThroughOptions = false;
+    this._lifeCycleHooks = {};
+    this._showHelpAfterError = false;
+    this._showSuggestionAfterError = true;
+    this._savedState = null;
+    this._outputConfiguration = {
+      writeOut: (str) => process2.stdout.write(str),
+      writeErr: (str) => process2.stderr.write(str),
+      outputError: (str, write) => write(str),
+      getOutHelpWidth: () => process2.stdout.isTTY ? process2.stdout.columns : void 0,
+      getErrHelpWidth: () => process2.stderr.isTTY ? process2.stderr.columns : void 0,
+      getOutHasColors: () => useColor() ?? (process2.stdout.isTTY && process2.stdout.hasColors?.()),
+      getErrHasColors: () => useColor() ?? (process2.stderr.isTTY && process2.stderr.hasColors?.()),
+      stripColor: (str) => stripVTControlCharacters2(str)
+    };
+    this._hidden = false;
+    this._helpOption = void 0;
+    this._addImplicitHelpCommand = void 0;
+    this._helpCommand = void 0;
+    this._helpConfiguration = {};
+    this._helpGroupHeading = void 0;
+    this._defaultCommandGroup = void 0;
+    this._defaultOptionGroup = void 0;
+  }
+  /**
+   * Copy settings that are useful to have in common across root command and subcommands.
+   *
+   * (Used internally when adding a command using `.command()` so subcommands inherit parent settings.)
+   *
+   * @param {Command} sourceCommand
+   * @return {Command} `this` command for chaining
+   */
+  copyInheritedSettings(sourceCommand) {
+    this._outputConfiguration = sourceCommand._outputConfiguration;
+    this._helpOption = sourceCommand._helpOption;
+    this._helpCommand = sourceCommand._helpCommand;
+    this._helpConfiguration = sourceCommand._helpConfiguration;
+    this._exitCallback = sourceCommand._exitCallback;
+    this._storeOptionsAsProperties = sourceCommand._storeOptionsAsProperties;
+    this._combineFlagAndOptionalValue = sourceCommand._combineFlagAndOptionalValue;
+    this._allowExcessArguments = sourceCommand._allowExcessArguments;
+    this._enablePositionalOptions = sourceCommand._enablePositionalOptions;
+    this._showHelpAfterError = sourceCommand._showHelpAfterError;
+    this._showSuggestionAfterError = sourceCommand._showSuggestionAfterError;
+    return this;
+  }
+  /**
+   * @returns {Command[]}
+   * @private
+   */
+  _getCommandAndAncestors() {
+    const result = [];
+    for (let command = this; command; command = command.parent) {
+      result.push(command);
+    }
+    return result;
+  }
+  /**
+   * Define a command.
+   *
+   * There are two styles of command: pay attention to where to put the description.
+   *
+   * @example
+   * // Command implemented using action handler (description is supplied separately to `.command`)
+   * program
+   *   .command('clone <source> [destination]')
+   *   .description('clone a repository into a newly created directory')
+   *   .action((source, destination) => {
+   *     console.log('clone command called');
+   *   });
+   *
+   * // Command implemented using separate executable file (description is second parameter to `.command`)
+   * program
+   *   .command('start <service>', 'start named service')
+   *   .command('stop [service]', 'stop named service, or all if no name supplied');
+   *
+   * @param {string} nameAndArgs - command name and arguments, args are `<required>` or `[optional]` and last may also be `variadic...`
+   * @param {(object | string)} [actionOptsOrExecDesc] - configuration options (for action), or description (for executable)
+   * @param {object} [execOpts] - configuration options (for executable)
+   * @return {Command} returns new command for action handler, or `this` for executable command
+   */
+  command(nameAndArgs, actionOptsOrExecDesc, execOpts) {
+    let desc = actionOptsOrExecDesc;
+    let opts = execOpts;
+    if (typeof desc === "object" && desc !== null) {
+      opts = desc;
+      desc = null;
+    }
+    opts = opts || {};
+    const [, name, args] = nameAndArgs.match(/([^ ]+) *(.*)/);
+    const cmd = this.createCommand(name);
+    if (desc) {
+      cmd.description(desc);
+      cmd._executableHandler = true;
+    }
+    if (opts.isDefault) this._defaultCommandName = cmd._name;
+    cmd._hidden = !!(opts.noHelp || opts.hidden);
+    cmd._executableFile = opts.executableFile || null;
+    if (args) cmd.arguments(args);
+    this._registerCommand(cmd);
+    cmd.parent = this;
+    cmd.copyInheritedSettings(this);
+    if (desc) return this;
+    return cmd;
+  }
+  /**
+   * Factory routine to create a new unattached command.
+   *
+   * See .command() for creating an attached subcommand, which uses this routine to
+   * create the command. You can override createCommand to customise subcommands.
+   *
+   * @param {string} [name]
+   * @return {Command} new command
+   */
+  createCommand(name) {
+    return new _Command(name);
+  }
+  /**
+   * You can customise the help with a subclass of Help by overriding createHelp,
+   * or by overriding Help properties using configureHelp().
+   *
+   * @return {Help}
+   */
+  createHelp() {
+    return Object.assign(new Help(), this.configureHelp());
+  }
+  /**
+   * You can customise the help by overriding Help properties using configureHelp(),
+   * or with a subclass of Help by overriding createHelp().
+   *
+   * @param {object} [configuration] - configuration options
+   * @return {(Command | object)} `this` command for chaining, or stored configuration
+   */
+  configureHelp(configuration) {
+    if (configuration === void 0) return this._helpConfiguration;
+    this._helpConfiguration = configuration;
+    return this;
+  }
+  /**
+   * The default output goes to stdout and stderr. You can customise this for special
+   * applications. You can also customise the display of errors by overriding outputError.
+   *
+   * The configuration properties are all functions:
+   *
+   *     // change how output being written, defaults to stdout and stderr
+   *     writeOut(str)
+   *     writeErr(str)
+   *     // change how output being written for errors, defaults to writeErr
+   *     outputError(str, write) // used for displaying errors and not used for displaying help
+   *     // specify width for wrapping help
+   *     getOutHelpWidth()
+   *     getErrHelpWidth()
+   *     // color support, currently only used with Help
+   *     getOutHasColors()
+   *     getErrHasColors()
+   *     stripColor() // used to remove ANSI escape codes if output does not have colors
+   *
+   * @param {object} [configuration] - configuration options
+   * @return {(Command | object)} `this` command for chaining, or stored configuration
+   */
+  configureOutput(configuration) {
+    if (configuration === void 0) return this._outputConfiguration;
+    this._outputConfiguration = {
+      ...this._outputConfiguration,
+      ...configuration
+    };
+    return this;
+  }
+  /**
+   * Display the help or a custom message after an error occurs.
+   *
+   * @param {(boolean|string)} [displayHelp]
+   * @return {Command} `this` command for chaining
+   */
+  showHelpAfterError(displayHelp = true) {
+    if (typeof displayHelp !== "string") displayHelp = !!displayHelp;
+    this._showHelpAfterError = displayHelp;
+    return this;
+  }
+  /**
+   * Display suggestion of similar commands for unknown commands, or options for unknown options.
+   *
+   * @param {boolean} [displaySuggestion]
+   * @return {Command} `this` command for chaining
+   */
+  showSuggestionAfterError(displaySuggestion = true) {
+    this._showSuggestionAfterError = !!displaySuggestion;
+    return this;
+  }
+  /**
+   * Add a prepared subcommand.
+   *
+   * See .command() for creating an attached subcommand which inherits settings from its parent.
+   *
+   * @param {Command} cmd - new subcommand
+   * @param {object} [opts] - configuration options
+   * @return {Command} `this` command for chaining
+   */
+  addCommand(cmd, opts) {
+    if (!cmd._name) {
+      throw new Error(`Command passed to .addCommand() must have a name
+- specify the name in Command constructor or using .name()`);
+    }
+    opts = opts || {};
+    if (opts.isDefault) this._defaultCommandName = cmd._name;
+    if (opts.noHelp || opts.hidden) cmd._hidden = true;
+    this._registerCommand(cmd);
+    cmd.parent = this;
+    cmd._checkForBrokenPassThrough();
+    return this;
+  }
+  /**
+   * Factory routine to create a new unattached argument.
+   *
+   * See .argument() for creating an attached argument, which uses this routine to
+   * create the argument. You can override createArgument to return a custom argument.
+   *
+   * @param {string} name
+   * @param {string} [description]
+   * @return {Argument} new argument
+   */
+  createArgument(name, description) {
+    return new Argument(name, description);
+  }
+  /**
+   * Define argument syntax for command.
+   *
+   * The default is that the argument is required, and you can explicitly
+   * indicate this with <> around the name. Put [] around the name for an optional argument.
+   *
+   * @example
+   * program.argument('<input-file>');
+   * program.argument('[output-file]');
+   *
+   * @param {string} name
+   * @param {string} [description]
+   * @param {(Function|*)} [parseArg] - custom argument processing function or default value
+   * @param {*} [defaultValue]
+   * @return {Command} `this` command for chaining
+   */
+  argument(name, description, parseArg, defaultValue) {
+    const argument = this.createArgument(name, description);
+    if (typeof parseArg === "function") {
+      argument.default(defaultValue).argParser(parseArg);
+    } else {
+      argument.default(parseArg);
+    }
+    this.addArgument(argument);
+    return this;
+  }
+  /**
+   * Define argument syntax for command, adding multiple at once (without descriptions).
+   *
+   * See also .argument().
+   *
+   * @example
+   * program.arguments('<cmd> [env]');
+   *
+   * @param {string} names
+   * @return {Command} `this` command for chaining
+   */
+  arguments(names) {
+    names.trim().split(/ +/).forEach((detail) => {
+      this.argument(detail);
+    });
+    return this;
+  }
+  /**
+   * Define argument syntax for command, adding a prepared argument.
+   *
+   * @param {Argument} argument
+   * @return {Command} `this` command for chaining
+   */
+  addArgument(argument) {
+    const previousArgument = this.registeredArguments.slice(-1)[0];
+    if (previousArgument?.variadic) {
+      throw new Error(
+        `only the last argument can be variadic '${previousArgument.name()}'`
+      );
+    }
+    if (argument.required && argument.defaultValue !== void 0 && argument.parseArg === void 0) {
+      throw new Error(
+        `a default value for a required argument is never used: '${argument.name()}'`
+      );
+    }
+    this.registeredArguments.push(argument);
+    return this;
+  }
+  /**
+   * Customise or override default help command. By default a help command is automatically added if your command has subcommands.
+   *
+   * @example
+   *    program.helpCommand('help [cmd]');
+   *    program.helpCommand('help [cmd]', 'show help');
+   *    program.helpCommand(false); // suppress default help command
+   *    program.helpCommand(true); // add help command even if no subcommands
+   *
+   * @param {string|boolean} enableOrNameAndArgs - enable with custom name and/or arguments, or boolean to override whether added
+   * @param {string} [description] - custom description
+   * @return {Command} `this` command for chaining
+   */
+  helpCommand(enableOrNameAndArgs, description) {
+    if (typeof enableOrNameAndArgs === "boolean") {
+      this._addImplicitHelpCommand = enableOrNameAndArgs;
+      if (enableOrNameAndArgs && this._defaultCommandGroup) {
+        this._initCommandGroup(this._getHelpCommand());
+      }
+      return this;
+    }
+    const nameAndArgs = enableOrNameAndArgs ?? "help [command]";
+    const [, helpName, helpArgs] = nameAndArgs.match(/([^ ]+) *(.*)/);
+    const helpDescription = description ?? "display help for command";
+    const helpCommand = this.createCommand(helpName);
+    helpCommand.helpOption(false);
+    if (helpArgs) helpCommand.arguments(helpArgs);
+    if (helpDescription) helpCommand.description(helpDescription);
+    this._addImplicitHelpCommand = true;
+    this._helpCommand = helpCommand;
+    if (enableOrNameAndArgs || description) this._initCommandGroup(helpCommand);
+    return this;
+  }
+  /**
+   * Add prepared custom help command.
+   *
+   * @param {(Command|string|boolean)} helpCommand - custom help command, or deprecated enableOrNameAndArgs as for `.helpCommand()`
+   * @param {string} [deprecatedDescription] - deprecated custom description used with custom name only
+   * @return {Command} `this` command for chaining
+   */
+  addHelpCommand(helpCommand, deprecatedDescription) {
+    if (typeof helpCommand !== "object") {
+      this.helpCommand(helpCommand, deprecatedDescription);
+      return this;
+    }
+    this._addImplicitHelpCommand = true;
+    this._helpCommand = helpCommand;
+    this._initCommandGroup(helpCommand);
+    return this;
+  }
+  /**
+   * Lazy create help command.
+   *
+   * @return {(Command|null)}
+   * @package
+   */
+  _getHelpCommand() {
+    const hasImplicitHelpCommand = this._addImplicitHelpCommand ?? (this.commands.length && !this._actionHandler && !this._findCommand("help"));
+    if (hasImplicitHelpCommand) {
+      if (this._helpCommand === void 0) {
+        this.helpCommand(void 0, void 0);
+      }
+      return this._helpCommand;
+    }
+    return null;
+  }
+  /**
+   * Add hook for life cycle event.
+   *
+   * @param {string} event
+   * @param {Function} listener
+   * @return {Command} `this` command for chaining
+   */
+  hook(event, listener) {
+    const allowedValues = ["preSubcommand", "preAction", "postAction"];
+    if (!allowedValues.includes(event)) {
+      throw new Error(`Unexpected value for event passed to hook : '${event}'.
+Expecting one of '${allowedValues.join("', '")}'`);
+    }
+    if (this._lifeCycleHooks[event]) {
+      this._lifeCycleHooks[event].push(listener);
+    } else {
+      this._lifeCycleHooks[event] = [listener];
+    }
+    return this;
+  }
+  /**
+   * Register callback to use as replacement for calling process.exit.
+   *
+   * @param {Function} [fn] optional callback which will be passed a CommanderError, defaults to throwing
+   * @return {Command} `this` command for chaining
+   */
+  exitOverride(fn) {
+    if (fn) {
+      this._exitCallback = fn;
+    } else {
+      this._exitCallback = (err) => {
+        if (err.code !== "commander.executeSubCommandAsync") {
+          throw err;
+        } else {
+        }
+      };
+    }
+    return this;
+  }
+  /**
+   * Call process.exit, and _exitCallback if defined.
+   *
+   * @param {number} exitCode exit code for using with process.exit
+   * @param {string} code an id string representing the error
+   * @param {string} message human-readable description of the error
+   * @return never
+   * @private
+   */
+  _exit(exitCode, code2, message) {
+    if (this._exitCallback) {
+      this._exitCallback(new CommanderError(exitCode, code2, message));
+    }
+    process2.exit(exitCode);
+  }
+  /**
+   * Register callback `fn` for the command.
+   *
+   * @example
+   * program
+   *   .command('serve')
+   *   .description('start service')
+   *   .action(function() {
+   *      // do work here
+   *   });
+   *
+   * @param {Function} fn
+   * @return {Command} `this` command for chaining
+   */
+  action(fn) {
+    const listener = (args) => {
+      const expectedArgsCount = this.registeredArguments.length;
+      const actionArgs = args.slice(0, expectedArgsCount);
+      if (this._storeOptionsAsProperties) {
+        actionArgs[expectedArgsCount] = this;
+      } else {
+        actionArgs[expectedArgsCount] = this.opts();
+      }
+      actionArgs.push(this);
+      return fn.apply(this, actionArgs);
+    };
+    this._actionHandler = listener;
+    return this;
+  }
+  /**
+   * Factory routine to create a new unattached option.
+   *
+   * See .option() for creating an attached option, which uses this routine to
+   * create the option. You can override createOption to return a custom option.
+   *
+   * @param {string} flags
+   * @param {string} [description]
+   * @return {Option} new option
+   */
+  createOption(flags, description) {
+    return new Option(flags, description);
+  }
+  /**
+   * Wrap parseArgs to catch 'commander.invalidArgument'.
+   *
+   * @param {(Option | Argument)} target
+   * @param {string} value
+   * @param {*} previous
+   * @param {string} invalidArgumentMessage
+   * @private
+   */
+  _callParseArg(target, value, previous, invalidArgumentMessage) {
+    try {
+      return target.parseArg(value, previous);
+    } catch (err) {
+      if (err.code === "commander.invalidArgument") {
+        const message = `${invalidArgumentMessage} ${err.message}`;
+        this.error(message, { exitCode: err.exitCode, code: err.code });
+      }
+      throw err;
+    }
+  }
+  /**
+   * Check for option flag conflicts.
+   * Register option if no conflicts found, or throw on conflict.
+   *
+   * @param {Option} option
+   * @private
+   */
+  _registerOption(option) {
+    const matchingOption = option.short && this._findOption(option.short) || option.long && this._findOption(option.long);
+    if (matchingOption) {
+      const matchingFlag = option.long && this._findOption(option.long) ? option.long : option.short;
+      throw new Error(`Cannot add option '${option.flags}'${this._name && ` to command '${this._name}'`} due to conflicting flag '${matchingFlag}'
+-  already used by option '${matchingOption.flags}'`);
+    }
+    this._initOptionGroup(option);
+    this.options.push(option);
+  }
+  /**
+   * Check for command name and alias conflicts with existing commands.
+   * Register command if no conflicts found, or throw on conflict.
+   *
+   * @param {Command} command
+   * @private
+   */
+  _registerCommand(command) {
+    const knownBy = (cmd) => {
+      return [cmd.name()].concat(cmd.aliases());
+    };
+    const alreadyUsed = knownBy(command).find(
+      (name) => this._findCommand(name)
+    );
+    if (alreadyUsed) {
+      const existingCmd = knownBy(this._findCommand(alreadyUsed)).join("|");
+      const newCmd = knownBy(command).join("|");
+      throw new Error(
+        `cannot add command '${newCmd}' as already have command '${existingCmd}'`
+      );
+    }
+    this._initCommandGroup(command);
+    this.commands.push(command);
+  }
+  /**
+   * Add an option.
+   *
+   * @param {Option} option
+   * @return {Command} `this` command for chaining
+   */
+  addOption(option) {
+    this._registerOption(option);
+    const oname = option.name();
+    const name = option.attributeName();
+    if (option.defaultValue !== void 0) {
+      this.setOptionValueWithSource(name, option.defaultValue, "default");
+    }
+    const handleOptionValue = (val, invalidValueMessage, valueSource) => {
+      if (val == null && option.presetArg !== void 0) {
+        val = option.presetArg;
+      }
+      const oldValue = this.getOptionValue(name);
+      if (val !== null && option.parseArg) {
+        val = this._callParseArg(option, val, oldValue, invalidValueMessage);
+      } else if (val !== null && option.variadic) {
+        val = option._collectValue(val, oldValue);
+      }
+      if (val == null) {
+        if (option.negate) {
+          val = false;
+        } else if (option.isBoolean() || option.optional) {
+          val = true;
+        } else {
+          val = "";
+        }
+      }
+      this.setOptionValueWithSource(name, val, valueSource);
+    };
+    this.on("option:" + oname, (val) => {
+      const invalidValueMessage = `error: option '${option.flags}' argument '${val}' is invalid.`;
+      handleOptionValue(val, invalidValueMessage, "cli");
+    });
+    if (option.envVar) {
+      this.on("optionEnv:" + oname, (val) => {
+        const invalidValueMessage = `error: option '${option.flags}' value '${val}' from env '${option.envVar}' is invalid.`;
+        handleOptionValue(val, invalidValueMessage, "env");
+      });
+    }
+    return this;
+  }
+  /**
+   * Internal implementation shared by .option() and .requiredOption()
+   *
+   * @return {Command} `this` command for chaining
+   * @private
+   */
+  _optionEx(config2, flags, description, fn, defaultValue) {
+    if (typeof flags === "object" && flags instanceof Option) {
+      throw new Error(
+        "To add an Option object use addOption() instead of option() or requiredOption()"
+      );
+    }
+    const option = this.createOption(flags, description);
+    option.makeOptionMandatory(!!config2.mandatory);
+    if (typeof fn === "function") {
+      option.default(defaultValue).argParser(fn);
+    } else if (fn instanceof RegExp) {
+      const regex = fn;
+      fn = (val, def) => {
+        const m = regex.exec(val);
+        return m ? m[0] : def;
+      };
+      option.default(defaultValue).argParser(fn);
+    } else {
+      option.default(fn);
+    }
+    return this.addOption(option);
+  }
+  /**
+   * Define option with `flags`, `description`, and optional argument parsing function or `defaultValue` or both.
+   *
+   * The `flags` string contains the short and/or long flags, separated by comma, a pipe or space. A required
+   * option-argument is indicated by `<>` and an optional option-argument by `[]`.
+   *
+   * See the README for more details, and see also addOption() and requiredOption().
+   *
+   * @example
+   * program
+   *     .option('-p, --pepper', 'add pepper')
+   *     .option('--pt, --pizza-type <TYPE>', 'type of pizza') // required option-argument
+   *     .option('-c, --cheese [CHEESE]', 'add extra cheese', 'mozzarella') // optional option-argument with default
+   *     .option('-t, --tip <VALUE>', 'add tip to purchase cost', parseFloat) // custom parse function
+   *
+   * @param {string} flags
+   * @param {string} [description]
+   * @param {(Function|*)} [parseArg] - custom option processing function or default value
+   * @param {*} [defaultValue]
+   * @return {Command} `this` command for chaining
+   */
+  option(flags, description, parseArg, defaultValue) {
+    return this._optionEx({}, flags, description, parseArg, defaultValue);
+  }
+  /**
+   * Add a required option which must have a value after parsing. This usually means
+   * the option must be specified on the command line. (Otherwise the same as .option().)
+   *
+   * The `flags` string contains the short and/or long flags, separated by comma, a pipe or space.
+   *
+   * @param {string} flags
+   * @param {string} [description]
+   * @param {(Function|*)} [parseArg] - custom option processing function or default value
+   * @param {*} [defaultValue]
+   * @return {Command} `this` command for chaining
+   */
+  requiredOption(flags, description, parseArg, defaultValue) {
+    return this._optionEx(
+      { mandatory: true },
+      flags,
+      description,
+      parseArg,
+      defaultValue
+    );
+  }
+  /**
+   * Alter parsing of short flags with optional values.
+   *
+   * @example
+   * // for `.option('-f,--flag [value]'):
+   * program.combineFlagAndOptionalValue(true);  // `-f80` is treated like `--flag=80`, this is the default behaviour
+   * program.combineFlagAndOptionalValue(false) // `-fb` is treated like `-f -b`
+   *
+   * @param {boolean} [combine] - if `true` or omitted, an optional value can be specified directly after the flag.
+   * @return {Command} `this` command for chaining
+   */
+  combineFlagAndOptionalValue(combine = true) {
+    this._combineFlagAndOptionalValue = !!combine;
+    return this;
+  }
+  /**
+   * Allow unknown options on the command line.
+   *
+   * @param {boolean} [allowUnknown] - if `true` or omitted, no error will be thrown for unknown options.
+   * @return {Command} `this` command for chaining
+   */
+  allowUnknownOption(allowUnknown = true) {
+    this._allowUnknownOption = !!allowUnknown;
+    return this;
+  }
+  /**
+   * Allow excess command-arguments on the command line. Pass false to make excess arguments an error.
+   *
+   * @param {boolean} [allowExcess] - if `true` or omitted, no error will be thrown for excess arguments.
+   * @return {Command} `this` command for chaining
+   */
+  allowExcessArguments(allowExcess = true) {
+    this._allowExcessArguments = !!allowExcess;
+    return this;
+  }
+  /**
+   * Enable positional options. Positional means global options are specified before subcommands which lets
+   * subcommands reuse the same option names, and also enables subcommands to turn on passThroughOptions.
+   * The default behaviour is non-positional and global options may appear anywhere on the command line.
+   *
+   * @param {boolean} [positional]
+   * @return {Command} `this` command for chaining
+   */
+  enablePositionalOptions(positional = true) {
+    this._enablePositionalOptions = !!positional;
+    return this;
+  }
+  /**
+   * Pass through options that come after command-arguments rather than treat them as command-options,
+   * so actual command-options come before command-arguments. Turning this on for a subcommand requires
+   * positional options to have been enabled on the program (parent commands).
+   * The default behaviour is non-positional and options may appear before or after command-arguments.
+   *
+   * @param {boolean} [passThrough] for unknown options.
+   * @return {Command} `this` command for chaining
+   */
+  passThroughOptions(passThrough = true) {
+    this._passThroughOptions = !!passThrough;
+    this._checkForBrokenPassThrough();
+    return this;
+  }
+  /**
+   * @private
+   */
+  _checkForBrokenPassThrough() {
+    if (this.parent && this._passThroughOptions && !this.parent._enablePositionalOptions) {
+      throw new Error(
+        `passThroughOptions cannot be used for '${this._name}' without turning on enablePositionalOptions for parent command(s)`
+      );
+    }
+  }
+  /**
+   * Whether to store option values as properties on command object,
+   * or store separately (specify false). In both cases the option values can be accessed using .opts().
+   *
+   * @param {boolean} [storeAsProperties=true]
+   * @return {Command} `this` command for chaining
+   */
+  storeOptionsAsProperties(storeAsProperties = true) {
+    if (this.options.length) {
+      throw new Error("call .storeOptionsAsProperties() before adding options");
+    }
+    if (Object.keys(this._optionValues).length) {
+      throw new Error(
+        "call .storeOptionsAsProperties() before setting option values"
+      );
+    }
+    this._storeOptionsAsProperties = !!storeAsProperties;
+    return this;
+  }
+  /**
+   * Retrieve option value.
+   *
+   * @param {string} key
+   * @return {object} value
+   */
+  getOptionValue(key) {
+    if (this._storeOptionsAsProperties) {
+      return this[key];
+    }
+    return this._optionValues[key];
+  }
+  /**
+   * Store option value.
+   *
+   * @param {string} key
+   * @param {object} value
+   * @return {Command} `this` command for chaining
+   */
+  setOptionValue(key, value) {
+    return this.setOptionValueWithSource(key, value, void 0);
+  }
+  /**
+   * Store option value and where the value came from.
+   *
+   * @param {string} key
+   * @param {object} value
+   * @param {string} source - expected values are default/config/env/cli/implied
+   * @return {Command} `this` command for chaining
+   */
+  setOptionValueWithSource(key, value, source) {
+    if (this._storeOptionsAsProperties) {
+      this[key] = value;
+    } else {
+      this._optionValues[key] = value;
+    }
+    this._optionValueSources[key] = source;
+    return this;
+  }
+  /**
+   * Get source of option value.
+   * Expected values are default | config | env | cli | implied
+   *
+   * @param {string} key
+   * @return {string}
+   */
+  getOptionValueSource(key) {
+    return this._optionValueSources[key];
+  }
+  /**
+   * Get source of option value. See also .optsWithGlobals().
+   * Expected values are default | config | env | cli | implied
+   *
+   * @param {string} key
+   * @return {string}
+   */
+  getOptionValueSourceWithGlobals(key) {
+    let source;
+    this._getCommandAndAncestors().forEach((cmd) => {
+      if (Object.hasOwn(cmd._optionValueSources, key)) {
+        source = cmd.getOptionValueSource(key);
+      }
+    });
+    return source;
+  }
+  /**
+   * Get user arguments from implied or explicit arguments.
+   * Side-effects: set _scriptPath if args included script. Used for default program name, and subcommand searches.
+   *
+   * @private
+   */
+  _prepareUserArgs(argv, parseOptions) {
+    if (argv !== void 0 && !Array.isArray(argv)) {
+      throw new Error("first parameter to parse must be array or undefined");
+    }
+    parseOptions = parseOptions || {};
+    if (argv === void 0 && parseOptions.from === void 0) {
+      if (process2.versions?.electron) {
+        parseOptions.from = "electron";
+      }
+      const execArgv = process2.execArgv ?? [];
+      if (execArgv.includes("-e") || execArgv.includes("--eval") || execArgv.includes("-p") || execArgv.includes("--print")) {
+        parseOptions.from = "eval";
+      }
+    }
+    if (argv === void 0) {
+      argv = process2.argv;
+    }
+    this.rawArgs = argv.slice();
+    let userArgs;
+    switch (parseOptions.from) {
+      case void 0:
+      case "node":
+        this._scriptPath = argv[1];
+        userArgs = argv.slice(2);
+        break;
+      case "electron":
+        if (process2.defaultApp) {
+          this._scriptPath = argv[1];
+          userArgs = argv.slice(2);
+        } else {
+          userArgs = argv.slice(1);
+        }
+        break;
+      case "user":
+        userArgs = argv.slice(0);
+        break;
+      case "eval":
+        userArgs = argv.slice(1);
+        break;
+      default:
+        throw new Error(
+          `unexpected parse option { from: '${parseOptions.from}' }`
+        );
+    }
+    if (!this._name && this._scriptPath)
+      this.nameFromFilename(this._scriptPath);
+    this._name = this._name || "program";
+    return userArgs;
+  }
+  /**
+   * Parse `argv`, setting options and invoking commands when defined.
+   *
+   * Use parseAsync instead of parse if any of your action handlers are async.
+   *
+   * Call with no parameters to parse `process.argv`. Detects Electron and special node options like `node --eval`. Easy mode!
+   *
+   * Or call with an array of strings to parse, and optionally where the user arguments start by specifying where the arguments are `from`:
+   * - `'node'`: default, `argv[0]` is the application and `argv[1]` is the script being run, with user arguments after that
+   * - `'electron'`: `argv[0]` is the application and `argv[1]` varies depending on whether the electron application is packaged
+   * - `'user'`: just user arguments
+   *
+   * @example
+   * program.parse(); // parse process.argv and auto-detect electron and special node flags
+   * program.parse(process.argv); // assume argv[0] is app and argv[1] is script
+   * program.parse(my-args, { from: 'user' }); // just user supplied arguments, nothing special about argv[0]
+   *
+   * @param {string[]} [argv] - optional, defaults to process.argv
+   * @param {object} [parseOptions] - optionally specify style of options with from: node/user/electron
+   * @param {string} [parseOptions.from] - where the args are from: 'node', 'user', 'electron'
+   * @return {Command} `this` command for chaining
+   */
+  parse(argv, parseOptions) {
+    this._prepareForParse();
+    const userArgs = this._prepareUserArgs(argv, parseOptions);
+    this._parseCommand([], userArgs);
+    return this;
+  }
+  /**
+   * Parse `argv`, setting options and invoking commands when defined.
+   *
+   * Call with no parameters to parse `process.argv`. Detects Electron and special node options like `node --eval`. Easy mode!
+   *
+   * Or call with an array of strings to parse, and optionally where the user arguments start by specifying where the arguments are `from`:
+   * - `'node'`: default, `argv[0]` is the application and `argv[1]` is the script being run, with user arguments after that
+   * - `'electron'`: `argv[0]` is the application and `argv[1]` varies depending on whether the electron application is packaged
+   * - `'user'`: just user arguments
+   *
+   * @example
+   * await program.parseAsync(); // parse process.argv and auto-detect electron and special node flags
+   * await program.parseAsync(process.argv); // assume argv[0] is app and argv[1] is script
+   * await program.parseAsync(my-args, { from: 'user' }); // just user supplied arguments, nothing special about argv[0]
+   *
+   * @param {string[]} [argv]
+   * @param {object} [parseOptions]
+   * @param {string} parseOptions.from - where the args are from: 'node', 'user', 'electron'
+   * @return {Promise}
+   */
+  async parseAsync(argv, parseOptions) {
+    this._prepareForParse();
+    const userArgs = this._prepareUserArgs(argv, parseOptions);
+    await this._parseCommand([], userArgs);
+    return this;
+  }
+  _prepareForParse() {
+    if (this._savedState === null) {
+      this.options.filter(
+        (option) => option.negate && option.defaultValue === void 0 && this.getOptionValue(option.attributeName()) === void 0
+      ).forEach((option) => {
+        const positiveLongFlag = option.long.replace(/^--no-/, "--");
+        if (!this._findOption(positiveLongFlag)) {
+          this.setOptionValueWithSource(
+            option.attributeName(),
+            true,
+            "default"
+          );
+        }
+      });
+      this.saveStateBeforeParse();
+    } else {
+      this.restoreStateBeforeParse();
+    }
+  }
+  /**
+   * Called the first time parse is called to save state and allow a restore before subsequent calls to parse.
+   * Not usually called directly, but available for subclasses to save their custom state.
+   *
+   * This is called in a lazy way. Only commands used in parsing chain will have state saved.
+   */
+  saveStateBeforeParse() {
+    this._savedState = {
+      // name is stable if supplied by author, but may be unspecified for root command and deduced during parsing
+      _name: this._name,
+      // option values before parse have default values (including false for negated options)
+      // shallow clones
+      _optionValues: { ...this._optionValues },
+      _optionValueSources: { ...this._optionValueSources }
+    };
+  }
+  /**
+   * Restore state before parse for calls after the first.
+   * Not usually called directly, but available for subclasses to save their custom state.
+   *
+   * This is called in a lazy way. Only commands used in parsing chain will have state restored.
+   */
+  restoreStateBeforeParse() {
+    if (this._storeOptionsAsProperties)
+      throw new Error(`Can not call parse again when storeOptionsAsProperties is true.
+- either make a new Command for each call to parse, or stop storing options as properties`);
+    this._name = this._savedState._name;
+    this._scriptPath = null;
+    this.rawArgs = [];
+    this._optionValues = { ...this._savedState._optionValues };
+    this._optionValueSources = { ...this._savedState._optionValueSources };
+    this.args = [];
+    this.processedArgs = [];
+  }
+  /**
+   * Throw if expected executable is missing. Add lots of help for author.
+   *
+   * @param {string} executableFile
+   * @param {string} executableDir
+   * @param {string} subcommandName
+   */
+  _checkForMissingExecutable(executableFile, executableDir, subcommandName) {
+    if (fs.existsSync(executableFile)) return;
+    const executableDirMessage = executableDir ? `searched for local subcommand relative to directory '${executableDir}'` : "no directory for search for local subcommand, use .executableDir() to supply a custom directory";
+    const executableMissing = `'${executableFile}' does not exist
+ - if '${subcommandName}' is not meant to be an executable command, remove description parameter from '.command()' and use '.description()' instead
+ - if the default executable name is not suitable, use the executableFile option to supply a custom name or path
+ - ${executableDirMessage}`;
+    throw new Error(executableMissing);
+  }
+  /**
+   * Execute a sub-command executable.
+   *
+   * @private
+   */
+  _executeSubCommand(subcommand, args) {
+    args = args.slice();
+    const sourceExt = [".js", ".ts", ".tsx", ".mjs", ".cjs"];
+    function findFile(baseDir, baseName) {
+      const localBin = path.resolve(baseDir, baseName);
+      if (fs.existsSync(localBin)) return localBin;
+      if (sourceExt.includes(path.extname(baseName))) return void 0;
+      const foundExt = sourceExt.find(
+        (ext) => fs.existsSync(`${localBin}${ext}`)
+      );
+      if (foundExt) return `${localBin}${foundExt}`;
+      return void 0;
+    }
+    this._checkForMissingMandatoryOptions();
+    this._checkForConflictingOptions();
+    let executableFile = subcommand._executableFile || `${this._name}-${subcommand._name}`;
+    let executableDir = this._executableDir || "";
+    if (this._scriptPath) {
+      let resolvedScriptPath;
+      try {
+        resolvedScriptPath = fs.realpathSync(this._scriptPath);
+      } catch {
+        resolvedScriptPath = this._scriptPath;
+      }
+      executableDir = path.resolve(
+        path.dirname(resolvedScriptPath),
+        executableDir
+      );
+    }
+    if (executableDir) {
+      let localFile = findFile(executableDir, executableFile);
+      if (!localFile && !subcommand._executableFile && this._scriptPath) {
+        const legacyName = path.basename(
+          this._scriptPath,
+          path.extname(this._scriptPath)
+        );
+        if (legacyName !== this._name) {
+          localFile = findFile(
+            executableDir,
+            `${legacyName}-${subcommand._name}`
+          );
+        }
+      }
+      executableFile = localFile || executableFile;
+    }
+    const launchWithNode = sourceExt.includes(path.extname(executableFile));
+    let proc;
+    if (process2.platform !== "win32") {
+      if (launchWithNode) {
+        args.unshift(executableFile);
+        args = incrementNodeInspectorPort(process2.execArgv).concat(args);
+        proc = childProcess.spawn(process2.argv[0], args, { stdio: "inherit" });
+      } else {
+        proc = childProcess.spawn(executableFile, args, { stdio: "inherit" });
+      }
+    } else {
+      this._checkForMissingExecutable(
+        executableFile,
+        executableDir,
+        subcommand._name
+      );
+      args.unshift(executableFile);
+      args = incrementNodeInspectorPort(process2.execArgv).concat(args);
+      proc = childProcess.spawn(process2.execPath, args, { stdio: "inherit" });
+    }
+    if (!proc.killed) {
+      const signals = ["SIGUSR1", "SIGUSR2", "SIGTERM", "SIGINT", "SIGHUP"];
+      signals.forEach((signal) => {
+        process2.on(signal, () => {
+          if (proc.killed === false && proc.exitCode === null) {
+            proc.kill(signal);
+          }
+        });
+      });
+    }
+    const exitCallback = this._exitCallback;
+    proc.on("close", (code2) => {
+      code2 = code2 ?? 1;
+      if (!exitCallback) {
+        process2.exit(code2);
+      } else {
+        exitCallback(
+          new CommanderError(
+            code2,
+            "commander.executeSubCommandAsync",
+            "(close)"
+          )
+        );
+      }
+    });
+    proc.on("error", (err) => {
+      if (err.code === "ENOENT") {
+        this._checkForMissingExecutable(
+          executableFile,
+          executableDir,
+          subcommand._name
+        );
+      } else if (err.code === "EACCES") {
+        throw new Error(`'${executableFile}' not executable`);
+      }
+      if (!exitCallback) {
+        process2.exit(1);
+      } else {
+        const wrappedError = new CommanderError(
+          1,
+          "commander.executeSubCommandAsync",
+          "(error)"
+        );
+        wrappedError.nestedError = err;
+        exitCallback(wrappedError);
+      }
+    });
+    this.runningCommand = proc;
+  }
+  /**
+   * @private
+   */
+  _dispatchSubcommand(commandName, operands, unknown2) {
+    const subCommand = this._findCommand(commandName);
+    if (!subCommand) this.help({ error: true });
+    subCommand._prepareForParse();
+    let promiseChain;
+    promiseChain = this._chainOrCallSubCommandHook(
+      promiseChain,
+      subCommand,
+      "preSubcommand"
+    );
+    promiseChain = this._chainOrCall(promiseChain, () => {
+      if (subCommand._executableHandler) {
+        this._executeSubCommand(subCommand, operands.concat(unknown2));
+      } else {
+        return subCommand._parseCommand(operands, unknown2);
+      }
+    });
+    return promiseChain;
+  }
+  /**
+   * Invoke help directly if possible, or dispatch if necessary.
+   * e.g. help foo
+   *
+   * @private
+   */
+  _dispatchHelpCommand(subcommandName) {
+    if (!subcommandName) {
+      this.help();
+    }
+    const subCommand = this._findCommand(subcommandName);
+    if (subCommand && !subCommand._executableHandler) {
+      subCommand.help();
+    }
+    return this._dispatchSubcommand(
+      subcommandName,
+      [],
+      [this._getHelpOption()?.long ?? this._getHelpOption()?.short ?? "--help"]
+    );
+  }
+  /**
+   * Check this.args against expected this.registeredArguments.
+   *
+   * @private
+   */
+  _checkNumberOfArguments() {
+    this.registeredArguments.forEach((arg, i) => {
+      if (arg.required && this.args[i] == null) {
+        this.missingArgument(arg.name());
+      }
+    });
+    if (this.registeredArguments.length > 0 && this.registeredArguments[this.registeredArguments.length - 1].variadic) {
+      return;
+    }
+    if (this.args.length > this.registeredArguments.length) {
+      this._excessArguments(this.args);
+    }
+  }
+  /**
+   * Process this.args using this.registeredArguments and save as this.processedArgs!
+   *
+   * @private
+   */
+  _processArguments() {
+    const myParseArg = (argument, value, previous) => {
+      let parsedValue = value;
+      if (value !== null && argument.parseArg) {
+        const invalidValueMessage = `error: command-argument value '${value}' is invalid for argument '${argument.name()}'.`;
+        parsedValue = this._callParseArg(
+          argument,
+          value,
+          previous,
+          invalidValueMessage
+        );
+      }
+      return parsedValue;
+    };
+    this._checkNumberOfArguments();
+    const processedArgs = [];
+    this.registeredArguments.forEach((declaredArg, index) => {
+      let value = declaredArg.defaultValue;
+      if (declaredArg.variadic) {
+        if (index < this.args.length) {
+          value = this.args.slice(index);
+          if (declaredArg.parseArg) {
+            value = value.reduce((processed, v) => {
+              return myParseArg(declaredArg, v, processed);
+            }, declaredArg.defaultValue);
+          }
+        } else if (value === void 0) {
+          value = [];
+        }
+      } else if (index < this.args.length) {
+        value = this.args[index];
+        if (declaredArg.parseArg) {
+          value = myParseArg(declaredArg, value, declaredArg.defaultValue);
+        }
+      }
+      processedArgs[index] = value;
+    });
+    this.processedArgs = processedArgs;
+  }
+  /**
+   * Once we have a promise we chain, but call synchronously until then.
+   *
+   * @param {(Promise|undefined)} promise
+   * @param {Function} fn
+   * @return {(Promise|undefined)}
+   * @private
+   */
+  _chainOrCall(promise2, fn) {
+    if (promise2?.then && typeof promise2.then === "function") {
+      return promise2.then(() => fn());
+    }
+    return fn();
+  }
+  /**
+   *
+   * @param {(Promise|undefined)} promise
+   * @param {string} event
+   * @return {(Promise|undefined)}
+   * @private
+   */
+  _chainOrCallHooks(promise2, event) {
+    let result = promise2;
+    const hooks = [];
+    this._getCommandAndAncestors().reverse().filter((cmd) => cmd._lifeCycleHooks[event] !== void 0).forEach((hookedCommand) => {
+      hookedCommand._lifeCycleHooks[event].forEach((callback) => {
+        hooks.push({ hookedCommand, callback });
+      });
+    });
+    if (event === "postAction") {
+      hooks.reverse();
+    }
+    hooks.forEach((hookDetail) => {
+      result = this._chainOrCall(result, () => {
+        return hookDetail.callback(hookDetail.hookedCommand, this);
+      });
+    });
+    return result;
+  }
+  /**
+   *
+   * @param {(Promise|undefined)} promise
+   * @param {Command} subCommand
+   * @param {string} event
+   * @return {(Promise|undefined)}
+   * @private
+   */
+  _chainOrCallSubCommandHook(promise2, subCommand, event) {
+    let result = promise2;
+    if (this._lifeCycleHooks[event] !== void 0) {
+      this._lifeCycleHooks[event].forEach((hook) => {
+        result = this._chainOrCall(result, () => {
+          return hook(this, subCommand);
+        });
+      });
+    }
+    return result;
+  }
+  /**
+   * Process arguments in context of this command.
+   * Returns action result, in case it is a promise.
+   *
+   * @private
+   */
+  _parseCommand(operands, unknown2) {
+    const parsed = this.parseOptions(unknown2);
+    this._parseOptionsEnv();
+    this._parseOptionsImplied();
+    operands = operands.concat(parsed.operands);
+    unknown2 = parsed.unknown;
+    this.args = operands.concat(unknown2);
+    if (operands && this._findCommand(operands[0])) {
+      return this._dispatchSubcommand(operands[0], operands.slice(1), unknown2);
+    }
+    if (this._getHelpCommand() && operands[0] === this._getHelpCommand().name()) {
+      return this._dispatchHelpCommand(operands[1]);
+    }
+    if (this._defaultCommandName) {
+      this._outputHelpIfRequested(unknown2);
+      return this._dispatchSubcommand(
+        this._defaultCommandName,
+        operands,
+        unknown2
+      );
+    }
+    if (this.commands.length && this.args.length === 0 && !this._actionHandler && !this._defaultCommandName) {
+      this.help({ error: true });
+    }
+    this._outputHelpIfRequested(parsed.unknown);
+    this._checkForMissingMandatoryOptions();
+    this._checkForConflictingOptions();
+    const checkForUnknownOptions = () => {
+      if (parsed.unknown.length > 0) {
+        this.unknownOption(parsed.unknown[0]);
+      }
+    };
+    const commandEvent = `command:${this.name()}`;
+    if (this._actionHandler) {
+      checkForUnknownOptions();
+      this._processArguments();
+      let promiseChain;
+      promiseChain = this._chainOrCallHooks(promiseChain, "preAction");
+      promiseChain = this._chainOrCall(
+        promiseChain,
+        () => this._actionHandler(this.processedArgs)
+      );
+      if (this.parent) {
+        promiseChain = this._chainOrCall(promiseChain, () => {
+          this.parent.emit(commandEvent, operands, unknown2);
+        });
+      }
+      promiseChain = this._chainOrCallHooks(promiseChain, "postAction");
+      return promiseChain;
+    }
+    if (this.parent?.listenerCount(commandEvent)) {
+      checkForUnknownOptions();
+      this._processArguments();
+      this.parent.emit(commandEvent, operands, unknown2);
+    } else if (operands.length) {
+      if (this._findCommand("*")) {
+        return this._dispatchSubcommand("*", operands, unknown2);
+      }
+      if (this.listenerCount("command:*")) {
+        this.emit("command:*", operands, unknown2);
+      } else if (this.commands.length) {
+        this.unknownCommand();
+      } else {
+        checkForUnknownOptions();
+        this._processArguments();
+      }
+    } else if (this.commands.length) {
+      checkForUnknownOptions();
+      this.help({ error: true });
+    } else {
+      checkForUnknownOptions();
+      this._processArguments();
+    }
+  }
+  /**
+   * Find matching command.
+   *
+   * @private
+   * @return {Command | undefined}
+   */
+  _findCommand(name) {
+    if (!name) return void 0;
+    return this.commands.find(
+      (cmd) => cmd._name === name || cmd._aliases.includes(name)
+    );
+  }
+  /**
+   * Return an option matching `arg` if any.
+   *
+   * @param {string} arg
+   * @return {Option}
+   * @package
+   */
+  _findOption(arg) {
+    return this.options.find((option) => option.is(arg));
+  }
+  /**
+   * Display an error message if a mandatory option does not have a value.
+   * Called after checking for help flags in leaf subcommand.
+   *
+   * @private
+   */
+  _checkForMissingMandatoryOptions() {
+    this._getCommandAndAncestors().forEach((cmd) => {
+      cmd.options.forEach((anOption) => {
+        if (anOption.mandatory && cmd.getOptionValue(anOption.attributeName()) === void 0) {
+          cmd.missingMandatoryOptionValue(anOption);
+        }
+      });
+    });
+  }
+  /**
+   * Display an error message if conflicting options are used together in this.
+   *
+   * @private
+   */
+  _checkForConflictingLocalOptions() {
+    const definedNonDefaultOptions = this.options.filter((option) => {
+      const optionKey = option.attributeName();
+      if (this.getOptionValue(optionKey) === void 0) {
+        return false;
+      }
+      return this.getOptionValueSource(optionKey) !== "default";
+    });
+    const optionsWithConflicting = definedNonDefaultOptions.filter(
+      (option) => option.conflictsWith.length > 0
+    );
+    optionsWithConflicting.forEach((option) => {
+      const conflictingAndDefined = definedNonDefaultOptions.find(
+        (defined) => option.conflictsWith.includes(defined.attributeName())
+      );
+      if (conflictingAndDefined) {
+        this._conflictingOption(option, conflictingAndDefined);
+      }
+    });
+  }
+  /**
+   * Display an error message if conflicting options are used together.
+   * Called after checking for help flags in leaf subcommand.
+   *
+   * @private
+   */
+  _checkForConflictingOptions() {
+    this._getCommandAndAncestors().forEach((cmd) => {
+      cmd._checkForConflictingLocalOptions();
+    });
+  }
+  /**
+   * Parse options from `argv` removing known options,
+   * and return argv split into operands and unknown arguments.
+   *
+   * Side effects: modifies command by storing options. Does not reset state if called again.
+   *
+   * Examples:
+   *
+   *     argv => operands, unknown
+   *     --known kkk op => [op], []
+   *     op --known kkk => [op], []
+   *     sub --unknown uuu op => [sub], [--unknown uuu op]
+   *     sub -- --unknown uuu op => [sub --unknown uuu op], []
+   *
+   * @param {string[]} args
+   * @return {{operands: string[], unknown: string[]}}
+   */
+  parseOptions(args) {
+    const operands = [];
+    const unknown2 = [];
+    let dest = operands;
+    function maybeOption(arg) {
+      return arg.length > 1 && arg[0] === "-";
+    }
+    const negativeNumberArg = (arg) => {
+      if (!/^-(\d+|\d*\.\d+)([eE][+-]?\d+)?$/.test(arg)) return false;
+      return !this._getCommandAndAncestors().some(
+        (cmd) => cmd.options.map((opt) => opt.short).some((short) => /^-\d$/.test(short))
+      );
+    };
+    let activeVariadicOption = null;
+    let activeGroup = null;
+    let i = 0;
+    while (i < args.length || activeGroup) {
+      const arg = activeGroup ?? args[i++];
+      activeGroup = null;
+      if (arg === "--") {
+        if (dest === unknown2) dest.push(arg);
+        dest.push(...args.slice(i));
+        break;
+      }
+      if (activeVariadicOption && (!maybeOption(arg) || negativeNumberArg(arg))) {
+        this.emit(`option:${activeVariadicOption.name()}`, arg);
+        continue;
+      }
+      activeVariadicOption = null;
+      if (maybeOption(arg)) {
+        const option = this._findOption(arg);
+        if (option) {
+          if (option.required) {
+            const value = args[i++];
+            if (value === void 0) this.optionMissingArgument(option);
+            this.emit(`option:${option.name()}`, value);
+          } else if (option.optional) {
+            let value = null;
+            if (i < args.length && (!maybeOption(args[i]) || negativeNumberArg(args[i]))) {
+              value = args[i++];
+            }
+            this.emit(`option:${option.name()}`, value);
+          } else {
+            this.emit(`option:${option.name()}`);
+          }
+          activeVariadicOption = option.variadic ? option : null;
+          continue;
+        }
+      }
+      if (arg.length > 2 && arg[0] === "-" && arg[1] !== "-") {
+        const option = this._findOption(`-${arg[1]}`);
+        if (option) {
+          if (option.required || option.optional && this._combineFlagAndOptionalValue) {
+            this.emit(`option:${option.name()}`, arg.slice(2));
+          } else {
+            this.emit(`option:${option.name()}`);
+            activeGroup = `-${arg.slice(2)}`;
+          }
+          continue;
+        }
+      }
+      if (/^--[^=]+=/.test(arg)) {
+        const index = arg.indexOf("=");
+        const option = this._findOption(arg.slice(0, index));
+        if (option && (option.required || option.optional)) {
+          this.emit(`option:${option.name()}`, arg.slice(index + 1));
+          continue;
+        }
+      }
+      if (dest === operands && maybeOption(arg) && !(this.commands.length === 0 && negativeNumberArg(arg))) {
+        dest = unknown2;
+      }
+      if ((this._enablePositionalOptions || this._passThroughOptions) && operands.length === 0 && unknown2.length === 0) {
+        if (this._findCommand(arg)) {
+          operands.push(arg);
+          unknown2.push(...args.slice(i));
+          break;
+        } else if (this._getHelpCommand() && arg === this._getHelpCommand().name()) {
+          operands.push(arg, ...args.slice(i));
+          break;
+        } else if (this._defaultCommandName) {
+          unknown2.push(arg, ...args.slice(i));
+          break;
+        }
+      }
+      if (this._passThroughOptions) {
+        dest.push(arg, ...args.slice(i));
+        break;
+      }
+      dest.push(arg);
+    }
+    return { operands, unknown: unknown2 };
+  }
+  /**
+   * Return an object containing local option values as key-value pairs.
+   *
+   * @return {object}
+   */
+  opts() {
+    if (this._storeOptionsAsProperties) {
+      const result = {};
+      const len = this.options.length;
+      for (let i = 0; i < len; i++) {
+        const key = this.options[i].attributeName();
+        result[key] = key === this._versionOptionName ? this._version : this[key];
+      }
+      return result;
+    }
+    return this._optionValues;
+  }
+  /**
+   * Return an object containing merged local and global option values as key-value pairs.
+   *
+   * @return {object}
+   */
+  optsWithGlobals() {
+    return this._getCommandAndAncestors().reduce(
+      (combinedOptions, cmd) => Object.assign(combinedOptions, cmd.opts()),
+      {}
+    );
+  }
+  /**
+   * Display error message and exit (or call exitOverride).
+   *
+   * @param {string} message
+   * @param {object} [errorOptions]
+   * @param {string} [errorOptions.code] - an id string representing the error
+   * @param {number} [errorOptions.exitCode] - used with process.exit
+   */
+  error(message, errorOptions) {
+    this._outputConfiguration.outputError(
+      `${message}
+`,
+      this._outputConfiguration.writeErr
+    );
+    if (typeof this._showHelpAfterError === "string") {
+      this._outputConfiguration.writeErr(`${this._showHelpAfterError}
+`);
+    } else if (this._showHelpAfterError) {
+      this._outputConfiguration.writeErr("\n");
+      this.outputHelp({ error: true });
+    }
+    const config2 = errorOptions || {};
+    const exitCode = config2.exitCode || 1;
+    const code2 = config2.code || "commander.error";
+    this._exit(exitCode, code2, message);
+  }
+  /**
+   * Apply any option related environment variables, if option does
+   * not have a value from cli or client code.
+   *
+   * @private
+   */
+  _parseOptionsEnv() {
+    this.options.forEach((option) => {
+      if (option.envVar && option.envVar in process2.env) {
+        const optionKey = option.attributeName();
+        if (this.getOptionValue(optionKey) === void 0 || ["default", "config", "env"].includes(
+          this.getOptionValueSource(optionKey)
+        )) {
+          if (option.required || option.optional) {
+            this.emit(`optionEnv:${option.name()}`, process2.env[option.envVar]);
+          } else {
+            this.emit(`optionEnv:${option.name()}`);
+          }
+        }
+      }
+    });
+  }
+  /**
+   * Apply any implied option values, if option is undefined or default value.
+   *
+   * @private
+   */
+  _parseOptionsImplied() {
+    const dualHelper = new DualOptions(this.options);
+    const hasCustomOptionValue = (optionKey) => {
+      return this.getOptionValue(optionKey) !== void 0 && !["default", "implied"].includes(this.getOptionValueSource(optionKey));
+    };
+    this.options.filter(
+      (option) => option.implied !== void 0 && hasCustomOptionValue(option.attributeName()) && dualHelper.valueFromOption(
+        this.getOptionValue(option.attributeName()),
+        option
+      )
+    ).forEach((option) => {
+      Object.keys(option.implied).filter((impliedKey) => !hasCustomOptionValue(impliedKey)).forEach((impliedKey) => {
+        this.setOptionValueWithSource(
+          impliedKey,
+          option.implied[impliedKey],
+          "implied"
+        );
+      });
+    });
+  }
+  /**
+   * Argument `name` is missing.
+   *
+   * @param {string} name
+   * @private
+   */
+  missingArgument(name) {
+    const message = `error: missing required argument '${name}'`;
+    this.error(message, { code: "commander.missingArgument" });
+  }
+  /**
+   * `Option` is missing an argument.
+   *
+   * @param {Option} option
+   * @private
+   */
+  optionMissingArgument(option) {
+    const message = `error: option '${option.flags}' argument missing`;
+    this.error(message, { code: "commander.optionMissingArgument" });
+  }
+  /**
+   * `Option` does not have a value, and is a mandatory option.
+   *
+   * @param {Option} option
+   * @private
+   */
+  missingMandatoryOptionValue(option) {
+    const message = `error: required option '${option.flags}' not specified`;
+    this.error(message, { code: "commander.missingMandatoryOptionValue" });
+  }
+  /**
+   * `Option` conflicts with another option.
+   *
+   * @param {Option} option
+   * @param {Option} conflictingOption
+   * @private
+   */
+  _conflictingOption(option, conflictingOption) {
+    const findBestOptionFromValue = (option2) => {
+      const optionKey = option2.attributeName();
+      const optionValue = this.getOptionValue(optionKey);
+      const negativeOption = this.options.find(
+        (target) => target.negate && optionKey === target.attributeName()
+      );
+      const positiveOption = this.options.find(
+        (target) => !target.negate && optionKey === target.attributeName()
+      );
+      if (negativeOption && (negativeOption.presetArg === void 0 && optionValue === false || negativeOption.presetArg !== void 0 && optionValue === negativeOption.presetArg)) {
+        return negativeOption;
+      }
+      return positiveOption || option2;
+    };
+    const getErrorMessage = (option2) => {
+      const bestOption = findBestOptionFromValue(option2);
+      const optionKey = bestOption.attributeName();
+      const source = this.getOptionValueSource(optionKey);
+      if (source === "env") {
+        return `environment variable '${bestOption.envVar}'`;
+      }
+      return `option '${bestOption.flags}'`;
+    };
+    const message = `error: ${getErrorMessage(option)} cannot be used with ${getErrorMessage(conflictingOption)}`;
+    this.error(message, { code: "commander.conflictingOption" });
+  }
+  /**
+   * Unknown option `flag`.
+   *
+   * @param {string} flag
+   * @private
+   */
+  unknownOption(flag) {
+    if (this._allowUnknownOption) return;
+    let suggestion = "";
+    if (flag.startsWith("--") && this._showSuggestionAfterError) {
+      let candidateFlags = [];
+      let command = this;
+      do {
+        const moreFlags = command.createHelp().visibleOptions(command).filter((option) => option.long).map((option) => option.long);
+        candidateFlags = candidateFlags.concat(moreFlags);
+        command = command.parent;
+      } while (command && !command._enablePositionalOptions);
+      suggestion = suggestSimilar(flag, candidateFlags);
+    }
+    const message = `error: unknown option '${flag}'${suggestion}`;
+    this.error(message, { code: "commander.unknownOption" });
+  }
+  /**
+   * Excess arguments, more than expected.
+   *
+   * @param {string[]} receivedArgs
+   * @private
+   */
+  _excessArguments(receivedArgs) {
+    if (this._allowExcessArguments) return;
+    const expected = this.registeredArguments.length;
+    const s = expected === 1 ? "" : "s";
+    const received = receivedArgs.length;
+    const forSubcommand = this.parent ? ` for '${this.name()}'` : "";
+    const details = receivedArgs.join(", ");
+    const message = `error: too many arguments${forSubcommand}. Expected ${expected} argument${s} but got ${received}: ${details}.`;
+    this.error(message, { code: "commander.excessArguments" });
+  }
+  /**
+   * Unknown command.
+   *
+   * @private
+   */
+  unknownCommand() {
+    const unknownName = this.args[0];
+    let suggestion = "";
+    if (this._showSuggestionAfterError) {
+      const candidateNames = [];
+      this.createHelp().visibleCommands(this).forEach((command) => {
+        candidateNames.push(command.name());
+        if (command.alias()) candidateNames.push(command.alias());
+      });
+      suggestion = suggestSimilar(unknownName, candidateNames);
+    }
+    const message = `error: unknown command '${unknownName}'${suggestion}`;
+    this.error(message, { code: "commander.unknownCommand" });
+  }
+  /**
+   * Get or set the program version.
+   *
+   * This method auto-registers the "-V, --version" option which will print the version number.
+   *
+   * You can optionally supply the flags and description to override the defaults.
+   *
+   * @param {string} [str]
+   * @param {string} [flags]
+   * @param {string} [description]
+   * @return {(this | string | undefined)} `this` command for chaining, or version string if no arguments
+   */
+  version(str, flags, description) {
+    if (str === void 0) return this._version;
+    this._version = str;
+    flags = flags || "-V, --version";
+    description = description || "output the version number";
+    const versionOption = this.createOption(flags, description);
+    this._versionOptionName = versionOption.attributeName();
+    this._registerOption(versionOption);
+    this.on("option:" + versionOption.name(), () => {
+      this._outputConfiguration.writeOut(`${str}
+`);
+      this._exit(0, "commander.version", str);
+    });
+    return this;
+  }
+  /**
+   * Set the description.
+   *
+   * @param {string} [str]
+   * @param {object} [argsDescription]
+   * @return {(string|Command)}
+   */
+  description(str, argsDescription) {
+    if (str === void 0 && argsDescription === void 0)
+      return this._description;
+    this._description = str;
+    if (argsDescription) {
+      this._argsDescription = argsDescription;
+    }
+    return this;
+  }
+  /**
+   * Set the summary. Used when listed as subcommand of parent.
+   *
+   * @param {string} [str]
+   * @return {(string|Command)}
+   */
+  summary(str) {
+    if (str === void 0) return this._summary;
+    this._summary = str;
+    return this;
+  }
+  /**
+   * Set an alias for the command.
+   *
+   * You may call more than once to add multiple aliases. Only the first alias is shown in the auto-generated help.
+   *
+   * @param {string} [alias]
+   * @return {(string|Command)}
+   */
+  alias(alias) {
+    if (alias === void 0) return this._aliases[0];
+    let command = this;
+    if (this.commands.length !== 0 && this.commands[this.commands.length - 1]._executableHandler) {
+      command = this.commands[this.commands.length - 1];
+    }
+    if (alias === command._name)
+      throw new Error("Command alias can't be the same as its name");
+    const matchingCommand = this.parent?._findCommand(alias);
+    if (matchingCommand) {
+      const existingCmd = [matchingCommand.name()].concat(matchingCommand.aliases()).join("|");
+      throw new Error(
+        `cannot add alias '${alias}' to command '${this.name()}' as already have command '${existingCmd}'`
+      );
+    }
+    command._aliases.push(alias);
+    return this;
+  }
+  /**
+   * Set aliases for the command.
+   *
+   * Only the first alias is shown in the auto-generated help.
+   *
+   * @param {string[]} [aliases]
+   * @return {(string[]|Command)}
+   */
+  aliases(aliases) {
+    if (aliases === void 0) return this._aliases;
+    aliases.forEach((alias) => this.alias(alias));
+    return this;
+  }
+  /**
+   * Set / get the command usage `str`.
+   *
+   * @param {string} [str]
+   * @return {(string|Command)}
+   */
+  usage(str) {
+    if (str === void 0) {
+      if (this._usage) return this._usage;
+      const args = this.registeredArguments.map((arg) => {
+        return humanReadableArgName(arg);
+      });
+      return [].concat(
+        this.options.length || this._helpOption !== null ? "[options]" : [],
+        this.commands.length ? "[command]" : [],
+        this.registeredArguments.length ? args : []
+      ).join(" ");
+    }
+    this._usage = str;
+    return this;
+  }
+  /**
+   * Get or set the name of the command.
+   *
+   * @param {string} [str]
+   * @return {(string|Command)}
+   */
+  name(str) {
+    if (str === void 0) return this._name;
+    this._name = str;
+    return this;
+  }
+  /**
+   * Set/get the help group heading for this subcommand in parent command's help.
+   *
+   * @param {string} [heading]
+   * @return {Command | string}
+   */
+  helpGroup(heading) {
+    if (heading === void 0) return this._helpGroupHeading ?? "";
+    this._helpGroupHeading = heading;
+    return this;
+  }
+  /**
+   * Set/get the default help group heading for subcommands added to this command.
+   * (This does not override a group set directly on the subcommand using .helpGroup().)
+   *
+   * @example
+   * program.commandsGroup('Development Commands:');
+   * program.command('watch')...
+   * program.command('lint')...
+   * ...
+   *
+   * @param {string} [heading]
+   * @returns {Command | string}
+   */
+  commandsGroup(heading) {
+    if (heading === void 0) return this._defaultCommandGroup ?? "";
+    this._defaultCommandGroup = heading;
+    return this;
+  }
+  /**
+   * Set/get the default help group heading for options added to this command.
+   * (This does not override a group set directly on the option using .helpGroup().)
+   *
+   * @example
+   * program
+   *   .optionsGroup('Development Options:')
+   *   .option('-d, --debug', 'output extra debugging')
+   *   .option('-p, --profile', 'output profiling information')
+   *
+   * @param {string} [heading]
+   * @returns {Command | string}
+   */
+  optionsGroup(heading) {
+    if (heading === void 0) return this._defaultOptionGroup ?? "";
+    this._defaultOptionGroup = heading;
+    return this;
+  }
+  /**
+   * @param {Option} option
+   * @private
+   */
+  _initOptionGroup(option) {
+    if (this._defaultOptionGroup && !option.helpGroupHeading)
+      option.helpGroup(this._defaultOptionGroup);
+  }
+  /**
+   * @param {Command} cmd
+   * @private
+   */
+  _initCommandGroup(cmd) {
+    if (this._defaultCommandGroup && !cmd.helpGroup())
+      cmd.helpGroup(this._defaultCommandGroup);
+  }
+  /**
+   * Set the name of the command from script filename, such as process.argv[1],
+   * or import.meta.filename.
+   *
+   * (Used internally and public although not documented in README.)
+   *
+   * @example
+   * program.nameFromFilename(import.meta.filename);
+   *
+   * @param {string} filename
+   * @return {Command}
+   */
+  nameFromFilename(filename) {
+    this._name = path.basename(filename, path.extname(filename));
+    return this;
+  }
+  /**
+   * Get or set the directory for searching for executable subcommands of this command.
+   *
+   * @example
+   * program.executableDir(import.meta.dirname);
+   * // or
+   * program.executableDir('subcommands');
+   *
+   * @param {string} [path]
+   * @return {(string|null|Command)}
+   */
+  executableDir(path2) {
+    if (path2 === void 0) return this._executableDir;
+    this._executableDir = path2;
+    return this;
+  }
+  /**
+   * Return program help documentation.
+   *
+   * @param {{ error: boolean }} [contextOptions] - pass {error:true} to wrap for stderr instead of stdout
+   * @return {string}
+   */
+  helpInformation(contextOptions) {
+    const helper = this.createHelp();
+    const context = this._getOutputContext(contextOptions);
+    helper.prepareContext({
+      error: context.error,
+      helpWidth: context.helpWidth,
+      outputHasColors: context.hasColors
+    });
+    const text = helper.formatHelp(this, helper);
+    if (context.hasColors) return text;
+    return this._outputConfiguration.stripColor(text);
+  }
+  /**
+   * @typedef HelpContext
+   * @type {object}
+   * @property {boolean} error
+   * @property {number} helpWidth
+   * @property {boolean} hasColors
+   * @property {function} write - includes stripColor if needed
+   *
+   * @returns {HelpContext}
+   * @private
+   */
+  _getOutputContext(contextOptions) {
+    contextOptions = contextOptions || {};
+    const error62 = !!contextOptions.error;
+    let baseWrite;
+    let hasColors;
+    let helpWidth;
+    if (error62) {
+      baseWrite = (str) => this._outputConfiguration.writeErr(str);
+      hasColors = this._outputConfiguration.getErrHasColors();
+      helpWidth = this._outputConfiguration.getErrHelpWidth();
+    } else {
+      baseWrite = (str) => this._outputConfiguration.writeOut(str);
+      hasColors = this._outputConfiguration.getOutHasColors();
+      helpWidth = this._outputConfiguration.getOutHelpWidth();
+    }
+    const write = (str) => {
+      if (!hasColors) str = this._outputConfiguration.stripColor(str);
+      return baseWrite(str);
+    };
+    return { error: error62, write, hasColors, helpWidth };
+  }
+  /**
+   * Output help information for this command.
+   *
+   * Outputs built-in help, and custom text added using `.addHelpText()`.
+   *
+   * @param {{ error: boolean } | Function} [contextOptions] - pass {error:true} to write to stderr instead of stdout
+   */
+  outputHelp(contextOptions) {
+    let deprecatedCallback;
+    if (typeof contextOptions === "function") {
+      deprecatedCallback = contextOptions;
+      contextOptions = void 0;
+    }
+    const outputContext = this._getOutputContext(contextOptions);
+    const eventContext = {
+      error: outputContext.error,
+      write: outputContext.write,
+      command: this
+    };
+    this._getCommandAndAncestors().reverse().forEach((command) => command.emit("beforeAllHelp", eventContext));
+    this.emit("beforeHelp", eventContext);
+    let helpInformation = this.helpInformation({ error: outputContext.error });
+    if (deprecatedCallback) {
+      helpInformation = deprecatedCallback(helpInformation);
+      if (typeof helpInformation !== "string" && !Buffer.isBuffer(helpInformation)) {
+        throw new Error("outputHelp callback must return a string or a Buffer");
+      }
+    }
+    outputContext.write(helpInformation);
+    if (this._getHelpOption()?.long) {
+      this.emit(this._getHelpOption().long);
+    }
+    this.emit("afterHelp", eventContext);
+    this._getCommandAndAncestors().forEach(
+      (command) => command.emit("afterAllHelp", eventContext)
+    );
+  }
+  /**
+   * You can pass in flags and a description to customise the built-in help option.
+   * Pass in false to disable the built-in help option.
+   *
+   * @example
+   * program.helpOption('-?, --help', 'show help'); // customise
+   * program.helpOption(false); // disable
+   *
+   * @param {(string | boolean)} flags
+   * @param {string} [description]
+   * @return {Command} `this` command for chaining
+   */
+  helpOption(flags, description) {
+    if (typeof flags === "boolean") {
+      if (flags) {
+        if (this._helpOption === null) this._helpOption = void 0;
+        if (this._defaultOptionGroup) {
+          this._initOptionGroup(this._getHelpOption());
+        }
+      } else {
+        this._helpOption = null;
+      }
+      return this;
+    }
+    this._helpOption = this.createOption(
+      flags ?? "-h, --help",
+      description ?? "display help for command"
+    );
+    if (flags || description) this._initOptionGroup(this._helpOption);
+    return this;
+  }
+  /**
+   * Lazy create help option.
+   * Returns null if has been disabled with .helpOption(false).
+   *
+   * @returns {(Option | null)} the help option
+   * @package
+   */
+  _getHelpOption() {
+    if (this._helpOption === void 0) {
+      this.helpOption(void 0, void 0);
+    }
+    return this._helpOption;
+  }
+  /**
+   * Supply your own option to use for the built-in help option.
+   * This is an alternative to using helpOption() to customise the flags and description etc.
+   *
+   * @param {Option} option
+   * @return {Command} `this` command for chaining
+   */
+  addHelpOption(option) {
+    this._helpOption = option;
+    this._initOptionGroup(option);
+    return this;
+  }
+  /**
+   * Output help information and exit.
+   *
+   * Outputs built-in help, and custom text added using `.addHelpText()`.
+   *
+   * @param {{ error: boolean }} [contextOptions] - pass {error:true} to write to stderr instead of stdout
+   */
+  help(contextOptions) {
+    this.outputHelp(contextOptions);
+    let exitCode = Number(process2.exitCode ?? 0);
+    if (exitCode === 0 && contextOptions && typeof contextOptions !== "function" && contextOptions.error) {
+      exitCode = 1;
+    }
+    this._exit(exitCode, "commander.help", "(outputHelp)");
+  }
+  /**
+   * // Do a little typing to coordinate emit and listener for the help text events.
+   * @typedef HelpTextEventContext
+   * @type {object}
+   * @property {boolean} error
+   * @property {Command} command
+   * @property {function} write
+   */
+  /**
+   * Add additional text to be displayed with the built-in help.
+   *
+   * Position is 'before' or 'after' to affect just this command,
+   * and 'beforeAll' or 'afterAll' to affect this command and all its subcommands.
+   *
+   * @param {string} position - before or after built-in help
+   * @param {(string | Function)} text - string to add, or a function returning a string
+   * @return {Command} `this` command for chaining
+   */
+  addHelpText(position, text) {
+    const allowedValues = ["beforeAll", "before", "after", "afterAll"];
+    if (!allowedValues.includes(position)) {
+      throw new Error(`Unexpected value for position to addHelpText.
+Expecting one of '${allowedValues.join("', '")}'`);
+    }
+    const helpEvent = `${position}Help`;
+    this.on(helpEvent, (context) => {
+      let helpStr;
+      if (typeof text === "function") {
+        helpStr = text({ error: context.error, command: context.command });
+      } else {
+        helpStr = text;
+      }
+      if (helpStr) {
+        context.write(`${helpStr}
+`);
+      }
+    });
+    return this;
+  }
+  /**
+   * Output help information if help flags specified
+   *
+   * @param {Array} args - array of options to search for help flags
+   * @private
+   */
+  _outputHelpIfRequested(args) {
+    const helpOption = this._getHelpOption();
+    const helpRequested = helpOption && args.find((arg) => helpOption.is(arg));
+    if (helpRequested) {
+      this.outputHelp();
+      this._exit(0, "commander.helpDisplayed", "(outputHelp)");
+    }
+  }
+};
+function incrementNodeInspectorPort(args) {
+  return args.map((arg) => {
+    if (!arg.startsWith("--inspect")) {
+      return arg;
+    }
+    let debugOption;
+    let debugHost = "127.0.0.1";
+    let debugPort = "9229";
+    let match;
+    if ((match = arg.match(/^(--inspect(-brk|-wait)?)$/)) !== null) {
+      debugOption = match[1];
+    } else if ((match = arg.match(
+      /^(--inspect(-brk|-port|-wait)?)=(\[[^\]]+\]|[^:]+)$/
+    )) !== null) {
+      debugOption = match[1];
+      if (/^\d+$/.test(match[3])) {
+        debugPort = match[3];
+      } else {
+        debugHost = match[3];
+      }
+    } else if ((match = arg.match(
+      /^(--inspect(-brk|-port|-wait)?)=(\[[^\]]+\]|[^:]+):(\d+)$/
+    )) !== null) {
+      debugOption = match[1];
+      debugHost = match[3];
+      debugPort = match[4];
+    }
+    if (debugOption && debugPort !== "0") {
+      return `${debugOption}=${debugHost}:${parseInt(debugPort) + 1}`;
+    }
+    return arg;
+  });
+}
+function useColor() {
+  if (process2.env.NO_COLOR || process2.env.FORCE_COLOR === "0" || process2.env.FORCE_COLOR === "false")
+    return false;
+  if (process2.env.FORCE_COLOR || process2.env.CLICOLOR_FORCE !== void 0)
+    return true;
+  return void 0;
+}
+
+// node_modules/commander/index.js
+var program = new Command();
 
 // node_modules/zod/v4/classic/external.js
 var external_exports = {};
@@ -8082,10 +11458,10 @@ function mergeDefs(...defs) {
 function cloneDef(schema) {
   return mergeDefs(schema._zod.def);
 }
-function getElementAtPath(obj, path) {
-  if (!path)
+function getElementAtPath(obj, path2) {
+  if (!path2)
     return obj;
-  return path.reduce((acc, key) => acc?.[key], obj);
+  return path2.reduce((acc, key) => acc?.[key], obj);
 }
 function promiseAllObject(promisesObj) {
   const keys = Object.keys(promisesObj);
@@ -8425,11 +11801,11 @@ function explicitlyAborted(x, startIndex = 0) {
   }
   return false;
 }
-function prefixIssues(path, issues) {
+function prefixIssues(path2, issues) {
   return issues.map((iss) => {
     var _a3;
     (_a3 = iss).path ?? (_a3.path = []);
-    iss.path.unshift(path);
+    iss.path.unshift(path2);
     return iss;
   });
 }
@@ -8891,16 +12267,16 @@ function flattenError(error62, mapper = (issue2) => issue2.message) {
 }
 function formatError(error62, mapper = (issue2) => issue2.message) {
   const fieldErrors = { _errors: [] };
-  const processError = (error63, path = []) => {
+  const processError = (error63, path2 = []) => {
     for (const issue2 of error63.issues) {
       if (issue2.code === "invalid_union" && issue2.errors.length) {
-        issue2.errors.map((issues) => processError({ issues }, [...path, ...issue2.path]));
+        issue2.errors.map((issues) => processError({ issues }, [...path2, ...issue2.path]));
       } else if (issue2.code === "invalid_key") {
-        processError({ issues: issue2.issues }, [...path, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path2, ...issue2.path]);
       } else if (issue2.code === "invalid_element") {
-        processError({ issues: issue2.issues }, [...path, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path2, ...issue2.path]);
       } else {
-        const fullpath = [...path, ...issue2.path];
+        const fullpath = [...path2, ...issue2.path];
         if (fullpath.length === 0) {
           fieldErrors._errors.push(mapper(issue2));
         } else {
@@ -8939,17 +12315,17 @@ function formatError(error62, mapper = (issue2) => issue2.message) {
 }
 function treeifyError(error62, mapper = (issue2) => issue2.message) {
   const result = { errors: [] };
-  const processError = (error63, path = []) => {
+  const processError = (error63, path2 = []) => {
     var _a3;
     for (const issue2 of error63.issues) {
       if (issue2.code === "invalid_union" && issue2.errors.length) {
-        issue2.errors.map((issues) => processError({ issues }, [...path, ...issue2.path]));
+        issue2.errors.map((issues) => processError({ issues }, [...path2, ...issue2.path]));
       } else if (issue2.code === "invalid_key") {
-        processError({ issues: issue2.issues }, [...path, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path2, ...issue2.path]);
       } else if (issue2.code === "invalid_element") {
-        processError({ issues: issue2.issues }, [...path, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path2, ...issue2.path]);
       } else {
-        const fullpath = [...path, ...issue2.path];
+        const fullpath = [...path2, ...issue2.path];
         if (fullpath.length === 0) {
           result.errors.push(mapper(issue2));
           continue;
@@ -8988,8 +12364,8 @@ function treeifyError(error62, mapper = (issue2) => issue2.message) {
 }
 function toDotPath(_path) {
   const segs = [];
-  const path = _path.map((seg) => typeof seg === "object" ? seg.key : seg);
-  for (const seg of path) {
+  const path2 = _path.map((seg) => typeof seg === "object" ? seg.key : seg);
+  for (const seg of path2) {
     if (typeof seg === "number")
       segs.push(`[${seg}]`);
     else if (typeof seg === "symbol")
@@ -26127,13 +29503,13 @@ function resolveRef(ref, ctx) {
   if (!ref.startsWith("#")) {
     throw new Error("External $ref is not supported, only local refs (#/...) are allowed");
   }
-  const path = ref.slice(1).split("/").filter(Boolean);
-  if (path.length === 0) {
+  const path2 = ref.slice(1).split("/").filter(Boolean);
+  if (path2.length === 0) {
     return ctx.rootSchema;
   }
   const defsKey = ctx.version === "draft-2020-12" ? "$defs" : "definitions";
-  if (path[0] === defsKey) {
-    const key = path[1] === void 0 ? void 0 : decodeJSONPointerSegment(path[1]);
+  if (path2[0] === defsKey) {
+    const key = path2[1] === void 0 ? void 0 : decodeJSONPointerSegment(path2[1]);
     if (!key || !ctx.defs[key]) {
       throw new Error(`Reference not found: ${ref}`);
     }
@@ -26768,7 +30144,7 @@ function visit(schema, fnOrHandlers) {
     return h ? h(node2, rewritten) : node2;
   };
   const cache = /* @__PURE__ */ new Map();
-  function run2(s) {
+  function run3(s) {
     const cached2 = cache.get(s);
     if (cached2 === RESOLVING) {
       return new $ZodLazy({
@@ -26794,21 +30170,21 @@ function visit(schema, fnOrHandlers) {
         let changed = false;
         const newShape = {};
         for (const k of keys) {
-          const mapped = run2(oldShape[k]);
+          const mapped = run3(oldShape[k]);
           if (mapped !== oldShape[k])
             changed = true;
           newShape[k] = mapped;
         }
         let newCatchall = def.catchall;
         if (def.catchall) {
-          newCatchall = run2(def.catchall);
+          newCatchall = run3(def.catchall);
           if (newCatchall !== def.catchall)
             changed = true;
         }
         return changed ? clone(s, { ...def, shape: newShape, catchall: newCatchall }) : s;
       }
       case "array": {
-        const mapped = run2(def.element);
+        const mapped = run3(def.element);
         return mapped === def.element ? s : clone(s, { ...def, element: mapped });
       }
       case "tuple": {
@@ -26816,14 +30192,14 @@ function visit(schema, fnOrHandlers) {
         let changed = false;
         const newItems = [];
         for (const item of oldItems) {
-          const mapped = run2(item);
+          const mapped = run3(item);
           if (mapped !== item)
             changed = true;
           newItems.push(mapped);
         }
         let newRest = def.rest;
         if (def.rest) {
-          newRest = run2(def.rest);
+          newRest = run3(def.rest);
           if (newRest !== def.rest)
             changed = true;
         }
@@ -26831,12 +30207,12 @@ function visit(schema, fnOrHandlers) {
       }
       case "record":
       case "map": {
-        const newKey = run2(def.keyType);
-        const newVal = run2(def.valueType);
+        const newKey = run3(def.keyType);
+        const newVal = run3(def.valueType);
         return newKey === def.keyType && newVal === def.valueType ? s : clone(s, { ...def, keyType: newKey, valueType: newVal });
       }
       case "set": {
-        const newVal = run2(def.valueType);
+        const newVal = run3(def.valueType);
         return newVal === def.valueType ? s : clone(s, { ...def, valueType: newVal });
       }
       case "union": {
@@ -26844,7 +30220,7 @@ function visit(schema, fnOrHandlers) {
         let changed = false;
         const newOptions = [];
         for (const opt of oldOptions) {
-          const mapped = run2(opt);
+          const mapped = run3(opt);
           if (mapped !== opt)
             changed = true;
           newOptions.push(mapped);
@@ -26852,8 +30228,8 @@ function visit(schema, fnOrHandlers) {
         return changed ? clone(s, { ...def, options: newOptions }) : s;
       }
       case "intersection": {
-        const newLeft = run2(def.left);
-        const newRight = run2(def.right);
+        const newLeft = run3(def.left);
+        const newRight = run3(def.right);
         return newLeft === def.left && newRight === def.right ? s : clone(s, { ...def, left: newLeft, right: newRight });
       }
       case "optional":
@@ -26865,23 +30241,23 @@ function visit(schema, fnOrHandlers) {
       case "nonoptional":
       case "promise":
       case "success": {
-        const newInner = run2(def.innerType);
+        const newInner = run3(def.innerType);
         return newInner === def.innerType ? s : clone(s, { ...def, innerType: newInner });
       }
       case "pipe": {
-        const newIn = run2(def.in);
-        const newOut = run2(def.out);
+        const newIn = run3(def.in);
+        const newOut = run3(def.out);
         return newIn === def.in && newOut === def.out ? s : clone(s, { ...def, in: newIn, out: newOut });
       }
       case "function": {
-        const newInput = run2(def.input);
-        const newOutput = run2(def.output);
+        const newInput = run3(def.input);
+        const newOutput = run3(def.output);
         return newInput === def.input && newOutput === def.output ? s : clone(s, { ...def, input: newInput, output: newOutput });
       }
       case "lazy": {
         const original = def.getter;
         const { _cachedInner, ...rest } = def;
-        return clone(s, { ...rest, getter: () => run2(original()) });
+        return clone(s, { ...rest, getter: () => run3(original()) });
       }
       // A leaf by choice: `parts` are regex fragments, not data positions.
       case "template_literal":
@@ -26912,7 +30288,7 @@ function visit(schema, fnOrHandlers) {
       }
     }
   }
-  return run2(schema);
+  return run3(schema);
 }
 
 // node_modules/zod/v4/classic/deep-partial.js
@@ -27472,7 +30848,7 @@ function githubTokenFor(options, call) {
   throw new ClaimHoldError({
     status: 0,
     code: "missing_github_token",
-    message: `${call} needs a GitHub token of the agent's account (set GITHUB_TOKEN)`
+    message: `${call} needs a GitHub token of the agent's account (GH_TOKEN, GITHUB_TOKEN or gh auth token)`
   });
 }
 function sendLeaseRequest(deps, lease, method, suffix2, policy, body, signal) {
@@ -27503,10 +30879,84 @@ function isTransient(error62) {
   return isClaimHoldError(error62) && (error62.status === 0 || error62.status >= 500 || error62.status === 429);
 }
 
+// src/agent/actions/git-remote.ts
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+var run = promisify(execFile);
+var namePart = "[A-Za-z0-9_.-]+";
+var ownerAndName = `(${namePart})/(${namePart}?)(?:\\.git)?/?`;
+var urlForm = new RegExp(`^(?:https?|ssh|git|git\\+ssh)://(?:[^@/]+@)?([^/:]+)(?::\\d+)?/${ownerAndName}$`);
+var scpForm = new RegExp(`^(?:[^@/]+@)?([^/:]+):${ownerAndName}$`);
+function repoFromRemoteUrl(url2) {
+  const text = url2.trim();
+  const match = urlForm.exec(text) ?? scpForm.exec(text);
+  if (!match?.[1] || !match[2] || !match[3]) return void 0;
+  const name = match[3].replace(/\.git$/, "");
+  if (!name || name === "." || name === "..") return void 0;
+  return { host: match[1].toLowerCase(), repo: `${match[2]}/${name}` };
+}
+function chooseRemote(remotes) {
+  if (remotes.includes("origin")) return "origin";
+  return remotes.length === 1 ? remotes[0] : void 0;
+}
+async function repoOfClone(cwd) {
+  const git2 = (args) => run("git", args, { cwd, timeout: 5e3 }).then(
+    ({ stdout }) => stdout.trim(),
+    () => ""
+  );
+  const remote = chooseRemote((await git2(["remote"])).split("\n").filter(Boolean));
+  if (!remote) return void 0;
+  return repoFromRemoteUrl(await git2(["remote", "get-url", remote]));
+}
+
+// src/agent/actions/github-token.ts
+import { execFile as execFile2 } from "node:child_process";
+var ghTimeoutMs = 5e3;
+function githubTokenFromEnv(env) {
+  for (const source of ["GH_TOKEN", "GITHUB_TOKEN"]) {
+    const token = env[source]?.trim();
+    if (token) return { token, source };
+  }
+  return void 0;
+}
+async function resolveGithubToken(env, options = {}) {
+  const fromEnv = githubTokenFromEnv(env);
+  if (fromEnv) return fromEnv;
+  const host = await options.host?.();
+  const token = await ghAuthToken(env, host && host !== "github.com" ? host : void 0);
+  return token ? { token, source: "gh auth token" } : void 0;
+}
+function ghAuthToken(env, host) {
+  return new Promise((resolve2) => {
+    execFile2(
+      "gh",
+      ["auth", "token", ...host ? ["--hostname", host] : []],
+      { env, timeout: ghTimeoutMs, windowsHide: true, maxBuffer: 64 * 1024 },
+      (error62, stdout) => {
+        const token = String(stdout ?? "").trim();
+        resolve2(error62 || !token || /\s/.test(token) ? void 0 : token);
+      }
+    );
+  });
+}
+
+// src/agent/actions/package-version.ts
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+function packageVersion(binPath) {
+  try {
+    const text = readFileSync(join(dirname(binPath), "..", "package.json"), "utf8");
+    const version2 = JSON.parse(text).version;
+    return typeof version2 === "string" ? version2 : "0.0.0";
+  } catch {
+    return "0.0.0";
+  }
+}
+
 // src/agent/actions/session.ts
 import { randomBytes } from "node:crypto";
 import { link, mkdir, readFile, rm, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { join as join2 } from "node:path";
 var sessionEnvVars = [
   { name: "CLAIM_HOLD_SESSION_ID" },
   { name: "CLAUDE_SESSION_ID", runtime: "claude-code" },
@@ -27529,8 +30979,8 @@ async function resolveSession(env, gitDir) {
       return { sessionId: value, runtime: runtimeFromEnv(env) ?? candidate.runtime, source: candidate.name };
     }
   }
-  const dir = join(gitDir, "claim-hold");
-  const file2 = join(dir, "session-id");
+  const dir = join2(gitDir, "claim-hold");
+  const file2 = join2(dir, "session-id");
   const stored = clean(await readFile(file2, "utf8").catch(() => ""));
   if (stored) return { sessionId: stored, runtime: runtimeFromEnv(env), source: file2 };
   const fresh = randomBytes(6).toString("hex");
@@ -27546,8 +30996,8 @@ async function resolveSession(env, gitDir) {
 }
 var sessionKeyPattern = /^[A-Za-z0-9_-]{32,256}$/;
 async function resolveSessionKey(gitDir, sessionId) {
-  const dir = join(gitDir, "claim-hold", "session-keys");
-  const file2 = join(dir, sessionId);
+  const dir = join2(gitDir, "claim-hold", "session-keys");
+  const file2 = join2(dir, sessionId);
   const stored = (await readFile(file2, "utf8").catch((error62) => {
     if (error62.code === "ENOENT") return null;
     throw error62;
@@ -27582,13 +31032,13 @@ function actorName(actor) {
 }
 
 // src/agent/actions/git.ts
-import { execFile } from "node:child_process";
+import { execFile as execFile3 } from "node:child_process";
 import { resolve } from "node:path";
-import { promisify } from "node:util";
-var run = promisify(execFile);
+import { promisify as promisify2 } from "node:util";
+var run2 = promisify2(execFile3);
 async function git(cwd, args) {
   try {
-    const { stdout } = await run("git", args, { cwd });
+    const { stdout } = await run2("git", args, { cwd });
     return stdout.trim();
   } catch (error62) {
     const stderr = error62.stderr?.trim();
@@ -27611,12 +31061,12 @@ async function resolveCommit(cwd, revision) {
 
 // src/agent/actions/lease-store.ts
 import { chmod, mkdir as mkdir2, readdir, readFile as readFile2, rename, rm as rm2, writeFile as writeFile2 } from "node:fs/promises";
-import { join as join2 } from "node:path";
+import { join as join3 } from "node:path";
 
 // src/agent/actions/subject.ts
-var namePart = "[A-Za-z0-9_.-]+";
-var subjectPattern = new RegExp(`^(${namePart}/${namePart})#(\\d{1,9})$`);
-var repoPattern = new RegExp(`^${namePart}/${namePart}$`);
+var namePart2 = "[A-Za-z0-9_.-]+";
+var subjectPattern = new RegExp(`^(${namePart2}/${namePart2})#(\\d{1,9})$`);
+var repoPattern = new RegExp(`^${namePart2}/${namePart2}$`);
 function parseSubject(text) {
   const match = subjectPattern.exec(text.trim());
   const issue2 = Number(match?.[2]);
@@ -27664,13 +31114,13 @@ var LeaseFileSchema = external_exports.strictObject({
 });
 var suffix = ".json";
 function leaseDir(gitDir) {
-  return join2(gitDir, "claim-hold");
+  return join3(gitDir, "claim-hold");
 }
 function leaseFileName(subject) {
   return `${subject.repo.replace("/", "__")}__${subject.issue}${suffix}`;
 }
 async function readLease(dir, subject) {
-  const text = await readFile2(join2(dir, leaseFileName(subject)), "utf8").catch(
+  const text = await readFile2(join3(dir, leaseFileName(subject)), "utf8").catch(
     (error62) => {
       if (error62.code === "ENOENT") return null;
       throw error62;
@@ -27680,7 +31130,7 @@ async function readLease(dir, subject) {
   const parsed = LeaseFileSchema.safeParse(safeJson(text));
   if (!parsed.success) {
     throw new Error(
-      `lease file ${join2(dir, leaseFileName(subject))} is unreadable; remove it and claim again`
+      `lease file ${join3(dir, leaseFileName(subject))} is unreadable; remove it and claim again`
     );
   }
   return parsed.data;
@@ -27690,7 +31140,7 @@ async function listLeases(dir) {
   const leases = [];
   for (const name of names.filter((n) => /^.+__.+__\d+\.json$/.test(n)).sort()) {
     const parsed = LeaseFileSchema.safeParse(
-      safeJson(await readFile2(join2(dir, name), "utf8").catch(() => ""))
+      safeJson(await readFile2(join3(dir, name), "utf8").catch(() => ""))
     );
     if (parsed.success) leases.push(parsed.data);
   }
@@ -27698,7 +31148,7 @@ async function listLeases(dir) {
 }
 async function writeLease(dir, lease) {
   await mkdir2(dir, { recursive: true, mode: 448 });
-  const target = join2(dir, leaseFileName(lease));
+  const target = join3(dir, leaseFileName(lease));
   const temporary = `${target}.${process.pid}.tmp`;
   await writeFile2(temporary, `${JSON.stringify(lease, null, 2)}
 `, { mode: 384 });
@@ -27706,7 +31156,7 @@ async function writeLease(dir, lease) {
   await rename(temporary, target);
 }
 async function removeLease(dir, subject) {
-  await rm2(join2(dir, leaseFileName(subject)), { force: true });
+  await rm2(join3(dir, leaseFileName(subject)), { force: true });
 }
 async function markLease(dir, lease, status, statusDetail) {
   const current = await readLease(dir, lease).catch(() => null);
@@ -27755,7 +31205,7 @@ function serverUrl(ctx, lease) {
 function clientFor(ctx, baseUrl, options = {}) {
   return createClaimHoldClient({
     baseUrl,
-    githubToken: ctx.env.GITHUB_TOKEN?.trim() || void 0,
+    githubToken: ctx.githubToken,
     fetch: ctx.fetch,
     sleep: ctx.sleep,
     random: ctx.random,
@@ -27763,10 +31213,9 @@ function clientFor(ctx, baseUrl, options = {}) {
     userAgent: "claim-hold-cli"
   });
 }
+var missingGithubTokenMessage = "no GitHub token: set GH_TOKEN or GITHUB_TOKEN (a token of the agent's GitHub account), or log in with `gh auth login`";
 function requireGithubToken(ctx) {
-  if (!ctx.env.GITHUB_TOKEN?.trim()) {
-    throw new UsageError("GITHUB_TOKEN is not set (a token of the agent's GitHub account)");
-  }
+  if (!ctx.githubToken) throw new UsageError(missingGithubTokenMessage);
 }
 function leaseCredentials(lease) {
   return { id: lease.leaseId, token: lease.token };
@@ -27869,9 +31318,25 @@ function leaseFileOf(result, at) {
   };
 }
 
+// src/agent/cli/command.ts
+var issueOption = {
+  issue: {
+    value: "<owner/repo#n>",
+    description: "which lease, when this worktree holds more than one"
+  }
+};
+var repoOption = {
+  repo: {
+    value: "<owner/repo>",
+    description: "the repository (default: from this clone's git remote, origin)"
+  }
+};
+var showTokenOption = {
+  "show-token": { description: "include the lease token in --json output" }
+};
+
 // src/agent/cli/context.ts
-function createOutput(json2, deps) {
-  const secrets = [deps.env.GITHUB_TOKEN];
+function createOutput(json2, deps, secrets) {
   return {
     json: json2,
     result(value, lines) {
@@ -27890,10 +31355,69 @@ function stringFlag(ctx, name) {
   const value = ctx.flags[name];
   return typeof value === "string" ? value : void 0;
 }
+function listFlag(ctx, name) {
+  const value = ctx.flags[name];
+  return Array.isArray(value) ? value : typeof value === "string" ? [value] : [];
+}
 async function currentLease(ctx) {
   const dir = await leaseDirOf(ctx);
   const issue2 = stringFlag(ctx, "issue");
   return { dir, lease: await selectLease(dir, issue2 ? parseSubject(issue2) : void 0) };
+}
+
+// src/agent/cli/relative-time.ts
+function relativeTime(at, now) {
+  if (at === null || at === void 0) return "unknown";
+  const ms = typeof at === "number" ? at < 1e12 ? at * 1e3 : at : Date.parse(at);
+  if (Number.isNaN(ms)) return String(at);
+  const delta = ms - now;
+  const span = humanSpan(Math.abs(delta));
+  if (span === "0 s") return "now";
+  return delta > 0 ? `in ${span}` : `${span} ago`;
+}
+function humanSpan(ms) {
+  const seconds = Math.round(ms / 1e3);
+  if (seconds < 90) return `${seconds} s`;
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 90) return `${minutes} min`;
+  const hours = Math.round(minutes / 60);
+  if (hours < 36) return `${hours} h`;
+  return `${Math.round(hours / 24)} d`;
+}
+
+// src/agent/cli/target.ts
+var bareIssue = /^#?(\d{1,9})$/;
+async function defaultRepo(ctx) {
+  const flag = stringFlag(ctx, "repo");
+  if (flag !== void 0) return parseRepo(flag);
+  const remote = await repoOfClone(ctx.cwd);
+  if (remote) return remote.repo;
+  throw new UsageError(
+    "no repository given: pass owner/repo (or --repo owner/repo), or run inside a clone whose origin remote is on GitHub"
+  );
+}
+function checkAgreesWithFlag(ctx, repo) {
+  const flag = stringFlag(ctx, "repo");
+  if (flag !== void 0 && parseRepo(flag).toLowerCase() !== repo.toLowerCase()) {
+    throw new UsageError(`--repo ${flag} disagrees with ${repo}; give the repository once`);
+  }
+}
+async function resolveSubject(ctx, text) {
+  const bare = bareIssue.exec(text?.trim() ?? "");
+  if (bare?.[1]) {
+    const issue2 = Number(bare[1]);
+    if (issue2 <= 0) throw new UsageError(`expected an issue number above 0, got "${text}"`);
+    return { repo: await defaultRepo(ctx), issue: issue2 };
+  }
+  const subject = parseSubject(text ?? "");
+  checkAgreesWithFlag(ctx, subject.repo);
+  return subject;
+}
+async function resolveRepo(ctx, text) {
+  if (text === void 0) return defaultRepo(ctx);
+  const repo = parseRepo(text);
+  checkAgreesWithFlag(ctx, repo);
+  return repo;
 }
 
 // src/agent/cli/commands/claim.ts
@@ -27907,42 +31431,51 @@ function taskClassFlag(ctx) {
 var claimCommand = {
   name: "claim",
   summary: "claim an issue (or take it over) and store its lease in this worktree",
-  usage: "claim owner/repo#12 [--class author] [--branch <name>] [--takeover] [--scope <glob>…] [--artifacts <url>]\n                   [--ignore-blockers] [--allow-open-pr]",
-  details: [
-    "--class       task class: author (default), reviewer, merger, conflict-fix",
-    "--branch      branch of the work (default: the App's agent/<sessionId>/<issue>-<slug>,",
-    "              or on a takeover the incumbent's branch)",
-    "--takeover    take over a stale or reclaimable claim; waits out the incumbent's grace beat",
-    "--scope       a glob of the files the work expects to touch (repeatable)",
-    "--artifacts   URL or path of the session's handoff material",
-    "--ignore-blockers  claim although the issue has open blockers (else exit 3, blocked)",
-    "--allow-open-pr    claim although someone else's open pull request closes it (else exit 3, pr_open)",
-    "--show-token  include the lease token in --json output",
-    "exit 3: held by another or not free to work on (held, human_held, cap_reached, blocked, pr_open)"
+  arguments: [
+    {
+      name: "issue",
+      description: "owner/repo#12, or 12 inside a clone (repository from --repo or the origin remote)",
+      required: true
+    }
   ],
   options: {
-    class: { type: "string" },
-    branch: { type: "string" },
-    takeover: { type: "boolean" },
-    scope: { type: "string", multiple: true },
-    artifacts: { type: "string" },
-    "ignore-blockers": { type: "boolean" },
-    "allow-open-pr": { type: "boolean" }
+    class: { value: "<name>", description: `task class: ${taskClasses.join(", ")} (default author)` },
+    branch: {
+      value: "<name>",
+      description: "branch of the work (default: the App's agent/<sessionId>/<issue>-<slug>, or on a takeover the incumbent's branch)"
+    },
+    takeover: { description: "take over a stale or reclaimable claim; waits out the incumbent's grace beat" },
+    scope: {
+      value: "<glob>",
+      description: "a glob of the files the work expects to touch",
+      repeatable: true
+    },
+    artifacts: { value: "<url>", description: "URL or path of the session's handoff material" },
+    "ignore-blockers": { description: "claim although the issue has open blockers (else exit 3, blocked)" },
+    "allow-open-pr": {
+      description: "claim although someone else's open pull request closes it (else exit 3, pr_open)"
+    },
+    ...repoOption,
+    ...showTokenOption
   },
-  positionals: { min: 1, max: 1 },
+  notes: [
+    "Exit 3: held by another or not free to work on (held, human_held, cap_reached, blocked, pr_open);",
+    "a held issue's line names the holder, when it becomes reclaimable and whether --takeover applies."
+  ],
+  needsGithubToken: true,
   async run(ctx) {
-    const subject = parseSubject(ctx.positionals[0] ?? "");
+    const subject = await resolveSubject(ctx, ctx.positionals[0]);
     const { lease, result, session } = await claimIssue(ctx, subject, {
       taskClass: taskClassFlag(ctx),
       branch: stringFlag(ctx, "branch"),
       takeover: ctx.flags.takeover === true,
-      scope: ctx.flags.scope,
+      scope: listFlag(ctx, "scope"),
       artifacts: stringFlag(ctx, "artifacts"),
       ignoreBlockers: ctx.flags["ignore-blockers"] === true,
       allowOpenPullRequest: ctx.flags["allow-open-pr"] === true
-    });
+    }).catch(naming(subject));
     const lines = [
-      `${result.created ? "claimed" : "re-claimed"} ${formatSubject(subject)} · generation ${lease.generation} · branch ${lease.branch ?? "(none)"} · heartbeat every ${lease.heartbeatIntervalSeconds} s · expires ${lease.expiresAt}`
+      `${result.created ? "claimed" : "re-claimed"} ${formatSubject(subject)} · generation ${lease.generation} · branch ${lease.branch ?? "(none)"} · heartbeat every ${lease.heartbeatIntervalSeconds} s · expires ${relativeTime(lease.expiresAt, ctx.now())}`
     ];
     if (result.resume) {
       lines.push(
@@ -27964,10 +31497,22 @@ var claimCommand = {
     return 0;
   }
 };
+function naming(subject) {
+  return (error62) => {
+    if (!isClaimHoldError(error62) || "subject" in error62.details) throw error62;
+    throw new ClaimHoldError({
+      status: error62.status,
+      code: error62.code,
+      message: error62.message,
+      details: { ...error62.details, subject: formatSubject(subject) },
+      cause: error62
+    });
+  };
+}
 
 // src/agent/cli/commands/install-hook.ts
 import { chmod as chmod2, mkdir as mkdir3, readFile as readFile3, writeFile as writeFile3 } from "node:fs/promises";
-import { join as join3 } from "node:path";
+import { join as join4 } from "node:path";
 var marker = "# claim-hold pre-push hook";
 function prePushHook(nodePath, binPath, issue2) {
   const issueArgs = issue2 ? ` --issue ${shellQuote(issue2)}` : "";
@@ -28000,35 +31545,36 @@ function shellQuote(value) {
 var installHookCommand = {
   name: "install-hook",
   summary: "install a git pre-push hook that runs `verify` and `attest <sha>` for every push",
-  usage: "install-hook [--issue owner/repo#n] [--force]",
-  details: [
-    "--issue  bake the lease choice into the hook (when the worktree may hold several leases)",
-    "--force  replace an existing pre-push hook that claim-hold did not write"
-  ],
-  options: { force: { type: "boolean" } },
-  positionals: { min: 0, max: 0 },
+  arguments: [],
+  options: {
+    issue: {
+      value: "<owner/repo#n>",
+      description: "bake the lease choice into the hook (when the worktree may hold several leases)"
+    },
+    force: { description: "replace an existing pre-push hook that claim-hold did not write" }
+  },
   async run(ctx) {
     const issue2 = stringFlag(ctx, "issue");
     if (issue2) parseSubject(issue2);
     const hooksDir = await findHooksDir(ctx.cwd);
-    const path = join3(hooksDir, "pre-push");
-    const existing = await readFile3(path, "utf8").catch(() => null);
+    const path2 = join4(hooksDir, "pre-push");
+    const existing = await readFile3(path2, "utf8").catch(() => null);
     if (existing !== null && !existing.includes(marker) && ctx.flags.force !== true) {
       throw new UsageError(
-        `${path} already exists and was not written by claim-hold; use --force to replace it`
+        `${path2} already exists and was not written by claim-hold; use --force to replace it`
       );
     }
     await mkdir3(hooksDir, { recursive: true });
-    await writeFile3(path, prePushHook(process.execPath, ctx.binPath, issue2), { mode: 493 });
-    await chmod2(path, 493);
-    ctx.out.result({ ok: true, command: "install-hook", path }, [`installed ${path}`]);
+    await writeFile3(path2, prePushHook(process.execPath, ctx.binPath, issue2), { mode: 493 });
+    await chmod2(path2, 493);
+    ctx.out.result({ ok: true, command: "install-hook", path: path2 }, [`installed ${path2}`]);
     return 0;
   }
 };
 
 // src/agent/actions/heartbeat-body.ts
 import { readFile as readFile4 } from "node:fs/promises";
-import { isAbsolute, join as join4 } from "node:path";
+import { isAbsolute, join as join5 } from "node:path";
 var usageFileVariable = "CLAIM_HOLD_USAGE_FILE";
 var UsageFile = external_exports.looseObject({
   costUsd: external_exports.number().min(0).max(1e9).optional(),
@@ -28037,24 +31583,24 @@ var UsageFile = external_exports.looseObject({
 async function readUsageFile(ctx) {
   const named = ctx.env[usageFileVariable]?.trim();
   if (!named) return { kind: "none" };
-  const path = isAbsolute(named) ? named : join4(ctx.cwd, named);
+  const path2 = isAbsolute(named) ? named : join5(ctx.cwd, named);
   let text;
   try {
-    text = await readFile4(path, "utf8");
+    text = await readFile4(path2, "utf8");
   } catch (error62) {
     if (error62.code === "ENOENT") return { kind: "none" };
-    return { kind: "unreadable", path, reason: error62.message };
+    return { kind: "unreadable", path: path2, reason: error62.message };
   }
   let json2;
   try {
     json2 = JSON.parse(text);
   } catch {
-    return { kind: "unreadable", path, reason: "not JSON" };
+    return { kind: "unreadable", path: path2, reason: "not JSON" };
   }
   const parsed = UsageFile.safeParse(json2);
   if (!parsed.success) {
     const issue2 = parsed.error.issues[0];
-    return { kind: "unreadable", path, reason: `${issue2?.path.join(".") || "(file)"}: ${issue2?.message}` };
+    return { kind: "unreadable", path: path2, reason: `${issue2?.path.join(".") || "(file)"}: ${issue2?.message}` };
   }
   const { costUsd, tokens } = parsed.data;
   if (costUsd === void 0 && tokens === void 0) return { kind: "none" };
@@ -28175,18 +31721,317 @@ async function keepLeaseFileAlive(ctx, dir, lease, signal = ctx.signal) {
   return end;
 }
 
+// src/contract/refusals.ts
+var Timestamp2 = external_exports.string().meta({ description: "ISO-8601 (UTC)." });
+var exampleHolder = {
+  kind: "agent",
+  login: "octo-agent",
+  runtime: "claude-code",
+  sessionId: "5f0c",
+  host: "build-7"
+};
+var errorCodes = {
+  held: {
+    status: 409,
+    exit: 3,
+    summary: "Another session holds the issue (or the same session without proof of it).",
+    details: {
+      holder: ActorSchema.optional().meta({
+        description: "Absent only when the claim ended while a re-claim of it was written: claim again."
+      }),
+      generation: external_exports.number().int().positive().optional(),
+      state: external_exports.string().optional().meta({ description: "`active`, `stale` or `reclaimable`." }),
+      lastHeartbeatAt: Timestamp2.optional(),
+      reclaimableAt: Timestamp2.optional().meta({
+        description: "When a takeover no longer waits for a grace beat."
+      }),
+      takeoverPendingBy: ActorSchema.optional().meta({
+        description: "Another claimant's takeover that waits."
+      })
+    },
+    example: {
+      error: "held",
+      message: "octo/app#12 is held by another session.",
+      holder: exampleHolder,
+      generation: 3,
+      state: "active",
+      lastHeartbeatAt: "2026-11-29T10:00:00.000Z",
+      reclaimableAt: "2026-11-29T11:00:00.000Z"
+    }
+  },
+  human_held: {
+    status: 409,
+    exit: 3,
+    summary: "A person holds the issue: an assignee the App did not assign, or a `/reclaim` claim.",
+    details: {
+      assignees: external_exports.array(external_exports.string()).optional().meta({ description: "The assignees the App did not assign." }),
+      holder: ActorSchema.optional().meta({ description: "The human claim's holder (from `/reclaim`)." }),
+      generation: external_exports.number().int().positive().optional()
+    },
+    example: {
+      error: "human_held",
+      message: "octo/app#12 is assigned to someone the App did not assign.",
+      assignees: ["mona"]
+    }
+  },
+  cap_reached: {
+    status: 409,
+    exit: 3,
+    summary: "The session or the account already holds its limit of live claims.",
+    details: {
+      limit: external_exports.string().meta({ description: "`session` or `login`." }),
+      max: external_exports.number().int().nonnegative()
+    },
+    example: {
+      error: "cap_reached",
+      message: "This session already holds 1 live claim(s).",
+      limit: "session",
+      max: 1
+    }
+  },
+  blocked: {
+    status: 409,
+    exit: 3,
+    summary: 'The issue has open blockers; `"ignoreBlockers": true` overrides.',
+    details: { blockers: external_exports.array(external_exports.looseObject({ subject: external_exports.string(), state: external_exports.string() })) },
+    example: {
+      error: "blocked",
+      message: 'octo/app#12 is blocked by octo/app#9; send "ignoreBlockers": true to claim it anyway.',
+      blockers: [{ subject: "octo/app#9", state: "open" }]
+    }
+  },
+  pr_open: {
+    status: 409,
+    exit: 3,
+    summary: "An open pull request from someone else already closes the issue.",
+    details: {
+      pullRequests: external_exports.array(
+        external_exports.looseObject({ number: external_exports.number().int().positive(), headRef: external_exports.string(), author: external_exports.string() })
+      )
+    },
+    example: {
+      error: "pr_open",
+      message: 'octo/app#12 already has an open pull request that closes it (#31); send "allowOpenPullRequest": true to claim it anyway.',
+      pullRequests: [{ number: 31, headRef: "fix-parser", author: "mona" }]
+    }
+  },
+  branch_taken: {
+    status: 409,
+    exit: 3,
+    summary: "The asked-for branch is the head of another login's open pull request.",
+    details: { branch: external_exports.string(), pullRequest: external_exports.number().int().positive(), author: external_exports.string() },
+    example: {
+      error: "branch_taken",
+      message: `The branch "agent/5f0c/12-fix-parser" is the head of @mona's open pull request #31; name a branch of your own. Nothing was claimed.`,
+      branch: "agent/5f0c/12-fix-parser",
+      pullRequest: 31,
+      author: "mona"
+    }
+  },
+  queue_empty: {
+    status: 409,
+    exit: 3,
+    summary: "`claims/next` found no issue free for this session.",
+    details: {
+      skipped: external_exports.record(external_exports.string(), external_exports.number().int().nonnegative()).meta({
+        description: "How many candidates each reason kept out (`held`, `human`, `blocked`, `prOpen`, …)."
+      })
+    },
+    example: {
+      error: "queue_empty",
+      message: "No issue of octo/app is free for this session right now.",
+      skipped: { held: 3, human: 1, blocked: 2, prOpen: 0, filtered: 4, reserved: 0 }
+    }
+  },
+  closed: {
+    status: 409,
+    exit: 1,
+    summary: "The issue is closed.",
+    details: {},
+    example: { error: "closed", message: "octo/app#12 is closed." }
+  },
+  superseded: {
+    status: 409,
+    exit: 4,
+    summary: "Another claim holds the issue now (or a re-claim rotated this token out): stop working on it.",
+    details: {
+      by: ActorSchema,
+      generation: external_exports.number().int().positive(),
+      at: Timestamp2,
+      reason: external_exports.string().optional().meta({ description: "`rotated`: the same session re-claimed." })
+    },
+    example: {
+      error: "superseded",
+      message: "This lease was superseded; stop working on the subject.",
+      by: { ...exampleHolder, sessionId: "9a1d", host: "build-9" },
+      generation: 4,
+      at: "2026-11-29T10:30:00.000Z"
+    }
+  },
+  gone: {
+    status: 410,
+    exit: 4,
+    summary: "The lease has ended; claim again for a new generation.",
+    details: {
+      reason: external_exports.string().meta({
+        description: "`released`, `reaped`, `revoked`, `completed`, `expired` or `budget_exhausted`."
+      })
+    },
+    example: {
+      error: "gone",
+      message: "This lease has ended (reaped); claim the subject again.",
+      reason: "reaped"
+    }
+  },
+  branch_not_allowed: {
+    status: 422,
+    exit: 1,
+    summary: "The asked-for branch does not match `check.agentBranches`.",
+    details: { branch: external_exports.string(), agentBranches: external_exports.array(external_exports.string()) },
+    example: {
+      error: "branch_not_allowed",
+      message: `A claim's branch must match check.agentBranches (agent/**); "fix-parser" does not. Nothing was claimed.`,
+      branch: "fix-parser",
+      agentBranches: ["agent/**"]
+    }
+  },
+  not_found: {
+    status: 404,
+    exit: 1,
+    summary: "No such issue, repository, lease or route.",
+    details: {},
+    example: { error: "not_found", message: "octo/app#12 is not an issue." }
+  },
+  not_installed: {
+    status: 404,
+    exit: 1,
+    summary: "The App is not installed on the repository.",
+    details: {},
+    example: { error: "not_installed", message: "The claim-hold App is not installed on octo/app." }
+  },
+  claim_state_unknown: {
+    status: 503,
+    exit: 1,
+    summary: "The issue shows a claim that no verifiable claim comment backs; nothing was changed.",
+    details: {},
+    example: {
+      error: "claim_state_unknown",
+      message: "octo/app#12 shows a claim, but no claim comment of this App can be verified; nothing was changed. An operator can check the claim comments, or a maintainer can `/reclaim release` the issue."
+    }
+  },
+  github_failed: {
+    status: 502,
+    exit: 1,
+    summary: "GitHub refused the transition or a read failed; nothing was kept, retry is safe.",
+    details: {},
+    example: {
+      error: "github_failed",
+      message: "GitHub refused the claim on octo/app#12; nothing was kept, retry is safe."
+    }
+  },
+  store_unavailable: {
+    status: 503,
+    exit: 1,
+    summary: "The claim store (Redis) is unavailable; retry shortly.",
+    details: {},
+    example: { error: "store_unavailable", message: "The claim store is unavailable; retry shortly." }
+  },
+  unauthorized: {
+    status: 401,
+    exit: 1,
+    summary: "Missing or refused credential.",
+    details: {},
+    example: { error: "unauthorized", message: "Send the lease token (clh_…) as a Bearer credential." }
+  },
+  forbidden: {
+    status: 403,
+    exit: 1,
+    summary: "The account lacks the permission the route needs on the repository.",
+    details: {
+      permission: external_exports.string().meta({
+        description: "The account's permission: `admin`, `maintain`, `write`, `triage`, `read` or `none`."
+      })
+    },
+    example: {
+      error: "forbidden",
+      message: "@octo-agent needs write permission on octo/app.",
+      permission: "read"
+    }
+  },
+  rate_limited: {
+    status: 429,
+    exit: 1,
+    summary: "Too many failed authentications from this address, or too many reads from this login.",
+    details: {
+      retryAfterSeconds: external_exports.number().int().positive().meta({ description: "Also sent as `Retry-After`." })
+    },
+    example: {
+      error: "rate_limited",
+      message: "Too many inventory reads from your login; retry in 12 s.",
+      retryAfterSeconds: 12
+    }
+  },
+  janitor_busy: {
+    status: 409,
+    exit: 1,
+    summary: "A janitor sweep is running already.",
+    details: {},
+    example: {
+      error: "janitor_busy",
+      message: "A janitor sweep is running already (scheduled or operator-run); retry once it has finished."
+    }
+  },
+  invalid_request: {
+    status: 422,
+    exit: 1,
+    summary: "A field is invalid or unknown (`field` names it), or a heartbeat's usage went down.",
+    details: {
+      field: external_exports.string().meta({ description: "The field, as a dotted path (`usage.costUsd`)." }),
+      last: external_exports.number().optional().meta({ description: "The last usage figure, when a lower one was sent." })
+    },
+    example: {
+      error: "invalid_request",
+      message: 'Unknown field "actor.sessionID".',
+      field: "actor.sessionID"
+    }
+  },
+  invalid_json: {
+    status: 400,
+    exit: 1,
+    summary: "The body is not valid JSON.",
+    details: {},
+    example: { error: "invalid_json", message: "The body is not valid JSON." }
+  },
+  payload_too_large: {
+    status: 413,
+    exit: 1,
+    summary: "Bodies are limited to 64 KiB.",
+    details: {},
+    example: { error: "payload_too_large", message: "Bodies are limited to 64 KiB." }
+  },
+  unsupported_media_type: {
+    status: 415,
+    exit: 1,
+    summary: "Send the body as application/json.",
+    details: {},
+    example: { error: "unsupported_media_type", message: "Send the body as application/json." }
+  },
+  internal: {
+    status: 500,
+    exit: 1,
+    summary: "Internal error; the message carries the request id for the operator's log.",
+    details: {},
+    example: { error: "internal", message: "Internal error (request 7c9e6679)." }
+  }
+};
+var allErrorCodes = Object.keys(errorCodes);
+function codesExitingWith(exit) {
+  return allErrorCodes.filter((code2) => errorCodes[code2].exit === exit);
+}
+
 // src/agent/cli/exit-codes.ts
 var exitCodes = { ok: 0, other: 1, usage: 2, held: 3, lost: 4 };
-var heldCodes = /* @__PURE__ */ new Set([
-  "held",
-  "human_held",
-  "cap_reached",
-  "takeover_pending",
-  "blocked",
-  "pr_open",
-  "branch_taken",
-  "queue_empty"
-]);
+var heldCodes = /* @__PURE__ */ new Set([...codesExitingWith(exitCodes.held), "takeover_pending"]);
 function exitCodeFor(error62) {
   if (error62 instanceof UsageError) return exitCodes.usage;
   if (isClaimHoldError(error62) && heldCodes.has(error62.code)) return exitCodes.held;
@@ -28198,15 +32043,13 @@ function exitCodeFor(error62) {
 var keepaliveCommand = {
   name: "keepalive",
   summary: "heartbeat the lease until it is released, superseded or gone (run it in the background)",
-  usage: "keepalive",
-  details: [
-    "--issue owner/repo#n  which lease, when this worktree holds more than one",
+  arguments: [],
+  options: { ...issueOption },
+  notes: [
     "Stops with exit 0 on SIGTERM/SIGINT (the lease is left to go stale, not released)",
     "or when `claim-hold release` removed the lease; exit 4 when superseded, gone, or",
     "the server stayed unreachable until the lease expired."
   ],
-  options: {},
-  positionals: { min: 0, max: 0 },
   async run(ctx) {
     const { dir, lease } = await currentLease(ctx);
     const end = await keepLeaseFileAlive(ctx, dir, lease);
@@ -28298,7 +32141,6 @@ async function releaseLeaseFile(ctx, dir, lease, input2, steps) {
 }
 
 // src/agent/cli/commands/lease-calls.ts
-var leaseOption = "--issue owner/repo#n  which lease, when this worktree holds more than one";
 async function onLease(ctx, call) {
   const { dir, lease } = await currentLease(ctx);
   return { lease, dir, value: await callOnLease(dir, lease, call) };
@@ -28306,24 +32148,26 @@ async function onLease(ctx, call) {
 var heartbeatCommand = {
   name: "heartbeat",
   summary: "send one heartbeat for the lease (optionally reporting a phase, PR, blocker, wait, usage or a need for a person)",
-  usage: "heartbeat [--phase <text>] [--pull-request <n>] [--blocker <text>] [--wait-until <ISO-8601>] [--usage-usd <n>] [--needs-human <why>]",
-  details: [
-    leaseOption,
-    "--needs-human <why>  ask for a person (label, one comment, a notification); keepalive repeats the",
-    "                     ask until a heartbeat without it withdraws it",
-    "--usage-usd <n>      dollars this lease has spent so far (cumulative); without it, the figures of",
-    `                     ${usageFileVariable} are sent when it is set`,
-    "exit 4: superseded or gone (also when the issue's budget ran out)"
-  ],
+  arguments: [],
   options: {
-    phase: { type: "string" },
-    "pull-request": { type: "string" },
-    blocker: { type: "string" },
-    "wait-until": { type: "string" },
-    "usage-usd": { type: "string" },
-    "needs-human": { type: "string" }
+    phase: { value: "<text>", description: "what the work is doing now (edits the claim comment)" },
+    "pull-request": { value: "<n>", description: "the pull request of the work" },
+    blocker: { value: "<text>", description: "what the work waits for" },
+    "wait-until": {
+      value: "<ISO-8601>",
+      description: "an external wait: live until then (capped by maxWait)"
+    },
+    "usage-usd": {
+      value: "<n>",
+      description: `dollars this lease has spent so far (cumulative); without it, the figures of ${usageFileVariable} are sent when it is set`
+    },
+    "needs-human": {
+      value: "<why>",
+      description: "ask for a person (label, one comment, a notification); keepalive repeats the ask until a heartbeat without it withdraws it"
+    },
+    ...issueOption
   },
-  positionals: { min: 0, max: 0 },
+  notes: ["Exit 4: superseded or gone (also when the issue's budget ran out)."],
   async run(ctx) {
     const pr = stringFlag(ctx, "pull-request");
     if (pr !== void 0 && !/^\d+$/.test(pr))
@@ -28353,7 +32197,7 @@ var heartbeatCommand = {
       return clientFor(ctx, serverUrl(ctx, l)).heartbeat(leaseCredentials(l), input2, { signal: ctx.signal });
     });
     ctx.out.result({ ok: true, command: "heartbeat", subject: formatSubject(lease), ...value }, [
-      `heartbeat ok: ${formatSubject(lease)} · generation ${value.generation} · ${value.state} · expires ${value.expiresAt}`
+      `heartbeat ok: ${formatSubject(lease)} · generation ${value.generation} · ${value.state} · expires ${relativeTime(value.expiresAt, ctx.now())}`
     ]);
     return 0;
   }
@@ -28376,10 +32220,9 @@ async function usageOf(ctx) {
 var verifyCommand = {
   name: "verify",
   summary: "exit 0 only if this session still holds its claim (run before push, PR and merge)",
-  usage: "verify",
-  details: [leaseOption, "exit 4: superseded or gone"],
-  options: {},
-  positionals: { min: 0, max: 0 },
+  arguments: [],
+  options: { ...issueOption },
+  notes: ["Exit 4: superseded or gone."],
   async run(ctx) {
     const { lease, value } = await onLease(
       ctx,
@@ -28394,10 +32237,9 @@ var verifyCommand = {
 var attestCommand = {
   name: "attest",
   summary: "vouch for a commit with the lease, so the claim-hold check passes on it",
-  usage: "attest [sha]",
-  details: ["sha  any commit revision (default HEAD)", leaseOption, "exit 4: superseded or gone"],
-  options: {},
-  positionals: { min: 0, max: 1 },
+  arguments: [{ name: "sha", description: "any commit revision (default HEAD)", required: false }],
+  options: { ...issueOption },
+  notes: ["Exit 4: superseded or gone."],
   async run(ctx) {
     const revision = ctx.positionals[0] ?? "HEAD";
     const sha = /^[0-9a-f]{40}$/i.test(revision) ? revision.toLowerCase() : await resolveCommit(ctx.cwd, revision);
@@ -28415,14 +32257,13 @@ var attestCommand = {
 var releaseCommand = {
   name: "release",
   summary: "release the claim (default outcome: handoff) and forget the lease",
-  usage: "release [--outcome handoff|completed|abandoned] [--note <text>]",
-  details: [
-    "--note  handoff note, posted as an audit comment on the issue",
-    leaseOption,
-    "exit 4: superseded or gone (the lease file is removed all the same)"
-  ],
-  options: { outcome: { type: "string" }, note: { type: "string" } },
-  positionals: { min: 0, max: 0 },
+  arguments: [],
+  options: {
+    outcome: { value: "<outcome>", description: `${releaseOutcomes.join(", ")} (default handoff)` },
+    note: { value: "<text>", description: "handoff note, posted as an audit comment on the issue" },
+    ...issueOption
+  },
+  notes: ["Exit 4: superseded or gone (the lease file is removed all the same)."],
   async run(ctx) {
     const outcome = stringFlag(ctx, "outcome") ?? "handoff";
     if (!releaseOutcomes.includes(outcome)) {
@@ -28485,20 +32326,33 @@ var noteLimit = 4e3;
 var runCommand = {
   name: "run",
   summary: "claim an issue, run a command while heartbeating, release when it exits",
-  usage: "run owner/repo#12 [--class …] [--branch …] [--takeover] -- <cmd…>",
-  details: [
-    "The command gets CLAIM_HOLD_LEASE_ID, CLAIM_HOLD_BRANCH and CLAIM_HOLD_SUBJECT.",
+  arguments: [
+    {
+      name: "issue",
+      description: "owner/repo#12, or 12 inside a clone (repository from --repo or the origin remote)",
+      required: true
+    }
+  ],
+  options: {
+    class: { value: "<name>", description: "task class: author (default), reviewer, merger, conflict-fix" },
+    branch: { value: "<name>", description: "branch of the work (default: the App's)" },
+    takeover: { description: "take over a stale or reclaimable claim" },
+    ...repoOption
+  },
+  rest: {
+    required: true,
+    description: "the command; it gets CLAIM_HOLD_LEASE_ID, CLAIM_HOLD_BRANCH and CLAIM_HOLD_SUBJECT"
+  },
+  notes: [
     "Exit 0 → release completed; non-zero → release handoff (note: the last lines of output).",
     "With --json the command's stdout is written to stderr, so stdout holds only the result.",
     "SIGINT/SIGTERM → forwarded to the command, then release handoff.",
     "Superseded or gone while running → SIGTERM to the command, SIGKILL after a grace",
     "(CLAIM_HOLD_KILL_GRACE_MS, default 10000), exit 4. Otherwise exits with the command's code."
   ],
-  options: { class: { type: "string" }, branch: { type: "string" }, takeover: { type: "boolean" } },
-  positionals: { min: 1, max: 1 },
-  rest: true,
+  needsGithubToken: true,
   async run(ctx) {
-    const subject = parseSubject(ctx.positionals[0] ?? "");
+    const subject = await resolveSubject(ctx, ctx.positionals[0]);
     const [command, ...args] = ctx.rest;
     if (!command)
       throw new UsageError("run needs a command after --, e.g. claim-hold run o/r#12 -- npm test");
@@ -28506,7 +32360,7 @@ var runCommand = {
       taskClass: taskClassFlag(ctx),
       branch: stringFlag(ctx, "branch"),
       takeover: ctx.flags.takeover === true
-    });
+    }).catch(naming(subject));
     ctx.out.info(
       `claimed ${formatSubject(subject)} (generation ${lease.generation}, branch ${lease.branch ?? "none"})`
     );
@@ -28564,7 +32418,7 @@ async function superviseCommand(ctx, lease, argv, report) {
   const note = redactSecrets(
     `\`${[command, ...args].join(" ")}\` ${what}${output2 ? `; last output:
 ${output2}` : ""}`,
-    [ctx.env.GITHUB_TOKEN, lease.token]
+    [ctx.githubToken, lease.token]
   ).slice(0, noteLimit);
   try {
     await clientFor(ctx, serverUrl(ctx, lease)).release(leaseCredentials(lease), {
@@ -28648,37 +32502,50 @@ function createTail() {
 var nextCommand = {
   name: "next",
   summary: "claim the best free issue of a repository (the App picks it); with -- <cmd…>, run it like run",
-  usage: "next owner/repo [--label <l>…] [--exclude-label <l>…] [--class …] [--takeovers] [--scope <glob>…] [-- <cmd…>]",
-  details: [
-    "The App picks atomically: concurrent sessions never get the same issue, so a fleet needs no",
-    "coordination. Order: the repository's priority labels, then oldest first, then number.",
-    "--label          only issues carrying this label (repeatable: all of them)",
-    "--exclude-label  no issue carrying this label (repeatable)",
-    "--class          task class: author (default), reviewer, merger, conflict-fix",
-    "--takeovers      reclaimable agent claims are eligible too (taken over, resumed on their branch)",
-    "--scope          a glob of the files the work expects to touch (repeatable)",
-    "--show-token     include the lease token in --json output",
-    "With -- <cmd…>: the command gets CLAIM_HOLD_SUBJECT, CLAIM_HOLD_LEASE_ID and CLAIM_HOLD_BRANCH, is",
-    "kept alive while it runs and released on exit (completed on 0, else handoff), as with run.",
-    "exit 3: nothing eligible (queue_empty; the counts say why) or this session is at its claim cap"
+  arguments: [
+    {
+      name: "repo",
+      description: "owner/repo (default: --repo, else this clone's origin remote)",
+      required: false
+    }
   ],
   options: {
-    label: { type: "string", multiple: true },
-    "exclude-label": { type: "string", multiple: true },
-    class: { type: "string" },
-    takeovers: { type: "boolean" },
-    scope: { type: "string", multiple: true }
+    label: {
+      value: "<label>",
+      description: "only issues carrying this label (all of them)",
+      repeatable: true
+    },
+    "exclude-label": { value: "<label>", description: "no issue carrying this label", repeatable: true },
+    class: { value: "<name>", description: "task class: author (default), reviewer, merger, conflict-fix" },
+    takeovers: {
+      description: "reclaimable agent claims are eligible too (taken over, resumed on their branch)"
+    },
+    scope: {
+      value: "<glob>",
+      description: "a glob of the files the work expects to touch",
+      repeatable: true
+    },
+    ...repoOption,
+    ...showTokenOption
   },
-  positionals: { min: 1, max: 1 },
-  rest: true,
+  rest: {
+    required: false,
+    description: "run it like `run`: it gets CLAIM_HOLD_SUBJECT, CLAIM_HOLD_LEASE_ID and CLAIM_HOLD_BRANCH, is kept alive while it runs and released on exit (completed on 0, else handoff)"
+  },
+  notes: [
+    "The App picks atomically: concurrent sessions never get the same issue, so a fleet needs no",
+    "coordination. Order: the repository's priority labels, then oldest first, then number.",
+    "Exit 3: nothing eligible (queue_empty; the counts say why) or this session is at its claim cap."
+  ],
+  needsGithubToken: true,
   async run(ctx) {
-    const repo = parseRepo(ctx.positionals[0] ?? "");
+    const repo = await resolveRepo(ctx, ctx.positionals[0]);
     const { lease, result, session } = await claimNextIssue(ctx, repo, {
       taskClass: taskClassFlag(ctx),
-      labels: listFlag(ctx, "label"),
-      excludeLabels: listFlag(ctx, "exclude-label"),
+      labels: listFlag2(ctx, "label"),
+      excludeLabels: listFlag2(ctx, "exclude-label"),
       takeovers: ctx.flags.takeovers === true,
-      scope: listFlag(ctx, "scope")
+      scope: listFlag2(ctx, "scope")
     }).catch((error62) => {
       throw isClaimHoldError(error62) && error62.code === "queue_empty" ? describeEmptyQueue(repo, error62) : error62;
     });
@@ -28693,7 +32560,7 @@ var nextCommand = {
       return superviseCommand(ctx, lease, ctx.rest, { command: "next", extra: { picked: result.picked } });
     }
     const lines = [
-      `claimed ${subject} · ${picked} · generation ${lease.generation} · branch ${lease.branch ?? "(none)"} · heartbeat every ${lease.heartbeatIntervalSeconds} s · expires ${lease.expiresAt}`,
+      `claimed ${subject} · ${picked} · generation ${lease.generation} · branch ${lease.branch ?? "(none)"} · heartbeat every ${lease.heartbeatIntervalSeconds} s · expires ${relativeTime(lease.expiresAt, ctx.now())}`,
       ...takeover ? [takeover] : []
     ];
     ctx.out.result(
@@ -28712,9 +32579,9 @@ var nextCommand = {
     return 0;
   }
 };
-function listFlag(ctx, name) {
-  const value = ctx.flags[name];
-  return Array.isArray(value) && value.length > 0 ? value : void 0;
+function listFlag2(ctx, name) {
+  const values = listFlag(ctx, name);
+  return values.length > 0 ? values : void 0;
 }
 function pickedLine(picked) {
   return `rank ${picked.rank}${picked.reasons.length > 0 ? ` (${picked.reasons.join(", ")})` : ""}`;
@@ -28731,21 +32598,38 @@ function describeEmptyQueue(repo, error62) {
   });
 }
 
+// src/agent/cli/table.ts
+function formatTable(header, rows) {
+  const widths = header.map(
+    (title, i) => Math.max(title.length, ...rows.map((row) => (row[i] ?? "").length))
+  );
+  const line = (cells) => cells.map((cell, i) => i === cells.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)).join("  ").trimEnd();
+  return [line(header), ...rows.map(line)];
+}
+
 // src/agent/cli/commands/queue.ts
 var queueCommand = {
   name: "queue",
   summary: "show the App's ranked queue of a repository: eligible issues best first, then skipped ones and why",
-  usage: "queue owner/repo [--limit <n>]",
-  details: [
+  arguments: [
+    {
+      name: "repo",
+      description: "owner/repo (default: --repo, else this clone's origin remote)",
+      required: false
+    }
+  ],
+  options: {
+    limit: { value: "<n>", description: "how many eligible issues to show, 1–200 (default 50)" },
+    ...repoOption
+  },
+  notes: [
     "The App's own ranking (GET /api/v1/repos/{owner}/{repo}/queue), the order `next` picks in:",
     "priority labels, then the repository's queue.order, then number. Skipped issues carry their",
-    "reason: held, human, blocked, pr-open, filtered, exempt, over-budget.",
-    "--limit  how many eligible issues to show, 1–200 (default 50)"
+    "reason: held, human, blocked, pr-open, filtered, exempt, over-budget."
   ],
-  options: { limit: { type: "string" } },
-  positionals: { min: 1, max: 1 },
+  needsGithubToken: true,
   async run(ctx) {
-    const repo = parseRepo(ctx.positionals[0] ?? "");
+    const repo = await resolveRepo(ctx, ctx.positionals[0]);
     const limitText = stringFlag(ctx, "limit");
     const limit = limitText === void 0 ? void 0 : Number(limitText);
     if (limit !== void 0 && (!Number.isSafeInteger(limit) || limit < 1 || limit > 200)) {
@@ -28755,14 +32639,24 @@ var queueCommand = {
     const answer = await clientFor(ctx, serverUrl(ctx)).queue(repo, limit === void 0 ? {} : { limit }, {
       signal: ctx.signal
     });
-    const lines = answer.queue.map(
-      (entry) => `${entry.rank}	${repo}#${entry.issue}	${entry.reasons.join(", ")}	${entry.title ?? ""}`.trimEnd()
+    const lines = answer.queue.length === 0 ? [`no eligible issue in ${repo}`] : formatTable(
+      ["RANK", "ISSUE", "REASONS", "TITLE"],
+      answer.queue.map((entry) => [
+        String(entry.rank),
+        `${repo}#${entry.issue}`,
+        entry.reasons.join(", "),
+        entry.title ?? ""
+      ])
     );
-    if (answer.queue.length === 0) lines.push(`no eligible issue in ${repo}`);
     if (answer.truncated) lines.push("… (more eligible issues: raise --limit)");
     if (answer.skipped.length > 0) {
-      lines.push("skipped:");
-      for (const skip of answer.skipped) lines.push(`-	${repo}#${skip.issue}	${skip.reason}`);
+      lines.push("");
+      lines.push(
+        ...formatTable(
+          ["SKIPPED", "WHY"],
+          answer.skipped.map((skip) => [`${repo}#${skip.issue}`, skip.reason])
+        )
+      );
     }
     ctx.out.result(
       {
@@ -28783,10 +32677,9 @@ var queueCommand = {
 var statusCommand = {
   name: "status",
   summary: "show this worktree's session id and leases, each verified with the server",
-  usage: "status [--issue owner/repo#n] [--show-token]",
-  details: ["Exit 0 whenever the local state could be read; each lease's remote state is in the output."],
-  options: {},
-  positionals: { min: 0, max: 0 },
+  arguments: [],
+  options: { ...issueOption, ...showTokenOption },
+  notes: ["Exit 0 whenever the local state could be read; each lease's remote state is in the output."],
   async run(ctx) {
     const only = stringFlag(ctx, "issue");
     const subject = only ? formatSubject(parseSubject(only)) : void 0;
@@ -28794,8 +32687,7 @@ var statusCommand = {
     const session = await sessionOf(ctx);
     const leases = (await listLeases(dir)).filter((l) => !subject || formatSubject(l) === subject);
     const rows = [];
-    const lines = [`session ${session.sessionId} (from ${session.source})`];
-    if (leases.length === 0) lines.push("no lease in this worktree");
+    const table = [];
     for (const lease of leases) {
       let remote;
       let remoteText;
@@ -28807,7 +32699,7 @@ var statusCommand = {
           }
         );
         remote = { ...verified };
-        remoteText = `holder · ${verified.state} · expires ${verified.expiresAt ?? "?"}`;
+        remoteText = `holder, ${verified.state}, expires ${relativeTime(verified.expiresAt, ctx.now())}`;
       } catch (error62) {
         if (!isClaimHoldError(error62)) throw error62;
         if (isLeaseLost(error62)) {
@@ -28823,14 +32715,52 @@ var statusCommand = {
         remoteText = `NOT holder: ${error62.code} (${error62.message})`;
       }
       rows.push({ ...describeLease(lease, ctx.flags["show-token"] === true), remote });
-      lines.push(
-        `${formatSubject(lease)} · generation ${lease.generation} · ${lease.taskClass} · branch ${lease.branch ?? "(none)"} · ${remoteText}`
-      );
+      table.push([
+        formatSubject(lease),
+        String(lease.generation),
+        lease.taskClass,
+        lease.branch ?? "(none)",
+        remoteText
+      ]);
     }
+    const lines = [
+      `session ${session.sessionId} (from ${session.source})`,
+      ...table.length === 0 ? ["no lease in this worktree"] : formatTable(["ISSUE", "GEN", "CLASS", "BRANCH", "SERVER"], table)
+    ];
     ctx.out.result({ ok: true, command: "status", sessionId: session.sessionId, leases: rows }, lines);
     return 0;
   }
 };
+
+// src/agent/cli/describe-error.ts
+var takeoverStates = /* @__PURE__ */ new Set(["stale", "reclaimable", "awaiting-review"]);
+function describeError(error62, now) {
+  const message = error62 instanceof Error ? error62.message : String(error62);
+  if (!isClaimHoldError(error62) || error62.code !== "held") return message;
+  const details = error62.details;
+  const holder = ActorSchema.safeParse(details.holder);
+  const parts = [];
+  if (holder.success) parts.push(`holder ${actorName(holder.data)}`);
+  if (typeof details.state === "string") parts.push(`state ${details.state}`);
+  if (typeof details.lastHeartbeatAt === "string") {
+    parts.push(`last heartbeat ${relativeTime(details.lastHeartbeatAt, now)}`);
+  }
+  if (typeof details.reclaimableAt === "string") {
+    parts.push(`reclaimable ${relativeTime(details.reclaimableAt, now)}`);
+  }
+  const pending = ActorSchema.safeParse(details.takeoverPendingBy);
+  const subject = typeof details.subject === "string" ? details.subject : void 0;
+  let advice = "";
+  if (pending.success) advice = `; a takeover by ${actorName(pending.data)} is pending`;
+  else if (typeof details.state === "string" && takeoverStates.has(details.state)) {
+    advice = `; the holder is not live: take it over with --takeover${subject ? ` (claim-hold claim ${subject} --takeover)` : ""}`;
+  } else if (typeof details.reclaimableAt === "string") {
+    advice = "; pick other work (claim-hold next), or claim again with --takeover once the holder goes stale";
+  }
+  if (parts.length === 0 && !advice) return message;
+  const sentence = message.replace(/\.$/, "");
+  return parts.length > 0 ? `${sentence} (${parts.join(" · ")})${advice}` : `${sentence}${advice}`;
+}
 
 // src/agent/cli/run-command-line.ts
 var cliCommands = [
@@ -28847,16 +32777,21 @@ var cliCommands = [
   queueCommand
 ];
 var commonOptions = {
-  json: { type: "boolean" },
-  debug: { type: "boolean" },
-  help: { type: "boolean", short: "h" },
-  issue: { type: "string" },
-  "show-token": { type: "boolean" }
+  json: { description: "machine-readable output on stdout (errors too)" },
+  debug: { description: "stack traces on errors" }
 };
-var commonHelp = [
-  "--json        machine-readable output on stdout (errors too)",
-  "--debug       stack traces on errors",
-  "-h, --help    this help"
+var environmentHelp = [
+  "Environment:",
+  "  CLAIM_HOLD_URL  URL of the claim-hold App (lease commands fall back to the URL stored with the lease)",
+  "  GH_TOKEN        token of the agent's GitHub account (claim, next, run, queue, mcp);",
+  "  GITHUB_TOKEN    read when GH_TOKEN is not set; with neither, `gh auth token` when gh is on PATH",
+  `  session id      first of ${sessionEnvVars.map((v) => v.name).join(", ")},`,
+  "                  else a random id kept in .git/claim-hold/session-id",
+  "",
+  "Repository: `claim 12`, `next` and `queue` inside a clone read owner/repo from its origin remote",
+  "(https or ssh, github.com or a GitHub Enterprise host); --repo or a full owner/repo#12 wins.",
+  "",
+  "Exit codes: 0 ok, 1 other error, 2 usage, 3 held by another (next: nothing eligible), 4 superseded or gone"
 ];
 async function runCommandLine(commands2, argv, options) {
   const stop = new AbortController();
@@ -28871,64 +32806,120 @@ async function runCommandLine(commands2, argv, options) {
     random: options.random ?? Math.random,
     fetch: options.fetch ?? globalThis.fetch
   };
-  const json2 = argv.includes("--json");
-  const debug = argv.includes("--debug");
-  const out = createOutput(json2, deps);
-  const [name, ...args] = argv;
-  if (name === void 0 || name === "--help" || name === "-h" || name === "help") {
-    const spec2 = commands2.find((c) => c.name === args[0]);
-    deps[name === void 0 ? "stderr" : "stdout"].write(
-      `${spec2 ? commandHelp(spec2) : globalHelp(commands2)}
-`
-    );
-    return name === void 0 ? exitCodes.usage : exitCodes.ok;
+  const split = argv.indexOf("--");
+  const before = split === -1 ? argv : argv.slice(0, split);
+  const rest = split === -1 ? [] : argv.slice(split + 1);
+  const json2 = before.includes("--json");
+  const debug = before.includes("--debug");
+  const envToken = githubTokenFromEnv(deps.env)?.token;
+  const name = before[0] ?? "";
+  let invocation;
+  const program2 = buildProgram(commands2, packageVersion(options.binPath), deps, (chosen) => {
+    invocation = chosen;
+  });
+  if (argv.length === 0) {
+    deps.stderr.write(program2.helpInformation());
+    return exitCodes.usage;
   }
-  const spec = commands2.find((c) => c.name === name);
   const removeSignalHandlers = options.signal ? () => {
   } : forwardSignals(stop);
+  let secrets = [envToken];
   try {
-    if (!spec) throw new UsageError(`unknown command "${name}"; see claim-hold --help`);
-    const ctx = parseCommandLine(spec, args, { ...deps, out, binPath: options.binPath });
-    if (ctx.flags.help === true) {
-      deps.stdout.write(`${commandHelp(spec)}
-`);
-      return exitCodes.ok;
+    if (!parseCommandLine(program2, before)) return exitCodes.ok;
+    if (!invocation) throw new UsageError("no command given; see claim-hold --help");
+    const { spec } = invocation;
+    if (split !== -1 && !spec.rest) throw new UsageError(`${spec.name} takes no command after --`);
+    if (spec.rest?.required && rest.length === 0) {
+      throw new UsageError(
+        `${spec.name} needs a command after --, e.g. claim-hold ${spec.name} … -- npm test`
+      );
     }
+    const host = async () => (await repoOfClone(deps.cwd))?.host;
+    const githubToken = spec.needsGithubToken ? (await resolveGithubToken(deps.env, { host }))?.token : envToken;
+    secrets = [githubToken];
+    const ctx = {
+      ...deps,
+      out: createOutput(json2, deps, secrets),
+      binPath: options.binPath,
+      githubToken,
+      flags: invocation.flags,
+      positionals: invocation.positionals,
+      rest
+    };
     return await spec.run(ctx);
   } catch (error62) {
-    return reportError(error62, { out, json: json2, debug, deps, command: name });
+    return reportError(error62, { json: json2, debug, deps, command: name, secrets });
   } finally {
     removeSignalHandlers();
   }
 }
-function parseCommandLine(spec, args, base) {
-  const split = args.indexOf("--");
-  const before = split === -1 ? args : args.slice(0, split);
-  const rest = split === -1 ? [] : args.slice(split + 1);
-  if (split !== -1 && !spec.rest) throw new UsageError(`${spec.name} takes no command after --`);
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: before,
-      options: { ...commonOptions, ...spec.options },
-      allowPositionals: true,
-      strict: true
+function buildProgram(commands2, version2, deps, onInvoke) {
+  const program2 = new Command("claim-hold").description("claim GitHub issues for agent sessions, keep the claim alive, prove it before pushing").version(version2, "-V, --version", "print the version of claim-hold").helpOption("-h, --help", "show help").helpCommand("help [command]", "show help of a command").addHelpText(
+    "after",
+    `
+${environmentHelp.join("\n")}
+Run \`claim-hold <command> --help\` for a command's options.`
+  );
+  for (const spec of commands2) program2.addCommand(commandOf(spec, onInvoke));
+  configure(program2, deps);
+  return program2;
+}
+function commandOf(spec, onInvoke) {
+  const command = new Command(spec.name).description(spec.summary).helpOption("-h, --help", "show help");
+  for (const argument of spec.arguments) {
+    command.argument(argument.required ? `<${argument.name}>` : `[${argument.name}]`, argument.description);
+  }
+  if (spec.rest) {
+    command.usage(
+      `[options]${spec.arguments.map((a) => a.required ? ` <${a.name}>` : ` [${a.name}]`).join("")} ${spec.rest.required ? "-- <cmd…>" : "[-- <cmd…>]"}`
+    );
+  }
+  for (const [name, def] of Object.entries({ ...spec.options, ...commonOptions })) {
+    const flags = `${def.short ? `-${def.short}, ` : ""}--${name}${def.value ? ` ${def.value}` : ""}`;
+    const option = new Option(flags, `${def.description}${def.repeatable ? " (repeatable)" : ""}`);
+    if (def.repeatable)
+      option.argParser((value, previous) => [...previous ?? [], value]);
+    command.addOption(option);
+  }
+  const notes = [...spec.rest ? [`-- <cmd…>  ${spec.rest.description}`, ""] : [], ...spec.notes ?? []];
+  if (notes.length > 0) command.addHelpText("after", `
+${notes.join("\n")}`);
+  command.action(function() {
+    const values = this.opts();
+    const flags = {};
+    for (const option of this.options)
+      flags[option.long?.replace(/^--/, "") ?? ""] = values[option.attributeName()];
+    onInvoke({ spec, flags, positionals: this.args.map(String) });
+  });
+  return command;
+}
+function configure(program2, deps) {
+  for (const command of [program2, ...program2.commands]) {
+    command.exitOverride();
+    command.allowExcessArguments(false);
+    command.configureOutput({
+      writeOut: (text) => deps.stdout.write(text),
+      writeErr: (text) => deps.stderr.write(text),
+      // Parse errors are reported like every other error (exit 2, --json aware), not by commander.
+      outputError: () => {
+      }
     });
+  }
+}
+function parseCommandLine(program2, args) {
+  try {
+    program2.parse(args, { from: "user" });
   } catch (error62) {
-    throw new UsageError(`${error62.message}; see claim-hold ${spec.name} --help`);
+    if (!(error62 instanceof CommanderError)) throw error62;
+    if (error62.exitCode === 0) return false;
+    const command = program2.commands.find((c) => c.name() === args[0]);
+    const see = command ? `claim-hold ${command.name()} --help` : "claim-hold --help";
+    throw new UsageError(`${error62.message.replace(/^error: /, "")}; see ${see}`);
   }
-  const flags = parsed.values;
-  if (flags.help !== true) {
-    const count = parsed.positionals.length;
-    if (count < spec.positionals.min || count > spec.positionals.max) {
-      throw new UsageError(`usage: claim-hold ${spec.usage}`);
-    }
-  }
-  return { ...base, flags, positionals: parsed.positionals, rest };
+  return true;
 }
 function reportError(error62, context) {
-  const { deps, json: json2, debug, command } = context;
-  const secrets = [deps.env.GITHUB_TOKEN];
+  const { deps, json: json2, debug, command, secrets } = context;
   if (deps.signal.aborted && (error62 === deps.signal.reason || error62?.name === "AbortError")) {
     const signal = String(deps.signal.reason);
     deps.stderr.write(`claim-hold ${command}: interrupted by ${signal}
@@ -28936,12 +32927,13 @@ function reportError(error62, context) {
     return 128 + (constants2.signals[signal] ?? 15);
   }
   const code2 = exitCodeFor(error62);
-  const message = redactSecrets(error62 instanceof Error ? error62.message : String(error62), secrets);
   if (json2) {
+    const message = redactSecrets(error62 instanceof Error ? error62.message : String(error62), secrets);
     const body = isClaimHoldError(error62) ? { ok: false, error: error62.code, status: error62.status, message, ...error62.details } : { ok: false, error: error62 instanceof UsageError ? "usage" : "internal", message };
     deps.stdout.write(`${redactSecrets(JSON.stringify(body), secrets)}
 `);
   } else {
+    const message = redactSecrets(describeError(error62, deps.now()), secrets);
     deps.stderr.write(`claim-hold ${command}: ${message}
 `);
   }
@@ -28962,42 +32954,9 @@ function forwardSignals(stop) {
     process.off("SIGTERM", handler);
   };
 }
-function globalHelp(commands2) {
-  const width = Math.max(...commands2.map((c) => c.name.length));
-  return [
-    "claim-hold — claim GitHub issues for agent sessions, keep the claim alive, prove it before pushing",
-    "",
-    "usage: claim-hold <command> [options]",
-    "",
-    ...commands2.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
-    "",
-    "environment:",
-    "  CLAIM_HOLD_URL   URL of the claim-hold App (lease commands fall back to the URL stored with the lease)",
-    "  GITHUB_TOKEN     token of the agent's GitHub account (claim, next, run, queue)",
-    `  session id       first of ${sessionEnvVars.map((v) => v.name).join(", ")},`,
-    "                   else a random id kept in .git/claim-hold/session-id",
-    "",
-    "exit codes: 0 ok, 1 other error, 2 usage, 3 held by another (next: nothing eligible), 4 superseded or gone",
-    "run `claim-hold <command> --help` for a command's options"
-  ].join("\n");
-}
-function commandHelp(spec) {
-  return [
-    `usage: claim-hold ${spec.usage}`,
-    "",
-    spec.summary,
-    "",
-    ...spec.details ?? [],
-    ...commonHelp
-  ].join("\n");
-}
-
-// src/agent/mcp-command.ts
-import { readFile as readFile5 } from "node:fs/promises";
-import { dirname, join as join5 } from "node:path";
 
 // node_modules/@modelcontextprotocol/sdk/dist/esm/server/stdio.js
-import process2 from "node:process";
+import process3 from "node:process";
 
 // node_modules/@modelcontextprotocol/sdk/dist/esm/types.js
 var LATEST_PROTOCOL_VERSION = "2025-11-25";
@@ -30569,7 +34528,7 @@ function serializeMessage(message) {
 
 // node_modules/@modelcontextprotocol/sdk/dist/esm/server/stdio.js
 var StdioServerTransport = class {
-  constructor(_stdin = process2.stdin, _stdout = process2.stdout, options) {
+  constructor(_stdin = process3.stdin, _stdout = process3.stdout, options) {
     this._stdin = _stdin;
     this._stdout = _stdout;
     this._started = false;
@@ -31008,8 +34967,8 @@ function getErrorMap2() {
 
 // node_modules/zod/v3/helpers/parseUtil.js
 var makeIssue = (params) => {
-  const { data, path, errorMaps, issueData } = params;
-  const fullPath = [...path, ...issueData.path || []];
+  const { data, path: path2, errorMaps, issueData } = params;
+  const fullPath = [...path2, ...issueData.path || []];
   const fullIssue = {
     ...issueData,
     path: fullPath
@@ -31124,11 +35083,11 @@ var errorUtil;
 
 // node_modules/zod/v3/types.js
 var ParseInputLazyPath = class {
-  constructor(parent, value, path, key) {
+  constructor(parent, value, path2, key) {
     this._cachedPath = [];
     this.parent = parent;
     this.data = value;
-    this._path = path;
+    this._path = path2;
     this._key = key;
   }
   get path() {
@@ -34679,11 +38638,11 @@ function normalizeObjectSchema(schema) {
   }
   return void 0;
 }
-function getDotPath(path) {
-  if (path.length === 0) {
+function getDotPath(path2) {
+  if (path2.length === 0) {
     return "object root";
   }
-  return path.reduce((acc, seg, index) => {
+  return path2.reduce((acc, seg, index) => {
     if (index === 0) {
       return String(seg);
     }
@@ -38681,10 +42640,10 @@ var EMPTY_COMPLETION_RESULT = {
 // src/agent/mcp/tool-context.ts
 var repoField = external_exports.string().regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/, "must be owner/repo").describe("The repository, as owner/repo.");
 var subjectField = external_exports.string().regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+#\d+$/, "must be owner/repo#number").optional().describe("Which claim, as owner/repo#number; needed only when this session holds more than one.");
-function toolHandler({ ctx, keeper }, run2) {
+function toolHandler({ ctx, keeper }, run3) {
   return async (args, extra) => {
     try {
-      const { summary, data } = await run2(args, extra);
+      const { summary, data } = await run3(args, extra);
       const notices = keeper.takeNotices();
       const text = `${summary}
 
@@ -38694,7 +42653,7 @@ ${JSON.stringify(data, null, 2)}`;
         structuredContent: notices.length > 0 ? { ...data, lost: notices } : data
       };
     } catch (error62) {
-      return errorResult(error62, keeper.takeNotices(), [ctx.env.GITHUB_TOKEN]);
+      return errorResult(error62, keeper.takeNotices(), [ctx.githubToken]);
     }
   };
 }
@@ -38955,141 +42914,30 @@ function registerClaimStatus(server, deps) {
   );
 }
 
-// src/agent/actions/free-issues.ts
-function findFreeIssues(repo, issues, rows) {
-  const rowsByIssue = /* @__PURE__ */ new Map();
-  for (const row of rows) {
-    const issue2 = Number(row.subject.slice(row.subject.lastIndexOf("#") + 1));
-    if (Number.isSafeInteger(issue2)) rowsByIssue.set(issue2, row);
-  }
-  const titles = new Map(issues.map((issue2) => [issue2.number, issue2.title]));
-  const free = [];
-  for (const issue2 of issues) {
-    if (rowsByIssue.has(issue2.number) || issue2.assignees.length > 0) continue;
-    free.push({
-      subject: `${repo}#${issue2.number}`,
-      issue: issue2.number,
-      title: issue2.title,
-      reason: "unclaimed",
-      detail: "no claim and no assignee",
-      takeover: false
-    });
-  }
-  for (const [number4, row] of rowsByIssue) {
-    const verdict = judgeRow(row);
-    if (!verdict) continue;
-    free.push({
-      subject: `${repo}#${number4}`,
-      issue: number4,
-      ...titles.has(number4) ? { title: titles.get(number4) } : {},
-      ...verdict,
-      state: row.state
-    });
-  }
-  return free.sort((a, b) => a.issue - b.issue);
-}
-function judgeRow(row) {
-  const holder = row.actor?.login ?? "an agent";
-  const since = row.lastHeartbeatAt ? `, silent since ${row.lastHeartbeatAt}` : "";
-  const codes = row.reasons.length > 0 ? ` [${row.reasons.join(", ")}]` : "";
-  switch (row.state) {
-    case "stale":
-      return { reason: "stale", detail: `stale claim by ${holder}${since}${codes}`, takeover: true };
-    case "reclaimable":
-      return {
-        reason: "reclaimable",
-        detail: `reclaimable claim by ${holder}${since}${codes}`,
-        takeover: true
-      };
-    case "phantom":
-      return row.actor ? null : { reason: "phantom", detail: `managed label without a claim${codes}`, takeover: false };
-    default:
-      return null;
-  }
-}
-
-// src/agent/actions/list-open-issues.ts
-var pageSize = 100;
-var IssueItemSchema = external_exports.looseObject({
-  number: external_exports.number().int().positive(),
-  title: external_exports.string().default(""),
-  assignees: external_exports.array(external_exports.looseObject({ login: external_exports.string() })).nullish().transform((value) => (value ?? []).map((assignee) => assignee.login)),
-  pull_request: external_exports.unknown().optional()
-});
-var IssueListSchema = external_exports.array(IssueItemSchema);
-async function listOpenIssues(deps, repo, limit, options = {}) {
-  const issues = [];
-  for (let page = 1; issues.length < limit; page++) {
-    const url2 = new URL(`repos/${repo}/issues`, deps.apiUrl.endsWith("/") ? deps.apiUrl : `${deps.apiUrl}/`);
-    url2.search = new URLSearchParams({
-      state: "open",
-      sort: "created",
-      direction: "asc",
-      per_page: String(pageSize),
-      page: String(page),
-      ...options.labels?.length ? { labels: options.labels.join(",") } : {}
-    }).toString();
-    const response = await deps.fetch(url2, {
-      headers: {
-        accept: "application/vnd.github+json",
-        authorization: `Bearer ${deps.token}`,
-        "user-agent": "claim-hold-cli",
-        "x-github-api-version": "2022-11-28"
-      },
-      signal: deps.signal
-    });
-    if (!response.ok) {
-      const text = await response.text().catch(() => "");
-      throw new ClaimHoldError({
-        status: response.status,
-        code: "github_failed",
-        message: redactSecrets(
-          `failed to list the open issues of ${repo}: ${response.status} ${text.slice(0, 200)}`,
-          [deps.token]
-        )
-      });
-    }
-    const parsed = IssueListSchema.safeParse(await response.json().catch(() => null));
-    if (!parsed.success) {
-      throw new ClaimHoldError({
-        status: response.status,
-        code: "invalid_response",
-        message: `GitHub answered the issue list of ${repo} with an unexpected body`
-      });
-    }
-    const items = parsed.data;
-    for (const item of items) {
-      if (item.pull_request === void 0 && issues.length < limit) {
-        issues.push({ number: item.number, title: item.title, assignees: item.assignees });
-      }
-    }
-    if (items.length < pageSize) break;
-  }
-  return issues;
-}
-
 // src/agent/actions/list-free-issues.ts
-async function listFreeIssues(ctx, repo, query) {
+async function listFreeIssues(ctx, repo, query = {}) {
   requireGithubToken(ctx);
-  const client = clientFor(ctx, serverUrl(ctx));
-  const [inventory, issues] = await Promise.all([
-    client.inventory(repo, { limit: 200 }, { signal: ctx.signal }),
-    listOpenIssues(
-      {
-        fetch: ctx.fetch,
-        apiUrl: ctx.env.GITHUB_API_URL?.trim() || "https://api.github.com",
-        token: ctx.env.GITHUB_TOKEN?.trim() ?? "",
-        signal: ctx.signal
-      },
-      repo,
-      query.limit,
-      query.labels?.length ? { labels: query.labels } : {}
-    )
-  ]);
-  const free = findFreeIssues(repo, issues, inventory.claims);
-  if (!query.labels?.length) return { free, truncated: inventory.truncated };
-  const listed = new Set(issues.map((issue2) => issue2.number));
-  return { free: free.filter((f) => listed.has(f.issue)), truncated: inventory.truncated };
+  const answer = await clientFor(ctx, serverUrl(ctx)).queue(
+    repo,
+    query.limit === void 0 ? {} : { limit: query.limit },
+    { signal: ctx.signal }
+  );
+  return {
+    repo,
+    free: answer.queue.map((entry) => ({
+      subject: `${repo}#${entry.issue}`,
+      issue: entry.issue,
+      title: entry.title,
+      rank: entry.rank,
+      reasons: entry.reasons
+    })),
+    skipped: answer.skipped.map((skip) => ({
+      subject: `${repo}#${skip.issue}`,
+      issue: skip.issue,
+      reason: skip.reason
+    })),
+    truncated: answer.truncated
+  };
 }
 
 // src/agent/mcp/tools/list-free-issues.ts
@@ -39098,27 +42946,25 @@ function registerListFreeIssues(server, deps) {
     "list_free_issues",
     {
       title: "List free issues",
-      description: "List the open issues of a repository that nobody live is working on (no claim and no assignee, a stale or reclaimable agent claim, or a leftover label). Pick one and call claim_issue; entries with takeover: true need claim_issue with takeover: true.",
+      description: "List the issues of a repository that are free to work on, ranked by claim-hold as claim_next_issue would pick them (priority labels, then the repository's order), each with why it ranks there, and the first skipped issues with why (held, human, blocked, pr-open, filtered…). To work, call claim_next_issue (takes the first, atomically) or claim_issue with the one you choose.",
       inputSchema: {
         repo: repoField,
-        labels: external_exports.array(external_exports.string().min(1).max(100)).max(10).optional().describe("Only issues carrying every one of these labels."),
-        limit: external_exports.number().int().min(1).max(1e3).optional().describe("How many open issues to read from GitHub (default 100).")
+        limit: external_exports.number().int().min(1).max(200).optional().describe("How many free issues to list, best first (default 50).")
       },
       annotations: { readOnlyHint: true, openWorldHint: true }
     },
-    toolHandler(
-      deps,
-      async ({ repo, labels, limit }) => {
-        const name = parseRepo(repo);
-        const { free, truncated } = await listFreeIssues(deps.ctx, name, {
-          limit: limit ?? 100,
-          ...labels ? { labels } : {}
-        });
-        const summary = free.length === 0 ? `No free issue in ${name}.` : `${free.length} free issue(s) in ${name}: ${free.map((f) => `#${f.issue}${f.takeover ? " (takeover)" : ""}`).join(", ")}.`;
-        return { summary, data: { repo: name, free, truncated } };
-      }
-    )
+    toolHandler(deps, async ({ repo, limit }) => {
+      const listing = await listFreeIssues(deps.ctx, parseRepo(repo), limit === void 0 ? {} : { limit });
+      return { summary: summaryOf(listing), data: { ...listing } };
+    })
   );
+}
+function summaryOf({ repo, free, skipped, truncated }) {
+  const listed = free.length === 0 ? `No free issue in ${repo}.` : `${free.length}${truncated ? "+" : ""} free issue(s) in ${repo}, best first: ${free.map((f) => `#${f.issue} ${JSON.stringify(f.title)}${f.reasons.length > 0 ? ` (${f.reasons.join(", ")})` : ""}`).join("; ")}.`;
+  if (skipped.length === 0) return listed;
+  const why = /* @__PURE__ */ new Map();
+  for (const skip of skipped) why.set(skip.reason, (why.get(skip.reason) ?? 0) + 1);
+  return `${listed} Skipped: ${[...why].map(([reason, count]) => `${count} ${reason}`).join(", ")}.`;
 }
 
 // src/agent/mcp/tools/release-claim.ts
@@ -39186,18 +43032,30 @@ function registerVerifyHold(server, deps) {
 
 // src/agent/mcp/create-mcp-server.ts
 var instructions = "claim-hold keeps one GitHub issue per agent session. Get work with claim_next_issue (claim-hold picks the best free issue and claims it; queueEmpty means there is nothing to do), or claim a named issue with claim_issue, before working on it, and work only on the branch it returns; this server heartbeats the claim for as long as it runs, so the claim lives exactly as long as this session. Call verify_hold before every push, pull request and merge, attest_commit after pushing, ask_human when only a person can unblock you, and release_claim when done. If any tool result says the session LOST an issue, stop working on that issue at once.";
+var toolRegistrations = [
+  registerListFreeIssues,
+  registerClaimIssue,
+  registerClaimNextIssue,
+  registerClaimStatus,
+  registerVerifyHold,
+  registerAttestCommit,
+  registerReleaseClaim,
+  registerAskHuman
+];
 function createMcpServer({ ctx, keeper, version: version2 }) {
   const server = new McpServer({ name: "claim-hold", version: version2 }, { instructions });
-  const deps = { ctx, keeper };
-  registerListFreeIssues(server, deps);
-  registerClaimIssue(server, deps);
-  registerClaimNextIssue(server, deps);
-  registerClaimStatus(server, deps);
-  registerVerifyHold(server, deps);
-  registerAttestCommit(server, deps);
-  registerReleaseClaim(server, deps);
-  registerAskHuman(server, deps);
+  for (const register of toolRegistrations) register(server, { ctx, keeper });
   return server;
+}
+function mcpToolSummaries() {
+  const tools = [];
+  const recorder = {
+    registerTool(name, config2) {
+      tools.push({ name, title: config2.title ?? name });
+    }
+  };
+  for (const register of toolRegistrations) register(recorder, {});
+  return tools;
 }
 
 // src/agent/mcp/lease-keeper.ts
@@ -39310,23 +43168,24 @@ var releaseTimeoutMs = 1800;
 var mcpCommand = {
   name: "mcp",
   summary: "serve claim-hold's tools to an agent runtime over MCP (stdio); heartbeats while it runs",
-  usage: "mcp",
-  details: [
-    "Tools: list_free_issues, claim_issue, claim_next_issue, claim_status, verify_hold, attest_commit,",
-    "release_claim.",
+  arguments: [],
+  options: {},
+  notes: [
+    "Tools:",
+    ...toolLines(),
+    "",
     "Every lease claimed through it is heartbeated at the advised interval for as long as the process",
     "runs; when stdin closes or on SIGTERM its leases are released with outcome handoff",
     "(CLAIM_HOLD_MCP_RELEASE_ON_EXIT=0: left to go stale instead). Leases live in .git/claim-hold/,",
-    "so `claim-hold verify` and the pre-push hook work alongside. Reads CLAIM_HOLD_URL, GITHUB_TOKEN.",
-    "Logs go to stderr; stdout carries only the protocol."
+    "so `claim-hold verify` and the pre-push hook work alongside. Reads CLAIM_HOLD_URL and the GitHub",
+    "token (GH_TOKEN, GITHUB_TOKEN or `gh auth token`). Logs go to stderr; stdout carries only the protocol."
   ],
-  options: {},
-  positionals: { min: 0, max: 0 },
+  needsGithubToken: true,
   async run(ctx) {
     if (ctx.out.json) throw new UsageError("mcp speaks JSON-RPC on stdout; --json does not apply");
     const dir = await leaseDirOf(ctx);
     const keeper = createLeaseKeeper(ctx, dir);
-    const server = createMcpServer({ ctx, keeper, version: await packageVersion(ctx) });
+    const server = createMcpServer({ ctx, keeper, version: packageVersion(ctx.binPath) });
     const transport = new StdioServerTransport(process.stdin, ctx.stdout);
     const why = waitForEnd(ctx);
     await server.connect(transport);
@@ -39356,10 +43215,10 @@ function waitForEnd(ctx) {
     ctx.signal.addEventListener("abort", () => resolve2(String(ctx.signal.reason)), { once: true });
   });
 }
-async function packageVersion(ctx) {
-  const text = await readFile5(join5(dirname(ctx.binPath), "..", "package.json"), "utf8").catch(() => "{}");
-  const version2 = JSON.parse(text).version;
-  return typeof version2 === "string" ? version2 : "0.0.0";
+function toolLines() {
+  const tools = mcpToolSummaries();
+  const width = Math.max(...tools.map((tool) => tool.name.length));
+  return tools.map((tool) => `  ${tool.name.padEnd(width)}  ${tool.title}`);
 }
 
 // src/agent/main.ts
@@ -39367,7 +43226,22 @@ var commands = [...cliCommands, mcpCommand];
 function main(argv, options) {
   return runCommandLine(commands, argv, options);
 }
+function isEntryScript() {
+  const entry = process.argv[1];
+  const self = fileURLToPath(import.meta.url);
+  if (!entry || !/[\\/]agent[\\/]main\.[cm]?[jt]s$/.test(self)) return false;
+  try {
+    return realpathSync(entry) === realpathSync(self);
+  } catch {
+    return false;
+  }
+}
+if (isEntryScript()) {
+  const binPath = join6(dirname2(fileURLToPath(import.meta.url)), "..", "..", "bin", "claim-hold.js");
+  const code2 = await main(process.argv.slice(2), { binPath });
+  process.stdout.write("", () => process.exit(code2));
+}
 
 // scripts/action-cli-entry.ts
-var code = await main(process.argv.slice(2), { binPath: fileURLToPath(import.meta.url) });
+var code = await main(process.argv.slice(2), { binPath: fileURLToPath2(import.meta.url) });
 process.stdout.write("", () => process.exit(code));
