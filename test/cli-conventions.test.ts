@@ -13,6 +13,7 @@ import { describeError } from "../src/agent/cli/describe-error.js";
 import { humanSpan, relativeTime } from "../src/agent/cli/relative-time.js";
 import { formatTable } from "../src/agent/cli/table.js";
 import { ClaimHoldError } from "../src/agent/client/index.js";
+import { type ChildOutput, outputOf } from "./support/child-output.js";
 import { type FakeApi, startFakeApi } from "./support/fake-api.js";
 
 const root = resolve(import.meta.dirname, "..");
@@ -23,12 +24,6 @@ const agentToken = "ghp_agenttoken";
 
 let fake: FakeApi;
 let temporary: string[];
-
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 beforeEach(async () => {
   fake = await startFakeApi({ heartbeatIntervalSeconds: 1 });
@@ -70,17 +65,8 @@ function run(
   command: string,
   args: string[],
   options: { cwd: string; env: NodeJS.ProcessEnv },
-): Promise<Result> {
-  const child = spawn(command, args, { ...options, stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr.on("data", (chunk) => {
-    stderr += chunk;
-  });
-  return new Promise((done) => child.on("close", (code) => done({ code, stdout, stderr })));
+): Promise<ChildOutput> {
+  return outputOf(spawn(command, args, { ...options, stdio: ["ignore", "pipe", "pipe"] }));
 }
 
 function cli(args: string[], options: { cwd?: string; env?: Record<string, string | undefined> } = {}) {

@@ -7,6 +7,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { claimMarkers, type E2eWorld, fleet, maintainer, repo, startWorld } from "./e2e/support/e2e-world.js";
+import { type ChildOutput, outputOf } from "./support/child-output.js";
 import { probeRedis } from "./support/redis.js";
 
 const bin = resolve(import.meta.dirname, "../bin/claim-hold.js");
@@ -14,12 +15,6 @@ const redisProbe = await probeRedis();
 
 let world: E2eWorld;
 let temporary: string[];
-
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 function worktree(): string {
   const dir = mkdtempSync(join(tmpdir(), "claim-hold-next-"));
@@ -54,21 +49,13 @@ function agentEnv(sessionId: string): Record<string, string> {
 }
 
 /** One agent of the fleet: its own worktree and session id, the fleet's shared GitHub account. */
-function cli(sessionId: string, args: string[], cwd = worktree()): Promise<Result> {
+function cli(sessionId: string, args: string[], cwd = worktree()): Promise<ChildOutput> {
   const child = spawn(process.execPath, [bin, ...args], {
     cwd,
     env: agentEnv(sessionId),
     stdio: ["ignore", "pipe", "pipe"],
   });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr.on("data", (chunk) => {
-    stderr += chunk;
-  });
-  return new Promise((done) => child.on("close", (code) => done({ code, stdout, stderr })));
+  return outputOf(child);
 }
 
 interface CliJson {
@@ -76,7 +63,7 @@ interface CliJson {
   queue: unknown[];
   [field: string]: unknown;
 }
-const json = (result: Result) => JSON.parse(result.stdout.trim().split("\n").at(-1)!) as CliJson;
+const json = (result: ChildOutput) => JSON.parse(result.stdout.trim().split("\n").at(-1)!) as CliJson;
 
 describe.skipIf(!redisProbe.available)("the fleet loop against the App and the simulator", () => {
   beforeEach(async () => {
