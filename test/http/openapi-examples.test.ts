@@ -3,7 +3,8 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { allErrorCodes, errorBodySchemaOf, errorCodes } from "../../src/contract/refusals.js";
 import { errorComponentName } from "../../src/http/openapi/openapi-document.js";
-import { errorsByStatus, routeDocs } from "../../src/http/openapi/route-docs.js";
+import { errorsByStatus } from "../../src/http/openapi/route-doc.js";
+import { routeDocs } from "../../src/http/openapi/route-docs.js";
 
 interface MediaType {
   example?: unknown;

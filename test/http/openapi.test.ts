@@ -13,7 +13,8 @@ import { errorResponse, refusalStatusOf } from "../../src/http/error-response.js
 import { createFailedAuthLimiter } from "../../src/http/failed-auth-limiter.js";
 import { createHeartbeatRoute } from "../../src/http/heartbeat-route.js";
 import { errorComponentName, renderOpenApiJson } from "../../src/http/openapi/openapi-document.js";
-import { errorsByStatus, routeDocs, undocumentedRoutes } from "../../src/http/openapi/route-docs.js";
+import { errorsByStatus } from "../../src/http/openapi/route-doc.js";
+import { routeDocs, undocumentedRoutes } from "../../src/http/openapi/route-docs.js";
 import { payloadTooLarge } from "../../src/http/read-body.js";
 import { createReadCache } from "../../src/http/read-cache.js";
 import { createReadLimiter } from "../../src/http/read-limiter.js";

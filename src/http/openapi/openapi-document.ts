@@ -21,7 +21,8 @@ import {
 } from "../../contract/api-responses.js";
 import { allErrorCodes, type ErrorCode, errorBodySchemaOf, errorCodes } from "../../contract/refusals.js";
 import { ErrorBody } from "./documented-responses.js";
-import { type ErrorStatus, errorsByStatus, type RouteAuth, type RouteDoc, routeDocs } from "./route-docs.js";
+import { type ErrorStatus, errorsByStatus, type RouteAuth, type RouteDoc } from "./route-doc.js";
+import { routeDocs } from "./route-docs.js";
 
 /** A status code as zod-openapi's responses object is keyed. */
 type StatusKey = `${1 | 2 | 3 | 4 | 5}${string}`;
