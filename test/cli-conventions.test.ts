@@ -180,9 +180,12 @@ describe("the repository from git remote", () => {
   });
 
   it.each([
-    [["origin", "upstream"], "origin"],
+    // gh's order: a fork's clone claims in the repository it was forked from.
+    [["origin", "upstream"], "upstream"],
+    [["origin", "github"], "github"],
+    [["origin", "mirror"], "origin"],
     [["upstream"], "upstream"],
-    [["fork", "upstream"], undefined],
+    [["fork", "mirror"], undefined],
     [[], undefined],
   ])("remotes %o → %s", (remotes, expected) => {
     expect(chooseRemote(remotes)).toBe(expected);
@@ -255,8 +258,9 @@ describe("the GitHub token", () => {
   });
 
   it("asks `gh auth token` when neither variable is set, and never prints the token", async () => {
-    fake.logins.set("ghp_fromghcli", "gh-cli-bot");
-    const gh = fakeGh("ghp_fromghcli");
+    // Not shaped like a GitHub token, so only the CLI's own list of secrets can hide it.
+    fake.logins.set("opaque-from-gh-cli", "gh-cli-bot");
+    const gh = fakeGh("opaque-from-gh-cli");
 
     const result = await cli(["claim", `${repo}#4`], {
       cwd: await makeClone(),
@@ -268,8 +272,10 @@ describe("the GitHub token", () => {
 
     expect(result.code).toBe(0);
     expect(gh.calls()).toBe("auth token\nauth token\n");
-    expect(authorizations()).toEqual(["Bearer ghp_fromghcli", "Bearer ghp_fromghcli"]);
-    expect(`${result.stdout}${result.stderr}${shown.stdout}${shown.stderr}`).not.toContain("ghp_fromghcli");
+    expect(authorizations()).toEqual(["Bearer opaque-from-gh-cli", "Bearer opaque-from-gh-cli"]);
+    expect(`${result.stdout}${result.stderr}${shown.stdout}${shown.stderr}`).not.toContain(
+      "opaque-from-gh-cli",
+    );
   });
 
   it("asks gh for the GitHub Enterprise host of the clone's origin", async () => {

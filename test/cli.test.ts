@@ -464,7 +464,9 @@ describe("keepalive", () => {
 
   it("survives transient failures, then exits 4 when the lease expires unreachable", async () => {
     await fake.close();
-    fake = await startFakeApi({ heartbeatIntervalSeconds: 1, ttlSeconds: 2 });
+    // A TTL of a few intervals: the keepalive must start (a new Node process, slow on a loaded
+    // machine) and beat at least once before the lease it read from the file expires.
+    fake = await startFakeApi({ heartbeatIntervalSeconds: 1, ttlSeconds: 5 });
     await cli(["claim", `${repo}#12`]);
     const lease = fake.claimOf(repo, 12)!;
     const failures = Array.from({ length: 200 }, () => ({
@@ -523,6 +525,27 @@ describe("run", () => {
       released: true,
       outcome: "handoff",
     });
+  });
+
+  it("keeps every GitHub token in sight out of the handoff note, whatever its shape and whichever one the CLI used", async () => {
+    fake.logins.set("opaque-gh-token-0001", "agent-bot");
+    const script =
+      "console.log('env', process.env.GH_TOKEN, process.env.GITHUB_TOKEN, process.env.GH_ENTERPRISE_TOKEN); process.exit(3)";
+
+    const result = await cli(["run", `${repo}#12`, "--", process.execPath, "-e", script], {
+      env: {
+        GH_TOKEN: "opaque-gh-token-0001",
+        GITHUB_TOKEN: "opaque-other-token-0002",
+        GH_ENTERPRISE_TOKEN: "opaque-ghe-token-0003",
+      },
+    });
+
+    expect(result.code).toBe(3);
+    const note = (releases()[0]?.body as { note?: string } | undefined)?.note ?? "";
+    expect(note).toMatch(/^`.+` exited with code 3; last output:\nenv /);
+    for (const token of ["opaque-gh-token-0001", "opaque-other-token-0002", "opaque-ghe-token-0003"]) {
+      expect(note).not.toContain(token);
+    }
   });
 
   it("keeps the lease alive while the command runs", async () => {

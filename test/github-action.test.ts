@@ -131,8 +131,10 @@ async function runStep(
   state: Record<string, string> = {},
   checkout = actionCheckout,
   path = process.env.PATH ?? "",
+  jobEnv: Record<string, string> = {},
 ): Promise<Step> {
   const env: Record<string, string> = {
+    ...jobEnv,
     PATH: path,
     HOME: job.dir,
     GITHUB_ENV: job.files.env,
@@ -310,7 +312,13 @@ describe("the claim-hold Action", () => {
     timeout: 60_000,
   }, async () => {
     const job = newJob("failure");
-    expect((await runStep(job, "main", { issue: `${repo}#2` })).code).toBe(0);
+    // The job exports someone else's GH_TOKEN (for gh): the Action's token input is still who claims.
+    const jobEnv = { GH_TOKEN: otherToken };
+    expect(
+      (await runStep(job, "main", { issue: `${repo}#2` }, {}, actionCheckout, undefined, jobEnv)).code,
+    ).toBe(0);
+    await stack.sim.flush();
+    expect(stack.sim.issue(repo, 2).assignees).toEqual(["action-bot"]);
     const state = readRunnerFile(job.files.state);
     const post = await runStep(job, "post", { "job-status": "failure" }, state);
     expect(post.code).toBe(0);

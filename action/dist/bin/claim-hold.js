@@ -30896,8 +30896,8 @@ function repoFromRemoteUrl(url2) {
   return { host: match[1].toLowerCase(), repo: `${match[2]}/${name}` };
 }
 function chooseRemote(remotes) {
-  if (remotes.includes("origin")) return "origin";
-  return remotes.length === 1 ? remotes[0] : void 0;
+  const preferred = ["upstream", "github", "origin"].find((name) => remotes.includes(name));
+  return preferred ?? (remotes.length === 1 ? remotes[0] : void 0);
 }
 async function repoOfClone(cwd) {
   const git2 = (args) => run("git", args, { cwd, timeout: 5e3 }).then(
@@ -30912,6 +30912,15 @@ async function repoOfClone(cwd) {
 // src/agent/actions/github-token.ts
 import { execFile as execFile2 } from "node:child_process";
 var ghTimeoutMs = 5e3;
+var tokenVariables = [
+  "GH_TOKEN",
+  "GITHUB_TOKEN",
+  "GH_ENTERPRISE_TOKEN",
+  "GITHUB_ENTERPRISE_TOKEN"
+];
+function tokensInEnv(env) {
+  return tokenVariables.flatMap((name) => env[name]?.trim() || []);
+}
 function githubTokenFromEnv(env) {
   for (const source of ["GH_TOKEN", "GITHUB_TOKEN"]) {
     const token = env[source]?.trim();
@@ -32418,7 +32427,7 @@ async function superviseCommand(ctx, lease, argv, report) {
   const note = redactSecrets(
     `\`${[command, ...args].join(" ")}\` ${what}${output2 ? `; last output:
 ${output2}` : ""}`,
-    [ctx.githubToken, lease.token]
+    [...ctx.secrets, lease.token]
   ).slice(0, noteLimit);
   try {
     await clientFor(ctx, serverUrl(ctx, lease)).release(leaseCredentials(lease), {
@@ -32823,7 +32832,7 @@ async function runCommandLine(commands2, argv, options) {
   }
   const removeSignalHandlers = options.signal ? () => {
   } : forwardSignals(stop);
-  let secrets = [envToken];
+  let secrets = tokensInEnv(deps.env);
   try {
     if (!parseCommandLine(program2, before)) return exitCodes.ok;
     if (!invocation) throw new UsageError("no command given; see claim-hold --help");
@@ -32836,12 +32845,13 @@ async function runCommandLine(commands2, argv, options) {
     }
     const host = async () => (await repoOfClone(deps.cwd))?.host;
     const githubToken = spec.needsGithubToken ? (await resolveGithubToken(deps.env, { host }))?.token : envToken;
-    secrets = [githubToken];
+    secrets = [...secrets, githubToken];
     const ctx = {
       ...deps,
       out: createOutput(json2, deps, secrets),
       binPath: options.binPath,
       githubToken,
+      secrets,
       flags: invocation.flags,
       positionals: invocation.positionals,
       rest

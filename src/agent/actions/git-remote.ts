@@ -1,4 +1,4 @@
-// The repository of this clone, read from its git remote the way `gh` does: origin's GitHub URL (https or ssh, any host).
+// The repository of this clone, read from its git remote the way `gh` does: upstream's, github's or origin's URL (https or ssh, any host).
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 
@@ -28,10 +28,13 @@ export function repoFromRemoteUrl(url: string): RemoteRepo | undefined {
   return { host: match[1].toLowerCase(), repo: `${match[2]}/${name}` };
 }
 
-/** The remote to read: `origin`, else the only remote there is. */
+/**
+ * The remote to read, in gh's order: `upstream` (a fork's clone: the issues live in the repository it
+ * was forked from), `github`, `origin`, else the only remote there is.
+ */
 export function chooseRemote(remotes: readonly string[]): string | undefined {
-  if (remotes.includes("origin")) return "origin";
-  return remotes.length === 1 ? remotes[0] : undefined;
+  const preferred = ["upstream", "github", "origin"].find((name) => remotes.includes(name));
+  return preferred ?? (remotes.length === 1 ? remotes[0] : undefined);
 }
 
 /** The repository of the clone at `cwd`, or undefined (not a clone, no usable remote, not a GitHub URL). */

@@ -11,6 +11,22 @@ export interface GithubToken {
 /** `gh` answers from its own config file at once; a hung credential helper must not hang the CLI. */
 const ghTimeoutMs = 5_000;
 
+/** Every variable a GitHub token may sit in for this process or the commands it runs (gh's names too). */
+const tokenVariables = [
+  "GH_TOKEN",
+  "GITHUB_TOKEN",
+  "GH_ENTERPRISE_TOKEN",
+  "GITHUB_ENTERPRISE_TOKEN",
+] as const;
+
+/**
+ * The values of every token variable set: output, errors and a `run` command's handoff note hide them
+ * all, whichever one the CLI itself uses (the command it runs may print another).
+ */
+export function tokensInEnv(env: NodeJS.ProcessEnv): string[] {
+  return tokenVariables.flatMap((name) => env[name]?.trim() || []);
+}
+
 /** The token from the environment alone (no process spawned). */
 export function githubTokenFromEnv(env: NodeJS.ProcessEnv): GithubToken | undefined {
   for (const source of ["GH_TOKEN", "GITHUB_TOKEN"] as const) {

@@ -12,6 +12,8 @@ export interface CommandContext extends AgentContext {
   positionals: string[];
   /** Everything after `--` (the command of `run`). */
   rest: string[];
+  /** Every GitHub token in sight (the one in use and the environment's): never printed, never sent in a note. */
+  secrets: readonly (string | undefined)[];
 }
 
 export function createOutput(

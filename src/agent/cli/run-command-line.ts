@@ -5,7 +5,7 @@ import { Command, CommanderError, Option } from "commander";
 import type { AgentDeps } from "../actions/agent-context.js";
 import { UsageError } from "../actions/errors.js";
 import { repoOfClone } from "../actions/git-remote.js";
-import { githubTokenFromEnv, resolveGithubToken } from "../actions/github-token.js";
+import { githubTokenFromEnv, resolveGithubToken, tokensInEnv } from "../actions/github-token.js";
 import { packageVersion } from "../actions/package-version.js";
 import { sessionEnvVars } from "../actions/session.js";
 import { abortableSleep, isClaimHoldError, redactSecrets } from "../client/index.js";
@@ -105,7 +105,7 @@ export async function runCommandLine(
   }
 
   const removeSignalHandlers = options.signal ? () => {} : forwardSignals(stop);
-  let secrets = [envToken];
+  let secrets: (string | undefined)[] = tokensInEnv(deps.env);
   try {
     if (!parseCommandLine(program, before)) return exitCodes.ok; // help or version, already written
     if (!invocation) throw new UsageError("no command given; see claim-hold --help");
@@ -121,12 +121,13 @@ export async function runCommandLine(
     const githubToken = spec.needsGithubToken
       ? (await resolveGithubToken(deps.env, { host }))?.token
       : envToken;
-    secrets = [githubToken];
+    secrets = [...secrets, githubToken];
     const ctx: CommandContext = {
       ...deps,
       out: createOutput(json, deps, secrets),
       binPath: options.binPath,
       githubToken,
+      secrets,
       flags: invocation.flags,
       positionals: invocation.positionals,
       rest,

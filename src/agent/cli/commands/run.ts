@@ -139,7 +139,7 @@ export async function superviseCommand(
   const output = tail.text();
   const note = redactSecrets(
     `\`${[command, ...args].join(" ")}\` ${what}${output ? `; last output:\n${output}` : ""}`,
-    [ctx.githubToken, lease.token],
+    [...ctx.secrets, lease.token],
   ).slice(0, noteLimit);
   try {
     await clientFor(ctx, serverUrl(ctx, lease)).release(leaseCredentials(lease), {
