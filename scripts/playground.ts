@@ -106,7 +106,7 @@ function banner(stack: LocalStack, storeLabel: string, dashboard: string | null)
     `# the person (${person.login}, maintainer)`,
     exportLine(app, person.token),
     "",
-    "# claim an issue as an agent (or with the CLI: claim-hold next octo/widgets)",
+    "# claim an issue as an agent (or with the CLI from this clone: node bin/claim-hold.js next octo/widgets)",
     ...claim,
     `# then take it back as ${person.login} with /reclaim, a comment posted through the simulator's REST API`,
     ...reclaim,

@@ -1,6 +1,9 @@
 // `npm run playground` as a person uses it: start it, paste what it prints, drive the App, Ctrl-C.
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { type ChildProcess, execFile, execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 
@@ -86,6 +89,29 @@ describe("npm run playground", () => {
     const refused = await claim(agentTwo!.url, agentTwo!.token, 1, "two-1");
     expect(refused.status).toBe(409);
     expect(await refused.json()).toMatchObject({ error: "held" });
+
+    // The CLI of this clone, driven by nothing but the printed exports, as in the README.
+    const clone = mkdtempSync(join(tmpdir(), "claim-hold-playground-"));
+    try {
+      execFileSync("git", ["init", "--quiet", clone]);
+      const cli = (...args: string[]) =>
+        run(process.execPath, [resolve("bin/claim-hold.js"), ...args, "--json"], {
+          cwd: clone,
+          env: {
+            PATH: process.env.PATH,
+            HOME: clone,
+            CLAIM_HOLD_URL: agentTwo!.url,
+            GH_TOKEN: agentTwo!.token,
+            CLAIM_HOLD_SESSION_ID: "two-cli",
+          },
+        });
+      const queue = JSON.parse((await cli("queue", "octo/widgets")).stdout) as { queue: { issue: number }[] };
+      expect(queue.queue.map((row) => row.issue)).not.toContain(1);
+      const next = JSON.parse((await cli("next", "octo/widgets")).stdout) as { lease?: { subject?: string } };
+      expect(next).toMatchObject({ ok: true, lease: { subject: `octo/widgets#${queue.queue[0]?.issue}` } });
+    } finally {
+      rmSync(clone, { recursive: true, force: true });
+    }
 
     // The printed admin token opens the operator routes (the dashboard's login takes the same token).
     const sweep = await fetch(`${agentOne!.url}/api/v1/admin/janitor/run`, {
