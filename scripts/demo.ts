@@ -33,7 +33,7 @@ const config = [
 ].join("\n");
 
 async function startStack(sink: NotifySink): Promise<{ stack: LocalStack; store: DemoStore }> {
-  // Every event of SPEC §9 goes to the sink; the repository's `notify.events` (the defaults) filters them.
+  // Every notification event (docs/deploy.md#9-notifications) goes to the sink; the repository's `notify.events` (the defaults) filters them.
   process.env.CLAIM_HOLD_NOTIFY = JSON.stringify([
     {
       url: sink.url,

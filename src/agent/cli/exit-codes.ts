@@ -1,4 +1,4 @@
-// CLI failures and the exit code each one maps to (SPEC §8: 0 ok, 3 held or nothing free, 4 superseded/gone, 2 usage, 1 other).
+// CLI failures and the exit code each one maps to (docs/reference/cli.md#exit-codes: 0 ok, 3 held or nothing free, 4 superseded/gone, 2 usage, 1 other).
 import { codesExitingWith } from "../../contract/refusals.js";
 import { isLeaseLost, UsageError } from "../actions/errors.js";
 import { isClaimHoldError } from "../client/index.js";
