@@ -1,3 +1,40 @@
+--[[
+  An agent session claims a subject: a new generation over an ended, expired or taken-over record,
+  a re-claim by the proven holding session, or the reason it may not have it now.
+
+    KEYS
+      record              the subject's claim record (hash)
+      highWater           the highest generation the subject ever had, so none is given twice
+      digests             the subject's lease token digests by generation, and the rotated ones (hash)
+      history             the subject's transitions, newest first (list)
+      deadlines           the installation's active claims by deadline, for the janitor (sorted set)
+      holders             the installation's active claims and the live-claim sets they count in (hash)
+      loginSet            the claimant login's live claims by live-until (sorted set)
+      sessionSet          the claimant session's live claims by live-until (sorted set)
+      repository          the repository's subjects by last activity (sorted set)
+      liveIndexed         set once the installation's holders are in the live-claim sets (backfill mark)
+    ARGV
+      now                 the time of the call (ms)
+      member              the subject in the installation's indexes ("repoId:issue")
+      claimant            the claiming actor (JSON)
+      tokenDigest         the digest of the new lease token
+      takeover            '1' when the claimant asks to take over a silent holder
+      minGeneration       the highest generation seen on GitHub: the new one is above it
+      perSession          the most live claims one session may hold
+      perLogin            the most live claims one login may hold
+      hasSessionIdentity  '1' when the claimant counts against a session's cap (sessionSet)
+      sessionKeyDigest    the digest of the claimant's session key, or ''
+      leaseTokenDigest    the digest of the lease token the claimant shows, or ''
+    REST                  the new record's field/value pairs, without generation and supersedes
+    Reply (records as field/value lists)
+      {'created', record, previous}             a new generation; previous is {} when there was none
+      {'reclaimed', record}                     the holding session again, its new token pending
+      {'held', current, intent}                 another session holds it; intent: a takeover's claimant or ''
+      {'human_held', current}                   a person holds it
+      {'takeover_pending', current, retryAfterMs}  this claimant's takeover intent waits out its grace
+      {'cap_reached', limit, max}               limit 'session' or 'login' is at its max live claims
+]]
+
 --- @include "session"
 --- @include "history"
 --- @include "indexes"

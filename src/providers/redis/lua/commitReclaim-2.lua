@@ -1,3 +1,21 @@
+--[[
+  Makes a re-claim's pending token the lease's once its GitHub write landed; the old token is kept as
+  rotated, so its holder hears "superseded" rather than "unauthorized".
+
+    KEYS
+      record              the subject's claim record (hash)
+      digests             the subject's lease token digests by generation, and the rotated ones (hash)
+    ARGV
+      generation          the re-claimed generation
+      tokenDigest         the digest of the pending token to commit
+      now                 the time of the call (ms), when the old token was rotated out
+      commentNodeId       the claim comment's node id, or ''
+      commentId           the claim comment's id, or ''
+    Reply
+      record              the committed record (field/value list)
+      {}                  nothing committed: the record moved on or the pending token differs
+]]
+
 --- @include "record"
 --- @include "session"
 

@@ -1,3 +1,28 @@
+--[[
+  The App ends a claim (reaped, revoked, completed, released) after re-checking, in the same step, that
+  the generation is still the active one and, when asked, that its holder is still silent.
+
+    KEYS
+      record              the subject's claim record (hash)
+      highWater           the highest generation the subject ever had (raised by a bump)
+      history             the subject's transitions, newest first (list)
+      deadlines           the installation's active claims by deadline (sorted set)
+      holders             the installation's active claims and the live-claim sets they count in (hash)
+      repository          the repository's subjects by last activity (sorted set)
+    ARGV
+      generation          the generation to end
+      now                 the time of the call (ms)
+      to                  the state it ends in
+      bump                '1' gives the ended record a new generation, so the old lease answers superseded
+      endedBy             who ended it (JSON), or ''
+      requireSilentMs     the silence the holder must still have (ms), or '' for none
+      storeEpoch          the installation's store epoch (ms): silence before it does not count
+      member              the subject in the installation's indexes ("repoId:issue")
+    Reply (records as field/value lists)
+      {'ended', previous, record}       the record before and after
+      {'skipped', reason, current}      reason 'missing', 'moved-on', 'not-active' or 'live'
+]]
+
 --- @include "history"
 --- @include "indexes"
 --- @include "guards"

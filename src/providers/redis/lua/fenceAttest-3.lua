@@ -1,3 +1,22 @@
+--[[
+  Records that a lease attested a commit (sha) for its generation, keeping at most maxShas per
+  generation and none older than ttlMs.
+
+    KEYS
+      attested            the subject's sha to {generation: at} (hash of JSON)
+      generationShas      the generation's attested shas by time (sorted set)
+      attestedBy          the generation's sha to the attesting token's digest (hash)
+    ARGV
+      sha                 the attested commit
+      generation          the attesting generation
+      now                 the time of the call (ms)
+      maxShas             the most shas kept per generation
+      ttlMs               how long an attestation lives (ms)
+      tokenDigest         the attesting token's digest, or '' for none
+    Reply
+      1                   recorded
+]]
+
 --- @include "record"
 
 local sha, generation, now = ARG.sha, ARG.generation, tonumber(ARG.now)

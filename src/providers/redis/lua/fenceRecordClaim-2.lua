@@ -1,3 +1,22 @@
+--[[
+  Keeps the merge fence's note of one claim generation, and indexes its branch to the subject, so a
+  pull request on that branch can be matched to the claim later.
+
+    KEYS
+      notes               the subject's claim notes by generation (hash of JSON)
+      branches            the repository's branches to the subjects claimed on them (hash of JSON lists)
+    ARGV
+      generation          the claim's generation
+      note                the claim note (JSON)
+      branch              the claim's branch, or '' for none
+      issue               the subject's issue number
+      maxNotes            the most notes kept (the oldest generations go first)
+      maxSubjectsPerBranch  the most subjects kept per branch (the oldest go first)
+      ttlMs               how long the notes and branches live without a write (ms)
+    Reply
+      1                   recorded
+]]
+
 --- @include "record"
 
 redis.call('HSET', KEY.notes, ARG.generation, ARG.note)

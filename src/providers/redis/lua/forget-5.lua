@@ -1,7 +1,24 @@
+--[[
+  The subject's issue left the repository (deleted or transferred): out of every index, and its record
+  revoked but kept, so the old lease answers gone.
+
+    KEYS
+      record              the subject's claim record (hash)
+      history             the subject's transitions, newest first (list)
+      deadlines           the installation's active claims by deadline (sorted set)
+      holders             the installation's active claims and the live-claim sets they count in (hash)
+      repository          the repository's subjects by last activity (sorted set)
+    ARGV
+      now                 the time of the call (ms)
+      member              the subject in the installation's indexes ("repoId:issue")
+    Reply
+      1                   revoked
+      0                   no record, or already revoked (the indexes are cleaned either way)
+]]
+
 --- @include "history"
 --- @include "indexes"
 
--- The record stays (so the old lease answers gone) but synced: its issue left the repository.
 redis.call('ZREM', KEY.deadlines, ARG.member)
 drop_holder(KEY.holders, ARG.member)
 redis.call('ZREM', KEY.repository, string.match(ARG.member, '[^:]*$'))

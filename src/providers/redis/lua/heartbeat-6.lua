@@ -1,3 +1,45 @@
+--[[
+  A holder's heartbeat: proves the lease, refreshes its liveness and indexes, and records its phase,
+  blocker, wait, pull request, durations, ask for a person and usage, in one round trip.
+
+    KEYS
+      record              the subject's claim record (hash)
+      digests             the subject's lease token digests by generation, and the rotated ones (hash)
+      deadlines           the installation's active claims by deadline (sorted set)
+      holders             the installation's active claims and the live-claim sets they count in (hash)
+      repository          the repository's subjects by last activity (sorted set)
+      spend               the subject's reported cost and tokens per generation, and their total (hash)
+    ARGV
+      generation          the lease's generation
+      tokenDigest         the digest of the lease token shown
+      now                 the time of the call (ms)
+      member              the subject in the installation's indexes ("repoId:issue")
+      phaseEditEveryMs    the least time between two claim-comment edits for a phase change
+      hasPhase            '1' when phase is given
+      phase               the holder's phase
+      hasBlocker          '1' when blocker is given
+      blocker             the holder's blocker
+      waitUntil           when a declared wait ends (ms), or ''
+      pullRequest         the holder's pull request number, or ''
+      ttlMs               new durations, or '' to keep them (with reclaimAfterMs and heartbeatMs)
+      reclaimAfterMs      the new reclaim-after (ms)
+      heartbeatMs         the new heartbeat interval (ms)
+      needsHuman          '1' asks for a person; anything else withdraws an earlier ask
+      hasUsage            '1' when usage is reported
+      usageCost           the lease's cumulative cost (micro-dollars), or ''
+      usageTokens         the lease's cumulative tokens, or ''
+    Reply (records as field/value lists)
+      {'ok', edit, record, askedBefore, spentBefore, spentAfter, warned}
+                          edit '1' when the claim comment needs an edit; record as one JSON object;
+                          askedBefore '1' when it had asked for a person before;
+                          the subject's spend before and after and its warning mark ('' without usage)
+      {'usage_decreased', figure, last}  a cumulative figure ('costUsd' or 'tokens') went below last
+      {'missing'}                       no record, or a generation it never reached
+      {'invalid_token'}                 the token is not this generation's
+      {'superseded', current, rotatedAt}  a newer generation holds it; rotatedAt only for a rotated token
+      {'gone', reason, current}         ended (released, completed, reaped, revoked) or expired
+]]
+
 --- @include "indexes"
 --- @include "tokens"
 --- @include "spend"

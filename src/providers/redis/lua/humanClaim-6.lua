@@ -1,3 +1,29 @@
+--[[
+  A person takes the subject (or releases it as abandoned): a new generation in state human that keeps
+  the current durations and branch, out of the agents' live-claim indexes.
+
+    KEYS
+      record              the subject's claim record (hash)
+      highWater           the highest generation the subject ever had, so none is given twice
+      history             the subject's transitions, newest first (list)
+      deadlines           the installation's active claims by deadline (sorted set)
+      holders             the installation's active claims and the live-claim sets they count in (hash)
+      repository          the repository's subjects by last activity (sorted set)
+    ARGV
+      now                 the time of the call (ms)
+      member              the subject in the installation's indexes ("repoId:issue")
+      minGeneration       the highest generation seen on GitHub: the new one is above it
+      actor               the person (JSON)
+      release             '1' records it released as abandoned, not claimed
+      ttlMs               durations for a subject without a record (with reclaimAfterMs and heartbeatMs)
+      reclaimAfterMs      the reclaim-after for a subject without a record (ms)
+      heartbeatMs         the heartbeat interval for a subject without a record (ms)
+    REST                  the new record's field/value pairs, without generation, supersedes, durations
+                          and branch (the script decides or copies them)
+    Reply (records as field/value lists)
+      {record, previous}  the new record, and the one it replaced ({} when none)
+]]
+
 --- @include "history"
 --- @include "indexes"
 

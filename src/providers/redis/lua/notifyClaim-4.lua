@@ -1,4 +1,21 @@
--- Takes the due deliveries for one claimant: each hidden for the lease, its try counted. Replies the depth, then id, entry, attempt triples.
+--[[
+  Takes the due deliveries for one claimant: each hidden for the lease and its try counted, so two
+  senders never send the same delivery at once.
+
+    KEYS
+      due                 the deliveries by due time (sorted set)
+      entries             the deliveries by id (hash of JSON)
+      attempts            the tries of each delivery (hash)
+      claims              the claimant holding each delivery (hash)
+    ARGV
+      now                 the time of the call (ms)
+      leaseMs             how long a taken delivery stays hidden (ms)
+      limit               the most deliveries taken
+      claimant            who takes them
+    Reply
+      {depth, id, entry, attempt, ...}  the deliveries left in due, then an id, entry, attempt triple each
+]]
+
 local ids = redis.call("ZRANGEBYSCORE", KEY.due, "-inf", ARG.now, "LIMIT", 0, tonumber(ARG.limit))
 local hiddenUntil = tonumber(ARG.now) + tonumber(ARG.leaseMs)
 local reply = {0}

@@ -1,4 +1,20 @@
--- Queues one event's deliveries (REST: id, stored delivery pairs), due now, unless the event was queued before.
+--[[
+  Queues one event's deliveries, due now, unless the event was queued before (a redelivered webhook
+  notifies once).
+
+    KEYS
+      seen                the event's mark, kept eventMemoryMs (string)
+      due                 the deliveries by due time (sorted set)
+      entries             the deliveries by id (hash of JSON)
+    ARGV
+      now                 the time of the call (ms), when they are due
+      eventMemoryMs       how long the event is remembered (ms)
+    REST                  delivery id, stored delivery (JSON) pairs
+    Reply
+      1                   queued
+      0                   the event was queued before: nothing queued
+]]
+
 if not redis.call("SET", KEY.seen, "1", "PX", ARG.eventMemoryMs, "NX") then
   return 0
 end

@@ -1,4 +1,25 @@
--- Settles a delivery its claimant still holds: a retry is due again at ARG.dueAt; sent or dropped, it leaves (and joins recent).
+--[[
+  Settles a delivery its claimant still holds: a retry is due again at dueAt; sent or dropped, it leaves
+  (and joins the recent list, unless it was discarded unread).
+
+    KEYS
+      due                 the deliveries by due time (sorted set)
+      entries             the deliveries by id (hash of JSON)
+      attempts            the tries of each delivery (hash)
+      claims              the claimant holding each delivery (hash)
+      recent              the last settled deliveries, newest first (list of JSON)
+    ARGV
+      id                  the delivery
+      claimant            who settles it (it must still hold it)
+      outcome             'retry', or how it ended
+      dueAt               when a retry is due (ms)
+      recent              its recent-list record (JSON), or '' for none
+      recentKept          how many recent records are kept
+    Reply
+      1                   settled
+      0                   the claimant no longer holds it
+]]
+
 if redis.call("HGET", KEY.claims, ARG.id) ~= ARG.claimant then
   return 0
 end

@@ -1,4 +1,16 @@
--- Removes one blocker from every candidate that lists it (blockers do not move the order).
+--[[
+  Removes one blocker from every candidate that lists it (a closed blocker); blockers do not move the
+  order, so nothing is rescored.
+
+    KEYS
+      facts               the candidates' facts by member (hash of JSON)
+    ARGV
+      blocker             the blocker to remove
+      needle              a substring every stored facts entry listing the blocker contains (a prefilter)
+    Reply
+      changed             how many candidates changed
+]]
+
 local flat = redis.call('HGETALL', KEY.facts)
 local changed = 0
 for i = 1, #flat, 2 do

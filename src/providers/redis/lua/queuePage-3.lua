@@ -1,5 +1,20 @@
+--[[
+  A page of a repository's ranked index; a ranking other than the stored one rescores the index first,
+  so the order always matches the ranking asked for.
+
+    KEYS
+      order               the candidates by ranking score (sorted set)
+      facts               the candidates' facts by member (hash of JSON)
+      meta                the ranking the index is scored by, and when it was refreshed (hash)
+    ARGV
+      ranking             the ranking to page by (JSON)
+      offset              the first rank of the page (0-based)
+      limit               the most candidates on the page (0: only refreshedAt and total)
+    Reply
+      {refreshedAt, total, facts...}  refreshedAt '' when never refreshed; then each candidate's facts
+]]
+
 --- @include "queue"
--- A page of the ranked index: {refreshedAt, total, facts…}; a new ranking rescores the index first.
 local stored = redis.call('HGET', KEY.meta, 'ranking')
 if stored ~= ARG.ranking then
   queue_rescore(KEY.order, KEY.facts, cjson.decode(ARG.ranking))

@@ -1,5 +1,21 @@
+--[[
+  Merges changed facts into a candidate the index holds and rescores it; an issue the index does not
+  hold stays out (a patch is never a whole candidate).
+
+    KEYS
+      order               the candidates by ranking score (sorted set)
+      facts               the candidates' facts by member (hash of JSON)
+      meta                the ranking the index is scored by, and when it was refreshed (hash)
+    ARGV
+      member              the candidate (zero-padded issue number)
+      patch               the changed facts (JSON object)
+      defaultRanking      the ranking to score by when the index has none yet (JSON)
+    Reply
+      1                   patched
+      0                   the index does not hold it
+]]
+
 --- @include "queue"
--- Merges the patch's fields into the stored facts; an issue the index does not hold stays out.
 local stored = redis.call('HGET', KEY.facts, ARG.member)
 if not stored then return 0 end
 local facts = cjson.decode(stored)

@@ -1,5 +1,24 @@
+--[[
+  A repository's index becomes exactly the given candidates (a full refresh); reservations of issues
+  that left it go with them.
+
+    KEYS
+      order               the candidates by ranking score (sorted set)
+      facts               the candidates' facts by member (hash of JSON)
+      reservations        the picks reserved: member to "<expiresAt>|<owner>" (hash)
+      meta                the ranking the index is scored by, and when it was refreshed (hash)
+      names               the installation's repositories: lower-cased owner/name to id (hash)
+    ARGV
+      refreshedAt         when the candidates were read (ms)
+      defaultRanking      the ranking to score by when the index has none yet (JSON)
+      repoName            the repository's lower-cased owner/name
+      repoId              the repository's id
+    REST                  member, facts (JSON) pairs
+    Reply
+      1                   replaced
+]]
+
 --- @include "queue"
--- The repository's index becomes exactly the given candidates (member, facts pairs from ARGV[REST]).
 local ranking = cjson.decode(queue_ranking(KEY.meta, ARG.defaultRanking))
 redis.call('HSET', KEY.names, ARG.repoName, ARG.repoId)
 redis.call('DEL', KEY.order, KEY.facts)

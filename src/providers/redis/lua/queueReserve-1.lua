@@ -1,5 +1,19 @@
--- The first of the given issues (ARGV[REST…], in order) nobody else holds a live reservation of,
--- reserved for ARG.owner until now + ttlMs; false when there is none. Values: "<expiresAt>|<owner>".
+--[[
+  Reserves the first of the given issues nobody else holds a live reservation of, so two agents asking
+  for the next issue at once are not handed the same one.
+
+    KEYS
+      reservations        the picks reserved: member to "<expiresAt>|<owner>" (hash)
+    ARGV
+      owner               who reserves (its own live reservation does not block it)
+      ttlMs               how long the reservation holds (ms)
+      now                 the time of the call (ms)
+    REST                  the members to try, in order
+    Reply
+      member              the member reserved
+      false               none was free (nil to the caller)
+]]
+
 local now = tonumber(ARG.now)
 for i = REST, #ARGV do
   local member = ARGV[i]

@@ -1,3 +1,27 @@
+--[[
+  A holder gives its lease up (released, or completed with that outcome); repeated, it answers the same.
+
+    KEYS
+      record              the subject's claim record (hash)
+      digests             the subject's lease token digests by generation, and the rotated ones (hash)
+      history             the subject's transitions, newest first (list)
+      deadlines           the installation's active claims by deadline (sorted set)
+      holders             the installation's active claims and the live-claim sets they count in (hash)
+      repository          the repository's subjects by last activity (sorted set)
+    ARGV
+      generation          the lease's generation
+      tokenDigest         the digest of the lease token shown
+      now                 the time of the call (ms)
+      member              the subject in the installation's indexes ("repoId:issue")
+      outcome             the holder's outcome; 'completed' ends it completed, any other released
+    Reply (records as field/value lists)
+      {'released', record, repeated}   repeated '1' when it had already been released or completed
+      {'missing'}                       no record, or a generation it never reached
+      {'invalid_token'}                 the token is not this generation's
+      {'superseded', current, rotatedAt}  a newer generation holds it; rotatedAt only for a rotated token
+      {'gone', reason, current}         ended otherwise (reaped, revoked)
+]]
+
 --- @include "history"
 --- @include "indexes"
 --- @include "tokens"

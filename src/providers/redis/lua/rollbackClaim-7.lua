@@ -1,3 +1,27 @@
+--[[
+  Undoes a claim whose GitHub write failed: the previous record comes back (or none), re-indexed, so a
+  failed claim leaves no lease behind. The generation stays burnt (highWater is not lowered).
+
+    KEYS
+      record              the subject's claim record (hash)
+      history             the subject's transitions, newest first (list)
+      deadlines           the installation's active claims by deadline (sorted set)
+      holders             the installation's active claims and the live-claim sets they count in (hash)
+      loginSet            the previous holder login's live claims (sorted set)
+      sessionSet          the previous holder session's live claims (sorted set)
+      repository          the repository's subjects by last activity (sorted set)
+    ARGV
+      generation          the generation to roll back; only while it is still unsynced
+      now                 the time of the call (ms)
+      member              the subject in the installation's indexes ("repoId:issue")
+      hasPrevious         '1' when REST holds the previous record to put back
+      hasSessionIdentity  '1' when the previous holder counts against a session's cap (sessionSet)
+    REST                  the previous record's field/value pairs, when there is one
+    Reply
+      1                   rolled back
+      0                   nothing to do: another generation, or already synced
+]]
+
 --- @include "history"
 --- @include "indexes"
 

@@ -1,3 +1,4 @@
+-- The checks an App-made transition (endClaim, markStale) re-makes inside the script before it writes.
 --- @include "liveness"
 
 -- Why an App-made transition must leave the record alone (nil when it may proceed).

@@ -1,3 +1,4 @@
+-- Appends to a subject's transition history, kept to the last HISTORY_LIMIT entries.
 local function push_history(key, at, generation, kind, actor, note)
   local entry = '{"at":' .. at .. ',"generation":' .. generation .. ',"kind":"' .. kind .. '"'
   if actor then entry = entry .. ',"actor":' .. actor end

@@ -1,3 +1,4 @@
+-- The installation's indexes of active claims: deadlines, holders, live-claim sets, repository listing.
 --- @include "record"
 --- @include "liveness"
 

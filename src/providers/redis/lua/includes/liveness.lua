@@ -1,3 +1,4 @@
+-- A record's liveness arithmetic (alive since, live until, deadline), as in the TypeScript core.
 local function gone_reason(state)
   if state == 'completed' or state == 'reaped' or state == 'revoked' then return state end
   return 'released'

@@ -1,3 +1,5 @@
+-- Reading a claim record hash, and writing numbers computed in Lua.
+
 -- Numbers computed in Lua are written with %d so large millisecond timestamps never turn into
 -- exponent notation.
 local function int(n) return string.format('%d', n) end

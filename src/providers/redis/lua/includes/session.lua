@@ -1,3 +1,4 @@
+-- Comparing sessions and token digests (in constant time).
 local function same_session(a, b)
   return a.kind == 'agent' and b.kind == 'agent' and type(a.sessionId) == 'string'
     and a.sessionId ~= '' and a.sessionId == b.sessionId and a.login == b.login

@@ -1,3 +1,4 @@
+-- A lease's reported usage against its last report, kept in the subject's spend hash.
 --- @include "record"
 
 -- A subject's spend hash (SPEC §7 "Budgets"), beside its record: 'c:<generation>' and

@@ -1,3 +1,4 @@
+-- What a lease call answers when its token does not hold the current generation.
 --- @include "session"
 --- @include "liveness"
 
