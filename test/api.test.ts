@@ -1,4 +1,4 @@
-// The HTTP API of SPEC §4 through the real App server, with GitHub faked by nock at the HTTP layer.
+// The HTTP API (docs/reference/http-api.md) through the real App server, with GitHub faked by nock at the HTTP layer.
 import { createHmac } from "node:crypto";
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-// The benchmarks still run: their smoke mode with tiny sizes, and the figures SPEC §11 pins that do not depend on speed.
+// The benchmarks still run: their smoke mode with tiny sizes, and the GitHub request counts (docs/benchmarks.md#c-github-requests-per-transition), which do not depend on speed.
 import { describe, expect, it } from "vitest";
 import { renderReport, runBenchmarks, smokeSizes } from "../bench/run.js";
 import { probeRedis } from "./support/redis.js";

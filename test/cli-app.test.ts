@@ -221,7 +221,10 @@ function keyOf(issue: number) {
   return { installationId, repoId, issue };
 }
 
-/** The takeover of SPEC §4.2 driven only through the CLI: 202, the App's clock past the grace, 201. */
+/**
+ * The takeover (docs/reference/http-api.md#post-apiv1claims--claim-re-claim-or-take-over) driven only
+ * through the CLI: 202, the App's clock past the grace, 201.
+ */
 async function takeOver(cwd: string, sessionId: string, issue: number) {
   const claim = start(cwd, sessionId, ["claim", `${repo}#${issue}`, "--takeover", "--json"]);
   await until(() => claim.output().stderr.includes("pending"), "the 202 takeover_pending");
@@ -298,7 +301,7 @@ describe.skipIf(!redisProbe.available)("the CLI against the real App", () => {
     expect(markersOf(12)).toMatchObject([{ generation: 1, state: "active", actor: { sessionId: "sess-a" } }]);
 
     // 2. Its keepalive heartbeats: each beat moves lastHeartbeatAt to the App's clock, and costs
-    //    no GitHub request (SPEC §3.6).
+    //    no GitHub request (docs/reference/http-api.md#lease-calls).
     const githubCalls = board.calls.length;
     const keepalive = start(a, "sess-a", ["keepalive", "--json"]);
     const store = new RedisLivenessStore({ redis, keyPrefix: prefix });

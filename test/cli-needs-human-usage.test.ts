@@ -1,4 +1,4 @@
-// The CLI's needs-human and usage (SPEC §8): `heartbeat --needs-human/--usage-usd`, and keepalive passing on the ask and CLAIM_HOLD_USAGE_FILE.
+// The CLI's needs-human and usage (docs/reference/cli.md#commands): `heartbeat --needs-human/--usage-usd`, and keepalive passing on the ask and CLAIM_HOLD_USAGE_FILE.
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

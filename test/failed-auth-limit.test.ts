@@ -1,4 +1,4 @@
-// The failed-auth limiter (SPEC §4.1) over HTTP: it slows guessing from an address, never a valid credential.
+// The failed-auth limiter (docs/reference/http-api.md#authentication) over HTTP: it slows guessing from an address, never a valid credential.
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { EnvError, parseEnv } from "../src/config/env.js";

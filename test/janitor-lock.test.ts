@@ -1,4 +1,4 @@
-// The janitor's lock across replicas on one Redis: a long run keeps it, and the operator's sweep takes it too (SPEC §4.2, §6).
+// The janitor's lock across replicas on one Redis: a long run keeps it, and the operator's sweep takes it too (docs/reference/http-api.md#operator-and-operations, README.md#keeping-github-and-the-store-in-step).
 import { Writable } from "node:stream";
 import type { Redis } from "ioredis";
 import nock from "nock";

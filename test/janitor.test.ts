@@ -1,4 +1,4 @@
-// The janitor (SPEC §6) against a real Redis store with a fake clock; GitHub faked by nock with exact counts.
+// The janitor (README.md#keeping-github-and-the-store-in-step) against a real Redis store with a fake clock; GitHub faked by nock with exact counts.
 import type { Redis } from "ioredis";
 import nock from "nock";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";

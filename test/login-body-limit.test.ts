@@ -1,4 +1,4 @@
-// The dashboard login form reads a body, so it keeps the 64 KiB limit of every body-reading route (SPEC §4.1).
+// The dashboard login form reads a body, so it keeps the 64 KiB limit of every body-reading route (docs/security.md#checks).
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MemoryLivenessStore } from "../src/providers/memory/memory-store.js";

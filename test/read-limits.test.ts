@@ -1,4 +1,4 @@
-// The read routes' shared answer cache and per-login limit (SPEC §4.1), through the real App with nock.
+// The read routes' shared answer cache and per-login limit (docs/reference/http-api.md#reads), through the real App with nock.
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { EnvError, parseEnv } from "../src/config/env.js";

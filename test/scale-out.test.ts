@@ -1,4 +1,4 @@
-// Two App replicas on one Redis: SPEC §3's guarantees hold across them, and the janitor runs on exactly one.
+// Two App replicas on one Redis: the claim invariants hold across them (docs/deploy.md#5-scale-out), and the janitor runs on exactly one.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ClaimHoldError, createClaimHoldClient } from "../src/agent/client/index.js";
 import { RedisFenceStore } from "../src/providers/redis/redis-fence-store.js";

@@ -1,4 +1,4 @@
-// The spend and needs-human part of the store contract (SPEC §4.2, §7 "Budgets"): the same cases on the memory store and a real Redis.
+// The spend and needs-human part of the store contract (docs/agents.md#asking-for-a-person, docs/agents.md#spend-and-budgets): the same cases on the memory store and a real Redis.
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { usdToMicros } from "../src/budget/usage.js";

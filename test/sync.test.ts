@@ -1,4 +1,4 @@
-// Webhook sync (SPEC §5): real payload shapes delivered, signed, to the App; GitHub faked by nock.
+// Webhook sync (docs/reference/github-surfaces.md#what-the-app-does-on-github-events): real payload shapes delivered, signed, to the App; GitHub faked by nock.
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ClaimRecord } from "../src/domain/claim.js";

@@ -1,4 +1,4 @@
-// The demo's notification sink: a local HTTP endpoint that prints each delivery the App sends it (SPEC §9 JSON body).
+// The demo's notification sink: a local HTTP endpoint that prints each delivery the App sends it (the JSON body of docs/deploy.md#what-a-sink-receives).
 import { randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";

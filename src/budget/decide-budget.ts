@@ -1,4 +1,4 @@
-// What a subject's spend after a usage report calls for (SPEC §7 "Budgets"): a warning once, or the lease's end; pure.
+// What a subject's spend after a usage report calls for (docs/agents.md#spend-and-budgets): a warning once, or the lease's end; pure.
 import { usdToMicros } from "./usage.js";
 
 /** `budgets.<class>` of the repository config. */

@@ -1,4 +1,4 @@
-// Needs-human (SPEC §4.2): a heartbeat with `needsHuman: true` and a blocker asks for a person; the next one without it clears; pure.
+// Needs-human (docs/agents.md#asking-for-a-person): a heartbeat with `needsHuman: true` and a blocker asks for a person; the next one without it clears; pure.
 
 export type NeedsHumanChange =
   /** Newly asked: label the subject, one comment naming the blocker, a `needs-human` notification. */

@@ -1,4 +1,4 @@
-// A lease's reported usage (cumulative, SPEC §4.2) in whole micro-dollars, and the rule that it never goes down.
+// A lease's reported usage (cumulative: docs/reference/http-api.md#lease-calls) in whole micro-dollars, and the rule that it never goes down.
 
 /** Spend is kept in whole micro-dollars, so every store adds and compares exactly (no float drift). */
 export const microsPerUsd = 1_000_000;

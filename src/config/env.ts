@@ -84,8 +84,9 @@ export const Env = z.object({
     z.coerce.number<string | undefined>().int("must be a whole number").min(1).max(10_000).optional(),
   ),
   /**
-   * Notification sinks (SPEC §9): a JSON list of `{ url, format: "json" | "slack", events, secret? }`.
-   * The URLs are secrets: a bad value is reported by its place in the list, never quoted.
+   * Notification sinks (docs/deploy.md#sinks-claim_hold_notify): a JSON list of
+   * `{ url, format: "json" | "slack", events, secret? }`. The URLs are secrets: a bad value is reported
+   * by its place in the list, never quoted.
    */
   CLAIM_HOLD_NOTIFY: optionalText.pipe(NotifySinksText.optional()),
   /** Comma-separated job names to leave off (tests). */

@@ -39,7 +39,7 @@ const BudgetLimits = z
   })
   .prefault({});
 
-/** The notification events of SPEC §9. */
+/** The notification events (docs/deploy.md#what-a-sink-receives). */
 export const NotifyEvent = z.enum([
   "takeover",
   "superseded-pr",
@@ -72,7 +72,9 @@ export const RepoConfig = z.strictObject({
       overBudget: z.string().min(1).max(50).default("agent:over-budget"),
     })
     .prefault({}),
-  /** Durations per task class (SPEC §2.1). */
+  /**
+   * Durations per task class ("Durations" in docs/reference/config.md#per-repository-githubclaim-holdyml).
+   */
   taskClasses: z
     .strictObject({
       author: TaskClassDurations("30m", "60m", "5m"),
@@ -134,7 +136,10 @@ export const RepoConfig = z.strictObject({
   humanIdleDays: z.number().min(0).max(365).default(3),
   /** Longest `waitUntil` a holder may report, counted from now. */
   maxWait: DurationMs.prefault("24h"),
-  /** What `claims/next` offers and in which order (SPEC §4.2). */
+  /**
+   * What `claims/next` offers and in which order
+   * (docs/reference/http-api.md#post-apiv1claimsnext--claim-the-best-free-issue).
+   */
   queue: z
     .strictObject({
       /** Priority labels, most urgent first; an issue without one ranks after all of them. */
@@ -149,7 +154,9 @@ export const RepoConfig = z.strictObject({
       maxIndexAge: DurationMs.prefault("15m"),
     })
     .prefault({}),
-  /** Spend limits per task class, per subject, summed across generations (SPEC §7). */
+  /**
+   * Spend limits per task class, per subject, summed across generations (docs/agents.md#spend-and-budgets).
+   */
   budgets: z
     .strictObject({
       author: BudgetLimits,

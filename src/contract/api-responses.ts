@@ -1,7 +1,10 @@
-// Response bodies of the claim-hold HTTP API (SPEC §4.2) as the client reads them, lenient on fields a newer server may add.
+// Response bodies of the claim-hold HTTP API (docs/reference/http-api.md) as the client reads them, lenient on fields a newer server may add.
 import { z } from "zod";
 
-/** ISO-8601 string or epoch milliseconds: the SPEC fixes the meaning of a timestamp, not its encoding. */
+/**
+ * ISO-8601 string, as the server sends it (docs/reference/http-api.md#conventions), or epoch
+ * milliseconds: read leniently.
+ */
 const Timestamp = z.union([z.string(), z.number()]);
 
 /** Who holds (or held) a subject. `login` is the GitHub account the server verified. */
@@ -99,7 +102,10 @@ export const VerifyResponseSchema = z.looseObject({
 });
 export type VerifyResponse = z.infer<typeof VerifyResponseSchema>;
 
-/** One inventory row (SPEC §2.2): a subject's joined state. */
+/**
+ * One inventory row (docs/reference/http-api.md#get-apiv1reposownerrepoclaimsstatelimit--inventory): a
+ * subject's joined state.
+ */
 export const ClaimRowSchema = z.looseObject({
   subject: z.string(),
   /** The issue's title; null when GitHub's side of the row was not read. */

@@ -1,4 +1,4 @@
-// The words of a claim request both sides must agree on: task classes and release outcomes (SPEC §4.2).
+// The words of a claim request both sides must agree on: task classes and release outcomes (docs/reference/http-api.md#claims, #lease-calls).
 
 export const taskClasses = ["author", "reviewer", "merger", "conflict-fix"] as const;
 export type TaskClassName = (typeof taskClasses)[number];

@@ -1,4 +1,4 @@
-// The claim states of SPEC §2.2 as the server derives them and the API reports them, shared by client and server.
+// The derived claim states (docs/reference/http-api.md#get-apiv1reposownerrepoclaimsstatelimit--inventory) as the server derives them and the API reports them, shared by client and server.
 
 export const derivedStates = [
   "active",

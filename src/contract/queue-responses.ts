@@ -1,4 +1,4 @@
-// Response bodies of `claims/next` and the queue view (SPEC §4.2) as the client reads them, lenient on fields a newer server may add.
+// Response bodies of `claims/next` and the queue view (docs/reference/http-api.md#claims, #reads) as the client reads them, lenient on fields a newer server may add.
 import { z } from "zod";
 import { ClaimResponseSchema } from "./api-responses.js";
 

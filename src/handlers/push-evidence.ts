@@ -1,4 +1,4 @@
-// push: a push to a claim's branch is evidence of activity (SPEC §2.2), recorded without any GitHub call.
+// push: a push to a claim's branch is evidence of activity (docs/reference/github-surfaces.md#what-the-app-does-on-github-events), recorded without any GitHub call.
 import type { Logger } from "pino";
 import type { SubjectKey } from "../domain/claim.js";
 import type { SyncDeps } from "./sync-deps.js";

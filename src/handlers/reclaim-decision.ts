@@ -1,4 +1,4 @@
-// `/reclaim`, the pure part (SPEC §5): is a comment a command, may its author reclaim, and the one batched write.
+// `/reclaim`, the pure part (docs/reference/github-surfaces.md#reclaim): is a comment a command, may its author reclaim, and the one batched write.
 import type { EmitterWebhookEvent } from "@octokit/webhooks";
 import type { RepoConfig } from "../config/repo-config.js";
 import { type ClaimRecord, subjectName } from "../domain/claim.js";

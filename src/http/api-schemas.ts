@@ -1,4 +1,4 @@
-// zod schemas for the HTTP API bodies (SPEC §4.2): strict, so unknown fields are rejected by name.
+// zod schemas for the HTTP API bodies (docs/reference/http-api.md#conventions): strict, so unknown fields are rejected by name.
 import { z } from "zod";
 import { needsHumanProblem } from "../budget/needs-human.js";
 import { derivedStates } from "../contract/derived-states.js";
@@ -120,7 +120,7 @@ export const NextBody = z.strictObject({
 });
 export type NextBody = z.infer<typeof NextBody>;
 
-/** A heartbeat's `usage`: cumulative for the lease (SPEC §4.2). */
+/** A heartbeat's `usage`: cumulative for the lease (docs/reference/http-api.md#lease-calls). */
 const HeartbeatUsage = z.strictObject({
   /** Dollars spent by the lease so far; a billion is far past any budget and stays exact in micro-dollars. */
   costUsd: z.number().min(0).max(1_000_000_000).optional(),

@@ -12,7 +12,7 @@ import { UserError } from "./user-error.js";
 export interface AuthDeps {
   identity: IdentityProvider;
   limiter: FailedAuthLimiter;
-  /** The inventory and subject routes' per-login limit (SPEC §4.1). */
+  /** The inventory and subject routes' per-login limit (docs/reference/http-api.md#reads). */
   readLimiter: ReadLimiter;
   /**
    * Whether checking a token for `leaseId` costs no GitHub request: the store holds its subject (a

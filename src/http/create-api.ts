@@ -1,4 +1,4 @@
-// The HTTP API of SPEC §4: a Hono app with the request id, client address and body limit; routes live in routes/.
+// The HTTP API (docs/reference/http-api.md): a Hono app with the request id, client address and body limit; routes live in routes/.
 import { getRequestListener } from "@hono/node-server";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
@@ -28,7 +28,9 @@ export interface ApiDeps extends Omit<AdminRouteDeps, "limiter">, HealthRouteDep
   picker?: QueuePicker;
   identity: IdentityProvider;
   limiter: FailedAuthLimiter;
-  /** The inventory and subject routes' shared answers and per-login limit (SPEC §4.1). */
+  /**
+   * The inventory and subject routes' shared answers and per-login limit (docs/reference/http-api.md#reads).
+   */
   reads: { cache: ReadCache; limiter: ReadLimiter };
   /** `X-Forwarded-For` hops trusted for the client address (`CLAIM_HOLD_TRUST_PROXY`; 0: the socket's). */
   trustProxyHops?: number;

@@ -2,7 +2,9 @@
 import { LeaseRefused } from "../lease/refusals.js";
 import { UserError } from "./user-error.js";
 
-/** How long an answer is served again (SPEC §4.1: "a few seconds"), counted from when it arrived. */
+/**
+ * How long an answer is served again (5 s: docs/reference/http-api.md#reads), counted from when it arrived.
+ */
 export const readCacheTtlMs = 5_000;
 
 export interface ReadCache {
@@ -26,8 +28,8 @@ interface Entry {
 /**
  * In this process, least recently used first out past `maxEntries`. Writes (claims, releases,
  * heartbeats, webhooks) do not invalidate it: an answer is at most `ttlMs` old, which is the
- * staleness SPEC §4.1 allows, and dropping entries on every write would let a writer reopen the
- * GitHub cost the cache exists to cap.
+ * staleness docs/reference/http-api.md#reads allows, and dropping entries on every write would let a
+ * writer reopen the GitHub cost the cache exists to cap.
  */
 export function createReadCache(options: {
   now: () => number;

@@ -1,4 +1,4 @@
-// Per-caller token buckets on the read routes that cost GitHub requests (SPEC §4.1), kept in this process.
+// Per-caller token buckets on the read routes that cost GitHub requests (docs/reference/http-api.md#reads), kept in this process.
 import { UserError } from "./user-error.js";
 
 /** A route family: each has its own bucket per caller. */

@@ -1,4 +1,4 @@
-// The janitor sweep (SPEC §6): due claims from the store's deadline index, one GitHub read each, then §2.2's action.
+// The janitor sweep (README.md#keeping-github-and-the-store-in-step): due claims from the store's deadline index, one GitHub read each, then the action their derived state calls for.
 import { stateOfSubject } from "../lease/subject-state.js";
 import { janitorHaltedNotification } from "../notify/notification-events.js";
 import { applyPlanned, type PlannedSubject } from "./apply-due.js";

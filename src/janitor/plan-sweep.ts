@@ -11,8 +11,9 @@ export interface PlannedAction {
 }
 
 /**
- * SPEC §2.2 "janitor action" column. Humans, live, waiting, awaiting-review, conflicted and
- * unknown subjects are never acted on; neither is anything carrying an exempt label.
+ * The janitor's action for each derived state (README.md#keeping-github-and-the-store-in-step).
+ * Humans, live, waiting, awaiting-review, conflicted and unknown subjects are never acted on; neither is
+ * anything carrying an exempt label.
  */
 export function planSubject(
   derived: DerivedClaimState,

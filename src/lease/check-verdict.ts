@@ -1,4 +1,4 @@
-// Decides the `claim-hold` check run of a PR head (SPEC §5 rules 1–6) from its linked subjects; pure.
+// Decides the `claim-hold` check run of a PR head (rules 1–6 of docs/reference/github-surfaces.md#the-claim-hold-check-run) from its linked subjects; pure.
 import type { Actor, ClaimRecord } from "../domain/claim.js";
 import { isAgentBranch } from "../domain/trust.js";
 import { describeActor } from "./inert-text.js";
@@ -258,10 +258,11 @@ export interface GroupMemberVerdict {
 }
 
 /**
- * The verdict of a merge group (SPEC §5 "Merge queue"): the worst of its pull requests' verdicts,
- * each judged on its own head. The title names the pull request that decided it when the group holds
- * more than one; the text lists every pull request, worst first. A group whose pull requests could
- * not be found in the queue fails: a fence that cannot see what it guards does not open.
+ * The verdict of a merge group ("Merge queue" in docs/reference/github-surfaces.md#the-claim-hold-check-run):
+ * the worst of its pull requests' verdicts, each judged on its own head. The title names the pull
+ * request that decided it when the group holds more than one; the text lists every pull request, worst
+ * first. A group whose pull requests could not be found in the queue fails: a fence that cannot see
+ * what it guards does not open.
  */
 export function decideGroupCheck(members: GroupMemberVerdict[]): CheckVerdict {
   if (members.length === 0) {

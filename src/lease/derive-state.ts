@@ -1,4 +1,4 @@
-// Derives a subject's claim state (SPEC §2.2) from the store's record and GitHub's evidence; pure.
+// Derives a subject's claim state (docs/reference/http-api.md#get-apiv1reposownerrepoclaimsstatelimit--inventory) from the store's record and GitHub's evidence; pure.
 import type { DerivedState } from "../contract/derived-states.js";
 import type { ClaimRecord } from "../domain/claim.js";
 
@@ -15,7 +15,7 @@ export interface SubjectEvidence {
   /** The store's record of the current (or last) incarnation; null when the store has none. */
   record: ClaimRecord | null;
   now: number;
-  /** When the store's data began (SPEC §2.2 `unknown`, invariant 7). */
+  /** When the store's data began: before it, liveness is `unknown` (docs/deploy.md#7-when-redis-loses-its-data). */
   storeEpoch: number;
   /** Assignee logins on GitHub. */
   assignees: string[] | null;

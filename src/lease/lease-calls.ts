@@ -1,4 +1,4 @@
-// The holder's calls on a lease (SPEC §4.1): heartbeat, release and verify, each proven by the lease token.
+// The holder's calls on a lease (docs/reference/http-api.md#lease-calls): heartbeat, release and verify, each proven by the lease token.
 
 import { usdToMicros } from "../budget/usage.js";
 import { defaultRepoConfig, durationsOf } from "../config/repo-config.js";
@@ -250,8 +250,9 @@ export class LeaseCalls {
   }
 
   /**
-   * SPEC §4.1: a holder whose login lost `write` on the repository loses the lease: the claim is
-   * revoked (generation + 1, so its PRs fail the check) and the call answers `410 gone revoked`.
+   * A holder whose login lost `write` on the repository loses the lease: the claim is revoked
+   * (generation + 1, so its PRs fail the check) and the call answers `410 gone revoked`
+   * (docs/reference/http-api.md#authentication).
    */
   async #requireWrite(lease: SubjectKey, record: ClaimRecord): Promise<void> {
     const { permissions, store, configs, now: clock, log } = this.deps;

@@ -73,7 +73,7 @@ export class LeaseCore {
     return subjectView(this.deps, installationId, repo, issue);
   }
 
-  /** The inventory (SPEC §4.2) of a repository. */
+  /** The inventory (docs/reference/http-api.md#get-apiv1reposownerrepoclaimsstatelimit--inventory) of a repository. */
   inventory(
     installationId: number,
     repo: string,
@@ -82,7 +82,7 @@ export class LeaseCore {
     return inventory(this.deps, installationId, repo, options);
   }
 
-  /** The inventory row of one subject (SPEC §2.2); without a snapshot, GitHub's side is unknown. */
+  /** The inventory row of one subject (docs/reference/http-api.md#get-apiv1reposownerrepoclaimsstatelimit--inventory); without a snapshot, GitHub's side is unknown. */
   row(
     snapshot: SubjectSnapshot | null,
     record: ClaimRecord | null,

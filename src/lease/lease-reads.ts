@@ -1,4 +1,4 @@
-// The read side of the core (SPEC §4.2): one subject's joined state, and a repository's inventory.
+// The read side of the core (docs/reference/http-api.md#reads): one subject's joined state, and a repository's inventory.
 
 import { microsToUsd } from "../budget/usage.js";
 import type { RepoConfig } from "../config/repo-config.js";
@@ -21,7 +21,7 @@ import { latestMarker } from "./restore-from-comments.js";
 import { liveScopeOverlaps, type ScopeOverlap } from "./scope-overlap.js";
 import { stateOfSubject } from "./subject-state.js";
 
-/** One row of the inventory (SPEC §4.2): a subject's derived state joined with its claim record. */
+/** One row of the inventory (docs/reference/http-api.md#get-apiv1reposownerrepoclaimsstatelimit--inventory): a subject's derived state joined with its claim record. */
 export interface InventoryRow {
   subject: string;
   title: string | null;
@@ -40,7 +40,7 @@ export interface InventoryRow {
   /** Open PRs closing the subject that block nothing (a fork's or a reader's); present when there are any. */
   outsiderPullRequests?: { number: number; author: string }[];
   claimAgeSeconds: number | null;
-  /** What agents spent on the subject, every generation together (SPEC §7 "Budgets"). */
+  /** What agents spent on the subject, every generation together (docs/agents.md#spend-and-budgets). */
   spendUsd: number;
   /** GitHub's assignees; null when the row was built without a GitHub snapshot. */
   assignees: string[] | null;
@@ -102,8 +102,9 @@ export async function subjectView(
 }
 
 /**
- * The inventory (SPEC §4.2): the store's claims of a repository joined with one bounded read of
- * its open issues (those assigned or carrying a managed label), newest activity first.
+ * The inventory (docs/reference/http-api.md#get-apiv1reposownerrepoclaimsstatelimit--inventory): the store's claims
+ * of a repository joined with one bounded read of its open issues (those assigned or carrying a managed
+ * label), newest activity first.
  */
 export async function inventory(
   ports: ReadPorts,
@@ -163,7 +164,8 @@ export async function inventory(
 }
 
 /**
- * The inventory row of one subject (SPEC §2.2); without a snapshot, GitHub's side is unknown.
+ * The inventory row of one subject (docs/reference/http-api.md#get-apiv1reposownerrepoclaimsstatelimit--inventory);
+ * without a snapshot, GitHub's side is unknown.
  * `overlaps` (other live claims whose declared scope intersects this one's) add the reason
  * `scope-overlap` and an `overlaps` field; rows without any carry neither.
  */

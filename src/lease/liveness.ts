@@ -3,7 +3,7 @@ import type { ClaimRecord } from "../domain/claim.js";
 
 /**
  * When the holder was last known alive: its last heartbeat, or the end of the wait it reported
- * (`waitUntil`, capped by `maxWait` when it was reported) — a waiting holder is live (SPEC §4.2).
+ * (`waitUntil`, capped by `maxWait` when it was reported) — a waiting holder is live (docs/reference/http-api.md#lease-calls).
  */
 export function aliveAt(record: Pick<ClaimRecord, "lastHeartbeatAt" | "waitUntil">): number {
   return Math.max(record.lastHeartbeatAt, record.waitUntil ?? 0);

@@ -1,4 +1,4 @@
-// The merge fence: keeps the `claim-hold` check run of every linked PR head in step with the claims (SPEC §5).
+// The merge fence: keeps the `claim-hold` check run of every linked PR head in step with the claims (docs/reference/github-surfaces.md#the-claim-hold-check-run).
 //
 // Pipeline of one evaluation:
 //   1. one GitHub read: the PR's closing issue references as GitHub links them (keywords, URLs,
@@ -469,9 +469,10 @@ export class MergeFence {
   }
 
   /**
-   * Never hang (SPEC §5): an evaluation that failed completes the head's run all the same, with a
-   * conclusion and a summary that say what happened (unevaluatedVerdict), and is remembered so the
-   * janitor re-runs it. Writing that run may fail too (GitHub down): then only the retry is left.
+   * Never hang (docs/reference/github-surfaces.md#the-claim-hold-check-run): an evaluation that
+   * failed completes the head's run all the same, with a conclusion and a summary that say what
+   * happened (unevaluatedVerdict), and is remembered so the janitor re-runs it. Writing that run may
+   * fail too (GitHub down): then only the retry is left.
    */
   async #completeUnevaluated(
     ref: { installationId: number; repo: string },

@@ -73,6 +73,6 @@ export interface LeaseCoreDeps {
   needsHuman?: NeedsHumanShower;
   /** The installation's fleet logins: a claim teaches it its login; absent: nothing is learned. */
   fleet?: FleetLogins;
-  /** Re-checks a holder's `write` permission at most every 10 minutes (SPEC §4.1); absent: never. */
+  /** Re-checks a holder's `write` permission at most every 10 minutes (docs/reference/http-api.md#authentication); absent: never. */
   permissions?: HolderPermissions;
 }

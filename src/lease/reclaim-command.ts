@@ -1,4 +1,4 @@
-// Parses the `/reclaim` command (SPEC §5) out of an issue comment body; total, never throws.
+// Parses the `/reclaim` command (docs/reference/github-surfaces.md#reclaim) out of an issue comment body; total, never throws.
 
 export interface ReclaimCommand {
   kind: "reclaim";

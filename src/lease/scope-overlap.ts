@@ -1,4 +1,4 @@
-// Declared work scopes (SPEC §4.2): which live claims of a repository declare globs that can name the same file.
+// Declared work scopes (docs/agents.md#declared-scope): which live claims of a repository declare globs that can name the same file.
 import type { ClaimRecord } from "../domain/claim.js";
 import { livenessOf } from "./liveness.js";
 import type { Budget } from "./scope-glob/glob-automaton.js";

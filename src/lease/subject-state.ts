@@ -1,4 +1,4 @@
-// Joins a GitHub snapshot, a store record and the repository config into the evidence of SPEC §2.2.
+// Joins a GitHub snapshot, a store record and the repository config into the evidence a derived state is judged on (docs/reference/http-api.md#get-apiv1reposownerrepoclaimsstatelimit--inventory).
 import type { RepoConfig } from "../config/repo-config.js";
 import type { ClaimRecord } from "../domain/claim.js";
 import type { SubjectSnapshot } from "../providers/assignment-provider.js";
@@ -31,7 +31,7 @@ export function subjectEvidence(
   };
 }
 
-/** SPEC §2.2: the derived state of one subject with its reason codes. */
+/** The derived state of one subject with its reason codes (docs/reference/http-api.md#get-apiv1reposownerrepoclaimsstatelimit--inventory). */
 export function stateOfSubject(
   snapshot: SubjectSnapshot | null,
   record: ClaimRecord | null,

@@ -1,4 +1,4 @@
-// Prometheus metrics of SPEC §9 on a per-App registry (several Apps may share a process: tests, replicas).
+// Prometheus metrics (docs/deploy.md#8-watch-it) on a per-App registry (several Apps may share a process: tests, replicas).
 import type { Logger } from "pino";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { SweepReport } from "../janitor/janitor.js";

@@ -1,4 +1,4 @@
-// `GET /metrics` (SPEC §9): Prometheus text from the App's own registry; open unless METRICS_TOKEN is set.
+// `GET /metrics` (docs/deploy.md#8-watch-it): Prometheus text from the App's own registry; open unless METRICS_TOKEN is set.
 import type { Hono } from "hono";
 import type { Registry } from "prom-client";
 import type { ApiEnv } from "../http/api-env.js";

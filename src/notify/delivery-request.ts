@@ -1,4 +1,4 @@
-// What one delivery sends (SPEC §9): the body in the sink's format, its headers, and the signature over the raw body.
+// What one delivery sends (docs/deploy.md#what-a-sink-receives): the body in the sink's format, its headers, and the signature over the raw body.
 import { createHmac } from "node:crypto";
 import type { Notification } from "./notifier.js";
 import type { NotifySink } from "./notify-sinks.js";

@@ -1,4 +1,4 @@
-// The notifications of SPEC §9, built from what the lease core and the janitor already know; pure.
+// The notifications (docs/deploy.md#9-notifications), built from what the lease core and the janitor already know; pure.
 import type { RepoConfig } from "../config/repo-config.js";
 import { type Actor, type ClaimRecord, subjectName } from "../domain/claim.js";
 import type { NotificationInput } from "./notifier.js";
@@ -120,8 +120,8 @@ export function janitorHaltedNotification(
 }
 
 /**
- * A holder asked for a person (heartbeat `needsHuman`, SPEC §4.2). `since` names the occurrence: the
- * same blocker raised again by the next heartbeat is the same event.
+ * A holder asked for a person (heartbeat `needsHuman`, docs/agents.md#asking-for-a-person). `since` names the
+ * occurrence: the same blocker raised again by the next heartbeat is the same event.
  */
 export function needsHumanNotification(
   record: ClaimRecord,

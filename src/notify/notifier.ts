@@ -1,7 +1,10 @@
-// The notification port (SPEC §9): what the lease core, the janitor and the handlers call to tell a person something.
+// The notification port (docs/deploy.md#9-notifications): what the lease core, the janitor and the handlers call to tell a person something.
 import type { NotifyEvent } from "../config/repo-config.js";
 
-/** One notification as a `json` sink receives it (SPEC §9), and as the outbox keeps it. */
+/**
+ * One notification as a `json` sink receives it (docs/deploy.md#what-a-sink-receives), and as the outbox
+ * keeps it.
+ */
 export interface Notification {
   event: NotifyEvent;
   /** The event's id; the `Idempotency-Key` of every delivery and retry of it. */

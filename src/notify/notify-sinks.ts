@@ -1,4 +1,4 @@
-// The notification sinks of `CLAIM_HOLD_NOTIFY` (SPEC §9): where events go; URLs are secrets, so only env holds them.
+// The notification sinks of `CLAIM_HOLD_NOTIFY` (docs/deploy.md#sinks-claim_hold_notify): where events go; URLs are secrets, so only env holds them.
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { NotifyEvent } from "../config/repo-config.js";
@@ -6,7 +6,10 @@ import { NotifyEvent } from "../config/repo-config.js";
 export const NotifySink = z.strictObject({
   /** Where deliveries are POSTed. A secret (Slack-style webhook URLs are credentials): never logged or stored. */
   url: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }),
-  /** `json`: the event body of SPEC §9; `slack`: `{ "text": … }`, as Slack-compatible incoming webhooks take. */
+  /**
+   * `json`: the event body (docs/deploy.md#what-a-sink-receives); `slack`: `{ "text": … }`, as
+   * Slack-compatible incoming webhooks take.
+   */
   format: z.enum(["json", "slack"]).default("json"),
   /** The events this sink receives (a repository's `notify.events` filters them further). */
   events: z.array(NotifyEvent).min(1).max(NotifyEvent.options.length),

@@ -1,4 +1,4 @@
-// The FenceStore interface: what the merge fence (SPEC §5 check run) remembers, indexed so a check never scans.
+// The FenceStore interface: what the merge fence (docs/reference/github-surfaces.md#the-claim-hold-check-run) remembers, indexed so a check never scans.
 import { z } from "zod";
 import { Actor, type SubjectKey } from "../domain/claim.js";
 

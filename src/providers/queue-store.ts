@@ -55,7 +55,10 @@ export interface CandidateFeed {
   refreshedAt(repo: QueueRepo): Promise<number | null>;
 }
 
-/** How `claims/next` orders a repository's candidates (SPEC §7 `queue.priority`, `queue.order`). */
+/**
+ * How `claims/next` orders a repository's candidates
+ * (docs/reference/http-api.md#post-apiv1claimsnext--claim-the-best-free-issue).
+ */
 export interface QueueRanking {
   /** Priority labels, most urgent first; an issue without one ranks after all of them. */
   priority: string[];

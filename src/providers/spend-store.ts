@@ -1,4 +1,4 @@
-// The store's side of budgets (SPEC §7): each subject's spend across generations, and the once-only budget marks.
+// The store's side of budgets (docs/agents.md#spend-and-budgets): each subject's spend across generations, and the once-only budget marks.
 import type { SubjectKey } from "../domain/claim.js";
 
 /**

@@ -1,10 +1,8 @@
-// Whether `claims/next` may offer an indexed issue (SPEC §4.2 "Eligible"): a pure function of its facts, its claim record and the filters.
+// Whether `claims/next` may offer an indexed issue ("Eligible" in docs/reference/http-api.md#post-apiv1claimsnext--claim-the-best-free-issue): a pure function of its facts, its claim record and the filters.
 import type { RepoConfig } from "../config/repo-config.js";
 import type { ClaimRecord } from "../domain/claim.js";
 import { livenessOf } from "../lease/liveness.js";
 import type { CandidateFacts } from "../providers/queue-store.js";
-
-/** The label a subject over its spend budget carries until a human removes it (SPEC §7 budgets). */
 
 /** Why an issue is not offered; the queue view shows these codes, `queue_empty` counts them. */
 export const skipReasons = [

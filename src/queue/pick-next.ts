@@ -1,4 +1,4 @@
-// `claims/next` (SPEC §4.2): read a bounded ranked page of the candidate index, reserve the first eligible issue atomically, claim it through the normal claim path.
+// `claims/next` (docs/reference/http-api.md#post-apiv1claimsnext--claim-the-best-free-issue): read a bounded ranked page of the candidate index, reserve the first eligible issue atomically, claim it through the normal claim path.
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { ClaimRecord } from "../domain/claim.js";
@@ -76,7 +76,10 @@ export interface Picked {
   reasons: string[];
 }
 
-/** What `queue_empty` counts (SPEC §4.2), plus `reserved`: eligible, but taken by a concurrent pick. */
+/**
+ * What `queue_empty` counts (docs/reference/http-api.md#post-apiv1claimsnext--claim-the-best-free-issue),
+ * plus `reserved`: eligible, but taken by a concurrent pick.
+ */
 export type SkippedCounts = Record<
   | "held"
   | "human"

@@ -1,4 +1,4 @@
-// The queue's order (SPEC §4.2): priority label rank, then `queue.order`, then issue number — and the score the store sorts by.
+// The queue's order (docs/reference/http-api.md#post-apiv1claimsnext--claim-the-best-free-issue): priority label rank, then `queue.order`, then issue number — and the score the store sorts by.
 import { defaultRepoConfig, type RepoConfig } from "../config/repo-config.js";
 import type { CandidateFacts, QueueRanking } from "../providers/queue-store.js";
 
@@ -7,7 +7,11 @@ export function rankingOf(queue: RepoConfig["queue"]): QueueRanking {
   return { priority: queue.priority, order: queue.order };
 }
 
-/** SPEC §7's default ranking: the one an index is scored by before any pick named its repository's. */
+/**
+ * The default ranking (`queue.priority`, `queue.order` in
+ * docs/reference/config.md#per-repository-githubclaim-holdyml): the one an index is scored by before any
+ * pick named its repository's.
+ */
 export const defaultQueueRanking: QueueRanking = rankingOf(defaultRepoConfig.queue);
 
 /** Index of the issue's most urgent priority label in `priority`; `priority.length` when it has none. */

@@ -30,7 +30,10 @@ export interface ClaimHoldOptions {
    * client's write limiter, one at a time per installation), so on there (main.ts) and off by default.
    */
   coalesceWrites?: boolean;
-  /** The secret being rotated out: markers it signed still verify (SPEC invariant 11). */
+  /**
+   * The secret being rotated out: markers it signed still verify
+   * (docs/security.md#rotating-claim_hold_token_secret).
+   */
   previousTokenSecret?: string;
   /** REST base URL of GitHub (or GHE / the simulator), for calls made with the agent's own token. */
   githubBaseUrl: string;
@@ -51,7 +54,10 @@ export interface ClaimHoldOptions {
   /** Scheduled jobs left off (tests drive the janitor through its route or directly). */
   disabledJobs?: string[];
   sleep?: (ms: number) => Promise<void>;
-  /** Where notifications go (`CLAIM_HOLD_NOTIFY`, SPEC §9); absent or empty: none is queued. */
+  /**
+   * Where notifications go (`CLAIM_HOLD_NOTIFY`, docs/deploy.md#sinks-claim_hold_notify); absent or empty:
+   * none is queued.
+   */
   notifySinks?: NotifySink[];
   /** The notification outbox (default: in memory, like the store's default). */
   outbox?: OutboxStore;

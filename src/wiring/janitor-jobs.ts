@@ -71,7 +71,10 @@ export function createJanitorJobs(
   return {
     janitor,
     jobs,
-    /** The operator's sweep runs under the scheduled job's run lock (SPEC §4.2: the schedule's code path). */
+    /**
+     * The operator's sweep runs under the scheduled job's run lock: it is the schedule's code path
+     * (docs/reference/http-api.md#operator-and-operations).
+     */
     operatorSweep: (sweepOptions: SweepOptions) => jobs.runNow("janitor", () => observedSweep(sweepOptions)),
   };
 }

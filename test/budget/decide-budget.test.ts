@@ -1,4 +1,4 @@
-// Budget decisions by table (SPEC §7 "Budgets"): usage only goes up, spend sums the generations, warn once, max ends the lease.
+// Budget decisions by table (docs/agents.md#spend-and-budgets): usage only goes up, spend sums the generations, warn once, max ends the lease.
 import { describe, expect, it } from "vitest";
 import { type BudgetLimits, decideBudget, type SpendChange } from "../../src/budget/decide-budget.js";
 import { needsHumanChange, needsHumanProblem } from "../../src/budget/needs-human.js";

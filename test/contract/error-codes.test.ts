@@ -142,7 +142,8 @@ describe("the refusal table", () => {
       const error = new ClaimHoldError({ status: row.status, code, message: "m" });
       expect(`${code} → ${exitCodeFor(error)}`).toBe(`${code} → ${row.exit}`);
     }
-    // The exit codes the SPEC binds, spelled out: a row moved to another exit fails here.
+    // The exit codes docs/reference/cli.md#exit-codes binds, spelled out: a row moved to another exit
+    // fails here.
     const byExit = (exit: number) => allErrorCodes.filter((code) => errorCodes[code].exit === exit).sort();
     expect(byExit(exitCodes.held)).toEqual(
       ["blocked", "branch_taken", "cap_reached", "held", "human_held", "pr_open", "queue_empty"].sort(),

@@ -75,13 +75,15 @@ describe.skipIf(!redisProbe.available)("the happy path through the simulator", (
     expect(released.assignees).toEqual([]);
     expect(released.labels).toEqual([]);
     expect(claimMarkers(sim, 1)).toEqual([{ generation: 1, state: "completed" }]);
-    // Release: one batched mutation (SPEC §11: ≤ 2); the merged PR's check is not re-run.
+    // Release: one batched mutation (at most 2 GitHub requests: docs/benchmarks.md#c-github-requests-per-transition);
+    // the merged PR's check is not re-run.
     expect(sim.requests.counts(mark)).toEqual({ "graphql:ApplyTransition": 1 });
 
     // Released is final: the lease is gone for its holder.
     await expect(agent.heartbeat(claimed.lease)).rejects.toMatchObject({ status: 410, code: "gone" });
 
-    // With the authentication caches warm, the next claim costs one read and one batched mutation (SPEC §11).
+    // With the authentication caches warm, the next claim costs one read and one batched mutation
+    // (docs/benchmarks.md#c-github-requests-per-transition).
     mark = sim.requests.mark();
     const next = await agent.claim({ repo, issue: 2, actor: { runtime: "claude-code", sessionId: "s1" } });
     expect(next).toMatchObject({ created: true, lease: { generation: 1, subject: `${repo}#2` } });

@@ -1,4 +1,4 @@
-// End to end, SPEC §4.1: a holder whose account lost write access loses the lease at its next re-check.
+// End to end: a holder whose account lost write access loses the lease at its next re-check (docs/reference/http-api.md#authentication).
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { probeRedis } from "../support/redis.js";
 import { claimMarkers, type E2eWorld, fleet, repo, startWorld } from "./support/e2e-world.js";

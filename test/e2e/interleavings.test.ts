@@ -167,7 +167,10 @@ const transitions: Transition[] = [
 
 const pairs = transitions.flatMap((first) => transitions.map((second) => ({ first, second })));
 
-/** What GitHub should show for the store's record (SPEC §5), next to what it shows. */
+/**
+ * What GitHub should show for the store's record (docs/reference/github-surfaces.md), next to what it
+ * shows.
+ */
 function divergence(world: E2eWorld, issue: number, record: ClaimRecord | null) {
   const shown = world.sim.issue(repo, issue);
   const managed = shown.labels.filter((l) => l === "agent:claimed" || l === "agent:stale").sort();

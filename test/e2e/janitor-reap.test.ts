@@ -64,7 +64,8 @@ describe.skipIf(!redisProbe.available)("the janitor through the simulator", () =
     expect(reaped.labels).toEqual([]);
     expect(claimMarkers(sim, 1)).toEqual([{ generation: 1, state: "reaped" }]);
     expect(reaped.comments.at(-1)?.author).toBe("claim-hold[bot]");
-    // SPEC §11: reap ≤ 2 requests (one read, one batched mutation).
+    // A reap costs at most 2 GitHub requests, one read and one batched mutation
+    // (docs/benchmarks.md#c-github-requests-per-transition).
     expect(sim.requests.counts(mark)).toEqual({ "graphql:SubjectStatus": 1, "graphql:ApplyTransition": 1 });
 
     // The reaped holder's lease is gone; a new claim mints a new generation.

@@ -45,7 +45,7 @@ describe.skipIf(!redisProbe.available)(
       const { sha } = sim.push({ repo, branch, login: writer.login, message: "bob finishes" });
       sim.openPull({ repo, author: writer.login, head: branch, title: "Finish #1", body: "" });
       await sim.flush();
-      // SPEC inv. 15: an ended claim's branch name alone never links a person's PR.
+      // An ended claim's branch name alone never links a person's PR (docs/security.md#trust-model).
       expect.soft(checkOf(sim, sha).conclusion).not.toBe("failure");
       // Naming the branch is refused…
       await expect(

@@ -1,4 +1,4 @@
-// A small stateful fake of the claim-hold HTTP API (SPEC §4.2) and of GitHub's issue list, for client and CLI tests.
+// A small stateful fake of the claim-hold HTTP API (docs/reference/http-api.md) and of GitHub's issue list, for client and CLI tests.
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";

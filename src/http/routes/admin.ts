@@ -1,4 +1,4 @@
-// `POST /api/v1/admin/janitor/run` (SPEC §4.2): the operator runs a sweep; 404 without an admin token.
+// `POST /api/v1/admin/janitor/run` (docs/reference/http-api.md#operator-and-operations): the operator runs a sweep; 404 without an admin token.
 import type { Hono } from "hono";
 import { JobBusyError } from "../../janitor/job-registry.js";
 import type { ApiEnv } from "../api-env.js";

@@ -1,4 +1,4 @@
-// `POST /api/v1/leases/{leaseId}/attest` (SPEC §4.2), mounted through the API's `extend` hook.
+// `POST /api/v1/leases/{leaseId}/attest` (docs/reference/http-api.md#lease-calls), mounted through the API's `extend` hook.
 import type { Hono } from "hono";
 import type { MergeFence } from "../../lease/merge-fence.js";
 import type { ApiEnv } from "../api-env.js";

@@ -1,4 +1,4 @@
-// `POST /api/v1/claims` (SPEC §4.2): a GitHub user with write permission claims an issue for a session.
+// `POST /api/v1/claims` (docs/reference/http-api.md#post-apiv1claims--claim-re-claim-or-take-over): a GitHub user with write permission claims an issue for a session.
 import type { Hono } from "hono";
 import type { Logger } from "pino";
 import { subjectName } from "../../domain/claim.js";
@@ -81,7 +81,10 @@ export function mountClaimRoutes(app: Hono<ApiEnv>, deps: ClaimRouteDeps): void 
   });
 }
 
-/** SPEC §4.2: 201 a new incarnation, 200 the holder's re-claim, 202 a takeover intent recorded. */
+/**
+ * 201 a new incarnation, 200 the holder's re-claim, 202 a takeover intent recorded
+ * (docs/reference/http-api.md#post-apiv1claims--claim-re-claim-or-take-over).
+ */
 export function claimAnswer(outcome: ClaimOutcome) {
   switch (outcome.kind) {
     case "claimed":

@@ -1,4 +1,4 @@
-// Reads with a GitHub token (SPEC §4.1): one subject's claim, and a repository's inventory of claims.
+// Reads with a GitHub token (docs/reference/http-api.md#reads): one subject's claim, and a repository's inventory of claims.
 import type { Hono } from "hono";
 import type { LeaseCore } from "../../lease/lease-core.js";
 import type { ApiEnv } from "../api-env.js";

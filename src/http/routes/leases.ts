@@ -1,4 +1,4 @@
-// Lease calls with the lease token (SPEC §4.2): heartbeat, release, and verify.
+// Lease calls with the lease token (docs/reference/http-api.md#lease-calls): heartbeat, release, and verify.
 import type { Hono } from "hono";
 import type { LeaseCore } from "../../lease/lease-core.js";
 import type { ApiEnv } from "../api-env.js";

@@ -1,4 +1,4 @@
-// `GET /api/v1/repos/{owner}/{repo}/queue` (SPEC §4.2): the ranked eligible issues with reasons, then the first skipped ones with why.
+// `GET /api/v1/repos/{owner}/{repo}/queue` (docs/reference/http-api.md#get-apiv1reposownerrepoqueuelimit--the-ranked-queue): the ranked eligible issues with reasons, then the first skipped ones with why.
 import type { Hono } from "hono";
 import type { QueuePicker } from "../../queue/pick-next.js";
 import type { ApiEnv } from "../api-env.js";
@@ -10,7 +10,7 @@ import { UserError } from "../user-error.js";
 export interface QueueRouteDeps {
   picker: QueuePicker;
   auth: AuthDeps;
-  /** Answers shared per repository and limit for a few seconds (SPEC §4.1). */
+  /** Answers shared per repository and limit for a few seconds (docs/reference/http-api.md#reads). */
   cache: ReadCache;
 }
 

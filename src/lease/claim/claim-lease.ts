@@ -1,4 +1,4 @@
-// The claim flow (SPEC §4.1 POST /claims): read the subject, decide, write the store, then GitHub.
+// The claim flow (docs/reference/http-api.md#post-apiv1claims--claim-re-claim-or-take-over): read the subject, decide, write the store, then GitHub.
 import { durationsOf, type RepoConfig } from "../../config/repo-config.js";
 import { type ClaimRecord, type SubjectKey, subjectName } from "../../domain/claim.js";
 import { agentBranchPatterns } from "../../domain/trust.js";
@@ -162,8 +162,9 @@ export class ClaimLease {
   }
 
   /**
-   * SPEC §4.2: a pick re-checks its candidate on this read (the index may be stale); a direct claim
-   * is refused when open blockers are indexed or someone else's open PR already closes the issue.
+   * A pick re-checks its candidate on this read (the index may be stale); a direct claim is refused
+   * when open blockers are indexed or someone else's open PR already closes the issue
+   * (docs/reference/http-api.md#post-apiv1claims--claim-re-claim-or-take-over).
    */
   async #refuseDuplicateWork(read: SubjectRead): Promise<void> {
     const { request, snapshot, now } = read;
@@ -335,7 +336,7 @@ export class ClaimLease {
       }
     }
     await announce(this.deps, key, record);
-    // Queued, never awaited: a dead sink costs the claim nothing (SPEC §9).
+    // Queued, never awaited: a dead sink costs the claim nothing (docs/deploy.md#delivery-the-outbox).
     if (previous?.state === "active" && previous.actor.kind === "agent") {
       this.deps.notifier?.emit(takeoverNotification(previous, record, config));
     }

@@ -1,4 +1,4 @@
-// Whether two scope globs can name the same file (SPEC §4.2), and what one scope glob may hold.
+// Whether two scope globs can name the same file (docs/agents.md#declared-scope), and what one scope glob may hold.
 import { automataIntersect, automatonOf, type Budget, type Nfa } from "./glob-automaton.js";
 import { alternativesIn, type GlobNode, isWildcard, parseGlob, wildcardsIn } from "./parse-glob.js";
 
@@ -29,7 +29,8 @@ const maxComparedLength = 256;
  * Whether some path can match both globs. Decided exactly for `*`, `?`, `**`, classes and braces
  * (a reachability search over the pair of automata, O(n·m) in the glob lengths, no regex run on
  * either glob); where it approximates, it errs towards "yes", because an overlap is only ever a
- * warning (SPEC §4.2) while a missed one lets two sessions edit the same file.
+ * warning (docs/reference/http-api.md#post-apiv1claims--claim-re-claim-or-take-over)
+ * while a missed one lets two sessions edit the same file.
  *
  * Semantics are those of path globs (picomatch), not of `.gitignore`: `*.md` names the top-level
  * Markdown files only, `**∕*.md` names them at any depth. Dot files count (`*` matches `.env`).

@@ -139,7 +139,10 @@ export interface SubjectStatusVariables {
   number: number;
   claimedLabel: string;
   staleLabel: string;
-  /** The claim's branch, when known: its open PRs and last commit are evidence (SPEC §2.2). */
+  /**
+   * The claim's branch, when known: its open PRs and last commit are evidence of its derived state
+   * (docs/reference/http-api.md#get-apiv1reposownerrepoclaimsstatelimit--inventory).
+   */
   branch: string;
   qualifiedBranch: string;
   withBranch: boolean;

@@ -4,7 +4,8 @@ local function gone_reason(state)
   return 'released'
 end
 
--- A holder waiting (capped waitUntil, set at a heartbeat) is alive until the wait ends (SPEC §4.2).
+-- A holder waiting (capped waitUntil, set at a heartbeat) is alive until the wait ends
+-- (docs/reference/http-api.md#lease-calls).
 local function alive_at(m)
   return math.max(tonumber(m.lastHeartbeatAt), tonumber(m.waitUntil) or 0)
 end

@@ -1,7 +1,7 @@
 -- A lease's reported usage against its last report, kept in the subject's spend hash.
 --- @include "record"
 
--- A subject's spend hash (SPEC §7 "Budgets"), beside its record: 'c:<generation>' and
+-- A subject's spend hash (docs/agents.md#spend-and-budgets), beside its record: 'c:<generation>' and
 -- 't:<generation>' hold each lease's last reported cost (micro-dollars) and tokens, 'total' the sum of
 -- the costs over every generation (a takeover keeps it), 'warned' the once-only budget-warn mark.
 
