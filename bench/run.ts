@@ -76,7 +76,7 @@ export function renderReport(results: BenchResults, machine: string, command: st
   return [
     "# Benchmarks",
     "",
-    "Measured by `bench/` (see `bench/run.ts`); SPEC §11 asks for these figures, never for timed unit tests.",
+    "Measured by `bench/` (see `bench/run.ts`); these figures come from benchmarks, never from timed unit tests.",
     "",
     `Command: \`${command}\` — machine: ${machine}.`,
     `**Load caveat:** the machine's 2 cores are shared with other work; its 1-minute load average was ${round(load.start, 1)}`,

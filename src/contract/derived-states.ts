@@ -11,7 +11,7 @@ export const derivedStates = [
   "phantom",
   "conflicted",
   "unknown",
-  /** Not in the §2.2 table: nobody holds the subject (what `claim-hold queue` lists as free). */
+  /** Not a held claim's state: nobody holds the subject (what `claim-hold queue` lists as free). */
   "free",
 ] as const;
 export type DerivedState = (typeof derivedStates)[number];

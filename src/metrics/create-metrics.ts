@@ -193,7 +193,7 @@ export function collectInBackground(metrics: ClaimHoldMetrics, sources: MetricsS
   let refreshing: Promise<void> | null = null;
   new Gauge({
     name: "claim_hold_claims",
-    help: `Held claims by derived state (SPEC §2.2), counted by a background read of the store at start-up and every ${refreshSeconds} s while scraped (a scrape reads no claim); claim_hold_claims_refreshed_timestamp_seconds says when. No samples before the first count.`,
+    help: `Held claims by derived state (active, waiting, stale, reclaimable, human, …), counted by a background read of the store at start-up and every ${refreshSeconds} s while scraped (a scrape reads no claim); claim_hold_claims_refreshed_timestamp_seconds says when. No samples before the first count.`,
     labelNames: ["state"],
     registers,
     collect() {
