@@ -6,7 +6,7 @@ import {
   decideCheck,
   type LinkedSubject,
   renderCheckSummary,
-} from "../src/lease/check-verdict.js";
+} from "../src/fence/check-verdict.js";
 
 const sha = "0123456789abcdef0123456789abcdef01234567";
 const branch = "agent/5f0c/12-fix-parser";

@@ -1,6 +1,6 @@
 // merge_group.checks_requested webhooks → the `claim-hold` check on the merge group's head ("Merge queue" in docs/reference/github-surfaces.md#the-claim-hold-check-run).
 import type { EmitterWebhookEvent } from "@octokit/webhooks";
-import type { MergeFence, MergeGroupEvent } from "../lease/merge-fence.js";
+import type { MergeFence, MergeGroupEvent } from "../fence/merge-fence.js";
 import type { WebhookHandler } from "./webhook-guard.js";
 
 type MergeGroupPayload = EmitterWebhookEvent<"merge_group.checks_requested">["payload"];

@@ -1,6 +1,6 @@
 // pull_request, check_run and check_suite webhooks → the `claim-hold` check of the PR heads (docs/reference/github-surfaces.md#the-claim-hold-check-run).
 import type { EmitterWebhookEvent } from "@octokit/webhooks";
-import type { MergeFence, PullRequestEvent } from "../lease/merge-fence.js";
+import type { MergeFence, PullRequestEvent } from "../fence/merge-fence.js";
 import type { WebhookHandler } from "./webhook-guard.js";
 
 type CheckRunPayload = EmitterWebhookEvent<"check_run.rerequested">["payload"];

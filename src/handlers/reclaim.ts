@@ -13,7 +13,7 @@ import { type Actor, type ClaimRecord, type SubjectKey, subjectName } from "../d
 import { applyAndCommit, rollBack } from "../lease/commit-transition.js";
 import { fenceOf } from "../lease/fenced-writes.js";
 import type { FleetLogins } from "../lease/fleet-logins.js";
-import type { MergeFence } from "../lease/merge-fence.js";
+import type { MergeFence } from "../fence/merge-fence.js";
 import type { RepoConfigSource } from "../lease/ports.js";
 import type { ReclaimCommand } from "../lease/reclaim-command.js";
 import {

@@ -4,7 +4,7 @@ import type { Logger } from "pino";
 import type { Probot } from "probot";
 import type { Histogram } from "prom-client";
 import type { FleetLogins } from "../lease/fleet-logins.js";
-import type { MergeFence } from "../lease/merge-fence.js";
+import type { MergeFence } from "../fence/merge-fence.js";
 import { timeWebhook } from "../metrics/time-webhooks.js";
 import type { IdentityProvider } from "../providers/assignment-provider.js";
 import type { CommentReactions } from "../providers/comment-reactions.js";

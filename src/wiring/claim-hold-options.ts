@@ -3,7 +3,7 @@ import type { Logger } from "pino";
 import type { Janitor } from "../janitor/janitor.js";
 import type { JobRegistry } from "../janitor/job-registry.js";
 import type { LeaseCore } from "../lease/lease-core.js";
-import type { MergeFence } from "../lease/merge-fence.js";
+import type { MergeFence } from "../fence/merge-fence.js";
 import type { ClaimHoldMetrics } from "../metrics/create-metrics.js";
 import type { NotificationSender, SenderPolicy } from "../notify/notification-sender.js";
 import type { NotifySink } from "../notify/notify-sinks.js";

@@ -14,7 +14,7 @@ import type { AdminRouteDeps } from "../http/routes/admin.js";
 import { mountAttestRoute } from "../http/routes/attest.js";
 import type { JobRegistry } from "../janitor/job-registry.js";
 import type { LeaseCore } from "../lease/lease-core.js";
-import type { MergeFence } from "../lease/merge-fence.js";
+import type { MergeFence } from "../fence/merge-fence.js";
 import type { ClaimHoldMetrics } from "../metrics/create-metrics.js";
 import { mountMetrics } from "../metrics/mount-metrics.js";
 import type { IdentityProvider } from "../providers/assignment-provider.js";

@@ -5,8 +5,8 @@ import {
   type CheckVerdict,
   decideGroupCheck,
   unevaluatedVerdict,
-} from "../../src/lease/check-verdict.js";
-import { membersOfGroup, parseMergeGroupRef, type QueueEntry } from "../../src/lease/merge-group-plan.js";
+} from "../../src/fence/check-verdict.js";
+import { membersOfGroup, parseMergeGroupRef, type QueueEntry } from "../../src/fence/merge-group-plan.js";
 
 const base = "a".repeat(40);
 const groupHead = (n: number) => String(n).repeat(40).slice(0, 40);

@@ -1,6 +1,6 @@
 // `POST /api/v1/leases/{leaseId}/attest` (docs/reference/http-api.md#lease-calls), mounted through the API's `extend` hook.
 import type { Hono } from "hono";
-import type { MergeFence } from "../../lease/merge-fence.js";
+import type { MergeFence } from "../../fence/merge-fence.js";
 import type { ApiEnv } from "../api-env.js";
 import { AttestBody } from "../api-schemas.js";
 import { type AuthDeps, asLease, leaseToken } from "../auth.js";

@@ -1,7 +1,7 @@
 // Decides the `claim-hold` check run of a PR head (rules 1–6 of docs/reference/github-surfaces.md#the-claim-hold-check-run) from its linked subjects; pure.
 import type { Actor, ClaimRecord } from "../domain/claim.js";
 import { isAgentBranch } from "../domain/trust.js";
-import { describeActor } from "./inert-text.js";
+import { describeActor } from "../lease/inert-text.js";
 
 export type CheckConclusion = "success" | "neutral" | "failure";
 

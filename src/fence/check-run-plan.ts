@@ -3,7 +3,7 @@ import type { ClaimRecord } from "../domain/claim.js";
 import type { CheckAnnotation, DesiredCheckRun, ExistingCheckRun } from "../providers/checks-provider.js";
 import type { ClaimNote, FenceEvidence } from "../providers/fence-store.js";
 import type { CheckVerdict, LinkedSubject } from "./check-verdict.js";
-import { inert } from "./inert-text.js";
+import { inert } from "../lease/inert-text.js";
 
 /** The claims the fence knows of a subject, with the store's current record folded in. */
 export function claimsOf(evidence: FenceEvidence, record: ClaimRecord | null): ClaimNote[] {

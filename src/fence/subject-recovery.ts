@@ -4,9 +4,9 @@ import { subjectName } from "../domain/claim.js";
 import type { AssignmentProvider } from "../providers/assignment-provider.js";
 import type { FenceStore, IndexedPullRequest } from "../providers/fence-store.js";
 import type { ClaimStore, DocumentStore } from "../providers/liveness-store.js";
-import type { FleetLogins } from "./fleet-logins.js";
-import type { RepoConfigSource } from "./ports.js";
-import { claimStateUnknown, latestMarker, recordFromMarker } from "./restore-from-comments.js";
+import type { FleetLogins } from "../lease/fleet-logins.js";
+import type { RepoConfigSource } from "../lease/ports.js";
+import { claimStateUnknown, latestMarker, recordFromMarker } from "../lease/restore-from-comments.js";
 
 export interface SubjectRecoveryDeps {
   store: ClaimStore & DocumentStore;

@@ -43,12 +43,12 @@ import {
   unevaluatedVerdict,
 } from "./check-verdict.js";
 import { CrossLinks, unfencedNote } from "./cross-links.js";
-import type { FleetLogins } from "./fleet-logins.js";
-import { inert } from "./inert-text.js";
-import type { RepoConfigSource } from "./lease-core.js";
+import type { FleetLogins } from "../lease/fleet-logins.js";
+import { inert } from "../lease/inert-text.js";
+import type { RepoConfigSource } from "../lease/lease-core.js";
 import { membersOfGroup, parseMergeGroupRef } from "./merge-group-plan.js";
 import { maxOutageReads, outageEvidenceOf, type SeenPullRequest } from "./outage-evidence.js";
-import { refused } from "./refusals.js";
+import { refused } from "../lease/refusals.js";
 import { SubjectRecovery } from "./subject-recovery.js";
 import { type UnfinishedCheck, UnfinishedChecks, unfinishedKey } from "./unfinished-checks.js";
 
