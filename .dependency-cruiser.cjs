@@ -12,9 +12,10 @@ module.exports = {
     },
     {
       name: "lease-core-is-pure",
-      comment: "The lease core talks to GitHub and Redis only through the ports in src/providers.",
+      comment:
+        "The lease core and the merge fence talk to GitHub and Redis only through the ports in src/providers.",
       severity: "error",
-      from: { path: "^src/lease/" },
+      from: { path: "^src/(lease|fence)/" },
       to: {
         path: [
           "^src/(http|handlers|janitor|app|main|dashboard|metrics|agent)",
@@ -22,6 +23,14 @@ module.exports = {
           "(^|/)node_modules/(@octokit|ioredis|hono|@hono|probot)/",
         ],
       },
+    },
+    {
+      name: "lease-without-fence",
+      comment:
+        "The merge fence builds on the lease core, never the reverse: the core tells it of a changed subject through a port (subjectChanged).",
+      severity: "error",
+      from: { path: "^src/lease/" },
+      to: { path: "^src/fence/" },
     },
     {
       name: "product-without-tools",

@@ -1,9 +1,9 @@
 // The pure steps around decideCheck: evidence → linked subject, verdict → check run, existing run → write or skip.
 import type { ClaimRecord } from "../domain/claim.js";
+import { inert } from "../lease/inert-text.js";
 import type { CheckAnnotation, DesiredCheckRun, ExistingCheckRun } from "../providers/checks-provider.js";
 import type { ClaimNote, FenceEvidence } from "../providers/fence-store.js";
 import type { CheckVerdict, LinkedSubject } from "./check-verdict.js";
-import { inert } from "../lease/inert-text.js";
 
 /** The claims the fence knows of a subject, with the store's current record folded in. */
 export function claimsOf(evidence: FenceEvidence, record: ClaimRecord | null): ClaimNote[] {

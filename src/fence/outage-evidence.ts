@@ -2,9 +2,9 @@
 import { defaultRepoConfig, type RepoConfig } from "../config/repo-config.js";
 import type { ForeignIssue } from "../domain/claim.js";
 import { agentMayBeInvolved, type LinkedIssueEvidence, type OutagePullEvidence } from "../domain/trust.js";
+import type { FleetLogins } from "../lease/fleet-logins.js";
 import type { AssignmentProvider } from "../providers/assignment-provider.js";
 import type { ChecksProvider } from "../providers/checks-provider.js";
-import type { FleetLogins } from "../lease/fleet-logins.js";
 
 /** Linked issues read from GitHub, per PR, when an outage hides the store's evidence (bounded). */
 export const maxOutageReads = 10;
