@@ -3,8 +3,8 @@
 import type { Logger } from "pino";
 import type { Probot } from "probot";
 import type { Histogram } from "prom-client";
-import type { FleetLogins } from "../lease/fleet-logins.js";
 import type { MergeFence } from "../fence/merge-fence.js";
+import type { FleetLogins } from "../lease/fleet-logins.js";
 import { timeWebhook } from "../metrics/time-webhooks.js";
 import type { IdentityProvider } from "../providers/assignment-provider.js";
 import type { CommentReactions } from "../providers/comment-reactions.js";

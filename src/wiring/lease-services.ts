@@ -2,11 +2,11 @@
 import type { Logger } from "pino";
 import { createRepoConfigSource } from "../config/repo-config-source.js";
 import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
+import { MergeFence } from "../fence/merge-fence.js";
 import { FencedAssignments } from "../lease/fenced-writes.js";
 import { FleetLogins } from "../lease/fleet-logins.js";
 import { HolderPermissions } from "../lease/holder-permission.js";
 import { LeaseCore } from "../lease/lease-core.js";
-import { MergeFence } from "../fence/merge-fence.js";
 import { NeedsHumanShow } from "../lease/needs-human-show.js";
 import { createTokenMinter } from "../lease/tokens.js";
 import type { Notifier } from "../notify/notifier.js";
