@@ -5,16 +5,9 @@ import type { ClaimRecord } from "../domain/claim.js";
 import { markerStateOfRecord, renderClaimComment } from "../lease/claim-comment.js";
 import { fenceOf } from "../lease/fenced-writes.js";
 import { type SyncDeps, subjectKeyOf } from "./sync-deps.js";
-import type { WebhookHandler } from "./webhook-guard.js";
+import type { WebhookHandler, WebhookPayload } from "./webhook-guard.js";
 
-interface CommentPayload {
-  action: string;
-  installation?: { id: number } | null;
-  repository: { id: number; full_name: string };
-  issue: { number: number; node_id: string };
-  comment: { id: number; node_id: string; body: string };
-  sender: { login: string; type?: string };
-}
+type CommentPayload = WebhookPayload<"issue_comment.edited" | "issue_comment.deleted">;
 
 export interface RepairAction {
   record: ClaimRecord;

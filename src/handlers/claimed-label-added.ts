@@ -2,15 +2,9 @@
 import type { Logger } from "pino";
 import type { ClaimRecord } from "../domain/claim.js";
 import { type SyncDeps, subjectKeyOf } from "./sync-deps.js";
-import type { WebhookHandler } from "./webhook-guard.js";
+import type { WebhookHandler, WebhookPayload } from "./webhook-guard.js";
 
-interface LabeledPayload {
-  installation?: { id: number } | null;
-  repository: { id: number; full_name: string };
-  issue: { number: number; node_id: string };
-  label?: { name: string } | null;
-  sender: { login: string; type?: string };
-}
+type LabeledPayload = WebhookPayload<"issues.labeled">;
 
 export interface UnlabelAction {
   installationId: number;

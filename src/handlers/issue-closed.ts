@@ -4,14 +4,9 @@ import type { RepoConfig } from "../config/repo-config.js";
 import type { ClaimRecord } from "../domain/claim.js";
 import { endedClaimWrite } from "../lease/ended-write.js";
 import { type SyncDeps, subjectKeyOf } from "./sync-deps.js";
-import type { WebhookHandler } from "./webhook-guard.js";
+import type { WebhookHandler, WebhookPayload } from "./webhook-guard.js";
 
-interface ClosedPayload {
-  installation?: { id: number } | null;
-  repository: { id: number; full_name: string };
-  issue: { number: number };
-  sender: { login: string; type?: string };
-}
+type ClosedPayload = WebhookPayload<"issues.closed">;
 
 export interface CompleteAction {
   record: ClaimRecord;

@@ -2,14 +2,9 @@
 import type { Logger } from "pino";
 import type { SubjectKey } from "../domain/claim.js";
 import { type SyncDeps, subjectKeyOf } from "./sync-deps.js";
-import type { WebhookHandler } from "./webhook-guard.js";
+import type { WebhookHandler, WebhookPayload } from "./webhook-guard.js";
 
-interface RemovedPayload {
-  installation?: { id: number } | null;
-  repository: { id: number };
-  issue: { number: number };
-  sender: { login: string; type?: string };
-}
+type RemovedPayload = WebhookPayload<"issues.transferred" | "issues.deleted">;
 
 export function issueRemoved(deps: SyncDeps): WebhookHandler<RemovedPayload, SubjectKey> {
   return {

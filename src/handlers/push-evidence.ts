@@ -1,18 +1,12 @@
-// push: a push to a claim's branch is evidence of activity (docs/reference/github-surfaces.md#what-the-app-does-on-github-events), recorded without any GitHub call.
+// push: a push to a claim's branch is evidence of activity (docs/reference/github-surfaces.md#what-the-app-does-on-github-events), recorded with no GitHub call.
 import type { Logger } from "pino";
 import type { SubjectKey } from "../domain/claim.js";
 import type { SyncDeps } from "./sync-deps.js";
-import type { WebhookHandler } from "./webhook-guard.js";
+import type { WebhookHandler, WebhookPayload } from "./webhook-guard.js";
 
-interface PushPayload {
-  ref: string;
-  deleted?: boolean;
-  installation?: { id: number } | null;
-  repository: { id: number };
-  sender?: { login: string; type?: string } | null;
-}
+type PushPayload = WebhookPayload<"push">;
 
-/** The issue number in a branch following `agent/<sessionId>/<issue>-<slug>` (any prefix), or null. */
+/** The issue number in a branch following `agent/<sessionId>/<issue>-<slug>` (whatever the prefix), or null. */
 export function issueOfBranch(branch: string): number | null {
   const last = branch.split("/").at(-1) ?? "";
   const match = /^(\d{1,9})(?:-|$)/.exec(last);

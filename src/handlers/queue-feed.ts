@@ -19,7 +19,7 @@ import type {
   QueueRepo,
   QueueStore,
 } from "../providers/queue-store.js";
-import type { GuardOptions, WebhookHandler } from "./webhook-guard.js";
+import type { GuardOptions, WebhookHandler, WebhookPayload } from "./webhook-guard.js";
 
 /**
  * One change to the index; the `read…` steps cost one GitHub request each (two for `put` with both
@@ -40,44 +40,43 @@ export interface FeedAction {
   steps: FeedStep[];
 }
 
-interface RepoPayload {
-  action: string;
-  installation?: { id: number } | null;
-  repository?: { id: number; full_name: string } | null;
-}
+/** The `issues` actions that change the index. */
+export const issueFeedEvents = [
+  "issues.opened",
+  "issues.edited",
+  "issues.closed",
+  "issues.reopened",
+  "issues.labeled",
+  "issues.unlabeled",
+  "issues.assigned",
+  "issues.unassigned",
+  "issues.transferred",
+  "issues.deleted",
+] as const;
+export const dependencyFeedEvents = [
+  "issue_dependencies.blocked_by_added",
+  "issue_dependencies.blocked_by_removed",
+] as const;
+export const subIssueFeedEvents = ["sub_issues.sub_issue_added", "sub_issues.sub_issue_removed"] as const;
+export const pullRequestFeedEvents = [
+  "pull_request.opened",
+  "pull_request.reopened",
+  "pull_request.closed",
+  "pull_request.edited",
+] as const;
 
-interface IssuesPayload extends RepoPayload {
-  issue: IssueObject;
-}
-
-interface DependencyPayload extends RepoPayload {
-  blocked_issue: IssueObject;
-  blocking_issue: IssueObject;
-  blocking_issue_repo?: { full_name: string } | null;
-}
-
-interface SubIssuePayload extends RepoPayload {
-  parent_issue: IssueObject;
-}
-
-interface PullRequestPayload extends RepoPayload {
-  repository?: { id: number; full_name: string; html_url?: string; default_branch?: string } | null;
-  pull_request: {
-    number: number;
-    state: string;
-    body?: string | null;
-    head: { ref: string; repo?: { id: number } | null };
-    base: { ref: string; repo?: { id: number } };
-    user?: { login: string; type?: string } | null;
-    author_association?: string;
-  };
-  changes?: { body?: { from: string } | null; base?: { ref?: { from: string } } | null } | null;
-}
+type IssuesPayload = WebhookPayload<(typeof issueFeedEvents)[number]>;
+type DependencyPayload = WebhookPayload<(typeof dependencyFeedEvents)[number]>;
+type SubIssuePayload = WebhookPayload<(typeof subIssueFeedEvents)[number]>;
+type PullRequestPayload = WebhookPayload<(typeof pullRequestFeedEvents)[number]>;
 
 /** Issues blocked by a reopened issue whose blocker lists are re-read (more wait for the next refresh). */
 export const maxBlockedRereads = 10;
 
-function queueRepoOf(payload: RepoPayload): QueueRepo | null {
+function queueRepoOf(payload: {
+  installation?: { id: number } | null;
+  repository?: { id: number; full_name: string } | null;
+}): QueueRepo | null {
   if (!payload.installation || !payload.repository) return null;
   return {
     installationId: payload.installation.id,
@@ -171,7 +170,7 @@ export function decideSubIssueEvent(payload: SubIssuePayload): FeedAction | null
 
 /**
  * The issues of the repository a pull request's body closes, as GitHub links closing keywords: only
- * for a PR into the default branch. Links made by hand in the sidebar are not in any payload; the
+ * for a PR into the default branch. Links made by hand in the sidebar are in no payload; the
  * claim's read sees them, and the next refresh indexes them.
  */
 function closedByBody(payload: PullRequestPayload, body: string | null | undefined, base: string): number[] {
@@ -240,7 +239,7 @@ export interface QueueFeedDeps {
   source: CandidateSource;
 }
 
-/** apply: the steps in order, each one store call (after its GitHub read, if any). */
+/** apply: the steps in order, each one store call (after its GitHub read, when it has one). */
 export async function applyFeedAction(action: FeedAction, deps: QueueFeedDeps): Promise<void> {
   const { repo } = action;
   const { candidates, source } = deps;
@@ -293,56 +292,16 @@ export async function applyFeedAction(action: FeedAction, deps: QueueFeedDeps): 
   }
 }
 
-function feedHandler<P>(
+/**
+ * A feed handler. Bots' events count too (the App's own assignments are facts), and every delivery
+ * runs: each step sets facts as GitHub states them, so a redelivery repeats safely (the guard's
+ * delivery key is per event name, and the claim handlers on `issues` already record it).
+ */
+export function feedHandler<P>(
   decide: (payload: P) => FeedAction | null,
   deps: QueueFeedDeps,
 ): WebhookHandler<P, FeedAction> {
   return { decide, apply: (action) => applyFeedAction(action, deps) };
 }
 
-/**
- * The feed's subscriptions. Bots' events count too (the App's own assignments are facts), and every
- * delivery runs: each step sets facts as GitHub states them, so a redelivery repeats safely (the
- * guard's delivery key is per event name, and the claim handlers on `issues` already record it).
- */
-export function queueFeeds(deps: QueueFeedDeps): {
-  events: string[];
-  // biome-ignore lint/suspicious/noExplicitAny: each handler narrows the payload it reads
-  handler: WebhookHandler<any, FeedAction>;
-  options: GuardOptions;
-}[] {
-  const options: GuardOptions = { allowBots: true, dedupe: false };
-  return [
-    {
-      events: [
-        "issues.opened",
-        "issues.edited",
-        "issues.closed",
-        "issues.reopened",
-        "issues.labeled",
-        "issues.unlabeled",
-        "issues.assigned",
-        "issues.unassigned",
-        "issues.transferred",
-        "issues.deleted",
-      ],
-      handler: feedHandler(decideIssueEvent, deps),
-      options,
-    },
-    {
-      events: ["issue_dependencies.blocked_by_added", "issue_dependencies.blocked_by_removed"],
-      handler: feedHandler(decideDependencyEvent, deps),
-      options,
-    },
-    {
-      events: ["sub_issues.sub_issue_added", "sub_issues.sub_issue_removed"],
-      handler: feedHandler(decideSubIssueEvent, deps),
-      options,
-    },
-    {
-      events: ["pull_request.opened", "pull_request.reopened", "pull_request.closed", "pull_request.edited"],
-      handler: feedHandler(decidePullRequestEvent, deps),
-      options,
-    },
-  ];
-}
+export const feedOptions: GuardOptions = { allowBots: true, dedupe: false };

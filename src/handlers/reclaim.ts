@@ -1,4 +1,4 @@
-// `/reclaim` on issue_comment.created (docs/reference/github-surfaces.md#reclaim): a human with permission takes a subject back from any claim.
+// `/reclaim` on issue_comment.created (docs/reference/github-surfaces.md#reclaim): a human with permission takes a subject back from whoever claims it.
 //
 // 1. skip bots (the webhook guard), edits, PR comments and comments without the command (no GitHub request);
 // 2. dedupe: by delivery id (the guard), then by comment id (a redelivery under a new id changes nothing twice);

@@ -1,5 +1,6 @@
 // The one place webhooks are registered: each event → one handler, every one run through the shared guard.
 
+import type { EmitterWebhookEventName } from "@octokit/webhooks";
 import type { Logger } from "pino";
 import type { Probot } from "probot";
 import type { Histogram } from "prom-client";
@@ -18,11 +19,23 @@ import { issueRemoved } from "./issue-removed.js";
 import { mergeGroupChecks } from "./merge-group-checks.js";
 import { checkRerequests, pullRequestCheckEvents, pullRequestChecks } from "./pull-request-checks.js";
 import { pushEvidence } from "./push-evidence.js";
-import { type QueueFeedDeps, queueFeeds } from "./queue-feed.js";
+import {
+  decideDependencyEvent,
+  decideIssueEvent,
+  decidePullRequestEvent,
+  decideSubIssueEvent,
+  dependencyFeedEvents,
+  feedHandler,
+  feedOptions,
+  issueFeedEvents,
+  pullRequestFeedEvents,
+  type QueueFeedDeps,
+  subIssueFeedEvents,
+} from "./queue-feed.js";
 import { reclaimCommand } from "./reclaim.js";
 import { revokeOnRemoval } from "./revoke-on-removal.js";
 import type { SyncDeps } from "./sync-deps.js";
-import { type GuardOptions, runWebhook, type WebhookHandler } from "./webhook-guard.js";
+import { type GuardOptions, runWebhook, type WebhookHandler, type WebhookPayload } from "./webhook-guard.js";
 
 export interface WebhookDeps extends SyncDeps {
   fence: MergeFence;
@@ -46,14 +59,13 @@ const fenceEvent: GuardOptions = { allowBots: true, dedupe: false };
 
 export function registerWebhooks(app: Probot, deps: WebhookDeps): void {
   const { store, log } = deps;
-  // biome-ignore lint/suspicious/noExplicitAny: each handler narrows the payload it reads
-  const on = (events: readonly string[], handler: WebhookHandler<any, any>, options: GuardOptions = {}) => {
-    app.on([...events] as never, async (context: { id: string; name: string; payload: unknown }) => {
-      const event = {
-        id: context.id,
-        name: context.name,
-        payload: context.payload as { sender?: { type?: string } },
-      };
+  const on = <E extends EmitterWebhookEventName, A>(
+    events: readonly E[],
+    handler: WebhookHandler<WebhookPayload<E>, A>,
+    options: GuardOptions = {},
+  ) => {
+    app.on([...events], async (context) => {
+      const event = { id: context.id, name: context.name, payload: context.payload };
       await timeWebhook(deps.webhookDuration, context, () =>
         runWebhook(handler, event, { store, log, ...options }),
       );
@@ -76,6 +88,12 @@ export function registerWebhooks(app: Probot, deps: WebhookDeps): void {
     dedupe: false,
   });
   on(["installation.deleted"], installationDeleted(deps), { allowBots: true, dedupe: false });
-  for (const feed of deps.queueFeed ? queueFeeds(deps.queueFeed) : [])
-    on(feed.events, feed.handler, feed.options);
+  // The candidate index's feed (`claims/next`), when wired.
+  const feed = deps.queueFeed;
+  if (feed) {
+    on(issueFeedEvents, feedHandler(decideIssueEvent, feed), feedOptions);
+    on(dependencyFeedEvents, feedHandler(decideDependencyEvent, feed), feedOptions);
+    on(subIssueFeedEvents, feedHandler(decideSubIssueEvent, feed), feedOptions);
+    on(pullRequestFeedEvents, feedHandler(decidePullRequestEvent, feed), feedOptions);
+  }
 }

@@ -4,17 +4,9 @@ import type { RepoConfig } from "../config/repo-config.js";
 import type { ClaimRecord } from "../domain/claim.js";
 import { endedClaimWrite } from "../lease/ended-write.js";
 import { type SyncDeps, subjectKeyOf } from "./sync-deps.js";
-import type { WebhookHandler } from "./webhook-guard.js";
+import type { WebhookHandler, WebhookPayload } from "./webhook-guard.js";
 
-interface RemovalPayload {
-  action: string;
-  installation?: { id: number } | null;
-  repository: { id: number; full_name: string };
-  issue: { number: number };
-  assignee?: { login: string } | null;
-  label?: { name: string } | null;
-  sender: { login: string; type?: string };
-}
+type RemovalPayload = WebhookPayload<"issues.unassigned" | "issues.unlabeled">;
 
 export interface RevokeAction {
   record: ClaimRecord;

@@ -1,4 +1,5 @@
 // One guard for every webhook handler: skip bots, dedupe redeliveries, log with the delivery id.
+import type { EmitterWebhookEvent, EmitterWebhookEventName } from "@octokit/webhooks";
 import type { Logger } from "pino";
 import type { DeliveryLog } from "../providers/liveness-store.js";
 
@@ -8,6 +9,9 @@ export const deliveryMemoryMs = 3 * 24 * 3_600_000 + 3_600_000;
 export function isFromBot(payload: { sender?: { type?: string; login?: string } | null }): boolean {
   return payload.sender?.type === "Bot" || (payload.sender?.login ?? "").endsWith("[bot]");
 }
+
+/** The payload GitHub sends with an event, as `@octokit/webhooks` types it. */
+export type WebhookPayload<E extends EmitterWebhookEventName> = EmitterWebhookEvent<E>["payload"];
 
 export interface WebhookHandler<P, A> {
   /** Pure-ish: what to do for this payload (reads allowed, no writes); null = nothing. */

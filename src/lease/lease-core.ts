@@ -17,6 +17,8 @@ import type {
   ClaimRequest,
   HeartbeatAnswer,
   HeartbeatRequest,
+  PickCheck,
+  PickOutcome,
   ReleaseAnswer,
   VerifyAnswer,
 } from "./outcomes.js";
@@ -32,6 +34,8 @@ export type {
   HeartbeatAnswer,
   HeartbeatRequest,
   LeaseView,
+  PickCheck,
+  PickOutcome,
   ReleaseAnswer,
   ResumeView,
   VerifyAnswer,
@@ -50,6 +54,10 @@ export class LeaseCore {
 
   claim(request: ClaimRequest): Promise<ClaimOutcome> {
     return this.#claims.claim(request);
+  }
+
+  claimPicked(request: ClaimRequest, pick: PickCheck): Promise<PickOutcome> {
+    return this.#claims.claimPicked(request, pick);
   }
 
   heartbeat(leaseId: string, token: string, request: HeartbeatRequest): Promise<HeartbeatAnswer> {

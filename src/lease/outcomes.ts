@@ -3,7 +3,7 @@ import type { Actor, ClaimRecord, ReleaseOutcome, SubjectKey, TaskClass } from "
 import { leaseIdOf, subjectName } from "../domain/claim.js";
 import type { GitHubUser } from "../providers/assignment-provider.js";
 import type { CandidateFacts } from "../providers/queue-store.js";
-import type { QueueFilter } from "../queue/eligibility.js";
+import type { QueueFilter, SkipReason } from "../queue/eligibility.js";
 import { expiresAt, livenessOf, reclaimableAt } from "./liveness.js";
 import type { ScopeOverlap } from "./scope-overlap.js";
 
@@ -26,8 +26,6 @@ export interface ClaimRequest {
   ignoreBlockers?: boolean;
   /** Claim although an open PR from outside this subject's claims closes it (otherwise `409 pr_open`). */
   allowOpenPullRequest?: boolean;
-  /** Set by `claims/next`: the candidate as the index held it, re-checked against the claim's own read. */
-  pick?: PickCheck;
 }
 
 /** What a pick re-checks on the claim's one GitHub read (the index may be stale). */
@@ -37,6 +35,14 @@ export interface PickCheck {
   /** The pick offers a reclaimable claim to take over. */
   takeover: boolean;
 }
+
+/**
+ * A picked candidate's claim: claimed as a direct claim would be, or shown ineligible by the claim's
+ * read (the pick corrects its index with `observed`, null when the issue leaves it, and tries the next).
+ */
+export type PickOutcome =
+  | { kind: "claimed"; claim: ClaimOutcome }
+  | { kind: "ineligible"; reason: SkipReason; observed: CandidateFacts | null };
 
 export interface LeaseView {
   id: string;

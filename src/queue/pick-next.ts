@@ -2,8 +2,7 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { ClaimRecord } from "../domain/claim.js";
-import { CandidateIneligible } from "../lease/claim/duplicate-work.js";
-import type { ClaimOutcome, ClaimRequest } from "../lease/outcomes.js";
+import type { ClaimOutcome, ClaimRequest, PickCheck, PickOutcome } from "../lease/outcomes.js";
 import type { RepoConfigSource } from "../lease/ports.js";
 import { LeaseRefused, refused } from "../lease/refusals.js";
 import type { ClaimStore } from "../providers/liveness-store.js";
@@ -40,7 +39,8 @@ export interface PickDeps {
     | "dropCandidate"
   > &
     Pick<ClaimStore, "get" | "epoch">;
-  claim: (request: ClaimRequest) => Promise<ClaimOutcome>;
+  /** The claim of a picked candidate, re-checked against the claim's read. */
+  claim: (request: ClaimRequest, pick: PickCheck) => Promise<PickOutcome>;
   configs: RepoConfigSource;
   refresh?: RefreshQueue;
   now: () => number;
@@ -63,7 +63,7 @@ export const reservationTtlMs = 30_000;
 /** Once claimed, the reservation stays this long, so pickers that read the page before the claim landed skip it. */
 export const settledReservationMs = 5_000;
 
-export interface NextRequest extends Omit<ClaimRequest, "issue" | "takeover" | "pick" | "branch"> {
+export interface NextRequest extends Omit<ClaimRequest, "issue" | "takeover" | "branch"> {
   labels?: string[];
   excludeLabels?: string[];
   includeTakeovers: boolean;
@@ -190,22 +190,26 @@ export class QueuePicker {
         skipped.reserved += at;
         const chosen = eligible.splice(0, at + 1)[at] as Judged;
         const takeover = chosen.verdict.eligible && chosen.verdict.takeover;
-        try {
-          const claim = await this.deps.claim({
-            ...request,
-            issue,
+        const attempt = await this.#claimCandidate(
+          repo,
+          owner,
+          { ...request, issue, takeover },
+          {
+            facts: chosen.facts,
+            filter,
             takeover,
-            pick: { facts: chosen.facts, filter, takeover },
-          });
-          await store.reserve(repo, [issue], owner, settledReservationMs, this.deps.now());
+          },
+        );
+        if (attempt.kind === "claimed") {
           const reasons = [...rankingReasons(chosen.facts, ranking), ...(takeover ? ["takeover"] : [])];
-          return { claim, picked: { issue, rank: ranks.get(issue) ?? 1, reasons } };
-        } catch (error) {
-          const skip = await this.#skipAfterRead(repo, issue, owner, error);
-          tries++;
-          skipped[countKey[skip]]++;
-          log.info({ subject: `${repo.repo}#${issue}`, reason: skip }, "picked issue was not free after all");
+          return { claim: attempt.claim, picked: { issue, rank: ranks.get(issue) ?? 1, reasons } };
         }
+        tries++;
+        skipped[countKey[attempt.reason]]++;
+        log.info(
+          { subject: `${repo.repo}#${issue}`, reason: attempt.reason },
+          "picked issue was not free after all",
+        );
       }
       if (page.candidates.length < pickPageSize) break;
     }
@@ -296,17 +300,44 @@ export class QueuePicker {
     }));
   }
 
-  /** The skip reason of a claim that failed for a picked issue; the index learns what the read showed. */
-  async #skipAfterRead(repo: QueueRepo, issue: number, owner: string, error: unknown): Promise<SkipReason> {
+  /**
+   * Claims a reserved candidate. Claimed: its reservation settles. Ineligible after all (the claim's
+   * read showed it so, or someone else holds it): why, and the index learns what the read showed.
+   */
+  async #claimCandidate(
+    repo: QueueRepo,
+    owner: string,
+    request: ClaimRequest,
+    pick: PickCheck,
+  ): Promise<{ kind: "claimed"; claim: ClaimOutcome } | { kind: "ineligible"; reason: SkipReason }> {
     const { store } = this.deps;
-    if (error instanceof CandidateIneligible) {
-      if (error.observed) {
-        const { issue: _issue, ...patch } = error.observed;
-        await store.patchCandidate(repo, issue, patch);
-      } else await store.dropCandidate(repo, issue);
-      await store.unreserve(repo, issue, owner);
-      return error.reason;
+    const { issue } = request;
+    let outcome: PickOutcome;
+    try {
+      outcome = await this.deps.claim(request, pick);
+      if (outcome.kind === "claimed") {
+        await store.reserve(repo, [issue], owner, settledReservationMs, this.deps.now());
+        return outcome;
+      }
+    } catch (error) {
+      return { kind: "ineligible", reason: await this.#skipAfterRefusal(repo, issue, owner, error) };
     }
+    if (outcome.observed) {
+      const { issue: _issue, ...patch } = outcome.observed;
+      await store.patchCandidate(repo, issue, patch);
+    } else await store.dropCandidate(repo, issue);
+    await store.unreserve(repo, issue, owner);
+    return { kind: "ineligible", reason: outcome.reason };
+  }
+
+  /** The skip reason of a claim refused for a picked issue; an error that is no refusal is rethrown. */
+  async #skipAfterRefusal(
+    repo: QueueRepo,
+    issue: number,
+    owner: string,
+    error: unknown,
+  ): Promise<SkipReason> {
+    const { store } = this.deps;
     // Someone claimed it directly meanwhile (held), or its claim state cannot be known: skip it.
     // Kept only as long as a claimed pick's: pickers that read it free skip it, and a release is not blocked for long.
     if (error instanceof LeaseRefused && (error.code === "held" || error.code === "human_held")) {

@@ -87,7 +87,7 @@ export function createLeaseServices(
   // claims/next claims through the core's own claim path: same read, answers, comment and fencing.
   const picker = new QueuePicker({
     store,
-    claim: (request) => core.claim(request),
+    claim: (request, pick) => core.claimPicked(request, pick),
     configs,
     ...(deps.queueRefresh ? { refresh: deps.queueRefresh } : {}),
     now,

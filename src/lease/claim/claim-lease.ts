@@ -24,7 +24,14 @@ import {
   writeFenced,
 } from "../commit-transition.js";
 import { overlapsOf } from "../lease-reads.js";
-import { type ClaimOutcome, type ClaimRequest, leaseView, resumeView } from "../outcomes.js";
+import {
+  type ClaimOutcome,
+  type ClaimRequest,
+  leaseView,
+  type PickCheck,
+  type PickOutcome,
+  resumeView,
+} from "../outcomes.js";
 import type { LeaseCoreDeps } from "../ports.js";
 import { restoreUnlessRolledBack } from "../recovery.js";
 import { LeaseRefused, refused } from "../refusals.js";
@@ -38,7 +45,7 @@ import {
   storeRefusal,
   unclaimable,
 } from "./decide-claim.js";
-import { CandidateIneligible, duplicateWorkRefusal, observedFacts, pickRecheck } from "./duplicate-work.js";
+import { duplicateWorkRefusal, observedFacts, pickRecheck } from "./duplicate-work.js";
 
 /** The subject as one claim found it: GitHub's side, its config, and the store brought up to date. */
 interface SubjectRead {
@@ -68,33 +75,60 @@ export class ClaimLease {
   constructor(private readonly deps: LeaseCoreDeps) {}
 
   async claim(request: ClaimRequest): Promise<ClaimOutcome> {
-    const { store, tokens } = this.deps;
-    const read = await this.#readSubject(request).catch((error: unknown) => {
+    const read = await this.#readSubject(request);
+    const { fleetAssignees, decision } = await this.#decide(read);
+    if (decision.kind === "refused") throw refused(decision.refusal);
+    await this.#refuseDuplicateWork(read);
+    return this.#take(read, decision.plan, fleetAssignees);
+  }
+
+  /**
+   * `claims/next`'s claim of a picked candidate: the same read and answers, and the candidate (as the
+   * index held it) re-checked against that read, since the index may be stale.
+   */
+  async claimPicked(request: ClaimRequest, pick: PickCheck): Promise<PickOutcome> {
+    let read: SubjectRead;
+    try {
+      read = await this.#readSubject(request);
+    } catch (error) {
       // A picked issue that closed (or went) since it was indexed leaves the index.
-      if (request.pick && error instanceof LeaseRefused && ["closed", "not_found"].includes(error.code)) {
-        throw new CandidateIneligible("closed", null);
+      if (error instanceof LeaseRefused && ["closed", "not_found"].includes(error.code)) {
+        return { kind: "ineligible", reason: "closed", observed: null };
       }
       throw error;
-    });
-    const { snapshot, subject, now } = read;
+    }
+    const { fleetAssignees, decision } = await this.#decide(read);
+    if (decision.kind === "refused") {
+      if (decision.refusal.code === "human_held") {
+        return { kind: "ineligible", reason: "human", observed: observedFacts(read.snapshot, pick.facts) };
+      }
+      throw refused(decision.refusal);
+    }
+    const stale = pickRecheck(read.snapshot, pick, request.user.login, read.now);
+    if (stale) return { kind: "ineligible", reason: stale.reason, observed: stale.facts };
+    return { kind: "claimed", claim: await this.#take(read, decision.plan, fleetAssignees) };
+  }
+
+  /** decideClaim over the read, with the fleet logins among its assignees. */
+  async #decide(read: SubjectRead) {
     const fleetAssignees = await this.#fleetAssignees(read);
     const decision = decideClaim({
-      request,
-      snapshot,
+      request: read.request,
+      snapshot: read.snapshot,
       latest: read.latest,
       ghost: read.ghost,
       agentBranches: agentBranchPatterns(read.config.check),
       fleetAssignees,
     });
-    if (decision.kind === "refused") {
-      if (request.pick && decision.refusal.code === "human_held") {
-        throw new CandidateIneligible("human", observedFacts(snapshot, request.pick.facts));
-      }
-      throw refused(decision.refusal);
-    }
-    await this.#refuseDuplicateWork(read);
+    return { fleetAssignees, decision };
+  }
+
+  /** The store's claim, then GitHub's write: a claim that passed every check. */
+  async #take(read: SubjectRead, plan: ClaimPlan, fleetAssignees: Set<string>): Promise<ClaimOutcome> {
+    const { store, tokens } = this.deps;
+    const { subject, now } = read;
     const token = tokens.mint();
-    const outcome = await store.claim(this.#claimInput(read, decision.plan, token));
+    const outcome = await store.claim(this.#claimInput(read, plan, token));
     const context: ClaimContext = { ...read, token, fleetAssignees };
     switch (outcome.kind) {
       case "held":
@@ -162,17 +196,11 @@ export class ClaimLease {
   }
 
   /**
-   * A pick re-checks its candidate on this read (the index may be stale); a direct claim is refused
-   * when open blockers are indexed or someone else's open PR already closes the issue
-   * (docs/reference/http-api.md#post-apiv1claims--claim-re-claim-or-take-over).
+   * A direct claim is refused when open blockers are indexed or someone else's open PR already
+   * closes the issue (docs/reference/http-api.md#post-apiv1claims--claim-re-claim-or-take-over).
    */
   async #refuseDuplicateWork(read: SubjectRead): Promise<void> {
-    const { request, snapshot, now } = read;
-    if (request.pick) {
-      const stale = pickRecheck(snapshot, request.pick, request.user.login, now);
-      if (stale) throw new CandidateIneligible(stale.reason, stale.facts);
-      return;
-    }
+    const { request, snapshot } = read;
     const repo = { installationId: request.installationId, repoId: snapshot.repoId, repo: snapshot.repo };
     const blockers = request.ignoreBlockers ? [] : await this.#blockersOf(repo, snapshot.issue, read.config);
     const counted = await this.#writersOnly(read);

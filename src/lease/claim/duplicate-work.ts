@@ -2,7 +2,7 @@
 import { subjectName } from "../../domain/claim.js";
 import type { SubjectSnapshot } from "../../providers/assignment-provider.js";
 import type { CandidateFacts } from "../../providers/queue-store.js";
-import { eligibilityOf, type SkipReason } from "../../queue/eligibility.js";
+import { eligibilityOf } from "../../queue/eligibility.js";
 import type { ClaimRequest, PickCheck } from "../outcomes.js";
 import type { Refusal } from "../refusals.js";
 
@@ -76,16 +76,4 @@ export function pickRecheck(snapshot: SubjectSnapshot, pick: PickCheck, login: s
     now,
   });
   return verdict.eligible ? null : { reason: verdict.reason, facts };
-}
-
-/** A picked candidate the claim's read showed ineligible: the pick corrects its index and tries the next. */
-export class CandidateIneligible extends Error {
-  constructor(
-    readonly reason: SkipReason,
-    /** The facts the read showed; null when the issue leaves the index (closed, gone). */
-    readonly observed: CandidateFacts | null,
-  ) {
-    super(`the picked issue is not eligible after all: ${reason}`);
-    this.name = "CandidateIneligible";
-  }
 }
