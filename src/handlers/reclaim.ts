@@ -176,7 +176,9 @@ async function reclaim(
     await applyAndCommit(deps, ref, key, next.generation, write);
   } catch (error) {
     const landed = await landedHumanClaim(deps, ref, next);
-    if (landed === "unknown") throw error;
+    // A write that went unanswered (the App stopped waiting) may still land after this read: absent
+    // now proves nothing, so the human claim stays in the store, pending, for reconcile to finish.
+    if (landed === "unknown" || (landed === null && unanswered(error))) throw error;
     if (landed) {
       await store.commitClaim(key, next.generation, {
         commentNodeId: landed.nodeId,
@@ -201,6 +203,14 @@ async function reclaim(
     });
     throw error;
   }
+}
+
+/** True when the request was given up on for want of an answer (our timeout), not refused by GitHub. */
+function unanswered(error: unknown): boolean {
+  for (let at = error, depth = 0; at instanceof Error && depth < 6; at = at.cause, depth++) {
+    if (at.name === "TimeoutError" || at.name === "AbortError") return true;
+  }
+  return false;
 }
 
 /**

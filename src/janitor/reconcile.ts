@@ -47,7 +47,7 @@ export async function reconcileInstallation(run: SweepRun, installationId: numbe
       }
       if (listing.repoId !== null) repoId = listing.repoId;
       if (page === 0 && listing.repoId !== null) {
-        await retryPending(run, installationId, listing.repoId, config);
+        await retryPending(run, installationId, listing.repoId, seen, config);
       }
       if (!listing.hasNextPage) break;
       after = listing.endCursor;
@@ -181,13 +181,18 @@ async function retryPending(
   run: SweepRun,
   installationId: number,
   repoId: number,
+  listed: ReadonlySet<number>,
   config: RepoConfig,
 ): Promise<void> {
   const { deps, report } = run;
   const { store, assignments } = deps;
   const records = await store.listRepository(installationId, repoId, repositoryRecordLimit);
   for (const record of records) {
-    if (!endedStates.includes(record.state) || record.sync !== "pending") continue;
+    // A `/reclaim` still pending whose write landed unanswered has no label left to be listed by
+    // (one still labelled was finished from the listing).
+    const pendingReclaim =
+      record.state === "human" && record.actor.kind === "human" && !listed.has(record.issue);
+    if (record.sync !== "pending" || !(endedStates.includes(record.state) || pendingReclaim)) continue;
     report.actions.push({
       subject: subjectName(record.repo, record.issue),
       action: "repair",
@@ -196,7 +201,7 @@ async function retryPending(
     if (writesHeld(run, config)) continue;
     const ref = { installationId, repo: record.repo, issue: record.issue };
     if (record.actor.kind === "human") {
-      // A `/reclaim release` whose one batched write failed: finished like any pending `/reclaim`.
+      // A `/reclaim` (or `/reclaim release`) whose one batched write failed or went unanswered.
       const snapshot = await assignments.status(ref);
       const key = { installationId, repoId, issue: record.issue };
       if (snapshot) await finishReclaim(run, key, record, snapshot, config);

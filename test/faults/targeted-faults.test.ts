@@ -18,7 +18,12 @@ afterEach(async () => {
 });
 
 async function world(
-  options: { throttle?: Record<string, unknown>; replicas?: number; simNow?: () => number } = {},
+  options: {
+    throttle?: Record<string, unknown>;
+    replicas?: number;
+    simNow?: () => number;
+    githubTimeoutMs?: number;
+  } = {},
 ) {
   const time: FakeTime = { wall: Date.parse("2026-11-29T10:00:00Z"), monotonic: 0 };
   const stack = await startLocalStack({
@@ -28,7 +33,7 @@ async function world(
     startApp: faultApp({
       time,
       ...(options.throttle ? { throttle: options.throttle } : {}),
-      githubTimeoutMs: 5_000,
+      githubTimeoutMs: options.githubTimeoutMs ?? 5_000,
     }),
     apps: options.replicas ?? 1,
   });
@@ -306,5 +311,32 @@ describe("an installation token GitHub no longer accepts (expired by GitHub's cl
         .join("\n"),
     ).toMatch(/Reaped generation 1/);
     expect(await app.store.get({ installationId, repoId, issue: 1 })).toMatchObject({ state: "reaped" });
+  });
+});
+
+describe("a /reclaim whose write GitHub applies after the App gave up waiting", () => {
+  it("stands: the person holds the issue, the agent's lease is superseded, and no one is left assigned without a record", {
+    timeout: 30_000,
+  }, async () => {
+    const { sim, app } = await world({ githubTimeoutMs: 400 });
+    const agent = agentClient(app.url);
+    const claim = await agent.claim({ repo, issue: 1, actor: { sessionId: "s" } });
+    if (!("lease" in claim)) throw new Error("the agent's claim was refused");
+    // The /reclaim's one batched write answers after the App's 400 ms, and lands all the same.
+    const late = sim.fail({ operation: "ApplyTransition", delayMs: 600 });
+    sim.comment({ repo, issue: 1, login: "alice", body: "/reclaim" });
+    await sim.flush();
+    while (late.hits === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    expect(sim.issue(repo, 1).assignees).toContain("alice");
+
+    await app.services.janitor.sweep({ reconcile: true });
+    await sim.flush();
+    const record = await app.store.get({ installationId, repoId, issue: 1 });
+    expect(record).toMatchObject({ state: "human", actor: { login: "alice" }, sync: "done" });
+    expect(sim.issue(repo, 1).assignees).toEqual(["alice"]);
+    await expect(agent.heartbeat({ id: claim.lease.id, token: claim.lease.token }, {})).rejects.toMatchObject(
+      { code: "superseded" },
+    );
   });
 });

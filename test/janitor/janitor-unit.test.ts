@@ -173,7 +173,7 @@ describe("Janitor against the memory store", () => {
       snapshotOf(10, { assignees: [{ login: agent.login, nodeId: agentNodeId }, alice] }),
     );
     const humanKey = { installationId, repoId, issue: 11 };
-    await store.humanClaim({
+    const { record: human } = await store.humanClaim({
       key: humanKey,
       repo,
       actor: { kind: "human", login: alice.login },
@@ -182,6 +182,8 @@ describe("Janitor against the memory store", () => {
       release: false,
       appAssigned: false,
     });
+    // Its `/reclaim` write landed (a pending one is finished by reconcile, like any unwritten transition).
+    await store.commitClaim(humanKey, human.generation, { commentNodeId: "IC_11", commentId: 11 });
     github.issues.set(11, snapshotOf(11, { assignees: [alice], labels: [] }));
     clock += 61 * minute;
 
