@@ -7,7 +7,6 @@ import { z } from "zod";
 import { exitCodeFor, exitCodes } from "../../src/agent/cli/exit-codes.js";
 import { ClaimHoldError } from "../../src/agent/client/errors.js";
 import { allErrorCodes, type ErrorCode, errorBodySchemaOf, errorCodes } from "../../src/contract/refusals.js";
-import type { ClaimRecord } from "../../src/domain/claim.js";
 import { ClaimBody } from "../../src/http/api-schemas.js";
 import { errorResponse } from "../../src/http/error-response.js";
 import { rateLimited } from "../../src/http/failed-auth-limiter.js";
@@ -20,6 +19,7 @@ import { leaseRefusal } from "../../src/lease/lease-calls.js";
 import { type Refusal, type RefusalCode, refused } from "../../src/lease/refusals.js";
 import { GitHubWriteError } from "../../src/providers/assignment-provider.js";
 import { StoreUnavailableError } from "../../src/providers/liveness-store.js";
+import { agentClaimRecord } from "../support/claim-record.js";
 import { subjectSnapshot } from "../support/subject-snapshot.js";
 
 const root = new URL("../../", import.meta.url).pathname;
@@ -74,26 +74,7 @@ function undocumentedFields(body: Record<string, unknown>): string[] {
 
 const bodyOf = (refusal: Refusal) => ({ error: refusal.code, message: refusal.message, ...refusal.details });
 
-function record(overrides: Partial<ClaimRecord> = {}): ClaimRecord {
-  return {
-    installationId: 1,
-    repoId: 7,
-    issue: 12,
-    repo: "octo/widgets",
-    generation: 3,
-    state: "active",
-    actor: { kind: "agent", login: "fleet-bot", sessionId: "s1" },
-    taskClass: "author",
-    claimedAt: 0,
-    lastHeartbeatAt: 0,
-    durations: { ttlMs: 1_800_000, reclaimAfterMs: 3_600_000, heartbeatMs: 300_000 },
-    tokenDigest: "a".repeat(64),
-    appAssigned: true,
-    assigneeNodeId: "U_fleet",
-    sync: "pending",
-    ...overrides,
-  } as ClaimRecord;
-}
+const record = agentClaimRecord;
 
 describe("the refusal table", () => {
   it("has a row for every code of the lease core, answered with the row's status", () => {

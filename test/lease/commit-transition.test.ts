@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import type { ClaimRecord } from "../../src/domain/claim.js";
 import { applyAndCommit, compensate, landedAnyway } from "../../src/lease/commit-transition.js";
 import type { SubjectSnapshot, TransitionWrite } from "../../src/providers/assignment-provider.js";
+import { agentClaimRecord } from "../support/claim-record.js";
 
 const key = { installationId: 42, repoId: 7, issue: 12 };
 const ref = { installationId: 42, repo: "octo/widgets", issue: 12 };
@@ -23,24 +24,7 @@ function recordingStore() {
   };
 }
 
-function record(overrides: Partial<ClaimRecord> = {}): ClaimRecord {
-  return {
-    ...key,
-    repo: "octo/widgets",
-    generation: 3,
-    state: "active",
-    actor: { kind: "agent", login: "fleet-bot", sessionId: "s1" },
-    taskClass: "author",
-    claimedAt: 0,
-    lastHeartbeatAt: 0,
-    durations: { ttlMs: 1_800_000, reclaimAfterMs: 3_600_000, heartbeatMs: 300_000 },
-    tokenDigest: "a".repeat(64),
-    appAssigned: true,
-    assigneeNodeId: "U_fleet",
-    sync: "pending",
-    ...overrides,
-  };
-}
+const record = (overrides: Partial<ClaimRecord> = {}) => agentClaimRecord({ ...key, ...overrides });
 
 function showing(comments: SubjectSnapshot["claimComments"]) {
   return {
