@@ -189,7 +189,8 @@ async function retryPending(
   const records = await store.listRepository(installationId, repoId, repositoryRecordLimit);
   for (const record of records) {
     // A `/reclaim` still pending whose write landed unanswered has no label left to be listed by
-    // (one still labelled was finished from the listing).
+    // (one still labelled on the listing's first page was finished from it; a later page's is
+    // finished here, and found committed when its page comes).
     const pendingReclaim =
       record.state === "human" && record.actor.kind === "human" && !listed.has(record.issue);
     if (record.sync !== "pending" || !(endedStates.includes(record.state) || pendingReclaim)) continue;
@@ -222,7 +223,11 @@ async function retryPending(
   }
 }
 
-/** A `/reclaim` (or `/reclaim release`) whose write failed, written again from its record. */
+/**
+ * A `/reclaim` (or `/reclaim release`) whose write failed, written again from its record — unless
+ * GitHub shows it landed (its claim comment comes last in the batched write): then it is only
+ * committed, and what people changed by hand since it landed stays (invariant 13).
+ */
 async function finishReclaim(
   run: SweepRun,
   key: SubjectKey,
@@ -230,6 +235,25 @@ async function finishReclaim(
   snapshot: SubjectSnapshot,
   config: RepoConfig,
 ): Promise<void> {
+  const subject = subjectName(snapshot.repo, snapshot.issue);
+  const landed = snapshot.claimComments.find(
+    (c) =>
+      c.marker.subject === subject &&
+      c.marker.generation === record.generation &&
+      c.marker.actor.kind === "human" &&
+      c.marker.actor.login.toLowerCase() === record.actor.login.toLowerCase(),
+  );
+  if (landed) {
+    if (record.state === "human") {
+      await run.deps.store.commitClaim(key, record.generation, {
+        commentNodeId: landed.nodeId,
+        commentId: landed.databaseId,
+      });
+    } else {
+      await run.deps.store.markSynced(record, record.generation);
+    }
+    return;
+  }
   await applyAndCommit(
     run.deps,
     { installationId: key.installationId, repo: snapshot.repo, issue: snapshot.issue },

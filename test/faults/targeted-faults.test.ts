@@ -339,4 +339,34 @@ describe("a /reclaim whose write GitHub applies after the App gave up waiting", 
       { code: "superseded" },
     );
   });
+
+  it.each([
+    ["/reclaim", "alice unassigns herself", ["alice"], []],
+    ["/reclaim release", "a maintainer assigns fleet-bot again", ["fleet-bot"], ["fleet-bot"]],
+  ] as const)(
+    "%s that landed unanswered is only committed by reconcile: after %s, GitHub stays as the person left it",
+    {
+      timeout: 30_000,
+    },
+    async (body, _, handChange, expected) => {
+      const { sim, app } = await world({ githubTimeoutMs: 400 });
+      await agentClient(app.url).claim({ repo, issue: 1, actor: { sessionId: "s" } });
+      const late = sim.fail({ operation: "ApplyTransition", delayMs: 600 });
+      sim.comment({ repo, issue: 1, login: "alice", body });
+      await sim.flush();
+      while (late.hits === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      // By hand, after the write landed.
+      const change = { repo, issue: 1, login: "alice", assignees: [...handChange] };
+      if (body === "/reclaim") sim.unassign(change);
+      else sim.assign(change);
+      await sim.flush();
+
+      await app.services.janitor.sweep({ reconcile: true });
+      await sim.flush();
+      expect(sim.issue(repo, 1).assignees).toEqual(expected);
+      const record = await app.store.get({ installationId, repoId, issue: 1 });
+      expect(record).toMatchObject({ actor: { login: "alice" }, sync: "done" });
+    },
+  );
 });
