@@ -89,16 +89,11 @@ export function recordFromMarker(
     markerHolds(marker) && snapshot.labels.some((l) => l.toLowerCase() === needsHumanLabel.toLowerCase());
   const ttlMs = marker.ttlSeconds * 1000;
   const assignee = snapshot.assignees.find((a) => a.login === marker.actor.login);
-  // An agent's claim whose App-made assignment GitHub no longer shows was revoked by whoever removed
-  // it (docs/reference/github-surfaces.md#assignee), even when the store lost the revocation before its own
-  // write reached GitHub: it never comes back as a live claim.
-  const assignmentRemoved =
-    markerHolds(marker) && marker.actor.kind === "agent" && marker.appAssigned === true && !assignee;
   return {
     ...key,
     repo: snapshot.repo,
     generation: marker.generation,
-    ...(assignmentRemoved ? { state: "revoked" as const } : restoredState(marker)),
+    ...restoredState(marker),
     actor: marker.actor,
     taskClass: marker.taskClass,
     ...(marker.branch ? { branch: marker.branch } : {}),
