@@ -50,7 +50,7 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
       fence,
       fleet: fleetLogins,
       picker,
-      subjectChanged,
+      events,
     } = createLeaseServices(github, options, {
       store,
       fences,
@@ -65,7 +65,7 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
       assignments,
       configs,
       installations: github.installations,
-      subjectChanged,
+      events,
       notifier,
       retryUnfinishedChecks: () => fence.retryUnfinished(),
       meter,
@@ -97,9 +97,11 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
     const stop = async () => {
       stopClaimsRefresh();
       await jobs.stop();
+      await events.settled();
       await notifications.stop();
     };
-    options.onReady?.({ core, fence, janitor, jobs, meter, metrics, notifier, sender, outbox, stop });
+    const settled = () => events.settled();
+    options.onReady?.({ core, fence, janitor, jobs, meter, metrics, notifier, sender, outbox, settled, stop });
     addHandler(
       createHttpHandler(options, {
         core,
@@ -123,7 +125,7 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
       configs,
       now,
       log,
-      subjectChanged,
+      events,
       fence,
       fences,
       fleet: fleetLogins,

@@ -65,7 +65,10 @@ async function call(method: "GET" | "POST", path: string, token: string, body?: 
     headers: { authorization: `Bearer ${token}`, ...(body ? { "content-type": "application/json" } : {}) },
     ...(body ? { body: JSON.stringify(body) } : {}),
   });
-  return { status: response.status, body: (await response.json()) as Record<string, any> };
+  const answer = { status: response.status, body: (await response.json()) as Record<string, any> };
+  // The fence's re-check of linked PRs runs after a claim's answer.
+  await app.settled();
+  return answer;
 }
 
 function prPayload(action: "opened" | "synchronize", headSha: string, extra: { login?: string } = {}) {

@@ -2,7 +2,7 @@
 import type { Logger } from "pino";
 import type { RepoConfig } from "../config/repo-config.js";
 import type { ClaimRecord } from "../domain/claim.js";
-import { endedClaimWrite } from "../lease/ended-write.js";
+import { endClaim } from "../lease/transitions/end-claim.js";
 import { type SyncDeps, subjectKeyOf } from "./sync-deps.js";
 import type { WebhookHandler, WebhookPayload } from "./webhook-guard.js";
 
@@ -25,22 +25,24 @@ export function issueClosed(deps: SyncDeps): WebhookHandler<ClosedPayload, Compl
       return { record, config, by: payload.sender.login };
     },
     async apply({ record, config, by }: CompleteAction, log: Logger) {
-      const outcome = await deps.store.endClaim({
-        key: record,
-        generation: record.generation,
-        now: deps.now(),
-        to: "completed",
-        bump: false,
-        by: { kind: "human", login: by },
-      });
-      if (outcome.kind !== "ended") return;
-      await deps.assignments.apply(
-        { installationId: record.installationId, repo: record.repo, issue: record.issue },
-        endedClaimWrite({ previous: outcome.previous, ended: outcome.record, config, keepAssignee: true }),
+      const outcome = await endClaim(
+        { ...deps, log },
+        {
+          end: {
+            key: record,
+            generation: record.generation,
+            now: deps.now(),
+            to: "completed",
+            bump: false,
+            by: { kind: "human", login: by },
+          },
+          ref: { installationId: record.installationId, repo: record.repo, issue: record.issue },
+          config,
+          keepAssignee: true,
+        },
       );
-      await deps.store.markSynced(record, outcome.record.generation);
+      if (outcome.kind !== "ended") return;
       log.info({ subject: `${record.repo}#${record.issue}` }, "claim completed by closing the issue");
-      await deps.subjectChanged(record, outcome.record);
     },
   };
 }

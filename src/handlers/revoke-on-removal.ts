@@ -2,7 +2,7 @@
 import type { Logger } from "pino";
 import type { RepoConfig } from "../config/repo-config.js";
 import type { ClaimRecord } from "../domain/claim.js";
-import { endedClaimWrite } from "../lease/ended-write.js";
+import { endClaim } from "../lease/transitions/end-claim.js";
 import { type SyncDeps, subjectKeyOf } from "./sync-deps.js";
 import type { WebhookHandler, WebhookPayload } from "./webhook-guard.js";
 
@@ -45,25 +45,27 @@ export function revokeOnRemoval(deps: SyncDeps): WebhookHandler<RemovalPayload, 
     },
     async apply(action: RevokeAction, log: Logger) {
       const { record, config } = action;
-      const outcome = await deps.store.endClaim({
-        key: record,
-        generation: record.generation,
-        now: deps.now(),
-        to: "revoked",
-        bump: true,
-        by: { kind: "human", login: action.by },
-      });
-      if (outcome.kind !== "ended") return;
       const note =
         `⛔ @${action.by} removed the claim's ${action.what}; generation ${record.generation} is revoked ` +
         `and its holder must stop working on this issue.`;
-      await deps.assignments.apply(
-        { installationId: record.installationId, repo: record.repo, issue: record.issue },
-        endedClaimWrite({ previous: outcome.previous, ended: outcome.record, config, note }),
+      const outcome = await endClaim(
+        { ...deps, log },
+        {
+          end: {
+            key: record,
+            generation: record.generation,
+            now: deps.now(),
+            to: "revoked",
+            bump: true,
+            by: { kind: "human", login: action.by },
+          },
+          ref: { installationId: record.installationId, repo: record.repo, issue: record.issue },
+          config,
+          note,
+        },
       );
-      await deps.store.markSynced(record, outcome.record.generation);
+      if (outcome.kind !== "ended") return;
       log.info({ subject: `${record.repo}#${record.issue}`, generation: record.generation }, "claim revoked");
-      await deps.subjectChanged(record, outcome.record);
     },
   };
 }

@@ -1,6 +1,7 @@
 // What the webhook sync handlers are given: providers, config, clock, and the after-transition hook.
-import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
+import type { SubjectKey } from "../domain/claim.js";
 import type { RepoConfigSource } from "../lease/ports.js";
+import type { ClaimEvents } from "../lease/transitions/claim-events.js";
 import type { AssignmentProvider } from "../providers/assignment-provider.js";
 import type { LivenessStore } from "../providers/liveness-store.js";
 
@@ -9,8 +10,8 @@ export interface SyncDeps {
   assignments: AssignmentProvider;
   configs: RepoConfigSource;
   now: () => number;
-  /** Called after a subject changed hands (checks of linked PRs are re-run). */
-  subjectChanged: (key: SubjectKey, record: ClaimRecord) => Promise<void>;
+  /** Told of each transition a webhook makes (checks of linked PRs are re-run). */
+  events: ClaimEvents;
 }
 
 /** The subject a webhook payload is about. */

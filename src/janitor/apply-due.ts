@@ -2,8 +2,8 @@
 import type { RepoConfig } from "../config/repo-config.js";
 import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
 import { applyAndCommit } from "../lease/commit-transition.js";
-import { endedClaimWrite } from "../lease/ended-write.js";
-import { reapedNotification, staleNotification } from "../notify/notification-events.js";
+import { endClaim, type WriteResult } from "../lease/transitions/end-claim.js";
+import { markStale as markStaleTransition } from "../lease/transitions/mark-stale.js";
 import type { SubjectSnapshot } from "../providers/assignment-provider.js";
 import { planPhantomRepair, reapNote, revokedNote, staleWrite } from "./plan-repairs.js";
 import type { PlannedAction } from "./plan-sweep.js";
@@ -43,18 +43,19 @@ export async function applyPlanned(run: SweepRun, planned: PlannedSubject[], epo
       continue;
     }
     if (writes > 0) await deps.sleep(writeSpacingMs);
-    let done: boolean;
+    let done: Performed;
     try {
       done = await performPlanned(deps, item, epoch);
     } catch (error) {
+      deps.log.warn({ subject, err: error }, "janitor action failed on GitHub");
+      done = "github-failed";
+    }
+    if (done === "github-failed") {
       // One subject's GitHub failure does not stop the sweep; its store side (if any) stays
       // `sync: pending` and the next reconcile writes it again.
-      deps.log.warn({ subject, err: error }, "janitor action failed on GitHub");
       writes++;
       report.actions.push({ subject, action: "deferred", reason: `github-failed (${item.plan.kind})` });
-      continue;
-    }
-    if (done) {
+    } else if (done === "done") {
       writes++;
       report.actions.push({ subject, action: item.plan.kind, reason: item.plan.reason });
     } else {
@@ -63,8 +64,16 @@ export async function applyPlanned(run: SweepRun, planned: PlannedSubject[], epo
   }
 }
 
-/** Applies one planned action; false when the store's atomic re-check found the holder alive again. */
-function performPlanned(deps: JanitorDeps, item: PlannedSubject, epoch: number): Promise<boolean> {
+/** What one planned action came to: `skipped` when the store's atomic re-check found the holder alive again. */
+type Performed = "done" | "skipped" | "github-failed";
+
+function performed(result: { kind: string } & Partial<WriteResult>): Performed {
+  if (result.kind !== "ended" && result.kind !== "marked") return "skipped";
+  return result.written ? "done" : "github-failed";
+}
+
+/** Applies one planned action. */
+function performPlanned(deps: JanitorDeps, item: PlannedSubject, epoch: number): Promise<Performed> {
   switch (item.plan.kind) {
     case "relabel-stale":
       return markStale(deps, item, epoch);
@@ -83,84 +92,62 @@ async function markStale(
   deps: JanitorDeps,
   { key, record, snapshot, config }: PlannedSubject,
   epoch: number,
-): Promise<boolean> {
+): Promise<Performed> {
   const now = deps.now();
-  const marked = await deps.store.markStale({
-    key,
-    generation: record.generation,
-    now,
-    requireSilentMs: record.durations.ttlMs,
-    storeEpoch: epoch,
+  const marked = await markStaleTransition(deps, {
+    mark: {
+      key,
+      generation: record.generation,
+      now,
+      requireSilentMs: record.durations.ttlMs,
+      storeEpoch: epoch,
+    },
+    ref: refOf(key, record),
+    config,
+    write: (stale) => staleWrite(record, stale, snapshot, config, now),
   });
-  if (marked.kind !== "marked") return false;
-  await deps.assignments.apply(refOf(key, record), staleWrite(record, marked.record, snapshot, config, now));
-  deps.notifier?.emit(staleNotification(marked.record, marked.record.staleMarkedAt ?? now, config));
-  return true;
+  return performed(marked);
 }
 
 async function reap(
   deps: JanitorDeps,
   { key, record, config }: PlannedSubject,
   epoch: number,
-): Promise<boolean> {
+): Promise<Performed> {
   const now = deps.now();
-  const ended = await deps.store.endClaim({
-    key,
-    generation: record.generation,
-    now,
-    to: "reaped",
-    bump: true,
-    requireSilentMs: record.durations.reclaimAfterMs,
-    storeEpoch: epoch,
+  const ended = await endClaim(deps, {
+    end: {
+      key,
+      generation: record.generation,
+      now,
+      to: "reaped",
+      bump: true,
+      requireSilentMs: record.durations.reclaimAfterMs,
+      storeEpoch: epoch,
+    },
+    ref: refOf(key, record),
+    config,
+    note: reapNote(record, now),
   });
-  if (ended.kind !== "ended") return false;
-  const note = reapNote(record, now);
-  await applyAndCommit(
-    deps,
-    refOf(key, record),
-    key,
-    ended.record.generation,
-    endedClaimWrite({ previous: ended.previous, ended: ended.record, config, note }),
-    { orMarkSynced: true },
-  );
-  await deps.subjectChanged(key, ended.record);
-  deps.notifier?.emit(reapedNotification(ended.previous, config));
-  return true;
+  return performed(ended);
 }
 
 async function repairPhantom(
   deps: JanitorDeps,
   { key, record, snapshot, config }: PlannedSubject,
-): Promise<boolean> {
-  const { store } = deps;
+): Promise<Performed> {
   const repair = planPhantomRepair(record, snapshot, config);
   if (repair.kind === "revoke") {
-    const ended = await store.endClaim({
-      key,
-      generation: record.generation,
-      now: deps.now(),
-      to: "revoked",
-      bump: true,
+    const ended = await endClaim(deps, {
+      end: { key, generation: record.generation, now: deps.now(), to: "revoked", bump: true },
+      ref: refOf(key, record),
+      config,
+      note: revokedNote(record.generation),
     });
-    if (ended.kind !== "ended") return false;
-    await applyAndCommit(
-      deps,
-      refOf(key, record),
-      key,
-      ended.record.generation,
-      endedClaimWrite({
-        previous: ended.previous,
-        ended: ended.record,
-        config,
-        note: revokedNote(record.generation),
-      }),
-      { orMarkSynced: true },
-    );
-    await deps.subjectChanged(key, ended.record);
-    return true;
+    return performed(ended);
   }
   await applyAndCommit(deps, refOf(key, record), key, record.generation, repair.write, {
     orMarkSynced: true,
   });
-  return true;
+  return "done";
 }

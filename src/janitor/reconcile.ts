@@ -2,8 +2,8 @@
 import type { RepoConfig } from "../config/repo-config.js";
 import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
 import { applyAndCommit } from "../lease/commit-transition.js";
-import { endedClaimWrite } from "../lease/ended-write.js";
 import { recordFromMarker } from "../lease/restore-from-comments.js";
+import { writeEnded } from "../lease/transitions/end-claim.js";
 import type { SubjectSnapshot } from "../providers/assignment-provider.js";
 import type { QueueRepo } from "../providers/queue-store.js";
 import {
@@ -201,25 +201,18 @@ async function retryPending(
     });
     if (writesHeld(run, config)) continue;
     const ref = { installationId, repo: record.repo, issue: record.issue };
+    const key = { installationId, repoId, issue: record.issue };
     if (record.actor.kind === "human") {
       // A `/reclaim` (or `/reclaim release`) whose one batched write failed or went unanswered.
       const snapshot = await assignments.status(ref);
-      const key = { installationId, repoId, issue: record.issue };
       if (snapshot) await finishReclaim(run, key, record, snapshot, config);
       continue;
     }
-    await assignments.apply(
-      ref,
-      // A completion by closing the issue keeps the assignee as the record; a release with outcome
-      // `completed` (ended by the agent itself) unassigns like any release.
-      endedClaimWrite({
-        previous: recordBeforeEnd(record),
-        ended: record,
-        config,
-        keepAssignee: record.state === "completed" && record.endedBy?.kind !== "agent",
-      }),
-    );
-    await store.markSynced(record, record.generation);
+    // A completion by closing the issue keeps the assignee as the record; a release with outcome
+    // `completed` (ended by the agent itself) unassigns like any release.
+    await writeEnded(deps, key, ref, { previous: recordBeforeEnd(record), record }, config, {
+      keepAssignee: record.state === "completed" && record.endedBy?.kind !== "agent",
+    });
   }
 }
 

@@ -1,8 +1,8 @@
 // The janitor's report, options and dependencies, shared by the sweep's phases.
 import type { Logger } from "pino";
 import type { RepoConfig } from "../config/repo-config.js";
-import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
 import type { RepoConfigSource } from "../lease/ports.js";
+import type { ClaimEvents } from "../lease/transitions/claim-events.js";
 import type { Notifier } from "../notify/notifier.js";
 import type { AssignmentProvider } from "../providers/assignment-provider.js";
 import type { InstallationSource } from "../providers/installation-source.js";
@@ -49,8 +49,9 @@ export interface JanitorDeps {
   installations: InstallationSource;
   /** Runs `work` and counts the GitHub requests it made. */
   measure: <T>(work: () => Promise<T>) => Promise<{ result: T; requests: number }>;
-  subjectChanged: (key: SubjectKey, record: ClaimRecord) => Promise<void>;
-  /** Where stale, reaped and janitor-halted are told; absent: nowhere. */
+  /** Told of each transition the janitor makes (the fence re-checks, stale and reaped are notified). */
+  events: ClaimEvents;
+  /** Where janitor-halted is told; absent: nowhere. */
   notifier?: Notifier;
   /** Re-runs the check evaluations that could not finish (GitHub or the store was down), after each sweep. */
   retryUnfinishedChecks?: () => Promise<unknown>;

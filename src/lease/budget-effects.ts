@@ -4,15 +4,15 @@ import { decideBudget } from "../budget/decide-budget.js";
 import { needsHumanChange } from "../budget/needs-human.js";
 import { microsToUsd } from "../budget/usage.js";
 import type { RepoConfig } from "../config/repo-config.js";
-import { type ClaimRecord, type SubjectKey, subjectName } from "../domain/claim.js";
+import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
 import { budgetNotification } from "../notify/notification-events.js";
 import type { SubjectRef } from "../providers/assignment-provider.js";
 import type { SpendReport } from "../providers/spend-store.js";
 import { budgetExhaustedWrite } from "./budget-writes.js";
-import { announce, applyAndCommit } from "./commit-transition.js";
 import { NeedsHumanShow } from "./needs-human-show.js";
 import type { LeaseCoreDeps } from "./ports.js";
 import { refused } from "./refusals.js";
+import { finishEnded } from "./transitions/end-claim.js";
 
 /** What the heartbeat's store call answered, as far as these effects care. */
 export interface HeartbeatEffectsInput {
@@ -91,25 +91,20 @@ async function endOverBudget(
   });
   if (released.kind === "released" && !released.repeated) {
     await store.markBudgetExhausted(lease, lease.generation);
-    const ended = { ...released.record, budgetExhausted: true };
-    try {
-      await applyAndCommit(
-        deps,
-        refOf(record),
-        lease,
-        ended.generation,
-        budgetExhaustedWrite({ previous: record, ended, config, spendUsd, maxUsd }),
-        { orMarkSynced: true },
-      );
-    } catch (error) {
-      log.warn(
-        { subject: subjectName(record.repo, record.issue), err: error },
-        "over-budget release not written; reconcile will",
-      );
-    }
-    await announce(deps, lease, ended);
-    deps.notifier?.emit(
-      budgetNotification("budget-exhausted", record, { spentUsd: spendUsd, limitUsd: maxUsd }, config),
+    const ended = { previous: record, record: { ...released.record, budgetExhausted: true } };
+    await finishEnded(
+      { ...deps, log },
+      {
+        key: lease,
+        ref: refOf(record),
+        config,
+        ended,
+        cause: "budget-exhausted",
+        at: released.record.endedAt ?? now(),
+        spend: { spentUsd: spendUsd, limitUsd: maxUsd },
+        write: () =>
+          budgetExhaustedWrite({ previous: record, ended: ended.record, config, spendUsd, maxUsd }),
+      },
     );
   }
   throw refused({

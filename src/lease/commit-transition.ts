@@ -171,21 +171,3 @@ export async function compensate(
     );
   }
 }
-
-/** Tells the merge fence a subject changed hands; its failure is logged, never undoes the transition. */
-export async function announce(
-  deps: Pick<LeaseCoreDeps, "subjectChanged" | "log">,
-  key: SubjectKey,
-  record: ClaimRecord,
-): Promise<void> {
-  if (!deps.subjectChanged) return;
-  const subjectKey = { installationId: key.installationId, repoId: key.repoId, issue: key.issue };
-  try {
-    await deps.subjectChanged(subjectKey, record);
-  } catch (error) {
-    deps.log.error(
-      { subject: subjectName(record.repo, record.issue), err: error },
-      "re-running the checks of linked pull requests failed",
-    );
-  }
-}

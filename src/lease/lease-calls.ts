@@ -13,8 +13,7 @@ import type { SubjectRef, TransitionWrite } from "../providers/assignment-provid
 import type { HeartbeatInput, HeartbeatOutcome, LeaseRefusal } from "../providers/liveness-store.js";
 import { applyHeartbeatEffects } from "./budget-effects.js";
 import { branchCode, type MarkerState, renderClaimComment } from "./claim-comment.js";
-import { announce, applyAndCommit, writeFenced } from "./commit-transition.js";
-import { endedClaimWrite } from "./ended-write.js";
+import { writeFenced } from "./commit-transition.js";
 import { describeActor, inert } from "./inert-text.js";
 import { expiresAt, livenessOf } from "./liveness.js";
 import {
@@ -27,6 +26,7 @@ import {
 import type { LeaseCoreDeps } from "./ports.js";
 import type { LeaseRecovery } from "./recovery.js";
 import { type Refusal, refused } from "./refusals.js";
+import { endClaim } from "./transitions/end-claim.js";
 
 /** Phase changes edit the claim comment at most this often per subject. */
 export const phaseEditEveryMs = 60_000;
@@ -221,7 +221,10 @@ export class LeaseCalls {
         config.labels,
       );
       await store.markSynced(lease, record.generation);
-      await announce(this.deps, lease, record);
+      await this.deps.events.transitioned(
+        { cause: "released", at: input.now, record, previous: null },
+        config,
+      );
     }
     return { released: true, outcome: record.outcome, generation: record.generation };
   }
@@ -255,36 +258,16 @@ export class LeaseCalls {
    * (docs/reference/http-api.md#authentication).
    */
   async #requireWrite(lease: SubjectKey, record: ClaimRecord): Promise<void> {
-    const { permissions, store, configs, now: clock, log } = this.deps;
+    const { permissions, configs, now: clock } = this.deps;
     if (!permissions || record.actor.kind !== "agent") return;
     if (await permissions.stillAllowed(lease.installationId, record.repo, record.actor.login)) return;
-    const ended = await store.endClaim({
-      key: lease,
-      generation: record.generation,
-      now: clock(),
-      to: "revoked",
-      bump: true,
+    const config = await configs.load(lease.installationId, record.repo);
+    await endClaim(this.deps, {
+      end: { key: lease, generation: record.generation, now: clock(), to: "revoked", bump: true },
+      ref: refOf(lease, record),
+      config,
+      note: `⛔ ${describeActor(record.actor)} lost write access to ${record.repo}; generation ${record.generation} is revoked.`,
     });
-    if (ended.kind === "ended") {
-      const config = await configs.load(lease.installationId, record.repo);
-      const note = `⛔ ${describeActor(record.actor)} lost write access to ${record.repo}; generation ${record.generation} is revoked.`;
-      try {
-        await applyAndCommit(
-          this.deps,
-          refOf(lease, record),
-          lease,
-          ended.record.generation,
-          endedClaimWrite({ previous: ended.previous, ended: ended.record, config, note }),
-          { orMarkSynced: true },
-        );
-      } catch (error) {
-        log.warn(
-          { subject: subjectName(record.repo, record.issue), err: error },
-          "revocation not written; reconcile will",
-        );
-      }
-      await announce(this.deps, lease, ended.record);
-    }
     throw refused({
       code: "gone",
       message: "This lease has ended (revoked): the holder no longer has write access.",

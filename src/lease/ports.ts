@@ -2,7 +2,7 @@
 import type { Logger } from "pino";
 import type { NeedsHumanChange } from "../budget/needs-human.js";
 import type { RepoConfig } from "../config/repo-config.js";
-import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
+import type { ClaimRecord } from "../domain/claim.js";
 import type { Notifier } from "../notify/notifier.js";
 import type { AssignmentProvider } from "../providers/assignment-provider.js";
 import type {
@@ -17,6 +17,7 @@ import type { SpendStore } from "../providers/spend-store.js";
 import type { FleetLogins } from "./fleet-logins.js";
 import type { HolderPermissions } from "./holder-permission.js";
 import type { TokenMinter } from "./tokens.js";
+import type { ClaimEvents } from "./transitions/claim-events.js";
 
 /** Where the lease core reads a repository's validated config (cached by the implementation). */
 export interface RepoConfigSource {
@@ -52,11 +53,8 @@ export interface LeaseCoreDeps {
   tokens: TokenMinter;
   now: () => number;
   log: Logger;
-  /**
-   * Told after a subject changed hands through the core (claim, takeover, release), so the merge
-   * fence re-runs linked PR checks. Its failure is logged, never undoes the transition.
-   */
-  subjectChanged?: (key: SubjectKey, record: ClaimRecord) => Promise<void>;
+  /** Told of each transition the core makes (claim, takeover, release, revocation, over budget). */
+  events: ClaimEvents;
   /**
    * The candidate index: a direct claim's open blockers (`409 blocked`) come from it, never from
    * a GitHub request of the claim's. Absent: no blockers are known.
@@ -67,7 +65,7 @@ export interface LeaseCoreDeps {
    * the subject's `blocked_by` read, when it is not); absent: the candidate index as it is.
    */
   blockers?: { of(repo: QueueRepo, issue: number, maxIndexAgeMs: number): Promise<string[]> };
-  /** Where takeovers (and, through the heartbeat, needs-human and budget events) are told; absent: nowhere. */
+  /** Where the heartbeat's needs-human and budget-warn events are told; absent: nowhere. */
   notifier?: Notifier;
   /** The needs-human throttle's memory of held-back label writes (one per process); absent: none kept. */
   needsHuman?: NeedsHumanShower;

@@ -79,6 +79,8 @@ export interface ClaimHoldServices {
   /** This replica's notification sender (`tick()` runs one round at once). */
   sender: NotificationSender;
   outbox: OutboxStore;
+  /** Resolves when the work started after answers so far (the merge fence's re-checks) has finished. */
+  settled: () => Promise<void>;
   /** Ends everything the App scheduled (its jobs, the claims gauge's refresh); call before closing the store. */
   stop: () => Promise<void>;
 }

@@ -1,9 +1,9 @@
 // The janitor and its schedule: sweeps every interval (a reconcile every few), each counted in the metrics.
 import type { Logger } from "pino";
-import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
 import { Janitor } from "../janitor/janitor.js";
 import { JobRegistry } from "../janitor/job-registry.js";
 import type { RepoConfigSource } from "../lease/ports.js";
+import type { ClaimEvents } from "../lease/transitions/claim-events.js";
 import type { ClaimHoldMetrics } from "../metrics/create-metrics.js";
 import type { Notifier } from "../notify/notifier.js";
 import type { AssignmentProvider } from "../providers/assignment-provider.js";
@@ -22,7 +22,7 @@ export function createJanitorJobs(
     assignments: AssignmentProvider;
     configs: RepoConfigSource;
     installations: InstallationSource;
-    subjectChanged: (key: SubjectKey, record: ClaimRecord) => Promise<void>;
+    events: ClaimEvents;
     notifier: Notifier;
     retryUnfinishedChecks?: () => Promise<unknown>;
     meter: RequestMeter;
@@ -42,7 +42,7 @@ export function createJanitorJobs(
     log: log.child({ component: "janitor" }),
     installations: deps.installations,
     measure: (work) => meter.measure(work),
-    subjectChanged: deps.subjectChanged,
+    events: deps.events,
     ...(deps.refreshQueue ? { refreshQueue: deps.refreshQueue } : {}),
     notifier: deps.notifier,
     ...(deps.retryUnfinishedChecks ? { retryUnfinishedChecks: deps.retryUnfinishedChecks } : {}),

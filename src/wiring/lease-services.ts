@@ -1,7 +1,6 @@
 // The lease core and the merge fence over the fenced GitHub writes, the repository configs and the token minter.
 import type { Logger } from "pino";
 import { createRepoConfigSource } from "../config/repo-config-source.js";
-import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
 import { MergeFence } from "../fence/merge-fence.js";
 import { FencedAssignments } from "../lease/fenced-writes.js";
 import { FleetLogins } from "../lease/fleet-logins.js";
@@ -15,6 +14,7 @@ import type { LivenessStore } from "../providers/liveness-store.js";
 import type { CandidateSource, QueueRefresh } from "../providers/queue-store.js";
 import { DirectClaimBlockers } from "../queue/direct-claim-blockers.js";
 import { QueuePicker, type RefreshQueue } from "../queue/pick-next.js";
+import { createClaimEvents } from "./claim-events.js";
 import type { ClaimHoldOptions } from "./claim-hold-options.js";
 import type { GitHubProviders } from "./github-providers.js";
 
@@ -48,10 +48,12 @@ export function createLeaseServices(
   const tokens = createTokenMinter(options.tokenSecret, undefined, options.previousTokenSecret);
   const fleet = new FleetLogins(store, now);
   // The core and the fence need each other: the fence verifies lease tokens through the core, and
-  // the core (like the janitor and the webhooks) tells the fence when a subject changed hands.
-  const subjectChanged = async (_key: SubjectKey, record: ClaimRecord) => {
-    await fence.claimChanged(record, null);
-  };
+  // every transition (the core's, the janitor's, the webhooks') re-checks the subject's linked PRs.
+  const events = createClaimEvents({
+    notifier,
+    recheck: (change) => fence.claimChanged(change.record, null),
+    log,
+  });
   const core: LeaseCore = new LeaseCore({
     store,
     assignments,
@@ -59,7 +61,7 @@ export function createLeaseServices(
     tokens,
     now,
     log,
-    subjectChanged,
+    events,
     candidates: store,
     ...(deps.queue ? { blockers: new DirectClaimBlockers({ index: store, ...deps.queue, now, log }) } : {}),
     notifier,
@@ -93,6 +95,6 @@ export function createLeaseServices(
     now,
     log,
   });
-  /** `subjectChanged`: re-runs the checks of the PRs linked to a subject that changed hands. */
-  return { assignments, configs, core, fence, fleet, picker, subjectChanged };
+  /** `events`: what every transition tells (notifications, and the fence's re-check of linked PRs). */
+  return { assignments, configs, core, events, fence, fleet, picker };
 }

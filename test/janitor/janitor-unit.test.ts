@@ -91,8 +91,10 @@ function janitorWith(config: RepoConfig = defaultRepoConfig): Janitor {
     log: pino({ enabled: false }),
     installations,
     measure: async (work) => ({ result: await work(), requests: 0 }),
-    subjectChanged: async (_key, record) => {
-      changed.push(record);
+    events: {
+      transitioned: async ({ record }) => {
+        changed.push(record);
+      },
     },
   });
 }

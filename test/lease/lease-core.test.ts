@@ -1,10 +1,12 @@
 // The lease core's rules without Probot: LeaseCore over the memory store and a hand-written GitHub fake.
+
 import pino from "pino";
 import { beforeEach, describe, expect, it } from "vitest";
 import { defaultRepoConfig } from "../../src/config/repo-config.js";
 import { parseClaimMarker } from "../../src/lease/claim-comment.js";
 import { type ClaimRequest, LeaseCore, LeaseRefused } from "../../src/lease/lease-core.js";
 import { createTokenMinter } from "../../src/lease/tokens.js";
+import { unheardClaimEvents } from "../../src/lease/transitions/claim-events.js";
 import type {
   AppliedWrite,
   AssignmentProvider,
@@ -108,6 +110,7 @@ beforeEach(() => {
     tokens: createTokenMinter("lease-core-test-secret", (n) => Buffer.alloc(n, ++minted)),
     now: () => now,
     log: pino({ level: "silent" }),
+    events: unheardClaimEvents,
   });
 });
 

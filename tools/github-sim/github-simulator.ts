@@ -402,9 +402,22 @@ export class GitHubSimulator {
     this.webhooks.configure(change);
   }
 
+  readonly #settlers: Array<() => Promise<void>> = [];
+
+  /**
+   * `flush()` also waits for `settle` (an App's work that runs after its answers, such as the merge
+   * fence's re-checks), and for the deliveries that work caused.
+   */
+  addSettler(settle: () => Promise<void>): void {
+    this.#settlers.push(settle);
+  }
+
   /** Resolves when every delivery (and every delivery those caused) has been answered. */
-  flush(): Promise<void> {
-    return this.webhooks.flush();
+  async flush(): Promise<void> {
+    do {
+      await this.webhooks.flush();
+      for (const settle of this.#settlers) await settle();
+    } while (!this.webhooks.idle);
   }
 
   deliveries(match: DeliveryMatch = {}): Delivery[] {

@@ -156,6 +156,11 @@ export class WebhookQueue {
     return copy;
   }
 
+  /** Nothing in flight and nothing waiting (held deliveries excepted). */
+  get idle(): boolean {
+    return !this.#pumping && (this.#held || this.#pending.length === 0);
+  }
+
   /** Resolves once nothing is in flight and nothing waits (held deliveries excepted), cascades included. */
   async flush(): Promise<void> {
     while (this.#pumping || (!this.#held && this.#pending.length > 0)) {

@@ -190,6 +190,10 @@ export async function startLocalStack<A extends RunningApp = DefaultStackApp>(
     ...(stores.redis ? { redis: stores.redis } : {}),
   };
   const apps: A[] = [];
+  // A flush of the simulator also waits for what the Apps run after their answers.
+  sim.addSettler(async () => {
+    for (const app of apps) await app.settled?.();
+  });
   const receiveWebhooks = () => {
     if (apps[0]) sim.configureWebhooks({ url: `${apps[0].url}/api/github/webhooks` });
   };

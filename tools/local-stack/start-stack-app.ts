@@ -35,11 +35,14 @@ export interface RunningApp {
   /** `http://127.0.0.1:<port>` */
   url: string;
   close(): Promise<void>;
+  /** Resolves when the work the App runs after its answers (the fence's re-checks) has finished. */
+  settled?(): Promise<void>;
 }
 
 export interface StackApp extends RunningApp {
   server: Server;
   services: ClaimHoldServices;
+  settled(): Promise<void>;
 }
 
 /** Without retries and throttling every App call is exactly one GitHub request, sent at once. */
@@ -90,6 +93,7 @@ export async function startStackApp(options: StackAppOptions): Promise<StackApp>
     url,
     server,
     services: wired,
+    settled: () => wired.settled(),
     async close() {
       await wired.stop();
       await server.stop();

@@ -2,7 +2,6 @@
 import { durationsOf, type RepoConfig } from "../../config/repo-config.js";
 import { type ClaimRecord, type SubjectKey, subjectName } from "../../domain/claim.js";
 import { agentBranchPatterns } from "../../domain/trust.js";
-import { takeoverNotification } from "../../notify/notification-events.js";
 import type {
   AppliedWrite,
   ClaimCommentEvidence,
@@ -15,14 +14,7 @@ import {
   StoreUnavailableError,
 } from "../../providers/liveness-store.js";
 import type { QueueRepo } from "../../providers/queue-store.js";
-import {
-  announce,
-  applyAndCommit,
-  landedAnyway,
-  landedComment,
-  rollBack,
-  writeFenced,
-} from "../commit-transition.js";
+import { applyAndCommit, landedAnyway, landedComment, rollBack, writeFenced } from "../commit-transition.js";
 import { overlapsOf } from "../lease-reads.js";
 import {
   type ClaimOutcome,
@@ -335,7 +327,10 @@ export class ClaimLease {
       throw refused(overtakenRefusal(subject, current, clock()));
     }
     // The rotated-out token's attestations no longer count: the linked PRs' checks re-run.
-    await announce(this.deps, key, promoted);
+    void this.deps.events.transitioned(
+      { cause: "token-rotated", at: clock(), record: promoted, previous: reclaimed },
+      config,
+    );
     const overlaps = await overlapsOf(this.deps, promoted);
     return { kind: "reclaimed", lease: leaseView(key, promoted, token), overlaps };
   }
@@ -363,11 +358,9 @@ export class ClaimLease {
         });
       }
     }
-    await announce(this.deps, key, record);
-    // Queued, never awaited: a dead sink costs the claim nothing (docs/deploy.md#delivery-the-outbox).
-    if (previous?.state === "active" && previous.actor.kind === "agent") {
-      this.deps.notifier?.emit(takeoverNotification(previous, record, config));
-    }
+    // Queued, never awaited: a dead sink or the fence's re-check costs the claim nothing
+    // (docs/deploy.md#delivery-the-outbox).
+    void this.deps.events.transitioned({ cause: "claimed", at: now, record, previous }, config);
     const resume =
       previous &&
       (previous.state === "active" || previous.outcome === "handoff" || previous.state === "reaped")
