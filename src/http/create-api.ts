@@ -77,7 +77,7 @@ export function createApi(deps: ApiDeps): Hono<ApiEnv> {
   );
 
   mountClaimRoutes(app, { core, auth, log, ...(deps.picker ? { picker: deps.picker } : {}) });
-  mountLeaseRoutes(app, { core, auth });
+  mountLeaseRoutes(app, { core, auth, log });
   mountInventoryRoutes(app, { core, auth, cache: deps.reads.cache });
   if (deps.picker) mountQueueRoutes(app, { picker: deps.picker, auth, cache: deps.reads.cache });
   mountAdminRoutes(app, {

@@ -1,19 +1,12 @@
 // `POST /api/v1/leases/{leaseId}/heartbeat` on node:http itself, in front of Hono: the hottest call builds no web Request.
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Logger } from "pino";
-import type { LeaseCore } from "../lease/lease-core.js";
-import { HeartbeatBody } from "./api-schemas.js";
-import { type AuthDeps, asLeaseOf } from "./auth.js";
 import { clientAddressOf } from "./client-address.js";
-import { errorResponse } from "./error-response.js";
-import { clientGone, headerOf, parseBody, payloadTooLarge, readNodeBody } from "./read-body.js";
+import { answerHeartbeat, type HeartbeatDeps, type HeartbeatTransport } from "./heartbeat.js";
+import { headerOf, readNodeBody } from "./read-body.js";
 
-export interface HeartbeatRouteDeps {
-  core: LeaseCore;
-  auth: AuthDeps;
+export interface HeartbeatRouteDeps extends HeartbeatDeps {
   trustProxyHops?: number;
-  log: Logger;
 }
 
 /**
@@ -26,45 +19,30 @@ const heartbeatPath = /^\/api\/v1\/leases\/(\d{1,15}\.\d{1,15}\.\d{1,10}\.\d{1,1
 const plainHost = /^[a-z0-9._-]+(?::(?:[1-5]\d{3,4}|[6-9]\d{3}))?$/;
 
 /**
- * A node:http handler answering heartbeats exactly as the Hono route does (the same body limit,
- * parse, lease check, failed-auth limiter and error answers, through the same functions), or false
- * for any other request. The answer is written as @hono/node-server writes a `c.json` one.
+ * A node:http handler answering heartbeats through the one implementation Hono's route uses too
+ * (heartbeat.ts), or false for any other request. The answer is written as @hono/node-server writes
+ * a `c.json` one.
  */
 export function createHeartbeatRoute(deps: HeartbeatRouteDeps) {
-  const { core, auth, log } = deps;
   const trustedHops = deps.trustProxyHops ?? 0;
-  const answer = async (req: IncomingMessage, res: ServerResponse, leaseId: string) => {
-    try {
-      const text = await readNodeBody(req);
-      if (text === clientGone) return;
-      if (text === null) {
-        send(res, payloadTooLarge.status, payloadTooLarge.body);
-        return;
-      }
-      const body = parseBody(text, headerOf(req, "content-type"), HeartbeatBody, true);
-      const request = {
-        authorization: headerOf(req, "authorization"),
-        clientAddress: clientAddressOf({
-          socketAddress: req.socket.remoteAddress ?? "unknown",
-          forwardedFor: trustedHops > 0 ? headerOf(req, "x-forwarded-for") : undefined,
-          trustedHops,
-        }),
-        leaseId,
-      };
-      send(res, 200, await asLeaseOf(request, auth, (token) => core.heartbeat(leaseId, token, body)));
-    } catch (error) {
-      // The request id is only ever read by an error's log line (and a 500's body): made only then.
-      const requestId = headerOf(req, "x-request-id") ?? randomUUID();
-      const { status, body, headers } = errorResponse(error, { requestId, log });
-      send(res, status, body, headers);
-    }
+  // The exchange's handle is the response: its `req` is the request.
+  const transport: HeartbeatTransport<ServerResponse, void> = {
+    header: (res, name) => headerOf(res.req, name),
+    clientAddress: (res) =>
+      clientAddressOf({
+        socketAddress: res.req.socket.remoteAddress ?? "unknown",
+        forwardedFor: trustedHops > 0 ? headerOf(res.req, "x-forwarded-for") : undefined,
+        trustedHops,
+      }),
+    requestId: (res) => headerOf(res.req, "x-request-id") ?? randomUUID(),
+    reply: send,
   };
   return (req: IncomingMessage, res: ServerResponse): boolean => {
     if (req.method !== "POST") return false;
     const match = heartbeatPath.exec(req.url ?? "");
     const host = req.headers.host;
     if (!match || host === undefined || !plainHost.test(host)) return false;
-    void answer(req, res, match[1]!);
+    void answerHeartbeat(deps, transport, res, match[1]!, readNodeBody(req));
     return true;
   };
 }

@@ -2,6 +2,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createHeartbeatRoute } from "../../src/http/heartbeat-route.js";
 import { MemoryLivenessStore } from "../../src/providers/memory/memory-store.js";
 import { type GitHubSimulator, startGitHubSimulator } from "../../tools/github-sim/index.js";
 import { installationId, repo, repoId, seedWorld } from "../faults/support/world.js";
@@ -24,7 +25,8 @@ beforeAll(async () => {
     appId: 1,
   });
   const store = new MemoryLivenessStore({ now: () => T0 });
-  app = await startApp({ store, githubBaseUrl: sim.baseUrl, now: T0 });
+  // One trusted hop: the transports' comparison below gives each its own client address (X-Forwarded-For).
+  app = await startApp({ store, githubBaseUrl: sim.baseUrl, now: T0, trustProxyHops: 1 });
   sim.configureWebhooks({ url: `${app.url}/api/github/webhooks` });
   seedWorld(sim);
   await sim.flush();
@@ -233,12 +235,19 @@ const cases: Case[] = [
   { name: "the right token while limited", headers: (t) => [bearer(t.live), json], body: "{}" },
 ];
 
-function requestOf(c: Case): Buffer {
+/** The request of a case; `host` and `extra` headers as the transports' comparison sends them. */
+function requestOf(c: Case, host = "127.0.0.1", extra: string[] = []): Buffer {
   const leases = { live: live.leaseId, superseded: superseded.leaseId };
   const tokens = { live: live.token, superseded: superseded.token };
   const path = c.path?.(leases) ?? `/api/v1/leases/${leases.live}/heartbeat`;
   const body = c.body === undefined ? Buffer.alloc(0) : Buffer.from(c.body);
-  const lines = [`POST ${path} HTTP/1.1`, "Host: 127.0.0.1", "Connection: close", ...c.headers(tokens)];
+  const lines = [
+    `POST ${path} HTTP/1.1`,
+    `Host: ${host}`,
+    "Connection: close",
+    ...c.headers(tokens),
+    ...extra,
+  ];
   if (c.chunked) {
     lines.push("Transfer-Encoding: chunked");
     const chunks: Buffer[] = [];
@@ -260,6 +269,36 @@ describe("POST /api/v1/leases/:leaseId/heartbeat", () => {
     if (process.env.RECORD_HEARTBEAT_ANSWERS) writeFileSync(fixture, `${JSON.stringify(answers, null, 2)}\n`);
     const recorded = JSON.parse(readFileSync(fixture, "utf8")) as Record<string, string>;
     expect(answers).toStrictEqual(recorded);
+  });
+});
+
+describe("the heartbeat's two transports", () => {
+  // A Host with a port @hono/node-server parses a URL for: the node:http route leaves the request to Hono.
+  const honoHost = "127.0.0.1:80";
+
+  it("are told apart by that Host: the node:http route declines it", () => {
+    const route = createHeartbeatRoute({ core: {} as never, auth: {} as never, log: {} as never });
+    const request = {
+      method: "POST",
+      url: `/api/v1/leases/${live.leaseId}/heartbeat`,
+      headers: { host: honoHost },
+    };
+    expect(route(request as never, {} as never)).toBe(false);
+  });
+
+  it("answer every request of the table byte for byte alike (node:http's route and Hono's)", async () => {
+    // Each transport fails authentications from its own address, so both meet the limit at the same row.
+    const fast: Record<string, string> = {};
+    const hono: Record<string, string> = {};
+    for (const c of cases) {
+      fast[c.name] = await exchange(requestOf(c, "127.0.0.1", ["X-Forwarded-For: 10.0.0.1"]));
+      hono[c.name] = await exchange(requestOf(c, honoHost, ["X-Forwarded-For: 10.0.0.2"]));
+    }
+    expect(hono).toStrictEqual(fast);
+    const recorded = JSON.parse(readFileSync(fixture, "utf8")) as Record<string, string>;
+    // The table's answers: a live lease's as recorded (its state moved on since), every refusal exactly.
+    for (const c of cases)
+      if (!recorded[c.name]!.startsWith("HTTP/1.1 200")) expect(fast[c.name]).toBe(recorded[c.name]);
   });
 });
 
