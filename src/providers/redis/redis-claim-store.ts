@@ -19,7 +19,7 @@ import type {
   ReleaseOutcomeResult,
   VerifyOutcome,
 } from "../liveness-store.js";
-import { memberOf, type StoreKeys, type SubjectKeyName } from "./keys.js";
+import { memberOf, type StoreKeys } from "./keys.js";
 import {
   parseClaimReply,
   parseEndClaimReply,
@@ -70,8 +70,8 @@ export class RedisClaimStore implements ClaimStore {
     const { generation: _, ...candidate } = newClaimRecord(input, 1, null);
     const reply = await runScript(this.redis, claimScript, {
       keys: {
-        ...this.#subjectKeys(key, { record: "rec", highWater: "gen", digests: "tok", history: "hist" }),
-        ...this.#indexKeys(key),
+        ...this.keys.subjectKeys(key, { record: "rec", highWater: "gen", digests: "tok", history: "hist" }),
+        ...this.keys.indexKeys(key),
         ...this.keys.actorSets(key.installationId, actor),
         liveIndexed: this.keys.liveIndexed(key.installationId),
       },
@@ -95,7 +95,7 @@ export class RedisClaimStore implements ClaimStore {
 
   async commitReclaim(input: CommitReclaimInput): Promise<ClaimRecord | null> {
     const { record } = await runScript(this.redis, commitReclaimScript, {
-      keys: this.#subjectKeys(input.key, { record: "rec", digests: "tok" }),
+      keys: this.keys.subjectKeys(input.key, { record: "rec", digests: "tok" }),
       args: {
         generation: input.generation,
         tokenDigest: input.tokenDigest,
@@ -113,7 +113,7 @@ export class RedisClaimStore implements ClaimStore {
     comment: { commentNodeId: string; commentId?: number },
   ): Promise<void> {
     await runScript(this.redis, commitClaimScript, {
-      keys: this.#subjectKeys(key, { record: "rec" }),
+      keys: this.keys.subjectKeys(key, { record: "rec" }),
       args: { generation, commentNodeId: comment.commentNodeId, commentId: optional(comment.commentId) },
     });
   }
@@ -126,8 +126,8 @@ export class RedisClaimStore implements ClaimStore {
   ): Promise<void> {
     await runScript(this.redis, rollbackClaimScript, {
       keys: {
-        ...this.#subjectKeys(key, { record: "rec", history: "hist" }),
-        ...this.#indexKeys(key),
+        ...this.keys.subjectKeys(key, { record: "rec", history: "hist" }),
+        ...this.keys.indexKeys(key),
         ...this.keys.actorSets(key.installationId, previous?.actor ?? null),
       },
       args: {
@@ -143,7 +143,7 @@ export class RedisClaimStore implements ClaimStore {
 
   async verify(input: LeaseInput): Promise<VerifyOutcome> {
     const reply = await runScript(this.redis, verifyScript, {
-      keys: this.#subjectKeys(input.key, { record: "rec", digests: "tok" }),
+      keys: this.keys.subjectKeys(input.key, { record: "rec", digests: "tok" }),
       args: { generation: input.generation, tokenDigest: input.tokenDigest, now: input.now },
     });
     if (reply.kind === "ok") return { kind: "ok", record: parseRecord(reply.record) };
@@ -153,8 +153,8 @@ export class RedisClaimStore implements ClaimStore {
   async heartbeat(input: HeartbeatInput): Promise<HeartbeatOutcome> {
     const reply = await runScript(this.redis, heartbeatScript, {
       keys: {
-        ...this.#subjectKeys(input.key, { record: "rec", digests: "tok", spend: "spend" }),
-        ...this.#indexKeys(input.key),
+        ...this.keys.subjectKeys(input.key, { record: "rec", digests: "tok", spend: "spend" }),
+        ...this.keys.indexKeys(input.key),
       },
       args: {
         generation: input.generation,
@@ -193,8 +193,8 @@ export class RedisClaimStore implements ClaimStore {
   async release(input: ReleaseInput): Promise<ReleaseOutcomeResult> {
     const reply = await runScript(this.redis, releaseScript, {
       keys: {
-        ...this.#subjectKeys(input.key, { record: "rec", digests: "tok", history: "hist" }),
-        ...this.#indexKeys(input.key),
+        ...this.keys.subjectKeys(input.key, { record: "rec", digests: "tok", history: "hist" }),
+        ...this.keys.indexKeys(input.key),
       },
       args: {
         generation: input.generation,
@@ -212,7 +212,7 @@ export class RedisClaimStore implements ClaimStore {
 
   async markSynced(key: SubjectKey, generation: number): Promise<void> {
     await runScript(this.redis, markSyncedScript, {
-      keys: this.#subjectKeys(key, { record: "rec" }),
+      keys: this.keys.subjectKeys(key, { record: "rec" }),
       args: { generation },
     });
   }
@@ -227,8 +227,13 @@ export class RedisClaimStore implements ClaimStore {
     await this.#indexRepository(record);
     return runScript(this.redis, restoreScript, {
       keys: {
-        ...this.#subjectKeys(record, { record: "rec", highWater: "gen", digests: "tok", history: "hist" }),
-        ...this.#indexKeys(record),
+        ...this.keys.subjectKeys(record, {
+          record: "rec",
+          highWater: "gen",
+          digests: "tok",
+          history: "hist",
+        }),
+        ...this.keys.indexKeys(record),
         ...this.keys.actorSets(record.installationId, record.actor),
       },
       args: {
@@ -266,8 +271,8 @@ export class RedisClaimStore implements ClaimStore {
     const { key } = input;
     const reply = await runScript(this.redis, endClaimScript, {
       keys: {
-        ...this.#subjectKeys(key, { record: "rec", highWater: "gen", history: "hist" }),
-        ...this.#indexKeys(key),
+        ...this.keys.subjectKeys(key, { record: "rec", highWater: "gen", history: "hist" }),
+        ...this.keys.indexKeys(key),
       },
       args: {
         generation: input.generation,
@@ -309,8 +314,8 @@ export class RedisClaimStore implements ClaimStore {
     const { generation: _, durations: __, ...candidate } = newHumanRecord(input, 1, null);
     const { record, previous } = await runScript(this.redis, humanClaimScript, {
       keys: {
-        ...this.#subjectKeys(key, { record: "rec", highWater: "gen", history: "hist" }),
-        ...this.#indexKeys(key),
+        ...this.keys.subjectKeys(key, { record: "rec", highWater: "gen", history: "hist" }),
+        ...this.keys.indexKeys(key),
       },
       args: {
         now: input.now,
@@ -329,33 +334,19 @@ export class RedisClaimStore implements ClaimStore {
 
   async recordPush(key: SubjectKey, generation: number, at: number): Promise<void> {
     await runScript(this.redis, recordPushScript, {
-      keys: this.#subjectKeys(key, { record: "rec" }),
+      keys: this.keys.subjectKeys(key, { record: "rec" }),
       args: { generation, at },
     });
   }
 
   async forget(key: SubjectKey, now: number): Promise<void> {
     await runScript(this.redis, forgetScript, {
-      keys: { ...this.#subjectKeys(key, { record: "rec", history: "hist" }), ...this.#indexKeys(key) },
+      keys: {
+        ...this.keys.subjectKeys(key, { record: "rec", history: "hist" }),
+        ...this.keys.indexKeys(key),
+      },
       args: { now, member: memberOf(key) },
     });
-  }
-
-  #subjectKeys<N extends string>(key: SubjectKey, names: Record<N, SubjectKeyName>): Record<N, string> {
-    const keys = {} as Record<N, string>;
-    for (const [name, kind] of Object.entries(names) as [N, SubjectKeyName][]) {
-      keys[name] = this.keys.subject(key, kind);
-    }
-    return keys;
-  }
-
-  /** The installation's deadlines and holders, and the subject's repository listing. */
-  #indexKeys(key: SubjectKey): { deadlines: string; holders: string; repository: string } {
-    return {
-      deadlines: this.keys.deadlines(key.installationId),
-      holders: this.keys.holders(key.installationId),
-      repository: this.keys.repository(key),
-    };
   }
 
   async #indexRepository(key: { installationId: number; repoId: number }): Promise<void> {
