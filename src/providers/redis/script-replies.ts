@@ -44,8 +44,9 @@ export function tagged<const M extends Readonly<Record<string, readonly string[]
     form: "tagged",
     kinds,
     decode(reply, script) {
-      const fields = Array.isArray(reply) ? fieldsOf.get(reply[0]) : undefined;
-      if (fields === undefined || !Array.isArray(reply)) throw unexpectedReply(script, reply);
+      if (!Array.isArray(reply)) throw unexpectedReply(script, reply);
+      const fields = fieldsOf.get(reply[0]);
+      if (fields === undefined) throw unexpectedReply(script, reply);
       const named: Record<string, ScriptReply> = { kind: reply[0]! };
       for (let i = 0; i < fields.length; i++) named[fields[i]!] = reply[i + 1] ?? null;
       return named as TaggedReply<M>;
