@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { fenceScripts } from "../src/providers/redis/redis-fence-store.js";
 import { outboxScripts } from "../src/providers/redis/redis-outbox-store.js";
+import type { ReplyDeclaration, ReplyLiteral } from "../src/providers/redis/script-replies.js";
 import { type ScriptDefinition, scriptSource } from "../src/providers/redis/script-runner.js";
 import { storeScripts } from "../src/providers/redis/store-scripts.js";
 
@@ -56,6 +57,32 @@ const kindsReturned = (lua: string) =>
 /** A reply entry's kind: `{'held', current, intent}` → held; an entry without one (a value) has none. */
 const kindListed = (entry: string) => /^\{'(\w+)'/.exec(entry)?.[1];
 
+/** A literal as a header writes it: `1`, `'restored'`, `false`, `{}`. */
+const literal = (value: ReplyLiteral) =>
+  value === null
+    ? "false"
+    : typeof value === "string"
+      ? `'${value}'`
+      : typeof value === "number"
+        ? `${value}`
+        : "{}";
+
+/** The Reply entries a definition's `replies` declare, as its header writes them. */
+function declared(replies: ReplyDeclaration): string[] {
+  switch (replies.form) {
+    case "tagged":
+      return Object.entries(replies.kinds).map(
+        ([kind, fields]) => `{${[`'${kind}'`, ...fields].join(", ")}}`,
+      );
+    case "tuple":
+      return [`{${replies.fields.join(", ")}}`];
+    case "value":
+      return [replies.name, ...replies.or.map(literal)];
+    case "literals":
+      return replies.values.map(literal);
+  }
+}
+
 describe.each(definitions.map((definition) => [fileOf(definition), definition] as const))(
   "the header of %s",
   (file, definition) => {
@@ -92,6 +119,10 @@ describe.each(definitions.map((definition) => [fileOf(definition), definition] a
     it("has a REST section exactly when the definition passes further arguments", () => {
       expect(header?.sections.has("REST")).toBe(definition.rest);
       expect(/\bREST\b/.test(body)).toBe(definition.rest);
+    });
+
+    it("lists the replies its definition declares: their kinds and fields, in order", () => {
+      expect(section("Reply")).toStrictEqual(declared(definition.replies));
     });
 
     it("lists every reply kind the script and its includes return, and no other", () => {

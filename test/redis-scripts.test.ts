@@ -3,7 +3,14 @@ import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { fenceScripts } from "../src/providers/redis/redis-fence-store.js";
 import { outboxScripts } from "../src/providers/redis/redis-outbox-store.js";
-import { defineScript, scriptSource } from "../src/providers/redis/script-runner.js";
+import {
+  defineScript,
+  literals,
+  scriptSource,
+  tagged,
+  tuple,
+  value,
+} from "../src/providers/redis/script-runner.js";
 import { storeScripts } from "../src/providers/redis/store-scripts.js";
 
 const luaDirectory = new URL("../src/providers/redis/lua/", import.meta.url);
@@ -33,6 +40,7 @@ describe("the Redis stores' Lua scripts", () => {
       name: "markStale",
       keys: ["record", "deadlines", "repository"],
       args: ["generation", "now", "requireSilentMs", "storeEpoch", "member"],
+      replies: tagged({ marked: ["record"], skipped: ["reason", "current"] }),
     });
     const source = scriptSource(definition, { HISTORY_LIMIT: 50 });
     expect(source.split("\n").slice(0, 3)).toStrictEqual([
@@ -50,5 +58,41 @@ describe("the Redis stores' Lua scripts", () => {
       source.indexOf("local function still_live("),
     );
     expect(source).not.toContain("@include");
+  });
+});
+
+describe("a script's reply, decoded by the names its definition declares", () => {
+  const refusals = tagged({ ok: ["record"], superseded: ["current", "rotatedAt"], missing: [] });
+
+  it("names a tagged tuple's fields after its kind; a field the script left off is null", () => {
+    expect(refusals.decode(["ok", ["generation", "3"]], "verify")).toStrictEqual({
+      kind: "ok",
+      record: ["generation", "3"],
+    });
+    expect(refusals.decode(["superseded", ["generation", "4"]], "verify")).toStrictEqual({
+      kind: "superseded",
+      current: ["generation", "4"],
+      rotatedAt: null,
+    });
+    expect(refusals.decode(["missing"], "verify")).toStrictEqual({ kind: "missing" });
+  });
+
+  it("refuses a kind, a shape or a value the definition does not declare, naming the script", () => {
+    expect(() => refusals.decode(["gone", "expired", []], "verify")).toThrow(
+      `the Redis store's verify script answered unexpectedly: ["gone","expired",[]]`,
+    );
+    expect(() => refusals.decode("ok", "verify")).toThrow(/verify script answered unexpectedly/);
+    expect(() => literals("restored", "exists").decode("replaced", "restore")).toThrow(/restore script/);
+    expect(() => tuple("record", "previous").decode(1, "humanClaim")).toThrow(/humanClaim script/);
+  });
+
+  it("names an untagged tuple's fields, a last `name...` taking the rest, and a single value", () => {
+    expect(tuple("refreshedAt", "total", "facts...").decode(["", 2, "{}", "[]"], "queuePage")).toStrictEqual({
+      refreshedAt: "",
+      total: 2,
+      facts: ["{}", "[]"],
+    });
+    expect(value("member", null).decode(null, "queueReserve")).toStrictEqual({ member: null });
+    expect(literals(1, 0).decode(0, "forget")).toBe(0);
   });
 });

@@ -36,6 +36,24 @@ export class StoreKeys {
     return `${this.base(key.installationId)}:s:${key.repoId}:${key.issue}:${name}`;
   }
 
+  /** A subject's keys under the names a script's definition gives them: `{ record: "rec", … }`. */
+  subjectKeys<N extends string>(key: SubjectKey, names: Record<N, SubjectKeyName>): Record<N, string> {
+    const keys = {} as Record<N, string>;
+    for (const [name, kind] of Object.entries(names) as [N, SubjectKeyName][]) {
+      keys[name] = this.subject(key, kind);
+    }
+    return keys;
+  }
+
+  /** The installation's deadlines and holders, and the subject's repository listing. */
+  indexKeys(key: SubjectKey): { deadlines: string; holders: string; repository: string } {
+    return {
+      deadlines: this.deadlines(key.installationId),
+      holders: this.holders(key.installationId),
+      repository: this.repository(key),
+    };
+  }
+
   /** Active claims by deadline (the janitor's queue). */
   deadlines(installationId: number): string {
     return `${this.base(installationId)}:deadlines`;

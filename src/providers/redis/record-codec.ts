@@ -8,7 +8,8 @@ import type {
   LeaseRefusal,
   MarkStaleOutcome,
 } from "../liveness-store.js";
-import type { ScriptReply } from "./script-runner.js";
+import type { ReplyOf, ScriptReply } from "./script-runner.js";
+import type { claimScript, endClaimScript, markStaleScript, verifyScript } from "./store-scripts.js";
 
 /**
  * Record layout in its hash: scalar fields keep their names; `durations` is flattened into
@@ -163,19 +164,26 @@ const GoneReasonValue = z.enum([
   "expired",
 ]) satisfies z.ZodType<GoneReason>;
 
-export function parseRefusal(operation: string, reply: ScriptReply): LeaseRefusal {
-  const [kind, a, b] = asArray(reply);
-  switch (kind) {
+/** A lease's token refused (lua/includes/tokens.lua), as verify, heartbeat and release answer it. */
+export type LeaseRefusalReply = Extract<ReplyOf<typeof verifyScript>, { kind: LeaseRefusal["kind"] }>;
+
+export function parseRefusal(reply: LeaseRefusalReply): LeaseRefusal {
+  switch (reply.kind) {
     case "missing":
-      return { kind: "missing" };
     case "invalid_token":
-      return { kind: "invalid_token" };
+      return { kind: reply.kind };
     case "superseded":
-      return { kind: "superseded", current: parseRecord(a), ...(b ? { rotatedAt: toInt(String(b)) } : {}) };
+      return {
+        kind: "superseded",
+        current: parseRecord(reply.current),
+        ...(reply.rotatedAt ? { rotatedAt: toInt(String(reply.rotatedAt)) } : {}),
+      };
     case "gone":
-      return { kind: "gone", reason: GoneReasonValue.parse(String(a)), current: parseRecord(b) };
-    default:
-      throw unexpectedReply(operation, reply);
+      return {
+        kind: "gone",
+        reason: GoneReasonValue.parse(String(reply.reason)),
+        current: parseRecord(reply.current),
+      };
   }
 }
 
@@ -195,52 +203,59 @@ export function safeJson(value: string): unknown {
   }
 }
 
-export function unexpectedReply(operation: string, reply: ScriptReply): Error {
-  return new Error(`the Redis store's ${operation} script answered unexpectedly: ${JSON.stringify(reply)}`);
-}
-
-/** The claim script's answer: its first element names the outcome. */
-export function parseClaimReply(reply: ScriptReply): ClaimOutcome {
-  const [kind, a, b] = asArray(reply);
-  switch (kind) {
+/** The claim script's answer, by kind. */
+export function parseClaimReply(reply: ReplyOf<typeof claimScript>): ClaimOutcome {
+  switch (reply.kind) {
     case "created":
-      return { kind: "created", record: parseRecord(a), previous: parseOptionalRecord(b) };
+      return {
+        kind: "created",
+        record: parseRecord(reply.record),
+        previous: parseOptionalRecord(reply.previous),
+      };
     case "reclaimed":
-      return { kind: "reclaimed", record: parseRecord(a) };
+      return { kind: "reclaimed", record: parseRecord(reply.record) };
     case "held":
       return {
         kind: "held",
-        current: parseRecord(a),
-        ...(b ? { takeoverPendingBy: parseActor(String(b)) } : {}),
+        current: parseRecord(reply.current),
+        ...(reply.intent ? { takeoverPendingBy: parseActor(String(reply.intent)) } : {}),
       };
     case "human_held":
-      return { kind: "human_held", current: parseRecord(a) };
+      return { kind: "human_held", current: parseRecord(reply.current) };
     case "takeover_pending":
-      return { kind: "takeover_pending", current: parseRecord(a), retryAfterMs: Number(b) };
+      return {
+        kind: "takeover_pending",
+        current: parseRecord(reply.current),
+        retryAfterMs: Number(reply.retryAfterMs),
+      };
     case "cap_reached":
-      return { kind: "cap_reached", limit: a === "session" ? "session" : "login", max: Number(b) };
-    default:
-      throw unexpectedReply("claim", reply);
+      return {
+        kind: "cap_reached",
+        limit: reply.limit === "session" ? "session" : "login",
+        max: Number(reply.max),
+      };
   }
 }
 
 const EndClaimSkip = z.enum(["missing", "moved-on", "not-active", "live"]);
 const MarkStaleSkip = z.enum(["missing", "moved-on", "not-active", "live", "already-marked"]);
 
-export function parseEndClaimReply(reply: ScriptReply): EndClaimOutcome {
-  const [kind, a, b] = asArray(reply);
-  if (kind === "ended") return { kind: "ended", previous: parseRecord(a), record: parseRecord(b) };
-  if (kind === "skipped") {
-    return { kind: "skipped", reason: EndClaimSkip.parse(a), current: parseOptionalRecord(b) };
+export function parseEndClaimReply(reply: ReplyOf<typeof endClaimScript>): EndClaimOutcome {
+  if (reply.kind === "ended") {
+    return { kind: "ended", previous: parseRecord(reply.previous), record: parseRecord(reply.record) };
   }
-  throw unexpectedReply("endClaim", reply);
+  return {
+    kind: "skipped",
+    reason: EndClaimSkip.parse(reply.reason),
+    current: parseOptionalRecord(reply.current),
+  };
 }
 
-export function parseMarkStaleReply(reply: ScriptReply): MarkStaleOutcome {
-  const [kind, a, b] = asArray(reply);
-  if (kind === "marked") return { kind: "marked", record: parseRecord(a) };
-  if (kind === "skipped") {
-    return { kind: "skipped", reason: MarkStaleSkip.parse(a), current: parseOptionalRecord(b) };
-  }
-  throw unexpectedReply("markStale", reply);
+export function parseMarkStaleReply(reply: ReplyOf<typeof markStaleScript>): MarkStaleOutcome {
+  if (reply.kind === "marked") return { kind: "marked", record: parseRecord(reply.record) };
+  return {
+    kind: "skipped",
+    reason: MarkStaleSkip.parse(reply.reason),
+    current: parseOptionalRecord(reply.current),
+  };
 }

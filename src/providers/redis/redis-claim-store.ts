@@ -19,9 +19,8 @@ import type {
   ReleaseOutcomeResult,
   VerifyOutcome,
 } from "../liveness-store.js";
-import { memberOf, type StoreKeys, type SubjectKeyName } from "./keys.js";
+import { memberOf, type StoreKeys } from "./keys.js";
 import {
-  asArray,
   parseClaimReply,
   parseEndClaimReply,
   parseMarkStaleReply,
@@ -30,16 +29,9 @@ import {
   parseRefusal,
   recordToFields,
   safeJson,
-  unexpectedReply,
   unpackWrittenRecord,
 } from "./record-codec.js";
-import {
-  callRedis,
-  runScript,
-  type ScriptCall,
-  type ScriptDefinition,
-  type ScriptReply,
-} from "./script-runner.js";
+import { callRedis, runScript } from "./script-runner.js";
 import { parseSpendReply, parseUsageDecreased } from "./spend-codec.js";
 import {
   claimScript,
@@ -76,10 +68,10 @@ export class RedisClaimStore implements ClaimStore {
     await this.#indexRepository(key);
     // The script adds generation and supersedes, which only it can decide.
     const { generation: _, ...candidate } = newClaimRecord(input, 1, null);
-    const reply = await this.#run(claimScript, {
+    const reply = await runScript(this.redis, claimScript, {
       keys: {
-        ...this.#subjectKeys(key, { record: "rec", highWater: "gen", digests: "tok", history: "hist" }),
-        ...this.#indexKeys(key),
+        ...this.keys.subjectKeys(key, { record: "rec", highWater: "gen", digests: "tok", history: "hist" }),
+        ...this.keys.indexKeys(key),
         ...this.keys.actorSets(key.installationId, actor),
         liveIndexed: this.keys.liveIndexed(key.installationId),
       },
@@ -102,8 +94,8 @@ export class RedisClaimStore implements ClaimStore {
   }
 
   async commitReclaim(input: CommitReclaimInput): Promise<ClaimRecord | null> {
-    const reply = await this.#run(commitReclaimScript, {
-      keys: this.#subjectKeys(input.key, { record: "rec", digests: "tok" }),
+    const { record } = await runScript(this.redis, commitReclaimScript, {
+      keys: this.keys.subjectKeys(input.key, { record: "rec", digests: "tok" }),
       args: {
         generation: input.generation,
         tokenDigest: input.tokenDigest,
@@ -112,7 +104,7 @@ export class RedisClaimStore implements ClaimStore {
         commentId: optional(input.comment?.commentId),
       },
     });
-    return parseOptionalRecord(reply);
+    return parseOptionalRecord(record);
   }
 
   async commitClaim(
@@ -120,8 +112,8 @@ export class RedisClaimStore implements ClaimStore {
     generation: number,
     comment: { commentNodeId: string; commentId?: number },
   ): Promise<void> {
-    await this.#run(commitClaimScript, {
-      keys: this.#subjectKeys(key, { record: "rec" }),
+    await runScript(this.redis, commitClaimScript, {
+      keys: this.keys.subjectKeys(key, { record: "rec" }),
       args: { generation, commentNodeId: comment.commentNodeId, commentId: optional(comment.commentId) },
     });
   }
@@ -132,10 +124,10 @@ export class RedisClaimStore implements ClaimStore {
     previous: ClaimRecord | null,
     now: number,
   ): Promise<void> {
-    await this.#run(rollbackClaimScript, {
+    await runScript(this.redis, rollbackClaimScript, {
       keys: {
-        ...this.#subjectKeys(key, { record: "rec", history: "hist" }),
-        ...this.#indexKeys(key),
+        ...this.keys.subjectKeys(key, { record: "rec", history: "hist" }),
+        ...this.keys.indexKeys(key),
         ...this.keys.actorSets(key.installationId, previous?.actor ?? null),
       },
       args: {
@@ -150,20 +142,19 @@ export class RedisClaimStore implements ClaimStore {
   }
 
   async verify(input: LeaseInput): Promise<VerifyOutcome> {
-    const reply = await this.#run(verifyScript, {
-      keys: this.#subjectKeys(input.key, { record: "rec", digests: "tok" }),
+    const reply = await runScript(this.redis, verifyScript, {
+      keys: this.keys.subjectKeys(input.key, { record: "rec", digests: "tok" }),
       args: { generation: input.generation, tokenDigest: input.tokenDigest, now: input.now },
     });
-    const [kind, a] = asArray(reply);
-    if (kind === "ok") return { kind: "ok", record: parseRecord(a) };
-    return parseRefusal("verify", reply);
+    if (reply.kind === "ok") return { kind: "ok", record: parseRecord(reply.record) };
+    return parseRefusal(reply);
   }
 
   async heartbeat(input: HeartbeatInput): Promise<HeartbeatOutcome> {
-    const reply = await this.#run(heartbeatScript, {
+    const reply = await runScript(this.redis, heartbeatScript, {
       keys: {
-        ...this.#subjectKeys(input.key, { record: "rec", digests: "tok", spend: "spend" }),
-        ...this.#indexKeys(input.key),
+        ...this.keys.subjectKeys(input.key, { record: "rec", digests: "tok", spend: "spend" }),
+        ...this.keys.indexKeys(input.key),
       },
       args: {
         generation: input.generation,
@@ -186,25 +177,24 @@ export class RedisClaimStore implements ClaimStore {
         usageTokens: optional(input.usage?.tokens),
       },
     });
-    const [kind, edit, packed, askedBefore, before, after, warned] = asArray(reply);
-    if (kind === "ok") {
+    if (reply.kind === "ok") {
       return {
         kind: "ok",
-        record: unpackWrittenRecord(packed),
-        editComment: edit === "1",
-        ...(askedBefore === "1" ? { needsHumanBefore: true as const } : {}),
-        ...(input.usage ? { spend: parseSpendReply(before, after, warned) } : {}),
+        record: unpackWrittenRecord(reply.record),
+        editComment: reply.edit === "1",
+        ...(reply.askedBefore === "1" ? { needsHumanBefore: true as const } : {}),
+        ...(input.usage ? { spend: parseSpendReply(reply.spentBefore, reply.spentAfter, reply.warned) } : {}),
       };
     }
-    if (kind === "usage_decreased") return parseUsageDecreased(edit, packed);
-    return parseRefusal("heartbeat", reply);
+    if (reply.kind === "usage_decreased") return parseUsageDecreased(reply.figure, reply.last);
+    return parseRefusal(reply);
   }
 
   async release(input: ReleaseInput): Promise<ReleaseOutcomeResult> {
-    const reply = await this.#run(releaseScript, {
+    const reply = await runScript(this.redis, releaseScript, {
       keys: {
-        ...this.#subjectKeys(input.key, { record: "rec", digests: "tok", history: "hist" }),
-        ...this.#indexKeys(input.key),
+        ...this.keys.subjectKeys(input.key, { record: "rec", digests: "tok", history: "hist" }),
+        ...this.keys.indexKeys(input.key),
       },
       args: {
         generation: input.generation,
@@ -214,14 +204,15 @@ export class RedisClaimStore implements ClaimStore {
         outcome: input.outcome,
       },
     });
-    const [kind, a, b] = asArray(reply);
-    if (kind === "released") return { kind: "released", record: parseRecord(a), repeated: b === "1" };
-    return parseRefusal("release", reply);
+    if (reply.kind === "released") {
+      return { kind: "released", record: parseRecord(reply.record), repeated: reply.repeated === "1" };
+    }
+    return parseRefusal(reply);
   }
 
   async markSynced(key: SubjectKey, generation: number): Promise<void> {
-    await this.#run(markSyncedScript, {
-      keys: this.#subjectKeys(key, { record: "rec" }),
+    await runScript(this.redis, markSyncedScript, {
+      keys: this.keys.subjectKeys(key, { record: "rec" }),
       args: { generation },
     });
   }
@@ -234,10 +225,15 @@ export class RedisClaimStore implements ClaimStore {
 
   async restore(record: ClaimRecord, now: number): Promise<"restored" | "exists"> {
     await this.#indexRepository(record);
-    const reply = await this.#run(restoreScript, {
+    return runScript(this.redis, restoreScript, {
       keys: {
-        ...this.#subjectKeys(record, { record: "rec", highWater: "gen", digests: "tok", history: "hist" }),
-        ...this.#indexKeys(record),
+        ...this.keys.subjectKeys(record, {
+          record: "rec",
+          highWater: "gen",
+          digests: "tok",
+          history: "hist",
+        }),
+        ...this.keys.indexKeys(record),
         ...this.keys.actorSets(record.installationId, record.actor),
       },
       args: {
@@ -250,8 +246,6 @@ export class RedisClaimStore implements ClaimStore {
       },
       rest: recordToFields(record),
     });
-    if (reply === "restored" || reply === "exists") return reply;
-    throw unexpectedReply("restore", reply);
   }
 
   async history(key: SubjectKey): Promise<Transition[]> {
@@ -266,19 +260,19 @@ export class RedisClaimStore implements ClaimStore {
   }
 
   async epoch(installationId: number, now: number): Promise<number> {
-    const reply = await this.#run(epochScript, {
+    const { epoch } = await runScript(this.redis, epochScript, {
       keys: { epoch: this.keys.epoch(installationId) },
       args: { now },
     });
-    return Number(reply);
+    return Number(epoch);
   }
 
   async endClaim(input: EndClaimInput): Promise<EndClaimOutcome> {
     const { key } = input;
-    const reply = await this.#run(endClaimScript, {
+    const reply = await runScript(this.redis, endClaimScript, {
       keys: {
-        ...this.#subjectKeys(key, { record: "rec", highWater: "gen", history: "hist" }),
-        ...this.#indexKeys(key),
+        ...this.keys.subjectKeys(key, { record: "rec", highWater: "gen", history: "hist" }),
+        ...this.keys.indexKeys(key),
       },
       args: {
         generation: input.generation,
@@ -296,7 +290,7 @@ export class RedisClaimStore implements ClaimStore {
 
   async markStale(input: MarkStaleInput): Promise<MarkStaleOutcome> {
     const { key } = input;
-    const reply = await this.#run(markStaleScript, {
+    const reply = await runScript(this.redis, markStaleScript, {
       keys: {
         record: this.keys.subject(key, "rec"),
         deadlines: this.keys.deadlines(key.installationId),
@@ -318,10 +312,10 @@ export class RedisClaimStore implements ClaimStore {
     await this.#indexRepository(key);
     // The script adds generation and supersedes, and copies durations and branch from the current record.
     const { generation: _, durations: __, ...candidate } = newHumanRecord(input, 1, null);
-    const reply = await this.#run(humanClaimScript, {
+    const { record, previous } = await runScript(this.redis, humanClaimScript, {
       keys: {
-        ...this.#subjectKeys(key, { record: "rec", highWater: "gen", history: "hist" }),
-        ...this.#indexKeys(key),
+        ...this.keys.subjectKeys(key, { record: "rec", highWater: "gen", history: "hist" }),
+        ...this.keys.indexKeys(key),
       },
       args: {
         now: input.now,
@@ -335,52 +329,29 @@ export class RedisClaimStore implements ClaimStore {
       },
       rest: recordToFields(candidate as ClaimRecord),
     });
-    const [record, previous] = asArray(reply);
-    if (!Array.isArray(record)) throw unexpectedReply("humanClaim", reply);
     return { record: parseRecord(record), previous: parseOptionalRecord(previous) };
   }
 
   async recordPush(key: SubjectKey, generation: number, at: number): Promise<void> {
-    await this.#run(recordPushScript, {
-      keys: this.#subjectKeys(key, { record: "rec" }),
+    await runScript(this.redis, recordPushScript, {
+      keys: this.keys.subjectKeys(key, { record: "rec" }),
       args: { generation, at },
     });
   }
 
   async forget(key: SubjectKey, now: number): Promise<void> {
-    await this.#run(forgetScript, {
-      keys: { ...this.#subjectKeys(key, { record: "rec", history: "hist" }), ...this.#indexKeys(key) },
+    await runScript(this.redis, forgetScript, {
+      keys: {
+        ...this.keys.subjectKeys(key, { record: "rec", history: "hist" }),
+        ...this.keys.indexKeys(key),
+      },
       args: { now, member: memberOf(key) },
     });
-  }
-
-  #subjectKeys<N extends string>(key: SubjectKey, names: Record<N, SubjectKeyName>): Record<N, string> {
-    const keys = {} as Record<N, string>;
-    for (const [name, kind] of Object.entries(names) as [N, SubjectKeyName][]) {
-      keys[name] = this.keys.subject(key, kind);
-    }
-    return keys;
-  }
-
-  /** The installation's deadlines and holders, and the subject's repository listing. */
-  #indexKeys(key: SubjectKey): { deadlines: string; holders: string; repository: string } {
-    return {
-      deadlines: this.keys.deadlines(key.installationId),
-      holders: this.keys.holders(key.installationId),
-      repository: this.keys.repository(key),
-    };
   }
 
   async #indexRepository(key: { installationId: number; repoId: number }): Promise<void> {
     const repos = this.keys.repositories(key.installationId);
     await this.call(() => this.redis.sadd(repos, String(key.repoId)));
-  }
-
-  #run<K extends string, A extends string>(
-    script: ScriptDefinition<K, A>,
-    call: ScriptCall<K, A>,
-  ): Promise<ScriptReply> {
-    return runScript(this.redis, script, call);
   }
 
   protected async call<T>(operation: () => Promise<T>): Promise<T> {

@@ -15,7 +15,7 @@ import {
   type RepoKey,
 } from "../fence-store.js";
 import { FenceKeys } from "./keys.js";
-import { callRedis, defineScript, runScript, ScriptSet } from "./script-runner.js";
+import { callRedis, defineScript, literals, runScript, ScriptSet } from "./script-runner.js";
 
 export interface RedisFenceStoreOptions {
   redis: Redis | Cluster;
@@ -27,6 +27,7 @@ const recordClaimScript = defineScript({
   name: "fenceRecordClaim",
   keys: ["notes", "branches"],
   args: ["generation", "note", "branch", "issue", "maxNotes", "maxSubjectsPerBranch", "ttlMs"],
+  replies: literals(1),
 });
 
 const attestScript = defineScript({
@@ -34,18 +35,21 @@ const attestScript = defineScript({
   // The subject's sha → {generation: at} hash, the generation's shas scored by time, its sha → token digest hash.
   keys: ["attested", "generationShas", "attestedBy"],
   args: ["sha", "generation", "now", "maxShas", "ttlMs", "tokenDigest"],
+  replies: literals(1),
 });
 
 const putPullRequestScript = defineScript({
   name: "fencePutPullRequest",
   keys: ["prs", "links"],
   args: ["number", "entry", "ttlMs"],
+  replies: literals(1),
 });
 
 const removePullRequestScript = defineScript({
   name: "fenceRemovePullRequest",
   keys: ["prs", "links"],
   args: ["number"],
+  replies: literals(1),
 });
 
 export const fenceScripts = new ScriptSet([

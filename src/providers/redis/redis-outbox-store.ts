@@ -12,7 +12,15 @@ import {
   StoredDelivery,
 } from "../../notify/outbox-store.js";
 import { OutboxKeys } from "./keys.js";
-import { callRedis, defineScript, runScript, type ScriptReply, ScriptSet } from "./script-runner.js";
+import {
+  callRedis,
+  defineScript,
+  literals,
+  type ReplyOf,
+  runScript,
+  ScriptSet,
+  tuple,
+} from "./script-runner.js";
 
 const enqueueScript = defineScript({
   name: "notifyEnqueue",
@@ -20,18 +28,21 @@ const enqueueScript = defineScript({
   args: ["now", "eventMemoryMs"],
   // Delivery id and stored delivery (JSON) pairs.
   rest: true,
+  replies: literals(1, 0),
 });
 
 const claimScript = defineScript({
   name: "notifyClaim",
   keys: ["due", "entries", "attempts", "claims"],
   args: ["now", "leaseMs", "limit", "claimant"],
+  replies: tuple("depth", "deliveries..."),
 });
 
 const settleScript = defineScript({
   name: "notifySettle",
   keys: ["due", "entries", "attempts", "claims", "recent"],
   args: ["id", "claimant", "outcome", "dueAt", "recent", "recentKept"],
+  replies: literals(1, 0),
 });
 
 export const outboxScripts = new ScriptSet([enqueueScript, claimScript, settleScript]);
@@ -136,22 +147,20 @@ function safeJson(text: string): unknown {
   }
 }
 
-/** `[depth, id, entry, attempt, …]`: the deliveries that read back, and the ids of those that do not. */
-function parseClaimReply(reply: ScriptReply): {
+/** `{depth, deliveries...}`: the deliveries that read back, and the ids of those that do not. */
+function parseClaimReply({ depth, deliveries: flat }: ReplyOf<typeof claimScript>): {
   deliveries: ClaimedDelivery[];
   corrupt: string[];
   depth: number;
 } {
-  if (!Array.isArray(reply) || typeof reply[0] !== "number") {
-    throw new Error("unexpected reply from the outbox's claim script");
-  }
+  if (typeof depth !== "number") throw new Error("unexpected reply from the outbox's claim script");
   const deliveries: ClaimedDelivery[] = [];
   const corrupt: string[] = [];
-  for (let i = 1; i + 2 < reply.length; i += 3) {
-    const id = String(reply[i]);
-    const parsed = StoredDelivery.safeParse(safeJson(String(reply[i + 1])));
-    if (parsed.success) deliveries.push({ id, ...parsed.data, attempt: Number(reply[i + 2]) });
+  for (let i = 0; i + 2 < flat.length; i += 3) {
+    const id = String(flat[i]);
+    const parsed = StoredDelivery.safeParse(safeJson(String(flat[i + 1])));
+    if (parsed.success) deliveries.push({ id, ...parsed.data, attempt: Number(flat[i + 2]) });
     else corrupt.push(id);
   }
-  return { deliveries, corrupt, depth: reply[0] };
+  return { deliveries, corrupt, depth };
 }

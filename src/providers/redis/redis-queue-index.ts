@@ -11,7 +11,7 @@ import {
   type QueueStore,
 } from "../queue-store.js";
 import type { StoreKeys } from "./keys.js";
-import { callRedis, runScript, type ScriptReply } from "./script-runner.js";
+import { callRedis, runScript } from "./script-runner.js";
 import {
   queueDropBlockerScript,
   queueDropScript,
@@ -134,10 +134,10 @@ export class RedisQueueIndex implements QueueStore {
         limit: Math.min(Math.max(0, Math.floor(page.limit)), maxCandidatePage),
       },
     });
-    const [refreshedAt, total, ...entries] = reply as [string, number, ...string[]];
+    const { refreshedAt, total, facts } = reply;
     const factsKey = this.keys.queue(repo, "facts");
     return {
-      candidates: entries.map((json) => parseFacts(json, factsKey)),
+      candidates: facts.map((json) => parseFacts(String(json), factsKey)),
       total: Number(total),
       refreshedAt: refreshedAt === "" ? null : Number(refreshedAt),
     };
@@ -151,12 +151,12 @@ export class RedisQueueIndex implements QueueStore {
     now: number,
   ): Promise<number | null> {
     if (issues.length === 0) return null;
-    const reply: ScriptReply = await runScript(this.redis, queueReserveScript, {
+    const { member } = await runScript(this.redis, queueReserveScript, {
       keys: { reservations: this.keys.queue(repo, "res") },
       args: { owner, ttlMs, now },
       rest: issues.map(queueMember),
     });
-    return reply === null ? null : Number(reply);
+    return member === null ? null : Number(member);
   }
 
   async unreserve(repo: QueueRepo, issue: number, owner: string): Promise<void> {

@@ -2,35 +2,43 @@
 import { readFileSync } from "node:fs";
 import type { Cluster, Redis } from "ioredis";
 import { StoreUnavailableError } from "../liveness-store.js";
+import type { Replies, ScriptReply } from "./script-replies.js";
+
+export type { ScriptReply } from "./script-replies.js";
+export { literals, tagged, tuple, value } from "./script-replies.js";
 
 /**
  * One script: `lua/<name>-<keys.length>.lua` (BullMQ's naming). The loader binds `KEY.<name>` and
  * `ARG.<name>` in the script to KEYS/ARGV in the order given here, so the order lives in one place;
  * with `rest`, further ARGV (a record's field/value pairs) follow the named ones from `ARGV[REST]`.
+ * `replies` names what the script answers (its header's Reply section), and `runScript` answers that.
  */
-export interface ScriptDefinition<K extends string = string, A extends string = string> {
+export interface ScriptDefinition<K extends string = string, A extends string = string, R = unknown> {
   name: string;
   keys: readonly K[];
   args: readonly A[];
   rest: boolean;
+  replies: Replies<R>;
 }
 
-export function defineScript<const K extends string, const A extends string>(definition: {
+export function defineScript<const K extends string, const A extends string, R>(definition: {
   name: string;
   keys: readonly K[];
   args: readonly A[];
   rest?: boolean;
-}): ScriptDefinition<K, A> {
+  replies: Replies<R>;
+}): ScriptDefinition<K, A, R> {
   return { ...definition, rest: definition.rest ?? false };
 }
+
+/** What `runScript` answers for a definition. */
+export type ReplyOf<D> = D extends ScriptDefinition<string, string, infer R> ? R : never;
 
 export interface ScriptCall<K extends string, A extends string> {
   keys: Record<K, string>;
   args: Record<A, string | number>;
   rest?: string[];
 }
-
-export type ScriptReply = string | number | null | ScriptReply[];
 
 const includeDirective = /^--- @include "([\w-]+)"\s*$/gm;
 const luaDirectory = new URL("./lua/", import.meta.url);
@@ -89,18 +97,19 @@ export class ScriptSet {
 }
 
 /** Runs a registered script; keys and arguments are passed by name, in the definition's order. */
-export function runScript<K extends string, A extends string>(
+export async function runScript<K extends string, A extends string, R>(
   redis: Redis | Cluster,
-  definition: ScriptDefinition<K, A>,
+  definition: ScriptDefinition<K, A, R>,
   call: ScriptCall<K, A>,
-): Promise<ScriptReply> {
+): Promise<R> {
   const keys = definition.keys.map((name) => call.keys[name]);
   const args = definition.args.map((name) => String(call.args[name]));
   const command = (redis as unknown as Record<string, (...a: string[]) => Promise<ScriptReply>>)[
     commandName(definition)
   ];
   if (!command) throw new Error(`the Redis script "${definition.name}" is not registered on this client`);
-  return callRedis(() => command.call(redis, ...keys, ...args, ...(call.rest ?? [])));
+  const reply = await callRedis(() => command.call(redis, ...keys, ...args, ...(call.rest ?? [])));
+  return definition.replies.decode(reply, definition.name);
 }
 
 /** Runs a Redis call; connection-level failures become `StoreUnavailableError` (the API's 503). */

@@ -1,9 +1,20 @@
 // The claim store's Lua scripts (lua/<name>-<keys>.lua) with the names of their keys and arguments.
 import { historyLimit, rotatedTokensKept, takeoverIntentLifetimeFactor } from "../claim-records.js";
-import { defineScript, ScriptSet } from "./script-runner.js";
+import { defineScript, literals, ScriptSet, tagged, tuple, value } from "./script-runner.js";
 
 /** Keys every transition that moves a record in or out of the indexes touches. */
 const indexKeys = ["deadlines", "holders"] as const;
+
+/** Why a lease's token is refused (lua/includes/tokens.lua): the replies verify, heartbeat and release share. */
+const leaseRefusals = {
+  missing: [],
+  invalid_token: [],
+  superseded: ["current", "rotatedAt"],
+  gone: ["reason", "current"],
+} as const;
+
+/** A script that answers 1 when it did its work and 0 when there was nothing to do. */
+const doneOrNot = literals(1, 0);
 
 export const claimScript = defineScript({
   name: "claim",
@@ -33,18 +44,28 @@ export const claimScript = defineScript({
   ],
   // The new record's fields, without generation and supersedes (only the script can decide them).
   rest: true,
+  replies: tagged({
+    created: ["record", "previous"],
+    reclaimed: ["record"],
+    held: ["current", "intent"],
+    human_held: ["current"],
+    takeover_pending: ["current", "retryAfterMs"],
+    cap_reached: ["limit", "max"],
+  }),
 });
 
 export const commitReclaimScript = defineScript({
   name: "commitReclaim",
   keys: ["record", "digests"],
   args: ["generation", "tokenDigest", "now", "commentNodeId", "commentId"],
+  replies: value("record", []),
 });
 
 export const commitClaimScript = defineScript({
   name: "commitClaim",
   keys: ["record"],
   args: ["generation", "commentNodeId", "commentId"],
+  replies: doneOrNot,
 });
 
 export const rollbackClaimScript = defineScript({
@@ -53,12 +74,14 @@ export const rollbackClaimScript = defineScript({
   args: ["generation", "now", "member", "hasPrevious", "hasSessionIdentity"],
   // The previous record's fields, when there is one.
   rest: true,
+  replies: doneOrNot,
 });
 
 export const verifyScript = defineScript({
   name: "verify",
   keys: ["record", "digests"],
   args: ["generation", "tokenDigest", "now"],
+  replies: tagged({ ok: ["record"], ...leaseRefusals }),
 });
 
 export const heartbeatScript = defineScript({
@@ -84,15 +107,26 @@ export const heartbeatScript = defineScript({
     "usageCost",
     "usageTokens",
   ],
+  replies: tagged({
+    ok: ["edit", "record", "askedBefore", "spentBefore", "spentAfter", "warned"],
+    usage_decreased: ["figure", "last"],
+    ...leaseRefusals,
+  }),
 });
 
 export const releaseScript = defineScript({
   name: "release",
   keys: ["record", "digests", "history", ...indexKeys, "repository"],
   args: ["generation", "tokenDigest", "now", "member", "outcome"],
+  replies: tagged({ released: ["record", "repeated"], ...leaseRefusals }),
 });
 
-export const markSyncedScript = defineScript({ name: "markSynced", keys: ["record"], args: ["generation"] });
+export const markSyncedScript = defineScript({
+  name: "markSynced",
+  keys: ["record"],
+  args: ["generation"],
+  replies: doneOrNot,
+});
 
 export const restoreScript = defineScript({
   name: "restore",
@@ -100,20 +134,28 @@ export const restoreScript = defineScript({
   args: ["now", "member", "hasSessionIdentity", "generation", "tokenDigest", "actor"],
   // The restored record's fields.
   rest: true,
+  replies: literals("restored", "exists"),
 });
 
-export const epochScript = defineScript({ name: "epoch", keys: ["epoch"], args: ["now"] });
+export const epochScript = defineScript({
+  name: "epoch",
+  keys: ["epoch"],
+  args: ["now"],
+  replies: value("epoch"),
+});
 
 export const endClaimScript = defineScript({
   name: "endClaim",
   keys: ["record", "highWater", "history", ...indexKeys, "repository"],
   args: ["generation", "now", "to", "bump", "endedBy", "requireSilentMs", "storeEpoch", "member"],
+  replies: tagged({ ended: ["previous", "record"], skipped: ["reason", "current"] }),
 });
 
 export const markStaleScript = defineScript({
   name: "markStale",
   keys: ["record", "deadlines", "repository"],
   args: ["generation", "now", "requireSilentMs", "storeEpoch", "member"],
+  replies: tagged({ marked: ["record"], skipped: ["reason", "current"] }),
 });
 
 export const humanClaimScript = defineScript({
@@ -122,51 +164,64 @@ export const humanClaimScript = defineScript({
   args: ["now", "member", "minGeneration", "actor", "release", "ttlMs", "reclaimAfterMs", "heartbeatMs"],
   // The new record's fields, without generation, supersedes, durations and branch (copied by the script).
   rest: true,
+  replies: tuple("record", "previous"),
 });
 
 export const recordPushScript = defineScript({
   name: "recordPush",
   keys: ["record"],
   args: ["generation", "at"],
+  replies: doneOrNot,
 });
 
 export const forgetScript = defineScript({
   name: "forget",
   keys: ["record", "history", ...indexKeys, "repository"],
   args: ["now", "member"],
+  replies: doneOrNot,
 });
 
 export const markBudgetExhaustedScript = defineScript({
   name: "markBudgetExhausted",
   keys: ["record"],
   args: ["generation"],
+  replies: doneOrNot,
 });
 
 export const acquireLockScript = defineScript({
   name: "acquireLock",
   keys: ["lock"],
   args: ["owner", "ttlMs"],
+  replies: doneOrNot,
 });
 
-export const releaseLockScript = defineScript({ name: "releaseLock", keys: ["lock"], args: ["owner"] });
+export const releaseLockScript = defineScript({
+  name: "releaseLock",
+  keys: ["lock"],
+  args: ["owner"],
+  replies: doneOrNot,
+});
 
 // The candidate index behind claims/next (src/providers/queue-store.ts), one repository's keys each.
 export const queuePutScript = defineScript({
   name: "queuePut",
   keys: ["order", "facts", "meta", "names"],
   args: ["member", "facts", "defaultRanking", "repoName", "repoId"],
+  replies: literals(1),
 });
 
 export const queuePatchScript = defineScript({
   name: "queuePatch",
   keys: ["order", "facts", "meta"],
   args: ["member", "patch", "defaultRanking"],
+  replies: doneOrNot,
 });
 
 export const queueDropScript = defineScript({
   name: "queueDrop",
   keys: ["order", "facts", "reservations"],
   args: ["member"],
+  replies: literals(1),
 });
 
 export const queueDropBlockerScript = defineScript({
@@ -174,6 +229,7 @@ export const queueDropBlockerScript = defineScript({
   keys: ["facts"],
   // `needle`: a substring every stored facts entry listing the blocker contains (a prefilter).
   args: ["blocker", "needle"],
+  replies: value("changed"),
 });
 
 export const queueReplaceScript = defineScript({
@@ -182,12 +238,14 @@ export const queueReplaceScript = defineScript({
   args: ["refreshedAt", "defaultRanking", "repoName", "repoId"],
   // member, facts pairs.
   rest: true,
+  replies: literals(1),
 });
 
 export const queuePageScript = defineScript({
   name: "queuePage",
   keys: ["order", "facts", "meta"],
   args: ["ranking", "offset", "limit"],
+  replies: tuple("refreshedAt", "total", "facts..."),
 });
 
 export const queueReserveScript = defineScript({
@@ -196,12 +254,14 @@ export const queueReserveScript = defineScript({
   args: ["owner", "ttlMs", "now"],
   // The members to try, in order.
   rest: true,
+  replies: value("member", null),
 });
 
 export const queueUnreserveScript = defineScript({
   name: "queueUnreserve",
   keys: ["reservations"],
   args: ["member", "owner"],
+  replies: doneOrNot,
 });
 
 /** Every claim-store script, read once when this module loads. */

@@ -13,7 +13,7 @@
       limit               the most deliveries taken
       claimant            who takes them
     Reply
-      {depth, id, entry, attempt, ...}  the deliveries left in due, then an id, entry, attempt triple each
+      {depth, deliveries...}  the deliveries left in due, then each delivery's id, entry and attempt
 ]]
 
 local ids = redis.call("ZRANGEBYSCORE", KEY.due, "-inf", ARG.now, "LIMIT", 0, tonumber(ARG.limit))
