@@ -114,6 +114,7 @@ const step = fc.oneof(
       generation: named,
       to: fc.constantFrom("reaped" as const, "revoked" as const, "completed" as const),
       bump: fc.boolean(),
+      by: fc.boolean(),
       requireSilentMs: fc.option(fc.constantFrom(0, durations.ttlMs, durations.reclaimAfterMs)),
       epochAgo: fc.constantFrom(0, 40 * minute),
     }),
@@ -462,7 +463,7 @@ async function runSteps(
             now,
             to: op.to,
             bump: op.bump,
-            by: person,
+            ...(op.by ? { by: person } : {}),
             ...(op.requireSilentMs !== null
               ? { requireSilentMs: op.requireSilentMs, storeEpoch: now - op.epochAgo }
               : {}),
