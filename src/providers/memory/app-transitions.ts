@@ -1,5 +1,6 @@
-// The memory store's transitions made by the App itself (janitor, webhooks, /reclaim), over the subject slots.
-import type { ClaimRecord, SubjectKey } from "../../domain/claim.js";
+// The memory store's transitions made by the App itself (janitor, webhooks, /reclaim), each a pure function of the subject's slot and the input.
+// Their guards are checked in the order of the matching Lua script (src/providers/redis/lua/), named above each.
+import type { ClaimRecord } from "../../domain/claim.js";
 import { newHumanRecord } from "../claim-records.js";
 import type {
   EndClaimInput,
@@ -8,64 +9,67 @@ import type {
   MarkStaleInput,
   MarkStaleOutcome,
 } from "../liveness-store.js";
-import { clone, endGuard, forgottenRecord, markStaleGuard } from "./claim-rules.js";
-import type { SubjectSlots } from "./subject-slots.js";
+import { clone, endGuard, forgottenRecord, stillLive, without } from "./claim-rules.js";
+import { noSpend } from "./memory-spend.js";
+import { type SubjectSlot, type Transitioned, withTransition } from "./subject-slots.js";
 
-/** Ends an active claim without its token (revoke, reap, completion); see `ClaimStore.endClaim`. */
-export function endClaim(slots: SubjectSlots, input: EndClaimInput): EndClaimOutcome {
-  const slot = slots.slot(input.key);
+// endClaim-6.lua: ends an active claim without its token (revoke, reap, completion); see `ClaimStore.endClaim`.
+export function endClaim(slot: SubjectSlot, input: EndClaimInput): Transitioned<EndClaimOutcome> {
   const current = slot.record;
-  const reason = endGuard(current, input);
-  if (reason) return { kind: "skipped", reason, current: current ? clone(current) : null };
-  const record = current!;
-  const previous = clone(record);
-  record.state = input.to;
-  record.endedAt = input.now;
-  if (input.by) record.endedBy = clone(input.by);
-  record.sync = "pending";
-  delete record.takeover;
+  let reason: "missing" | "moved-on" | "not-active" | "live" | null = endGuard(current, input.generation);
+  if (!reason && stillLive(current!, input)) reason = "live";
+  if (reason) return { slot, outcome: { kind: "skipped", reason, current } };
+  const previous = current!;
+  let record: ClaimRecord = {
+    ...without(previous, "takeover"),
+    state: input.to,
+    endedAt: input.now,
+    sync: "pending",
+    ...(input.by ? { endedBy: clone(input.by) } : {}),
+  };
+  let highWater = slot.highWater;
   if (input.bump) {
     // Above the high-water mark, so a generation burnt by a rolled-back claim is never reused.
-    const generation = Math.max(slot.highWater, previous.generation) + 1;
-    slot.highWater = generation;
-    record.generation = generation;
-    record.supersedes = previous.generation;
+    highWater = Math.max(slot.highWater, previous.generation) + 1;
+    record = { ...record, generation: highWater, supersedes: previous.generation };
   }
-  slots.setDeadline(record);
-  slot.activityAt = input.now;
-  slots.recordTransition(slot, {
+  const history = withTransition(slot.history, {
     at: input.now,
     generation: previous.generation,
     kind: input.to,
-    ...(input.by ? { actor: clone(input.by) } : {}),
+    ...(input.by ? { actor: input.by } : {}),
   });
-  return { kind: "ended", previous, record: clone(record) };
+  return {
+    slot: { ...slot, record, highWater, activityAt: input.now, history },
+    outcome: { kind: "ended", previous, record },
+  };
 }
 
-export function markStale(slots: SubjectSlots, input: MarkStaleInput): MarkStaleOutcome {
-  const slot = slots.slot(input.key);
+// markStale-3.lua
+export function markStale(slot: SubjectSlot, input: MarkStaleInput): Transitioned<MarkStaleOutcome> {
   const current = slot.record;
-  const reason = markStaleGuard(current, input);
-  if (reason) return { kind: "skipped", reason, current: current ? clone(current) : null };
-  const record = current!;
-  record.staleMarkedAt = input.now;
-  slots.setDeadline(record);
-  slot.activityAt = input.now;
-  return { kind: "marked", record: clone(record) };
+  let reason: "missing" | "moved-on" | "not-active" | "live" | "already-marked" | null = endGuard(
+    current,
+    input.generation,
+  );
+  if (!reason && current!.staleMarkedAt !== undefined) reason = "already-marked";
+  if (!reason && stillLive(current!, input)) reason = "live";
+  if (reason) return { slot, outcome: { kind: "skipped", reason, current } };
+  const record: ClaimRecord = { ...current!, staleMarkedAt: input.now };
+  return { slot: { ...slot, record, activityAt: input.now }, outcome: { kind: "marked", record } };
 }
 
+// humanClaim-6.lua
 export function humanClaim(
-  slots: SubjectSlots,
+  slot: SubjectSlot,
   input: HumanClaimInput,
-): { record: ClaimRecord; previous: ClaimRecord | null } {
-  const slot = slots.slot(input.key);
+): Transitioned<{ record: ClaimRecord; previous: ClaimRecord | null }> {
   const current = slot.record;
   const { now } = input;
   const generation = Math.max(slot.highWater, current?.generation ?? 0, input.minGeneration) + 1;
-  slot.highWater = generation;
-  const previous = current ? clone(current) : null;
+  let history = slot.history;
   if (current?.state === "active") {
-    slots.recordTransition(slot, {
+    history = withTransition(history, {
       at: now,
       generation: current.generation,
       kind: "superseded",
@@ -73,35 +77,57 @@ export function humanClaim(
     });
   }
   const record = clone(newHumanRecord(input, generation, current));
-  slot.record = record;
-  slots.setDeadline(record);
-  slot.activityAt = now;
-  slots.recordTransition(
-    slot,
+  history = withTransition(
+    history,
     input.release
       ? { at: now, generation, kind: "released", actor: input.actor, note: "abandoned" }
       : { at: now, generation, kind: "claimed", actor: input.actor },
   );
-  return { record: clone(record), previous };
+  return {
+    slot: { ...slot, record, highWater: generation, activityAt: now, history },
+    outcome: { record, previous: current },
+  };
 }
 
-export function recordPush(slots: SubjectSlots, key: SubjectKey, generation: number, at: number): void {
-  const record = slots.slot(key).record;
-  if (!record || record.generation !== generation || record.state !== "active") return;
-  record.lastPushAt = Math.max(record.lastPushAt ?? at, at);
+// recordPush-1.lua: an older push never overwrites a newer one.
+export function recordPush(slot: SubjectSlot, input: { generation: number; at: number }): Transitioned<void> {
+  const current = slot.record;
+  if (!current || current.generation !== input.generation || current.state !== "active") {
+    return { slot, outcome: undefined };
+  }
+  if (current.lastPushAt !== undefined && current.lastPushAt >= input.at) return { slot, outcome: undefined };
+  return { slot: { ...slot, record: { ...current, lastPushAt: input.at } }, outcome: undefined };
 }
 
-export function forget(slots: SubjectSlots, key: SubjectKey, now: number): void {
-  const slot = slots.slot(key);
-  slots.dropDeadline(key);
-  delete slot.activityAt;
-  const record = slot.record;
-  if (!record || record.state === "revoked") return;
-  forgottenRecord(record, now);
-  slots.recordTransition(slot, {
-    at: now,
-    generation: record.generation,
+// forget-5.lua: out of every index (the store drops the record's), and a record revoked but kept.
+export function forget(slot: SubjectSlot, input: { now: number }): Transitioned<void> {
+  const { activityAt: _, ...unlisted } = slot;
+  const current = slot.record;
+  if (!current || current.state === "revoked") return { slot: unlisted, outcome: undefined };
+  const history = withTransition(slot.history, {
+    at: input.now,
+    generation: current.generation,
     kind: "revoked",
     note: "forgotten",
   });
+  return {
+    slot: { ...unlisted, record: forgottenRecord(current, input.now), history },
+    outcome: undefined,
+  };
+}
+
+// markBudgetExhausted-1.lua
+export function markBudgetExhausted(slot: SubjectSlot, input: { generation: number }): Transitioned<void> {
+  const current = slot.record;
+  if (!current || current.generation !== input.generation || current.state === "active") {
+    return { slot, outcome: undefined };
+  }
+  return { slot: { ...slot, record: { ...current, budgetExhausted: true } }, outcome: undefined };
+}
+
+/** The subject's once-only budget-warn mark (HSETNX on its spend hash): true when this call set it. */
+export function markBudgetWarned(slot: SubjectSlot): Transitioned<boolean> {
+  const spend = slot.spend ?? noSpend;
+  if (spend.warned) return { slot, outcome: false };
+  return { slot: { ...slot, spend: { ...spend, warned: true } }, outcome: true };
 }

@@ -2,7 +2,7 @@
 import { timingSafeEqual } from "node:crypto";
 import type { Actor, ClaimRecord } from "../../domain/claim.js";
 import { aliveAt } from "../../lease/liveness.js";
-import type { ClaimInput, GoneReason, MarkStaleInput } from "../liveness-store.js";
+import type { ClaimInput, GoneReason } from "../liveness-store.js";
 
 export function digestsEqual(a: string, b: string): boolean {
   const left = Buffer.from(a);
@@ -41,41 +41,44 @@ export function provesSession(
   return byKey || byToken;
 }
 
-/** Why an App-made transition (endClaim) must leave the record alone, or null when it may proceed. */
+/** Why an App-made transition must leave the record alone, or null when it may proceed (end_guard in guards.lua). */
 export function endGuard(
   current: ClaimRecord | null,
-  input: { generation: number; now: number; requireSilentMs?: number; storeEpoch?: number },
-): "missing" | "moved-on" | "not-active" | "live" | null {
+  generation: number,
+): "missing" | "moved-on" | "not-active" | null {
   if (!current) return "missing";
-  if (current.generation !== input.generation) return "moved-on";
+  if (current.generation !== generation) return "moved-on";
   if (current.state !== "active") return "not-active";
-  if (input.requireSilentMs !== undefined) {
-    // Silence before the store's epoch is unknown, not proven (invariant 7).
-    const since = Math.max(aliveAt(current), input.storeEpoch ?? 0);
-    if (input.now - since < input.requireSilentMs) return "live";
-  }
   return null;
 }
 
-export function markStaleGuard(
-  current: ClaimRecord | null,
-  input: MarkStaleInput,
-): "missing" | "moved-on" | "not-active" | "live" | "already-marked" | null {
-  const early = endGuard(current, { generation: input.generation, now: input.now });
-  if (early) return early;
-  if (current!.staleMarkedAt !== undefined) return "already-marked";
-  return endGuard(current, input);
+/**
+ * With a required silence, whether the holder was heard from within it (still_live in guards.lua):
+ * silence before the store's epoch is unknown, not proven (invariant 7).
+ */
+export function stillLive(
+  current: ClaimRecord,
+  input: { now: number; requireSilentMs?: number; storeEpoch?: number },
+): boolean {
+  if (input.requireSilentMs === undefined) return false;
+  const since = Math.max(aliveAt(current), input.storeEpoch ?? 0);
+  return input.now - since < input.requireSilentMs;
 }
 
 /**
  * A forgotten subject's record: revoked, and synced because its issue left the repository, so
  * there is nothing on GitHub left to write.
  */
-export function forgottenRecord(record: ClaimRecord, now: number): void {
-  record.state = "revoked";
-  record.endedAt = now;
-  record.sync = "done";
-  delete record.takeover;
+export function forgottenRecord(record: ClaimRecord, now: number): ClaimRecord {
+  const { takeover: _, ...kept } = record;
+  return { ...kept, state: "revoked", endedAt: now, sync: "done" };
+}
+
+/** The record without `fields` (HDEL). */
+export function without<K extends keyof ClaimRecord>(record: ClaimRecord, ...fields: K[]): ClaimRecord {
+  const copy: Partial<ClaimRecord> = { ...record };
+  for (const field of fields) delete copy[field];
+  return copy as ClaimRecord;
 }
 
 export function goneReason(record: ClaimRecord): GoneReason {

@@ -4,7 +4,7 @@ import type { LeaseInput, LeaseRefusal } from "../liveness-store.js";
 import { clone, digestsEqual, goneReason } from "./claim-rules.js";
 import type { SubjectSlot } from "./subject-slots.js";
 
-/** The token's refusal: unknown, rotated out, or of an older generation (null when it holds the current one). */
+/** The token's refusal: unknown, rotated out, or of an older generation (null when it holds the current one); refuse in tokens.lua. */
 export function leaseRefusal(slot: SubjectSlot, input: LeaseInput): LeaseRefusal | null {
   const current = slot.record;
   if (!current || input.generation > current.generation) return { kind: "missing" };
@@ -24,7 +24,7 @@ export function leaseRefusal(slot: SubjectSlot, input: LeaseInput): LeaseRefusal
   return null;
 }
 
-/** As `leaseRefusal`, and also `gone` when the current record is no longer active or has expired. */
+/** As `leaseRefusal`, and also `gone` when the current record is no longer active or has expired (heartbeat-6.lua, verify-2.lua). */
 export function liveLeaseRefusal(
   slot: SubjectSlot,
   input: LeaseInput & { now: number },

@@ -3,6 +3,7 @@ import type { ClaimRecord, SubjectKey } from "../../domain/claim.js";
 import { checkTtl, encodeDocument } from "../claim-records.js";
 import type { LivenessStore } from "../liveness-store.js";
 import type { CandidateFacts, CandidatePage, QueueRanking, QueueRepo } from "../queue-store.js";
+import { markBudgetExhausted, markBudgetWarned } from "./app-transitions.js";
 import { clone } from "./claim-rules.js";
 import { MemoryClaimStore } from "./memory-claim-store.js";
 import { MemoryQueueIndex } from "./memory-queue-index.js";
@@ -45,16 +46,11 @@ export class MemoryLivenessStore extends MemoryClaimStore implements LivenessSto
   }
 
   async markBudgetWarned(key: SubjectKey): Promise<boolean> {
-    const slot = this.slots.slot(key);
-    slot.spend ??= { leases: new Map(), totalMicros: 0, warned: false };
-    if (slot.spend.warned) return false;
-    slot.spend.warned = true;
-    return true;
+    return this.apply(key, (slot) => markBudgetWarned(slot));
   }
 
   async markBudgetExhausted(key: SubjectKey, generation: number): Promise<void> {
-    const record = this.slots.slot(key).record;
-    if (record?.generation === generation && record.state !== "active") record.budgetExhausted = true;
+    this.apply(key, (slot) => markBudgetExhausted(slot, { generation }));
   }
 
   async purgeInstallation(installationId: number): Promise<void> {

@@ -6,17 +6,53 @@ import { historyLimit } from "../claim-records.js";
 import type { ClaimInput } from "../liveness-store.js";
 import { LiveClaims } from "./live-claims.js";
 
+/**
+ * Everything the store keeps of one subject. A transition never changes a slot: it answers a new one
+ * (sharing what it left alone), so the record, maps and lists here are replaced, never edited.
+ */
 export interface SubjectSlot {
-  record: ClaimRecord | null;
-  highWater: number;
-  digests: Map<number, string>;
+  readonly record: ClaimRecord | null;
+  readonly highWater: number;
+  readonly digests: ReadonlyMap<number, string>;
   /** Per generation, the digests re-claims rotated out (newest last) and when. */
-  rotated: Map<number, { digest: string; at: number }[]>;
-  history: Transition[];
+  readonly rotated: ReadonlyMap<number, readonly { digest: string; at: number }[]>;
+  readonly history: readonly Transition[];
   /** Time of the record's last transition or heartbeat: the repository listing's order. */
-  activityAt?: number;
+  readonly activityAt?: number;
   /** Each generation's last reported usage (the subject's spend is their sum), and the budget-warn mark. */
-  spend?: { leases: Map<number, LeaseUsage>; totalMicros: number; warned: boolean };
+  readonly spend?: SubjectSpend;
+}
+
+export interface SubjectSpend {
+  readonly leases: ReadonlyMap<number, LeaseUsage>;
+  readonly totalMicros: number;
+  readonly warned: boolean;
+}
+
+/** A transition's answer: the subject's slot after it, and what the call returns. */
+export interface Transitioned<O> {
+  slot: SubjectSlot;
+  outcome: O;
+}
+
+export const emptySlot: SubjectSlot = {
+  record: null,
+  highWater: 0,
+  digests: new Map(),
+  rotated: new Map(),
+  history: [],
+};
+
+/** The history with `transition` first, kept to the last `historyLimit` (as push_history in history.lua). */
+export function withTransition(
+  history: readonly Transition[],
+  transition: Transition,
+): readonly Transition[] {
+  return [structuredClone(transition), ...history].slice(0, historyLimit);
+}
+
+function slotId(key: SubjectKey): string {
+  return `${key.installationId}:${key.repoId}:${key.issue}`;
 }
 
 /** A subject's member in its installation's deadlines, as on Redis. */
@@ -29,23 +65,25 @@ export class SubjectSlots {
   readonly #deadlines = new Map<number, Map<string, number>>();
   readonly #live = new LiveClaims();
 
+  /** The subject's slot (an empty one when the store has nothing of it). */
   slot(key: SubjectKey): SubjectSlot {
-    const id = `${key.installationId}:${key.repoId}:${key.issue}`;
-    let slot = this.#slots.get(id);
-    if (!slot) {
-      slot = { record: null, highWater: 0, digests: new Map(), rotated: new Map(), history: [] };
-      this.#slots.set(id, slot);
-    }
-    return slot;
+    return this.#slots.get(slotId(key)) ?? emptySlot;
   }
 
-  recordTransition(slot: SubjectSlot, transition: Transition): void {
-    slot.history.unshift(transition);
-    slot.history.length = Math.min(slot.history.length, historyLimit);
+  /**
+   * Keeps `next` as the subject's slot after a transition from `previous`; a record the transition
+   * replaced is indexed again (its deadline and live-claim counts), or dropped from the indexes.
+   */
+  write(key: SubjectKey, previous: SubjectSlot, next: SubjectSlot): void {
+    if (next === previous) return;
+    this.#slots.set(slotId(key), next);
+    if (next.record === previous.record) return;
+    if (next.record) this.#index(next.record);
+    else this.#drop(key);
   }
 
-  /** After every transition of the record: its deadline and its live-claim counts. */
-  setDeadline(record: ClaimRecord): void {
+  /** Its deadline and its live-claim counts, from the record alone. */
+  #index(record: ClaimRecord): void {
     this.#live.index(record);
     let set = this.#deadlines.get(record.installationId);
     if (!set) {
@@ -67,7 +105,7 @@ export class SubjectSlots {
     return this.#live.count(skip, input.actor, input.now);
   }
 
-  dropDeadline(key: SubjectKey): void {
+  #drop(key: SubjectKey): void {
     this.#live.drop(key);
     this.#deadlines.get(key.installationId)?.delete(memberOf(key));
   }

@@ -1,0 +1,361 @@
+// The memory store's transitions made by an agent's calls, each a pure function of the subject's slot and the input.
+// Their guards are checked in the order of the matching Lua script (src/providers/redis/lua/), named above each.
+import type { ClaimRecord } from "../../domain/claim.js";
+import { aliveAt } from "../../lease/liveness.js";
+import { newClaimRecord, rotatedTokensKept, takeoverIntentLifetimeFactor } from "../claim-records.js";
+import type {
+  ClaimInput,
+  ClaimOutcome,
+  CommitReclaimInput,
+  HeartbeatInput,
+  HeartbeatOutcome,
+  LeaseInput,
+  ReleaseInput,
+  ReleaseOutcomeResult,
+  VerifyOutcome,
+} from "../liveness-store.js";
+import { clone, digestsEqual, goneReason, provesSession, sameSession, without } from "./claim-rules.js";
+import { leaseRefusal, liveLeaseRefusal } from "./lease-refusals.js";
+import { recordUsage } from "./memory-spend.js";
+import { type SubjectSlot, type Transitioned, withTransition } from "./subject-slots.js";
+
+/** A claim, with the claimant's live claims on other subjects (read from the indexes beforehand). */
+export interface ClaimStep extends ClaimInput {
+  live: { session: number; login: number };
+}
+
+// claim-10.lua
+export function claim(slot: SubjectSlot, input: ClaimStep): Transitioned<ClaimOutcome> {
+  const current = slot.record;
+  if (current?.state === "human") return { slot, outcome: { kind: "human_held", current } };
+  if (current?.state === "active") {
+    const silent = input.now - aliveAt(current);
+    const expired = silent >= current.durations.reclaimAfterMs;
+    // Invariant 14: an unproven claimant naming the holder's (public) session id is just another session.
+    let same = sameSession(current.actor, input.actor);
+    if (same && !expired) same = provesSession(current, slot.digests.get(current.generation), input);
+    if (same && !expired) return reclaim(slot, current, input);
+    if (!expired) {
+      const answer = contest(slot, current, input, silent);
+      if (answer) return answer;
+    } else if (!input.takeover && !same) {
+      return { slot, outcome: { kind: "held", current } };
+    }
+  }
+  const refusal = capRefusal(input);
+  if (refusal) return { slot, outcome: refusal };
+  return create(slot, current, input);
+}
+
+/** The proven holding session claims again: same generation, the new token pending until committed. */
+function reclaim(slot: SubjectSlot, current: ClaimRecord, input: ClaimStep): Transitioned<ClaimOutcome> {
+  const { now } = input;
+  // The old token stays the lease's until commitReclaim: a failed GitHub write keeps it valid.
+  const record: ClaimRecord = {
+    ...without(current, "takeover", "staleMarkedAt"),
+    pendingTokenDigest: input.tokenDigest,
+    lastHeartbeatAt: now,
+    sync: "pending",
+    ...(input.sessionKeyDigest !== undefined ? { sessionKeyDigest: input.sessionKeyDigest } : {}),
+  };
+  const history = withTransition(slot.history, {
+    at: now,
+    generation: current.generation,
+    kind: "reclaimed",
+    actor: input.actor,
+  });
+  return { slot: { ...slot, record, activityAt: now, history }, outcome: { kind: "reclaimed", record } };
+}
+
+/** Another session claims an unexpired record: held, or a takeover intent; null when it may supersede. */
+function contest(
+  slot: SubjectSlot,
+  current: ClaimRecord,
+  input: ClaimStep,
+  silent: number,
+): Transitioned<ClaimOutcome> | null {
+  const { now } = input;
+  const intent = current.takeover;
+  const intentAlive = intent !== undefined && now < intent.at + takeoverIntentLifetimeFactor * intent.graceMs;
+  if (silent < current.durations.ttlMs || !input.takeover) {
+    const pendingBy = intentAlive ? { takeoverPendingBy: intent.claimant } : {};
+    return { slot, outcome: { kind: "held", current, ...pendingBy } };
+  }
+  // The intent is its claimant session's: naming that (public) session id is not enough when
+  // the intent was made with a session key.
+  const intentKeyDiffers =
+    intent?.keyDigest !== undefined &&
+    (input.sessionKeyDigest === undefined || !digestsEqual(intent.keyDigest, input.sessionKeyDigest));
+  if (intentAlive && (!sameSession(intent.claimant, input.actor) || intentKeyDiffers)) {
+    return { slot, outcome: { kind: "held", current, takeoverPendingBy: intent.claimant } };
+  }
+  if (intentAlive && now >= intent.at + intent.graceMs) return null;
+  if (intentAlive) {
+    return {
+      slot,
+      outcome: { kind: "takeover_pending", current, retryAfterMs: intent.at + intent.graceMs - now },
+    };
+  }
+  const graceMs = current.durations.heartbeatMs;
+  const record: ClaimRecord = {
+    ...current,
+    takeover: {
+      claimant: clone(input.actor),
+      at: now,
+      graceMs,
+      ...(input.sessionKeyDigest !== undefined ? { keyDigest: input.sessionKeyDigest } : {}),
+    },
+  };
+  const history = withTransition(slot.history, {
+    at: now,
+    generation: current.generation,
+    kind: "takeover-requested",
+    actor: input.actor,
+  });
+  return {
+    slot: { ...slot, record, activityAt: now, history },
+    outcome: { kind: "takeover_pending", current: record, retryAfterMs: graceMs },
+  };
+}
+
+/** An agent's refusal at its per-session or per-login cap of live claims (null while under both). */
+function capRefusal(input: ClaimStep): ClaimOutcome | null {
+  if (input.actor.kind !== "agent") return null;
+  if (input.live.session >= input.caps.perSession) {
+    return { kind: "cap_reached", limit: "session", max: input.caps.perSession };
+  }
+  if (input.live.login >= input.caps.perLogin) {
+    return { kind: "cap_reached", limit: "login", max: input.caps.perLogin };
+  }
+  return null;
+}
+
+/** A new incarnation above every generation seen. */
+function create(
+  slot: SubjectSlot,
+  current: ClaimRecord | null,
+  input: ClaimStep,
+): Transitioned<ClaimOutcome> {
+  const { now } = input;
+  const generation = Math.max(slot.highWater, current?.generation ?? 0, input.minGeneration) + 1;
+  let history = slot.history;
+  if (current?.state === "active") {
+    history = withTransition(history, {
+      at: now,
+      generation: current.generation,
+      kind: "superseded",
+      actor: input.actor,
+    });
+  }
+  // Cloned so the caller's input objects (actor, durations, scope) never alias the stored record.
+  const { live: _, ...claimInput } = input;
+  const record = clone(newClaimRecord(claimInput, generation, current));
+  history = withTransition(history, { at: now, generation, kind: "claimed", actor: input.actor });
+  return {
+    slot: {
+      ...slot,
+      record,
+      highWater: generation,
+      digests: new Map(slot.digests).set(generation, input.tokenDigest),
+      activityAt: now,
+      history,
+    },
+    outcome: { kind: "created", record, previous: current },
+  };
+}
+
+// commitReclaim-2.lua
+export function commitReclaim(
+  slot: SubjectSlot,
+  input: CommitReclaimInput,
+): Transitioned<ClaimRecord | null> {
+  const current = slot.record;
+  if (
+    !current ||
+    current.generation !== input.generation ||
+    current.state !== "active" ||
+    current.pendingTokenDigest === undefined ||
+    !digestsEqual(current.pendingTokenDigest, input.tokenDigest)
+  ) {
+    return { slot, outcome: null };
+  }
+  let rotated = slot.rotated;
+  const old = slot.digests.get(input.generation);
+  if (old !== undefined) {
+    const entries = [...(rotated.get(input.generation) ?? []), { digest: old, at: input.now }];
+    rotated = new Map(rotated).set(input.generation, entries.slice(-rotatedTokensKept));
+  }
+  const record: ClaimRecord = {
+    ...without(current, "pendingTokenDigest"),
+    tokenDigest: input.tokenDigest,
+    sync: "done",
+    ...(input.comment ? { commentNodeId: input.comment.commentNodeId } : {}),
+    ...(input.comment?.commentId !== undefined ? { commentId: input.comment.commentId } : {}),
+  };
+  const digests = new Map(slot.digests).set(input.generation, input.tokenDigest);
+  return { slot: { ...slot, record, digests, rotated }, outcome: record };
+}
+
+// commitClaim-1.lua
+export function commitClaim(
+  slot: SubjectSlot,
+  input: { generation: number; comment: { commentNodeId: string; commentId?: number } },
+): Transitioned<void> {
+  const current = slot.record;
+  if (!current || current.generation !== input.generation) return { slot, outcome: undefined };
+  const record: ClaimRecord = {
+    ...current,
+    commentNodeId: input.comment.commentNodeId,
+    sync: "done",
+    ...(input.comment.commentId !== undefined ? { commentId: input.comment.commentId } : {}),
+  };
+  return { slot: { ...slot, record }, outcome: undefined };
+}
+
+// rollbackClaim-7.lua
+export function rollbackClaim(
+  slot: SubjectSlot,
+  input: { generation: number; previous: ClaimRecord | null; now: number },
+): Transitioned<void> {
+  const current = slot.record;
+  if (!current || current.generation !== input.generation || current.sync !== "pending") {
+    return { slot, outcome: undefined };
+  }
+  const { activityAt: _, ...rest } = slot;
+  const history = withTransition(slot.history, {
+    at: input.now,
+    generation: current.generation,
+    kind: "rolled-back",
+  });
+  const next: SubjectSlot = input.previous
+    ? { ...rest, record: clone(input.previous), activityAt: input.now, history }
+    : { ...rest, record: null, history };
+  return { slot: next, outcome: undefined };
+}
+
+// heartbeat-6.lua
+export function heartbeat(slot: SubjectSlot, input: HeartbeatInput): Transitioned<HeartbeatOutcome> {
+  const refusal = liveLeaseRefusal(slot, input);
+  if (refusal) return { slot, outcome: refusal };
+  const current = slot.record!;
+  // The usage is checked (and a decrease refused) before anything changes.
+  const usage = input.usage ? recordUsage(slot.spend, current.generation, input.usage) : undefined;
+  if (usage && "kind" in usage) return { slot, outcome: usage };
+  const needsHumanBefore = current.needsHuman === true;
+  let editComment = current.staleMarkedAt !== undefined;
+  const changes: Partial<ClaimRecord> = { lastHeartbeatAt: input.now };
+  if (input.needsHuman) changes.needsHuman = true;
+  if (input.phase !== undefined && input.phase !== current.phase) {
+    changes.phase = input.phase;
+    // The first phase change always edits, whatever the clock's origin.
+    if (
+      current.phaseCommentAt === undefined ||
+      input.now - current.phaseCommentAt >= input.phaseEditEveryMs
+    ) {
+      changes.phaseCommentAt = input.now;
+      editComment = true;
+    }
+  }
+  if (input.blocker !== undefined) changes.blocker = input.blocker;
+  if (input.waitUntil !== undefined) changes.waitUntil = input.waitUntil;
+  if (input.pullRequest !== undefined) changes.pullRequest = input.pullRequest;
+  if (input.durations) changes.durations = clone(input.durations);
+  // A heartbeat that does not ask for a person withdraws an earlier ask.
+  const cleared = without(
+    current,
+    "staleMarkedAt",
+    "takeover",
+    ...(input.needsHuman ? [] : ["needsHuman" as const]),
+  );
+  const record: ClaimRecord = { ...cleared, ...changes };
+  return {
+    slot: {
+      ...slot,
+      record,
+      activityAt: input.now,
+      ...(usage ? { spend: usage.spend } : {}),
+    },
+    outcome: {
+      kind: "ok",
+      record,
+      editComment,
+      ...(needsHumanBefore ? { needsHumanBefore } : {}),
+      ...(usage ? { spend: usage.report } : {}),
+    },
+  };
+}
+
+// verify-2.lua
+export function verify(slot: SubjectSlot, input: LeaseInput): Transitioned<VerifyOutcome> {
+  const refusal = liveLeaseRefusal(slot, input);
+  if (refusal) return { slot, outcome: refusal };
+  return { slot, outcome: { kind: "ok", record: slot.record! } };
+}
+
+// release-6.lua
+export function release(slot: SubjectSlot, input: ReleaseInput): Transitioned<ReleaseOutcomeResult> {
+  const refusal = leaseRefusal(slot, input);
+  if (refusal) return { slot, outcome: refusal };
+  const current = slot.record!;
+  if (current.state === "released" || current.state === "completed") {
+    return { slot, outcome: { kind: "released", record: current, repeated: true } };
+  }
+  if (current.state !== "active") {
+    return { slot, outcome: { kind: "gone", reason: goneReason(current), current } };
+  }
+  const state = input.outcome === "completed" ? "completed" : "released";
+  const record: ClaimRecord = {
+    ...without(current, "takeover"),
+    state,
+    outcome: input.outcome,
+    endedAt: input.now,
+    endedBy: current.actor,
+    sync: "pending",
+  };
+  const history = withTransition(slot.history, {
+    at: input.now,
+    generation: current.generation,
+    kind: state,
+    actor: current.actor,
+    note: input.outcome,
+  });
+  return {
+    slot: { ...slot, record, activityAt: input.now, history },
+    outcome: { kind: "released", record, repeated: false },
+  };
+}
+
+// markSynced-1.lua
+export function markSynced(slot: SubjectSlot, input: { generation: number }): Transitioned<void> {
+  const current = slot.record;
+  if (!current || current.generation !== input.generation) return { slot, outcome: undefined };
+  return { slot: { ...slot, record: { ...current, sync: "done" } }, outcome: undefined };
+}
+
+// restore-9.lua
+export function restore(
+  slot: SubjectSlot,
+  input: { record: ClaimRecord; now: number },
+): Transitioned<"restored" | "exists"> {
+  const restored = input.record;
+  const { generation, tokenDigest } = restored;
+  const highWater = Math.max(slot.highWater, generation);
+  // The restored generation's token stays recognisable even when a newer record is kept,
+  // so an old holder is told "superseded" rather than "unauthorized".
+  let digests = slot.digests;
+  if (tokenDigest && !digests.has(generation)) digests = new Map(digests).set(generation, tokenDigest);
+  if (slot.record && slot.record.generation >= generation) {
+    return { slot: { ...slot, highWater, digests }, outcome: "exists" };
+  }
+  if (tokenDigest) digests = new Map(digests).set(generation, tokenDigest);
+  const history = withTransition(slot.history, {
+    at: input.now,
+    generation,
+    kind: "restored",
+    actor: restored.actor,
+  });
+  return {
+    slot: { ...slot, record: clone(restored), highWater, digests, activityAt: input.now, history },
+    outcome: "restored",
+  };
+}
