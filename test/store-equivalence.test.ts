@@ -302,13 +302,10 @@ if (!redisProbe.available) {
       for (const s of subjects) await both(`get ${s}`, (store) => store.get(on(s)));
     }
 
-    // A known divergence, kept red on purpose until claim-10.lua is fixed: a new takeover intent made
-    // without a session key keeps the expired intent's takeoverKeyDigest there (the script sets
-    // takeoverBy/At/GraceMs but never clears the digest), so the new intent's own claimant is then
-    // refused as "held" (pending by itself) until the holder's reclaim-after passes. The memory
-    // store starts the new intent without a key, as the intent's keyDigest is its claimant's
-    // (src/domain/claim.ts, invariant 14). Turn this into a plain \`it\` once the script clears it.
-    it.fails("starts a new takeover intent without the expired intent's session key", async () => {
+    // A new takeover intent made without a session key is its own claimant's: the expired
+    // intent's key digest goes with it (claim-10.lua once kept it, refusing the new claimant as
+    // "held" until the holder's reclaim-after passed).
+    it("starts a new takeover intent without the expired intent's session key", async () => {
       const caps = { perSession: 5, perLogin: 20 } as const;
       const claim = (c: number, proof: "none" | "key") =>
         ({ t: "claim", s: 1, c, takeover: true, proof, after: "commit", minGeneration: 0, caps }) as const;

@@ -88,7 +88,12 @@ local function contest(cur, cur_flat, silent)
     intent_at = now
     grace = tonumber(cur.heartbeatMs)
     redis.call('HSET', KEY.record, 'takeoverBy', claimant_json, 'takeoverAt', ARG.now, 'takeoverGraceMs', cur.heartbeatMs)
-    if ARG.sessionKeyDigest ~= '' then redis.call('HSET', KEY.record, 'takeoverKeyDigest', ARG.sessionKeyDigest) end
+    -- The intent is its own claimant's: an expired one's session key goes with it.
+    if ARG.sessionKeyDigest ~= '' then
+      redis.call('HSET', KEY.record, 'takeoverKeyDigest', ARG.sessionKeyDigest)
+    else
+      redis.call('HDEL', KEY.record, 'takeoverKeyDigest')
+    end
     touch(KEY.repository, ARG.now, member)
     push_history(KEY.history, ARG.now, cur.generation, 'takeover-requested', claimant_json)
     cur, cur_flat = load(KEY.record)
