@@ -47,7 +47,7 @@ export type EndClaimResult =
 /**
  * Ends a claim: the store's transition decides (a skipped one changes nothing anywhere), then
  * GitHub is written, the write committed or the record marked synced, and the change told once.
- * A GitHub failure is logged and left `sync: pending` for reconcile (docs/reference/janitor.md).
+ * A GitHub failure is logged and left `sync: pending` for reconcile (docs/architecture.md#claim-events).
  */
 export async function endClaim(
   deps: TransitionDeps & { store: Pick<ClaimStore, "endClaim"> },
