@@ -7,6 +7,7 @@ import { type ClaimRequest, LeaseCore, LeaseRefused } from "../../src/lease/leas
 import { createTokenMinter } from "../../src/lease/tokens.js";
 import type {
   AppliedWrite,
+  AssignmentChange,
   AssignmentProvider,
   GitHubUser,
   SubjectRef,
@@ -38,6 +39,11 @@ class FakeAssignments implements AssignmentProvider {
     issue: 12,
     title: "Fix the parser",
   });
+
+  /** This fake keeps no issue events: an assignment's newest event is taken to be the App's own. */
+  async lastAssignmentChange(): Promise<AssignmentChange> {
+    return { kind: "assigned" };
+  }
 
   async status(ref: SubjectRef): Promise<SubjectSnapshot | null> {
     this.statusReads += 1;
