@@ -436,3 +436,47 @@ describe("a revocation the store lost before its write reached GitHub", () => {
     },
   );
 });
+
+describe("a /reclaim whose write GitHub answers with an error", () => {
+  it.each([
+    // GitHub's own 5xx answers nothing about the write: it may still land, so the human claim is kept
+    // pending and reconcile finishes it.
+    [502, "kept pending, and reconcile finishes it", "human"],
+    [504, "kept pending, and reconcile finishes it", "human"],
+    // A 4xx is a definite refusal: nothing of it lands, the human claim is rolled back.
+    [422, "rolled back: the agent keeps its lease", "active"],
+  ] as const)("answered %i: %s", { timeout: 30_000 }, async (status, _, after) => {
+    const { sim, app } = await world();
+    const key = { installationId, repoId, issue: 1 };
+    const agent = agentClient(app.url);
+    const claim = await agent.claim({ repo, issue: 1, actor: { sessionId: "s" } });
+    if (!("lease" in claim)) throw new Error("the agent's claim was refused");
+    await sim.flush();
+
+    sim.fail({ operation: "ApplyTransition", status, times: Infinity });
+    sim.comment({ repo, issue: 1, login: "alice", body: "/reclaim" });
+    await sim.flush();
+    sim.clearFaults();
+    expect(await app.store.get(key)).toMatchObject(
+      after === "human"
+        ? { state: "human", actor: { login: "alice" }, sync: "pending" }
+        : { state: "active", generation: 1, actor: { login: "fleet-bot" } },
+    );
+
+    await app.services.janitor.sweep({ reconcile: true });
+    await sim.flush();
+    const lease = { id: claim.lease.id, token: claim.lease.token };
+    if (after === "human") {
+      expect(await app.store.get(key)).toMatchObject({
+        state: "human",
+        actor: { login: "alice" },
+        sync: "done",
+      });
+      expect(sim.issue(repo, 1).assignees).toEqual(["alice"]);
+      await expect(agent.heartbeat(lease, {})).rejects.toMatchObject({ code: "superseded" });
+    } else {
+      expect(sim.issue(repo, 1).assignees).toEqual(["fleet-bot"]);
+      await expect(agent.heartbeat(lease, {})).resolves.toMatchObject({ generation: 1 });
+    }
+  });
+});
