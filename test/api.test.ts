@@ -659,7 +659,12 @@ describe("store loss", () => {
   it("restores a live lease from its claim comment when the store lost it: the heartbeat answers 200", async () => {
     nockGetRepository(github, repoId, repo);
     nockCreateInstallationToken(github);
-    nockSubjectStatus(github, { ...issue, comments: [marker(1, "active", actorA, tokenA)] });
+    // A live claim: GitHub shows the App-made assignment its comment names.
+    nockSubjectStatus(github, {
+      ...issue,
+      assignees: [{ login: agent.login, id: agent.node_id }],
+      comments: [marker(1, "active", actorA, tokenA)],
+    });
     const beat = await post(`/api/v1/leases/${installationId}.${repoId}.12.1/heartbeat`, {}, tokenA);
     expect(beat).toMatchObject({ status: 200, body: { generation: 1, state: "active" } });
     expect(await store.get({ installationId, repoId, issue: 12 })).toMatchObject({

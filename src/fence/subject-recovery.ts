@@ -1,9 +1,9 @@
 // Invariant 7 at the merge: a PR's linked subjects the store lost are read back from their signed claim comments before a verdict.
-import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
-import { subjectName } from "../domain/claim.js";
+import { type SubjectKey, subjectName } from "../domain/claim.js";
 import type { FleetLogins } from "../lease/fleet-logins.js";
 import type { RepoConfigSource } from "../lease/ports.js";
-import { claimStateUnknown, latestMarker, recordFromMarker } from "../lease/restore-from-comments.js";
+import { restoreClaimRecord } from "../lease/recovery.js";
+import { claimStateUnknown, latestMarker } from "../lease/restore-from-comments.js";
 import type { AssignmentProvider } from "../providers/assignment-provider.js";
 import type { FenceStore, IndexedPullRequest } from "../providers/fence-store.js";
 import type { ClaimStore, DocumentStore } from "../providers/liveness-store.js";
@@ -12,7 +12,7 @@ export interface SubjectRecoveryDeps {
   store: ClaimStore & DocumentStore;
   fences: Pick<FenceStore, "recordClaim">;
   /** Reads a subject from GitHub; absent: nothing is recovered. */
-  assignments?: Pick<AssignmentProvider, "status">;
+  assignments?: Pick<AssignmentProvider, "status" | "lastAssignmentChange">;
   configs: Pick<RepoConfigSource, "load">;
   fleet?: FleetLogins;
   now: () => number;
@@ -101,8 +101,16 @@ export class SubjectRecovery {
     }
     const now = clock();
     const epoch = await store.epoch(key.installationId, now);
-    const record: ClaimRecord = recordFromMarker(key, snapshot, latest, epoch, now);
-    await store.restore(record, now);
+    // A claim whose App-made assignment a person removed comes back revoked; unknown who removed it: unknown.
+    const restored = await restoreClaimRecord(
+      { store, assignments, log: this.deps.log },
+      key,
+      snapshot,
+      latest,
+      epoch,
+      now,
+    );
+    if (restored === "unknown") return "unknown";
     this.deps.log.info({ subject }, "linked subject restored from its claim comments for the check");
     return "known";
   }

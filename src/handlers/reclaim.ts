@@ -29,6 +29,7 @@ import type {
 } from "../providers/assignment-provider.js";
 import type { CommentReactions } from "../providers/comment-reactions.js";
 import type { FenceStore } from "../providers/fence-store.js";
+import { definitelyRefused } from "../providers/github/github-errors.js";
 import type { ClaimIndex, ClaimStore } from "../providers/liveness-store.js";
 import {
   type CommentPayload,
@@ -176,9 +177,10 @@ async function reclaim(
     await applyAndCommit(deps, ref, key, next.generation, write);
   } catch (error) {
     const landed = await landedHumanClaim(deps, ref, next);
-    // A write that went unanswered (the App stopped waiting) may still land after this read: absent
-    // now proves nothing, so the human claim stays in the store, pending, for reconcile to finish.
-    if (landed === "unknown" || (landed === null && unanswered(error))) throw error;
+    // A write GitHub did not definitely refuse (the App stopped waiting, GitHub answered 5xx, the
+    // connection dropped) may still land after this read: absent now proves nothing, so the human
+    // claim stays in the store, pending, for reconcile to finish.
+    if (landed === "unknown" || (landed === null && !definitelyRefused(error))) throw error;
     if (landed) {
       await store.commitClaim(key, next.generation, {
         commentNodeId: landed.nodeId,
@@ -203,14 +205,6 @@ async function reclaim(
     });
     throw error;
   }
-}
-
-/** True when the request was given up on for want of an answer (our timeout), not refused by GitHub. */
-function unanswered(error: unknown): boolean {
-  for (let at = error, depth = 0; at instanceof Error && depth < 6; at = at.cause, depth++) {
-    if (at.name === "TimeoutError" || at.name === "AbortError") return true;
-  }
-  return false;
 }
 
 /**

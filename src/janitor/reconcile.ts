@@ -2,7 +2,7 @@
 import type { RepoConfig } from "../config/repo-config.js";
 import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
 import { applyAndCommit } from "../lease/commit-transition.js";
-import { recordFromMarker } from "../lease/restore-from-comments.js";
+import { restoreClaimRecord } from "../lease/recovery.js";
 import { writeEnded } from "../lease/transitions/end-claim.js";
 import type { SubjectSnapshot } from "../providers/assignment-provider.js";
 import type { QueueRepo } from "../providers/queue-store.js";
@@ -101,7 +101,10 @@ async function reconcileSubject(
       if (options.dryRun) return;
       const now = deps.now();
       const epoch = await deps.store.epoch(installationId, now);
-      await deps.store.restore(recordFromMarker(key, snapshot, action.comment, epoch, now), now);
+      // A claim whose App-made assignment a person removed comes back revoked, its write pending:
+      // the pending retry below writes it as the webhook's revocation would have.
+      const restored = await restoreClaimRecord(deps, key, snapshot, action.comment, epoch, now);
+      if (restored === "unknown") report.skipped++;
       return;
     }
     case "remove-label":

@@ -59,7 +59,7 @@ export interface Inventory {
   truncated: boolean;
 }
 
-type ReadPorts = Pick<LeaseCoreDeps, "store" | "assignments" | "configs" | "now">;
+type ReadPorts = Pick<LeaseCoreDeps, "store" | "assignments" | "configs" | "now" | "log">;
 
 /**
  * Other live claims of the repository whose declared scope intersects this one's: a warning, never
@@ -86,7 +86,7 @@ export async function subjectView(
   if (!snapshot) throw refused({ code: "not_found", message: `${repo}#${issue} is not an issue.` });
   const key: SubjectKey = { installationId, repoId: snapshot.repoId, issue: snapshot.issue };
   const now = clock();
-  await restoreFromComment(store, key, snapshot, latestMarker(snapshot), now);
+  await restoreFromComment(ports, key, snapshot, latestMarker(snapshot), now);
   const [record, history, epoch, config, [spendMicros]] = await Promise.all([
     store.get(key),
     store.history(key),

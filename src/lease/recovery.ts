@@ -1,7 +1,11 @@
 // Invariant 7: a subject the store lost comes back from its claim comments, for lease calls and claims.
 import { defaultRepoConfig } from "../config/repo-config.js";
-import { leaseIdOf, type SubjectKey, subjectName } from "../domain/claim.js";
-import type { ClaimCommentEvidence, SubjectSnapshot } from "../providers/assignment-provider.js";
+import { type ClaimRecord, leaseIdOf, type SubjectKey, subjectName } from "../domain/claim.js";
+import type {
+  AssignmentProvider,
+  ClaimCommentEvidence,
+  SubjectSnapshot,
+} from "../providers/assignment-provider.js";
 import type { ClaimStore } from "../providers/liveness-store.js";
 import type { LeaseCoreDeps } from "./ports.js";
 import { claimStateUnknown, latestMarker, markerHolds, recordFromMarker } from "./restore-from-comments.js";
@@ -75,14 +79,24 @@ export class LeaseRecovery {
     if (!own) return remember();
     // Invariant 12: a newer claim the comments cannot vouch for may have superseded this lease.
     // The cached config's label names (a recovery never spends config reads), else the defaults.
-    const { labels } = this.deps.configs.peek(lease.installationId, snapshot.repo) ?? defaultRepoConfig;
+    const config = this.deps.configs.peek(lease.installationId, snapshot.repo) ?? defaultRepoConfig;
+    const { labels } = config;
     if (claimStateUnknown(snapshot, [labels.claimed, labels.stale])) return remember();
     const now = clock();
     const epoch = await store.epoch(lease.installationId, now);
-    await store.restore(recordFromMarker(lease, snapshot, own, epoch, now), now);
     const latest = latestMarker(snapshot);
-    if (latest && latest.marker.generation > lease.generation) {
-      await store.restore(recordFromMarker(lease, snapshot, latest, epoch, now), now);
+    const newer = latest && latest.marker.generation > lease.generation ? latest : undefined;
+    for (const comment of newer ? [own, newer] : [own]) {
+      const restored = await restoreClaimRecord(this.deps, lease, snapshot, comment, epoch, now);
+      // Who took the claim's assignment away is unknown: the lease never comes back unproven.
+      if (restored === "unknown") return remember();
+      // Restored revoked: its write waits for reconcile, but the linked PRs' checks re-run now.
+      if (restored !== "restored") {
+        await this.deps.events.transitioned(
+          { cause: "revoked", at: now, record: restored, previous: null },
+          config,
+        );
+      }
     }
     this.deps.log.info(
       { subject: subjectName(snapshot.repo, snapshot.issue) },
@@ -92,6 +106,80 @@ export class LeaseRecovery {
   }
 }
 
+/** What restoring one claim comment did (see restoreClaimRecord). */
+export type RestoredClaim = "restored" | "unknown" | ClaimRecord;
+
+/**
+ * Invariant 7 for one claim comment: the record it stands for comes back — unless a person took
+ * away the App-made assignment of the agent's claim it shows in force. Then the claim was revoked
+ * (docs/reference/github-surfaces.md#what-the-app-does-on-github-events) even if the store lost the
+ * revocation before its write ended the comment: it comes back revoked as the App revokes it
+ * (generation + 1 superseding it, its write pending for reconcile), never live. An assignment the App
+ * itself removed (a late write of an older generation of the same login) revokes nothing.
+ * One more read, only on this path: the issue's events say who removed the assignment. Answers the
+ * revoked record, or `unknown` (nothing restored) when the events cannot tell.
+ */
+export async function restoreClaimRecord(
+  deps: {
+    store: Pick<ClaimStore, "restore" | "endClaim">;
+    assignments: Pick<AssignmentProvider, "lastAssignmentChange">;
+    log: { info(fields: object, message: string): void };
+  },
+  key: SubjectKey,
+  snapshot: SubjectSnapshot,
+  comment: ClaimCommentEvidence,
+  storeEpoch: number,
+  now: number,
+): Promise<RestoredClaim> {
+  const removal = await assignmentRemoval(deps.assignments, key, snapshot, comment);
+  if (removal === "unknown") {
+    deps.log.info(
+      { subject: subjectName(snapshot.repo, snapshot.issue), generation: comment.marker.generation },
+      "claim not restored: its App-made assignment is gone and GitHub's events do not say who removed it",
+    );
+    return "unknown";
+  }
+  const record = recordFromMarker(key, snapshot, comment, storeEpoch, now);
+  await deps.store.restore(record, now);
+  if (removal === null) return "restored";
+  const outcome = await deps.store.endClaim({
+    key,
+    generation: record.generation,
+    now,
+    to: "revoked",
+    bump: true,
+    by: { kind: "human", login: removal.by },
+  });
+  if (outcome.kind !== "ended") return "restored";
+  deps.log.info(
+    { subject: subjectName(snapshot.repo, snapshot.issue), generation: record.generation, by: removal.by },
+    "claim restored revoked: a person removed its App-made assignment",
+  );
+  return outcome.record;
+}
+
+/**
+ * Who removed the App-made assignment of an agent's claim in force, when GitHub no longer shows it:
+ * `{ by }` a person, null when nothing was removed by a person (or the marker is not such a claim),
+ * `unknown` when the issue's events do not reach that far.
+ */
+async function assignmentRemoval(
+  assignments: Pick<AssignmentProvider, "lastAssignmentChange">,
+  key: SubjectKey,
+  snapshot: SubjectSnapshot,
+  { marker }: ClaimCommentEvidence,
+): Promise<{ by: string } | null | "unknown"> {
+  if (!markerHolds(marker) || marker.actor.kind !== "agent" || marker.appAssigned !== true) return null;
+  const login = marker.actor.login.toLowerCase();
+  if (snapshot.assignees.some((a) => a.login.toLowerCase() === login)) return null;
+  const change = await assignments.lastAssignmentChange(
+    { installationId: key.installationId, repo: snapshot.repo, issue: snapshot.issue },
+    marker.actor.login,
+  );
+  if (change.kind === "unknown") return "unknown";
+  return change.kind === "removed" && change.byPerson ? { by: change.by } : null;
+}
+
 /**
  * Invariant 7 for a claim: the claim in force on GitHub comes back when the store has no record
  * of the subject — unless the store's history says it rolled that generation back. One record
@@ -99,12 +187,13 @@ export class LeaseRecovery {
  * the marker in force is such a rolled-back claim.
  */
 export async function restoreUnlessRolledBack(
-  store: ClaimStore,
+  deps: RestoreDeps,
   key: SubjectKey,
   snapshot: SubjectSnapshot,
   latest: ClaimCommentEvidence | undefined,
   now: number,
-): Promise<boolean> {
+): Promise<boolean | "unknown"> {
+  const { store } = deps;
   if (!latest || !markerHolds(latest.marker)) return false;
   const stored = await store.get(key);
   if (stored && stored.generation >= latest.marker.generation) return false;
@@ -112,21 +201,29 @@ export async function restoreUnlessRolledBack(
   if (history.some((t) => t.kind === "rolled-back" && t.generation === latest.marker.generation)) return true;
   if (stored === null) {
     const epoch = await store.epoch(key.installationId, now);
-    await store.restore(recordFromMarker(key, snapshot, latest, epoch, now), now);
+    if ((await restoreClaimRecord(deps, key, snapshot, latest, epoch, now)) === "unknown") return "unknown";
   }
   return false;
 }
 
+/** What restoring a claim comment needs: the store, the issue's events, a log. */
+type RestoreDeps = {
+  store: Pick<ClaimStore, "get" | "history" | "epoch" | "restore" | "endClaim">;
+  assignments: Pick<AssignmentProvider, "lastAssignmentChange">;
+  log: { info(fields: object, message: string): void };
+};
+
 /** Invariant 7 for a read: the claim in force on GitHub comes back when the store has no record of it. */
 export async function restoreFromComment(
-  store: ClaimStore,
+  deps: RestoreDeps,
   key: SubjectKey,
   snapshot: SubjectSnapshot,
   latest: ClaimCommentEvidence | undefined,
   now: number,
 ): Promise<void> {
+  const { store } = deps;
   if (!latest || !markerHolds(latest.marker)) return;
   if ((await store.get(key)) !== null) return;
   const epoch = await store.epoch(key.installationId, now);
-  await store.restore(recordFromMarker(key, snapshot, latest, epoch, now), now);
+  await restoreClaimRecord(deps, key, snapshot, latest, epoch, now);
 }

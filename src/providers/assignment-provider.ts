@@ -111,6 +111,16 @@ export interface OpenIssuePage {
   endCursor: string | null;
 }
 
+/**
+ * What the issue's events say of an account's assignment: its newest `assigned` or `unassigned`
+ * event. `removed`: the newest is an unassignment, `byPerson` when a person (not a bot, not an App)
+ * made it. `unknown`: no such event in the pages read.
+ */
+export type AssignmentChange =
+  | { kind: "assigned" }
+  | { kind: "removed"; by: string; byPerson: boolean }
+  | { kind: "unknown" };
+
 export interface AssignmentProvider {
   /**
    * One read of the subject; null when there is no such issue (or it is a pull request). With
@@ -129,6 +139,12 @@ export interface AssignmentProvider {
   listRepositories(installationId: number): Promise<string[]>;
   /** `owner/name` of a repository id (restoring a lease whose store record was lost). */
   repositoryName(installationId: number, repoId: number): Promise<string | null>;
+  /**
+   * Who last changed `login`'s assignment of the issue, from its events (the newest pages, a few REST
+   * reads at most). Asked only when a claim comment in force names an App-made assignee that
+   * GitHub no longer shows and the store has no record of the subject (invariant 7).
+   */
+  lastAssignmentChange(ref: SubjectRef, login: string): Promise<AssignmentChange>;
   /** Applies a transition's writes; throws `GitHubWriteError` when GitHub refused any of them. */
   apply(ref: SubjectRef, write: TransitionWrite): Promise<AppliedWrite>;
   /** Creates the managed labels where missing (safe to repeat). */

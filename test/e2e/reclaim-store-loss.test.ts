@@ -38,8 +38,17 @@ describe.skipIf(!redisProbe.available)("a refused /reclaim, then the store is lo
     const [installationId, repoId] = claimed.lease.id.split(".").map(Number);
     const key = { installationId: installationId!, repoId: repoId!, issue: 1 };
 
-    // GitHub refuses the reclaim's one batched write: none of it lands.
-    sim.fail({ operation: "ApplyTransition", status: 503 });
+    // GitHub refuses the reclaim's one batched write (a GraphQL answer listing errors: definitely
+    // refused): none of it lands. A 5xx would say nothing of whether it lands later, and the human
+    // claim would be kept pending for reconcile instead.
+    sim.fail({
+      operation: "ApplyTransition",
+      status: 200,
+      body: {
+        data: null,
+        errors: [{ type: "FORBIDDEN", message: "Resource not accessible by integration" }],
+      },
+    });
     sim.comment({ repo, issue: 1, login: maintainer.login, body: "/reclaim" });
     await sim.flush();
     const [delivery] = sim

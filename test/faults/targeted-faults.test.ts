@@ -370,3 +370,113 @@ describe("a /reclaim whose write GitHub applies after the App gave up waiting", 
     },
   );
 });
+
+describe("a revocation the store lost before its write reached GitHub", () => {
+  it.each([
+    ["the old holder's heartbeat comes first", false],
+    ["reconcile comes first", true],
+  ])(
+    "%s: the heartbeat is refused (410 gone revoked), and reconcile leaves GitHub revoked",
+    {
+      timeout: 30_000,
+    },
+    async (_, reconcileFirst) => {
+      const { redis, sim, app } = await world();
+      const key = { installationId, repoId, issue: 1 };
+      const agent = agentClient(app.url);
+      const claim = await agent.claim({ repo, issue: 1, actor: { sessionId: "s" } });
+      if (!("lease" in claim)) throw new Error("the agent's claim was refused");
+      await sim.flush();
+      expect(sim.issue(repo, 1).assignees).toEqual(["fleet-bot"]);
+
+      // A person takes the App-made assignment away; the revocation's write (ending the claim comment) fails.
+      sim.fail({ operation: "ApplyTransition", status: 502, times: Infinity });
+      sim.unassign({ repo, issue: 1, login: "alice", assignees: ["fleet-bot"] });
+      await sim.flush();
+      sim.clearFaults();
+      expect(await app.store.get(key)).toMatchObject({ generation: 2, state: "revoked", sync: "pending" });
+      expect(
+        sim
+          .issue(repo, 1)
+          .comments.map((c) => c.body)
+          .join("\n"),
+      ).toMatch(/"state":"active"/);
+
+      // The store loses the revocation; the claim comment GitHub shows still says generation 1 is active.
+      await redis.command("FLUSHALL");
+      if (reconcileFirst) {
+        await app.services.janitor.sweep({ reconcile: true });
+        await sim.flush();
+      }
+      await expect(
+        agent.heartbeat({ id: claim.lease.id, token: claim.lease.token }, {}),
+      ).rejects.toMatchObject({
+        status: 410,
+        code: "gone",
+        details: { reason: "revoked" },
+      });
+      await expect(
+        agent.heartbeat({ id: claim.lease.id, token: claim.lease.token }, {}),
+      ).rejects.toMatchObject({
+        status: 410,
+      });
+
+      await app.services.janitor.sweep({ reconcile: true });
+      await sim.flush();
+      const issue = sim.issue(repo, 1);
+      expect(issue.assignees).toEqual([]);
+      expect(issue.labels).toEqual([]);
+      expect(issue.comments.map((c) => c.body).join("\n")).toMatch(/"generation":1,"state":"revoked"/);
+      expect(await app.store.get(key)).toMatchObject({
+        generation: 2,
+        state: "revoked",
+        supersedes: 1,
+        sync: "done",
+      });
+    },
+  );
+});
+
+describe("a /reclaim whose write GitHub answers with an error", () => {
+  it.each([
+    // GitHub's own 5xx answers nothing about the write: it may still land, so the human claim is kept
+    // pending and reconcile finishes it.
+    [502, "kept pending, and reconcile finishes it", "human"],
+    [504, "kept pending, and reconcile finishes it", "human"],
+    // A 4xx is a definite refusal: nothing of it lands, the human claim is rolled back.
+    [422, "rolled back: the agent keeps its lease", "active"],
+  ] as const)("answered %i: %s", { timeout: 30_000 }, async (status, _, after) => {
+    const { sim, app } = await world();
+    const key = { installationId, repoId, issue: 1 };
+    const agent = agentClient(app.url);
+    const claim = await agent.claim({ repo, issue: 1, actor: { sessionId: "s" } });
+    if (!("lease" in claim)) throw new Error("the agent's claim was refused");
+    await sim.flush();
+
+    sim.fail({ operation: "ApplyTransition", status, times: Infinity });
+    sim.comment({ repo, issue: 1, login: "alice", body: "/reclaim" });
+    await sim.flush();
+    sim.clearFaults();
+    expect(await app.store.get(key)).toMatchObject(
+      after === "human"
+        ? { state: "human", actor: { login: "alice" }, sync: "pending" }
+        : { state: "active", generation: 1, actor: { login: "fleet-bot" } },
+    );
+
+    await app.services.janitor.sweep({ reconcile: true });
+    await sim.flush();
+    const lease = { id: claim.lease.id, token: claim.lease.token };
+    if (after === "human") {
+      expect(await app.store.get(key)).toMatchObject({
+        state: "human",
+        actor: { login: "alice" },
+        sync: "done",
+      });
+      expect(sim.issue(repo, 1).assignees).toEqual(["alice"]);
+      await expect(agent.heartbeat(lease, {})).rejects.toMatchObject({ code: "superseded" });
+    } else {
+      expect(sim.issue(repo, 1).assignees).toEqual(["fleet-bot"]);
+      await expect(agent.heartbeat(lease, {})).resolves.toMatchObject({ generation: 1 });
+    }
+  });
+});

@@ -6,6 +6,7 @@ import type { Actor, ClaimRecord, SubjectKey } from "../../src/domain/claim.js";
 import { Janitor } from "../../src/janitor/janitor.js";
 import type {
   AppliedWrite,
+  AssignmentChange,
   AssignmentProvider,
   OpenIssuePage,
   SubjectRef,
@@ -29,6 +30,11 @@ class FakeAssignments implements AssignmentProvider {
   readonly issues = new Map<number, SubjectSnapshot>();
   readonly writes: { ref: SubjectRef; write: TransitionWrite }[] = [];
   statusReads = 0;
+
+  /** This fake keeps no issue events: an assignment's newest event is taken to be the App's own. */
+  async lastAssignmentChange(): Promise<AssignmentChange> {
+    return { kind: "assigned" };
+  }
 
   async status(ref: SubjectRef): Promise<SubjectSnapshot | null> {
     this.statusReads++;

@@ -9,6 +9,7 @@ import { createTokenMinter } from "../../src/lease/tokens.js";
 import { unheardClaimEvents } from "../../src/lease/transitions/claim-events.js";
 import type {
   AppliedWrite,
+  AssignmentChange,
   AssignmentProvider,
   GitHubUser,
   SubjectRef,
@@ -40,6 +41,11 @@ class FakeAssignments implements AssignmentProvider {
     issue: 12,
     title: "Fix the parser",
   });
+
+  /** This fake keeps no issue events: an assignment's newest event is taken to be the App's own. */
+  async lastAssignmentChange(): Promise<AssignmentChange> {
+    return { kind: "assigned" };
+  }
 
   async status(ref: SubjectRef): Promise<SubjectSnapshot | null> {
     this.statusReads += 1;

@@ -5,6 +5,7 @@ import type {
   SimComment,
   SimInstallation,
   SimIssue,
+  SimIssueEvent,
   SimLabel,
   SimReaction,
   SimRepo,
@@ -187,6 +188,27 @@ export function renderComment(state: RestRenderSource, comment: SimComment) {
     author_association: state.authorAssociation(repo, comment.authorId),
     body: comment.body,
     performed_via_github_app: state.userById(comment.authorId).type === "Bot" ? state.renderApp() : null,
+  };
+}
+
+/** An issue event as `GET /repos/{owner}/{repo}/issues/{issue_number}/events` lists it (`issue-event-for-issue`). */
+export function renderIssueEvent(state: RestRenderSource, issue: SimIssue, event: SimIssueEvent) {
+  const repo = state.repoById(issue.repoId);
+  const actor = state.userById(event.actorId);
+  return {
+    id: event.id,
+    node_id: `IE_${Buffer.from(`issue-event:${event.id}`).toString("base64url")}`,
+    url: `${state.urls.api}/repos/${repo.ownerLogin}/${repo.name}/issues/events/${event.id}`,
+    actor: renderUser(state, actor),
+    event: event.event,
+    commit_id: null,
+    commit_url: null,
+    created_at: event.createdAt,
+    performed_via_github_app: actor.type === "Bot" ? state.renderApp() : null,
+    ...(event.assigneeId !== undefined
+      ? { assignee: renderUser(state, state.userById(event.assigneeId)), assigner: renderUser(state, actor) }
+      : {}),
+    ...(event.labelName !== undefined ? { label: { name: event.labelName, color: "ededed" } } : {}),
   };
 }
 

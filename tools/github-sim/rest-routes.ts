@@ -6,6 +6,7 @@ import {
   renderComment,
   renderInstallation,
   renderIssue,
+  renderIssueEvent,
   renderLabel,
   renderPull,
   renderReaction,
@@ -654,6 +655,12 @@ route("GET", "/repos/{owner}/{repo}/issues/{issue_number}/comments", (req, state
   const repo = readableRepo(req, state);
   const issue = issueParam(req, state, repo);
   return paged(req, state.commentsOf(issue), (c) => renderComment(state, c));
+});
+
+route("GET", "/repos/{owner}/{repo}/issues/{issue_number}/events", (req, state) => {
+  const repo = readableRepo(req, state);
+  const issue = issueParam(req, state, repo);
+  return paged(req, state.eventsOf(issue), (e) => renderIssueEvent(state, issue, e));
 });
 
 route("POST", "/repos/{owner}/{repo}/issues/{issue_number}/comments", (req, state) => {

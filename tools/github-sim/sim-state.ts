@@ -20,6 +20,7 @@ import type {
   SimComment,
   SimInstallation,
   SimIssue,
+  SimIssueEvent,
   SimLabel,
   SimReaction,
   SimRepo,
@@ -67,6 +68,8 @@ export class SimState {
   readonly repos = new Map<number, SimRepo>();
   readonly issues = new Map<number, SimIssue>();
   readonly comments = new Map<number, SimComment>();
+  /** Issue id -> its events list, oldest first (assignments, labels, state). */
+  readonly issueEvents = new Map<number, SimIssueEvent[]>();
   readonly reactions = new Map<number, SimReaction>();
   readonly checkRuns = new Map<number, SimCheckRun>();
   readonly installations = new Map<number, SimInstallation>();
@@ -93,6 +96,7 @@ export class SimState {
     this.repos.clear();
     this.issues.clear();
     this.comments.clear();
+    this.issueEvents.clear();
     this.reactions.clear();
     this.checkRuns.clear();
     this.installations.clear();
@@ -431,6 +435,7 @@ export class SimState {
 
   #issueEvent(issue: SimIssue, action: string, sender: SimUser, extra: Record<string, unknown> = {}): void {
     const repo = this.repoById(issue.repoId);
+    this.#recordEvent(issue, action, sender, extra);
     if (issue.pull) {
       this.#emit(repo, "pull_request", sender, {
         action,
@@ -441,6 +446,28 @@ export class SimState {
     } else {
       this.#emit(repo, "issues", sender, { action, issue: renderIssue(this, issue), ...extra });
     }
+  }
+
+  /** The issue's events list, as GitHub keeps it for `GET …/issues/{n}/events` (issues and PRs alike). */
+  #recordEvent(issue: SimIssue, action: string, sender: SimUser, extra: Record<string, unknown>): void {
+    const listed: readonly string[] = ["assigned", "unassigned", "labeled", "unlabeled", "closed", "reopened"];
+    if (!listed.includes(action)) return;
+    const assignee = extra.assignee as { id?: number } | undefined;
+    const label = extra.label as { name?: string } | undefined;
+    const events = this.issueEvents.get(issue.id) ?? [];
+    events.push({
+      id: this.#id(),
+      event: action as SimIssueEvent["event"],
+      actorId: sender.id,
+      createdAt: this.timestamp(),
+      ...(assignee?.id !== undefined ? { assigneeId: assignee.id } : {}),
+      ...(label?.name !== undefined ? { labelName: label.name } : {}),
+    });
+    this.issueEvents.set(issue.id, events);
+  }
+
+  eventsOf(issue: SimIssue): SimIssueEvent[] {
+    return this.issueEvents.get(issue.id) ?? [];
   }
 
   #touch(issue: SimIssue): void {

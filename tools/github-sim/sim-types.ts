@@ -88,6 +88,16 @@ export interface SimIssue {
   pull?: SimPull;
 }
 
+/** An event of an issue's REST events list (`GET …/issues/{n}/events`), oldest first. */
+export interface SimIssueEvent {
+  id: number;
+  event: "assigned" | "unassigned" | "labeled" | "unlabeled" | "closed" | "reopened";
+  actorId: number;
+  createdAt: string;
+  assigneeId?: number;
+  labelName?: string;
+}
+
 export interface SimComment {
   id: number;
   nodeId: string;

@@ -257,7 +257,9 @@ export class ClaimLease {
     ) {
       throw refused(claimStateUnknownRefusal(subject));
     }
-    const ghost = await restoreUnlessRolledBack(store, key, snapshot, latest, now);
+    const ghost = await restoreUnlessRolledBack(this.deps, key, snapshot, latest, now);
+    // A claim comment in force whose App-made assignment is gone, and GitHub cannot say who removed it.
+    if (ghost === "unknown") throw refused(claimStateUnknownRefusal(subject));
     return { request, ref, key, snapshot, config, subject, now, latest, ghost };
   }
 

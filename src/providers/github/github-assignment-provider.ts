@@ -3,6 +3,7 @@ import { sealClaimComment } from "../../lease/claim-comment.js";
 import type { MarkerSeal } from "../../lease/marker-seal.js";
 import {
   type AppliedWrite,
+  type AssignmentChange,
   type AssignmentProvider,
   GitHubWriteError,
   type OpenIssuePage,
@@ -258,6 +259,35 @@ export class GitHubAssignmentProvider implements AssignmentProvider {
     }
   }
 
+  /**
+   * The newest `assigned`/`unassigned` event of `login` (REST `GET …/issues/{n}/events`, oldest
+   * first): the last page, then earlier ones, at most `maxEventPages` reads in all.
+   */
+  async lastAssignmentChange(ref: SubjectRef, login: string): Promise<AssignmentChange> {
+    const { owner, name } = splitRepo(ref.repo);
+    const octokit = await this.options.octokitFor(ref.installationId);
+    const read = (page: number) =>
+      this.#send({ requests: 0 }, "list-issue-events", () =>
+        octokit.request("GET /repos/{owner}/{repo}/issues/{issue_number}/events", {
+          owner,
+          repo: name,
+          issue_number: ref.issue,
+          per_page: 100,
+          page,
+        }),
+      );
+    let response = await read(1);
+    let page = lastPageOf(response.headers?.link) ?? 1;
+    if (page > 1) response = await read(page);
+    for (let reads = 1; ; reads++) {
+      const change = newestChangeOf(response.data as IssueEventObject[], login);
+      if (change) return change;
+      page--;
+      if (page < 1 || reads >= maxEventPages) return { kind: "unknown" };
+      response = await read(page);
+    }
+  }
+
   async ensureLabels(ref: RepoRef, labels: LabelSpec[]): Promise<void> {
     const octokit = await this.options.octokitFor(ref.installationId);
     await this.#labels.ensure(octokit, ref, labels);
@@ -269,6 +299,49 @@ export class GitHubAssignmentProvider implements AssignmentProvider {
     this.options.onRequest?.(kind);
     return call();
   }
+}
+
+/** Pages of an issue's events read to find who last changed an assignment. */
+const maxEventPages = 3;
+
+/**
+ * The fields of GitHub's REST issue event read here (`@octokit/openapi-types` `issue-event`, which
+ * test/sim-issue-events.test.ts checks it against).
+ */
+export interface IssueEventObject {
+  event: string;
+  actor: { login: string; type: string } | null;
+  assignee?: { login: string } | null;
+  performed_via_github_app?: { id: number } | null;
+}
+
+/** The page number of a `Link` header's `rel="last"`, if any. */
+function lastPageOf(link: string | number | undefined): number | null {
+  if (typeof link !== "string") return null;
+  const last = /<([^>]*)>;\s*rel="last"/.exec(link)?.[1];
+  if (!last) return null;
+  const page = Number(new URL(last).searchParams.get("page"));
+  return Number.isInteger(page) && page > 0 ? page : null;
+}
+
+/** The newest assignment event of `login` on one page of events (oldest first), if any. */
+function newestChangeOf(events: IssueEventObject[], login: string): AssignmentChange | null {
+  const wanted = login.toLowerCase();
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i]!;
+    if (event.event !== "assigned" && event.event !== "unassigned") continue;
+    if (event.assignee?.login.toLowerCase() !== wanted) continue;
+    if (event.event === "assigned") return { kind: "assigned" };
+    const actor = event.actor;
+    // As the webhook guard reads a sender: a bot account (the App's own included) is no person.
+    const byPerson =
+      actor !== null &&
+      actor.type !== "Bot" &&
+      !actor.login.endsWith("[bot]") &&
+      !event.performed_via_github_app;
+    return { kind: "removed", by: actor?.login ?? "ghost", byPerson };
+  }
+  return null;
 }
 
 function defuseMarkers(body: string): string {

@@ -43,5 +43,6 @@ export type GitHubRequestKind =
   | "list-blocked-by"
   | "list-blocking"
   | "get-issue"
+  | "list-issue-events"
   | "queue-pull-requests"
   | "closing-pull-requests";
