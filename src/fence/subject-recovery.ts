@@ -1,8 +1,9 @@
 // Invariant 7 at the merge: a PR's linked subjects the store lost are read back from their signed claim comments before a verdict.
+
+import type { RepoConfigSource } from "../config/config-source.js";
 import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
 import { subjectName } from "../domain/claim.js";
 import type { FleetLogins } from "../lease/fleet-logins.js";
-import type { RepoConfigSource } from "../lease/ports.js";
 import { claimStateUnknown, latestMarker, recordFromMarker } from "../lease/restore-from-comments.js";
 import type { AssignmentProvider } from "../providers/assignment-provider.js";
 import type { FenceStore, IndexedPullRequest } from "../providers/fence-store.js";

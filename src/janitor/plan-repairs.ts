@@ -1,10 +1,10 @@
 // The janitor's repair decisions as pure functions: which GitHub write (or store restore) a record and a snapshot call for.
 import type { RepoConfig } from "../config/repo-config.js";
 import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
-import { branchCode, renderClaimComment } from "../lease/claim-comment.js";
+import { branchCode, renderClaimComment } from "../domain/claim-marker.js";
+import { describeActor } from "../domain/inert-text.js";
 import { spanOf } from "../lease/ended-write.js";
 import { fenceOf, labelRepair } from "../lease/fenced-writes.js";
-import { describeActor } from "../lease/inert-text.js";
 import { claimStateUnknown, latestMarker, markerHolds } from "../lease/restore-from-comments.js";
 import type {
   ClaimCommentEvidence,

@@ -9,13 +9,13 @@ import {
   type SubjectKey,
   subjectName,
 } from "../domain/claim.js";
+import { branchCode, type MarkerState, renderClaimComment } from "../domain/claim-marker.js";
+import { describeActor, inert } from "../domain/inert-text.js";
+import { expiresAt, livenessOf } from "../domain/liveness.js";
 import type { SubjectRef, TransitionWrite } from "../providers/assignment-provider.js";
 import type { HeartbeatInput, HeartbeatOutcome, LeaseRefusal } from "../providers/liveness-store.js";
 import { applyHeartbeatEffects } from "./budget-effects.js";
-import { branchCode, type MarkerState, renderClaimComment } from "./claim-comment.js";
 import { writeFenced } from "./commit-transition.js";
-import { describeActor, inert } from "./inert-text.js";
-import { expiresAt, livenessOf } from "./liveness.js";
 import {
   type HeartbeatAnswer,
   type HeartbeatRequest,

@@ -26,6 +26,7 @@ import type { LeaseCoreDeps } from "./ports.js";
 import { LeaseRecovery } from "./recovery.js";
 import type { ScopeOverlap } from "./scope-overlap.js";
 
+export type { RepoConfigSource } from "../config/config-source.js";
 export { slugOf } from "./claim/decide-claim.js";
 export { phaseEditEveryMs } from "./lease-calls.js";
 export type {
@@ -40,7 +41,7 @@ export type {
   ResumeView,
   VerifyAnswer,
 } from "./outcomes.js";
-export type { LeaseCoreDeps, RepoConfigSource } from "./ports.js";
+export type { LeaseCoreDeps } from "./ports.js";
 export { LeaseRefused, type RefusalCode } from "./refusals.js";
 
 export class LeaseCore {

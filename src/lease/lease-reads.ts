@@ -11,8 +11,8 @@ import {
   type TaskClass,
   type Transition,
 } from "../domain/claim.js";
+import { expiresAt, livenessOf } from "../domain/liveness.js";
 import type { SubjectSnapshot } from "../providers/assignment-provider.js";
-import { expiresAt, livenessOf } from "./liveness.js";
 import { iso } from "./outcomes.js";
 import type { LeaseCoreDeps } from "./ports.js";
 import { restoreFromComment } from "./recovery.js";

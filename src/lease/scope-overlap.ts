@@ -1,6 +1,6 @@
 // Declared work scopes (docs/agents.md#declared-scope): which live claims of a repository declare globs that can name the same file.
 import type { ClaimRecord } from "../domain/claim.js";
-import { livenessOf } from "./liveness.js";
+import { livenessOf } from "../domain/liveness.js";
 import type { Budget } from "./scope-glob/glob-automaton.js";
 import {
   type CompiledGlob,

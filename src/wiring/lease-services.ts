@@ -1,6 +1,5 @@
 // The lease core and the merge fence over the fenced GitHub writes, the repository configs and the token minter.
 import type { Logger } from "pino";
-import { createRepoConfigSource } from "../config/repo-config-source.js";
 import { MergeFence } from "../fence/merge-fence.js";
 import { FencedAssignments } from "../lease/fenced-writes.js";
 import { FleetLogins } from "../lease/fleet-logins.js";
@@ -17,6 +16,7 @@ import { QueuePicker, type RefreshQueue } from "../queue/pick-next.js";
 import { createClaimEvents } from "./claim-events.js";
 import type { ClaimHoldOptions } from "./claim-hold-options.js";
 import type { GitHubProviders } from "./github-providers.js";
+import { createRepoConfigSource } from "./repo-config-source.js";
 
 export type LeaseServices = ReturnType<typeof createLeaseServices>;
 
