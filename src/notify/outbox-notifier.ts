@@ -2,8 +2,8 @@
 import { createHash, randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import { type NotifySink, sinkIdOf } from "../config/notify-sinks.js";
+import type { OutboxStore } from "../providers/outbox-store.js";
 import type { Notification, NotificationInput, Notifier } from "./notifier.js";
-import type { OutboxStore } from "./outbox-store.js";
 
 /** An event id from its occurrence key: the same occurrence, whoever emits it, is one event. */
 export function eventIdOf(key: string): string {

@@ -8,9 +8,9 @@ import type { LeaseCore } from "../lease/lease-core.js";
 import type { ClaimHoldMetrics } from "../metrics/create-metrics.js";
 import type { NotificationSender, SenderPolicy } from "../notify/notification-sender.js";
 import type { OutboxNotifier } from "../notify/outbox-notifier.js";
-import type { OutboxStore } from "../notify/outbox-store.js";
 import type { FenceStore } from "../providers/fence-store.js";
 import type { LivenessStore } from "../providers/liveness-store.js";
+import type { OutboxStore } from "../providers/outbox-store.js";
 import type { RequestMeter } from "../request-meter.js";
 
 export interface ClaimHoldOptions {

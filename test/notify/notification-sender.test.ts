@@ -12,8 +12,8 @@ import {
 } from "../../src/notify/notification-sender.js";
 import type { NotificationInput } from "../../src/notify/notifier.js";
 import { OutboxNotifier } from "../../src/notify/outbox-notifier.js";
-import type { OutboxStore } from "../../src/notify/outbox-store.js";
 import { MemoryOutboxStore } from "../../src/providers/memory/memory-outbox-store.js";
+import type { OutboxStore } from "../../src/providers/outbox-store.js";
 import { RedisOutboxStore } from "../../src/providers/redis/redis-outbox-store.js";
 import { createTestRedis, deleteKeysWithPrefix, probeRedis, uniqueKeyPrefix } from "../support/redis.js";
 import { type SinkServer, startSinkServer } from "./support/sink-server.js";
