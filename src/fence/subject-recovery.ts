@@ -4,7 +4,11 @@ import type { RepoConfigSource } from "../config/config-source.js";
 import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
 import { subjectName } from "../domain/claim.js";
 import type { FleetLogins } from "../lease/fleet-logins.js";
-import { claimStateUnknown, latestMarker, recordFromMarker } from "../lease/restore-from-comments.js";
+import {
+  claimStateUnknown,
+  latestMarker,
+  recordFromMarker,
+} from "../lease/recovery/restore-from-comments.js";
 import type { AssignmentProvider } from "../providers/assignment-provider.js";
 import type { FenceStore, IndexedPullRequest } from "../providers/fence-store.js";
 import type { ClaimStore, DocumentStore } from "../providers/liveness-store.js";

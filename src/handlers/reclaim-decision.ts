@@ -7,7 +7,7 @@ import { describeActor } from "../domain/inert-text.js";
 import type { CheckChange } from "../fence/merge-fence.js";
 import { hasPermission } from "../http/auth.js";
 import { parseReclaimCommand, type ReclaimCommand } from "../lease/reclaim-command.js";
-import { latestMarker, markerHolds } from "../lease/restore-from-comments.js";
+import { latestMarker, markerHolds } from "../lease/recovery/restore-from-comments.js";
 import type { RepoPermission, SubjectSnapshot, TransitionWrite } from "../providers/assignment-provider.js";
 
 export type CommentPayload = EmitterWebhookEvent<"issue_comment.created">["payload"];

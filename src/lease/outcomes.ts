@@ -5,7 +5,7 @@ import type { QueueFilter, SkipReason } from "../domain/eligibility.js";
 import { expiresAt, livenessOf, reclaimableAt } from "../domain/liveness.js";
 import type { GitHubUser } from "../providers/assignment-provider.js";
 import type { CandidateFacts } from "../providers/queue-store.js";
-import type { ScopeOverlap } from "./scope-overlap.js";
+import type { ScopeOverlap } from "./scope/scope-overlap.js";
 
 export interface ClaimRequest {
   installationId: number;

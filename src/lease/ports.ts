@@ -15,12 +15,12 @@ import type {
 } from "../providers/liveness-store.js";
 import type { QueueRepo, QueueStore } from "../providers/queue-store.js";
 import type { SpendStore } from "../providers/spend-store.js";
+import type { HolderPermissions } from "./calls/holder-permission.js";
 import type { FleetLogins } from "./fleet-logins.js";
-import type { HolderPermissions } from "./holder-permission.js";
 import type { TokenMinter } from "./tokens.js";
 import type { ClaimEvents } from "./transitions/claim-events.js";
 
-/** Shows a holder's ask for a person on GitHub, throttled per subject (lease/needs-human-show.ts). */
+/** Shows a holder's ask for a person on GitHub, throttled per subject (lease/calls/needs-human-show.ts). */
 export interface NeedsHumanShower {
   /** After a heartbeat that made or withdrew the ask. */
   changed(

@@ -10,7 +10,7 @@ import {
   storeRefusal,
   unclaimable,
 } from "../../src/lease/claim/decide-claim.js";
-import { latestMarker } from "../../src/lease/restore-from-comments.js";
+import { latestMarker } from "../../src/lease/recovery/restore-from-comments.js";
 import type { SubjectSnapshot } from "../../src/providers/assignment-provider.js";
 import { subjectSnapshot } from "../support/subject-snapshot.js";
 

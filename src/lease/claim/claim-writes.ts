@@ -4,9 +4,9 @@ import { type ClaimRecord, subjectName } from "../../domain/claim.js";
 import { branchCode, renderClaimComment } from "../../domain/claim-marker.js";
 import { describeActor } from "../../domain/inert-text.js";
 import type { GitHubUser, SubjectSnapshot, TransitionWrite } from "../../providers/assignment-provider.js";
-import { spanOf } from "../ended-write.js";
-import { fenceOf } from "../fenced-writes.js";
-import { latestMarker, markerHolds } from "../restore-from-comments.js";
+import { latestMarker, markerHolds } from "../recovery/restore-from-comments.js";
+import { spanOf } from "../transitions/ended-write.js";
+import { fenceOf } from "../transitions/fenced-writes.js";
 
 /** The write of a new incarnation `record` that replaces `previous` (see `decideClaim` for `ghost`). */
 export function claimWrite(
