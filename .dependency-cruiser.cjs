@@ -27,10 +27,34 @@ module.exports = {
     {
       name: "lease-without-fence",
       comment:
-        "The merge fence builds on the lease core, never the reverse: the core tells it of a changed subject through a port (subjectChanged).",
+        "The merge fence builds on the lease core, never the reverse: the core tells it of a claim's changes through the ClaimEvents port (src/lease/transitions/claim-events.ts), which the wiring connects to the fence.",
       severity: "error",
       from: { path: "^src/lease/" },
       to: { path: "^src/fence/" },
+    },
+    {
+      name: "ports-import-domain-only",
+      comment:
+        "The ports (the interfaces directly in src/providers) depend on the domain, never on the core that uses them: they import only src/domain, src/config, src/contract, the spend unit (src/budget/usage.ts) and each other. create-store.ts is the adapters' factory, not a port.",
+      severity: "error",
+      from: { path: "^src/providers/[^/]+\\.ts$", pathNot: "^src/providers/create-store\\.ts$" },
+      to: {
+        path: "^src/",
+        pathNot: ["^src/(domain|config|contract)/", "^src/providers/[^/]+\\.ts$", "^src/budget/usage\\.ts$"],
+      },
+    },
+    {
+      name: "adapters-below-core",
+      comment:
+        "The ports and their GitHub, Redis and memory adapters sit below the core: nothing in src/providers imports the lease, the fence, the queue, the janitor, the handlers, the HTTP API, the notifier, the dashboard or the wiring.",
+      severity: "error",
+      from: { path: "^src/providers/" },
+      to: {
+        path: [
+          "^src/(lease|fence|queue|janitor|handlers|http|wiring|notify|dashboard|metrics|agent|setup)/",
+          "^src/(app|main|start-app-server)\\.ts$",
+        ],
+      },
     },
     {
       name: "product-without-tools",

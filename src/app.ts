@@ -101,7 +101,19 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
       await notifications.stop();
     };
     const settled = () => events.settled();
-    options.onReady?.({ core, fence, janitor, jobs, meter, metrics, notifier, sender, outbox, settled, stop });
+    options.onReady?.({
+      core,
+      fence,
+      janitor,
+      jobs,
+      meter,
+      metrics,
+      notifier,
+      sender,
+      outbox,
+      settled,
+      stop,
+    });
     addHandler(
       createHttpHandler(options, {
         core,

@@ -2,7 +2,7 @@
 import { createHmac } from "node:crypto";
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { parseClaimMarker } from "../src/lease/claim-comment.js";
+import { parseClaimMarker } from "../src/domain/claim-marker.js";
 import { MemoryLivenessStore } from "../src/providers/memory/memory-store.js";
 import { type AppHarness, signedClaimComment, startApp, testTokenSecret } from "./support/app-harness.js";
 import {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import type { CheckConclusion } from "../src/domain/check-values.js";
 import type { ClaimRecord } from "../src/domain/claim.js";
 import {
-  type CheckConclusion,
   type CheckInput,
   decideCheck,
   type LinkedSubject,

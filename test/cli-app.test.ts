@@ -8,7 +8,7 @@ import type { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ActorSchema, ErrorBodySchema, ResumeSchema } from "../src/agent/client/index.js";
-import { parseClaimMarker } from "../src/lease/claim-comment.js";
+import { parseClaimMarker } from "../src/domain/claim-marker.js";
 import { MemoryFenceStore } from "../src/providers/memory/memory-fence-store.js";
 import { RedisLivenessStore } from "../src/providers/redis/redis-store.js";
 import { type AppHarness, startApp } from "./support/app-harness.js";

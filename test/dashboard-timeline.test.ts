@@ -9,7 +9,7 @@ import {
 } from "../src/dashboard/timeline/timeline-layout.js";
 import { TimelineSvg } from "../src/dashboard/timeline/timeline-svg.js";
 import type { Actor, ClaimRecord, Transition } from "../src/domain/claim.js";
-import type { RecentDelivery } from "../src/notify/outbox-store.js";
+import type { RecentDelivery } from "../src/providers/outbox-store.js";
 
 const hour = 3_600_000;
 const NOW = Date.parse("2026-11-29T12:00:00Z");

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ClaimRecord } from "../src/domain/claim.js";
-import { type DerivedState, deriveState, type SubjectEvidence } from "../src/lease/derive-state.js";
+import { type DerivedState, deriveState, type SubjectEvidence } from "../src/lease/reads/derive-state.js";
 
 const min = 60_000;
 const day = 86_400_000;

@@ -1,9 +1,15 @@
 // Tables for the write fence's pure decisions (invariant 13) and the inert rendering of agent text (invariant 11).
 import { describe, expect, it } from "vitest";
 import type { ClaimRecord } from "../src/domain/claim.js";
-import { desiredWrite, fenceOf, labelRepair, movedOn, rebaseWrite } from "../src/lease/fenced-writes.js";
-import { inert } from "../src/lease/inert-text.js";
-import { claimStateUnknown } from "../src/lease/restore-from-comments.js";
+import { inert } from "../src/domain/inert-text.js";
+import { claimStateUnknown } from "../src/lease/recovery/restore-from-comments.js";
+import {
+  desiredWrite,
+  fenceOf,
+  labelRepair,
+  movedOn,
+  rebaseWrite,
+} from "../src/lease/transitions/fenced-writes.js";
 import type { SubjectSnapshot } from "../src/providers/assignment-provider.js";
 import { subjectSnapshot } from "./support/subject-snapshot.js";
 

@@ -19,7 +19,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { createClaimHoldClient } from "../src/agent/client/index.js";
-import { parseClaimMarker } from "../src/lease/claim-comment.js";
+import { parseClaimMarker } from "../src/domain/claim-marker.js";
 import { type LocalStack, startLocalStack } from "../tools/local-stack/start-local-stack.js";
 
 const run = promisify(execFile);

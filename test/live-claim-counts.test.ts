@@ -4,7 +4,7 @@ import fc from "fast-check";
 import type { Cluster, Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Actor, ClaimRecord, SubjectKey } from "../src/domain/claim.js";
-import { aliveAt } from "../src/lease/liveness.js";
+import { aliveAt } from "../src/domain/liveness.js";
 import type { ClaimInput, ClaimOutcome, LivenessStore } from "../src/providers/liveness-store.js";
 import { MemoryLivenessStore } from "../src/providers/memory/memory-store.js";
 import { RedisLivenessStore } from "../src/providers/redis/redis-store.js";

@@ -10,7 +10,7 @@ import type { Redis } from "ioredis";
 import nock from "nock";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createClaimHoldClient } from "../src/agent/client/index.js";
-import { livenessOf } from "../src/lease/liveness.js";
+import { livenessOf } from "../src/domain/liveness.js";
 import { RedisLivenessStore } from "../src/providers/redis/redis-store.js";
 import { type AppHarness, startApp } from "./support/app-harness.js";
 import {

@@ -1,8 +1,8 @@
 // The QueueStore contract (the candidate index behind claims/next): the same cases against the memory store and real Redis.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { rankCandidates } from "../src/domain/queue-ranking.js";
 import type { LivenessStore } from "../src/providers/liveness-store.js";
 import type { CandidateFacts, QueueRanking, QueueRepo } from "../src/providers/queue-store.js";
-import { rankCandidates } from "../src/queue/rank-candidates.js";
 import { livenessStoreCases } from "./support/liveness-store-cases.js";
 
 const cases = await livenessStoreCases({ contract: "queue store contract", prefix: "queue", others: 4 });

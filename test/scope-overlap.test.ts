@@ -2,8 +2,8 @@
 import { describe, expect, it } from "vitest";
 import type { ClaimRecord } from "../src/domain/claim.js";
 import { ClaimBody } from "../src/http/api-schemas.js";
-import { expandBraces, globsIntersect } from "../src/lease/scope-glob/glob-intersection.js";
-import { liveScopeOverlaps, scopeIntersections } from "../src/lease/scope-overlap.js";
+import { expandBraces, globsIntersect } from "../src/lease/scope/glob-intersection.js";
+import { liveScopeOverlaps, scopeIntersections } from "../src/lease/scope/scope-overlap.js";
 
 describe("globsIntersect", () => {
   it.each([

@@ -2,7 +2,7 @@
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ClaimRecord } from "../src/domain/claim.js";
-import { parseClaimMarker, renderClaimComment } from "../src/lease/claim-comment.js";
+import { parseClaimMarker, renderClaimComment } from "../src/domain/claim-marker.js";
 import { MemoryLivenessStore } from "../src/providers/memory/memory-store.js";
 import { type AppHarness, signedClaimComment, startApp } from "./support/app-harness.js";
 import { loadFixture } from "./support/fixtures.js";

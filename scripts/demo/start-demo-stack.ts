@@ -1,8 +1,8 @@
 // The demo's and the playground's start-up: the GitHub simulator, the App on it as `npm start` runs it, and a store.
 import { randomBytes } from "node:crypto";
 import { Writable } from "node:stream";
+import { NotifySinksText } from "../../src/config/notify-sinks.js";
 import { createLogger, type LogFormat } from "../../src/logger.js";
-import { NotifySinksText } from "../../src/notify/notify-sinks.js";
 import { connectSharedRedis, type StackRedisChoice } from "../../tools/local-stack/stack-stores.js";
 import {
   type DefaultStackApp,

@@ -1,6 +1,6 @@
 // Process environment, validated once at start-up; a bad value stops start-up with one line naming it.
 import { z } from "zod";
-import { NotifySinksText } from "../notify/notify-sinks.js";
+import { NotifySinksText } from "./notify-sinks.js";
 
 const optionalText = z
   .string()

@@ -2,7 +2,7 @@
 // The fleet dashboard's markup (SPEC §9), server-rendered with Hono's JSX: every interpolated value is escaped.
 import { createHash } from "node:crypto";
 import type { FC } from "hono/jsx";
-import type { DerivedState } from "../lease/derive-state.js";
+import type { DerivedState } from "../lease/reads/derive-state.js";
 import { branchUrl, issueUrl, pullUrl } from "./github-links.js";
 import type { FleetClaim, FleetView } from "./read-fleet.js";
 import type { QueuePanel } from "./read-queues.js";

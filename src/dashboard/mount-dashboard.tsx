@@ -8,7 +8,7 @@ import type { ApiEnv } from "../http/api-env.js";
 import { sameSecret } from "../http/auth.js";
 import type { FailedAuthLimiter } from "../http/failed-auth-limiter.js";
 import { maxBodyBytes } from "../http/read-body.js";
-import { type DerivedState, derivedStates } from "../lease/derive-state.js";
+import { type DerivedState, derivedStates } from "../lease/reads/derive-state.js";
 import {
   contentSecurityPolicy,
   DashboardPage,

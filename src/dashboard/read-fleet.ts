@@ -1,10 +1,10 @@
 // Reads the fleet (every claim of every installation) from the store alone: no GitHub request per page view or scrape.
 import { defaultRepoConfig, type RepoConfig } from "../config/repo-config.js";
+import type { CheckConclusion } from "../domain/check-values.js";
 import type { Actor, ClaimRecord, SubjectKey, TaskClass } from "../domain/claim.js";
-import type { CheckConclusion } from "../fence/check-verdict.js";
 import type { SweepReport } from "../janitor/janitor.js";
-import { type DerivedState, deriveState } from "../lease/derive-state.js";
-import { subjectEvidence } from "../lease/subject-state.js";
+import { type DerivedState, deriveState } from "../lease/reads/derive-state.js";
+import { subjectEvidence } from "../lease/reads/subject-state.js";
 import type { FenceStore, IndexedPullRequest } from "../providers/fence-store.js";
 import type { LivenessStore } from "../providers/liveness-store.js";
 import type { FleetRepository } from "./read-queues.js";

@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 // The outbox's last settled deliveries (SPEC §9): when, which event, on what subject, to which sink (its id, never its URL), how it went.
 import type { FC } from "hono/jsx";
-import type { RecentDelivery } from "../notify/outbox-store.js";
+import type { RecentDelivery } from "../providers/outbox-store.js";
 import { issueUrl, parseSubject } from "./github-links.js";
 
 export const SubjectLink: FC<{ web: string; subject: string }> = ({ web, subject }) => {

@@ -1,6 +1,6 @@
 // The pure steps around decideCheck: evidence → linked subject, verdict → check run, existing run → write or skip.
 import type { ClaimRecord } from "../domain/claim.js";
-import { inert } from "../lease/inert-text.js";
+import { inert } from "../domain/inert-text.js";
 import type { CheckAnnotation, DesiredCheckRun, ExistingCheckRun } from "../providers/checks-provider.js";
 import type { ClaimNote, FenceEvidence } from "../providers/fence-store.js";
 import type { CheckVerdict, LinkedSubject } from "./check-verdict.js";

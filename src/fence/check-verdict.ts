@@ -1,9 +1,8 @@
 // Decides the `claim-hold` check run of a PR head (rules 1–6 of docs/reference/github-surfaces.md#the-claim-hold-check-run) from its linked subjects; pure.
+import type { CheckConclusion } from "../domain/check-values.js";
 import type { Actor, ClaimRecord } from "../domain/claim.js";
+import { describeActor } from "../domain/inert-text.js";
 import { isAgentBranch } from "../domain/trust.js";
-import { describeActor } from "../lease/inert-text.js";
-
-export type CheckConclusion = "success" | "neutral" | "failure";
 
 /** One subject linked to the PR (rule 1: a closing reference, or a claim naming the head branch). */
 export interface LinkedSubject {

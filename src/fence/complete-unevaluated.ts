@@ -1,7 +1,7 @@
 // Never hang: an evaluation that failed completes the head's run all the same and is kept for the janitor to re-run.
 import { defaultRepoConfig } from "../config/repo-config.js";
+import { inert } from "../domain/inert-text.js";
 import { agentBranchPatterns, agentMayBeInvolved, type OutagePullEvidence } from "../domain/trust.js";
-import { inert } from "../lease/inert-text.js";
 import { StoreUnavailableError } from "../providers/liveness-store.js";
 import { checkRunOf, decideCheckWrite } from "./check-run-plan.js";
 import { unevaluatedVerdict } from "./check-verdict.js";

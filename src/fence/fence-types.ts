@@ -1,14 +1,14 @@
 // What the merge fence needs and what it is told and answers: its dependencies, the PR and merge-group events, a check change.
 import type { Logger } from "pino";
+import type { RepoConfigSource } from "../config/config-source.js";
+import type { CheckConclusion } from "../domain/check-values.js";
 import type { ClaimRecord } from "../domain/claim.js";
 import type { FleetLogins } from "../lease/fleet-logins.js";
-import type { RepoConfigSource } from "../lease/lease-core.js";
 import type { Notifier } from "../notify/notifier.js";
 import type { AssignmentProvider } from "../providers/assignment-provider.js";
 import type { ChecksProvider, ExistingCheckRun } from "../providers/checks-provider.js";
 import type { ClaimNote, FenceStore } from "../providers/fence-store.js";
 import type { ClaimStore, DocumentStore } from "../providers/liveness-store.js";
-import type { CheckConclusion } from "./check-verdict.js";
 import type { SeenPullRequest } from "./outage-evidence.js";
 
 export interface MergeFenceDeps {

@@ -1,23 +1,6 @@
 // Which pull requests a merge group holds, from the merge queue's entries and the group's ref (pure).
 
-/** A merge queue entry as the group evaluation reads it. */
-import type { ForeignIssue } from "../domain/claim.js";
-
-export interface QueueEntry {
-  position: number;
-  /** The head of the entry's merge group, once GitHub has built it. */
-  groupHeadSha: string | null;
-  pullRequest: {
-    number: number;
-    headSha: string;
-    headRef: string;
-    author: { login: string; bot: boolean };
-    /** Closing issue references of the PR's own repository. */
-    closes: number[];
-    /** Closing references to issues of other repositories. */
-    closesElsewhere?: ForeignIssue[];
-  } | null;
-}
+import type { QueueEntry } from "../domain/check-values.js";
 
 export type QueuedPullRequest = NonNullable<QueueEntry["pullRequest"]>;
 

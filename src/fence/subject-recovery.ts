@@ -1,9 +1,10 @@
 // Invariant 7 at the merge: a PR's linked subjects the store lost are read back from their signed claim comments before a verdict.
-import { type SubjectKey, subjectName } from "../domain/claim.js";
+import type { RepoConfigSource } from "../config/config-source.js";
+import type { SubjectKey } from "../domain/claim.js";
+import { subjectName } from "../domain/claim.js";
 import type { FleetLogins } from "../lease/fleet-logins.js";
-import type { RepoConfigSource } from "../lease/ports.js";
-import { restoreClaimRecord } from "../lease/recovery.js";
-import { claimStateUnknown, latestMarker } from "../lease/restore-from-comments.js";
+import { restoreClaimRecord } from "../lease/recovery/recovery.js";
+import { claimStateUnknown, latestMarker } from "../lease/recovery/restore-from-comments.js";
 import type { AssignmentProvider } from "../providers/assignment-provider.js";
 import type { FenceStore, IndexedPullRequest } from "../providers/fence-store.js";
 import type { ClaimStore, DocumentStore } from "../providers/liveness-store.js";

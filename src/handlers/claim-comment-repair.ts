@@ -2,8 +2,8 @@
 import type { Logger } from "pino";
 import { defaultRepoConfig } from "../config/repo-config.js";
 import type { ClaimRecord } from "../domain/claim.js";
-import { markerStateOfRecord, renderClaimComment } from "../lease/claim-comment.js";
-import { fenceOf } from "../lease/fenced-writes.js";
+import { markerStateOfRecord, renderClaimComment } from "../domain/claim-marker.js";
+import { fenceOf } from "../lease/transitions/fenced-writes.js";
 import { type SyncDeps, subjectKeyOf } from "./sync-deps.js";
 import type { WebhookHandler, WebhookPayload } from "./webhook-guard.js";
 

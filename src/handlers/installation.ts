@@ -2,7 +2,7 @@
 // installation.deleted: forget the installation's keys.
 import type { EmitterWebhookEvent } from "@octokit/webhooks";
 import type { Logger } from "pino";
-import type { RepoConfigSource } from "../lease/ports.js";
+import type { RepoConfigSource } from "../config/config-source.js";
 import type { AssignmentProvider } from "../providers/assignment-provider.js";
 import type { InstallationStore } from "../providers/liveness-store.js";
 import type { QueueRefresh } from "../providers/queue-store.js";

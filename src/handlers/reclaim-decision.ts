@@ -2,12 +2,12 @@
 import type { EmitterWebhookEvent } from "@octokit/webhooks";
 import type { RepoConfig } from "../config/repo-config.js";
 import { type ClaimRecord, subjectName } from "../domain/claim.js";
+import { renderClaimComment } from "../domain/claim-marker.js";
+import { describeActor } from "../domain/inert-text.js";
 import type { CheckChange } from "../fence/merge-fence.js";
 import { hasPermission } from "../http/auth.js";
-import { renderClaimComment } from "../lease/claim-comment.js";
-import { describeActor } from "../lease/inert-text.js";
 import { parseReclaimCommand, type ReclaimCommand } from "../lease/reclaim-command.js";
-import { latestMarker, markerHolds } from "../lease/restore-from-comments.js";
+import { latestMarker, markerHolds } from "../lease/recovery/restore-from-comments.js";
 import type { RepoPermission, SubjectSnapshot, TransitionWrite } from "../providers/assignment-provider.js";
 
 export type CommentPayload = EmitterWebhookEvent<"issue_comment.created">["payload"];

@@ -9,19 +9,19 @@
 // 6. a mutation GitHub refused is read back once: landed → committed; provably absent → the store
 //    is rolled back (invariants 3, 7, 10); unknown (the read failed too) → left `sync: pending`.
 import type { Logger } from "pino";
+import type { RepoConfigSource } from "../config/config-source.js";
 import { type Actor, type ClaimRecord, type SubjectKey, subjectName } from "../domain/claim.js";
 import type { MergeFence } from "../fence/merge-fence.js";
-import { applyAndCommit, rollBack } from "../lease/commit-transition.js";
-import { fenceOf } from "../lease/fenced-writes.js";
 import type { FleetLogins } from "../lease/fleet-logins.js";
-import type { RepoConfigSource } from "../lease/ports.js";
 import type { ReclaimCommand } from "../lease/reclaim-command.js";
 import {
   highestGeneration,
   latestMarker,
   markerHolds,
   recordFromMarker,
-} from "../lease/restore-from-comments.js";
+} from "../lease/recovery/restore-from-comments.js";
+import { applyAndCommit, rollBack } from "../lease/transitions/commit-transition.js";
+import { fenceOf } from "../lease/transitions/fenced-writes.js";
 import type {
   AssignmentProvider,
   IdentityProvider,

@@ -1,6 +1,7 @@
 // What the webhook sync handlers are given: providers, config, clock, and the after-transition hook.
+
+import type { RepoConfigSource } from "../config/config-source.js";
 import type { SubjectKey } from "../domain/claim.js";
-import type { RepoConfigSource } from "../lease/ports.js";
 import type { ClaimEvents } from "../lease/transitions/claim-events.js";
 import type { AssignmentProvider } from "../providers/assignment-provider.js";
 import type { LivenessStore } from "../providers/liveness-store.js";

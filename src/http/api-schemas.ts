@@ -3,7 +3,7 @@ import { z } from "zod";
 import { needsHumanProblem } from "../budget/needs-human.js";
 import { derivedStates } from "../contract/derived-states.js";
 import { ReleaseOutcome, TaskClass } from "../domain/claim.js";
-import { scopeGlobProblem } from "../lease/scope-glob/glob-intersection.js";
+import { scopeGlobProblem } from "../lease/scope/glob-intersection.js";
 
 const ownerName = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})\/[A-Za-z0-9._-]{1,100}$/;
 const label = z

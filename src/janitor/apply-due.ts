@@ -1,7 +1,7 @@
 // Applies the planned actions of due claims (mark stale, reap, repair a phantom) within the write budget and spacing.
 import type { RepoConfig } from "../config/repo-config.js";
 import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
-import { applyAndCommit } from "../lease/commit-transition.js";
+import { applyAndCommit } from "../lease/transitions/commit-transition.js";
 import { endClaim, type WriteResult } from "../lease/transitions/end-claim.js";
 import { markStale as markStaleTransition } from "../lease/transitions/mark-stale.js";
 import type { SubjectSnapshot } from "../providers/assignment-provider.js";

@@ -1,5 +1,5 @@
 // The janitor sweep (README.md#keeping-github-and-the-store-in-step): due claims from the store's deadline index, one GitHub read each, then the action their derived state calls for.
-import { stateOfSubject } from "../lease/subject-state.js";
+import { stateOfSubject } from "../lease/reads/subject-state.js";
 import { janitorHaltedNotification } from "../notify/notification-events.js";
 import { applyPlanned, type PlannedSubject } from "./apply-due.js";
 import {

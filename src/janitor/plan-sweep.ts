@@ -1,7 +1,7 @@
 // The janitor's decisions as pure functions: what to do with one due subject, and the disruption guard.
 import type { RepoConfig } from "../config/repo-config.js";
 import type { ClaimRecord } from "../domain/claim.js";
-import type { DerivedClaimState } from "../lease/derive-state.js";
+import type { DerivedClaimState } from "../lease/reads/derive-state.js";
 
 export type SweepActionKind = "relabel-stale" | "reap" | "repair" | "deferred";
 

@@ -1,8 +1,8 @@
 // The reconcile pass: labelled issues matched with the store, pending writes retried, lost labels put back.
 import type { RepoConfig } from "../config/repo-config.js";
 import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
-import { applyAndCommit } from "../lease/commit-transition.js";
-import { restoreClaimRecord } from "../lease/recovery.js";
+import { restoreClaimRecord } from "../lease/recovery/recovery.js";
+import { applyAndCommit } from "../lease/transitions/commit-transition.js";
 import { writeEnded } from "../lease/transitions/end-claim.js";
 import type { SubjectSnapshot } from "../providers/assignment-provider.js";
 import type { QueueRepo } from "../providers/queue-store.js";

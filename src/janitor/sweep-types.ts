@@ -1,7 +1,7 @@
 // The janitor's report, options and dependencies, shared by the sweep's phases.
 import type { Logger } from "pino";
+import type { RepoConfigSource } from "../config/config-source.js";
 import type { RepoConfig } from "../config/repo-config.js";
-import type { RepoConfigSource } from "../lease/ports.js";
 import type { ClaimEvents } from "../lease/transitions/claim-events.js";
 import type { Notifier } from "../notify/notifier.js";
 import type { AssignmentProvider } from "../providers/assignment-provider.js";

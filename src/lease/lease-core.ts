@@ -2,16 +2,8 @@
 import type { RepoConfig } from "../config/repo-config.js";
 import type { ClaimRecord, ReleaseOutcome } from "../domain/claim.js";
 import type { SubjectSnapshot } from "../providers/assignment-provider.js";
+import { LeaseCalls } from "./calls/lease-calls.js";
 import { ClaimLease } from "./claim/claim-lease.js";
-import { LeaseCalls } from "./lease-calls.js";
-import {
-  type Inventory,
-  type InventoryRow,
-  inventory,
-  inventoryRow,
-  type SubjectView,
-  subjectView,
-} from "./lease-reads.js";
 import type {
   ClaimOutcome,
   ClaimRequest,
@@ -23,11 +15,20 @@ import type {
   VerifyAnswer,
 } from "./outcomes.js";
 import type { LeaseCoreDeps } from "./ports.js";
-import { LeaseRecovery } from "./recovery.js";
-import type { ScopeOverlap } from "./scope-overlap.js";
+import {
+  type Inventory,
+  type InventoryRow,
+  inventory,
+  inventoryRow,
+  type SubjectView,
+  subjectView,
+} from "./reads/lease-reads.js";
+import { LeaseRecovery } from "./recovery/recovery.js";
+import type { ScopeOverlap } from "./scope/scope-overlap.js";
 
+export type { RepoConfigSource } from "../config/config-source.js";
+export { phaseEditEveryMs } from "./calls/lease-calls.js";
 export { slugOf } from "./claim/decide-claim.js";
-export { phaseEditEveryMs } from "./lease-calls.js";
 export type {
   ClaimOutcome,
   ClaimRequest,
@@ -40,7 +41,7 @@ export type {
   ResumeView,
   VerifyAnswer,
 } from "./outcomes.js";
-export type { LeaseCoreDeps, RepoConfigSource } from "./ports.js";
+export type { LeaseCoreDeps } from "./ports.js";
 export { LeaseRefused, type RefusalCode } from "./refusals.js";
 
 export class LeaseCore {

@@ -1,11 +1,11 @@
 // What the lease core is asked and what it answers: claim and heartbeat requests, lease and resume views.
 import type { Actor, ClaimRecord, ReleaseOutcome, SubjectKey, TaskClass } from "../domain/claim.js";
 import { leaseIdOf, subjectName } from "../domain/claim.js";
+import type { QueueFilter, SkipReason } from "../domain/eligibility.js";
+import { expiresAt, livenessOf, reclaimableAt } from "../domain/liveness.js";
 import type { GitHubUser } from "../providers/assignment-provider.js";
 import type { CandidateFacts } from "../providers/queue-store.js";
-import type { QueueFilter, SkipReason } from "../queue/eligibility.js";
-import { expiresAt, livenessOf, reclaimableAt } from "./liveness.js";
-import type { ScopeOverlap } from "./scope-overlap.js";
+import type { ScopeOverlap } from "./scope/scope-overlap.js";
 
 export interface ClaimRequest {
   installationId: number;

@@ -1,6 +1,7 @@
 // The interfaces the lease core is built on: the store, GitHub's assignments, config, tokens, clock.
 import type { Logger } from "pino";
 import type { NeedsHumanChange } from "../budget/needs-human.js";
+import type { RepoConfigSource } from "../config/config-source.js";
 import type { RepoConfig } from "../config/repo-config.js";
 import type { ClaimRecord } from "../domain/claim.js";
 import type { Notifier } from "../notify/notifier.js";
@@ -14,19 +15,12 @@ import type {
 } from "../providers/liveness-store.js";
 import type { QueueRepo, QueueStore } from "../providers/queue-store.js";
 import type { SpendStore } from "../providers/spend-store.js";
+import type { HolderPermissions } from "./calls/holder-permission.js";
 import type { FleetLogins } from "./fleet-logins.js";
-import type { HolderPermissions } from "./holder-permission.js";
 import type { TokenMinter } from "./tokens.js";
 import type { ClaimEvents } from "./transitions/claim-events.js";
 
-/** Where the lease core reads a repository's validated config (cached by the implementation). */
-export interface RepoConfigSource {
-  load(installationId: number, repo: string): Promise<RepoConfig>;
-  /** The cached config if there is one; never calls GitHub (the heartbeat path must not). */
-  peek(installationId: number, repo: string): RepoConfig | undefined;
-}
-
-/** Shows a holder's ask for a person on GitHub, throttled per subject (lease/needs-human-show.ts). */
+/** Shows a holder's ask for a person on GitHub, throttled per subject (lease/calls/needs-human-show.ts). */
 export interface NeedsHumanShower {
   /** After a heartbeat that made or withdrew the ask. */
   changed(

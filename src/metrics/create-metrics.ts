@@ -2,7 +2,7 @@
 import type { Logger } from "pino";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { SweepReport } from "../janitor/janitor.js";
-import type { DerivedState } from "../lease/derive-state.js";
+import type { DerivedState } from "../lease/reads/derive-state.js";
 import { LatencyHistogram } from "./latency-histogram.js";
 
 export interface ClaimHoldMetrics {

@@ -1,7 +1,7 @@
 // What one delivery sends (docs/deploy.md#what-a-sink-receives): the body in the sink's format, its headers, and the signature over the raw body.
 import { createHmac } from "node:crypto";
+import type { NotifySink } from "../config/notify-sinks.js";
 import type { Notification } from "./notifier.js";
-import type { NotifySink } from "./notify-sinks.js";
 import { slackTextOf } from "./slack-text.js";
 
 export interface DeliveryRequest {

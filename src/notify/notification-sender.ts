@@ -1,9 +1,9 @@
 // The sender loop every replica runs: claims due deliveries from the outbox, POSTs them, settles each (sent, retry, dropped).
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
+import { type NotifySink, sinkIdOf } from "../config/notify-sinks.js";
+import type { ClaimedDelivery, DeliveryOutcome, OutboxStore } from "../providers/outbox-store.js";
 import { deliveryRequestOf } from "./delivery-request.js";
-import { type NotifySink, sinkIdOf } from "./notify-sinks.js";
-import type { ClaimedDelivery, DeliveryOutcome, OutboxStore } from "./outbox-store.js";
 import { type PostToSink, postWithFetch } from "./post-to-sink.js";
 import { defaultRetryPolicy, type RetryPolicy, retryDelayMs } from "./retry-delay.js";
 

@@ -1,21 +1,8 @@
 // The notification port (docs/deploy.md#9-notifications): what the lease core, the janitor and the handlers call to tell a person something.
 import type { NotifyEvent } from "../config/repo-config.js";
+import type { Notification } from "../providers/outbox-store.js";
 
-/**
- * One notification as a `json` sink receives it (docs/deploy.md#what-a-sink-receives), and as the outbox
- * keeps it.
- */
-export interface Notification {
-  event: NotifyEvent;
-  /** The event's id; the `Idempotency-Key` of every delivery and retry of it. */
-  id: string;
-  /** When it happened (ISO 8601). */
-  at: string;
-  /** `owner/name#number`; null for an installation-wide event (`janitor-halted`). */
-  subject: string | null;
-  installationId: number;
-  data: Record<string, unknown>;
-}
+export type { Notification };
 
 export interface NotificationInput {
   event: NotifyEvent;

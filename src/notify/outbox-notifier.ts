@@ -1,9 +1,9 @@
 // The Notifier over the outbox: builds the event, picks the sinks that take it, and queues it in one store call, unawaited.
 import { createHash, randomUUID } from "node:crypto";
 import type { Logger } from "pino";
+import { type NotifySink, sinkIdOf } from "../config/notify-sinks.js";
+import type { OutboxStore } from "../providers/outbox-store.js";
 import type { Notification, NotificationInput, Notifier } from "./notifier.js";
-import { type NotifySink, sinkIdOf } from "./notify-sinks.js";
-import type { OutboxStore } from "./outbox-store.js";
 
 /** An event id from its occurrence key: the same occurrence, whoever emits it, is one event. */
 export function eventIdOf(key: string): string {

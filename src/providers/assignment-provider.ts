@@ -1,5 +1,5 @@
 // The AssignmentProvider interface: the durable, human-visible side of a claim (GitHub today).
-import type { ClaimMarker } from "../lease/claim-comment.js";
+import type { ClaimMarker } from "../domain/claim-marker.js";
 
 /** How the lease core names a subject to a provider. */
 export interface SubjectRef {

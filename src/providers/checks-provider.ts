@@ -1,8 +1,7 @@
 // The ChecksProvider interface: the one check run (`claim-hold`) per PR head, read before it is written.
 
+import type { CheckConclusion, QueueEntry } from "../domain/check-values.js";
 import type { ForeignIssue } from "../domain/claim.js";
-import type { CheckConclusion } from "../fence/check-verdict.js";
-import type { QueueEntry } from "../fence/merge-group-plan.js";
 
 export const checkRunName = "claim-hold";
 

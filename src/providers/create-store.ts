@@ -1,12 +1,12 @@
 // Picks the stores from REDIS_URL: Redis (single node or cluster) or the embedded memory stores.
 import { Cluster, Redis } from "ioredis";
 import type { Logger } from "pino";
-import type { OutboxStore } from "../notify/outbox-store.js";
 import type { FenceStore } from "./fence-store.js";
 import type { LivenessStore } from "./liveness-store.js";
 import { MemoryFenceStore } from "./memory/memory-fence-store.js";
 import { MemoryOutboxStore } from "./memory/memory-outbox-store.js";
 import { MemoryLivenessStore } from "./memory/memory-store.js";
+import type { OutboxStore } from "./outbox-store.js";
 import { RedisFenceStore } from "./redis/redis-fence-store.js";
 import { RedisOutboxStore } from "./redis/redis-outbox-store.js";
 import { RedisLivenessStore } from "./redis/redis-store.js";

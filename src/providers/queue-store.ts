@@ -1,4 +1,8 @@
 // The candidate index behind `claims/next` and the queue view: what eligibility needs of each open issue.
+import type { CandidateFacts, ClosingPullRequest } from "../domain/candidate-facts.js";
+import type { QueueRanking } from "../domain/queue-ranking.js";
+
+export type { CandidateFacts, ClosingPullRequest, QueueRanking };
 
 /** A repository as the index keys it (the repository's id is stable across renames, the name is for display). */
 export interface QueueRepo {
@@ -6,30 +10,6 @@ export interface QueueRepo {
   repoId: number;
   /** `owner/name`. */
   repo: string;
-}
-
-/** An open pull request that closes an indexed issue, as GitHub links them. */
-export interface ClosingPullRequest {
-  number: number;
-  headRefName: string;
-  author: string | null;
-}
-
-/** What eligibility and ranking need of one open issue (never a pull request, never a closed issue). */
-export interface CandidateFacts {
-  issue: number;
-  title: string;
-  /** Creation time, ms since the epoch (`queue.order`). */
-  createdAt: number;
-  labels: string[];
-  /** Logins of the issue's assignees. */
-  assignees: string[];
-  /** Open issues blocking this one (GitHub issue dependencies, `blocked_by`), as `owner/repo#n`. */
-  blockers: string[];
-  /** Open sub-issues: a tracking issue is not work. */
-  openSubIssues: number;
-  /** Open pull requests that close this issue. */
-  closingPullRequests: ClosingPullRequest[];
 }
 
 /**
@@ -53,16 +33,6 @@ export interface CandidateFeed {
   replaceCandidates(repo: QueueRepo, facts: CandidateFacts[], refreshedAt: number): Promise<void>;
   /** When the last complete refresh of the repository ended; null: never (a miss, refresh before picking). */
   refreshedAt(repo: QueueRepo): Promise<number | null>;
-}
-
-/**
- * How `claims/next` orders a repository's candidates
- * (docs/reference/http-api.md#post-apiv1claimsnext--claim-the-best-free-issue).
- */
-export interface QueueRanking {
-  /** Priority labels, most urgent first; an issue without one ranks after all of them. */
-  priority: string[];
-  order: "oldest" | "newest";
 }
 
 /** A ranked page of a repository's index. */

@@ -1,9 +1,12 @@
 // `claims/next` (docs/reference/http-api.md#post-apiv1claimsnext--claim-the-best-free-issue): read a bounded ranked page of the candidate index, reserve the first eligible issue atomically, claim it through the normal claim path.
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
+import type { RepoConfigSource } from "../config/config-source.js";
+import { rankingOf } from "../config/queue-ranking.js";
 import type { ClaimRecord } from "../domain/claim.js";
+import { eligibilityOf, type QueueFilter, type SkipReason } from "../domain/eligibility.js";
+import { rankingReasons } from "../domain/queue-ranking.js";
 import type { ClaimOutcome, ClaimRequest, PickCheck, PickOutcome } from "../lease/outcomes.js";
-import type { RepoConfigSource } from "../lease/ports.js";
 import { LeaseRefused, refused } from "../lease/refusals.js";
 import type { ClaimStore } from "../providers/liveness-store.js";
 import type {
@@ -13,8 +16,7 @@ import type {
   QueueRepo,
   QueueStore,
 } from "../providers/queue-store.js";
-import { eligibilityOf, type QueueFilter, queueFilterOf, type SkipReason } from "./eligibility.js";
-import { rankingOf, rankingReasons } from "./rank-candidates.js";
+import { queueFilterOf } from "./queue-filter.js";
 
 /**
  * Rebuilds a repository's index from GitHub (a bounded, paged refresh) and answers it; null when the

@@ -1,16 +1,16 @@
 // What the App is given (store, secrets, schedule, limits) and what it hands back once wired.
 import type { Logger } from "pino";
+import type { NotifySink } from "../config/notify-sinks.js";
 import type { MergeFence } from "../fence/merge-fence.js";
 import type { Janitor } from "../janitor/janitor.js";
 import type { JobRegistry } from "../janitor/job-registry.js";
 import type { LeaseCore } from "../lease/lease-core.js";
 import type { ClaimHoldMetrics } from "../metrics/create-metrics.js";
 import type { NotificationSender, SenderPolicy } from "../notify/notification-sender.js";
-import type { NotifySink } from "../notify/notify-sinks.js";
 import type { OutboxNotifier } from "../notify/outbox-notifier.js";
-import type { OutboxStore } from "../notify/outbox-store.js";
 import type { FenceStore } from "../providers/fence-store.js";
 import type { LivenessStore } from "../providers/liveness-store.js";
+import type { OutboxStore } from "../providers/outbox-store.js";
 import type { RequestMeter } from "../request-meter.js";
 
 export interface ClaimHoldOptions {

@@ -1,7 +1,7 @@
 // The GitHub side of the App: installation Octokits and the providers built on them, each request counted.
 import type { Logger } from "pino";
 import type { Probot } from "probot";
-import { createMarkerSeal } from "../lease/marker-seal.js";
+import { createMarkerSeal } from "../domain/marker-seal.js";
 import type { ClaimHoldMetrics } from "../metrics/create-metrics.js";
 import { GitHubAssignmentProvider } from "../providers/github/github-assignment-provider.js";
 import { GitHubCandidateSource } from "../providers/github/github-candidate-source.js";

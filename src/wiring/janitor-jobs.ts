@@ -1,8 +1,8 @@
 // The janitor and its schedule: sweeps every interval (a reconcile every few), each counted in the metrics.
 import type { Logger } from "pino";
+import type { RepoConfigSource } from "../config/config-source.js";
 import { Janitor } from "../janitor/janitor.js";
 import { JobRegistry } from "../janitor/job-registry.js";
-import type { RepoConfigSource } from "../lease/ports.js";
 import type { ClaimEvents } from "../lease/transitions/claim-events.js";
 import type { ClaimHoldMetrics } from "../metrics/create-metrics.js";
 import type { Notifier } from "../notify/notifier.js";

@@ -1,13 +1,12 @@
 // The lease core and the merge fence over the fenced GitHub writes, the repository configs and the token minter.
 import type { Logger } from "pino";
-import { createRepoConfigSource } from "../config/repo-config-source.js";
 import { MergeFence } from "../fence/merge-fence.js";
-import { FencedAssignments } from "../lease/fenced-writes.js";
+import { HolderPermissions } from "../lease/calls/holder-permission.js";
+import { NeedsHumanShow } from "../lease/calls/needs-human-show.js";
 import { FleetLogins } from "../lease/fleet-logins.js";
-import { HolderPermissions } from "../lease/holder-permission.js";
 import { LeaseCore } from "../lease/lease-core.js";
-import { NeedsHumanShow } from "../lease/needs-human-show.js";
 import { createTokenMinter } from "../lease/tokens.js";
+import { FencedAssignments } from "../lease/transitions/fenced-writes.js";
 import type { Notifier } from "../notify/notifier.js";
 import type { FenceStore } from "../providers/fence-store.js";
 import type { LivenessStore } from "../providers/liveness-store.js";
@@ -17,6 +16,7 @@ import { QueuePicker, type RefreshQueue } from "../queue/pick-next.js";
 import { createClaimEvents } from "./claim-events.js";
 import type { ClaimHoldOptions } from "./claim-hold-options.js";
 import type { GitHubProviders } from "./github-providers.js";
+import { createRepoConfigSource } from "./repo-config-source.js";
 
 export type LeaseServices = ReturnType<typeof createLeaseServices>;
 

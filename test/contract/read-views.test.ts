@@ -3,7 +3,7 @@ import { describe, expect, expectTypeOf, it } from "vitest";
 import { defaultRepoConfig } from "../../src/config/repo-config.js";
 import { ClaimRowSchema, type SubjectResponseSchema } from "../../src/contract/api-responses.js";
 import { ClaimRecord } from "../../src/domain/claim.js";
-import { type InventoryRow, inventoryRow, type SubjectView } from "../../src/lease/lease-reads.js";
+import { type InventoryRow, inventoryRow, type SubjectView } from "../../src/lease/reads/lease-reads.js";
 
 const now = Date.parse("2026-12-01T12:00:00Z");
 const record: ClaimRecord = ClaimRecord.parse({

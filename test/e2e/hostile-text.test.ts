@@ -1,6 +1,6 @@
 // End to end: agent text that looks like a marker, a mention or markup never acts in an App comment (invariant 11).
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { parseClaimMarker, verifyClaimMarker } from "../../src/lease/claim-comment.js";
+import { parseClaimMarker, verifyClaimMarker } from "../../src/domain/claim-marker.js";
 import { testSeal } from "../support/app-harness.js";
 import { probeRedis } from "../support/redis.js";
 import { type E2eWorld, fleet, repo, startWorld } from "./support/e2e-world.js";

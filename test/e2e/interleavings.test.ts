@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LeaseCredentials } from "../../src/agent/client/index.js";
 import type { ClaimRecord } from "../../src/domain/claim.js";
-import { markerStateOfRecord, verifyClaimMarker } from "../../src/lease/claim-comment.js";
+import { markerStateOfRecord, verifyClaimMarker } from "../../src/domain/claim-marker.js";
 import { testSeal } from "../support/app-harness.js";
 import { probeRedis } from "../support/redis.js";
 import { type E2eWorld, fleet, installationId, maintainer, repo, startWorld } from "./support/e2e-world.js";

@@ -1,12 +1,8 @@
 // Decision tables: which PRs a merge group holds, the worst verdict over them, and the run of an evaluation that could not finish.
 import { describe, expect, it } from "vitest";
-import {
-  type CheckConclusion,
-  type CheckVerdict,
-  decideGroupCheck,
-  unevaluatedVerdict,
-} from "../../src/fence/check-verdict.js";
-import { membersOfGroup, parseMergeGroupRef, type QueueEntry } from "../../src/fence/merge-group-plan.js";
+import type { CheckConclusion, QueueEntry } from "../../src/domain/check-values.js";
+import { type CheckVerdict, decideGroupCheck, unevaluatedVerdict } from "../../src/fence/check-verdict.js";
+import { membersOfGroup, parseMergeGroupRef } from "../../src/fence/merge-group-plan.js";
 
 const base = "a".repeat(40);
 const groupHead = (n: number) => String(n).repeat(40).slice(0, 40);

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { parseDocument } from "yaml";
 import { parseRepoConfig } from "../../src/config/repo-config.js";
 import { type ClaimRecord, leaseIdOf, parseLeaseId } from "../../src/domain/claim.js";
+import { markerStates, parseClaimMarker, renderClaimComment } from "../../src/domain/claim-marker.js";
 import {
   AttestBody,
   ClaimBody,
@@ -12,7 +13,6 @@ import {
   JanitorRunBody,
   ReleaseBody,
 } from "../../src/http/api-schemas.js";
-import { markerStates, parseClaimMarker, renderClaimComment } from "../../src/lease/claim-comment.js";
 import { parseReclaimCommand } from "../../src/lease/reclaim-command.js";
 
 const runs = Number(process.env.FUZZ_RUNS ?? 3000);

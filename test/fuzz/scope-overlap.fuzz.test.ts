@@ -9,7 +9,7 @@ import {
   globsIntersect,
   scopeGlobLimits,
   scopeGlobProblem,
-} from "../../src/lease/scope-glob/glob-intersection.js";
+} from "../../src/lease/scope/glob-intersection.js";
 
 const runs = Number(process.env.FUZZ_RUNS ?? 3000);
 const seed = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));

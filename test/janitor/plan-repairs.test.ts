@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { defaultRepoConfig } from "../../src/config/repo-config.js";
 import type { ClaimRecord } from "../../src/domain/claim.js";
+import type { ClaimMarker } from "../../src/domain/claim-marker.js";
 import {
   finishReclaimWrite,
   planLabelRepair,
@@ -10,7 +11,6 @@ import {
   recordBeforeEnd,
   supersededAppAssignees,
 } from "../../src/janitor/plan-repairs.js";
-import type { ClaimMarker } from "../../src/lease/claim-comment.js";
 import type { ClaimCommentEvidence, SubjectSnapshot } from "../../src/providers/assignment-provider.js";
 import { subjectSnapshot } from "../support/subject-snapshot.js";
 

@@ -2,7 +2,7 @@
 import pino from "pino";
 import { describe, expect, it } from "vitest";
 import type { ClaimRecord } from "../../src/domain/claim.js";
-import { applyAndCommit, compensate, landedAnyway } from "../../src/lease/commit-transition.js";
+import { applyAndCommit, compensate, landedAnyway } from "../../src/lease/transitions/commit-transition.js";
 import type { SubjectSnapshot, TransitionWrite } from "../../src/providers/assignment-provider.js";
 import { agentClaimRecord } from "../support/claim-record.js";
 

@@ -1,6 +1,7 @@
 // Tables for the claim's pure decisions: which subject can be claimed, by whom, on which branch, and the store's refusals.
 import { describe, expect, it } from "vitest";
 import type { ClaimRecord } from "../../src/domain/claim.js";
+import type { ClaimMarker } from "../../src/domain/claim-marker.js";
 import {
   type ClaimDecision,
   decideClaim,
@@ -9,8 +10,7 @@ import {
   storeRefusal,
   unclaimable,
 } from "../../src/lease/claim/decide-claim.js";
-import type { ClaimMarker } from "../../src/lease/claim-comment.js";
-import { latestMarker } from "../../src/lease/restore-from-comments.js";
+import { latestMarker } from "../../src/lease/recovery/restore-from-comments.js";
 import type { SubjectSnapshot } from "../../src/providers/assignment-provider.js";
 import { subjectSnapshot } from "../support/subject-snapshot.js";
 

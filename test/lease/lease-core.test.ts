@@ -3,7 +3,7 @@
 import pino from "pino";
 import { beforeEach, describe, expect, it } from "vitest";
 import { defaultRepoConfig } from "../../src/config/repo-config.js";
-import { parseClaimMarker } from "../../src/lease/claim-comment.js";
+import { parseClaimMarker } from "../../src/domain/claim-marker.js";
 import { type ClaimRequest, LeaseCore, LeaseRefused } from "../../src/lease/lease-core.js";
 import { createTokenMinter } from "../../src/lease/tokens.js";
 import { unheardClaimEvents } from "../../src/lease/transitions/claim-events.js";

@@ -3,6 +3,7 @@ import { createHmac } from "node:crypto";
 import { Writable } from "node:stream";
 import type { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import type { NotifySink } from "../../src/config/notify-sinks.js";
 import { createLogger } from "../../src/logger.js";
 import {
   type DeliveryResult,
@@ -10,10 +11,9 @@ import {
   type SenderPolicy,
 } from "../../src/notify/notification-sender.js";
 import type { NotificationInput } from "../../src/notify/notifier.js";
-import type { NotifySink } from "../../src/notify/notify-sinks.js";
 import { OutboxNotifier } from "../../src/notify/outbox-notifier.js";
-import type { OutboxStore } from "../../src/notify/outbox-store.js";
 import { MemoryOutboxStore } from "../../src/providers/memory/memory-outbox-store.js";
+import type { OutboxStore } from "../../src/providers/outbox-store.js";
 import { RedisOutboxStore } from "../../src/providers/redis/redis-outbox-store.js";
 import { createTestRedis, deleteKeysWithPrefix, probeRedis, uniqueKeyPrefix } from "../support/redis.js";
 import { type SinkServer, startSinkServer } from "./support/sink-server.js";

@@ -2,8 +2,8 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Notification } from "../../src/notify/notifier.js";
-import { eventMemoryMs, type OutboxDelivery, type OutboxStore } from "../../src/notify/outbox-store.js";
 import { MemoryOutboxStore } from "../../src/providers/memory/memory-outbox-store.js";
+import { eventMemoryMs, type OutboxDelivery, type OutboxStore } from "../../src/providers/outbox-store.js";
 import { RedisOutboxStore } from "../../src/providers/redis/redis-outbox-store.js";
 import { createTestRedis, deleteKeysWithPrefix, probeRedis, uniqueKeyPrefix } from "../support/redis.js";
 

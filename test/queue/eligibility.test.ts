@@ -7,8 +7,8 @@ import {
   type Eligibility,
   type EligibilityInput,
   eligibilityOf,
-  queueFilterOf,
-} from "../../src/queue/eligibility.js";
+} from "../../src/domain/eligibility.js";
+import { queueFilterOf } from "../../src/queue/queue-filter.js";
 
 const T0 = 1_700_000_000_000;
 const minute = 60_000;

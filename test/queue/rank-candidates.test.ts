@@ -1,13 +1,13 @@
 // The queue's ranking as a table: priority labels, `order: oldest | newest`, ties by number, unlabeled last.
 import { describe, expect, it } from "vitest";
-import type { CandidateFacts, QueueRanking } from "../../src/providers/queue-store.js";
+import { defaultQueueRanking } from "../../src/config/queue-ranking.js";
 import {
-  defaultQueueRanking,
   priorityRankOf,
   rankCandidates,
   rankingReasons,
   rankingScore,
-} from "../../src/queue/rank-candidates.js";
+} from "../../src/domain/queue-ranking.js";
+import type { CandidateFacts, QueueRanking } from "../../src/providers/queue-store.js";
 
 const T0 = 1_700_000_000_000;
 const day = 86_400_000;

@@ -450,7 +450,14 @@ export class SimState {
 
   /** The issue's events list, as GitHub keeps it for `GET …/issues/{n}/events` (issues and PRs alike). */
   #recordEvent(issue: SimIssue, action: string, sender: SimUser, extra: Record<string, unknown>): void {
-    const listed: readonly string[] = ["assigned", "unassigned", "labeled", "unlabeled", "closed", "reopened"];
+    const listed: readonly string[] = [
+      "assigned",
+      "unassigned",
+      "labeled",
+      "unlabeled",
+      "closed",
+      "reopened",
+    ];
     if (!listed.includes(action)) return;
     const assignee = extra.assignee as { id?: number } | undefined;
     const label = extra.label as { name?: string } | undefined;

@@ -1,7 +1,7 @@
 // The dashboard's history: recent subjects' transitions, recent notifications and spend, from the store alone (bounded reads, no GitHub).
 import type { ClaimRecord, SubjectKey } from "../../domain/claim.js";
-import type { OutboxStore, RecentDelivery } from "../../notify/outbox-store.js";
 import type { LivenessStore } from "../../providers/liveness-store.js";
+import type { OutboxStore, RecentDelivery } from "../../providers/outbox-store.js";
 import type { SubjectHistory } from "./timeline-layout.js";
 
 export const timelineWindowMs = 24 * 3_600_000;

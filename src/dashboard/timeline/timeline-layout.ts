@@ -1,7 +1,7 @@
 // The timeline's layout from the store's per-subject history: lanes per holder session, bars per claim, markers; pure.
 import type { Actor, ClaimRecord, Transition } from "../../domain/claim.js";
-import type { DerivedState } from "../../lease/derive-state.js";
-import type { RecentDelivery } from "../../notify/outbox-store.js";
+import type { DerivedState } from "../../lease/reads/derive-state.js";
+import type { RecentDelivery } from "../../providers/outbox-store.js";
 
 /** One subject as the store knows it: its current record and its transitions, newest first (as `history` answers). */
 export interface SubjectHistory {

@@ -14,8 +14,6 @@ import {
   StoreUnavailableError,
 } from "../../providers/liveness-store.js";
 import type { QueueRepo } from "../../providers/queue-store.js";
-import { applyAndCommit, landedAnyway, landedComment, rollBack, writeFenced } from "../commit-transition.js";
-import { overlapsOf } from "../lease-reads.js";
 import {
   type ClaimOutcome,
   type ClaimRequest,
@@ -25,9 +23,17 @@ import {
   resumeView,
 } from "../outcomes.js";
 import type { LeaseCoreDeps } from "../ports.js";
-import { restoreUnlessRolledBack } from "../recovery.js";
+import { overlapsOf } from "../reads/lease-reads.js";
+import { restoreUnlessRolledBack } from "../recovery/recovery.js";
+import { claimStateUnknown, highestGeneration, latestMarker } from "../recovery/restore-from-comments.js";
 import { LeaseRefused, refused } from "../refusals.js";
-import { claimStateUnknown, highestGeneration, latestMarker } from "../restore-from-comments.js";
+import {
+  applyAndCommit,
+  landedAnyway,
+  landedComment,
+  rollBack,
+  writeFenced,
+} from "../transitions/commit-transition.js";
 import { claimWrite, reclaimWrite } from "./claim-writes.js";
 import {
   type ClaimPlan,

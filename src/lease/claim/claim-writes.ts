@@ -1,12 +1,12 @@
 // The GitHub writes of a claim: a new incarnation's full transition, and a re-claim's comment update.
 import type { RepoConfig } from "../../config/repo-config.js";
 import { type ClaimRecord, subjectName } from "../../domain/claim.js";
+import { branchCode, renderClaimComment } from "../../domain/claim-marker.js";
+import { describeActor } from "../../domain/inert-text.js";
 import type { GitHubUser, SubjectSnapshot, TransitionWrite } from "../../providers/assignment-provider.js";
-import { branchCode, renderClaimComment } from "../claim-comment.js";
-import { spanOf } from "../ended-write.js";
-import { fenceOf } from "../fenced-writes.js";
-import { describeActor } from "../inert-text.js";
-import { latestMarker, markerHolds } from "../restore-from-comments.js";
+import { latestMarker, markerHolds } from "../recovery/restore-from-comments.js";
+import { spanOf } from "../transitions/ended-write.js";
+import { fenceOf } from "../transitions/fenced-writes.js";
 
 /** The write of a new incarnation `record` that replaces `previous` (see `decideClaim` for `ghost`). */
 export function claimWrite(

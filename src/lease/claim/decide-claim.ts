@@ -5,8 +5,8 @@ import { isAgentBranch, ruleOnClaimBranch } from "../../domain/trust.js";
 import type { ClaimCommentEvidence, SubjectSnapshot } from "../../providers/assignment-provider.js";
 import type { ClaimOutcome as StoreClaimOutcome } from "../../providers/liveness-store.js";
 import { type ClaimRequest, holderBody } from "../outcomes.js";
+import { markerHolds } from "../recovery/restore-from-comments.js";
 import type { Refusal } from "../refusals.js";
-import { markerHolds } from "../restore-from-comments.js";
 
 /** What the claim writes to the store, once GitHub's side allows it. */
 export interface ClaimPlan {

@@ -1,8 +1,8 @@
 // Claims that would duplicate or jump ahead of work (`409 blocked`, `409 pr_open`: docs/reference/http-api.md#post-apiv1claims--claim-re-claim-or-take-over) and a pick's re-check of its candidate, from the claim's one read.
 import { subjectName } from "../../domain/claim.js";
+import { eligibilityOf } from "../../domain/eligibility.js";
 import type { SubjectSnapshot } from "../../providers/assignment-provider.js";
 import type { CandidateFacts } from "../../providers/queue-store.js";
-import { eligibilityOf } from "../../queue/eligibility.js";
 import type { ClaimRequest, PickCheck } from "../outcomes.js";
 import type { Refusal } from "../refusals.js";
 

@@ -5,9 +5,9 @@ import { type ClaimRecord, type SubjectKey, subjectName } from "../../domain/cla
 import type { ChangeCause } from "../../domain/claim-change.js";
 import type { AssignmentProvider, SubjectRef, TransitionWrite } from "../../providers/assignment-provider.js";
 import type { ClaimStore, EndClaimInput, EndClaimOutcome } from "../../providers/liveness-store.js";
-import { commitWritten } from "../commit-transition.js";
-import { endedClaimWrite } from "../ended-write.js";
 import type { ClaimEvents } from "./claim-events.js";
+import { commitWritten } from "./commit-transition.js";
+import { endedClaimWrite } from "./ended-write.js";
 
 export interface TransitionDeps {
   store: Pick<ClaimStore, "commitClaim" | "markSynced">;

@@ -1,6 +1,6 @@
 // The GitHub side of a claim: one GraphQL read per subject and one batched GraphQL mutation per transition (concurrent ones of an installation share it).
-import { sealClaimComment } from "../../lease/claim-comment.js";
-import type { MarkerSeal } from "../../lease/marker-seal.js";
+import { sealClaimComment } from "../../domain/claim-marker.js";
+import type { MarkerSeal } from "../../domain/marker-seal.js";
 import {
   type AppliedWrite,
   type AssignmentChange,

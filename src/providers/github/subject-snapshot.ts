@@ -1,7 +1,8 @@
 // Reading a subject from GitHub's answer: the snapshot of an issue, its trusted claim comments, and paging back for an older one.
+
+import { verifyClaimMarker } from "../../domain/claim-marker.js";
+import type { MarkerSeal } from "../../domain/marker-seal.js";
 import { associationCanWrite, pullRequestCounts } from "../../domain/trust.js";
-import { verifyClaimMarker } from "../../lease/claim-comment.js";
-import type { MarkerSeal } from "../../lease/marker-seal.js";
 import type { ClaimCommentEvidence, SubjectRef, SubjectSnapshot } from "../assignment-provider.js";
 import type { RequestCounter, SendRequest } from "./counted-requests.js";
 import {

@@ -1,7 +1,7 @@
 // The memory store's decisions that need no state: session proof, the guards of App-made transitions, gone reasons.
 import { timingSafeEqual } from "node:crypto";
 import type { Actor, ClaimRecord } from "../../domain/claim.js";
-import { aliveAt } from "../../lease/liveness.js";
+import { aliveAt } from "../../domain/liveness.js";
 import type { ClaimInput, GoneReason } from "../liveness-store.js";
 
 export function digestsEqual(a: string, b: string): boolean {

@@ -1,7 +1,7 @@
 // The memory store's transitions made by an agent's calls, each a pure function of the subject's slot and the input.
 // Their guards are checked in the order of the matching Lua script (src/providers/redis/lua/), named above each.
 import type { ClaimRecord } from "../../domain/claim.js";
-import { aliveAt } from "../../lease/liveness.js";
+import { aliveAt } from "../../domain/liveness.js";
 import { newClaimRecord, rotatedTokensKept, takeoverIntentLifetimeFactor } from "../claim-records.js";
 import type {
   ClaimInput,

@@ -1,5 +1,5 @@
 // What a lease call (heartbeat, verify, release) answers instead of success, decided from the subject's slot.
-import { aliveAt } from "../../lease/liveness.js";
+import { aliveAt } from "../../domain/liveness.js";
 import type { LeaseInput, LeaseRefusal } from "../liveness-store.js";
 import { clone, digestsEqual, goneReason } from "./claim-rules.js";
 import type { SubjectSlot } from "./subject-slots.js";

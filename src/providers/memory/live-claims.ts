@@ -1,6 +1,6 @@
 // The memory store's live-claim counts per login and per session, kept at each transition (as the Redis sorted sets are).
 import type { Actor, ClaimRecord } from "../../domain/claim.js";
-import { aliveAt } from "../../lease/liveness.js";
+import { aliveAt } from "../../domain/liveness.js";
 
 /** Where an active subject is counted: its login's and (with a session identity) its session's group. */
 interface Holder {

@@ -8,7 +8,7 @@ import {
   type RecentDelivery,
   recentKept,
   recentOf,
-} from "../../notify/outbox-store.js";
+} from "../outbox-store.js";
 
 interface Queued {
   delivery: OutboxDelivery;

@@ -1,5 +1,5 @@
 // The embedded candidate index: per repository, each open issue's facts, its ranking and the pick reservations.
-import { rankCandidates, rankingFingerprint } from "../../queue/rank-candidates.js";
+import { rankCandidates, rankingFingerprint } from "../../domain/queue-ranking.js";
 import {
   type CandidateFacts,
   type CandidatePage,

@@ -1,7 +1,7 @@
 // The memory store's per-subject slots and the per-installation deadlines its indexes read.
 import type { LeaseUsage } from "../../budget/usage.js";
 import type { ClaimRecord, SubjectKey, Transition } from "../../domain/claim.js";
-import { aliveAt } from "../../lease/liveness.js";
+import { aliveAt } from "../../domain/liveness.js";
 import { historyLimit } from "../claim-records.js";
 import type { ClaimInput } from "../liveness-store.js";
 import { LiveClaims } from "./live-claims.js";

@@ -10,7 +10,7 @@ import {
   recentKept,
   recentOf,
   StoredDelivery,
-} from "../../notify/outbox-store.js";
+} from "../outbox-store.js";
 import { OutboxKeys } from "./keys.js";
 import {
   callRedis,

@@ -1,7 +1,8 @@
 // The Redis candidate index: per repository a sorted set in ranking order, the facts, reservations and meta, all under the installation's hash tag.
 import type { Cluster, Redis } from "ioredis";
 import { z } from "zod";
-import { defaultQueueRanking, rankingFingerprint } from "../../queue/rank-candidates.js";
+import { defaultQueueRanking } from "../../config/queue-ranking.js";
+import { rankingFingerprint } from "../../domain/queue-ranking.js";
 import {
   type CandidateFacts,
   type CandidatePage,

@@ -1,6 +1,6 @@
 // Review: attacks on invariant 11 (marker authenticity) and 12 (recovery fails closed) through the real App.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { verifyClaimMarker } from "../../../src/lease/claim-comment.js";
+import { verifyClaimMarker } from "../../../src/domain/claim-marker.js";
 import { testSeal } from "../../support/app-harness.js";
 import { deleteKeysWithPrefix, probeRedis } from "../../support/redis.js";
 import { type E2eWorld, fleet, maintainer, repo, startWorld } from "../support/e2e-world.js";

@@ -1,6 +1,6 @@
 // Review: unlucky interleavings against invariant 13 (write fencing) and 14 (token rotation), real App + sim + Redis.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { verifyClaimMarker } from "../../../src/lease/claim-comment.js";
+import { verifyClaimMarker } from "../../../src/domain/claim-marker.js";
 import { testSeal } from "../../support/app-harness.js";
 import { deleteKeysWithPrefix, probeRedis } from "../../support/redis.js";
 import { type E2eWorld, fleet, installationId, maintainer, repo, startWorld } from "../support/e2e-world.js";

@@ -1,8 +1,8 @@
 // The simulator, the real App on real Redis stores, and a Redis notification outbox with the sinks a test names.
 import { type ClaimHoldClient, createClaimHoldClient } from "../../../src/agent/client/index.js";
+import type { NotifySink } from "../../../src/config/notify-sinks.js";
 import type { SenderPolicy } from "../../../src/notify/notification-sender.js";
-import type { NotifySink } from "../../../src/notify/notify-sinks.js";
-import type { OutboxStore } from "../../../src/notify/outbox-store.js";
+import type { OutboxStore } from "../../../src/providers/outbox-store.js";
 import { RedisOutboxStore } from "../../../src/providers/redis/redis-outbox-store.js";
 import type { GitHubSimulator } from "../../../tools/github-sim/index.js";
 import { type LocalStack, startLocalStack } from "../../../tools/local-stack/start-local-stack.js";

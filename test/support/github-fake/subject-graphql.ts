@@ -1,6 +1,6 @@
 // The App's GraphQL calls on one subject faked with nock: SubjectStatus, ApplyTransition, ResolveLabels, OpenIssues.
 import type nock from "nock";
-import { type ClaimMarker, sealClaimComment } from "../../../src/lease/claim-comment.js";
+import { type ClaimMarker, sealClaimComment } from "../../../src/domain/claim-marker.js";
 import {
   RESOLVE_LABELS_QUERY,
   resolveLabelsVariables,

@@ -1,4 +1,4 @@
--- The candidate index's order: the same score as src/queue/rank-candidates.ts (rankingScore).
+-- The candidate index's order: the same score as src/domain/queue-ranking.ts (rankingScore).
 local CREATED_AT_SPAN = 4398046511104 -- 2^42 ms
 
 -- The ranking the repository's index is scored by (the default one until a page read names another).

@@ -2,16 +2,16 @@
 import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "pino";
-import type { ClaimRecord, RecordState, SubjectKey } from "../domain/claim.js";
+import type { ClaimRecord, RecordState, SubjectKey } from "../../domain/claim.js";
+import { markerStateOfRecord, renderClaimComment, restateClaimComment } from "../../domain/claim-marker.js";
 import type {
   AppliedWrite,
   AssignmentProvider,
   SubjectRef,
   TransitionWrite,
   WriteFence,
-} from "../providers/assignment-provider.js";
-import type { LivenessStore } from "../providers/liveness-store.js";
-import { markerStateOfRecord, renderClaimComment, restateClaimComment } from "./claim-comment.js";
+} from "../../providers/assignment-provider.js";
+import type { LivenessStore } from "../../providers/liveness-store.js";
 
 /** What a fenced write was decided for: the record as its transition left it. */
 export function fenceOf(record: ClaimRecord, labels: WriteFence["labels"]): WriteFence {

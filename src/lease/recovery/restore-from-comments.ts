@@ -1,7 +1,7 @@
 // Invariant 7: claim records rebuilt from the App's claim comments when the store lost them (pure functions).
-import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
-import type { ClaimCommentEvidence, SubjectSnapshot } from "../providers/assignment-provider.js";
-import type { ClaimMarker } from "./claim-comment.js";
+import type { ClaimRecord, SubjectKey } from "../../domain/claim.js";
+import type { ClaimMarker } from "../../domain/claim-marker.js";
+import type { ClaimCommentEvidence, SubjectSnapshot } from "../../providers/assignment-provider.js";
 
 /** The subject's newest claim comment (highest generation); markers naming another subject are ignored. */
 export function latestMarker(snapshot: SubjectSnapshot): ClaimCommentEvidence | undefined {

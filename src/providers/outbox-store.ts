@@ -1,12 +1,27 @@
 // The notification outbox's store interface: deliveries queued in one call, claimed by one sender at a time, settled.
 import { z } from "zod";
 import { NotifyEvent } from "../config/repo-config.js";
-import type { Notification } from "./notifier.js";
 
 /** How long an event id is remembered, so emitting it again (another replica, a redelivery) queues nothing. */
 export const eventMemoryMs = 7 * 24 * 3_600_000;
 /** Settled deliveries kept for the dashboard's list of recent notifications. */
 export const recentKept = 100;
+
+/**
+ * One notification as a `json` sink receives it (docs/deploy.md#what-a-sink-receives), and as the outbox
+ * keeps it.
+ */
+export interface Notification {
+  event: NotifyEvent;
+  /** The event's id; the `Idempotency-Key` of every delivery and retry of it. */
+  id: string;
+  /** When it happened (ISO 8601). */
+  at: string;
+  /** `owner/name#number`; null for an installation-wide event (`janitor-halted`). */
+  subject: string | null;
+  installationId: number;
+  data: Record<string, unknown>;
+}
 
 /** One event for one sink. */
 export interface OutboxDelivery {

@@ -1,9 +1,9 @@
 // The GitHub text and writes of the needs-human and budget moments: the ask's inert comment and the over-budget release; pure.
-import type { RepoConfig } from "../config/repo-config.js";
-import type { ClaimRecord } from "../domain/claim.js";
-import type { TransitionWrite } from "../providers/assignment-provider.js";
-import { endedClaimWrite } from "./ended-write.js";
-import { describeActor, inert } from "./inert-text.js";
+import type { RepoConfig } from "../../config/repo-config.js";
+import type { ClaimRecord } from "../../domain/claim.js";
+import { describeActor, inert } from "../../domain/inert-text.js";
+import type { TransitionWrite } from "../../providers/assignment-provider.js";
+import { endedClaimWrite } from "../transitions/ended-write.js";
 
 /**
  * The comment of a holder asking for a person: the blocker as inert text (it can never mention,

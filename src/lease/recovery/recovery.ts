@@ -1,15 +1,15 @@
 // Invariant 7: a subject the store lost comes back from its claim comments, for lease calls and claims.
-import { defaultRepoConfig } from "../config/repo-config.js";
-import { type ClaimRecord, leaseIdOf, type SubjectKey, subjectName } from "../domain/claim.js";
+import { defaultRepoConfig } from "../../config/repo-config.js";
+import { type ClaimRecord, leaseIdOf, type SubjectKey, subjectName } from "../../domain/claim.js";
 import type {
   AssignmentProvider,
   ClaimCommentEvidence,
   SubjectSnapshot,
-} from "../providers/assignment-provider.js";
-import type { ClaimStore } from "../providers/liveness-store.js";
-import type { LeaseCoreDeps } from "./ports.js";
+} from "../../providers/assignment-provider.js";
+import type { ClaimStore } from "../../providers/liveness-store.js";
+import type { LeaseCoreDeps } from "../ports.js";
+import { digestsEqual } from "../tokens.js";
 import { claimStateUnknown, latestMarker, markerHolds, recordFromMarker } from "./restore-from-comments.js";
-import { digestsEqual } from "./tokens.js";
 
 const failedRecoveryMemoryMs = 5 * 60_000;
 

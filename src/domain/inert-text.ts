@@ -1,5 +1,5 @@
 // Invariant 11: text that comes from agents or users, rendered so it can never act in an App comment or check output.
-import type { Actor } from "../domain/claim.js";
+import type { Actor } from "./claim.js";
 
 /** Zero-width, bidi-control and other invisible format characters: they can hide or reorder text. */
 const invisible = /\p{Cf}|\u034f|\u115f|\u1160|\u17b4|\u17b5|[\u180b-\u180f]|\u3164|\uffa0/gu;

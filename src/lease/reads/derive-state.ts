@@ -1,8 +1,8 @@
 // Derives a subject's claim state (docs/reference/http-api.md#get-apiv1reposownerrepoclaimsstatelimit--inventory) from the store's record and GitHub's evidence; pure.
-import type { DerivedState } from "../contract/derived-states.js";
-import type { ClaimRecord } from "../domain/claim.js";
+import type { DerivedState } from "../../contract/derived-states.js";
+import type { ClaimRecord } from "../../domain/claim.js";
 
-export { type DerivedState, derivedStates } from "../contract/derived-states.js";
+export { type DerivedState, derivedStates } from "../../contract/derived-states.js";
 
 export interface OpenPullRequest {
   number: number;

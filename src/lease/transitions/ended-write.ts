@@ -1,8 +1,8 @@
 // The GitHub side of a claim that ends without its holder (revoke, reap, completion, /reclaim).
-import type { RepoConfig } from "../config/repo-config.js";
-import type { ClaimRecord } from "../domain/claim.js";
-import type { TransitionWrite } from "../providers/assignment-provider.js";
-import { type MarkerState, renderClaimComment } from "./claim-comment.js";
+import type { RepoConfig } from "../../config/repo-config.js";
+import type { ClaimRecord } from "../../domain/claim.js";
+import { type MarkerState, renderClaimComment } from "../../domain/claim-marker.js";
+import type { TransitionWrite } from "../../providers/assignment-provider.js";
 import { fenceOf } from "./fenced-writes.js";
 
 const markerStateOf: Record<string, MarkerState> = {

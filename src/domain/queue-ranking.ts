@@ -1,18 +1,15 @@
 // The queue's order (docs/reference/http-api.md#post-apiv1claimsnext--claim-the-best-free-issue): priority label rank, then `queue.order`, then issue number — and the score the store sorts by.
-import { defaultRepoConfig, type RepoConfig } from "../config/repo-config.js";
-import type { CandidateFacts, QueueRanking } from "../providers/queue-store.js";
-
-/** The ranking part of a repository's `queue` config. */
-export function rankingOf(queue: RepoConfig["queue"]): QueueRanking {
-  return { priority: queue.priority, order: queue.order };
-}
+import type { CandidateFacts } from "./candidate-facts.js";
 
 /**
- * The default ranking (`queue.priority`, `queue.order` in
- * docs/reference/config.md#per-repository-githubclaim-holdyml): the one an index is scored by before any
- * pick named its repository's.
+ * How `claims/next` orders a repository's candidates
+ * (docs/reference/http-api.md#post-apiv1claimsnext--claim-the-best-free-issue).
  */
-export const defaultQueueRanking: QueueRanking = rankingOf(defaultRepoConfig.queue);
+export interface QueueRanking {
+  /** Priority labels, most urgent first; an issue without one ranks after all of them. */
+  priority: string[];
+  order: "oldest" | "newest";
+}
 
 /** Index of the issue's most urgent priority label in `priority`; `priority.length` when it has none. */
 export function priorityRankOf(labels: readonly string[], priority: readonly string[]): number {

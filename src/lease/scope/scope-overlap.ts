@@ -1,13 +1,8 @@
 // Declared work scopes (docs/agents.md#declared-scope): which live claims of a repository declare globs that can name the same file.
-import type { ClaimRecord } from "../domain/claim.js";
-import { livenessOf } from "./liveness.js";
-import type { Budget } from "./scope-glob/glob-automaton.js";
-import {
-  type CompiledGlob,
-  compiledIntersect,
-  compileGlob,
-  searchBudget,
-} from "./scope-glob/glob-intersection.js";
+import type { ClaimRecord } from "../../domain/claim.js";
+import { livenessOf } from "../../domain/liveness.js";
+import type { Budget } from "./glob-automaton.js";
+import { type CompiledGlob, compiledIntersect, compileGlob, searchBudget } from "./glob-intersection.js";
 
 /**
  * The intersecting pairs of two scopes, as shown to agents: the glob itself when both declared it,

@@ -1,8 +1,8 @@
 // The read side of the core (docs/reference/http-api.md#reads): one subject's joined state, and a repository's inventory.
 
-import { microsToUsd } from "../budget/usage.js";
-import type { RepoConfig } from "../config/repo-config.js";
-import type { DerivedState } from "../contract/derived-states.js";
+import { microsToUsd } from "../../budget/usage.js";
+import type { RepoConfig } from "../../config/repo-config.js";
+import type { DerivedState } from "../../contract/derived-states.js";
 import {
   type Actor,
   type ClaimRecord,
@@ -10,15 +10,15 @@ import {
   subjectName,
   type TaskClass,
   type Transition,
-} from "../domain/claim.js";
-import type { SubjectSnapshot } from "../providers/assignment-provider.js";
-import { expiresAt, livenessOf } from "./liveness.js";
-import { iso } from "./outcomes.js";
-import type { LeaseCoreDeps } from "./ports.js";
-import { restoreFromComment } from "./recovery.js";
-import { refused } from "./refusals.js";
-import { latestMarker } from "./restore-from-comments.js";
-import { liveScopeOverlaps, type ScopeOverlap } from "./scope-overlap.js";
+} from "../../domain/claim.js";
+import { expiresAt, livenessOf } from "../../domain/liveness.js";
+import type { SubjectSnapshot } from "../../providers/assignment-provider.js";
+import { iso } from "../outcomes.js";
+import type { LeaseCoreDeps } from "../ports.js";
+import { restoreFromComment } from "../recovery/recovery.js";
+import { latestMarker } from "../recovery/restore-from-comments.js";
+import { refused } from "../refusals.js";
+import { liveScopeOverlaps, type ScopeOverlap } from "../scope/scope-overlap.js";
 import { stateOfSubject } from "./subject-state.js";
 
 /** One row of the inventory (docs/reference/http-api.md#get-apiv1reposownerrepoclaimsstatelimit--inventory): a subject's derived state joined with its claim record. */

@@ -1,5 +1,5 @@
 // Liveness arithmetic shared by the lease core and the janitor: pure functions of a record and a clock.
-import type { ClaimRecord } from "../domain/claim.js";
+import type { ClaimRecord } from "./claim.js";
 
 /**
  * When the holder was last known alive: its last heartbeat, or the end of the wait it reported

@@ -1,8 +1,8 @@
 // Whether `claims/next` may offer an indexed issue ("Eligible" in docs/reference/http-api.md#post-apiv1claimsnext--claim-the-best-free-issue): a pure function of its facts, its claim record and the filters.
-import type { RepoConfig } from "../config/repo-config.js";
-import type { ClaimRecord } from "../domain/claim.js";
-import { livenessOf } from "../lease/liveness.js";
-import type { CandidateFacts } from "../providers/queue-store.js";
+
+import type { CandidateFacts } from "./candidate-facts.js";
+import type { ClaimRecord } from "./claim.js";
+import { livenessOf } from "./liveness.js";
 
 /** Why an issue is not offered; the queue view shows these codes, `queue_empty` counts them. */
 export const skipReasons = [
@@ -28,20 +28,6 @@ export interface QueueFilter {
   exemptLabels: string[];
   /** A subject whose spend reached its budget, until a person removes the label (`labels.overBudget`). */
   overBudgetLabel: string;
-}
-
-/** The request's filters merged with the repository's `queue.labels`/`excludeLabels` and exempt labels. */
-export function queueFilterOf(
-  config: Pick<RepoConfig, "queue" | "janitor" | "labels">,
-  request: { labels?: readonly string[]; excludeLabels?: readonly string[] } = {},
-): QueueFilter {
-  const union = (a: readonly string[], b: readonly string[]) => [...new Set([...a, ...b])];
-  return {
-    labels: union(config.queue.labels, request.labels ?? []),
-    excludeLabels: union(config.queue.excludeLabels, request.excludeLabels ?? []),
-    exemptLabels: [...config.janitor.exemptLabels],
-    overBudgetLabel: config.labels.overBudget,
-  };
 }
 
 export interface EligibilityInput {

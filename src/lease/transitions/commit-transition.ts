@@ -1,17 +1,17 @@
 // A transition's GitHub write and what follows it: commit, landed-anyway check, rollback, compensation.
-import type { RepoConfig } from "../config/repo-config.js";
-import { type ClaimRecord, type SubjectKey, subjectName } from "../domain/claim.js";
+import type { RepoConfig } from "../../config/repo-config.js";
+import { type ClaimRecord, type SubjectKey, subjectName } from "../../domain/claim.js";
+import { renderClaimComment } from "../../domain/claim-marker.js";
 import type {
   AppliedWrite,
   AssignmentProvider,
   SubjectRef,
   TransitionWrite,
-} from "../providers/assignment-provider.js";
-import type { LivenessStore } from "../providers/liveness-store.js";
-import { renderClaimComment } from "./claim-comment.js";
+} from "../../providers/assignment-provider.js";
+import type { LivenessStore } from "../../providers/liveness-store.js";
+import type { LeaseCoreDeps } from "../ports.js";
+import { refused } from "../refusals.js";
 import { desiredWrite, fenceOf } from "./fenced-writes.js";
-import type { LeaseCoreDeps } from "./ports.js";
-import { refused } from "./refusals.js";
 
 /** The managed labels a fenced write judges GitHub by. */
 type Labels = Pick<RepoConfig["labels"], "claimed" | "stale">;

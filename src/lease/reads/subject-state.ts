@@ -1,7 +1,7 @@
 // Joins a GitHub snapshot, a store record and the repository config into the evidence a derived state is judged on (docs/reference/http-api.md#get-apiv1reposownerrepoclaimsstatelimit--inventory).
-import type { RepoConfig } from "../config/repo-config.js";
-import type { ClaimRecord } from "../domain/claim.js";
-import type { SubjectSnapshot } from "../providers/assignment-provider.js";
+import type { RepoConfig } from "../../config/repo-config.js";
+import type { ClaimRecord } from "../../domain/claim.js";
+import type { SubjectSnapshot } from "../../providers/assignment-provider.js";
 import { type DerivedClaimState, deriveState, type SubjectEvidence } from "./derive-state.js";
 
 /** `snapshot` null: GitHub was not read for this subject (its evidence is unknown, not empty). */

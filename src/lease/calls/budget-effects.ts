@@ -1,18 +1,18 @@
 // After a heartbeat: the GitHub side and notifications of a needs-human change or a budget reached, only when one happened.
 
-import { decideBudget } from "../budget/decide-budget.js";
-import { needsHumanChange } from "../budget/needs-human.js";
-import { microsToUsd } from "../budget/usage.js";
-import type { RepoConfig } from "../config/repo-config.js";
-import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
-import { budgetNotification } from "../notify/notification-events.js";
-import type { SubjectRef } from "../providers/assignment-provider.js";
-import type { SpendReport } from "../providers/spend-store.js";
+import { decideBudget } from "../../budget/decide-budget.js";
+import { needsHumanChange } from "../../budget/needs-human.js";
+import { microsToUsd } from "../../budget/usage.js";
+import type { RepoConfig } from "../../config/repo-config.js";
+import type { ClaimRecord, SubjectKey } from "../../domain/claim.js";
+import { budgetNotification } from "../../notify/notification-events.js";
+import type { SubjectRef } from "../../providers/assignment-provider.js";
+import type { SpendReport } from "../../providers/spend-store.js";
+import type { LeaseCoreDeps } from "../ports.js";
+import { refused } from "../refusals.js";
+import { finishEnded } from "../transitions/end-claim.js";
 import { budgetExhaustedWrite } from "./budget-writes.js";
 import { NeedsHumanShow } from "./needs-human-show.js";
-import type { LeaseCoreDeps } from "./ports.js";
-import { refused } from "./refusals.js";
-import { finishEnded } from "./transitions/end-claim.js";
 
 /** What the heartbeat's store call answered, as far as these effects care. */
 export interface HeartbeatEffectsInput {

@@ -1,7 +1,7 @@
 // The notification sinks of `CLAIM_HOLD_NOTIFY` (docs/deploy.md#sinks-claim_hold_notify): where events go; URLs are secrets, so only env holds them.
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import { NotifyEvent } from "../config/repo-config.js";
+import { NotifyEvent } from "./repo-config.js";
 
 export const NotifySink = z.strictObject({
   /** Where deliveries are POSTed. A secret (Slack-style webhook URLs are credentials): never logged or stored. */

@@ -1,32 +1,32 @@
 // The holder's calls on a lease (docs/reference/http-api.md#lease-calls): heartbeat, release and verify, each proven by the lease token.
 
-import { usdToMicros } from "../budget/usage.js";
-import { defaultRepoConfig, durationsOf } from "../config/repo-config.js";
+import { usdToMicros } from "../../budget/usage.js";
+import { defaultRepoConfig, durationsOf } from "../../config/repo-config.js";
 import {
   type ClaimRecord,
   parseLeaseId,
   type ReleaseOutcome,
   type SubjectKey,
   subjectName,
-} from "../domain/claim.js";
-import type { SubjectRef, TransitionWrite } from "../providers/assignment-provider.js";
-import type { HeartbeatInput, HeartbeatOutcome, LeaseRefusal } from "../providers/liveness-store.js";
-import { applyHeartbeatEffects } from "./budget-effects.js";
-import { branchCode, type MarkerState, renderClaimComment } from "./claim-comment.js";
-import { writeFenced } from "./commit-transition.js";
-import { describeActor, inert } from "./inert-text.js";
-import { expiresAt, livenessOf } from "./liveness.js";
+} from "../../domain/claim.js";
+import { branchCode, type MarkerState, renderClaimComment } from "../../domain/claim-marker.js";
+import { describeActor, inert } from "../../domain/inert-text.js";
+import { expiresAt, livenessOf } from "../../domain/liveness.js";
+import type { SubjectRef, TransitionWrite } from "../../providers/assignment-provider.js";
+import type { HeartbeatInput, HeartbeatOutcome, LeaseRefusal } from "../../providers/liveness-store.js";
 import {
   type HeartbeatAnswer,
   type HeartbeatRequest,
   iso,
   type ReleaseAnswer,
   type VerifyAnswer,
-} from "./outcomes.js";
-import type { LeaseCoreDeps } from "./ports.js";
-import type { LeaseRecovery } from "./recovery.js";
-import { type Refusal, refused } from "./refusals.js";
-import { endClaim } from "./transitions/end-claim.js";
+} from "../outcomes.js";
+import type { LeaseCoreDeps } from "../ports.js";
+import type { LeaseRecovery } from "../recovery/recovery.js";
+import { type Refusal, refused } from "../refusals.js";
+import { writeFenced } from "../transitions/commit-transition.js";
+import { endClaim } from "../transitions/end-claim.js";
+import { applyHeartbeatEffects } from "./budget-effects.js";
 
 /** Phase changes edit the claim comment at most this often per subject. */
 export const phaseEditEveryMs = 60_000;

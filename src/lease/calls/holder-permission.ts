@@ -1,5 +1,5 @@
 // A lease holder's `write` permission is re-checked at most every 10 minutes: a removed collaborator loses the lease (docs/reference/http-api.md#authentication).
-import type { RepoPermission } from "../providers/assignment-provider.js";
+import type { RepoPermission } from "../../providers/assignment-provider.js";
 
 export const permissionRecheckMs = 10 * 60_000;
 

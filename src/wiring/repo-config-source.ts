@@ -1,8 +1,8 @@
 // Loads and validates `.github/claim-hold.yml` per repository; invalid files fall back to defaults and are logged.
 import type { Logger } from "pino";
-import type { RepoConfigSource } from "../lease/ports.js";
+import type { RepoConfigSource } from "../config/config-source.js";
+import { defaultRepoConfig, parseRepoConfig, type RepoConfig } from "../config/repo-config.js";
 import { ConfigFileError, type IdentityProvider } from "../providers/assignment-provider.js";
-import { defaultRepoConfig, parseRepoConfig, type RepoConfig } from "./repo-config.js";
 
 export interface RepoConfigCache extends RepoConfigSource {
   /** The last validation error per repository (surfaced as a neutral check annotation). */

@@ -1,6 +1,6 @@
 // The claim comment: a readable line plus the machine-readable `claim-hold:v1` marker, rendered and parsed.
 import { z } from "zod";
-import { Actor, type ClaimRecord, TaskClass } from "../domain/claim.js";
+import { Actor, type ClaimRecord, TaskClass } from "./claim.js";
 import { describeActor, inert } from "./inert-text.js";
 import type { MarkerSeal } from "./marker-seal.js";
 

@@ -1,15 +1,15 @@
 // Shows a holder's ask for a person on GitHub, throttled per subject (docs/reference/github-surfaces.md#needs-human).
 
 import type { Logger } from "pino";
-import { type NeedsHumanChange, type NeedsHumanShown, planNeedsHuman } from "../budget/needs-human.js";
-import type { RepoConfig } from "../config/repo-config.js";
-import { type ClaimRecord, subjectName } from "../domain/claim.js";
-import { needsHumanNotification } from "../notify/notification-events.js";
-import type { Notifier } from "../notify/notifier.js";
-import type { AssignmentProvider, TransitionWrite } from "../providers/assignment-provider.js";
-import type { DocumentStore } from "../providers/liveness-store.js";
+import { type NeedsHumanChange, type NeedsHumanShown, planNeedsHuman } from "../../budget/needs-human.js";
+import type { RepoConfig } from "../../config/repo-config.js";
+import { type ClaimRecord, subjectName } from "../../domain/claim.js";
+import { needsHumanNotification } from "../../notify/notification-events.js";
+import type { Notifier } from "../../notify/notifier.js";
+import type { AssignmentProvider, TransitionWrite } from "../../providers/assignment-provider.js";
+import type { DocumentStore } from "../../providers/liveness-store.js";
+import { writeFenced } from "../transitions/commit-transition.js";
 import { needsHumanAskBody } from "./budget-writes.js";
-import { writeFenced } from "./commit-transition.js";
 
 export interface NeedsHumanShowDeps {
   store: DocumentStore;

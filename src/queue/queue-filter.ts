@@ -1,0 +1,17 @@
+// The filters of one `claims/next` pick: the request's merged with the repository's `queue` config and exempt labels.
+import type { RepoConfig } from "../config/repo-config.js";
+import type { QueueFilter } from "../domain/eligibility.js";
+
+/** The request's filters merged with the repository's `queue.labels`/`excludeLabels` and exempt labels. */
+export function queueFilterOf(
+  config: Pick<RepoConfig, "queue" | "janitor" | "labels">,
+  request: { labels?: readonly string[]; excludeLabels?: readonly string[] } = {},
+): QueueFilter {
+  const union = (a: readonly string[], b: readonly string[]) => [...new Set([...a, ...b])];
+  return {
+    labels: union(config.queue.labels, request.labels ?? []),
+    excludeLabels: union(config.queue.excludeLabels, request.excludeLabels ?? []),
+    exemptLabels: [...config.janitor.exemptLabels],
+    overBudgetLabel: config.labels.overBudget,
+  };
+}
