@@ -1,5 +1,5 @@
 /** @jsxImportSource hono/jsx */
-// Dashboard routes (SPEC §9): `/` and its refresh fragment behind a login form for the admin token; 404 without one.
+// Dashboard routes (docs/deploy.md#8-watch-it): `/` and its refresh fragment behind a login form for the admin token; 404 without one.
 import type { Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
@@ -102,7 +102,7 @@ export function mountDashboard(app: Hono<ApiEnv>, deps: DashboardDeps): void {
     return c.html(html`<!doctype html>${<LoginPage />}`);
   });
 
-  // The form is read before anyone is known, so it has the API's body limit (SPEC §4.1).
+  // The form is read before anyone is known, so it has the API's body limit (docs/reference/http-api.md).
   const limitForm = bodyLimit({
     maxSize: maxBodyBytes,
     onError: (c) => c.json({ error: "payload_too_large", message: "Bodies are limited to 64 KiB." }, 413),

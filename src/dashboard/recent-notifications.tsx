@@ -1,5 +1,5 @@
 /** @jsxImportSource hono/jsx */
-// The outbox's last settled deliveries (SPEC §9): when, which event, on what subject, to which sink (its id, never its URL), how it went.
+// The outbox's last settled deliveries (docs/deploy.md#8-watch-it): when, which event, on what subject, to which sink (its id, never its URL), how it went.
 import type { FC } from "hono/jsx";
 import type { RecentDelivery } from "../providers/outbox-store.js";
 import { issueUrl, parseSubject } from "./github-links.js";

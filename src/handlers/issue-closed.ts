@@ -2,8 +2,7 @@
 import type { Logger } from "pino";
 import type { RepoConfig } from "../config/repo-config.js";
 import type { ClaimRecord } from "../domain/claim.js";
-import { endClaim } from "../lease/transitions/end-claim.js";
-import { type SyncDeps, subjectKeyOf } from "./sync-deps.js";
+import { endByPerson, type SyncDeps, subjectKeyOf } from "./sync-deps.js";
 import type { WebhookHandler, WebhookPayload } from "./webhook-guard.js";
 
 type ClosedPayload = WebhookPayload<"issues.closed">;
@@ -24,23 +23,13 @@ export function issueClosed(deps: SyncDeps): WebhookHandler<ClosedPayload, Compl
       const config = await deps.configs.load(key.installationId, payload.repository.full_name);
       return { record, config, by: payload.sender.login };
     },
-    async apply({ record, config, by }: CompleteAction, log: Logger) {
-      const outcome = await endClaim(
-        { ...deps, log },
-        {
-          end: {
-            key: record,
-            generation: record.generation,
-            now: deps.now(),
-            to: "completed",
-            bump: false,
-            by: { kind: "human", login: by },
-          },
-          ref: { installationId: record.installationId, repo: record.repo, issue: record.issue },
-          config,
-          keepAssignee: true,
-        },
-      );
+    async apply(action: CompleteAction, log: Logger) {
+      const { record } = action;
+      const outcome = await endByPerson(deps, log, action, {
+        to: "completed",
+        bump: false,
+        keepAssignee: true,
+      });
       if (outcome.kind !== "ended") return;
       log.info({ subject: `${record.repo}#${record.issue}` }, "claim completed by closing the issue");
     },

@@ -2,8 +2,7 @@
 import type { Logger } from "pino";
 import type { RepoConfig } from "../config/repo-config.js";
 import type { ClaimRecord } from "../domain/claim.js";
-import { endClaim } from "../lease/transitions/end-claim.js";
-import { type SyncDeps, subjectKeyOf } from "./sync-deps.js";
+import { endByPerson, type SyncDeps, subjectKeyOf } from "./sync-deps.js";
 import type { WebhookHandler, WebhookPayload } from "./webhook-guard.js";
 
 type RemovalPayload = WebhookPayload<"issues.unassigned" | "issues.unlabeled">;
@@ -44,26 +43,11 @@ export function revokeOnRemoval(deps: SyncDeps): WebhookHandler<RemovalPayload, 
       return decideRevoke(payload, record, config);
     },
     async apply(action: RevokeAction, log: Logger) {
-      const { record, config } = action;
+      const { record } = action;
       const note =
         `⛔ @${action.by} removed the claim's ${action.what}; generation ${record.generation} is revoked ` +
         `and its holder must stop working on this issue.`;
-      const outcome = await endClaim(
-        { ...deps, log },
-        {
-          end: {
-            key: record,
-            generation: record.generation,
-            now: deps.now(),
-            to: "revoked",
-            bump: true,
-            by: { kind: "human", login: action.by },
-          },
-          ref: { installationId: record.installationId, repo: record.repo, issue: record.issue },
-          config,
-          note,
-        },
-      );
+      const outcome = await endByPerson(deps, log, action, { to: "revoked", bump: true, note });
       if (outcome.kind !== "ended") return;
       log.info({ subject: `${record.repo}#${record.issue}`, generation: record.generation }, "claim revoked");
     },

@@ -11,7 +11,7 @@ import type {
 } from "../liveness-store.js";
 import { clone, endGuard, forgottenRecord, stillLive, without } from "./claim-rules.js";
 import { noSpend } from "./memory-spend.js";
-import { type SubjectSlot, type Transitioned, withTransition } from "./subject-slots.js";
+import { nextIncarnation, type SubjectSlot, type Transitioned, withTransition } from "./subject-slots.js";
 
 // endClaim-6.lua: ends an active claim without its token (revoke, reap, completion); see `ClaimStore.endClaim`.
 export function endClaim(slot: SubjectSlot, input: EndClaimInput): Transitioned<EndClaimOutcome> {
@@ -66,16 +66,9 @@ export function humanClaim(
 ): Transitioned<{ record: ClaimRecord; previous: ClaimRecord | null }> {
   const current = slot.record;
   const { now } = input;
-  const generation = Math.max(slot.highWater, current?.generation ?? 0, input.minGeneration) + 1;
-  let history = slot.history;
-  if (current?.state === "active") {
-    history = withTransition(history, {
-      at: now,
-      generation: current.generation,
-      kind: "superseded",
-      actor: input.actor,
-    });
-  }
+  const incarnation = nextIncarnation(slot, current, input);
+  const { generation } = incarnation;
+  let history = incarnation.history;
   const record = clone(newHumanRecord(input, generation, current));
   history = withTransition(
     history,

@@ -17,7 +17,7 @@ import type {
 import { clone, digestsEqual, goneReason, provesSession, sameSession, without } from "./claim-rules.js";
 import { leaseRefusal, liveLeaseRefusal } from "./lease-refusals.js";
 import { recordUsage } from "./memory-spend.js";
-import { type SubjectSlot, type Transitioned, withTransition } from "./subject-slots.js";
+import { nextIncarnation, type SubjectSlot, type Transitioned, withTransition } from "./subject-slots.js";
 
 /** A claim, with the claimant's live claims on other subjects (read from the indexes beforehand). */
 export interface ClaimStep extends ClaimInput {
@@ -137,16 +137,9 @@ function create(
   input: ClaimStep,
 ): Transitioned<ClaimOutcome> {
   const { now } = input;
-  const generation = Math.max(slot.highWater, current?.generation ?? 0, input.minGeneration) + 1;
-  let history = slot.history;
-  if (current?.state === "active") {
-    history = withTransition(history, {
-      at: now,
-      generation: current.generation,
-      kind: "superseded",
-      actor: input.actor,
-    });
-  }
+  const incarnation = nextIncarnation(slot, current, input);
+  const { generation } = incarnation;
+  let history = incarnation.history;
   // Cloned so the caller's input objects (actor, durations, scope) never alias the stored record.
   const { live: _, ...claimInput } = input;
   const record = clone(newClaimRecord(claimInput, generation, current));

@@ -51,6 +51,28 @@ export function withTransition(
   return [structuredClone(transition), ...history].slice(0, historyLimit);
 }
 
+/**
+ * A new incarnation's generation (above every one seen) and the history with the active claim it
+ * supersedes recorded, as claim-10.lua and humanClaim-6.lua both begin.
+ */
+export function nextIncarnation(
+  slot: SubjectSlot,
+  current: ClaimRecord | null,
+  input: { now: number; minGeneration: number; actor: Transition["actor"] },
+): { generation: number; history: readonly Transition[] } {
+  const generation = Math.max(slot.highWater, current?.generation ?? 0, input.minGeneration) + 1;
+  const history =
+    current?.state === "active"
+      ? withTransition(slot.history, {
+          at: input.now,
+          generation: current.generation,
+          kind: "superseded",
+          actor: input.actor,
+        })
+      : slot.history;
+  return { generation, history };
+}
+
 function slotId(key: SubjectKey): string {
   return `${key.installationId}:${key.repoId}:${key.issue}`;
 }
