@@ -261,11 +261,11 @@ export class LeaseCalls {
     const { permissions, configs, now: clock } = this.deps;
     if (!permissions || record.actor.kind !== "agent") return;
     if (await permissions.stillAllowed(lease.installationId, record.repo, record.actor.login)) return;
-    const config = await configs.load(lease.installationId, record.repo);
     await endClaim(this.deps, {
       end: { key: lease, generation: record.generation, now: clock(), to: "revoked", bump: true },
       ref: refOf(lease, record),
-      config,
+      // Read only once the store revoked the lease: a failed read never keeps it alive.
+      config: () => configs.load(lease.installationId, record.repo),
       note: `⛔ ${describeActor(record.actor)} lost write access to ${record.repo}; generation ${record.generation} is revoked.`,
     });
     throw refused({

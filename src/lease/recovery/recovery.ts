@@ -1,4 +1,6 @@
 // Invariant 7: a subject the store lost comes back from its claim comments, for lease calls and claims.
+
+import type { RepoConfigSource } from "../../config/config-source.js";
 import { defaultRepoConfig } from "../../config/repo-config.js";
 import { type ClaimRecord, leaseIdOf, type SubjectKey, subjectName } from "../../domain/claim.js";
 import type {
@@ -9,6 +11,7 @@ import type {
 import type { ClaimStore } from "../../providers/liveness-store.js";
 import type { LeaseCoreDeps } from "../ports.js";
 import { digestsEqual } from "../tokens.js";
+import type { ClaimEvents } from "../transitions/claim-events.js";
 import { claimStateUnknown, latestMarker, markerHolds, recordFromMarker } from "./restore-from-comments.js";
 
 const failedRecoveryMemoryMs = 5 * 60_000;
@@ -79,8 +82,7 @@ export class LeaseRecovery {
     if (!own) return remember();
     // Invariant 12: a newer claim the comments cannot vouch for may have superseded this lease.
     // The cached config's label names (a recovery never spends config reads), else the defaults.
-    const config = this.deps.configs.peek(lease.installationId, snapshot.repo) ?? defaultRepoConfig;
-    const { labels } = config;
+    const { labels } = this.deps.configs.peek(lease.installationId, snapshot.repo) ?? defaultRepoConfig;
     if (claimStateUnknown(snapshot, [labels.claimed, labels.stale])) return remember();
     const now = clock();
     const epoch = await store.epoch(lease.installationId, now);
@@ -90,13 +92,6 @@ export class LeaseRecovery {
       const restored = await restoreClaimRecord(this.deps, lease, snapshot, comment, epoch, now);
       // Who took the claim's assignment away is unknown: the lease never comes back unproven.
       if (restored === "unknown") return remember();
-      // Restored revoked: its write waits for reconcile, but the linked PRs' checks re-run now.
-      if (restored !== "restored") {
-        await this.deps.events.transitioned(
-          { cause: "revoked", at: now, record: restored, previous: null },
-          config,
-        );
-      }
     }
     this.deps.log.info(
       { subject: subjectName(snapshot.repo, snapshot.issue) },
@@ -124,7 +119,7 @@ export async function restoreClaimRecord(
     store: Pick<ClaimStore, "restore" | "endClaim">;
     assignments: Pick<AssignmentProvider, "lastAssignmentChange">;
     log: { info(fields: object, message: string): void };
-  },
+  } & RevocationListeners,
   key: SubjectKey,
   snapshot: SubjectSnapshot,
   comment: ClaimCommentEvidence,
@@ -154,6 +149,12 @@ export async function restoreClaimRecord(
   deps.log.info(
     { subject: subjectName(snapshot.repo, snapshot.issue), generation: record.generation, by: removal.by },
     "claim restored revoked: a person removed its App-made assignment",
+  );
+  // Its write waits for reconcile, but the revocation is told now: the linked PRs' checks re-run.
+  const config = deps.configs?.peek(key.installationId, snapshot.repo) ?? defaultRepoConfig;
+  await deps.events?.transitioned(
+    { cause: "revoked", at: now, record: outcome.record, previous: record },
+    config,
   );
   return outcome.record;
 }
@@ -206,12 +207,21 @@ export async function restoreUnlessRolledBack(
   return false;
 }
 
+/**
+ * Who is told of a claim restored revoked (the lease core, reconcile). The merge fence's own
+ * recovery tells nobody: it is evaluating the subject's checks already.
+ */
+type RevocationListeners = {
+  events?: ClaimEvents;
+  configs?: Pick<RepoConfigSource, "peek">;
+};
+
 /** What restoring a claim comment needs: the store, the issue's events, a log. */
 type RestoreDeps = {
   store: Pick<ClaimStore, "get" | "history" | "epoch" | "restore" | "endClaim">;
   assignments: Pick<AssignmentProvider, "lastAssignmentChange">;
   log: { info(fields: object, message: string): void };
-};
+} & RevocationListeners;
 
 /** Invariant 7 for a read: the claim in force on GitHub comes back when the store has no record of it. */
 export async function restoreFromComment(

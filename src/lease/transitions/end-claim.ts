@@ -37,7 +37,8 @@ export interface EndClaimRequest extends EndedWriteOptions {
   /** The store's guarded end: generation, silence and epoch re-checked atomically. */
   end: EndClaimInput;
   ref: SubjectRef;
-  config: RepoConfig;
+  /** Or how to load it, once the store has ended the claim (a skipped end reads nothing). */
+  config: RepoConfig | (() => Promise<RepoConfig>);
 }
 
 export type EndClaimResult =
@@ -56,8 +57,10 @@ export async function endClaim(
   const outcome = await deps.store.endClaim(request.end);
   if (outcome.kind !== "ended") return outcome;
   const ended = { previous: outcome.previous, record: outcome.record };
+  const config = typeof request.config === "function" ? await request.config() : request.config;
   const result = await finishEnded(deps, {
     ...request,
+    config,
     ended,
     cause: request.end.to,
     key: request.end.key,
