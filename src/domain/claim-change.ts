@@ -24,6 +24,11 @@ export interface ClaimChange {
   record: ClaimRecord;
   /** The record the transition replaced (as it was while held), when there was one. */
   previous: ClaimRecord | null;
+  /**
+   * The open PRs GitHub showed closing the subject, when the change was rebuilt from GitHub's
+   * evidence after a store loss: the fence's own index of them may have gone with the store.
+   */
+  shownPullRequests?: number[];
   /** For `budget-exhausted`: what the subject spent and the limit it reached, in dollars. */
   spend?: { spentUsd: number; limitUsd: number };
 }

@@ -125,7 +125,11 @@ export class MergeFence {
   }
 
   /** A claim transition happened (lease core, /reclaim, janitor): remember its claims, then re-run the checks. */
-  async claimChanged(record: ClaimRecord, previous: ClaimRecord | null): Promise<CheckChange[]> {
+  async claimChanged(
+    record: ClaimRecord,
+    previous: ClaimRecord | null,
+    shownPullRequests: readonly number[] = [],
+  ): Promise<CheckChange[]> {
     const key: SubjectKey = {
       installationId: record.installationId,
       repoId: record.repoId,
@@ -133,7 +137,17 @@ export class MergeFence {
     };
     if (previous) await this.deps.fences.recordClaim(key, noteOf(previous));
     await this.deps.fences.recordClaim(key, noteOf(record));
-    return this.recheckSubject(record.installationId, key);
+    const changes = await this.recheckSubject(record.installationId, key);
+    // A change rebuilt after a store loss: the PRs GitHub showed that the index lost are read
+    // (once each) and evaluated too, as a re-requested check would be.
+    const repoKey = { installationId: record.installationId, repoId: record.repoId };
+    const unindexed: { number: number; headSha: string }[] = [];
+    for (const number of shownPullRequests) {
+      if (!(await this.deps.fences.pullRequest(repoKey, number))) unindexed.push({ number, headSha: "" });
+    }
+    if (unindexed.length === 0) return changes;
+    const target = { installationId: record.installationId, repo: record.repo, repoId: record.repoId };
+    return [...changes, ...(await this.rerequested(target, unindexed))];
   }
 
   /** `POST /leases/{id}/attest`: the current holder vouches for `sha`; the checks of PRs on that head re-run. */

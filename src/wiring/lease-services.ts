@@ -51,7 +51,7 @@ export function createLeaseServices(
   // every transition (the core's, the janitor's, the webhooks') re-checks the subject's linked PRs.
   const events = createClaimEvents({
     notifier,
-    recheck: (change) => fence.claimChanged(change.record, null),
+    recheck: (change) => fence.claimChanged(change.record, null, change.shownPullRequests),
     log,
   });
   const core: LeaseCore = new LeaseCore({

@@ -153,7 +153,13 @@ export async function restoreClaimRecord(
   // Its write waits for reconcile, but the revocation is told now: the linked PRs' checks re-run.
   const config = deps.configs?.peek(key.installationId, snapshot.repo) ?? defaultRepoConfig;
   await deps.events?.transitioned(
-    { cause: "revoked", at: now, record: outcome.record, previous: record },
+    {
+      cause: "revoked",
+      at: now,
+      record: outcome.record,
+      previous: record,
+      shownPullRequests: snapshot.openPullRequests.map((pr) => pr.number),
+    },
     config,
   );
   return outcome.record;
