@@ -659,9 +659,10 @@ describe("store loss", () => {
   it("restores a live lease from its claim comment when the store lost it: the heartbeat answers 200", async () => {
     nockGetRepository(github, repoId, repo);
     nockCreateInstallationToken(github);
-    // A live claim: GitHub shows the App-made assignment its comment names.
+    // A live claim: GitHub shows the App-made assignment its comment names, and the claimed label.
     nockSubjectStatus(github, {
       ...issue,
+      labels: ["agent:claimed"],
       assignees: [{ login: agent.login, id: agent.node_id }],
       comments: [marker(1, "active", actorA, tokenA)],
     });

@@ -90,7 +90,7 @@ describe("an issue's events", () => {
       seal: testSeal,
     });
     const ref = { installationId, repo, issue: 1 };
-    expect(await provider.lastAssignmentChange(ref, "fleet-bot")).toEqual({ kind: "unknown" });
+    expect(await provider.lastEvidenceChange(ref, { assignee: "fleet-bot" })).toEqual({ kind: "unknown" });
 
     // 120 events: the newest is on the second page of 100.
     for (let i = 0; i < 60; i++) {
@@ -98,7 +98,7 @@ describe("an issue's events", () => {
       sim.unassign({ repo, issue: 1, login: "alice", assignees: ["fleet-bot"] });
     }
     reads.length = 0;
-    expect(await provider.lastAssignmentChange(ref, "Fleet-Bot")).toEqual({
+    expect(await provider.lastEvidenceChange(ref, { assignee: "Fleet-Bot" })).toEqual({
       kind: "removed",
       by: "alice",
       byPerson: true,
@@ -106,16 +106,34 @@ describe("an issue's events", () => {
     expect(reads.map((r) => new URLSearchParams(r.split("?")[1]).get("page"))).toEqual(["1", "2"]);
 
     sim.assign({ repo, issue: 1, login: "alice", assignees: ["fleet-bot"] });
-    expect(await provider.lastAssignmentChange(ref, "fleet-bot")).toEqual({ kind: "assigned" });
+    expect(await provider.lastEvidenceChange(ref, { assignee: "fleet-bot" })).toEqual({ kind: "added" });
 
     // The App's own removal (say a late write of an older generation) is no person's.
     const state = sim.state;
     const fleetBot = state.userByLogin("fleet-bot")!;
     state.removeAssignees(state.requireIssue(state.requireRepo(repo), 1), [fleetBot], state.botUser);
-    expect(await provider.lastAssignmentChange(ref, "fleet-bot")).toEqual({
+    expect(await provider.lastEvidenceChange(ref, { assignee: "fleet-bot" })).toEqual({
       kind: "removed",
       by: state.botUser.login,
       byPerson: false,
     });
+  });
+
+  it("tells who last added or removed a label, apart from other labels and from assignments", async () => {
+    const provider = new GitHubAssignmentProvider({ octokitFor: async () => simOctokit([]), seal: testSeal });
+    const ref = { installationId, repo, issue: 1 };
+    const claimed = { label: "agent:claimed" };
+    expect(await provider.lastEvidenceChange(ref, claimed)).toEqual({ kind: "unknown" });
+    sim.assign({ repo, issue: 1, login: "alice", labels: ["agent:claimed"], assignees: ["fleet-bot"] });
+    expect(await provider.lastEvidenceChange(ref, claimed)).toEqual({ kind: "added" });
+    sim.unassign({ repo, issue: 1, login: "alice", labels: ["agent:claimed"] });
+    sim.assign({ repo, issue: 1, login: "alice", labels: ["bug"] });
+    expect(await provider.lastEvidenceChange(ref, claimed)).toEqual({
+      kind: "removed",
+      by: "alice",
+      byPerson: true,
+    });
+    // The assignment's own history is another question.
+    expect(await provider.lastEvidenceChange(ref, { assignee: "fleet-bot" })).toEqual({ kind: "added" });
   });
 });

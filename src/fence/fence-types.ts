@@ -31,7 +31,7 @@ export interface MergeFenceDeps {
    * Reads a subject from GitHub (its claim comments). Used only for a linked subject the store has no
    * record of, so a store loss makes the check fail closed instead of "no agent claim involved".
    */
-  assignments?: Pick<AssignmentProvider, "status" | "lastAssignmentChange">;
+  assignments?: Pick<AssignmentProvider, "status" | "lastEvidenceChange">;
   /** Told when a check turns to failure because its holder was superseded (`superseded-pr`); absent: nowhere. */
   notifier?: Notifier;
   /** The installation's fleet logins (a fleet login's PR is an agent's whatever its branch); absent: bots only. */

@@ -13,7 +13,7 @@ export interface SubjectRecoveryDeps {
   store: ClaimStore & DocumentStore;
   fences: Pick<FenceStore, "recordClaim">;
   /** Reads a subject from GitHub; absent: nothing is recovered. */
-  assignments?: Pick<AssignmentProvider, "status" | "lastAssignmentChange">;
+  assignments?: Pick<AssignmentProvider, "status" | "lastEvidenceChange">;
   configs: Pick<RepoConfigSource, "load">;
   fleet?: FleetLogins;
   now: () => number;

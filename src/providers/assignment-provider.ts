@@ -116,8 +116,12 @@ export interface OpenIssuePage {
  * event. `removed`: the newest is an unassignment, `byPerson` when a person (not a bot, not an App)
  * made it. `unknown`: no such event in the pages read.
  */
-export type AssignmentChange =
-  | { kind: "assigned" }
+/** What shows a claim on an issue besides its comment: the App-made assignee, or the claimed label. */
+export type ClaimEvidence = { assignee: string } | { label: string };
+
+/** The newest change of a claim's evidence in the issue's events. */
+export type EvidenceChange =
+  | { kind: "added" }
   | { kind: "removed"; by: string; byPerson: boolean }
   | { kind: "unknown" };
 
@@ -140,11 +144,11 @@ export interface AssignmentProvider {
   /** `owner/name` of a repository id (restoring a lease whose store record was lost). */
   repositoryName(installationId: number, repoId: number): Promise<string | null>;
   /**
-   * Who last changed `login`'s assignment of the issue, from its events (the newest pages, a few REST
-   * reads at most). Asked only when a claim comment in force names an App-made assignee that
-   * GitHub no longer shows and the store has no record of the subject (invariant 7).
+   * Who last added or removed `evidence` (a login's assignment, or a label) on the issue, from its
+   * events (the newest pages, a few REST reads at most). Asked only when a claim comment in force
+   * shows evidence GitHub no longer shows and the store has no record of the subject (invariant 7).
    */
-  lastAssignmentChange(ref: SubjectRef, login: string): Promise<AssignmentChange>;
+  lastEvidenceChange(ref: SubjectRef, evidence: ClaimEvidence): Promise<EvidenceChange>;
   /** Applies a transition's writes; throws `GitHubWriteError` when GitHub refused any of them. */
   apply(ref: SubjectRef, write: TransitionWrite): Promise<AppliedWrite>;
   /** Creates the managed labels where missing (safe to repeat). */

@@ -373,14 +373,21 @@ describe("a /reclaim whose write GitHub applies after the App gave up waiting", 
 
 describe("a revocation the store lost before its write reached GitHub", () => {
   it.each([
-    ["the old holder's heartbeat comes first", false],
-    ["reconcile comes first", true],
+    [
+      "its App-made assignment",
+      "the old holder's heartbeat comes first",
+      { assignees: ["fleet-bot"] },
+      false,
+    ],
+    ["its App-made assignment", "reconcile comes first", { assignees: ["fleet-bot"] }, true],
+    ["its claimed label", "the old holder's heartbeat comes first", { labels: ["agent:claimed"] }, false],
+    ["its claimed label", "reconcile comes first", { labels: ["agent:claimed"] }, true],
   ])(
-    "%s: the heartbeat is refused (410 gone revoked), and reconcile leaves GitHub revoked",
+    "a person removed %s; %s: the heartbeat is refused (410 gone revoked), and reconcile leaves GitHub revoked",
     {
       timeout: 30_000,
     },
-    async (_, reconcileFirst) => {
+    async (_what, _order, removed, reconcileFirst) => {
       const { redis, sim, app } = await world();
       const key = { installationId, repoId, issue: 1 };
       const agent = agentClient(app.url);
@@ -389,9 +396,10 @@ describe("a revocation the store lost before its write reached GitHub", () => {
       await sim.flush();
       expect(sim.issue(repo, 1).assignees).toEqual(["fleet-bot"]);
 
-      // A person takes the App-made assignment away; the revocation's write (ending the claim comment) fails.
+      // A person takes the App-made assignment (or the label) away; the revocation's write (ending
+      // the claim comment) fails.
       sim.fail({ operation: "ApplyTransition", status: 502, times: Infinity });
-      sim.unassign({ repo, issue: 1, login: "alice", assignees: ["fleet-bot"] });
+      sim.unassign({ repo, issue: 1, login: "alice", ...removed });
       await sim.flush();
       sim.clearFaults();
       expect(await app.store.get(key)).toMatchObject({ generation: 2, state: "revoked", sync: "pending" });

@@ -6,8 +6,8 @@ import type { Actor, ClaimRecord, SubjectKey } from "../../src/domain/claim.js";
 import { Janitor } from "../../src/janitor/janitor.js";
 import type {
   AppliedWrite,
-  AssignmentChange,
   AssignmentProvider,
+  EvidenceChange,
   OpenIssuePage,
   SubjectRef,
   SubjectSnapshot,
@@ -32,8 +32,8 @@ class FakeAssignments implements AssignmentProvider {
   statusReads = 0;
 
   /** This fake keeps no issue events: an assignment's newest event is taken to be the App's own. */
-  async lastAssignmentChange(): Promise<AssignmentChange> {
-    return { kind: "assigned" };
+  async lastEvidenceChange(): Promise<EvidenceChange> {
+    return { kind: "added" };
   }
 
   async status(ref: SubjectRef): Promise<SubjectSnapshot | null> {

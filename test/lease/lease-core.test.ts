@@ -9,8 +9,8 @@ import { createTokenMinter } from "../../src/lease/tokens.js";
 import { unheardClaimEvents } from "../../src/lease/transitions/claim-events.js";
 import type {
   AppliedWrite,
-  AssignmentChange,
   AssignmentProvider,
+  EvidenceChange,
   GitHubUser,
   SubjectRef,
   SubjectSnapshot,
@@ -43,8 +43,8 @@ class FakeAssignments implements AssignmentProvider {
   });
 
   /** This fake keeps no issue events: an assignment's newest event is taken to be the App's own. */
-  async lastAssignmentChange(): Promise<AssignmentChange> {
-    return { kind: "assigned" };
+  async lastEvidenceChange(): Promise<EvidenceChange> {
+    return { kind: "added" };
   }
 
   async status(ref: SubjectRef): Promise<SubjectSnapshot | null> {

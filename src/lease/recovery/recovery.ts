@@ -6,6 +6,7 @@ import { type ClaimRecord, leaseIdOf, type SubjectKey, subjectName } from "../..
 import type {
   AssignmentProvider,
   ClaimCommentEvidence,
+  ClaimEvidence,
   SubjectSnapshot,
 } from "../../providers/assignment-provider.js";
 import type { ClaimStore } from "../../providers/liveness-store.js";
@@ -106,18 +107,19 @@ export type RestoredClaim = "restored" | "unknown" | ClaimRecord;
 
 /**
  * Invariant 7 for one claim comment: the record it stands for comes back — unless a person took
- * away the App-made assignment of the agent's claim it shows in force. Then the claim was revoked
+ * away the App-made assignment, or the claimed label, of the agent's claim it shows in force. Then
+ * the claim was revoked
  * (docs/reference/github-surfaces.md#what-the-app-does-on-github-events) even if the store lost the
  * revocation before its write ended the comment: it comes back revoked as the App revokes it
  * (generation + 1 superseding it, its write pending for reconcile), never live. An assignment the App
  * itself removed (a late write of an older generation of the same login) revokes nothing.
- * One more read, only on this path: the issue's events say who removed the assignment. Answers the
+ * One more read, only on this path: the issue's events say who removed it. Answers the
  * revoked record, or `unknown` (nothing restored) when the events cannot tell.
  */
 export async function restoreClaimRecord(
   deps: {
     store: Pick<ClaimStore, "restore" | "endClaim">;
-    assignments: Pick<AssignmentProvider, "lastAssignmentChange">;
+    assignments: Pick<AssignmentProvider, "lastEvidenceChange">;
     log: { info(fields: object, message: string): void };
   } & RevocationListeners,
   key: SubjectKey,
@@ -126,7 +128,8 @@ export async function restoreClaimRecord(
   storeEpoch: number,
   now: number,
 ): Promise<RestoredClaim> {
-  const removal = await assignmentRemoval(deps.assignments, key, snapshot, comment);
+  const { labels } = deps.configs?.peek(key.installationId, snapshot.repo) ?? defaultRepoConfig;
+  const removal = await evidenceRemoval(deps.assignments, key, snapshot, comment, labels);
   if (removal === "unknown") {
     deps.log.info(
       { subject: subjectName(snapshot.repo, snapshot.issue), generation: comment.marker.generation },
@@ -166,25 +169,38 @@ export async function restoreClaimRecord(
 }
 
 /**
- * Who removed the App-made assignment of an agent's claim in force, when GitHub no longer shows it:
- * `{ by }` a person, null when nothing was removed by a person (or the marker is not such a claim),
+ * Who removed what showed an agent's claim in force on the issue, when GitHub no longer shows it:
+ * its App-made assignment, or (the claim neither stale nor labelled) its claimed label. `{ by }` a
+ * person, null when nothing was removed by a person (or the marker is not such a claim),
  * `unknown` when the issue's events do not reach that far.
  */
-async function assignmentRemoval(
-  assignments: Pick<AssignmentProvider, "lastAssignmentChange">,
+async function evidenceRemoval(
+  assignments: Pick<AssignmentProvider, "lastEvidenceChange">,
   key: SubjectKey,
   snapshot: SubjectSnapshot,
   { marker }: ClaimCommentEvidence,
+  labels: { claimed: string; stale: string },
 ): Promise<{ by: string } | null | "unknown"> {
-  if (!markerHolds(marker) || marker.actor.kind !== "agent" || marker.appAssigned !== true) return null;
+  if (!markerHolds(marker) || marker.actor.kind !== "agent") return null;
+  const ref = { installationId: key.installationId, repo: snapshot.repo, issue: snapshot.issue };
   const login = marker.actor.login.toLowerCase();
-  if (snapshot.assignees.some((a) => a.login.toLowerCase() === login)) return null;
-  const change = await assignments.lastAssignmentChange(
-    { installationId: key.installationId, repo: snapshot.repo, issue: snapshot.issue },
-    marker.actor.login,
-  );
-  if (change.kind === "unknown") return "unknown";
-  return change.kind === "removed" && change.byPerson ? { by: change.by } : null;
+  const missing: ClaimEvidence[] = [];
+  if (marker.appAssigned === true && !snapshot.assignees.some((a) => a.login.toLowerCase() === login)) {
+    missing.push({ assignee: marker.actor.login });
+  }
+  if (
+    marker.state === "active" &&
+    !snapshot.labels.includes(labels.claimed) &&
+    !snapshot.labels.includes(labels.stale)
+  ) {
+    missing.push({ label: labels.claimed });
+  }
+  for (const evidence of missing) {
+    const change = await assignments.lastEvidenceChange(ref, evidence);
+    if (change.kind === "unknown") return "unknown";
+    if (change.kind === "removed" && change.byPerson) return { by: change.by };
+  }
+  return null;
 }
 
 /**
@@ -225,7 +241,7 @@ type RevocationListeners = {
 /** What restoring a claim comment needs: the store, the issue's events, a log. */
 type RestoreDeps = {
   store: Pick<ClaimStore, "get" | "history" | "epoch" | "restore" | "endClaim">;
-  assignments: Pick<AssignmentProvider, "lastAssignmentChange">;
+  assignments: Pick<AssignmentProvider, "lastEvidenceChange">;
   log: { info(fields: object, message: string): void };
 } & RevocationListeners;
 

@@ -180,8 +180,8 @@ export class FencedAssignments implements AssignmentProvider {
   listRepositories: AssignmentProvider["listRepositories"] = (id) => this.#inner.listRepositories(id);
   repositoryName: AssignmentProvider["repositoryName"] = (id, repoId) =>
     this.#inner.repositoryName(id, repoId);
-  lastAssignmentChange: AssignmentProvider["lastAssignmentChange"] = (ref, login) =>
-    this.#inner.lastAssignmentChange(ref, login);
+  lastEvidenceChange: AssignmentProvider["lastEvidenceChange"] = (ref, evidence) =>
+    this.#inner.lastEvidenceChange(ref, evidence);
   ensureLabels: AssignmentProvider["ensureLabels"] = (ref, labels) => this.#inner.ensureLabels(ref, labels);
 
   async apply(ref: SubjectRef, write: TransitionWrite): Promise<AppliedWrite> {

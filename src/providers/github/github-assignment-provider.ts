@@ -3,8 +3,9 @@ import { sealClaimComment } from "../../domain/claim-marker.js";
 import type { MarkerSeal } from "../../domain/marker-seal.js";
 import {
   type AppliedWrite,
-  type AssignmentChange,
   type AssignmentProvider,
+  type ClaimEvidence,
+  type EvidenceChange,
   GitHubWriteError,
   type OpenIssuePage,
   type SubjectRef,
@@ -263,7 +264,7 @@ export class GitHubAssignmentProvider implements AssignmentProvider {
    * The newest `assigned`/`unassigned` event of `login` (REST `GET …/issues/{n}/events`, oldest
    * first): the last page, then earlier ones, at most `maxEventPages` reads in all.
    */
-  async lastAssignmentChange(ref: SubjectRef, login: string): Promise<AssignmentChange> {
+  async lastEvidenceChange(ref: SubjectRef, evidence: ClaimEvidence): Promise<EvidenceChange> {
     const { owner, name } = splitRepo(ref.repo);
     const octokit = await this.options.octokitFor(ref.installationId);
     const read = (page: number) =>
@@ -280,7 +281,7 @@ export class GitHubAssignmentProvider implements AssignmentProvider {
     let page = lastPageOf(response.headers?.link) ?? 1;
     if (page > 1) response = await read(page);
     for (let reads = 1; ; reads++) {
-      const change = newestChangeOf(response.data as IssueEventObject[], login);
+      const change = newestChangeOf(response.data as IssueEventObject[], evidence);
       if (change) return change;
       page--;
       if (page < 1 || reads >= maxEventPages) return { kind: "unknown" };
@@ -312,6 +313,7 @@ export interface IssueEventObject {
   event: string;
   actor: { login: string; type: string } | null;
   assignee?: { login: string } | null;
+  label?: { name: string | null } | null;
   performed_via_github_app?: { id: number } | null;
 }
 
@@ -325,13 +327,15 @@ function lastPageOf(link: string | number | undefined): number | null {
 }
 
 /** The newest assignment event of `login` on one page of events (oldest first), if any. */
-function newestChangeOf(events: IssueEventObject[], login: string): AssignmentChange | null {
-  const wanted = login.toLowerCase();
+function newestChangeOf(events: IssueEventObject[], evidence: ClaimEvidence): EvidenceChange | null {
+  const [added, removed] = "assignee" in evidence ? ["assigned", "unassigned"] : ["labeled", "unlabeled"];
+  const wanted = "assignee" in evidence ? evidence.assignee.toLowerCase() : evidence.label;
   for (let i = events.length - 1; i >= 0; i--) {
     const event = events[i]!;
-    if (event.event !== "assigned" && event.event !== "unassigned") continue;
-    if (event.assignee?.login.toLowerCase() !== wanted) continue;
-    if (event.event === "assigned") return { kind: "assigned" };
+    if (event.event !== added && event.event !== removed) continue;
+    const named = "assignee" in evidence ? event.assignee?.login.toLowerCase() : event.label?.name;
+    if (named !== wanted) continue;
+    if (event.event === added) return { kind: "added" };
     const actor = event.actor;
     // As the webhook guard reads a sender: a bot account (the App's own included) is no person.
     const byPerson =
