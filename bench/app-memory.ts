@@ -16,8 +16,8 @@ export async function benchAppMemory(world: BenchWorld, claims: number): Promise
   global.gc?.();
   const before = process.memoryUsage();
   const target = world.stack.sim.state.requireRepo(repo);
-  await world.stack.store.rememberInstallation(7);
-  await seedClaims(world.stack.store, {
+  await world.stack.stores.installations.rememberInstallation(7);
+  await seedClaims(world.stack.stores, {
     installationId: 7,
     repoId: target.id,
     repo,

@@ -2,7 +2,7 @@
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { type ClaimHoldClient, createClaimHoldClient } from "../src/agent/client/index.js";
-import type { LivenessStore } from "../src/providers/liveness-store.js";
+import { mapStores, type Stores } from "../src/providers/stores.js";
 import { defaultApp, type LocalStack, startLocalStack } from "../tools/local-stack/start-local-stack.js";
 import type { PrivateRedis } from "../tools/local-stack/start-private-redis.js";
 
@@ -20,7 +20,11 @@ export interface BenchWorld {
 }
 
 /** Adds up the wall time of every store call: what a sweep spends waiting on Redis. */
-function timed(store: LivenessStore, total: { ms: number; calls: number }): LivenessStore {
+function timed(stores: Stores, total: { ms: number; calls: number }): Stores {
+  return mapStores(stores, (store) => timedStore(store, total));
+}
+
+function timedStore<T extends object>(store: T, total: { ms: number; calls: number }): T {
   return new Proxy(store, {
     get(target, property, receiver) {
       const value = Reflect.get(target, property, receiver);
@@ -47,7 +51,7 @@ export async function startBenchWorld(
   const clock = { now: Date.now() };
   const stack = await startLocalStack({
     redis: { kind: "private", keyPrefix: "bench:" },
-    wrapStore: (store) => timed(store, storeTime),
+    wrapStores: (stores) => timed(stores, storeTime),
     startApp: defaultApp({
       disabledJobs: ["janitor"],
       throttle: false,

@@ -12,7 +12,7 @@ import { createServer } from "node:net";
 import { Redis } from "ioredis";
 import type { Actor } from "../src/domain/claim.js";
 import type { ClaimInput } from "../src/providers/liveness-store.js";
-import { RedisLivenessStore } from "../src/providers/redis/redis-store.js";
+import { createRedisStores } from "../src/providers/redis/redis-store.js";
 
 const minute = 60_000;
 const durations = { ttlMs: 30 * minute, reclaimAfterMs: 60 * minute, heartbeatMs: 5 * minute };
@@ -88,7 +88,7 @@ function summary(t: ScriptTimes): string {
 }
 
 async function measure(redis: Redis, size: number, samples: number): Promise<ClaimCountFigures> {
-  const store = new RedisLivenessStore({ redis, keyPrefix: `count-${size}:` });
+  const store = createRedisStores({ redis, keyPrefix: `count-${size}:` }).claims;
   const now = Date.now();
   for (let first = 0; first < size; first += 500) {
     const batch: Promise<unknown>[] = [];

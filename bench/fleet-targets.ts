@@ -297,7 +297,7 @@ export async function benchFleetTargets(sizes: TargetSizes): Promise<TargetFigur
 
     // `/metrics` with many claims: seeded, then a new App, whose claims gauge counts them at start-up
     // (in the background: let that end first, the App reads them again only every 30 s while scraped).
-    await seedClaims(stack.store, {
+    await seedClaims(stack.stores, {
       installationId: 7,
       repoId: 1_000_000,
       repo: "bench/background",

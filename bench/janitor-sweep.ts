@@ -50,10 +50,10 @@ export async function benchJanitorSweep(world: BenchWorld, options: { claims: nu
   await world.stack.sim.flush();
   const target = world.stack.sim.state.requireRepo(repo);
   const installationId = 7;
-  await world.stack.store.rememberInstallation(installationId);
+  await world.stack.stores.installations.rememberInstallation(installationId);
   // Background claims start later, so that they stay live while the first ones expire.
   world.clock.now += 5_000;
-  await seedClaims(world.stack.store, {
+  await seedClaims(world.stack.stores, {
     installationId,
     repoId: target.id,
     repo,

@@ -91,7 +91,7 @@ export function renderReport(results: BenchResults, machine: string, command: st
     "",
     `${round(sizes.claims)} live claims in one installation; the due ones were made through the App and went silent`,
     "past `reclaimAfter` (no PR, no push), so each is reaped. Write spacing (1 s) is switched off here so the",
-    'figure is the sweep\'s own cost. "Store time" adds up the wall time of every LivenessStore call.',
+    'figure is the sweep\'s own cost. "Store time" adds up the wall time of every store call.',
     "",
     "| claims | due | sweep ms | store ms | store calls | Redis commands | GitHub requests | actions |",
     "|---|---|---|---|---|---|---|---|",

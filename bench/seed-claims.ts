@@ -1,10 +1,10 @@
 // Puts many live claims straight into the store (the benchmarks' background load; no GitHub writes involved).
 import { randomBytes } from "node:crypto";
-import type { LivenessStore } from "../src/providers/liveness-store.js";
+import type { Stores } from "../src/providers/stores.js";
 
 /** `count` author claims on issues `first…`, one session each (100 accounts), live for 30 min from `now`. */
 export async function seedClaims(
-  store: LivenessStore,
+  stores: Pick<Stores, "claims" | "installations">,
   options: {
     installationId: number;
     repoId: number;
@@ -18,7 +18,7 @@ export async function seedClaims(
   for (let n = 0; n < options.count; n++) {
     const issue = options.first + n;
     batch.push(
-      store.claim({
+      stores.claims.claim({
         key: { installationId: options.installationId, repoId: options.repoId, issue },
         repo: options.repo,
         // Spread over 100 accounts: the login cap counts a login's live claims on every claim (see docs).
@@ -43,5 +43,5 @@ export async function seedClaims(
   }
   await Promise.all(batch);
   // As the lease core does on a claim: the fleet's readers (metrics, dashboard) start from this set.
-  await store.rememberInstallation(options.installationId);
+  await stores.installations.rememberInstallation(options.installationId);
 }

@@ -3,12 +3,12 @@
 import { createHash, randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import { RedisFenceStore } from "../src/providers/redis/redis-fence-store.js";
-import { RedisLivenessStore } from "../src/providers/redis/redis-store.js";
+import { createRedisStores } from "../src/providers/redis/redis-store.js";
 
 const count = Number(process.argv[2] ?? 10_000);
 const redis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");
 const keyPrefix = `claimhold-measure:${randomBytes(4).toString("hex")}:`;
-const store = new RedisLivenessStore({ redis, keyPrefix });
+const store = createRedisStores({ redis, keyPrefix }).claims;
 const fences = new RedisFenceStore({ redis, keyPrefix });
 const usedMemory = async () => Number(/used_memory:(\d+)/.exec(await redis.info("memory"))?.[1]);
 const minute = 60_000;

@@ -7,7 +7,7 @@ import { readTimeline } from "./dashboard/timeline/read-timeline.js";
 import { registerWebhooks } from "./handlers/register.js";
 import { createSteadyClock } from "./lease/steady-clock.js";
 import { collectInBackground, createMetrics } from "./metrics/create-metrics.js";
-import { measureStore } from "./metrics/measure-store.js";
+import { measureStores } from "./metrics/measure-store.js";
 import { MemoryFenceStore } from "./providers/memory/memory-fence-store.js";
 import { RequestMeter } from "./request-meter.js";
 import type { ClaimHoldOptions } from "./wiring/claim-hold-options.js";
@@ -37,12 +37,12 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
       });
     const metrics = createMetrics();
     const meter = new RequestMeter();
-    const store = measureStore(options.store, metrics);
+    const stores = measureStores(options.stores, metrics);
     const fences = options.fences ?? new MemoryFenceStore(now);
     const github = createGitHubProviders(probot, options, { metrics, meter, now, log });
     const notifications = createNotifications(options, { metrics, now, log });
     const { notifier, sender, outbox } = notifications;
-    const queue = createQueueFeed({ source: github.candidates, store, now, log });
+    const queue = createQueueFeed({ source: github.candidates, store: stores.queue, now, log });
     const {
       assignments,
       configs,
@@ -52,7 +52,7 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
       picker,
       events,
     } = createLeaseServices(github, options, {
-      store,
+      stores,
       fences,
       notifier,
       now,
@@ -61,7 +61,7 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
       queue: { refresh: queue.refresh, source: github.candidates },
     });
     const { janitor, jobs, operatorSweep } = createJanitorJobs(options, {
-      store,
+      stores,
       assignments,
       configs,
       installations: github.installations,
@@ -79,7 +79,7 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
     const fleet = (withPullRequests: boolean, recordsPerRepository?: number) =>
       readFleet(
         {
-          store,
+          stores,
           fences,
           peekConfig: (installationId, repo) => configs.peek(installationId, repo),
           verdictOf: (...args) => fence.verdictOf(...args),
@@ -120,19 +120,19 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
         picker,
         fence,
         identity: github.identity,
-        store,
+        stores,
         jobs,
         operatorSweep,
         metrics,
         readFleet: () => fleet(true),
         readTimeline: () =>
-          readTimeline({ store, outbox, githubWebUrl: githubWebUrlOf(options.githubBaseUrl), now }),
+          readTimeline({ stores, outbox, githubWebUrl: githubWebUrlOf(options.githubBaseUrl), now }),
         now,
         log,
       }),
     );
     registerWebhooks(probot, {
-      store,
+      stores,
       assignments,
       configs,
       now,

@@ -41,7 +41,7 @@ function tokenSecretOf(env: Env, log: Logger): string {
 /** The App's options that come straight from the environment. */
 function appOptionsOf(env: Env): Omit<
   ClaimHoldOptions,
-  "store" | "fences" | "outbox" | "tokenSecret" | "log" | "onReady"
+  "stores" | "fences" | "outbox" | "tokenSecret" | "log" | "onReady"
 > & {
   credentialsLoaded: boolean;
 } {
@@ -116,7 +116,7 @@ async function main(): Promise<void> {
   });
   const options = appOptionsOf(env);
   if (!options.credentialsLoaded) return runSetupMode(env, log);
-  const { store, fences, outbox } = createStores({
+  const { stores, fences, outbox } = createStores({
     redisUrl: env.REDIS_URL,
     keyPrefix: env.CLAIM_HOLD_KEY_PREFIX,
     log,
@@ -125,7 +125,7 @@ async function main(): Promise<void> {
   let services: ClaimHoldServices | undefined;
   const appFn = createClaimHoldApp({
     ...options,
-    store,
+    stores,
     fences,
     outbox,
     tokenSecret,
@@ -172,7 +172,7 @@ async function main(): Promise<void> {
     await forwarding?.stop().catch(() => undefined);
     await closeServer(http).catch(() => undefined);
     await services?.stop().catch(() => undefined);
-    await store.close().catch(() => undefined);
+    await stores.connection.close().catch(() => undefined);
     await throttle?.disconnect().catch(() => undefined);
     process.exit(0);
   };

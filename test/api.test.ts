@@ -3,7 +3,8 @@ import { createHmac } from "node:crypto";
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parseClaimMarker } from "../src/domain/claim-marker.js";
-import { MemoryLivenessStore } from "../src/providers/memory/memory-store.js";
+import { createMemoryStores } from "../src/providers/memory/memory-store.js";
+import type { Stores } from "../src/providers/stores.js";
 import { type AppHarness, signedClaimComment, startApp, testTokenSecret } from "./support/app-harness.js";
 import {
   agent,
@@ -35,13 +36,13 @@ const reclaimAfterMs = 60 * 60_000;
 const heartbeatMs = 5 * 60_000;
 
 let app: AppHarness;
-let store: MemoryLivenessStore;
+let stores: Stores;
 let github: GitHubRequestLog;
 
 beforeEach(async () => {
-  store = new MemoryLivenessStore();
+  stores = createMemoryStores();
   github = new GitHubRequestLog();
-  app = await startApp({ store });
+  app = await startApp({ stores });
 });
 
 afterEach(async () => {
@@ -124,7 +125,7 @@ describe("POST /api/v1/claims", () => {
       heartbeatIntervalSeconds: 300,
       expiresAt: new Date(app.clock.now + ttlMs).toISOString(),
     });
-    const record = await store.get({ installationId, repoId, issue: 12 });
+    const record = await stores.claims.get({ installationId, repoId, issue: 12 });
     expect(record).toMatchObject({
       generation: 1,
       state: "active",
@@ -193,11 +194,11 @@ describe("POST /api/v1/claims", () => {
       // assignment and label are sent again as the claim's full desired state (invariant 13).
       expect(Object.keys(edit.variables!)).toEqual(["assign", "addLabels", "edit0"]);
       expect(JSON.stringify(edit.variables)).toContain(digestOf(again.body.lease.token));
-      expect(await store.get(subjectKey)).toMatchObject({
+      expect(await stores.claims.get(subjectKey)).toMatchObject({
         tokenDigest: digestOf(again.body.lease.token),
         sync: "done",
       });
-      expect(await store.get(subjectKey)).not.toHaveProperty("pendingTokenDigest");
+      expect(await stores.claims.get(subjectKey)).not.toHaveProperty("pendingTokenDigest");
       nockApplyTransition(github); // the release below, made with the new token
 
       const refusals = [
@@ -230,7 +231,7 @@ describe("POST /api/v1/claims", () => {
         ...app.logs,
         ...[again, ...refusals, released].map((r) => JSON.stringify(r.body)),
         JSON.stringify(github.entries),
-        JSON.stringify(await store.get(subjectKey)),
+        JSON.stringify(await stores.claims.get(subjectKey)),
         JSON.stringify(write.variables),
       ].join("\n");
       expect(everything).not.toContain(sessionKeyA);
@@ -282,13 +283,13 @@ describe("POST /api/v1/claims", () => {
       const failed = await post("/api/v1/claims", claimBody(keyedA), agentToken);
       expect(failed.status).toBe(502);
       expect(failed.body).toEqual({ error: "github_failed", message: expect.any(String) });
-      const record = await store.get(subjectKey);
+      const record = await stores.claims.get(subjectKey);
       expect(record).toMatchObject({ generation: 1, tokenDigest: digestOf(lease.token) });
       // The undelivered token is known only as the pending digest, and it opens nothing.
       const undelivered = record!.pendingTokenDigest!;
       expect(undelivered).not.toBe(digestOf(lease.token));
       const probe = { key: subjectKey, generation: 1, tokenDigest: undelivered, now: app.clock.now };
-      expect(await store.verify(probe)).toEqual({ kind: "invalid_token" });
+      expect(await stores.claims.verify(probe)).toEqual({ kind: "invalid_token" });
       expect((await beat(lease.id, lease.token)).status).toBe(200);
 
       // Retrying is safe: the session key still proves the session.
@@ -296,7 +297,7 @@ describe("POST /api/v1/claims", () => {
       nockApplyTransition(github);
       const retried = await post("/api/v1/claims", claimBody(keyedA), agentToken);
       expect(retried.status).toBe(200);
-      expect(await store.verify(probe)).toEqual({ kind: "invalid_token" });
+      expect(await stores.claims.verify(probe)).toEqual({ kind: "invalid_token" });
       expect((await beat(lease.id, retried.body.lease.token)).status).toBe(200);
     });
 
@@ -340,7 +341,7 @@ describe("POST /api/v1/claims", () => {
     const response = await post("/api/v1/claims", claimBody(), agentToken);
     expect(response.status).toBe(409);
     expect(response.body).toMatchObject({ error: "human_held", assignees: ["alice"] });
-    expect(await store.get({ installationId, repoId, issue: 12 })).toBeNull();
+    expect(await stores.claims.get({ installationId, repoId, issue: 12 })).toBeNull();
   });
 
   it("claims a subject already assigned to the claimant's own login without taking that assignment over", async () => {
@@ -351,7 +352,7 @@ describe("POST /api/v1/claims", () => {
     const response = await post("/api/v1/claims", claimBody(), agentToken);
     expect(response.status).toBe(201);
     expect(write.variables).not.toHaveProperty("assign");
-    expect((await store.get({ installationId, repoId, issue: 12 }))?.appAssigned).toBe(false);
+    expect((await stores.claims.get({ installationId, repoId, issue: 12 }))?.appAssigned).toBe(false);
     const release = nockApplyTransition(github);
     const released = await post(
       `/api/v1/leases/${response.body.lease.id}/release`,
@@ -398,7 +399,7 @@ describe("POST /api/v1/claims", () => {
     const failed = await post("/api/v1/claims", claimBody(), agentToken);
     expect(failed.status).toBe(502);
     expect(failed.body.error).toBe("github_failed");
-    expect(await store.get({ installationId, repoId, issue: 12 })).toBeNull();
+    expect(await stores.claims.get({ installationId, repoId, issue: 12 })).toBeNull();
     expect(undo.variables).toEqual({
       unassign: { assignableId: issueNodeId(issue), assigneeIds: [agent.node_id] },
       removeLabels: { labelableId: issueNodeId(issue), labelIds: [labelIds["agent:claimed"]] },
@@ -416,7 +417,7 @@ describe("POST /api/v1/claims", () => {
     nock("https://api.github.com").post("/graphql").reply(500, { message: "Server Error" });
     const failed = await post("/api/v1/claims", claimBody(), agentToken);
     expect(failed).toMatchObject({ status: 502, body: { error: "github_failed" } });
-    expect(await store.get({ installationId, repoId, issue: 12 })).toBeNull();
+    expect(await stores.claims.get({ installationId, repoId, issue: 12 })).toBeNull();
   });
 
   it("keeps a claim whose mutation landed although GitHub's answer was lost", async () => {
@@ -432,7 +433,7 @@ describe("POST /api/v1/claims", () => {
     });
     const response = await post("/api/v1/claims", claimBody(), agentToken);
     expect(response.status).toBe(201);
-    expect(await store.get({ installationId, repoId, issue: 12 })).toMatchObject({
+    expect(await stores.claims.get({ installationId, repoId, issue: 12 })).toMatchObject({
       sync: "done",
       commentNodeId: "IC_lost",
       commentId: 4242,
@@ -585,7 +586,7 @@ describe("lease routes", () => {
     app.clock.now += reclaimAfterMs;
     const beat = await post(`/api/v1/leases/${lease.id}/heartbeat`, {}, lease.token);
     expect(beat).toMatchObject({ status: 410, body: { error: "gone", reason: "expired" } });
-    expect((await store.get({ installationId, repoId, issue: 12 }))?.lastHeartbeatAt).toBe(
+    expect((await stores.claims.get({ installationId, repoId, issue: 12 }))?.lastHeartbeatAt).toBe(
       app.clock.now - reclaimAfterMs,
     );
   });
@@ -605,7 +606,7 @@ describe("lease routes", () => {
     });
     expect(github.count() - mark).toBe(1);
     const subject = issueNodeId(issue);
-    const record = await store.get({ installationId, repoId, issue: 12 });
+    const record = await stores.claims.get({ installationId, repoId, issue: 12 });
     expect(write.variables).toEqual({
       unassign: { assignableId: subject, assigneeIds: [agent.node_id] },
       removeLabels: { labelableId: subject, labelIds: [labelIds["agent:claimed"], labelIds["agent:stale"]] },
@@ -668,7 +669,7 @@ describe("store loss", () => {
     });
     const beat = await post(`/api/v1/leases/${installationId}.${repoId}.12.1/heartbeat`, {}, tokenA);
     expect(beat).toMatchObject({ status: 200, body: { generation: 1, state: "active" } });
-    expect(await store.get({ installationId, repoId, issue: 12 })).toMatchObject({
+    expect(await stores.claims.get({ installationId, repoId, issue: 12 })).toMatchObject({
       generation: 1,
       state: "active",
     });
@@ -770,7 +771,7 @@ describe("bad input changes nothing", () => {
     expect(typeof response.body.message).toBe("string");
     if (field) expect(response.body.field).toBe(field);
     expect(github.count()).toBe(0);
-    expect(await store.get({ installationId, repoId, issue: 12 })).toBeNull();
+    expect(await stores.claims.get({ installationId, repoId, issue: 12 })).toBeNull();
   });
 
   it("rejects a non-JSON content type with 415 and lease bodies with unknown fields with 422", async () => {
@@ -779,7 +780,7 @@ describe("bad input changes nothing", () => {
     });
     expect(text.status).toBe(415);
     const { lease } = await claimAsA();
-    const before = await store.get({ installationId, repoId, issue: 12 });
+    const before = await stores.claims.get({ installationId, repoId, issue: 12 });
     const beat = await post(
       `/api/v1/leases/${lease.id}/heartbeat`,
       { phase: "x", generation: 9 },
@@ -788,7 +789,7 @@ describe("bad input changes nothing", () => {
     expect(beat).toMatchObject({ status: 422, body: { error: "invalid_request", field: "generation" } });
     const release = await post(`/api/v1/leases/${lease.id}/release`, { outcome: "done" }, lease.token);
     expect(release).toMatchObject({ status: 422, body: { field: "outcome" } });
-    expect(await store.get({ installationId, repoId, issue: 12 })).toEqual(before);
+    expect(await stores.claims.get({ installationId, repoId, issue: 12 })).toEqual(before);
   });
 
   it("rate limits failed authentications per address with 429 and Retry-After", async () => {

@@ -10,7 +10,7 @@ import { z } from "zod";
 import { ActorSchema, ErrorBodySchema, ResumeSchema } from "../src/agent/client/index.js";
 import { parseClaimMarker } from "../src/domain/claim-marker.js";
 import { MemoryFenceStore } from "../src/providers/memory/memory-fence-store.js";
-import { RedisLivenessStore } from "../src/providers/redis/redis-store.js";
+import { createRedisStores } from "../src/providers/redis/redis-store.js";
 import { type AppHarness, startApp } from "./support/app-harness.js";
 import { IssueBoard } from "./support/github-fake/index.js";
 import { createTestRedis, deleteKeysWithPrefix, probeRedis, uniqueKeyPrefix } from "./support/redis.js";
@@ -254,7 +254,7 @@ describe.skipIf(!redisProbe.available)("the CLI against the real App", () => {
     board.addIssue(15, "Handle CRLF input");
     prefix = uniqueKeyPrefix("cli-app");
     fences = new MemoryFenceStore();
-    app = await startApp({ store: new RedisLivenessStore({ redis, keyPrefix: prefix }), fences });
+    app = await startApp({ stores: createRedisStores({ redis, keyPrefix: prefix }), fences });
   });
 
   afterEach(async () => {
@@ -304,10 +304,10 @@ describe.skipIf(!redisProbe.available)("the CLI against the real App", () => {
     //    no GitHub request (docs/reference/http-api.md#lease-calls).
     const githubCalls = board.calls.length;
     const keepalive = start(a, "sess-a", ["keepalive", "--json"]);
-    const store = new RedisLivenessStore({ redis, keyPrefix: prefix });
+    const stores = createRedisStores({ redis, keyPrefix: prefix });
     app.clock.now += 4_000;
     await until(
-      async () => (await store.get(keyOf(12)))?.lastHeartbeatAt === app.clock.now,
+      async () => (await stores.claims.get(keyOf(12)))?.lastHeartbeatAt === app.clock.now,
       "a heartbeat from the keepalive",
     );
     const verified = await cli(a, "sess-a", ["verify", "--json"]);
@@ -323,7 +323,7 @@ describe.skipIf(!redisProbe.available)("the CLI against the real App", () => {
     keepalive.child.kill("SIGSTOP");
     // A heartbeat it sent just before it froze may still be on its way: let it land before the
     // clock moves, or it would count as a beat after the ttl.
-    await settleHeartbeats(() => store.get(keyOf(12)));
+    await settleHeartbeats(() => stores.claims.get(keyOf(12)));
     app.clock.now += ttlMs + 1_000;
     const held = await cli(b, "sess-b", ["claim", `${repo}#12`, "--json"]);
     expect(held.code).toBe(3);

@@ -2,7 +2,7 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MemoryLivenessStore } from "../src/providers/memory/memory-store.js";
+import { createMemoryStores } from "../src/providers/memory/memory-store.js";
 import { type AppHarness, startApp, testAdminToken } from "./support/app-harness.js";
 import { minute, seedAgentClaim, seedHumanClaim } from "./support/seed-claims.js";
 
@@ -34,16 +34,16 @@ describe.skipIf(!available)("fleet dashboard in chromium", () => {
   let harness: AppHarness;
 
   beforeAll(async () => {
-    const store = new MemoryLivenessStore({ now: () => harness?.clock.now ?? T0 });
-    harness = await startApp({ store, adminToken: testAdminToken, now: T0 });
-    await seedAgentClaim(store, {
+    const stores = createMemoryStores({ now: () => harness?.clock.now ?? T0 });
+    harness = await startApp({ stores, adminToken: testAdminToken, now: T0 });
+    await seedAgentClaim(stores, {
       key: { installationId: 7, repoId: 1001, issue: 2 },
       repo: "acme/widgets",
       actor: { login: "octo-agent", runtime: "codex", sessionId: "s-quiet", host: "build-2" },
       title: "Flaky parser test",
       now: T0 - 40 * minute,
     });
-    await seedAgentClaim(store, {
+    await seedAgentClaim(stores, {
       key: { installationId: 7, repoId: 1001, issue: 1 },
       repo: "acme/widgets",
       actor: {
@@ -55,7 +55,7 @@ describe.skipIf(!available)("fleet dashboard in chromium", () => {
       title: `<img src=x onerror="alert('title')"> Fix the parser`,
       now: T0 - minute,
     });
-    await seedHumanClaim(store, {
+    await seedHumanClaim(stores, {
       key: { installationId: 7, repoId: 2002, issue: 3 },
       repo: "acme/gadgets",
       login: "maintainer",

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { NotifyEvent } from "../src/config/repo-config.js";
 import { createTokenMinter } from "../src/lease/tokens.js";
 import { MemoryOutboxStore } from "../src/providers/memory/memory-outbox-store.js";
-import { MemoryLivenessStore } from "../src/providers/memory/memory-store.js";
+import { createMemoryStores } from "../src/providers/memory/memory-store.js";
 import { type AppHarness, startApp, testAdminToken, testTokenSecret } from "./support/app-harness.js";
 import { minute, seedAgentClaim, seedHumanClaim } from "./support/seed-claims.js";
 
@@ -59,25 +59,25 @@ async function delivered(
 describe.skipIf(!available)("the dashboard's last 24 hours in chromium", () => {
   let browser: Browser;
   let harness: AppHarness;
-  const store = new MemoryLivenessStore({ now: () => harness?.clock.now ?? T0 });
+  const stores = createMemoryStores({ now: () => harness?.clock.now ?? T0 });
   const outbox = new MemoryOutboxStore();
 
   beforeAll(async () => {
     harness = await startApp({
-      store,
+      stores,
       adminToken: testAdminToken,
       now: T0,
       githubBaseUrl: "https://ghe.example.com/api/v3",
       notify: { outbox },
     });
     // #1: alice's claim, taken over by bob three hours ago (alice had gone silent).
-    await seedAgentClaim(store, {
+    await seedAgentClaim(stores, {
       key: { ...widgets, issue: 1 },
       repo: "acme/widgets",
       actor: alice,
       now: T0 - 6 * hour,
     });
-    await seedAgentClaim(store, {
+    await seedAgentClaim(stores, {
       key: { ...widgets, issue: 1 },
       repo: "acme/widgets",
       actor: bob,
@@ -85,13 +85,13 @@ describe.skipIf(!available)("the dashboard's last 24 hours in chromium", () => {
       takeover: true,
     });
     // #3: carol's claim, reaped after she went silent (settled deliveries are listed newest first).
-    const reaped = await seedAgentClaim(store, {
+    const reaped = await seedAgentClaim(stores, {
       key: { ...widgets, issue: 3 },
       repo: "acme/widgets",
       actor: carol,
       now: T0 - 12 * hour,
     });
-    await store.endClaim({
+    await stores.claims.endClaim({
       key: reaped.key,
       generation: reaped.generation,
       now: T0 - 9 * hour,
@@ -100,7 +100,7 @@ describe.skipIf(!available)("the dashboard's last 24 hours in chromium", () => {
     });
     await delivered(outbox, "reaped", "acme/widgets#3", T0 - 9 * hour, { generation: 1 });
     // #2: bob's live claim, which asked for a person and crossed its budget's warning.
-    const live = await seedAgentClaim(store, {
+    const live = await seedAgentClaim(stores, {
       key: { ...widgets, issue: 2 },
       repo: "acme/widgets",
       actor: bob,
@@ -108,7 +108,7 @@ describe.skipIf(!available)("the dashboard's last 24 hours in chromium", () => {
       title: "Wire the parser",
     });
     // Its spend so far, reported on a heartbeat (the store sums it per subject).
-    const beat = await store.heartbeat({
+    const beat = await stores.claims.heartbeat({
       key: live.key,
       generation: live.generation,
       tokenDigest: createTokenMinter(testTokenSecret).digest(live.token),
@@ -122,13 +122,13 @@ describe.skipIf(!available)("the dashboard's last 24 hours in chromium", () => {
     });
     await delivered(outbox, "budget-warn", "acme/widgets#2", T0 - 5 * minute, { spentUsd: 4.2, limitUsd: 4 });
     // gadgets#4: alice's claim, taken by a maintainer with /reclaim.
-    await seedAgentClaim(store, {
+    await seedAgentClaim(stores, {
       key: { ...gadgets, issue: 4 },
       repo: "acme/gadgets",
       actor: alice,
       now: T0 - 8 * hour,
     });
-    await seedHumanClaim(store, {
+    await seedHumanClaim(stores, {
       key: { ...gadgets, issue: 4 },
       repo: "acme/gadgets",
       login: "maintainer",

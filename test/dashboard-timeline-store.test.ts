@@ -7,12 +7,12 @@ import { githubWebUrlOf } from "../src/dashboard/github-links.js";
 import { readTimeline, timelineSubjects } from "../src/dashboard/timeline/read-timeline.js";
 import { layoutTimeline } from "../src/dashboard/timeline/timeline-layout.js";
 import { TimelinePanel } from "../src/dashboard/timeline/timeline-panel.js";
-import type { LivenessStore } from "../src/providers/liveness-store.js";
 import { MemoryOutboxStore } from "../src/providers/memory/memory-outbox-store.js";
-import { MemoryLivenessStore } from "../src/providers/memory/memory-store.js";
+import { createMemoryStores } from "../src/providers/memory/memory-store.js";
 import type { OutboxStore } from "../src/providers/outbox-store.js";
 import { RedisOutboxStore } from "../src/providers/redis/redis-outbox-store.js";
-import { RedisLivenessStore } from "../src/providers/redis/redis-store.js";
+import { createRedisStores } from "../src/providers/redis/redis-store.js";
+import type { Stores } from "../src/providers/stores.js";
 import { createTestRedis, deleteKeysWithPrefix, probeRedis, uniqueKeyPrefix } from "./support/redis.js";
 import { minute, seedAgentClaim, seedHumanClaim } from "./support/seed-claims.js";
 
@@ -26,18 +26,18 @@ const widgets = { installationId: 7, repoId: 1001 };
 const alice = { login: "octo-agent", runtime: "codex", sessionId: "s-alice" };
 const bob = { login: "octo-agent", runtime: "claude-code", sessionId: "s-bob" };
 
-interface Stores {
-  store: LivenessStore;
+interface TimelineStores {
+  stores: Stores;
   outbox: OutboxStore;
 }
 
 const runPrefix = uniqueKeyPrefix("timeline");
 let redis: Redis | undefined;
 let next = 0;
-const storeCases: { name: string; make: () => Stores }[] = [
+const storeCases: { name: string; make: () => TimelineStores }[] = [
   {
     name: "memory",
-    make: () => ({ store: new MemoryLivenessStore({ now: () => T0 }), outbox: new MemoryOutboxStore() }),
+    make: () => ({ stores: createMemoryStores({ now: () => T0 }), outbox: new MemoryOutboxStore() }),
   },
 ];
 if (redisProbe.available) {
@@ -46,7 +46,7 @@ if (redisProbe.available) {
     make: () => {
       const keyPrefix = `${runPrefix}${++next}:`;
       return {
-        store: new RedisLivenessStore({ redis: redis!, keyPrefix }),
+        stores: createRedisStores({ redis: redis!, keyPrefix }),
         outbox: new RedisOutboxStore({ redis: redis!, keyPrefix }),
       };
     },
@@ -64,59 +64,58 @@ afterAll(async () => {
 });
 
 /** Counts the store's history reads: the bound the page promises. */
-function countingHistory(store: LivenessStore) {
+function countingHistory(stores: Stores) {
   const counted = { reads: 0 };
-  const history: LivenessStore["history"] = (key) => {
+  const history: Stores["claims"]["history"] = (key) => {
     counted.reads++;
-    return store.history(key);
+    return stores.claims.history(key);
   };
   return {
     counted,
-    store: {
-      installations: () => store.installations(),
-      repositories: (id: number) => store.repositories(id),
-      listRepository: (id: number, repoId: number, limit: number) => store.listRepository(id, repoId, limit),
-      history,
+    stores: {
+      installations: stores.installations,
+      index: stores.index,
+      claims: { history },
     },
   };
 }
 
 describe.each(storeCases)("timeline reads ($name store)", ({ make }) => {
   it("turns a takeover, a reap and a /reclaim into lanes, with the outbox's recent notifications", async () => {
-    const { store, outbox } = make();
-    await seedAgentClaim(store, {
+    const { stores, outbox } = make();
+    await seedAgentClaim(stores, {
       key: { ...widgets, issue: 1 },
       repo: "acme/widgets",
       actor: alice,
       now: T0 - 6 * hour,
     });
-    await seedAgentClaim(store, {
+    await seedAgentClaim(stores, {
       key: { ...widgets, issue: 1 },
       repo: "acme/widgets",
       actor: bob,
       now: T0 - 3 * hour,
       takeover: true,
     });
-    const reaped = await seedAgentClaim(store, {
+    const reaped = await seedAgentClaim(stores, {
       key: { ...widgets, issue: 2 },
       repo: "acme/widgets",
       actor: alice,
       now: T0 - 5 * hour,
     });
-    await store.endClaim({
+    await stores.claims.endClaim({
       key: reaped.key,
       generation: reaped.generation,
       now: T0 - 4 * hour,
       to: "reaped",
       bump: true,
     });
-    await seedAgentClaim(store, {
+    await seedAgentClaim(stores, {
       key: { ...widgets, issue: 3 },
       repo: "acme/widgets",
       actor: bob,
       now: T0 - 2 * hour,
     });
-    await seedHumanClaim(store, {
+    await seedHumanClaim(stores, {
       key: { ...widgets, issue: 3 },
       repo: "acme/widgets",
       login: "maintainer",
@@ -140,7 +139,7 @@ describe.each(storeCases)("timeline reads ($name store)", ({ make }) => {
     await outbox.settle(deliveries[0]!, "t", { kind: "sent" }, T0 - 30 * minute);
 
     const data = await readTimeline({
-      store,
+      stores,
       outbox,
       githubWebUrl: githubWebUrlOf("https://ghe.example.com/api/v3"),
       now: () => T0,
@@ -188,9 +187,9 @@ describe.each(storeCases)("timeline reads ($name store)", ({ make }) => {
   it(`reads at most ${timelineSubjects} subjects' histories, the most recently active, and says how many it left out`, {
     timeout: 30_000,
   }, async () => {
-    const { store } = make();
+    const { stores } = make();
     for (let issue = 1; issue <= timelineSubjects + 5; issue++) {
-      await seedAgentClaim(store, {
+      await seedAgentClaim(stores, {
         key: { ...widgets, issue },
         repo: "acme/widgets",
         actor: { login: `agent-${issue % 3}`, runtime: "codex", sessionId: `s-${issue}` },
@@ -198,21 +197,21 @@ describe.each(storeCases)("timeline reads ($name store)", ({ make }) => {
       });
     }
     // An old, ended claim is outside the window and costs no history read.
-    const old = await seedAgentClaim(store, {
+    const old = await seedAgentClaim(stores, {
       key: { ...widgets, issue: 999 },
       repo: "acme/widgets",
       actor: { ...bob, sessionId: "s-old" },
       now: T0 - 30 * hour,
     });
-    await store.endClaim({
+    await stores.claims.endClaim({
       key: old.key,
       generation: old.generation,
       now: T0 - 26 * hour,
       to: "reaped",
       bump: true,
     });
-    const { counted, store: counting } = countingHistory(store);
-    const data = await readTimeline({ store: counting, githubWebUrl: "https://github.com", now: () => T0 });
+    const { counted, stores: counting } = countingHistory(stores);
+    const data = await readTimeline({ stores: counting, githubWebUrl: "https://github.com", now: () => T0 });
     expect(counted.reads).toBe(timelineSubjects);
     expect(data.subjects).toHaveLength(timelineSubjects);
     expect(data.subjects[0]!.subject).toBe(`acme/widgets#${timelineSubjects + 5}`);
@@ -231,9 +230,9 @@ describe.each(storeCases)("timeline reads ($name store)", ({ make }) => {
 
 describe("spend per subject", () => {
   it("lists the subjects with spend, largest first, linked to GitHub, when the store keeps spend", async () => {
-    const store = new MemoryLivenessStore({ now: () => T0 });
+    const stores = createMemoryStores({ now: () => T0 });
     for (const issue of [1, 2, 3]) {
-      await seedAgentClaim(store, {
+      await seedAgentClaim(stores, {
         key: { ...widgets, issue },
         repo: "acme/widgets",
         actor: { ...alice, sessionId: `s-${issue}` },
@@ -243,9 +242,12 @@ describe("spend per subject", () => {
     // Spend in micro-dollars, as the budget store answers it.
     const spendMicros: Record<number, number> = { 1: 1_250_000, 2: 0, 3: 4_200_000 };
     const data = await readTimeline({
-      store: Object.assign(countingHistory(store).store, {
-        spendOf: async (keys: readonly { issue: number }[]) => keys.map((k) => spendMicros[k.issue] ?? 0),
-      }),
+      stores: {
+        ...countingHistory(stores).stores,
+        spend: {
+          spendOf: async (keys: readonly { issue: number }[]) => keys.map((k) => spendMicros[k.issue] ?? 0),
+        },
+      },
       githubWebUrl: "https://github.com",
       now: () => T0,
     });

@@ -1,6 +1,6 @@
 // The fleet dashboard over HTTP: admin login and signed cookie, states from the store, filters, and escaping.
 import { afterEach, describe, expect, it } from "vitest";
-import { MemoryLivenessStore } from "../src/providers/memory/memory-store.js";
+import { createMemoryStores } from "../src/providers/memory/memory-store.js";
 import { type AppHarness, startApp, testAdminToken } from "./support/app-harness.js";
 import { minute, seedAgentClaim, seedHumanClaim } from "./support/seed-claims.js";
 
@@ -27,23 +27,23 @@ async function login(url: string, token = testAdminToken): Promise<Response> {
 }
 
 async function seededApp() {
-  const store = new MemoryLivenessStore({ now: () => T0 });
-  harness = await startApp({ store, adminToken: testAdminToken, now: T0 });
+  const stores = createMemoryStores({ now: () => T0 });
+  harness = await startApp({ stores, adminToken: testAdminToken, now: T0 });
   const widgets = { installationId: 7, repoId: 1001 };
-  await seedAgentClaim(store, {
+  await seedAgentClaim(stores, {
     key: { ...widgets, issue: 2 },
     repo: "acme/widgets",
     actor: { login: "octo-agent", runtime: "codex", sessionId: "s-stale", host: "build-2" },
     now: T0 - 40 * minute,
   });
-  await seedAgentClaim(store, {
+  await seedAgentClaim(stores, {
     key: { ...widgets, issue: 1 },
     repo: "acme/widgets",
     actor: { login: "octo-agent", runtime: "claude-code", ...hostile },
     title: hostile.title,
     now: T0 - 5 * minute,
   });
-  await seedHumanClaim(store, {
+  await seedHumanClaim(stores, {
     key: { installationId: 7, repoId: 2002, issue: 3 },
     repo: "acme/gadgets",
     login: "maintainer",
@@ -54,7 +54,7 @@ async function seededApp() {
 
 describe("fleet dashboard", () => {
   it("answers 404 on every dashboard route when no admin token is configured", async () => {
-    harness = await startApp({ store: new MemoryLivenessStore() });
+    harness = await startApp({ stores: createMemoryStores() });
     for (const path of ["/", "/login", "/dashboard/fragment", "/dashboard/fleet.json"]) {
       expect((await fetch(`${harness.url}${path}`, { redirect: "manual" })).status, path).toBe(404);
     }

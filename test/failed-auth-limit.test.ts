@@ -3,7 +3,8 @@ import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { EnvError, parseEnv } from "../src/config/env.js";
 import { clientAddressOf } from "../src/http/client-address.js";
-import { MemoryLivenessStore } from "../src/providers/memory/memory-store.js";
+import { createMemoryStores } from "../src/providers/memory/memory-store.js";
+import type { Stores } from "../src/providers/stores.js";
 import { type AppHarness, startApp, testAdminToken } from "./support/app-harness.js";
 import {
   agent,
@@ -25,13 +26,13 @@ const wrongLeaseToken = `clh_${"x".repeat(43)}`;
 const maxFailures = 20;
 
 let app: AppHarness | undefined;
-let store: MemoryLivenessStore;
+let stores: Stores;
 /** A live claim in the store: wrong tokens for it are refused by the store alone (no recovery from GitHub). */
 let lease: SeededClaim;
 let github: GitHubRequestLog;
 
 beforeEach(() => {
-  store = new MemoryLivenessStore({ now: () => T0 });
+  stores = createMemoryStores({ now: () => T0 });
   github = new GitHubRequestLog();
 });
 
@@ -44,13 +45,13 @@ afterEach(async () => {
 });
 
 async function boot(options: { trustProxyHops?: number } = {}): Promise<AppHarness> {
-  app = await startApp({ store, now: T0, adminToken: testAdminToken, ...options });
+  app = await startApp({ stores, now: T0, adminToken: testAdminToken, ...options });
   lease = await seedLease();
   return app;
 }
 
 async function seedLease(): Promise<SeededClaim> {
-  return seedAgentClaim(store, {
+  return seedAgentClaim(stores, {
     key: { installationId: 42, repoId: 1296269, issue: 12 },
     repo,
     actor: { login: agent.login, runtime: "claude-code", sessionId: "sessA" },

@@ -4,11 +4,11 @@ import nock from "nock";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { SubjectKey } from "../src/domain/claim.js";
 import type { FenceStore } from "../src/providers/fence-store.js";
-import type { LivenessStore } from "../src/providers/liveness-store.js";
 import { MemoryFenceStore } from "../src/providers/memory/memory-fence-store.js";
-import { MemoryLivenessStore } from "../src/providers/memory/memory-store.js";
+import { createMemoryStores } from "../src/providers/memory/memory-store.js";
 import { RedisFenceStore } from "../src/providers/redis/redis-fence-store.js";
-import { RedisLivenessStore } from "../src/providers/redis/redis-store.js";
+import { createRedisStores } from "../src/providers/redis/redis-store.js";
+import type { Stores } from "../src/providers/stores.js";
 import { type AppHarness, signedClaimComment, startApp } from "./support/app-harness.js";
 import { loadFixture } from "./support/fixtures.js";
 import {
@@ -100,7 +100,7 @@ function afterEachCheckNock() {
 describe.skipIf(!redisProbe.available)("the zombie scenario (real Redis stores)", () => {
   let redis: Redis;
   let prefix: string;
-  let store: LivenessStore;
+  let stores: Stores;
   let fences: FenceStore;
 
   beforeAll(async () => {
@@ -112,13 +112,13 @@ describe.skipIf(!redisProbe.available)("the zombie scenario (real Redis stores)"
   });
   beforeEach(async () => {
     prefix = uniqueKeyPrefix("zombie");
-    store = new RedisLivenessStore({ redis, keyPrefix: prefix });
+    stores = createRedisStores({ redis, keyPrefix: prefix });
     fences = new RedisFenceStore({ redis, keyPrefix: prefix });
     github = new GitHubRequestLog();
     checks = new FakeCheckRuns(github, repo, { repoId, pull: 2 });
     // The PR's body says "Closes #7": GitHub links #7 as its closing reference.
     checks.link(2, [7]);
-    app = await startApp({ store, fences, appId: testAppId, publicUrl });
+    app = await startApp({ stores, fences, appId: testAppId, publicUrl });
   });
   afterEach(async () => {
     await app.close();
@@ -285,7 +285,7 @@ describe.skipIf(!redisProbe.available)("the zombie scenario (real Redis stores)"
     expect(checks.conclusionOf(sha3)).toBe("success");
 
     // 8. A maintainer comments /reclaim: B is superseded by a human claim, the PR fails again.
-    const recordB = (await store.get(key))!;
+    const recordB = (await stores.claims.get(key))!;
     const heldByB: IssueState = {
       ...heldByA,
       comments: [
@@ -323,7 +323,7 @@ describe.skipIf(!redisProbe.available)("the zombie scenario (real Redis stores)"
       `PATCH /repos/${repo}/check-runs/3`,
       "POST /graphql",
     ]);
-    const humanRecord = (await store.get(key))!;
+    const humanRecord = (await stores.claims.get(key))!;
     expect(humanRecord).toMatchObject({
       generation: 3,
       state: "human",
@@ -362,7 +362,7 @@ describe.skipIf(!redisProbe.available)("the zombie scenario (real Redis stores)"
     await deliver("issue_comment", comment, "delivery-reclaim-1");
     await deliver("issue_comment", comment, "delivery-reclaim-2");
     expectRequests(github, mark, []);
-    expect((await store.get(key))?.generation).toBe(3);
+    expect((await stores.claims.get(key))?.generation).toBe(3);
   });
 
   it("stops counting an attestation once a re-claim rotated out the token that made it (invariant 14)", async () => {
@@ -448,16 +448,16 @@ describe.skipIf(!redisProbe.available)("the zombie scenario (real Redis stores)"
 });
 
 describe("the check run and /reclaim on the memory stores", () => {
-  let store: MemoryLivenessStore;
+  let stores: Stores;
   let fences: MemoryFenceStore;
 
   beforeEach(async () => {
-    store = new MemoryLivenessStore();
+    stores = createMemoryStores();
     github = new GitHubRequestLog();
     checks = new FakeCheckRuns(github, repo, { repoId, pull: 2 });
     // The human's PR #3 (fixture) says "Fixes #1": GitHub links #1.
     checks.link(3, [1]);
-    app = await startApp({ store, appId: testAppId, publicUrl });
+    app = await startApp({ stores, appId: testAppId, publicUrl });
     fences = new MemoryFenceStore();
   });
   afterEach(async () => {
@@ -488,7 +488,7 @@ describe("the check run and /reclaim on the memory stores", () => {
   });
 
   it("marks a human's PR on an agent-claimed issue neutral (rule 3)", async () => {
-    await store.restore(
+    await stores.claims.restore(
       {
         installationId,
         repoId,
@@ -582,7 +582,7 @@ describe("the check run and /reclaim on the memory stores", () => {
         body: "@Codertocat, sorry: `/reclaim` needs write permission on Codertocat/Hello-World (you have read). Nothing was changed.",
       },
     });
-    expect(await store.get(key)).toBeNull();
+    expect(await stores.claims.get(key)).toBeNull();
     // Redelivered: the delivery id alone stops it, even before the comment id would.
     const mark = github.count();
     await deliver(
@@ -596,11 +596,11 @@ describe("the check run and /reclaim on the memory stores", () => {
 
   it("fails a PR linked only through a superseded claim's branch (rule 5, branch index)", async () => {
     await app.close();
-    app = await startApp({ store, fences, appId: testAppId, publicUrl });
+    app = await startApp({ stores, fences, appId: testAppId, publicUrl });
     const agentA = { kind: "agent" as const, login: agent.login, ...actorA };
     const agentB = { kind: "agent" as const, login: agent.login, ...actorB };
     await fences.recordClaim(key, { generation: 1, actor: agentA, branch });
-    await store.restore(
+    await stores.claims.restore(
       {
         ...key,
         repo,
@@ -634,12 +634,12 @@ describe("the check run and /reclaim on the memory stores", () => {
 
   it("links what GitHub links (closingIssuesReferences), not what a body regex finds: a URL reference fences a superseded holder", async () => {
     await app.close();
-    app = await startApp({ store, fences, appId: testAppId, publicUrl });
+    app = await startApp({ stores, fences, appId: testAppId, publicUrl });
     const agentA = { kind: "agent" as const, login: agent.login, ...actorA };
     const agentB = { kind: "agent" as const, login: agent.login, ...actorB };
     await fences.recordClaim(key, { generation: 1, actor: agentA, branch });
     await fences.attest(key, 1, sha1, app.clock.now);
-    await store.restore(
+    await stores.claims.restore(
       {
         ...key,
         repo,
@@ -696,7 +696,7 @@ describe("the check run and /reclaim on the memory stores", () => {
     expect((reply.variables!.comment0 as { body: string }).body).toBe(
       "@Codertocat, sorry: Codertocat/Hello-World#7 is held by @alice; only they or a maintainer can `/reclaim` it. Nothing was changed.",
     );
-    expect(await store.get(key)).toBeNull();
+    expect(await stores.claims.get(key)).toBeNull();
   });
 
   it("ignores /reclaim from a bot without a single GitHub request", async () => {

@@ -264,8 +264,8 @@ describe("the claim-hold Action", () => {
     const state = readRunnerFile(job.files.state);
     const pid = Number(state["keepalive-pid"]);
     expect(alive(pid)).toBe(true);
-    const claimedAt = (await stack.store.get(key(1)))?.lastHeartbeatAt as number;
-    await waitUntil(async () => ((await stack.store.get(key(1)))?.lastHeartbeatAt ?? 0) > claimedAt);
+    const claimedAt = (await stack.stores.claims.get(key(1)))?.lastHeartbeatAt as number;
+    await waitUntil(async () => ((await stack.stores.claims.get(key(1)))?.lastHeartbeatAt ?? 0) > claimedAt);
     const lease = { id: env.CLAIM_HOLD_LEASE_ID as string, token };
     await expect(createClaimHoldClient({ baseUrl: stack.app.url }).verify(lease)).resolves.toMatchObject({
       holder: true,

@@ -1,7 +1,8 @@
 // The claim inventory (GET …/claims) and the janitor's reconcile pass, through the real App with nock.
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { MemoryLivenessStore } from "../src/providers/memory/memory-store.js";
+import { createMemoryStores } from "../src/providers/memory/memory-store.js";
+import type { Stores } from "../src/providers/stores.js";
 import { type AppHarness, signedClaimComment, startApp, testAdminToken } from "./support/app-harness.js";
 import {
   agent,
@@ -23,13 +24,13 @@ const installationId = 42;
 const repo = "octo/widgets";
 const repoId = 1296269;
 let app: AppHarness;
-let store: MemoryLivenessStore;
+let stores: Stores;
 let github: GitHubRequestLog;
 
 beforeEach(async () => {
-  store = new MemoryLivenessStore();
+  stores = createMemoryStores();
   github = new GitHubRequestLog();
-  app = await startApp({ store, adminToken: testAdminToken });
+  app = await startApp({ stores, adminToken: testAdminToken });
 });
 
 afterEach(async () => {
@@ -41,8 +42,8 @@ afterEach(async () => {
 
 async function seedClaim(issue: number) {
   const key = { installationId, repoId, issue };
-  await store.epoch(installationId, app.clock.now - 1);
-  const outcome = await store.claim({
+  await stores.claims.epoch(installationId, app.clock.now - 1);
+  const outcome = await stores.claims.claim({
     key,
     repo,
     actor: { kind: "agent", login: agent.login, runtime: "codex", sessionId: `s${issue}` },
@@ -59,7 +60,7 @@ async function seedClaim(issue: number) {
     caps: { perSession: 5, perLogin: 50 },
   });
   if (outcome.kind !== "created") throw new Error(outcome.kind);
-  await store.commitClaim(key, 1, { commentNodeId: `IC_${issue}`, commentId: issue });
+  await stores.claims.commitClaim(key, 1, { commentNodeId: `IC_${issue}`, commentId: issue });
   return outcome.record;
 }
 
@@ -139,10 +140,10 @@ describe("GET /api/v1/repos/{owner}/{repo}/claims", () => {
 describe("reconcile", () => {
   it("rebuilds a record from a current claim comment and leaves alone a label that no claim comment explains (claim state unknown)", async () => {
     const lost = await seedClaim(1);
-    const fresh = new MemoryLivenessStore();
+    const fresh = createMemoryStores();
     await app.close();
-    store = fresh;
-    app = await startApp({ store, adminToken: testAdminToken });
+    stores = fresh;
+    app = await startApp({ stores, adminToken: testAdminToken });
     nockListAppInstallations(github, [installationId]);
     nockCreateInstallationToken(github);
     nockListInstallationRepositories(github, [repo]);
@@ -161,17 +162,17 @@ describe("reconcile", () => {
     expect(report.actions).toEqual([
       { subject: "octo/widgets#1", action: "repair", reason: "record-rebuilt-from-claim-comment" },
     ]);
-    const restored = await store.get({ installationId, repoId, issue: 1 });
+    const restored = await stores.claims.get({ installationId, repoId, issue: 1 });
     expect(restored).toMatchObject({
       generation: 1,
       state: "active",
       actor: { sessionId: "s1" },
       appAssigned: true,
     });
-    expect(await store.installations()).toEqual([installationId]);
+    expect(await stores.installations.installations()).toEqual([installationId]);
     // Invariant 12: a managed label with no verifiable claim comment is not taken for "never claimed".
     expect(report.skipped).toBeGreaterThanOrEqual(1);
-    expect(await store.get({ installationId, repoId, issue: 3 })).toBeNull();
+    expect(await stores.claims.get({ installationId, repoId, issue: 3 })).toBeNull();
   });
 
   it("runs through the operator route with the admin token only", async () => {
@@ -199,9 +200,9 @@ describe("reconcile", () => {
 
   it("an empty store set is read back from GitHub and reconciled; once GitHub says none, sweeps ask nothing", async () => {
     const lost = await seedClaim(1);
-    store = new MemoryLivenessStore();
+    stores = createMemoryStores();
     await app.close();
-    app = await startApp({ store, adminToken: testAdminToken });
+    app = await startApp({ stores, adminToken: testAdminToken });
     nockListAppInstallations(github, [installationId]);
     nockCreateInstallationToken(github);
     nockListInstallationRepositories(github, [repo]);
@@ -227,12 +228,12 @@ describe("reconcile", () => {
       // the candidate index's listing
       githubRequests: 6,
     });
-    expect(await store.get({ installationId, repoId, issue: 1 })).toMatchObject({ state: "active" });
-    expect(await store.installations()).toEqual([installationId]);
+    expect(await stores.claims.get({ installationId, repoId, issue: 1 })).toMatchObject({ state: "active" });
+    expect(await stores.installations.installations()).toEqual([installationId]);
     expect(await app.services.janitor.sweep()).toMatchObject({ installations: 1, githubRequests: 0 });
 
     // The App uninstalled everywhere: GitHub's empty answer is remembered, not asked for again.
-    await store.purgeInstallation(installationId);
+    await stores.installations.purgeInstallation(installationId);
     nockListAppInstallations(github, []);
     expect(await app.services.janitor.sweep()).toMatchObject({ installations: 0, githubRequests: 1 });
     expect(await app.services.janitor.sweep()).toMatchObject({ installations: 0, githubRequests: 0 });

@@ -5,7 +5,7 @@ import nock from "nock";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { JobBusyError, JobRegistry, jobLockNames } from "../src/janitor/job-registry.js";
 import { createLogger } from "../src/logger.js";
-import { RedisLivenessStore } from "../src/providers/redis/redis-store.js";
+import { createRedisStores } from "../src/providers/redis/redis-store.js";
 import { type AppHarness, startApp, testAdminToken } from "./support/app-harness.js";
 import { createTestRedis, deleteKeysWithPrefix, probeRedis, uniqueKeyPrefix } from "./support/redis.js";
 
@@ -21,7 +21,7 @@ function replica(redis: Redis, keyPrefix: string, logs: string[] = []): JobRegis
     },
   });
   return new JobRegistry({
-    store: new RedisLivenessStore({ redis, keyPrefix }),
+    store: createRedisStores({ redis, keyPrefix }).locks,
     log: createLogger({ level: "debug", destination }),
     now: Date.now,
   });
@@ -170,7 +170,7 @@ describe.skipIf(!redisProbe.available)("the job registry's lock on a shared Redi
     const logs: string[] = [];
     const a = replica(redisA, prefix, logs);
     registries.push(a);
-    const store = new RedisLivenessStore({ redis: redisB, keyPrefix: prefix });
+    const stores = createRedisStores({ redis: redisB, keyPrefix: prefix });
     const { run } = jobLockNames("sweep");
     let started!: () => void;
     const hasStarted = new Promise<void>((resolve) => {
@@ -195,13 +195,13 @@ describe.skipIf(!redisProbe.available)("the job registry's lock on a shared Redi
     const ticked = a.tick("sweep");
     await hasStarted;
     // As if A's lock had lapsed (a stalled process) and another replica had taken it meanwhile.
-    await store.releaseLock(run, a.owner);
-    expect(await store.acquireLock(run, "another-replica", 10_000)).toBe(true);
+    await stores.locks.releaseLock(run, a.owner);
+    expect(await stores.locks.acquireLock(run, "another-replica", 10_000)).toBe(true);
     expect(await ticked).toBe(true);
     expect(reason).toBeInstanceOf(JobBusyError);
     expect(logs.some((line) => line.includes("lost its lock"))).toBe(true);
     // The release at the end of A's run left the other replica's lock alone.
-    expect(await store.acquireLock(run, "a-third-replica", 1_000)).toBe(false);
+    expect(await stores.locks.acquireLock(run, "a-third-replica", 1_000)).toBe(false);
   });
 });
 
@@ -227,7 +227,7 @@ describe.skipIf(!redisProbe.available)(
     beforeAll(async () => {
       [redisApp, redisOther] = [await createTestRedis(), await createTestRedis()];
       app = await startApp({
-        store: new RedisLivenessStore({ redis: redisApp, keyPrefix: prefix }),
+        stores: createRedisStores({ redis: redisApp, keyPrefix: prefix }),
         adminToken: testAdminToken,
       });
     });

@@ -7,7 +7,8 @@ import type { SweepReport } from "../src/janitor/janitor.js";
 import { JobRegistry } from "../src/janitor/job-registry.js";
 import { exceedsDisruptionBudget } from "../src/janitor/plan-sweep.js";
 import { createLogger } from "../src/logger.js";
-import { RedisLivenessStore } from "../src/providers/redis/redis-store.js";
+import { createRedisStores } from "../src/providers/redis/redis-store.js";
+import type { Stores } from "../src/providers/stores.js";
 import { type AppHarness, signedClaimComment, startApp } from "./support/app-harness.js";
 import {
   GitHubRequestLog,
@@ -33,7 +34,7 @@ const describeRedis = probe.available ? describe : describe.skip;
 
 let redis: Redis;
 let prefix: string;
-let store: RedisLivenessStore;
+let stores: Stores;
 let app: AppHarness;
 let github: GitHubRequestLog;
 
@@ -49,9 +50,9 @@ afterAll(async () => {
 beforeEach(async () => {
   if (!probe.available) return;
   prefix = uniqueKeyPrefix("janitor");
-  store = new RedisLivenessStore({ redis, keyPrefix: prefix });
+  stores = createRedisStores({ redis, keyPrefix: prefix });
   github = new GitHubRequestLog();
-  app = await startApp({ store });
+  app = await startApp({ stores });
 });
 
 afterEach(async () => {
@@ -78,8 +79,8 @@ function issueOf(number: number, extra: Partial<IssueState> = {}): IssueState {
 /** An agent claim made at the harness clock's current time, its comment committed. */
 async function seedClaim(issue: number, session = `s${issue}`): Promise<ClaimRecord> {
   const key = { installationId, repoId, issue };
-  await store.epoch(installationId, app.clock.now);
-  const outcome = await store.claim({
+  await stores.claims.epoch(installationId, app.clock.now);
+  const outcome = await stores.claims.claim({
     key,
     repo,
     actor: { kind: "agent", login: "fleet-bot", runtime: "codex", sessionId: session },
@@ -96,12 +97,12 @@ async function seedClaim(issue: number, session = `s${issue}`): Promise<ClaimRec
     caps: { perSession: 10, perLogin: 1000 },
   });
   if (outcome.kind !== "created") throw new Error(outcome.kind);
-  await store.commitClaim(key, outcome.record.generation, {
+  await stores.claims.commitClaim(key, outcome.record.generation, {
     commentNodeId: `IC_${issue}`,
     commentId: 1000 + issue,
   });
-  await store.rememberInstallation(installationId);
-  return (await store.get(key))!;
+  await stores.installations.rememberInstallation(installationId);
+  return (await stores.claims.get(key))!;
 }
 
 function keyOf(issue: number): SubjectKey {
@@ -146,7 +147,7 @@ describeRedis("janitor sweep", () => {
     // 2 config reads + status + mutation (the installation token, refreshed hourly by Probot, is not counted)
     expect(first.githubRequests).toBe(4);
     expect(github.count()).toBe(5);
-    const stale = await store.get(keyOf(1));
+    const stale = await stores.claims.get(keyOf(1));
     expect(stale?.staleMarkedAt).toBe(app.clock.now);
     expect(relabel.variables).toEqual({
       removeLabels: { labelableId: issueNodeId(issueOf(1)), labelIds: [labelIds["agent:claimed"]] },
@@ -176,7 +177,7 @@ describeRedis("janitor sweep", () => {
     ]);
     // config reads (the 5-minute cache expired on the App's clock) + status + mutation
     expect(second.githubRequests).toBe(4);
-    expect(await store.get(keyOf(1))).toMatchObject({ state: "reaped", generation: 2 });
+    expect(await stores.claims.get(keyOf(1))).toMatchObject({ state: "reaped", generation: 2 });
     expect(reap.variables).toEqual({
       unassign: { assignableId: issueNodeId(issueOf(1)), assigneeIds: [agentNodeId] },
       removeLabels: {
@@ -216,8 +217,8 @@ describeRedis("janitor sweep", () => {
     const report = await sweep();
     expect(report.actions).toEqual([]);
     expect(report.examined).toBe(2);
-    expect((await store.get(keyOf(1)))?.state).toBe("active");
-    expect((await store.get(keyOf(2)))?.state).toBe("active");
+    expect((await stores.claims.get(keyOf(1)))?.state).toBe("active");
+    expect((await stores.claims.get(keyOf(2)))?.state).toBe("active");
   });
 
   it("leaves awaiting-review and exempt subjects alone", async () => {
@@ -258,23 +259,23 @@ describeRedis("janitor sweep", () => {
     expect(
       github.entries.filter((e) => String((e.body as { query?: string })?.query).startsWith("mutation")),
     ).toEqual([]);
-    expect((await store.get(keyOf(1)))?.state).toBe("active");
+    expect((await stores.claims.get(keyOf(1)))?.state).toBe("active");
   });
 
   it("after the store lost its data, reaps nothing until a full reclaimAfter has passed since the epoch", async () => {
     const record = await seedClaim(1);
     await deleteKeysWithPrefix(redis, prefix);
     // The record comes back from its claim comment (here: restored as the lease core would).
-    const epoch = await store.epoch(installationId, app.clock.now);
-    await store.restore({ ...record, lastHeartbeatAt: epoch - 1 }, app.clock.now);
-    await store.rememberInstallation(installationId);
+    const epoch = await stores.claims.epoch(installationId, app.clock.now);
+    await stores.claims.restore({ ...record, lastHeartbeatAt: epoch - 1 }, app.clock.now);
+    await stores.installations.rememberInstallation(installationId);
     app.clock.now += reclaimAfterMs - 1;
     nockCreateInstallationToken(github);
     nockNoConfigFile(github, repo);
     nockSubjectStatus(github, issueOf(1));
     const guarded = await sweep();
     expect(guarded.actions).toEqual([]);
-    expect((await store.get(keyOf(1)))?.state).toBe("active");
+    expect((await stores.claims.get(keyOf(1)))?.state).toBe("active");
 
     app.clock.now += 1;
     nockSubjectStatus(github, issueOf(1));
@@ -290,7 +291,7 @@ describeRedis("janitor sweep", () => {
     for (let i = 1; i <= 10; i++) nockSubjectStatus(github, issueOf(i));
     const report = await sweep();
     expect(report).toMatchObject({ halted: true, haltedInstallations: [installationId], actions: [] });
-    for (let i = 1; i <= 10; i++) expect((await store.get(keyOf(i)))?.state).toBe("active");
+    for (let i = 1; i <= 10; i++) expect((await stores.claims.get(keyOf(i)))?.state).toBe("active");
     expect(app.logs.some((l) => l.includes("disruption guard"))).toBe(true);
   });
 
@@ -309,7 +310,7 @@ describeRedis("janitor sweep", () => {
     const report = await sweep();
     expect(report.actions.map((a) => a.action)).toEqual(["relabel-stale", "relabel-stale", "deferred"]);
     expect(app.sleeps).toEqual([1000]);
-    expect((await store.get(keyOf(3)))?.staleMarkedAt).toBeUndefined();
+    expect((await stores.claims.get(keyOf(3)))?.staleMarkedAt).toBeUndefined();
   });
 
   it("a heartbeat that lands between the janitor's read and its reap wins (atomic re-check)", async () => {
@@ -319,7 +320,7 @@ describeRedis("janitor sweep", () => {
     nockNoConfigFile(github, repo);
     nockSubjectStatus(github, issueOf(1), async () => {
       app.clock.now += 1;
-      const beat = await store.heartbeat({
+      const beat = await stores.claims.heartbeat({
         key: keyOf(1),
         generation: 1,
         tokenDigest: "b".repeat(64),
@@ -330,13 +331,13 @@ describeRedis("janitor sweep", () => {
     });
     const report = await sweep();
     expect(report.actions).toEqual([]);
-    expect((await store.get(keyOf(1)))?.state).toBe("active");
+    expect((await stores.claims.get(keyOf(1)))?.state).toBe("active");
   });
 });
 
 describeRedis("two janitors racing on one Redis", () => {
   it("reap each subject exactly once", async () => {
-    const second = await startApp({ store: new RedisLivenessStore({ redis, keyPrefix: prefix }) });
+    const second = await startApp({ stores: createRedisStores({ redis, keyPrefix: prefix }) });
     try {
       await seedClaim(1);
       await seedClaim(2);
@@ -354,8 +355,8 @@ describeRedis("two janitors racing on one Redis", () => {
       const [a, b] = await Promise.all([app.services.janitor.sweep(), second.services.janitor.sweep()]);
       const reaps = [...a.actions, ...b.actions].filter((x) => x.action === "reap").map((x) => x.subject);
       expect(reaps.sort()).toEqual(["octo/widgets#1", "octo/widgets#2"]);
-      expect((await store.get(keyOf(1)))?.generation).toBe(2);
-      expect((await store.get(keyOf(2)))?.generation).toBe(2);
+      expect((await stores.claims.get(keyOf(1)))?.generation).toBe(2);
+      expect((await stores.claims.get(keyOf(2)))?.generation).toBe(2);
     } finally {
       await second.close();
       nock.cleanAll();
@@ -378,11 +379,11 @@ describe("job registry", () => {
 
   it.skipIf(!probe.available)("runs a job in only one of two replicas sharing the store's lock", async () => {
     const lockPrefix = uniqueKeyPrefix("jobs");
-    const shared = new RedisLivenessStore({ redis, keyPrefix: lockPrefix });
+    const shared = createRedisStores({ redis, keyPrefix: lockPrefix });
     const runs: string[] = [];
     const replicas = ["a", "b"].map((name) => {
       const registry = new JobRegistry({
-        store: shared,
+        store: shared.locks,
         log: createLogger({ level: "silent" }),
         now: () => 0,
       });

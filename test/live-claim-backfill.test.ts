@@ -4,7 +4,8 @@ import type { Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Actor, SubjectKey } from "../src/domain/claim.js";
 import type { ClaimInput, ClaimOutcome } from "../src/providers/liveness-store.js";
-import { RedisLivenessStore } from "../src/providers/redis/redis-store.js";
+import { createRedisStores } from "../src/providers/redis/redis-store.js";
+import type { Stores } from "../src/providers/stores.js";
 import { createTestRedis, deleteKeysWithPrefix, probeRedis, uniqueKeyPrefix } from "./support/redis.js";
 
 const redisProbe = await probeRedis();
@@ -27,7 +28,7 @@ describe.skipIf(!redisProbe.available)("live-claim sets on an installation index
   const runPrefix = uniqueKeyPrefix("live-backfill");
   let redis: Redis;
   let keyPrefix: string;
-  let store: RedisLivenessStore;
+  let stores: Stores;
   let next = 0;
   let now: number;
 
@@ -40,13 +41,13 @@ describe.skipIf(!redisProbe.available)("live-claim sets on an installation index
   });
   beforeEach(() => {
     keyPrefix = `${runPrefix}${++next}:`;
-    store = new RedisLivenessStore({ redis, keyPrefix });
+    stores = createRedisStores({ redis, keyPrefix });
     now = T0;
   });
 
   const base = () => `${keyPrefix}{i:7}`;
   const claim = (actor: Actor, issue: number, token: string, extra: Partial<ClaimInput> = {}) =>
-    store.claim({
+    stores.claims.claim({
       key: on(issue),
       repo: "acme/widgets",
       actor,
@@ -94,10 +95,22 @@ describe.skipIf(!redisProbe.available)("live-claim sets on an installation index
 
     now = T0 + durations.ttlMs; // none of them live by time now
     const beat = { generation: 1, now, phaseEditEveryMs: minute };
-    expect((await store.heartbeat({ ...beat, key: on(1), tokenDigest: digest("a1") })).kind).toBe("ok");
-    expect((await store.heartbeat({ ...beat, key: on(2), tokenDigest: digest("a2") })).kind).toBe("ok");
-    expect((await store.heartbeat({ ...beat, key: on(4), tokenDigest: digest("a4") })).kind).toBe("ok");
-    await store.release({ key: on(2), generation: 1, tokenDigest: digest("a2"), now, outcome: "handoff" });
+    expect((await stores.claims.heartbeat({ ...beat, key: on(1), tokenDigest: digest("a1") })).kind).toBe(
+      "ok",
+    );
+    expect((await stores.claims.heartbeat({ ...beat, key: on(2), tokenDigest: digest("a2") })).kind).toBe(
+      "ok",
+    );
+    expect((await stores.claims.heartbeat({ ...beat, key: on(4), tokenDigest: digest("a4") })).kind).toBe(
+      "ok",
+    );
+    await stores.claims.release({
+      key: on(2),
+      generation: 1,
+      tokenDigest: digest("a2"),
+      now,
+      outcome: "handoff",
+    });
     // Live now: 1 (alice s1) and 4 (alice s2); 3 went silent.
 
     expect(capOf(await claim(aliceOne, 5, "a5", { caps: { perSession: 100, perLogin: 2 } }))).toBe("login");
@@ -121,7 +134,7 @@ describe.skipIf(!redisProbe.available)("live-claim sets on an installation index
     await indexAsBefore();
     await redis.set(`${base()}:live:indexed`, "1"); // the backfill ran before the old replica wrote them
     const beat = { key: on(1), generation: 1, tokenDigest: digest("a1"), now, phaseEditEveryMs: minute };
-    expect((await store.heartbeat(beat)).kind).toBe("ok");
+    expect((await stores.claims.heartbeat(beat)).kind).toBe("ok");
     // Claim 2 is not counted until its own next heartbeat (or transition): the rolling upgrade's gap.
     expect(capOf(await claim(aliceOne, 5, "a5", { caps: { perSession: 1, perLogin: 100 } }))).toBe("session");
     expect(capOf(await claim(aliceOne, 5, "a5", { caps: { perSession: 2, perLogin: 100 } }))).toBe("created");
@@ -132,7 +145,7 @@ describe.skipIf(!redisProbe.available)("live-claim sets on an installation index
     if (created.kind !== "created") throw new Error("expected created");
     await claim(aliceOne, 2, "a2");
     await indexAsBefore();
-    expect(await store.restore({ ...created.record, issue: 3, generation: 4 }, now)).toBe("restored");
+    expect(await stores.claims.restore({ ...created.record, issue: 3, generation: 4 }, now)).toBe("restored");
     expect(capOf(await claim(aliceOne, 5, "a5", { caps: { perSession: 3, perLogin: 100 } }))).toBe("session");
     expect(capOf(await claim(aliceOne, 5, "a5", { caps: { perSession: 4, perLogin: 4 } }))).toBe("created");
   });

@@ -5,9 +5,10 @@ import type { Cluster, Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Actor, ClaimRecord, SubjectKey } from "../src/domain/claim.js";
 import { aliveAt } from "../src/domain/liveness.js";
-import type { ClaimInput, ClaimOutcome, LivenessStore } from "../src/providers/liveness-store.js";
-import { MemoryLivenessStore } from "../src/providers/memory/memory-store.js";
-import { RedisLivenessStore } from "../src/providers/redis/redis-store.js";
+import type { ClaimInput, ClaimOutcome } from "../src/providers/liveness-store.js";
+import { createMemoryStores } from "../src/providers/memory/memory-store.js";
+import { createRedisStores } from "../src/providers/redis/redis-store.js";
+import type { Stores } from "../src/providers/stores.js";
 import {
   createTestCluster,
   createTestRedis,
@@ -23,14 +24,14 @@ interface CountCase {
   name: string;
   setup(): Promise<void>;
   /** A store with no records (memory: a new one; Redis: a key prefix of its own). */
-  newStore(clock: () => number): LivenessStore;
+  newStore(clock: () => number): Stores;
   teardown(): Promise<void>;
 }
 
 const memoryCase: CountCase = {
-  name: "MemoryLivenessStore",
+  name: "memory stores",
   setup: async () => {},
-  newStore: (clock) => new MemoryLivenessStore({ now: clock }),
+  newStore: (clock) => createMemoryStores({ now: clock }),
   teardown: async () => {},
 };
 
@@ -43,7 +44,7 @@ function redisCase(name: string, connect: () => Promise<Redis | Cluster>): Count
     async setup() {
       redis = await connect();
     },
-    newStore: () => new RedisLivenessStore({ redis: redis!, keyPrefix: `${runPrefix}${++next}:` }),
+    newStore: () => createRedisStores({ redis: redis!, keyPrefix: `${runPrefix}${++next}:` }),
     async teardown() {
       if (!redis) return;
       await deleteKeysWithPrefix(redis, runPrefix);
@@ -53,9 +54,9 @@ function redisCase(name: string, connect: () => Promise<Redis | Cluster>): Count
 }
 
 const cases: CountCase[] = [memoryCase];
-if (redisProbe.available) cases.push(redisCase("RedisLivenessStore", createTestRedis));
+if (redisProbe.available) cases.push(redisCase("Redis stores", createTestRedis));
 if (redisProbe.available && redisClusterUrl) {
-  cases.push(redisCase("RedisLivenessStore on Redis Cluster", createTestCluster));
+  cases.push(redisCase("Redis stores on Redis Cluster", createTestCluster));
 }
 
 const T0 = 1_700_000_000_000;
@@ -100,26 +101,26 @@ function created(outcome: ClaimOutcome): { record: ClaimRecord; previous: ClaimR
 }
 
 describe.each(cases)("$name live-claim counts", (countCase) => {
-  let store: LivenessStore;
+  let stores: Stores;
   let now: number;
   const clock = () => now;
 
   beforeAll(() => countCase.setup());
   afterAll(() => countCase.teardown());
   beforeEach(() => {
-    store = countCase.newStore(clock);
+    stores = countCase.newStore(clock);
     now = T0;
   });
 
   const claim = (actor: Actor, issue: number, extra: Partial<ClaimInput> = {}) =>
-    store.claim(
+    stores.claims.claim(
       claimInput(actor, `${actor.login}-${actor.sessionId}-${issue}-${now}`, now, {
         key: on(issue),
         ...extra,
       }),
     );
   const claimAs = (actor: Actor, issue: number, token: string, extra: Partial<ClaimInput> = {}) =>
-    store.claim(claimInput(actor, token, now, { key: on(issue), ...extra }));
+    stores.claims.claim(claimInput(actor, token, now, { key: on(issue), ...extra }));
   const capOf = (outcome: ClaimOutcome) => (outcome.kind === "cap_reached" ? outcome.limit : outcome.kind);
 
   it("refuses the claim past the login cap, and admits it once a release frees a place", async () => {
@@ -128,7 +129,13 @@ describe.each(cases)("$name live-claim counts", (countCase) => {
     expect(capOf(await claimAs(aliceTwo, 2, "a2", { caps: two }))).toBe("created");
     expect(capOf(await claim(aliceUnnamed, 3, { caps: two }))).toBe("login");
     expect(capOf(await claim(bob, 3, { caps: two }))).toBe("created");
-    await store.release({ key: on(1), generation: 1, tokenDigest: digest("a1"), now, outcome: "handoff" });
+    await stores.claims.release({
+      key: on(1),
+      generation: 1,
+      tokenDigest: digest("a1"),
+      now,
+      outcome: "handoff",
+    });
     expect(capOf(await claim(aliceUnnamed, 4, { caps: two }))).toBe("created");
     expect(capOf(await claim(aliceOne, 5, { caps: two }))).toBe("login");
   });
@@ -151,13 +158,19 @@ describe.each(cases)("$name live-claim counts", (countCase) => {
     expect(capOf(await claim(aliceOne, 2, { caps: one }))).toBe("login");
     now = T0 + durations.ttlMs; // exactly at live-until: no longer live
     expect(capOf(await claimAs(aliceOne, 2, "a2", { caps: one }))).toBe("created");
-    await store.release({ key: on(2), generation: 1, tokenDigest: digest("a2"), now, outcome: "handoff" });
+    await stores.claims.release({
+      key: on(2),
+      generation: 1,
+      tokenDigest: digest("a2"),
+      now,
+      outcome: "handoff",
+    });
     const beat = { key: on(1), generation: 1, tokenDigest: digest("a1"), phaseEditEveryMs };
-    expect((await store.heartbeat({ ...beat, now })).kind).toBe("ok");
+    expect((await stores.claims.heartbeat({ ...beat, now })).kind).toBe("ok");
     expect(capOf(await claim(aliceOne, 3, { caps: one }))).toBe("login");
     // A heartbeat announcing a wait keeps the claim live until the wait ends, plus the ttl.
     const waitUntil = now + 2 * durations.ttlMs;
-    expect((await store.heartbeat({ ...beat, now, waitUntil })).kind).toBe("ok");
+    expect((await stores.claims.heartbeat({ ...beat, now, waitUntil })).kind).toBe("ok");
     now = waitUntil + durations.ttlMs - 1;
     expect(capOf(await claim(aliceOne, 3, { caps: one }))).toBe("login");
     now += 1;
@@ -173,12 +186,18 @@ describe.each(cases)("$name live-claim counts", (countCase) => {
     const taken = created(await claimAs(bob, 1, "b1", { takeover: true }));
     expect(capOf(await claim(bob, 2, { caps: one }))).toBe("login");
     expect(capOf(await claimAs(aliceTwo, 2, "a2", { caps: one }))).toBe("created");
-    await store.release({ key: on(2), generation: 1, tokenDigest: digest("a2"), now, outcome: "handoff" });
+    await stores.claims.release({
+      key: on(2),
+      generation: 1,
+      tokenDigest: digest("a2"),
+      now,
+      outcome: "handoff",
+    });
 
-    await store.rollbackClaim(on(1), taken.record.generation, taken.previous, now);
+    await stores.claims.rollbackClaim(on(1), taken.record.generation, taken.previous, now);
     expect(capOf(await claim(bob, 2, { caps: one }))).toBe("created");
     const beat = { key: on(1), generation: 1, tokenDigest: digest("a1"), phaseEditEveryMs, now };
-    expect((await store.heartbeat(beat)).kind).toBe("ok");
+    expect((await stores.claims.heartbeat(beat)).kind).toBe("ok");
     expect(capOf(await claim(aliceTwo, 3, { caps: one }))).toBe("login");
   });
 
@@ -186,11 +205,11 @@ describe.each(cases)("$name live-claim counts", (countCase) => {
     const four = { perSession: 10, perLogin: 4 };
     for (const issue of [1, 2, 3, 4, 5]) await claimAs(aliceOne, issue, `a${issue}`);
     expect(capOf(await claim(aliceOne, 6, { caps: { ...four, perLogin: 5 } }))).toBe("login");
-    await store.endClaim({ key: on(1), generation: 1, now, to: "reaped", bump: false });
+    await stores.claims.endClaim({ key: on(1), generation: 1, now, to: "reaped", bump: false });
     expect(capOf(await claim(aliceOne, 6, { caps: four }))).toBe("login");
-    await store.endClaim({ key: on(2), generation: 1, now, to: "revoked", bump: true });
+    await stores.claims.endClaim({ key: on(2), generation: 1, now, to: "revoked", bump: true });
     expect(capOf(await claim(aliceOne, 6, { caps: { ...four, perLogin: 3 } }))).toBe("login");
-    await store.humanClaim({
+    await stores.claims.humanClaim({
       key: on(3),
       repo: "acme/widgets",
       actor: aliceByHand,
@@ -200,9 +219,9 @@ describe.each(cases)("$name live-claim counts", (countCase) => {
       appAssigned: false,
     });
     expect(capOf(await claim(aliceOne, 6, { caps: { ...four, perLogin: 2 } }))).toBe("login");
-    await store.forget(on(4), now);
+    await stores.claims.forget(on(4), now);
     expect(capOf(await claim(aliceOne, 6, { caps: { ...four, perLogin: 1 } }))).toBe("login");
-    await store.endClaim({ key: on(5), generation: 1, now, to: "completed", bump: false });
+    await stores.claims.endClaim({ key: on(5), generation: 1, now, to: "completed", bump: false });
     expect(capOf(await claim(aliceOne, 6, { caps: { ...four, perLogin: 1 } }))).toBe("created");
   });
 
@@ -210,7 +229,7 @@ describe.each(cases)("$name live-claim counts", (countCase) => {
     await claimAs(aliceOne, 1, "a1");
     await claimAs(aliceTwo, 2, "a2");
     expect(capOf(await claim(aliceOne, 3, { caps: { perSession: 5, perLogin: 2 } }))).toBe("login");
-    await store.purgeInstallation(7);
+    await stores.installations.purgeInstallation(7);
     expect(capOf(await claim(aliceOne, 3, { caps: { perSession: 1, perLogin: 1 } }))).toBe("created");
   });
 
@@ -221,8 +240,8 @@ describe.each(cases)("$name live-claim counts", (countCase) => {
     records.push(created(await claimAs(aliceOne, 2, "a2")).record);
     records.push(created(await claimAs(aliceTwo, 3, "a3")).record);
     records.push(created(await claimAs(bob, 4, "b4")).record);
-    store = countCase.newStore(clock);
-    for (const record of records) expect(await store.restore(record, now)).toBe("restored");
+    stores = countCase.newStore(clock);
+    for (const record of records) expect(await stores.claims.restore(record, now)).toBe("restored");
     expect(capOf(await claim(aliceOne, 5, { caps: { perSession: 5, perLogin: 2 } }))).toBe("login");
     expect(capOf(await claim(aliceOne, 5, { caps: { perSession: 1, perLogin: 3 } }))).toBe("session");
     expect(capOf(await claim(aliceOne, 5, { caps: { perSession: 2, perLogin: 3 } }))).toBe("created");
@@ -297,7 +316,7 @@ describe.each(cases)("$name live-claim counts", (countCase) => {
 
     await fc.assert(
       fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 25 }), async (steps) => {
-        store = countCase.newStore(clock);
+        stores = countCase.newStore(clock);
         now = T0;
         const tokens = new Map<number, { generation: number; token: string }>();
         let serial = 0;
@@ -320,14 +339,14 @@ describe.each(cases)("$name live-claim counts", (countCase) => {
                 tokens.set(op.s, { generation: outcome.record.generation, token: t });
               if (outcome.kind === "reclaimed" && op.commit) {
                 const generation = outcome.record.generation;
-                await store.commitReclaim({ key: on(op.s), generation, tokenDigest: digest(t), now });
+                await stores.claims.commitReclaim({ key: on(op.s), generation, tokenDigest: digest(t), now });
                 tokens.set(op.s, { generation, token: t });
               }
               return;
             }
             case "heartbeat":
               if (!lease) return;
-              await store.heartbeat({
+              await stores.claims.heartbeat({
                 ...lease,
                 phaseEditEveryMs,
                 ...(op.waitMs !== null ? { waitUntil: now + op.waitMs } : {}),
@@ -335,11 +354,11 @@ describe.each(cases)("$name live-claim counts", (countCase) => {
               });
               return;
             case "release":
-              if (lease) await store.release({ ...lease, outcome: "handoff" });
+              if (lease) await stores.claims.release({ ...lease, outcome: "handoff" });
               return;
             case "end":
               if (lease)
-                await store.endClaim({
+                await stores.claims.endClaim({
                   key: lease.key,
                   generation: lease.generation,
                   now,
@@ -349,7 +368,7 @@ describe.each(cases)("$name live-claim counts", (countCase) => {
               return;
             case "stale":
               if (lease)
-                await store.markStale({
+                await stores.claims.markStale({
                   key: lease.key,
                   generation: lease.generation,
                   now,
@@ -358,7 +377,7 @@ describe.each(cases)("$name live-claim counts", (countCase) => {
                 });
               return;
             case "human":
-              await store.humanClaim({
+              await stores.claims.humanClaim({
                 key: on(op.s),
                 repo: "acme/widgets",
                 actor: aliceByHand,
@@ -369,18 +388,18 @@ describe.each(cases)("$name live-claim counts", (countCase) => {
               });
               return;
             case "forget":
-              await store.forget(on(op.s), now);
+              await stores.claims.forget(on(op.s), now);
               return;
             case "rollback": {
               const outcome = await claimAs(actors[op.a]!, op.s, token(), { takeover: true });
               if (outcome.kind === "created")
-                await store.rollbackClaim(on(op.s), outcome.record.generation, outcome.previous, now);
+                await stores.claims.rollbackClaim(on(op.s), outcome.record.generation, outcome.previous, now);
               return;
             }
             case "restore": {
               // A newer generation restored over whatever the store holds (a claim comment read back).
               const t = token();
-              const generation = ((await store.get(on(op.s)))?.generation ?? 0) + 1;
+              const generation = ((await stores.claims.get(on(op.s)))?.generation ?? 0) + 1;
               const record: ClaimRecord = {
                 ...on(op.s),
                 repo: "acme/widgets",
@@ -395,14 +414,14 @@ describe.each(cases)("$name live-claim counts", (countCase) => {
                 appAssigned: true,
                 sync: "done",
               };
-              if ((await store.restore(record, now)) === "restored")
+              if ((await stores.claims.restore(record, now)) === "restored")
                 tokens.set(op.s, { generation, token: t });
               return;
             }
             case "lose": {
-              const records = await Promise.all(subjects.map((s) => store.get(on(s))));
-              store = countCase.newStore(clock);
-              for (const record of records) if (record) await store.restore(record, now);
+              const records = await Promise.all(subjects.map((s) => stores.claims.get(on(s))));
+              stores = countCase.newStore(clock);
+              for (const record of records) if (record) await stores.claims.restore(record, now);
               return;
             }
             case "tick":
@@ -416,7 +435,7 @@ describe.each(cases)("$name live-claim counts", (countCase) => {
           let login = 0;
           let session = 0;
           for (const s of subjects) {
-            const r = await store.get(on(s));
+            const r = await stores.claims.get(on(s));
             if (r?.state !== "active" || now - aliveAt(r) >= r.durations.ttlMs) continue;
             if (r.actor.login === claimant.login) login++;
             const sameSession =
@@ -450,7 +469,7 @@ describe.each(cases)("$name live-claim counts", (countCase) => {
           });
           expect(admitted.kind, label).toBe("created");
           if (admitted.kind === "created")
-            await store.rollbackClaim(on(probe), admitted.record.generation, null, now);
+            await stores.claims.rollbackClaim(on(probe), admitted.record.generation, null, now);
         }
 
         for (const op of steps) {

@@ -1,14 +1,14 @@
 // The dashboard login form reads a body, so it keeps the 64 KiB limit of every body-reading route (docs/security.md#checks).
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MemoryLivenessStore } from "../src/providers/memory/memory-store.js";
+import { createMemoryStores } from "../src/providers/memory/memory-store.js";
 import { type AppHarness, startApp, testAdminToken } from "./support/app-harness.js";
 
 const oneMiB = 1024 * 1024;
 
 let app: AppHarness;
 beforeAll(async () => {
-  app = await startApp({ store: new MemoryLivenessStore(), adminToken: testAdminToken });
+  app = await startApp({ stores: createMemoryStores(), adminToken: testAdminToken });
 });
 afterAll(async () => {
   await app?.close();

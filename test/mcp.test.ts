@@ -11,7 +11,8 @@ import nock from "nock";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createClaimHoldClient } from "../src/agent/client/index.js";
 import { livenessOf } from "../src/domain/liveness.js";
-import { RedisLivenessStore } from "../src/providers/redis/redis-store.js";
+import { createRedisStores } from "../src/providers/redis/redis-store.js";
+import type { Stores } from "../src/providers/stores.js";
 import { type AppHarness, startApp } from "./support/app-harness.js";
 import {
   agent,
@@ -48,7 +49,7 @@ const describeRedis = probe.available ? describe : describe.skip;
 
 let redis: Redis;
 let prefix: string;
-let store: RedisLivenessStore;
+let stores: Stores;
 let app: AppHarness;
 let github: GitHubRequestLog;
 let temporary: string[];
@@ -66,9 +67,9 @@ afterAll(async () => {
 beforeEach(async () => {
   if (!probe.available) return;
   prefix = uniqueKeyPrefix("mcp");
-  store = new RedisLivenessStore({ redis, keyPrefix: prefix });
+  stores = createRedisStores({ redis, keyPrefix: prefix });
   github = new GitHubRequestLog();
-  app = await startApp({ store });
+  app = await startApp({ stores });
   temporary = [];
   sessions = [];
 });
@@ -167,11 +168,11 @@ async function until<T>(what: string, probeValue: () => Promise<T | undefined>, 
 
 /** Moves the App's clock on and waits until the child process heartbeated at the new time. */
 async function expectHeartbeatWithoutToolCalls(issueNumber: number): Promise<void> {
-  const before = (await store.get(key(issueNumber)))!.lastHeartbeatAt;
+  const before = (await stores.claims.get(key(issueNumber)))!.lastHeartbeatAt;
   app.clock.now += 1_000;
   const target = app.clock.now;
   const beat = await until(`a heartbeat of #${issueNumber}`, async () => {
-    const record = await store.get(key(issueNumber));
+    const record = await stores.claims.get(key(issueNumber));
     return record && record.lastHeartbeatAt === target ? record.lastHeartbeatAt : undefined;
   });
   expect(beat).toBeGreaterThan(before);
@@ -240,7 +241,7 @@ describeRedis("claim-hold mcp", () => {
     const keyFile = join(mcp.worktree, ".git", "claim-hold", "session-keys", "sessA");
     expect(statSync(keyFile).mode & 0o777).toBe(0o600);
     const sessionKey = readFileSync(keyFile, "utf8").trim();
-    expect((await store.get(key(12)))?.sessionKeyDigest).toMatch(/^[0-9a-f]{64}$/);
+    expect((await stores.claims.get(key(12)))?.sessionKeyDigest).toMatch(/^[0-9a-f]{64}$/);
     nockSubjectStatus(github, {
       ...issue(12),
       assignees: [{ login: agent.login, id: agent.node_id }],
@@ -250,7 +251,9 @@ describeRedis("claim-hold mcp", () => {
     const reclaimed = await mcp.call("claim_issue", { repo, issue: 12, scope: ["src/parser/**"] });
     expect(reclaimed.isError).toBeFalsy();
     expect(reclaimed.structuredContent).toMatchObject({ created: false, lease: { generation: 1 } });
-    expect(JSON.stringify([reclaimed, await store.get(key(12)), github.entries])).not.toContain(sessionKey);
+    expect(JSON.stringify([reclaimed, await stores.claims.get(key(12)), github.entries])).not.toContain(
+      sessionKey,
+    );
     // The heartbeat loop goes on with the new token.
     await expectHeartbeatWithoutToolCalls(12);
 
@@ -357,7 +360,7 @@ describeRedis("claim-hold mcp", () => {
     expect(verify.content).toHaveLength(1);
     expect(verify.structuredContent).toMatchObject({ error: "superseded", status: 409, generation: 2 });
     expect(textOf(verify)).toMatch(/^This session no longer holds the issue: stop working on it now/);
-    expect((await store.get(key(12)))?.actor.sessionId).toBe("sessC");
+    expect((await stores.claims.get(key(12)))?.actor.sessionId).toBe("sessC");
   });
 
   it("stops heartbeating when its process dies, so the claim goes stale after the ttl", async () => {
@@ -379,10 +382,10 @@ describeRedis("claim-hold mcp", () => {
         return true;
       }
     });
-    const lastBeat = (await store.get(key(14)))!.lastHeartbeatAt;
+    const lastBeat = (await stores.claims.get(key(14)))!.lastHeartbeatAt;
     app.clock.now += ttlMs;
 
-    const record = (await store.get(key(14)))!;
+    const record = (await stores.claims.get(key(14)))!;
     expect(record).toMatchObject({ state: "active", lastHeartbeatAt: lastBeat });
     expect(livenessOf(record, app.clock.now)).toBe("stale");
     mockExpiredCaches();
@@ -408,7 +411,7 @@ describeRedis("claim-hold mcp", () => {
 
     const release = nockApplyTransition(github);
     await mcp.client.close(); // ends the child's stdin, as a finished agent session does
-    const record = (await store.get(key(13)))!;
+    const record = (await stores.claims.get(key(13)))!;
     expect(record).toMatchObject({ state: "released", outcome: "handoff", sync: "done" });
     expect(JSON.stringify(release.variables)).toContain(
       "The MCP server of this session stopped (stdin closed); the work is handed off.",
@@ -436,12 +439,12 @@ describeRedis("claim-hold mcp", () => {
     });
     expect(JSON.stringify(asked.variables)).toContain("need the staging database password");
     expect(leaseFileOf(mcp, 14)).toMatchObject({ needsHuman: "need the staging database password" });
-    expect(await store.get(key(14))).toMatchObject({ needsHuman: true });
+    expect(await stores.claims.get(key(14))).toMatchObject({ needsHuman: true });
 
     // The server's own heartbeats repeat the ask: it stands, at no GitHub cost.
     const mark = github.count();
     await expectHeartbeatWithoutToolCalls(14);
-    expect(await store.get(key(14))).toMatchObject({ needsHuman: true });
+    expect(await stores.claims.get(key(14))).toMatchObject({ needsHuman: true });
     expect(github.count()).toBe(mark);
 
     // Withdrawn within the label's minute: the store clears at once, the label write waits its turn
@@ -451,7 +454,7 @@ describeRedis("claim-hold mcp", () => {
     expect(resolved.structuredContent).toMatchObject({ needsHuman: false, state: "active" });
     expect(github.count()).toBe(beforeWithdraw);
     expect(leaseFileOf(mcp, 14)?.needsHuman).toBeUndefined();
-    expect((await store.get(key(14)))?.needsHuman).toBeUndefined();
+    expect((await stores.claims.get(key(14)))?.needsHuman).toBeUndefined();
 
     const missing = await mcp.call("ask_human", {});
     expect(missing).toMatchObject({ isError: true, structuredContent: { error: "usage" } });

@@ -1,7 +1,7 @@
 // /metrics and /readyz: per-App Prometheus registry, METRICS_TOKEN, and readiness that fails for the right reasons.
 import { afterEach, describe, expect, it } from "vitest";
-import type { LivenessStore } from "../src/providers/liveness-store.js";
-import { MemoryLivenessStore } from "../src/providers/memory/memory-store.js";
+import { createMemoryStores } from "../src/providers/memory/memory-store.js";
+import { mapStores } from "../src/providers/stores.js";
 import { type AppHarness, startApp, testAdminToken } from "./support/app-harness.js";
 import { minute, seedAgentClaim, seedHumanClaim } from "./support/seed-claims.js";
 
@@ -24,16 +24,16 @@ function sample(text: string, name: string): number | undefined {
 
 describe("GET /metrics", () => {
   it("counts heartbeats, transitions, claims by state and store latency on the App's own registry", async () => {
-    const store = new MemoryLivenessStore({ now: () => T0 });
-    const app = await start({ store });
-    const other = await start({ store: new MemoryLivenessStore() });
-    const claim = await seedAgentClaim(store, {
+    const stores = createMemoryStores({ now: () => T0 });
+    const app = await start({ stores });
+    const other = await start({ stores: createMemoryStores() });
+    const claim = await seedAgentClaim(stores, {
       key: { installationId: 7, repoId: 1001, issue: 1 },
       repo: "acme/widgets",
       actor: { login: "octo-agent", runtime: "codex", sessionId: "s-1" },
       now: T0 - minute,
     });
-    await seedAgentClaim(store, {
+    await seedAgentClaim(stores, {
       key: { installationId: 7, repoId: 1001, issue: 2 },
       repo: "acme/widgets",
       actor: { login: "octo-agent", runtime: "codex", sessionId: "s-2" },
@@ -66,7 +66,7 @@ describe("GET /metrics", () => {
   });
 
   it("serves the claims gauge from memory: a scrape of many claims makes no store call, a refresh counts the fleet", async () => {
-    const memory = new MemoryLivenessStore({ now: () => T0 });
+    const memory = createMemoryStores({ now: () => T0 });
     const widgets = { installationId: 7, repoId: 1001 };
     for (let issue = 1; issue <= 120; issue++) {
       // Three ages of heartbeat: active, stale and reclaimable by the time the gauge is counted.
@@ -87,17 +87,21 @@ describe("GET /metrics", () => {
       });
     }
     const calls: string[] = [];
-    const counted = new Proxy(memory, {
-      get(target, property, receiver) {
-        const value = Reflect.get(target, property, receiver);
-        if (typeof value !== "function") return value;
-        return (...args: unknown[]) => {
-          calls.push(String(property));
-          return value.apply(target, args);
-        };
-      },
-    }) as LivenessStore;
-    const app = await start({ store: counted, adminToken: testAdminToken });
+    const counted = mapStores(
+      memory,
+      (store) =>
+        new Proxy(store, {
+          get(target, property, receiver) {
+            const value = Reflect.get(target, property, receiver);
+            if (typeof value !== "function") return value;
+            return (...args: unknown[]) => {
+              calls.push(String(property));
+              return value.apply(target, args);
+            };
+          },
+        }),
+    );
+    const app = await start({ stores: counted, adminToken: testAdminToken });
     const gauge = async () => {
       calls.length = 0;
       const text = await (await fetch(`${app.url}/metrics`)).text();
@@ -143,7 +147,7 @@ describe("GET /metrics", () => {
   });
 
   it("requires METRICS_TOKEN as a Bearer credential when it is set", async () => {
-    const app = await start({ store: new MemoryLivenessStore(), metricsToken: "metrics-secret-123" });
+    const app = await start({ stores: createMemoryStores(), metricsToken: "metrics-secret-123" });
     expect((await fetch(`${app.url}/metrics`)).status).toBe(401);
     const wrong = await fetch(`${app.url}/metrics`, { headers: { authorization: "Bearer nope" } });
     expect(wrong.status).toBe(401);
@@ -155,7 +159,7 @@ describe("GET /metrics", () => {
   });
 
   it("times webhook handling by event", async () => {
-    const app = await start({ store: new MemoryLivenessStore() });
+    const app = await start({ stores: createMemoryStores() });
     const delivered = await app.deliver("issues", {
       action: "unlabeled",
       issue: {
@@ -180,7 +184,7 @@ describe("GET /metrics", () => {
 
 describe("GET /readyz", () => {
   it("is ready with a reachable store, credentials and a healthy janitor", async () => {
-    const app = await start({ store: new MemoryLivenessStore() });
+    const app = await start({ stores: createMemoryStores() });
     const response = await fetch(`${app.url}/readyz`);
     expect(response.status).toBe(200);
     expect(await response.json()).toStrictEqual({
@@ -190,7 +194,7 @@ describe("GET /readyz", () => {
   });
 
   it("fails when the credentials are missing", async () => {
-    const app = await start({ store: new MemoryLivenessStore(), credentialsLoaded: false });
+    const app = await start({ stores: createMemoryStores(), credentialsLoaded: false });
     const response = await fetch(`${app.url}/readyz`);
     expect(response.status).toBe(503);
     expect(((await response.json()) as { checks: object }).checks).toMatchObject({ credentials: "missing" });
@@ -198,37 +202,41 @@ describe("GET /readyz", () => {
 
   it("fails when the store is unreachable, and when the janitor leader's sweeps failed three times running", async () => {
     const down = { value: false };
-    const memory = new MemoryLivenessStore();
+    const memory = createMemoryStores();
     // A store that knows its installation: a sweep with nothing due asks GitHub nothing.
-    await memory.rememberInstallation(7);
-    const flaky = new Proxy(memory, {
-      get(target, property, receiver) {
-        const value = Reflect.get(target, property, receiver);
-        if (typeof value !== "function") return value;
-        return (...args: unknown[]) => {
-          if (down.value && (property === "ping" || property === "installations")) {
-            return Promise.reject(new Error("connect ECONNREFUSED 127.0.0.1:6379"));
-          }
-          return value.apply(target, args);
-        };
-      },
-    }) as LivenessStore;
-    const app = await start({ store: flaky });
+    await memory.installations.rememberInstallation(7);
+    const flaky = mapStores(
+      memory,
+      (store) =>
+        new Proxy(store, {
+          get(target, property, receiver) {
+            const value = Reflect.get(target, property, receiver);
+            if (typeof value !== "function") return value;
+            return (...args: unknown[]) => {
+              if (down.value && (property === "ping" || property === "installations")) {
+                return Promise.reject(new Error("connect ECONNREFUSED 127.0.0.1:6379"));
+              }
+              return value.apply(target, args);
+            };
+          },
+        }),
+    );
+    const app = await start({ stores: flaky });
     down.value = true;
     let body = (await (await fetch(`${app.url}/readyz`)).json()) as { checks: Record<string, string> };
     expect(body.checks).toMatchObject({ store: "unreachable", janitor: "ok" });
 
     for (let i = 0; i < 2; i++) expect(await app.services.jobs.tick("janitor")).toBe(false);
     down.value = false; // the store answers pings again, but installations() keeps failing below
-    const installations = memory.installations.bind(memory);
-    memory.installations = () => Promise.reject(new Error("janitor blew up"));
+    const installations = memory.installations.installations.bind(memory.installations);
+    memory.installations.installations = () => Promise.reject(new Error("janitor blew up"));
     expect((await fetch(`${app.url}/readyz`)).status).toBe(200); // two failures: not yet
     expect(await app.services.jobs.tick("janitor")).toBe(false);
     const failing = await fetch(`${app.url}/readyz`);
     expect(failing.status).toBe(503);
     body = (await failing.json()) as { checks: Record<string, string> };
     expect(body.checks).toStrictEqual({ store: "ok", credentials: "ok", janitor: "failing" });
-    memory.installations = installations;
+    memory.installations.installations = installations;
     expect(await app.services.jobs.tick("janitor")).toBe(true);
     expect((await fetch(`${app.url}/readyz`)).status).toBe(200);
     const metrics = await (await fetch(`${app.url}/metrics`)).text();

@@ -6,7 +6,7 @@ import { createReadCache, readCacheTtlMs } from "../src/http/read-cache.js";
 import { createReadLimiter, defaultReadsPerMinute } from "../src/http/read-limiter.js";
 import { UserError } from "../src/http/user-error.js";
 import { positiveTtlMs } from "../src/providers/github/github-identity-provider.js";
-import { MemoryLivenessStore } from "../src/providers/memory/memory-store.js";
+import { createMemoryStores } from "../src/providers/memory/memory-store.js";
 import { type AppHarness, startApp } from "./support/app-harness.js";
 import {
   agent,
@@ -31,7 +31,7 @@ let github: GitHubRequestLog;
 
 beforeEach(async () => {
   github = new GitHubRequestLog();
-  app = await startApp({ store: new MemoryLivenessStore() });
+  app = await startApp({ stores: createMemoryStores() });
 });
 
 afterEach(async () => {
@@ -266,7 +266,7 @@ describe("CLAIM_HOLD_READS_PER_MINUTE", () => {
 
   it("sets the App's limit: at 2 a minute the third read is refused for 30 s", async () => {
     await app.close();
-    app = await startApp({ store: new MemoryLivenessStore(), readsPerMinute: 2 });
+    app = await startApp({ stores: createMemoryStores(), readsPerMinute: 2 });
     mockFirstRead(agentToken, agent);
     nockGetRepoInstallation(github, repo);
     nockCreateInstallationToken(github);

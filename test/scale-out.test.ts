@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ClaimHoldError, createClaimHoldClient } from "../src/agent/client/index.js";
 import { RedisFenceStore } from "../src/providers/redis/redis-fence-store.js";
-import { RedisLivenessStore } from "../src/providers/redis/redis-store.js";
+import { createRedisStores } from "../src/providers/redis/redis-store.js";
 import type { GitHubSimulator } from "../tools/github-sim/index.js";
 import { connectSharedRedis } from "../tools/local-stack/stack-stores.js";
 import {
@@ -42,7 +42,7 @@ describe.skipIf(!redisProbe.available)("two replicas sharing one Redis", () => {
       if (!redis) throw new Error("the scale-out stack has no Redis");
       const connection = await connectSharedRedis(redis.url);
       const app = await startApp({
-        store: new RedisLivenessStore({ redis: connection, keyPrefix: redis.keyPrefix }),
+        stores: createRedisStores({ redis: connection, keyPrefix: redis.keyPrefix }),
         fences: new RedisFenceStore({ redis: connection, keyPrefix: redis.keyPrefix }),
         githubBaseUrl,
         appId: 1,

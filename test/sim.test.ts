@@ -15,7 +15,7 @@ import {
   type SubjectStatusVariables,
   type TransitionResponse,
 } from "../src/providers/github/graphql/index.js";
-import { MemoryLivenessStore } from "../src/providers/memory/memory-store.js";
+import { createMemoryStores } from "../src/providers/memory/memory-store.js";
 import { type GitHubSimulator, startGitHubSimulator } from "../tools/github-sim/index.js";
 import { startApp, testAppPrivateKey, testWebhookSecret } from "./support/app-harness.js";
 import { createInstallationToken, simGraphql, startWebhookReceiver } from "./support/sim-helpers.js";
@@ -639,7 +639,7 @@ describe("the real App against the simulator", () => {
       appId: 1,
     });
     const app = await startApp({
-      store: new MemoryLivenessStore(),
+      stores: createMemoryStores(),
       githubBaseUrl: sim.baseUrl,
       now: Date.now(),
     });

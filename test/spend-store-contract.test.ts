@@ -3,7 +3,8 @@ import { createHash } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { usdToMicros } from "../src/budget/usage.js";
 import type { Actor, SubjectKey } from "../src/domain/claim.js";
-import type { ClaimInput, HeartbeatInput, LivenessStore } from "../src/providers/liveness-store.js";
+import type { ClaimInput, HeartbeatInput } from "../src/providers/liveness-store.js";
+import type { Stores } from "../src/providers/stores.js";
 import { type LivenessStoreCase, livenessStoreCases } from "./support/liveness-store-cases.js";
 
 const cases = await livenessStoreCases({ contract: "spend contract", prefix: "spend", others: 3 });
@@ -22,8 +23,8 @@ const agent = (sessionId: string): Actor => ({
 const usd = usdToMicros;
 
 describe.each(cases)("$name spend contract", (storeCase) => {
-  let store: LivenessStore;
-  let others: LivenessStore[];
+  let stores: Stores;
+  let others: Stores[];
   let redis: ReturnType<LivenessStoreCase["create"]>["redis"];
   let now: number;
 
@@ -31,11 +32,11 @@ describe.each(cases)("$name spend contract", (storeCase) => {
   afterAll(() => storeCase.teardown());
   beforeEach(() => {
     now = T0;
-    ({ store, others, redis } = storeCase.create(() => now));
+    ({ stores, others, redis } = storeCase.create(() => now));
   });
 
   const claim = (actor: Actor, token: string, extra: Partial<ClaimInput> = {}) =>
-    store.claim({
+    stores.claims.claim({
       key,
       repo: "acme/widgets",
       actor,
@@ -50,8 +51,15 @@ describe.each(cases)("$name spend contract", (storeCase) => {
       ...extra,
     });
   const heartbeat = (generation: number, token: string, extra: Partial<HeartbeatInput> = {}) =>
-    store.heartbeat({ key, generation, tokenDigest: digest(token), now, phaseEditEveryMs: minute, ...extra });
-  const spend = async () => (await store.spendOf([key]))[0];
+    stores.claims.heartbeat({
+      key,
+      generation,
+      tokenDigest: digest(token),
+      now,
+      phaseEditEveryMs: minute,
+      ...extra,
+    });
+  const spend = async () => (await stores.spend.spendOf([key]))[0];
 
   it("adds a lease's cumulative usage to its subject's spend, the difference each time", async () => {
     await claim(agent("a"), "ta");
@@ -77,7 +85,7 @@ describe.each(cases)("$name spend contract", (storeCase) => {
     await claim(agent("a"), "ta");
     now += minute;
     await heartbeat(1, "ta", { usage: { costMicros: usd(3), tokens: 1000 } });
-    const before = await store.get(key);
+    const before = await stores.claims.get(key);
     now += minute;
     expect(
       await heartbeat(1, "ta", {
@@ -92,7 +100,7 @@ describe.each(cases)("$name spend contract", (storeCase) => {
       field: "tokens",
       last: 1000,
     });
-    expect(await store.get(key)).toStrictEqual(before);
+    expect(await stores.claims.get(key)).toStrictEqual(before);
     expect(await spend()).toBe(usd(3));
   });
 
@@ -122,15 +130,15 @@ describe.each(cases)("$name spend contract", (storeCase) => {
   it("reads the spend of many subjects at once, 0 for a subject without any", async () => {
     await claim(agent("a"), "ta");
     await heartbeat(1, "ta", { usage: { costMicros: usd(0.75) } });
-    expect(await store.spendOf([key, { ...key, issue: 43 }])).toStrictEqual([usd(0.75), 0]);
-    expect(await store.spendOf([])).toStrictEqual([]);
+    expect(await stores.spend.spendOf([key, { ...key, issue: 43 }])).toStrictEqual([usd(0.75), 0]);
+    expect(await stores.spend.spendOf([])).toStrictEqual([]);
   });
 
   it("marks a subject warned once, whoever races for it", async () => {
     await claim(agent("a"), "ta");
-    const firsts = await Promise.all(others.map((other) => other.markBudgetWarned(key)));
+    const firsts = await Promise.all(others.map((other) => other.spend.markBudgetWarned(key)));
     expect(firsts.filter(Boolean)).toHaveLength(1);
-    expect(await store.markBudgetWarned(key)).toBe(false);
+    expect(await stores.spend.markBudgetWarned(key)).toBe(false);
     expect(await heartbeat(1, "ta", { usage: { costMicros: usd(1) } })).toMatchObject({
       spend: { warned: true },
     });
@@ -138,13 +146,13 @@ describe.each(cases)("$name spend contract", (storeCase) => {
 
   it("marks an ended lease as ended by its budget, never a live or a newer one", async () => {
     await claim(agent("a"), "ta");
-    await store.markBudgetExhausted(key, 1);
-    expect((await store.get(key))?.budgetExhausted).toBeUndefined();
-    await store.release({ key, generation: 1, tokenDigest: digest("ta"), now, outcome: "abandoned" });
-    await store.markBudgetExhausted(key, 2);
-    expect((await store.get(key))?.budgetExhausted).toBeUndefined();
-    await store.markBudgetExhausted(key, 1);
-    expect(await store.get(key)).toMatchObject({ state: "released", budgetExhausted: true });
+    await stores.spend.markBudgetExhausted(key, 1);
+    expect((await stores.claims.get(key))?.budgetExhausted).toBeUndefined();
+    await stores.claims.release({ key, generation: 1, tokenDigest: digest("ta"), now, outcome: "abandoned" });
+    await stores.spend.markBudgetExhausted(key, 2);
+    expect((await stores.claims.get(key))?.budgetExhausted).toBeUndefined();
+    await stores.spend.markBudgetExhausted(key, 1);
+    expect(await stores.claims.get(key)).toMatchObject({ state: "released", budgetExhausted: true });
     expect(await heartbeat(1, "ta")).toMatchObject({
       kind: "gone",
       reason: "released",
@@ -163,7 +171,7 @@ describe.each(cases)("$name spend contract", (storeCase) => {
     const cleared = await heartbeat(1, "ta");
     expect(cleared).toMatchObject({ kind: "ok", needsHumanBefore: true });
     expect(cleared.kind === "ok" && cleared.record.needsHuman).toBeFalsy();
-    expect((await store.get(key))?.needsHuman).toBeUndefined();
+    expect((await stores.claims.get(key))?.needsHuman).toBeUndefined();
   });
 
   it("heartbeats with usage and an ask in one round trip", async () => {

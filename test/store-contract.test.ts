@@ -1,4 +1,4 @@
-// The LivenessStore contract: the same tests against the memory store and the Redis store on a real server.
+// The store contract (the claim store and its bookkeeping members): the same tests against the memory store and the Redis store on a real server.
 import { createHash } from "node:crypto";
 import { type Cluster, Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
@@ -9,12 +9,12 @@ import {
   type EndClaimInput,
   type HeartbeatInput,
   type HumanClaimInput,
-  type LivenessStore,
   type MarkStaleInput,
   StoreUnavailableError,
 } from "../src/providers/liveness-store.js";
-import { MemoryLivenessStore } from "../src/providers/memory/memory-store.js";
-import { RedisLivenessStore } from "../src/providers/redis/redis-store.js";
+import { createMemoryStores } from "../src/providers/memory/memory-store.js";
+import { createRedisStores } from "../src/providers/redis/redis-store.js";
+import type { Stores } from "../src/providers/stores.js";
 import {
   createTestCluster,
   createTestRedis,
@@ -28,11 +28,11 @@ import {
 const redisProbe = await probeRedis();
 
 interface Harness {
-  store: LivenessStore;
+  stores: Stores;
   /** A store that has lost every record (a restarted memory store, a flushed Redis). */
-  emptyStore(): LivenessStore;
+  emptyStore(): Stores;
   /** Stores over separate connections sharing the same data (memory: the one store). */
-  concurrentStores(): LivenessStore[];
+  concurrentStores(): Stores[];
   /**
    * Lets `ms` pass for the keys that expire on their own, after the test moved its clock by `ms`
    * (memory: its clock is the test's; Redis: their remaining time to live shrinks by `ms`).
@@ -49,14 +49,14 @@ interface StoreCase {
 }
 
 const memoryCase: StoreCase = {
-  name: "MemoryLivenessStore",
+  name: "memory stores",
   setup: async () => {},
   create(clock) {
-    const store = new MemoryLivenessStore({ now: clock });
+    const stores = createMemoryStores({ now: clock });
     return {
-      store,
-      emptyStore: () => new MemoryLivenessStore({ now: clock }),
-      concurrentStores: () => [store],
+      stores,
+      emptyStore: () => createMemoryStores({ now: clock }),
+      concurrentStores: () => [stores],
       elapse: async () => {},
     };
   },
@@ -64,7 +64,7 @@ const memoryCase: StoreCase = {
 };
 
 function redisCase(
-  name = "RedisLivenessStore",
+  name = "Redis stores",
   connect: () => Promise<Redis | Cluster> = createTestRedis,
 ): StoreCase {
   const runPrefix = uniqueKeyPrefix("contract");
@@ -81,9 +81,9 @@ function redisCase(
       const keyPrefix = prefix();
       const [main, ...others] = clients;
       return {
-        store: new RedisLivenessStore({ redis: main!, keyPrefix }),
-        emptyStore: () => new RedisLivenessStore({ redis: main!, keyPrefix: prefix() }),
-        concurrentStores: () => others.map((redis) => new RedisLivenessStore({ redis, keyPrefix })),
+        stores: createRedisStores({ redis: main!, keyPrefix }),
+        emptyStore: () => createRedisStores({ redis: main!, keyPrefix: prefix() }),
+        concurrentStores: () => others.map((redis) => createRedisStores({ redis, keyPrefix })),
         elapse: (ms) => elapseKeysWithPrefix(main!, keyPrefix, ms),
       };
     },
@@ -97,13 +97,13 @@ function redisCase(
 const cases: StoreCase[] = [memoryCase];
 if (redisProbe.available) cases.push(redisCase());
 else {
-  console.warn(`Skipping the RedisLivenessStore half of the store contract: ${redisProbe.reason}`);
-  describe.skip(`RedisLivenessStore (${redisProbe.reason})`, () => {
+  console.warn(`Skipping the Redis stores half of the store contract: ${redisProbe.reason}`);
+  describe.skip(`Redis stores (${redisProbe.reason})`, () => {
     it("passes the store contract", () => {});
   });
 }
 // Redis Cluster (scripts/redis-cluster.sh; .ci/run sets REDIS_CLUSTER_URL): every script in one slot.
-if (redisClusterUrl) cases.push(redisCase("RedisLivenessStore on Redis Cluster", createTestCluster));
+if (redisClusterUrl) cases.push(redisCase("Redis stores on Redis Cluster", createTestCluster));
 
 /** Every key matching `pattern`: a full SCAN, since one call sees only part of a busy server. */
 async function keysMatching(redis: Redis, pattern: string): Promise<string[]> {
@@ -169,14 +169,14 @@ function recordOf(
 
 describe.each(cases)("$name store contract", (storeCase) => {
   let h: Harness;
-  let store: LivenessStore;
+  let stores: Stores;
   let now: number;
 
   beforeAll(() => storeCase.setup());
   afterAll(() => storeCase.teardown());
   beforeEach(() => {
     h = storeCase.create(() => now);
-    store = h.store;
+    stores = h.stores;
     now = T0;
   });
 
@@ -200,26 +200,26 @@ describe.each(cases)("$name store contract", (storeCase) => {
       ...extra,
     };
   }
-  const claim = (actor: Actor, token: string, extra: Partial<ClaimInput> = {}, on: LivenessStore = store) =>
-    on.claim(claimInput(actor, token, extra));
+  const claim = (actor: Actor, token: string, extra: Partial<ClaimInput> = {}, on: Stores = stores) =>
+    on.claims.claim(claimInput(actor, token, extra));
   const heartbeat = (generation: number, token: string, extra: Partial<HeartbeatInput> = {}) =>
-    store.heartbeat({ key, generation, tokenDigest: digest(token), now, phaseEditEveryMs, ...extra });
+    stores.claims.heartbeat({ key, generation, tokenDigest: digest(token), now, phaseEditEveryMs, ...extra });
   const release = (generation: number, token: string, outcome: "handoff" | "completed" = "handoff") =>
-    store.release({ key, generation, tokenDigest: digest(token), now, outcome });
+    stores.claims.release({ key, generation, tokenDigest: digest(token), now, outcome });
   const snapshot = async (subject: SubjectKey = key) => ({
-    record: await store.get(subject),
-    history: await store.history(subject),
+    record: await stores.claims.get(subject),
+    history: await stores.claims.history(subject),
   });
 
   it("creates generation 1 on an empty subject and records the claim", async () => {
-    expect(await store.get(key)).toBeNull();
+    expect(await stores.claims.get(key)).toBeNull();
     expect(await claim(alice, "ta")).toStrictEqual({
       kind: "created",
       record: recordOf(alice, "ta", 1, T0),
       previous: null,
     });
-    expect(await store.get(key)).toStrictEqual(recordOf(alice, "ta", 1, T0));
-    expect(await store.history(key)).toStrictEqual([
+    expect(await stores.claims.get(key)).toStrictEqual(recordOf(alice, "ta", 1, T0));
+    expect(await stores.claims.history(key)).toStrictEqual([
       { at: T0, generation: 1, kind: "claimed", actor: alice },
     ]);
   });
@@ -233,7 +233,7 @@ describe.each(cases)("$name store contract", (storeCase) => {
     const keyA = "session-key-of-alice-0123456789abcdef";
     const proofKey = { sessionKeyDigest: digest(keyA) };
     const commit = (token: string, extra: { comment?: { commentNodeId: string; commentId?: number } } = {}) =>
-      store.commitReclaim({ key, generation: 1, tokenDigest: digest(token), now, ...extra });
+      stores.claims.commitReclaim({ key, generation: 1, tokenDigest: digest(token), now, ...extra });
 
     it("answers a re-claim without proof of the session held, like another session's, and changes nothing", async () => {
       await claim(alice, "ta", proofKey);
@@ -264,7 +264,9 @@ describe.each(cases)("$name store contract", (storeCase) => {
       expect(await claim(alice, "ta2", proofKey)).toStrictEqual({ kind: "reclaimed", record: pending });
       // Until GitHub confirmed the re-claim, the old token is the lease's and the new one is nothing.
       expect(await heartbeat(1, "ta2")).toStrictEqual({ kind: "invalid_token" });
-      expect(await store.verify({ key, generation: 1, tokenDigest: digest("ta2"), now })).toStrictEqual({
+      expect(
+        await stores.claims.verify({ key, generation: 1, tokenDigest: digest("ta2"), now }),
+      ).toStrictEqual({
         kind: "invalid_token",
       });
       now += minute;
@@ -285,7 +287,7 @@ describe.each(cases)("$name store contract", (storeCase) => {
       expect(await commit("ta2", { comment: { commentNodeId: "IC_1", commentId: 11 } })).toStrictEqual(
         rotated,
       );
-      expect(await store.get(key)).toStrictEqual(rotated);
+      expect(await stores.claims.get(key)).toStrictEqual(rotated);
       expect(await commit("ta2")).toBeNull(); // nothing pending any more
       const rotatedAt = now;
       now += minute;
@@ -294,12 +296,12 @@ describe.each(cases)("$name store contract", (storeCase) => {
       // The rotated-out token is superseded (reason: rotated), on every lease call, and changes nothing.
       const refusal = { kind: "superseded", current, rotatedAt };
       expect(await heartbeat(1, "ta", { phase: "late" })).toStrictEqual(refusal);
-      expect(await store.verify({ key, generation: 1, tokenDigest: digest("ta"), now })).toStrictEqual(
-        refusal,
-      );
+      expect(
+        await stores.claims.verify({ key, generation: 1, tokenDigest: digest("ta"), now }),
+      ).toStrictEqual(refusal);
       expect(await release(1, "ta")).toStrictEqual(refusal);
-      expect(await store.get(key)).toStrictEqual(current);
-      expect(await store.history(key)).toStrictEqual([
+      expect(await stores.claims.get(key)).toStrictEqual(current);
+      expect(await stores.claims.history(key)).toStrictEqual([
         { at: reclaimedAt, generation: 1, kind: "reclaimed", actor: alice },
         { at: T0, generation: 1, kind: "claimed", actor: alice },
       ]);
@@ -349,7 +351,7 @@ describe.each(cases)("$name store contract", (storeCase) => {
 
     it("after a restore from the claim comment (no session-key digest) only the token proves the session", async () => {
       const restored = recordOf(alice, "ta", 1, T0, { sync: "done" });
-      expect(await store.restore(restored, now)).toBe("restored");
+      expect(await stores.claims.restore(restored, now)).toBe("restored");
       now += minute;
       expect(await claim(alice, "ta2", proofKey)).toStrictEqual({ kind: "held", current: restored });
       expect(await claim(alice, "ta2", { leaseTokenDigest: digest("ta"), ...proofKey })).toMatchObject({
@@ -398,7 +400,7 @@ describe.each(cases)("$name store contract", (storeCase) => {
       kind: "held",
       current: recordOf(alice, "ta", 1, T0),
     });
-    expect(await store.history(key)).toHaveLength(1);
+    expect(await stores.claims.history(key)).toHaveLength(1);
   });
 
   it("takes over a stale claim only after a grace beat, which an incumbent heartbeat cancels", async () => {
@@ -425,7 +427,7 @@ describe.each(cases)("$name store contract", (storeCase) => {
       kind: "held",
       current: recordOf(alice, "ta", 1, T0, { lastHeartbeatAt: requestedAt + minute }),
     });
-    expect(await store.history(key)).toStrictEqual([
+    expect(await stores.claims.history(key)).toStrictEqual([
       { at: requestedAt, generation: 1, kind: "takeover-requested", actor: bob },
       { at: T0, generation: 1, kind: "claimed", actor: alice },
     ]);
@@ -458,7 +460,7 @@ describe.each(cases)("$name store contract", (storeCase) => {
       record: recordOf(bob, "tb", 2, now, { supersedes: 1 }),
       previous: stale,
     });
-    expect(await store.history(key)).toStrictEqual([
+    expect(await stores.claims.history(key)).toStrictEqual([
       { at: now, generation: 2, kind: "claimed", actor: bob },
       { at: now, generation: 1, kind: "superseded", actor: bob },
       { at: requestedAt, generation: 1, kind: "takeover-requested", actor: bob },
@@ -494,12 +496,12 @@ describe.each(cases)("$name store contract", (storeCase) => {
       reason: "expired",
       current: expired,
     });
-    expect(await store.verify({ key, generation: 1, tokenDigest: digest("ta"), now })).toStrictEqual({
+    expect(await stores.claims.verify({ key, generation: 1, tokenDigest: digest("ta"), now })).toStrictEqual({
       kind: "gone",
       reason: "expired",
       current: expired,
     });
-    expect(await store.get(key)).toStrictEqual(expired);
+    expect(await stores.claims.get(key)).toStrictEqual(expired);
     expect(await claim(bob, "tb")).toStrictEqual({ kind: "held", current: expired });
     expect(await claim(bob, "tb", { takeover: true })).toStrictEqual({
       kind: "created",
@@ -530,14 +532,14 @@ describe.each(cases)("$name store contract", (storeCase) => {
       current,
     });
     expect(await release(1, "ta")).toStrictEqual({ kind: "superseded", current });
-    expect(await store.verify({ key, generation: 1, tokenDigest: digest("ta"), now })).toStrictEqual({
+    expect(await stores.claims.verify({ key, generation: 1, tokenDigest: digest("ta"), now })).toStrictEqual({
       kind: "superseded",
       current,
     });
     expect(await snapshot()).toStrictEqual(before);
 
     await release(2, "tb");
-    const ended = await store.get(key);
+    const ended = await stores.claims.get(key);
     expect(await heartbeat(1, "ta")).toStrictEqual({ kind: "gone", reason: "released", current: ended });
   });
 
@@ -552,7 +554,13 @@ describe.each(cases)("$name store contract", (storeCase) => {
     expect(await heartbeat(0, "ta")).toStrictEqual({ kind: "invalid_token" });
     expect(await heartbeat(3, "tb")).toStrictEqual({ kind: "missing" });
     expect(
-      await store.heartbeat({ key: on(99), generation: 1, tokenDigest: digest("ta"), now, phaseEditEveryMs }),
+      await stores.claims.heartbeat({
+        key: on(99),
+        generation: 1,
+        tokenDigest: digest("ta"),
+        now,
+        phaseEditEveryMs,
+      }),
     ).toStrictEqual({ kind: "missing" });
     expect(await snapshot()).toStrictEqual(before);
   });
@@ -578,8 +586,8 @@ describe.each(cases)("$name store contract", (storeCase) => {
     });
     expect(first).toStrictEqual({ kind: "ok", record: expected, editComment: false });
     expect(second).toStrictEqual(first);
-    expect(await store.get(key)).toStrictEqual(expected);
-    expect(await store.history(key)).toHaveLength(1);
+    expect(await stores.claims.get(key)).toStrictEqual(expected);
+    expect(await stores.claims.history(key)).toHaveLength(1);
   });
 
   it("applies new durations at a heartbeat", async () => {
@@ -591,7 +599,7 @@ describe.each(cases)("$name store contract", (storeCase) => {
       record: recordOf(alice, "ta", 1, T0, { lastHeartbeatAt: now, durations: reviewerDurations }),
       editComment: false,
     });
-    expect(await store.due(7, now + reviewerDurations.ttlMs, 10)).toStrictEqual([key]);
+    expect(await stores.index.due(7, now + reviewerDurations.ttlMs, 10)).toStrictEqual([key]);
   });
 
   it("releases once and answers repeated releases as repeated", async () => {
@@ -612,13 +620,13 @@ describe.each(cases)("$name store contract", (storeCase) => {
       repeated: true,
     });
     expect(await heartbeat(1, "ta")).toStrictEqual({ kind: "gone", reason: "released", current: released });
-    expect(await store.history(key)).toStrictEqual([
+    expect(await stores.claims.history(key)).toStrictEqual([
       { at: T0 + minute, generation: 1, kind: "released", actor: alice, note: "handoff" },
       { at: T0, generation: 1, kind: "claimed", actor: alice },
     ]);
-    expect(await store.due(7, now + durations.reclaimAfterMs, 10)).toStrictEqual([]);
-    await store.markSynced(key, 1);
-    expect(await store.get(key)).toStrictEqual({ ...released, sync: "done" });
+    expect(await stores.index.due(7, now + durations.reclaimAfterMs, 10)).toStrictEqual([]);
+    await stores.claims.markSynced(key, 1);
+    expect(await stores.claims.get(key)).toStrictEqual({ ...released, sync: "done" });
   });
 
   it("completes with state completed", async () => {
@@ -634,7 +642,7 @@ describe.each(cases)("$name store contract", (storeCase) => {
       }),
       repeated: false,
     });
-    expect((await store.history(key))[0]).toStrictEqual({
+    expect((await stores.claims.history(key))[0]).toStrictEqual({
       at: T0,
       generation: 1,
       kind: "completed",
@@ -670,7 +678,7 @@ describe.each(cases)("$name store contract", (storeCase) => {
     expect((await claim(alice, "a42b", { caps: one, leaseTokenDigest: digest("a42") })).kind).toBe(
       "reclaimed",
     );
-    await store.commitReclaim({ key, generation: 1, tokenDigest: digest("a42b"), now });
+    await stores.claims.commitReclaim({ key, generation: 1, tokenDigest: digest("a42b"), now });
     expect((await claim(bob, "b43", { key: on(43), caps: one })).kind).toBe("created");
 
     now += durations.ttlMs; // alice's claim on 42 is stale now: it no longer counts
@@ -682,7 +690,13 @@ describe.each(cases)("$name store contract", (storeCase) => {
       max: 1,
     });
     await release(1, "a42b");
-    await store.release({ key: on(44), generation: 1, tokenDigest: digest("a44"), now, outcome: "handoff" });
+    await stores.claims.release({
+      key: on(44),
+      generation: 1,
+      tokenDigest: digest("a44"),
+      now,
+      outcome: "handoff",
+    });
     expect((await claim(alice, "a45", { key: on(45), caps: one })).kind).toBe("created");
   });
 
@@ -706,17 +720,17 @@ describe.each(cases)("$name store contract", (storeCase) => {
     const one = { perSession: 1, perLogin: 10 };
     await claim(alice, "a", { caps: one });
     const restored = recordOf(bob, "tb", 5, now);
-    expect(await store.restore(restored, now)).toBe("restored");
+    expect(await stores.claims.restore(restored, now)).toBe("restored");
     expect((await claim(alice, "a43", { key: on(43), caps: one })).kind).toBe("created");
   });
 
   it("rolls back a failed claim without reusing its generation", async () => {
     const created = await claim(alice, "ta");
-    await store.rollbackClaim(key, 1, null, now + 1);
-    expect(await store.get(key)).toBeNull();
+    await stores.claims.rollbackClaim(key, 1, null, now + 1);
+    expect(await stores.claims.get(key)).toBeNull();
     expect(await heartbeat(1, "ta")).toStrictEqual({ kind: "missing" });
-    expect(await store.due(7, now + durations.reclaimAfterMs, 10)).toStrictEqual([]);
-    expect(await store.history(key)).toStrictEqual([
+    expect(await stores.index.due(7, now + durations.reclaimAfterMs, 10)).toStrictEqual([]);
+    expect(await stores.claims.history(key)).toStrictEqual([
       { at: T0 + 1, generation: 1, kind: "rolled-back" },
       { at: T0, generation: 1, kind: "claimed", actor: alice },
     ]);
@@ -730,15 +744,15 @@ describe.each(cases)("$name store contract", (storeCase) => {
 
   it("rolls a failed takeover back to the previous record", async () => {
     await claim(alice, "ta");
-    await store.commitClaim(key, 1, { commentNodeId: "IC_kwDOAB", commentId: 11 });
+    await stores.claims.commitClaim(key, 1, { commentNodeId: "IC_kwDOAB", commentId: 11 });
     const committed = recordOf(alice, "ta", 1, T0, {
       commentNodeId: "IC_kwDOAB",
       commentId: 11,
       sync: "done",
     });
-    expect(await store.get(key)).toStrictEqual(committed);
-    await store.rollbackClaim(key, 1, null, now); // committed: nothing to roll back
-    expect(await store.get(key)).toStrictEqual(committed);
+    expect(await stores.claims.get(key)).toStrictEqual(committed);
+    await stores.claims.rollbackClaim(key, 1, null, now); // committed: nothing to roll back
+    expect(await stores.claims.get(key)).toStrictEqual(committed);
 
     now += durations.reclaimAfterMs;
     const taken = await claim(bob, "tb", { takeover: true });
@@ -748,10 +762,10 @@ describe.each(cases)("$name store contract", (storeCase) => {
       previous: committed,
     });
     if (taken.kind !== "created") throw new Error("expected created");
-    await store.rollbackClaim(key, 2, taken.previous, now);
-    expect(await store.get(key)).toStrictEqual(committed);
+    await stores.claims.rollbackClaim(key, 2, taken.previous, now);
+    expect(await stores.claims.get(key)).toStrictEqual(committed);
     expect(await heartbeat(2, "tb")).toStrictEqual({ kind: "missing" });
-    expect(await store.due(7, now, 10)).toStrictEqual([key]);
+    expect(await stores.index.due(7, now, 10)).toStrictEqual([key]);
     expect(await claim(carol, "tc", { takeover: true })).toStrictEqual({
       kind: "created",
       record: recordOf(carol, "tc", 3, now, { supersedes: 1 }),
@@ -763,26 +777,27 @@ describe.each(cases)("$name store contract", (storeCase) => {
     const created = await claim(alice, "ta", { minGeneration: 4 });
     if (created.kind !== "created") throw new Error("expected created");
     const lost = h.emptyStore();
-    expect(await lost.get(key)).toBeNull();
+    expect(await lost.claims.get(key)).toBeNull();
     now += minute;
-    expect(await lost.restore(created.record, now)).toBe("restored");
-    expect(await lost.get(key)).toStrictEqual(created.record);
-    expect(await lost.history(key)).toStrictEqual([
+    expect(await lost.claims.restore(created.record, now)).toBe("restored");
+    expect(await lost.claims.get(key)).toStrictEqual(created.record);
+    expect(await lost.claims.history(key)).toStrictEqual([
       { at: now, generation: 5, kind: "restored", actor: alice },
     ]);
-    expect(await lost.restore(created.record, now)).toBe("exists");
-    expect(await lost.restore({ ...created.record, generation: 3 }, now)).toBe("exists");
+    expect(await lost.claims.restore(created.record, now)).toBe("exists");
+    expect(await lost.claims.restore({ ...created.record, generation: 3 }, now)).toBe("exists");
     expect(
-      (await lost.heartbeat({ key, generation: 5, tokenDigest: digest("ta"), now, phaseEditEveryMs })).kind,
+      (await lost.claims.heartbeat({ key, generation: 5, tokenDigest: digest("ta"), now, phaseEditEveryMs }))
+        .kind,
     ).toBe("ok");
-    await lost.release({ key, generation: 5, tokenDigest: digest("ta"), now, outcome: "handoff" });
+    await lost.claims.release({ key, generation: 5, tokenDigest: digest("ta"), now, outcome: "handoff" });
     expect(await claim(bob, "tb", {}, lost)).toMatchObject({ kind: "created", record: { generation: 6 } });
   });
 
   it("raises generations from a restored ended record too", async () => {
     const ended = recordOf(alice, "ta", 9, T0, { state: "released", endedAt: T0, endedBy: alice });
-    expect(await store.restore(ended, now)).toBe("restored");
-    expect(await store.due(7, now + durations.reclaimAfterMs, 10)).toStrictEqual([]);
+    expect(await stores.claims.restore(ended, now)).toBe("restored");
+    expect(await stores.index.due(7, now + durations.reclaimAfterMs, 10)).toStrictEqual([]);
     expect(await claim(bob, "tb")).toStrictEqual({
       kind: "created",
       record: recordOf(bob, "tb", 10, now, { supersedes: 9 }),
@@ -793,16 +808,16 @@ describe.each(cases)("$name store contract", (storeCase) => {
   it("answers human_held for a human claim", async () => {
     const human: Actor = { kind: "human", login: "maintainer" };
     const { tokenDigest: _, branch: __, ...rest } = recordOf(human, "x", 3, T0, { state: "human" });
-    await store.restore(rest, now);
+    await stores.claims.restore(rest, now);
     expect(await claim(alice, "ta", { takeover: true })).toStrictEqual({ kind: "human_held", current: rest });
   });
 
   it("sets the epoch once per installation and keeps it", async () => {
-    expect(await store.epoch(7, now)).toBe(T0);
+    expect(await stores.claims.epoch(7, now)).toBe(T0);
     now += 5 * minute;
-    expect(await store.epoch(7, now)).toBe(T0);
-    expect(await store.epoch(8, now)).toBe(now);
-    expect(await h.emptyStore().epoch(7, now)).toBe(now);
+    expect(await stores.claims.epoch(7, now)).toBe(T0);
+    expect(await stores.claims.epoch(8, now)).toBe(now);
+    expect(await h.emptyStore().claims.epoch(7, now)).toBe(now);
   });
 
   it("lists due subjects earliest first, within one installation", async () => {
@@ -812,27 +827,45 @@ describe.each(cases)("$name store contract", (storeCase) => {
     now = T0 + 2 * minute;
     await claim(carol, "c", { key: on(44) }); // due T0 + 32m
     const stale = recordOf(agent("s-erin"), "e", 1, T0 - 10 * minute, { issue: 45, staleMarkedAt: T0 });
-    await store.restore(stale, now); // marked stale: due lastHeartbeatAt + reclaimAfter = T0 + 50m
+    await stores.claims.restore(stale, now); // marked stale: due lastHeartbeatAt + reclaimAfter = T0 + 50m
     await claim(agent("s-dave"), "d", { key: on(46) });
-    await store.release({ key: on(46), generation: 1, tokenDigest: digest("d"), now, outcome: "handoff" });
+    await stores.claims.release({
+      key: on(46),
+      generation: 1,
+      tokenDigest: digest("d"),
+      now,
+      outcome: "handoff",
+    });
     await claim(agent("s-frank"), "f", { key: on(42, 8) });
 
-    expect(await store.due(7, T0 + 60 * minute, 10)).toStrictEqual([on(43), on(42), on(44), on(45)]);
-    expect(await store.due(7, T0 + 30 * minute, 10)).toStrictEqual([on(43), on(42)]);
-    expect(await store.due(7, T0 + 60 * minute, 1)).toStrictEqual([on(43)]);
-    expect(await store.due(7, T0 + 15 * minute, 10)).toStrictEqual([]);
-    expect(await store.due(8, T0 + 60 * minute, 10)).toStrictEqual([on(42, 8)]);
+    expect(await stores.index.due(7, T0 + 60 * minute, 10)).toStrictEqual([on(43), on(42), on(44), on(45)]);
+    expect(await stores.index.due(7, T0 + 30 * minute, 10)).toStrictEqual([on(43), on(42)]);
+    expect(await stores.index.due(7, T0 + 60 * minute, 1)).toStrictEqual([on(43)]);
+    expect(await stores.index.due(7, T0 + 15 * minute, 10)).toStrictEqual([]);
+    expect(await stores.index.due(8, T0 + 60 * minute, 10)).toStrictEqual([on(42, 8)]);
 
     now = T0 + 20 * minute;
     expect(
-      await store.heartbeat({ key: on(45), generation: 1, tokenDigest: digest("e"), now, phaseEditEveryMs }),
+      await stores.claims.heartbeat({
+        key: on(45),
+        generation: 1,
+        tokenDigest: digest("e"),
+        now,
+        phaseEditEveryMs,
+      }),
     ).toStrictEqual({
       kind: "ok",
       record: recordOf(agent("s-erin"), "e", 1, T0 - 10 * minute, { issue: 45, lastHeartbeatAt: now }),
       editComment: true,
     });
-    await store.heartbeat({ key: on(43), generation: 1, tokenDigest: digest("b"), now, phaseEditEveryMs });
-    expect(await store.due(7, T0 + 60 * minute, 10)).toStrictEqual([on(42), on(44), on(43), on(45)]);
+    await stores.claims.heartbeat({
+      key: on(43),
+      generation: 1,
+      tokenDigest: digest("b"),
+      now,
+      phaseEditEveryMs,
+    });
+    expect(await stores.index.due(7, T0 + 60 * minute, 10)).toStrictEqual([on(42), on(44), on(43), on(45)]);
   });
 
   it("asks for a comment edit on a phase change, throttled to phaseEditEveryMs", async () => {
@@ -879,9 +912,9 @@ describe.each(cases)("$name store contract", (storeCase) => {
   });
 
   it("keeps a stale mark at timestamp 0 a stale mark (deadline after reclaimAfter)", async () => {
-    await store.restore(recordOf(alice, "ta", 1, T0, { staleMarkedAt: 0 }), now);
-    expect(await store.due(7, T0 + durations.ttlMs, 10)).toStrictEqual([]);
-    expect(await store.due(7, T0 + durations.reclaimAfterMs, 10)).toStrictEqual([key]);
+    await stores.claims.restore(recordOf(alice, "ta", 1, T0, { staleMarkedAt: 0 }), now);
+    expect(await stores.index.due(7, T0 + durations.ttlMs, 10)).toStrictEqual([]);
+    expect(await stores.index.due(7, T0 + durations.reclaimAfterMs, 10)).toStrictEqual([key]);
   });
 
   it("does not let the caller's input objects alias the stored record", async () => {
@@ -890,18 +923,18 @@ describe.each(cases)("$name store contract", (storeCase) => {
       durations: { ...durations },
       scope: ["src/lease/**", "test/*.ts"],
     });
-    await store.claim(input);
+    await stores.claims.claim(input);
     actor.sessionId = "s-changed";
     input.durations.ttlMs = 1;
     input.scope?.push("everything");
-    expect(await store.get(key)).toStrictEqual(recordOf(agent("s-alias"), "ta", 1, T0));
+    expect(await stores.claims.get(key)).toStrictEqual(recordOf(agent("s-alias"), "ta", 1, T0));
   });
 
   it("lets exactly one of 50 concurrent claimants win", async () => {
-    const stores = h.concurrentStores();
+    const concurrent = h.concurrentStores();
     const claimants = Array.from({ length: 50 }, (_, i) => agent(`s-${i}`));
     const outcomes: ClaimOutcome[] = await Promise.all(
-      claimants.map((actor, i) => claim(actor, `t${i}`, {}, stores[i % stores.length])),
+      claimants.map((actor, i) => claim(actor, `t${i}`, {}, concurrent[i % concurrent.length])),
     );
     const created = outcomes.filter((outcome) => outcome.kind === "created");
     const held = outcomes.filter((outcome) => outcome.kind === "held");
@@ -909,9 +942,9 @@ describe.each(cases)("$name store contract", (storeCase) => {
     expect(held).toHaveLength(49);
     const winner = created[0]!.record;
     expect(winner.generation).toBe(1);
-    expect(await store.get(key)).toStrictEqual(winner);
+    expect(await stores.claims.get(key)).toStrictEqual(winner);
     for (const outcome of held) expect(outcome).toStrictEqual({ kind: "held", current: winner });
-    expect(await store.history(key)).toStrictEqual([
+    expect(await stores.claims.history(key)).toStrictEqual([
       { at: T0, generation: 1, kind: "claimed", actor: winner.actor },
     ]);
   });
@@ -920,11 +953,11 @@ describe.each(cases)("$name store contract", (storeCase) => {
   const maintainer: Actor = { kind: "human", login: "maintainer" };
   const janitor: Actor = { kind: "agent", login: "claim-hold[bot]" };
   const verify = (generation: number, token: string) =>
-    store.verify({ key, generation, tokenDigest: digest(token), now });
+    stores.claims.verify({ key, generation, tokenDigest: digest(token), now });
   const endClaim = (extra: Partial<EndClaimInput> = {}) =>
-    store.endClaim({ key, generation: 1, now, to: "reaped", bump: false, ...extra });
+    stores.claims.endClaim({ key, generation: 1, now, to: "reaped", bump: false, ...extra });
   const markStale = (extra: Partial<MarkStaleInput> = {}) =>
-    store.markStale({
+    stores.claims.markStale({
       key,
       generation: 1,
       now,
@@ -933,7 +966,7 @@ describe.each(cases)("$name store contract", (storeCase) => {
       ...extra,
     });
   const humanClaim = (extra: Partial<HumanClaimInput> = {}) =>
-    store.humanClaim({
+    stores.claims.humanClaim({
       key,
       repo: "acme/widgets",
       actor: maintainer,
@@ -944,7 +977,7 @@ describe.each(cases)("$name store contract", (storeCase) => {
       ...extra,
     });
   const issuesListed = async (repoId = 1001, limit = 10, installationId = 7) =>
-    (await store.listRepository(installationId, repoId, limit)).map((record) => record.issue);
+    (await stores.index.listRepository(installationId, repoId, limit)).map((record) => record.issue);
 
   it("reaps a silent claim with a bump: the old lease answers gone, its generation is spent", async () => {
     await claim(alice, "ta");
@@ -964,14 +997,14 @@ describe.each(cases)("$name store contract", (storeCase) => {
     expect(
       await endClaim({ bump: true, by: janitor, requireSilentMs: durations.reclaimAfterMs, storeEpoch: T0 }),
     ).toStrictEqual({ kind: "ended", previous: silent, record: reaped });
-    expect(await store.get(key)).toStrictEqual(reaped);
+    expect(await stores.claims.get(key)).toStrictEqual(reaped);
     expect(await heartbeat(1, "ta")).toStrictEqual({ kind: "gone", reason: "reaped", current: reaped });
     expect(await verify(1, "ta")).toStrictEqual({ kind: "gone", reason: "reaped", current: reaped });
     expect(await release(1, "ta")).toStrictEqual({ kind: "gone", reason: "reaped", current: reaped });
     expect(await heartbeat(2, "ta")).toStrictEqual({ kind: "invalid_token" });
-    expect(await store.due(7, now + durations.reclaimAfterMs, 10)).toStrictEqual([]);
-    expect(await store.activeCount(7)).toBe(0);
-    expect(await store.history(key)).toStrictEqual([
+    expect(await stores.index.due(7, now + durations.reclaimAfterMs, 10)).toStrictEqual([]);
+    expect(await stores.index.activeCount(7)).toBe(0);
+    expect(await stores.claims.history(key)).toStrictEqual([
       { at: now, generation: 1, kind: "reaped", actor: janitor },
       { at: requestedAt, generation: 1, kind: "takeover-requested", actor: bob },
       { at: T0, generation: 1, kind: "claimed", actor: alice },
@@ -995,7 +1028,7 @@ describe.each(cases)("$name store contract", (storeCase) => {
       expect(await heartbeat(1, "ta")).toStrictEqual(gone);
       expect(await verify(1, "ta")).toStrictEqual(gone);
       expect(await release(1, "ta", "completed")).toStrictEqual(gone);
-      expect(await store.history(key)).toStrictEqual([
+      expect(await stores.claims.history(key)).toStrictEqual([
         { at: now, generation: 1, kind: to },
         { at: T0, generation: 1, kind: "claimed", actor: alice },
       ]);
@@ -1014,7 +1047,7 @@ describe.each(cases)("$name store contract", (storeCase) => {
     expect(await heartbeat(1, "ta")).toStrictEqual({ kind: "gone", reason: "revoked", current: revoked });
     expect(await verify(1, "ta")).toStrictEqual({ kind: "gone", reason: "revoked", current: revoked });
     expect(await release(1, "ta")).toStrictEqual({ kind: "gone", reason: "revoked", current: revoked });
-    expect((await store.history(key))[0]).toStrictEqual({
+    expect((await stores.claims.history(key))[0]).toStrictEqual({
       at: now,
       generation: 1,
       kind: "revoked",
@@ -1039,7 +1072,7 @@ describe.each(cases)("$name store contract", (storeCase) => {
     now += durations.reclaimAfterMs;
     const taken = await claim(bob, "tb", { takeover: true });
     if (taken.kind !== "created") throw new Error("expected created");
-    await store.rollbackClaim(key, 2, taken.previous, now);
+    await stores.claims.rollbackClaim(key, 2, taken.previous, now);
     expect(await endClaim({ bump: true })).toMatchObject({
       kind: "ended",
       record: { generation: 3, supersedes: 1, state: "reaped" },
@@ -1049,7 +1082,7 @@ describe.each(cases)("$name store contract", (storeCase) => {
 
   it("skips ending a claim that is missing, moved on or no longer active, and changes nothing", async () => {
     expect(await endClaim()).toStrictEqual({ kind: "skipped", reason: "missing", current: null });
-    expect(await store.get(key)).toBeNull();
+    expect(await stores.claims.get(key)).toBeNull();
     await claim(alice, "ta");
     const live = recordOf(alice, "ta", 1, T0);
     expect(await endClaim({ generation: 2 })).toStrictEqual({
@@ -1102,7 +1135,7 @@ describe.each(cases)("$name store contract", (storeCase) => {
     await claim(alice, "ta");
     now += durations.reclaimAfterMs - minute;
     // The janitor saw the claim due, then the holder heartbeats before the reap lands.
-    expect(await store.due(7, now, 10)).toStrictEqual([key]);
+    expect(await stores.index.due(7, now, 10)).toStrictEqual([key]);
     expect((await heartbeat(1, "ta")).kind).toBe("ok");
     now += minute;
     const outcome = await endClaim({ bump: true, requireSilentMs: durations.reclaimAfterMs, storeEpoch: T0 });
@@ -1119,8 +1152,8 @@ describe.each(cases)("$name store contract", (storeCase) => {
     now += durations.reclaimAfterMs - 1;
     const [mine, theirs] = [h.concurrentStores()[0]!, h.concurrentStores().at(-1)!];
     const [beat, reap] = await Promise.all([
-      mine.heartbeat({ key, generation: 1, tokenDigest: digest("ta"), now, phaseEditEveryMs }),
-      theirs.endClaim({
+      mine.claims.heartbeat({ key, generation: 1, tokenDigest: digest("ta"), now, phaseEditEveryMs }),
+      theirs.claims.endClaim({
         key,
         generation: 1,
         now,
@@ -1129,7 +1162,7 @@ describe.each(cases)("$name store contract", (storeCase) => {
         requireSilentMs: durations.reclaimAfterMs - 1,
       }),
     ]);
-    const record = await store.get(key);
+    const record = await stores.claims.get(key);
     if (beat.kind === "ok") {
       expect(reap).toStrictEqual({ kind: "skipped", reason: "live", current: beat.record });
       expect(record).toStrictEqual(beat.record);
@@ -1144,21 +1177,21 @@ describe.each(cases)("$name store contract", (storeCase) => {
     now += durations.ttlMs;
     const marked = recordOf(alice, "ta", 1, T0, { staleMarkedAt: now });
     expect(await markStale()).toStrictEqual({ kind: "marked", record: marked });
-    expect(await store.get(key)).toStrictEqual(marked);
-    expect(await store.due(7, T0 + durations.reclaimAfterMs - 1, 10)).toStrictEqual([]);
-    expect(await store.due(7, T0 + durations.reclaimAfterMs, 10)).toStrictEqual([key]);
-    expect(await store.activeCount(7)).toBe(1);
+    expect(await stores.claims.get(key)).toStrictEqual(marked);
+    expect(await stores.index.due(7, T0 + durations.reclaimAfterMs - 1, 10)).toStrictEqual([]);
+    expect(await stores.index.due(7, T0 + durations.reclaimAfterMs, 10)).toStrictEqual([key]);
+    expect(await stores.index.activeCount(7)).toBe(1);
     now += minute;
     expect(await markStale()).toStrictEqual({ kind: "skipped", reason: "already-marked", current: marked });
-    expect(await store.history(key)).toHaveLength(1);
+    expect(await stores.claims.history(key)).toHaveLength(1);
 
     expect(await heartbeat(1, "ta")).toStrictEqual({
       kind: "ok",
       record: recordOf(alice, "ta", 1, T0, { lastHeartbeatAt: now }),
       editComment: true,
     });
-    expect(await store.due(7, now + durations.ttlMs - 1, 10)).toStrictEqual([]);
-    expect(await store.due(7, now + durations.ttlMs, 10)).toStrictEqual([key]);
+    expect(await stores.index.due(7, now + durations.ttlMs - 1, 10)).toStrictEqual([]);
+    expect(await stores.index.due(7, now + durations.ttlMs, 10)).toStrictEqual([key]);
   });
 
   it("skips marking stale a claim that is missing, moved on, ended or still heard from", async () => {
@@ -1178,7 +1211,7 @@ describe.each(cases)("$name store contract", (storeCase) => {
       reason: "moved-on",
       current: live,
     });
-    expect(await store.get(key)).toStrictEqual(live);
+    expect(await stores.claims.get(key)).toStrictEqual(live);
     await release(1, "ta");
     expect(await markStale()).toMatchObject({ kind: "skipped", reason: "not-active" });
   });
@@ -1210,14 +1243,14 @@ describe.each(cases)("$name store contract", (storeCase) => {
       record: human,
       previous: taken,
     });
-    expect(await store.get(key)).toStrictEqual(human);
+    expect(await stores.claims.get(key)).toStrictEqual(human);
     expect(await heartbeat(1, "ta")).toStrictEqual({ kind: "superseded", current: human });
     expect(await verify(1, "ta")).toStrictEqual({ kind: "superseded", current: human });
     expect(await release(1, "ta")).toStrictEqual({ kind: "superseded", current: human });
-    expect(await store.due(7, now + durations.reclaimAfterMs, 10)).toStrictEqual([]);
-    expect(await store.activeCount(7)).toBe(0);
+    expect(await stores.index.due(7, now + durations.reclaimAfterMs, 10)).toStrictEqual([]);
+    expect(await stores.index.activeCount(7)).toBe(0);
     expect(await claim(bob, "tb", { takeover: true })).toStrictEqual({ kind: "human_held", current: human });
-    expect(await store.history(key)).toStrictEqual([
+    expect(await stores.claims.history(key)).toStrictEqual([
       { at: now, generation: 2, kind: "claimed", actor: maintainer },
       { at: now, generation: 1, kind: "superseded", actor: maintainer },
       { at: T0, generation: 1, kind: "claimed", actor: alice },
@@ -1254,7 +1287,7 @@ describe.each(cases)("$name store contract", (storeCase) => {
       record: released,
       previous: null,
     });
-    expect(await store.history(key)).toStrictEqual([
+    expect(await stores.claims.history(key)).toStrictEqual([
       { at: now, generation: 7, kind: "released", actor: maintainer, note: "abandoned" },
     ]);
     expect(await claim(alice, "ta")).toStrictEqual({
@@ -1271,7 +1304,7 @@ describe.each(cases)("$name store contract", (storeCase) => {
     expect(record).toMatchObject({ generation: 2, state: "released", supersedes: 1, outcome: "abandoned" });
     expect(await heartbeat(1, "ta")).toStrictEqual({ kind: "gone", reason: "released", current: record });
     expect(await verify(1, "ta")).toStrictEqual({ kind: "gone", reason: "released", current: record });
-    expect((await store.history(key)).map((entry) => entry.kind)).toStrictEqual([
+    expect((await stores.claims.history(key)).map((entry) => entry.kind)).toStrictEqual([
       "released",
       "superseded",
       "claimed",
@@ -1283,12 +1316,12 @@ describe.each(cases)("$name store contract", (storeCase) => {
     now += durations.reclaimAfterMs;
     const taken = await claim(bob, "tb", { takeover: true });
     if (taken.kind !== "created") throw new Error("expected created");
-    await store.rollbackClaim(key, 2, taken.previous, now);
+    await stores.claims.rollbackClaim(key, 2, taken.previous, now);
     await release(1, "ta");
     const { record, previous } = await humanClaim();
     expect(record).toMatchObject({ generation: 3, supersedes: 1, state: "human" });
     expect(previous).toMatchObject({ generation: 1, state: "released" });
-    expect((await store.history(key)).slice(0, 2)).toStrictEqual([
+    expect((await stores.claims.history(key)).slice(0, 2)).toStrictEqual([
       { at: now, generation: 3, kind: "claimed", actor: maintainer },
       { at: now, generation: 1, kind: "released", actor: alice, note: "handoff" },
     ]);
@@ -1299,63 +1332,69 @@ describe.each(cases)("$name store contract", (storeCase) => {
   });
 
   it("records the latest push of the active generation only", async () => {
-    await store.recordPush(key, 1, T0);
-    expect(await store.get(key)).toBeNull();
+    await stores.claims.recordPush(key, 1, T0);
+    expect(await stores.claims.get(key)).toBeNull();
     await claim(alice, "ta");
-    await store.recordPush(key, 1, T0 + 5 * minute);
-    expect(await store.get(key)).toStrictEqual(recordOf(alice, "ta", 1, T0, { lastPushAt: T0 + 5 * minute }));
-    await store.recordPush(key, 1, T0 + minute); // an older push arriving late
-    await store.recordPush(key, 2, T0 + 9 * minute);
-    expect(await store.get(key)).toStrictEqual(recordOf(alice, "ta", 1, T0, { lastPushAt: T0 + 5 * minute }));
-    await store.recordPush(key, 1, T0 + 7 * minute);
-    expect((await store.get(key))?.lastPushAt).toBe(T0 + 7 * minute);
+    await stores.claims.recordPush(key, 1, T0 + 5 * minute);
+    expect(await stores.claims.get(key)).toStrictEqual(
+      recordOf(alice, "ta", 1, T0, { lastPushAt: T0 + 5 * minute }),
+    );
+    await stores.claims.recordPush(key, 1, T0 + minute); // an older push arriving late
+    await stores.claims.recordPush(key, 2, T0 + 9 * minute);
+    expect(await stores.claims.get(key)).toStrictEqual(
+      recordOf(alice, "ta", 1, T0, { lastPushAt: T0 + 5 * minute }),
+    );
+    await stores.claims.recordPush(key, 1, T0 + 7 * minute);
+    expect((await stores.claims.get(key))?.lastPushAt).toBe(T0 + 7 * minute);
     await release(1, "ta");
-    await store.recordPush(key, 1, T0 + 8 * minute);
-    expect((await store.get(key))?.lastPushAt).toBe(T0 + 7 * minute);
-    expect(await store.history(key)).toHaveLength(2);
+    await stores.claims.recordPush(key, 1, T0 + 8 * minute);
+    expect((await stores.claims.get(key))?.lastPushAt).toBe(T0 + 7 * minute);
+    expect(await stores.claims.history(key)).toHaveLength(2);
   });
 
   it("forgets a subject: revoked, synced, out of every index, the old lease gone", async () => {
     await claim(alice, "ta");
     await claim(bob, "tb", { key: on(43) });
     now += minute;
-    await store.forget(key, now);
+    await stores.claims.forget(key, now);
     const forgotten = recordOf(alice, "ta", 1, T0, { state: "revoked", endedAt: now, sync: "done" });
-    expect(await store.get(key)).toStrictEqual(forgotten);
+    expect(await stores.claims.get(key)).toStrictEqual(forgotten);
     expect(await heartbeat(1, "ta")).toStrictEqual({ kind: "gone", reason: "revoked", current: forgotten });
-    expect(await store.due(7, now + durations.reclaimAfterMs, 10)).toStrictEqual([on(43)]);
-    expect(await store.activeCount(7)).toBe(1);
+    expect(await stores.index.due(7, now + durations.reclaimAfterMs, 10)).toStrictEqual([on(43)]);
+    expect(await stores.index.activeCount(7)).toBe(1);
     expect(await issuesListed()).toStrictEqual([43]);
-    expect(await store.history(key)).toStrictEqual([
+    expect(await stores.claims.history(key)).toStrictEqual([
       { at: now, generation: 1, kind: "revoked", note: "forgotten" },
       { at: T0, generation: 1, kind: "claimed", actor: alice },
     ]);
     now += minute;
-    await store.forget(key, now);
-    expect(await store.get(key)).toStrictEqual(forgotten);
-    expect(await store.history(key)).toHaveLength(2);
-    await store.forget(on(99), now);
-    expect(await store.get(on(99))).toBeNull();
+    await stores.claims.forget(key, now);
+    expect(await stores.claims.get(key)).toStrictEqual(forgotten);
+    expect(await stores.claims.history(key)).toHaveLength(2);
+    await stores.claims.forget(on(99), now);
+    expect(await stores.claims.get(on(99))).toBeNull();
   });
 
   it("purges every key of one installation and no other", async () => {
     await claim(alice, "a", { key: on(42), minGeneration: 4 });
     await claim(bob, "b", { key: { installationId: 7, repoId: 2002, issue: 5 } });
     await claim(carol, "c", { key: on(42, 8) });
-    await store.epoch(7, now);
-    await store.epoch(8, now);
-    await store.purgeInstallation(7);
+    await stores.claims.epoch(7, now);
+    await stores.claims.epoch(8, now);
+    await stores.installations.purgeInstallation(7);
     now += minute;
-    expect(await store.get(on(42))).toBeNull();
-    expect(await store.history(on(42))).toStrictEqual([]);
-    expect(await store.due(7, now + durations.reclaimAfterMs, 10)).toStrictEqual([]);
-    expect(await store.activeCount(7)).toBe(0);
+    expect(await stores.claims.get(on(42))).toBeNull();
+    expect(await stores.claims.history(on(42))).toStrictEqual([]);
+    expect(await stores.index.due(7, now + durations.reclaimAfterMs, 10)).toStrictEqual([]);
+    expect(await stores.index.activeCount(7)).toBe(0);
     expect(await issuesListed()).toStrictEqual([]);
     expect(await issuesListed(2002)).toStrictEqual([]);
-    expect(await store.epoch(7, now)).toBe(now);
-    expect(await store.get(on(42, 8))).toStrictEqual(recordOf(carol, "c", 1, T0, { installationId: 8 }));
-    expect(await store.epoch(8, now)).toBe(T0);
-    expect(await store.activeCount(8)).toBe(1);
+    expect(await stores.claims.epoch(7, now)).toBe(now);
+    expect(await stores.claims.get(on(42, 8))).toStrictEqual(
+      recordOf(carol, "c", 1, T0, { installationId: 8 }),
+    );
+    expect(await stores.claims.epoch(8, now)).toBe(T0);
+    expect(await stores.index.activeCount(8)).toBe(1);
     // The generation high-water mark went too: only GitHub's claim comments (minGeneration) remember it.
     expect(await claim(alice, "a2", { key: on(42) })).toMatchObject({ record: { generation: 1 } });
   });
@@ -1371,16 +1410,28 @@ describe.each(cases)("$name store contract", (storeCase) => {
     expect(await issuesListed()).toStrictEqual([44, 43, 42]);
 
     now = T0 + 3 * minute;
-    await store.heartbeat({ key: on(42), generation: 1, tokenDigest: digest("a"), now, phaseEditEveryMs });
+    await stores.claims.heartbeat({
+      key: on(42),
+      generation: 1,
+      tokenDigest: digest("a"),
+      now,
+      phaseEditEveryMs,
+    });
     expect(await issuesListed()).toStrictEqual([42, 44, 43]);
     now = T0 + 4 * minute;
     expect((await claim(carol, "x", { key: on(43) })).kind).toBe("held"); // no transition: no move
     expect(await issuesListed()).toStrictEqual([42, 44, 43]);
-    await store.release({ key: on(43), generation: 1, tokenDigest: digest("b"), now, outcome: "handoff" });
+    await stores.claims.release({
+      key: on(43),
+      generation: 1,
+      tokenDigest: digest("b"),
+      now,
+      outcome: "handoff",
+    });
     expect(await issuesListed()).toStrictEqual([43, 42, 44]);
-    expect(await store.listRepository(7, 1001, 2)).toStrictEqual([
-      await store.get(on(43)),
-      await store.get(on(42)),
+    expect(await stores.index.listRepository(7, 1001, 2)).toStrictEqual([
+      await stores.claims.get(on(43)),
+      await stores.claims.get(on(42)),
     ]);
     expect(await issuesListed(1001, 0)).toStrictEqual([]);
     expect(await issuesListed(2002)).toStrictEqual([1]);
@@ -1389,12 +1440,12 @@ describe.each(cases)("$name store contract", (storeCase) => {
   });
 
   it("lists the repositories an installation holds records in, without GitHub", async () => {
-    expect(await store.repositories(7)).toStrictEqual([]);
+    expect(await stores.index.repositories(7)).toStrictEqual([]);
     await claim(alice, "a", { key: { installationId: 7, repoId: 2002, issue: 1 } });
     await claim(bob, "b", { key: on(42) });
     await claim(carol, "c", { key: on(43) });
     await claim(carol, "c8", { key: on(41, 8) });
-    await store.humanClaim({
+    await stores.claims.humanClaim({
       key: { installationId: 7, repoId: 3003, issue: 5 },
       repo: "acme/gadgets",
       actor: { kind: "human", login: "maintainer" },
@@ -1403,11 +1454,11 @@ describe.each(cases)("$name store contract", (storeCase) => {
       release: false,
       appAssigned: false,
     });
-    expect(await store.repositories(7)).toStrictEqual([1001, 2002, 3003]);
-    expect(await store.repositories(8)).toStrictEqual([1001]);
-    expect(await store.repositories(9)).toStrictEqual([]);
-    await store.purgeInstallation(7);
-    expect(await store.repositories(7)).toStrictEqual([]);
+    expect(await stores.index.repositories(7)).toStrictEqual([1001, 2002, 3003]);
+    expect(await stores.index.repositories(8)).toStrictEqual([1001]);
+    expect(await stores.index.repositories(9)).toStrictEqual([]);
+    await stores.installations.purgeInstallation(7);
+    expect(await stores.index.repositories(7)).toStrictEqual([]);
   });
 
   it("moves a subject up the listing at every App-made transition, and drops a rolled-back one", async () => {
@@ -1419,13 +1470,13 @@ describe.each(cases)("$name store contract", (storeCase) => {
     // Same time: ties in reverse order of the issue number's text, as Redis orders them.
     expect(await issuesListed()).toStrictEqual([46, 45, 44, 43, 42]);
     now += durations.ttlMs;
-    await store.markStale({ key: on(42), generation: 1, now, requireSilentMs: 1, storeEpoch: T0 });
+    await stores.claims.markStale({ key: on(42), generation: 1, now, requireSilentMs: 1, storeEpoch: T0 });
     expect((await issuesListed())[0]).toBe(42);
     now += minute;
-    await store.endClaim({ key: on(43), generation: 1, now, to: "revoked", bump: false });
+    await stores.claims.endClaim({ key: on(43), generation: 1, now, to: "revoked", bump: false });
     expect((await issuesListed())[0]).toBe(43);
     now += minute;
-    await store.humanClaim({
+    await stores.claims.humanClaim({
       key: on(44),
       repo: "acme/widgets",
       actor: maintainer,
@@ -1436,10 +1487,10 @@ describe.each(cases)("$name store contract", (storeCase) => {
     });
     expect((await issuesListed())[0]).toBe(44);
     now += minute;
-    await store.restore(recordOf(alice, "r", 3, now, { issue: 47 }), now);
+    await stores.claims.restore(recordOf(alice, "r", 3, now, { issue: 47 }), now);
     expect((await issuesListed())[0]).toBe(47);
     now += minute;
-    await store.rollbackClaim(on(46), 1, null, now);
+    await stores.claims.rollbackClaim(on(46), 1, null, now);
     expect(await issuesListed()).toStrictEqual([47, 44, 43, 42, 45]);
     await claim(agent("s-erin"), "e2", { key: on(9) });
     await claim(agent("s-frank"), "f", { key: on(10) });
@@ -1447,25 +1498,25 @@ describe.each(cases)("$name store contract", (storeCase) => {
   });
 
   it("remembers the installations it holds claims for, once each, until purged", async () => {
-    expect(await store.installations()).toStrictEqual([]);
-    await store.rememberInstallation(12);
-    await store.rememberInstallation(7);
-    await store.rememberInstallation(12);
-    await store.rememberInstallation(100);
-    expect(await store.installations()).toStrictEqual([7, 12, 100]);
-    await store.purgeInstallation(12);
-    expect(await store.installations()).toStrictEqual([7, 100]);
+    expect(await stores.installations.installations()).toStrictEqual([]);
+    await stores.installations.rememberInstallation(12);
+    await stores.installations.rememberInstallation(7);
+    await stores.installations.rememberInstallation(12);
+    await stores.installations.rememberInstallation(100);
+    expect(await stores.installations.installations()).toStrictEqual([7, 12, 100]);
+    await stores.installations.purgeInstallation(12);
+    expect(await stores.installations.installations()).toStrictEqual([7, 100]);
   });
 
   it("remembers fleet logins per installation, whatever their case, until the installation is purged", async () => {
-    expect(await store.isFleetLogin(7, "fleet-bot")).toBe(false);
-    await store.rememberFleetLogin(7, "Fleet-Bot");
-    await store.rememberFleetLogin(7, "fleet-bot");
-    expect(await store.isFleetLogin(7, "FLEET-BOT")).toBe(true);
-    expect(await store.isFleetLogin(8, "fleet-bot")).toBe(false);
-    expect(await store.isFleetLogin(7, "alice")).toBe(false);
-    await store.purgeInstallation(7);
-    expect(await store.isFleetLogin(7, "fleet-bot")).toBe(false);
+    expect(await stores.fleetLogins.isFleetLogin(7, "fleet-bot")).toBe(false);
+    await stores.fleetLogins.rememberFleetLogin(7, "Fleet-Bot");
+    await stores.fleetLogins.rememberFleetLogin(7, "fleet-bot");
+    expect(await stores.fleetLogins.isFleetLogin(7, "FLEET-BOT")).toBe(true);
+    expect(await stores.fleetLogins.isFleetLogin(8, "fleet-bot")).toBe(false);
+    expect(await stores.fleetLogins.isFleetLogin(7, "alice")).toBe(false);
+    await stores.installations.purgeInstallation(7);
+    expect(await stores.fleetLogins.isFleetLogin(7, "fleet-bot")).toBe(false);
   });
 
   it("learns an agent's login as a fleet login when a record is restored (from its claim comment)", async () => {
@@ -1473,21 +1524,27 @@ describe.each(cases)("$name store contract", (storeCase) => {
     if (created.kind !== "created") throw new Error("expected created");
     const lost = h.emptyStore();
     const { installationId } = created.record;
-    expect(await lost.isFleetLogin(installationId, alice.login)).toBe(false);
-    expect(await lost.restore(created.record, now)).toBe("restored");
-    expect(await lost.isFleetLogin(installationId, alice.login.toUpperCase())).toBe(true);
+    expect(await lost.fleetLogins.isFleetLogin(installationId, alice.login)).toBe(false);
+    expect(await lost.claims.restore(created.record, now)).toBe("restored");
+    expect(await lost.fleetLogins.isFleetLogin(installationId, alice.login.toUpperCase())).toBe(true);
   });
 
   it("counts the active claims of an installation", async () => {
-    expect(await store.activeCount(7)).toBe(0);
+    expect(await stores.index.activeCount(7)).toBe(0);
     await claim(alice, "a", { key: on(42) });
     await claim(bob, "b", { key: on(43) });
     await claim(carol, "c", { key: on(44, 8) });
     now += durations.reclaimAfterMs; // expired but not yet reaped: still active
-    expect(await store.activeCount(7)).toBe(2);
-    await store.release({ key: on(42), generation: 1, tokenDigest: digest("a"), now, outcome: "handoff" });
-    expect(await store.activeCount(7)).toBe(1);
-    expect(await store.activeCount(8)).toBe(1);
+    expect(await stores.index.activeCount(7)).toBe(2);
+    await stores.claims.release({
+      key: on(42),
+      generation: 1,
+      tokenDigest: digest("a"),
+      now,
+      outcome: "handoff",
+    });
+    expect(await stores.index.activeCount(7)).toBe(1);
+    expect(await stores.index.activeCount(8)).toBe(1);
   });
 
   // --- Expiring bookkeeping (deliveries, locks, documents) ---
@@ -1499,38 +1556,38 @@ describe.each(cases)("$name store contract", (storeCase) => {
 
   it("sees a webhook delivery once within its time to live", async () => {
     const ttl = 10 * minute;
-    expect(await store.firstDelivery("d-1", ttl)).toBe(true);
-    expect(await store.firstDelivery("d-1", ttl)).toBe(false);
-    expect(await store.firstDelivery("d-2", ttl)).toBe(true);
+    expect(await stores.deliveries.firstDelivery("d-1", ttl)).toBe(true);
+    expect(await stores.deliveries.firstDelivery("d-1", ttl)).toBe(false);
+    expect(await stores.deliveries.firstDelivery("d-2", ttl)).toBe(true);
     await advance(ttl - minute);
-    expect(await store.firstDelivery("d-1", ttl)).toBe(false);
+    expect(await stores.deliveries.firstDelivery("d-1", ttl)).toBe(false);
     await advance(minute);
-    expect(await store.firstDelivery("d-1", ttl)).toBe(true);
-    expect(await store.firstDelivery("d-1", ttl)).toBe(false);
+    expect(await stores.deliveries.firstDelivery("d-1", ttl)).toBe(true);
+    expect(await stores.deliveries.firstDelivery("d-1", ttl)).toBe(false);
   });
 
   it("holds a named lock for one owner, renews it for that owner, and frees it at expiry", async () => {
     const ttl = 10 * minute;
-    expect(await store.acquireLock("janitor", "replica-a", ttl)).toBe(true);
-    expect(await store.acquireLock("janitor", "replica-b", ttl)).toBe(false);
-    expect(await store.acquireLock("other", "replica-b", ttl)).toBe(true);
+    expect(await stores.locks.acquireLock("janitor", "replica-a", ttl)).toBe(true);
+    expect(await stores.locks.acquireLock("janitor", "replica-b", ttl)).toBe(false);
+    expect(await stores.locks.acquireLock("other", "replica-b", ttl)).toBe(true);
     await advance(ttl - minute);
-    expect(await store.acquireLock("janitor", "replica-a", ttl)).toBe(true); // renewed for ttl from now
+    expect(await stores.locks.acquireLock("janitor", "replica-a", ttl)).toBe(true); // renewed for ttl from now
     await advance(ttl - minute);
-    expect(await store.acquireLock("janitor", "replica-b", ttl)).toBe(false);
+    expect(await stores.locks.acquireLock("janitor", "replica-b", ttl)).toBe(false);
     await advance(minute);
-    expect(await store.acquireLock("janitor", "replica-b", ttl)).toBe(true);
-    expect(await store.acquireLock("janitor", "replica-a", ttl)).toBe(false);
+    expect(await stores.locks.acquireLock("janitor", "replica-b", ttl)).toBe(true);
+    expect(await stores.locks.acquireLock("janitor", "replica-a", ttl)).toBe(false);
   });
 
   it("releases a lock only for its owner", async () => {
     const ttl = 10 * minute;
-    await store.acquireLock("janitor", "replica-a", ttl);
-    await store.releaseLock("janitor", "replica-b");
-    expect(await store.acquireLock("janitor", "replica-b", ttl)).toBe(false);
-    await store.releaseLock("janitor", "replica-a");
-    expect(await store.acquireLock("janitor", "replica-b", ttl)).toBe(true);
-    await store.releaseLock("never-taken", "replica-a");
+    await stores.locks.acquireLock("janitor", "replica-a", ttl);
+    await stores.locks.releaseLock("janitor", "replica-b");
+    expect(await stores.locks.acquireLock("janitor", "replica-b", ttl)).toBe(false);
+    await stores.locks.releaseLock("janitor", "replica-a");
+    expect(await stores.locks.acquireLock("janitor", "replica-b", ttl)).toBe(true);
+    await stores.locks.releaseLock("never-taken", "replica-a");
   });
 
   it("keeps JSON documents until their time to live runs out", async () => {
@@ -1540,30 +1597,32 @@ describe.each(cases)("$name store contract", (storeCase) => {
       actions: [{ subject: "acme/widgets#42", action: "reap" }],
       dryRun: false,
     };
-    expect(await store.getDocument("janitor-report")).toBeNull();
-    await store.putDocument("janitor-report", report, ttl);
-    expect(await store.getDocument("janitor-report")).toStrictEqual(report);
+    expect(await stores.documents.getDocument("janitor-report")).toBeNull();
+    await stores.documents.putDocument("janitor-report", report, ttl);
+    expect(await stores.documents.getDocument("janitor-report")).toStrictEqual(report);
     report.installations = 3; // the stored document is a copy
-    expect(await store.getDocument("janitor-report")).toMatchObject({ installations: 2 });
+    expect(await stores.documents.getDocument("janitor-report")).toMatchObject({ installations: 2 });
     await advance(ttl - minute);
-    await store.putDocument("janitor-report", ["newer"], ttl);
+    await stores.documents.putDocument("janitor-report", ["newer"], ttl);
     await advance(ttl - minute);
-    expect(await store.getDocument("janitor-report")).toStrictEqual(["newer"]);
+    expect(await stores.documents.getDocument("janitor-report")).toStrictEqual(["newer"]);
     await advance(minute);
-    expect(await store.getDocument("janitor-report")).toBeNull();
+    expect(await stores.documents.getDocument("janitor-report")).toBeNull();
   });
 
   it("refuses a document without a JSON form and a time to live that is not a positive whole number", async () => {
-    await expect(store.putDocument("nothing", undefined, minute)).rejects.toThrow(/has no JSON form/);
-    await expect(store.putDocument("report", {}, 0)).rejects.toThrow(RangeError);
-    await expect(store.firstDelivery("d", 1.5)).rejects.toThrow(RangeError);
-    await expect(store.acquireLock("janitor", "replica-a", -1)).rejects.toThrow(RangeError);
-    expect(await store.getDocument("report")).toBeNull();
-    expect(await store.acquireLock("janitor", "replica-b", minute)).toBe(true);
+    await expect(stores.documents.putDocument("nothing", undefined, minute)).rejects.toThrow(
+      /has no JSON form/,
+    );
+    await expect(stores.documents.putDocument("report", {}, 0)).rejects.toThrow(RangeError);
+    await expect(stores.deliveries.firstDelivery("d", 1.5)).rejects.toThrow(RangeError);
+    await expect(stores.locks.acquireLock("janitor", "replica-a", -1)).rejects.toThrow(RangeError);
+    expect(await stores.documents.getDocument("report")).toBeNull();
+    expect(await stores.locks.acquireLock("janitor", "replica-b", minute)).toBe(true);
   });
 });
 
-describe.skipIf(!redisProbe.available)("RedisLivenessStore on Redis", () => {
+describe.skipIf(!redisProbe.available)("Redis stores on Redis", () => {
   const runPrefix = uniqueKeyPrefix("redis");
   let redis: Redis;
   let now = T0;
@@ -1592,22 +1651,22 @@ describe.skipIf(!redisProbe.available)("RedisLivenessStore on Redis", () => {
 
   it("keeps every key of an installation under its hash tag", async () => {
     const keyPrefix = `${runPrefix}tags:`;
-    const store = new RedisLivenessStore({ redis, keyPrefix });
-    await store.claim(input());
-    await store.epoch(7, now);
+    const stores = createRedisStores({ redis, keyPrefix });
+    await stores.claims.claim(input());
+    await stores.claims.epoch(7, now);
     const keys = await keysMatching(redis, `${keyPrefix}*`);
     expect(keys.length).toBeGreaterThanOrEqual(7);
     for (const name of keys) expect(name.startsWith(`${keyPrefix}{i:7}:`)).toBe(true);
   });
 
   it("heartbeats in one round trip (EVALSHA)", async () => {
-    const store = new RedisLivenessStore({ redis, keyPrefix: `${runPrefix}trip:` });
-    await store.claim(input());
-    await store.heartbeat({ key, generation: 1, tokenDigest: digest("ta"), now, phaseEditEveryMs });
+    const stores = createRedisStores({ redis, keyPrefix: `${runPrefix}trip:` });
+    await stores.claims.claim(input());
+    await stores.claims.heartbeat({ key, generation: 1, tokenDigest: digest("ta"), now, phaseEditEveryMs });
     const sent = vi.spyOn(redis, "sendCommand");
     try {
       now += minute;
-      await store.heartbeat({ key, generation: 1, tokenDigest: digest("ta"), now, phaseEditEveryMs });
+      await stores.claims.heartbeat({ key, generation: 1, tokenDigest: digest("ta"), now, phaseEditEveryMs });
       expect(sent.mock.calls.map(([command]) => command.name)).toStrictEqual(["evalsha"]);
     } finally {
       sent.mockRestore();
@@ -1616,18 +1675,20 @@ describe.skipIf(!redisProbe.available)("RedisLivenessStore on Redis", () => {
 
   it("comes up empty after losing every key: a new epoch, and generations above the restored ones", async () => {
     const keyPrefix = `${runPrefix}flush:`;
-    const store = new RedisLivenessStore({ redis, keyPrefix });
-    const created = await store.claim({ ...input(), minGeneration: 4 });
+    const stores = createRedisStores({ redis, keyPrefix });
+    const created = await stores.claims.claim({ ...input(), minGeneration: 4 });
     if (created.kind !== "created") throw new Error("expected created");
-    expect(await store.epoch(7, now)).toBe(now);
+    expect(await stores.claims.epoch(7, now)).toBe(now);
     expect(await deleteKeysWithPrefix(redis, keyPrefix)).toBeGreaterThan(0); // FLUSHALL, on our keys only
     const later = now + 10 * minute;
-    expect(await store.epoch(7, later)).toBe(later);
-    expect(await store.epoch(7, later + minute)).toBe(later);
-    expect(await store.get(key)).toBeNull();
-    expect(await store.restore(created.record, later)).toBe("restored");
+    expect(await stores.claims.epoch(7, later)).toBe(later);
+    expect(await stores.claims.epoch(7, later + minute)).toBe(later);
+    expect(await stores.claims.get(key)).toBeNull();
+    expect(await stores.claims.restore(created.record, later)).toBe("restored");
     const afterExpiry = created.record.lastHeartbeatAt + durations.reclaimAfterMs;
-    expect(await store.claim({ ...input(), actor: bob, takeover: true, now: afterExpiry })).toMatchObject({
+    expect(
+      await stores.claims.claim({ ...input(), actor: bob, takeover: true, now: afterExpiry }),
+    ).toMatchObject({
       kind: "created",
       record: { generation: 6, supersedes: 5 },
     });
@@ -1635,21 +1696,21 @@ describe.skipIf(!redisProbe.available)("RedisLivenessStore on Redis", () => {
 
   it("lists a repository without the records whose keys vanished", async () => {
     const keyPrefix = `${runPrefix}vanish:`;
-    const store = new RedisLivenessStore({ redis, keyPrefix });
-    await store.claim({ ...input(), key: on(42) });
-    await store.claim({ ...input(), key: on(43), now: now + 1 });
+    const stores = createRedisStores({ redis, keyPrefix });
+    await stores.claims.claim({ ...input(), key: on(42) });
+    await stores.claims.claim({ ...input(), key: on(43), now: now + 1 });
     await redis.unlink(`${keyPrefix}{i:7}:s:1001:43:rec`);
-    expect(await store.listRepository(7, 1001, 10)).toStrictEqual([await store.get(on(42))]);
+    expect(await stores.index.listRepository(7, 1001, 10)).toStrictEqual([await stores.claims.get(on(42))]);
   });
 
   it("leaves no key of a purged installation behind", async () => {
     const keyPrefix = `${runPrefix}purge:`;
-    const store = new RedisLivenessStore({ redis, keyPrefix });
-    await store.claim({ ...input(), key: on(42) });
-    await store.claim({ ...input(), key: on(43, 8) });
-    await store.epoch(7, now);
-    await store.firstDelivery("d-1", minute);
-    await store.purgeInstallation(7);
+    const stores = createRedisStores({ redis, keyPrefix });
+    await stores.claims.claim({ ...input(), key: on(42) });
+    await stores.claims.claim({ ...input(), key: on(43, 8) });
+    await stores.claims.epoch(7, now);
+    await stores.deliveries.firstDelivery("d-1", minute);
+    await stores.installations.purgeInstallation(7);
     const left = await keysMatching(redis, `${keyPrefix}*`);
     expect(left.sort()).toStrictEqual(
       [
@@ -1671,10 +1732,10 @@ describe.skipIf(!redisProbe.available)("RedisLivenessStore on Redis", () => {
 
   it("stores the App's bookkeeping under plain keys with a time to live", async () => {
     const keyPrefix = `${runPrefix}ttl:`;
-    const store = new RedisLivenessStore({ redis, keyPrefix });
-    await store.firstDelivery("d-1", 10 * minute);
-    await store.acquireLock("janitor", "replica-a", 5 * minute);
-    await store.putDocument("report", { ok: true }, 2 * minute);
+    const stores = createRedisStores({ redis, keyPrefix });
+    await stores.deliveries.firstDelivery("d-1", 10 * minute);
+    await stores.locks.acquireLock("janitor", "replica-a", 5 * minute);
+    await stores.documents.putDocument("report", { ok: true }, 2 * minute);
     for (const [name, ttl] of [
       ["delivery:d-1", 10 * minute],
       ["lock:janitor", 5 * minute],
@@ -1686,29 +1747,29 @@ describe.skipIf(!redisProbe.available)("RedisLivenessStore on Redis", () => {
     }
     expect(await redis.get(`${keyPrefix}doc:report`)).toBe('{"ok":true}');
     await redis.set(`${keyPrefix}doc:report`, "{not json");
-    await expect(store.getDocument("report")).rejects.toThrow(/corrupt document/);
+    await expect(stores.documents.getDocument("report")).rejects.toThrow(/corrupt document/);
   });
 
   it("rejects a corrupt stored record rather than returning it", async () => {
     const keyPrefix = `${runPrefix}corrupt:`;
-    const store = new RedisLivenessStore({ redis, keyPrefix });
-    await store.claim(input());
+    const stores = createRedisStores({ redis, keyPrefix });
+    await stores.claims.claim(input());
     await redis.hset(`${keyPrefix}{i:7}:s:1001:42:rec`, "state", "haunted");
-    await expect(store.get(key)).rejects.toThrow(/corrupt claim record/);
+    await expect(stores.claims.get(key)).rejects.toThrow(/corrupt claim record/);
   });
 
   it("quits the client on close only when it owns it", async () => {
     const borrowed = await createTestRedis();
-    await new RedisLivenessStore({ redis: borrowed, keyPrefix: `${runPrefix}close:` }).close();
+    await createRedisStores({ redis: borrowed, keyPrefix: `${runPrefix}close:` }).connection.close();
     expect(borrowed.status).toBe("ready");
-    const owned = new RedisLivenessStore({
+    const owned = createRedisStores({
       redis: borrowed,
       keyPrefix: `${runPrefix}close:`,
       ownsClient: true,
     });
-    await owned.ping();
-    await owned.close();
-    await expect(owned.get(key)).rejects.toBeInstanceOf(StoreUnavailableError);
+    await owned.connection.ping();
+    await owned.connection.close();
+    await expect(owned.claims.get(key)).rejects.toBeInstanceOf(StoreUnavailableError);
     expect(["close", "end"]).toContain(borrowed.status);
   });
 
@@ -1728,30 +1789,30 @@ describe.skipIf(!redisProbe.available)("RedisLivenessStore on Redis", () => {
       ...options,
     });
     down.on("error", () => {});
-    const store = new RedisLivenessStore({ redis: down, keyPrefix: `${runPrefix}down:`, ownsClient: true });
+    const stores = createRedisStores({ redis: down, keyPrefix: `${runPrefix}down:`, ownsClient: true });
     const lease = { key, generation: 1, tokenDigest: digest("ta"), now };
     const calls: [string, () => Promise<unknown>][] = [
-      ["claim", () => store.claim(input())],
-      ["commitClaim", () => store.commitClaim(key, 1, { commentNodeId: "IC_x" })],
-      ["rollbackClaim", () => store.rollbackClaim(key, 1, null, now)],
-      ["heartbeat", () => store.heartbeat({ ...lease, phaseEditEveryMs })],
-      ["verify", () => store.verify(lease)],
-      ["release", () => store.release({ ...lease, outcome: "handoff" })],
-      ["markSynced", () => store.markSynced(key, 1)],
-      ["get", () => store.get(key)],
-      ["restore", () => store.restore(recordOf(alice, "ta", 1, T0), now)],
-      ["history", () => store.history(key)],
-      ["due", () => store.due(7, now, 10)],
-      ["epoch", () => store.epoch(7, now)],
-      ["endClaim", () => store.endClaim({ key, generation: 1, now, to: "reaped", bump: true })],
+      ["claim", () => stores.claims.claim(input())],
+      ["commitClaim", () => stores.claims.commitClaim(key, 1, { commentNodeId: "IC_x" })],
+      ["rollbackClaim", () => stores.claims.rollbackClaim(key, 1, null, now)],
+      ["heartbeat", () => stores.claims.heartbeat({ ...lease, phaseEditEveryMs })],
+      ["verify", () => stores.claims.verify(lease)],
+      ["release", () => stores.claims.release({ ...lease, outcome: "handoff" })],
+      ["markSynced", () => stores.claims.markSynced(key, 1)],
+      ["get", () => stores.claims.get(key)],
+      ["restore", () => stores.claims.restore(recordOf(alice, "ta", 1, T0), now)],
+      ["history", () => stores.claims.history(key)],
+      ["due", () => stores.index.due(7, now, 10)],
+      ["epoch", () => stores.claims.epoch(7, now)],
+      ["endClaim", () => stores.claims.endClaim({ key, generation: 1, now, to: "reaped", bump: true })],
       [
         "markStale",
-        () => store.markStale({ key, generation: 1, now, requireSilentMs: minute, storeEpoch: T0 }),
+        () => stores.claims.markStale({ key, generation: 1, now, requireSilentMs: minute, storeEpoch: T0 }),
       ],
       [
         "humanClaim",
         () =>
-          store.humanClaim({
+          stores.claims.humanClaim({
             key,
             repo: "acme/widgets",
             actor: { kind: "human", login: "maintainer" },
@@ -1761,22 +1822,22 @@ describe.skipIf(!redisProbe.available)("RedisLivenessStore on Redis", () => {
             appAssigned: false,
           }),
       ],
-      ["recordPush", () => store.recordPush(key, 1, now)],
-      ["forget", () => store.forget(key, now)],
-      ["purgeInstallation", () => store.purgeInstallation(7)],
-      ["listRepository", () => store.listRepository(7, 1001, 10)],
-      ["repositories", () => store.repositories(7)],
-      ["activeCount", () => store.activeCount(7)],
-      ["rememberInstallation", () => store.rememberInstallation(7)],
-      ["installations", () => store.installations()],
-      ["rememberFleetLogin", () => store.rememberFleetLogin(7, "fleet-bot")],
-      ["isFleetLogin", () => store.isFleetLogin(7, "fleet-bot")],
-      ["firstDelivery", () => store.firstDelivery("d-1", minute)],
-      ["acquireLock", () => store.acquireLock("janitor", "replica-a", minute)],
-      ["releaseLock", () => store.releaseLock("janitor", "replica-a")],
-      ["putDocument", () => store.putDocument("report", {}, minute)],
-      ["getDocument", () => store.getDocument("report")],
-      ["ping", () => store.ping()],
+      ["recordPush", () => stores.claims.recordPush(key, 1, now)],
+      ["forget", () => stores.claims.forget(key, now)],
+      ["purgeInstallation", () => stores.installations.purgeInstallation(7)],
+      ["listRepository", () => stores.index.listRepository(7, 1001, 10)],
+      ["repositories", () => stores.index.repositories(7)],
+      ["activeCount", () => stores.index.activeCount(7)],
+      ["rememberInstallation", () => stores.installations.rememberInstallation(7)],
+      ["installations", () => stores.installations.installations()],
+      ["rememberFleetLogin", () => stores.fleetLogins.rememberFleetLogin(7, "fleet-bot")],
+      ["isFleetLogin", () => stores.fleetLogins.isFleetLogin(7, "fleet-bot")],
+      ["firstDelivery", () => stores.deliveries.firstDelivery("d-1", minute)],
+      ["acquireLock", () => stores.locks.acquireLock("janitor", "replica-a", minute)],
+      ["releaseLock", () => stores.locks.releaseLock("janitor", "replica-a")],
+      ["putDocument", () => stores.documents.putDocument("report", {}, minute)],
+      ["getDocument", () => stores.documents.getDocument("report")],
+      ["ping", () => stores.connection.ping()],
     ];
     try {
       for (const [name, call] of calls) {

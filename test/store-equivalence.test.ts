@@ -4,9 +4,10 @@ import fc from "fast-check";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Actor, ClaimRecord, SubjectKey } from "../src/domain/claim.js";
-import type { ClaimInput, LeaseInput, LivenessStore } from "../src/providers/liveness-store.js";
-import { MemoryLivenessStore } from "../src/providers/memory/memory-store.js";
-import { RedisLivenessStore } from "../src/providers/redis/redis-store.js";
+import type { ClaimInput, LeaseInput } from "../src/providers/liveness-store.js";
+import { createMemoryStores } from "../src/providers/memory/memory-store.js";
+import { createRedisStores } from "../src/providers/redis/redis-store.js";
+import type { Stores } from "../src/providers/stores.js";
 import { createTestRedis, deleteKeysWithPrefix, probeRedis, uniqueKeyPrefix } from "./support/redis.js";
 
 const redisProbe = await probeRedis();
@@ -183,7 +184,7 @@ const step = fc.oneof(
 type Step = typeof step extends fc.Arbitrary<infer S> ? S : never;
 
 /** Runs one call on both stores; fails unless they answer alike. */
-type Both = <T>(label: string, call: (store: LivenessStore) => Promise<T>) => Promise<T>;
+type Both = <T>(label: string, call: (stores: Stores) => Promise<T>) => Promise<T>;
 
 if (!redisProbe.available) {
   describe.skip(`the memory store against the Redis store (${redisProbe.reason})`, () => {
@@ -211,11 +212,11 @@ if (!redisProbe.available) {
             async (steps) => {
               let now = T0;
               const clock = () => now;
-              const memory = new MemoryLivenessStore({ now: clock });
+              const memory = createMemoryStores({ now: clock });
               const keyPrefix = `${runPrefix}${++next}:`;
-              const onRedis = new RedisLivenessStore({ redis, keyPrefix });
+              const onRedis = createRedisStores({ redis, keyPrefix });
               const done: string[] = [];
-              const lookup = (s: number) => memory.get(on(s));
+              const lookup = (s: number) => memory.claims.get(on(s));
               const both: Both = async (label, call) => {
                 const expected = await call(memory);
                 const actual = await call(onRedis);
@@ -236,13 +237,15 @@ if (!redisProbe.available) {
               // The state left behind, read side by side.
               await Promise.all([
                 ...subjects.flatMap((s) => [
-                  both(`get ${s}`, (store) => store.get(on(s))),
-                  both(`history ${s}`, (store) => store.history(on(s))),
+                  both(`get ${s}`, (stores) => stores.claims.get(on(s))),
+                  both(`history ${s}`, (stores) => stores.claims.history(on(s))),
                 ]),
-                both("due", (store) => store.due(installationId, now + 3 * durations.reclaimAfterMs, 10)),
-                both("activeCount", (store) => store.activeCount(installationId)),
-                both("listRepository", (store) => store.listRepository(installationId, repoId, 10)),
-                both("spendOf", (store) => store.spendOf(subjects.map(on))),
+                both("due", (stores) =>
+                  stores.index.due(installationId, now + 3 * durations.reclaimAfterMs, 10),
+                ),
+                both("activeCount", (stores) => stores.index.activeCount(installationId)),
+                both("listRepository", (stores) => stores.index.listRepository(installationId, repoId, 10)),
+                both("spendOf", (stores) => stores.spend.spendOf(subjects.map(on))),
               ]);
             },
           ),
@@ -283,8 +286,8 @@ if (!redisProbe.available) {
     /** Runs the sequence on both stores, call by call, then compares what they keep. */
     async function runBoth(steps: Step[]): Promise<void> {
       let now = T0;
-      const memory = new MemoryLivenessStore({ now: () => now });
-      const onRedis = new RedisLivenessStore({ redis, keyPrefix: `${runPrefix}${++next}:` });
+      const memory = createMemoryStores({ now: () => now });
+      const onRedis = createRedisStores({ redis, keyPrefix: `${runPrefix}${++next}:` });
       const both: Both = async (label, call) => {
         const expected = await call(memory);
         expect(await call(onRedis), label).toEqual(expected);
@@ -293,13 +296,13 @@ if (!redisProbe.available) {
       await runSteps(
         steps,
         both,
-        (s) => memory.get(on(s)),
+        (s) => memory.claims.get(on(s)),
         () => now,
         (ms) => {
           now += ms;
         },
       );
-      for (const s of subjects) await both(`get ${s}`, (store) => store.get(on(s)));
+      for (const s of subjects) await both(`get ${s}`, (stores) => stores.claims.get(on(s)));
     }
 
     // A new takeover intent made without a session key is its own claimant's: the expired
@@ -396,25 +399,28 @@ async function runSteps(
           appAssigned: true,
           caps: op.caps,
         };
-        const outcome = await both(`claim ${op.s}`, (store) => store.claim(input));
+        const outcome = await both(`claim ${op.s}`, (stores) => stores.claims.claim(input));
         if (outcome.kind === "created") {
           remember(op.s, outcome.record.generation, token);
           const { generation } = outcome.record;
           if (op.after === "commit") {
-            await both(`commitClaim ${op.s}`, (store) =>
-              store.commitClaim(on(op.s), generation, { commentNodeId: `IC_${token}`, commentId: serial }),
+            await both(`commitClaim ${op.s}`, (stores) =>
+              stores.claims.commitClaim(on(op.s), generation, {
+                commentNodeId: `IC_${token}`,
+                commentId: serial,
+              }),
             );
           } else if (op.after === "rollback") {
-            await both(`rollbackClaim ${op.s}`, (store) =>
-              store.rollbackClaim(on(op.s), generation, outcome.previous, now),
+            await both(`rollbackClaim ${op.s}`, (stores) =>
+              stores.claims.rollbackClaim(on(op.s), generation, outcome.previous, now),
             );
           }
         } else if (outcome.kind === "reclaimed") {
           remember(op.s, outcome.record.generation, token);
           if (op.after !== "none") {
             const generation = outcome.record.generation;
-            await both(`commitReclaim ${op.s}`, (store) =>
-              store.commitReclaim({
+            await both(`commitReclaim ${op.s}`, (stores) =>
+              stores.claims.commitReclaim({
                 key: on(op.s),
                 generation,
                 tokenDigest: digest(token),
@@ -428,8 +434,8 @@ async function runSteps(
       }
       case "heartbeat": {
         const lease = await leaseOf(op.s, op.lease);
-        await both(`heartbeat ${op.s}`, (store) =>
-          store.heartbeat({
+        await both(`heartbeat ${op.s}`, (stores) =>
+          stores.claims.heartbeat({
             ...lease,
             phaseEditEveryMs,
             needsHuman: op.needsHuman,
@@ -443,18 +449,18 @@ async function runSteps(
       }
       case "verify": {
         const lease = await leaseOf(op.s, op.lease);
-        await both(`verify ${op.s}`, (store) => store.verify(lease));
+        await both(`verify ${op.s}`, (stores) => stores.claims.verify(lease));
         break;
       }
       case "release": {
         const lease = await leaseOf(op.s, op.lease);
-        await both(`release ${op.s}`, (store) => store.release({ ...lease, outcome: op.outcome }));
+        await both(`release ${op.s}`, (stores) => stores.claims.release({ ...lease, outcome: op.outcome }));
         break;
       }
       case "end": {
         const generation = await generationOf(op.s, op.generation);
-        await both(`endClaim ${op.s}`, (store) =>
-          store.endClaim({
+        await both(`endClaim ${op.s}`, (stores) =>
+          stores.claims.endClaim({
             key: on(op.s),
             generation,
             now,
@@ -470,8 +476,8 @@ async function runSteps(
       }
       case "stale": {
         const generation = await generationOf(op.s, op.generation);
-        await both(`markStale ${op.s}`, (store) =>
-          store.markStale({
+        await both(`markStale ${op.s}`, (stores) =>
+          stores.claims.markStale({
             key: on(op.s),
             generation,
             now,
@@ -483,16 +489,16 @@ async function runSteps(
       }
       case "sync": {
         const generation = await generationOf(op.s, op.generation);
-        await both(`markSynced ${op.s}`, (store) =>
+        await both(`markSynced ${op.s}`, (stores) =>
           op.commit
-            ? store.commitClaim(on(op.s), generation, { commentNodeId: "IC_sync" })
-            : store.markSynced(on(op.s), generation),
+            ? stores.claims.commitClaim(on(op.s), generation, { commentNodeId: "IC_sync" })
+            : stores.claims.markSynced(on(op.s), generation),
         );
         break;
       }
       case "human":
-        await both(`humanClaim ${op.s}`, (store) =>
-          store.humanClaim({
+        await both(`humanClaim ${op.s}`, (stores) =>
+          stores.claims.humanClaim({
             key: on(op.s),
             repo: "acme/widgets",
             actor: person,
@@ -504,17 +510,21 @@ async function runSteps(
         );
         break;
       case "forget":
-        await both(`forget ${op.s}`, (store) => store.forget(on(op.s), now));
+        await both(`forget ${op.s}`, (stores) => stores.claims.forget(on(op.s), now));
         break;
       case "push": {
         const generation = await currentGeneration(op.s);
-        await both(`recordPush ${op.s}`, (store) => store.recordPush(on(op.s), generation, now + op.agoMs));
+        await both(`recordPush ${op.s}`, (stores) =>
+          stores.claims.recordPush(on(op.s), generation, now + op.agoMs),
+        );
         break;
       }
       case "budget": {
         const generation = await generationOf(op.s, op.generation);
-        await both(`markBudgetExhausted ${op.s}`, (store) => store.markBudgetExhausted(on(op.s), generation));
-        await both(`markBudgetWarned ${op.s}`, (store) => store.markBudgetWarned(on(op.s)));
+        await both(`markBudgetExhausted ${op.s}`, (stores) =>
+          stores.spend.markBudgetExhausted(on(op.s), generation),
+        );
+        await both(`markBudgetWarned ${op.s}`, (stores) => stores.spend.markBudgetWarned(on(op.s)));
         break;
       }
       case "restore": {
@@ -536,7 +546,7 @@ async function runSteps(
           appAssigned: true,
           sync: "done",
         };
-        const outcome = await both(`restore ${op.s}`, (store) => store.restore(record, now));
+        const outcome = await both(`restore ${op.s}`, (stores) => stores.claims.restore(record, now));
         if (outcome === "restored") remember(op.s, generation, token);
         break;
       }

@@ -3,7 +3,8 @@ import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ClaimRecord } from "../src/domain/claim.js";
 import { parseClaimMarker, renderClaimComment } from "../src/domain/claim-marker.js";
-import { MemoryLivenessStore } from "../src/providers/memory/memory-store.js";
+import { createMemoryStores } from "../src/providers/memory/memory-store.js";
+import type { Stores } from "../src/providers/stores.js";
 import { type AppHarness, signedClaimComment, startApp } from "./support/app-harness.js";
 import { loadFixture } from "./support/fixtures.js";
 import {
@@ -25,13 +26,13 @@ const commentId = 492700400;
 const commentNodeId = "MDEyOklzc3VlQ29tbWVudDQ5MjcwMDQwMA==";
 
 let app: AppHarness;
-let store: MemoryLivenessStore;
+let stores: Stores;
 let github: GitHubRequestLog;
 
 beforeEach(async () => {
-  store = new MemoryLivenessStore();
+  stores = createMemoryStores();
   github = new GitHubRequestLog();
-  app = await startApp({ store });
+  app = await startApp({ stores });
 });
 
 afterEach(async () => {
@@ -51,7 +52,7 @@ afterEach(async () => {
 
 /** An active agent claim of octo-agent on Codertocat/Hello-World#1, as a claim through the API leaves it. */
 async function seedClaim(): Promise<ClaimRecord> {
-  const outcome = await store.claim({
+  const outcome = await stores.claims.claim({
     key,
     repo,
     actor: { kind: "agent", login: "octo-agent", runtime: "claude-code", sessionId: "5f0c", host: "build-7" },
@@ -68,8 +69,8 @@ async function seedClaim(): Promise<ClaimRecord> {
     caps: { perSession: 1, perLogin: 50 },
   });
   if (outcome.kind !== "created") throw new Error(outcome.kind);
-  await store.commitClaim(key, 1, { commentNodeId, commentId });
-  return (await store.get(key))!;
+  await stores.claims.commitClaim(key, 1, { commentNodeId, commentId });
+  return (await stores.claims.get(key))!;
 }
 
 /** What every first write of a fresh App costs: an installation token, the config lookups, the label ids. */
@@ -86,7 +87,7 @@ describe("issues.unassigned / issues.unlabeled", () => {
     const write = nockApplyTransition(github);
     const response = await app.deliver("issues", loadFixture("issues.unassigned-by-a-human"));
     expect(response.status).toBe(200);
-    const after = await store.get(key);
+    const after = await stores.claims.get(key);
     expect(after).toMatchObject({ state: "revoked", generation: 2, supersedes: 1 });
     expect(write.variables).toEqual({
       unassign: { assignableId: issueNodeId, assigneeIds: [agentNodeId] },
@@ -102,7 +103,7 @@ describe("issues.unassigned / issues.unlabeled", () => {
           "working on this issue.",
       },
     });
-    const beat = await store.heartbeat({
+    const beat = await stores.claims.heartbeat({
       key,
       generation: 1,
       tokenDigest: "a".repeat(64),
@@ -121,7 +122,7 @@ describe("issues.unassigned / issues.unlabeled", () => {
     const mark = github.count();
     await app.deliver("issues", payload, "delivery-fixed");
     expect(github.count()).toBe(mark);
-    expect((await store.get(key))?.generation).toBe(2);
+    expect((await stores.claims.get(key))?.generation).toBe(2);
   });
 
   it("ignores the unassignment of someone the App did not assign, and any event sent by a bot", async () => {
@@ -133,7 +134,7 @@ describe("issues.unassigned / issues.unlabeled", () => {
     byBot.sender = { ...byBot.sender, login: "claim-hold[bot]", type: "Bot" };
     await app.deliver("issues", byBot);
     expect(github.count()).toBe(0);
-    expect((await store.get(key))?.state).toBe("active");
+    expect((await stores.claims.get(key))?.state).toBe("active");
   });
 
   it("revokes when a human removes the claimed label", async () => {
@@ -142,7 +143,7 @@ describe("issues.unassigned / issues.unlabeled", () => {
     const write = nockApplyTransition(github);
     const payload = { ...loadFixture("issues.labeled-by-a-human"), action: "unlabeled" };
     await app.deliver("issues", payload);
-    expect((await store.get(key))?.state).toBe("revoked");
+    expect((await stores.claims.get(key))?.state).toBe("revoked");
     expect(Object.keys(write.variables!).sort()).toEqual(["comment0", "edit0", "removeLabels", "unassign"]);
   });
 });
@@ -185,7 +186,7 @@ describe("issues.closed, transferred, deleted", () => {
     mockFirstWrite();
     const write = nockApplyTransition(github);
     await app.deliver("issues", loadFixture("issues.closed"));
-    expect(await store.get(key)).toMatchObject({ state: "completed", generation: 1 });
+    expect(await stores.claims.get(key)).toMatchObject({ state: "completed", generation: 1 });
     expect(write.variables).toEqual({
       removeLabels: {
         labelableId: issueNodeId,
@@ -201,7 +202,7 @@ describe("issues.closed, transferred, deleted", () => {
       await seedClaim();
       await app.deliver("issues", loadFixture(name));
       expect(github.count()).toBe(0);
-      const verify = await store.verify({
+      const verify = await stores.claims.verify({
         key,
         generation: 1,
         tokenDigest: "a".repeat(64),
@@ -221,7 +222,7 @@ describe("issue_comment.edited / deleted", () => {
     expect(write.variables).toEqual({
       claimComment: { subjectId: issueNodeId, body: signedClaimComment(before, "active") },
     });
-    expect(await store.get(key)).toMatchObject({ commentNodeId: "IC_new", commentId: 777 });
+    expect(await stores.claims.get(key)).toMatchObject({ commentNodeId: "IC_new", commentId: 777 });
     expect(parseClaimMarker(renderClaimComment(before, "active"))).toMatchObject({ kind: "marker" });
   });
 
@@ -246,7 +247,7 @@ describe("push", () => {
     await seedClaim();
     app.clock.now += 60_000;
     await app.deliver("push", loadFixture("push.to-agent-branch"));
-    expect((await store.get(key))?.lastPushAt).toBe(app.clock.now);
+    expect((await stores.claims.get(key))?.lastPushAt).toBe(app.clock.now);
     expect(github.count()).toBe(0);
   });
 });

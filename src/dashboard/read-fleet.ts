@@ -6,11 +6,11 @@ import type { SweepReport } from "../janitor/janitor.js";
 import { type DerivedState, deriveState } from "../lease/reads/derive-state.js";
 import { subjectEvidence } from "../lease/reads/subject-state.js";
 import type { FenceStore, IndexedPullRequest } from "../providers/fence-store.js";
-import type { LivenessStore } from "../providers/liveness-store.js";
+import type { Stores } from "../providers/stores.js";
 import type { FleetRepository } from "./read-queues.js";
 
 export interface FleetDeps {
-  store: LivenessStore;
+  stores: Pick<Stores, "installations" | "index" | "claims">;
   fences: FenceStore;
   /** The cached repository config (never loaded from GitHub here); defaults when not cached. */
   peekConfig: (installationId: number, repo: string) => RepoConfig | undefined;
@@ -98,20 +98,20 @@ export async function readFleet(
   deps: FleetDeps,
   options: { withPullRequests?: boolean; recordsPerRepository?: number } = {},
 ): Promise<FleetView> {
-  const { store, fences } = deps;
+  const { stores, fences } = deps;
   const now = deps.now();
   const claims: FleetClaim[] = [];
   const repos = new Set<string>();
   const repositories: FleetRepository[] = [];
   let truncated = false;
-  for (const installationId of await store.installations()) {
+  for (const installationId of await stores.installations.installations()) {
     const [repoIds, epoch] = await Promise.all([
-      store.repositories(installationId),
-      store.epoch(installationId, now),
+      stores.index.repositories(installationId),
+      stores.claims.epoch(installationId, now),
     ]);
     for (const repoId of repoIds) {
       const limit = options.recordsPerRepository ?? recordsPerRepository;
-      const records = await store.listRepository(installationId, repoId, limit + 1);
+      const records = await stores.index.listRepository(installationId, repoId, limit + 1);
       if (records.length > limit) truncated = true;
       if (records[0]) repositories.push({ installationId, repo: records[0].repo });
       for (const record of records.slice(0, limit)) {

@@ -16,7 +16,7 @@ export async function attestHead(
   if (!lease) throw refused({ code: "not_found", message: "No such lease." });
   // Throws 409 superseded / 410 gone / 401 before anything is recorded.
   await deps.verifyLease(leaseId, token);
-  const record = await deps.store.get(lease);
+  const record = await deps.stores.claims.get(lease);
   // Recorded under the lease's own generation: should a takeover slip in after the gate, the
   // attestation belongs to a superseded generation and cannot pass the check.
   if (record?.generation === lease.generation) await deps.fences.recordClaim(lease, noteOf(record));

@@ -11,7 +11,7 @@ import type { MergeFenceDeps } from "./fence-types.js";
 import { trustOf } from "./link-pull-request.js";
 import type { SubjectRecovery } from "./subject-recovery.js";
 
-type DecideDeps = Pick<MergeFenceDeps, "store" | "fences" | "now" | "configs" | "fleet">;
+type DecideDeps = Pick<MergeFenceDeps, "stores" | "fences" | "now" | "configs" | "fleet">;
 
 /** The verdict of a PR once what the store lost of its linked subjects is read back from GitHub. */
 export async function recoverAndDecide(
@@ -43,7 +43,7 @@ export async function decidePullRequest(
   unknown: ReadonlySet<number> = new Set(),
   unknownForeign: ReadonlySet<string> = new Set(),
 ) {
-  const { store, fences, now: clock } = deps;
+  const { stores, fences, now: clock } = deps;
   const trust = await trustOf(deps, installationId, repo, pr.author);
   const config = knownConfig ?? trust.config;
   const mayLink = branchMayLink({
@@ -60,7 +60,7 @@ export async function decidePullRequest(
   const read = await Promise.all(
     pr.linked.map(async (issue) => {
       const key: SubjectKey = { installationId, repoId, issue };
-      const record = await store.get(key);
+      const record = await stores.claims.get(key);
       const current =
         record?.tokenDigest !== undefined
           ? { generation: record.generation, tokenDigest: record.tokenDigest }
@@ -114,19 +114,19 @@ export async function decidePullRequest(
 
 /** The store's evidence of the other repositories' issues a PR closes; `unheld`: those it has no record of. */
 async function foreignEvidence(
-  deps: Pick<MergeFenceDeps, "store" | "fences">,
+  deps: Pick<MergeFenceDeps, "stores" | "fences">,
   installationId: number,
   pr: IndexedPullRequest,
   now: number,
   unknownForeign: ReadonlySet<string>,
 ) {
-  const { store, fences } = deps;
+  const { stores, fences } = deps;
   const held: { ref: ForeignIssue; record: ClaimRecord; found: FenceEvidence }[] = [];
   const unheld: ForeignIssue[] = [];
   const unknown: ForeignIssue[] = [];
   for (const ref of pr.elsewhere ?? []) {
     const key: SubjectKey = { installationId, repoId: ref.repoId, issue: ref.issue };
-    const record = await store.get(key);
+    const record = await stores.claims.get(key);
     if (!record) {
       (unknownForeign.has(`${ref.repoId}#${ref.issue}`) ? unknown : unheld).push(ref);
       continue;

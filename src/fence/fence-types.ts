@@ -8,11 +8,11 @@ import type { Notifier } from "../notify/notifier.js";
 import type { AssignmentProvider } from "../providers/assignment-provider.js";
 import type { ChecksProvider, ExistingCheckRun } from "../providers/checks-provider.js";
 import type { ClaimNote, FenceStore } from "../providers/fence-store.js";
-import type { ClaimStore, DocumentStore } from "../providers/liveness-store.js";
+import type { Stores } from "../providers/stores.js";
 import type { SeenPullRequest } from "./outage-evidence.js";
 
 export interface MergeFenceDeps {
-  store: ClaimStore & DocumentStore;
+  stores: Pick<Stores, "claims" | "documents">;
   fences: FenceStore;
   checks: ChecksProvider;
   configs: RepoConfigSource & { errorFor(installationId: number, repo: string): string | undefined };

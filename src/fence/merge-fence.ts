@@ -36,9 +36,9 @@ export class MergeFence {
   readonly #recheck: SubjectRecheck;
 
   constructor(private readonly deps: MergeFenceDeps) {
-    this.#unfinished = new UnfinishedChecks({ store: deps.store, now: deps.now, log: deps.log });
+    this.#unfinished = new UnfinishedChecks({ store: deps.stores.documents, now: deps.now, log: deps.log });
     const recovery = new SubjectRecovery(deps);
-    this.#crossLinks = new CrossLinks(deps.store);
+    this.#crossLinks = new CrossLinks(deps.stores.documents);
     // PR heads and merge-group heads share one queue per head (and per PR's remembered groups).
     const parts = {
       heads: new OneAtATime(),

@@ -59,7 +59,9 @@ export class MergeGroupCheck {
 
   /** The groups a PR was judged in (the latest last). */
   async groupsOf(installationId: number, repoId: number, number: number): Promise<RememberedGroup[]> {
-    const value = await this.deps.store.getDocument(groupsDocument(installationId, repoId, number));
+    const value = await this.deps.stores.documents.getDocument(
+      groupsDocument(installationId, repoId, number),
+    );
     return Array.isArray(value) ? (value as RememberedGroup[]) : [];
   }
 
@@ -71,7 +73,7 @@ export class MergeGroupCheck {
           (g) => g.headSha !== group.headSha,
         );
         const kept = [...known, group].slice(-rememberedGroupsPerPull);
-        await this.deps.store.putDocument(
+        await this.deps.stores.documents.putDocument(
           groupsDocument(installationId, repoId, number),
           kept,
           groupMemoryMs,

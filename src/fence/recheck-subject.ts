@@ -7,7 +7,7 @@ import type { PullRequestCheck } from "./pull-request-check.js";
 
 export class SubjectRecheck {
   constructor(
-    private readonly deps: Pick<MergeFenceDeps, "fences" | "store" | "log">,
+    private readonly deps: Pick<MergeFenceDeps, "fences" | "stores" | "log">,
     private readonly pulls: PullRequestCheck,
     private readonly groups: MergeGroupCheck,
     private readonly crossLinks: CrossLinks,
@@ -21,7 +21,7 @@ export class SubjectRecheck {
     const prs = await this.deps.fences.pullRequestsFor({ ...key, installationId });
     const crossLinked = await this.#recheckCrossLinked(installationId, key);
     if (prs.length === 0) return crossLinked;
-    const record = await this.deps.store.get(key);
+    const record = await this.deps.stores.claims.get(key);
     if (!record) {
       this.deps.log.warn(
         { installationId, repoId: key.repoId, issue: key.issue },

@@ -7,10 +7,10 @@ import { restoreClaimRecord } from "../lease/recovery/recovery.js";
 import { claimStateUnknown, latestMarker } from "../lease/recovery/restore-from-comments.js";
 import type { AssignmentProvider } from "../providers/assignment-provider.js";
 import type { FenceStore, IndexedPullRequest } from "../providers/fence-store.js";
-import type { ClaimStore, DocumentStore } from "../providers/liveness-store.js";
+import type { Stores } from "../providers/stores.js";
 
 export interface SubjectRecoveryDeps {
-  store: ClaimStore & DocumentStore;
+  stores: Pick<Stores, "claims" | "documents">;
   fences: Pick<FenceStore, "recordClaim">;
   /** Reads a subject from GitHub; absent: nothing is recovered. */
   assignments?: Pick<AssignmentProvider, "status" | "lastEvidenceChange">;
@@ -56,12 +56,15 @@ export class SubjectRecovery {
 
   /** Whether an evaluation of these PRs reads GitHub beyond its one read (a linked subject to recover). */
   async needed(installationId: number, repoId: number, prs: readonly IndexedPullRequest[]): Promise<boolean> {
-    const { store, assignments } = this.deps;
+    const { stores, assignments } = this.deps;
     if (!assignments) return false;
     for (const pr of prs) {
       for (const issue of pr.linked) {
-        if ((await store.get({ installationId, repoId, issue })) !== null) continue;
-        if ((await store.getDocument(neverClaimedDocument({ installationId, repoId, issue }))) === null)
+        if ((await stores.claims.get({ installationId, repoId, issue })) !== null) continue;
+        if (
+          (await stores.documents.getDocument(neverClaimedDocument({ installationId, repoId, issue }))) ===
+          null
+        )
           return true;
       }
     }
@@ -75,11 +78,11 @@ export class SubjectRecovery {
    * shows a claim no marker explains; `none` (remembered) when the issue was never claimed.
    */
   async subject(repo: string, key: SubjectKey): Promise<"known" | "none" | "unknown"> {
-    const { store, fences, assignments, configs, fleet, now: clock } = this.deps;
+    const { stores, fences, assignments, configs, fleet, now: clock } = this.deps;
     if (!assignments) return "known";
-    if ((await store.get(key)) !== null) return "known";
+    if ((await stores.claims.get(key)) !== null) return "known";
     const memo = neverClaimedDocument(key);
-    if ((await store.getDocument(memo)) !== null) return "none";
+    if ((await stores.documents.getDocument(memo)) !== null) return "none";
     const snapshot = await assignments.status({ installationId: key.installationId, repo, issue: key.issue });
     const latest = snapshot ? latestMarker(snapshot) : undefined;
     if (snapshot) {
@@ -87,7 +90,7 @@ export class SubjectRecovery {
       if (claimStateUnknown(snapshot, [labels.claimed, labels.stale])) return "unknown";
     }
     if (!snapshot || !latest) {
-      await store.putDocument(memo, { at: clock() }, neverClaimedMemoryMs);
+      await stores.documents.putDocument(memo, { at: clock() }, neverClaimedMemoryMs);
       return "none";
     }
     const subject = subjectName(snapshot.repo, snapshot.issue);
@@ -101,10 +104,10 @@ export class SubjectRecovery {
       if (marker.actor.kind === "agent") await fleet?.learn(key.installationId, marker.actor.login);
     }
     const now = clock();
-    const epoch = await store.epoch(key.installationId, now);
+    const epoch = await stores.claims.epoch(key.installationId, now);
     // A claim whose App-made assignment a person removed comes back revoked; unknown who removed it: unknown.
     const restored = await restoreClaimRecord(
-      { store, assignments, log: this.deps.log },
+      { stores, assignments, log: this.deps.log },
       key,
       snapshot,
       latest,

@@ -39,7 +39,7 @@ export function claimCommentRepair(deps: SyncDeps): WebhookHandler<CommentPayloa
     async decide(payload) {
       const key = subjectKeyOf(payload);
       if (!key) return null;
-      return decideRepair(payload, await deps.store.get(key));
+      return decideRepair(payload, await deps.stores.claims.get(key));
     },
     async apply(action: RepairAction, log: Logger) {
       const { record } = action;
@@ -56,7 +56,7 @@ export function claimCommentRepair(deps: SyncDeps): WebhookHandler<CommentPayloa
           fence,
         });
         if (applied.claimComment) {
-          await deps.store.commitClaim(record, record.generation, {
+          await deps.stores.claims.commitClaim(record, record.generation, {
             commentNodeId: applied.claimComment.nodeId,
             commentId: applied.claimComment.databaseId,
           });

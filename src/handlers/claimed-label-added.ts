@@ -33,7 +33,7 @@ export function claimedLabelAdded(deps: SyncDeps): WebhookHandler<LabeledPayload
       // "claim state unknown" (invariant 12) as surely as a hand-set `agent:claimed`.
       if (payload.label.name !== config.labels.claimed && payload.label.name !== config.labels.stale)
         return null;
-      if (!labelIsOrphan(await deps.store.get(key))) return null;
+      if (!labelIsOrphan(await deps.stores.claims.get(key))) return null;
       const noteKey = `label-note:${key.installationId}:${key.repoId}:${key.issue}`;
       return {
         installationId: key.installationId,
@@ -41,7 +41,7 @@ export function claimedLabelAdded(deps: SyncDeps): WebhookHandler<LabeledPayload
         issue: key.issue,
         issueNodeId: payload.issue.node_id,
         label: payload.label.name,
-        explain: (await deps.store.getDocument(noteKey)) === null,
+        explain: (await deps.stores.documents.getDocument(noteKey)) === null,
         noteKey,
       };
     },
@@ -61,7 +61,8 @@ export function claimedLabelAdded(deps: SyncDeps): WebhookHandler<LabeledPayload
             : {}),
         },
       );
-      if (action.explain) await deps.store.putDocument(action.noteKey, { at: deps.now() }, explanationTtlMs);
+      if (action.explain)
+        await deps.stores.documents.putDocument(action.noteKey, { at: deps.now() }, explanationTtlMs);
       log.info({ subject: `${action.repo}#${action.issue}` }, "removed a hand-set claimed label");
     },
   };

@@ -4,8 +4,8 @@ import type { EmitterWebhookEvent } from "@octokit/webhooks";
 import type { Logger } from "pino";
 import type { RepoConfigSource } from "../config/config-source.js";
 import type { AssignmentProvider } from "../providers/assignment-provider.js";
-import type { InstallationStore } from "../providers/liveness-store.js";
 import type { QueueRefresh } from "../providers/queue-store.js";
+import type { Stores } from "../providers/stores.js";
 import type { WebhookHandler } from "./webhook-guard.js";
 
 type AddedPayload = EmitterWebhookEvent<
@@ -72,12 +72,12 @@ export async function refreshQueues(
 }
 
 export function installationDeleted(deps: {
-  store: InstallationStore;
+  stores: Pick<Stores, "installations">;
 }): WebhookHandler<EmitterWebhookEvent<"installation.deleted">["payload"], number> {
   return {
     decide: (payload) => payload.installation.id,
     async apply(installationId, log) {
-      await deps.store.purgeInstallation(installationId);
+      await deps.stores.installations.purgeInstallation(installationId);
       log.info({ installationId }, "installation removed: its keys were purged");
     },
   };

@@ -18,7 +18,7 @@ export function issueClosed(deps: SyncDeps): WebhookHandler<ClosedPayload, Compl
     async decide(payload) {
       const key = subjectKeyOf(payload);
       if (!key) return null;
-      const record = await deps.store.get(key);
+      const record = await deps.stores.claims.get(key);
       if (record?.state !== "active") return null;
       const config = await deps.configs.load(key.installationId, payload.repository.full_name);
       return { record, config, by: payload.sender.login };

@@ -11,11 +11,11 @@ export function issueRemoved(deps: SyncDeps): WebhookHandler<RemovedPayload, Sub
     async decide(payload) {
       const key = subjectKeyOf(payload);
       if (!key) return null;
-      const record = await deps.store.get(key);
+      const record = await deps.stores.claims.get(key);
       return record && record.state !== "revoked" ? key : null;
     },
     async apply(key: SubjectKey, log: Logger) {
-      await deps.store.forget(key, deps.now());
+      await deps.stores.claims.forget(key, deps.now());
       log.info(
         { repoId: key.repoId, issue: key.issue },
         "claim record dropped: issue transferred or deleted",

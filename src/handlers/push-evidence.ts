@@ -23,12 +23,12 @@ export function pushEvidence(
       const issue = issueOfBranch(branch);
       if (issue === null) return null;
       const key = { installationId: payload.installation.id, repoId: payload.repository.id, issue };
-      const record = await deps.store.get(key);
+      const record = await deps.stores.claims.get(key);
       if (record?.state !== "active" || record.branch !== branch) return null;
       return { key, generation: record.generation };
     },
     async apply({ key, generation }, log: Logger) {
-      await deps.store.recordPush(key, generation, deps.now());
+      await deps.stores.claims.recordPush(key, generation, deps.now());
       log.debug({ issue: key.issue }, "push recorded as claim activity");
     },
   };

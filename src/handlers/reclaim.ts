@@ -4,7 +4,7 @@
 // 2. dedupe: by delivery id (the guard), then by comment id (a redelivery under a new id changes nothing twice);
 // 3. 👀 on receipt; permission and the subject's state are read once each;
 // 4. decideReclaim (pure, reclaim-decision.ts): refuse politely, or reclaim;
-// 5. store.humanClaim (new generation), re-run the linked PR checks, then ONE batched mutation:
+// 5. stores.claims.humanClaim (new generation), re-run the linked PR checks, then ONE batched mutation:
 //    unassign, unlabel, assign, old claim comment → superseded/revoked, new claim comment, reply;
 // 6. a mutation GitHub refused is read back once: landed → committed; provably absent → the store
 //    is rolled back (invariants 3, 7, 10); unknown (the read failed too) → left `sync: pending`.
@@ -30,7 +30,7 @@ import type {
 import type { CommentReactions } from "../providers/comment-reactions.js";
 import type { FenceStore } from "../providers/fence-store.js";
 import { definitelyRefused } from "../providers/github/github-errors.js";
-import type { ClaimIndex, ClaimStore } from "../providers/liveness-store.js";
+import type { Stores } from "../providers/stores.js";
 import {
   type CommentPayload,
   commandOf,
@@ -44,7 +44,7 @@ import type { WebhookHandler } from "./webhook-guard.js";
 export const commandMemoryMs = 7 * 24 * 60 * 60_000;
 
 export interface ReclaimDeps {
-  store: ClaimStore & ClaimIndex;
+  stores: Pick<Stores, "claims" | "index">;
   fences: FenceStore;
   fence: MergeFence;
   fleet: FleetLogins;
@@ -107,7 +107,7 @@ async function reclaim(
   progress: { storeChanged: boolean },
   log: Logger,
 ): Promise<void> {
-  const { store, assignments, now: clock } = deps;
+  const { stores, assignments, now: clock } = deps;
   const repo = payload.repository.full_name;
   const ref = { installationId, repo, issue: payload.issue.number };
   const commenter = payload.comment.user?.login ?? payload.sender.login;
@@ -145,7 +145,7 @@ async function reclaim(
   }
 
   const actor: Actor = { kind: "human", login: commenter };
-  const { record: next, previous } = await store.humanClaim({
+  const { record: next, previous } = await stores.claims.humanClaim({
     key,
     repo: snapshot.repo,
     actor,
@@ -182,7 +182,7 @@ async function reclaim(
     // claim stays in the store, pending, for reconcile to finish.
     if (landed === "unknown" || (landed === null && !definitelyRefused(error))) throw error;
     if (landed) {
-      await store.commitClaim(key, next.generation, {
+      await stores.claims.commitClaim(key, next.generation, {
         commentNodeId: landed.nodeId,
         commentId: landed.databaseId,
       });
@@ -241,11 +241,11 @@ async function restoredRecord(
   deps: ReclaimDeps,
   now: number,
 ): Promise<ClaimRecord | null> {
-  const record = await deps.store.get(key);
+  const record = await deps.stores.claims.get(key);
   if (record) return record;
   const latest = latestMarker(snapshot);
   if (!latest || !markerHolds(latest.marker)) return null;
-  const epoch = await deps.store.epoch(key.installationId, now);
-  await deps.store.restore(recordFromMarker(key, snapshot, latest, epoch, now), now);
-  return deps.store.get(key);
+  const epoch = await deps.stores.claims.epoch(key.installationId, now);
+  await deps.stores.claims.restore(recordFromMarker(key, snapshot, latest, epoch, now), now);
+  return deps.stores.claims.get(key);
 }

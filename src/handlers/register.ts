@@ -58,7 +58,7 @@ export interface WebhookDeps extends SyncDeps {
 const fenceEvent: GuardOptions = { allowBots: true, dedupe: false };
 
 export function registerWebhooks(app: Probot, deps: WebhookDeps): void {
-  const { store, log } = deps;
+  const { stores, log } = deps;
   const on = <E extends EmitterWebhookEventName, A>(
     events: readonly E[],
     handler: WebhookHandler<WebhookPayload<E>, A>,
@@ -67,7 +67,7 @@ export function registerWebhooks(app: Probot, deps: WebhookDeps): void {
     app.on([...events], async (context) => {
       const event = { id: context.id, name: context.name, payload: context.payload };
       await timeWebhook(deps.webhookDuration, context, () =>
-        runWebhook(handler, event, { store, log, ...options }),
+        runWebhook(handler, event, { store: stores.deliveries, log, ...options }),
       );
     });
   };

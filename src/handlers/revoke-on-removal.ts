@@ -37,7 +37,7 @@ export function revokeOnRemoval(deps: SyncDeps): WebhookHandler<RemovalPayload, 
       const key = subjectKeyOf(payload);
       if (!key) return null;
       if (payload.action === "unlabeled" && !payload.label?.name) return null;
-      const record = await deps.store.get(key);
+      const record = await deps.stores.claims.get(key);
       if (record?.state !== "active") return null;
       const config = await deps.configs.load(key.installationId, payload.repository.full_name);
       return decideRevoke(payload, record, config);

@@ -7,10 +7,10 @@ import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
 import type { ClaimEvents } from "../lease/transitions/claim-events.js";
 import { type EndClaimResult, endClaim } from "../lease/transitions/end-claim.js";
 import type { AssignmentProvider } from "../providers/assignment-provider.js";
-import type { LivenessStore } from "../providers/liveness-store.js";
+import type { Stores } from "../providers/stores.js";
 
 export interface SyncDeps {
-  store: LivenessStore;
+  stores: Stores;
   assignments: AssignmentProvider;
   configs: RepoConfigSource;
   now: () => number;

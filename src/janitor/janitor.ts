@@ -48,7 +48,7 @@ export class Janitor {
       for (const installationId of visit) {
         await this.#sweepInstallation(run, installationId);
         if (reconcile.includes(installationId)) {
-          await this.deps.store.rememberInstallation(installationId);
+          await this.deps.stores.installations.rememberInstallation(installationId);
           await reconcileInstallation(run, installationId);
         }
       }
@@ -56,7 +56,8 @@ export class Janitor {
     });
     report.githubRequests = requests;
     report.durationMs = this.deps.now() - started;
-    if (!report.dryRun) await this.deps.store.putDocument(reportDocument, report, reportRetentionMs);
+    if (!report.dryRun)
+      await this.deps.stores.documents.putDocument(reportDocument, report, reportRetentionMs);
     const level = report.halted ? "warn" : "info";
     this.deps.log[level](
       { janitor: { ...report, actions: report.actions.length } },
@@ -66,7 +67,7 @@ export class Janitor {
   }
 
   async lastReport(): Promise<SweepReport | null> {
-    return (await this.deps.store.getDocument(reportDocument)) as SweepReport | null;
+    return (await this.deps.stores.documents.getDocument(reportDocument)) as SweepReport | null;
   }
 
   /**
@@ -76,15 +77,15 @@ export class Janitor {
    * not by whichever webhook happens to arrive.
    */
   async #installationsToVisit(options: SweepOptions, now: number): Promise<InstallationVisit> {
-    const { store } = this.deps;
+    const { stores } = this.deps;
     if (options.installationId !== undefined) {
       const only = [options.installationId];
       return { visit: only, reconcile: options.reconcile ? only : [] };
     }
-    const stored = await store.installations();
+    const stored = await stores.installations.installations();
     const epochs = new Map<number, number>();
     for (const id of this.#listed?.ids ?? []) {
-      if (stored.includes(id)) epochs.set(id, await store.epoch(id, now));
+      if (stored.includes(id)) epochs.set(id, await stores.claims.epoch(id, now));
     }
     const evidence = { reconcile: Boolean(options.reconcile), stored, listed: this.#listed, epochs };
     const reason = listReason(evidence);
@@ -92,7 +93,7 @@ export class Janitor {
     const lost = lostInstallations(evidence);
     const fetched = await this.deps.installations.listInstallations();
     // Every listed installation gets its epoch now, so a later epoch means its data began again.
-    for (const id of fetched) await store.epoch(id, now);
+    for (const id of fetched) await stores.claims.epoch(id, now);
     this.#listed = { ids: fetched, at: now };
     const plan = planVisit({ reconcile: Boolean(options.reconcile), stored, fetched, lost });
     if (reason !== "reconcile") {
@@ -105,12 +106,16 @@ export class Janitor {
   }
 
   async #sweepInstallation(run: SweepRun, installationId: number): Promise<void> {
-    const { store } = this.deps;
+    const { stores } = this.deps;
     const now = this.deps.now();
-    const due = await store.due(installationId, now, this.deps.maxDuePerSweep ?? defaultMaxDuePerSweep);
+    const due = await stores.index.due(
+      installationId,
+      now,
+      this.deps.maxDuePerSweep ?? defaultMaxDuePerSweep,
+    );
     if (due.length === 0) return;
-    const epoch = await store.epoch(installationId, now);
-    const active = await store.activeCount(installationId);
+    const epoch = await stores.claims.epoch(installationId, now);
+    const active = await stores.index.activeCount(installationId);
     const planned = await this.#planDue(run, installationId, due, epoch);
     const toApply = holdBackMassReap(run, installationId, planned, active);
     await applyPlanned(run, toApply, epoch);
@@ -123,11 +128,11 @@ export class Janitor {
     due: PlannedSubject["key"][],
     epoch: number,
   ): Promise<PlannedSubject[]> {
-    const { store, assignments, configs } = this.deps;
+    const { stores, assignments, configs } = this.deps;
     const { report } = run;
     const planned: PlannedSubject[] = [];
     for (const key of due) {
-      const record = await store.get(key);
+      const record = await stores.claims.get(key);
       if (record?.state !== "active") continue;
       report.examined++;
       const config = await configs.load(installationId, record.repo);

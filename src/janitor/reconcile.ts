@@ -76,7 +76,7 @@ async function reconcileSubject(
   const key = { installationId, repoId: snapshot.repoId, issue: snapshot.issue };
   const subject = subjectName(snapshot.repo, snapshot.issue);
   report.examined++;
-  const record = await deps.store.get(key);
+  const record = await deps.stores.claims.get(key);
   const action = planReconcile(record, snapshot, config);
   switch (action.kind) {
     case "finish-reclaim":
@@ -100,7 +100,7 @@ async function reconcileSubject(
       // Only the store is written: a repository's janitor dry run does not hold it back.
       if (options.dryRun) return;
       const now = deps.now();
-      const epoch = await deps.store.epoch(installationId, now);
+      const epoch = await deps.stores.claims.epoch(installationId, now);
       // A claim whose App-made assignment a person removed comes back revoked, its write pending:
       // the pending retry below writes it as the webhook's revocation would have.
       const restored = await restoreClaimRecord(deps, key, snapshot, action.comment, epoch, now);
@@ -134,7 +134,9 @@ async function repairLabels(
   if (leftovers.length > 0) {
     // A claim comment of a generation this store rolled back stands for no App-made assignment.
     const rolledBack = new Set(
-      (await deps.store.history(record)).filter((t) => t.kind === "rolled-back").map((t) => t.generation),
+      (await deps.stores.claims.history(record))
+        .filter((t) => t.kind === "rolled-back")
+        .map((t) => t.generation),
     );
     leftovers = leftovers.filter((left) => !rolledBack.has(left.generation));
   }
@@ -163,8 +165,8 @@ async function repairUnlabelled(
   seen: ReadonlySet<number>,
   config: RepoConfig,
 ): Promise<void> {
-  const { store, assignments } = run.deps;
-  const records = await store.listRepository(installationId, repoId, repositoryRecordLimit);
+  const { stores, assignments } = run.deps;
+  const records = await stores.index.listRepository(installationId, repoId, repositoryRecordLimit);
   for (const record of records) {
     if (record.state !== "active" || seen.has(record.issue)) continue;
     const snapshot = await assignments.status({ installationId, repo: record.repo, issue: record.issue });
@@ -188,8 +190,8 @@ async function retryPending(
   config: RepoConfig,
 ): Promise<void> {
   const { deps, report } = run;
-  const { store, assignments } = deps;
-  const records = await store.listRepository(installationId, repoId, repositoryRecordLimit);
+  const { stores, assignments } = deps;
+  const records = await stores.index.listRepository(installationId, repoId, repositoryRecordLimit);
   for (const record of records) {
     // A `/reclaim` still pending whose write landed unanswered has no label left to be listed by
     // (one still labelled on the listing's first page was finished from it; a later page's is
@@ -241,12 +243,12 @@ async function finishReclaim(
   );
   if (landed) {
     if (record.state === "human") {
-      await run.deps.store.commitClaim(key, record.generation, {
+      await run.deps.stores.claims.commitClaim(key, record.generation, {
         commentNodeId: landed.nodeId,
         commentId: landed.databaseId,
       });
     } else {
-      await run.deps.store.markSynced(record, record.generation);
+      await run.deps.stores.claims.markSynced(record, record.generation);
     }
     return;
   }

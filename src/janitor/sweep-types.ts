@@ -6,13 +6,8 @@ import type { ClaimEvents } from "../lease/transitions/claim-events.js";
 import type { Notifier } from "../notify/notifier.js";
 import type { AssignmentProvider } from "../providers/assignment-provider.js";
 import type { InstallationSource } from "../providers/installation-source.js";
-import type {
-  ClaimIndex,
-  ClaimStore,
-  DocumentStore,
-  InstallationStore,
-} from "../providers/liveness-store.js";
 import type { QueueRefresh } from "../providers/queue-store.js";
+import type { Stores } from "../providers/stores.js";
 import type { SweepActionKind } from "./plan-sweep.js";
 
 export interface SweepAction {
@@ -36,7 +31,7 @@ export interface SweepReport {
 }
 
 export interface JanitorDeps {
-  store: ClaimStore & ClaimIndex & InstallationStore & DocumentStore;
+  stores: Pick<Stores, "claims" | "index" | "installations" | "documents">;
   assignments: AssignmentProvider;
   configs: RepoConfigSource;
   now: () => number;

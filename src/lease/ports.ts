@@ -6,15 +6,9 @@ import type { RepoConfig } from "../config/repo-config.js";
 import type { ClaimRecord } from "../domain/claim.js";
 import type { Notifier } from "../notify/notifier.js";
 import type { AssignmentProvider } from "../providers/assignment-provider.js";
-import type {
-  ClaimIndex,
-  ClaimStore,
-  DocumentStore,
-  InstallationStore,
-  JobLocks,
-} from "../providers/liveness-store.js";
+import type { InstallationStore } from "../providers/liveness-store.js";
 import type { QueueRepo, QueueStore } from "../providers/queue-store.js";
-import type { SpendStore } from "../providers/spend-store.js";
+import type { Stores } from "../providers/stores.js";
 import type { HolderPermissions } from "./calls/holder-permission.js";
 import type { FleetLogins } from "./fleet-logins.js";
 import type { TokenMinter } from "./tokens.js";
@@ -35,13 +29,10 @@ export interface NeedsHumanShower {
 }
 
 export interface LeaseCoreDeps {
-  /** The claim transitions and indexes, the write fence's locks, and the installation a claim proves live. */
-  store: ClaimStore &
-    ClaimIndex &
-    JobLocks &
-    SpendStore &
-    DocumentStore &
-    Pick<InstallationStore, "rememberInstallation">;
+  /** The claim transitions and indexes, the write fence's locks, spend, documents, and the installation a claim proves live. */
+  stores: Pick<Stores, "claims" | "index" | "locks" | "spend" | "documents"> & {
+    installations: Pick<InstallationStore, "rememberInstallation">;
+  };
   assignments: AssignmentProvider;
   configs: RepoConfigSource;
   tokens: TokenMinter;

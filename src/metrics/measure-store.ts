@@ -1,6 +1,6 @@
-// A LivenessStore decorator: times every store call and counts heartbeats and transitions by what the store answered.
-import type { LivenessStore } from "../providers/liveness-store.js";
+// A decorator of the store bundle: times every store call and counts heartbeats and transitions by what the store answered.
 import type { SpendReport } from "../providers/spend-store.js";
+import { mapStores, type Stores } from "../providers/stores.js";
 import type { ClaimHoldMetrics } from "./create-metrics.js";
 
 type Metrics = Pick<ClaimHoldMetrics, "storeLatency" | "countHeartbeat" | "countSpend" | "transitions">;
@@ -46,11 +46,19 @@ function methodNames(store: object): string[] {
 }
 
 /**
- * The store with every method timed and counted. The wrappers are made once, here (not a Proxy
+ * The bundle with every method of its members timed and counted. Members that are one object stay one
+ * measured object (each method wrapped once, so a call is counted once whichever member it went through).
+ */
+export function measureStores(stores: Stores, metrics: Metrics): Stores {
+  return mapStores(stores, (store) => measureStore(store, metrics));
+}
+
+/**
+ * One store object with every method timed and counted. The wrappers are made once, here (not a Proxy
  * making a closure per call), each with its histogram children bound; a method is looked up on
  * `store` at each call, so a method replaced later is the one called.
  */
-export function measureStore(store: LivenessStore, metrics: Metrics): LivenessStore {
+function measureStore<T extends object>(store: T, metrics: Metrics): T {
   const measured = Object.create(store) as Record<string, unknown>;
   for (const method of methodNames(store)) {
     const ok = metrics.storeLatency.series({ method, result: "ok" });
@@ -78,5 +86,5 @@ export function measureStore(store: LivenessStore, metrics: Metrics): LivenessSt
       return result;
     };
   }
-  return measured as unknown as LivenessStore;
+  return measured as unknown as T;
 }

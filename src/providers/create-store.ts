@@ -2,14 +2,14 @@
 import { Cluster, Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { FenceStore } from "./fence-store.js";
-import type { LivenessStore } from "./liveness-store.js";
 import { MemoryFenceStore } from "./memory/memory-fence-store.js";
 import { MemoryOutboxStore } from "./memory/memory-outbox-store.js";
-import { MemoryLivenessStore } from "./memory/memory-store.js";
+import { createMemoryStores } from "./memory/memory-store.js";
 import type { OutboxStore } from "./outbox-store.js";
 import { RedisFenceStore } from "./redis/redis-fence-store.js";
 import { RedisOutboxStore } from "./redis/redis-outbox-store.js";
-import { RedisLivenessStore } from "./redis/redis-store.js";
+import { createRedisStores } from "./redis/redis-store.js";
+import type { Stores } from "./stores.js";
 
 export const defaultKeyPrefix = "claim-hold:";
 
@@ -38,7 +38,7 @@ export function createRedisClient(url: string, options: { offlineQueue?: boolean
 
 /** The claim store, the merge fence's store and the notification outbox, on one Redis client (or in memory without REDIS_URL). */
 export function createStores(options: { redisUrl?: string; keyPrefix?: string; log: Logger }): {
-  store: LivenessStore;
+  stores: Stores;
   fences: FenceStore;
   outbox: OutboxStore;
 } {
@@ -47,7 +47,7 @@ export function createStores(options: { redisUrl?: string; keyPrefix?: string; l
       "REDIS_URL is not set: using the embedded in-memory store (single process, nothing survives a restart)",
     );
     return {
-      store: new MemoryLivenessStore(),
+      stores: createMemoryStores(),
       fences: new MemoryFenceStore(),
       outbox: new MemoryOutboxStore(),
     };
@@ -58,7 +58,7 @@ export function createStores(options: { redisUrl?: string; keyPrefix?: string; l
   );
   const keyPrefix = options.keyPrefix ?? defaultKeyPrefix;
   return {
-    store: new RedisLivenessStore({ redis, keyPrefix, ownsClient: true }),
+    stores: createRedisStores({ redis, keyPrefix, ownsClient: true }),
     fences: new RedisFenceStore({ redis, keyPrefix }),
     outbox: new RedisOutboxStore({ redis, keyPrefix }),
   };

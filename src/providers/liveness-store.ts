@@ -1,4 +1,4 @@
-// The claim store's narrow interfaces (claims, indexes, installations, deliveries, locks, documents) and LivenessStore, all of them.
+// The claim store's narrow interfaces (claims, indexes, installations, fleet logins, deliveries, locks, documents, connection); `Stores` bundles them.
 
 import type { ReportedUsage } from "../budget/usage.js";
 import type {
@@ -10,8 +10,7 @@ import type {
   TaskClass,
   Transition,
 } from "../domain/claim.js";
-import type { QueueStore } from "./queue-store.js";
-import type { SpendReport, SpendStore, UsageDecreased } from "./spend-store.js";
+import type { SpendReport, UsageDecreased } from "./spend-store.js";
 
 export interface ClaimInput {
   key: SubjectKey;
@@ -310,19 +309,6 @@ export interface StoreConnection {
   ping(): Promise<void>;
   close(): Promise<void>;
 }
-
-/** Everything the App keeps in its store; consumers should ask for the narrow part they use. */
-export interface LivenessStore
-  extends ClaimStore,
-    ClaimIndex,
-    InstallationStore,
-    FleetLoginStore,
-    DeliveryLog,
-    JobLocks,
-    DocumentStore,
-    QueueStore,
-    SpendStore,
-    StoreConnection {}
 
 /** Thrown by a store whose backend cannot be reached; the API answers 503 store_unavailable. */
 export class StoreUnavailableError extends Error {

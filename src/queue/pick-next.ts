@@ -30,17 +30,19 @@ export type RefreshQueue = (repo: {
 }) => Promise<QueueRepo | null>;
 
 export interface PickDeps {
-  store: Pick<
-    QueueStore,
-    | "rankedCandidates"
-    | "reserve"
-    | "unreserve"
-    | "repoOf"
-    | "refreshedAt"
-    | "patchCandidate"
-    | "dropCandidate"
-  > &
-    Pick<ClaimStore, "get" | "epoch">;
+  stores: {
+    queue: Pick<
+      QueueStore,
+      | "rankedCandidates"
+      | "reserve"
+      | "unreserve"
+      | "repoOf"
+      | "refreshedAt"
+      | "patchCandidate"
+      | "dropCandidate"
+    >;
+    claims: Pick<ClaimStore, "get" | "epoch">;
+  };
   /** The claim of a picked candidate, re-checked against the claim's read. */
   claim: (request: ClaimRequest, pick: PickCheck) => Promise<PickOutcome>;
   configs: RepoConfigSource;
@@ -146,7 +148,7 @@ export class QueuePicker {
 
   /** Picks and claims the best free issue, or refuses `queue_empty` with what was skipped. */
   async next(request: NextRequest): Promise<{ claim: ClaimOutcome; picked: Picked }> {
-    const { store, log } = this.deps;
+    const { stores, log } = this.deps;
     const config = await this.deps.configs.load(request.installationId, request.repo);
     const filter = queueFilterOf(config, request);
     const ranking = rankingOf(config.queue);
@@ -176,7 +178,7 @@ export class QueuePicker {
       const ranks = new Map(eligible.map((entry, i) => [entry.facts.issue, eligibleSeen + i + 1]));
       eligibleSeen += eligible.length;
       while (eligible.length > 0 && tries < maxPickTries) {
-        const issue = await store.reserve(
+        const issue = await stores.queue.reserve(
           repo,
           eligible.map((e) => e.facts.issue),
           owner,
@@ -252,8 +254,8 @@ export class QueuePicker {
 
   /** The repository as the index knows it; one it never held is refreshed first, when a refresh is wired. */
   async #indexedRepo(installationId: number, repoName: string): Promise<QueueRepo | null> {
-    const { store, refresh } = this.deps;
-    const repo = await store.repoOf(installationId, repoName);
+    const { stores, refresh } = this.deps;
+    const repo = await stores.queue.repoOf(installationId, repoName);
     if (repo || !refresh) return repo;
     return refresh({ installationId, repo: repoName });
   }
@@ -263,11 +265,11 @@ export class QueuePicker {
    * asks for the refresh and is read again: the refresh stamps it, so this happens once.
    */
   async #page(repo: QueueRepo, ranking: QueueRanking, offset: number): Promise<CandidatePage> {
-    const { store, refresh } = this.deps;
-    const page = await store.rankedCandidates(repo, ranking, { offset, limit: pickPageSize });
+    const { stores, refresh } = this.deps;
+    const page = await stores.queue.rankedCandidates(repo, ranking, { offset, limit: pickPageSize });
     if (offset > 0 || page.refreshedAt !== null || !refresh) return page;
     await refresh(repo);
-    return store.rankedCandidates(repo, ranking, { offset, limit: pickPageSize });
+    return stores.queue.rankedCandidates(repo, ranking, { offset, limit: pickPageSize });
   }
 
   /** Each candidate with its verdict, judged with its claim record (the reads go out together: one round trip). */
@@ -279,12 +281,12 @@ export class QueuePicker {
     includeTakeovers: boolean,
   ): Promise<Judged[]> {
     if (candidates.length === 0) return [];
-    const { store } = this.deps;
+    const { stores } = this.deps;
     const now = this.deps.now();
     const [storeEpoch, ...records] = await Promise.all([
-      store.epoch(repo.installationId, now),
+      stores.claims.epoch(repo.installationId, now),
       ...candidates.map((facts) =>
-        store.get({ installationId: repo.installationId, repoId: repo.repoId, issue: facts.issue }),
+        stores.claims.get({ installationId: repo.installationId, repoId: repo.repoId, issue: facts.issue }),
       ),
     ] as [Promise<number>, ...Promise<ClaimRecord | null>[]]);
     return candidates.map((facts, i) => ({
@@ -312,13 +314,13 @@ export class QueuePicker {
     request: ClaimRequest,
     pick: PickCheck,
   ): Promise<{ kind: "claimed"; claim: ClaimOutcome } | { kind: "ineligible"; reason: SkipReason }> {
-    const { store } = this.deps;
+    const { stores } = this.deps;
     const { issue } = request;
     let outcome: PickOutcome;
     try {
       outcome = await this.deps.claim(request, pick);
       if (outcome.kind === "claimed") {
-        await store.reserve(repo, [issue], owner, settledReservationMs, this.deps.now());
+        await stores.queue.reserve(repo, [issue], owner, settledReservationMs, this.deps.now());
         return outcome;
       }
     } catch (error) {
@@ -326,9 +328,9 @@ export class QueuePicker {
     }
     if (outcome.observed) {
       const { issue: _issue, ...patch } = outcome.observed;
-      await store.patchCandidate(repo, issue, patch);
-    } else await store.dropCandidate(repo, issue);
-    await store.unreserve(repo, issue, owner);
+      await stores.queue.patchCandidate(repo, issue, patch);
+    } else await stores.queue.dropCandidate(repo, issue);
+    await stores.queue.unreserve(repo, issue, owner);
     return { kind: "ineligible", reason: outcome.reason };
   }
 
@@ -339,14 +341,14 @@ export class QueuePicker {
     owner: string,
     error: unknown,
   ): Promise<SkipReason> {
-    const { store } = this.deps;
+    const { stores } = this.deps;
     // Someone claimed it directly meanwhile (held), or its claim state cannot be known: skip it.
     // Kept only as long as a claimed pick's: pickers that read it free skip it, and a release is not blocked for long.
     if (error instanceof LeaseRefused && (error.code === "held" || error.code === "human_held")) {
-      await store.reserve(repo, [issue], owner, settledReservationMs, this.deps.now());
+      await stores.queue.reserve(repo, [issue], owner, settledReservationMs, this.deps.now());
       return error.code === "held" ? "held" : "human";
     }
-    await store.unreserve(repo, issue, owner);
+    await stores.queue.unreserve(repo, issue, owner);
     if (error instanceof LeaseRefused && error.code === "claim_state_unknown") return "held";
     throw error;
   }

@@ -9,12 +9,13 @@ import type { ClaimHoldMetrics } from "../metrics/create-metrics.js";
 import type { NotificationSender, SenderPolicy } from "../notify/notification-sender.js";
 import type { OutboxNotifier } from "../notify/outbox-notifier.js";
 import type { FenceStore } from "../providers/fence-store.js";
-import type { LivenessStore } from "../providers/liveness-store.js";
 import type { OutboxStore } from "../providers/outbox-store.js";
+import type { Stores } from "../providers/stores.js";
 import type { RequestMeter } from "../request-meter.js";
 
 export interface ClaimHoldOptions {
-  store: LivenessStore;
+  /** The store bundle (`createRedisStores`, `createMemoryStores`). */
+  stores: Stores;
   /** Attestations and the PR/branch indexes of the merge fence (default: in memory, like the store's default). */
   fences?: FenceStore;
   /** The App's id: the check-run list is filtered to the App's own `claim-hold` runs. */

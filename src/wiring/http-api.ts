@@ -18,7 +18,7 @@ import type { LeaseCore } from "../lease/lease-core.js";
 import type { ClaimHoldMetrics } from "../metrics/create-metrics.js";
 import { mountMetrics } from "../metrics/mount-metrics.js";
 import type { IdentityProvider } from "../providers/assignment-provider.js";
-import type { LivenessStore } from "../providers/liveness-store.js";
+import type { Stores } from "../providers/stores.js";
 import type { QueuePicker } from "../queue/pick-next.js";
 import type { ClaimHoldOptions } from "./claim-hold-options.js";
 
@@ -38,7 +38,7 @@ export function createHttpHandler(
     picker?: QueuePicker;
     fence: MergeFence;
     identity: IdentityProvider;
-    store: LivenessStore;
+    stores: Stores;
     jobs: JobRegistry;
     operatorSweep: NonNullable<AdminRouteDeps["janitor"]>["sweep"];
     metrics: ClaimHoldMetrics;
@@ -48,17 +48,17 @@ export function createHttpHandler(
     log: Logger;
   },
 ) {
-  const { store, jobs, now } = deps;
+  const { stores, jobs, now } = deps;
   const limiter = createFailedAuthLimiter({
     now,
-    store,
+    store: stores.documents,
     onStoreError: (error) =>
       deps.log.warn({ err: error }, "known GitHub tokens not read or kept in the store"),
   });
   // From an address over the failed-auth limit, a lease is checked only when that costs no GitHub request.
   const leaseOnRecord = async (leaseId: string) => {
     const key = parseLeaseId(leaseId);
-    return key === null || (await store.get(key)) !== null;
+    return key === null || (await stores.claims.get(key)) !== null;
   };
   const apiDeps: Parameters<typeof createApi>[0] = {
     core: deps.core,
@@ -87,7 +87,7 @@ export function createHttpHandler(
         ...(options.adminToken ? { adminToken: options.adminToken } : {}),
         readFleet: deps.readFleet,
         ...(deps.readTimeline ? { readTimeline: deps.readTimeline } : {}),
-        ...(deps.picker ? { readQueues: queueReaderOf(deps.picker, store, now) } : {}),
+        ...(deps.picker ? { readQueues: queueReaderOf(deps.picker, stores.queue, now) } : {}),
         limiter,
         now,
       });
@@ -95,7 +95,7 @@ export function createHttpHandler(
     ready: async () => {
       const checks: Record<string, string> = {};
       try {
-        await store.ping();
+        await stores.connection.ping();
         checks.store = "ok";
       } catch {
         checks.store = "unreachable";
@@ -119,7 +119,7 @@ export function createHttpHandler(
 }
 
 /** The dashboard's queue panels read what `GET …/queue` reads: the picker's view, nobody's assignment exempted. */
-function queueReaderOf(picker: QueuePicker, store: LivenessStore, now: () => number) {
+function queueReaderOf(picker: QueuePicker, store: Stores["queue"], now: () => number) {
   return createQueueReader({
     store,
     view: (installationId, repo, limit) => picker.view(installationId, repo, "", limit),

@@ -8,8 +8,8 @@ import type { ClaimHoldMetrics } from "../metrics/create-metrics.js";
 import type { Notifier } from "../notify/notifier.js";
 import type { AssignmentProvider } from "../providers/assignment-provider.js";
 import type { InstallationSource } from "../providers/installation-source.js";
-import type { LivenessStore } from "../providers/liveness-store.js";
 import type { QueueRefresh } from "../providers/queue-store.js";
+import type { Stores } from "../providers/stores.js";
 import type { RequestMeter } from "../request-meter.js";
 import type { ClaimHoldOptions } from "./claim-hold-options.js";
 
@@ -18,7 +18,7 @@ type SweepOptions = Parameters<Janitor["sweep"]>[0];
 export function createJanitorJobs(
   options: Pick<ClaimHoldOptions, "sleep" | "janitorIntervalSeconds" | "reconcileEvery" | "disabledJobs">,
   deps: {
-    store: LivenessStore;
+    stores: Stores;
     assignments: AssignmentProvider;
     configs: RepoConfigSource;
     installations: InstallationSource;
@@ -32,9 +32,9 @@ export function createJanitorJobs(
     refreshQueue?: QueueRefresh;
   },
 ) {
-  const { store, metrics, meter, now, log } = deps;
+  const { stores, metrics, meter, now, log } = deps;
   const janitor = new Janitor({
-    store,
+    stores,
     assignments: deps.assignments,
     configs: deps.configs,
     now,
@@ -58,7 +58,7 @@ export function createJanitorJobs(
       throw error;
     }
   };
-  const jobs = new JobRegistry({ store, log, now, disabled: options.disabledJobs ?? [] });
+  const jobs = new JobRegistry({ store: stores.locks, log, now, disabled: options.disabledJobs ?? [] });
   let sweeps = 0;
   jobs.register({
     name: "janitor",

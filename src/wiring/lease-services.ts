@@ -9,8 +9,8 @@ import { createTokenMinter } from "../lease/tokens.js";
 import { FencedAssignments } from "../lease/transitions/fenced-writes.js";
 import type { Notifier } from "../notify/notifier.js";
 import type { FenceStore } from "../providers/fence-store.js";
-import type { LivenessStore } from "../providers/liveness-store.js";
 import type { CandidateSource, QueueRefresh } from "../providers/queue-store.js";
+import type { Stores } from "../providers/stores.js";
 import { DirectClaimBlockers } from "../queue/direct-claim-blockers.js";
 import { QueuePicker, type RefreshQueue } from "../queue/pick-next.js";
 import { createClaimEvents } from "./claim-events.js";
@@ -24,7 +24,7 @@ export function createLeaseServices(
   github: Pick<GitHubProviders, "identity" | "assignments" | "checks">,
   options: Pick<ClaimHoldOptions, "tokenSecret" | "previousTokenSecret" | "writeFenceWaitMs" | "publicUrl">,
   deps: {
-    store: LivenessStore;
+    stores: Stores;
     notifier: Notifier;
     fences: FenceStore;
     now: () => number;
@@ -35,18 +35,18 @@ export function createLeaseServices(
     queue?: { refresh: QueueRefresh; source: Pick<CandidateSource, "openBlockers"> };
   },
 ) {
-  const { store, fences, notifier, now, log } = deps;
+  const { stores, fences, notifier, now, log } = deps;
   const { identity } = github;
   // Every transition writes through the fence (invariant 13): one write per subject in flight.
   const assignments = new FencedAssignments({
     inner: github.assignments,
-    store,
+    stores,
     log,
     ...(options.writeFenceWaitMs !== undefined ? { waitMs: options.writeFenceWaitMs } : {}),
   });
   const configs = createRepoConfigSource(identity, log);
   const tokens = createTokenMinter(options.tokenSecret, undefined, options.previousTokenSecret);
-  const fleet = new FleetLogins(store, now);
+  const fleet = new FleetLogins(stores.fleetLogins, now);
   // The core and the fence need each other: the fence verifies lease tokens through the core, and
   // every transition (the core's, the janitor's, the webhooks') re-checks the subject's linked PRs.
   const events = createClaimEvents({
@@ -55,25 +55,27 @@ export function createLeaseServices(
     log,
   });
   const core: LeaseCore = new LeaseCore({
-    store,
+    stores,
     assignments,
     configs,
     tokens,
     now,
     log,
     events,
-    candidates: store,
-    ...(deps.queue ? { blockers: new DirectClaimBlockers({ index: store, ...deps.queue, now, log }) } : {}),
+    candidates: stores.queue,
+    ...(deps.queue
+      ? { blockers: new DirectClaimBlockers({ index: stores.queue, ...deps.queue, now, log }) }
+      : {}),
     notifier,
     fleet,
-    needsHuman: new NeedsHumanShow({ store, assignments, notifier, now, log }),
+    needsHuman: new NeedsHumanShow({ stores, assignments, notifier, now, log }),
     permissions: new HolderPermissions({
       permission: (installationId, repo, login) => identity.permission(installationId, repo, login),
       now,
     }),
   });
   const fence = new MergeFence({
-    store,
+    stores,
     fences,
     checks: github.checks,
     configs,
@@ -88,7 +90,7 @@ export function createLeaseServices(
   });
   // claims/next claims through the core's own claim path: same read, answers, comment and fencing.
   const picker = new QueuePicker({
-    store,
+    stores,
     claim: (request, pick) => core.claimPicked(request, pick),
     configs,
     ...(deps.queueRefresh ? { refresh: deps.queueRefresh } : {}),

@@ -96,7 +96,7 @@ const claim = (issue: number, sessionId: string, extra: Record<string, unknown> 
 /** 50 callers split over `urls`: 30 distinct 201s, 20 × queue_empty, every issue claimed once on GitHub. */
 async function raceFifty(urls: string[]) {
   const { sim } = world;
-  await world.store.replaceCandidates(
+  await world.stores.queue.replaceCandidates(
     queueRepo,
     Array.from({ length: 30 }, (_, i) => facts(i + 1)),
     world.app.clock.now,
@@ -133,7 +133,7 @@ describe.skipIf(!redisProbe.available)("POST /api/v1/claims/next through the sim
     await worldWith(30, "limits: { claimsPerLogin: 100 }\n");
     const replica = await world.stack.addApp((wiring) =>
       startApp({
-        store: wiring.store,
+        stores: wiring.stores,
         fences: wiring.fences,
         githubBaseUrl: wiring.githubBaseUrl,
         appId,
@@ -146,7 +146,7 @@ describe.skipIf(!redisProbe.available)("POST /api/v1/claims/next through the sim
 
   it("picks in the queue's order with its reasons, at exactly a claim's GitHub requests", async () => {
     const { sim } = await worldWith(5, undefined, { 3: ["p1"], 5: ["p0"] });
-    await world.store.replaceCandidates(
+    await world.stores.queue.replaceCandidates(
       queueRepo,
       [facts(1), facts(2), facts(3, { labels: ["p1"] }), facts(4), facts(5, { labels: ["p0"] })],
       world.app.clock.now,
@@ -184,7 +184,7 @@ describe.skipIf(!redisProbe.available)("POST /api/v1/claims/next through the sim
       2: ["agent-ready", "needs-design"],
       4: ["agent-ready", "wontfix"],
     });
-    await world.store.replaceCandidates(
+    await world.stores.queue.replaceCandidates(
       queueRepo,
       [
         facts(1, { labels: ["agent-ready"] }),
@@ -204,7 +204,7 @@ describe.skipIf(!redisProbe.available)("POST /api/v1/claims/next through the sim
 
   it("a stale index entry never yields an ineligible claim: the claim's read catches it, the entry is corrected", async () => {
     const { sim } = await worldWith(4);
-    await world.store.replaceCandidates(
+    await world.stores.queue.replaceCandidates(
       queueRepo,
       [facts(1), facts(2), facts(3), facts(4)],
       world.app.clock.now,
@@ -215,7 +215,7 @@ describe.skipIf(!redisProbe.available)("POST /api/v1/claims/next through the sim
     sim.openPull({ repo, author: maintainer.login, head: "feature/three", body: "Fixes #3" });
     await sim.flush();
     // The feed saw those webhooks; the index goes back to what it was, as if they had been dropped.
-    await world.store.replaceCandidates(
+    await world.stores.queue.replaceCandidates(
       queueRepo,
       [facts(1), facts(2), facts(3), facts(4)],
       world.app.clock.now,
@@ -231,7 +231,7 @@ describe.skipIf(!redisProbe.available)("POST /api/v1/claims/next through the sim
     expect(claimMarkers(sim, 2)).toEqual([]);
     expect(claimMarkers(sim, 3)).toEqual([]);
     expect(sim.issue(repo, 2).assignees).toEqual([maintainer.login]);
-    const page = await world.store.rankedCandidates(
+    const page = await world.stores.queue.rankedCandidates(
       queueRepo,
       { priority: ["p0", "p1", "p2", "p3"], order: "oldest" },
       {
@@ -253,7 +253,7 @@ describe.skipIf(!redisProbe.available)("POST /api/v1/claims/next through the sim
     for (let issue = 1; issue <= 6; issue++) sim.closeIssue({ repo, issue, login: maintainer.login });
     await sim.flush();
     const stale = Array.from({ length: 7 }, (_, i) => facts(i + 1));
-    await world.store.replaceCandidates(queueRepo, stale, world.app.clock.now);
+    await world.stores.queue.replaceCandidates(queueRepo, stale, world.app.clock.now);
     await warm();
     let mark = sim.requests.mark();
     const gaveUp = await next("s1");
@@ -267,7 +267,7 @@ describe.skipIf(!redisProbe.available)("POST /api/v1/claims/next through the sim
 
   it("409 queue_empty counts why each issue was skipped", async () => {
     await worldWith(6);
-    await world.store.replaceCandidates(
+    await world.stores.queue.replaceCandidates(
       queueRepo,
       [
         facts(1),
@@ -298,7 +298,7 @@ describe.skipIf(!redisProbe.available)("POST /api/v1/claims/next through the sim
 
   it("includeTakeovers offers a reclaimable claim: taken over, resumed on its branch", async () => {
     await worldWith(1);
-    await world.store.replaceCandidates(queueRepo, [facts(1)], world.app.clock.now);
+    await world.stores.queue.replaceCandidates(queueRepo, [facts(1)], world.app.clock.now);
     const first = await next("A");
     expect(first.body.picked?.issue).toBe(1);
     world.app.clock.now += 61_000; // silent past reclaimAfter (60 s)
@@ -330,12 +330,12 @@ describe.skipIf(!redisProbe.available)("POST /api/v1/claims/next through the sim
   it("a repository the index never held is refreshed by its first pick", async () => {
     const { sim } = await worldWith(2);
     await sim.flush();
-    await world.store.purgeInstallation(installationId);
-    expect(await world.store.repoOf(installationId, repo)).toBeNull();
+    await world.stores.installations.purgeInstallation(installationId);
+    expect(await world.stores.queue.repoOf(installationId, repo)).toBeNull();
     const answer = await next("s1");
     expect(answer.status).toBe(201);
     expect(answer.body.picked?.issue).toBe(1);
-    expect(await world.store.refreshedAt(queueRepo)).not.toBeNull();
+    expect(await world.stores.queue.refreshedAt(queueRepo)).not.toBeNull();
   });
 
   it("rejects unknown fields by name and needs write permission", async () => {
@@ -356,7 +356,7 @@ describe.skipIf(!redisProbe.available)("POST /api/v1/claims/next through the sim
 describe.skipIf(!redisProbe.available)("direct claims refuse blocked and duplicate work", () => {
   it("409 blocked from the index's blockers, overridden by ignoreBlockers", async () => {
     const { sim } = await worldWith(2);
-    await world.store.replaceCandidates(
+    await world.stores.queue.replaceCandidates(
       queueRepo,
       [facts(1), facts(2, { blockers: [`${repo}#1`] })],
       world.app.clock.now,
@@ -406,7 +406,7 @@ describe.skipIf(!redisProbe.available)("direct claims refuse blocked and duplica
 describe.skipIf(!redisProbe.available)("GET /api/v1/repos/{o}/{r}/queue", () => {
   it("lists the ranked eligible issues with reasons, then the first skipped with why, to a reader", async () => {
     await worldWith(5);
-    await world.store.replaceCandidates(
+    await world.stores.queue.replaceCandidates(
       queueRepo,
       [facts(1), facts(2, { labels: ["p2"] }), facts(3, { blockers: [`${repo}#9`] }), facts(4), facts(5)],
       world.app.clock.now,

@@ -192,7 +192,8 @@ const cells: Record<Surface, (actor: Actor, issue: number) => Promise<string>> =
     const { number } = pullBy(actor, issue, `Refs #${issue}`);
     await world.sim.flush();
     await agent.heartbeat(lease, { pullRequest: number });
-    return (await world.store.get({ installationId: 42, repoId: 1296269, issue }))?.pullRequest === number
+    return (await world.stores.claims.get({ installationId: 42, repoId: 1296269, issue }))?.pullRequest ===
+      number
       ? "reported"
       : "not reported";
   },

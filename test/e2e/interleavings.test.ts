@@ -233,7 +233,7 @@ describe.skipIf(!redisProbe.available)(
       world.sim.webhooks.release();
       await world.sim.flush();
 
-      const record = await world.store.get({ installationId, repoId, issue });
+      const record = await world.stores.claims.get({ installationId, repoId, issue });
       const { actual, expected } = divergence(world, issue, record);
       expect(actual).toEqual(expected);
       // The subject leaves the janitor's view, so later pairs' clock moves do not reach it.

@@ -58,7 +58,7 @@ describe.each(stores)("needs-human and budgets on the $name", ({ redis }) => {
       credentials: testCredentials(appId),
       startApp: (wiring) =>
         startApp({
-          store: wiring.store,
+          stores: wiring.stores,
           fences: wiring.fences,
           githubBaseUrl: wiring.githubBaseUrl,
           appId,

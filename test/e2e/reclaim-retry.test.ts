@@ -20,7 +20,7 @@ describe.skipIf(!redisProbe.available)("a /reclaim redelivered after its write f
   afterEach(() => world.close());
 
   it("the store's human claim is made once: neither a redelivery nor a new delivery of the comment changes a generation or posts more", async () => {
-    const { sim, store } = world;
+    const { sim, stores } = world;
     const claimed = await world
       .agent()
       .claim({ repo, issue: 1, actor: { runtime: "codex", sessionId: "A" } });
@@ -37,7 +37,7 @@ describe.skipIf(!redisProbe.available)("a /reclaim redelivered after its write f
     // Lease ids are installation.repository.issue.generation.
     const [installationId, repoId] = claimed.lease.id.split(".").map(Number);
     const key = { installationId: installationId!, repoId: repoId!, issue: 1 };
-    const afterFailure = await store.get(key);
+    const afterFailure = await stores.claims.get(key);
     expect(afterFailure).toMatchObject({ generation: 2, state: "human", sync: "pending" });
     const commentsBefore = sim.issue(repo, 1).comments.length;
 
@@ -45,8 +45,8 @@ describe.skipIf(!redisProbe.available)("a /reclaim redelivered after its write f
     sim.webhooks.redeliver(failed!.seq);
     sim.webhooks.enqueue("issue_comment", failed!.payload);
     await sim.flush();
-    expect(await store.get(key)).toMatchObject({ generation: 2, state: "human" });
-    expect((await store.history(key)).filter((t) => t.generation > 2)).toEqual([]);
+    expect(await stores.claims.get(key)).toMatchObject({ generation: 2, state: "human" });
+    expect((await stores.claims.history(key)).filter((t) => t.generation > 2)).toEqual([]);
     expect(sim.issue(repo, 1).comments.length).toBe(commentsBefore);
     expect(claimMarkers(sim, 1).map((m) => m.generation)).not.toContain(3);
   });

@@ -31,7 +31,7 @@ describe.skipIf(!redisProbe.available)("a refused /reclaim, then the store is lo
   });
 
   it("the agent's token is never refused as superseded and then accepted again: the human claim GitHub never saw is rolled back", async () => {
-    const { sim, store } = world;
+    const { sim, stores } = world;
     const agent = world.agent();
     const claimed = await agent.claim({ repo, issue: 1, actor: { runtime: "codex", sessionId: "A" } });
     await sim.flush();
@@ -66,12 +66,12 @@ describe.skipIf(!redisProbe.available)("a refused /reclaim, then the store is lo
     expect(await world.redis.flushall()).toBe("OK");
     answers.push(await answerOf(agent.heartbeat(claimed.lease)));
     expect(answers).toEqual(["200", "200"]);
-    expect(await store.get(key)).toMatchObject({ generation: 1, state: "active" });
+    expect(await stores.claims.get(key)).toMatchObject({ generation: 1, state: "active" });
 
     // The same comment delivered again reclaims for real.
     sim.webhooks.redeliver(delivery!.seq);
     await sim.flush();
-    const reclaimed = await store.get(key);
+    const reclaimed = await stores.claims.get(key);
     expect(reclaimed).toMatchObject({ state: "human", actor: { login: maintainer.login } });
     expect(reclaimed!.generation).toBeGreaterThan(1);
     expect(await answerOf(agent.heartbeat(claimed.lease))).toBe("409 superseded");
@@ -82,7 +82,7 @@ describe.skipIf(!redisProbe.available)("a refused /reclaim, then the store is lo
   });
 
   it("a /reclaim whose write landed although GitHub's answer was lost is kept", async () => {
-    const { sim, store } = world;
+    const { sim, stores } = world;
     const agent = world.agent();
     const claimed = await agent.claim({ repo, issue: 2, actor: { runtime: "codex", sessionId: "B" } });
     await sim.flush();
@@ -92,7 +92,7 @@ describe.skipIf(!redisProbe.available)("a refused /reclaim, then the store is lo
     sim.fail({ operation: "ApplyTransition", status: 502, applied: true });
     sim.comment({ repo, issue: 2, login: maintainer.login, body: "/reclaim" });
     await sim.flush();
-    expect(await store.get(key)).toMatchObject({ generation: 2, state: "human", sync: "done" });
+    expect(await stores.claims.get(key)).toMatchObject({ generation: 2, state: "human", sync: "done" });
     expect(claimMarkers(sim, 2)).toEqual([
       { generation: 1, state: "superseded" },
       { generation: 2, state: "active" },

@@ -64,7 +64,7 @@ describe.skipIf(!redisProbe.available)("store loss through the simulator", () =>
   });
 
   it("after FLUSHALL the next ordinary sweep reads the installations back from GitHub and rebuilds the lost claims", async () => {
-    const { sim, app, store } = world;
+    const { sim, app, stores } = world;
     const live = world.agent();
     const silent = world.agent();
     const a = await live.claim({ repo, issue: 1, actor: { runtime: "claude-code", sessionId: "A" } });
@@ -73,7 +73,7 @@ describe.skipIf(!redisProbe.available)("store loss through the simulator", () =>
     expect((await app.services.janitor.sweep({ reconcile: true })).installations).toBe(1);
 
     expect(await world.redis.flushall()).toBe("OK");
-    expect(await store.installations()).toEqual([]);
+    expect(await stores.installations.installations()).toEqual([]);
     app.clock.now += 20_000;
 
     // Not a reconcile pass (11 sweeps in 12 are not): the store's empty set is recognised as a loss.
@@ -85,9 +85,9 @@ describe.skipIf(!redisProbe.available)("store loss through the simulator", () =>
       { subject: `${repo}#2`, action: "repair", reason: "record-rebuilt-from-claim-comment" },
       { subject: `${repo}#1`, action: "repair", reason: "record-rebuilt-from-claim-comment" },
     ]);
-    expect(await store.installations()).toEqual([installationId]);
+    expect(await stores.installations.installations()).toEqual([installationId]);
     const subject = (issue: number) => ({ installationId, repoId: 1296269, issue });
-    expect(await store.get(subject(2))).toMatchObject({
+    expect(await stores.claims.get(subject(2))).toMatchObject({
       state: "active",
       generation: 1,
       actor: { sessionId: "S" },

@@ -37,7 +37,7 @@ describe.skipIf(!redisProbe.available)("trust: who is an agent, whose branch, wh
       world.agent().claim({ repo, issue: 1, actor: { sessionId: "a" }, branch: "feature/login" }),
     ).rejects.toMatchObject({ status: 422, code: "branch_not_allowed" });
     expect(sim.issue(repo, 1)).toMatchObject({ assignees: [], labels: [] });
-    expect(await world.store.get({ installationId, repoId, issue: 1 })).toBeNull();
+    expect(await world.stores.claims.get({ installationId, repoId, issue: 1 })).toBeNull();
 
     // A claim made before the globs were enforced named Bob's branch (the fence remembers it).
     await world.agent().claim({ repo, issue: 1, actor: { sessionId: "a" } });

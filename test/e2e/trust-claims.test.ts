@@ -178,7 +178,7 @@ describe.skipIf(!redisProbe.available)(
       await sim.flush();
       const replica = await world.stack.addApp((wiring) =>
         startApp({
-          store: wiring.store,
+          stores: wiring.stores,
           fences: wiring.fences,
           githubBaseUrl: wiring.githubBaseUrl,
           appId,

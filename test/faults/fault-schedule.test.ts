@@ -63,7 +63,7 @@ const figures = {
 async function waitForStore(): Promise<void> {
   for (let i = 0; i < 200; i++) {
     try {
-      await app.store.ping();
+      await app.stores.connection.ping();
       return;
     } catch {
       await new Promise((resolve) => setTimeout(resolve, 25));
@@ -225,7 +225,7 @@ async function runIteration(iteration: number, random: Random, history: HistoryE
   async function observe(): Promise<void> {
     for (const issue of issues) {
       const key: SubjectKey = { installationId, repoId, issue };
-      const record = await app.store.get(key).catch(() => null);
+      const record = await app.stores.claims.get(key).catch(() => null);
       if (record)
         history.push({
           kind: "store",
@@ -444,7 +444,7 @@ async function runIteration(iteration: number, random: Random, history: HistoryE
     // Any read restores a record the store lost from its claim comment (a human's `/reclaim` too).
     await app.services.core.subject(installationId, repo, issue);
     const snapshot = sim.issue(repo, issue);
-    const record = await app.store.get({ installationId, repoId, issue });
+    const record = await app.stores.claims.get({ installationId, repoId, issue });
     const holds = record && (record.state === "active" || record.state === "human");
     const managed = snapshot.labels.filter((l) => l === "agent:claimed" || l === "agent:stale");
     if (managed.length && !holds) {

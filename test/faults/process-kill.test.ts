@@ -35,7 +35,7 @@ async function setup(files: Record<string, string> = {}) {
   });
   cleanup.push(() => stack.stop());
   seedWorld(stack.sim, 3, files);
-  return { stack, sim: stack.sim, store: stack.store };
+  return { stack, sim: stack.sim, stores: stack.stores };
 }
 
 describe("the App process killed mid-transition", () => {
@@ -46,7 +46,7 @@ describe("the App process killed mid-transition", () => {
     "mid-claim (%s): after a restart the subject is held once, the claimant resumes it, GitHub matches the store",
     { timeout: 60_000 },
     async (_, fault) => {
-      const { stack, sim, store } = await setup();
+      const { stack, sim, stores } = await setup();
       const first = await stack.addApp();
       await sim.flush();
       const slow = sim.fail({ operation: "ApplyTransition", delayMs: 1_500, ...fault });
@@ -54,7 +54,7 @@ describe("the App process killed mid-transition", () => {
         .claim({ repo, issue: 1, actor: s1 })
         .catch((e) => e);
       const key = { installationId, repoId, issue: 1 };
-      while ((await store.get(key))?.sync !== "pending")
+      while ((await stores.claims.get(key))?.sync !== "pending")
         await new Promise((resolve) => setTimeout(resolve, 10));
       // Killed while GitHub is answering the claim's one batched write.
       while (slow.hits === 0) await new Promise((resolve) => setTimeout(resolve, 10));
@@ -86,7 +86,7 @@ describe("the App process killed mid-transition", () => {
   );
 
   it("mid-reap: after a restart the reconcile finishes the reap, once", { timeout: 60_000 }, async () => {
-    const { stack, sim, store } = await setup({
+    const { stack, sim, stores } = await setup({
       ".github/claim-hold.yml": "taskClasses:\n  author: { ttl: 10s, reclaimAfter: 10s, heartbeat: 2s }\n",
     });
     const first = await stack.addApp();
@@ -100,7 +100,7 @@ describe("the App process killed mid-transition", () => {
       body: "{}",
     }).catch((e) => e);
     const key = { installationId, repoId, issue: 2 };
-    while ((await store.get(key))?.state !== "reaped")
+    while ((await stores.claims.get(key))?.state !== "reaped")
       await new Promise((resolve) => setTimeout(resolve, 10));
     await killAppProcess(first.child);
     await sweep;
@@ -114,7 +114,7 @@ describe("the App process killed mid-transition", () => {
     // loaded machine runs the new child's first sweeps late.
     for (
       let i = 0;
-      i < 300 && (sim.issue(repo, 2).assignees.length > 0 || (await store.get(key))?.sync !== "done");
+      i < 300 && (sim.issue(repo, 2).assignees.length > 0 || (await stores.claims.get(key))?.sync !== "done");
       i++
     ) {
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -124,8 +124,8 @@ describe("the App process killed mid-transition", () => {
     expect(issue.assignees).toEqual([]);
     expect(issue.labels).toEqual([]);
     if (process.env.KILL_DEBUG)
-      console.log(JSON.stringify([issue.comments.map((c) => c.body), await store.get(key)]));
+      console.log(JSON.stringify([issue.comments.map((c) => c.body), await stores.claims.get(key)]));
     expect(issue.comments.filter((c) => c.body.includes('"state":"reaped"'))).toHaveLength(1);
-    expect(await store.get(key)).toMatchObject({ state: "reaped", generation: 2, sync: "done" });
+    expect(await stores.claims.get(key)).toMatchObject({ state: "reaped", generation: 2, sync: "done" });
   });
 });

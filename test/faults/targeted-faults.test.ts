@@ -217,7 +217,7 @@ describe("a janitor leader lost mid-sweep", () => {
       const reaps = sim.issue(repo, issue).comments.filter((c) => c.body.includes("Reaped generation"));
       expect(reaps, `${repo}#${issue}`).toHaveLength(1);
       expect(sim.issue(repo, issue).assignees).toEqual([]);
-      const record = await standby.store.get({ installationId, repoId, issue });
+      const record = await standby.stores.claims.get({ installationId, repoId, issue });
       expect(record).toMatchObject({ state: "reaped", generation: 2 });
     }
   });
@@ -286,7 +286,7 @@ describe("an installation token GitHub no longer accepts (expired by GitHub's cl
       `500 ${tokenRoute}`,
       `500 ${tokenRoute}`,
     ]);
-    expect(await app.store.get({ installationId, repoId, issue: 3 })).toBeNull();
+    expect(await app.stores.claims.get({ installationId, repoId, issue: 3 })).toBeNull();
     expect(sim.issue(repo, 3)).toMatchObject({ assignees: [], labels: [], comments: [] });
     sim.clearFaults();
     expect(await statusOf(client.claim({ repo, issue: 3, actor: { sessionId: "c" } }))).toBe(200);
@@ -310,7 +310,9 @@ describe("an installation token GitHub no longer accepts (expired by GitHub's cl
         .comments.map((c) => c.body)
         .join("\n"),
     ).toMatch(/Reaped generation 1/);
-    expect(await app.store.get({ installationId, repoId, issue: 1 })).toMatchObject({ state: "reaped" });
+    expect(await app.stores.claims.get({ installationId, repoId, issue: 1 })).toMatchObject({
+      state: "reaped",
+    });
   });
 });
 
@@ -332,7 +334,7 @@ describe("a /reclaim whose write GitHub applies after the App gave up waiting", 
 
     await app.services.janitor.sweep({ reconcile: true });
     await sim.flush();
-    const record = await app.store.get({ installationId, repoId, issue: 1 });
+    const record = await app.stores.claims.get({ installationId, repoId, issue: 1 });
     expect(record).toMatchObject({ state: "human", actor: { login: "alice" }, sync: "done" });
     expect(sim.issue(repo, 1).assignees).toEqual(["alice"]);
     await expect(agent.heartbeat({ id: claim.lease.id, token: claim.lease.token }, {})).rejects.toMatchObject(
@@ -365,7 +367,7 @@ describe("a /reclaim whose write GitHub applies after the App gave up waiting", 
       await app.services.janitor.sweep({ reconcile: true });
       await sim.flush();
       expect(sim.issue(repo, 1).assignees).toEqual(expected);
-      const record = await app.store.get({ installationId, repoId, issue: 1 });
+      const record = await app.stores.claims.get({ installationId, repoId, issue: 1 });
       expect(record).toMatchObject({ actor: { login: "alice" }, sync: "done" });
     },
   );
@@ -402,7 +404,11 @@ describe("a revocation the store lost before its write reached GitHub", () => {
       sim.unassign({ repo, issue: 1, login: "alice", ...removed });
       await sim.flush();
       sim.clearFaults();
-      expect(await app.store.get(key)).toMatchObject({ generation: 2, state: "revoked", sync: "pending" });
+      expect(await app.stores.claims.get(key)).toMatchObject({
+        generation: 2,
+        state: "revoked",
+        sync: "pending",
+      });
       expect(
         sim
           .issue(repo, 1)
@@ -435,7 +441,7 @@ describe("a revocation the store lost before its write reached GitHub", () => {
       expect(issue.assignees).toEqual([]);
       expect(issue.labels).toEqual([]);
       expect(issue.comments.map((c) => c.body).join("\n")).toMatch(/"generation":1,"state":"revoked"/);
-      expect(await app.store.get(key)).toMatchObject({
+      expect(await app.stores.claims.get(key)).toMatchObject({
         generation: 2,
         state: "revoked",
         supersedes: 1,
@@ -465,7 +471,7 @@ describe("a /reclaim whose write GitHub answers with an error", () => {
     sim.comment({ repo, issue: 1, login: "alice", body: "/reclaim" });
     await sim.flush();
     sim.clearFaults();
-    expect(await app.store.get(key)).toMatchObject(
+    expect(await app.stores.claims.get(key)).toMatchObject(
       after === "human"
         ? { state: "human", actor: { login: "alice" }, sync: "pending" }
         : { state: "active", generation: 1, actor: { login: "fleet-bot" } },
@@ -475,7 +481,7 @@ describe("a /reclaim whose write GitHub answers with an error", () => {
     await sim.flush();
     const lease = { id: claim.lease.id, token: claim.lease.token };
     if (after === "human") {
-      expect(await app.store.get(key)).toMatchObject({
+      expect(await app.stores.claims.get(key)).toMatchObject({
         state: "human",
         actor: { login: "alice" },
         sync: "done",

@@ -1,7 +1,8 @@
 // A bad-input corpus against the real App over HTTP: every answer is a clean 4xx, and nothing changes in the store or on GitHub.
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MemoryLivenessStore } from "../../src/providers/memory/memory-store.js";
+import { createMemoryStores } from "../../src/providers/memory/memory-store.js";
+import type { Stores } from "../../src/providers/stores.js";
 import { type GitHubSimulator, startGitHubSimulator } from "../../tools/github-sim/index.js";
 import { fleetToken, installationId, repo, repoId, seedWorld } from "../faults/support/world.js";
 import {
@@ -14,7 +15,7 @@ import {
 
 let sim: GitHubSimulator;
 let app: AppHarness;
-let store: MemoryLivenessStore;
+let stores: Stores;
 
 beforeAll(async () => {
   sim = await startGitHubSimulator({
@@ -22,8 +23,8 @@ beforeAll(async () => {
     webhookSecret: testWebhookSecret,
     appId: 1,
   });
-  store = new MemoryLivenessStore();
-  app = await startApp({ store, githubBaseUrl: sim.baseUrl, now: Date.now(), adminToken: testAdminToken });
+  stores = createMemoryStores();
+  app = await startApp({ stores, githubBaseUrl: sim.baseUrl, now: Date.now(), adminToken: testAdminToken });
   sim.configureWebhooks({ url: `${app.url}/api/github/webhooks` });
   seedWorld(sim);
   await sim.flush();
@@ -247,7 +248,7 @@ describe("the HTTP bad-input corpus", () => {
       expect(text.length).toBeLessThan(2_000);
     }
     expect(({} as Record<string, unknown>).admin).toBeUndefined();
-    expect(await store.listRepository(installationId, repoId, 10)).toEqual([]);
+    expect(await stores.index.listRepository(installationId, repoId, 10)).toEqual([]);
     const writes = sim.requests
       .since(mark)
       .filter(
@@ -280,6 +281,6 @@ describe("the HTTP bad-input corpus", () => {
       clearInterval(dribble);
       socket.destroy();
     }
-    expect(await store.listRepository(installationId, repoId, 10)).toEqual([]);
+    expect(await stores.index.listRepository(installationId, repoId, 10)).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 // A full scenario, then a grep: no secret in logs, comments, check output, error bodies or metrics.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClaimHoldClient } from "../../src/agent/client/index.js";
-import { MemoryLivenessStore } from "../../src/providers/memory/memory-store.js";
+import { createMemoryStores } from "../../src/providers/memory/memory-store.js";
 import { type GitHubSimulator, startGitHubSimulator } from "../../tools/github-sim/index.js";
 import { fleetToken, otherToken, repo, seedWorld } from "../faults/support/world.js";
 import {
@@ -31,7 +31,7 @@ beforeAll(async () => {
     appId: 1,
   });
   app = await startApp({
-    store: new MemoryLivenessStore(),
+    stores: createMemoryStores(),
     githubBaseUrl: sim.baseUrl,
     now: Date.now(),
     adminToken: testAdminToken,

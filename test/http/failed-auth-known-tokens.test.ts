@@ -1,8 +1,8 @@
 // The failed-auth limiter's memory of accepted GitHub tokens outlives the process (the store), and unseen tokens are verified at a bounded rate.
 import { describe, expect, it } from "vitest";
 import { createFailedAuthLimiter } from "../../src/http/failed-auth-limiter.js";
-import { MemoryLivenessStore } from "../../src/providers/memory/memory-store.js";
-import { RedisLivenessStore } from "../../src/providers/redis/redis-store.js";
+import { createMemoryStores } from "../../src/providers/memory/memory-store.js";
+import { createRedisStores } from "../../src/providers/redis/redis-store.js";
 import { connectSharedRedis } from "../../tools/local-stack/stack-stores.js";
 import { probeRedis, uniqueKeyPrefix } from "../support/redis.js";
 
@@ -15,30 +15,30 @@ describe.each([
 ])("known GitHub tokens on the $name", ({ redis }) => {
   async function storeOf() {
     if (!redis) {
-      const store = new MemoryLivenessStore({ now: () => 0 });
-      return { store, close: async () => undefined };
+      const stores = createMemoryStores({ now: () => 0 });
+      return { stores, close: async () => undefined };
     }
     const client = await connectSharedRedis();
-    const store = new RedisLivenessStore({
+    const stores = createRedisStores({
       redis: client,
       keyPrefix: uniqueKeyPrefix("known-tokens"),
       ownsClient: true,
     });
-    return { store, close: () => store.close() };
+    return { stores, close: () => stores.connection.close() };
   }
 
   it("a restarted process (or a replica) knows a token another accepted; a rejected one is forgotten by both", async () => {
-    const { store, close } = await storeOf();
+    const { stores, close } = await storeOf();
     try {
       let now = 1_000;
-      const first = createFailedAuthLimiter({ now: () => now, store });
-      const second = createFailedAuthLimiter({ now: () => now, store });
+      const first = createFailedAuthLimiter({ now: () => now, store: stores.documents });
+      const second = createFailedAuthLimiter({ now: () => now, store: stores.documents });
       expect(await second.knownGood(token)).toBe(false);
       await first.accepted(token);
       expect(await second.knownGood(token)).toBe(true);
       now += 10_000;
       await second.rejected(token);
-      const third = createFailedAuthLimiter({ now: () => now, store });
+      const third = createFailedAuthLimiter({ now: () => now, store: stores.documents });
       expect(await third.knownGood(token)).toBe(false);
     } finally {
       await close();

@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHeartbeatRoute } from "../../src/http/heartbeat-route.js";
-import { MemoryLivenessStore } from "../../src/providers/memory/memory-store.js";
+import { createMemoryStores } from "../../src/providers/memory/memory-store.js";
 import { type GitHubSimulator, startGitHubSimulator } from "../../tools/github-sim/index.js";
 import { installationId, repo, repoId, seedWorld } from "../faults/support/world.js";
 import { type AppHarness, startApp, testAppPrivateKey, testWebhookSecret } from "../support/app-harness.js";
@@ -24,26 +24,26 @@ beforeAll(async () => {
     webhookSecret: testWebhookSecret,
     appId: 1,
   });
-  const store = new MemoryLivenessStore({ now: () => T0 });
+  const stores = createMemoryStores({ now: () => T0 });
   // One trusted hop: the transports' comparison below gives each its own client address (X-Forwarded-For).
-  app = await startApp({ store, githubBaseUrl: sim.baseUrl, now: T0, trustProxyHops: 1 });
+  app = await startApp({ stores, githubBaseUrl: sim.baseUrl, now: T0, trustProxyHops: 1 });
   sim.configureWebhooks({ url: `${app.url}/api/github/webhooks` });
   seedWorld(sim);
   await sim.flush();
   const actor = (sessionId: string) => ({ login: "fleet-bot", runtime: "codex", sessionId });
-  live = await seedAgentClaim(store, {
+  live = await seedAgentClaim(stores, {
     key: { ...widgets, issue: 1 },
     repo,
     actor: actor("s-1"),
     now: T0 - minute,
   });
-  superseded = await seedAgentClaim(store, {
+  superseded = await seedAgentClaim(stores, {
     key: { ...widgets, issue: 2 },
     repo,
     actor: actor("s-2"),
     now: T0 - 70 * minute,
   });
-  await seedAgentClaim(store, {
+  await seedAgentClaim(stores, {
     key: { ...widgets, issue: 2 },
     repo,
     actor: actor("s-3"),

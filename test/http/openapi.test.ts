@@ -23,7 +23,7 @@ import { type RefusalCode, refused } from "../../src/lease/refusals.js";
 import { mountMetrics } from "../../src/metrics/mount-metrics.js";
 import { GitHubWriteError } from "../../src/providers/assignment-provider.js";
 import { StoreUnavailableError } from "../../src/providers/liveness-store.js";
-import { MemoryLivenessStore } from "../../src/providers/memory/memory-store.js";
+import { createMemoryStores } from "../../src/providers/memory/memory-store.js";
 import { type AppHarness, startApp, testAdminToken } from "../support/app-harness.js";
 
 const root = new URL("../../", import.meta.url).pathname;
@@ -222,7 +222,7 @@ describe("the routes in the document", () => {
 describe("the real App", () => {
   let app: AppHarness;
   beforeAll(async () => {
-    app = await startApp({ store: new MemoryLivenessStore(), adminToken: testAdminToken });
+    app = await startApp({ stores: createMemoryStores(), adminToken: testAdminToken });
   });
   afterAll(async () => {
     await app.close();

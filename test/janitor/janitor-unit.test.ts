@@ -14,7 +14,8 @@ import type {
   TransitionWrite,
 } from "../../src/providers/assignment-provider.js";
 import type { InstallationSource } from "../../src/providers/installation-source.js";
-import { MemoryLivenessStore } from "../../src/providers/memory/memory-store.js";
+import { createMemoryStores } from "../../src/providers/memory/memory-store.js";
+import type { Stores } from "../../src/providers/stores.js";
 import { subjectSnapshot } from "../support/subject-snapshot.js";
 
 const installationId = 42;
@@ -81,13 +82,13 @@ function snapshotOf(issue: number, extra: Partial<SubjectSnapshot> = {}): Subjec
 }
 
 let clock: number;
-let store: MemoryLivenessStore;
+let stores: Stores;
 let github: FakeAssignments;
 let changed: ClaimRecord[];
 
 function janitorWith(config: RepoConfig = defaultRepoConfig): Janitor {
   return new Janitor({
-    store,
+    stores,
     assignments: github,
     configs: { load: async () => config, peek: () => config },
     now: () => clock,
@@ -108,7 +109,7 @@ function janitorWith(config: RepoConfig = defaultRepoConfig): Janitor {
 /** An agent claim made now on `issue`, its GitHub write committed. */
 async function agentClaim(issue: number): Promise<{ key: SubjectKey; record: ClaimRecord }> {
   const key = { installationId, repoId, issue };
-  const outcome = await store.claim({
+  const outcome = await stores.claims.claim({
     key,
     repo,
     actor: agent,
@@ -124,19 +125,22 @@ async function agentClaim(issue: number): Promise<{ key: SubjectKey; record: Cla
     caps: { perSession: 10, perLogin: 10 },
   });
   if (outcome.kind !== "created") throw new Error(`claim not created: ${outcome.kind}`);
-  await store.commitClaim(key, outcome.record.generation, { commentNodeId: `IC_${issue}`, commentId: issue });
+  await stores.claims.commitClaim(key, outcome.record.generation, {
+    commentNodeId: `IC_${issue}`,
+    commentId: issue,
+  });
   github.issues.set(issue, snapshotOf(issue));
   return { key, record: outcome.record };
 }
 
 beforeEach(async () => {
   clock = Date.parse("2026-03-01T09:00:00Z");
-  store = new MemoryLivenessStore({ now: () => clock });
+  stores = createMemoryStores({ now: () => clock });
   github = new FakeAssignments();
   changed = [];
-  await store.rememberInstallation(installationId);
+  await stores.installations.rememberInstallation(installationId);
   // The installation's data began well before the claims, so no store-loss grace applies.
-  await store.epoch(installationId, clock - 24 * 60 * minute);
+  await stores.claims.epoch(installationId, clock - 24 * 60 * minute);
 });
 
 describe("Janitor against the memory store", () => {
@@ -147,7 +151,7 @@ describe("Janitor against the memory store", () => {
     const report = await janitorWith().sweep();
 
     expect(report.actions).toEqual([{ subject: `${repo}#7`, action: "reap", reason: expect.any(String) }]);
-    expect((await store.get(key))?.state).toBe("reaped");
+    expect((await stores.claims.get(key))?.state).toBe("reaped");
     expect(github.writes).toHaveLength(1);
     const { write } = github.writes[0]!;
     expect(write.unassign).toEqual([agentNodeId]);
@@ -164,7 +168,7 @@ describe("Janitor against the memory store", () => {
     const report = await janitorWith().sweep();
 
     expect(report.actions.map((a) => a.action)).toEqual(["relabel-stale"]);
-    const record = await store.get(key);
+    const record = await stores.claims.get(key);
     expect(record?.state).toBe("active");
     expect(record?.staleMarkedAt).toBe(clock);
     expect(github.writes.map((w) => [w.write.removeLabels, w.write.addLabels])).toEqual([
@@ -181,7 +185,7 @@ describe("Janitor against the memory store", () => {
       snapshotOf(10, { assignees: [{ login: agent.login, nodeId: agentNodeId }, alice] }),
     );
     const humanKey = { installationId, repoId, issue: 11 };
-    const { record: human } = await store.humanClaim({
+    const { record: human } = await stores.claims.humanClaim({
       key: humanKey,
       repo,
       actor: { kind: "human", login: alice.login },
@@ -191,7 +195,7 @@ describe("Janitor against the memory store", () => {
       appAssigned: false,
     });
     // Its `/reclaim` write landed (a pending one is finished by reconcile, like any unwritten transition).
-    await store.commitClaim(humanKey, human.generation, { commentNodeId: "IC_11", commentId: 11 });
+    await stores.claims.commitClaim(humanKey, human.generation, { commentNodeId: "IC_11", commentId: 11 });
     github.issues.set(11, snapshotOf(11, { assignees: [alice], labels: [] }));
     clock += 61 * minute;
 
@@ -199,21 +203,21 @@ describe("Janitor against the memory store", () => {
 
     expect(report.actions.filter((a) => a.action === "reap").map((a) => a.subject)).toEqual([`${repo}#9`]);
     expect(github.writes.map((w) => [w.ref.issue, w.write.unassign])).toEqual([[9, [agentNodeId]]]);
-    expect((await store.get(pickedUp))?.state).toBe("active");
-    expect((await store.get(humanKey))?.state).toBe("human");
+    expect((await stores.claims.get(pickedUp))?.state).toBe("active");
+    expect((await stores.claims.get(humanKey))?.state).toBe("human");
   });
 
   it("writes nothing on a dry run: the reap is reported, the store and GitHub stay as they were", async () => {
     const { key } = await agentClaim(11);
     clock += 61 * minute;
-    const before = await store.get(key);
+    const before = await stores.claims.get(key);
 
     const report = await janitorWith().sweep({ dryRun: true });
 
     expect(report.dryRun).toBe(true);
     expect(report.actions.map((a) => a.action)).toEqual(["reap"]);
     expect(github.writes).toEqual([]);
-    expect(await store.get(key)).toEqual(before);
+    expect(await stores.claims.get(key)).toEqual(before);
     expect(changed).toEqual([]);
     expect(await janitorWith().lastReport()).toBeNull();
   });
@@ -227,7 +231,7 @@ describe("Janitor against the memory store", () => {
 
     expect(report.actions.map((a) => a.action)).toEqual(["reap"]);
     expect(github.writes).toEqual([]);
-    expect((await store.get(key))?.state).toBe("active");
+    expect((await stores.claims.get(key))?.state).toBe("active");
   });
 
   it("reads nothing from GitHub when no claim is due", async () => {

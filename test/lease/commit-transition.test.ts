@@ -72,7 +72,7 @@ describe("applyAndCommit", () => {
         return { ...(claimComment ? { claimComment } : {}), requests: 1 };
       },
     };
-    await applyAndCommit({ assignments, store }, ref, key, 3, write, options);
+    await applyAndCommit({ assignments, stores: { claims: store } }, ref, key, 3, write, options);
     expect(store.calls).toEqual(expected);
   });
 });
@@ -85,7 +85,9 @@ describe("landedAnyway", () => {
     ["no claim comment", [], false],
   ])("%s", async (_name, comments, landed) => {
     const store = recordingStore();
-    expect(await landedAnyway({ assignments: showing(comments), store }, ref, key, record())).toBe(landed);
+    expect(
+      await landedAnyway({ assignments: showing(comments), stores: { claims: store } }, ref, key, record()),
+    ).toBe(landed);
     expect(store.calls).toEqual(
       landed ? [["commitClaim", key, 3, { commentNodeId: "IC_9", commentId: 9 }]] : [],
     );
@@ -97,7 +99,9 @@ describe("landedAnyway", () => {
         throw new Error("GitHub is down");
       },
     };
-    expect(await landedAnyway({ assignments, store: recordingStore() }, ref, key, record())).toBe(false);
+    expect(
+      await landedAnyway({ assignments, stores: { claims: recordingStore() } }, ref, key, record()),
+    ).toBe(false);
   });
 });
 

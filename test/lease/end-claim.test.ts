@@ -23,22 +23,24 @@ function world(options: { ended?: boolean; githubFails?: boolean; claimComment?:
   const previous = agentClaimRecord({ ...key, commentNodeId: "IC_3", sync: "done" });
   const ended: ClaimRecord = { ...previous, generation: 4, state: "revoked", sync: "pending" };
   const deps = {
-    store: {
-      async endClaim(input: EndClaimInput) {
-        journal.push(`store.endClaim ${input.to}`);
-        return options.ended === false
-          ? { kind: "skipped" as const, reason: "live" as const, current: previous }
-          : { kind: "ended" as const, previous, record: { ...ended, state: input.to } };
-      },
-      async markStale(input: MarkStaleInput) {
-        journal.push("store.markStale");
-        return { kind: "marked" as const, record: { ...previous, staleMarkedAt: input.now } };
-      },
-      async commitClaim(_key: unknown, generation: number) {
-        journal.push(`store.commitClaim ${generation}`);
-      },
-      async markSynced(_key: unknown, generation: number) {
-        journal.push(`store.markSynced ${generation}`);
+    stores: {
+      claims: {
+        async endClaim(input: EndClaimInput) {
+          journal.push(`store.endClaim ${input.to}`);
+          return options.ended === false
+            ? { kind: "skipped" as const, reason: "live" as const, current: previous }
+            : { kind: "ended" as const, previous, record: { ...ended, state: input.to } };
+        },
+        async markStale(input: MarkStaleInput) {
+          journal.push("store.markStale");
+          return { kind: "marked" as const, record: { ...previous, staleMarkedAt: input.now } };
+        },
+        async commitClaim(_key: unknown, generation: number) {
+          journal.push(`store.commitClaim ${generation}`);
+        },
+        async markSynced(_key: unknown, generation: number) {
+          journal.push(`store.markSynced ${generation}`);
+        },
       },
     },
     assignments: {

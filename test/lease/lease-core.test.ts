@@ -17,7 +17,8 @@ import type {
   TransitionWrite,
 } from "../../src/providers/assignment-provider.js";
 import { GitHubWriteError } from "../../src/providers/assignment-provider.js";
-import { MemoryLivenessStore } from "../../src/providers/memory/memory-store.js";
+import { createMemoryStores } from "../../src/providers/memory/memory-store.js";
+import type { Stores } from "../../src/providers/stores.js";
 import { subjectSnapshot } from "../support/subject-snapshot.js";
 
 const installationId = 42;
@@ -100,17 +101,17 @@ class FakeAssignments implements AssignmentProvider {
 }
 
 let now: number;
-let store: MemoryLivenessStore;
+let stores: Stores;
 let github: FakeAssignments;
 let core: LeaseCore;
 
 beforeEach(() => {
   now = Date.parse("2026-03-02T10:00:00.000Z");
-  store = new MemoryLivenessStore({ now: () => now });
+  stores = createMemoryStores({ now: () => now });
   github = new FakeAssignments();
   let minted = 0;
   core = new LeaseCore({
-    store,
+    stores,
     assignments: github,
     configs: { load: async () => defaultRepoConfig, peek: () => defaultRepoConfig },
     tokens: createTokenMinter("lease-core-test-secret", (n) => Buffer.alloc(n, ++minted)),
@@ -171,7 +172,7 @@ describe("LeaseCore", () => {
     expect(github.writes).toHaveLength(1);
     expect(github.writes[0]).toMatchObject({ assign: ["U_fleet"], addLabels: ["agent:claimed"] });
     expect(github.issue.assignees.map((a) => a.login)).toEqual(["fleet-bot"]);
-    const record = await store.get({ installationId, repoId, issue: 12 });
+    const record = await stores.claims.get({ installationId, repoId, issue: 12 });
     expect(record).toMatchObject({
       generation: 1,
       state: "active",
@@ -206,7 +207,7 @@ describe("LeaseCore", () => {
       message: "octo/widgets#12 is assigned to someone the App did not assign.",
       details: { assignees: ["alice"] },
     });
-    expect(await store.get({ installationId, repoId, issue: 12 })).toBeNull();
+    expect(await stores.claims.get({ installationId, repoId, issue: 12 })).toBeNull();
     expect(github.writes).toEqual([]);
   });
 
@@ -216,7 +217,7 @@ describe("LeaseCore", () => {
     const refusal = await refusalOf(core.claim(claimBy(fleetBot, "s1")));
 
     expect(refusal.code).toBe("github_failed");
-    expect(await store.get({ installationId, repoId, issue: 12 })).toBeNull();
+    expect(await stores.claims.get({ installationId, repoId, issue: 12 })).toBeNull();
     // The failed write, then the compensation that removes what it may have added.
     expect(github.writes).toHaveLength(2);
     expect(github.writes[1]).toMatchObject({ unassign: ["U_fleet"], removeLabels: ["agent:claimed"] });

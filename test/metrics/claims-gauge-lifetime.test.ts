@@ -1,6 +1,6 @@
 // The claims gauge's background count: made once at start-up (the first scrape has counts) and stopped with the App.
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { MemoryLivenessStore } from "../../src/providers/memory/memory-store.js";
+import { createMemoryStores } from "../../src/providers/memory/memory-store.js";
 import { type AppHarness, startApp } from "../support/app-harness.js";
 import { minute, seedAgentClaim } from "../support/seed-claims.js";
 
@@ -18,14 +18,14 @@ function sample(text: string, name: string): number | undefined {
 
 describe("the claims gauge's background count", () => {
   it("counts the store's claims at start-up, so a scrape has them before any scrape asked for a count", async () => {
-    const store = new MemoryLivenessStore({ now: () => T0 });
-    await seedAgentClaim(store, {
+    const stores = createMemoryStores({ now: () => T0 });
+    await seedAgentClaim(stores, {
       key: { installationId: 7, repoId: 1001, issue: 1 },
       repo: "acme/widgets",
       actor: { login: "octo-agent", runtime: "codex", sessionId: "s-1" },
       now: T0 - minute,
     });
-    const app = await startApp({ store, now: T0 });
+    const app = await startApp({ stores, now: T0 });
     harnesses.push(app);
     let text = "";
     for (let i = 0; i < 100; i++) {
@@ -60,7 +60,7 @@ describe("the claims gauge's background count", () => {
       cleared.add(handle);
       realClearTimeout(handle);
     }) as typeof clearTimeout);
-    const app = await startApp({ store: new MemoryLivenessStore() });
+    const app = await startApp({ stores: createMemoryStores() });
     await fetch(`${app.url}/metrics`);
     await app.close();
     const leftRunning = started.filter((handle) => !cleared.has(handle));

@@ -55,7 +55,7 @@ afterEach(async () => {
 });
 
 async function index(): Promise<Map<number, CandidateFacts>> {
-  const page = await stack.store.rankedCandidates(queueRepo, ranking, { offset: 0, limit: 500 });
+  const page = await stack.stores.queue.rankedCandidates(queueRepo, ranking, { offset: 0, limit: 500 });
   return new Map(page.candidates.map((c) => [c.issue, c]));
 }
 
@@ -73,7 +73,7 @@ describe("the candidate index's webhook feed", () => {
     await startStack();
     expect([...(await index()).keys()]).toEqual([1, 2, 3, 4]);
     expect((await index()).get(1)?.labels).toEqual(["p1"]);
-    expect(await stack.store.refreshedAt(queueRepo)).not.toBeNull();
+    expect(await stack.stores.queue.refreshedAt(queueRepo)).not.toBeNull();
   });
 
   it("follows issues, dependencies, sub-issues and pull requests, reading GitHub only where a payload lacks the facts", async () => {
@@ -223,13 +223,13 @@ describe("the candidate index's webhook feed", () => {
     expect(now.get(2)?.blockers).toEqual([]);
     expect(now.has(4)).toBe(true);
 
-    const refreshed = (await stack.store.refreshedAt(queueRepo))!;
+    const refreshed = (await stack.stores.queue.refreshedAt(queueRepo))!;
     await app.services.janitor.sweep({ reconcile: true });
 
     now = await index();
     expect(now.get(2)?.blockers).toEqual(["octo/widgets#3"]);
     expect(now.has(4)).toBe(false);
-    expect((await stack.store.refreshedAt(queueRepo))!).toBeGreaterThanOrEqual(refreshed);
+    expect((await stack.stores.queue.refreshedAt(queueRepo))!).toBeGreaterThanOrEqual(refreshed);
   });
 });
 
@@ -255,7 +255,7 @@ describe("a claims/next miss", () => {
       installations: [{ id: installationId, account: "octo", repos: [repoName] }],
     });
     await sim.flush();
-    expect(await stack.store.refreshedAt(queueRepo)).toBeNull();
+    expect(await stack.stores.queue.refreshedAt(queueRepo)).toBeNull();
     const mark = sim.requests.mark();
 
     const answer = await fetch(`${stack.app.url}/api/v1/claims/next`, {
@@ -270,7 +270,7 @@ describe("a claims/next miss", () => {
     const counts = sim.requests.counts(mark);
     expect(counts["GET /repos/{owner}/{repo}"]).toBe(1);
     expect(counts["GET /repos/{owner}/{repo}/issues"]).toBe(1);
-    expect(await stack.store.refreshedAt(queueRepo)).not.toBeNull();
+    expect(await stack.stores.queue.refreshedAt(queueRepo)).not.toBeNull();
   });
 });
 

@@ -4,8 +4,9 @@ import { Octokit } from "@octokit/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { GitHubCandidateSource } from "../../src/providers/github/github-candidate-source.js";
 import { createQueueRefresh } from "../../src/providers/github/refresh-candidates.js";
-import { MemoryLivenessStore } from "../../src/providers/memory/memory-store.js";
+import { createMemoryStores } from "../../src/providers/memory/memory-store.js";
 import type { QueueRepo } from "../../src/providers/queue-store.js";
+import type { Stores } from "../../src/providers/stores.js";
 import { type GitHubSimulator, startGitHubSimulator } from "../../tools/github-sim/index.js";
 import { createInstallationToken } from "../support/sim-helpers.js";
 
@@ -18,13 +19,13 @@ const installationId = 42;
 const ranking = { priority: ["p0", "p1"], order: "oldest" as const };
 
 let sim: GitHubSimulator;
-let store: MemoryLivenessStore;
+let stores: Stores;
 let repo: QueueRepo;
 let refresh: ReturnType<typeof createQueueRefresh>;
 let now = 1_800_000_000_000;
 
 async function everything() {
-  return (await store.rankedCandidates(repo, ranking, { offset: 0, limit: 500 })).candidates;
+  return (await stores.queue.rankedCandidates(repo, ranking, { offset: 0, limit: 500 })).candidates;
 }
 
 beforeEach(async () => {
@@ -40,11 +41,11 @@ beforeEach(async () => {
   });
   const token = await createInstallationToken(sim, appKey, installationId);
   const octokit = new Octokit({ auth: token, baseUrl: sim.baseUrl });
-  store = new MemoryLivenessStore();
+  stores = createMemoryStores();
   repo = { installationId, repoId: 777, repo: repoName };
   refresh = createQueueRefresh({
     source: new GitHubCandidateSource({ octokitFor: async () => octokit }),
-    feed: store,
+    feed: stores.queue,
     now: () => now,
   });
 });
@@ -90,7 +91,7 @@ describe("the queue refresh", () => {
       closingPullRequests: [{ number: 7, headRefName: "fix-lexer", author: "bob" }],
     });
     expect(byIssue.get(3)?.openSubIssues).toBe(1);
-    expect(await store.refreshedAt(repo)).toBe(now);
+    expect(await stores.queue.refreshedAt(repo)).toBe(now);
   });
 
   it("costs the listing pages, one GraphQL page when an open PR exists, and one read per blocked issue — exactly", async () => {
@@ -138,7 +139,7 @@ describe("the queue refresh", () => {
     const octokit = new Octokit({ auth: token, baseUrl: sim.baseUrl });
     const capped = createQueueRefresh({
       source: new GitHubCandidateSource({ octokitFor: async () => octokit }),
-      feed: store,
+      feed: stores.queue,
       now: () => now,
       maxPages: 1,
     });
@@ -170,6 +171,6 @@ describe("the queue refresh", () => {
     const candidates = await everything();
     expect(candidates.map((c) => c.issue)).toEqual([2, 3]);
     expect(candidates[0]?.labels).toEqual(["p0"]);
-    expect(await store.refreshedAt(repo)).toBe(now);
+    expect(await stores.queue.refreshedAt(repo)).toBe(now);
   });
 });

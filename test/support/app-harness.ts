@@ -7,7 +7,7 @@ import { type MarkerState, renderClaimComment, sealClaimComment } from "../../sr
 import { createMarkerSeal } from "../../src/domain/marker-seal.js";
 import { createLogger } from "../../src/logger.js";
 import type { FenceStore } from "../../src/providers/fence-store.js";
-import type { LivenessStore } from "../../src/providers/liveness-store.js";
+import type { Stores } from "../../src/providers/stores.js";
 import {
   type AppCredentials,
   type StackApp,
@@ -58,7 +58,7 @@ export interface AppHarness extends StackApp {
 }
 
 export async function startApp(options: {
-  store: LivenessStore;
+  stores: Stores;
   fences?: FenceStore;
   now?: number;
   githubBaseUrl?: string;
@@ -95,7 +95,7 @@ export async function startApp(options: {
   const app = await startStackApp({
     githubBaseUrl,
     credentials: testCredentials(),
-    store: options.store,
+    stores: options.stores,
     ...(options.fences ? { fences: options.fences } : {}),
     log,
     // Each call is one request: no retries, no 1 s write spacing.

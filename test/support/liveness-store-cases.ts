@@ -1,9 +1,9 @@
 // The stores a contract suite runs against: the memory store, a real Redis, and the Redis Cluster when CI provides one.
 import type { Cluster, Redis } from "ioredis";
 import { describe, it } from "vitest";
-import type { LivenessStore } from "../../src/providers/liveness-store.js";
-import { MemoryLivenessStore } from "../../src/providers/memory/memory-store.js";
-import { RedisLivenessStore } from "../../src/providers/redis/redis-store.js";
+import { createMemoryStores } from "../../src/providers/memory/memory-store.js";
+import { createRedisStores } from "../../src/providers/redis/redis-store.js";
+import type { Stores } from "../../src/providers/stores.js";
 import {
   createTestCluster,
   createTestRedis,
@@ -22,8 +22,8 @@ export interface LivenessStoreCase {
    * a cluster, whose client routes the same EVALSHA), and the keys it wrote (Redis only).
    */
   create(clock?: () => number): {
-    store: LivenessStore;
-    others: LivenessStore[];
+    stores: Stores;
+    others: Stores[];
     redis: Redis | null;
     keys?: () => Promise<string[]>;
   };
@@ -32,11 +32,11 @@ export interface LivenessStoreCase {
 
 function memoryCase(others: number): LivenessStoreCase {
   return {
-    name: "MemoryLivenessStore",
+    name: "memory stores",
     setup: async () => {},
     create(clock) {
-      const store = new MemoryLivenessStore(clock ? { now: clock } : undefined);
-      return { store, others: Array.from({ length: others }, () => store), redis: null };
+      const stores = createMemoryStores(clock ? { now: clock } : undefined);
+      return { stores, others: Array.from({ length: others }, () => stores), redis: null };
     },
     teardown: async () => {},
   };
@@ -60,8 +60,8 @@ function redisCase(
       const keyPrefix = `${runPrefix}${++next}:`;
       const [main, ...rest] = clients;
       return {
-        store: new RedisLivenessStore({ redis: main!, keyPrefix }),
-        others: rest.map((redis) => new RedisLivenessStore({ redis, keyPrefix })),
+        stores: createRedisStores({ redis: main!, keyPrefix }),
+        others: rest.map((redis) => createRedisStores({ redis, keyPrefix })),
         redis: main!.isCluster ? null : (main as Redis),
         async keys() {
           const nodes = main!.isCluster ? (main as Cluster).nodes("master") : [main as Redis];
@@ -88,15 +88,15 @@ export async function livenessStoreCases(options: {
   const { contract, prefix, others } = options;
   const cases = [memoryCase(others)];
   const probe = await probeRedis();
-  if (probe.available) cases.push(redisCase("RedisLivenessStore", prefix, others, createTestRedis));
+  if (probe.available) cases.push(redisCase("Redis stores", prefix, others, createTestRedis));
   else {
-    describe.skip(`RedisLivenessStore (${probe.reason})`, () => {
+    describe.skip(`Redis stores (${probe.reason})`, () => {
       it(`passes the ${contract}`, () => {});
     });
   }
   // Redis Cluster (.ci/run sets REDIS_CLUSTER_URL): every script of an installation stays in one slot.
   if (redisClusterUrl) {
-    cases.push(redisCase("RedisLivenessStore on Redis Cluster", prefix, others, createTestCluster));
+    cases.push(redisCase("Redis stores on Redis Cluster", prefix, others, createTestCluster));
   }
   return cases;
 }

@@ -1,7 +1,7 @@
 // Seeds claims straight into a store (the dashboard and metrics read the store alone), with tokens the App accepts.
 import type { Actor, SubjectKey, TaskClass } from "../../src/domain/claim.js";
 import { createTokenMinter } from "../../src/lease/tokens.js";
-import type { LivenessStore } from "../../src/providers/liveness-store.js";
+import type { Stores } from "../../src/providers/stores.js";
 import { testTokenSecret } from "./app-harness.js";
 
 export const minute = 60_000;
@@ -18,7 +18,7 @@ export interface SeededClaim {
 
 /** An agent claim made at `now`, as the lease core would have stored it. */
 export async function seedAgentClaim(
-  store: LivenessStore,
+  stores: Stores,
   claim: {
     key: SubjectKey;
     repo: string;
@@ -30,9 +30,9 @@ export async function seedAgentClaim(
   },
 ): Promise<SeededClaim> {
   // As the lease core does: the installation's data begins no later than its first claim.
-  await store.epoch(claim.key.installationId, claim.now);
+  await stores.claims.epoch(claim.key.installationId, claim.now);
   const token = minter.mint();
-  const outcome = await store.claim({
+  const outcome = await stores.claims.claim({
     key: claim.key,
     repo: claim.repo,
     actor: { kind: "agent", ...claim.actor },
@@ -49,9 +49,11 @@ export async function seedAgentClaim(
   });
   if (outcome.kind !== "created")
     throw new Error(`seeding ${claim.repo}#${claim.key.issue}: ${outcome.kind}`);
-  await store.commitClaim(claim.key, outcome.record.generation, { commentNodeId: `IC_${claim.key.issue}` });
-  await store.markSynced(claim.key, outcome.record.generation);
-  await store.rememberInstallation(claim.key.installationId);
+  await stores.claims.commitClaim(claim.key, outcome.record.generation, {
+    commentNodeId: `IC_${claim.key.issue}`,
+  });
+  await stores.claims.markSynced(claim.key, outcome.record.generation);
+  await stores.installations.rememberInstallation(claim.key.installationId);
   const { installationId, repoId, issue } = claim.key;
   return {
     key: claim.key,
@@ -63,10 +65,10 @@ export async function seedAgentClaim(
 
 /** A human claim (a `/reclaim` by a maintainer). */
 export async function seedHumanClaim(
-  store: LivenessStore,
+  stores: Stores,
   claim: { key: SubjectKey; repo: string; login: string; now: number },
 ): Promise<void> {
-  await store.humanClaim({
+  await stores.claims.humanClaim({
     key: claim.key,
     repo: claim.repo,
     actor: { kind: "human", login: claim.login },
@@ -75,5 +77,5 @@ export async function seedHumanClaim(
     release: false,
     appAssigned: false,
   });
-  await store.rememberInstallation(claim.key.installationId);
+  await stores.installations.rememberInstallation(claim.key.installationId);
 }

@@ -1,11 +1,11 @@
 // The local stack's Redis: the machine's under a fresh key prefix, a private redis-server, or the embedded memory store.
 import { Redis, type RedisOptions } from "ioredis";
 import type { FenceStore } from "../../src/providers/fence-store.js";
-import type { LivenessStore } from "../../src/providers/liveness-store.js";
 import { MemoryFenceStore } from "../../src/providers/memory/memory-fence-store.js";
-import { MemoryLivenessStore } from "../../src/providers/memory/memory-store.js";
+import { createMemoryStores } from "../../src/providers/memory/memory-store.js";
 import { RedisFenceStore } from "../../src/providers/redis/redis-fence-store.js";
-import { RedisLivenessStore } from "../../src/providers/redis/redis-store.js";
+import { createRedisStores } from "../../src/providers/redis/redis-store.js";
+import type { Stores } from "../../src/providers/stores.js";
 import { deleteKeysWithPrefix, uniqueKeyPrefix } from "./redis-keys.js";
 import { type PrivateRedis, startPrivateRedis } from "./start-private-redis.js";
 
@@ -28,7 +28,7 @@ export interface StackRedis {
 }
 
 export interface StackStores {
-  store: LivenessStore;
+  stores: Stores;
   fences: FenceStore;
   redis?: StackRedis;
   close(): Promise<void>;
@@ -62,7 +62,7 @@ export async function connectSharedRedis(url = sharedRedisUrl, options: RedisOpt
 
 function onRedis(redis: StackRedis): Omit<StackStores, "close"> {
   return {
-    store: new RedisLivenessStore({ redis: redis.client, keyPrefix: redis.keyPrefix }),
+    stores: createRedisStores({ redis: redis.client, keyPrefix: redis.keyPrefix }),
     fences: new RedisFenceStore({ redis: redis.client, keyPrefix: redis.keyPrefix }),
     redis,
   };
@@ -70,8 +70,8 @@ function onRedis(redis: StackRedis): Omit<StackStores, "close"> {
 
 export async function openStackStores(choice: StackRedisChoice): Promise<StackStores> {
   if (choice.kind === "memory") {
-    const store = new MemoryLivenessStore();
-    return { store, fences: new MemoryFenceStore(), close: () => store.close() };
+    const stores = createMemoryStores();
+    return { stores, fences: new MemoryFenceStore(), close: () => stores.connection.close() };
   }
   if (choice.kind === "private") {
     const server = await startPrivateRedis();

@@ -6,7 +6,7 @@ import { createLogger } from "../../src/logger.js";
 import type { FenceStore } from "../../src/providers/fence-store.js";
 import { createClaimHoldOctokit } from "../../src/providers/github/claim-hold-octokit.js";
 import { createThrottleConnection, withSharedThrottle } from "../../src/providers/github/shared-throttle.js";
-import type { LivenessStore } from "../../src/providers/liveness-store.js";
+import type { Stores } from "../../src/providers/stores.js";
 import {
   type GitHubSimulator,
   type GitHubSimulatorOptions,
@@ -26,7 +26,7 @@ import {
 export interface StackWiring {
   githubBaseUrl: string;
   credentials: AppCredentials;
-  store: LivenessStore;
+  stores: Stores;
   fences: FenceStore;
   /** The Redis behind the stores, for an App that opens its own connection (absent: the memory store). */
   redis?: StackRedis;
@@ -37,8 +37,8 @@ export type StartApp<A extends RunningApp> = (wiring: StackWiring) => Promise<A>
 export interface LocalStackOptions<A extends RunningApp = DefaultStackApp> {
   /** Default: the embedded memory store. */
   redis?: StackRedisChoice;
-  /** Wraps the claim store before the App gets it (the benchmarks time Redis this way). */
-  wrapStore?: (store: LivenessStore) => LivenessStore;
+  /** Wraps the store bundle before the App gets it (the benchmarks time Redis this way). */
+  wrapStores?: (stores: Stores) => Stores;
   /** Default: a fresh RSA key, webhook secret and App id 4242. */
   credentials?: AppCredentials;
   /** The simulator's own options (its clock). */
@@ -63,7 +63,7 @@ export interface LocalStack<A extends RunningApp = DefaultStackApp> {
   readonly apps: readonly A[];
   /** What another App on this stack is started with. */
   wiring: StackWiring;
-  store: LivenessStore;
+  stores: Stores;
   fences: FenceStore;
   /** Absent with the memory store. */
   redis?: StackRedis;
@@ -174,8 +174,8 @@ export async function startLocalStack<A extends RunningApp = DefaultStackApp>(
 ): Promise<LocalStack<A>> {
   const startApp = options.startApp ?? (defaultApp() as unknown as StartApp<A>);
   const credentials = options.credentials ?? generateCredentials();
-  const stores = await openStackStores(options.redis ?? { kind: "memory" });
-  const store = options.wrapStore ? options.wrapStore(stores.store) : stores.store;
+  const opened = await openStackStores(options.redis ?? { kind: "memory" });
+  const stores = options.wrapStores ? options.wrapStores(opened.stores) : opened.stores;
   const sim = await startGitHubSimulator({
     appKey: credentials.privateKey,
     webhookSecret: credentials.webhookSecret,
@@ -185,9 +185,9 @@ export async function startLocalStack<A extends RunningApp = DefaultStackApp>(
   const wiring: StackWiring = {
     githubBaseUrl: sim.baseUrl,
     credentials,
-    store,
-    fences: stores.fences,
-    ...(stores.redis ? { redis: stores.redis } : {}),
+    stores,
+    fences: opened.fences,
+    ...(opened.redis ? { redis: opened.redis } : {}),
   };
   const apps: A[] = [];
   // A flush of the simulator also waits for what the Apps run after their answers.
@@ -205,7 +205,7 @@ export async function startLocalStack<A extends RunningApp = DefaultStackApp>(
   const stop = async () => {
     for (const app of apps.splice(0)) await app.close();
     await sim.close();
-    await stores.close();
+    await opened.close();
   };
   try {
     for (let i = 0; i < (options.apps ?? 1); i++) await addApp();
@@ -221,9 +221,9 @@ export async function startLocalStack<A extends RunningApp = DefaultStackApp>(
     },
     apps,
     wiring,
-    store,
-    fences: stores.fences,
-    ...(stores.redis ? { redis: stores.redis } : {}),
+    stores,
+    fences: opened.fences,
+    ...(opened.redis ? { redis: opened.redis } : {}),
     async restartApp(starter = startApp) {
       await apps[0]?.close();
       apps[0] = await starter(wiring);

@@ -4,7 +4,7 @@ import type { Logger } from "pino";
 import { Probot, ProbotOctokit, Server } from "probot";
 import { type ClaimHoldOptions, type ClaimHoldServices, createClaimHoldApp } from "../../src/app.js";
 import type { FenceStore } from "../../src/providers/fence-store.js";
-import type { LivenessStore } from "../../src/providers/liveness-store.js";
+import type { Stores } from "../../src/providers/stores.js";
 import { freePort } from "./free-port.js";
 
 /** What the App authenticates with; the simulator is started with the same key and secret. */
@@ -17,13 +17,13 @@ export interface AppCredentials {
 export interface StackAppOptions {
   githubBaseUrl: string;
   credentials: AppCredentials;
-  store: LivenessStore;
+  stores: Stores;
   fences?: FenceStore;
   log: Logger;
   /** The Octokit class Probot builds clients from (default: Probot's, retries and throttling as shipped). */
   Octokit?: typeof ProbotOctokit;
   /** The rest of the App's options (token secret, clock, jobs, limits). */
-  app: Omit<ClaimHoldOptions, "store" | "fences" | "githubBaseUrl" | "log" | "onReady">;
+  app: Omit<ClaimHoldOptions, "stores" | "fences" | "githubBaseUrl" | "log" | "onReady">;
   /** True: the App's public URL is the address it bound (the check run's details link points at it). */
   advertiseOwnUrl?: boolean;
   /** Extra HTTP handlers mounted beside the App's (Probot's `addHandler`). */
@@ -74,7 +74,7 @@ export async function startStackApp(options: StackAppOptions): Promise<StackApp>
   const claimHold = createClaimHoldApp({
     ...(options.advertiseOwnUrl ? { publicUrl: url } : {}),
     ...options.app,
-    store: options.store,
+    stores: options.stores,
     ...(options.fences ? { fences: options.fences } : {}),
     githubBaseUrl: options.githubBaseUrl,
     log,

@@ -1,6 +1,6 @@
 // The dashboard's history: recent subjects' transitions, recent notifications and spend, from the store alone (bounded reads, no GitHub).
 import type { ClaimRecord, SubjectKey } from "../../domain/claim.js";
-import type { LivenessStore } from "../../providers/liveness-store.js";
+import type { ClaimIndex, ClaimStore, InstallationStore } from "../../providers/liveness-store.js";
 import type { OutboxStore, RecentDelivery } from "../../providers/outbox-store.js";
 import type { SubjectHistory } from "./timeline-layout.js";
 
@@ -15,9 +15,12 @@ export const timelineLanes = 24;
 export const notificationsShown = 20;
 
 export interface TimelineDeps {
-  store: Pick<LivenessStore, "installations" | "repositories" | "listRepository" | "history"> & {
+  stores: {
+    installations: Pick<InstallationStore, "installations">;
+    index: Pick<ClaimIndex, "repositories" | "listRepository">;
+    claims: Pick<ClaimStore, "history">;
     /** Each subject's spend in micro-dollars (stores that keep spend); absent: the page shows none. */
-    spendOf?: (keys: readonly SubjectKey[]) => Promise<number[]>;
+    spend?: { spendOf(keys: readonly SubjectKey[]): Promise<number[]> };
   };
   /** The notification outbox; absent: no list of recent notifications. */
   outbox?: Pick<OutboxStore, "recent">;
@@ -50,12 +53,12 @@ function activityOf(record: ClaimRecord): number {
 }
 
 export async function readTimeline(deps: TimelineDeps): Promise<TimelineData> {
-  const { store } = deps;
+  const { stores } = deps;
   const now = deps.now();
   const since = now - timelineWindowMs;
   const repositories: { installationId: number; repoId: number }[] = [];
-  for (const installationId of await store.installations()) {
-    for (const repoId of await store.repositories(installationId))
+  for (const installationId of await stores.installations.installations()) {
+    for (const repoId of await stores.index.repositories(installationId))
       repositories.push({ installationId, repoId });
   }
   const listed = repositories.slice(0, timelineRepositories);
@@ -63,7 +66,11 @@ export async function readTimeline(deps: TimelineDeps): Promise<TimelineData> {
   const records = (
     await Promise.all(
       listed.map(async ({ installationId, repoId }) => {
-        const page = await store.listRepository(installationId, repoId, timelineRecordsPerRepository + 1);
+        const page = await stores.index.listRepository(
+          installationId,
+          repoId,
+          timelineRecordsPerRepository + 1,
+        );
         if (page.length > timelineRecordsPerRepository) recordsTruncated = true;
         return page.slice(0, timelineRecordsPerRepository);
       }),
@@ -79,9 +86,9 @@ export async function readTimeline(deps: TimelineDeps): Promise<TimelineData> {
     issue: r.issue,
   }));
   const [histories, notifications, spends] = await Promise.all([
-    Promise.all(keys.map((key) => store.history(key))),
+    Promise.all(keys.map((key) => stores.claims.history(key))),
     deps.outbox ? deps.outbox.recent(notificationsShown) : Promise.resolve(null),
-    store.spendOf ? store.spendOf(keys) : Promise.resolve(null),
+    stores.spend ? stores.spend.spendOf(keys) : Promise.resolve(null),
   ]);
   const subjects: SubjectHistory[] = shown.map((record, i) => ({
     subject: `${record.repo}#${record.issue}`,

@@ -63,7 +63,7 @@ async function enforceBudget(
   const limits = config.budgets[record.taskClass];
   const decision = decideBudget(spend, limits);
   const spendUsd = microsToUsd(spend.afterMicros);
-  if (decision.warn && limits.warnUsd !== null && (await deps.store.markBudgetWarned(lease))) {
+  if (decision.warn && limits.warnUsd !== null && (await deps.stores.spend.markBudgetWarned(lease))) {
     deps.notifier?.emit(
       budgetNotification("budget-warn", record, { spentUsd: spendUsd, limitUsd: limits.warnUsd }, config),
     );
@@ -80,9 +80,9 @@ async function endOverBudget(
   spendUsd: number,
   maxUsd: number,
 ): Promise<never> {
-  const { store, now, log } = deps;
+  const { stores, now, log } = deps;
   const { record, lease } = input;
-  const released = await store.release({
+  const released = await stores.claims.release({
     key: lease,
     generation: lease.generation,
     tokenDigest: input.tokenDigest,
@@ -90,7 +90,7 @@ async function endOverBudget(
     outcome: "abandoned",
   });
   if (released.kind === "released" && !released.repeated) {
-    await store.markBudgetExhausted(lease, lease.generation);
+    await stores.spend.markBudgetExhausted(lease, lease.generation);
     const ended = { previous: record, record: { ...released.record, budgetExhausted: true } };
     await finishEnded(
       { ...deps, log },

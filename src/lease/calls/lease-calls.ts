@@ -83,7 +83,7 @@ export class LeaseCalls {
   ) {}
 
   async heartbeat(leaseId: string, token: string, request: HeartbeatRequest): Promise<HeartbeatAnswer> {
-    const { store, tokens, now: clock } = this.deps;
+    const { stores, tokens, now: clock } = this.deps;
     const lease = parseLeaseOrThrow(leaseId);
     const now = clock();
     const requestedWait = request.waitUntil ? Date.parse(request.waitUntil) : undefined;
@@ -106,7 +106,7 @@ export class LeaseCalls {
     };
     // The digest that proved the lease stays in `input` for the durations refresh below.
     const first = await this.recovery.withRecovery(lease, token, (digest) =>
-      store.heartbeat(Object.assign(input, { tokenDigest: digest })),
+      stores.claims.heartbeat(Object.assign(input, { tokenDigest: digest })),
     );
     if (first.kind === "usage_decreased") {
       throw refused({
@@ -150,7 +150,7 @@ export class LeaseCalls {
     const wait = config ? capWait(config.maxWait) : undefined;
     const shorterWait = wait !== undefined && wait !== input.waitUntil;
     if (!wanted || (sameDurations(wanted, outcome.record.durations) && !shorterWait)) return outcome;
-    const again = await this.deps.store.heartbeat({
+    const again = await this.deps.stores.claims.heartbeat({
       ...input,
       durations: wanted,
       ...(wait !== undefined ? { waitUntil: wait } : {}),
@@ -197,7 +197,7 @@ export class LeaseCalls {
     token: string,
     request: { outcome: ReleaseOutcome; note?: string },
   ): Promise<ReleaseAnswer> {
-    const { store, tokens, configs, now: clock } = this.deps;
+    const { stores, tokens, configs, now: clock } = this.deps;
     const lease = parseLeaseOrThrow(leaseId);
     const input = {
       key: lease,
@@ -207,7 +207,7 @@ export class LeaseCalls {
       outcome: request.outcome,
     };
     const outcome = await this.recovery.withRecovery(lease, token, (digest) =>
-      store.release({ ...input, tokenDigest: digest }),
+      stores.claims.release({ ...input, tokenDigest: digest }),
     );
     if (outcome.kind !== "released") throw refused(leaseRefusal(outcome));
     const record = outcome.record;
@@ -220,7 +220,7 @@ export class LeaseCalls {
         releaseWrite(record, config.labels, request.note),
         config.labels,
       );
-      await store.markSynced(lease, record.generation);
+      await stores.claims.markSynced(lease, record.generation);
       await this.deps.events.transitioned(
         { cause: "released", at: input.now, record, previous: null },
         config,
@@ -230,7 +230,7 @@ export class LeaseCalls {
   }
 
   async verify(leaseId: string, token: string): Promise<VerifyAnswer> {
-    const { store, tokens, now: clock } = this.deps;
+    const { stores, tokens, now: clock } = this.deps;
     const lease = parseLeaseOrThrow(leaseId);
     const input = {
       key: lease,
@@ -239,7 +239,7 @@ export class LeaseCalls {
       now: clock(),
     };
     const outcome = await this.recovery.withRecovery(lease, token, (digest) =>
-      store.verify({ ...input, tokenDigest: digest }),
+      stores.claims.verify({ ...input, tokenDigest: digest }),
     );
     if (outcome.kind !== "ok") throw refused(leaseRefusal(outcome));
     const record = outcome.record;

@@ -7,12 +7,12 @@ import { type ClaimRecord, subjectName } from "../../domain/claim.js";
 import { needsHumanNotification } from "../../notify/notification-events.js";
 import type { Notifier } from "../../notify/notifier.js";
 import type { AssignmentProvider, TransitionWrite } from "../../providers/assignment-provider.js";
-import type { DocumentStore } from "../../providers/liveness-store.js";
+import type { Stores } from "../../providers/stores.js";
 import { writeFenced } from "../transitions/commit-transition.js";
 import { needsHumanAskBody } from "./budget-writes.js";
 
 export interface NeedsHumanShowDeps {
-  store: DocumentStore;
+  stores: Pick<Stores, "documents">;
   assignments: AssignmentProvider;
   notifier?: Notifier | undefined;
   now: () => number;
@@ -60,10 +60,10 @@ export class NeedsHumanShow {
     blocker: string | null,
   ): Promise<void> {
     const { deps } = this;
-    const { store, now: clock, log } = deps;
+    const { stores, now: clock, log } = deps;
     const document = documentOf(record);
     const now = clock();
-    const stored = ((await store.getDocument(document)) ?? {}) as NeedsHumanShown;
+    const stored = ((await stores.documents.getDocument(document)) ?? {}) as NeedsHumanShown;
     // The comment and the notification are throttled per issue, across claims; the label's state is
     // one generation's (a new claim's write took an earlier ask's label off).
     const { label, ...perIssue } = stored;
@@ -99,7 +99,7 @@ export class NeedsHumanShow {
       }
     }
     const keepMs = Math.max(config.notify.needsHumanCooldown, 2 * 60_000);
-    await store.putDocument(document, plan.shown, keepMs);
+    await stores.documents.putDocument(document, plan.shown, keepMs);
     // The notifier queues without waiting, so a slow or dead sink never slows the heartbeat.
     if (plan.notify && blocker !== null) {
       deps.notifier?.emit(needsHumanNotification(record, blocker, record.lastHeartbeatAt, config));

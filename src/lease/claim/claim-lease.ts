@@ -123,10 +123,10 @@ export class ClaimLease {
 
   /** The store's claim, then GitHub's write: a claim that passed every check. */
   async #take(read: SubjectRead, plan: ClaimPlan, fleetAssignees: Set<string>): Promise<ClaimOutcome> {
-    const { store, tokens } = this.deps;
+    const { stores, tokens } = this.deps;
     const { subject, now } = read;
     const token = tokens.mint();
-    const outcome = await store.claim(this.#claimInput(read, plan, token));
+    const outcome = await stores.claims.claim(this.#claimInput(read, plan, token));
     const context: ClaimContext = { ...read, token, fleetAssignees };
     switch (outcome.kind) {
       case "held":
@@ -173,7 +173,7 @@ export class ClaimLease {
     const repo = await this.deps.candidates?.repoOf(request.installationId, request.repo);
     if (!repo) return undefined;
     const key = { installationId: request.installationId, repoId: repo.repoId, issue: request.issue };
-    return (await this.deps.store.get(key))?.branch;
+    return (await this.deps.stores.claims.get(key))?.branch;
   }
 
   /** Assignees (other than the claimant) that are fleet logins: read only when someone else is assigned. */
@@ -231,7 +231,7 @@ export class ClaimLease {
    * restored when the store lost it. Refuses what cannot be claimed whoever asks.
    */
   async #readSubject(request: ClaimRequest): Promise<SubjectRead> {
-    const { store, assignments, configs, now: clock } = this.deps;
+    const { stores, assignments, configs, now: clock } = this.deps;
     const ref: SubjectRef = {
       installationId: request.installationId,
       repo: request.repo,
@@ -256,10 +256,10 @@ export class ClaimLease {
     const now = clock();
     const latest = latestMarker(snapshot);
     // Establishes the installation's epoch no later than its first claim (a fresh store's data begins here).
-    await store.epoch(key.installationId, now);
+    await stores.claims.epoch(key.installationId, now);
     if (
       claimStateUnknown(snapshot, [config.labels.claimed, config.labels.stale]) &&
-      (await store.get(key)) === null
+      (await stores.claims.get(key)) === null
     ) {
       throw refused(claimStateUnknownRefusal(subject));
     }
@@ -302,7 +302,7 @@ export class ClaimLease {
    * token pending, never valid, and the old one working.
    */
   async #completeReclaim(context: ClaimContext, reclaimed: ClaimRecord): Promise<ClaimOutcome> {
-    const { store, tokens, now: clock, log } = this.deps;
+    const { stores, tokens, now: clock, log } = this.deps;
     const { ref, key, snapshot, config, subject, token } = context;
     const tokenDigest = tokens.digest(token);
     const { pendingTokenDigest: _pending, ...rest } = reclaimed;
@@ -322,7 +322,7 @@ export class ClaimLease {
     const comment =
       applied.claimComment ??
       (own && !record.commentNodeId ? { nodeId: own.nodeId, databaseId: own.databaseId } : undefined);
-    const promoted = await store.commitReclaim({
+    const promoted = await stores.claims.commitReclaim({
       key,
       generation: record.generation,
       tokenDigest,
@@ -331,7 +331,7 @@ export class ClaimLease {
     });
     if (!promoted) {
       // A newer re-claim (or a release) got there first: this token never becomes valid.
-      const current = await store.get(key);
+      const current = await stores.claims.get(key);
       throw refused(overtakenRefusal(subject, current, clock()));
     }
     // The rotated-out token's attestations no longer count: the linked PRs' checks re-run.
@@ -348,7 +348,7 @@ export class ClaimLease {
     context: ClaimContext,
     created: Extract<StoreClaimOutcome, { kind: "created" }>,
   ): Promise<ClaimOutcome> {
-    const { store, now: clock, log } = this.deps;
+    const { stores, now: clock, log } = this.deps;
     const { ref, key, snapshot, config, subject, token, now, ghost } = context;
     const { record, previous } = created;
     const write = claimWrite(snapshot, record, previous, config, context.request.user, now, ghost);
@@ -375,7 +375,7 @@ export class ClaimLease {
         ? resumeView(previous, snapshot.openPullRequests)
         : null;
     if (!this.#knownInstallations.has(key.installationId)) {
-      await store.rememberInstallation(key.installationId);
+      await stores.installations.rememberInstallation(key.installationId);
       this.#knownInstallations.add(key.installationId);
     }
     // The trust model's evidence: this login runs agents (docs/security.md#trust-model).

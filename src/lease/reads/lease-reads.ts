@@ -59,18 +59,18 @@ export interface Inventory {
   truncated: boolean;
 }
 
-type ReadPorts = Pick<LeaseCoreDeps, "store" | "assignments" | "configs" | "now" | "log">;
+type ReadPorts = Pick<LeaseCoreDeps, "stores" | "assignments" | "configs" | "now" | "log">;
 
 /**
  * Other live claims of the repository whose declared scope intersects this one's: a warning, never
  * a refusal. Costs one store read (the repository's records), never a GitHub request.
  */
 export async function overlapsOf(
-  ports: Pick<LeaseCoreDeps, "store" | "now">,
+  ports: Pick<LeaseCoreDeps, "stores" | "now">,
   record: ClaimRecord,
 ): Promise<ScopeOverlap[]> {
   if (!record.scope?.length) return [];
-  const records = await ports.store.listRepository(record.installationId, record.repoId, 200);
+  const records = await ports.stores.index.listRepository(record.installationId, record.repoId, 200);
   return liveScopeOverlaps(record.scope, record, records, ports.now());
 }
 
@@ -81,18 +81,18 @@ export async function subjectView(
   repo: string,
   issue: number,
 ): Promise<SubjectView> {
-  const { store, assignments, now: clock } = ports;
+  const { stores, assignments, now: clock } = ports;
   const snapshot = await assignments.status({ installationId, repo, issue });
   if (!snapshot) throw refused({ code: "not_found", message: `${repo}#${issue} is not an issue.` });
   const key: SubjectKey = { installationId, repoId: snapshot.repoId, issue: snapshot.issue };
   const now = clock();
   await restoreFromComment(ports, key, snapshot, latestMarker(snapshot), now);
   const [record, history, epoch, config, [spendMicros]] = await Promise.all([
-    store.get(key),
-    store.history(key),
-    store.epoch(installationId, now),
+    stores.claims.get(key),
+    stores.claims.history(key),
+    stores.claims.epoch(installationId, now),
     ports.configs.load(installationId, snapshot.repo),
-    store.spendOf([key]),
+    stores.spend.spendOf([key]),
   ]);
   const overlaps = record?.state === "active" ? await overlapsOf(ports, record) : [];
   return {
@@ -112,7 +112,7 @@ export async function inventory(
   repo: string,
   options: { state?: string; limit: number },
 ): Promise<Inventory> {
-  const { store, assignments, configs, now: clock } = ports;
+  const { stores, assignments, configs, now: clock } = ports;
   const [config, listing] = await Promise.all([
     configs.load(installationId, repo),
     assignments.listOpenIssues({ installationId, repo }, { first: 100 }),
@@ -120,8 +120,8 @@ export async function inventory(
   if (listing.repoId === null) throw refused({ code: "not_found", message: `No repository ${repo}.` });
   const now = clock();
   const [records, epoch] = await Promise.all([
-    store.listRepository(installationId, listing.repoId, 200),
-    store.epoch(installationId, now),
+    stores.index.listRepository(installationId, listing.repoId, 200),
+    stores.claims.epoch(installationId, now),
   ]);
   const byIssue = new Map(records.map((r) => [r.issue, r]));
   const overlapsOfRecord = (record: ClaimRecord | null) =>
@@ -154,7 +154,7 @@ export async function inventory(
     .sort((a, b) => b.activity - a.activity);
   const shown = filtered.slice(0, options.limit).map(({ row }) => row);
   // One store read for the spend of every row shown.
-  const spends = await store.spendOf(
+  const spends = await stores.spend.spendOf(
     shown.map((row) => ({ installationId, repoId: listing.repoId!, issue: issueOf(row.subject) })),
   );
   return {

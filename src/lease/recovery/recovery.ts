@@ -56,10 +56,10 @@ export class LeaseRecovery {
 
   /** Answers the digest that the restored claim comment names, or null when nothing was restored. */
   async #recoverLease(lease: LeaseKey, digests: string[]): Promise<string | null> {
-    const { store, assignments, now: clock } = this.deps;
+    const { stores, assignments, now: clock } = this.deps;
     const leaseId = leaseIdOf(lease, lease.generation);
     if ((this.#failedRecoveries.get(leaseId) ?? 0) > clock()) return null;
-    if ((await store.get(lease)) !== null) return null;
+    if ((await stores.claims.get(lease)) !== null) return null;
     const remember = () => {
       if (this.#failedRecoveries.size > 10_000) this.#failedRecoveries.clear();
       this.#failedRecoveries.set(leaseId, clock() + failedRecoveryMemoryMs);
@@ -86,7 +86,7 @@ export class LeaseRecovery {
     const { labels } = this.deps.configs.peek(lease.installationId, snapshot.repo) ?? defaultRepoConfig;
     if (claimStateUnknown(snapshot, [labels.claimed, labels.stale])) return remember();
     const now = clock();
-    const epoch = await store.epoch(lease.installationId, now);
+    const epoch = await stores.claims.epoch(lease.installationId, now);
     const latest = latestMarker(snapshot);
     const newer = latest && latest.marker.generation > lease.generation ? latest : undefined;
     for (const comment of newer ? [own, newer] : [own]) {
@@ -118,7 +118,7 @@ export type RestoredClaim = "restored" | "unknown" | ClaimRecord;
  */
 export async function restoreClaimRecord(
   deps: {
-    store: Pick<ClaimStore, "restore" | "endClaim">;
+    stores: { claims: Pick<ClaimStore, "restore" | "endClaim"> };
     assignments: Pick<AssignmentProvider, "lastEvidenceChange">;
     log: { info(fields: object, message: string): void };
   } & RevocationListeners,
@@ -138,9 +138,9 @@ export async function restoreClaimRecord(
     return "unknown";
   }
   const record = recordFromMarker(key, snapshot, comment, storeEpoch, now);
-  await deps.store.restore(record, now);
+  await deps.stores.claims.restore(record, now);
   if (removal === null) return "restored";
-  const outcome = await deps.store.endClaim({
+  const outcome = await deps.stores.claims.endClaim({
     key,
     generation: record.generation,
     now,
@@ -216,14 +216,14 @@ export async function restoreUnlessRolledBack(
   latest: ClaimCommentEvidence | undefined,
   now: number,
 ): Promise<boolean | "unknown"> {
-  const { store } = deps;
+  const { stores } = deps;
   if (!latest || !markerHolds(latest.marker)) return false;
-  const stored = await store.get(key);
+  const stored = await stores.claims.get(key);
   if (stored && stored.generation >= latest.marker.generation) return false;
-  const history = await store.history(key);
+  const history = await stores.claims.history(key);
   if (history.some((t) => t.kind === "rolled-back" && t.generation === latest.marker.generation)) return true;
   if (stored === null) {
-    const epoch = await store.epoch(key.installationId, now);
+    const epoch = await stores.claims.epoch(key.installationId, now);
     if ((await restoreClaimRecord(deps, key, snapshot, latest, epoch, now)) === "unknown") return "unknown";
   }
   return false;
@@ -240,7 +240,7 @@ type RevocationListeners = {
 
 /** What restoring a claim comment needs: the store, the events, a log. */
 type RestoreDeps = {
-  store: Pick<ClaimStore, "get" | "history" | "epoch" | "restore" | "endClaim">;
+  stores: { claims: Pick<ClaimStore, "get" | "history" | "epoch" | "restore" | "endClaim"> };
   assignments: Pick<AssignmentProvider, "lastEvidenceChange">;
   log: { info(fields: object, message: string): void };
 } & RevocationListeners;
@@ -253,9 +253,9 @@ export async function restoreFromComment(
   latest: ClaimCommentEvidence | undefined,
   now: number,
 ): Promise<void> {
-  const { store } = deps;
+  const { stores } = deps;
   if (!latest || !markerHolds(latest.marker)) return;
-  if ((await store.get(key)) !== null) return;
-  const epoch = await store.epoch(key.installationId, now);
+  if ((await stores.claims.get(key)) !== null) return;
+  const epoch = await stores.claims.epoch(key.installationId, now);
   await restoreClaimRecord(deps, key, snapshot, latest, epoch, now);
 }

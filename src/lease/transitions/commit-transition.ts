@@ -8,7 +8,7 @@ import type {
   SubjectRef,
   TransitionWrite,
 } from "../../providers/assignment-provider.js";
-import type { LivenessStore } from "../../providers/liveness-store.js";
+import type { ClaimStore } from "../../providers/liveness-store.js";
 import type { LeaseCoreDeps } from "../ports.js";
 import { refused } from "../refusals.js";
 import { desiredWrite, fenceOf } from "./fenced-writes.js";
@@ -18,7 +18,7 @@ type Labels = Pick<RepoConfig["labels"], "claimed" | "stale">;
 /** What a write needs: GitHub's `apply`, and a log for what is only logged. */
 type ApplyPorts = { assignments: Pick<AssignmentProvider, "apply">; log: LeaseCoreDeps["log"] };
 /** What committing a landed write needs of the store. */
-type CommitStore = Pick<LivenessStore, "commitClaim" | "markSynced">;
+type CommitStore = Pick<ClaimStore, "commitClaim" | "markSynced">;
 
 /**
  * Applies a transition's write and records the claim comment it created on `generation` (the
@@ -26,7 +26,7 @@ type CommitStore = Pick<LivenessStore, "commitClaim" | "markSynced">;
  * the record's GitHub side written. Throws whatever the write or the store threw.
  */
 export async function applyAndCommit(
-  ports: { assignments: Pick<AssignmentProvider, "apply">; store: CommitStore },
+  ports: { assignments: Pick<AssignmentProvider, "apply">; stores: { claims: CommitStore } },
   ref: SubjectRef,
   key: SubjectKey,
   generation: number,
@@ -34,25 +34,25 @@ export async function applyAndCommit(
   options: { orMarkSynced?: boolean } = {},
 ): Promise<AppliedWrite> {
   const applied = await ports.assignments.apply(ref, write);
-  await commitWritten(ports.store, key, generation, applied.claimComment, options);
+  await commitWritten(ports.stores.claims, key, generation, applied.claimComment, options);
   return applied;
 }
 
 /** After a write that may have created the claim comment: its ids committed, or (asked) the record marked synced. */
 export async function commitWritten(
-  store: CommitStore,
+  claims: CommitStore,
   key: SubjectKey,
   generation: number,
   claimComment: { nodeId: string; databaseId: number } | undefined,
   options: { orMarkSynced?: boolean } = {},
 ): Promise<void> {
   if (claimComment) {
-    await store.commitClaim(key, generation, {
+    await claims.commitClaim(key, generation, {
       commentNodeId: claimComment.nodeId,
       commentId: claimComment.databaseId,
     });
   } else if (options.orMarkSynced) {
-    await store.markSynced(key, generation);
+    await claims.markSynced(key, generation);
   }
 }
 
@@ -100,7 +100,10 @@ export async function landedComment(
  * generation's claim comment (with this token's digest) is there, the claim is committed, not undone.
  */
 export async function landedAnyway(
-  ports: { assignments: Pick<AssignmentProvider, "status">; store: Pick<CommitStore, "commitClaim"> },
+  ports: {
+    assignments: Pick<AssignmentProvider, "status">;
+    stores: { claims: Pick<CommitStore, "commitClaim"> };
+  },
   ref: SubjectRef,
   key: SubjectKey,
   record: ClaimRecord,
@@ -108,7 +111,7 @@ export async function landedAnyway(
   const comment = await landedComment(ports.assignments, ref, record);
   if (!comment) return false;
   try {
-    await ports.store.commitClaim(key, record.generation, {
+    await ports.stores.claims.commitClaim(key, record.generation, {
       commentNodeId: comment.nodeId,
       commentId: comment.databaseId,
     });
@@ -120,13 +123,18 @@ export async function landedAnyway(
 
 /** A claim GitHub refused: the store goes back to `previous` and GitHub back to what it wants. */
 export async function rollBack(
-  ports: ApplyPorts & { store: Pick<LivenessStore, "rollbackClaim"> },
+  ports: ApplyPorts & { stores: { claims: Pick<ClaimStore, "rollbackClaim"> } },
   ref: SubjectRef,
   key: SubjectKey,
   transition: { record: ClaimRecord; previous: ClaimRecord | null; write: TransitionWrite; now: number },
   labels: Labels,
 ): Promise<void> {
-  await ports.store.rollbackClaim(key, transition.record.generation, transition.previous, transition.now);
+  await ports.stores.claims.rollbackClaim(
+    key,
+    transition.record.generation,
+    transition.previous,
+    transition.now,
+  );
   await compensate(ports, ref, transition.write, transition.previous, labels, key);
 }
 

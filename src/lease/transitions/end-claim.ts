@@ -10,7 +10,7 @@ import { commitWritten } from "./commit-transition.js";
 import { endedClaimWrite } from "./ended-write.js";
 
 export interface TransitionDeps {
-  store: Pick<ClaimStore, "commitClaim" | "markSynced">;
+  stores: { claims: Pick<ClaimStore, "commitClaim" | "markSynced"> };
   assignments: Pick<AssignmentProvider, "apply">;
   events: ClaimEvents;
   log: Pick<Logger, "warn">;
@@ -51,10 +51,10 @@ export type EndClaimResult =
  * A GitHub failure is logged and left `sync: pending` for reconcile (docs/architecture.md#claim-events).
  */
 export async function endClaim(
-  deps: TransitionDeps & { store: Pick<ClaimStore, "endClaim"> },
+  deps: TransitionDeps & { stores: { claims: Pick<ClaimStore, "endClaim" | "commitClaim" | "markSynced"> } },
   request: EndClaimRequest,
 ): Promise<EndClaimResult> {
-  const outcome = await deps.store.endClaim(request.end);
+  const outcome = await deps.stores.claims.endClaim(request.end);
   if (outcome.kind !== "ended") return outcome;
   const ended = { previous: outcome.previous, record: outcome.record };
   const config = typeof request.config === "function" ? await request.config() : request.config;
@@ -123,7 +123,7 @@ export async function writeEnded(
     });
   try {
     const applied = await deps.assignments.apply(ref, write);
-    await commitWritten(deps.store, key, ended.record.generation, applied.claimComment, {
+    await commitWritten(deps.stores.claims, key, ended.record.generation, applied.claimComment, {
       orMarkSynced: true,
     });
     return { written: true };

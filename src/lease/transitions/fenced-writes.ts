@@ -11,7 +11,7 @@ import type {
   TransitionWrite,
   WriteFence,
 } from "../../providers/assignment-provider.js";
-import type { LivenessStore } from "../../providers/liveness-store.js";
+import type { ClaimStore, JobLocks } from "../../providers/liveness-store.js";
 
 /** What a fenced write was decided for: the record as its transition left it. */
 export function fenceOf(record: ClaimRecord, labels: WriteFence["labels"]): WriteFence {
@@ -149,7 +149,7 @@ function lateClaimComment(
 
 export interface FencedAssignmentsOptions {
   inner: AssignmentProvider;
-  store: Pick<LivenessStore, "get" | "acquireLock" | "releaseLock">;
+  stores: { claims: Pick<ClaimStore, "get">; locks: JobLocks };
   log: Logger;
   /** Longest wait for another replica's write on the same subject (then the write goes ahead, corrected after). */
   waitMs?: number;
@@ -214,7 +214,7 @@ export class FencedAssignments implements AssignmentProvider {
   /** The store's record, or null when the store cannot say (then reconcile repairs what this misses). */
   async #read(key: SubjectKey): Promise<ClaimRecord | null> {
     try {
-      return await this.#options.store.get(key);
+      return await this.#options.stores.claims.get(key);
     } catch (error) {
       this.#options.log.warn({ err: error }, "write fence: the store is unavailable, writing unfenced");
       return null;
@@ -238,7 +238,7 @@ export class FencedAssignments implements AssignmentProvider {
 
   /** Takes the subject's write lock, waiting a bounded time; answers the release. */
   async #lock(key: SubjectKey): Promise<() => Promise<void>> {
-    const { store, log } = this.#options;
+    const { stores, log } = this.#options;
     const waitMs = this.#options.waitMs ?? 8_000;
     const holdMs = this.#options.holdMs ?? 6_000;
     const name = `write:${key.installationId}:${key.repoId}:${key.issue}`;
@@ -246,15 +246,15 @@ export class FencedAssignments implements AssignmentProvider {
     const deadline = Date.now() + waitMs;
     try {
       for (let pause = 5; ; pause = Math.min(100, pause * 2)) {
-        if (await store.acquireLock(name, owner, holdMs)) {
+        if (await stores.locks.acquireLock(name, owner, holdMs)) {
           // Renewed while the write runs (GitHub may take seconds); dropped with the process.
           const renew = setInterval(() => {
-            store.acquireLock(name, owner, holdMs).catch(() => undefined);
+            stores.locks.acquireLock(name, owner, holdMs).catch(() => undefined);
           }, holdMs / 3);
           renew.unref();
           return async () => {
             clearInterval(renew);
-            await store.releaseLock(name, owner);
+            await stores.locks.releaseLock(name, owner);
           };
         }
         if (Date.now() >= deadline) break;

@@ -14,7 +14,7 @@ export type MarkStaleResult =
  * and the change told. A failed write is logged and answered, for reconcile to repair.
  */
 export async function markStale(
-  deps: Omit<TransitionDeps, "store"> & { store: Pick<ClaimStore, "markStale"> },
+  deps: Omit<TransitionDeps, "stores"> & { stores: { claims: Pick<ClaimStore, "markStale"> } },
   request: {
     mark: MarkStaleInput;
     ref: SubjectRef;
@@ -23,7 +23,7 @@ export async function markStale(
     write: (marked: ClaimRecord) => TransitionWrite;
   },
 ): Promise<MarkStaleResult> {
-  const outcome = await deps.store.markStale(request.mark);
+  const outcome = await deps.stores.claims.markStale(request.mark);
   if (outcome.kind !== "marked") return outcome;
   const { record } = outcome;
   let result: WriteResult = { written: true };

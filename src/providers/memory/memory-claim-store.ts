@@ -26,7 +26,7 @@ import { clone } from "./claim-rules.js";
 import * as lease from "./claim-transitions.js";
 import { type SubjectSlot, SubjectSlots, type Transitioned } from "./subject-slots.js";
 
-/** The claim transitions and reads of one subject; `MemoryLivenessStore` adds the indexes and bookkeeping. */
+/** The claim transitions and reads of one subject; `createMemoryStores`' store core adds the indexes and bookkeeping. */
 export class MemoryClaimStore implements ClaimStore {
   protected readonly slots = new SubjectSlots();
   protected readonly epochs = new Map<number, number>();

@@ -1,29 +1,35 @@
-// The embedded single-process LivenessStore: the memory claim store plus indexes, deliveries, locks and documents.
+// The embedded single-process stores: the memory claim store plus indexes, deliveries, locks and documents, and the candidate index beside it.
 import type { ClaimRecord, SubjectKey } from "../../domain/claim.js";
 import { checkTtl, encodeDocument } from "../claim-records.js";
-import type { LivenessStore } from "../liveness-store.js";
-import type { CandidateFacts, CandidatePage, QueueRanking, QueueRepo } from "../queue-store.js";
+import { bundleStores, type ClaimStoreParts, type Stores } from "../stores.js";
 import { markBudgetExhausted, markBudgetWarned } from "./app-transitions.js";
 import { clone } from "./claim-rules.js";
 import { MemoryClaimStore } from "./memory-claim-store.js";
 import { MemoryQueueIndex } from "./memory-queue-index.js";
 
-export interface MemoryLivenessStoreOptions {
+export interface MemoryStoresOptions {
   /** Clock for the keys that expire on their own (deliveries, locks, documents); default Date.now. */
   now?: () => number;
 }
 
-/** One object for every narrow store interface, as the Redis store is. */
-export class MemoryLivenessStore extends MemoryClaimStore implements LivenessStore {
+/** The embedded stores: one object for every member but `queue`, as on Redis, and the candidate index. */
+export function createMemoryStores(options: MemoryStoresOptions = {}): Stores {
+  const queue = new MemoryQueueIndex();
+  return bundleStores(new MemoryStoreCore(queue, options), queue);
+}
+
+/** The claim store with its indexes and bookkeeping; an installation's purge empties its candidate index too. */
+class MemoryStoreCore extends MemoryClaimStore implements ClaimStoreParts {
   readonly #installations = new Set<number>();
   readonly #fleetLogins = new Map<number, Set<string>>();
   /** Keys with a time to live, named as on Redis (`delivery:…`, `lock:…`, `doc:…`). */
   readonly #expiring = new Map<string, { value: string; expiresAt: number }>();
   readonly #now: () => number;
-  readonly #queue = new MemoryQueueIndex();
+  readonly #queue: MemoryQueueIndex;
 
-  constructor(options: MemoryLivenessStoreOptions = {}) {
+  constructor(queue: MemoryQueueIndex, options: MemoryStoresOptions) {
     super();
+    this.#queue = queue;
     this.#now = options.now ?? Date.now;
   }
 
@@ -152,65 +158,6 @@ export class MemoryLivenessStore extends MemoryClaimStore implements LivenessSto
       return undefined;
     }
     return entry.value;
-  }
-
-  // The candidate index (QueueStore), kept beside the claims.
-  putCandidate(repo: QueueRepo, facts: CandidateFacts): Promise<void> {
-    return this.#queue.putCandidate(repo, facts);
-  }
-
-  patchCandidate(
-    repo: QueueRepo,
-    issue: number,
-    patch: Partial<Omit<CandidateFacts, "issue">>,
-  ): Promise<void> {
-    return this.#queue.patchCandidate(repo, issue, patch);
-  }
-
-  dropCandidate(repo: QueueRepo, issue: number): Promise<void> {
-    return this.#queue.dropCandidate(repo, issue);
-  }
-
-  dropBlocker(repo: QueueRepo, blocker: string): Promise<void> {
-    return this.#queue.dropBlocker(repo, blocker);
-  }
-
-  replaceCandidates(repo: QueueRepo, facts: CandidateFacts[], refreshedAt: number): Promise<void> {
-    return this.#queue.replaceCandidates(repo, facts, refreshedAt);
-  }
-
-  refreshedAt(repo: QueueRepo): Promise<number | null> {
-    return this.#queue.refreshedAt(repo);
-  }
-
-  rankedCandidates(
-    repo: QueueRepo,
-    ranking: QueueRanking,
-    page: { offset: number; limit: number },
-  ): Promise<CandidatePage> {
-    return this.#queue.rankedCandidates(repo, ranking, page);
-  }
-
-  reserve(
-    repo: QueueRepo,
-    issues: number[],
-    owner: string,
-    ttlMs: number,
-    now: number,
-  ): Promise<number | null> {
-    return this.#queue.reserve(repo, issues, owner, ttlMs, now);
-  }
-
-  candidate(repo: QueueRepo, issue: number): Promise<CandidateFacts | null> {
-    return this.#queue.candidate(repo, issue);
-  }
-
-  repoOf(installationId: number, repo: string): Promise<QueueRepo | null> {
-    return this.#queue.repoOf(installationId, repo);
-  }
-
-  unreserve(repo: QueueRepo, issue: number, owner: string): Promise<void> {
-    return this.#queue.unreserve(repo, issue, owner);
   }
 
   async ping(): Promise<void> {}

@@ -52,7 +52,7 @@ import {
   verifyScript,
 } from "./store-scripts.js";
 
-/** The claim transitions and reads of one subject; `RedisLivenessStore` adds the indexes and bookkeeping. */
+/** The claim transitions and reads of one subject; `createRedisStores`' store core adds the indexes and bookkeeping. */
 export class RedisClaimStore implements ClaimStore {
   protected readonly redis: Redis | Cluster;
   protected readonly keys: StoreKeys;

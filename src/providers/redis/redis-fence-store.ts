@@ -19,7 +19,7 @@ import { callRedis, defineScript, literals, runScript, ScriptSet } from "./scrip
 
 export interface RedisFenceStoreOptions {
   redis: Redis | Cluster;
-  /** The same prefix as the LivenessStore's; keys live under `${prefix}{i:N}:f:…` (one slot per installation). */
+  /** The same prefix as the claim store's; keys live under `${prefix}{i:N}:f:…` (one slot per installation). */
   keyPrefix: string;
 }
 

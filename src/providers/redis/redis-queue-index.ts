@@ -54,7 +54,7 @@ export function queueMember(issue: number): string {
 
 const defaultRanking = rankingFingerprint(defaultQueueRanking);
 
-/** `RedisLivenessStore`'s queue half; its scripts are registered with the claim store's. */
+/** The Redis stores' `queue` member; its scripts are registered with the claim store's. */
 export class RedisQueueIndex implements QueueStore {
   constructor(
     private readonly redis: Redis | Cluster,

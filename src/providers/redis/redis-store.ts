@@ -1,10 +1,9 @@
-// The Redis LivenessStore: the claim transitions plus the indexes, installations, deliveries, locks and documents.
+// The Redis stores: the claim transitions plus the indexes, installations, deliveries, locks and documents, and the candidate index, on one client.
 import type { Cluster, Redis } from "ioredis";
 import { z } from "zod";
 import type { ClaimRecord, SubjectKey } from "../../domain/claim.js";
 import { checkTtl, encodeDocument } from "../claim-records.js";
-import type { LivenessStore } from "../liveness-store.js";
-import type { CandidateFacts, CandidatePage, QueueRanking, QueueRepo } from "../queue-store.js";
+import { bundleStores, type ClaimStoreParts, type Stores } from "../stores.js";
 import { escapeGlob, StoreKeys } from "./keys.js";
 import { parseRecord } from "./record-codec.js";
 import { RedisClaimStore } from "./redis-claim-store.js";
@@ -12,7 +11,7 @@ import { RedisQueueIndex } from "./redis-queue-index.js";
 import { runScript } from "./script-runner.js";
 import { acquireLockScript, markBudgetExhaustedScript, releaseLockScript } from "./store-scripts.js";
 
-export interface RedisLivenessStoreOptions {
+export interface RedisStoresOptions {
   /**
    * An ioredis client or cluster. Create it with `maxRetriesPerRequest: 1` (or
    * `enableOfflineQueue: false`) so an outage answers `store_unavailable` at once instead of queueing.
@@ -24,15 +23,25 @@ export interface RedisLivenessStoreOptions {
   ownsClient?: boolean;
 }
 
-/** One class for every narrow store interface, so the App keeps one client and one key layout. */
-export class RedisLivenessStore extends RedisClaimStore implements LivenessStore {
-  readonly #ownsClient: boolean;
-  readonly #queue: RedisQueueIndex;
+/**
+ * The Redis stores: one object for every member but `queue`, so the App keeps one client and one key
+ * layout, and the candidate index on the same client (its keys are under the installation's hash tag,
+ * so a purge takes them too).
+ */
+export function createRedisStores(options: RedisStoresOptions): Stores {
+  const keys = new StoreKeys(options.keyPrefix);
+  // The claim store first: it registers the scripts, the candidate index's among them.
+  const core = new RedisStoreCore(options, keys);
+  return bundleStores(core, new RedisQueueIndex(options.redis, keys));
+}
 
-  constructor(options: RedisLivenessStoreOptions) {
-    super(options.redis, new StoreKeys(options.keyPrefix));
+/** The claim store with its indexes and bookkeeping. */
+class RedisStoreCore extends RedisClaimStore implements ClaimStoreParts {
+  readonly #ownsClient: boolean;
+
+  constructor(options: RedisStoresOptions, keys: StoreKeys) {
+    super(options.redis, keys);
     this.#ownsClient = options.ownsClient ?? false;
-    this.#queue = new RedisQueueIndex(this.redis, this.keys);
   }
 
   async due(installationId: number, now: number, limit: number): Promise<SubjectKey[]> {
@@ -195,65 +204,6 @@ export class RedisLivenessStore extends RedisClaimStore implements LivenessStore
     }
   }
 
-  // The candidate index (QueueStore): its keys are under the installation's hash tag, so a purge takes them too.
-  putCandidate(repo: QueueRepo, facts: CandidateFacts): Promise<void> {
-    return this.#queue.putCandidate(repo, facts);
-  }
-
-  patchCandidate(
-    repo: QueueRepo,
-    issue: number,
-    patch: Partial<Omit<CandidateFacts, "issue">>,
-  ): Promise<void> {
-    return this.#queue.patchCandidate(repo, issue, patch);
-  }
-
-  dropCandidate(repo: QueueRepo, issue: number): Promise<void> {
-    return this.#queue.dropCandidate(repo, issue);
-  }
-
-  dropBlocker(repo: QueueRepo, blocker: string): Promise<void> {
-    return this.#queue.dropBlocker(repo, blocker);
-  }
-
-  replaceCandidates(repo: QueueRepo, facts: CandidateFacts[], refreshedAt: number): Promise<void> {
-    return this.#queue.replaceCandidates(repo, facts, refreshedAt);
-  }
-
-  refreshedAt(repo: QueueRepo): Promise<number | null> {
-    return this.#queue.refreshedAt(repo);
-  }
-
-  rankedCandidates(
-    repo: QueueRepo,
-    ranking: QueueRanking,
-    page: { offset: number; limit: number },
-  ): Promise<CandidatePage> {
-    return this.#queue.rankedCandidates(repo, ranking, page);
-  }
-
-  reserve(
-    repo: QueueRepo,
-    issues: number[],
-    owner: string,
-    ttlMs: number,
-    now: number,
-  ): Promise<number | null> {
-    return this.#queue.reserve(repo, issues, owner, ttlMs, now);
-  }
-
-  candidate(repo: QueueRepo, issue: number): Promise<CandidateFacts | null> {
-    return this.#queue.candidate(repo, issue);
-  }
-
-  repoOf(installationId: number, repo: string): Promise<QueueRepo | null> {
-    return this.#queue.repoOf(installationId, repo);
-  }
-
-  unreserve(repo: QueueRepo, issue: number, owner: string): Promise<void> {
-    return this.#queue.unreserve(repo, issue, owner);
-  }
-
   async ping(): Promise<void> {
     await this.call(() => this.redis.ping());
   }
@@ -261,8 +211,6 @@ export class RedisLivenessStore extends RedisClaimStore implements LivenessStore
   async close(): Promise<void> {
     if (this.#ownsClient) await this.call(() => this.redis.quit());
   }
-
-  /** The subject's keys a script names, e.g. `{ record: "rec", digests: "tok" }`. */
 }
 
 const InstallationId = z

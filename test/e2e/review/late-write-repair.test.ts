@@ -30,7 +30,7 @@ describe.skipIf(!redisProbe.available)("review: a late write whose correction fa
     late.release();
     await released;
     await sim.flush();
-    expect(await world.store.get({ installationId, repoId, issue: 1 })).toMatchObject({
+    expect(await world.stores.claims.get({ installationId, repoId, issue: 1 })).toMatchObject({
       generation: c.lease.generation,
       state: "active",
       appAssigned: true,

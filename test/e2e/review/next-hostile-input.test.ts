@@ -35,7 +35,7 @@ const actor = { runtime: "codex", sessionId: "s" };
 describe.skipIf(!redisProbe.available)("hostile input on claims/next and the queue view", () => {
   it("answers 4xx {error, message} naming the field, and leaves no claim or reservation", async () => {
     world = await startWorld({ issues: [{ number: 1, title: "Task 1" }] });
-    await world.store.replaceCandidates(queueRepo, [facts(1)], world.app.clock.now);
+    await world.stores.queue.replaceCandidates(queueRepo, [facts(1)], world.app.clock.now);
     const bodies: [unknown, number, string, string][] = [
       [{ repo, actor, labels: "agent-ready" }, 422, "invalid_request", "labels"],
       [
@@ -68,7 +68,7 @@ describe.skipIf(!redisProbe.available)("hostile input on claims/next and the que
       expect(answer.body.error).toBe("invalid_request");
     }
     // Nothing was claimed or reserved: a pick takes #1 at once.
-    expect(await world.store.get({ installationId, repoId: queueRepo.repoId, issue: 1 })).toBeNull();
+    expect(await world.stores.claims.get({ installationId, repoId: queueRepo.repoId, issue: 1 })).toBeNull();
     const picked = await send("POST", "/api/v1/claims/next", JSON.stringify({ repo, actor }));
     expect(picked.status).toBe(201);
   });

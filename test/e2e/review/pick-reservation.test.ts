@@ -51,7 +51,7 @@ describe.skipIf(!redisProbe.available)("a pick that found its issue held", () =>
     expect(held.status).toBe(201);
     // The store loses the claim; the index (rebuilt without it) offers #1 as free.
     expect(await world.redis.flushall()).toBe("OK");
-    await world.store.replaceCandidates(queueRepo, [facts(1)], world.app.clock.now);
+    await world.stores.queue.replaceCandidates(queueRepo, [facts(1)], world.app.clock.now);
     // The pick's claim reads GitHub, restores the claim from its comment, and finds #1 held.
     const first = await next("A");
     expect(first).toMatchObject({ status: 409, body: { error: "queue_empty", skipped: { held: 1 } } });
@@ -66,7 +66,7 @@ describe.skipIf(!redisProbe.available)("a pick that found its issue held", () =>
 
   it("two concurrent takeover picks of one reclaimable claim: one takes it over, the other takes nothing; a live claim is never offered", async () => {
     world = await startWorld({ issues: [{ number: 1, title: "Task 1" }] });
-    await world.store.replaceCandidates(queueRepo, [facts(1)], world.app.clock.now);
+    await world.stores.queue.replaceCandidates(queueRepo, [facts(1)], world.app.clock.now);
     const first = await next("A");
     expect(first.status).toBe(201);
     world.app.clock.now += 31_000; // stale, not yet reclaimable

@@ -29,7 +29,7 @@ describe.skipIf(!redisProbe.available)("review: /reclaim release retry", () => {
     // A maintainer takes the agent's assignment off: the claim is revoked (generation 2), written.
     sim.unassign({ repo, issue: 1, login: maintainer.login, assignees: [fleet.login] });
     await sim.flush();
-    expect(await world.store.get({ installationId, repoId, issue: 1 })).toMatchObject({
+    expect(await world.stores.claims.get({ installationId, repoId, issue: 1 })).toMatchObject({
       state: "revoked",
       sync: "done",
     });
@@ -40,7 +40,7 @@ describe.skipIf(!redisProbe.available)("review: /reclaim release retry", () => {
     failWriteAndReadBack(sim, { bodyIncludes: sim.issue(repo, 1).nodeId });
     sim.comment({ repo, issue: 1, login: maintainer.login, body: "/reclaim release" });
     await sim.flush();
-    const pending = await world.store.get({ installationId, repoId, issue: 1 });
+    const pending = await world.stores.claims.get({ installationId, repoId, issue: 1 });
     expect(pending).toMatchObject({ state: "released", sync: "pending" });
 
     // Later a person hands the issue to the fleet account by hand.

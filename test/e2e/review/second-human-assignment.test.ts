@@ -71,7 +71,7 @@ describe.skipIf(!redisProbe.available)("review2: human assignments", () => {
       .agent(writer.token)
       .claim({ repo, issue: 1, actor: { runtime: "pi", sessionId: "B" } })
       .catch(() => undefined);
-    const restored = await world.store.get({ installationId: 42, repoId: 1296269, issue: 1 });
+    const restored = await world.stores.claims.get({ installationId: 42, repoId: 1296269, issue: 1 });
     const actions: unknown[] = [];
     for (let i = 0; i < 12; i++) {
       app.clock.now += 10_000;

@@ -64,7 +64,7 @@ describe.skipIf(!redisProbe.available)("review: write races", () => {
     sim.webhooks.release();
     await sim.flush();
 
-    const record = await world.store.get({ installationId, repoId, issue: 1 });
+    const record = await world.stores.claims.get({ installationId, repoId, issue: 1 });
     expect(record).toMatchObject({ generation: 2, state: "active", appAssigned: true });
     // Invariant 13: a write decided for generation 1 never leaves generation 2's GitHub state wrong …
     const shownAfterRace = sim.issue(repo, 1);
@@ -105,7 +105,7 @@ describe.skipIf(!redisProbe.available)("review: write races", () => {
     sim.webhooks.release();
     await sim.flush();
 
-    const record = await world.store.get({ installationId, repoId, issue: 1 });
+    const record = await world.stores.claims.get({ installationId, repoId, issue: 1 });
     expect(record).toMatchObject({ generation: 1, state: "released" });
     const afterRace = latestTrustedMarker(1);
     // Reconcile repairs any divergence (invariant 13) …
@@ -138,7 +138,7 @@ describe.skipIf(!redisProbe.available)("review: write races", () => {
     ).rejects.toMatchObject({ status: 502 });
     await sim.flush();
     // The store rolled back to A's claim (invariant 10) …
-    const record = await world.store.get({ installationId, repoId, issue: 1 });
+    const record = await world.stores.claims.get({ installationId, repoId, issue: 1 });
     expect(record).toMatchObject({ generation: 1, state: "active", appAssigned: true });
     // … A comes back within its reclaimAfter and heartbeats: its claim is in force.
     expect(await agent.heartbeat(a.lease)).toMatchObject({ generation: 1, state: "active" });

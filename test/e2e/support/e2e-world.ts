@@ -3,7 +3,7 @@ import type { Redis } from "ioredis";
 import { afterEach, beforeEach } from "vitest";
 import { type ClaimHoldClient, createClaimHoldClient } from "../../../src/agent/client/index.js";
 import type { FenceStore } from "../../../src/providers/fence-store.js";
-import type { LivenessStore } from "../../../src/providers/liveness-store.js";
+import type { Stores } from "../../../src/providers/stores.js";
 import type { GitHubSimulator } from "../../../tools/github-sim/index.js";
 import {
   type LocalStack,
@@ -29,7 +29,7 @@ export interface E2eWorld {
   sim: GitHubSimulator;
   /** The App now running (`restartApp` replaces it). */
   readonly app: AppHarness;
-  store: LivenessStore;
+  stores: Stores;
   fences: FenceStore;
   redis: Redis;
   prefix: string;
@@ -60,7 +60,7 @@ function e2eApp(
 ) {
   return (wiring: StackWiring) =>
     startApp({
-      store: wiring.store,
+      stores: wiring.stores,
       fences: wiring.fences,
       githubBaseUrl: wiring.githubBaseUrl,
       appId,
@@ -124,7 +124,7 @@ export async function startWorld(options: WorldOptions = {}): Promise<E2eWorld> 
     get app() {
       return stack.app;
     },
-    store: stack.store,
+    stores: stack.stores,
     fences: stack.fences,
     redis: redis.client,
     prefix: redis.keyPrefix,

@@ -5,8 +5,8 @@ import { createSteadyClock } from "../../../src/lease/steady-clock.js";
 import { createLogger } from "../../../src/logger.js";
 import { createRedisClient } from "../../../src/providers/create-store.js";
 import { createClaimHoldOctokit } from "../../../src/providers/github/claim-hold-octokit.js";
-import type { LivenessStore } from "../../../src/providers/liveness-store.js";
-import { RedisLivenessStore } from "../../../src/providers/redis/redis-store.js";
+import { createRedisStores } from "../../../src/providers/redis/redis-store.js";
+import type { Stores } from "../../../src/providers/stores.js";
 import type { StackWiring, StartApp } from "../../../tools/local-stack/start-local-stack.js";
 import { startStackApp } from "../../../tools/local-stack/start-stack-app.js";
 import { testTokenSecret } from "../../support/app-harness.js";
@@ -28,7 +28,7 @@ export interface FaultApp {
   url: string;
   logs: string[];
   services: ClaimHoldServices;
-  store: LivenessStore;
+  stores: Stores;
   /** The App's own reading of the time (the steady clock over the fake wall clock). */
   now: () => number;
   close(): Promise<void>;
@@ -64,12 +64,12 @@ async function startFaultApp(wiring: StackWiring, options: FaultAppOptions): Pro
   const log = createLogger({ level: "debug", destination });
   const redis = createRedisClient(options.redisUrl ?? wiring.redis.url);
   redis.on("error", () => undefined);
-  const store = new RedisLivenessStore({ redis, keyPrefix: wiring.redis.keyPrefix, ownsClient: true });
+  const stores = createRedisStores({ redis, keyPrefix: wiring.redis.keyPrefix, ownsClient: true });
   const now = createSteadyClock({ wall: () => options.time.wall, monotonic: () => options.time.monotonic });
   const app = await startStackApp({
     githubBaseUrl: wiring.githubBaseUrl,
     credentials: wiring.credentials,
-    store,
+    stores,
     log,
     Octokit: createClaimHoldOctokit({
       timeoutMs: options.githubTimeoutMs ?? 400,
@@ -89,11 +89,11 @@ async function startFaultApp(wiring: StackWiring, options: FaultAppOptions): Pro
     url: app.url,
     logs,
     services: app.services,
-    store,
+    stores,
     now,
     async close() {
       await app.close();
-      await store.close().catch(() => undefined);
+      await stores.connection.close().catch(() => undefined);
     },
   };
 }

@@ -37,7 +37,7 @@ export async function startNotifyWorld(options: {
       if (!wiring.redis) throw new Error("the notify world runs on Redis");
       outbox = new RedisOutboxStore({ redis: wiring.redis.client, keyPrefix: wiring.redis.keyPrefix });
       return startApp({
-        store: wiring.store,
+        stores: wiring.stores,
         fences: wiring.fences,
         githubBaseUrl: wiring.githubBaseUrl,
         appId: 1,
