@@ -97,7 +97,6 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
     const stop = async () => {
       stopClaimsRefresh();
       await jobs.stop();
-      await events.settled();
       await notifications.stop();
     };
     const settled = () => events.settled();

@@ -171,6 +171,8 @@ async function main(): Promise<void> {
     stopping = true;
     await forwarding?.stop().catch(() => undefined);
     await closeServer(http).catch(() => undefined);
+    // The merge fence's re-checks a claim's answer set off run after it: drained before the store closes.
+    await services?.settled().catch(() => undefined);
     await services?.stop().catch(() => undefined);
     await stores.connection.close().catch(() => undefined);
     await throttle?.disconnect().catch(() => undefined);
