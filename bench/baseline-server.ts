@@ -53,4 +53,5 @@ async function main(): Promise<void> {
   process.stdout.write("up\n");
 }
 
-if (process.argv[1]?.endsWith("bench/baseline-server.ts")) await main();
+// Run compiled (`.js`, bench/compile-modules.ts) or through tsx.
+if (/bench\/baseline-server\.[jt]s$/.test(process.argv[1] ?? "")) await main();

@@ -108,7 +108,8 @@ export function runOpenLoop(plan: OpenLoopPlan): Promise<OpenLoopResult> {
   });
 }
 
-if (process.argv[1]?.endsWith("bench/open-loop.ts")) {
+// Run compiled (`.js`, bench/compile-modules.ts) or through tsx.
+if (/bench\/open-loop\.[jt]s$/.test(process.argv[1] ?? "")) {
   const result = await runOpenLoop(JSON.parse(process.argv[2] ?? "{}") as OpenLoopPlan);
   process.stdout.write(`${JSON.stringify(result)}\n`);
   process.exit(0);

@@ -18,6 +18,8 @@ export interface AppProcessOptions {
   env?: Record<string, string>;
   /** Where the App's output (its log lines) goes: nowhere (default) or this process's stdout and stderr. */
   output?: "ignore" | "inherit";
+  /** The App's entry: default `src/main.ts` through tsx's loader; a `.js` file (compiled) runs on plain node. */
+  entry?: string;
 }
 
 /** Kills the process with SIGKILL and resolves when it has exited (at once if it already has). */
@@ -38,7 +40,9 @@ export function appProcess(options: AppProcessOptions): StartApp<AppProcess> {
     if (!wiring.redis) throw new Error("an App process needs the stack's Redis (not the memory store)");
     const port = await freePort();
     const githubUrl = new URL(wiring.githubBaseUrl);
-    const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+    const entry = options.entry ?? "src/main.ts";
+    const nodeArgs = entry.endsWith(".ts") ? ["--import", "tsx", entry] : [entry];
+    const child = spawn(process.execPath, nodeArgs, {
       cwd: repoRoot,
       env: {
         PATH: process.env.PATH,
