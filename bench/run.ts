@@ -7,9 +7,8 @@
 // 3. GitHub requests per transition, and what that means against GitHub's content-creation limits.
 // 4. Resident memory with many claims.
 // Everything listens on 127.0.0.1; every load is bounded in count or time.
-import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
-import { cpus, loadavg, totalmem } from "node:os";
+import { loadavg } from "node:os";
 import { benchAppMemory, type MemoryFigures } from "./app-memory.js";
 import { startBenchWorld } from "./bench-world.js";
 import {
@@ -20,6 +19,7 @@ import {
   type TargetSizes,
 } from "./fleet-targets.js";
 import { benchJanitorSweep, type SweepFigures } from "./janitor-sweep.js";
+import { machineDescription } from "./machine.js";
 import { renderTargets } from "./render-targets.js";
 import { benchTransitionCosts, type TransitionCosts } from "./transition-costs.js";
 
@@ -154,16 +154,11 @@ export function renderReport(results: BenchResults, machine: string, command: st
   ].join("\n");
 }
 
-function machine(): string {
-  const redis = execFileSync("redis-server", ["--version"], { encoding: "utf8" }).match(/v=(\S+)/)?.[1];
-  return `${cpus().length} CPUs (nproc) ${cpus()[0]?.model ?? ""}, ${round(totalmem() / 1024 ** 3, 1)} GiB RAM, Node ${process.version}, Redis ${redis ?? "?"}`;
-}
-
 const invokedDirectly = process.argv[1]?.endsWith("bench/run.ts");
 if (invokedDirectly) {
   const smoke = process.argv.includes("--smoke");
   const results = await runBenchmarks(smoke ? smokeSizes : fullSizes);
-  const report = renderReport(results, machine(), smoke ? "npm run bench:smoke" : "npm run bench");
+  const report = renderReport(results, machineDescription(), smoke ? "npm run bench:smoke" : "npm run bench");
   if (smoke) process.stdout.write(report);
   else {
     writeFileSync(new URL("../docs/benchmarks.md", import.meta.url), report);
