@@ -1,15 +1,15 @@
 // The targets section of docs/benchmarks.md: issue 14's table, each row measured, judged against its target, with the command that made it.
 import type { TargetFigures } from "./fleet-targets.js";
 
-const fixed = (n: number, digits: number) =>
+export const fixed = (n: number, digits: number) =>
   Number(n.toFixed(digits)).toLocaleString("en-US", { maximumFractionDigits: digits });
-const ms = (n: number) => fixed(n, n < 10 ? 2 : n < 100 ? 1 : 0);
-const range = (values: number[], format: (n: number) => string) => {
+export const ms = (n: number) => fixed(n, n < 10 ? 2 : n < 100 ? 1 : 0);
+export const range = (values: number[], format: (n: number) => string) => {
   const low = Math.min(...values);
   const high = Math.max(...values);
   return low === high ? format(low) : `${format(low)}–${format(high)}`;
 };
-const mean = (values: number[]) => values.reduce((sum, v) => sum + v, 0) / Math.max(1, values.length);
+export const mean = (values: number[]) => values.reduce((sum, v) => sum + v, 0) / Math.max(1, values.length);
 
 /** One row of the table: what was measured, whether it meets its target, and why not when it does not. */
 export interface TargetRow {

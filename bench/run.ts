@@ -3,9 +3,12 @@
 // 1. Issue 14's targets (`bench/fleet-targets.ts`): the App as its own process beside its baselines,
 //    open- and closed-loop heartbeat load, claim latency and bursts with production throttling,
 //    `/metrics` with many claims, the claim script's Redis time as a login's claims grow.
-// 2. Janitor sweep over many live claims with 0 and 100 due.
-// 3. GitHub requests per transition, and what that means against GitHub's content-creation limits.
-// 4. Resident memory with many claims.
+// 2. Issue 24's heartbeat targets (`bench/heartbeat-floor.ts`): the App's heartbeat beside its floor
+//    (HMAC + one EVALSHA) and its baselines, compiled, with each process's CPU per request and Redis'
+//    time per call, and the Redis commands a claim sends.
+// 3. Janitor sweep over many live claims with 0 and 100 due.
+// 4. GitHub requests per transition, and what that means against GitHub's content-creation limits.
+// 5. Resident memory with many claims.
 // Everything listens on 127.0.0.1; every load is bounded in count or time.
 import { writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
@@ -18,23 +21,43 @@ import {
   type TargetFigures,
   type TargetSizes,
 } from "./fleet-targets.js";
+import {
+  benchHeartbeatFloor,
+  type FloorFigures,
+  type FloorSizes,
+  fullFloorSizes,
+  smokeFloorSizes,
+} from "./heartbeat-floor.js";
 import { benchJanitorSweep, type SweepFigures } from "./janitor-sweep.js";
 import { machineDescription } from "./machine.js";
+import { renderHeartbeatFloor } from "./render-heartbeat-floor.js";
 import { renderTargets } from "./render-targets.js";
 import { benchTransitionCosts, type TransitionCosts } from "./transition-costs.js";
 
 export interface BenchSizes {
   targets: TargetSizes;
+  floor: FloorSizes;
   claims: number;
   due: number;
 }
 
-export const fullSizes: BenchSizes = { targets: fullTargetSizes, claims: 10_000, due: 100 };
-export const smokeSizes: BenchSizes = { targets: smokeTargetSizes, claims: 60, due: 5 };
+export const fullSizes: BenchSizes = {
+  targets: fullTargetSizes,
+  floor: fullFloorSizes,
+  claims: 10_000,
+  due: 100,
+};
+export const smokeSizes: BenchSizes = {
+  targets: smokeTargetSizes,
+  floor: smokeFloorSizes,
+  claims: 60,
+  due: 5,
+};
 
 export interface BenchResults {
   sizes: BenchSizes;
   targets: TargetFigures;
+  floor: FloorFigures;
   sweep: { none: SweepFigures; some: SweepFigures };
   transitions: TransitionCosts;
   memory: MemoryFigures;
@@ -45,13 +68,22 @@ export interface BenchResults {
 export async function runBenchmarks(sizes: BenchSizes): Promise<BenchResults> {
   const loadAtStart = loadavg()[0]!;
   const targets = await benchFleetTargets(sizes.targets);
+  const floor = await benchHeartbeatFloor(sizes.floor);
   let world = await startBenchWorld({ issues: sizes.due });
   const sweep = await benchJanitorSweep(world, sizes).finally(() => world.close());
   world = await startBenchWorld({ issues: 6 });
   const transitions = await benchTransitionCosts(world).finally(() => world.close());
   world = await startBenchWorld({ issues: 1 });
   const memory = await benchAppMemory(world, sizes.claims).finally(() => world.close());
-  return { sizes, targets, sweep, transitions, memory, load: { start: loadAtStart, end: loadavg()[0]! } };
+  return {
+    sizes,
+    targets,
+    floor,
+    sweep,
+    transitions,
+    memory,
+    load: { start: loadAtStart, end: loadavg()[0]! },
+  };
 }
 
 const round = (n: number, digits = 0) => Number(n.toFixed(digits)).toLocaleString("en-US");
@@ -85,6 +117,7 @@ export function renderReport(results: BenchResults, machine: string, command: st
     "back to back. All traffic stays on 127.0.0.1.",
     "",
     ...renderTargets(results.targets),
+    ...renderHeartbeatFloor(results.floor, `${command} (alone: \`npx tsx bench/heartbeat-floor.ts\`)`),
     "## (b) Janitor sweep",
     "",
     "The App, the simulator and a private `redis-server` in this one process (sections b–d).",

@@ -1,5 +1,6 @@
 // The benchmarks still run: their smoke mode with tiny sizes, and the GitHub request counts (docs/benchmarks.md#c-github-requests-per-transition), which do not depend on speed.
 import { describe, expect, it } from "vitest";
+import { floorTargets } from "../bench/heartbeat-floor.js";
 import { renderReport, runBenchmarks, smokeSizes } from "../bench/run.js";
 import { probeRedis } from "./support/redis.js";
 
@@ -44,6 +45,29 @@ describe.skipIf(!redisProbe.available)("bench:smoke", () => {
       sizes.count.sizes.map((size) => [size, sizes.count.samples]),
     );
 
+    // The heartbeat floor: every target answered, the floor and the App each ran one EVALSHA per heartbeat.
+    for (const round of results.floor.rounds) {
+      for (const target of floorTargets) {
+        expect(round.closed[target]).toMatchObject({ non2xx: 0, errors: 0 });
+        expect(round.open[target]).toMatchObject({
+          sent: smokeSizes.floor.openLoop.rate * smokeSizes.floor.openLoop.seconds,
+          non2xx: 0,
+          errors: 0,
+        });
+      }
+      for (const target of ["floor", "heartbeat"] as const) {
+        const { requests, commands } = round.open[target];
+        // Beside the heartbeats, the idle App's own scripts (its write limiter) may run a few.
+        expect(commands.evalsha?.calls).toBeGreaterThanOrEqual(requests);
+        expect(commands.evalsha?.calls).toBeLessThan(requests + 10);
+      }
+    }
+    for (const claim of results.floor.claims) {
+      expect(claim.status).toBe(201);
+      expect(claim.commands.evalsha).toBeGreaterThan(0);
+    }
+    expect(results.floor.claims).toHaveLength(smokeSizes.floor.claims);
+
     expect(results.sweep.none).toMatchObject({ githubRequests: 0, actions: {} });
     expect(results.sweep.some).toMatchObject({ due: smokeSizes.due, actions: { reap: smokeSizes.due } });
     expect(results.sweep.some.githubRequests).toBe(2 * smokeSizes.due);
@@ -60,5 +84,6 @@ describe.skipIf(!redisProbe.available)("bench:smoke", () => {
     const report = renderReport(results, "test", "npm run bench:smoke");
     expect(report).toContain("## Issue 14's targets");
     expect(report).toContain("## (d) Memory");
+    expect(report).toContain("## Issue 24's heartbeat targets");
   }, 180_000);
 });
