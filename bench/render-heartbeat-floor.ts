@@ -32,6 +32,8 @@ interface FloorTargetRow {
   measured: string;
   met: boolean;
   missedBy: string;
+  /** What the floor and the steps between the targets say about a miss (shown only beside one). */
+  why: string;
 }
 
 export function floorTargetRows(figures: FloorFigures): FloorTargetRow[] {
@@ -48,6 +50,10 @@ export function floorTargetRows(figures: FloorFigures): FloorTargetRow[] {
   const appCpu = mean(closed.map((r) => r.heartbeat.cpu.server));
   const deltas = (name: FloorTarget) => open.map((r) => r[name].p99 - r.bare.p99);
   const delta = mean(deltas("heartbeat"));
+  const serverCpu = (name: FloorTarget) => mean(closed.map((r) => r[name].cpu.server));
+  const aboveFloor = us(serverCpu("heartbeat") - serverCpu("floor"));
+  const floorWork = us(serverCpu("floor") - serverCpu("bare"));
+  const floorEvalsha = mean(closed.map((r) => evalshaPerRequest(r.floor)));
   const cpuRange = (runs: Record<FloorTarget, ClosedLoopRun | OpenLoopRun>[], name: FloorTarget) =>
     range(
       runs.map((r) => r[name].cpu.server),
@@ -60,6 +66,10 @@ export function floorTargetRows(figures: FloorFigures): FloorTargetRow[] {
       measured: `${range(ratios("heartbeat"), (n) => fixed(n, 2))}; floor ${range(ratios("floor"), (n) => fixed(n, 2))}, no-op Probot ${range(ratios("probot"), (n) => fixed(n, 2))}`,
       met: ratio >= 0.4,
       missedBy: fixed(0.4 - ratio, 2),
+      why:
+        `The floor itself reaches ${fixed(mean(ratios("floor")), 2)}: each heartbeat adds a Redis round trip (redis-server's ` +
+        `CPU ${us(mean(closed.map((r) => r.heartbeat.cpu.redis)))} µs per heartbeat, a third busy process on shared cores) and ` +
+        `${floorWork} µs of the floor's own server CPU (the HMAC, ioredis' EVALSHA and its reply); the App adds ${aboveFloor} µs above the floor.`,
     },
     {
       path: "Redis CPU per heartbeat: EVALSHA's usec (INFO commandstats) ÷ heartbeats, closed loop",
@@ -76,6 +86,9 @@ export function floorTargetRows(figures: FloorFigures): FloorTargetRow[] {
       )} µs`,
       met: redisPerHeartbeat <= 8,
       missedBy: `${us(redisPerHeartbeat - 8)} µs`,
+      why:
+        `The script's own time: the floor, which sends only the script with the App's keys and arguments, spends ` +
+        `${us(floorEvalsha)} µs in EVALSHA per heartbeat (see below for the commands inside it).`,
     },
     {
       path: "App CPU per heartbeat: the App process's utime+stime ÷ heartbeats, closed loop",
@@ -83,6 +96,10 @@ export function floorTargetRows(figures: FloorFigures): FloorTargetRow[] {
       measured: `${cpuRange(closed, "heartbeat")} µs (at ${fixed(openLoop.rate, 0)} req/s: ${cpuRange(open, "heartbeat")}); floor ${cpuRange(closed, "floor")}, no-op Probot ${cpuRange(closed, "probot")}, bare ${cpuRange(closed, "bare")} µs`,
       met: appCpu <= 40,
       missedBy: `${us(appCpu - 40)} µs`,
+      why:
+        `The floor already takes ${us(serverCpu("floor"))} µs (bare ${us(serverCpu("bare"))}: ${floorWork} µs for the HMAC, ` +
+        `ioredis' EVALSHA and its reply, a second socket's reads and writes); the App adds ${aboveFloor} µs. CPU time per ` +
+        "request also grows with the machine's load (shared caches and cores).",
     },
     {
       path: `heartbeat p99 at ${fixed(openLoop.rate, 0)} req/s evenly spaced over ${openLoop.connections} connections, minus bare p99 in the same round`,
@@ -90,6 +107,9 @@ export function floorTargetRows(figures: FloorFigures): FloorTargetRow[] {
       measured: `${range(deltas("heartbeat"), (n) => signed(n, ms))} ms; floor ${range(deltas("floor"), (n) => signed(n, ms))} ms`,
       met: delta <= 1,
       missedBy: `${ms(delta - 1)} ms`,
+      why:
+        `The floor's p99 is ${signed(mean(deltas("floor")), ms)} ms over bare's: a heartbeat waits for Redis, another ` +
+        "process on the same shared cores, and the open loop counts every wait for a core in full.",
     },
   ];
 }
@@ -131,6 +151,22 @@ function closedRow(round: number, name: FloorTarget, run: ClosedLoopRun, bare: C
 
 function openRow(round: number, name: FloorTarget, run: OpenLoopRun, bare: OpenLoopRun) {
   return `| ${round} | ${label[name]} | ${ms(run.p50)} | ${ms(run.p99)} | ${signed(run.p99 - bare.p99, ms)} | ${ms(run.max)} | ${run.non2xx + run.errors} | ${us(run.cpu.server)} | ${us(run.cpu.redis)} | ${us(evalshaPerRequest(run))} | ${us(run.cpu.generator)} | ${ms(run.lagMax)} |`;
+}
+
+/**
+ * EVALSHA's time per heartbeat split into the commands the script ran (their commandstats usec) and
+ * the rest (Lua itself: the script's call, its tables, cjson): µs per request.
+ */
+function scriptTime(run: ClosedLoopRun): string {
+  const perRequest = (usec: number) => usec / Math.max(1, run.requests);
+  const evalsha = perRequest(run.commands.evalsha?.usec ?? 0);
+  const inner = Object.entries(run.commands).filter(([name]) => !name.startsWith("eval"));
+  const innerTotal = perRequest(inner.reduce((sum, [, stat]) => sum + stat.usec, 0));
+  const byCommand = inner
+    .sort(([, a], [, b]) => b.usec - a.usec)
+    .map(([name, stat]) => `${name} ${us(perRequest(stat.usec))}`)
+    .join(", ");
+  return `EVALSHA ${us(evalsha)} µs = its commands ${us(innerTotal)} µs (${byCommand}) + Lua and the rest ${us(evalsha - innerTotal)} µs`;
 }
 
 /** Commands per request in Redis' commandstats (a script's own commands included), most called first. */
@@ -181,7 +217,7 @@ export function renderHeartbeatFloor(figures: FloorFigures, command: string): st
     "|---|---|---|---|",
     ...floorTargetRows(figures).map(
       (row) =>
-        `| ${row.path} | ${row.target} | ${row.measured} | ${row.met ? "**met**" : `missed by ${row.missedBy}`} |`,
+        `| ${row.path} | ${row.target} | ${row.measured} | ${row.met ? "**met**" : `missed by ${row.missedBy}: ${row.why}`} |`,
     ),
     "",
     `Command: \`${command}\` — machine: ${figures.machine}; 1-minute load average ${fixed(load.start, 1)} at the start,`,
@@ -201,6 +237,8 @@ export function renderHeartbeatFloor(figures: FloorFigures, command: string): st
     `one tick ÷ requests: ±${us(tick / fewestClosed)} µs in the closed loop, ±${us(tick / fewestOpen)} µs in the open loop here.`,
     "Redis: `CONFIG RESETSTAT` before each run, `INFO commandstats` after; the commands a script runs (HSET,",
     "ZADD, …) appear there too and their time is inside EVALSHA's, so EVALSHA's figure is the script's whole cost.",
+    "Their usec is wall time inside the command, so a Redis preempted mid-script counts the wait: on a loaded",
+    "machine EVALSHA's usec can come out above redis-server's CPU time (a share over 100 %).",
     "",
     `### Where a heartbeat's microseconds go (closed loop, mean of ${figures.rounds.length} round${figures.rounds.length === 1 ? "" : "s"})`,
     "",
@@ -232,6 +270,12 @@ export function renderHeartbeatFloor(figures: FloorFigures, command: string): st
       ? [
           "Redis commands per request in the last closed-loop round (a script's own commands included):",
           `floor: ${commandsPerRequest(last.closed.floor)}; App heartbeat: ${commandsPerRequest(last.closed.heartbeat)}.`,
+          "",
+          "The script's time per heartbeat in that round, split into the commands it ran (their own usec in",
+          "commandstats) and the rest:",
+          "",
+          `- floor: ${scriptTime(last.closed.floor)};`,
+          `- App heartbeat: ${scriptTime(last.closed.heartbeat)}.`,
           "",
         ]
       : []),
