@@ -18,11 +18,17 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import type { Redis } from "ioredis";
 import { createClaimHoldClient } from "../src/agent/client/index.js";
+import { parseLeaseId } from "../src/domain/claim.js";
+import { createTokenMinter } from "../src/lease/tokens.js";
+import { StoreKeys } from "../src/providers/redis/keys.js";
+import { runScript } from "../src/providers/redis/script-runner.js";
+import { heartbeatScript } from "../src/providers/redis/store-scripts.js";
 import { freePort } from "../tools/local-stack/free-port.js";
 import { type AppProcess, appProcess } from "../tools/local-stack/start-app-process.js";
 import { type LocalStack, startLocalStack } from "../tools/local-stack/start-local-stack.js";
 import { noopPath } from "./baseline-server.js";
 import { type CompiledModules, compileModules } from "./compile-modules.js";
+import { plainHeartbeatCall } from "./floor-server.js";
 import { machineDescription } from "./machine.js";
 import type { OpenLoopPlan, OpenLoopResult } from "./open-loop.js";
 import { clockTicksPerSecond, processTicks, waitedChildrenTicks } from "./process-cpu.js";
@@ -47,6 +53,8 @@ export interface FloorSizes {
   warmSeconds: number;
   /** Claims whose Redis commands are counted (MONITOR) after the rounds (0: none). */
   claims: number;
+  /** EVALSHAs of each script run one at a time after the rounds (`ScriptAlone`). */
+  scriptCalls: number;
 }
 
 export const fullFloorSizes: FloorSizes = {
@@ -55,6 +63,7 @@ export const fullFloorSizes: FloorSizes = {
   openLoop: { rate: 1_000, connections: 10, seconds: 5 },
   warmSeconds: 2,
   claims: 3,
+  scriptCalls: 5_000,
 };
 
 export const smokeFloorSizes: FloorSizes = {
@@ -63,6 +72,7 @@ export const smokeFloorSizes: FloorSizes = {
   openLoop: { rate: 100, connections: 10, seconds: 1 },
   warmSeconds: 0,
   claims: 1,
+  scriptCalls: 50,
 };
 
 export const floorTargets = ["bare", "probot", "floor", "heartbeat"] as const;
@@ -107,10 +117,20 @@ export interface ClaimRoundTrips {
   commands: Record<string, number>;
 }
 
+/** Redis' commandstats over calls made one at a time from one client, with no HTTP load. */
+export interface ScriptAlone {
+  calls: number;
+  /** EVALSHA of `return 1`: what any script costs Redis before its first line. */
+  emptyScript: Record<string, CommandStat>;
+  /** The App's heartbeat script on the floor's lease, as the floor sends it. */
+  heartbeatScript: Record<string, CommandStat>;
+}
+
 export interface FloorFigures {
   sizes: FloorSizes;
   clockTicksPerSecond: number;
   rounds: FloorRound[];
+  scriptAlone: ScriptAlone;
   claims: ClaimRoundTrips[];
   machine: string;
   /** The machine's 1-minute load average when the run began and ended. */
@@ -244,13 +264,39 @@ async function claimLease(
   appUrl: string,
   issue: number,
   session: string,
-): Promise<{ path: string; headers: Record<string, string> }> {
+): Promise<{ id: string; token: string; path: string; headers: Record<string, string> }> {
   const client = createClaimHoldClient({ baseUrl: appUrl, githubToken: fleet.token, retries: 0 });
   const { lease } = await client.claim({ repo, issue, actor: { runtime: "bench", sessionId: session } });
   return {
+    id: lease.id,
+    token: lease.token,
     path: `/api/v1/leases/${encodeURIComponent(lease.id)}/heartbeat`,
     headers: { authorization: `Bearer ${lease.token}` },
   };
+}
+
+/**
+ * EVALSHA's cost with nothing else asked of Redis: an empty script, then the heartbeat script on the
+ * floor's lease (keys and arguments as the floor sends them), one call at a time.
+ */
+async function scriptCostAlone(
+  redis: Redis,
+  lease: { id: string; token: string },
+  options: { keyPrefix: string; tokenSecret: string; calls: number },
+): Promise<ScriptAlone> {
+  const emptySha = String(await redis.script("LOAD", "return 1"));
+  await resetCommandStats(redis);
+  for (let n = 0; n < options.calls; n++) await redis.evalsha(emptySha, 0);
+  const emptyScript = await readCommandStats(redis);
+  const key = parseLeaseId(lease.id);
+  if (!key) throw new Error(`not a lease id: ${lease.id}`);
+  const keys = new StoreKeys(options.keyPrefix);
+  const digest = createTokenMinter(options.tokenSecret).digest(lease.token);
+  await resetCommandStats(redis);
+  for (let n = 0; n < options.calls; n++) {
+    await runScript(redis, heartbeatScript, plainHeartbeatCall(keys, key, digest, Date.now()));
+  }
+  return { calls: options.calls, emptyScript, heartbeatScript: await readCommandStats(redis) };
 }
 
 /** Claims of issues `first…`, one at a time; the commands the App sent to Redis for each (MONITOR, outside scripts). */
@@ -372,11 +418,17 @@ export async function benchHeartbeatFloor(sizes: FloorSizes): Promise<FloorFigur
       rounds.push({ closed, open });
     }
     for (const server of servers.splice(0)) server.stop();
+    const scriptAlone = await scriptCostAlone(redis.client, floorLease, {
+      keyPrefix: redis.keyPrefix,
+      tokenSecret,
+      calls: sizes.scriptCalls,
+    });
     const claims = await claimRoundTrips(stack, app.url, 3, sizes.claims);
     return {
       sizes,
       clockTicksPerSecond: ticksPerSecond,
       rounds,
+      scriptAlone,
       claims,
       machine: machineDescription(),
       load: { start: loadAtStart, end: loadavg()[0]! },

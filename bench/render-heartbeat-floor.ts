@@ -1,5 +1,6 @@
 // The heartbeat-floor section of docs/benchmarks.md: issue 24's heartbeat targets judged, and where each microsecond of a heartbeat goes beside its floor and baselines.
 import type { ClosedLoopRun, FloorFigures, FloorTarget, OpenLoopRun } from "./heartbeat-floor.js";
+import type { CommandStat } from "./redis-commandstats.js";
 import { fixed, mean, ms, range } from "./render-targets.js";
 
 const label: Record<FloorTarget, string> = {
@@ -54,6 +55,9 @@ export function floorTargetRows(figures: FloorFigures): FloorTargetRow[] {
   const aboveFloor = us(serverCpu("heartbeat") - serverCpu("floor"));
   const floorWork = us(serverCpu("floor") - serverCpu("bare"));
   const floorEvalsha = mean(closed.map((r) => evalshaPerRequest(r.floor)));
+  const usecPerCallOf = (stat: CommandStat | undefined) => (stat ? stat.usec / Math.max(1, stat.calls) : 0);
+  const aloneEmpty = usecPerCallOf(figures.scriptAlone.emptyScript.evalsha);
+  const aloneHeartbeat = usecPerCallOf(figures.scriptAlone.heartbeatScript.evalsha);
   const cpuRange = (runs: Record<FloorTarget, ClosedLoopRun | OpenLoopRun>[], name: FloorTarget) =>
     range(
       runs.map((r) => r[name].cpu.server),
@@ -88,7 +92,8 @@ export function floorTargetRows(figures: FloorFigures): FloorTargetRow[] {
       missedBy: `${us(redisPerHeartbeat - 8)} µs`,
       why:
         `The script's own time: the floor, which sends only the script with the App's keys and arguments, spends ` +
-        `${us(floorEvalsha)} µs in EVALSHA per heartbeat (see below for the commands inside it).`,
+        `${us(floorEvalsha)} µs in EVALSHA per heartbeat; alone, one call at a time, it takes ${us(aloneHeartbeat)} µs, and a ` +
+        `script that only returns ${us(aloneEmpty)} µs (below: the commands inside it, and Lua's share).`,
     },
     {
       path: "App CPU per heartbeat: the App process's utime+stime ÷ heartbeats, closed loop",
@@ -154,19 +159,33 @@ function openRow(round: number, name: FloorTarget, run: OpenLoopRun, bare: OpenL
 }
 
 /**
- * EVALSHA's time per heartbeat split into the commands the script ran (their commandstats usec) and
- * the rest (Lua itself: the script's call, its tables, cjson): µs per request.
+ * EVALSHA's time per call split into the commands the script ran (their commandstats usec) and the
+ * rest (Lua itself: the script's call, its tables, cjson), in µs per call (`calls`: the divisor).
  */
-function scriptTime(run: ClosedLoopRun): string {
-  const perRequest = (usec: number) => usec / Math.max(1, run.requests);
-  const evalsha = perRequest(run.commands.evalsha?.usec ?? 0);
-  const inner = Object.entries(run.commands).filter(([name]) => !name.startsWith("eval"));
-  const innerTotal = perRequest(inner.reduce((sum, [, stat]) => sum + stat.usec, 0));
+function scriptTime(commands: Record<string, CommandStat>, calls: number): string {
+  const perCall = (usec: number) => usec / Math.max(1, calls);
+  const evalsha = perCall(commands.evalsha?.usec ?? 0);
+  const inner = Object.entries(commands).filter(([name]) => !name.startsWith("eval"));
+  const innerTotal = perCall(inner.reduce((sum, [, stat]) => sum + stat.usec, 0));
   const byCommand = inner
     .sort(([, a], [, b]) => b.usec - a.usec)
-    .map(([name, stat]) => `${name} ${us(perRequest(stat.usec))}`)
+    .filter(([, stat]) => perCall(stat.usec) >= 0.01)
+    .map(([name, stat]) => `${name} ${us(perCall(stat.usec))}`)
     .join(", ");
   return `EVALSHA ${us(evalsha)} µs = its commands ${us(innerTotal)} µs (${byCommand}) + Lua and the rest ${us(evalsha - innerTotal)} µs`;
+}
+
+function scriptAloneLines(figures: FloorFigures): string[] {
+  const { calls, emptyScript, heartbeatScript } = figures.scriptAlone;
+  const emptyPerCall = (emptyScript.evalsha?.usec ?? 0) / Math.max(1, emptyScript.evalsha?.calls ?? 0);
+  return [
+    "### The heartbeat script alone",
+    "",
+    `${fixed(calls, 0)} EVALSHAs of each, one at a time from one client, no HTTP load, after the rounds: a script that`,
+    `only returns (\`return 1\`) takes ${us(emptyPerCall)} µs per call, what any EVALSHA costs Redis here before its first`,
+    `line; the heartbeat script on the floor's lease: ${scriptTime(heartbeatScript, calls)}.`,
+    "",
+  ];
 }
 
 /** Commands per request in Redis' commandstats (a script's own commands included), most called first. */
@@ -274,11 +293,12 @@ export function renderHeartbeatFloor(figures: FloorFigures, command: string): st
           "The script's time per heartbeat in that round, split into the commands it ran (their own usec in",
           "commandstats) and the rest:",
           "",
-          `- floor: ${scriptTime(last.closed.floor)};`,
-          `- App heartbeat: ${scriptTime(last.closed.heartbeat)}.`,
+          `- floor: ${scriptTime(last.closed.floor.commands, last.closed.floor.requests)};`,
+          `- App heartbeat: ${scriptTime(last.closed.heartbeat.commands, last.closed.heartbeat.requests)}.`,
           "",
         ]
       : []),
+    ...scriptAloneLines(figures),
     ...claimLines(figures),
   ];
 }

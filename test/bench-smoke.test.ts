@@ -62,6 +62,9 @@ describe.skipIf(!redisProbe.available)("bench:smoke", () => {
         expect(commands.evalsha?.calls).toBeLessThan(requests + 10);
       }
     }
+    const { scriptAlone } = results.floor;
+    expect(scriptAlone.emptyScript.evalsha?.calls).toBeGreaterThanOrEqual(smokeSizes.floor.scriptCalls);
+    expect(scriptAlone.heartbeatScript.evalsha?.calls).toBeGreaterThanOrEqual(smokeSizes.floor.scriptCalls);
     for (const claim of results.floor.claims) {
       expect(claim.status).toBe(201);
       expect(claim.commands.evalsha).toBeGreaterThan(0);
