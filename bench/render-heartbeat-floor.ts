@@ -193,6 +193,7 @@ function commandsPerRequest(run: ClosedLoopRun): string {
   return (
     Object.entries(run.commands)
       .sort(([, a], [, b]) => b.calls - a.calls)
+      .filter(([, stat]) => stat.calls / Math.max(1, run.requests) >= 0.005)
       .map(([name, stat]) => `${name} ${fixed(stat.calls / Math.max(1, run.requests), 2)}`)
       .join(", ") || "none"
   );
@@ -287,7 +288,8 @@ export function renderHeartbeatFloor(figures: FloorFigures, command: string): st
     "",
     ...(last
       ? [
-          "Redis commands per request in the last closed-loop round (a script's own commands included):",
+          "Redis commands per request in the last closed-loop round (a script's own commands included; the idle",
+          "App's occasional own calls, under 0.005 per request, left out):",
           `floor: ${commandsPerRequest(last.closed.floor)}; App heartbeat: ${commandsPerRequest(last.closed.heartbeat)}.`,
           "",
           "The script's time per heartbeat in that round, split into the commands it ran (their own usec in",
