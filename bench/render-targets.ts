@@ -30,7 +30,7 @@ export interface TargetRow {
 export const whyMissed = {
   ratio:
     "Per request the heartbeat does work the bare server does not: the body's parse, the lease token's HMAC, " +
-    "one EVALSHA round trip to Redis (the script's commands, its packed reply decoded), the JSON answer; the " +
+    "one EVALSHA round trip to Redis (the script's commands, its short reply decoded), the JSON answer; the " +
     "bare server has one process to schedule, the heartbeat two (the App and Redis) per request, and on 2 " +
     "cores shared with other work each hand-off waits for a core: the busier the machine, the lower the ratio " +
     "(0.31–0.37 in a run at load average 13–18 where the bare server was itself slowed to 1–2k req/s).",

@@ -162,15 +162,20 @@ describe.each(cases)("$name spend contract", (storeCase) => {
 
   it("keeps a heartbeat's needs-human ask until the next heartbeat without it, telling what it was before", async () => {
     await claim(agent("a"), "ta");
-    const asked = await heartbeat(1, "ta", { needsHuman: true, blocker: "which key?" });
-    expect(asked).toMatchObject({ kind: "ok", record: { needsHuman: true, blocker: "which key?" } });
-    expect(asked).not.toHaveProperty("needsHumanBefore");
-    expect(await heartbeat(1, "ta", { needsHuman: true, blocker: "which key?" })).toMatchObject({
-      needsHumanBefore: true,
+    const asked = await heartbeat(1, "ta", { needsHuman: true, blocker: "which key?", wantRecord: true });
+    expect(asked).toMatchObject({
+      kind: "ok",
+      live: { needsHuman: true },
+      record: { needsHuman: true, blocker: "which key?" },
     });
-    const cleared = await heartbeat(1, "ta");
+    expect(asked).not.toHaveProperty("needsHumanBefore");
+    const again = await heartbeat(1, "ta", { needsHuman: true, blocker: "which key?" });
+    expect(again).toMatchObject({ needsHumanBefore: true, live: { needsHuman: true } });
+    expect(again).not.toHaveProperty("record");
+    const cleared = await heartbeat(1, "ta", { wantRecord: true });
     expect(cleared).toMatchObject({ kind: "ok", needsHumanBefore: true });
-    expect(cleared.kind === "ok" && cleared.record.needsHuman).toBeFalsy();
+    expect(cleared.kind === "ok" && cleared.live).not.toHaveProperty("needsHuman");
+    expect(cleared.kind === "ok" && cleared.record?.needsHuman).toBeFalsy();
     expect((await stores.claims.get(key))?.needsHuman).toBeUndefined();
   });
 

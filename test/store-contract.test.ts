@@ -1,5 +1,6 @@
 // The store contract (the claim store and its bookkeeping members): the same tests against the memory store and the Redis store on a real server.
 import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { type Cluster, Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Actor, ClaimRecord, SubjectKey } from "../src/domain/claim.js";
@@ -167,6 +168,29 @@ function recordOf(
   };
 }
 
+/**
+ * A heartbeat's `ok` that wrote `record`: its liveness, and the record itself when asked for
+ * (`withRecord`) or when the claim comment needs an edit.
+ */
+function beatOf(
+  record: ClaimRecord,
+  extra: { editComment?: boolean; withRecord?: boolean; needsHumanBefore?: true } = {},
+) {
+  const { editComment = false, withRecord = editComment, ...rest } = extra;
+  return {
+    kind: "ok",
+    live: {
+      lastHeartbeatAt: record.lastHeartbeatAt,
+      durations: record.durations,
+      ...(record.waitUntil !== undefined ? { waitUntil: record.waitUntil } : {}),
+      ...(record.needsHuman ? { needsHuman: true } : {}),
+    },
+    editComment,
+    ...(withRecord ? { record } : {}),
+    ...rest,
+  };
+}
+
 describe.each(cases)("$name store contract", (storeCase) => {
   let h: Harness;
   let stores: Stores;
@@ -270,11 +294,9 @@ describe.each(cases)("$name store contract", (storeCase) => {
         kind: "invalid_token",
       });
       now += minute;
-      expect(await heartbeat(1, "ta")).toStrictEqual({
-        kind: "ok",
-        record: { ...pending, lastHeartbeatAt: now },
-        editComment: false,
-      });
+      expect(await heartbeat(1, "ta", { wantRecord: true })).toStrictEqual(
+        beatOf({ ...pending, lastHeartbeatAt: now }, { withRecord: true }),
+      );
 
       now += minute;
       const rotated = recordOf(alice, "ta2", 1, T0, {
@@ -417,11 +439,12 @@ describe.each(cases)("$name store contract", (storeCase) => {
     });
 
     now += minute;
-    expect(await heartbeat(1, "ta")).toStrictEqual({
-      kind: "ok",
-      record: recordOf(alice, "ta", 1, T0, { lastHeartbeatAt: now }),
-      editComment: false,
-    });
+    expect(await heartbeat(1, "ta")).toStrictEqual(
+      beatOf(recordOf(alice, "ta", 1, T0, { lastHeartbeatAt: now })),
+    );
+    expect(await stores.claims.get(key)).toStrictEqual(
+      recordOf(alice, "ta", 1, T0, { lastHeartbeatAt: now }),
+    );
     now = requestedAt + durations.heartbeatMs;
     expect(await claim(bob, "tb", { takeover: true })).toStrictEqual({
       kind: "held",
@@ -565,6 +588,43 @@ describe.each(cases)("$name store contract", (storeCase) => {
     expect(await snapshot()).toStrictEqual(before);
   });
 
+  it("answers a heartbeat's liveness, and the whole record only when asked for it or for a comment edit", async () => {
+    await claim(alice, "ta");
+    now += minute;
+    const waitUntil = now + 20 * minute;
+    const asking = recordOf(alice, "ta", 1, T0, {
+      lastHeartbeatAt: now,
+      waitUntil,
+      needsHuman: true,
+      blocker: "b",
+    });
+    expect(await heartbeat(1, "ta", { waitUntil, needsHuman: true, blocker: "b" })).toStrictEqual(
+      beatOf(asking),
+    );
+    now += minute;
+    // Without a wait of its own it answers the stored one; without the ask, the ask is withdrawn.
+    const { needsHuman: _, ...withdrawn } = { ...asking, lastHeartbeatAt: now };
+    expect(await heartbeat(1, "ta", { wantRecord: true })).toStrictEqual(
+      beatOf(withdrawn, { withRecord: true, needsHumanBefore: true }),
+    );
+    expect(await stores.claims.get(key)).toStrictEqual(withdrawn);
+    now += minute;
+    expect(await heartbeat(1, "ta", { durations: reviewerDurations })).toStrictEqual(
+      beatOf({ ...withdrawn, lastHeartbeatAt: now, durations: reviewerDurations }),
+    );
+    // A comment edit brings the record along unasked.
+    now += minute;
+    const edited = {
+      ...withdrawn,
+      lastHeartbeatAt: now,
+      durations: reviewerDurations,
+      phase: "p",
+      phaseCommentAt: now,
+    };
+    expect(await heartbeat(1, "ta", { phase: "p" })).toStrictEqual(beatOf(edited, { editComment: true }));
+    expect(await stores.claims.get(key)).toStrictEqual(edited);
+  });
+
   it("treats duplicate heartbeats as one", async () => {
     await claim(alice, "ta");
     now += minute;
@@ -584,7 +644,7 @@ describe.each(cases)("$name store contract", (storeCase) => {
       waitUntil: now + 5 * minute,
       pullRequest: 7,
     });
-    expect(first).toStrictEqual({ kind: "ok", record: expected, editComment: false });
+    expect(first).toStrictEqual(beatOf(expected));
     expect(second).toStrictEqual(first);
     expect(await stores.claims.get(key)).toStrictEqual(expected);
     expect(await stores.claims.history(key)).toHaveLength(1);
@@ -594,11 +654,9 @@ describe.each(cases)("$name store contract", (storeCase) => {
     await claim(alice, "ta");
     now += minute;
     const beat = await heartbeat(1, "ta", { durations: reviewerDurations });
-    expect(beat).toStrictEqual({
-      kind: "ok",
-      record: recordOf(alice, "ta", 1, T0, { lastHeartbeatAt: now, durations: reviewerDurations }),
-      editComment: false,
-    });
+    const expected = recordOf(alice, "ta", 1, T0, { lastHeartbeatAt: now, durations: reviewerDurations });
+    expect(beat).toStrictEqual(beatOf(expected));
+    expect(await stores.claims.get(key)).toStrictEqual(expected);
     expect(await stores.index.due(7, now + reviewerDurations.ttlMs, 10)).toStrictEqual([key]);
   });
 
@@ -853,11 +911,11 @@ describe.each(cases)("$name store contract", (storeCase) => {
         now,
         phaseEditEveryMs,
       }),
-    ).toStrictEqual({
-      kind: "ok",
-      record: recordOf(agent("s-erin"), "e", 1, T0 - 10 * minute, { issue: 45, lastHeartbeatAt: now }),
-      editComment: true,
-    });
+    ).toStrictEqual(
+      beatOf(recordOf(agent("s-erin"), "e", 1, T0 - 10 * minute, { issue: 45, lastHeartbeatAt: now }), {
+        editComment: true,
+      }),
+    );
     await stores.claims.heartbeat({
       key: on(43),
       generation: 1,
@@ -872,33 +930,30 @@ describe.each(cases)("$name store contract", (storeCase) => {
     await claim(alice, "ta");
     now += minute;
     const firstAt = now;
-    expect(await heartbeat(1, "ta", { phase: "coding" })).toStrictEqual({
-      kind: "ok",
-      record: recordOf(alice, "ta", 1, T0, {
-        lastHeartbeatAt: now,
-        phase: "coding",
-        phaseCommentAt: firstAt,
-      }),
-      editComment: true,
-    });
+    expect(await heartbeat(1, "ta", { phase: "coding" })).toStrictEqual(
+      beatOf(
+        recordOf(alice, "ta", 1, T0, { lastHeartbeatAt: now, phase: "coding", phaseCommentAt: firstAt }),
+        {
+          editComment: true,
+        },
+      ),
+    );
     now += minute;
-    expect(await heartbeat(1, "ta", { phase: "testing" })).toStrictEqual({
-      kind: "ok",
-      record: recordOf(alice, "ta", 1, T0, {
-        lastHeartbeatAt: now,
-        phase: "testing",
-        phaseCommentAt: firstAt,
-      }),
-      editComment: false,
+    const throttled = recordOf(alice, "ta", 1, T0, {
+      lastHeartbeatAt: now,
+      phase: "testing",
+      phaseCommentAt: firstAt,
     });
+    expect(await heartbeat(1, "ta", { phase: "testing" })).toStrictEqual(beatOf(throttled));
+    expect(await stores.claims.get(key)).toStrictEqual(throttled);
     now = firstAt + phaseEditEveryMs;
     expect((await heartbeat(1, "ta", { phase: "testing" })).kind === "ok").toBe(true);
     expect(await heartbeat(1, "ta", { phase: "testing" })).toMatchObject({ editComment: false });
-    expect(await heartbeat(1, "ta", { phase: "review" })).toStrictEqual({
-      kind: "ok",
-      record: recordOf(alice, "ta", 1, T0, { lastHeartbeatAt: now, phase: "review", phaseCommentAt: now }),
-      editComment: true,
-    });
+    expect(await heartbeat(1, "ta", { phase: "review" })).toStrictEqual(
+      beatOf(recordOf(alice, "ta", 1, T0, { lastHeartbeatAt: now, phase: "review", phaseCommentAt: now }), {
+        editComment: true,
+      }),
+    );
   });
 
   it("edits the comment at the first phase change whatever the clock's origin", async () => {
@@ -1152,7 +1207,14 @@ describe.each(cases)("$name store contract", (storeCase) => {
     now += durations.reclaimAfterMs - 1;
     const [mine, theirs] = [h.concurrentStores()[0]!, h.concurrentStores().at(-1)!];
     const [beat, reap] = await Promise.all([
-      mine.claims.heartbeat({ key, generation: 1, tokenDigest: digest("ta"), now, phaseEditEveryMs }),
+      mine.claims.heartbeat({
+        key,
+        generation: 1,
+        tokenDigest: digest("ta"),
+        now,
+        phaseEditEveryMs,
+        wantRecord: true,
+      }),
       theirs.claims.endClaim({
         key,
         generation: 1,
@@ -1185,11 +1247,9 @@ describe.each(cases)("$name store contract", (storeCase) => {
     expect(await markStale()).toStrictEqual({ kind: "skipped", reason: "already-marked", current: marked });
     expect(await stores.claims.history(key)).toHaveLength(1);
 
-    expect(await heartbeat(1, "ta")).toStrictEqual({
-      kind: "ok",
-      record: recordOf(alice, "ta", 1, T0, { lastHeartbeatAt: now }),
-      editComment: true,
-    });
+    expect(await heartbeat(1, "ta")).toStrictEqual(
+      beatOf(recordOf(alice, "ta", 1, T0, { lastHeartbeatAt: now }), { editComment: true }),
+    );
     expect(await stores.index.due(7, now + durations.ttlMs - 1, 10)).toStrictEqual([]);
     expect(await stores.index.due(7, now + durations.ttlMs, 10)).toStrictEqual([key]);
   });
@@ -1657,6 +1717,92 @@ describe.skipIf(!redisProbe.available)("Redis stores on Redis", () => {
     const keys = await keysMatching(redis, `${keyPrefix}*`);
     expect(keys.length).toBeGreaterThanOrEqual(7);
     for (const name of keys) expect(name.startsWith(`${keyPrefix}{i:7}:`)).toBe(true);
+  });
+
+  it("reads and writes only a steady heartbeat's fields of the record: no whole record, nothing deleted", async () => {
+    const keyPrefix = `${runPrefix}fields:`;
+    const stores = createRedisStores({ redis, keyPrefix });
+    await stores.claims.claim(input());
+    const record = `${keyPrefix}{i:7}:s:1001:42:rec`;
+    /** The commands the heartbeat's script sent on the record's key. */
+    const onRecord = async (beat: () => Promise<unknown>): Promise<string[]> => {
+      const monitor = await redis.monitor();
+      const seen: string[][] = [];
+      const marker = `${keyPrefix}marker`;
+      const marked = new Promise<void>((resolve) => {
+        monitor.on("monitor", (_time: string, args: string[]) => {
+          seen.push(args);
+          if (args[1] === marker) resolve();
+        });
+      });
+      try {
+        await beat();
+        await redis.get(marker);
+        await marked;
+      } finally {
+        monitor.disconnect();
+      }
+      return seen.filter((args) => args[1] === record).map((args) => args[0]!.toUpperCase());
+    };
+    const beat = (extra: Partial<HeartbeatInput> = {}) =>
+      stores.claims.heartbeat({
+        key,
+        generation: 1,
+        tokenDigest: digest("ta"),
+        now,
+        phaseEditEveryMs,
+        ...extra,
+      });
+    now += minute;
+    expect(await onRecord(beat)).toStrictEqual(["HMGET", "HSET"]);
+    // The whole record is read only when asked for, or for a comment edit (here: a stale mark cleared).
+    now += minute;
+    expect(await onRecord(() => beat({ wantRecord: true }))).toStrictEqual(["HMGET", "HSET", "HGETALL"]);
+    now += durations.ttlMs;
+    await stores.claims.markStale({
+      key,
+      generation: 1,
+      now,
+      requireSilentMs: durations.ttlMs,
+      storeEpoch: T0,
+    });
+    now += minute;
+    expect(await onRecord(beat)).toStrictEqual(["HMGET", "HSET", "HDEL", "HGETALL"]);
+    // A refusal that shows the record reads it whole; one that shows none does not.
+    now += minute;
+    expect(await onRecord(() => beat({ tokenDigest: digest("tx") }))).toStrictEqual(["HMGET"]);
+    await stores.claims.release({ key, generation: 1, tokenDigest: digest("ta"), now, outcome: "handoff" });
+    expect(await onRecord(beat)).toStrictEqual(["HMGET", "HGETALL"]);
+  });
+
+  it("compares digests exactly (lua/includes/session.lua): every length, every position, every byte value", async () => {
+    const lua = readFileSync(
+      new URL("../src/providers/redis/lua/includes/session.lua", import.meta.url),
+      "utf8",
+    );
+    const pairs: [string, string][] = [];
+    for (const length of [0, 1, 7, 8, 9, 15, 16, 17, 63, 64, 65]) {
+      const text = digest(`d${length}`).repeat(2).slice(0, length);
+      pairs.push([text, text]);
+      for (const at of new Set([0, Math.floor(length / 2), length - 1].filter((i) => i >= 0))) {
+        const other = text.slice(0, at) + (text[at] === "0" ? "1" : "0") + text.slice(at + 1);
+        pairs.push([text, other], [other, text]);
+      }
+      pairs.push([text, `${text}0`], [`${text}0`, text]);
+    }
+    pairs.push(["\xff\x00", "\xff\x00"], ["\xff\x00", "\xfe\x00"], ["ab", "ba"]);
+    const script = `${lua}
+local out = {}
+for i = 1, #ARGV, 2 do out[#out + 1] = digests_equal(ARGV[i], ARGV[i + 1]) and 1 or 0 end
+-- A missing digest (HGET of nothing) never equals one.
+out[#out + 1] = digests_equal(false, ARGV[1]) and 1 or 0
+out[#out + 1] = digests_equal(ARGV[1], false) and 1 or 0
+return out`;
+    expect(await redis.eval(script, 0, ...pairs.flat())).toStrictEqual([
+      ...pairs.map(([a, b]) => (a === b ? 1 : 0)),
+      0,
+      0,
+    ]);
   });
 
   it("heartbeats in one round trip (EVALSHA)", async () => {

@@ -95,6 +95,7 @@ const step = fc.oneof(
       needsHuman: fc.boolean(),
       shorter: fc.boolean(),
       usage: fc.option(fc.record({ costMicros: fc.nat(5_000_000), tokens: fc.nat(10_000) })),
+      wantRecord: fc.boolean(),
     }),
   },
   { weight: 2, arbitrary: fc.record({ t: fc.constant("verify" as const), s: subject, lease: leaseChoice }) },
@@ -443,6 +444,7 @@ async function runSteps(
             ...(op.waitMs !== null ? { waitUntil: now + op.waitMs } : {}),
             ...(op.shorter ? { durations: shortDurations } : {}),
             ...(op.usage !== null ? { usage: op.usage } : {}),
+            ...(op.wantRecord ? { wantRecord: true } : {}),
           }),
         );
         break;

@@ -25,7 +25,7 @@ export function livenessOf(record: ClaimRecord, now: number, storeEpoch = 0): Li
   return "expired";
 }
 
-export function expiresAt(record: ClaimRecord): number {
+export function expiresAt(record: Pick<ClaimRecord, "lastHeartbeatAt" | "waitUntil" | "durations">): number {
   return aliveAt(record) + record.durations.ttlMs;
 }
 

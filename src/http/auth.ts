@@ -178,20 +178,45 @@ export async function asLeaseOf<T>(
   run: (token: string) => Promise<T>,
   refusedStatuses: readonly number[] = [401, 404],
 ): Promise<T> {
-  const { limiter, leaseOnRecord } = deps;
-  const token = leaseTokenIn(request.authorization, request.clientAddress, limiter);
-  const retryAfter = limiter.blockedFor(request.clientAddress);
-  if (retryAfter > 0 && leaseOnRecord && !(await leaseOnRecord(request.leaseId))) {
-    throw rateLimited(retryAfter);
-  }
+  const token = await leaseTokenOfRequest(request, deps);
   try {
     return await run(token);
   } catch (error) {
-    // A wrong token, or (by default) a lease id nobody holds, counts as a failed authentication.
-    const status = refusalStatusOf(error);
-    if (status !== undefined && refusedStatuses.includes(status)) {
-      throw invalidCredential(limiter, request.clientAddress, error as UserError | LeaseRefused);
-    }
-    throw error;
+    throw leaseCallFailed(request, deps, error, refusedStatuses);
   }
+}
+
+/**
+ * The first half of `asLeaseOf`: the request's lease token, or a failed authentication. A promise
+ * only from a limited address, whose lease is looked up before its token is checked.
+ */
+export function leaseTokenOfRequest(
+  request: LeaseRequest,
+  deps: Pick<AuthDeps, "limiter" | "leaseOnRecord">,
+): string | Promise<string> {
+  const { limiter, leaseOnRecord } = deps;
+  const token = leaseTokenIn(request.authorization, request.clientAddress, limiter);
+  const retryAfter = limiter.blockedFor(request.clientAddress);
+  if (retryAfter <= 0 || !leaseOnRecord) return token;
+  return leaseOnRecord(request.leaseId).then((onRecord) => {
+    if (!onRecord) throw rateLimited(retryAfter);
+    return token;
+  });
+}
+
+/**
+ * The second half of `asLeaseOf`: what the lease call's error becomes. A wrong token, or (by
+ * default) a lease id nobody holds, counts as a failed authentication.
+ */
+export function leaseCallFailed(
+  request: LeaseRequest,
+  deps: Pick<AuthDeps, "limiter">,
+  error: unknown,
+  refusedStatuses: readonly number[] = [401, 404],
+): unknown {
+  const status = refusalStatusOf(error);
+  if (status !== undefined && refusedStatuses.includes(status)) {
+    return invalidCredential(deps.limiter, request.clientAddress, error as UserError | LeaseRefused);
+  }
+  return error;
 }

@@ -1,8 +1,8 @@
 // The heartbeat (`POST /api/v1/leases/{leaseId}/heartbeat`) once, for both transports that answer it: node:http's own route and Hono's.
 import type { Logger } from "pino";
-import type { LeaseCore } from "../lease/lease-core.js";
+import type { HeartbeatAnswer, LeaseCore } from "../lease/lease-core.js";
 import { HeartbeatBody } from "./api-schemas.js";
-import { type AuthDeps, asLeaseOf, type LeaseRequest } from "./auth.js";
+import { type AuthDeps, type LeaseRequest, leaseCallFailed, leaseTokenOfRequest } from "./auth.js";
 import { errorResponse } from "./error-response.js";
 import { type clientGone, parseBody, payloadTooLarge } from "./read-body.js";
 
@@ -68,7 +68,15 @@ export async function answerHeartbeat<Request, Answer>(
       clientAddress: transport.clientAddress(request),
       leaseId,
     };
-    const answer = await asLeaseOf(lease, deps.auth, (token) => deps.core.heartbeat(leaseId, token, parsed));
+    // `asLeaseOf`, flat: the token's check, the call, a refusal counted as a failed authentication.
+    let token = leaseTokenOfRequest(lease, deps.auth);
+    if (typeof token !== "string") token = await token;
+    let answer: HeartbeatAnswer;
+    try {
+      answer = await deps.core.heartbeat(leaseId, token, parsed);
+    } catch (error) {
+      throw leaseCallFailed(lease, deps.auth, error);
+    }
     return transport.reply(request, 200, answer);
   } catch (error) {
     const requestId = transport.requestId(request);

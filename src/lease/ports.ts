@@ -3,7 +3,7 @@ import type { Logger } from "pino";
 import type { NeedsHumanChange } from "../budget/needs-human.js";
 import type { RepoConfigSource } from "../config/config-source.js";
 import type { RepoConfig } from "../config/repo-config.js";
-import type { ClaimRecord } from "../domain/claim.js";
+import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
 import type { Notifier } from "../notify/notifier.js";
 import type { AssignmentProvider } from "../providers/assignment-provider.js";
 import type { InstallationStore } from "../providers/liveness-store.js";
@@ -14,18 +14,34 @@ import type { FleetLogins } from "./fleet-logins.js";
 import type { TokenMinter } from "./tokens.js";
 import type { ClaimEvents } from "./transitions/claim-events.js";
 
+/** What showing an ask reads of the record: a heartbeat's view of it (HeartbeatRecord) is enough. */
+export type NeedsHumanRecord = Pick<
+  ClaimRecord,
+  | "installationId"
+  | "repoId"
+  | "issue"
+  | "generation"
+  | "repo"
+  | "actor"
+  | "issueNodeId"
+  | "state"
+  | "staleMarkedAt"
+  | "needsHuman"
+  | "lastHeartbeatAt"
+>;
+
 /** Shows a holder's ask for a person on GitHub, throttled per subject (lease/calls/needs-human-show.ts). */
 export interface NeedsHumanShower {
   /** After a heartbeat that made or withdrew the ask. */
   changed(
-    record: ClaimRecord,
+    record: NeedsHumanRecord,
     config: RepoConfig,
     change: Exclude<NeedsHumanChange, { kind: "unchanged" }>,
   ): Promise<void>;
-  /** Whether a label write the throttle held back is due now (no I/O: every heartbeat asks). */
-  isDue(record: ClaimRecord, now: number): boolean;
+  /** Whether a label write the throttle held back for this lease is due now (no I/O: every heartbeat asks). */
+  isDue(lease: SubjectKey & { generation: number }, now: number): boolean;
   /** Makes a due label write: the label as the record asks now. */
-  settle(record: ClaimRecord, config: RepoConfig): Promise<void>;
+  settle(record: NeedsHumanRecord, config: RepoConfig): Promise<void>;
 }
 
 export interface LeaseCoreDeps {

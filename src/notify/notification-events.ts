@@ -124,7 +124,7 @@ export function janitorHaltedNotification(
  * occurrence: the same blocker raised again by the next heartbeat is the same event.
  */
 export function needsHumanNotification(
-  record: ClaimRecord,
+  record: Pick<ClaimRecord, "installationId" | "repoId" | "issue" | "repo" | "generation" | "actor">,
   blocker: string,
   since: number,
   config: Config,
@@ -147,7 +147,10 @@ export function needsHumanNotification(
 /** A subject's spend crossed its class's `warnUsd` (`budget-warn`, once) or `maxUsd` (`budget-exhausted`). */
 export function budgetNotification(
   event: "budget-warn" | "budget-exhausted",
-  record: ClaimRecord,
+  record: Pick<
+    ClaimRecord,
+    "installationId" | "repoId" | "issue" | "repo" | "generation" | "actor" | "taskClass"
+  >,
   spend: { spentUsd: number; limitUsd: number },
   config: Config,
 ): NotificationInput {

@@ -93,7 +93,37 @@ export interface HeartbeatInput extends LeaseInput {
   needsHuman?: boolean;
   /** Cumulative usage of the lease (micro-dollars); lower than the last report is refused. */
   usage?: ReportedUsage;
+  /**
+   * Answer the whole record as written (`record`), not only its liveness: the caller does not know
+   * the lease's fixed facts yet (`LeaseFacts`).
+   */
+  wantRecord?: boolean;
 }
+
+/**
+ * The facts of a lease that no transition changes within its generation (the App keeps them per
+ * lease, so a heartbeat need not answer them): the claim script writes them with the generation,
+ * the human claim with its own; `restore` writes a lost record anew from its claim comment, with
+ * the same actor, class and issue, and `repo` as GitHub names it then (a record's `repo` is its
+ * name at the time of the claim).
+ */
+export type LeaseFacts = Pick<
+  ClaimRecord,
+  "installationId" | "repoId" | "issue" | "generation" | "repo" | "actor" | "taskClass" | "issueNodeId"
+>;
+
+/**
+ * The record's fields a heartbeat leaves that change within a generation and that the App reads
+ * after it: the answer's expiry and state, the durations refresh, the needs-human show.
+ * `needsHuman` is present (true) only while the holder asks for a person.
+ */
+export type HeartbeatLiveness = Pick<
+  ClaimRecord,
+  "lastHeartbeatAt" | "waitUntil" | "durations" | "needsHuman"
+>;
+
+/** A held lease's record as a heartbeat left it, as far as the App reads it after the heartbeat. */
+export type HeartbeatRecord = LeaseFacts & HeartbeatLiveness & { state: "active" };
 
 export type GoneReason = "released" | "reaped" | "revoked" | "completed" | "expired" | "budget_exhausted";
 
@@ -105,18 +135,28 @@ export type LeaseRefusal =
   | { kind: "invalid_token" }
   | { kind: "missing" };
 
-export type HeartbeatOutcome =
+/** A heartbeat the lease's token held: the record's liveness as written, and the record when asked or needed. */
+export type HeartbeatOk = {
+  kind: "ok";
+  live: HeartbeatLiveness;
+  /** True when the record asked for a person before this heartbeat (absent: it did not). */
+  needsHumanBefore?: true;
+  /** Present when the heartbeat reported usage. */
+  spend?: SpendReport;
+} & (
   | {
-      kind: "ok";
+      /** The claim comment needs an edit: the record as written comes along, since the edit renders it. */
+      editComment: true;
       record: ClaimRecord;
-      editComment: boolean;
-      /** True when the record asked for a person before this heartbeat (absent: it did not). */
-      needsHumanBefore?: true;
-      /** Present when the heartbeat reported usage. */
-      spend?: SpendReport;
     }
-  | UsageDecreased
-  | LeaseRefusal;
+  | {
+      editComment: false;
+      /** The record as written, when `wantRecord` asked for it. */
+      record?: ClaimRecord;
+    }
+);
+
+export type HeartbeatOutcome = HeartbeatOk | UsageDecreased | LeaseRefusal;
 
 export type VerifyOutcome = { kind: "ok"; record: ClaimRecord } | LeaseRefusal;
 

@@ -1,7 +1,7 @@
 // The lease core's rules without Probot: LeaseCore over the memory store and a hand-written GitHub fake.
 
 import pino from "pino";
-import { beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import { defaultRepoConfig } from "../../src/config/repo-config.js";
 import { parseClaimMarker } from "../../src/domain/claim-marker.js";
 import { type ClaimRequest, LeaseCore, LeaseRefused } from "../../src/lease/lease-core.js";
@@ -240,6 +240,75 @@ describe("LeaseCore", () => {
     expect(await refusalOf(core.heartbeat("not-a-lease-id", lease.token, {}))).toMatchObject({
       code: "not_found",
     });
+  });
+
+  it("asks the store for a lease's whole record at its first heartbeat only, and answers alike either way", async () => {
+    const lease = await claimedLease(
+      claimBy(fleetBot, "s1", { sessionKey: "session-key-of-s1-0123456789abcdef" }),
+    );
+    const asked = vi.spyOn(stores.claims, "heartbeat");
+    const wantedRecord = () => asked.mock.calls.map(([input]) => input.wantRecord === true);
+    // A process that never saw the lease (a fresh core: another replica, a restart) answers the same.
+    const fresh = () =>
+      new LeaseCore({
+        stores,
+        assignments: github,
+        configs: { load: async () => defaultRepoConfig, peek: () => defaultRepoConfig },
+        tokens: createTokenMinter("lease-core-test-secret"),
+        now: () => now,
+        log: pino({ level: "silent" }),
+        events: unheardClaimEvents,
+      });
+    const waitUntil = new Date(now + 30 * 60_000).toISOString();
+    for (const request of [
+      {},
+      { phase: "coding" },
+      { waitUntil },
+      {},
+      { needsHuman: true, blocker: "keys?" },
+      {},
+    ]) {
+      now += 60_000;
+      const answer = await core.heartbeat(lease.id, lease.token, request);
+      // The same heartbeat again, at the same time, is the same heartbeat.
+      expect(await fresh().heartbeat(lease.id, lease.token, request)).toEqual(answer);
+    }
+    // Each fresh core asked once; the first core only at its first heartbeat.
+    expect(wantedRecord().filter((_, i) => i % 2 === 0)).toEqual([true, false, false, false, false, false]);
+    expect(wantedRecord().filter((_, i) => i % 2 === 1)).toEqual([true, true, true, true, true, true]);
+    // The wait shows as waiting while it lasts, whatever the heartbeat after it said.
+    now += 60_000;
+    expect(await core.heartbeat(lease.id, lease.token, {})).toMatchObject({ state: "waiting" });
+
+    // A re-claim's new token asks again (facts are kept per token), then no more.
+    asked.mockClear();
+    const again = await core.claim(
+      claimBy(fleetBot, "s1", { sessionKey: "session-key-of-s1-0123456789abcdef" }),
+    );
+    if (again.kind !== "reclaimed") expect.fail(`reclaimed, not ${again.kind}`);
+    expect(again.lease.id).toBe(lease.id);
+    expect(again.lease.token).not.toBe(lease.token);
+    now += 60_000;
+    await core.heartbeat(again.lease.id, again.lease.token, {});
+    await core.heartbeat(again.lease.id, again.lease.token, {});
+    expect(wantedRecord()).toEqual([true, false]);
+  });
+
+  it("edits the claim comment of a stale-marked claim at a heartbeat whose lease facts it already knows", async () => {
+    const lease = await claimedLease(claimBy(fleetBot, "s1"));
+    now += 60_000;
+    await core.heartbeat(lease.id, lease.token, {});
+    const key = { installationId, repoId, issue: 12 };
+    now += defaultRepoConfig.taskClasses.author.ttl;
+    await stores.claims.markStale({ key, generation: 1, now, requireSilentMs: 1, storeEpoch: 0 });
+    github.issue.labels = ["agent:stale"];
+    const writes = github.writes.length;
+    now += 60_000;
+    expect(await core.heartbeat(lease.id, lease.token, {})).toMatchObject({ state: "active" });
+    expect(github.writes.slice(writes)).toMatchObject([
+      { addLabels: ["agent:claimed"], removeLabels: ["agent:stale"], editComments: [{ nodeId: "IC_1" }] },
+    ]);
+    expect(github.issue.labels).toEqual(["agent:claimed"]);
   });
 
   it("releases a lease: GitHub's side is undone in one write, and the lease is gone afterwards", async () => {

@@ -7,6 +7,7 @@ import type { RepoConfig } from "../../config/repo-config.js";
 import type { ClaimRecord, SubjectKey } from "../../domain/claim.js";
 import { budgetNotification } from "../../notify/notification-events.js";
 import type { SubjectRef } from "../../providers/assignment-provider.js";
+import type { HeartbeatRecord } from "../../providers/liveness-store.js";
 import type { SpendReport } from "../../providers/spend-store.js";
 import type { LeaseCoreDeps } from "../ports.js";
 import { refused } from "../refusals.js";
@@ -14,16 +15,34 @@ import { finishEnded } from "../transitions/end-claim.js";
 import { budgetExhaustedWrite } from "./budget-writes.js";
 import { NeedsHumanShow } from "./needs-human-show.js";
 
+type LeaseKey = SubjectKey & { generation: number };
+/** The heartbeat's own flag and blocker. */
+type HeartbeatAsk = { needsHuman?: boolean | undefined; blocker?: string | undefined };
+
 /** What the heartbeat's store call answered, as far as these effects care. */
 export interface HeartbeatEffectsInput {
-  lease: SubjectKey & { generation: number };
+  lease: LeaseKey;
   /** The digest that proved the lease (the over-budget release is made with it). */
   tokenDigest: string;
-  record: ClaimRecord;
+  record: HeartbeatRecord;
   needsHumanBefore: boolean;
-  /** The heartbeat's own flag and blocker. */
-  heartbeat: { needsHuman?: boolean | undefined; blocker?: string | undefined };
+  heartbeat: HeartbeatAsk;
   spend?: SpendReport | undefined;
+}
+
+/**
+ * Whether a successful heartbeat has effects to apply: an ask made or withdrawn, a held-back label
+ * write now due, or usage reported. The steady heartbeat has none — one map lookup, no I/O.
+ */
+export function heartbeatEffectsDue(
+  deps: Pick<LeaseCoreDeps, "needsHuman" | "now">,
+  lease: LeaseKey,
+  needsHumanBefore: boolean,
+  heartbeat: HeartbeatAsk,
+  spend: SpendReport | undefined,
+): boolean {
+  if (spend || needsHumanChange(needsHumanBefore, heartbeat).kind !== "unchanged") return true;
+  return deps.needsHuman?.isDue(lease, deps.now()) === true;
 }
 
 /**
@@ -37,7 +56,7 @@ export async function applyHeartbeatEffects(
 ): Promise<void> {
   const change = needsHumanChange(input.needsHumanBefore, input.heartbeat);
   // The steady heartbeat: no news, nothing held back, no usage — one map lookup, no I/O.
-  const settle = change.kind === "unchanged" && deps.needsHuman?.isDue(input.record, deps.now()) === true;
+  const settle = change.kind === "unchanged" && deps.needsHuman?.isDue(input.lease, deps.now()) === true;
   if (change.kind === "unchanged" && !settle && !input.spend) return;
   const config = await configOf(deps, input.record);
   const show = deps.needsHuman ?? new NeedsHumanShow(deps);
@@ -46,7 +65,10 @@ export async function applyHeartbeatEffects(
   if (input.spend) await enforceBudget(deps, input, config, input.spend);
 }
 
-async function configOf(deps: LeaseCoreDeps, record: ClaimRecord): Promise<RepoConfig> {
+async function configOf(
+  deps: LeaseCoreDeps,
+  record: Pick<ClaimRecord, "installationId" | "repo">,
+): Promise<RepoConfig> {
   return (
     deps.configs.peek(record.installationId, record.repo) ??
     (await deps.configs.load(record.installationId, record.repo))
@@ -82,6 +104,9 @@ async function endOverBudget(
 ): Promise<never> {
   const { stores, now, log } = deps;
   const { record, lease } = input;
+  // The record as it was while active, which the ended write renders and the events tell (the
+  // heartbeat answered its liveness only). Read before the release, which ends it.
+  const held = await stores.claims.get(lease);
   const released = await stores.claims.release({
     key: lease,
     generation: lease.generation,
@@ -91,7 +116,13 @@ async function endOverBudget(
   });
   if (released.kind === "released" && !released.repeated) {
     await stores.spend.markBudgetExhausted(lease, lease.generation);
-    const ended = { previous: record, record: { ...released.record, budgetExhausted: true } };
+    // Only a concurrent change that the release then undid could leave `held` another record: the
+    // released one keeps every field the active one had but the ending's.
+    const previous =
+      held !== null && held.generation === lease.generation && held.state === "active"
+        ? held
+        : released.record;
+    const ended = { previous, record: { ...released.record, budgetExhausted: true } };
     await finishEnded(
       { ...deps, log },
       {
@@ -102,8 +133,7 @@ async function endOverBudget(
         cause: "budget-exhausted",
         at: released.record.endedAt ?? now(),
         spend: { spentUsd: spendUsd, limitUsd: maxUsd },
-        write: () =>
-          budgetExhaustedWrite({ previous: record, ended: ended.record, config, spendUsd, maxUsd }),
+        write: () => budgetExhaustedWrite({ previous, ended: ended.record, config, spendUsd, maxUsd }),
       },
     );
   }
@@ -114,6 +144,6 @@ async function endOverBudget(
   });
 }
 
-function refOf(record: ClaimRecord): SubjectRef {
+function refOf(record: Pick<ClaimRecord, "installationId" | "repo" | "issue">): SubjectRef {
   return { installationId: record.installationId, repo: record.repo, issue: record.issue };
 }

@@ -11,7 +11,7 @@ import { endedClaimWrite } from "../transitions/ended-write.js";
  * checked to be `@user` or `@org/team` — when it is set.
  */
 export function needsHumanAskBody(
-  record: ClaimRecord,
+  record: Pick<ClaimRecord, "actor" | "generation">,
   config: Pick<RepoConfig, "notify">,
   blocker: string,
 ): string {

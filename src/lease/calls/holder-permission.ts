@@ -27,6 +27,12 @@ export class HolderPermissions {
     this.#checkedAt.set(keyOf(installationId, repo, login), this.options.now());
   }
 
+  /** True while the login's last confirmation is recent enough that `stillAllowed` asks nobody (no I/O). */
+  recentlyConfirmed(installationId: number, repo: string, login: string): boolean {
+    const at = this.#checkedAt.get(keyOf(installationId, repo, login));
+    return at !== undefined && this.options.now() - at < (this.options.everyMs ?? permissionRecheckMs);
+  }
+
   /**
    * True unless a due re-check finds the login without `write`. A check GitHub cannot answer keeps
    * the lease (an outage is no evidence) and is tried again at the next call.

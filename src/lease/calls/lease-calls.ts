@@ -4,6 +4,7 @@ import { usdToMicros } from "../../budget/usage.js";
 import { defaultRepoConfig, durationsOf } from "../../config/repo-config.js";
 import {
   type ClaimRecord,
+  type Durations,
   parseLeaseId,
   type ReleaseOutcome,
   type SubjectKey,
@@ -13,7 +14,12 @@ import { branchCode, type MarkerState, renderClaimComment } from "../../domain/c
 import { describeActor, inert } from "../../domain/inert-text.js";
 import { expiresAt, livenessOf } from "../../domain/liveness.js";
 import type { SubjectRef, TransitionWrite } from "../../providers/assignment-provider.js";
-import type { HeartbeatInput, HeartbeatOutcome, LeaseRefusal } from "../../providers/liveness-store.js";
+import type {
+  HeartbeatInput,
+  HeartbeatOk,
+  LeaseFacts,
+  LeaseRefusal,
+} from "../../providers/liveness-store.js";
 import {
   type HeartbeatAnswer,
   type HeartbeatRequest,
@@ -26,7 +32,8 @@ import type { LeaseRecovery } from "../recovery/recovery.js";
 import { type Refusal, refused } from "../refusals.js";
 import { writeFenced } from "../transitions/commit-transition.js";
 import { endClaim } from "../transitions/end-claim.js";
-import { applyHeartbeatEffects } from "./budget-effects.js";
+import { applyHeartbeatEffects, heartbeatEffectsDue } from "./budget-effects.js";
+import { LeaseFactsCache } from "./lease-facts.js";
 
 /** Phase changes edit the claim comment at most this often per subject. */
 export const phaseEditEveryMs = 60_000;
@@ -77,93 +84,140 @@ export function leaseRefusal(refusal: LeaseRefusal): Refusal {
 }
 
 export class LeaseCalls {
+  /** The fixed facts of the leases this process answered heartbeats for. */
+  readonly #facts = new LeaseFactsCache();
+
   constructor(
     private readonly deps: LeaseCoreDeps,
     private readonly recovery: LeaseRecovery,
   ) {}
 
+  /**
+   * The hottest call, kept flat: the token digested once, the store's input built directly, and
+   * one store call that answers the record's liveness only — the lease's fixed facts come from
+   * `#facts` (the whole record is asked for when they are not there). The follow-ups (durations
+   * refresh, write permission, needs-human and budget, comment edit) await only when they have
+   * something to do.
+   */
   async heartbeat(leaseId: string, token: string, request: HeartbeatRequest): Promise<HeartbeatAnswer> {
-    const { stores, tokens, now: clock } = this.deps;
+    const { deps } = this;
     const lease = parseLeaseOrThrow(leaseId);
-    const now = clock();
-    const requestedWait = request.waitUntil ? Date.parse(request.waitUntil) : undefined;
-    // A reported wait keeps the holder live (takeover, janitor) only up to `maxWait` from now.
-    const capWait = (maxWaitMs: number) =>
-      requestedWait === undefined ? undefined : Math.min(requestedWait, now + maxWaitMs);
-    const waitUntil = capWait(defaultRepoConfig.maxWait);
+    const now = deps.now();
+    // Under the current secret first, then under the one being rotated out (when one is set).
+    const digests = deps.tokens.digests(token);
+    const known = this.#facts.get(leaseId, digests[0]!);
     const input: HeartbeatInput = {
       key: lease,
       generation: lease.generation,
-      tokenDigest: tokens.digest(token),
+      tokenDigest: digests[0]!,
       now,
-      ...(request.phase !== undefined ? { phase: request.phase } : {}),
-      ...(request.blocker !== undefined ? { blocker: request.blocker } : {}),
-      ...(waitUntil !== undefined ? { waitUntil } : {}),
-      ...(request.pullRequest !== undefined ? { pullRequest: request.pullRequest } : {}),
-      ...(request.needsHuman ? { needsHuman: true } : {}),
-      ...(request.usage ? { usage: usageOf(request.usage) } : {}),
       phaseEditEveryMs,
     };
-    // The digest that proved the lease stays in `input` for the durations refresh below.
-    const first = await this.recovery.withRecovery(lease, token, (digest) =>
-      stores.claims.heartbeat(Object.assign(input, { tokenDigest: digest })),
-    );
-    if (first.kind === "usage_decreased") {
-      throw refused({
-        code: "invalid_request",
-        message: `usage.${first.field} is cumulative for the lease and may not go below its last value (${first.last}).`,
-        details: { field: `usage.${first.field}`, last: first.last },
+    if (known === undefined) input.wantRecord = true;
+    if (request.phase !== undefined) input.phase = request.phase;
+    if (request.blocker !== undefined) input.blocker = request.blocker;
+    const requestedWait = request.waitUntil ? Date.parse(request.waitUntil) : undefined;
+    // A reported wait keeps the holder live (takeover, janitor) only up to `maxWait` from now.
+    if (requestedWait !== undefined) {
+      input.waitUntil = Math.min(requestedWait, now + defaultRepoConfig.maxWait);
+    }
+    if (request.pullRequest !== undefined) input.pullRequest = request.pullRequest;
+    if (request.needsHuman) input.needsHuman = true;
+    if (request.usage) input.usage = usageOf(request.usage);
+    let outcome = await deps.stores.claims.heartbeat(input);
+    if (outcome.kind === "invalid_token" || outcome.kind === "missing") {
+      // The rare paths: a token of the secret being rotated out, a subject the store lost. The digest
+      // that proved the lease stays in `input` (for the durations refresh and the budget's release).
+      outcome = await this.recovery.recover(lease, digests, outcome, (digest) => {
+        input.tokenDigest = digest;
+        input.wantRecord = true;
+        return deps.stores.claims.heartbeat(input);
       });
     }
-    const outcome = await this.#refreshDurations(lease, input, first, capWait);
-    if (outcome.kind !== "ok") throw refused(leaseRefusal(outcome));
-    const record = outcome.record;
-    await this.#requireWrite(lease, record);
-    await applyHeartbeatEffects(this.deps, {
-      lease,
-      tokenDigest: input.tokenDigest,
-      record,
-      needsHumanBefore: outcome.needsHumanBefore === true,
-      heartbeat: request,
-      spend: outcome.spend,
-    });
-    if (outcome.editComment) await this.#editClaimComment(lease, record);
-    const waiting =
-      record.needsHuman === true || (record.waitUntil !== undefined && record.waitUntil > clock());
+    if (outcome.kind === "usage_decreased") {
+      throw refused({
+        code: "invalid_request",
+        message: `usage.${outcome.field} is cumulative for the lease and may not go below its last value (${outcome.last}).`,
+        details: { field: `usage.${outcome.field}`, last: outcome.last },
+      });
+    }
+    if (outcome.kind !== "ok") {
+      this.#facts.forget(leaseId);
+      throw refused(leaseRefusal(outcome));
+    }
+    const facts = outcome.record ? this.#facts.remember(leaseId, input.tokenDigest, outcome.record) : known;
+    if (facts === undefined) throw new Error("the store answered a heartbeat without the record asked for");
+    // A config change reaches a claim at its next heartbeat; only then is a second store call made.
+    const config = deps.configs.peek(lease.installationId, facts.repo);
+    if (config !== undefined) {
+      const wanted = durationsOf(config, facts.taskClass);
+      const wait = requestedWait === undefined ? undefined : Math.min(requestedWait, now + config.maxWait);
+      if (
+        !sameDurations(wanted, outcome.live.durations) ||
+        (wait !== undefined && wait !== input.waitUntil)
+      ) {
+        outcome = await this.#refreshDurations(input, outcome, wanted, wait);
+      }
+    }
+    const permissions = deps.permissions;
+    if (
+      permissions &&
+      facts.actor.kind === "agent" &&
+      !permissions.recentlyConfirmed(lease.installationId, facts.repo, facts.actor.login)
+    ) {
+      await this.#requireWrite(lease, facts);
+    }
+    const needsHumanBefore = outcome.needsHumanBefore === true;
+    if (heartbeatEffectsDue(deps, lease, needsHumanBefore, request, outcome.spend)) {
+      await applyHeartbeatEffects(deps, {
+        lease,
+        tokenDigest: input.tokenDigest,
+        record: { ...facts, ...outcome.live, state: "active" },
+        needsHumanBefore,
+        heartbeat: request,
+        spend: outcome.spend,
+      });
+    }
+    if (outcome.editComment) await this.#editClaimComment(lease, outcome.record);
+    const live = outcome.live;
+    const waiting = live.needsHuman === true || (live.waitUntil !== undefined && live.waitUntil > deps.now());
     return {
-      generation: record.generation,
-      expiresAt: iso(expiresAt(record)),
+      generation: lease.generation,
+      expiresAt: iso(expiresAt(live)),
       state: waiting ? "waiting" : "active",
     };
   }
 
-  /** A config change reaches a claim at its next heartbeat; only then is a second store call made. */
+  /**
+   * The heartbeat again with the durations (and the wait's cap) of the current config. It repeats
+   * the ask and the usage, so what those changed is the first call's news; the record comes along
+   * when the first call's comment edit needs it.
+   */
   async #refreshDurations(
-    lease: SubjectKey,
     input: HeartbeatInput,
-    outcome: Exclude<HeartbeatOutcome, { kind: "usage_decreased" }>,
-    capWait: (maxWaitMs: number) => number | undefined,
-  ): Promise<Exclude<HeartbeatOutcome, { kind: "usage_decreased" }>> {
-    if (outcome.kind !== "ok") return outcome;
-    const config = this.deps.configs.peek(lease.installationId, outcome.record.repo);
-    const wanted = config ? durationsOf(config, outcome.record.taskClass) : undefined;
-    const wait = config ? capWait(config.maxWait) : undefined;
-    const shorterWait = wait !== undefined && wait !== input.waitUntil;
-    if (!wanted || (sameDurations(wanted, outcome.record.durations) && !shorterWait)) return outcome;
+    first: HeartbeatOk,
+    durations: Durations,
+    wait: number | undefined,
+  ): Promise<HeartbeatOk> {
     const again = await this.deps.stores.claims.heartbeat({
       ...input,
-      durations: wanted,
+      durations,
       ...(wait !== undefined ? { waitUntil: wait } : {}),
+      wantRecord: first.editComment,
     });
-    // The second call repeats the ask and the usage, so what they changed is the first call's news.
-    return again.kind === "ok"
-      ? {
-          ...again,
-          editComment: outcome.editComment || again.editComment,
-          needsHumanBefore: outcome.needsHumanBefore,
-          ...(outcome.spend ? { spend: outcome.spend } : {}),
-        }
-      : outcome;
+    if (again.kind !== "ok") return first;
+    const news = {
+      ...(first.needsHumanBefore ? { needsHumanBefore: first.needsHumanBefore } : {}),
+      ...(first.spend ? { spend: first.spend } : {}),
+    };
+    if (again.editComment)
+      return { kind: "ok", live: again.live, editComment: true, record: again.record, ...news };
+    if (first.editComment) {
+      // Asked for above (wantRecord), since the first call's edit renders it.
+      if (!again.record) throw new Error("the store answered a heartbeat without the record asked for");
+      return { kind: "ok", live: again.live, editComment: true, record: again.record, ...news };
+    }
+    return { kind: "ok", live: again.live, editComment: false, ...news };
   }
 
   /** The heartbeat itself succeeded; a failed cosmetic update is logged and left to reconcile. */
@@ -199,14 +253,15 @@ export class LeaseCalls {
   ): Promise<ReleaseAnswer> {
     const { stores, tokens, configs, now: clock } = this.deps;
     const lease = parseLeaseOrThrow(leaseId);
+    const digests = tokens.digests(token);
     const input = {
       key: lease,
       generation: lease.generation,
-      tokenDigest: tokens.digest(token),
+      tokenDigest: digests[0]!,
       now: clock(),
       outcome: request.outcome,
     };
-    const outcome = await this.recovery.withRecovery(lease, token, (digest) =>
+    const outcome = await this.recovery.withRecovery(lease, digests, (digest) =>
       stores.claims.release({ ...input, tokenDigest: digest }),
     );
     if (outcome.kind !== "released") throw refused(leaseRefusal(outcome));
@@ -232,13 +287,14 @@ export class LeaseCalls {
   async verify(leaseId: string, token: string): Promise<VerifyAnswer> {
     const { stores, tokens, now: clock } = this.deps;
     const lease = parseLeaseOrThrow(leaseId);
+    const digests = tokens.digests(token);
     const input = {
       key: lease,
       generation: lease.generation,
-      tokenDigest: tokens.digest(token),
+      tokenDigest: digests[0]!,
       now: clock(),
     };
-    const outcome = await this.recovery.withRecovery(lease, token, (digest) =>
+    const outcome = await this.recovery.withRecovery(lease, digests, (digest) =>
       stores.claims.verify({ ...input, tokenDigest: digest }),
     );
     if (outcome.kind !== "ok") throw refused(leaseRefusal(outcome));
@@ -257,7 +313,7 @@ export class LeaseCalls {
    * (generation + 1, so its PRs fail the check) and the call answers `410 gone revoked`
    * (docs/reference/http-api.md#authentication).
    */
-  async #requireWrite(lease: SubjectKey, record: ClaimRecord): Promise<void> {
+  async #requireWrite(lease: SubjectKey, record: LeaseFacts): Promise<void> {
     const { permissions, configs, now: clock } = this.deps;
     if (!permissions || record.actor.kind !== "agent") return;
     if (await permissions.stillAllowed(lease.installationId, record.repo, record.actor.login)) return;
@@ -314,7 +370,7 @@ function usageOf(usage: NonNullable<HeartbeatRequest["usage"]>) {
   };
 }
 
-function refOf(lease: SubjectKey, record: ClaimRecord): SubjectRef {
+function refOf(lease: SubjectKey, record: Pick<ClaimRecord, "repo" | "issue">): SubjectRef {
   return { installationId: lease.installationId, repo: record.repo, issue: record.issue };
 }
 

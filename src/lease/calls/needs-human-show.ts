@@ -3,13 +3,17 @@
 import type { Logger } from "pino";
 import { type NeedsHumanChange, type NeedsHumanShown, planNeedsHuman } from "../../budget/needs-human.js";
 import type { RepoConfig } from "../../config/repo-config.js";
-import { type ClaimRecord, subjectName } from "../../domain/claim.js";
+import { type SubjectKey, subjectName } from "../../domain/claim.js";
 import { needsHumanNotification } from "../../notify/notification-events.js";
 import type { Notifier } from "../../notify/notifier.js";
 import type { AssignmentProvider, TransitionWrite } from "../../providers/assignment-provider.js";
 import type { Stores } from "../../providers/stores.js";
+import type { NeedsHumanRecord } from "../ports.js";
 import { writeFenced } from "../transitions/commit-transition.js";
 import { needsHumanAskBody } from "./budget-writes.js";
+
+/** A lease's subject and generation. */
+type LeaseKey = SubjectKey & { generation: number };
 
 export interface NeedsHumanShowDeps {
   stores: Pick<Stores, "documents">;
@@ -34,7 +38,7 @@ export class NeedsHumanShow {
 
   /** After a heartbeat that changed the ask. */
   async changed(
-    record: ClaimRecord,
+    record: NeedsHumanRecord,
     config: RepoConfig,
     change: Exclude<NeedsHumanChange, { kind: "unchanged" }>,
   ): Promise<void> {
@@ -43,18 +47,19 @@ export class NeedsHumanShow {
   }
 
   /** Whether a held-back label write of this generation is due (no I/O: every heartbeat asks). */
-  isDue(record: ClaimRecord, now: number): boolean {
-    const due = this.#due.get(idOf(record));
+  isDue(lease: LeaseKey, now: number): boolean {
+    if (this.#due.size === 0) return false;
+    const due = this.#due.get(idOf(lease));
     return due !== undefined && due <= now;
   }
 
   /** Makes a held-back label write that is due: the label as the record asks now. */
-  async settle(record: ClaimRecord, config: RepoConfig): Promise<void> {
+  async settle(record: NeedsHumanRecord, config: RepoConfig): Promise<void> {
     await this.#show(record, config, null, null);
   }
 
   async #show(
-    record: ClaimRecord,
+    record: NeedsHumanRecord,
     config: RepoConfig,
     body: string | null,
     blocker: string | null,
@@ -107,15 +112,15 @@ export class NeedsHumanShow {
   }
 }
 
-function idOf(record: ClaimRecord): string {
+function idOf(record: LeaseKey): string {
   return `${record.installationId}:${record.repoId}:${record.issue}:${record.generation}`;
 }
 
 /** One document per issue: the throttle holds across claims (a release and a re-claim ask anew). */
-function documentOf(record: ClaimRecord): string {
+function documentOf(record: LeaseKey): string {
   return `needs-human:${record.installationId}:${record.repoId}:${record.issue}`;
 }
 
-function refOf(record: ClaimRecord) {
+function refOf(record: NeedsHumanRecord) {
   return { installationId: record.installationId, repo: record.repo, issue: record.issue };
 }

@@ -32,30 +32,45 @@ export class LeaseRecovery {
 
   constructor(private readonly deps: LeaseCoreDeps) {}
 
-  /** A lease call whose subject the store lost is answered again once the lease is recovered. */
+  /**
+   * A lease call whose subject the store lost is answered again once the lease is recovered.
+   * `digests`: the token's digests, under the current secret first (TokenMinter.digests).
+   */
   async withRecovery<T extends { kind: string }>(
     lease: LeaseKey,
-    token: string,
+    digests: readonly string[],
     call: (digest: string) => Promise<T>,
   ): Promise<T> {
-    const [current, ...rotatedOut] = this.deps.tokens.digests(token);
-    const outcome = await call(current!);
+    return this.recover(lease, digests, await call(digests[0]!), call);
+  }
+
+  /**
+   * After a lease call made with `digests[0]`: an `invalid_token` is tried again with the digest
+   * under the secret being rotated out, a `missing` once the lease is recovered from its claim
+   * comment; any other outcome is answered as it is.
+   */
+  async recover<T extends { kind: string }>(
+    lease: LeaseKey,
+    digests: readonly string[],
+    outcome: T,
+    call: (digest: string) => Promise<T>,
+  ): Promise<T> {
     // A lease minted under the secret being rotated out (CLAIM_HOLD_TOKEN_SECRET_PREVIOUS).
     if (outcome.kind === "invalid_token") {
-      for (const digest of rotatedOut) {
+      for (const digest of digests.slice(1)) {
         const again = await call(digest);
         if (again.kind !== "invalid_token") return again;
       }
     }
     if (outcome.kind === "missing") {
-      const recovered = await this.#recoverLease(lease, [current!, ...rotatedOut]);
+      const recovered = await this.#recoverLease(lease, digests);
       if (recovered) return call(recovered);
     }
     return outcome;
   }
 
   /** Answers the digest that the restored claim comment names, or null when nothing was restored. */
-  async #recoverLease(lease: LeaseKey, digests: string[]): Promise<string | null> {
+  async #recoverLease(lease: LeaseKey, digests: readonly string[]): Promise<string | null> {
     const { stores, assignments, now: clock } = this.deps;
     const leaseId = leaseIdOf(lease, lease.generation);
     if ((this.#failedRecoveries.get(leaseId) ?? 0) > clock()) return null;

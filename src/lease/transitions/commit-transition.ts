@@ -60,7 +60,7 @@ export async function commitWritten(
 export async function writeFenced(
   ports: ApplyPorts,
   ref: SubjectRef,
-  record: ClaimRecord,
+  record: Parameters<typeof fenceOf>[0] & Pick<ClaimRecord, "repo">,
   write: TransitionWrite,
   labels: Labels,
 ): Promise<AppliedWrite> {

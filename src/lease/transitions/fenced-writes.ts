@@ -14,7 +14,10 @@ import type {
 import type { ClaimStore, JobLocks } from "../../providers/liveness-store.js";
 
 /** What a fenced write was decided for: the record as its transition left it. */
-export function fenceOf(record: ClaimRecord, labels: WriteFence["labels"]): WriteFence {
+export function fenceOf(
+  record: Pick<ClaimRecord, "installationId" | "repoId" | "issue" | "generation" | "state" | "staleMarkedAt">,
+  labels: WriteFence["labels"],
+): WriteFence {
   return {
     key: { installationId: record.installationId, repoId: record.repoId, issue: record.issue },
     generation: record.generation,

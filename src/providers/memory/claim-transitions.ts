@@ -8,6 +8,8 @@ import type {
   ClaimOutcome,
   CommitReclaimInput,
   HeartbeatInput,
+  HeartbeatLiveness,
+  HeartbeatOk,
   HeartbeatOutcome,
   LeaseInput,
   ReleaseInput,
@@ -261,6 +263,17 @@ export function heartbeat(slot: SubjectSlot, input: HeartbeatInput): Transitione
     ...(input.needsHuman ? [] : ["needsHuman" as const]),
   );
   const record: ClaimRecord = { ...cleared, ...changes };
+  // The liveness as written; the whole record only when asked, or for the comment's edit.
+  const live: HeartbeatLiveness = { lastHeartbeatAt: record.lastHeartbeatAt, durations: record.durations };
+  if (record.waitUntil !== undefined) live.waitUntil = record.waitUntil;
+  if (record.needsHuman === true) live.needsHuman = true;
+  const answered: HeartbeatOk = editComment
+    ? { kind: "ok", live, editComment, record }
+    : input.wantRecord
+      ? { kind: "ok", live, editComment, record }
+      : { kind: "ok", live, editComment };
+  if (needsHumanBefore) answered.needsHumanBefore = true;
+  if (usage) answered.spend = usage.report;
   return {
     slot: {
       ...slot,
@@ -268,13 +281,7 @@ export function heartbeat(slot: SubjectSlot, input: HeartbeatInput): Transitione
       activityAt: input.now,
       ...(usage ? { spend: usage.spend } : {}),
     },
-    outcome: {
-      kind: "ok",
-      record,
-      editComment,
-      ...(needsHumanBefore ? { needsHumanBefore } : {}),
-      ...(usage ? { spend: usage.report } : {}),
-    },
+    outcome: answered,
   };
 }
 

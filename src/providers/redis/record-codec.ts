@@ -134,20 +134,6 @@ export function parseRecord(reply: ScriptReply | undefined): ClaimRecord {
   return parsed.data;
 }
 
-/**
- * The record a script has just written, packed as one JSON object of its hash fields (the heartbeat's
- * answer): decoded field by field and not validated again. The script built it from the record it
- * read, found active and accepted the token for, changing only fields it wrote from checked input;
- * `parseRecord` validates every record read back any other way.
- */
-export function unpackWrittenRecord(packed: ScriptReply | undefined): ClaimRecord {
-  const fields = typeof packed === "string" ? (JSON.parse(packed) as unknown) : null;
-  if (typeof fields !== "object" || fields === null || Array.isArray(fields)) {
-    throw new Error(`the Redis store's packed claim record is not an object: ${String(packed)}`);
-  }
-  return decodeFields(Object.entries(fields as Record<string, string>)) as ClaimRecord;
-}
-
 export function parseOptionalRecord(reply: ScriptReply | undefined): ClaimRecord | null {
   return asArray(reply).length ? parseRecord(reply) : null;
 }

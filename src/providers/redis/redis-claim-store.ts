@@ -10,6 +10,8 @@ import type {
   EndClaimInput,
   EndClaimOutcome,
   HeartbeatInput,
+  HeartbeatLiveness,
+  HeartbeatOk,
   HeartbeatOutcome,
   HumanClaimInput,
   LeaseInput,
@@ -21,6 +23,7 @@ import type {
 } from "../liveness-store.js";
 import { memberOf, type StoreKeys } from "./keys.js";
 import {
+  asArray,
   parseClaimReply,
   parseEndClaimReply,
   parseMarkStaleReply,
@@ -29,9 +32,9 @@ import {
   parseRefusal,
   recordToFields,
   safeJson,
-  unpackWrittenRecord,
+  toInt,
 } from "./record-codec.js";
-import { callRedis, runScript } from "./script-runner.js";
+import { callRedis, type ReplyOf, runScript, type ScriptCall } from "./script-runner.js";
 import { parseSpendReply, parseUsageDecreased } from "./spend-codec.js";
 import {
   claimScript,
@@ -52,10 +55,19 @@ import {
   verifyScript,
 } from "./store-scripts.js";
 
+/** How many subjects' heartbeat keys a store keeps built (the oldest built goes first). */
+const heartbeatKeysKept = 20_000;
+
+interface HeartbeatKeys {
+  keys: ScriptCall<(typeof heartbeatScript.keys)[number], never>["keys"];
+  member: string;
+}
+
 /** The claim transitions and reads of one subject; `createRedisStores`' store core adds the indexes and bookkeeping. */
 export class RedisClaimStore implements ClaimStore {
   protected readonly redis: Redis | Cluster;
   protected readonly keys: StoreKeys;
+  readonly #heartbeatKeys = new Map<string, HeartbeatKeys>();
 
   constructor(redis: Redis | Cluster, keys: StoreKeys) {
     this.redis = redis;
@@ -151,16 +163,14 @@ export class RedisClaimStore implements ClaimStore {
   }
 
   async heartbeat(input: HeartbeatInput): Promise<HeartbeatOutcome> {
+    const subject = this.#heartbeatKeysOf(input.key);
     const reply = await runScript(this.redis, heartbeatScript, {
-      keys: {
-        ...this.keys.subjectKeys(input.key, { record: "rec", digests: "tok", spend: "spend" }),
-        ...this.keys.indexKeys(input.key),
-      },
+      keys: subject.keys,
       args: {
         generation: input.generation,
         tokenDigest: input.tokenDigest,
         now: input.now,
-        member: memberOf(input.key),
+        member: subject.member,
         phaseEditEveryMs: input.phaseEditEveryMs,
         hasPhase: flag(input.phase !== undefined),
         phase: input.phase ?? "",
@@ -175,19 +185,32 @@ export class RedisClaimStore implements ClaimStore {
         hasUsage: flag(input.usage !== undefined),
         usageCost: optional(input.usage?.costMicros),
         usageTokens: optional(input.usage?.tokens),
+        wantRecord: flag(input.wantRecord === true),
       },
     });
-    if (reply.kind === "ok") {
-      return {
-        kind: "ok",
-        record: unpackWrittenRecord(reply.record),
-        editComment: reply.edit === "1",
-        ...(reply.askedBefore === "1" ? { needsHumanBefore: true as const } : {}),
-        ...(input.usage ? { spend: parseSpendReply(reply.spentBefore, reply.spentAfter, reply.warned) } : {}),
-      };
-    }
+    if (reply.kind === "ok") return heartbeatOk(input, reply);
     if (reply.kind === "usage_decreased") return parseUsageDecreased(reply.figure, reply.last);
     return parseRefusal(reply);
+  }
+
+  /** The heartbeat's keys and member of a subject, built once per subject (a bounded number kept). */
+  #heartbeatKeysOf(key: SubjectKey): HeartbeatKeys {
+    const id = `${key.installationId}.${key.repoId}.${key.issue}`;
+    let found = this.#heartbeatKeys.get(id);
+    if (found === undefined) {
+      found = {
+        keys: {
+          ...this.keys.subjectKeys(key, { record: "rec", digests: "tok", spend: "spend" }),
+          ...this.keys.indexKeys(key),
+        },
+        member: memberOf(key),
+      };
+      if (this.#heartbeatKeys.size >= heartbeatKeysKept) {
+        this.#heartbeatKeys.delete(this.#heartbeatKeys.keys().next().value!);
+      }
+      this.#heartbeatKeys.set(id, found);
+    }
+    return found;
   }
 
   async release(input: ReleaseInput): Promise<ReleaseOutcomeResult> {
@@ -357,6 +380,38 @@ export class RedisClaimStore implements ClaimStore {
   protected async call<T>(operation: () => Promise<T>): Promise<T> {
     return callRedis(operation);
   }
+}
+
+/**
+ * The heartbeat script's `ok`: the liveness it wrote (lastHeartbeatAt and the ask for a person are
+ * the call's own, written as given), and the record when it came along (asked, or for an edit).
+ */
+function heartbeatOk(
+  input: HeartbeatInput,
+  reply: Extract<ReplyOf<typeof heartbeatScript>, { kind: "ok" }>,
+): HeartbeatOk {
+  const live: HeartbeatLiveness = {
+    lastHeartbeatAt: input.now,
+    durations: {
+      ttlMs: toInt(String(reply.ttlMs)),
+      reclaimAfterMs: toInt(String(reply.reclaimAfterMs)),
+      heartbeatMs: toInt(String(reply.heartbeatMs)),
+    },
+  };
+  if (reply.waitUntil) live.waitUntil = toInt(String(reply.waitUntil));
+  if (input.needsHuman === true) live.needsHuman = true;
+  const record = asArray(reply.record).length ? parseRecord(reply.record) : undefined;
+  let ok: HeartbeatOk;
+  if (reply.edit === "1") {
+    if (!record)
+      throw new Error("the Redis store's heartbeat script asked for a comment edit without the record");
+    ok = { kind: "ok", live, editComment: true, record };
+  } else {
+    ok = record ? { kind: "ok", live, editComment: false, record } : { kind: "ok", live, editComment: false };
+  }
+  if (reply.askedBefore === "1") ok.needsHumanBefore = true;
+  if (input.usage) ok.spend = parseSpendReply(reply.spentBefore, reply.spentAfter, reply.warned);
+  return ok;
 }
 
 function optional(value: number | undefined): string {

@@ -19,6 +19,8 @@ export interface ScriptDefinition<K extends string = string, A extends string = 
   args: readonly A[];
   rest: boolean;
   replies: Replies<R>;
+  /** The ioredis command it is registered as (prefixed so it never shadows a Redis command). */
+  command: string;
 }
 
 export function defineScript<const K extends string, const A extends string, R>(definition: {
@@ -28,7 +30,7 @@ export function defineScript<const K extends string, const A extends string, R>(
   rest?: boolean;
   replies: Replies<R>;
 }): ScriptDefinition<K, A, R> {
-  return { ...definition, rest: definition.rest ?? false };
+  return { ...definition, rest: definition.rest ?? false, command: `claimhold_${definition.name}` };
 }
 
 /** What `runScript` answers for a definition. */
@@ -68,11 +70,6 @@ export function scriptSource(definition: ScriptDefinition, constants: Record<str
   return `${prologue.join("\n")}\n${body}`;
 }
 
-/** The ioredis command a script is registered as (prefixed so it never shadows a Redis command). */
-function commandName(definition: ScriptDefinition): string {
-  return `claimhold_${definition.name}`;
-}
-
 /**
  * A set of scripts read from disk once (at construction), registered on each client it is given.
  * ioredis' `defineCommand` sends EVALSHA and falls back to EVAL on NOSCRIPT, so a call stays one
@@ -91,24 +88,37 @@ export class ScriptSet {
 
   register(redis: Redis | Cluster): void {
     for (const [definition, lua] of this.#sources) {
-      redis.defineCommand(commandName(definition), { numberOfKeys: definition.keys.length, lua });
+      redis.defineCommand(definition.command, { numberOfKeys: definition.keys.length, lua });
     }
   }
 }
 
-/** Runs a registered script; keys and arguments are passed by name, in the definition's order. */
+/**
+ * Runs a registered script; keys and arguments are passed by name, in the definition's order (one
+ * argument array, built in one pass: every heartbeat comes through here).
+ */
 export async function runScript<K extends string, A extends string, R>(
   redis: Redis | Cluster,
   definition: ScriptDefinition<K, A, R>,
   call: ScriptCall<K, A>,
 ): Promise<R> {
-  const keys = definition.keys.map((name) => call.keys[name]);
-  const args = definition.args.map((name) => String(call.args[name]));
+  const { keys, args } = definition;
+  const rest = call.rest;
+  const argv = new Array<string>(keys.length + args.length + (rest ? rest.length : 0));
+  let at = 0;
+  for (const name of keys) argv[at++] = call.keys[name];
+  for (const name of args) argv[at++] = String(call.args[name]);
+  if (rest) for (const value of rest) argv[at++] = value;
   const command = (redis as unknown as Record<string, (...a: string[]) => Promise<ScriptReply>>)[
-    commandName(definition)
+    definition.command
   ];
   if (!command) throw new Error(`the Redis script "${definition.name}" is not registered on this client`);
-  const reply = await callRedis(() => command.call(redis, ...keys, ...args, ...(call.rest ?? [])));
+  let reply: ScriptReply;
+  try {
+    reply = await command.apply(redis, argv);
+  } catch (error) {
+    throw isUnavailable(error) ? new StoreUnavailableError(error) : error;
+  }
   return definition.replies.decode(reply, definition.name);
 }
 

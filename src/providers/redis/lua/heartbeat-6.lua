@@ -1,6 +1,8 @@
 --[[
   A holder's heartbeat: proves the lease, refreshes its liveness and indexes, and records its phase,
-  blocker, wait, pull request, durations, ask for a person and usage, in one round trip.
+  blocker, wait, pull request, durations, ask for a person and usage, in one round trip. It reads only
+  the record fields its guards and writes need (the whole record only for a refusal, or when asked)
+  and writes only what changes.
 
     KEYS
       record              the subject's claim record (hash)
@@ -28,11 +30,14 @@
       hasUsage            '1' when usage is reported
       usageCost           the lease's cumulative cost (micro-dollars), or ''
       usageTokens         the lease's cumulative tokens, or ''
+      wantRecord          '1' answers the whole record as written (it comes anyway when edit is '1')
     Reply (records as field/value lists)
-      {'ok', edit, record, askedBefore, spentBefore, spentAfter, warned}
-                          edit '1' when the claim comment needs an edit; record as one JSON object;
-                          askedBefore '1' when it had asked for a person before;
-                          the subject's spend before and after and its warning mark ('' without usage)
+      {'ok', edit, askedBefore, spentBefore, spentAfter, warned, waitUntil, ttlMs, reclaimAfterMs, heartbeatMs, record}
+                          edit '1' when the claim comment needs an edit; askedBefore '1' when it had
+                          asked for a person before; the subject's spend before and after and its
+                          warning mark ('' without usage); the record's waitUntil ('' without one)
+                          and durations as written; record: the record as written when wantRecord
+                          or edit is '1', else {} (lastHeartbeatAt is now; needsHuman the call's ask)
       {'usage_decreased', figure, last}  a cumulative figure ('costUsd' or 'tokens') went below last
       {'missing'}                       no record, or a generation it never reached
       {'invalid_token'}                 the token is not this generation's
@@ -45,31 +50,42 @@
 --- @include "spend"
 
 local now = tonumber(ARG.now)
-local cur, cur_flat = load(KEY.record)
-local refusal = refuse(cur, cur_flat, KEY.digests, ARG.generation, ARG.tokenDigest)
+-- Only the fields the guards, the writes and the reply need (a missing one reads false). A takeover
+-- intent's fields come and go together (claim-10.lua writes takeoverBy with them; every script that
+-- ends an intent deletes all four): takeoverBy stands for them all.
+local got = redis.call('HMGET', KEY.record, 'generation', 'state', 'lastHeartbeatAt', 'waitUntil', 'ttlMs',
+  'reclaimAfterMs', 'heartbeatMs', 'phase', 'phaseCommentAt', 'needsHuman', 'staleMarkedAt', 'takeoverBy')
+local generation, state, last_heartbeat_at, wait_until, ttl, reclaim_after, heartbeat_every, phase,
+  phase_comment_at, needs_human, stale_marked_at, takeover_by = unpack(got, 1, 12)
+-- A refusal answers the whole record (the rare path).
+local function whole() return redis.call('HGETALL', KEY.record) end
+local refusal = lease_refusal(generation, state, whole, KEY.digests, ARG.generation, ARG.tokenDigest)
 if refusal then return refusal end
-if cur.state ~= 'active' then return {'gone', gone_reason(cur.state), cur_flat} end
-if now - alive_at(cur) >= tonumber(cur.reclaimAfterMs) then return {'gone', 'expired', cur_flat} end
+if state ~= 'active' then return {'gone', gone_reason(state), whole()} end
+if now - alive_at({lastHeartbeatAt = last_heartbeat_at, waitUntil = wait_until}) >= tonumber(reclaim_after) then
+  return {'gone', 'expired', whole()}
+end
 -- The usage is checked (and a decrease refused) before anything changes.
 local spend = {'', '', ''}
 if ARG.hasUsage == '1' then
-  local refused, reported = record_usage(KEY.spend, cur.generation, ARG.usageCost, ARG.usageTokens)
+  local refused, reported = record_usage(KEY.spend, generation, ARG.usageCost, ARG.usageTokens)
   if refused then return refused end
   spend = reported
 end
 local asked_before = '0'
-if cur.needsHuman == 'true' then asked_before = '1' end
+if needs_human == 'true' then asked_before = '1' end
 local edit = '0'
+if stale_marked_at then edit = '1' end
+-- lastHeartbeatAt always; every other field only when the call sets it to something else.
 local set = {'lastHeartbeatAt', ARG.now}
-if ARG.needsHuman == '1' then
+if ARG.needsHuman == '1' and needs_human ~= 'true' then
   set[#set + 1] = 'needsHuman'
   set[#set + 1] = 'true'
 end
-if cur.staleMarkedAt then edit = '1' end
-if ARG.hasPhase == '1' and ARG.phase ~= cur.phase then
+if ARG.hasPhase == '1' and ARG.phase ~= phase then
   set[#set + 1] = 'phase'
   set[#set + 1] = ARG.phase
-  if not cur.phaseCommentAt or now - tonumber(cur.phaseCommentAt) >= tonumber(ARG.phaseEditEveryMs) then
+  if not phase_comment_at or now - tonumber(phase_comment_at) >= tonumber(ARG.phaseEditEveryMs) then
     set[#set + 1] = 'phaseCommentAt'
     set[#set + 1] = ARG.now
     edit = '1'
@@ -79,32 +95,42 @@ if ARG.hasBlocker == '1' then
   set[#set + 1] = 'blocker'
   set[#set + 1] = ARG.blocker
 end
-if ARG.waitUntil ~= '' then
+if ARG.waitUntil ~= '' and ARG.waitUntil ~= wait_until then
+  wait_until = ARG.waitUntil
   set[#set + 1] = 'waitUntil'
-  set[#set + 1] = ARG.waitUntil
+  set[#set + 1] = wait_until
 end
 if ARG.pullRequest ~= '' then
   set[#set + 1] = 'pullRequest'
   set[#set + 1] = ARG.pullRequest
 end
-if ARG.ttlMs ~= '' then
+if ARG.ttlMs ~= '' and (ARG.ttlMs ~= ttl or ARG.reclaimAfterMs ~= reclaim_after or ARG.heartbeatMs ~= heartbeat_every) then
+  ttl, reclaim_after, heartbeat_every = ARG.ttlMs, ARG.reclaimAfterMs, ARG.heartbeatMs
   set[#set + 1] = 'ttlMs'
-  set[#set + 1] = ARG.ttlMs
+  set[#set + 1] = ttl
   set[#set + 1] = 'reclaimAfterMs'
-  set[#set + 1] = ARG.reclaimAfterMs
+  set[#set + 1] = reclaim_after
   set[#set + 1] = 'heartbeatMs'
-  set[#set + 1] = ARG.heartbeatMs
+  set[#set + 1] = heartbeat_every
 end
-local cleared = {'staleMarkedAt', 'takeoverBy', 'takeoverAt', 'takeoverGraceMs', 'takeoverKeyDigest'}
--- A heartbeat that does not ask for a person withdraws an earlier ask.
-if ARG.needsHuman ~= '1' then cleared[#cleared + 1] = 'needsHuman' end
 redis.call('HSET', KEY.record, unpack(set))
-redis.call('HDEL', KEY.record, unpack(cleared))
--- The record as written, from the one read above (no second HGETALL).
-for i = 1, #set, 2 do cur[set[i]] = set[i + 1] end
-for _, field in ipairs(cleared) do cur[field] = nil end
-refresh_record(cur, KEY.deadlines, KEY.holders, ARG.member)
+-- The stale mark and a takeover intent go, and an ask for a person unless this heartbeat asks: no
+-- HDEL when the record has none of them.
+local cleared = {}
+if stale_marked_at then cleared[#cleared + 1] = 'staleMarkedAt' end
+if takeover_by then
+  cleared[#cleared + 1] = 'takeoverBy'
+  cleared[#cleared + 1] = 'takeoverAt'
+  cleared[#cleared + 1] = 'takeoverGraceMs'
+  cleared[#cleared + 1] = 'takeoverKeyDigest'
+end
+if needs_human and ARG.needsHuman ~= '1' then cleared[#cleared + 1] = 'needsHuman' end
+if #cleared > 0 then redis.call('HDEL', KEY.record, unpack(cleared)) end
+-- The liveness as written (no stale mark any more).
+refresh_record({lastHeartbeatAt = ARG.now, waitUntil = wait_until, ttlMs = ttl, reclaimAfterMs = reclaim_after},
+  KEY.deadlines, KEY.holders, ARG.member)
 touch(KEY.repository, ARG.now, ARG.member)
--- One packed reply: the comment-edit flag, the record's hash fields as one JSON object, whether it
--- asked for a person before, and the subject's spend before and after with its warning mark.
-return {'ok', edit, cjson.encode(cur), asked_before, spend[1], spend[2], spend[3]}
+local record = {}
+if ARG.wantRecord == '1' or edit == '1' then record = whole() end
+return {'ok', edit, asked_before, spend[1], spend[2], spend[3], wait_until or '', ttl, reclaim_after,
+  heartbeat_every, record}

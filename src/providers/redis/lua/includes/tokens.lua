@@ -15,18 +15,26 @@ local function rotated_at(tok_key, generation_arg, digest)
 end
 
 -- What a lease call answers instead of success (nil when the token holds the current generation).
-local function refuse(cur, cur_flat, tok_key, generation_arg, digest)
-  local generation = tonumber(generation_arg)
-  if not cur or generation > tonumber(cur.generation) then return {'missing'} end
+-- generation and state are the record's (false or nil without a record); flat() answers the record's
+-- field/value list, read only for a refusal that carries it.
+local function lease_refusal(generation, state, flat, tok_key, generation_arg, digest)
+  local asked = tonumber(generation_arg)
+  if not generation or asked > tonumber(generation) then return {'missing'} end
   local known = redis.call('HGET', tok_key, generation_arg)
   if not known or not digests_equal(known, digest) then
     local at = rotated_at(tok_key, generation_arg, digest)
-    if at then return {'superseded', cur_flat, at} end
+    if at then return {'superseded', flat(), at} end
     return {'invalid_token'}
   end
-  if generation < tonumber(cur.generation) then
-    if cur.state == 'active' or cur.state == 'human' then return {'superseded', cur_flat} end
-    return {'gone', gone_reason(cur.state), cur_flat}
+  if asked < tonumber(generation) then
+    if state == 'active' or state == 'human' then return {'superseded', flat()} end
+    return {'gone', gone_reason(state), flat()}
   end
   return nil
+end
+
+-- lease_refusal for a record read whole (load): cur and cur_flat.
+local function refuse(cur, cur_flat, tok_key, generation_arg, digest)
+  if not cur then return {'missing'} end
+  return lease_refusal(cur.generation, cur.state, function() return cur_flat end, tok_key, generation_arg, digest)
 end
