@@ -57,19 +57,23 @@ export function plainHeartbeatCall(
       hasUsage: "0",
       usageCost: "",
       usageTokens: "",
+      wantRecord: "0",
     },
   };
 }
 
-/** The App's heartbeat answer from the record the script wrote (its hash fields as one JSON object). */
-function answerOf(packed: string, now: number): HeartbeatAnswer {
-  const fields = JSON.parse(packed) as Record<string, string | undefined>;
-  const waitUntil = Number(fields.waitUntil ?? 0);
-  const aliveAt = Math.max(Number(fields.lastHeartbeatAt), waitUntil);
+/** The App's heartbeat answer from the script's short reply (the liveness fields it wrote). */
+function answerOf(
+  lease: { generation: number },
+  live: { waitUntil: unknown; ttlMs: unknown },
+  now: number,
+): HeartbeatAnswer {
+  const waitUntil = Number(live.waitUntil || 0);
+  const aliveAt = Math.max(now, waitUntil);
   return {
-    generation: Number(fields.generation),
-    expiresAt: new Date(aliveAt + Number(fields.ttlMs)).toISOString(),
-    state: fields.needsHuman === "true" || waitUntil > now ? "waiting" : "active",
+    generation: lease.generation,
+    expiresAt: new Date(aliveAt + Number(live.ttlMs)).toISOString(),
+    state: waitUntil > now ? "waiting" : "active",
   };
 }
 
@@ -109,7 +113,7 @@ async function main(): Promise<void> {
       plainHeartbeatCall(keys, lease, tokens.digest(token), now),
     );
     if (outcome.kind !== "ok") return reply(res, 409, { error: { code: outcome.kind } });
-    reply(res, 200, answerOf(String(outcome.record), now));
+    reply(res, 200, answerOf(lease, outcome, now));
   };
   const server = createServer((req, res) => {
     const match = req.method === "POST" ? heartbeatPath.exec(req.url ?? "") : null;
