@@ -31,6 +31,7 @@ import {
   safeJson,
   unpackWrittenRecord,
 } from "./record-codec.js";
+import { scriptBatcher } from "./script-batcher.js";
 import { callRedis, runScript } from "./script-runner.js";
 import { parseSpendReply, parseUsageDecreased } from "./spend-codec.js";
 import {
@@ -151,7 +152,7 @@ export class RedisClaimStore implements ClaimStore {
   }
 
   async heartbeat(input: HeartbeatInput): Promise<HeartbeatOutcome> {
-    const reply = await runScript(this.redis, heartbeatScript, {
+    const reply = await scriptBatcher(this.redis).run(heartbeatScript, {
       keys: {
         ...this.keys.subjectKeys(input.key, { record: "rec", digests: "tok", spend: "spend" }),
         ...this.keys.indexKeys(input.key),
