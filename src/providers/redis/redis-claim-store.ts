@@ -34,6 +34,7 @@ import {
   safeJson,
   toInt,
 } from "./record-codec.js";
+import { scriptBatcher } from "./script-batcher.js";
 import { callRedis, type ReplyOf, runScript, type ScriptCall } from "./script-runner.js";
 import { parseSpendReply, parseUsageDecreased } from "./spend-codec.js";
 import {
@@ -164,7 +165,7 @@ export class RedisClaimStore implements ClaimStore {
 
   async heartbeat(input: HeartbeatInput): Promise<HeartbeatOutcome> {
     const subject = this.#heartbeatKeysOf(input.key);
-    const reply = await runScript(this.redis, heartbeatScript, {
+    const reply = await scriptBatcher(this.redis).run(heartbeatScript, {
       keys: subject.keys,
       args: {
         generation: input.generation,

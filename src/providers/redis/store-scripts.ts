@@ -311,4 +311,6 @@ export const storeScripts = new ScriptSet(
     TAKEOVER_INTENT_LIFETIME_FACTOR: takeoverIntentLifetimeFactor,
     ROTATED_TOKENS_KEPT: rotatedTokensKept,
   },
+  // Concurrent heartbeats go to Redis together (script-batcher.ts).
+  { batched: [heartbeatScript] },
 );
