@@ -131,7 +131,7 @@ describe("the batch variant of a script", () => {
       "  KEY = {record = KEYS[batch_i * 6 + 1], digests = KEYS[batch_i * 6 + 2], deadlines = KEYS[batch_i * 6 + 3], holders = KEYS[batch_i * 6 + 4], repository = KEYS[batch_i * 6 + 5], spend = KEYS[batch_i * 6 + 6]}",
     );
     expect(source).toContain(
-      "  ARG = {generation = ARGV[1 + batch_i * 18 + 1], tokenDigest = ARGV[1 + batch_i * 18 + 2],",
+      "  ARG = {generation = ARGV[1 + batch_i * 19 + 1], tokenDigest = ARGV[1 + batch_i * 19 + 2],",
     );
     expect(lines.at(-1)).toBe("return batch_replies");
   });
@@ -304,7 +304,7 @@ describe.skipIf(!redisProbe.available)("concurrent heartbeats on Redis", () => {
     for (const index of [0, 1, 3]) {
       expect((results[index] as PromiseFulfilledResult<HeartbeatOutcome>).value).toMatchObject({
         kind: "ok",
-        record: { lastHeartbeatAt: T0 + 2 * minute },
+        live: { lastHeartbeatAt: T0 + 2 * minute },
       });
     }
   });
