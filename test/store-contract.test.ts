@@ -820,6 +820,17 @@ describe.each(cases)("$name store contract", (storeCase) => {
     expect(await h.emptyStore().claims.epoch(7, now)).toBe(now);
   });
 
+  it("sets the installation's epoch with its first claim, whatever the answer, and keeps it", async () => {
+    await claim(alice, "ta");
+    now += minute;
+    await claim(bob, "tb");
+    now += minute;
+    expect(await stores.claims.epoch(key.installationId, now)).toBe(T0);
+    const refusedFirst = { ...key, installationId: key.installationId + 100 };
+    await claim(alice, "tc", { key: refusedFirst, caps: { perSession: 0, perLogin: 0 } });
+    expect(await stores.claims.epoch(refusedFirst.installationId, now + minute)).toBe(now);
+  });
+
   it("lists due subjects earliest first, within one installation", async () => {
     await claim(alice, "a", { key: on(42) }); // due T0 + 30m
     now = T0 + minute;
@@ -1716,6 +1727,7 @@ describe.skipIf(!redisProbe.available)("Redis stores on Redis", () => {
       [
         `${keyPrefix}delivery:d-1`,
         `${keyPrefix}{i:8}:deadlines`,
+        `${keyPrefix}{i:8}:epoch`,
         `${keyPrefix}{i:8}:holders`,
         `${keyPrefix}{i:8}:live:indexed`,
         `${keyPrefix}{i:8}:live:login:"octo-agent"`,

@@ -177,7 +177,10 @@ export interface HumanClaimInput {
 
 /** The claim state machine: every transition is atomic; reads of one subject. */
 export interface ClaimStore {
-  /** Claim, re-claim, takeover intent or supersede, decided atomically. */
+  /**
+   * Claim, re-claim, takeover intent or supersede, decided atomically. Whatever the answer, the
+   * installation's epoch is set (to `now`) if it has none: its data begins no later than its first claim.
+   */
   claim(input: ClaimInput): Promise<ClaimOutcome>;
   /**
    * Invariant 14: after a re-claim's GitHub write landed, its pending token becomes the lease's token

@@ -255,8 +255,7 @@ export class ClaimLease {
     };
     const now = clock();
     const latest = latestMarker(snapshot);
-    // Establishes the installation's epoch no later than its first claim (a fresh store's data begins here).
-    await stores.claims.epoch(key.installationId, now);
+    // The installation's epoch is set by the store's claim itself (no later than its first claim).
     if (
       claimStateUnknown(snapshot, [config.labels.claimed, config.labels.stale]) &&
       (await stores.claims.get(key)) === null

@@ -65,7 +65,6 @@ export class RedisClaimStore implements ClaimStore {
 
   async claim(input: ClaimInput): Promise<ClaimOutcome> {
     const { key, actor } = input;
-    await this.#indexRepository(key);
     // The script adds generation and supersedes, which only it can decide.
     const { generation: _, ...candidate } = newClaimRecord(input, 1, null);
     const reply = await runScript(this.redis, claimScript, {
@@ -74,6 +73,8 @@ export class RedisClaimStore implements ClaimStore {
         ...this.keys.indexKeys(key),
         ...this.keys.actorSets(key.installationId, actor),
         liveIndexed: this.keys.liveIndexed(key.installationId),
+        epoch: this.keys.epoch(key.installationId),
+        repositories: this.keys.repositories(key.installationId),
       },
       args: {
         now: input.now,
@@ -87,6 +88,7 @@ export class RedisClaimStore implements ClaimStore {
         hasSessionIdentity: flag(hasSessionIdentity(actor)),
         sessionKeyDigest: input.sessionKeyDigest ?? "",
         leaseTokenDigest: input.leaseTokenDigest ?? "",
+        repoId: key.repoId,
       },
       rest: recordToFields(candidate as ClaimRecord),
     });

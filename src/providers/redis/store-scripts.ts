@@ -28,6 +28,8 @@ export const claimScript = defineScript({
     "sessionSet",
     "repository",
     "liveIndexed",
+    "epoch",
+    "repositories",
   ],
   args: [
     "now",
@@ -41,6 +43,7 @@ export const claimScript = defineScript({
     "hasSessionIdentity",
     "sessionKeyDigest",
     "leaseTokenDigest",
+    "repoId",
   ],
   // The new record's fields, without generation and supersedes (only the script can decide them).
   rest: true,

@@ -13,6 +13,8 @@
       sessionSet          the claimant session's live claims by live-until (sorted set)
       repository          the repository's subjects by last activity (sorted set)
       liveIndexed         set once the installation's holders are in the live-claim sets (backfill mark)
+      epoch               the installation's store epoch (string, ms): set to now when there is none
+      repositories        the installation's repositories with subjects in the store (set of repo ids)
     ARGV
       now                 the time of the call (ms)
       member              the subject in the installation's indexes ("repoId:issue")
@@ -25,6 +27,7 @@
       hasSessionIdentity  '1' when the claimant counts against a session's cap (sessionSet)
       sessionKeyDigest    the digest of the claimant's session key, or ''
       leaseTokenDigest    the digest of the lease token the claimant shows, or ''
+      repoId              the subject's repository id
     REST                  the new record's field/value pairs, without generation and supersedes
     Reply (records as field/value lists)
       {'created', record, previous}             a new generation; previous is {} when there was none
@@ -38,6 +41,11 @@
 --- @include "session"
 --- @include "history"
 --- @include "indexes"
+
+-- The installation's data begins no later than its first claim (epoch-1.lua), and the janitor finds
+-- the repository: both whatever the answer, as when each was its own call before the claim.
+redis.call('SET', KEY.epoch, ARG.now, 'NX')
+redis.call('SADD', KEY.repositories, ARG.repoId)
 
 local now = tonumber(ARG.now)
 local member = ARG.member
