@@ -66,9 +66,21 @@ interface ClaimContext extends SubjectRead {
   fleetAssignees: ReadonlySet<string>;
 }
 
+/** Repository ids remembered per process before the memory starts again. */
+const maxRememberedRepos = 10_000;
+
+function repoIdKey(installationId: number, repo: string): string {
+  return `${installationId}:${repo.toLowerCase()}`;
+}
+
 export class ClaimLease {
   /** Installations already recorded in the store's sweep list by this process. */
   readonly #knownInstallations = new Set<number>();
+  /**
+   * `installation:owner/name` → the repository's id, as GitHub's read answered it: the previous
+   * claim's branch is read before GitHub is, and a repository's id for its name is stable.
+   */
+  readonly #repoIds = new Map<string, number>();
 
   constructor(private readonly deps: LeaseCoreDeps) {}
 
@@ -168,12 +180,25 @@ export class ClaimLease {
     return counted;
   }
 
-  /** The branch of the subject's last claim, when the store knows the repository and the subject. */
+  /** The branch of the subject's last claim, when the repository's id is known and the store knows the subject. */
   async #previousBranch(request: ClaimRequest): Promise<string | undefined> {
-    const repo = await this.deps.candidates?.repoOf(request.installationId, request.repo);
-    if (!repo) return undefined;
-    const key = { installationId: request.installationId, repoId: repo.repoId, issue: request.issue };
+    const repoId = await this.#repoIdOf(request.installationId, request.repo);
+    if (repoId === undefined) return undefined;
+    const key = { installationId: request.installationId, repoId, issue: request.issue };
     return (await this.deps.stores.claims.get(key))?.branch;
+  }
+
+  /** A repository's id: as GitHub's read of an earlier claim here answered it, else as the candidate index has it. */
+  async #repoIdOf(installationId: number, repo: string): Promise<number | undefined> {
+    const known = this.#repoIds.get(repoIdKey(installationId, repo));
+    if (known !== undefined) return known;
+    return (await this.deps.candidates?.repoOf(installationId, repo))?.repoId;
+  }
+
+  /** Remembers the repository's id GitHub answered for the name a claim asked for (bounded). */
+  #rememberRepoId(request: ClaimRequest, repoId: number): void {
+    if (this.#repoIds.size >= maxRememberedRepos) this.#repoIds.clear();
+    this.#repoIds.set(repoIdKey(request.installationId, request.repo), repoId);
   }
 
   /** Assignees (other than the claimant) that are fleet logins: read only when someone else is assigned. */
@@ -244,6 +269,7 @@ export class ClaimLease {
     const refusal = unclaimable(request, snapshot);
     // `unclaimable` refuses a missing issue, so a snapshot is there past this line.
     if (refusal || !snapshot) throw refused(refusal!);
+    this.#rememberRepoId(request, snapshot.repoId);
     const subject = subjectName(snapshot.repo, snapshot.issue);
     const config = await configs.load(request.installationId, snapshot.repo);
     // The API checked the claimant's `write` just now: the lease's first re-check is 10 minutes away.
