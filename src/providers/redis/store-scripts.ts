@@ -251,6 +251,13 @@ export const queuePageScript = defineScript({
   replies: tuple("refreshedAt", "total", "facts..."),
 });
 
+export const queueCandidateScript = defineScript({
+  name: "queueCandidate",
+  keys: ["meta", "facts"],
+  args: ["member"],
+  replies: tuple("refreshedAt", "facts"),
+});
+
 export const queueReserveScript = defineScript({
   name: "queueReserve",
   keys: ["reservations"],
@@ -294,6 +301,7 @@ export const storeScripts = new ScriptSet(
     queueDropBlockerScript,
     queueReplaceScript,
     queuePageScript,
+    queueCandidateScript,
     queueReserveScript,
     queueUnreserveScript,
   ],
