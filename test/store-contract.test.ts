@@ -1591,6 +1591,61 @@ describe.each(cases)("$name store contract", (storeCase) => {
     expect(await stores.locks.acquireLock("janitor", "replica-a", ttl)).toBe(false);
   });
 
+  it("holds a subject's write lock for one owner with the record read, and commits and frees it after the write", async () => {
+    const ttl = 10 * minute;
+    expect(await stores.writeLocks.lockWrite(key, "write-a", ttl)).toStrictEqual({
+      locked: true,
+      record: null,
+    });
+    await claim(alice, "ta");
+    const claimed = recordOf(alice, "ta", 1, T0);
+    expect(await stores.writeLocks.lockWrite(key, "write-b", ttl)).toStrictEqual({ locked: false });
+    // Renewed for its owner, with the record as it is now.
+    expect(await stores.writeLocks.lockWrite(key, "write-a", ttl)).toStrictEqual({
+      locked: true,
+      record: claimed,
+    });
+    const sentFor = { generation: 1, state: "active", stale: false } as const;
+    const comment = { commentNodeId: "IC_kwDOAB", commentId: 11 };
+    // The record as before the commit; the comment committed; the lock free (the record did not move on).
+    expect(
+      await stores.writeLocks.finishWrite({
+        key,
+        owner: "write-a",
+        sentFor,
+        commit: { generation: 1, comment },
+      }),
+    ).toStrictEqual(claimed);
+    expect(await stores.claims.get(key)).toStrictEqual({ ...claimed, ...comment, sync: "done" });
+    expect(await stores.writeLocks.lockWrite(key, "write-b", ttl)).toMatchObject({ locked: true });
+    await stores.writeLocks.unlockWrite(key, "write-b");
+  });
+
+  it("keeps a subject's write lock when the record moved on from the write, until its owner gives it up", async () => {
+    const ttl = 10 * minute;
+    await claim(alice, "ta");
+    await stores.writeLocks.lockWrite(key, "write-a", ttl);
+    const sentFor = { generation: 1, state: "active", stale: true } as const;
+    const comment = { commentNodeId: "IC_kwDOAB" };
+    // A comment of another generation is not committed; the stale mark differs: moved on, still locked.
+    expect(
+      await stores.writeLocks.finishWrite({
+        key,
+        owner: "write-a",
+        sentFor,
+        commit: { generation: 2, comment },
+      }),
+    ).toStrictEqual(recordOf(alice, "ta", 1, T0));
+    expect(await stores.claims.get(key)).toStrictEqual(recordOf(alice, "ta", 1, T0));
+    expect(await stores.writeLocks.lockWrite(key, "write-b", ttl)).toStrictEqual({ locked: false });
+    await stores.writeLocks.unlockWrite(key, "write-b");
+    expect(await stores.writeLocks.lockWrite(key, "write-b", ttl)).toStrictEqual({ locked: false });
+    await stores.writeLocks.unlockWrite(key, "write-a");
+    expect(await stores.writeLocks.lockWrite(key, "write-b", ttl)).toMatchObject({ locked: true });
+    await advance(ttl);
+    expect(await stores.writeLocks.lockWrite(key, "write-c", ttl)).toMatchObject({ locked: true });
+  });
+
   it("releases a lock only for its owner", async () => {
     const ttl = 10 * minute;
     await stores.locks.acquireLock("janitor", "replica-a", ttl);
@@ -1847,6 +1902,17 @@ describe.skipIf(!redisProbe.available)("Redis stores on Redis", () => {
       ["firstDelivery", () => stores.deliveries.firstDelivery("d-1", minute)],
       ["acquireLock", () => stores.locks.acquireLock("janitor", "replica-a", minute)],
       ["releaseLock", () => stores.locks.releaseLock("janitor", "replica-a")],
+      ["lockWrite", () => stores.writeLocks.lockWrite(key, "write-a", minute)],
+      [
+        "finishWrite",
+        () =>
+          stores.writeLocks.finishWrite({
+            key,
+            owner: "write-a",
+            sentFor: { generation: 1, state: "active", stale: false },
+          }),
+      ],
+      ["unlockWrite", () => stores.writeLocks.unlockWrite(key, "write-a")],
       ["putDocument", () => stores.documents.putDocument("report", {}, minute)],
       ["getDocument", () => stores.documents.getDocument("report")],
       ["ping", () => stores.connection.ping()],

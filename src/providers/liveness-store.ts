@@ -302,6 +302,45 @@ export interface JobLocks {
   releaseLock(name: string, owner: string): Promise<void>;
 }
 
+/** What a fenced write was decided for, as a store compares it with the record (invariant 13). */
+export interface WriteMark {
+  generation: number;
+  state: ClaimRecord["state"];
+  stale: boolean;
+}
+
+/** The end of a fenced write (`SubjectWriteLocks.finishWrite`). */
+export interface FinishWriteInput {
+  key: SubjectKey;
+  owner: string;
+  /** What the write was sent for: the lock stays taken when the record moved on from it. */
+  sentFor: WriteMark;
+  /** The claim comment the write created, committed as `ClaimStore.commitClaim` commits it. */
+  commit?: { generation: number; comment: { commentNodeId: string; commentId?: number } };
+}
+
+/**
+ * Invariant 13's write lock of one subject (one GitHub write per subject in flight), taken and given
+ * up together with the reads around the write and the claim comment's commit, so a fenced write
+ * costs the store two round trips.
+ */
+export interface SubjectWriteLocks {
+  /** Takes or renews the subject's write lock for `owner`; when held, the record as it is now. */
+  lockWrite(
+    key: SubjectKey,
+    owner: string,
+    ttlMs: number,
+  ): Promise<{ locked: false } | { locked: true; record: ClaimRecord | null }>;
+  /**
+   * After the write: the record as it is now (read before the commit), then the commit when given,
+   * then the lock given up unless the record moved on from `sentFor` (the caller corrects GitHub
+   * first, then calls `unlockWrite`).
+   */
+  finishWrite(input: FinishWriteInput): Promise<ClaimRecord | null>;
+  /** Gives the lock up, only if `owner` still holds it. */
+  unlockWrite(key: SubjectKey, owner: string): Promise<void>;
+}
+
 /** Small JSON documents kept for operators (the janitor's last report). */
 export interface DocumentStore {
   putDocument(name: string, value: unknown, ttlMs: number): Promise<void>;

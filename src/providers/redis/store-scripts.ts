@@ -205,6 +205,20 @@ export const releaseLockScript = defineScript({
   replies: doneOrNot,
 });
 
+export const lockWriteScript = defineScript({
+  name: "lockWrite",
+  keys: ["lock", "record"],
+  args: ["owner", "ttlMs"],
+  replies: tagged({ locked: ["record"], busy: [] }),
+});
+
+export const finishWriteScript = defineScript({
+  name: "finishWrite",
+  keys: ["record", "lock"],
+  args: ["owner", "generation", "state", "stale", "commentNodeId", "commentId", "commentGeneration"],
+  replies: value("record", []),
+});
+
 // The candidate index behind claims/next (src/providers/queue-store.ts), one repository's keys each.
 export const queuePutScript = defineScript({
   name: "queuePut",
@@ -295,6 +309,8 @@ export const storeScripts = new ScriptSet(
     markBudgetExhaustedScript,
     acquireLockScript,
     releaseLockScript,
+    lockWriteScript,
+    finishWriteScript,
     queuePutScript,
     queuePatchScript,
     queueDropScript,
