@@ -87,6 +87,6 @@ describe("a claim's Redis round trips", () => {
     expect(
       perClaim.map((sent) => sent.length),
       JSON.stringify(described, null, 1),
-    ).toEqual([11, 11, 11]);
+    ).toEqual([10, 10, 10]);
   });
 });

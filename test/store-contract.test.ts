@@ -1621,6 +1621,26 @@ describe.each(cases)("$name store contract", (storeCase) => {
     await stores.writeLocks.unlockWrite(key, "write-b");
   });
 
+  it("takes the subject's write lock with a new generation when asked and free, and answers whether it did", async () => {
+    const ttl = 10 * minute;
+    const created = await claim(alice, "ta", { writeLock: { owner: "claim-a", ttlMs: ttl } });
+    expect(created).toMatchObject({ kind: "created", writeLocked: true });
+    expect(await stores.writeLocks.lockWrite(key, "write-b", ttl)).toStrictEqual({ locked: false });
+    // Refused: no lock asked for is taken, and the answer is as without one.
+    expect(await claim(bob, "tb", { writeLock: { owner: "claim-b", ttlMs: ttl } })).toMatchObject({
+      kind: "held",
+    });
+    await stores.writeLocks.unlockWrite(key, "claim-b");
+    expect(await stores.writeLocks.lockWrite(key, "write-b", ttl)).toStrictEqual({ locked: false });
+    // Created while another write holds the lock: not taken.
+    await stores.writeLocks.unlockWrite(key, "claim-a");
+    now += durations.reclaimAfterMs;
+    await stores.writeLocks.lockWrite(key, "write-b", ttl);
+    const taken = await claim(bob, "tb", { takeover: true, writeLock: { owner: "claim-b", ttlMs: ttl } });
+    expect(taken).toMatchObject({ kind: "created", writeLocked: false });
+    expect(await claim(carol, "tc", { key: on(43) })).not.toHaveProperty("writeLocked");
+  });
+
   it("keeps a subject's write lock when the record moved on from the write, until its owner gives it up", async () => {
     const ttl = 10 * minute;
     await claim(alice, "ta");

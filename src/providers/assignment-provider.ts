@@ -84,6 +84,8 @@ export interface WriteFence {
    * by the store call that ends the write: the provider answers `committed`.
    */
   commitClaimComment?: boolean;
+  /** The subject's write lock is held already, by this owner (the claim took it with the new generation). */
+  lockedBy?: string;
 }
 
 /** All GitHub writes of one transition; a provider may send them as one batched request. */

@@ -47,11 +47,22 @@ export interface ClaimInput {
   /** Node id of the account the App assigns (kept so an unassignment needs no lookup). */
   assigneeNodeId?: string;
   caps: { perSession: number; perLogin: number };
+  /**
+   * A new incarnation takes the subject's write lock (`SubjectWriteLocks`) for `owner` when it is
+   * free, for the GitHub write that follows: `created` then answers `writeLocked`.
+   */
+  writeLock?: { owner: string; ttlMs: number };
 }
 
 export type ClaimOutcome =
   /** A new incarnation; `previous` is the record it replaced (for rollback and the supersede writes). */
-  | { kind: "created"; record: ClaimRecord; previous: ClaimRecord | null }
+  | {
+      kind: "created";
+      record: ClaimRecord;
+      previous: ClaimRecord | null;
+      /** Whether the subject's write lock was taken (only when `writeLock` was asked). */
+      writeLocked?: boolean;
+    }
   /**
    * The same session, proven by its session key or the lease token, re-claimed its live (or stale,
    * unexpired) claim: same generation; the new token is `record.pendingTokenDigest` until

@@ -34,6 +34,7 @@ import {
   rollBack,
   writeFenced,
 } from "../transitions/commit-transition.js";
+import { writeLockHoldMs, writeLockOwner } from "../transitions/fenced-writes.js";
 import { claimWrite, reclaimWrite } from "./claim-writes.js";
 import {
   type ClaimPlan,
@@ -64,6 +65,8 @@ interface ClaimContext extends SubjectRead {
   token: string;
   /** Lower-cased fleet logins among the assignees (decideClaim's, and the write's, evidence). */
   fleetAssignees: ReadonlySet<string>;
+  /** Who takes the subject's write lock with a new generation. */
+  writeLockOwner: string;
 }
 
 /** Repository ids remembered per process before the memory starts again. */
@@ -138,8 +141,10 @@ export class ClaimLease {
     const { stores, tokens } = this.deps;
     const { subject, now } = read;
     const token = tokens.mint();
-    const outcome = await stores.claims.claim(this.#claimInput(read, plan, token));
-    const context: ClaimContext = { ...read, token, fleetAssignees };
+    // A new generation takes the subject's write lock for its GitHub write in the same store call.
+    const writeLock = { owner: writeLockOwner(), ttlMs: writeLockHoldMs };
+    const outcome = await stores.claims.claim({ ...this.#claimInput(read, plan, token), writeLock });
+    const context: ClaimContext = { ...read, token, fleetAssignees, writeLockOwner: writeLock.owner };
     switch (outcome.kind) {
       case "held":
       case "human_held":
@@ -377,6 +382,8 @@ export class ClaimLease {
     const { ref, key, snapshot, config, subject, token, now, ghost } = context;
     const { record, previous } = created;
     const write = claimWrite(snapshot, record, previous, config, context.request.user, now, ghost);
+    if (created.writeLocked && write.fence)
+      write.fence = { ...write.fence, lockedBy: context.writeLockOwner };
     try {
       await applyAndCommit(this.deps, ref, key, record.generation, write);
     } catch (error) {

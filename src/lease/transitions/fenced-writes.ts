@@ -143,6 +143,14 @@ function lateClaimComment(
   return body ? { nodeId, body } : null;
 }
 
+/** How long a subject's write lock holds unless renewed (renewed every third of it while the write runs). */
+export const writeLockHoldMs = 6_000;
+
+/** A fresh owner for one write's lock. */
+export function writeLockOwner(): string {
+  return randomBytes(12).toString("base64url");
+}
+
 export interface FencedAssignmentsOptions {
   inner: AssignmentProvider;
   stores: { claims: Pick<ClaimStore, "get">; writeLocks: SubjectWriteLocks };
@@ -195,7 +203,7 @@ export class FencedAssignments implements AssignmentProvider {
   async apply(ref: SubjectRef, write: TransitionWrite): Promise<AppliedWrite> {
     const { fence } = write;
     if (!fence) return this.#inner.apply(ref, write);
-    const lock = await this.#lock(fence.key);
+    const lock = fence.lockedBy ? this.#heldAlready(fence.key, fence.lockedBy) : await this.#lock(fence.key);
     let ended = false;
     try {
       const { before } = lock;
@@ -255,20 +263,13 @@ export class FencedAssignments implements AssignmentProvider {
   async #lock(key: SubjectKey): Promise<HeldLock> {
     const { stores, log } = this.#options;
     const waitMs = this.#options.waitMs ?? 8_000;
-    const holdMs = this.#options.holdMs ?? 6_000;
-    const owner = randomBytes(12).toString("base64url");
+    const holdMs = this.#options.holdMs ?? writeLockHoldMs;
+    const owner = writeLockOwner();
     const deadline = Date.now() + waitMs;
     try {
       for (let pause = 5; ; pause = Math.min(100, pause * 2)) {
         const taken = await stores.writeLocks.lockWrite(key, owner, holdMs);
-        if (taken.locked) {
-          // Renewed while the write runs (GitHub may take seconds); dropped with the process.
-          const renew = setInterval(() => {
-            stores.writeLocks.lockWrite(key, owner, holdMs).catch(() => undefined);
-          }, holdMs / 3);
-          renew.unref();
-          return this.#held(key, owner, taken.record, () => clearInterval(renew));
-        }
+        if (taken.locked) return this.#held(key, owner, taken.record, this.#renewing(key, owner));
         if (Date.now() >= deadline) break;
         await sleep(pause);
       }
@@ -285,6 +286,25 @@ export class FencedAssignments implements AssignmentProvider {
       "another write on this subject is still in flight; writing anyway, corrected after",
     );
     return this.#held(key, owner, await this.#read(key), () => undefined);
+  }
+
+  /**
+   * The lock a claim took with the new generation, renewed from now on. Nothing can have moved the
+   * record before the lock was taken: the record the write was decided for is the one it locked.
+   */
+  #heldAlready(key: SubjectKey, owner: string): HeldLock {
+    return this.#held(key, owner, null, this.#renewing(key, owner));
+  }
+
+  /** Renews the lock while the write runs (GitHub may take seconds); the answer stops it. Dropped with the process. */
+  #renewing(key: SubjectKey, owner: string): () => void {
+    const { stores } = this.#options;
+    const holdMs = this.#options.holdMs ?? writeLockHoldMs;
+    const renew = setInterval(() => {
+      stores.writeLocks.lockWrite(key, owner, holdMs).catch(() => undefined);
+    }, holdMs / 3);
+    renew.unref();
+    return () => clearInterval(renew);
   }
 
   /** The lock as one write holds it (a lock never taken ends the same way: the lock's owner is not this write). */

@@ -1,7 +1,7 @@
 // The embedded single-process stores: the memory claim store plus indexes, deliveries, locks and documents, and the candidate index beside it.
 import type { ClaimRecord, SubjectKey } from "../../domain/claim.js";
 import { checkTtl, encodeDocument, movedOnFrom } from "../claim-records.js";
-import type { FinishWriteInput } from "../liveness-store.js";
+import type { ClaimInput, ClaimOutcome, FinishWriteInput } from "../liveness-store.js";
 import { bundleStores, type ClaimStoreParts, type Stores } from "../stores.js";
 import { markBudgetExhausted, markBudgetWarned } from "./app-transitions.js";
 import { clone } from "./claim-rules.js";
@@ -138,6 +138,13 @@ class MemoryStoreCore extends MemoryClaimStore implements ClaimStoreParts {
 
   async releaseLock(name: string, owner: string): Promise<void> {
     if (this.#alive(`lock:${name}`) === owner) this.#expiring.delete(`lock:${name}`);
+  }
+
+  override async claim(input: ClaimInput): Promise<ClaimOutcome> {
+    const outcome = await super.claim(input);
+    if (outcome.kind !== "created" || !input.writeLock) return outcome;
+    const { owner, ttlMs } = input.writeLock;
+    return { ...outcome, writeLocked: await this.acquireLock(writeLockName(input.key), owner, ttlMs) };
   }
 
   async lockWrite(

@@ -75,6 +75,7 @@ export class RedisClaimStore implements ClaimStore {
         liveIndexed: this.keys.liveIndexed(key.installationId),
         epoch: this.keys.epoch(key.installationId),
         repositories: this.keys.repositories(key.installationId),
+        writeLock: this.keys.subject(key, "wlock"),
       },
       args: {
         now: input.now,
@@ -89,6 +90,8 @@ export class RedisClaimStore implements ClaimStore {
         sessionKeyDigest: input.sessionKeyDigest ?? "",
         leaseTokenDigest: input.leaseTokenDigest ?? "",
         repoId: key.repoId,
+        writeLockOwner: input.writeLock?.owner ?? "",
+        writeLockTtlMs: input.writeLock?.ttlMs ?? 0,
       },
       rest: recordToFields(candidate as ClaimRecord),
     });

@@ -30,6 +30,7 @@ export const claimScript = defineScript({
     "liveIndexed",
     "epoch",
     "repositories",
+    "writeLock",
   ],
   args: [
     "now",
@@ -44,11 +45,13 @@ export const claimScript = defineScript({
     "sessionKeyDigest",
     "leaseTokenDigest",
     "repoId",
+    "writeLockOwner",
+    "writeLockTtlMs",
   ],
   // The new record's fields, without generation and supersedes (only the script can decide them).
   rest: true,
   replies: tagged({
-    created: ["record", "previous"],
+    created: ["record", "previous", "writeLocked"],
     reclaimed: ["record"],
     held: ["current", "intent"],
     human_held: ["current"],
