@@ -57,14 +57,17 @@ describe("a claim's Redis round trips", () => {
 
   /**
    * A warm claim (the installation's second and later, 1.2 s apart as a fleet claims, so the write
-   * limiter is idle) sends, one after another:
-   * - the store's claim read (record, epoch, the previous claim's branch), before GitHub's read;
-   * - the store's claim transition (claim-10.lua);
-   * - the write limiter's submit, register and free (Bottleneck, shared through Redis across replicas),
-   *   around the one mutation;
-   * - the subject's write lock (the merge fence of invariant 13) taken, the record re-read and
-   *   committed with the claim comment's ids, and the lock released.
-   * The read limiter is per process (in memory); GraphQL reads never wait on the write limiter.
+   * limiter is idle) sends these, one after another (24 before issue 24 item 4):
+   *  1. HGETALL of the subject's record: the previous claim's branch (none asked), before GitHub's read;
+   *  2. queueCandidate-2.lua: the candidate's blockers and the index's freshness;
+   *  3. claim-13.lua: the claim, the installation's epoch, the repository index and the write lock;
+   *  4–6. the write limiter's submit, register and free (Bottleneck, shared through Redis across
+   *     replicas), around the one mutation; the read limiters are per process, in memory;
+   *  7. finishWrite-2.lua: the record after the write, the claim comment committed, the lock given up;
+   *  after the answer, the merge fence's re-check of the subject:
+   *  8. fenceRecordClaim-2.lua: its note of the new claim;
+   *  9. HGET of the repository's links: the subject's linked pull requests;
+   *  10. GET of the subject's cross-repository links.
    */
   it("is counted exactly on a warm claim", { timeout: 60_000 }, async () => {
     const client = agentClient(stack.app.url);
