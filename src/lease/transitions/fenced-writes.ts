@@ -168,7 +168,7 @@ export interface FencedAssignmentsOptions {
 interface HeldLock {
   /** The record when the lock was taken (null: none, or the store could not say). */
   before: ClaimRecord | null;
-  /** Ends the write (see `SubjectWriteLocks.finishWrite`): the record after it, null when the store cannot say. */
+  /** Ends the write (see `SubjectWriteLocks.finishWrite`): the record after it, "unknown" when the store cannot say. */
   finish(sentFor: WriteFence, commit: FinishWriteInput["commit"]): Promise<ClaimRecord | null | "unknown">;
   /** Gives the lock up (after a correction; a no-op when it was never held). */
   release(): Promise<void>;
