@@ -57,7 +57,7 @@ describe("a claim's Redis round trips", () => {
 
   /**
    * A warm claim (the installation's second and later, 1.2 s apart as a fleet claims, so the write
-   * limiter is idle) sends these, one after another (24 before issue 24 item 4):
+   * limiter is idle) sends these 9, one after another (24 before issue 24 item 4):
    *  1. HGETALL of the subject's record: the previous claim's branch (none asked), before GitHub's read;
    *  2. queueCandidate-2.lua: the candidate's blockers and the index's freshness;
    *  3. claim-13.lua: the claim, the installation's epoch, the repository index and the write lock;
@@ -65,9 +65,8 @@ describe("a claim's Redis round trips", () => {
    *     replicas), around the one mutation; the read limiters are per process, in memory;
    *  7. finishWrite-2.lua: the record after the write, the claim comment committed, the lock given up;
    *  after the answer, the merge fence's re-check of the subject:
-   *  8. fenceRecordClaim-2.lua: its note of the new claim;
-   *  9. HGET of the repository's links: the subject's linked pull requests;
-   *  10. GET of the subject's cross-repository links.
+   *  8. fenceRecordClaim-4.lua: its note of the new claim, answering the subject's linked pull requests;
+   *  9. GET of the subject's cross-repository links.
    */
   it("is counted exactly on a warm claim", { timeout: 60_000 }, async () => {
     const client = agentClient(stack.app.url);
@@ -90,6 +89,6 @@ describe("a claim's Redis round trips", () => {
     expect(
       perClaim.map((sent) => sent.length),
       JSON.stringify(described, null, 1),
-    ).toEqual([10, 10, 10]);
+    ).toEqual([9, 9, 9]);
   });
 });
