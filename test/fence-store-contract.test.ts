@@ -181,9 +181,20 @@ describe.each(cases)("$name fence contract", (fenceCase) => {
     expect((await fences.pullRequestsFor(key)).map((p) => p.number)).toEqual([5]);
     expect(await fences.pullRequestsFor({ ...key, issue: 43 })).toEqual([pr(6, [43], { headSha: sha(99) })]);
 
+    const note = { generation: 1, actor: agentA, branch: "agent/A/42-x" };
+    expect(await fences.recordClaim({ ...key, issue: 43 }, note)).toEqual([
+      pr(6, [43], { headSha: sha(99) }),
+    ]);
+    await fences.putPullRequest(repo, pr(7, [42]));
+    // Recording a claim answers its subject's linked PRs, as pullRequestsFor does.
+    expect(await fences.recordClaim(key, note)).toEqual(await fences.pullRequestsFor(key));
+    expect((await fences.recordClaim(key, note)).map((p) => p.number)).toEqual([5, 7]);
+    await fences.removePullRequest(repo, 7);
+
     await fences.removePullRequest(repo, 5);
     await fences.removePullRequest(repo, 5);
     expect(await fences.pullRequestsFor(key)).toEqual([]);
+    expect(await fences.recordClaim(key, note)).toEqual([]);
     expect(await fences.pullRequest(repo, 5)).toBeNull();
   });
 

@@ -204,6 +204,15 @@ describe.each(cases)("$name queue store contract", (queueCase) => {
     expect(await stores.queue.candidate(repo, 1)).toEqual(facts(1, { blockers: ["acme/app#9"] }));
     expect(await stores.queue.candidate(repo, 2)).toBeNull();
     expect(await stores.queue.candidate(otherRepo, 2)).toEqual(facts(2));
+    expect(await stores.queue.indexedCandidate(repo, 1)).toEqual({
+      refreshedAt: null,
+      candidate: facts(1, { blockers: ["acme/app#9"] }),
+    });
+    expect(await stores.queue.indexedCandidate(otherRepo, 2)).toEqual({
+      refreshedAt: T0,
+      candidate: facts(2),
+    });
+    expect(await stores.queue.indexedCandidate(otherRepo, 3)).toEqual({ refreshedAt: T0, candidate: null });
     expect(await stores.queue.repoOf(7, "ACME/App")).toEqual({
       installationId: 7,
       repoId: 1001,

@@ -878,6 +878,17 @@ describe.each(cases)("$name store contract", (storeCase) => {
     expect(await h.emptyStore().claims.epoch(7, now)).toBe(now);
   });
 
+  it("sets the installation's epoch with its first claim, whatever the answer, and keeps it", async () => {
+    await claim(alice, "ta");
+    now += minute;
+    await claim(bob, "tb");
+    now += minute;
+    expect(await stores.claims.epoch(key.installationId, now)).toBe(T0);
+    const refusedFirst = { ...key, installationId: key.installationId + 100 };
+    await claim(alice, "tc", { key: refusedFirst, caps: { perSession: 0, perLogin: 0 } });
+    expect(await stores.claims.epoch(refusedFirst.installationId, now + minute)).toBe(now);
+  });
+
   it("lists due subjects earliest first, within one installation", async () => {
     await claim(alice, "a", { key: on(42) }); // due T0 + 30m
     now = T0 + minute;
@@ -1640,6 +1651,81 @@ describe.each(cases)("$name store contract", (storeCase) => {
     expect(await stores.locks.acquireLock("janitor", "replica-a", ttl)).toBe(false);
   });
 
+  it("holds a subject's write lock for one owner with the record read, and commits and frees it after the write", async () => {
+    const ttl = 10 * minute;
+    expect(await stores.writeLocks.lockWrite(key, "write-a", ttl)).toStrictEqual({
+      locked: true,
+      record: null,
+    });
+    await claim(alice, "ta");
+    const claimed = recordOf(alice, "ta", 1, T0);
+    expect(await stores.writeLocks.lockWrite(key, "write-b", ttl)).toStrictEqual({ locked: false });
+    // Renewed for its owner, with the record as it is now.
+    expect(await stores.writeLocks.lockWrite(key, "write-a", ttl)).toStrictEqual({
+      locked: true,
+      record: claimed,
+    });
+    const sentFor = { generation: 1, state: "active", stale: false } as const;
+    const comment = { commentNodeId: "IC_kwDOAB", commentId: 11 };
+    // The record as before the commit; the comment committed; the lock free (the record did not move on).
+    expect(
+      await stores.writeLocks.finishWrite({
+        key,
+        owner: "write-a",
+        sentFor,
+        commit: { generation: 1, comment },
+      }),
+    ).toStrictEqual(claimed);
+    expect(await stores.claims.get(key)).toStrictEqual({ ...claimed, ...comment, sync: "done" });
+    expect(await stores.writeLocks.lockWrite(key, "write-b", ttl)).toMatchObject({ locked: true });
+    await stores.writeLocks.unlockWrite(key, "write-b");
+  });
+
+  it("takes the subject's write lock with a new generation when asked and free, and answers whether it did", async () => {
+    const ttl = 10 * minute;
+    const created = await claim(alice, "ta", { writeLock: { owner: "claim-a", ttlMs: ttl } });
+    expect(created).toMatchObject({ kind: "created", writeLocked: true });
+    expect(await stores.writeLocks.lockWrite(key, "write-b", ttl)).toStrictEqual({ locked: false });
+    // Refused: no lock asked for is taken, and the answer is as without one.
+    expect(await claim(bob, "tb", { writeLock: { owner: "claim-b", ttlMs: ttl } })).toMatchObject({
+      kind: "held",
+    });
+    await stores.writeLocks.unlockWrite(key, "claim-b");
+    expect(await stores.writeLocks.lockWrite(key, "write-b", ttl)).toStrictEqual({ locked: false });
+    // Created while another write holds the lock: not taken.
+    await stores.writeLocks.unlockWrite(key, "claim-a");
+    now += durations.reclaimAfterMs;
+    await stores.writeLocks.lockWrite(key, "write-b", ttl);
+    const taken = await claim(bob, "tb", { takeover: true, writeLock: { owner: "claim-b", ttlMs: ttl } });
+    expect(taken).toMatchObject({ kind: "created", writeLocked: false });
+    expect(await claim(carol, "tc", { key: on(43) })).not.toHaveProperty("writeLocked");
+  });
+
+  it("keeps a subject's write lock when the record moved on from the write, until its owner gives it up", async () => {
+    const ttl = 10 * minute;
+    await claim(alice, "ta");
+    await stores.writeLocks.lockWrite(key, "write-a", ttl);
+    const sentFor = { generation: 1, state: "active", stale: true } as const;
+    const comment = { commentNodeId: "IC_kwDOAB" };
+    // A comment of another generation is not committed; the stale mark differs: moved on, still locked.
+    expect(
+      await stores.writeLocks.finishWrite({
+        key,
+        owner: "write-a",
+        sentFor,
+        commit: { generation: 2, comment },
+      }),
+    ).toStrictEqual(recordOf(alice, "ta", 1, T0));
+    expect(await stores.claims.get(key)).toStrictEqual(recordOf(alice, "ta", 1, T0));
+    expect(await stores.writeLocks.lockWrite(key, "write-b", ttl)).toStrictEqual({ locked: false });
+    await stores.writeLocks.unlockWrite(key, "write-b");
+    expect(await stores.writeLocks.lockWrite(key, "write-b", ttl)).toStrictEqual({ locked: false });
+    await stores.writeLocks.unlockWrite(key, "write-a");
+    expect(await stores.writeLocks.lockWrite(key, "write-b", ttl)).toMatchObject({ locked: true });
+    await advance(ttl);
+    expect(await stores.writeLocks.lockWrite(key, "write-c", ttl)).toMatchObject({ locked: true });
+  });
+
   it("releases a lock only for its owner", async () => {
     const ttl = 10 * minute;
     await stores.locks.acquireLock("janitor", "replica-a", ttl);
@@ -1862,6 +1948,7 @@ return out`;
       [
         `${keyPrefix}delivery:d-1`,
         `${keyPrefix}{i:8}:deadlines`,
+        `${keyPrefix}{i:8}:epoch`,
         `${keyPrefix}{i:8}:holders`,
         `${keyPrefix}{i:8}:live:indexed`,
         `${keyPrefix}{i:8}:live:login:"octo-agent"`,
@@ -1981,6 +2068,17 @@ return out`;
       ["firstDelivery", () => stores.deliveries.firstDelivery("d-1", minute)],
       ["acquireLock", () => stores.locks.acquireLock("janitor", "replica-a", minute)],
       ["releaseLock", () => stores.locks.releaseLock("janitor", "replica-a")],
+      ["lockWrite", () => stores.writeLocks.lockWrite(key, "write-a", minute)],
+      [
+        "finishWrite",
+        () =>
+          stores.writeLocks.finishWrite({
+            key,
+            owner: "write-a",
+            sentFor: { generation: 1, state: "active", stale: false },
+          }),
+      ],
+      ["unlockWrite", () => stores.writeLocks.unlockWrite(key, "write-a")],
       ["putDocument", () => stores.documents.putDocument("report", {}, minute)],
       ["getDocument", () => stores.documents.getDocument("report")],
       ["ping", () => stores.connection.ping()],

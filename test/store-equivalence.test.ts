@@ -307,7 +307,7 @@ if (!redisProbe.available) {
     }
 
     // A new takeover intent made without a session key is its own claimant's: the expired
-    // intent's key digest goes with it (claim-10.lua once kept it, refusing the new claimant as
+    // intent's key digest goes with it (the claim script once kept it, refusing the new claimant as
     // "held" until the holder's reclaim-after passed).
     it("starts a new takeover intent without the expired intent's session key", async () => {
       const caps = { perSession: 5, perLogin: 20 } as const;

@@ -136,8 +136,9 @@ export class MergeFence {
       issue: record.issue,
     };
     if (previous) await this.deps.fences.recordClaim(key, noteOf(previous));
-    await this.deps.fences.recordClaim(key, noteOf(record));
-    const changes = await this.recheckSubject(record.installationId, key);
+    // The note's store call answers the subject's linked PRs too: the re-check needs no read of its own.
+    const linked = await this.deps.fences.recordClaim(key, noteOf(record));
+    const changes = await this.#recheck.run(record.installationId, key, linked);
     // A change rebuilt after a store loss: the PRs GitHub showed that the index lost are read
     // (once each) and evaluated too, as a re-requested check would be.
     const repoKey = { installationId: record.installationId, repoId: record.repoId };

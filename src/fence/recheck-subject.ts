@@ -1,5 +1,6 @@
 // After a subject changed hands: the checks of its linked PRs, here and in other repositories, and of the merge groups holding them run again.
 import type { SubjectKey } from "../domain/claim.js";
+import type { IndexedPullRequest } from "../providers/fence-store.js";
 import type { CrossLinks } from "./cross-links.js";
 import type { CheckChange, MergeFenceDeps, RememberedGroup } from "./fence-types.js";
 import type { MergeGroupCheck } from "./merge-group-check.js";
@@ -14,11 +15,11 @@ export class SubjectRecheck {
   ) {}
 
   /**
-   * Re-runs the checks of every open PR linked to the subject; it costs no GitHub request when no
-   * PR is linked.
+   * Re-runs the checks of every open PR linked to the subject (`linked`, when the caller read them
+   * already); it costs no GitHub request when no PR is linked.
    */
-  async run(installationId: number, key: SubjectKey): Promise<CheckChange[]> {
-    const prs = await this.deps.fences.pullRequestsFor({ ...key, installationId });
+  async run(installationId: number, key: SubjectKey, linked?: IndexedPullRequest[]): Promise<CheckChange[]> {
+    const prs = linked ?? (await this.deps.fences.pullRequestsFor({ ...key, installationId }));
     const crossLinked = await this.#recheckCrossLinked(installationId, key);
     if (prs.length === 0) return crossLinked;
     const record = await this.deps.stores.claims.get(key);

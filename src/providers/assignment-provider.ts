@@ -79,6 +79,13 @@ export interface WriteFence {
   stale: boolean;
   /** The managed labels; `needsHuman` present: an active claim shows it exactly while its holder asks. */
   labels: { claimed: string; stale: string; needsHuman?: string };
+  /**
+   * The claim comment the write creates is committed on `generation` (as `ClaimStore.commitClaim`)
+   * by the store call that ends the write: the provider answers `committed`.
+   */
+  commitClaimComment?: boolean;
+  /** The subject's write lock is held already, by this owner (the claim took it with the new generation). */
+  lockedBy?: string;
 }
 
 /** All GitHub writes of one transition; a provider may send them as one batched request. */
@@ -98,6 +105,8 @@ export interface TransitionWrite {
 
 export interface AppliedWrite {
   claimComment?: { nodeId: string; databaseId: number };
+  /** The claim comment is committed already (asked with `WriteFence.commitClaimComment`). */
+  committed?: boolean;
   /** Node ids of the `addComments`, in order, as far as GitHub returned them. */
   addedComments?: string[];
   requests: number;

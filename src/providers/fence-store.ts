@@ -65,8 +65,11 @@ export interface RepoKey {
 }
 
 export interface FenceStore {
-  /** Remembers a claim incarnation and indexes its branch → subject (safe to repeat). */
-  recordClaim(key: SubjectKey, note: ClaimNote): Promise<void>;
+  /**
+   * Remembers a claim incarnation and indexes its branch → subject (safe to repeat); answers the
+   * subject's linked open PRs (as `pullRequestsFor`), whose checks a changed claim re-runs.
+   */
+  recordClaim(key: SubjectKey, note: ClaimNote): Promise<IndexedPullRequest[]>;
   /**
    * Records that `generation` vouches for `sha`, with the lease token whose digest is `tokenDigest`;
    * repeating refreshes it (and names the token that repeated it). Bounded and expiring.

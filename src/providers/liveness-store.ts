@@ -47,11 +47,22 @@ export interface ClaimInput {
   /** Node id of the account the App assigns (kept so an unassignment needs no lookup). */
   assigneeNodeId?: string;
   caps: { perSession: number; perLogin: number };
+  /**
+   * A new incarnation takes the subject's write lock (`SubjectWriteLocks`) for `owner` when it is
+   * free, for the GitHub write that follows: `created` then answers `writeLocked`.
+   */
+  writeLock?: { owner: string; ttlMs: number };
 }
 
 export type ClaimOutcome =
   /** A new incarnation; `previous` is the record it replaced (for rollback and the supersede writes). */
-  | { kind: "created"; record: ClaimRecord; previous: ClaimRecord | null }
+  | {
+      kind: "created";
+      record: ClaimRecord;
+      previous: ClaimRecord | null;
+      /** Whether the subject's write lock was taken (only when `writeLock` was asked). */
+      writeLocked?: boolean;
+    }
   /**
    * The same session, proven by its session key or the lease token, re-claimed its live (or stale,
    * unexpired) claim: same generation; the new token is `record.pendingTokenDigest` until
@@ -217,7 +228,10 @@ export interface HumanClaimInput {
 
 /** The claim state machine: every transition is atomic; reads of one subject. */
 export interface ClaimStore {
-  /** Claim, re-claim, takeover intent or supersede, decided atomically. */
+  /**
+   * Claim, re-claim, takeover intent or supersede, decided atomically. Whatever the answer, the
+   * installation's epoch is set (to `now`) if it has none: its data begins no later than its first claim.
+   */
   claim(input: ClaimInput): Promise<ClaimOutcome>;
   /**
    * Invariant 14: after a re-claim's GitHub write landed, its pending token becomes the lease's token
@@ -337,6 +351,45 @@ export interface JobLocks {
   acquireLock(name: string, owner: string, ttlMs: number): Promise<boolean>;
   /** Releases the lock only if `owner` still holds it. */
   releaseLock(name: string, owner: string): Promise<void>;
+}
+
+/** What a fenced write was decided for, as a store compares it with the record (invariant 13). */
+export interface WriteMark {
+  generation: number;
+  state: ClaimRecord["state"];
+  stale: boolean;
+}
+
+/** The end of a fenced write (`SubjectWriteLocks.finishWrite`). */
+export interface FinishWriteInput {
+  key: SubjectKey;
+  owner: string;
+  /** What the write was sent for: the lock stays taken when the record moved on from it. */
+  sentFor: WriteMark;
+  /** The claim comment the write created, committed as `ClaimStore.commitClaim` commits it. */
+  commit?: { generation: number; comment: { commentNodeId: string; commentId?: number } };
+}
+
+/**
+ * Invariant 13's write lock of one subject (one GitHub write per subject in flight), taken and given
+ * up together with the reads around the write and the claim comment's commit, so a fenced write
+ * costs the store two round trips.
+ */
+export interface SubjectWriteLocks {
+  /** Takes or renews the subject's write lock for `owner`; when held, the record as it is now. */
+  lockWrite(
+    key: SubjectKey,
+    owner: string,
+    ttlMs: number,
+  ): Promise<{ locked: false } | { locked: true; record: ClaimRecord | null }>;
+  /**
+   * After the write: the record as it is now (read before the commit), then the commit when given,
+   * then the lock given up unless the record moved on from `sentFor` (the caller corrects GitHub
+   * first, then calls `unlockWrite`).
+   */
+  finishWrite(input: FinishWriteInput): Promise<ClaimRecord | null>;
+  /** Gives the lock up, only if `owner` still holds it. */
+  unlockWrite(key: SubjectKey, owner: string): Promise<void>;
 }
 
 /** Small JSON documents kept for operators (the janitor's last report). */

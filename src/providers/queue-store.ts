@@ -73,6 +73,8 @@ export interface QueueStore extends CandidateFeed {
   ): Promise<number | null>;
   /** One indexed issue's facts (a direct claim's blockers), or null when the index does not hold it. */
   candidate(repo: QueueRepo, issue: number): Promise<CandidateFacts | null>;
+  /** `candidate` and `refreshedAt` in one read: a direct claim's blockers, and whether the index is fresh enough. */
+  indexedCandidate(repo: QueueRepo, issue: number): Promise<IndexedCandidate>;
   /**
    * The repository of that name the index holds (names compare case-insensitively; a renamed
    * repository is known under each name it was indexed by), or null when it was never indexed.
@@ -97,6 +99,12 @@ export interface QueueRefreshReport {
    * the oldest ones only (newer issues still enter through `issues.opened` until the next refresh).
    */
   truncated: boolean;
+}
+
+/** One issue as the index holds it, and when the index was last refreshed (null: never). */
+export interface IndexedCandidate {
+  refreshedAt: number | null;
+  candidate: CandidateFacts | null;
 }
 
 /**

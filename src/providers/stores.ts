@@ -8,6 +8,7 @@ import type {
   InstallationStore,
   JobLocks,
   StoreConnection,
+  SubjectWriteLocks,
 } from "./liveness-store.js";
 import type { QueueStore } from "./queue-store.js";
 import type { SpendStore } from "./spend-store.js";
@@ -15,7 +16,7 @@ import type { SpendStore } from "./spend-store.js";
 /**
  * Everything the App keeps in its store, one member per narrow interface. Members may be one object
  * where they share state and scripts (the claim store also keeps its indexes, installations, fleet
- * logins, deliveries, locks, documents and spend on the same client and key layout); the candidate
+ * logins, deliveries, locks, subject write locks, documents and spend on the same client and key layout); the candidate
  * index is its own object. Consumers take the members they use (a `Pick` of the bundle, or one member).
  */
 export interface Stores {
@@ -25,6 +26,7 @@ export interface Stores {
   fleetLogins: FleetLoginStore;
   deliveries: DeliveryLog;
   locks: JobLocks;
+  writeLocks: SubjectWriteLocks;
   documents: DocumentStore;
   spend: SpendStore;
   queue: QueueStore;
@@ -38,6 +40,7 @@ export type ClaimStoreParts = ClaimStore &
   FleetLoginStore &
   DeliveryLog &
   JobLocks &
+  SubjectWriteLocks &
   DocumentStore &
   SpendStore &
   StoreConnection;
@@ -51,6 +54,7 @@ export function bundleStores(parts: ClaimStoreParts, queue: QueueStore): Stores 
     fleetLogins: parts,
     deliveries: parts,
     locks: parts,
+    writeLocks: parts,
     documents: parts,
     spend: parts,
     queue,
@@ -79,6 +83,7 @@ export function mapStores(stores: Stores, wrap: <T extends object>(store: T) => 
     fleetLogins: once(stores.fleetLogins),
     deliveries: once(stores.deliveries),
     locks: once(stores.locks),
+    writeLocks: once(stores.writeLocks),
     documents: once(stores.documents),
     spend: once(stores.spend),
     queue: once(stores.queue),

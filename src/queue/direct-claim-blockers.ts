@@ -3,7 +3,7 @@ import type { Logger } from "pino";
 import type { CandidateSource, QueueRefresh, QueueRepo, QueueStore } from "../providers/queue-store.js";
 
 export interface DirectClaimBlockersDeps {
-  index: Pick<QueueStore, "candidate" | "refreshedAt">;
+  index: Pick<QueueStore, "candidate" | "indexedCandidate">;
   refresh: QueueRefresh;
   source: Pick<CandidateSource, "openBlockers">;
   now: () => number;
@@ -28,12 +28,16 @@ export class DirectClaimBlockers {
 
   async of(repo: QueueRepo, issue: number, maxIndexAgeMs: number): Promise<string[]> {
     const { index, source, now } = this.deps;
-    const refreshedAt = await index.refreshedAt(repo);
+    // The steady state is one store read: a fresh index's facts of the issue.
+    const indexed = await index.indexedCandidate(repo, issue);
+    const { refreshedAt } = indexed;
     const failedAt = this.#failedAt.get(idOf(repo));
     const backingOff = failedAt !== undefined && now() - failedAt < refreshBackoffMs;
-    if ((refreshedAt === null || now() - refreshedAt > maxIndexAgeMs) && !backingOff)
+    let facts = indexed.candidate;
+    if ((refreshedAt === null || now() - refreshedAt > maxIndexAgeMs) && !backingOff) {
       await this.#refresh(repo);
-    const facts = await index.candidate(repo, issue);
+      facts = await index.candidate(repo, issue);
+    }
     if (facts) return facts.blockers;
     return source.openBlockers(repo, issue);
   }

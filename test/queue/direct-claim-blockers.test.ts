@@ -27,8 +27,8 @@ function world(options: { refreshedAt: number | null; known: CandidateFacts[]; r
   const indexed = new Map(options.known.map((f) => [f.issue, f]));
   const blockers = new DirectClaimBlockers({
     index: {
-      refreshedAt: async () => refreshedAt,
       candidate: async (_repo, issue) => indexed.get(issue) ?? null,
+      indexedCandidate: async (_repo, issue) => ({ refreshedAt, candidate: indexed.get(issue) ?? null }),
     },
     refresh: async () => {
       calls.push("refresh");

@@ -34,6 +34,7 @@ import {
   rollBack,
   writeFenced,
 } from "../transitions/commit-transition.js";
+import { writeLockHoldMs, writeLockOwner } from "../transitions/fenced-writes.js";
 import { claimWrite, reclaimWrite } from "./claim-writes.js";
 import {
   type ClaimPlan,
@@ -64,11 +65,25 @@ interface ClaimContext extends SubjectRead {
   token: string;
   /** Lower-cased fleet logins among the assignees (decideClaim's, and the write's, evidence). */
   fleetAssignees: ReadonlySet<string>;
+  /** Who takes the subject's write lock with a new generation. */
+  writeLockOwner: string;
+}
+
+/** Repository ids remembered per process before the memory starts again. */
+const maxRememberedRepos = 10_000;
+
+function repoIdKey(installationId: number, repo: string): string {
+  return `${installationId}:${repo.toLowerCase()}`;
 }
 
 export class ClaimLease {
   /** Installations already recorded in the store's sweep list by this process. */
   readonly #knownInstallations = new Set<number>();
+  /**
+   * `installation:owner/name` → the repository's id, as GitHub's read answered it: the previous
+   * claim's branch is read before GitHub is, and a repository's id for its name is stable.
+   */
+  readonly #repoIds = new Map<string, number>();
 
   constructor(private readonly deps: LeaseCoreDeps) {}
 
@@ -126,8 +141,10 @@ export class ClaimLease {
     const { stores, tokens } = this.deps;
     const { subject, now } = read;
     const token = tokens.mint();
-    const outcome = await stores.claims.claim(this.#claimInput(read, plan, token));
-    const context: ClaimContext = { ...read, token, fleetAssignees };
+    // A new generation takes the subject's write lock for its GitHub write in the same store call.
+    const writeLock = { owner: writeLockOwner(), ttlMs: writeLockHoldMs };
+    const outcome = await stores.claims.claim({ ...this.#claimInput(read, plan, token), writeLock });
+    const context: ClaimContext = { ...read, token, fleetAssignees, writeLockOwner: writeLock.owner };
     switch (outcome.kind) {
       case "held":
       case "human_held":
@@ -168,12 +185,25 @@ export class ClaimLease {
     return counted;
   }
 
-  /** The branch of the subject's last claim, when the store knows the repository and the subject. */
+  /** The branch of the subject's last claim, when the repository's id is known and the store knows the subject. */
   async #previousBranch(request: ClaimRequest): Promise<string | undefined> {
-    const repo = await this.deps.candidates?.repoOf(request.installationId, request.repo);
-    if (!repo) return undefined;
-    const key = { installationId: request.installationId, repoId: repo.repoId, issue: request.issue };
+    const repoId = await this.#repoIdOf(request.installationId, request.repo);
+    if (repoId === undefined) return undefined;
+    const key = { installationId: request.installationId, repoId, issue: request.issue };
     return (await this.deps.stores.claims.get(key))?.branch;
+  }
+
+  /** A repository's id: as GitHub's read of an earlier claim here answered it, else as the candidate index has it. */
+  async #repoIdOf(installationId: number, repo: string): Promise<number | undefined> {
+    const known = this.#repoIds.get(repoIdKey(installationId, repo));
+    if (known !== undefined) return known;
+    return (await this.deps.candidates?.repoOf(installationId, repo))?.repoId;
+  }
+
+  /** Remembers the repository's id GitHub answered for the name a claim asked for (bounded). */
+  #rememberRepoId(request: ClaimRequest, repoId: number): void {
+    if (this.#repoIds.size >= maxRememberedRepos) this.#repoIds.clear();
+    this.#repoIds.set(repoIdKey(request.installationId, request.repo), repoId);
   }
 
   /** Assignees (other than the claimant) that are fleet logins: read only when someone else is assigned. */
@@ -244,6 +274,7 @@ export class ClaimLease {
     const refusal = unclaimable(request, snapshot);
     // `unclaimable` refuses a missing issue, so a snapshot is there past this line.
     if (refusal || !snapshot) throw refused(refusal!);
+    this.#rememberRepoId(request, snapshot.repoId);
     const subject = subjectName(snapshot.repo, snapshot.issue);
     const config = await configs.load(request.installationId, snapshot.repo);
     // The API checked the claimant's `write` just now: the lease's first re-check is 10 minutes away.
@@ -255,8 +286,7 @@ export class ClaimLease {
     };
     const now = clock();
     const latest = latestMarker(snapshot);
-    // Establishes the installation's epoch no later than its first claim (a fresh store's data begins here).
-    await stores.claims.epoch(key.installationId, now);
+    // The installation's epoch is set by the store's claim itself (no later than its first claim).
     if (
       claimStateUnknown(snapshot, [config.labels.claimed, config.labels.stale]) &&
       (await stores.claims.get(key)) === null
@@ -352,6 +382,8 @@ export class ClaimLease {
     const { ref, key, snapshot, config, subject, token, now, ghost } = context;
     const { record, previous } = created;
     const write = claimWrite(snapshot, record, previous, config, context.request.user, now, ghost);
+    if (created.writeLocked && write.fence)
+      write.fence = { ...write.fence, lockedBy: context.writeLockOwner };
     try {
       await applyAndCommit(this.deps, ref, key, record.generation, write);
     } catch (error) {

@@ -33,9 +33,24 @@ export async function applyAndCommit(
   write: TransitionWrite,
   options: { orMarkSynced?: boolean } = {},
 ): Promise<AppliedWrite> {
-  const applied = await ports.assignments.apply(ref, write);
-  await commitWritten(ports.stores.claims, key, generation, applied.claimComment, options);
+  // The write fence commits the claim comment in the same store call that gives its lock up.
+  const fence = write.fence && sameTransition(write.fence, key, generation) ? write.fence : undefined;
+  const asked = fence ? { ...write, fence: { ...fence, commitClaimComment: true } } : write;
+  const applied = await ports.assignments.apply(ref, asked);
+  if (!applied.committed) {
+    await commitWritten(ports.stores.claims, key, generation, applied.claimComment, options);
+  }
   return applied;
+}
+
+function sameTransition(fence: NonNullable<TransitionWrite["fence"]>, key: SubjectKey, generation: number) {
+  const { installationId, repoId, issue } = fence.key;
+  return (
+    fence.generation === generation &&
+    installationId === key.installationId &&
+    repoId === key.repoId &&
+    issue === key.issue
+  );
 }
 
 /** After a write that may have created the claim comment: its ids committed, or (asked) the record marked synced. */

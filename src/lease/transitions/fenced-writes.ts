@@ -11,7 +11,8 @@ import type {
   TransitionWrite,
   WriteFence,
 } from "../../providers/assignment-provider.js";
-import type { ClaimStore, JobLocks } from "../../providers/liveness-store.js";
+import { movedOnFrom } from "../../providers/claim-records.js";
+import type { ClaimStore, FinishWriteInput, SubjectWriteLocks } from "../../providers/liveness-store.js";
 
 /** What a fenced write was decided for: the record as its transition left it. */
 export function fenceOf(
@@ -29,12 +30,7 @@ export function fenceOf(
 
 /** True when the store's record is no longer the one the write was decided for. */
 export function movedOn(record: ClaimRecord | null, fence: WriteFence): boolean {
-  if (!record) return false;
-  return (
-    record.generation !== fence.generation ||
-    record.state !== fence.state ||
-    (record.staleMarkedAt !== undefined) !== fence.stale
-  );
+  return movedOnFrom(record, fence);
 }
 
 const heldStates: readonly RecordState[] = ["active", "human"];
@@ -150,9 +146,17 @@ function lateClaimComment(
   return body ? { nodeId, body } : null;
 }
 
+/** How long a subject's write lock holds unless renewed (renewed every third of it while the write runs). */
+export const writeLockHoldMs = 6_000;
+
+/** A fresh owner for one write's lock. */
+export function writeLockOwner(): string {
+  return randomBytes(12).toString("base64url");
+}
+
 export interface FencedAssignmentsOptions {
   inner: AssignmentProvider;
-  stores: { claims: Pick<ClaimStore, "get">; locks: JobLocks };
+  stores: { claims: Pick<ClaimStore, "get">; writeLocks: SubjectWriteLocks };
   log: Logger;
   /** Longest wait for another replica's write on the same subject (then the write goes ahead, corrected after). */
   waitMs?: number;
@@ -163,10 +167,22 @@ export interface FencedAssignmentsOptions {
   holdMs?: number;
 }
 
+/** The subject's write lock as one write holds it: the record read when it was taken, and its end. */
+interface HeldLock {
+  /** The record when the lock was taken (null: none, or the store could not say). */
+  before: ClaimRecord | null;
+  /** Ends the write (see `SubjectWriteLocks.finishWrite`): the record after it, "unknown" when the store cannot say. */
+  finish(sentFor: WriteFence, commit: FinishWriteInput["commit"]): Promise<ClaimRecord | null | "unknown">;
+  /** Gives the lock up (after a correction; a no-op when it was never held). */
+  release(): Promise<void>;
+}
+
 /**
  * The AssignmentProvider every transition writes through. A write tagged with a `fence` takes the
  * subject's write lock (Redis, across replicas), is re-aimed at the current record if a newer
  * transition got there first, and after it lands is corrected if the record moved on meanwhile.
+ * The store is asked twice: the lock with the record before, and the record after with the claim
+ * comment's commit (when the fence asks for it) and the lock given up.
  */
 export class FencedAssignments implements AssignmentProvider {
   readonly #inner: AssignmentProvider;
@@ -190,14 +206,18 @@ export class FencedAssignments implements AssignmentProvider {
   async apply(ref: SubjectRef, write: TransitionWrite): Promise<AppliedWrite> {
     const { fence } = write;
     if (!fence) return this.#inner.apply(ref, write);
-    const release = await this.#lock(fence.key);
+    const lock = fence.lockedBy ? this.#heldAlready(fence.key, fence.lockedBy) : await this.#lock(fence.key);
+    let ended = false;
     try {
-      const before = await this.#read(fence.key);
+      const { before } = lock;
       const rebased = before !== null && movedOn(before, fence);
       const send = rebased ? rebaseWrite(write, before, fence) : write;
       const sentFor = rebased ? fenceOf(before, fence.labels) : fence;
       const applied = await this.#inner.apply(ref, { ...send, fence: undefined });
-      const after = await this.#read(fence.key);
+      const commit = commitOf(fence, applied);
+      const after = await lock.finish(sentFor, commit);
+      // The store could not say: nothing committed, and reconcile repairs what this misses.
+      if (after === "unknown") return applied;
       // A newer transition was decided while this write was on its way: make GitHub show that one.
       if (after && movedOn(after, sentFor)) {
         const correction = desiredWrite(after, fence.labels, after.issueNodeId ?? write.subjectNodeId);
@@ -207,10 +227,13 @@ export class FencedAssignments implements AssignmentProvider {
         const late = lateClaimComment(send.createClaimComment, applied, after, fence);
         if (late) correction.editComments = [...(correction.editComments ?? []), late];
         await this.#correct(ref, after, correction);
+      } else {
+        // finishWrite gave the lock up.
+        ended = true;
       }
-      return applied;
+      return commit ? { ...applied, committed: true } : applied;
     } finally {
-      await release().catch(() => undefined);
+      if (!ended) await lock.release().catch(() => undefined);
     }
   }
 
@@ -239,39 +262,83 @@ export class FencedAssignments implements AssignmentProvider {
     }
   }
 
-  /** Takes the subject's write lock, waiting a bounded time; answers the release. */
-  async #lock(key: SubjectKey): Promise<() => Promise<void>> {
+  /** Takes the subject's write lock, waiting a bounded time. */
+  async #lock(key: SubjectKey): Promise<HeldLock> {
     const { stores, log } = this.#options;
     const waitMs = this.#options.waitMs ?? 8_000;
-    const holdMs = this.#options.holdMs ?? 6_000;
-    const name = `write:${key.installationId}:${key.repoId}:${key.issue}`;
-    const owner = randomBytes(12).toString("base64url");
+    const holdMs = this.#options.holdMs ?? writeLockHoldMs;
+    const owner = writeLockOwner();
     const deadline = Date.now() + waitMs;
     try {
       for (let pause = 5; ; pause = Math.min(100, pause * 2)) {
-        if (await stores.locks.acquireLock(name, owner, holdMs)) {
-          // Renewed while the write runs (GitHub may take seconds); dropped with the process.
-          const renew = setInterval(() => {
-            stores.locks.acquireLock(name, owner, holdMs).catch(() => undefined);
-          }, holdMs / 3);
-          renew.unref();
-          return async () => {
-            clearInterval(renew);
-            await stores.locks.releaseLock(name, owner);
-          };
-        }
+        const taken = await stores.writeLocks.lockWrite(key, owner, holdMs);
+        if (taken.locked) return this.#held(key, owner, taken.record, this.#renewing(key, owner));
         if (Date.now() >= deadline) break;
         await sleep(pause);
       }
     } catch (error) {
       // No store, no lock: the write still goes out (GitHub is the durable side); reconcile repairs.
-      log.warn({ lock: name, err: error }, "write fence: the store is unavailable, writing unfenced");
-      return async () => undefined;
+      log.warn(
+        { lock: lockName(key), err: error },
+        "write fence: the store is unavailable, writing unfenced",
+      );
+      return this.#held(key, owner, null, () => undefined);
     }
     log.warn(
-      { lock: name },
+      { lock: lockName(key) },
       "another write on this subject is still in flight; writing anyway, corrected after",
     );
-    return async () => undefined;
+    return this.#held(key, owner, await this.#read(key), () => undefined);
   }
+
+  /**
+   * The lock a claim took with the new generation, renewed from now on. Nothing can have moved the
+   * record before the lock was taken: the record the write was decided for is the one it locked.
+   */
+  #heldAlready(key: SubjectKey, owner: string): HeldLock {
+    return this.#held(key, owner, null, this.#renewing(key, owner));
+  }
+
+  /** Renews the lock while the write runs (GitHub may take seconds); the answer stops it. Dropped with the process. */
+  #renewing(key: SubjectKey, owner: string): () => void {
+    const { stores } = this.#options;
+    const holdMs = this.#options.holdMs ?? writeLockHoldMs;
+    const renew = setInterval(() => {
+      stores.writeLocks.lockWrite(key, owner, holdMs).catch(() => undefined);
+    }, holdMs / 3);
+    renew.unref();
+    return () => clearInterval(renew);
+  }
+
+  /** The lock as one write holds it (a lock never taken ends the same way: the lock's owner is not this write). */
+  #held(key: SubjectKey, owner: string, before: ClaimRecord | null, stopRenewing: () => void): HeldLock {
+    const { stores, log } = this.#options;
+    return {
+      before,
+      async finish(sentFor, commit) {
+        stopRenewing();
+        try {
+          return await stores.writeLocks.finishWrite({ key, owner, sentFor, ...(commit ? { commit } : {}) });
+        } catch (error) {
+          log.warn({ err: error }, "write fence: the store is unavailable, writing unfenced");
+          return "unknown";
+        }
+      },
+      async release() {
+        stopRenewing();
+        await stores.writeLocks.unlockWrite(key, owner);
+      },
+    };
+  }
+}
+
+/** The claim comment a write created, to commit on the fence's generation when the fence asks for it. */
+function commitOf(fence: WriteFence, applied: AppliedWrite): FinishWriteInput["commit"] {
+  if (!fence.commitClaimComment || !applied.claimComment) return undefined;
+  const { nodeId, databaseId } = applied.claimComment;
+  return { generation: fence.generation, comment: { commentNodeId: nodeId, commentId: databaseId } };
+}
+
+function lockName(key: SubjectKey): string {
+  return `write:${key.installationId}:${key.repoId}:${key.issue}`;
 }

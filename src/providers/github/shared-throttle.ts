@@ -1,4 +1,4 @@
-// Shares the GitHub rate limiter (Probot's Bottleneck throttling) across replicas through Redis, and survives its loss.
+// Shares GitHub's write limiter (Probot's Bottleneck throttling) across replicas through Redis, and survives its loss.
 //
 // Probot would do this itself when given REDIS_URL, but it fetches ioredis with a package runner at
 // start-up, cannot speak `redis-cluster://`, and on Redis 7 never recovers once its keys are gone:
@@ -53,19 +53,36 @@ export function createThrottleConnection(client: Redis | Cluster, log: Logger): 
 }
 
 /**
- * The App's Octokit with its throttling kept in Redis: limiter ids become
- * `claim-hold{claim-hold-throttle}:<installation>` so replicas share one budget per installation.
+ * The throttling plugin's limiters that are per process: every request's concurrency cap (`global`),
+ * token requests (`auth`) and search. They keep no state worth sharing, and in Redis each request
+ * would pay three script calls on them even when idle (docs/deploy.md#5-scale-out).
+ */
+function perProcessLimiters() {
+  return {
+    global: new Bottleneck.Group({ id: "octokit-global", maxConcurrent: 10 }),
+    auth: new Bottleneck.Group({ id: "octokit-auth", maxConcurrent: 1 }),
+    search: new Bottleneck.Group({ id: "octokit-search", maxConcurrent: 1, minTime: 2_000 }),
+  };
+}
+
+/**
+ * The App's Octokit with GitHub's write rules kept in Redis: the write limiter (one mutation or REST
+ * write at a time, a second apart, per installation) and the notifications limiter get limiter ids
+ * `claim-hold{claim-hold-throttle}:<installation>` so replicas share them; the other limiters stay in
+ * this process.
  */
 export function withSharedThrottle<T extends typeof ProbotOctokit>(
   Octokit: T,
   connection: Bottleneck.IORedisConnection,
 ): T {
+  const local = perProcessLimiters();
   return Octokit.defaults((instance: Record<string, unknown>) => {
     const throttle = (instance.throttle ?? {}) as Record<string, unknown>;
     if (throttle.enabled === false) return instance;
     return {
       ...instance,
       throttle: {
+        ...local,
         ...throttle,
         Bottleneck,
         connection,

@@ -26,7 +26,7 @@ export interface ClaimStep extends ClaimInput {
   live: { session: number; login: number };
 }
 
-// claim-10.lua
+// claim-13.lua
 export function claim(slot: SubjectSlot, input: ClaimStep): Transitioned<ClaimOutcome> {
   const current = slot.record;
   if (current?.state === "human") return { slot, outcome: { kind: "human_held", current } };

@@ -43,6 +43,8 @@ export class MemoryClaimStore implements ClaimStore {
   }
 
   async claim(input: ClaimInput): Promise<ClaimOutcome> {
+    // As claim-13.lua: the installation's data begins no later than its first claim, whatever the answer.
+    if (!this.epochs.has(input.key.installationId)) this.epochs.set(input.key.installationId, input.now);
     const live = this.slots.liveClaimsOf(input, input.key);
     return this.apply(input.key, (slot) => lease.claim(slot, { ...input, live }));
   }

@@ -30,7 +30,12 @@ export class MemoryFenceStore implements FenceStore {
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  async recordClaim(key: SubjectKey, note: ClaimNote): Promise<void> {
+  async recordClaim(key: SubjectKey, note: ClaimNote): Promise<IndexedPullRequest[]> {
+    this.#recordNote(key, note);
+    return this.pullRequestsFor(key);
+  }
+
+  #recordNote(key: SubjectKey, note: ClaimNote): void {
     const notes = getOrCreate(this.#claims, subjectId(key), () => new Map<number, ClaimNote>());
     notes.set(note.generation, structuredClone(note));
     const ordered = [...notes.keys()].sort((a, b) => a - b);

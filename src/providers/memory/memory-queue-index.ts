@@ -3,6 +3,7 @@ import { rankCandidates, rankingFingerprint } from "../../domain/queue-ranking.j
 import {
   type CandidateFacts,
   type CandidatePage,
+  type IndexedCandidate,
   maxCandidatePage,
   type QueueRanking,
   type QueueRepo,
@@ -92,6 +93,13 @@ export class MemoryQueueIndex implements QueueStore {
   async candidate(repo: QueueRepo, issue: number): Promise<CandidateFacts | null> {
     const facts = this.#repos.get(key(repo))?.facts.get(issue);
     return facts ? copy(facts) : null;
+  }
+
+  async indexedCandidate(repo: QueueRepo, issue: number): Promise<IndexedCandidate> {
+    return {
+      refreshedAt: this.#repos.get(key(repo))?.refreshedAt ?? null,
+      candidate: await this.candidate(repo, issue),
+    };
   }
 
   async repoOf(installationId: number, repo: string): Promise<QueueRepo | null> {

@@ -1,6 +1,7 @@
 // The embedded single-process stores: the memory claim store plus indexes, deliveries, locks and documents, and the candidate index beside it.
 import type { ClaimRecord, SubjectKey } from "../../domain/claim.js";
-import { checkTtl, encodeDocument } from "../claim-records.js";
+import { checkTtl, encodeDocument, movedOnFrom } from "../claim-records.js";
+import type { ClaimInput, ClaimOutcome, FinishWriteInput } from "../liveness-store.js";
 import { bundleStores, type ClaimStoreParts, type Stores } from "../stores.js";
 import { markBudgetExhausted, markBudgetWarned } from "./app-transitions.js";
 import { clone } from "./claim-rules.js";
@@ -139,6 +140,34 @@ class MemoryStoreCore extends MemoryClaimStore implements ClaimStoreParts {
     if (this.#alive(`lock:${name}`) === owner) this.#expiring.delete(`lock:${name}`);
   }
 
+  override async claim(input: ClaimInput): Promise<ClaimOutcome> {
+    const outcome = await super.claim(input);
+    if (outcome.kind !== "created" || !input.writeLock) return outcome;
+    const { owner, ttlMs } = input.writeLock;
+    return { ...outcome, writeLocked: await this.acquireLock(writeLockName(input.key), owner, ttlMs) };
+  }
+
+  async lockWrite(
+    key: SubjectKey,
+    owner: string,
+    ttlMs: number,
+  ): Promise<{ locked: false } | { locked: true; record: ClaimRecord | null }> {
+    if (!(await this.acquireLock(writeLockName(key), owner, ttlMs))) return { locked: false };
+    return { locked: true, record: await this.get(key) };
+  }
+
+  async finishWrite(input: FinishWriteInput): Promise<ClaimRecord | null> {
+    const { key, commit } = input;
+    const record = await this.get(key);
+    if (commit) await this.commitClaim(key, commit.generation, commit.comment);
+    if (!movedOnFrom(record, input.sentFor)) await this.unlockWrite(key, input.owner);
+    return record;
+  }
+
+  async unlockWrite(key: SubjectKey, owner: string): Promise<void> {
+    await this.releaseLock(writeLockName(key), owner);
+  }
+
   async putDocument(name: string, value: unknown, ttlMs: number): Promise<void> {
     checkTtl(ttlMs);
     this.#expiring.set(`doc:${name}`, { value: encodeDocument(name, value), expiresAt: this.#now() + ttlMs });
@@ -163,4 +192,9 @@ class MemoryStoreCore extends MemoryClaimStore implements ClaimStoreParts {
   async ping(): Promise<void> {}
 
   async close(): Promise<void> {}
+}
+
+/** A subject's write lock among the named locks (the Redis store keeps it under the subject's keys). */
+function writeLockName(key: SubjectKey): string {
+  return `write:${key.installationId}:${key.repoId}:${key.issue}`;
 }

@@ -53,7 +53,7 @@ export function withTransition(
 
 /**
  * A new incarnation's generation (above every one seen) and the history with the active claim it
- * supersedes recorded, as claim-10.lua and humanClaim-6.lua both begin.
+ * supersedes recorded, as claim-13.lua and humanClaim-6.lua both begin.
  */
 export function nextIncarnation(
   slot: SubjectSlot,

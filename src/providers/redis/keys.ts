@@ -13,7 +13,7 @@ function installationBase(prefix: string, installationId: number): string {
 }
 
 /** The per-subject keys: record, generation high-water mark, per-generation digests, history, spend. */
-export type SubjectKeyName = "rec" | "gen" | "tok" | "hist" | "spend";
+export type SubjectKeyName = "rec" | "gen" | "tok" | "hist" | "spend" | "wlock";
 
 export class StoreKeys {
   readonly #prefix: string;

@@ -197,6 +197,7 @@ export function parseClaimReply(reply: ReplyOf<typeof claimScript>): ClaimOutcom
         kind: "created",
         record: parseRecord(reply.record),
         previous: parseOptionalRecord(reply.previous),
+        ...(reply.writeLocked === "" ? {} : { writeLocked: reply.writeLocked === "1" }),
       };
     case "reclaimed":
       return { kind: "reclaimed", record: parseRecord(reply.record) };

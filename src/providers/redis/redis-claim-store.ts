@@ -78,7 +78,6 @@ export class RedisClaimStore implements ClaimStore {
 
   async claim(input: ClaimInput): Promise<ClaimOutcome> {
     const { key, actor } = input;
-    await this.#indexRepository(key);
     // The script adds generation and supersedes, which only it can decide.
     const { generation: _, ...candidate } = newClaimRecord(input, 1, null);
     const reply = await runScript(this.redis, claimScript, {
@@ -87,6 +86,9 @@ export class RedisClaimStore implements ClaimStore {
         ...this.keys.indexKeys(key),
         ...this.keys.actorSets(key.installationId, actor),
         liveIndexed: this.keys.liveIndexed(key.installationId),
+        epoch: this.keys.epoch(key.installationId),
+        repositories: this.keys.repositories(key.installationId),
+        writeLock: this.keys.subject(key, "wlock"),
       },
       args: {
         now: input.now,
@@ -100,6 +102,9 @@ export class RedisClaimStore implements ClaimStore {
         hasSessionIdentity: flag(hasSessionIdentity(actor)),
         sessionKeyDigest: input.sessionKeyDigest ?? "",
         leaseTokenDigest: input.leaseTokenDigest ?? "",
+        repoId: key.repoId,
+        writeLockOwner: input.writeLock?.owner ?? "",
+        writeLockTtlMs: input.writeLock?.ttlMs ?? 0,
       },
       rest: recordToFields(candidate as ClaimRecord),
     });

@@ -15,7 +15,7 @@ import {
   type RepoKey,
 } from "../fence-store.js";
 import { FenceKeys } from "./keys.js";
-import { callRedis, defineScript, literals, runScript, ScriptSet } from "./script-runner.js";
+import { callRedis, defineScript, literals, runScript, ScriptSet, tuple } from "./script-runner.js";
 
 export interface RedisFenceStoreOptions {
   redis: Redis | Cluster;
@@ -25,9 +25,9 @@ export interface RedisFenceStoreOptions {
 
 const recordClaimScript = defineScript({
   name: "fenceRecordClaim",
-  keys: ["notes", "branches"],
+  keys: ["notes", "branches", "links", "prs"],
   args: ["generation", "note", "branch", "issue", "maxNotes", "maxSubjectsPerBranch", "ttlMs"],
-  replies: literals(1),
+  replies: tuple("prs..."),
 });
 
 const attestScript = defineScript({
@@ -73,10 +73,16 @@ export class RedisFenceStore implements FenceStore {
     fenceScripts.register(this.#redis);
   }
 
-  async recordClaim(key: SubjectKey, note: ClaimNote): Promise<void> {
+  async recordClaim(key: SubjectKey, note: ClaimNote): Promise<IndexedPullRequest[]> {
     const valid = ClaimNote.parse(note);
-    await runScript(this.#redis, recordClaimScript, {
-      keys: { notes: this.#keys.subject(key, "claims"), branches: this.#keys.repo(key, "branches") },
+    const prsKey = this.#keys.repo(key, "prs");
+    const { prs } = await runScript(this.#redis, recordClaimScript, {
+      keys: {
+        notes: this.#keys.subject(key, "claims"),
+        branches: this.#keys.repo(key, "branches"),
+        links: this.#keys.repo(key, "links"),
+        prs: prsKey,
+      },
       args: {
         generation: valid.generation,
         note: JSON.stringify(valid),
@@ -87,6 +93,9 @@ export class RedisFenceStore implements FenceStore {
         ttlMs: attestationTtlMs,
       },
     });
+    return prs
+      .map((entry) => parseStored(IndexedPullRequest, String(entry), prsKey))
+      .sort((a, b) => a.number - b.number);
   }
 
   async attest(

@@ -6,6 +6,7 @@ import { rankingFingerprint } from "../../domain/queue-ranking.js";
 import {
   type CandidateFacts,
   type CandidatePage,
+  type IndexedCandidate,
   maxCandidatePage,
   type QueueRanking,
   type QueueRepo,
@@ -14,6 +15,7 @@ import {
 import type { StoreKeys } from "./keys.js";
 import { callRedis, runScript } from "./script-runner.js";
 import {
+  queueCandidateScript,
   queueDropBlockerScript,
   queueDropScript,
   queuePageScript,
@@ -171,6 +173,18 @@ export class RedisQueueIndex implements QueueStore {
     const key = this.keys.queue(repo, "facts");
     const json = await callRedis(() => this.redis.hget(key, queueMember(issue)));
     return json === null ? null : parseFacts(json, key);
+  }
+
+  async indexedCandidate(repo: QueueRepo, issue: number): Promise<IndexedCandidate> {
+    const { refreshedAt, facts } = await runScript(this.redis, queueCandidateScript, {
+      keys: this.#keys(repo, "meta", "facts"),
+      args: { member: queueMember(issue) },
+    });
+    const json = String(facts);
+    return {
+      refreshedAt: refreshedAt === "" ? null : Number(refreshedAt),
+      candidate: json === "" ? null : parseFacts(json, this.keys.queue(repo, "facts")),
+    };
   }
 
   async repoOf(installationId: number, repo: string): Promise<QueueRepo | null> {

@@ -3,13 +3,20 @@ import type { Cluster, Redis } from "ioredis";
 import { z } from "zod";
 import type { ClaimRecord, SubjectKey } from "../../domain/claim.js";
 import { checkTtl, encodeDocument } from "../claim-records.js";
+import type { FinishWriteInput } from "../liveness-store.js";
 import { bundleStores, type ClaimStoreParts, type Stores } from "../stores.js";
 import { escapeGlob, StoreKeys } from "./keys.js";
-import { parseRecord } from "./record-codec.js";
+import { parseOptionalRecord, parseRecord } from "./record-codec.js";
 import { RedisClaimStore } from "./redis-claim-store.js";
 import { RedisQueueIndex } from "./redis-queue-index.js";
 import { runScript } from "./script-runner.js";
-import { acquireLockScript, markBudgetExhaustedScript, releaseLockScript } from "./store-scripts.js";
+import {
+  acquireLockScript,
+  finishWriteScript,
+  lockWriteScript,
+  markBudgetExhaustedScript,
+  releaseLockScript,
+} from "./store-scripts.js";
 
 export interface RedisStoresOptions {
   /**
@@ -185,6 +192,44 @@ class RedisStoreCore extends RedisClaimStore implements ClaimStoreParts {
 
   async releaseLock(name: string, owner: string): Promise<void> {
     await runScript(this.redis, releaseLockScript, { keys: { lock: this.keys.lock(name) }, args: { owner } });
+  }
+
+  async lockWrite(
+    key: SubjectKey,
+    owner: string,
+    ttlMs: number,
+  ): Promise<{ locked: false } | { locked: true; record: ClaimRecord | null }> {
+    checkTtl(ttlMs);
+    const reply = await runScript(this.redis, lockWriteScript, {
+      keys: { lock: this.keys.subject(key, "wlock"), record: this.keys.subject(key, "rec") },
+      args: { owner, ttlMs },
+    });
+    if (reply.kind === "busy") return { locked: false };
+    return { locked: true, record: parseOptionalRecord(reply.record) };
+  }
+
+  async finishWrite(input: FinishWriteInput): Promise<ClaimRecord | null> {
+    const { key, sentFor, commit } = input;
+    const { record } = await runScript(this.redis, finishWriteScript, {
+      keys: { record: this.keys.subject(key, "rec"), lock: this.keys.subject(key, "wlock") },
+      args: {
+        owner: input.owner,
+        generation: sentFor.generation,
+        state: sentFor.state,
+        stale: sentFor.stale ? "1" : "0",
+        commentNodeId: commit?.comment.commentNodeId ?? "",
+        commentId: commit?.comment.commentId === undefined ? "" : String(commit.comment.commentId),
+        commentGeneration: commit?.generation ?? 0,
+      },
+    });
+    return parseOptionalRecord(record);
+  }
+
+  async unlockWrite(key: SubjectKey, owner: string): Promise<void> {
+    await runScript(this.redis, releaseLockScript, {
+      keys: { lock: this.keys.subject(key, "wlock") },
+      args: { owner },
+    });
   }
 
   async putDocument(name: string, value: unknown, ttlMs: number): Promise<void> {

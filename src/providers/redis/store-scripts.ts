@@ -28,6 +28,9 @@ export const claimScript = defineScript({
     "sessionSet",
     "repository",
     "liveIndexed",
+    "epoch",
+    "repositories",
+    "writeLock",
   ],
   args: [
     "now",
@@ -41,11 +44,14 @@ export const claimScript = defineScript({
     "hasSessionIdentity",
     "sessionKeyDigest",
     "leaseTokenDigest",
+    "repoId",
+    "writeLockOwner",
+    "writeLockTtlMs",
   ],
   // The new record's fields, without generation and supersedes (only the script can decide them).
   rest: true,
   replies: tagged({
-    created: ["record", "previous"],
+    created: ["record", "previous", "writeLocked"],
     reclaimed: ["record"],
     held: ["current", "intent"],
     human_held: ["current"],
@@ -214,6 +220,20 @@ export const releaseLockScript = defineScript({
   replies: doneOrNot,
 });
 
+export const lockWriteScript = defineScript({
+  name: "lockWrite",
+  keys: ["lock", "record"],
+  args: ["owner", "ttlMs"],
+  replies: tagged({ locked: ["record"], busy: [] }),
+});
+
+export const finishWriteScript = defineScript({
+  name: "finishWrite",
+  keys: ["record", "lock"],
+  args: ["owner", "generation", "state", "stale", "commentNodeId", "commentId", "commentGeneration"],
+  replies: value("record", []),
+});
+
 // The candidate index behind claims/next (src/providers/queue-store.ts), one repository's keys each.
 export const queuePutScript = defineScript({
   name: "queuePut",
@@ -260,6 +280,13 @@ export const queuePageScript = defineScript({
   replies: tuple("refreshedAt", "total", "facts..."),
 });
 
+export const queueCandidateScript = defineScript({
+  name: "queueCandidate",
+  keys: ["meta", "facts"],
+  args: ["member"],
+  replies: tuple("refreshedAt", "facts"),
+});
+
 export const queueReserveScript = defineScript({
   name: "queueReserve",
   keys: ["reservations"],
@@ -297,12 +324,15 @@ export const storeScripts = new ScriptSet(
     markBudgetExhaustedScript,
     acquireLockScript,
     releaseLockScript,
+    lockWriteScript,
+    finishWriteScript,
     queuePutScript,
     queuePatchScript,
     queueDropScript,
     queueDropBlockerScript,
     queueReplaceScript,
     queuePageScript,
+    queueCandidateScript,
     queueReserveScript,
     queueUnreserveScript,
   ],

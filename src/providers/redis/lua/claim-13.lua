@@ -13,6 +13,9 @@
       sessionSet          the claimant session's live claims by live-until (sorted set)
       repository          the repository's subjects by last activity (sorted set)
       liveIndexed         set once the installation's holders are in the live-claim sets (backfill mark)
+      epoch               the installation's store epoch (string, ms): set to now when there is none
+      repositories        the installation's repositories with subjects in the store (set of repo ids)
+      writeLock           the subject's write lock (string: its owner, with an expiry; lockWrite-2.lua)
     ARGV
       now                 the time of the call (ms)
       member              the subject in the installation's indexes ("repoId:issue")
@@ -25,9 +28,13 @@
       hasSessionIdentity  '1' when the claimant counts against a session's cap (sessionSet)
       sessionKeyDigest    the digest of the claimant's session key, or ''
       leaseTokenDigest    the digest of the lease token the claimant shows, or ''
+      repoId              the subject's repository id
+      writeLockOwner      who takes the write lock with a new generation (for the write that follows), or ''
+      writeLockTtlMs      how long that lock holds without another call (ms)
     REST                  the new record's field/value pairs, without generation and supersedes
     Reply (records as field/value lists)
-      {'created', record, previous}             a new generation; previous is {} when there was none
+      {'created', record, previous, writeLocked}  a new generation; previous is {} when there was none;
+                                                writeLocked '1' or '0' (taken or not), '' when not asked
       {'reclaimed', record}                     the holding session again, its new token pending
       {'held', current, intent}                 another session holds it; intent: a takeover's claimant or ''
       {'human_held', current}                   a person holds it
@@ -38,6 +45,11 @@
 --- @include "session"
 --- @include "history"
 --- @include "indexes"
+
+-- The installation's data begins no later than its first claim (epoch-1.lua), and the janitor finds
+-- the repository: both whatever the answer, as when each was its own call before the claim.
+redis.call('SET', KEY.epoch, ARG.now, 'NX')
+redis.call('SADD', KEY.repositories, ARG.repoId)
 
 local now = tonumber(ARG.now)
 local member = ARG.member
@@ -161,4 +173,10 @@ local m, flat = load(KEY.record)
 index_record(m, KEY.deadlines, KEY.holders, member, KEY.loginSet, session_key)
 touch(KEY.repository, ARG.now, member)
 push_history(KEY.history, ARG.now, gen, 'claimed', claimant_json)
-return {'created', flat, cur_flat}
+-- The write that follows needs the subject's write lock: taken here when free, it costs no call of its own.
+local write_locked = ''
+if ARG.writeLockOwner ~= '' then
+  write_locked = '0'
+  if redis.call('SET', KEY.writeLock, ARG.writeLockOwner, 'NX', 'PX', ARG.writeLockTtlMs) then write_locked = '1' end
+end
+return {'created', flat, cur_flat, write_locked}
