@@ -18,8 +18,8 @@ export interface ClaimPlan {
 }
 
 export interface ClaimLoadResult {
-  /** Per claim, in `issues` order: ms from sending to the answer, and the answer's status. */
-  claims: { issue: number; ms: number; status: number }[];
+  /** Per claim, in `issues` order: when it was sent (epoch ms), ms from sending to the answer, and the answer's status. */
+  claims: { issue: number; sentAt: number; ms: number; status: number }[];
   /** From the first claim sent to the last answer (ms). */
   wallMs: number;
 }
@@ -27,6 +27,7 @@ export interface ClaimLoadResult {
 export async function runClaims(plan: ClaimPlan): Promise<ClaimLoadResult> {
   const client = createClaimHoldClient({ baseUrl: plan.appUrl, githubToken: plan.githubToken, retries: 0 });
   const claimOne = async (issue: number) => {
+    const sentAt = Date.now();
     const started = performance.now();
     const status = await client
       .claim({ repo: plan.repo, issue, actor: { runtime: "bench", sessionId: `${plan.session}-${issue}` } })
@@ -37,7 +38,7 @@ export async function runClaims(plan: ClaimPlan): Promise<ClaimLoadResult> {
           throw error;
         },
       );
-    return { issue, ms: performance.now() - started, status };
+    return { issue, sentAt, ms: performance.now() - started, status };
   };
   const started = performance.now();
   if (plan.mode === "burst") {

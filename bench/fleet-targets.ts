@@ -93,7 +93,13 @@ export interface TargetFigures {
   openLoop: { bare: OpenLoopResult; probot: OpenLoopResult; heartbeat: OpenLoopResult }[];
   closedLoop: { bare: ClosedLoopResult; probot: ClosedLoopResult; heartbeat: ClosedLoopResult }[];
   githubRequestsDuringHeartbeats: number;
-  spacedClaims: Spread & { statuses: number[]; requests: Record<string, number> };
+  spacedClaims: Spread & {
+    statuses: number[];
+    requests: Record<string, number>;
+    /** Per claim: GitHub's server time (the simulator's, arrival to answer, of the requests answered during it) and the rest, the App's share. */
+    githubMs: Spread;
+    appShareMs: Spread;
+  };
   bursts: BurstFigures[];
   /** `firstCountMs`: from starting the App until its claims gauge had its first (background) count. */
   metrics: Spread & { claimsInGauge: number; bytes: number; firstCountMs: number };
@@ -153,6 +159,22 @@ async function startBaseline(kind: "bare" | "probot"): Promise<{ url: string; st
   });
   const path = kind === "probot" ? noopPath : "/";
   return { url: `http://127.0.0.1:${port}${path}`, stop: () => server.kill() };
+}
+
+/**
+ * GitHub's server time in each claim: the simulator's time (arrival to answer) of the requests it
+ * answered while the claim was open. The claims go one at a time, so every such request is the claim's
+ * (a webhook's follow-up call included); both clocks are this machine's.
+ */
+function githubTimeOf(
+  claims: ClaimLoadResult["claims"],
+  logged: { answeredAt?: number; serverMs?: number }[],
+): number[] {
+  return claims.map(({ sentAt, ms }) =>
+    logged
+      .filter((r) => r.answeredAt !== undefined && r.answeredAt >= sentAt && r.answeredAt <= sentAt + ms)
+      .reduce((sum, r) => sum + (r.serverMs ?? 0), 0),
+  );
 }
 
 function spread(values: number[]): Spread {
@@ -271,6 +293,7 @@ export async function benchFleetTargets(sizes: TargetSizes): Promise<TargetFigur
     );
     await stack.sim.flush();
     const spacedRequests = stack.sim.requests.counts(claimMark);
+    const githubMsPerClaim = githubTimeOf(spaced.claims, stack.sim.requests.since(claimMark));
 
     // Bursts of concurrent claims of different issues, the write limiter idle before each.
     const bursts: BurstFigures[] = [];
@@ -335,6 +358,8 @@ export async function benchFleetTargets(sizes: TargetSizes): Promise<TargetFigur
         ...spread(spaced.claims.map((c) => c.ms)),
         statuses: spaced.claims.map((c) => c.status),
         requests: spacedRequests,
+        githubMs: spread(githubMsPerClaim),
+        appShareMs: spread(spaced.claims.map((c, i) => c.ms - githubMsPerClaim[i]!)),
       },
       bursts,
       metrics: { ...spread(scrapeMs), claimsInGauge, bytes: text.length, firstCountMs },

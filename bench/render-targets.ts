@@ -40,10 +40,9 @@ export const whyMissed = {
     "counts in full.",
   claim:
     "A claim is two GitHub round trips (the SubjectStatus read, then the ApplyTransition mutation) plus its " +
-    "Redis scripts; production throttling adds Bottleneck's limiters, kept in Redis (script calls and a " +
-    "pub/sub hop per request). An in-process check on this loaded machine (load average 13–16) gave 50–127 ms " +
-    "unthrottled, 77–142 ms with the limiters in memory and 82–155 ms in Redis (10 claims each): the limiters " +
-    "cost about 25 ms, the rest is the machine's load.",
+    "Redis scripts; production throttling adds Bottleneck's limiters: the write limiter (one mutation a second " +
+    "per installation) is kept in Redis, shared by replicas (three script calls per mutation), the others in " +
+    "the process. The App's share of the latency, beside GitHub's server time, is in issue 24's section.",
   burst:
     "The first claim goes alone and the others join the next request, put together one write spacing (1 s) " +
     "later; on a loaded machine some claims' reads answer after that and go in a third request another second " +

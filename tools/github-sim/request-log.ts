@@ -24,6 +24,9 @@ export interface LoggedRequest {
   status: number;
   /** Set when a fault rule answered instead of the simulator. */
   fault?: boolean;
+  /** When the answer was ready (epoch ms), and how long the simulator took from arrival to it: GitHub's server time. */
+  answeredAt?: number;
+  serverMs?: number;
 }
 
 export interface RequestMatch {

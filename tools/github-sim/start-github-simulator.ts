@@ -143,6 +143,7 @@ export async function startGitHubSimulator(options: GitHubSimulatorOptions = {})
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const arrival = requests.arrive();
+    const arrivedAt = performance.now();
     const requestUrl = new URL(req.url ?? "/", url);
     const method = (req.method ?? "GET").toUpperCase();
     const text = await readBody(req).catch((error: unknown) => {
@@ -263,6 +264,8 @@ export async function startGitHubSimulator(options: GitHubSimulatorOptions = {})
       caller: callerKind(caller),
       status: answer.status,
       ...(faulted ? { fault: true } : {}),
+      answeredAt: Date.now(),
+      serverMs: performance.now() - arrivedAt,
     });
     send(res, answer, headers);
 
