@@ -293,7 +293,7 @@ export function renderHeartbeatFloor(
         `| ${row.path} | ${row.target} | ${row.measured} | ${row.met ? "**met**" : `missed by ${row.missedBy}: ${row.why}`} |`,
     ),
     "",
-    `Command: \`${command}\` — machine: ${figures.machine}; 1-minute load average ${fixed(load.start, 1)} at the start,`,
+    `Command: \`${command}\`${command.includes("heartbeat-floor") ? "" : " (alone: `npx tsx bench/heartbeat-floor.ts`)"} — machine: ${figures.machine}; 1-minute load average ${fixed(load.start, 1)} at the start,`,
     `${fixed(load.end, 1)} at the end (the cores are shared: absolute figures are pessimistic; compare within a round).`,
     "",
     "Four targets, each a process of its own run from compiled JavaScript (`bench/compile-modules.ts`: esbuild, one",

@@ -117,11 +117,7 @@ export function renderReport(results: BenchResults, machine: string, command: st
     "back to back. All traffic stays on 127.0.0.1.",
     "",
     ...renderTargets(results.targets),
-    ...renderHeartbeatFloor(
-      results.floor,
-      `${command} (alone: \`npx tsx bench/heartbeat-floor.ts\`)`,
-      results.targets,
-    ),
+    ...renderHeartbeatFloor(results.floor, command, results.targets),
     "## (b) Janitor sweep",
     "",
     "The App, the simulator and a private `redis-server` in this one process (sections b–d).",
