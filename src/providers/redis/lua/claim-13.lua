@@ -44,6 +44,7 @@
 
 --- @include "session"
 --- @include "history"
+--- @include "generations"
 --- @include "indexes"
 
 -- The installation's data begins no later than its first claim (epoch-1.lua), and the janitor finds
@@ -152,11 +153,7 @@ end
 local refusal = cap_refusal()
 if refusal then return refusal end
 
-local high_water = tonumber(redis.call('GET', KEY.highWater) or '0')
-local current_generation = 0
-if cur then current_generation = tonumber(cur.generation) end
-local gen = int(math.max(high_water, current_generation, tonumber(ARG.minGeneration)) + 1)
-redis.call('SET', KEY.highWater, gen)
+local gen = next_generation(KEY.highWater, cur and tonumber(cur.generation) or 0, tonumber(ARG.minGeneration))
 if cur and cur.state == 'active' then
   push_history(KEY.history, ARG.now, cur.generation, 'superseded', claimant_json)
 end

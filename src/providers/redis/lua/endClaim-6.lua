@@ -24,6 +24,7 @@
 ]]
 
 --- @include "history"
+--- @include "generations"
 --- @include "indexes"
 --- @include "guards"
 
@@ -38,10 +39,7 @@ if ARG.endedBy ~= '' then
   set[#set + 1] = ARG.endedBy
 end
 if ARG.bump == '1' then
-  -- Above the high-water mark, so a generation burnt by a rolled-back claim is never reused.
-  local high_water = tonumber(redis.call('GET', KEY.highWater) or '0')
-  local gen = int(math.max(high_water, tonumber(cur.generation)) + 1)
-  redis.call('SET', KEY.highWater, gen)
+  local gen = next_generation(KEY.highWater, tonumber(cur.generation))
   set[#set + 1] = 'generation'
   set[#set + 1] = gen
   set[#set + 1] = 'supersedes'

@@ -25,14 +25,11 @@
 ]]
 
 --- @include "history"
+--- @include "generations"
 --- @include "indexes"
 
 local cur, cur_flat = load(KEY.record)
-local high_water = tonumber(redis.call('GET', KEY.highWater) or '0')
-local current_generation = 0
-if cur then current_generation = tonumber(cur.generation) end
-local gen = int(math.max(high_water, current_generation, tonumber(ARG.minGeneration)) + 1)
-redis.call('SET', KEY.highWater, gen)
+local gen = next_generation(KEY.highWater, cur and tonumber(cur.generation) or 0, tonumber(ARG.minGeneration))
 if cur and cur.state == 'active' then
   push_history(KEY.history, ARG.now, cur.generation, 'superseded', ARG.actor)
 end
