@@ -1,7 +1,7 @@
 // Which PRs of other repositories close a subject, so the subject's transitions and attestations re-run their checks.
 import type { ForeignIssue, SubjectKey } from "../domain/claim.js";
 import { subjectName } from "../domain/claim.js";
-import type { DocumentStore } from "../providers/liveness-store.js";
+import type { DocumentStore } from "../providers/app-stores.js";
 
 /** A PR of another repository that closes a subject. */
 export interface CrossLink {

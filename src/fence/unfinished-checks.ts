@@ -6,7 +6,7 @@
 // same moment may lose one entry: that head is then re-evaluated by its next event instead.
 import type { Logger } from "pino";
 import { z } from "zod";
-import type { DocumentStore } from "../providers/liveness-store.js";
+import type { DocumentStore } from "../providers/app-stores.js";
 
 const documentName = "merge-fence:unfinished-checks";
 /** Entries kept at most (the oldest go first); an outage longer than a day is not retried by this list. */

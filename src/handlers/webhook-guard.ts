@@ -1,7 +1,7 @@
 // One guard for every webhook handler: skip bots, dedupe redeliveries, log with the delivery id.
 import type { EmitterWebhookEvent, EmitterWebhookEventName } from "@octokit/webhooks";
 import type { Logger } from "pino";
-import type { DeliveryLog } from "../providers/liveness-store.js";
+import type { DeliveryLog } from "../providers/app-stores.js";
 
 /** GitHub keeps redelivering for up to 3 days; remember delivery ids at least that long. */
 export const deliveryMemoryMs = 3 * 24 * 3_600_000 + 3_600_000;

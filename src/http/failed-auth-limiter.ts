@@ -1,6 +1,6 @@
 // Failed authentications per client address in a sliding window; past the limit, invalid credentials get 429.
 import { createHash } from "node:crypto";
-import type { DocumentStore } from "../providers/liveness-store.js";
+import type { DocumentStore } from "../providers/app-stores.js";
 import { UserError } from "./user-error.js";
 
 export interface FailedAuthLimiter {

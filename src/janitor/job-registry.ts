@@ -1,7 +1,7 @@
 // Scheduled jobs: a registry of uniquely named jobs, run on an interval in every replica, by the lock holder only.
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
-import type { JobLocks } from "../providers/liveness-store.js";
+import type { JobLocks } from "../providers/app-stores.js";
 
 export interface Job {
   name: string;

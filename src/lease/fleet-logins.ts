@@ -1,7 +1,7 @@
 // The installation's fleet logins (docs/security.md#trust-model): learned from agent claims, kept in the store, remembered in memory.
 import type { RepoConfig } from "../config/repo-config.js";
 import { isFleetLogin } from "../domain/trust.js";
-import type { FleetLoginStore } from "../providers/liveness-store.js";
+import type { FleetLoginStore } from "../providers/app-stores.js";
 
 /** A claim comment's marker as far as fleet evidence needs it (signed: only verified markers reach here). */
 interface MarkerActor {

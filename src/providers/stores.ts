@@ -1,7 +1,7 @@
 // The App's stores as one bundle of narrow stores: each member is named by the interface its consumers use.
+
 import type {
   ClaimIndex,
-  ClaimStore,
   DeliveryLog,
   DocumentStore,
   FleetLoginStore,
@@ -9,7 +9,8 @@ import type {
   JobLocks,
   StoreConnection,
   SubjectWriteLocks,
-} from "./liveness-store.js";
+} from "./app-stores.js";
+import type { ClaimStore } from "./liveness-store.js";
 import type { QueueStore } from "./queue-store.js";
 import type { SpendStore } from "./spend-store.js";
 

@@ -1,6 +1,7 @@
 // The dashboard's history: recent subjects' transitions, recent notifications and spend, from the store alone (bounded reads, no GitHub).
 import type { ClaimRecord, SubjectKey } from "../../domain/claim.js";
-import type { ClaimIndex, ClaimStore, InstallationStore } from "../../providers/liveness-store.js";
+import type { ClaimIndex, InstallationStore } from "../../providers/app-stores.js";
+import type { ClaimStore } from "../../providers/liveness-store.js";
 import type { OutboxStore, RecentDelivery } from "../../providers/outbox-store.js";
 import type { SubjectHistory } from "./timeline-layout.js";
 

@@ -4,6 +4,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "pino";
 import type { ClaimRecord, RecordState, SubjectKey } from "../../domain/claim.js";
 import { markerStateOfRecord, renderClaimComment, restateClaimComment } from "../../domain/claim-marker.js";
+import type { FinishWriteInput, SubjectWriteLocks } from "../../providers/app-stores.js";
 import type {
   AppliedWrite,
   AssignmentProvider,
@@ -12,7 +13,7 @@ import type {
   WriteFence,
 } from "../../providers/assignment-provider.js";
 import { movedOnFrom } from "../../providers/claim-records.js";
-import type { ClaimStore, FinishWriteInput, SubjectWriteLocks } from "../../providers/liveness-store.js";
+import type { ClaimStore } from "../../providers/liveness-store.js";
 
 /** What a fenced write was decided for: the record as its transition left it. */
 export function fenceOf(

@@ -1,7 +1,8 @@
 // The embedded single-process stores: the memory claim store plus indexes, deliveries, locks and documents, and the candidate index beside it.
 import type { ClaimRecord, SubjectKey } from "../../domain/claim.js";
+import type { FinishWriteInput } from "../app-stores.js";
 import { checkTtl, encodeDocument, movedOnFrom } from "../claim-records.js";
-import type { ClaimInput, ClaimOutcome, FinishWriteInput } from "../liveness-store.js";
+import type { ClaimInput, ClaimOutcome } from "../liveness-store.js";
 import { bundleStores, type ClaimStoreParts, type Stores } from "../stores.js";
 import { markBudgetExhausted, markBudgetWarned } from "./app-transitions.js";
 import { clone } from "./claim-rules.js";

@@ -2,8 +2,8 @@
 import type { Cluster, Redis } from "ioredis";
 import { z } from "zod";
 import type { ClaimRecord, SubjectKey } from "../../domain/claim.js";
+import type { FinishWriteInput } from "../app-stores.js";
 import { checkTtl, encodeDocument } from "../claim-records.js";
-import type { FinishWriteInput } from "../liveness-store.js";
 import { bundleStores, type ClaimStoreParts, type Stores } from "../stores.js";
 import { escapeGlob, StoreKeys } from "./keys.js";
 import { parseOptionalRecord, parseRecord } from "./record-codec.js";
