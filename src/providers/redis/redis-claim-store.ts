@@ -10,8 +10,6 @@ import type {
   EndClaimInput,
   EndClaimOutcome,
   HeartbeatInput,
-  HeartbeatLiveness,
-  HeartbeatOk,
   HeartbeatOutcome,
   HumanClaimInput,
   LeaseInput,
@@ -23,7 +21,6 @@ import type {
 } from "../liveness-store.js";
 import { memberOf, type StoreKeys } from "./keys.js";
 import {
-  asArray,
   parseClaimReply,
   parseEndClaimReply,
   parseMarkStaleReply,
@@ -32,11 +29,9 @@ import {
   parseRefusal,
   recordToFields,
   safeJson,
-  toInt,
 } from "./record-codec.js";
-import { scriptBatcher } from "./script-batcher.js";
-import { callRedis, type ReplyOf, runScript, type ScriptCall } from "./script-runner.js";
-import { parseSpendReply, parseUsageDecreased } from "./spend-codec.js";
+import { RedisHeartbeats } from "./redis-heartbeat.js";
+import { callRedis, flag, optional, runScript } from "./script-runner.js";
 import {
   claimScript,
   commitClaimScript,
@@ -44,7 +39,6 @@ import {
   endClaimScript,
   epochScript,
   forgetScript,
-  heartbeatScript,
   humanClaimScript,
   markStaleScript,
   markSyncedScript,
@@ -56,24 +50,17 @@ import {
   verifyScript,
 } from "./store-scripts.js";
 
-/** How many subjects' heartbeat keys a store keeps built (the oldest built goes first). */
-const heartbeatKeysKept = 20_000;
-
-interface HeartbeatKeys {
-  keys: ScriptCall<(typeof heartbeatScript.keys)[number], never>["keys"];
-  member: string;
-}
-
 /** The claim transitions and reads of one subject; `createRedisStores`' store core adds the indexes and bookkeeping. */
 export class RedisClaimStore implements ClaimStore {
   protected readonly redis: Redis | Cluster;
   protected readonly keys: StoreKeys;
-  readonly #heartbeatKeys = new Map<string, HeartbeatKeys>();
+  readonly #heartbeats: RedisHeartbeats;
 
   constructor(redis: Redis | Cluster, keys: StoreKeys) {
     this.redis = redis;
     this.keys = keys;
     storeScripts.register(redis);
+    this.#heartbeats = new RedisHeartbeats(redis, keys);
   }
 
   async claim(input: ClaimInput): Promise<ClaimOutcome> {
@@ -168,55 +155,8 @@ export class RedisClaimStore implements ClaimStore {
     return parseRefusal(reply);
   }
 
-  async heartbeat(input: HeartbeatInput): Promise<HeartbeatOutcome> {
-    const subject = this.#heartbeatKeysOf(input.key);
-    const reply = await scriptBatcher(this.redis).run(heartbeatScript, {
-      keys: subject.keys,
-      args: {
-        generation: input.generation,
-        tokenDigest: input.tokenDigest,
-        now: input.now,
-        member: subject.member,
-        phaseEditEveryMs: input.phaseEditEveryMs,
-        hasPhase: flag(input.phase !== undefined),
-        phase: input.phase ?? "",
-        hasBlocker: flag(input.blocker !== undefined),
-        blocker: input.blocker ?? "",
-        waitUntil: optional(input.waitUntil),
-        pullRequest: optional(input.pullRequest),
-        ttlMs: optional(input.durations?.ttlMs),
-        reclaimAfterMs: optional(input.durations?.reclaimAfterMs),
-        heartbeatMs: optional(input.durations?.heartbeatMs),
-        needsHuman: flag(input.needsHuman === true),
-        hasUsage: flag(input.usage !== undefined),
-        usageCost: optional(input.usage?.costMicros),
-        usageTokens: optional(input.usage?.tokens),
-        wantRecord: flag(input.wantRecord === true),
-      },
-    });
-    if (reply.kind === "ok") return heartbeatOk(input, reply);
-    if (reply.kind === "usage_decreased") return parseUsageDecreased(reply.figure, reply.last);
-    return parseRefusal(reply);
-  }
-
-  /** The heartbeat's keys and member of a subject, built once per subject (a bounded number kept). */
-  #heartbeatKeysOf(key: SubjectKey): HeartbeatKeys {
-    const id = `${key.installationId}.${key.repoId}.${key.issue}`;
-    let found = this.#heartbeatKeys.get(id);
-    if (found === undefined) {
-      found = {
-        keys: {
-          ...this.keys.subjectKeys(key, { record: "rec", digests: "tok", spend: "spend" }),
-          ...this.keys.indexKeys(key),
-        },
-        member: memberOf(key),
-      };
-      if (this.#heartbeatKeys.size >= heartbeatKeysKept) {
-        this.#heartbeatKeys.delete(this.#heartbeatKeys.keys().next().value!);
-      }
-      this.#heartbeatKeys.set(id, found);
-    }
-    return found;
+  heartbeat(input: HeartbeatInput): Promise<HeartbeatOutcome> {
+    return this.#heartbeats.beat(input);
   }
 
   async release(input: ReleaseInput): Promise<ReleaseOutcomeResult> {
@@ -386,46 +326,6 @@ export class RedisClaimStore implements ClaimStore {
   protected async call<T>(operation: () => Promise<T>): Promise<T> {
     return callRedis(operation);
   }
-}
-
-/**
- * The heartbeat script's `ok`: the liveness it wrote (lastHeartbeatAt and the ask for a person are
- * the call's own, written as given), and the record when it came along (asked, or for an edit).
- */
-function heartbeatOk(
-  input: HeartbeatInput,
-  reply: Extract<ReplyOf<typeof heartbeatScript>, { kind: "ok" }>,
-): HeartbeatOk {
-  const live: HeartbeatLiveness = {
-    lastHeartbeatAt: input.now,
-    durations: {
-      ttlMs: toInt(String(reply.ttlMs)),
-      reclaimAfterMs: toInt(String(reply.reclaimAfterMs)),
-      heartbeatMs: toInt(String(reply.heartbeatMs)),
-    },
-  };
-  if (reply.waitUntil) live.waitUntil = toInt(String(reply.waitUntil));
-  if (input.needsHuman === true) live.needsHuman = true;
-  const record = asArray(reply.record).length ? parseRecord(reply.record) : undefined;
-  let ok: HeartbeatOk;
-  if (reply.edit === "1") {
-    if (!record)
-      throw new Error("the Redis store's heartbeat script asked for a comment edit without the record");
-    ok = { kind: "ok", live, editComment: true, record };
-  } else {
-    ok = record ? { kind: "ok", live, editComment: false, record } : { kind: "ok", live, editComment: false };
-  }
-  if (reply.askedBefore === "1") ok.needsHumanBefore = true;
-  if (input.usage) ok.spend = parseSpendReply(reply.spentBefore, reply.spentAfter, reply.warned);
-  return ok;
-}
-
-function optional(value: number | undefined): string {
-  return value === undefined ? "" : String(value);
-}
-
-function flag(value: boolean): "1" | "0" {
-  return value ? "1" : "0";
 }
 
 /** Whether the actor's claims count against a per-session cap (see `sameSession`). */

@@ -281,3 +281,13 @@ export function isUnavailable(error: unknown): boolean {
     /^(LOADING|CLUSTERDOWN|MASTERDOWN|TRYAGAIN)\b/,
   ].some((pattern) => pattern.test(error.message));
 }
+
+/** A flag argument as the scripts read it. */
+export function flag(value: boolean): "1" | "0" {
+  return value ? "1" : "0";
+}
+
+/** An optional number argument: '' when absent. */
+export function optional(value: number | undefined): string {
+  return value === undefined ? "" : String(value);
+}
