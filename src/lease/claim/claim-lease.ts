@@ -8,12 +8,7 @@ import type {
   SubjectRef,
   SubjectSnapshot,
 } from "../../providers/assignment-provider.js";
-import {
-  type ClaimInput,
-  type ClaimOutcome as StoreClaimOutcome,
-  StoreUnavailableError,
-} from "../../providers/liveness-store.js";
-import type { QueueRepo } from "../../providers/queue-store.js";
+import type { ClaimInput, ClaimOutcome as StoreClaimOutcome } from "../../providers/liveness-store.js";
 import {
   type ClaimOutcome,
   type ClaimRequest,
@@ -35,6 +30,7 @@ import {
   writeFenced,
 } from "../transitions/commit-transition.js";
 import { writeLockHoldMs, writeLockOwner } from "../transitions/fenced-writes.js";
+import { fleetAssigneesOf, refuseDuplicateWork } from "./claim-evidence.js";
 import { claimWrite, reclaimWrite } from "./claim-writes.js";
 import {
   type ClaimPlan,
@@ -44,7 +40,7 @@ import {
   storeRefusal,
   unclaimable,
 } from "./decide-claim.js";
-import { duplicateWorkRefusal, observedFacts, pickRecheck } from "./duplicate-work.js";
+import { observedFacts, pickRecheck } from "./duplicate-work.js";
 
 /** The subject as one claim found it: GitHub's side, its config, and the store brought up to date. */
 interface SubjectRead {
@@ -91,7 +87,7 @@ export class ClaimLease {
     const read = await this.#readSubject(request);
     const { fleetAssignees, decision } = await this.#decide(read);
     if (decision.kind === "refused") throw refused(decision.refusal);
-    await this.#refuseDuplicateWork(read);
+    await refuseDuplicateWork(this.deps, read);
     return this.#take(read, decision.plan, fleetAssignees);
   }
 
@@ -124,7 +120,7 @@ export class ClaimLease {
 
   /** decideClaim over the read, with the fleet logins among its assignees. */
   async #decide(read: SubjectRead) {
-    const fleetAssignees = await this.#fleetAssignees(read);
+    const fleetAssignees = await fleetAssigneesOf(this.deps, read);
     const decision = decideClaim({
       request: read.request,
       snapshot: read.snapshot,
@@ -163,28 +159,6 @@ export class ClaimLease {
     }
   }
 
-  /**
-   * The open PRs that count (docs/security.md#trust-model): an author GitHub calls a collaborator or
-   * member must also be able to write (a reader is a collaborator too) or run agents. The permission
-   * read is cached 10 minutes and made only when such a PR closes the issue; one GitHub cannot
-   * answer counts (an outage proves nothing).
-   */
-  async #writersOnly(read: SubjectRead): Promise<SubjectSnapshot["openPullRequests"]> {
-    const { permissions, fleet } = this.deps;
-    const { snapshot, request, config } = read;
-    const counted: SubjectSnapshot["openPullRequests"] = [];
-    for (const pr of snapshot.openPullRequests) {
-      const proven =
-        !pr.writeUnproven ||
-        !permissions ||
-        pr.author.toLowerCase() === request.user.login.toLowerCase() ||
-        (await fleet?.isFleet(request.installationId, { login: pr.author, bot: false }, config)) ||
-        (await permissions.stillAllowed(request.installationId, snapshot.repo, pr.author));
-      if (proven) counted.push(pr);
-    }
-    return counted;
-  }
-
   /** The branch of the subject's last claim, when the repository's id is known and the store knows the subject. */
   async #previousBranch(request: ClaimRequest): Promise<string | undefined> {
     const repoId = await this.#repoIdOf(request.installationId, request.repo);
@@ -204,56 +178,6 @@ export class ClaimLease {
   #rememberRepoId(request: ClaimRequest, repoId: number): void {
     if (this.#repoIds.size >= maxRememberedRepos) this.#repoIds.clear();
     this.#repoIds.set(repoIdKey(request.installationId, request.repo), repoId);
-  }
-
-  /** Assignees (other than the claimant) that are fleet logins: read only when someone else is assigned. */
-  async #fleetAssignees(read: SubjectRead): Promise<Set<string>> {
-    const { fleet } = this.deps;
-    const fleetLogins = new Set<string>();
-    if (!fleet) return fleetLogins;
-    const me = read.request.user.login.toLowerCase();
-    for (const assignee of read.snapshot.assignees) {
-      const login = assignee.login.toLowerCase();
-      if (login === me) continue;
-      // GitHub names an App's account `<slug>[bot]` wherever it shows its login.
-      const account = { login: assignee.login, bot: login.endsWith("[bot]") };
-      if (await fleet.isFleet(read.key.installationId, account, read.config, read.snapshot.claimComments))
-        fleetLogins.add(login);
-    }
-    return fleetLogins;
-  }
-
-  /**
-   * A direct claim is refused when open blockers are indexed or someone else's open PR already
-   * closes the issue (docs/reference/http-api.md#post-apiv1claims--claim-re-claim-or-take-over).
-   */
-  async #refuseDuplicateWork(read: SubjectRead): Promise<void> {
-    const { request, snapshot } = read;
-    const repo = { installationId: request.installationId, repoId: snapshot.repoId, repo: snapshot.repo };
-    const blockers = request.ignoreBlockers ? [] : await this.#blockersOf(repo, snapshot.issue, read.config);
-    const counted = await this.#writersOnly(read);
-    const refusal = duplicateWorkRefusal({
-      request,
-      snapshot: { ...snapshot, openPullRequests: counted },
-      blockers,
-    });
-    if (refusal) throw refused(refusal);
-  }
-
-  /** Open blockers: current ones when the index can make them so, else the index's. */
-  async #blockersOf(repo: QueueRepo, issue: number, config: RepoConfig): Promise<string[]> {
-    const { blockers, candidates } = this.deps;
-    try {
-      if (blockers) return await blockers.of(repo, issue, config.queue.maxIndexAge);
-    } catch (error) {
-      if (error instanceof StoreUnavailableError) throw error;
-      // Blockers order work; they fence nothing. GitHub's silence is logged, and the index decides.
-      this.deps.log.warn(
-        { subject: subjectName(repo.repo, issue), err: error },
-        "open blockers not read from GitHub; the candidate index decides",
-      );
-    }
-    return (await candidates?.candidate(repo, issue))?.blockers ?? [];
   }
 
   /**
