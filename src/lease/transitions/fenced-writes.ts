@@ -273,7 +273,7 @@ export class FencedAssignments implements AssignmentProvider {
     try {
       for (let pause = 5; ; pause = Math.min(100, pause * 2)) {
         const taken = await stores.writeLocks.lockWrite(key, owner, holdMs);
-        if (taken.locked) return this.#held(key, owner, taken.record, this.#renewing(key, owner));
+        if (taken.locked) return this.#held(key, owner, taken.record, true);
         if (Date.now() >= deadline) break;
         await sleep(pause);
       }
@@ -283,13 +283,13 @@ export class FencedAssignments implements AssignmentProvider {
         { lock: lockName(key), err: error },
         "write fence: the store is unavailable, writing unfenced",
       );
-      return this.#held(key, owner, null, () => undefined);
+      return this.#held(key, owner, null, false);
     }
     log.warn(
       { lock: lockName(key) },
       "another write on this subject is still in flight; writing anyway, corrected after",
     );
-    return this.#held(key, owner, await this.#read(key), () => undefined);
+    return this.#held(key, owner, await this.#read(key), false);
   }
 
   /**
@@ -297,7 +297,7 @@ export class FencedAssignments implements AssignmentProvider {
    * record before the lock was taken: the record the write was decided for is the one it locked.
    */
   #heldAlready(key: SubjectKey, owner: string): HeldLock {
-    return this.#held(key, owner, null, this.#renewing(key, owner));
+    return this.#held(key, owner, null, true);
   }
 
   /** Renews the lock while the write runs (GitHub may take seconds); the answer stops it. Dropped with the process. */
@@ -311,19 +311,29 @@ export class FencedAssignments implements AssignmentProvider {
     return () => clearInterval(renew);
   }
 
-  /** The lock as one write holds it (a lock never taken ends the same way: the lock's owner is not this write). */
-  #held(key: SubjectKey, owner: string, before: ClaimRecord | null, stopRenewing: () => void): HeldLock {
+  /**
+   * The lock as one write holds it (a lock never taken ends the same way: the lock's owner is not this
+   * write). A held lock is renewed until it is given up: finishWrite keeps it when the record moved on,
+   * and renewal starts again for the correction, which may take longer than the hold (a renewal racing
+   * finishWrite's release would take the lock again, so none runs during that call).
+   */
+  #held(key: SubjectKey, owner: string, before: ClaimRecord | null, renews: boolean): HeldLock {
     const { stores, log } = this.#options;
+    const renew = () => (renews ? this.#renewing(key, owner) : () => undefined);
+    let stopRenewing = renew();
     return {
       before,
       async finish(sentFor, commit) {
         stopRenewing();
+        let after: ClaimRecord | null;
         try {
-          return await stores.writeLocks.finishWrite({ key, owner, sentFor, ...(commit ? { commit } : {}) });
+          after = await stores.writeLocks.finishWrite({ key, owner, sentFor, ...(commit ? { commit } : {}) });
         } catch (error) {
           log.warn({ err: error }, "write fence: the store is unavailable, writing unfenced");
           return "unknown";
         }
+        if (after && movedOn(after, sentFor)) stopRenewing = renew();
+        return after;
       },
       async release() {
         stopRenewing();
