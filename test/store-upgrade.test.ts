@@ -106,13 +106,14 @@ describe.skipIf(!redisProbe.available)(
     const runPrefix = uniqueKeyPrefix("upgrade");
     let redis: Redis;
     let stores: Stores;
+    let prefix = "";
     let next = 0;
 
     beforeAll(async () => {
       redis = await createTestRedis();
     });
     beforeEach(async () => {
-      const prefix = `${runPrefix}${++next}:`;
+      prefix = `${runPrefix}${++next}:`;
       await loadFixture(redis, prefix);
       stores = createRedisStores({ redis, keyPrefix: prefix });
     });
@@ -276,6 +277,12 @@ describe.skipIf(!redisProbe.available)(
       if (outcome.kind !== "ok") throw new Error(`heartbeat answered ${outcome.kind}`);
       expect(outcome.record?.takeover).toBeUndefined();
       expect((await stores.claims.get(on(subjects.intent.issue)))?.takeover).toBeUndefined();
+    });
+
+    it("refuses a record with a field it does not know rather than dropping it (a later release's record)", async () => {
+      const record = `${prefix}{i:${installationId}}:s:${repoId}:${subjects.live.issue}:rec`;
+      await redis.hset(record, "fieldOfALaterRelease", "1");
+      await expect(stores.claims.get(on(subjects.live.issue))).rejects.toThrow(/corrupt claim record/);
     });
 
     it("answers a person's old claim as held by a person", async () => {
