@@ -1,4 +1,4 @@
-// Every relative link in README.md and docs/**/*.md points at a file or folder of this repository (never
+// Every relative link in README.md, CHANGELOG.md and docs/**/*.md points at a file or folder of this repository (never
 // outside it), and every #anchor into a Markdown file names one of its headings, as GitHub slugs them.
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -14,7 +14,7 @@ function markdownFiles(dir: string): string[] {
   });
 }
 
-const files = [join(root, "README.md"), ...markdownFiles(join(root, "docs"))];
+const files = [join(root, "README.md"), join(root, "CHANGELOG.md"), ...markdownFiles(join(root, "docs"))];
 
 /** The text outside fenced code blocks and inline code, where links are links. */
 function prose(text: string): string {
