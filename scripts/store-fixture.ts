@@ -8,6 +8,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { Redis } from "ioredis";
+import { RedisFenceStore } from "../src/providers/redis/redis-fence-store.js";
 import { createRedisStores } from "../src/providers/redis/redis-store.js";
 
 const [outPath, release, commit] = process.argv.slice(2);
@@ -35,7 +36,7 @@ const subject = (issue: number) => ({ installationId, repoId, issue });
 
 /** What each subject holds once written (the test's expectations and the digests it presents). */
 const subjects = {
-  live: { issue: 1, holder: "s-live", token: "live" },
+  live: { issue: 1, holder: "s-live", token: "live", pullRequest: 77, headSha: "a".repeat(40) },
   waiting: { issue: 2, holder: "s-wait", token: "waiting" },
   released: { issue: 3, holder: "s-done", token: "released" },
   intent: { issue: 4, holder: "s-slow", token: "intent", claimant: "s-next", claimantToken: "intent-next" },
@@ -45,6 +46,7 @@ const subjects = {
 const redis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", { maxRetriesPerRequest: 1 });
 const keyPrefix = `claimhold-test:store-fixture-${randomUUID().slice(0, 8)}:`;
 const stores = createRedisStores({ redis, keyPrefix });
+const fence = new RedisFenceStore({ redis, keyPrefix });
 const writtenAt = Date.now();
 let now = writtenAt - 45 * minute;
 
@@ -128,6 +130,44 @@ async function writeScenarios(): Promise<void> {
     issueNodeId: `I_kwDOfixture${subjects.human.issue}`,
     assigneeNodeId: "MDQ6VXNlcjI=",
   });
+  await writeFenceAndQueue();
+}
+
+/**
+ * The merge fence's notes of the live claim, its attestation of its PR's head and the PR's index
+ * entry, and the candidate index of the repository (#6 blocked by #7, #7 free) after a refresh.
+ */
+async function writeFenceAndQueue(): Promise<void> {
+  const { issue, holder, token, pullRequest, headSha } = subjects.live;
+  const branch = `agent/${holder}/${issue}-fix`;
+  await fence.recordClaim(subject(issue), { generation: 1, actor: agent(holder), branch });
+  await fence.attest(subject(issue), 1, headSha, now, digest(token));
+  await fence.putPullRequest(
+    { installationId, repoId },
+    {
+      number: pullRequest,
+      headSha,
+      headRef: branch,
+      author: { login: "octo-agent", bot: false },
+      closes: [issue],
+      linked: [issue],
+    },
+  );
+  const candidate = (number: number, blockers: string[]) => ({
+    issue: number,
+    title: `Issue ${number}`,
+    createdAt: now - number * minute,
+    labels: ["agent-ready"],
+    assignees: [],
+    blockers,
+    openSubIssues: 0,
+    closingPullRequests: [],
+  });
+  await stores.queue.replaceCandidates(
+    { installationId, repoId, repo },
+    [candidate(6, [`${repo}#7`]), candidate(7, [])],
+    now,
+  );
 }
 
 type DumpedValue = string | string[] | Record<string, string> | [string, string][];

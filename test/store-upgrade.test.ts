@@ -5,6 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { SubjectKey } from "../src/domain/claim.js";
 import type { ClaimInput } from "../src/providers/liveness-store.js";
+import { RedisFenceStore } from "../src/providers/redis/redis-fence-store.js";
 import { createRedisStores } from "../src/providers/redis/redis-store.js";
 import type { Stores } from "../src/providers/stores.js";
 import { createTestRedis, deleteKeysWithPrefix, probeRedis, uniqueKeyPrefix } from "./support/redis.js";
@@ -40,7 +41,7 @@ const StoreFixture = z.strictObject({
   repo: z.string(),
   durations: z.strictObject({ ttlMs: z.number(), reclaimAfterMs: z.number(), heartbeatMs: z.number() }),
   subjects: z.strictObject({
-    live: Lease,
+    live: Lease.extend({ pullRequest: z.number(), headSha: z.string() }),
     waiting: Lease,
     released: Lease,
     intent: Lease.extend({
@@ -53,7 +54,6 @@ const StoreFixture = z.strictObject({
   }),
   keys: z.array(DumpedKey),
 });
-type StoreFixture = z.infer<typeof StoreFixture>;
 
 const fixture = StoreFixture.parse(
   JSON.parse(readFileSync(new URL(`fixtures/${fixtureFile}`, import.meta.url), "utf8")),
@@ -106,6 +106,7 @@ describe.skipIf(!redisProbe.available)(
     const runPrefix = uniqueKeyPrefix("upgrade");
     let redis: Redis;
     let stores: Stores;
+    let fence: RedisFenceStore;
     let prefix = "";
     let next = 0;
 
@@ -116,6 +117,7 @@ describe.skipIf(!redisProbe.available)(
       prefix = `${runPrefix}${++next}:`;
       await loadFixture(redis, prefix);
       stores = createRedisStores({ redis, keyPrefix: prefix });
+      fence = new RedisFenceStore({ redis, keyPrefix: prefix });
     });
     afterAll(async () => {
       if (redis) {
@@ -124,7 +126,7 @@ describe.skipIf(!redisProbe.available)(
       }
     });
 
-    const beat = (lease: StoreFixture["subjects"]["live"], extra: object = {}) =>
+    const beat = (lease: { issue: number; tokenDigest: string }, extra: object = {}) =>
       stores.claims.heartbeat({
         key: on(lease.issue),
         generation: 1,
@@ -277,6 +279,38 @@ describe.skipIf(!redisProbe.available)(
       if (outcome.kind !== "ok") throw new Error(`heartbeat answered ${outcome.kind}`);
       expect(outcome.record?.takeover).toBeUndefined();
       expect((await stores.claims.get(on(subjects.intent.issue)))?.takeover).toBeUndefined();
+    });
+
+    it("reads the merge fence's old notes, attestation and pull request index", async () => {
+      const { issue, holder, tokenDigest, pullRequest, headSha } = subjects.live;
+      const branch = `agent/${holder}/${issue}-fix`;
+      const evidence = await fence.evidence(on(issue), headSha, later(), { generation: 1, tokenDigest });
+      expect(evidence.attestedGenerations).toStrictEqual([1]);
+      expect(evidence.claims.map((note) => [note.generation, note.branch])).toStrictEqual([[1, branch]]);
+      expect(await fence.subjectsForBranch({ installationId, repoId }, branch)).toStrictEqual([issue]);
+      expect((await fence.pullRequestsFor(on(issue))).map((pr) => pr.number)).toStrictEqual([pullRequest]);
+      // This release's note of a new claim answers the PRs an old replica linked to the subject.
+      const linked = await fence.recordClaim(on(issue), {
+        generation: 2,
+        actor: { kind: "agent", login: "octo-agent", sessionId: "s-new" },
+        branch,
+      });
+      expect(linked.map((pr) => [pr.number, pr.headSha])).toStrictEqual([[pullRequest, headSha]]);
+    });
+
+    it("reads and ranks the old candidate index, and reserves from it", async () => {
+      const repo = { installationId, repoId, repo: fixture.repo };
+      expect(await stores.queue.repoOf(installationId, fixture.repo.toUpperCase())).toMatchObject({ repoId });
+      const indexed = await stores.queue.indexedCandidate(repo, 6);
+      expect(indexed.refreshedAt).toBe(fixture.lastWriteAt);
+      expect(indexed.candidate?.blockers).toStrictEqual([`${fixture.repo}#7`]);
+      const page = await stores.queue.rankedCandidates(
+        repo,
+        { priority: ["p0", "p1", "p2", "p3"], order: "oldest" },
+        { offset: 0, limit: 10 },
+      );
+      expect(page.candidates.map((c) => c.issue)).toStrictEqual([7, 6]);
+      expect(await stores.queue.reserve(repo, [7, 6], "picker", 5_000, later())).toBe(7);
     });
 
     it("refuses a record with a field it does not know rather than dropping it (a later release's record)", async () => {
