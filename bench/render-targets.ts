@@ -40,9 +40,9 @@ export const whyMissed = {
     "counts in full.",
   claim:
     "A claim is two GitHub round trips (the SubjectStatus read, then the ApplyTransition mutation) plus its " +
-    "Redis scripts; production throttling adds Bottleneck's limiters: the write limiter (one mutation a second " +
-    "per installation) is kept in Redis, shared by replicas (three script calls per mutation), the others in " +
-    "the process. The App's share of the latency, beside GitHub's server time, is in issue 24's section.",
+    "Redis scripts; production throttling spaces mutations a second apart per installation, shared by replicas " +
+    "through one Redis script call per write, the other limiters in the process. The App's share of the " +
+    "latency, beside GitHub's server time, is in issue 24's section.",
   burst:
     "The first claim goes alone and the others join the next request, put together one write spacing (1 s) " +
     "later; on a loaded machine some claims' reads answer after that and go in a third request another second " +

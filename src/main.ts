@@ -11,7 +11,7 @@ import { type Env, EnvError, parseEnv } from "./config/env.js";
 import { createLogger, logFormatOf } from "./logger.js";
 import { createRedisClient, createStores } from "./providers/create-store.js";
 import { createClaimHoldOctokit } from "./providers/github/claim-hold-octokit.js";
-import { createThrottleConnection, withSharedThrottle } from "./providers/github/shared-throttle.js";
+import { createSharedThrottle, withSharedThrottle } from "./providers/github/shared-throttle.js";
 import { startSetupServer } from "./setup/start-setup-server.js";
 import { startWebhookForwarding } from "./setup/start-webhook-forwarding.js";
 import { httpServerLimits, startAppServer } from "./start-app-server.js";
@@ -135,13 +135,12 @@ async function main(): Promise<void> {
     },
   });
   // Probot would read REDIS_URL too, fetch ioredis with a package runner at start-up, and keep its
-  // rate limiter's state in Redis, where a flush or an empty restart breaks every GitHub call with
-  // "ERR SETTINGS_KEY_NOT_FOUND" (Bottleneck only recovers from the unprefixed message on Redis < 7).
-  // So Probot never sees REDIS_URL; with Redis, the App hands the limiter its own connection (cluster
-  // URLs included) that rebuilds the limiter after such a loss, so replicas share GitHub's rate limit.
+  // rate limiters in Redis through Bottleneck, which never recovers from a flush on Redis 7. So Probot
+  // never sees REDIS_URL; with Redis, the App spaces GitHub writes through its own connection (cluster
+  // URLs included), so replicas share GitHub's write rules (docs/deploy.md#5-scale-out).
   const { REDIS_URL: _claimStoreOnly, ...probotEnv } = process.env;
   const throttle = env.REDIS_URL
-    ? createThrottleConnection(createRedisClient(env.REDIS_URL, { offlineQueue: true }), log)
+    ? createSharedThrottle(createRedisClient(env.REDIS_URL, { offlineQueue: true }), log)
     : undefined;
   const Octokit = throttle
     ? withSharedThrottle(createClaimHoldOctokit(), throttle)
@@ -175,7 +174,7 @@ async function main(): Promise<void> {
     await services?.settled().catch(() => undefined);
     await services?.stop().catch(() => undefined);
     await stores.connection.close().catch(() => undefined);
-    await throttle?.disconnect().catch(() => undefined);
+    await throttle?.close();
     process.exit(0);
   };
   process.once("SIGTERM", stop);

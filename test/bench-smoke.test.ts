@@ -45,7 +45,7 @@ describe.skipIf(!redisProbe.available)("bench:smoke", () => {
       sizes.count.sizes.map((size) => [size, sizes.count.samples]),
     );
 
-    // The heartbeat floor: every target answered, the floor and the App each ran one EVALSHA per heartbeat.
+    // The heartbeat floor: every target answered, the floor ran one EVALSHA per heartbeat, the App at most one.
     for (const round of results.floor.rounds) {
       for (const target of floorTargets) {
         expect(round.closed[target]).toMatchObject({ non2xx: 0, errors: 0 });
@@ -55,12 +55,14 @@ describe.skipIf(!redisProbe.available)("bench:smoke", () => {
           errors: 0,
         });
       }
-      for (const target of ["floor", "heartbeat"] as const) {
-        const { requests, commands } = round.open[target];
-        // Beside the heartbeats, the idle App's own scripts (its write limiter) may run a few.
-        expect(commands.evalsha?.calls).toBeGreaterThanOrEqual(requests);
-        expect(commands.evalsha?.calls).toBeLessThan(requests + 10);
-      }
+      const floor = round.open.floor;
+      expect(floor.commands.evalsha?.calls).toBeGreaterThanOrEqual(floor.requests);
+      expect(floor.commands.evalsha?.calls).toBeLessThan(floor.requests + 10);
+      // The App sends heartbeats that overlap in one batch call (at most 64 each): on a busy machine
+      // the evenly spaced ones overlap too. Beside them, the idle App's own scripts may run a few.
+      const app = round.open.heartbeat;
+      expect(app.commands.evalsha?.calls).toBeGreaterThanOrEqual(Math.ceil(app.requests / 64));
+      expect(app.commands.evalsha?.calls).toBeLessThan(app.requests + 10);
     }
     const { scriptAlone } = results.floor;
     expect(scriptAlone.emptyScript.evalsha?.calls).toBeGreaterThanOrEqual(smokeSizes.floor.scriptCalls);

@@ -1,25 +1,8 @@
 // How many Redis round trips one claim costs at a fleet's pace, counted on a private redis-server with production throttling.
-import { createHash } from "node:crypto";
-import { createRequire } from "node:module";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultApp, type LocalStack, startLocalStack } from "../tools/local-stack/start-local-stack.js";
 import { agentClient, repo, seedWorld } from "./faults/support/world.js";
-
-/**
- * Bottleneck's timers, which run on their own schedule and not for any claim: each limiter's
- * heartbeat (every 5 s) and its group's clean-up check. Their script hashes, as ioredis sends them.
- */
-function bottleneckTimerScripts(): Set<string> {
-  const scripts = createRequire(import.meta.url)("bottleneck/lib/Scripts.js") as {
-    payload(name: string): string;
-  };
-  return new Set(
-    ["heartbeat", "group_check"].map((name) =>
-      createHash("sha1").update(scripts.payload(name)).digest("hex"),
-    ),
-  );
-}
 
 /** What a MONITOR connection saw clients send (commands run by scripts, tagged `lua`, left out). */
 interface Sent {
@@ -28,13 +11,11 @@ interface Sent {
 }
 
 async function watchClients(client: Redis): Promise<{ sent: Sent[]; stop(): void }> {
-  const timers = bottleneckTimerScripts();
   const monitor = await client.monitor();
   const sent: Sent[] = [];
   monitor.on("monitor", (_time: string, args: string[], source: string) => {
     const [command = "", ...rest] = args;
     if (source === "lua") return;
-    if (command.toLowerCase() === "evalsha" && timers.has(rest[0] ?? "")) return;
     sent.push({ command: command.toLowerCase(), args: rest });
   });
   return { sent, stop: () => monitor.disconnect() };
@@ -57,16 +38,16 @@ describe("a claim's Redis round trips", () => {
 
   /**
    * A warm claim (the installation's second and later, 1.2 s apart as a fleet claims, so the write
-   * limiter is idle) sends these 9, one after another (24 before issue 24 item 4):
+   * limiter is idle) sends these 7, one after another (24 before issue 24 item 4):
    *  1. HGETALL of the subject's record: the previous claim's branch (none asked), before GitHub's read;
    *  2. queueCandidate-2.lua: the candidate's blockers and the index's freshness;
    *  3. claim-13.lua: the claim, the installation's epoch, the repository index and the write lock;
-   *  4–6. the write limiter's submit, register and free (Bottleneck, shared through Redis across
-   *     replicas), around the one mutation; the read limiters are per process, in memory;
-   *  7. finishWrite-2.lua: the record after the write, the claim comment committed, the lock given up;
+   *  4. spaceWrites-1.lua: the installation's write spacing, shared through Redis across replicas,
+   *     before the one mutation; the read limiters are per process, in memory;
+   *  5. finishWrite-2.lua: the record after the write, the claim comment committed, the lock given up;
    *  after the answer, the merge fence's re-check of the subject:
-   *  8. fenceRecordClaim-4.lua: its note of the new claim, answering the subject's linked pull requests;
-   *  9. GET of the subject's cross-repository links.
+   *  6. fenceRecordClaim-4.lua: its note of the new claim, answering the subject's linked pull requests;
+   *  7. GET of the subject's cross-repository links.
    */
   it("is counted exactly on a warm claim", { timeout: 60_000 }, async () => {
     const client = agentClient(stack.app.url);
@@ -89,6 +70,6 @@ describe("a claim's Redis round trips", () => {
     expect(
       perClaim.map((sent) => sent.length),
       JSON.stringify(described, null, 1),
-    ).toEqual([9, 9, 9]);
+    ).toEqual([7, 7, 7]);
   });
 });

@@ -1,6 +1,7 @@
 // Each Lua script's header (BullMQ's `--[[ … ]]` block, by name) lists the keys, arguments and replies its definition and body have.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { throttleScripts } from "../src/providers/github/shared-throttle.js";
 import { fenceScripts } from "../src/providers/redis/redis-fence-store.js";
 import { outboxScripts } from "../src/providers/redis/redis-outbox-store.js";
 import type { ReplyDeclaration, ReplyLiteral } from "../src/providers/redis/script-replies.js";
@@ -8,7 +9,12 @@ import { type ScriptDefinition, scriptSource } from "../src/providers/redis/scri
 import { storeScripts } from "../src/providers/redis/store-scripts.js";
 
 const luaDirectory = new URL("../src/providers/redis/lua/", import.meta.url);
-const definitions = [...storeScripts.definitions, ...fenceScripts.definitions, ...outboxScripts.definitions];
+const definitions = [
+  ...storeScripts.definitions,
+  ...fenceScripts.definitions,
+  ...outboxScripts.definitions,
+  ...throttleScripts.definitions,
+];
 const fileOf = (definition: ScriptDefinition) => `${definition.name}-${definition.keys.length}.lua`;
 const read = (file: string) => readFileSync(new URL(file, luaDirectory), "utf8");
 

@@ -1,6 +1,7 @@
 // The Redis stores' Lua files: each belongs to one typed definition, names its keys and arguments, and loads with its includes.
 import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { throttleScripts } from "../src/providers/github/shared-throttle.js";
 import { fenceScripts } from "../src/providers/redis/redis-fence-store.js";
 import { outboxScripts } from "../src/providers/redis/redis-outbox-store.js";
 import {
@@ -14,7 +15,12 @@ import {
 import { storeScripts } from "../src/providers/redis/store-scripts.js";
 
 const luaDirectory = new URL("../src/providers/redis/lua/", import.meta.url);
-const definitions = [...storeScripts.definitions, ...fenceScripts.definitions, ...outboxScripts.definitions];
+const definitions = [
+  ...storeScripts.definitions,
+  ...fenceScripts.definitions,
+  ...outboxScripts.definitions,
+  ...throttleScripts.definitions,
+];
 const scriptFiles = readdirSync(luaDirectory).filter((name) => name.endsWith(".lua"));
 const includeFiles = readdirSync(new URL("includes/", luaDirectory)).filter((name) => name.endsWith(".lua"));
 const read = (path: string) => readFileSync(new URL(path, luaDirectory), "utf8");

@@ -1,14 +1,14 @@
-// GitHub's write limiter shared through Redis: its keys carry one hash tag, losing them breaks no GitHub call, GraphQL queries never reach it, and the other limiters stay in the process.
+// GitHub's write spacing shared through Redis: one script call per write under one hash tag, spaced across replicas, unharmed by losing its key or Redis, and never reached by GraphQL queries.
 import { randomBytes } from "node:crypto";
-import { createServer, type Server } from "node:http";
-import type Bottleneck from "bottleneck";
+import { createServer, type IncomingMessage, type Server } from "node:http";
 import { Redis } from "ioredis";
+import pino from "pino";
 import { ProbotOctokit } from "probot";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLogger } from "../src/logger.js";
 import { createClaimHoldOctokit } from "../src/providers/github/claim-hold-octokit.js";
 import {
-  createThrottleConnection,
+  createSharedThrottle,
+  type SharedThrottle,
   throttleKeyTag,
   withSharedThrottle,
 } from "../src/providers/github/shared-throttle.js";
@@ -16,24 +16,43 @@ import { createTestRedis, probeRedis, redisUrl } from "./support/redis.js";
 
 const redisProbe = await probeRedis();
 
-describe.skipIf(!redisProbe.available)("shared GitHub throttling", () => {
+interface Arrival {
+  route: string;
+  /** When the fake GitHub received it (ms, this process's clock). */
+  at: number;
+}
+
+/** A log that keeps its lines, to see what the throttle said. */
+function capturedLog() {
+  const lines: { level: number; msg: string }[] = [];
+  const log = pino({ level: "info" }, { write: (line: string) => lines.push(JSON.parse(line)) });
+  return { log, lines };
+}
+
+describe.skipIf(!redisProbe.available)("GitHub write spacing shared through Redis", () => {
   let redis: Redis;
+  let monitorClient: Redis;
   let server: Server;
   let baseUrl = "";
-  let requests = 0;
-  // One connection for the whole file: the throttling plugin builds its limiter groups once per
-  // process, on the connection of the first client that sends a request.
-  let connection: Bottleneck.IORedisConnection;
+  const arrivals: Arrival[] = [];
+  const throttles: SharedThrottle[] = [];
   const runId = `test-${randomBytes(4).toString("hex")}`;
-  const limiterKeys = () => redis.keys(`b_*${throttleKeyTag}:${runId}*`);
+  const spacingKeys = () => redis.keys(`claim-hold${throttleKeyTag}:${runId}*`);
+  /** A replica's throttle: its own Redis connection, as each App process has. */
+  const replica = (client = new Redis(redisUrl, { enableOfflineQueue: true }), log = capturedLog().log) => {
+    const throttle = createSharedThrottle(client, log);
+    throttles.push(throttle);
+    return throttle;
+  };
 
   beforeAll(async () => {
     redis = await createTestRedis({ enableOfflineQueue: true });
-    connection = createThrottleConnection(new Redis(redisUrl), createLogger({ level: "silent" }));
-    server = createServer((_req, res) => {
-      requests++;
+    monitorClient = await createTestRedis({ enableOfflineQueue: true });
+    server = createServer(async (req: IncomingMessage, res) => {
+      for await (const _ of req);
+      arrivals.push({ route: `${req.method} ${req.url}`, at: Date.now() });
       res.writeHead(200, { "content-type": "application/json", "x-ratelimit-remaining": "4999" });
-      res.end(JSON.stringify({ ok: true }));
+      res.end(JSON.stringify({ data: { ok: true } }));
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const address = server.address();
@@ -41,47 +60,99 @@ describe.skipIf(!redisProbe.available)("shared GitHub throttling", () => {
   });
 
   afterAll(async () => {
-    const keys = await limiterKeys();
+    const keys = await spacingKeys();
     if (keys.length) await redis.unlink(...keys);
     server?.close();
-    await connection?.disconnect();
+    await Promise.all(throttles.map((throttle) => throttle.close()));
+    await monitorClient?.quit();
     await redis?.quit();
   });
 
-  it("keeps the write limiter in Redis under one hash tag and rebuilds it after its keys are flushed", async () => {
-    const Octokit = withSharedThrottle(ProbotOctokit, connection);
-    const octokit = new Octokit({ baseUrl, throttle: { id: runId } });
-
-    expect((await octokit.request("POST /ping")).data).toStrictEqual({ ok: true });
-    const keys = await limiterKeys();
-    expect(keys.length).toBeGreaterThan(0);
-    for (const key of keys) expect(key).toContain(`claim-hold${throttleKeyTag}:${runId}`);
-
-    // A flush (or an empty restart) takes the limiter's settings away: the next call must still work.
-    await redis.unlink(...keys);
-    expect((await octokit.request("POST /ping")).data).toStrictEqual({ ok: true });
-    expect(requests).toBe(2);
-    expect((await limiterKeys()).some((key) => key.endsWith("_settings"))).toBe(true);
+  it("spaces one installation's writes a second apart across two replicas, one script call each, under one hash tag", async () => {
+    const id = `${runId}-replicas`;
+    const [one, two] = [replica(), replica()].map((throttle) => {
+      const Octokit = withSharedThrottle(ProbotOctokit, throttle);
+      return new Octokit({ baseUrl, throttle: { id } });
+    });
+    const sent: string[][] = [];
+    const monitor = await monitorClient.monitor();
+    monitor.on("monitor", (_time: string, args: string[], source: string) => {
+      if (source !== "lua" && args.some((arg) => arg.includes(id))) sent.push(args);
+    });
+    const before = arrivals.length;
+    await Promise.all([
+      one!.request("POST /write/1"),
+      two!.request("POST /write/2"),
+      one!.request("POST /write/3"),
+    ]);
+    monitor.disconnect();
+    const times = arrivals
+      .slice(before)
+      .map((arrival) => arrival.at)
+      .sort((a, b) => a - b);
+    expect(times).toHaveLength(3);
+    // Lower bounds only: a busy machine can only widen the gaps.
+    expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(950);
+    expect(times[2]! - times[1]!).toBeGreaterThanOrEqual(950);
+    // One script call per write (EVAL the first time a connection meets the script, EVALSHA after).
+    expect(sent.map((args) => args[0]?.toLowerCase().replace("evalsha", "eval"))).toEqual([
+      "eval",
+      "eval",
+      "eval",
+    ]);
+    expect(await spacingKeys()).toContain(`claim-hold${throttleKeyTag}:${id}:write`);
   });
 
-  it("keeps GraphQL queries out of Redis; a mutation goes through the shared write limiter alone", async () => {
+  it("spaces installations apart: two installations' first writes go at once", async () => {
+    const throttle = replica();
+    const Octokit = withSharedThrottle(ProbotOctokit, throttle);
+    const [one, two] = ["a", "b"].map(
+      (name) => new Octokit({ baseUrl, throttle: { id: `${runId}-${name}` } }),
+    );
+    const started = Date.now();
+    await Promise.all([one!.request("POST /write/a"), two!.request("POST /write/b")]);
+    // Not a timing bound on the test: a second write of one installation could not have gone before a second.
+    expect(Date.now() - started).toBeLessThan(1_000);
+  });
+
+  it("lets the next write go when the spacing key was flushed", async () => {
+    const Octokit = withSharedThrottle(ProbotOctokit, replica());
+    const octokit = new Octokit({ baseUrl, throttle: { id: `${runId}-flushed` } });
+    await octokit.request("POST /write/before");
+    const keys = await spacingKeys();
+    expect(keys).toContain(`claim-hold${throttleKeyTag}:${runId}-flushed:write`);
+    await redis.unlink(...keys);
+    expect((await octokit.request("POST /write/after")).data).toStrictEqual({ data: { ok: true } });
+  });
+
+  it("keeps writing, spaced in the process, when Redis does not answer, and says so once", async () => {
+    // A client on a port nothing listens on: every script call fails within the client's retries.
+    const deadRedis = new Redis({
+      port: 1,
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      enableOfflineQueue: false,
+    });
+    const { log, lines } = capturedLog();
+    const Octokit = withSharedThrottle(ProbotOctokit, replica(deadRedis, log));
+    const octokit = new Octokit({ baseUrl, throttle: { id: `${runId}-outage` } });
+    const before = arrivals.length;
+    await Promise.all([octokit.request("POST /write/x"), octokit.request("POST /write/y")]);
+    const [first, second] = arrivals.slice(before).map((arrival) => arrival.at);
+    expect(second! - first!).toBeGreaterThanOrEqual(950);
+    expect(lines.filter((line) => /Redis did not answer/.test(line.msg))).toHaveLength(1);
+  });
+
+  it("keeps GraphQL queries out of Redis; a mutation is spaced through it", async () => {
     // The App's client as production builds it with Redis.
-    const Octokit = withSharedThrottle(createClaimHoldOctokit(), connection);
     const id = `${runId}-reads`;
-    const octokit = new Octokit({ baseUrl, throttle: { id } });
-    const limiterKeysOf = async (group: string) =>
-      (await redis.keys(`b_octokit-${group}-claim-hold${throttleKeyTag}:${id}_*`)).length;
-    const before = requests;
-
+    const octokit = new (withSharedThrottle(createClaimHoldOctokit(), replica()))({
+      baseUrl,
+      throttle: { id },
+    });
     await Promise.all([1, 2, 3].map((n) => octokit.graphql(`query Read${n} { viewer { login } }`)));
-    expect(requests - before).toBe(3);
-    expect(await limiterKeysOf("global")).toBe(0);
-    expect(await limiterKeysOf("write")).toBe(0);
-
+    expect(await redis.exists(`claim-hold${throttleKeyTag}:${id}:write`)).toBe(0);
     await octokit.graphql("mutation Write { addComment(input: {}) { clientMutationId } }");
-    expect(requests - before).toBe(4);
-    expect(await limiterKeysOf("write")).toBeGreaterThan(0);
-    // Every request's concurrency cap is per process: it keeps nothing in Redis.
-    expect(await limiterKeysOf("global")).toBe(0);
+    expect(await redis.exists(`claim-hold${throttleKeyTag}:${id}:write`)).toBe(1);
   });
 });

@@ -5,7 +5,7 @@ import type { Logger } from "pino";
 import { createLogger } from "../../src/logger.js";
 import type { FenceStore } from "../../src/providers/fence-store.js";
 import { createClaimHoldOctokit } from "../../src/providers/github/claim-hold-octokit.js";
-import { createThrottleConnection, withSharedThrottle } from "../../src/providers/github/shared-throttle.js";
+import { createSharedThrottle, withSharedThrottle } from "../../src/providers/github/shared-throttle.js";
 import type { Stores } from "../../src/providers/stores.js";
 import {
   type GitHubSimulator,
@@ -122,10 +122,10 @@ export function defaultApp(options: DefaultAppOptions = {}): StartApp<DefaultSta
   return async (wiring) => {
     const adminToken = options.adminToken ?? randomBytes(16).toString("hex");
     const log = stackLogger(options.logLevel ?? "warn");
-    // Its own connection: Bottleneck's disconnect ends the client it was given.
+    // Its own connection: closing the throttle ends the client it was given.
     const throttle =
       options.productionThrottle && wiring.redis
-        ? createThrottleConnection(wiring.redis.client.duplicate({ enableOfflineQueue: true }), log)
+        ? createSharedThrottle(wiring.redis.client.duplicate({ enableOfflineQueue: true }), log)
         : undefined;
     const Octokit = options.productionThrottle
       ? throttle
@@ -159,7 +159,7 @@ export function defaultApp(options: DefaultAppOptions = {}): StartApp<DefaultSta
       log,
       async close() {
         await app.close();
-        await throttle?.disconnect();
+        await throttle?.close();
       },
     };
   };

@@ -1,93 +1,115 @@
-// Shares GitHub's write limiter (Probot's Bottleneck throttling) across replicas through Redis, and survives its loss.
+// Shares GitHub's write spacing (the throttling plugin's write and notifications limiters) across replicas through Redis: one script call per write.
 //
-// Probot would do this itself when given REDIS_URL, but it fetches ioredis with a package runner at
-// start-up, cannot speak `redis-cluster://`, and on Redis 7 never recovers once its keys are gone:
-// Bottleneck rebuilds on the error "SETTINGS_KEY_NOT_FOUND", Redis 7 answers "ERR SETTINGS_KEY_NOT_FOUND".
-import Bottleneck from "bottleneck";
+// Probot would share its limiters itself when given REDIS_URL, through Bottleneck: it fetches ioredis
+// with a package runner at start-up, cannot speak `redis-cluster://`, never recovers on Redis 7 once
+// its keys are gone, and costs three script calls per write even when idle (docs/deploy.md#5-scale-out).
 import type { Cluster, Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { ProbotOctokit } from "probot";
+import { defineScript, runScript, ScriptSet, value } from "../redis/script-runner.js";
 
 /**
- * Every limiter key carries this hash tag: on a cluster each Bottleneck script stays in one slot,
- * and the keys sit outside the claim store's prefix, so a flush of the claim store never reaches them.
+ * Every spacing key carries this hash tag: on a cluster they sit in one slot, and outside the claim
+ * store's prefix, so a flush of the claim store never reaches them.
  */
 export const throttleKeyTag = "{claim-hold-throttle}";
 
-type ScriptCallback = (error: Error | null, reply?: unknown) => void;
+/**
+ * The spacing `@octokit/plugin-throttling` (11.x) keeps per installation, as its `write` and
+ * `notifications` groups do (`maxConcurrent: 1` over a no-op job, so only the spacing of starts counts).
+ */
+const writeSpacingMs = { write: 1_000, notifications: 3_000 } as const;
+type SpacedGroup = keyof typeof writeSpacingMs;
 
-/** Bottleneck's own recovery codes, as Redis 7 prefixes them. */
-const prefixedRecoverable = /^ERR (SETTINGS_KEY_NOT_FOUND|UNKNOWN_CLIENT)\b/;
+const spaceWritesScript = defineScript({
+  name: "spaceWrites",
+  keys: ["next"],
+  args: ["interval"],
+  replies: value("wait"),
+});
+
+export const throttleScripts = new ScriptSet([spaceWritesScript]);
+
+type Job = (...args: unknown[]) => Promise<unknown>;
+
+/** What the plugin uses of a limiter group: `group.key(id).schedule(jobOptions, job)`. */
+export interface SpacingGroup {
+  key(id: string): { schedule(jobOptions: unknown, job: Job, ...args: unknown[]): Promise<unknown> };
+}
+
+export interface SharedThrottle {
+  groups: Record<SpacedGroup, SpacingGroup>;
+  close(): Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * Bottleneck's ioredis connection, with script errors of Redis 7 ("ERR SETTINGS_KEY_NOT_FOUND")
- * given the message Bottleneck recognises, so it re-initialises its settings and retries the call
- * (after a FLUSHALL, an empty restart, or eviction of its keys) instead of failing every request.
+ * The write spacing kept in Redis. When Redis does not answer (within the client's command timeout),
+ * the spacing falls back to this process alone: writes keep going, one process at a time spaced,
+ * until Redis answers again.
  */
-class RecoveringIORedisConnection extends Bottleneck.IORedisConnection {
-  __scriptFn__(name: string): (...args: unknown[]) => unknown {
-    // biome-ignore lint/suspicious/noExplicitAny: Bottleneck's internal hook is untyped
-    const run = (Bottleneck.IORedisConnection.prototype as any).__scriptFn__.call(this, name) as (
-      ...args: unknown[]
-    ) => unknown;
-    return (...args: unknown[]) => {
-      const callback = args.at(-1);
-      if (typeof callback !== "function") return run(...args);
-      const recovering: ScriptCallback = (error, reply) => {
-        const match = error ? prefixedRecoverable.exec(error.message) : null;
-        if (error && match) error.message = match[1]!;
-        (callback as ScriptCallback)(error, reply);
+export function createSharedThrottle(client: Redis | Cluster, log: Logger): SharedThrottle {
+  throttleScripts.register(client);
+  let degraded = false;
+  const localNext = new Map<string, number>();
+  const reserveLocally = (key: string, interval: number) => {
+    const now = Date.now();
+    const start = Math.max(now, localNext.get(key) ?? 0);
+    localNext.set(key, start + interval);
+    return start - now;
+  };
+  const reserve = async (key: string, interval: number): Promise<number> => {
+    try {
+      const { wait } = await runScript(client, spaceWritesScript, {
+        keys: { next: key },
+        args: { interval },
+      });
+      if (degraded) {
+        degraded = false;
+        log.info({ source: "github-throttle" }, "GitHub write spacing: shared through Redis again");
+      }
+      return Number(wait);
+    } catch (error) {
+      if (!degraded) {
+        degraded = true;
+        log.warn(
+          { err: { message: (error as Error).message }, source: "github-throttle" },
+          "GitHub write spacing: Redis did not answer, spacing this process's writes alone",
+        );
+      }
+      return reserveLocally(key, interval);
+    }
+  };
+  const group = (name: SpacedGroup): SpacingGroup => ({
+    key: (id) => {
+      const key = `claim-hold${throttleKeyTag}:${id}:${name}`;
+      return {
+        async schedule(_jobOptions, job, ...args) {
+          const wait = await reserve(key, writeSpacingMs[name]);
+          if (wait > 0) await sleep(wait);
+          return job(...args);
+        },
       };
-      return run(...args.slice(0, -1), recovering);
-    };
-  }
-}
-
-/** The limiter's Redis connection (Bottleneck duplicates the client for its pub/sub). */
-export function createThrottleConnection(client: Redis | Cluster, log: Logger): Bottleneck.IORedisConnection {
-  const connection = new RecoveringIORedisConnection({ client } as Bottleneck.IORedisConnectionOptions);
-  connection.on("error", (error: Error) =>
-    log.warn({ err: { message: error.message }, source: "bottleneck" }, "GitHub rate limiter: Redis error"),
-  );
-  return connection;
-}
-
-/**
- * The throttling plugin's limiters that are per process: every request's concurrency cap (`global`),
- * token requests (`auth`) and search. They keep no state worth sharing, and in Redis each request
- * would pay three script calls on them even when idle (docs/deploy.md#5-scale-out).
- */
-function perProcessLimiters() {
+    },
+  });
   return {
-    global: new Bottleneck.Group({ id: "octokit-global", maxConcurrent: 10 }),
-    auth: new Bottleneck.Group({ id: "octokit-auth", maxConcurrent: 1 }),
-    search: new Bottleneck.Group({ id: "octokit-search", maxConcurrent: 1, minTime: 2_000 }),
+    groups: { write: group("write"), notifications: group("notifications") },
+    close: async () => {
+      await client.quit().catch(() => client.disconnect());
+    },
   };
 }
 
 /**
- * The App's Octokit with GitHub's write rules kept in Redis: the write limiter (one mutation or REST
- * write at a time, a second apart, per installation) and the notifications limiter get limiter ids
- * `claim-hold{claim-hold-throttle}:<installation>` so replicas share them; the other limiters stay in
- * this process.
+ * The App's Octokit with GitHub's write spacing kept in Redis, per installation (the plugin's
+ * `throttle.id`), so replicas share it; the other limiters (every request's concurrency cap, token
+ * requests, search) stay in this process, as the plugin builds them without a connection.
  */
-export function withSharedThrottle<T extends typeof ProbotOctokit>(
-  Octokit: T,
-  connection: Bottleneck.IORedisConnection,
-): T {
-  const local = perProcessLimiters();
+export function withSharedThrottle<T extends typeof ProbotOctokit>(Octokit: T, throttle: SharedThrottle): T {
   return Octokit.defaults((instance: Record<string, unknown>) => {
-    const throttle = (instance.throttle ?? {}) as Record<string, unknown>;
-    if (throttle.enabled === false) return instance;
-    return {
-      ...instance,
-      throttle: {
-        ...local,
-        ...throttle,
-        Bottleneck,
-        connection,
-        id: `claim-hold${throttleKeyTag}:${String(throttle.id ?? "app")}`,
-      },
-    };
+    const options = (instance.throttle ?? {}) as Record<string, unknown>;
+    if (options.enabled === false) return instance;
+    return { ...instance, throttle: { ...options, ...throttle.groups, id: String(options.id ?? "app") } };
   }) as T;
 }
