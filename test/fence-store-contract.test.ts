@@ -4,8 +4,10 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { SubjectKey } from "../src/domain/claim.js";
 import {
   attestationTtlMs,
+  crossLinkTtlMs,
   type FenceStore,
   type IndexedPullRequest,
+  maxCrossLinks,
   maxShasPerGeneration,
 } from "../src/providers/fence-store.js";
 import { MemoryFenceStore } from "../src/providers/memory/memory-fence-store.js";
@@ -14,6 +16,7 @@ import {
   createTestCluster,
   createTestRedis,
   deleteKeysWithPrefix,
+  elapseKeysWithPrefix,
   probeRedis,
   redisClusterUrl,
   uniqueKeyPrefix,
@@ -27,6 +30,8 @@ interface FenceCase {
   create(clock: { now: number }): FenceStore;
   /** The keys a store wrote (Redis only), to prove the hash-tag scheme. */
   keys?(): Promise<string[]>;
+  /** Lets `ms` pass for the keys' times to live (Redis only: the memory store reads the clock). */
+  elapse?(ms: number): Promise<void>;
   teardown(): Promise<void>;
 }
 
@@ -54,6 +59,7 @@ function redisCase(
       current = `${runPrefix}${++next}:`;
       return new RedisFenceStore({ redis: client!, keyPrefix: current });
     },
+    elapse: (ms) => elapseKeysWithPrefix(client!, current, ms),
     async keys() {
       const nodes = client!.isCluster ? (client as Cluster).nodes("master") : [client as Redis];
       return (await Promise.all(nodes.map((node) => node.keys(`${current}*`)))).flat().sort();
@@ -182,20 +188,53 @@ describe.each(cases)("$name fence contract", (fenceCase) => {
     expect(await fences.pullRequestsFor({ ...key, issue: 43 })).toEqual([pr(6, [43], { headSha: sha(99) })]);
 
     const note = { generation: 1, actor: agentA, branch: "agent/A/42-x" };
-    expect(await fences.recordClaim({ ...key, issue: 43 }, note)).toEqual([
-      pr(6, [43], { headSha: sha(99) }),
-    ]);
+    expect(await fences.recordClaim({ ...key, issue: 43 }, note)).toEqual({
+      pullRequests: [pr(6, [43], { headSha: sha(99) })],
+      crossLinks: [],
+    });
     await fences.putPullRequest(repo, pr(7, [42]));
     // Recording a claim answers its subject's linked PRs, as pullRequestsFor does.
-    expect(await fences.recordClaim(key, note)).toEqual(await fences.pullRequestsFor(key));
-    expect((await fences.recordClaim(key, note)).map((p) => p.number)).toEqual([5, 7]);
+    expect((await fences.recordClaim(key, note)).pullRequests).toEqual(await fences.pullRequestsFor(key));
+    expect((await fences.recordClaim(key, note)).pullRequests.map((p) => p.number)).toEqual([5, 7]);
     await fences.removePullRequest(repo, 7);
 
     await fences.removePullRequest(repo, 5);
     await fences.removePullRequest(repo, 5);
     expect(await fences.pullRequestsFor(key)).toEqual([]);
-    expect(await fences.recordClaim(key, note)).toEqual([]);
+    expect((await fences.recordClaim(key, note)).pullRequests).toEqual([]);
     expect(await fences.pullRequest(repo, 5)).toBeNull();
+  });
+
+  it(`remembers up to ${maxCrossLinks} PRs of other repositories per subject, once each, and answers them with a claim's note`, async () => {
+    const link = (number: number) => ({ repo: "acme/other", repoId: 2002, number });
+    expect(await fences.crossLinksOf(key)).toEqual([]);
+    await fences.rememberCrossLink(key, link(1));
+    await fences.rememberCrossLink(key, link(1));
+    await fences.rememberCrossLink(key, { ...link(1), repoId: 2003, repo: "acme/third" });
+    expect(await fences.crossLinksOf(key)).toEqual([
+      link(1),
+      { ...link(1), repoId: 2003, repo: "acme/third" },
+    ]);
+    expect(await fences.crossLinksOf({ ...key, issue: 43 })).toEqual([]);
+    for (let n = 2; n <= maxCrossLinks + 1; n++) await fences.rememberCrossLink(key, link(n));
+    const kept = await fences.crossLinksOf(key);
+    expect(kept).toHaveLength(maxCrossLinks);
+    // The oldest went first.
+    expect(kept[0]).toEqual(link(2));
+    expect(kept.at(-1)).toEqual(link(maxCrossLinks + 1));
+    // One store call answers the note, the subject's PRs here and its cross links.
+    const answered = await fences.recordClaim(key, { generation: 1, actor: agentA });
+    expect(answered).toEqual({ pullRequests: [], crossLinks: kept });
+  });
+
+  it("lets a subject's cross links expire 30 days after the last new one", async () => {
+    await fences.rememberCrossLink(key, { repo: "acme/other", repoId: 2002, number: 9 });
+    clock.now += crossLinkTtlMs - 1_000;
+    await fenceCase.elapse?.(crossLinkTtlMs - 1_000);
+    expect(await fences.crossLinksOf(key)).toHaveLength(1);
+    clock.now += 2_000;
+    await fenceCase.elapse?.(2_000);
+    expect(await fences.crossLinksOf(key)).toEqual([]);
   });
 
   it("marks a comment handled once until the mark is dropped or expires", async () => {

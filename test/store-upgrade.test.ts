@@ -289,13 +289,17 @@ describe.skipIf(!redisProbe.available)(
       expect(evidence.claims.map((note) => [note.generation, note.branch])).toStrictEqual([[1, branch]]);
       expect(await fence.subjectsForBranch({ installationId, repoId }, branch)).toStrictEqual([issue]);
       expect((await fence.pullRequestsFor(on(issue))).map((pr) => pr.number)).toStrictEqual([pullRequest]);
-      // This release's note of a new claim answers the PRs an old replica linked to the subject.
+      // This release's note of a new claim answers the PRs an old replica linked to the subject
+      // (0.1.0 kept no cross-repository links in the fence's store: none to answer).
       const linked = await fence.recordClaim(on(issue), {
         generation: 2,
         actor: { kind: "agent", login: "octo-agent", sessionId: "s-new" },
         branch,
       });
-      expect(linked.map((pr) => [pr.number, pr.headSha])).toStrictEqual([[pullRequest, headSha]]);
+      expect(linked.pullRequests.map((pr) => [pr.number, pr.headSha])).toStrictEqual([
+        [pullRequest, headSha],
+      ]);
+      expect(linked.crossLinks).toStrictEqual([]);
     });
 
     it("reads and ranks the old candidate index, and reserves from it", async () => {

@@ -38,7 +38,7 @@ export class MergeFence {
   constructor(private readonly deps: MergeFenceDeps) {
     this.#unfinished = new UnfinishedChecks({ store: deps.stores.documents, now: deps.now, log: deps.log });
     const recovery = new SubjectRecovery(deps);
-    this.#crossLinks = new CrossLinks(deps.stores.documents);
+    this.#crossLinks = new CrossLinks(deps.fences);
     // PR heads and merge-group heads share one queue per head (and per PR's remembered groups).
     const parts = {
       heads: new OneAtATime(),
@@ -136,7 +136,7 @@ export class MergeFence {
       issue: record.issue,
     };
     if (previous) await this.deps.fences.recordClaim(key, noteOf(previous));
-    // The note's store call answers the subject's linked PRs too: the re-check needs no read of its own.
+    // The note's store call answers the subject's linked PRs and cross links too: the re-check needs no read of its own.
     const linked = await this.deps.fences.recordClaim(key, noteOf(record));
     const changes = await this.#recheck.run(record.installationId, key, linked);
     // A change rebuilt after a store loss: the PRs GitHub showed that the index lost are read

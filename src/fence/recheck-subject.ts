@@ -1,7 +1,7 @@
 // After a subject changed hands: the checks of its linked PRs, here and in other repositories, and of the merge groups holding them run again.
 import type { SubjectKey } from "../domain/claim.js";
-import type { IndexedPullRequest } from "../providers/fence-store.js";
-import type { CrossLinks } from "./cross-links.js";
+import type { SubjectLinks } from "../providers/fence-store.js";
+import type { CrossLink, CrossLinks } from "./cross-links.js";
 import type { CheckChange, MergeFenceDeps, RememberedGroup } from "./fence-types.js";
 import type { MergeGroupCheck } from "./merge-group-check.js";
 import type { PullRequestCheck } from "./pull-request-check.js";
@@ -18,9 +18,11 @@ export class SubjectRecheck {
    * Re-runs the checks of every open PR linked to the subject (`linked`, when the caller read them
    * already); it costs no GitHub request when no PR is linked.
    */
-  async run(installationId: number, key: SubjectKey, linked?: IndexedPullRequest[]): Promise<CheckChange[]> {
-    const prs = linked ?? (await this.deps.fences.pullRequestsFor({ ...key, installationId }));
-    const crossLinked = await this.#recheckCrossLinked(installationId, key);
+  async run(installationId: number, key: SubjectKey, linked?: SubjectLinks): Promise<CheckChange[]> {
+    const subject = { ...key, installationId };
+    const prs = linked?.pullRequests ?? (await this.deps.fences.pullRequestsFor(subject));
+    const links = linked?.crossLinks ?? (await this.crossLinks.of(subject));
+    const crossLinked = await this.#recheckCrossLinked(installationId, links);
     if (prs.length === 0) return crossLinked;
     const record = await this.deps.stores.claims.get(key);
     if (!record) {
@@ -49,8 +51,7 @@ export class SubjectRecheck {
   }
 
   /** The open PRs of other repositories that close this subject: their checks re-run too. */
-  async #recheckCrossLinked(installationId: number, key: SubjectKey): Promise<CheckChange[]> {
-    const links = await this.crossLinks.of({ ...key, installationId });
+  async #recheckCrossLinked(installationId: number, links: readonly CrossLink[]): Promise<CheckChange[]> {
     const changes: CheckChange[] = [];
     for (const link of links) {
       const pr = await this.deps.fences.pullRequest({ installationId, repoId: link.repoId }, link.number);

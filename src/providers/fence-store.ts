@@ -11,6 +11,19 @@ export const maxClaimNotes = 50;
 /** Subjects remembered per branch name. */
 export const maxSubjectsPerBranch = 20;
 
+/** Pull requests of other repositories remembered per subject as closing it; the oldest go first. */
+export const maxCrossLinks = 20;
+/** A subject's cross links expire this long after their last write. */
+export const crossLinkTtlMs = 30 * 24 * 60 * 60_000;
+
+/** A pull request of another repository of the installation that closes a subject. */
+export const CrossLink = z.strictObject({
+  repo: z.string().min(3).max(200),
+  repoId: z.number().int().positive(),
+  number: z.number().int().positive(),
+});
+export type CrossLink = z.infer<typeof CrossLink>;
+
 /** One claim incarnation as the fence needs it: who held it and which branch it named. */
 export const ClaimNote = z.strictObject({
   generation: z.number().int().positive(),
@@ -64,12 +77,23 @@ export interface RepoKey {
   repoId: number;
 }
 
+/** What a subject's checks depend on: its linked open PRs here, and the PRs elsewhere that close it. */
+export interface SubjectLinks {
+  pullRequests: IndexedPullRequest[];
+  crossLinks: CrossLink[];
+}
+
 export interface FenceStore {
   /**
    * Remembers a claim incarnation and indexes its branch → subject (safe to repeat); answers the
-   * subject's linked open PRs (as `pullRequestsFor`), whose checks a changed claim re-runs.
+   * subject's linked open PRs (as `pullRequestsFor`) and its cross links (as `crossLinksOf`), whose
+   * checks a changed claim re-runs.
    */
-  recordClaim(key: SubjectKey, note: ClaimNote): Promise<IndexedPullRequest[]>;
+  recordClaim(key: SubjectKey, note: ClaimNote): Promise<SubjectLinks>;
+  /** Pull requests of other repositories remembered as closing the subject, oldest first. */
+  crossLinksOf(key: SubjectKey): Promise<CrossLink[]>;
+  /** Remembers that `link` closes the subject (safe to repeat; bounded, expiring). */
+  rememberCrossLink(key: SubjectKey, link: CrossLink): Promise<void>;
   /**
    * Records that `generation` vouches for `sha`, with the lease token whose digest is `tokenDigest`;
    * repeating refreshes it (and names the token that repeated it). Bounded and expiring.

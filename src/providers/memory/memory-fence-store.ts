@@ -3,14 +3,18 @@ import type { SubjectKey } from "../../domain/claim.js";
 import {
   attestationTtlMs,
   type ClaimNote,
+  type CrossLink,
   type CurrentToken,
+  crossLinkTtlMs,
   type FenceEvidence,
   type FenceStore,
   type IndexedPullRequest,
   maxClaimNotes,
+  maxCrossLinks,
   maxShasPerGeneration,
   maxSubjectsPerBranch,
   type RepoKey,
+  type SubjectLinks,
 } from "../fence-store.js";
 
 const subjectId = (key: SubjectKey) => `${key.installationId}:${key.repoId}:${key.issue}`;
@@ -25,14 +29,31 @@ export class MemoryFenceStore implements FenceStore {
   readonly #branches = new Map<string, Map<string, number[]>>();
   /** repo → PR number → entry. */
   readonly #pullRequests = new Map<string, Map<number, IndexedPullRequest>>();
+  /** subject → the PRs of other repositories that close it (oldest first), and when they expire. */
+  readonly #crossLinks = new Map<string, { links: CrossLink[]; until: number }>();
   /** `installation:comment` → mark expiry. */
   readonly #comments = new Map<string, number>();
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  async recordClaim(key: SubjectKey, note: ClaimNote): Promise<IndexedPullRequest[]> {
+  async recordClaim(key: SubjectKey, note: ClaimNote): Promise<SubjectLinks> {
     this.#recordNote(key, note);
-    return this.pullRequestsFor(key);
+    return { pullRequests: await this.pullRequestsFor(key), crossLinks: await this.crossLinksOf(key) };
+  }
+
+  async crossLinksOf(key: SubjectKey): Promise<CrossLink[]> {
+    const known = this.#crossLinks.get(subjectId(key));
+    if (!known || known.until <= this.now()) return [];
+    return structuredClone(known.links);
+  }
+
+  async rememberCrossLink(key: SubjectKey, link: CrossLink): Promise<void> {
+    const links = await this.crossLinksOf(key);
+    if (links.some((known) => known.repoId === link.repoId && known.number === link.number)) return;
+    const kept = [...links, { repo: link.repo, repoId: link.repoId, number: link.number }].slice(
+      -maxCrossLinks,
+    );
+    this.#crossLinks.set(subjectId(key), { links: kept, until: this.now() + crossLinkTtlMs });
   }
 
   #recordNote(key: SubjectKey, note: ClaimNote): void {

@@ -5,14 +5,18 @@ import type { SubjectKey } from "../../domain/claim.js";
 import {
   attestationTtlMs,
   ClaimNote,
+  CrossLink,
   type CurrentToken,
+  crossLinkTtlMs,
   type FenceEvidence,
   type FenceStore,
   IndexedPullRequest,
   maxClaimNotes,
+  maxCrossLinks,
   maxShasPerGeneration,
   maxSubjectsPerBranch,
   type RepoKey,
+  type SubjectLinks,
 } from "../fence-store.js";
 import { FenceKeys } from "./keys.js";
 import { callRedis, defineScript, literals, runScript, ScriptSet, tuple } from "./script-runner.js";
@@ -25,9 +29,16 @@ export interface RedisFenceStoreOptions {
 
 const recordClaimScript = defineScript({
   name: "fenceRecordClaim",
-  keys: ["notes", "branches", "links", "prs"],
+  keys: ["notes", "branches", "links", "prs", "crossLinks"],
   args: ["generation", "note", "branch", "issue", "maxNotes", "maxSubjectsPerBranch", "ttlMs"],
-  replies: tuple("prs..."),
+  replies: tuple("crossLinks", "prs..."),
+});
+
+const rememberCrossLinkScript = defineScript({
+  name: "fenceRememberCrossLink",
+  keys: ["crossLinks"],
+  args: ["link", "repoId", "number", "maxLinks", "ttlMs"],
+  replies: literals(1),
 });
 
 const attestScript = defineScript({
@@ -54,6 +65,7 @@ const removePullRequestScript = defineScript({
 
 export const fenceScripts = new ScriptSet([
   recordClaimScript,
+  rememberCrossLinkScript,
   attestScript,
   putPullRequestScript,
   removePullRequestScript,
@@ -62,6 +74,7 @@ export const fenceScripts = new ScriptSet([
 const AttestedAt = z.record(z.string().regex(/^\d+$/), z.number());
 const IssueList = z.array(z.number().int().positive());
 const PrNumbers = z.array(z.number().int().positive());
+const CrossLinkList = z.array(CrossLink);
 
 export class RedisFenceStore implements FenceStore {
   readonly #redis: Redis | Cluster;
@@ -73,15 +86,17 @@ export class RedisFenceStore implements FenceStore {
     fenceScripts.register(this.#redis);
   }
 
-  async recordClaim(key: SubjectKey, note: ClaimNote): Promise<IndexedPullRequest[]> {
+  async recordClaim(key: SubjectKey, note: ClaimNote): Promise<SubjectLinks> {
     const valid = ClaimNote.parse(note);
     const prsKey = this.#keys.repo(key, "prs");
-    const { prs } = await runScript(this.#redis, recordClaimScript, {
+    const crossLinksKey = this.#keys.subject(key, "xlinks");
+    const { crossLinks, prs } = await runScript(this.#redis, recordClaimScript, {
       keys: {
         notes: this.#keys.subject(key, "claims"),
         branches: this.#keys.repo(key, "branches"),
         links: this.#keys.repo(key, "links"),
         prs: prsKey,
+        crossLinks: crossLinksKey,
       },
       args: {
         generation: valid.generation,
@@ -93,9 +108,32 @@ export class RedisFenceStore implements FenceStore {
         ttlMs: attestationTtlMs,
       },
     });
-    return prs
-      .map((entry) => parseStored(IndexedPullRequest, String(entry), prsKey))
-      .sort((a, b) => a.number - b.number);
+    return {
+      pullRequests: prs
+        .map((entry) => parseStored(IndexedPullRequest, String(entry), prsKey))
+        .sort((a, b) => a.number - b.number),
+      crossLinks: parseCrossLinks(String(crossLinks ?? ""), crossLinksKey),
+    };
+  }
+
+  async crossLinksOf(key: SubjectKey): Promise<CrossLink[]> {
+    const crossLinksKey = this.#keys.subject(key, "xlinks");
+    const raw = await callRedis(() => this.#redis.get(crossLinksKey));
+    return parseCrossLinks(raw ?? "", crossLinksKey);
+  }
+
+  async rememberCrossLink(key: SubjectKey, link: CrossLink): Promise<void> {
+    const valid = CrossLink.parse(link);
+    await runScript(this.#redis, rememberCrossLinkScript, {
+      keys: { crossLinks: this.#keys.subject(key, "xlinks") },
+      args: {
+        link: JSON.stringify(valid),
+        repoId: valid.repoId,
+        number: valid.number,
+        maxLinks: maxCrossLinks,
+        ttlMs: crossLinkTtlMs,
+      },
+    });
   }
 
   async attest(
@@ -215,4 +253,8 @@ function parseStored<T extends z.ZodType>(schema: T, raw: string, key: string): 
   const parsed = schema.safeParse(json);
   if (!parsed.success) throw new Error(`corrupt fence data at ${key}: ${parsed.error.issues[0]?.message}`);
   return parsed.data;
+}
+
+function parseCrossLinks(raw: string, key: string): CrossLink[] {
+  return raw === "" ? [] : parseStored(CrossLinkList, raw, key);
 }

@@ -1,13 +1,15 @@
 --[[
   Keeps the merge fence's note of one claim generation, and indexes its branch to the subject, so a
   pull request on that branch can be matched to the claim later; answers the subject's linked open
-  pull requests (as pullRequestsFor), whose checks a changed claim re-runs.
+  pull requests (as pullRequestsFor) and its cross links (as crossLinksOf), whose checks a changed claim
+  re-runs: one call where a changed claim used to read its cross links on their own.
 
     KEYS
       notes               the subject's claim notes by generation (hash of JSON)
       branches            the repository's branches to the subjects claimed on them (hash of JSON lists)
       links               the repository's subjects to their linked PR numbers (hash of JSON lists)
       prs                 the repository's indexed open PRs by number (hash of JSON)
+      crossLinks          the subject's PRs of other repositories that close it (string, JSON list)
     ARGV
       generation          the claim's generation
       note                the claim note (JSON)
@@ -17,7 +19,8 @@
       maxSubjectsPerBranch  the most subjects kept per branch (the oldest go first)
       ttlMs               how long the notes and branches live without a write (ms)
     Reply
-      {prs...}            recorded; the subject's linked PRs (JSON each), in no particular order
+      {crossLinks, prs...}  recorded; the subject's cross links (JSON list, '' for none) and its linked
+                          PRs (JSON each), in no particular order
 ]]
 
 --- @include "record"
@@ -46,13 +49,13 @@ if ARG.branch ~= '' then
   end
   redis.call('PEXPIRE', KEY.branches, ARG.ttlMs)
 end
+local reply = {redis.call('GET', KEY.crossLinks) or ''}
 local linked = redis.call('HGET', KEY.links, ARG.issue)
-if not linked then return {} end
+if not linked then return reply end
 local numbers = {}
 for i, n in ipairs(cjson.decode(linked)) do numbers[i] = int(n) end
-if #numbers == 0 then return {} end
-local prs = {}
+if #numbers == 0 then return reply end
 for _, entry in ipairs(redis.call('HMGET', KEY.prs, unpack(numbers))) do
-  if entry then prs[#prs + 1] = entry end
+  if entry then reply[#reply + 1] = entry end
 end
-return prs
+return reply
