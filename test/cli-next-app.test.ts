@@ -163,6 +163,32 @@ describe.skipIf(!redisProbe.available)("the fleet loop against the App and the s
     expect(after.queue).toEqual([{ issue: 6, title: "Needs design", rank: 1, reasons: expect.any(Array) }]);
   });
 
+  it("next --capability gpu takes the issue labelled needs:gpu that the queue skips for others", async () => {
+    const gpuIssue = world.sim.addIssue(repo, {
+      title: "Train the model",
+      labels: ["needs:gpu", "p0"],
+      author: maintainer.login,
+    }).number;
+    await world.sim.flush();
+
+    const plain = json(await cli("reader", ["queue", repo, "--json"]));
+    expect(plain.skipped).toContainEqual({ issue: gpuIssue, reason: "missingCapability", missing: ["gpu"] });
+    const asGpu = json(await cli("reader", ["queue", repo, "--capability", "gpu", "--json"]));
+    // Both p0: after #5 (older), before everything unprioritized.
+    expect(asGpu.queue[1]).toMatchObject({ issue: gpuIssue, rank: 2 });
+
+    const cpu = await cli("cpu", ["next", repo, "--json"]);
+    expect(cpu.code).toBe(0);
+    expect(json(cpu).picked.issue).toBe(5);
+    // The next best for a session without the capability is an unprioritized one, never the GPU issue.
+    expect(json(await cli("cpu-2", ["next", repo, "--json"])).picked.issue).toBe(1);
+    const gpu = await cli("gpu", ["next", repo, "--capability", "GPU", "--json"]);
+    expect(gpu.code).toBe(0);
+    expect(json(gpu).picked.issue).toBe(gpuIssue);
+    await world.sim.flush();
+    expect(claimMarkers(world.sim, gpuIssue)).toEqual([{ generation: 1, state: "active" }]);
+  });
+
   it("next -- <cmd> runs the command on the picked issue, heartbeating, and releases it completed", async () => {
     const result = await cli("runner", [
       "next",

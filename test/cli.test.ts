@@ -671,6 +671,7 @@ describe("queue", () => {
 
     const queue = await cli(["queue", repo, "--json"]);
     const text = await cli(["queue", repo, "--limit", "1"]);
+    const asGpu = await cli(["queue", repo, "--capability", "gpu", "--capability", "python", "--json"]);
 
     expect(queue.code).toBe(0);
     expect(parseJson(QueueOutput, queue.stdout)).toEqual({
@@ -704,7 +705,9 @@ describe("queue", () => {
     expect(fake.requests.map((r) => [r.method, r.path, r.authorization])).toEqual([
       ["GET", "/api/v1/repos/octo/widgets/queue", `Bearer ${agentToken}`],
       ["GET", "/api/v1/repos/octo/widgets/queue?limit=1", `Bearer ${agentToken}`],
+      ["GET", "/api/v1/repos/octo/widgets/queue?capabilities=gpu%2Cpython", `Bearer ${agentToken}`],
     ]);
+    expect(asGpu.code).toBe(0);
   });
 
   it("refuses a bad --limit and a missing token before calling the App", async () => {
@@ -765,6 +768,10 @@ describe("next", () => {
       "p1",
       "--exclude-label",
       "wontfix",
+      "--capability",
+      "gpu",
+      "--capability",
+      "Python",
       "--class",
       "reviewer",
       "--takeovers",
@@ -779,6 +786,7 @@ describe("next", () => {
     expect(fake.requests[0]?.body).toMatchObject({
       labels: ["agent-ready"],
       excludeLabels: ["p1", "wontfix"],
+      capabilities: ["gpu", "Python"],
       taskClass: "reviewer",
       includeTakeovers: true,
       scope: ["src/**"],

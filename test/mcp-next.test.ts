@@ -146,6 +146,7 @@ describe("claim_next_issue", () => {
       repo,
       labels: ["agent-ready"],
       excludeLabels: ["needs-design"],
+      capabilities: ["gpu"],
     });
 
     expect(picked.isError).toBeFalsy();
@@ -167,6 +168,7 @@ describe("claim_next_issue", () => {
         taskClass: "author",
         labels: ["agent-ready"],
         excludeLabels: ["needs-design"],
+        capabilities: ["gpu"],
       },
     });
     const leaseFile = JSON.parse(

@@ -150,6 +150,16 @@ export const RepoConfig = z.strictObject({
       labels: z.array(z.string().min(1).max(50)).max(20).default([]),
       /** An issue carrying any of these is never offered. */
       excludeLabels: z.array(z.string().min(1).max(50)).max(20).default([]),
+      /**
+       * An issue labelled `<capabilityPrefix><capability>` (`needs:gpu`) goes only to a `claims/next`
+       * caller that declares the capability (docs/reference/http-api.md#capabilities).
+       */
+      capabilityPrefix: z
+        .string()
+        .min(1)
+        .max(30)
+        .refine((v) => v.trim() === v, "must not start or end with spaces")
+        .default("needs:"),
       /** A direct claim refreshes an index older than this before deciding (its blockers must be known). */
       maxIndexAge: DurationMs.prefault("15m"),
     })

@@ -31,8 +31,10 @@ export const QueueResponseSchema = z.looseObject({
   skipped: z.array(
     z.looseObject({
       issue: z.number().int().positive(),
-      /** `held` | `human` | `blocked` | `pr-open` | `filtered` | `exempt` | `over-budget` | `sub-issues` | `closed`. */
+      /** `held` | `human` | `blocked` | `pr-open` | `filtered` | `missingCapability` | `exempt` | `over-budget` | `sub-issues` | `closed`. */
       reason: z.string(),
+      /** With `missingCapability`: the capabilities the issue needs that the view's caller did not declare. */
+      missing: z.array(z.string()).optional(),
     }),
   ),
   truncated: z.boolean(),

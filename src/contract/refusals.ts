@@ -120,6 +120,23 @@ export const errorCodes = {
       pullRequests: [{ number: 31, headRef: "fix-parser", author: "mona" }],
     },
   },
+  missing_capability: {
+    status: 409,
+    exit: 3,
+    summary:
+      "The issue needs a capability (a `needs:<capability>` label) the session's declared `capabilities` lack.",
+    details: {
+      missing: z
+        .array(z.string())
+        .meta({ description: "The capabilities the issue needs that were not declared." }),
+    },
+    example: {
+      error: "missing_capability",
+      message:
+        'octo/app#12 needs gpu, which this session did not declare; claim it without "capabilities" to take it anyway.',
+      missing: ["gpu"],
+    },
+  },
   branch_taken: {
     status: 409,
     exit: 3,

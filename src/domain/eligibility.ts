@@ -1,6 +1,7 @@
 // Whether `claims/next` may offer an indexed issue ("Eligible" in docs/reference/http-api.md#post-apiv1claimsnext--claim-the-best-free-issue): a pure function of its facts, its claim record and the filters.
 
 import type { CandidateFacts } from "./candidate-facts.js";
+import { missingCapabilities } from "./capabilities.js";
 import type { ClaimRecord } from "./claim.js";
 import { livenessOf } from "./liveness.js";
 
@@ -8,6 +9,7 @@ import { livenessOf } from "./liveness.js";
 export const skipReasons = [
   "closed",
   "filtered",
+  "missingCapability",
   "exempt",
   "over-budget",
   "human",
@@ -28,6 +30,10 @@ export interface QueueFilter {
   exemptLabels: string[];
   /** A subject whose spend reached its budget, until a person removes the label (`labels.overBudget`). */
   overBudgetLabel: string;
+  /** Labels starting with this name a capability the issue needs (`queue.capabilityPrefix`). */
+  capabilityPrefix: string;
+  /** The capabilities the caller declared (lower-case). */
+  capabilities: readonly string[];
 }
 
 export interface EligibilityInput {
@@ -61,6 +67,12 @@ export function eligibilityOf(input: EligibilityInput): Eligibility {
   if (!filter.labels.every((l) => has(labels, l)) || filter.excludeLabels.some((l) => has(labels, l))) {
     return skip("filtered");
   }
+  const missing = missingCapabilities({
+    labels: facts.labels,
+    prefix: filter.capabilityPrefix,
+    declared: filter.capabilities,
+  });
+  if (missing.length > 0) return skip("missingCapability");
   if (filter.exemptLabels.some((l) => has(labels, l))) return skip("exempt");
   if (has(labels, filter.overBudgetLabel)) return skip("over-budget");
   if (record?.state === "human") return skip("human");

@@ -71,6 +71,31 @@ const ClaimActor = z.strictObject({
   sessionKey: z.string().min(32).max(256).optional(),
 });
 
+/**
+ * One capability a caller declares (`gpu`, `python`), lower-cased: an issue labelled
+ * `<queue.capabilityPrefix><capability>` needs it (docs/reference/http-api.md#capabilities).
+ */
+export const Capability = z
+  .string()
+  .min(1)
+  .max(40)
+  .regex(
+    /^[A-Za-z0-9][\w.+-]*$/,
+    "may hold letters, digits and . _ + - only, starting with a letter or digit",
+  )
+  .toLowerCase();
+
+/** What a session can do; at most 20, duplicates (in any case) counted once. */
+export const Capabilities = z
+  .array(Capability)
+  .max(20, "may list at most 20 capabilities")
+  .overwrite((values) => [...new Set(values)]);
+
+/** The `capabilities` query parameter: capabilities separated by commas. */
+export function capabilitiesOfQuery(value: string | undefined): string[] {
+  return Capabilities.parse(value ? value.split(",") : []);
+}
+
 export const ClaimBody = z.strictObject({
   repo: RepoName,
   issue: z.number().int().min(1).max(2_147_483_647),
@@ -94,6 +119,11 @@ export const ClaimBody = z.strictObject({
   allowOpenPullRequest: z.boolean().default(false),
   scope: z.array(ScopeGlob).max(50, "may list at most 50 globs").optional(),
   artifacts: Artifacts.optional(),
+  /**
+   * What the session can do. Sent: an issue needing a capability not listed is refused
+   * (`409 missing_capability`); absent: the named issue is claimed whatever it needs.
+   */
+  capabilities: Capabilities.optional(),
 });
 export type ClaimBody = z.infer<typeof ClaimBody>;
 
@@ -113,6 +143,8 @@ export const NextBody = z.strictObject({
   labels: z.array(IssueLabel).max(20).optional(),
   /** No issue carrying any of these (besides the repository's `queue.excludeLabels`). */
   excludeLabels: z.array(IssueLabel).max(20).optional(),
+  /** What the session can do: an issue needing a capability not listed here is skipped (`missingCapability`). */
+  capabilities: Capabilities.optional(),
   /** Reclaimable agent claims are offered too, taken over and resumed on their branch. */
   includeTakeovers: z.boolean().default(false),
   scope: z.array(ScopeGlob).max(50, "may list at most 50 globs").optional(),
@@ -157,6 +189,15 @@ export const JanitorRunBody = z.strictObject({
 
 export const QueueQuery = z.strictObject({
   limit: z.coerce.number<string | undefined>().int().min(1).max(200).default(50),
+  capabilities: z
+    .string()
+    .max(1_000)
+    .superRefine((value, ctx) => {
+      const parsed = Capabilities.safeParse(value.split(","));
+      if (!parsed.success) ctx.addIssue({ code: "custom", message: parsed.error.issues[0]!.message });
+    })
+    .optional()
+    .meta({ description: "`gpu,python`: the queue as a caller declaring these capabilities sees it." }),
 });
 
 export const InventoryQuery = z.strictObject({

@@ -26,6 +26,8 @@ export interface ClaimRequest {
   ignoreBlockers?: boolean;
   /** Claim although an open PR from outside this subject's claims closes it (otherwise `409 pr_open`). */
   allowOpenPullRequest?: boolean;
+  /** The session's declared capabilities; present: an issue needing another is refused (`409 missing_capability`). */
+  capabilities?: string[];
 }
 
 /** What a pick re-checks on the claim's one GitHub read (the index may be stale). */

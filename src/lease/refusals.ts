@@ -8,6 +8,8 @@ export type RefusalCode =
   | "cap_reached"
   | "blocked"
   | "pr_open"
+  /** A direct claim whose declared capabilities miss one the issue needs. */
+  | "missing_capability"
   /** The claim's branch is outside `check.agentBranches` (docs/security.md#trust-model). */
   | "branch_not_allowed"
   /** The claim's branch is the head of another login's open PR. */

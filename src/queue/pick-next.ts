@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { RepoConfigSource } from "../config/config-source.js";
 import { rankingOf } from "../config/queue-ranking.js";
+import { missingCapabilities } from "../domain/capabilities.js";
 import type { ClaimRecord } from "../domain/claim.js";
 import { eligibilityOf, type QueueFilter, type SkipReason } from "../domain/eligibility.js";
 import { rankingReasons } from "../domain/queue-ranking.js";
@@ -70,6 +71,8 @@ export const settledReservationMs = 5_000;
 export interface NextRequest extends Omit<ClaimRequest, "issue" | "takeover" | "branch"> {
   labels?: string[];
   excludeLabels?: string[];
+  /** What the caller can do: issues that need another capability are skipped (`missingCapability`). */
+  capabilities?: string[];
   includeTakeovers: boolean;
 }
 
@@ -90,6 +93,7 @@ export type SkippedCounts = Record<
   | "blocked"
   | "prOpen"
   | "filtered"
+  | "missingCapability"
   | "exempt"
   | "overBudget"
   | "subIssues"
@@ -104,6 +108,7 @@ const countKey: Record<SkipReason, keyof SkippedCounts> = {
   blocked: "blocked",
   "pr-open": "prOpen",
   filtered: "filtered",
+  missingCapability: "missingCapability",
   exempt: "exempt",
   "over-budget": "overBudget",
   "sub-issues": "subIssues",
@@ -117,6 +122,7 @@ function noneSkipped(): SkippedCounts {
     blocked: 0,
     prOpen: 0,
     filtered: 0,
+    missingCapability: 0,
     exempt: 0,
     overBudget: 0,
     subIssues: 0,
@@ -137,10 +143,27 @@ export interface QueueRow {
   reasons: string[];
 }
 
+export interface SkippedRow {
+  issue: number;
+  reason: SkipReason;
+  /** With `missingCapability`: the capabilities the issue needs that the caller did not declare. */
+  missing?: string[];
+}
+
 export interface QueueView {
   queue: QueueRow[];
-  skipped: { issue: number; reason: SkipReason }[];
+  skipped: SkippedRow[];
   truncated: boolean;
+}
+
+function skippedRow(facts: CandidateFacts, reason: SkipReason, filter: QueueFilter): SkippedRow {
+  if (reason !== "missingCapability") return { issue: facts.issue, reason };
+  const missing = missingCapabilities({
+    labels: facts.labels,
+    prefix: filter.capabilityPrefix,
+    declared: filter.capabilities,
+  });
+  return { issue: facts.issue, reason, missing };
 }
 
 export class QueuePicker {
@@ -224,10 +247,19 @@ export class QueuePicker {
     });
   }
 
-  /** The ranked eligible issues with their reasons, then the first skipped ones with why (at most `limit` each). */
-  async view(installationId: number, repoName: string, login: string, limit: number): Promise<QueueView> {
+  /**
+   * The ranked eligible issues with their reasons, then the first skipped ones with why (at most
+   * `limit` each), as a caller declaring `capabilities` would see them.
+   */
+  async view(
+    installationId: number,
+    repoName: string,
+    login: string,
+    limit: number,
+    capabilities: readonly string[] = [],
+  ): Promise<QueueView> {
     const config = await this.deps.configs.load(installationId, repoName);
-    const filter = queueFilterOf(config);
+    const filter = queueFilterOf(config, { capabilities });
     const ranking = rankingOf(config.queue);
     const repo = await this.#indexedRepo(installationId, repoName);
     const view: QueueView = { queue: [], skipped: [], truncated: false };
@@ -239,7 +271,7 @@ export class QueuePicker {
           const row = { issue: facts.issue, title: facts.title, rank: view.queue.length + 1 };
           view.queue.push({ ...row, reasons: rankingReasons(facts, ranking) });
         } else if (!verdict.eligible && view.skipped.length < limit) {
-          view.skipped.push({ issue: facts.issue, reason: verdict.reason });
+          view.skipped.push(skippedRow(facts, verdict.reason, filter));
         } else more = true;
       }
       const scanned = offset + page.candidates.length;

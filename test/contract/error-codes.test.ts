@@ -14,6 +14,7 @@ import { routeDocs } from "../../src/http/openapi/route-docs.js";
 import { parseBody, payloadTooLarge } from "../../src/http/read-body.js";
 import { readRateLimited } from "../../src/http/read-limiter.js";
 import { leaseRefusal } from "../../src/lease/calls/lease-calls.js";
+import { capabilityRefusal } from "../../src/lease/claim/capability-refusal.js";
 import { decideClaim, storeRefusal } from "../../src/lease/claim/decide-claim.js";
 import { duplicateWorkRefusal } from "../../src/lease/claim/duplicate-work.js";
 import { type Refusal, type RefusalCode, refused } from "../../src/lease/refusals.js";
@@ -127,7 +128,16 @@ describe("the refusal table", () => {
     // fails here.
     const byExit = (exit: number) => allErrorCodes.filter((code) => errorCodes[code].exit === exit).sort();
     expect(byExit(exitCodes.held)).toEqual(
-      ["blocked", "branch_taken", "cap_reached", "held", "human_held", "pr_open", "queue_empty"].sort(),
+      [
+        "blocked",
+        "branch_taken",
+        "cap_reached",
+        "held",
+        "human_held",
+        "missing_capability",
+        "pr_open",
+        "queue_empty",
+      ].sort(),
     );
     expect(byExit(exitCodes.lost)).toEqual(["gone", "superseded"]);
     expect(exitCodeFor(new ClaimHoldError({ status: 202, code: "takeover_pending", message: "m" }))).toBe(3);
@@ -212,6 +222,15 @@ describe("the bodies the server really sends", () => {
           request: { takeover: false },
           snapshot: snapshot({ openPullRequests: [foreignPr] }),
           blockers: [],
+        }),
+    ],
+    [
+      "missing_capability",
+      () =>
+        capabilityRefusal({
+          declared: ["python"],
+          snapshot: snapshot({ labels: ["needs:gpu"] }),
+          prefix: "needs:",
         }),
     ],
     ["superseded", () => leaseRefusal({ kind: "superseded", current: record({ generation: 4 }) } as never)],

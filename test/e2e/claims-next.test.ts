@@ -288,6 +288,7 @@ describe.skipIf(!redisProbe.available)("POST /api/v1/claims/next through the sim
       blocked: 1,
       prOpen: 1,
       filtered: 0,
+      missingCapability: 0,
       exempt: 1,
       overBudget: 1,
       subIssues: 0,

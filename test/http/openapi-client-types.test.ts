@@ -44,6 +44,8 @@ export function advice(body: ClaimConflict): string {
       return \`blocked by \${body.blockers.map((blocker) => blocker.subject).join(", ")}\`;
     case "pr_open":
       return \`pull requests \${body.pullRequests.map((pr) => pr.number).join(", ")}\`;
+    case "missing_capability":
+      return \`needs \${body.missing.join(", ")}\`;
     case "branch_taken":
       return \`\${body.branch} is #\${body.pullRequest} by \${body.author}\`;
     case "closed":

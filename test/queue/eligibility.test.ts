@@ -62,6 +62,8 @@ function input(overrides: {
       excludeLabels: [],
       exemptLabels: ["claim-hold:pinned"],
       overBudgetLabel: "agent:over-budget",
+      capabilityPrefix: "needs:",
+      capabilities: [],
       ...overrides.filter,
     },
     includeTakeovers: overrides.includeTakeovers ?? false,
@@ -242,6 +244,38 @@ describe("eligibilityOf", () => {
       input: input({ facts: { labels: ["needs-design"] }, filter: { excludeLabels: ["needs-design"] } }),
       expected: skipped("filtered"),
     },
+    // missingCapability
+    {
+      name: "missingCapability: needs gpu, the caller declared nothing",
+      input: input({ facts: { labels: ["needs:gpu"] } }),
+      expected: skipped("missingCapability"),
+    },
+    {
+      name: "missingCapability: needs gpu and python, the caller declared only gpu",
+      input: input({ facts: { labels: ["needs:gpu", "needs:python"] }, filter: { capabilities: ["gpu"] } }),
+      expected: skipped("missingCapability"),
+    },
+    {
+      name: "boundary: the caller declares every capability the issue needs (label in any case)",
+      input: input({
+        facts: { labels: ["Needs:GPU", "needs:python"] },
+        filter: { capabilities: ["gpu", "python", "rust"] },
+      }),
+      expected: eligible,
+    },
+    {
+      name: "the repository's own prefix (queue.capabilityPrefix); the default one then means nothing",
+      input: input({
+        facts: { labels: ["requires/gpu", "needs:python"] },
+        filter: { capabilityPrefix: "requires/", capabilities: ["python"] },
+      }),
+      expected: skipped("missingCapability"),
+    },
+    {
+      name: "boundary: a label that is only the prefix needs nothing",
+      input: input({ facts: { labels: ["needs:"] } }),
+      expected: eligible,
+    },
     // over-budget
     {
       name: "over-budget: the budget label",
@@ -269,6 +303,11 @@ describe("eligibilityOf", () => {
       expected: skipped("filtered"),
     },
     {
+      name: "an issue the caller cannot work on counts as missingCapability before held",
+      input: input({ facts: { labels: ["needs:gpu"] }, record: record() }),
+      expected: skipped("missingCapability"),
+    },
+    {
       name: "a held issue counts as held before its blockers",
       input: input({ facts: { blockers: ["acme/app#1"] }, record: record() }),
       expected: skipped("held"),
@@ -288,18 +327,26 @@ describe("queueFilterOf", () => {
       labels: { overBudget: "spent" },
     });
     expect(
-      queueFilterOf(config, { labels: ["backend", "agent-ready"], excludeLabels: ["needs-design"] }),
+      queueFilterOf(config, {
+        labels: ["backend", "agent-ready"],
+        excludeLabels: ["needs-design"],
+        capabilities: ["GPU", "gpu", "python"],
+      }),
     ).toEqual({
       labels: ["agent-ready", "backend"],
       excludeLabels: ["wontfix", "needs-design"],
       exemptLabels: ["pinned"],
       overBudgetLabel: "spent",
+      capabilityPrefix: "needs:",
+      capabilities: ["gpu", "python"],
     });
     expect(queueFilterOf(defaultRepoConfig)).toEqual({
       labels: [],
       excludeLabels: [],
       exemptLabels: ["claim-hold:pinned"],
       overBudgetLabel: "agent:over-budget",
+      capabilityPrefix: "needs:",
+      capabilities: [],
     });
   });
 });

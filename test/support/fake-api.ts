@@ -309,7 +309,16 @@ export async function startFakeApi(options: FakeApiOptions = {}): Promise<FakeAp
     if (route === "POST /api/v1/claims/next") {
       const login = logins.get(bearer(req) ?? "");
       if (!login) return fail(res, 401, "unauthorized", "unknown GitHub token");
-      const known = ["repo", "actor", "taskClass", "labels", "excludeLabels", "includeTakeovers", "scope"];
+      const known = [
+        "repo",
+        "actor",
+        "taskClass",
+        "labels",
+        "excludeLabels",
+        "capabilities",
+        "includeTakeovers",
+        "scope",
+      ];
       const unknown = Object.keys(body ?? {}).find((field) => !known.includes(field));
       if (unknown) return fail(res, 422, "invalid_request", `unknown field ${unknown}`);
       const { repo, actor = {}, taskClass = "author", includeTakeovers = false } = body;

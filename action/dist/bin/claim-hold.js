@@ -30492,8 +30492,10 @@ var QueueResponseSchema = external_exports.looseObject({
   skipped: external_exports.array(
     external_exports.looseObject({
       issue: external_exports.number().int().positive(),
-      /** `held` | `human` | `blocked` | `pr-open` | `filtered` | `exempt` | `over-budget` | `sub-issues` | `closed`. */
-      reason: external_exports.string()
+      /** `held` | `human` | `blocked` | `pr-open` | `filtered` | `missingCapability` | `exempt` | `over-budget` | `sub-issues` | `closed`. */
+      reason: external_exports.string(),
+      /** With `missingCapability`: the capabilities the issue needs that the view's caller did not declare. */
+      missing: external_exports.array(external_exports.string()).optional()
     })
   ),
   truncated: external_exports.boolean()
@@ -30818,7 +30820,10 @@ function createClaimHoldClient(options) {
       return parseBody(SubjectResponseSchema, raw, "subject");
     },
     async queue(repo, query = {}, callOptions = {}) {
-      const search = query.limit === void 0 ? "" : `?${new URLSearchParams({ limit: String(query.limit) })}`;
+      const params = new URLSearchParams();
+      if (query.limit !== void 0) params.set("limit", String(query.limit));
+      if (query.capabilities?.length) params.set("capabilities", query.capabilities.join(","));
+      const search = params.size === 0 ? "" : `?${params}`;
       const raw = await sendRequest(deps, {
         method: "GET",
         path: `api/v1/repos/${repoPath(repo)}/queue${search}`,
@@ -31824,6 +31829,19 @@ var errorCodes = {
       pullRequests: [{ number: 31, headRef: "fix-parser", author: "mona" }]
     }
   },
+  missing_capability: {
+    status: 409,
+    exit: 3,
+    summary: "The issue needs a capability (a `needs:<capability>` label) the session's declared `capabilities` lack.",
+    details: {
+      missing: external_exports.array(external_exports.string()).meta({ description: "The capabilities the issue needs that were not declared." })
+    },
+    example: {
+      error: "missing_capability",
+      message: 'octo/app#12 needs gpu, which this session did not declare; claim it without "capabilities" to take it anyway.',
+      missing: ["gpu"]
+    }
+  },
   branch_taken: {
     status: 409,
     exit: 3,
@@ -32315,6 +32333,7 @@ async function claimNextIssue(ctx, repo, choices) {
       taskClass: choices.taskClass,
       ...choices.labels?.length ? { labels: choices.labels } : {},
       ...choices.excludeLabels?.length ? { excludeLabels: choices.excludeLabels } : {},
+      ...choices.capabilities?.length ? { capabilities: choices.capabilities } : {},
       ...choices.takeovers ? { includeTakeovers: true } : {},
       ...choices.scope?.length ? { scope: choices.scope } : {}
     },
@@ -32525,6 +32544,11 @@ var nextCommand = {
       repeatable: true
     },
     "exclude-label": { value: "<label>", description: "no issue carrying this label", repeatable: true },
+    capability: {
+      value: "<name>",
+      description: "this session can do <name> (gpu, python): issues labelled needs:<name> become eligible",
+      repeatable: true
+    },
     class: { value: "<name>", description: "task class: author (default), reviewer, merger, conflict-fix" },
     takeovers: {
       description: "reclaimable agent claims are eligible too (taken over, resumed on their branch)"
@@ -32553,6 +32577,7 @@ var nextCommand = {
       taskClass: taskClassFlag(ctx),
       labels: listFlag2(ctx, "label"),
       excludeLabels: listFlag2(ctx, "exclude-label"),
+      capabilities: listFlag2(ctx, "capability"),
       takeovers: ctx.flags.takeovers === true,
       scope: listFlag2(ctx, "scope")
     }).catch((error62) => {
@@ -32629,12 +32654,17 @@ var queueCommand = {
   ],
   options: {
     limit: { value: "<n>", description: "how many eligible issues to show, 1–200 (default 50)" },
+    capability: {
+      value: "<name>",
+      description: "show the queue as a session that can do <name> sees it (as `next --capability`)",
+      repeatable: true
+    },
     ...repoOption
   },
   notes: [
     "The App's own ranking (GET /api/v1/repos/{owner}/{repo}/queue), the order `next` picks in:",
     "priority labels, then the repository's queue.order, then number. Skipped issues carry their",
-    "reason: held, human, blocked, pr-open, filtered, exempt, over-budget."
+    "reason: held, human, blocked, pr-open, filtered, missingCapability, exempt, over-budget."
   ],
   needsGithubToken: true,
   async run(ctx) {
@@ -32645,9 +32675,12 @@ var queueCommand = {
       throw new UsageError(`--limit must be a number from 1 to 200, got "${limitText}"`);
     }
     requireGithubToken(ctx);
-    const answer = await clientFor(ctx, serverUrl(ctx)).queue(repo, limit === void 0 ? {} : { limit }, {
-      signal: ctx.signal
-    });
+    const capabilities = listFlag(ctx, "capability");
+    const answer = await clientFor(ctx, serverUrl(ctx)).queue(
+      repo,
+      { ...limit === void 0 ? {} : { limit }, ...capabilities.length > 0 ? { capabilities } : {} },
+      { signal: ctx.signal }
+    );
     const lines = answer.queue.length === 0 ? [`no eligible issue in ${repo}`] : formatTable(
       ["RANK", "ISSUE", "REASONS", "TITLE"],
       answer.queue.map((entry) => [
@@ -32663,7 +32696,7 @@ var queueCommand = {
       lines.push(
         ...formatTable(
           ["SKIPPED", "WHY"],
-          answer.skipped.map((skip) => [`${repo}#${skip.issue}`, skip.reason])
+          answer.skipped.map((skip) => [`${repo}#${skip.issue}`, skipWhy(skip)])
         )
       );
     }
@@ -32681,6 +32714,9 @@ var queueCommand = {
     return 0;
   }
 };
+function skipWhy(skip) {
+  return skip.missing?.length ? `${skip.reason} (${skip.missing.join(", ")})` : skip.reason;
+}
 
 // src/agent/cli/commands/status.ts
 var statusCommand = {
@@ -42848,6 +42884,9 @@ function registerClaimNextIssue(server, deps) {
         repo: repoField,
         labels: labelList.describe("Only issues carrying every one of these labels."),
         excludeLabels: labelList.describe("No issue carrying any of these labels."),
+        capabilities: external_exports.array(external_exports.string().min(1).max(40)).max(20).optional().describe(
+          "What you can do (e.g. gpu, python). Issues labelled needs:<capability> are picked only for sessions that declare every capability they need."
+        ),
         taskClass: external_exports.enum(taskClasses).optional().describe("author (default), reviewer, merger or conflict-fix."),
         takeovers: external_exports.boolean().optional().describe(
           "Also pick abandoned (reclaimable) claims; you then continue the previous holder's branch."
@@ -42864,6 +42903,7 @@ function registerClaimNextIssue(server, deps) {
           takeovers: args.takeovers === true,
           ...args.labels?.length ? { labels: args.labels } : {},
           ...args.excludeLabels?.length ? { excludeLabels: args.excludeLabels } : {},
+          ...args.capabilities?.length ? { capabilities: args.capabilities } : {},
           ...args.scope?.length ? { scope: args.scope } : {},
           onTakeoverPending: progressReporter(extra)
         });
@@ -42929,7 +42969,10 @@ async function listFreeIssues(ctx, repo, query = {}) {
   requireGithubToken(ctx);
   const answer = await clientFor(ctx, serverUrl(ctx)).queue(
     repo,
-    query.limit === void 0 ? {} : { limit: query.limit },
+    {
+      ...query.limit === void 0 ? {} : { limit: query.limit },
+      ...query.capabilities?.length ? { capabilities: query.capabilities } : {}
+    },
     { signal: ctx.signal }
   );
   return {
@@ -42944,7 +42987,8 @@ async function listFreeIssues(ctx, repo, query = {}) {
     skipped: answer.skipped.map((skip) => ({
       subject: `${repo}#${skip.issue}`,
       issue: skip.issue,
-      reason: skip.reason
+      reason: skip.reason,
+      ...skip.missing ? { missing: skip.missing } : {}
     })),
     truncated: answer.truncated
   };
@@ -42959,12 +43003,16 @@ function registerListFreeIssues(server, deps) {
       description: "List the issues of a repository that are free to work on, ranked by claim-hold as claim_next_issue would pick them (priority labels, then the repository's order), each with why it ranks there, and the first skipped issues with why (held, human, blocked, pr-open, filtered…). To work, call claim_next_issue (takes the first, atomically) or claim_issue with the one you choose.",
       inputSchema: {
         repo: repoField,
-        limit: external_exports.number().int().min(1).max(200).optional().describe("How many free issues to list, best first (default 50).")
+        limit: external_exports.number().int().min(1).max(200).optional().describe("How many free issues to list, best first (default 50)."),
+        capabilities: external_exports.array(external_exports.string().min(1).max(40)).max(20).optional().describe("What you can do (e.g. gpu): list the queue as claim_next_issue with them would see it.")
       },
       annotations: { readOnlyHint: true, openWorldHint: true }
     },
-    toolHandler(deps, async ({ repo, limit }) => {
-      const listing = await listFreeIssues(deps.ctx, parseRepo(repo), limit === void 0 ? {} : { limit });
+    toolHandler(deps, async (args) => {
+      const listing = await listFreeIssues(deps.ctx, parseRepo(args.repo), {
+        ...args.limit === void 0 ? {} : { limit: args.limit },
+        ...args.capabilities?.length ? { capabilities: args.capabilities } : {}
+      });
       return { summary: summaryOf(listing), data: { ...listing } };
     })
   );

@@ -11,6 +11,8 @@ export interface NextChoices {
   labels?: string[];
   /** No issue carrying any of these labels. */
   excludeLabels?: string[];
+  /** What this session can do: issues needing another capability are not picked. */
+  capabilities?: string[];
   /** Reclaimable agent claims are eligible too (taken over, resumed on their branch). */
   takeovers: boolean;
   scope?: string[];
@@ -35,6 +37,7 @@ export async function claimNextIssue(
       taskClass: choices.taskClass,
       ...(choices.labels?.length ? { labels: choices.labels } : {}),
       ...(choices.excludeLabels?.length ? { excludeLabels: choices.excludeLabels } : {}),
+      ...(choices.capabilities?.length ? { capabilities: choices.capabilities } : {}),
       ...(choices.takeovers ? { includeTakeovers: true } : {}),
       ...(choices.scope?.length ? { scope: choices.scope } : {}),
     },

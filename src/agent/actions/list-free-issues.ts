@@ -15,8 +15,10 @@ export interface FreeIssue {
 export interface SkippedIssue {
   subject: string;
   issue: number;
-  /** `held`, `human`, `blocked`, `pr-open`, `filtered`, `exempt`, `over-budget`… */
+  /** `held`, `human`, `blocked`, `pr-open`, `filtered`, `missingCapability`, `exempt`, `over-budget`… */
   reason: string;
+  /** With `missingCapability`: what the issue needs that was not declared. */
+  missing?: string[];
 }
 
 export interface FreeIssues {
@@ -31,12 +33,15 @@ export interface FreeIssues {
 export async function listFreeIssues(
   ctx: AgentContext,
   repo: string,
-  query: { limit?: number } = {},
+  query: { limit?: number; capabilities?: string[] } = {},
 ): Promise<FreeIssues> {
   requireGithubToken(ctx);
   const answer = await clientFor(ctx, serverUrl(ctx)).queue(
     repo,
-    query.limit === undefined ? {} : { limit: query.limit },
+    {
+      ...(query.limit === undefined ? {} : { limit: query.limit }),
+      ...(query.capabilities?.length ? { capabilities: query.capabilities } : {}),
+    },
     { signal: ctx.signal },
   );
   return {
@@ -52,6 +57,7 @@ export async function listFreeIssues(
       subject: `${repo}#${skip.issue}`,
       issue: skip.issue,
       reason: skip.reason,
+      ...(skip.missing ? { missing: skip.missing } : {}),
     })),
     truncated: answer.truncated,
   };

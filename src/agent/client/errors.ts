@@ -10,6 +10,7 @@ export type ClaimHoldErrorCode =
   | "closed"
   | "blocked"
   | "pr_open"
+  | "missing_capability"
   | "branch_not_allowed"
   | "branch_taken"
   | "queue_empty"

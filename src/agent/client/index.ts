@@ -86,7 +86,12 @@ export interface ClaimHoldClient {
   ): Promise<InventoryResponse>;
   subject(repo: string, issue: number, options?: CallOptions): Promise<SubjectResponse>;
   /** The server's ranked queue: eligible issues best first with their reasons, then the first skipped ones with why. */
-  queue(repo: string, query?: { limit?: number }, options?: CallOptions): Promise<QueueResponse>;
+  /** `capabilities`: the queue as a session declaring them sees it (issues needing others are skipped). */
+  queue(
+    repo: string,
+    query?: { limit?: number; capabilities?: string[] },
+    options?: CallOptions,
+  ): Promise<QueueResponse>;
 }
 
 export function createClaimHoldClient(options: ClaimHoldClientOptions): ClaimHoldClient {
@@ -167,8 +172,10 @@ export function createClaimHoldClient(options: ClaimHoldClientOptions): ClaimHol
     },
 
     async queue(repo, query = {}, callOptions = {}) {
-      const search =
-        query.limit === undefined ? "" : `?${new URLSearchParams({ limit: String(query.limit) })}`;
+      const params = new URLSearchParams();
+      if (query.limit !== undefined) params.set("limit", String(query.limit));
+      if (query.capabilities?.length) params.set("capabilities", query.capabilities.join(","));
+      const search = params.size === 0 ? "" : `?${params}`;
       const raw = await sendRequest(deps, {
         method: "GET",
         path: `api/v1/repos/${repoPath(repo)}/queue${search}`,

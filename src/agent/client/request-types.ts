@@ -24,6 +24,8 @@ export interface ClaimInput {
   ignoreBlockers?: boolean;
   /** Claim even though someone else's open pull request already closes the issue (otherwise `409 pr_open`). */
   allowOpenPullRequest?: boolean;
+  /** What this session can do; sent, an issue needing another capability is refused (`409 missing_capability`). */
+  capabilities?: string[];
 }
 
 /** `POST /api/v1/claims/next`: the server picks the issue; the rest is what a claim takes. */
@@ -37,6 +39,8 @@ export interface ClaimNextInput {
   labels?: string[];
   /** No issue carrying any of these labels. */
   excludeLabels?: string[];
+  /** What this session can do (`gpu`, `python`): an issue labelled `needs:<capability>` needs it. */
+  capabilities?: string[];
   /** Reclaimable agent claims are eligible too: picking one takes it over (resume on its branch). */
   includeTakeovers?: boolean;
   scope?: string[];

@@ -56,6 +56,7 @@ export const examples = {
     repo: "octo/app",
     actor: { runtime: "claude-code", sessionId: "5f0c" },
     labels: ["agent-ready"],
+    capabilities: ["gpu"],
   },
   nextCreated: { lease, resume: null, overlaps: [], picked },
   nextRenewed: { lease: { ...lease, token: "clh_example_rotated" }, resume: null, overlaps: [], picked },
@@ -84,7 +85,10 @@ export const examples = {
     queue: [
       { issue: 12, title: "Parser drops trailing commas", rank: 1, reasons: ["priority:p0", "oldest"] },
     ],
-    skipped: [{ issue: 7, reason: "blocked" }],
+    skipped: [
+      { issue: 7, reason: "blocked" },
+      { issue: 9, reason: "missingCapability", missing: ["gpu"] },
+    ],
     truncated: false,
   },
   janitorRequest: { dryRun: true },

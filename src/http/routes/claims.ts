@@ -39,6 +39,7 @@ export function mountClaimRoutes(app: Hono<ApiEnv>, deps: ClaimRouteDeps): void 
       ...(body.branch ? { branch: body.branch } : {}),
       ...(body.scope ? { scope: body.scope } : {}),
       ...(body.artifacts ? { artifacts: body.artifacts } : {}),
+      ...(body.capabilities ? { capabilities: body.capabilities } : {}),
     });
     const answer = claimAnswer(outcome);
     log.info(
@@ -63,6 +64,7 @@ export function mountClaimRoutes(app: Hono<ApiEnv>, deps: ClaimRouteDeps): void 
       taskClass: body.taskClass,
       ...(body.labels ? { labels: body.labels } : {}),
       ...(body.excludeLabels ? { excludeLabels: body.excludeLabels } : {}),
+      ...(body.capabilities ? { capabilities: body.capabilities } : {}),
       includeTakeovers: body.includeTakeovers,
       ...(body.scope ? { scope: body.scope } : {}),
       ...(body.artifacts ? { artifacts: body.artifacts } : {}),

@@ -2,7 +2,7 @@
 import type { Hono } from "hono";
 import type { QueuePicker } from "../../queue/pick-next.js";
 import type { ApiEnv } from "../api-env.js";
-import { QueueQuery, RepoName } from "../api-schemas.js";
+import { capabilitiesOfQuery, QueueQuery, RepoName } from "../api-schemas.js";
 import { type AuthDeps, githubCaller } from "../auth.js";
 import type { ReadCache } from "../read-cache.js";
 import { UserError } from "../user-error.js";
@@ -19,7 +19,10 @@ export function mountQueueRoutes(app: Hono<ApiEnv>, deps: QueueRouteDeps): void 
   app.get("/api/v1/repos/:owner/:repo/queue", async (c) => {
     const repo = `${c.req.param("owner")}/${c.req.param("repo")}`;
     if (!RepoName.safeParse(repo).success) throw new UserError(404, "not_found", "No such repository.");
-    const query = QueueQuery.safeParse({ limit: c.req.query("limit") });
+    const query = QueueQuery.safeParse({
+      limit: c.req.query("limit"),
+      capabilities: c.req.query("capabilities"),
+    });
     if (!query.success) {
       const issue = query.error.issues[0]!;
       const field = issue.path.join(".");
@@ -27,8 +30,10 @@ export function mountQueueRoutes(app: Hono<ApiEnv>, deps: QueueRouteDeps): void 
     }
     const { installationId } = await githubCaller(c, auth, repo, "read", "queue");
     const { limit } = query.data;
-    // The view is the same for every reader (nobody's own assignment is exempted in it), so it is shared.
-    const key = ["queue", installationId, repo.toLowerCase(), limit];
-    return c.json(await cache.answer(key, () => picker.view(installationId, repo, "", limit)));
+    const capabilities = capabilitiesOfQuery(query.data.capabilities);
+    // The view is the same for every reader declaring the same capabilities (nobody's own assignment is exempted in it), so it is shared.
+    const declared = [...capabilities].sort();
+    const key = ["queue", installationId, repo.toLowerCase(), limit, declared.join(",")];
+    return c.json(await cache.answer(key, () => picker.view(installationId, repo, "", limit, declared)));
   });
 }

@@ -30,6 +30,7 @@ import {
   writeFenced,
 } from "../transitions/commit-transition.js";
 import { writeLockHoldMs, writeLockOwner } from "../transitions/fenced-writes.js";
+import { capabilityRefusal } from "./capability-refusal.js";
 import { fleetAssigneesOf, refuseDuplicateWork } from "./claim-evidence.js";
 import { claimWrite, reclaimWrite } from "./claim-writes.js";
 import {
@@ -87,6 +88,12 @@ export class ClaimLease {
     const read = await this.#readSubject(request);
     const { fleetAssignees, decision } = await this.#decide(read);
     if (decision.kind === "refused") throw refused(decision.refusal);
+    const lacking = capabilityRefusal({
+      declared: request.capabilities,
+      snapshot: read.snapshot,
+      prefix: read.config.queue.capabilityPrefix,
+    });
+    if (lacking) throw refused(lacking);
     await refuseDuplicateWork(this.deps, read);
     return this.#take(read, decision.plan, fleetAssignees);
   }

@@ -42,7 +42,7 @@ export interface WorldOptions {
   /** A redis-server of the world's own (it may be flushed or restarted) instead of a fresh prefix on the shared one. */
   privateRedis?: boolean;
   /** Issues of octo/widgets (default #1–#5, open, unassigned). */
-  issues?: { number: number; title: string; assignees?: string[] }[];
+  issues?: { number: number; title: string; assignees?: string[]; labels?: string[] }[];
   config?: string;
   /** How long a write waits for another write on the same subject (default: the App's). */
   writeFenceWaitMs?: number;

@@ -33,6 +33,11 @@ export const nextCommand: CommandSpec = {
       repeatable: true,
     },
     "exclude-label": { value: "<label>", description: "no issue carrying this label", repeatable: true },
+    capability: {
+      value: "<name>",
+      description: "this session can do <name> (gpu, python): issues labelled needs:<name> become eligible",
+      repeatable: true,
+    },
     class: { value: "<name>", description: "task class: author (default), reviewer, merger, conflict-fix" },
     takeovers: {
       description: "reclaimable agent claims are eligible too (taken over, resumed on their branch)",
@@ -62,6 +67,7 @@ export const nextCommand: CommandSpec = {
       taskClass: taskClassFlag(ctx),
       labels: listFlag(ctx, "label"),
       excludeLabels: listFlag(ctx, "exclude-label"),
+      capabilities: listFlag(ctx, "capability"),
       takeovers: ctx.flags.takeovers === true,
       scope: listFlag(ctx, "scope"),
     }).catch((error: unknown) => {

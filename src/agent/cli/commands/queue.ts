@@ -2,7 +2,7 @@
 import { clientFor, requireGithubToken, serverUrl } from "../../actions/agent-context.js";
 import { UsageError } from "../../actions/errors.js";
 import { type CommandSpec, repoOption } from "../command.js";
-import { stringFlag } from "../context.js";
+import { listFlag, stringFlag } from "../context.js";
 import { formatTable } from "../table.js";
 import { resolveRepo } from "../target.js";
 
@@ -19,12 +19,17 @@ export const queueCommand: CommandSpec = {
   ],
   options: {
     limit: { value: "<n>", description: "how many eligible issues to show, 1–200 (default 50)" },
+    capability: {
+      value: "<name>",
+      description: "show the queue as a session that can do <name> sees it (as `next --capability`)",
+      repeatable: true,
+    },
     ...repoOption,
   },
   notes: [
     "The App's own ranking (GET /api/v1/repos/{owner}/{repo}/queue), the order `next` picks in:",
     "priority labels, then the repository's queue.order, then number. Skipped issues carry their",
-    "reason: held, human, blocked, pr-open, filtered, exempt, over-budget.",
+    "reason: held, human, blocked, pr-open, filtered, missingCapability, exempt, over-budget.",
   ],
   needsGithubToken: true,
   async run(ctx) {
@@ -35,9 +40,12 @@ export const queueCommand: CommandSpec = {
       throw new UsageError(`--limit must be a number from 1 to 200, got "${limitText}"`);
     }
     requireGithubToken(ctx);
-    const answer = await clientFor(ctx, serverUrl(ctx)).queue(repo, limit === undefined ? {} : { limit }, {
-      signal: ctx.signal,
-    });
+    const capabilities = listFlag(ctx, "capability");
+    const answer = await clientFor(ctx, serverUrl(ctx)).queue(
+      repo,
+      { ...(limit === undefined ? {} : { limit }), ...(capabilities.length > 0 ? { capabilities } : {}) },
+      { signal: ctx.signal },
+    );
     const lines =
       answer.queue.length === 0
         ? [`no eligible issue in ${repo}`]
@@ -56,7 +64,7 @@ export const queueCommand: CommandSpec = {
       lines.push(
         ...formatTable(
           ["SKIPPED", "WHY"],
-          answer.skipped.map((skip) => [`${repo}#${skip.issue}`, skip.reason]),
+          answer.skipped.map((skip) => [`${repo}#${skip.issue}`, skipWhy(skip)]),
         ),
       );
     }
@@ -74,3 +82,8 @@ export const queueCommand: CommandSpec = {
     return 0;
   },
 };
+
+/** The skip's reason, with the capabilities the issue needs that were not declared. */
+function skipWhy(skip: { reason: string; missing?: string[] | undefined }): string {
+  return skip.missing?.length ? `${skip.reason} (${skip.missing.join(", ")})` : skip.reason;
+}

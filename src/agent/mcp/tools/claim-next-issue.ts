@@ -13,6 +13,7 @@ interface ClaimNextIssueArgs {
   repo: string;
   labels?: string[];
   excludeLabels?: string[];
+  capabilities?: string[];
   taskClass?: string;
   takeovers?: boolean;
   scope?: string[];
@@ -35,6 +36,14 @@ export function registerClaimNextIssue(server: McpServer, deps: ToolDeps): void 
         repo: repoField,
         labels: labelList.describe("Only issues carrying every one of these labels."),
         excludeLabels: labelList.describe("No issue carrying any of these labels."),
+        capabilities: z
+          .array(z.string().min(1).max(40))
+          .max(20)
+          .optional()
+          .describe(
+            "What you can do (e.g. gpu, python). Issues labelled needs:<capability> are picked only for " +
+              "sessions that declare every capability they need.",
+          ),
         taskClass: z
           .enum(taskClasses)
           .optional()
@@ -61,6 +70,7 @@ export function registerClaimNextIssue(server: McpServer, deps: ToolDeps): void 
           takeovers: args.takeovers === true,
           ...(args.labels?.length ? { labels: args.labels } : {}),
           ...(args.excludeLabels?.length ? { excludeLabels: args.excludeLabels } : {}),
+          ...(args.capabilities?.length ? { capabilities: args.capabilities } : {}),
           ...(args.scope?.length ? { scope: args.scope } : {}),
           onTakeoverPending: progressReporter(extra),
         });

@@ -24,11 +24,19 @@ export function registerListFreeIssues(server: McpServer, deps: ToolDeps): void 
           .max(200)
           .optional()
           .describe("How many free issues to list, best first (default 50)."),
+        capabilities: z
+          .array(z.string().min(1).max(40))
+          .max(20)
+          .optional()
+          .describe("What you can do (e.g. gpu): list the queue as claim_next_issue with them would see it."),
       },
       annotations: { readOnlyHint: true, openWorldHint: true },
     },
-    toolHandler(deps, async ({ repo, limit }: { repo: string; limit?: number }) => {
-      const listing = await listFreeIssues(deps.ctx, parseRepo(repo), limit === undefined ? {} : { limit });
+    toolHandler(deps, async (args: { repo: string; limit?: number; capabilities?: string[] }) => {
+      const listing = await listFreeIssues(deps.ctx, parseRepo(args.repo), {
+        ...(args.limit === undefined ? {} : { limit: args.limit }),
+        ...(args.capabilities?.length ? { capabilities: args.capabilities } : {}),
+      });
       return { summary: summaryOf(listing), data: { ...listing } };
     }),
   );
