@@ -144,6 +144,17 @@ describe("deploy/monitoring", () => {
     expect(lintPromQL(expr).errors).toEqual([]);
   });
 
+  it.each(alerts.map((a) => [a.alert, a.annotations]))(
+    "alert %s's annotations use only $labels and $value, through Prometheus' humanize functions",
+    (_, annotations) => {
+      const placeholder =
+        /^\{\{\s*(\$labels\.[a-z_]+|\$value)(\s*\|\s*(humanize|humanizePercentage|humanizeDuration))?\s*\}\}$/;
+      const text = Object.values(annotations).join("\n");
+      expect((text.match(/\{\{/g) ?? []).length).toBe((text.match(/\}\}/g) ?? []).length);
+      for (const [found] of text.matchAll(/\{\{.*?\}\}/g)) expect(found).toMatch(placeholder);
+    },
+  );
+
   it.each(panelQueries.map((q) => [q.panel, q.expr]))("panel %s queries well-formed PromQL", (_, expr) => {
     expect(lintPromQL(expr).errors).toEqual([]);
   });
