@@ -147,16 +147,16 @@ describe("GET /metrics", () => {
     expect(later.counts).not.toStrictEqual(first.counts);
   });
 
-  it("serves prom-client's process metrics on every App's own registry", async () => {
+  it("serves prom-client's process metrics, prefixed claim_hold_, on every App's own registry", async () => {
     const first = await start({ stores: createMemoryStores() });
     const second = await start({ stores: createMemoryStores() });
     for (const app of [first, second]) {
       const text = await (await fetch(`${app.url}/metrics`)).text();
-      expect(text).toContain("# TYPE process_cpu_user_seconds_total counter");
-      expect(text).toContain("# TYPE nodejs_heap_size_used_bytes gauge");
-      expect(text).toContain("# TYPE nodejs_eventloop_lag_p99_seconds gauge");
-      expect(text).toContain("# TYPE nodejs_gc_duration_seconds histogram");
-      expect(sample(text, "process_resident_memory_bytes")).toBeGreaterThan(0);
+      expect(text).toContain("# TYPE claim_hold_process_cpu_user_seconds_total counter");
+      expect(text).toContain("# TYPE claim_hold_nodejs_heap_size_used_bytes gauge");
+      expect(text).toContain("# TYPE claim_hold_nodejs_eventloop_lag_p99_seconds gauge");
+      expect(text).toContain("# TYPE claim_hold_nodejs_gc_duration_seconds histogram");
+      expect(sample(text, "claim_hold_process_resident_memory_bytes")).toBeGreaterThan(0);
     }
   });
 

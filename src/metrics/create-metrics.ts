@@ -70,6 +70,9 @@ export interface MetricsSources {
  */
 export const claimsRefreshSeconds = 30;
 
+/** The prefix of prom-client's default process metrics: `claim_hold_process_cpu_seconds_total`, `claim_hold_nodejs_heap_size_used_bytes`. */
+export const processMetricsPrefix = "claim_hold_";
+
 /** How long the first scrape waits for the first count (joining the one under way) before it answers without it. */
 const firstScrapeWaitMs = 5_000;
 
@@ -82,8 +85,9 @@ const latencyBuckets = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.
 export function createMetrics(): ClaimHoldMetrics {
   const registry = new Registry();
   const registers = [registry];
-  // Heap, event-loop lag, GC, file descriptors…: prom-client's, on this registry only (each App has its own).
-  collectDefaultMetrics({ register: registry });
+  // Heap, event-loop lag, GC, file descriptors…: prom-client's, on this registry only (each App has
+  // its own), prefixed like every metric the App serves.
+  collectDefaultMetrics({ register: registry, prefix: processMetricsPrefix });
   const janitorSweeps = new Counter({
     name: "claim_hold_janitor_sweeps_total",
     help: "Janitor sweeps, by result (ok, failed).",

@@ -1,4 +1,6 @@
 // The metric names a real running App's /metrics serves, read from its `# TYPE` lines.
+import { collectDefaultMetrics, Registry } from "prom-client";
+import { processMetricsPrefix } from "../../src/metrics/create-metrics.js";
 import { createMemoryStores } from "../../src/providers/memory/memory-store.js";
 import { startApp } from "./app-harness.js";
 
@@ -30,4 +32,11 @@ export function seriesNamesOf(served: readonly ServedMetric[]): Set<string> {
     if (type === "summary") for (const suffix of ["_sum", "_count"]) names.add(name + suffix);
   }
   return names;
+}
+
+/** The names prom-client's default process metrics take on the App's registry (prefixed), from a registry of their own. */
+export async function processMetricNames(): Promise<Set<string>> {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: processMetricsPrefix });
+  return new Set((await registry.getMetricsAsJSON()).map((metric) => metric.name));
 }
