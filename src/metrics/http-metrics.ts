@@ -30,7 +30,8 @@ interface RouteTally {
   durations: Map<string, LatencySeries>;
 }
 
-const durationBuckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+/** From 1 ms (a heartbeat answered from memory) to 10 s (a claim waiting on GitHub and the write lock). */
+export const httpDurationBuckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 /**
  * `claim_hold_http_requests_total{method,route,status}` and
@@ -59,7 +60,7 @@ export class HttpMetrics {
     this.#durations = new LatencyHistogram({
       name: "claim_hold_http_request_duration_seconds",
       help: "Time from a request's arrival to its answer, by method, route template and status class.",
-      buckets: durationBuckets,
+      buckets: httpDurationBuckets,
       registry,
     });
   }
