@@ -137,6 +137,7 @@ describe("deploy/monitoring", () => {
         "ClaimHoldJanitorHalted",
         "ClaimHoldJanitorFailing",
         "ClaimHoldNotReady",
+        "ClaimHoldAbsent",
         "ClaimHoldGitHubRateLimitLow",
         "ClaimHoldNotificationOutboxGrowing",
         "ClaimHoldClaimStateUnknown",
