@@ -89,7 +89,13 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
         { withPullRequests, ...(recordsPerRepository ? { recordsPerRepository } : {}) },
       );
     const stopClaimsRefresh = collectInBackground(metrics, {
-      claimsByState: async () => (await fleet(false, countedRecordsPerRepository)).counts,
+      claimsByState: async () => {
+        const { counts, claims } = await fleet(false, countedRecordsPerRepository);
+        const needsHuman = claims
+          .filter((claim) => claim.reasons.includes("needs-human"))
+          .map((claim) => `${claim.installationId}:${claim.subject}:${claim.generation}`);
+        return { counts, needsHuman };
+      },
       githubRequests: () => meter.totals,
       now,
       log,

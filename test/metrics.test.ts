@@ -105,7 +105,8 @@ describe("GET /metrics", () => {
     const gauge = async () => {
       calls.length = 0;
       const text = await (await fetch(`${app.url}/metrics`)).text();
-      expect(calls).toStrictEqual([]);
+      // The readiness gauge's store ping is the scrape's only store call.
+      expect(calls).toStrictEqual(["ping"]);
       const counts: Record<string, number> = {};
       for (const [, state, value] of text.matchAll(/^claim_hold_claims\{state="([a-z_]+)"\} (\d+)$/gm)) {
         counts[state!] = Number(value);
@@ -144,6 +145,19 @@ describe("GET /metrics", () => {
     expect(later.refreshedAt).toBe((T0 + 50 * minute) / 1000);
     expect(later.counts).toStrictEqual(await fleetCounts());
     expect(later.counts).not.toStrictEqual(first.counts);
+  });
+
+  it("serves prom-client's process metrics, prefixed claim_hold_, on every App's own registry", async () => {
+    const first = await start({ stores: createMemoryStores() });
+    const second = await start({ stores: createMemoryStores() });
+    for (const app of [first, second]) {
+      const text = await (await fetch(`${app.url}/metrics`)).text();
+      expect(text).toContain("# TYPE claim_hold_process_cpu_user_seconds_total counter");
+      expect(text).toContain("# TYPE claim_hold_nodejs_heap_size_used_bytes gauge");
+      expect(text).toContain("# TYPE claim_hold_nodejs_eventloop_lag_p99_seconds gauge");
+      expect(text).toContain("# TYPE claim_hold_nodejs_gc_duration_seconds histogram");
+      expect(sample(text, "claim_hold_process_resident_memory_bytes")).toBeGreaterThan(0);
+    }
   });
 
   it("requires METRICS_TOKEN as a Bearer credential when it is set", async () => {
@@ -193,11 +207,15 @@ describe("GET /readyz", () => {
     });
   });
 
-  it("fails when the credentials are missing", async () => {
+  it("fails when the credentials are missing, and claim_hold_ready says which check failed", async () => {
     const app = await start({ stores: createMemoryStores(), credentialsLoaded: false });
     const response = await fetch(`${app.url}/readyz`);
     expect(response.status).toBe(503);
     expect(((await response.json()) as { checks: object }).checks).toMatchObject({ credentials: "missing" });
+    const metrics = await (await fetch(`${app.url}/metrics`)).text();
+    expect(sample(metrics, 'claim_hold_ready{check="credentials"}')).toBe(0);
+    expect(sample(metrics, 'claim_hold_ready{check="store"}')).toBe(1);
+    expect(sample(metrics, 'claim_hold_ready{check="janitor"}')).toBe(1);
   });
 
   it("fails when the store is unreachable, and when the janitor leader's sweeps failed three times running", async () => {

@@ -2,6 +2,7 @@
 import { getRequestListener } from "@hono/node-server";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import { matchedRoutes } from "hono/route";
 import type { Logger } from "pino";
 import type { LeaseCore } from "../lease/lease-core.js";
 import type { IdentityProvider } from "../providers/assignment-provider.js";
@@ -9,12 +10,13 @@ import type { QueuePicker } from "../queue/pick-next.js";
 import type { ApiEnv } from "./api-env.js";
 import type { AuthDeps } from "./auth.js";
 import { clientAddressOf } from "./client-address.js";
-import { errorResponse } from "./error-response.js";
+import { errorResponse, refusalCodeOf } from "./error-response.js";
 import type { FailedAuthLimiter } from "./failed-auth-limiter.js";
 import { mountOpenApiRoute } from "./openapi/mount-openapi.js";
 import { maxBodyBytes, payloadTooLarge } from "./read-body.js";
 import type { ReadCache } from "./read-cache.js";
 import type { ReadLimiter } from "./read-limiter.js";
+import { routeLabelOf } from "./route-label.js";
 import { type AdminRouteDeps, mountAdminRoutes } from "./routes/admin.js";
 import { mountClaimRoutes } from "./routes/claims.js";
 import { type HealthRouteDeps, mountHealthRoutes } from "./routes/health.js";
@@ -38,6 +40,16 @@ export interface ApiDeps extends Omit<AdminRouteDeps, "limiter">, HealthRouteDep
   log: Logger;
   /** Extra routes other features mount on the same app (attest, dashboard). */
   extend?: (app: Hono<ApiEnv>) => void;
+  /** Where every answered request and refusal is counted (the metrics); absent: nowhere. */
+  observer?: ApiObserver;
+}
+
+/** What the API reports of the requests it answers. */
+export interface ApiObserver {
+  /** The series of a method and route template, which a request observes its status and duration on. */
+  route(method: string, route: string): { observe(status: number, seconds: number): void };
+  /** A refusal answered (the lease core's or the API's own), by code. */
+  refused(code: string): void;
 }
 
 /** The credentials checks every route of the API (and the heartbeat's own route) shares. */
@@ -55,7 +67,9 @@ export function createApi(deps: ApiDeps): Hono<ApiEnv> {
   const auth = authOf(deps);
   const app = new Hono<ApiEnv>();
 
+  const { observer } = deps;
   app.use("*", async (c, next) => {
+    const started = performance.now();
     c.set("requestId", c.req.header("x-request-id") ?? crypto.randomUUID());
     const incoming = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming;
     c.set(
@@ -67,6 +81,9 @@ export function createApi(deps: ApiDeps): Hono<ApiEnv> {
       }),
     );
     await next();
+    observer
+      ?.route(c.req.method, routeLabelOf(matchedRoutes(c), c.req.routeIndex))
+      .observe(c.res.status, (performance.now() - started) / 1000);
   });
   app.use(
     "/api/*",
@@ -77,7 +94,12 @@ export function createApi(deps: ApiDeps): Hono<ApiEnv> {
   );
 
   mountClaimRoutes(app, { core, auth, log, ...(deps.picker ? { picker: deps.picker } : {}) });
-  mountLeaseRoutes(app, { core, auth, log });
+  mountLeaseRoutes(app, {
+    core,
+    auth,
+    log,
+    ...(observer ? { onRefused: (code: string) => observer.refused(code) } : {}),
+  });
   mountInventoryRoutes(app, { core, auth, cache: deps.reads.cache });
   if (deps.picker) mountQueueRoutes(app, { picker: deps.picker, auth, cache: deps.reads.cache });
   mountAdminRoutes(app, {
@@ -91,6 +113,8 @@ export function createApi(deps: ApiDeps): Hono<ApiEnv> {
 
   app.notFound((c) => c.json({ error: "not_found", message: "No such route." }, 404));
   app.onError((error, c) => {
+    const code = observer && refusalCodeOf(error);
+    if (code) observer?.refused(code);
     const { status, body, headers } = errorResponse(error, { requestId: c.get("requestId"), log });
     for (const [name, value] of Object.entries(headers ?? {})) c.header(name, value);
     return c.json(body, status);

@@ -25,6 +25,12 @@ export function refusalStatusOf(error: unknown): number | undefined {
   return undefined;
 }
 
+/** The code a refusal (the core's or the API's own) is answered with; undefined for any other error. */
+export function refusalCodeOf(error: unknown): string | undefined {
+  if (error instanceof UserError || error instanceof LeaseRefused) return error.code;
+  return undefined;
+}
+
 /** Octokit's errors: an HTTP status (HttpError, RequestError) or GraphQL errors in a 200 (GraphqlResponseError). */
 const octokitErrorNames = new Set(["HttpError", "RequestError", "GraphqlResponseError"]);
 

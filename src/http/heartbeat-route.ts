@@ -7,7 +7,13 @@ import { headerOf, readNodeBody } from "./read-body.js";
 
 export interface HeartbeatRouteDeps extends HeartbeatDeps {
   trustProxyHops?: number;
+  /** The heartbeat's request series (bound once): every answer's status and duration go to it. */
+  observed?: { observe(status: number, seconds: number): void };
 }
+
+/** When the route took the request: a field of the response itself, so timing one allocates nothing. */
+const startedAt = Symbol("heartbeat started at");
+type TimedResponse = ServerResponse & { [startedAt]?: number };
 
 /**
  * The paths this route answers: a lease id's shape (parseLeaseId's) and nothing to decode. Anything
@@ -25,6 +31,7 @@ const plainHost = /^[a-z0-9._-]+(?::(?:[1-5]\d{3,4}|[6-9]\d{3}))?$/;
  */
 export function createHeartbeatRoute(deps: HeartbeatRouteDeps) {
   const trustedHops = deps.trustProxyHops ?? 0;
+  const { observed } = deps;
   // The exchange's handle is the response: its `req` is the request.
   const transport: HeartbeatTransport<ServerResponse, void> = {
     header: (res, name) => headerOf(res.req, name),
@@ -35,13 +42,19 @@ export function createHeartbeatRoute(deps: HeartbeatRouteDeps) {
         trustedHops,
       }),
     requestId: (res) => headerOf(res.req, "x-request-id") ?? randomUUID(),
-    reply: send,
+    reply: observed
+      ? (res: TimedResponse, status, body, headers) => {
+          send(res, status, body, headers);
+          observed.observe(status, (performance.now() - (res[startedAt] ?? 0)) / 1000);
+        }
+      : send,
   };
   return (req: IncomingMessage, res: ServerResponse): boolean => {
     if (req.method !== "POST") return false;
     const match = heartbeatPath.exec(req.url ?? "");
     const host = req.headers.host;
     if (!match || host === undefined || !plainHost.test(host)) return false;
+    if (observed) (res as TimedResponse)[startedAt] = performance.now();
     void answerHeartbeat(deps, transport, res, match[1]!, readNodeBody(req));
     return true;
   };

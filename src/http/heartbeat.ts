@@ -3,14 +3,19 @@ import type { Logger } from "pino";
 import type { HeartbeatAnswer, LeaseCore } from "../lease/lease-core.js";
 import { HeartbeatBody } from "./api-schemas.js";
 import { type AuthDeps, type LeaseRequest, leaseCallFailed, leaseTokenOfRequest } from "./auth.js";
-import { errorResponse } from "./error-response.js";
+import { errorResponse, refusalCodeOf } from "./error-response.js";
 import { type clientGone, parseBody, payloadTooLarge } from "./read-body.js";
+
+/** The heartbeat's route template: Hono's route, and the label both transports count its requests under. */
+export const heartbeatRoute = "/api/v1/leases/:leaseId/heartbeat";
 
 export interface HeartbeatDeps {
   core: LeaseCore;
   auth: AuthDeps;
   /** Where an error's line goes (the API app's logger, for the same lines from either transport). */
   log: Logger;
+  /** Counts a refusal answered (the metrics), by its code (src/contract/refusals.ts). */
+  onRefused?: (code: string) => void;
 }
 
 /**
@@ -79,6 +84,8 @@ export async function answerHeartbeat<Request, Answer>(
     }
     return transport.reply(request, 200, answer);
   } catch (error) {
+    const code = deps.onRefused && refusalCodeOf(error);
+    if (code) deps.onRefused?.(code);
     const requestId = transport.requestId(request);
     const { status, body, headers } = errorResponse(error, { requestId, log: deps.log });
     return transport.reply(request, status, body, headers);

@@ -1,9 +1,11 @@
 // Prometheus metrics (docs/deploy.md#8-watch-it) on a per-App registry (several Apps may share a process: tests, replicas).
 import type { Logger } from "pino";
-import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { SweepReport } from "../janitor/janitor.js";
 import type { DerivedState } from "../lease/reads/derive-state.js";
+import { HttpMetrics } from "./http-metrics.js";
 import { LatencyHistogram } from "./latency-histogram.js";
+import { needsHumanAges, oldestAskSeconds } from "./needs-human-ages.js";
 
 export interface ClaimHoldMetrics {
   registry: Registry;
@@ -17,6 +19,12 @@ export interface ClaimHoldMetrics {
   janitorHalts: Counter;
   janitorDuration: Histogram;
   rateLimitRemaining: Gauge;
+  /** x-ratelimit-limit of the last GitHub response: with the remaining, the share of the budget left. */
+  rateLimitLimit: Gauge;
+  /** Requests and their durations by route template, for both doors (Hono and the heartbeat's own route). */
+  http: HttpMetrics;
+  /** Refusals the API answered, by code (`claim_state_unknown`, `unauthorized`, …). */
+  refusals: Counter<"code">;
   /** Transitions waiting for their installation's mutation request in flight, to go in the next one together. */
   githubWritesQueued: Gauge;
   /** Bound per method and result by measureStore; observed on every store call, so allocation-free. */
@@ -37,9 +45,16 @@ export interface ClaimHoldMetrics {
   refreshClaims: () => Promise<void>;
 }
 
+/** What the background read of the fleet counts. */
+export interface ClaimsCount {
+  counts: Partial<Record<DerivedState, number>>;
+  /** One id per held claim whose holder asks for a person (subject and generation: a new claim asks anew). */
+  needsHuman: readonly string[];
+}
+
 export interface MetricsSources {
-  /** Claims per derived state, read from the store by the background refresh (never by a scrape). */
-  claimsByState: () => Promise<Partial<Record<DerivedState, number>>>;
+  /** Claims per derived state, read from the store by the background refresh (by a scrape only before the first count). */
+  claimsByState: () => Promise<ClaimsCount>;
   /** GitHub requests made so far, by kind (RequestMeter.totals). */
   githubRequests: () => ReadonlyMap<string, number>;
   now: () => number;
@@ -55,6 +70,12 @@ export interface MetricsSources {
  */
 export const claimsRefreshSeconds = 30;
 
+/** The prefix of prom-client's default process metrics: `claim_hold_process_cpu_seconds_total`, `claim_hold_nodejs_heap_size_used_bytes`. */
+export const processMetricsPrefix = "claim_hold_";
+
+/** How long the first scrape waits for the first count (joining the one under way) before it answers without it. */
+const firstScrapeWaitMs = 5_000;
+
 /** Tries of the start-up count before its failure is logged (about a minute with the backoff). */
 const firstCountAttempts = 10;
 
@@ -64,6 +85,9 @@ const latencyBuckets = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.
 export function createMetrics(): ClaimHoldMetrics {
   const registry = new Registry();
   const registers = [registry];
+  // Heap, event-loop lag, GC, file descriptors…: prom-client's, on this registry only (each App has
+  // its own), prefixed like every metric the App serves.
+  collectDefaultMetrics({ register: registry, prefix: processMetricsPrefix });
   const janitorSweeps = new Counter({
     name: "claim_hold_janitor_sweeps_total",
     help: "Janitor sweeps, by result (ok, failed).",
@@ -134,6 +158,18 @@ export function createMetrics(): ClaimHoldMetrics {
       help: "x-ratelimit-remaining of the last GitHub response the App received.",
       registers,
     }),
+    rateLimitLimit: new Gauge({
+      name: "claim_hold_github_rate_limit_limit",
+      help: "x-ratelimit-limit of the last GitHub response the App received (0 before the first).",
+      registers,
+    }),
+    http: new HttpMetrics(registry),
+    refusals: new Counter({
+      name: "claim_hold_refusals_total",
+      help: "Refusals the API answered (4xx and 503 with an error code), by code (unauthorized, claim_state_unknown, rate_limited, …).",
+      labelNames: ["code"],
+      registers,
+    }),
     githubWritesQueued: new Gauge({
       name: "claim_hold_github_writes_queued",
       help: "Transitions waiting for their installation's GitHub mutation in flight; they go in the next one, batched.",
@@ -181,23 +217,31 @@ export function createMetrics(): ClaimHoldMetrics {
 /**
  * Adds the gauges fed by the App's parts once they exist: the claims by state, counted by a
  * background read of the fleet every `refreshSeconds` while `/metrics` is scraped (a scrape itself
- * serves the last counts from memory and reads no claim), and the request meter's totals.
+ * serves the last counts from memory and reads no claim, unless no count was made yet), how long
+ * claims have asked for a person, and the request meter's totals.
  * Returns the stop of the refresh timer (it is unref'd: it never keeps the process alive).
  */
 export function collectInBackground(metrics: ClaimHoldMetrics, sources: MetricsSources): () => void {
   const registers = [metrics.registry];
   const refreshSeconds = sources.refreshSeconds ?? claimsRefreshSeconds;
   let counts: Partial<Record<DerivedState, number>> | null = null;
+  let askingSince = new Map<string, number>();
   let refreshedAt: number | null = null;
   let scrapedSinceRefresh = false;
+  // A scrape before the first count (the App just started, or the store was still connecting) joins
+  // it, or makes it, rather than answer gauges without samples (the three gauges share one read).
+  const untilCounted = async () => {
+    if (counts === null) await waitAtMost(refresh(), firstScrapeWaitMs);
+  };
   let refreshing: Promise<void> | null = null;
   new Gauge({
     name: "claim_hold_claims",
-    help: `Held claims by derived state (active, waiting, stale, reclaimable, human, …), counted by a background read of the store at start-up and every ${refreshSeconds} s while scraped (a scrape reads no claim); claim_hold_claims_refreshed_timestamp_seconds says when. No samples before the first count.`,
+    help: `Held claims by derived state (active, waiting, stale, reclaimable, human, …), counted by a background read of the store at start-up and every ${refreshSeconds} s while scraped (a scrape reads no claim once the first count is made; a scrape before it waits for it); claim_hold_claims_refreshed_timestamp_seconds says when.`,
     labelNames: ["state"],
     registers,
-    collect() {
+    async collect() {
       scrapedSinceRefresh = true;
+      await untilCounted();
       this.reset();
       for (const [state, count] of Object.entries(counts ?? {})) this.set({ state }, count ?? 0);
     },
@@ -206,8 +250,18 @@ export function collectInBackground(metrics: ClaimHoldMetrics, sources: MetricsS
     name: "claim_hold_claims_refreshed_timestamp_seconds",
     help: "When claim_hold_claims was last counted (Unix seconds; 0 before the first refresh).",
     registers,
-    collect() {
+    async collect() {
+      await untilCounted();
       this.set(refreshedAt === null ? 0 : refreshedAt / 1000);
+    },
+  });
+  new Gauge({
+    name: "claim_hold_needs_human_oldest_seconds",
+    help: "Seconds since the oldest held claim that asks for a person (needs-human) was first counted asking (by the claims gauge's background count; 0 when none asks).",
+    registers,
+    async collect() {
+      await untilCounted();
+      this.set(oldestAskSeconds(askingSince, sources.now()));
     },
   });
   new Counter({
@@ -225,7 +279,9 @@ export function collectInBackground(metrics: ClaimHoldMetrics, sources: MetricsS
     refreshing ??= (async () => {
       try {
         const at = sources.now();
-        counts = await sources.claimsByState();
+        const counted = await sources.claimsByState();
+        counts = counted.counts;
+        askingSince = needsHumanAges(askingSince, counted.needsHuman, at);
         refreshedAt = at;
         scrapedSinceRefresh = false;
       } finally {
@@ -269,4 +325,39 @@ export function collectInBackground(metrics: ClaimHoldMetrics, sources: MetricsS
     clearTimeout(firstCount);
     clearInterval(timer);
   };
+}
+
+/** Resolves when `work` settles or after `ms`, whichever is first; never rejects (the caller serves what it has). */
+async function waitAtMost(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+    timer.unref();
+  });
+  try {
+    await Promise.race([work.catch(() => undefined), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * `claim_hold_ready{check}`: `/readyz`'s checks (store, credentials, janitor), made at each scrape
+ * (one store ping), 1 when the check passes, 0 when not.
+ */
+export function collectReadiness(
+  metrics: ClaimHoldMetrics,
+  ready: () => Promise<{ checks: Record<string, string> }>,
+): void {
+  new Gauge({
+    name: "claim_hold_ready",
+    help: "The App's readiness checks as /readyz makes them (store, credentials, janitor), by check: 1 passes, 0 fails.",
+    labelNames: ["check"],
+    registers: [metrics.registry],
+    async collect() {
+      const { checks } = await ready();
+      this.reset();
+      for (const [check, result] of Object.entries(checks)) this.set({ check }, result === "ok" ? 1 : 0);
+    },
+  });
 }

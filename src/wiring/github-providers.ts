@@ -27,6 +27,7 @@ export function createGitHubProviders(
   const octokitFor = installationOctokits(
     (installationId) => probot.auth(installationId),
     (remaining) => metrics.rateLimitRemaining.set(remaining),
+    (limit) => metrics.rateLimitLimit.set(limit),
   );
   const onRequest = (kind: string) => meter.count(kind);
   return {

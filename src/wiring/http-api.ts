@@ -8,6 +8,7 @@ import { parseLeaseId } from "../domain/claim.js";
 import type { MergeFence } from "../fence/merge-fence.js";
 import { apiHandler, authOf, createApi } from "../http/create-api.js";
 import { createFailedAuthLimiter } from "../http/failed-auth-limiter.js";
+import { heartbeatRoute } from "../http/heartbeat.js";
 import { createHeartbeatRoute } from "../http/heartbeat-route.js";
 import { createReadCache } from "../http/read-cache.js";
 import { createReadLimiter } from "../http/read-limiter.js";
@@ -16,6 +17,7 @@ import { mountAttestRoute } from "../http/routes/attest.js";
 import type { JobRegistry } from "../janitor/job-registry.js";
 import type { LeaseCore } from "../lease/lease-core.js";
 import type { ClaimHoldMetrics } from "../metrics/create-metrics.js";
+import { collectReadiness } from "../metrics/create-metrics.js";
 import { mountMetrics } from "../metrics/mount-metrics.js";
 import type { IdentityProvider } from "../providers/assignment-provider.js";
 import type { Stores } from "../providers/stores.js";
@@ -60,6 +62,21 @@ export function createHttpHandler(
     const key = parseLeaseId(leaseId);
     return key === null || (await stores.claims.get(key)) !== null;
   };
+  const { metrics } = deps;
+  const ready = async () => {
+    const checks: Record<string, string> = {};
+    try {
+      await stores.connection.ping();
+      checks.store = "ok";
+    } catch {
+      checks.store = "unreachable";
+    }
+    checks.credentials = options.credentialsLoaded === false ? "missing" : "ok";
+    const janitorStatus = jobs.status("janitor");
+    checks.janitor = (janitorStatus?.consecutiveFailures ?? 0) >= 3 ? "failing" : "ok";
+    return { ok: Object.values(checks).every((v) => v === "ok"), checks };
+  };
+  collectReadiness(metrics, ready);
   const apiDeps: Parameters<typeof createApi>[0] = {
     core: deps.core,
     ...(deps.picker ? { picker: deps.picker } : {}),
@@ -80,7 +97,7 @@ export function createHttpHandler(
     extend: (api) => {
       mountAttestRoute(api, { fence: deps.fence, limiter, leaseOnRecord });
       mountMetrics(api, {
-        registry: deps.metrics.registry,
+        registry: metrics.registry,
         ...(options.metricsToken ? { token: options.metricsToken } : {}),
       });
       mountDashboard(api, {
@@ -92,18 +109,10 @@ export function createHttpHandler(
         now,
       });
     },
-    ready: async () => {
-      const checks: Record<string, string> = {};
-      try {
-        await stores.connection.ping();
-        checks.store = "ok";
-      } catch {
-        checks.store = "unreachable";
-      }
-      checks.credentials = options.credentialsLoaded === false ? "missing" : "ok";
-      const janitorStatus = jobs.status("janitor");
-      checks.janitor = (janitorStatus?.consecutiveFailures ?? 0) >= 3 ? "failing" : "ok";
-      return { ok: Object.values(checks).every((v) => v === "ok"), checks };
+    ready,
+    observer: {
+      route: (method, route) => metrics.http.route(method, route),
+      refused: (code) => metrics.refusals.inc({ code }),
     },
   };
   // The heartbeat answers in front of Hono (no web Request per call), with the same limiter and checks.
@@ -112,6 +121,8 @@ export function createHttpHandler(
     auth: authOf(apiDeps),
     ...(options.trustProxyHops !== undefined ? { trustProxyHops: options.trustProxyHops } : {}),
     log: deps.log,
+    onRefused: (code) => metrics.refusals.inc({ code }),
+    observed: metrics.http.route("POST", heartbeatRoute),
   });
   return apiHandler(createApi(apiDeps), (path) => apiPaths.test(path) || dashboardPaths.test(path), [
     heartbeat,

@@ -1,6 +1,7 @@
 // The claims gauge's background count: made once at start-up (the first scrape has counts) and stopped with the App.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createMemoryStores } from "../../src/providers/memory/memory-store.js";
+import { mapStores } from "../../src/providers/stores.js";
 import { type AppHarness, startApp } from "../support/app-harness.js";
 import { minute, seedAgentClaim } from "../support/seed-claims.js";
 
@@ -35,6 +36,46 @@ describe("the claims gauge's background count", () => {
     }
     expect(sample(text, "claim_hold_claims_refreshed_timestamp_seconds")).toBe(T0 / 1000);
     expect(sample(text, 'claim_hold_claims{state="active"}')).toBe(1);
+  });
+
+  it("has the live claims on the first scrape when the start-up count failed (the store was still connecting)", async () => {
+    const memory = createMemoryStores({ now: () => T0 });
+    for (let issue = 1; issue <= 6; issue++) {
+      await seedAgentClaim(memory, {
+        key: { installationId: 7, repoId: 1001, issue },
+        repo: "acme/widgets",
+        actor: { login: "octo-agent", runtime: "codex", sessionId: `s-${issue}` },
+        now: T0 - minute,
+      });
+    }
+    const store = { connecting: true };
+    let firstCountFailed!: () => void;
+    const countFailed = new Promise<void>((resolve) => {
+      firstCountFailed = resolve;
+    });
+    const connecting = mapStores(
+      memory,
+      (part) =>
+        new Proxy(part, {
+          get(target, property, receiver) {
+            const value = Reflect.get(target, property, receiver);
+            if (typeof value !== "function") return value;
+            if (property !== "installations") return value.bind(target);
+            return (...args: unknown[]) => {
+              if (!store.connecting) return value.apply(target, args);
+              firstCountFailed();
+              return Promise.reject(new Error("Connection is not established yet"));
+            };
+          },
+        }),
+    );
+    const app = await startApp({ stores: connecting, now: T0 });
+    harnesses.push(app);
+    await countFailed; // the start-up count failed; its retry waits for its backoff
+    store.connecting = false;
+    const text = await (await fetch(`${app.url}/metrics`)).text();
+    expect(sample(text, 'claim_hold_claims{state="active"}')).toBe(6);
+    expect(sample(text, "claim_hold_claims_refreshed_timestamp_seconds")).toBe(T0 / 1000);
   });
 
   it("leaves no metrics timer running once the App is closed", async () => {

@@ -4,7 +4,12 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { ApiEnv } from "../api-env.js";
 import { ReleaseBody } from "../api-schemas.js";
 import { asLease } from "../auth.js";
-import { answerHeartbeat, type HeartbeatDeps, type HeartbeatTransport } from "../heartbeat.js";
+import {
+  answerHeartbeat,
+  type HeartbeatDeps,
+  type HeartbeatTransport,
+  heartbeatRoute,
+} from "../heartbeat.js";
 import { readBody } from "../read-body.js";
 
 export interface LeaseRouteDeps extends HeartbeatDeps {}
@@ -23,7 +28,7 @@ const honoHeartbeat: HeartbeatTransport<Context<ApiEnv>, Response> = {
 
 export function mountLeaseRoutes(app: Hono<ApiEnv>, deps: LeaseRouteDeps): void {
   const { core, auth } = deps;
-  app.post("/api/v1/leases/:leaseId/heartbeat", (c) =>
+  app.post(heartbeatRoute, (c) =>
     answerHeartbeat(deps, honoHeartbeat, c, c.req.param("leaseId"), c.req.text()),
   );
 
