@@ -1,0 +1,129 @@
+// End to end in chromium: one issue taken over and then reaped by the janitor; its dashboard row links to its subject page, which shows both in the history.
+import { existsSync, mkdirSync } from "node:fs";
+import { type Browser, chromium } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { testAdminToken } from "../support/app-harness.js";
+import { probeRedis } from "../support/redis.js";
+import { type E2eWorld, repo, startWorld } from "./support/e2e-world.js";
+
+const chromiumPath = "/usr/bin/chromium";
+const available = existsSync(chromiumPath);
+if (!available && process.env.CI === "true") {
+  throw new Error(`${chromiumPath} is missing: CI must run the dashboard's browser tests.`);
+}
+const launchArgs = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+const screenshotDir = "test-results";
+const redisProbe = await probeRedis();
+
+describe.skipIf(!available || !redisProbe.available)("a subject's page after a takeover and a reap", () => {
+  let world: E2eWorld;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    world = await startWorld({ issues: [{ number: 1, title: "Rewrite the <b>parser</b>" }] });
+    browser = await chromium.launch({ executablePath: chromiumPath, args: launchArgs });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await world?.close();
+  });
+
+  it("shows generation 1 superseded by a takeover, generation 2 reaped, and the claim after them, newest first", {
+    timeout: 90_000,
+  }, async () => {
+    const { sim, app } = world;
+    const first = world.agent();
+    const { lease } = await first.claim({ repo, issue: 1, actor: { runtime: "codex", sessionId: "first" } });
+    await first.heartbeat(lease, { phase: "coding" });
+    // The first holder goes silent past reclaimAfter (60 s): a second session takes the issue over.
+    app.clock.now += 61_000;
+    const second = world.agent();
+    const taken = await second.claim({
+      repo,
+      issue: 1,
+      actor: { runtime: "claude-code", sessionId: "second" },
+      takeover: true,
+    });
+    expect(taken.lease.generation).toBe(2);
+    await sim.flush();
+    // The second goes silent too: stale after 30 s, reaped after 60 s.
+    app.clock.now += 31_000;
+    await app.services.janitor.sweep();
+    await sim.flush();
+    app.clock.now += 30_000;
+    const report = await app.services.janitor.sweep();
+    await sim.flush();
+    expect(report.actions).toEqual([{ subject: `${repo}#1`, action: "reap", reason: expect.any(String) }]);
+    // A third session claims it afresh, so the fleet lists it again.
+    const third = world.agent();
+    const again = await third.claim({ repo, issue: 1, actor: { runtime: "pi", sessionId: "third" } });
+    expect(again.lease.generation).toBe(4);
+    await sim.flush();
+
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    const dialogs: string[] = [];
+    page.on("dialog", async (dialog) => {
+      dialogs.push(dialog.message());
+      await dialog.dismiss();
+    });
+    await page.goto(`${app.url}/subjects/octo/widgets/1`);
+    // Behind the admin session like the fleet page.
+    expect(new URL(page.url()).pathname).toBe("/login");
+    await page.fill('input[name="token"]', testAdminToken);
+    await Promise.all([page.waitForURL(`${app.url}/`), page.click('button[type="submit"]')]);
+
+    // The installation is named by its account's login, read from GitHub.
+    expect(await page.locator("section[data-installation='42'] h2").textContent()).toBe("octo");
+    const link = page.locator(`tr[data-subject="${repo}#1"] a[data-subject-page]`);
+    expect(await link.getAttribute("href")).toBe("/subjects/octo/widgets/1");
+    await Promise.all([page.waitForURL(`${app.url}/subjects/octo/widgets/1`), link.click()]);
+
+    expect(await page.locator("h1").textContent()).toContain(`${repo}#1`);
+    expect(await page.locator("#subject-title").textContent()).toBe("Rewrite the <b>parser</b>");
+    const history = await page
+      .locator("#history tr[data-transition]")
+      .evaluateAll((rows) =>
+        rows.map(
+          (r) =>
+            `g${r.getAttribute("data-generation")} ${r.getAttribute("data-transition")} ${r.querySelector('td[data-label="Who"]')?.textContent?.trim()}`,
+        ),
+      );
+    // Newest first: the reap of generation 2 and the takeover that superseded generation 1 (by its successor).
+    expect(history).toStrictEqual([
+      "g4 claimed pi @fleet-bot · session third",
+      "g2 reaped —",
+      "g2 claimed claude-code @fleet-bot · session second",
+      "g1 superseded claude-code @fleet-bot · session second",
+      "g1 claimed codex @fleet-bot · session first",
+    ]);
+    // Every time reads relative, its UTC time on hover.
+    const firstTime = page.locator("#history time").first();
+    expect(await firstTime.textContent()).toMatch(/ago$/);
+    expect(await firstTime.getAttribute("title")).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
+    // The current incarnation's facts and its claim comment on GitHub.
+    expect(await page.locator("#facts").textContent()).toContain("session third");
+    expect(await page.locator("#claim-comment").getAttribute("href")).toMatch(
+      /\/octo\/widgets\/issues\/1#issuecomment-\d+$/,
+    );
+
+    mkdirSync(screenshotDir, { recursive: true });
+    await page.screenshot({ path: `${screenshotDir}/subject-page-desktop.png`, fullPage: true });
+    await page.setViewportSize({ width: 390, height: 844 });
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    await page.screenshot({ path: `${screenshotDir}/subject-page-phone.png`, fullPage: true });
+    expect(dialogs).toStrictEqual([]);
+    await context.close();
+  });
+});
