@@ -65,6 +65,7 @@ table.history tr{display:grid;grid-template-columns:auto auto minmax(0,1fr);gap:
 table.history td{padding:0;width:auto}table.history td::before{content:none}
 table.history td[data-label="Who"],table.history td[data-label="Note"]{grid-column:1/-1}
 table.history td[data-label="Gen"]::before{content:"g"}
+.needs-you .title{display:none}
 dl.facts{grid-template-columns:1fr}dl.facts dd{margin-bottom:.3rem}}
 ${timelineStyles(stateColours)}
 `;

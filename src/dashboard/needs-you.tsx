@@ -17,6 +17,9 @@ export interface AttentionItem {
   why: string;
 }
 
+/** Items listed; the rest are counted (the claims below must stay on a phone's first screen). */
+export const attentionShown = 6;
+
 const order: readonly AttentionKind[] = [
   "janitor-halted",
   "needs-human",
@@ -89,7 +92,7 @@ export const NeedsYou: FC<{ items: readonly AttentionItem[] }> = ({ items }) => 
       <p class="muted">Nothing waits for a person.</p>
     ) : (
       <ul>
-        {items.map((item) => (
+        {items.slice(0, attentionShown).map((item) => (
           <li data-attention={item.kind} data-subject={item.subject ?? undefined}>
             <span class="attention-kind">{kindLabels[item.kind]}</span>{" "}
             {item.repo !== null && item.issue !== null ? (
@@ -97,10 +100,13 @@ export const NeedsYou: FC<{ items: readonly AttentionItem[] }> = ({ items }) => 
                 <b>{item.subject}</b>
               </a>
             ) : null}
-            {item.title ? <span class="muted"> {item.title}</span> : null}
+            {item.title ? <span class="muted title"> {item.title}</span> : null}
             <div>{item.why}</div>
           </li>
         ))}
+        {items.length > attentionShown ? (
+          <li class="muted">and {items.length - attentionShown} more (filter the claims by state)</li>
+        ) : null}
       </ul>
     )}
   </section>

@@ -117,6 +117,22 @@ describe.skipIf(!available || !redisProbe.available)("a subject's page after a t
       /\/octo\/widgets\/issues\/1#issuecomment-\d+$/,
     );
 
+    // Bad input answers JSON with nothing echoed back; a subject the App cannot read is a 404.
+    const answer = async (path: string) => {
+      const response = await page.request.get(`${app.url}${path}`, { maxRedirects: 0 });
+      return { status: response.status(), body: await response.json() };
+    };
+    expect(await answer("/subjects/octo/widgets/0")).toStrictEqual({
+      status: 400,
+      body: { error: "bad_request", message: "A subject page is /subjects/{owner}/{repo}/{issue number}." },
+    });
+    expect((await answer("/subjects/octo/%3Cscript%3E/1")).status).toBe(400);
+    expect(await answer("/subjects/elsewhere/tools/1")).toStrictEqual({
+      status: 404,
+      body: { error: "not_found", message: "elsewhere/tools#1 is not an issue the App can read." },
+    });
+    expect((await answer("/subjects/octo/widgets/99")).status).toBe(404);
+
     mkdirSync(screenshotDir, { recursive: true });
     await page.screenshot({ path: `${screenshotDir}/subject-page-desktop.png`, fullPage: true });
     await page.setViewportSize({ width: 390, height: 844 });
