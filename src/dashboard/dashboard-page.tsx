@@ -49,7 +49,7 @@ time,.num{white-space:nowrap}.gh{font-size:.8rem;margin-left:.3rem}
 #live-toggle[aria-pressed="false"]{background:#fff8c5}
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.2rem .8rem;background:#fff;border:1px solid #d0d7de;padding:.6rem;margin:0}
 dl.facts dt{font-weight:600;color:#57606a}dl.facts dd{margin:0}
-tr[data-transition="reaped"] td,tr[data-transition="superseded"] td{background:#fff5f5}
+
 ${Object.entries(stateColours)
   .map(([state, colour]) => `.badge[data-state="${state}"]{background:${colour}}`)
   .join("")}
@@ -66,7 +66,8 @@ table.history td{padding:0;width:auto}table.history td::before{content:none}
 table.history td[data-label="Who"],table.history td[data-label="Note"]{grid-column:1/-1}
 table.history td[data-label="Gen"]::before{content:"g"}
 .needs-you .title{display:none}
-dl.facts{grid-template-columns:1fr}dl.facts dd{margin-bottom:.3rem}}
+dl.facts{gap:.15rem .6rem}}
+table.history tr[data-transition="reaped"],table.history tr[data-transition="superseded"]{background:#fff5f5}
 ${timelineStyles(stateColours)}
 `;
 

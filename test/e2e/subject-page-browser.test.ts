@@ -4,7 +4,7 @@ import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testAdminToken } from "../support/app-harness.js";
 import { probeRedis } from "../support/redis.js";
-import { type E2eWorld, repo, startWorld } from "./support/e2e-world.js";
+import { checkOf, type E2eWorld, fleet, repo, startWorld } from "./support/e2e-world.js";
 
 const chromiumPath = "/usr/bin/chromium";
 const available = existsSync(chromiumPath);
@@ -66,9 +66,23 @@ describe.skipIf(!available || !redisProbe.available)("a subject's page after a t
     expect(report.actions).toEqual([{ subject: `${repo}#1`, action: "reap", reason: expect.any(String) }]);
     // A third session claims it afresh, so the fleet lists it again.
     const third = world.agent();
-    const again = await third.claim({ repo, issue: 1, actor: { runtime: "pi", sessionId: "third" } });
+    const branch = "agent/third/1-parser";
+    const again = await third.claim({ repo, issue: 1, actor: { runtime: "pi", sessionId: "third" }, branch });
     expect(again.lease.generation).toBe(4);
     await sim.flush();
+    // It pushes, opens a PR closing #1 and attests the head: the check passes.
+    const { sha } = sim.push({ repo, branch, login: fleet.login, message: "parser" });
+    const pull = sim.openPull({
+      repo,
+      author: fleet.login,
+      head: branch,
+      title: "Parser",
+      body: "Closes #1",
+    });
+    await sim.flush();
+    await third.attest(again.lease, sha);
+    await sim.flush();
+    expect(checkOf(sim, sha).conclusion).toBe("success");
 
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
@@ -132,6 +146,13 @@ describe.skipIf(!available || !redisProbe.available)("a subject's page after a t
       body: { error: "not_found", message: "elsewhere/tools#1 is not an issue the App can read." },
     });
     expect((await answer("/subjects/octo/widgets/99")).status).toBe(404);
+
+    // The PR closing the issue, with the verdict the fence gives its head and a link to its check runs.
+    const pr = page.locator(`#pull-requests tr[data-pull="${pull.number}"]`);
+    expect(await pr.locator("[data-verdict]").textContent()).toBe("success");
+    expect(await pr.locator('td[data-label="Checks"] a').getAttribute("href")).toMatch(
+      new RegExp(`^http://[^/]+/octo/widgets/commit/${sha}/checks$`),
+    );
 
     mkdirSync(screenshotDir, { recursive: true });
     await page.screenshot({ path: `${screenshotDir}/subject-page-desktop.png`, fullPage: true });
