@@ -134,13 +134,13 @@ describe.skipIf(!available)("fleet dashboard in chromium", () => {
     );
     expect(await row("acme/widgets#1").textContent()).toContain("32 min ago");
 
-    mkdirSync("artifacts", { recursive: true });
-    await page.screenshot({ path: "artifacts/dashboard.png", fullPage: true });
+    mkdirSync("test-results/screenshots", { recursive: true });
+    await page.screenshot({ path: "test-results/screenshots/dashboard-fleet.png", fullPage: true });
     // Readable on a phone: rows become cards, nothing overflows sideways.
     await page.setViewportSize({ width: 390, height: 844 });
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     expect(overflow).toBeLessThanOrEqual(0);
-    await page.screenshot({ path: "artifacts/dashboard-phone.png", fullPage: true });
+    await page.screenshot({ path: "test-results/screenshots/dashboard-fleet-phone.png", fullPage: true });
     expect(dialogs).toStrictEqual([]);
     await context.close();
   });

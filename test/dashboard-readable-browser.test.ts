@@ -22,7 +22,7 @@ const launchArgs = [
   "--disable-component-update",
   "--disable-sync",
 ];
-const screenshotDir = "test-results";
+const screenshotDir = "test-results/screenshots";
 const T0 = Date.parse("2026-11-29T10:00:00Z");
 const claimCount = 8;
 
@@ -75,7 +75,9 @@ describe.skipIf(!available)("the dashboard, readable", () => {
     harness.clock.now = T0;
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
+    // The page's timers run only when the test says so.
     await page.clock.install({ time: new Date(T0) });
+    await page.clock.pauseAt(new Date(T0 + 1_000));
     const fragments: string[] = [];
     page.on("request", (request) => {
       if (new URL(request.url()).pathname === "/dashboard/fragment") fragments.push(request.url());

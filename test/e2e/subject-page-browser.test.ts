@@ -21,7 +21,7 @@ const launchArgs = [
   "--disable-component-update",
   "--disable-sync",
 ];
-const screenshotDir = "test-results";
+const screenshotDir = "test-results/screenshots";
 const redisProbe = await probeRedis();
 
 describe.skipIf(!available || !redisProbe.available)("a subject's page after a takeover and a reap", () => {
