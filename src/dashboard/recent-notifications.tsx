@@ -2,12 +2,21 @@
 // The outbox's last settled deliveries (docs/deploy.md#8-watch-it): when, which event, on what subject, to which sink (its id, never its URL), how it went.
 import type { FC } from "hono/jsx";
 import type { RecentDelivery } from "../providers/outbox-store.js";
-import { issueUrl, parseSubject } from "./github-links.js";
+import { issueUrl, parseSubject, subjectPageUrl } from "./github-links.js";
 import { When } from "./relative-time.js";
 
+/** The subject's dashboard page, and the issue on GitHub beside it. */
 export const SubjectLink: FC<{ web: string; subject: string }> = ({ web, subject }) => {
   const parsed = parseSubject(subject);
-  return parsed ? <a href={issueUrl(web, parsed.repo, parsed.issue)}>{subject}</a> : <span>{subject}</span>;
+  if (!parsed) return <span>{subject}</span>;
+  return (
+    <span>
+      <a href={subjectPageUrl(parsed.repo, parsed.issue)}>{subject}</a>
+      <a class="gh" href={issueUrl(web, parsed.repo, parsed.issue)} title="The issue on GitHub">
+        GitHub
+      </a>
+    </span>
+  );
 };
 
 export const RecentNotifications: FC<{
