@@ -99,7 +99,7 @@ describe("what needs a person", () => {
       "a halted janitor, before everything else",
       view({ claims: [claim(2, { reasons: ["needs-human"] })], janitor: haltedReport }),
       [
-        "janitor-halted  The janitor halted (disruption guard) for installation(s) 7.",
+        "janitor-halted  The janitor halted (disruption guard) for installation 7.",
         "needs-human acme/widgets#2 @octo-agent asks for a person.",
       ],
     ],
@@ -160,6 +160,11 @@ describe("the timeline's range and the page's links", () => {
     };
     expect(laneLabel(lane)).toBe("o/r#1, o/r#2, o/r#3 +1 — @a · codex · session s");
   });
+});
+
+it("names a halted installation by its account", () => {
+  const [halted] = attentionItems({ claims: [], overBudget: [], janitor: haltedReport }, () => "octo-org");
+  expect(halted?.why).toBe("The janitor halted (disruption guard) for octo-org.");
 });
 
 describe("installation account names", () => {

@@ -272,7 +272,7 @@ export const FleetFragment: FC<{
   const installations = [...new Set(claims.map((c) => c.installationId))];
   return (
     <div>
-      <NeedsYou items={attentionItems(view)} />
+      <NeedsYou items={attentionItems(view, accounts.of)} />
       <p class="counts">
         {Object.entries(view.counts).map(([state, count]) => (
           <span>

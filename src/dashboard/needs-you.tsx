@@ -29,7 +29,10 @@ const order: readonly AttentionKind[] = [
 ];
 
 /** What needs a person, most urgent kind first; a subject appears once per kind. Pure. */
-export function attentionItems(view: Pick<FleetView, "claims" | "overBudget" | "janitor">): AttentionItem[] {
+export function attentionItems(
+  view: Pick<FleetView, "claims" | "overBudget" | "janitor">,
+  nameOf: (installationId: number) => string = (id) => `installation ${id}`,
+): AttentionItem[] {
   const items: AttentionItem[] = [];
   const seen = new Set<string>();
   const add = (item: AttentionItem) => {
@@ -46,7 +49,7 @@ export function attentionItems(view: Pick<FleetView, "claims" | "overBudget" | "
       repo: null,
       issue: null,
       title: null,
-      why: `The janitor halted (disruption guard) for installation(s) ${report.haltedInstallations.join(", ")}.`,
+      why: `The janitor halted (disruption guard) for ${report.haltedInstallations.map(nameOf).join(", ")}.`,
     });
   for (const claim of view.claims) {
     const about = { subject: claim.subject, repo: claim.repo, issue: claim.issue, title: claim.title };
