@@ -1,10 +1,12 @@
 // The dashboard read by a person in chromium: what needs them first, relative times with UTC on hover, a pausable refresh, time ranges without JavaScript, and five claims on a phone's first screen.
 import { existsSync, mkdirSync } from "node:fs";
+import nock from "nock";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTokenMinter } from "../src/lease/tokens.js";
 import { createMemoryStores } from "../src/providers/memory/memory-store.js";
 import { type AppHarness, startApp, testAdminToken, testTokenSecret } from "./support/app-harness.js";
+import { GitHubRequestLog, nockGetAppInstallation } from "./support/github-fake/index.js";
 import { minute, seedAgentClaim } from "./support/seed-claims.js";
 
 const chromiumPath = "/usr/bin/chromium";
@@ -29,6 +31,7 @@ const claimCount = 8;
 describe.skipIf(!available)("the dashboard, readable", () => {
   let browser: Browser;
   let harness: AppHarness;
+  const githubRequests = new GitHubRequestLog();
 
   beforeAll(async () => {
     const stores = createMemoryStores({ now: () => harness?.clock.now ?? T0 });
@@ -55,12 +58,17 @@ describe.skipIf(!available)("the dashboard, readable", () => {
         expect(outcome.kind).toBe("ok");
       }
     }
+    // Asked once, then kept: a second request would find no mock and show the id instead.
+    nockGetAppInstallation(githubRequests, 7, "acme-org");
     browser = await chromium.launch({ executablePath: chromiumPath, args: launchArgs });
   });
 
   afterAll(async () => {
     await browser?.close();
     await harness?.close();
+    const pending = nock.pendingMocks();
+    nock.cleanAll();
+    expect(pending).toStrictEqual([]);
   });
 
   async function logIn(page: import("playwright-core").Page): Promise<void> {
@@ -103,8 +111,8 @@ describe.skipIf(!available)("the dashboard, readable", () => {
     const beat = page.locator('tr[data-subject="acme/widgets#2"] td[data-label="Heartbeat"] time');
     expect(await beat.textContent()).toBe("120 s ago".replace("120 s", "2 min"));
     expect(await beat.getAttribute("title")).toBe("2026-11-29 09:58:00 UTC");
-    // Without a login name from GitHub the installation still reads as words.
-    expect(await page.locator("section[data-installation='7'] h2").textContent()).toBe("installation 7");
+    // The installation reads as its account's login, read from GitHub once for every page after.
+    expect(await page.locator("section[data-installation='7'] h2").textContent()).toBe("acme-org");
 
     // The refresh runs every 2 s while live.
     await page.clock.runFor(2_100);
@@ -123,6 +131,10 @@ describe.skipIf(!available)("the dashboard, readable", () => {
     await toggle.click();
     await page.waitForSelector('tr[data-subject="acme/widgets#1"][data-state="stale"]');
     expect(fragments).toHaveLength(2);
+    expect(await page.locator("section[data-installation='7'] h2").textContent()).toBe("acme-org");
+    expect(githubRequests.entries.map((e) => `${e.method} ${e.path}`)).toStrictEqual([
+      "GET /app/installations/7",
+    ]);
     await context.close();
   });
 

@@ -9,6 +9,8 @@ import { MemoryOutboxStore } from "../src/providers/memory/memory-outbox-store.j
 import { createMemoryStores } from "../src/providers/memory/memory-store.js";
 import { type AppHarness, startApp, testAdminToken, testTokenSecret } from "./support/app-harness.js";
 import { minute, seedAgentClaim, seedHumanClaim } from "./support/seed-claims.js";
+// Off the network: the page's one installation-account read meets nock, finds no mock, and the page names the installation by id.
+import "./support/github-fake/index.js";
 
 const chromiumPath = "/usr/bin/chromium";
 const available = existsSync(chromiumPath);
