@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { createAccountNames } from "../src/dashboard/account-names.js";
 import { accountLabels, pageHref } from "../src/dashboard/dashboard-page.js";
+import { subjectOfPath } from "../src/dashboard/mount-dashboard.js";
 import { attentionItems } from "../src/dashboard/needs-you.js";
 import type { FleetClaim, FleetView } from "../src/dashboard/read-fleet.js";
 import { ago, utcText } from "../src/dashboard/relative-time.js";
@@ -165,6 +166,22 @@ describe("the timeline's range and the page's links", () => {
 it("names a halted installation by its account", () => {
   const [halted] = attentionItems({ claims: [], overBudget: [], janitor: haltedReport }, () => "octo-org");
   expect(halted?.why).toBe("The janitor halted (disruption guard) for octo-org.");
+});
+
+describe("a subject page's path", () => {
+  it.each([
+    [["octo", "widgets", "12"], { repo: "octo/widgets", issue: 12 }],
+    [["my-org", "repo.js", "2147483648"], { repo: "my-org/repo.js", issue: 2 ** 31 }],
+    [["octo", "widgets", "0"], null],
+    [["octo", "widgets", "012"], null],
+    [["octo", "widgets", "2147483649"], null],
+    [["octo", "widgets", "1e3"], null],
+    [["octo", "<script>", "1"], null],
+    [["octo", "wid gets", "1"], null],
+    [["", "widgets", "1"], null],
+  ])("%j is %j", ([owner, repo, number], expected) => {
+    expect(subjectOfPath(owner!, repo!, number!)).toStrictEqual(expected);
+  });
 });
 
 describe("installation account names", () => {

@@ -50,6 +50,17 @@ export const dashboardPaths =
 const namePart = /^[A-Za-z0-9_.-]{1,100}$/;
 const issueNumber = /^[1-9]\d{0,9}$/;
 
+/** The subject a page path names; null for anything that is not `{owner}/{repo}/{issue number}`. */
+export function subjectOfPath(
+  owner: string,
+  repo: string,
+  number: string,
+): { repo: string; issue: number } | null {
+  if (!namePart.test(owner) || !namePart.test(repo) || !issueNumber.test(number)) return null;
+  const issue = Number(number);
+  return issue <= 2 ** 31 ? { repo: `${owner}/${repo}`, issue } : null;
+}
+
 function filterOf(c: Context<ApiEnv>, view: FleetView): FleetFilter {
   const repo = c.req.query("repo");
   const state = c.req.query("state");
@@ -80,7 +91,11 @@ export function mountDashboard(app: Hono<ApiEnv>, deps: DashboardDeps): void {
   const accountsOf = async (view: FleetView) =>
     accountLabels(
       deps.accountNames
-        ? await deps.accountNames(view.claims.map((claim) => claim.installationId))
+        ? await deps.accountNames([
+            ...view.claims.map((claim) => claim.installationId),
+            ...view.repositories.map((repository) => repository.installationId),
+            ...(view.janitor?.haltedInstallations ?? []),
+          ])
         : new Map(),
     );
 
@@ -125,21 +140,17 @@ export function mountDashboard(app: Hono<ApiEnv>, deps: DashboardDeps): void {
     secureHeaders(c);
     if (!loggedIn(c)) return c.redirect("/login", 303);
     const { owner, repo, number } = c.req.param();
-    if (
-      !namePart.test(owner) ||
-      !namePart.test(repo) ||
-      !issueNumber.test(number) ||
-      Number(number) > 2 ** 31
-    ) {
+    const subject = subjectOfPath(owner, repo, number);
+    if (!subject) {
       return c.json(
         { error: "bad_request", message: "A subject page is /subjects/{owner}/{repo}/{issue number}." },
         400,
       );
     }
-    const data = await deps.readSubject(`${owner}/${repo}`, Number(number));
+    const data = await deps.readSubject(subject.repo, subject.issue);
     if (!data) {
       return c.json(
-        { error: "not_found", message: `${owner}/${repo}#${number} is not an issue the App can read.` },
+        { error: "not_found", message: `${subject.repo}#${subject.issue} is not an issue the App can read.` },
         404,
       );
     }
