@@ -1,8 +1,10 @@
 // Wires claim-hold into a Probot app: providers, lease core, janitor, HTTP API and webhook handlers.
 
 import type { ApplicationFunction, Probot } from "probot";
+import { createAccountNames } from "./dashboard/account-names.js";
 import { githubWebUrlOf } from "./dashboard/github-links.js";
 import { readFleet } from "./dashboard/read-fleet.js";
+import { readSubject } from "./dashboard/read-subject.js";
 import { readTimeline } from "./dashboard/timeline/read-timeline.js";
 import { registerWebhooks } from "./handlers/register.js";
 import { createSteadyClock } from "./lease/steady-clock.js";
@@ -76,6 +78,7 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
     });
     jobs.start();
     notifications.start();
+    const githubWebUrl = githubWebUrlOf(options.githubBaseUrl);
     const fleet = (withPullRequests: boolean, recordsPerRepository?: number) =>
       readFleet(
         {
@@ -130,8 +133,32 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
         operatorSweep,
         metrics,
         readFleet: () => fleet(true),
-        readTimeline: () =>
-          readTimeline({ stores, outbox, githubWebUrl: githubWebUrlOf(options.githubBaseUrl), now }),
+        readTimeline: (windowMs) => readTimeline({ stores, outbox, githubWebUrl, now }, windowMs),
+        readSubject: (repo, issue) =>
+          readSubject(
+            {
+              installationFor: (name) => github.identity.installationFor(name),
+              subjectWithKey: (...args) => core.subjectWithKey(...args),
+              claims: stores.claims,
+              fences,
+              peekConfig: (installationId, name) => configs.peek(installationId, name),
+              verdictOf: (...args) => fence.verdictOf(...args),
+              outbox,
+              githubWebUrl,
+              now,
+            },
+            repo,
+            issue,
+          ),
+        accountNames: createAccountNames({
+          lookup: (installationId) => github.installations.accountLogin(installationId),
+          now,
+          onError: (installationId, error) =>
+            log.warn(
+              { err: error, installationId },
+              "installation account not read; the dashboard shows its id",
+            ),
+        }),
         now,
         log,
       }),

@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMemoryStores } from "../src/providers/memory/memory-store.js";
 import { type AppHarness, startApp, testAdminToken } from "./support/app-harness.js";
 import { minute, seedAgentClaim, seedHumanClaim } from "./support/seed-claims.js";
+// Off the network: the page's one installation-account read meets nock, finds no mock, and the page names the installation by id.
+import "./support/github-fake/index.js";
 
 const chromiumPath = "/usr/bin/chromium";
 const available = existsSync(chromiumPath);
@@ -134,13 +136,13 @@ describe.skipIf(!available)("fleet dashboard in chromium", () => {
     );
     expect(await row("acme/widgets#1").textContent()).toContain("32 min ago");
 
-    mkdirSync("artifacts", { recursive: true });
-    await page.screenshot({ path: "artifacts/dashboard.png", fullPage: true });
+    mkdirSync("test-results/screenshots", { recursive: true });
+    await page.screenshot({ path: "test-results/screenshots/dashboard-fleet.png", fullPage: true });
     // Readable on a phone: rows become cards, nothing overflows sideways.
     await page.setViewportSize({ width: 390, height: 844 });
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     expect(overflow).toBeLessThanOrEqual(0);
-    await page.screenshot({ path: "artifacts/dashboard-phone.png", fullPage: true });
+    await page.screenshot({ path: "test-results/screenshots/dashboard-fleet-phone.png", fullPage: true });
     expect(dialogs).toStrictEqual([]);
     await context.close();
   });

@@ -9,6 +9,8 @@ import { MemoryOutboxStore } from "../src/providers/memory/memory-outbox-store.j
 import { createMemoryStores } from "../src/providers/memory/memory-store.js";
 import { type AppHarness, startApp, testAdminToken, testTokenSecret } from "./support/app-harness.js";
 import { minute, seedAgentClaim, seedHumanClaim } from "./support/seed-claims.js";
+// Off the network: the page's one installation-account read meets nock, finds no mock, and the page names the installation by id.
+import "./support/github-fake/index.js";
 
 const chromiumPath = "/usr/bin/chromium";
 const available = existsSync(chromiumPath);
@@ -177,25 +179,25 @@ describe.skipIf(!available)("the dashboard's last 24 hours in chromium", () => {
     expect(lanes).toStrictEqual([
       {
         id: "agent:octo-agent:claude-code:s-bob",
-        label: "@octo-agent · claude-code · session s-bob",
+        label: "acme/widgets#1, acme/widgets#2 — @octo-agent · claude-code · session s-bob",
         bars: ["acme/widgets#1 g2 reclaimable", "acme/widgets#2 g1 active"],
         markers: ["needs-human acme/widgets#2", "budget acme/widgets#2"],
       },
       {
         id: "human:maintainer",
-        label: "@maintainer (human)",
+        label: "acme/gadgets#4 — @maintainer (human)",
         bars: ["acme/gadgets#4 g2 human"],
         markers: [],
       },
       {
         id: "agent:octo-agent:codex:s-alice",
-        label: "@octo-agent · codex · session s-alice · host build-1",
+        label: "acme/gadgets#4, acme/widgets#1 — @octo-agent · codex · session s-alice · host build-1",
         bars: ["acme/gadgets#4 g1 superseded", "acme/widgets#1 g1 superseded"],
         markers: ["takeover acme/widgets#1", "reclaim acme/gadgets#4"],
       },
       {
         id: "agent:night-agent:<script>alert('lane')</script>:@org/team",
-        label: "@night-agent · <script>alert('lane')</script> · session @org/team",
+        label: "acme/widgets#3 — @night-agent · <script>alert('lane')</script> · session @org/team",
         bars: ["acme/widgets#3 g1 reaped"],
         markers: ["reap acme/widgets#3"],
       },

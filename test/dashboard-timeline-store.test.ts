@@ -229,7 +229,7 @@ describe.each(storeCases)("timeline reads ($name store)", ({ make }) => {
 });
 
 describe("spend per subject", () => {
-  it("lists the subjects with spend, largest first, linked to GitHub, when the store keeps spend", async () => {
+  it("lists the subjects with spend, largest first, linked to their page and to GitHub, when the store keeps spend", async () => {
     const stores = createMemoryStores({ now: () => T0 });
     for (const issue of [1, 2, 3]) {
       await seedAgentClaim(stores, {
@@ -257,7 +257,8 @@ describe("spend per subject", () => {
     ]);
     const view = { generatedAt: "", claims: [], repos: [], counts: {}, janitor: null, truncated: false };
     const html = String(jsx(TimelinePanel, { data, view, stateColours: {} }));
-    expect(html).toContain('<a href="https://github.com/acme/widgets/issues/3">acme/widgets#3</a>');
+    expect(html).toContain('<a href="/subjects/acme/widgets/3">acme/widgets#3</a>');
+    expect(html).toContain('href="https://github.com/acme/widgets/issues/3" title="The issue on GitHub"');
     expect(html).toContain("$4.20");
     expect(html).not.toContain('data-spend-subject="acme/widgets#2"');
   });

@@ -346,4 +346,22 @@ describe("timeline SVG", () => {
     expect(svg).toContain("&lt;script&gt;alert(&#39;runtime&#39;)&lt;/script&gt;");
     expect(svg).toContain("@org/team&quot;&gt;&lt;img src=x onerror=alert(1)&gt;");
   });
+
+  it("labels a 7-day window by day and names the range", () => {
+    const layout = layoutTimeline({
+      subjects: [subject(1, record(1, { claimedAt: NOW - 3 * 24 * hour }), [])],
+      live: new Map([["acme/widgets#1", { state: "active", reasons: [] }]]),
+      notifications: [],
+      now: NOW,
+      windowMs: 7 * 24 * hour,
+      maxLanes: 24,
+    });
+    const svg = String(
+      jsx(TimelineSvg, { layout, web: "https://github.com", stateColours: { active: "#1a7f37" } }),
+    );
+    expect(svg).toContain('aria-label="Claims of the last 7 days: 1 lane(s)"');
+    expect(
+      [...svg.matchAll(/text-anchor="[a-z]+">([^<]+)<\/text>/g)].map((m) => m[1]).slice(0, 7),
+    ).toStrictEqual(["11-23", "11-24", "11-25", "11-26", "11-27", "11-28", "11-29"]);
+  });
 });

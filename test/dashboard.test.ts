@@ -3,6 +3,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createMemoryStores } from "../src/providers/memory/memory-store.js";
 import { type AppHarness, startApp, testAdminToken } from "./support/app-harness.js";
 import { minute, seedAgentClaim, seedHumanClaim } from "./support/seed-claims.js";
+// Off the network: the page's one installation-account read meets nock, finds no mock, and the page names the installation by id.
+import "./support/github-fake/index.js";
 
 const T0 = Date.parse("2026-11-29T10:00:00Z");
 const hostile = {
@@ -114,6 +116,8 @@ describe("fleet dashboard", () => {
     expect(html).toContain("2400 s ago".replace("2400 s", "40 min"));
     expect(html).toContain("@maintainer");
     expect(html).toContain("The janitor has not reported yet.");
+    // GitHub did not name the account: the installation reads by id, and the page still renders.
+    expect(html).toContain('<h2 title="installation 7">installation 7</h2>');
   });
 
   it("filters by repository and state", async () => {

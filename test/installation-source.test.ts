@@ -61,4 +61,22 @@ describe("GitHubInstallationSource", () => {
       /^failed to list the App's installations \(page 1\): HTTP 401: A JSON web token could not be decoded/,
     );
   });
+
+  it("reads one installation's account login with the App's token", async () => {
+    nock(githubApiUrl)
+      .matchHeader("authorization", `token ${appJwt}`)
+      .get("/app/installations/1021")
+      .reply(200, { id: 1021, account: { login: "octo-org", id: 9, type: "Organization" }, app_id: 1 });
+    const { installations, kinds } = source();
+    expect(await installations.accountLogin(1021)).toBe("octo-org");
+    expect(kinds).toEqual(["installation-account"]);
+  });
+
+  it("a refused account read names the installation", async () => {
+    nock(githubApiUrl).get("/app/installations/1021").reply(404, { message: "Not Found" });
+    const { installations } = source();
+    await expect(installations.accountLogin(1021)).rejects.toThrow(
+      /^failed to read installation 1021's account: HTTP 404: Not Found/,
+    );
+  });
 });

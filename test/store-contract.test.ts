@@ -1335,6 +1335,13 @@ describe.each(cases)("$name store contract", (storeCase) => {
     expect((await claim(alice, "a43", { key: on(43), caps: one })).kind).toBe("created");
   });
 
+  it("keeps the issue's title on a human claim, so the dashboard's reclaimed row still names it", async () => {
+    await claim(alice, "ta");
+    const { record } = await humanClaim({ title: "Fix the parser" });
+    expect(record.title).toBe("Fix the parser");
+    expect((await stores.claims.get(key))?.title).toBe("Fix the parser");
+  });
+
   it("releases a subject for good on /reclaim release, above minGeneration, with default durations", async () => {
     const released: ClaimRecord = {
       installationId: 7,

@@ -38,3 +38,17 @@ export function parseSubject(subject: string): { repo: string; issue: number } |
   const match = /^([^/\s#]+\/[^/\s#]+)#(\d{1,10})$/.exec(subject);
   return match ? { repo: match[1]!, issue: Number(match[2]) } : null;
 }
+
+export function commentUrl(web: string, repo: string, issue: number, commentId: number): string {
+  return `${issueUrl(web, repo, issue)}#issuecomment-${commentId}`;
+}
+
+/** The checks of a PR's head commit (the claim-hold check run among them). */
+export function commitChecksUrl(web: string, repo: string, sha: string): string {
+  return `${web}/${repoPath(repo)}/commit/${encodeURIComponent(sha)}/checks`;
+}
+
+/** The dashboard's own page of a subject (same origin, under the admin session). */
+export function subjectPageUrl(repo: string, issue: number): string {
+  return `/subjects/${repoPath(repo)}/${issue}`;
+}

@@ -1,5 +1,5 @@
 /** @jsxImportSource hono/jsx */
-// Dashboard routes (docs/deploy.md#8-watch-it): `/` and its refresh fragment behind a login form for the admin token; 404 without one.
+// Dashboard routes (docs/deploy.md#8-watch-it): `/`, its refresh fragment and each subject's page behind a login form for the admin token; 404 without one.
 import type { Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
@@ -9,7 +9,9 @@ import { sameSecret } from "../http/auth.js";
 import type { FailedAuthLimiter } from "../http/failed-auth-limiter.js";
 import { maxBodyBytes } from "../http/read-body.js";
 import { type DerivedState, derivedStates } from "../lease/reads/derive-state.js";
+import type { AccountNames } from "./account-names.js";
 import {
+  accountLabels,
   contentSecurityPolicy,
   DashboardPage,
   type FleetFilter,
@@ -19,14 +21,21 @@ import {
 import { sessionCookieName, sessionLifetimeMs, signSession, verifySession } from "./dashboard-session.js";
 import type { FleetView } from "./read-fleet.js";
 import type { FleetRepository, QueuePanel } from "./read-queues.js";
+import type { SubjectPageData } from "./read-subject.js";
+import { SubjectPage } from "./subject-page.js";
 import type { TimelineData } from "./timeline/read-timeline.js";
+import { timelineRangeOf, timelineRanges } from "./timeline/timeline-range.js";
 
 export interface DashboardDeps {
   /** Absent: every dashboard route answers 404. */
   adminToken?: string;
   readFleet: () => Promise<FleetView>;
-  /** The last 24 hours, spend and recent notifications; absent: the page shows the current state only. */
-  readTimeline?: () => Promise<TimelineData>;
+  /** The window's history (`?range=`, 24 h by default), spend and recent notifications; absent: the page shows the current state only. */
+  readTimeline?: (windowMs: number) => Promise<TimelineData>;
+  /** One subject's page data; absent: subject pages answer 404. */
+  readSubject?: (repo: string, issue: number) => Promise<SubjectPageData | null>;
+  /** Installation account logins (cached); absent: installations are shown by id. */
+  accountNames?: AccountNames;
   /** The queue panel of each repository (`createQueueReader`); absent: the page shows no queues. */
   readQueues?: (repos: FleetRepository[]) => Promise<QueuePanel[]>;
   limiter: FailedAuthLimiter;
@@ -34,12 +43,29 @@ export interface DashboardDeps {
 }
 
 /** Paths the dashboard answers (the App's HTTP adapter routes them here). */
-export const dashboardPaths = /^\/(|login|logout|dashboard\/(fragment|fleet\.json))$/;
+export const dashboardPaths =
+  /^\/(|login|logout|dashboard\/(fragment|fleet\.json)|subjects\/[^/]+\/[^/]+\/[^/]+)$/;
+
+/** GitHub's owner and repository names: letters, digits, `-`, `_`, `.` (a subject page's path parts). */
+const namePart = /^[A-Za-z0-9_.-]{1,100}$/;
+const issueNumber = /^[1-9]\d{0,9}$/;
+
+/** The subject a page path names; null for anything that is not `{owner}/{repo}/{issue number}`. */
+export function subjectOfPath(
+  owner: string,
+  repo: string,
+  number: string,
+): { repo: string; issue: number } | null {
+  if (!namePart.test(owner) || !namePart.test(repo) || !issueNumber.test(number)) return null;
+  const issue = Number(number);
+  return issue <= 2 ** 31 ? { repo: `${owner}/${repo}`, issue } : null;
+}
 
 function filterOf(c: Context<ApiEnv>, view: FleetView): FleetFilter {
   const repo = c.req.query("repo");
   const state = c.req.query("state");
   return {
+    range: timelineRangeOf(c.req.query("range")),
     ...(repo && view.repos.includes(repo) ? { repo } : {}),
     ...(state && (derivedStates as readonly string[]).includes(state)
       ? { state: state as DerivedState }
@@ -60,13 +86,25 @@ export function mountDashboard(app: Hono<ApiEnv>, deps: DashboardDeps): void {
   const queuesOf = (view: FleetView) => (deps.readQueues ? deps.readQueues(view.repositories) : []);
   const loggedIn = (c: Context<ApiEnv>) =>
     adminToken !== undefined && verifySession(adminToken, getCookie(c, sessionCookieName), now());
+  const historyOf = (c: Context<ApiEnv>) =>
+    deps.readTimeline?.(timelineRanges[timelineRangeOf(c.req.query("range"))]) ?? null;
+  const accountsOf = async (view: FleetView) =>
+    accountLabels(
+      deps.accountNames
+        ? await deps.accountNames([
+            ...view.claims.map((claim) => claim.installationId),
+            ...view.repositories.map((repository) => repository.installationId),
+            ...(view.janitor?.haltedInstallations ?? []),
+          ])
+        : new Map(),
+    );
 
   app.get("/", async (c) => {
     if (!adminToken) return notFound(c);
     secureHeaders(c);
     if (!loggedIn(c)) return c.redirect("/login", 303);
-    const [view, history] = await Promise.all([deps.readFleet(), deps.readTimeline?.() ?? null]);
-    const queues = await queuesOf(view);
+    const [view, history] = await Promise.all([deps.readFleet(), historyOf(c)]);
+    const [queues, accounts] = await Promise.all([queuesOf(view), accountsOf(view)]);
     const page = (
       <DashboardPage
         view={view}
@@ -74,6 +112,7 @@ export function mountDashboard(app: Hono<ApiEnv>, deps: DashboardDeps): void {
         states={derivedStates}
         queues={queues}
         history={history}
+        accounts={accounts}
       />
     );
     return c.html(html`<!doctype html>${page}`);
@@ -83,9 +122,39 @@ export function mountDashboard(app: Hono<ApiEnv>, deps: DashboardDeps): void {
     if (!adminToken) return notFound(c);
     secureHeaders(c);
     if (!loggedIn(c)) return c.json({ error: "unauthorized", message: "Log in first." }, 401);
-    const [view, history] = await Promise.all([deps.readFleet(), deps.readTimeline?.() ?? null]);
-    const queues = await queuesOf(view);
-    return c.html(<FleetFragment view={view} filter={filterOf(c, view)} queues={queues} history={history} />);
+    const [view, history] = await Promise.all([deps.readFleet(), historyOf(c)]);
+    const [queues, accounts] = await Promise.all([queuesOf(view), accountsOf(view)]);
+    return c.html(
+      <FleetFragment
+        view={view}
+        filter={filterOf(c, view)}
+        queues={queues}
+        history={history}
+        accounts={accounts}
+      />,
+    );
+  });
+
+  app.get("/subjects/:owner/:repo/:number", async (c) => {
+    if (!adminToken || !deps.readSubject) return notFound(c);
+    secureHeaders(c);
+    if (!loggedIn(c)) return c.redirect("/login", 303);
+    const { owner, repo, number } = c.req.param();
+    const subject = subjectOfPath(owner, repo, number);
+    if (!subject) {
+      return c.json(
+        { error: "bad_request", message: "A subject page is /subjects/{owner}/{repo}/{issue number}." },
+        400,
+      );
+    }
+    const data = await deps.readSubject(subject.repo, subject.issue);
+    if (!data) {
+      return c.json(
+        { error: "not_found", message: `${subject.repo}#${subject.issue} is not an issue the App can read.` },
+        404,
+      );
+    }
+    return c.html(html`<!doctype html>${<SubjectPage data={data} />}`);
   });
 
   app.get("/dashboard/fleet.json", async (c) => {

@@ -17,10 +17,10 @@ const skipWords: Record<string, string> = {
 };
 
 /** One repository's queue: what `claim-hold next` would pick, in order, then what it skips and why. */
-export const QueueSection: FC<{ panel: QueuePanel }> = ({ panel }) => (
+export const QueueSection: FC<{ panel: QueuePanel; account?: string }> = ({ panel, account }) => (
   <section class="queue" data-repo={panel.repo}>
     <h3>
-      {panel.repo} <span class="muted">· installation {panel.installationId}</span>
+      {panel.repo} <span class="muted">· {account ?? `installation ${panel.installationId}`}</span>
     </h3>
     {panel.error ? <p class="error">The queue could not be read: {panel.error}</p> : null}
     {!panel.indexed ? (

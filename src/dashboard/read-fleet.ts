@@ -53,6 +53,16 @@ export interface FleetClaim {
   pullRequests: FleetPullRequest[];
 }
 
+/** A subject whose last incarnation ended at its budget: nobody may work on it until a person decides. */
+export interface OverBudgetSubject {
+  installationId: number;
+  repo: string;
+  issue: number;
+  subject: string;
+  title: string | null;
+  endedAt: string | null;
+}
+
 export interface FleetView {
   generatedAt: string;
   claims: FleetClaim[];
@@ -63,6 +73,8 @@ export interface FleetView {
   /** Claims per derived state. */
   counts: Partial<Record<DerivedState, number>>;
   janitor: SweepReport | null;
+  /** Subjects whose last lease ended at its budget (`410 budget_exhausted`). */
+  overBudget: OverBudgetSubject[];
   /** True when a repository held more records than one page read lists. */
   truncated: boolean;
 }
@@ -103,6 +115,7 @@ export async function readFleet(
   const claims: FleetClaim[] = [];
   const repos = new Set<string>();
   const repositories: FleetRepository[] = [];
+  const overBudget: OverBudgetSubject[] = [];
   let truncated = false;
   for (const installationId of await stores.installations.installations()) {
     const [repoIds, epoch] = await Promise.all([
@@ -116,6 +129,15 @@ export async function readFleet(
       if (records[0]) repositories.push({ installationId, repo: records[0].repo });
       for (const record of records.slice(0, limit)) {
         repos.add(record.repo);
+        if (record.budgetExhausted && !isHeld(record))
+          overBudget.push({
+            installationId,
+            repo: record.repo,
+            issue: record.issue,
+            subject: `${record.repo}#${record.issue}`,
+            title: record.title ?? null,
+            endedAt: record.endedAt !== undefined ? new Date(record.endedAt).toISOString() : null,
+          });
         if (!isHeld(record)) continue;
         const config = deps.peekConfig(installationId, record.repo) ?? defaultRepoConfig;
         const key: SubjectKey = { installationId, repoId, issue: record.issue };
@@ -166,6 +188,9 @@ export async function readFleet(
     ),
     counts,
     janitor: deps.lastReport ? await deps.lastReport() : null,
+    overBudget: overBudget.sort(
+      (a, b) => a.installationId - b.installationId || a.repo.localeCompare(b.repo) || a.issue - b.issue,
+    ),
     truncated,
   };
 }

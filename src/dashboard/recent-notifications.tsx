@@ -2,17 +2,29 @@
 // The outbox's last settled deliveries (docs/deploy.md#8-watch-it): when, which event, on what subject, to which sink (its id, never its URL), how it went.
 import type { FC } from "hono/jsx";
 import type { RecentDelivery } from "../providers/outbox-store.js";
-import { issueUrl, parseSubject } from "./github-links.js";
+import { issueUrl, parseSubject, subjectPageUrl } from "./github-links.js";
+import { When } from "./relative-time.js";
 
+/** The subject's dashboard page, and the issue on GitHub beside it. */
 export const SubjectLink: FC<{ web: string; subject: string }> = ({ web, subject }) => {
   const parsed = parseSubject(subject);
-  return parsed ? <a href={issueUrl(web, parsed.repo, parsed.issue)}>{subject}</a> : <span>{subject}</span>;
+  if (!parsed) return <span>{subject}</span>;
+  return (
+    <span>
+      <a href={subjectPageUrl(parsed.repo, parsed.issue)}>{subject}</a>
+      <a class="gh" href={issueUrl(web, parsed.repo, parsed.issue)} title="The issue on GitHub">
+        GitHub
+      </a>
+    </span>
+  );
 };
 
-export const RecentNotifications: FC<{ deliveries: readonly RecentDelivery[]; web: string }> = ({
-  deliveries,
-  web,
-}) => (
+export const RecentNotifications: FC<{
+  deliveries: readonly RecentDelivery[];
+  web: string;
+  /** Given: times read relative to it ("3 min ago"), the UTC time on hover. */
+  now?: number;
+}> = ({ deliveries, web, now }) => (
   <section id="recent-notifications">
     <h2>Recent notifications</h2>
     {deliveries.length === 0 ? (
@@ -31,7 +43,13 @@ export const RecentNotifications: FC<{ deliveries: readonly RecentDelivery[]; we
         <tbody>
           {deliveries.map((d) => (
             <tr data-notification={d.event} data-result={d.result}>
-              <td data-label="When">{new Date(d.at).toISOString().replace(/\.\d{3}Z$/, "Z")}</td>
+              <td data-label="When">
+                {now !== undefined ? (
+                  <When at={d.at} now={now} />
+                ) : (
+                  new Date(d.at).toISOString().replace(/\.\d{3}Z$/, "Z")
+                )}
+              </td>
               <td data-label="Event">{d.event}</td>
               <td data-label="Subject">
                 {d.subject ? (

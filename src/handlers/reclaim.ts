@@ -155,6 +155,7 @@ async function reclaim(
     appAssigned: decision.assign,
     issueNodeId: snapshot.nodeId,
     assigneeNodeId: commenterNodeId,
+    ...(snapshot.title ? { title: snapshot.title } : {}),
     // Who `/reclaim release` unassigns is decided now, so a retry never removes someone assigned later.
     ...(decision.release ? { releasedAssigneeNodeIds: releasedAssignees(snapshot, record) } : {}),
   });

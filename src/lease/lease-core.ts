@@ -21,6 +21,7 @@ import {
   inventory,
   inventoryRow,
   type SubjectView,
+  subjectRead,
   subjectView,
 } from "./reads/lease-reads.js";
 import { LeaseRecovery } from "./recovery/recovery.js";
@@ -80,6 +81,11 @@ export class LeaseCore {
   /** One subject's joined state (store ⋈ GitHub) with its claim history. */
   subject(installationId: number, repo: string, issue: number): Promise<SubjectView> {
     return subjectView(this.deps, installationId, repo, issue);
+  }
+
+  /** `subject` with the subject's store key (the dashboard's subject page reads on from the store). */
+  subjectWithKey(installationId: number, repo: string, issue: number) {
+    return subjectRead(this.deps, installationId, repo, issue);
   }
 
   /** The inventory (docs/reference/http-api.md#get-apiv1reposownerrepoclaimsstatelimit--inventory) of a repository. */

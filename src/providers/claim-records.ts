@@ -84,6 +84,7 @@ export function newHumanRecord(
     appAssigned: input.appAssigned,
     sync: "pending",
     ...(current?.branch ? { branch: current.branch } : {}),
+    ...(input.title ? { title: input.title.slice(0, 256) } : {}),
     ...(input.issueNodeId ? { issueNodeId: input.issueNodeId } : {}),
     ...(input.assigneeNodeId ? { assigneeNodeId: input.assigneeNodeId } : {}),
     ...(input.releasedAssigneeNodeIds?.length

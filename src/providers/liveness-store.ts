@@ -224,6 +224,8 @@ export interface HumanClaimInput {
   assigneeNodeId?: string;
   /** `/reclaim release`: the assignees (node ids) the release removes, recorded so a retry removes only them. */
   releasedAssigneeNodeIds?: string[];
+  /** The issue's title now (the dashboard shows it; the store makes no GitHub request). */
+  title?: string;
 }
 
 /** The claim state machine: every transition is atomic; reads of one subject. */

@@ -1,8 +1,10 @@
 // The App's HTTP side: the API with its limiters and read cache, attest, metrics and the dashboard, behind Probot.
 import type { Logger } from "pino";
+import type { AccountNames } from "../dashboard/account-names.js";
 import { dashboardPaths, mountDashboard } from "../dashboard/mount-dashboard.js";
 import type { FleetView } from "../dashboard/read-fleet.js";
 import { createQueueReader } from "../dashboard/read-queues.js";
+import type { SubjectPageData } from "../dashboard/read-subject.js";
 import type { TimelineData } from "../dashboard/timeline/read-timeline.js";
 import { parseLeaseId } from "../domain/claim.js";
 import type { MergeFence } from "../fence/merge-fence.js";
@@ -45,7 +47,9 @@ export function createHttpHandler(
     operatorSweep: NonNullable<AdminRouteDeps["janitor"]>["sweep"];
     metrics: ClaimHoldMetrics;
     readFleet: () => Promise<FleetView>;
-    readTimeline?: () => Promise<TimelineData>;
+    readTimeline?: (windowMs: number) => Promise<TimelineData>;
+    readSubject?: (repo: string, issue: number) => Promise<SubjectPageData | null>;
+    accountNames?: AccountNames;
     now: () => number;
     log: Logger;
   },
@@ -104,6 +108,8 @@ export function createHttpHandler(
         ...(options.adminToken ? { adminToken: options.adminToken } : {}),
         readFleet: deps.readFleet,
         ...(deps.readTimeline ? { readTimeline: deps.readTimeline } : {}),
+        ...(deps.readSubject ? { readSubject: deps.readSubject } : {}),
+        ...(deps.accountNames ? { accountNames: deps.accountNames } : {}),
         ...(deps.picker ? { readQueues: queueReaderOf(deps.picker, stores.queue, now) } : {}),
         limiter,
         now,

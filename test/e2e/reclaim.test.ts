@@ -45,6 +45,11 @@ describe.skipIf(!redisProbe.available)("/reclaim through the simulator", () => {
       { generation: 2, state: "active" },
     ]);
     await expect(agent.verify(a.lease)).rejects.toMatchObject({ status: 409, code: "superseded" });
+    // The human claim keeps the issue's title (the dashboard's row names it without asking GitHub).
+    expect(await world.stores.claims.get({ installationId: 42, repoId: 1296269, issue: 1 })).toMatchObject({
+      state: "human",
+      title: "Agent work",
+    });
     // A human claim keeps agents out.
     await expect(agent.claim({ repo, issue: 1, actor: { sessionId: "C" } })).rejects.toMatchObject({
       status: 409,

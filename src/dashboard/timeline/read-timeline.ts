@@ -53,10 +53,13 @@ function activityOf(record: ClaimRecord): number {
   return Math.max(record.claimedAt, record.lastHeartbeatAt, record.endedAt ?? 0);
 }
 
-export async function readTimeline(deps: TimelineDeps): Promise<TimelineData> {
+export async function readTimeline(
+  deps: TimelineDeps,
+  windowMs: number = timelineWindowMs,
+): Promise<TimelineData> {
   const { stores } = deps;
   const now = deps.now();
-  const since = now - timelineWindowMs;
+  const since = now - windowMs;
   const repositories: { installationId: number; repoId: number }[] = [];
   for (const installationId of await stores.installations.installations()) {
     for (const repoId of await stores.index.repositories(installationId))
@@ -100,7 +103,7 @@ export async function readTimeline(deps: TimelineDeps): Promise<TimelineData> {
   }));
   return {
     now,
-    windowMs: timelineWindowMs,
+    windowMs,
     githubWebUrl: deps.githubWebUrl,
     subjects,
     notifications,

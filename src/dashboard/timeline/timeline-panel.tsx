@@ -1,11 +1,12 @@
 /** @jsxImportSource hono/jsx */
-// The fleet over time: the last 24 hours' timeline with its legend and bounds, spend per subject, recent notifications.
+// The fleet over time: the chosen range's timeline (1 h to 7 d) with its legend and bounds, spend per subject, recent notifications.
 import type { FC } from "hono/jsx";
 import type { FleetView } from "../read-fleet.js";
 import { RecentNotifications, SubjectLink } from "../recent-notifications.js";
 import type { TimelineData } from "./read-timeline.js";
 import { timelineLanes, timelineRepositories, timelineSubjects } from "./read-timeline.js";
 import { type BarState, endedBarStates, layoutTimeline, markerKinds } from "./timeline-layout.js";
+import { rangeOfWindow, type TimelineRange, timelineRangeLabels, timelineRanges } from "./timeline-range.js";
 import { colourOf, MarkerShape, markerLabels, TimelineSvg } from "./timeline-svg.js";
 
 /** Legend swatches use classes (the CSP allows no inline style attribute); see `timelineStyles`. */
@@ -18,7 +19,10 @@ export function timelineStyles(stateColours: Record<string, string>): string {
 svg.timeline{display:block;width:100%;min-width:900px;height:auto;direction:ltr}
 .legend{display:flex;flex-wrap:wrap;gap:.3rem .9rem;margin:.4rem 0;font-size:.85rem}
 .swatch{display:inline-block;width:.9rem;height:.9rem;border-radius:3px;vertical-align:-2px;margin-right:.25rem}
-.legend svg{vertical-align:-3px;margin-right:.25rem}${swatches}`;
+.legend svg{vertical-align:-3px;margin-right:.25rem}
+.ranges{display:inline-flex;gap:.25rem;margin-left:.6rem;font-size:.85rem;font-weight:400;vertical-align:2px}
+.ranges a{padding:.05rem .45rem;border:1px solid #d0d7de;border-radius:1rem;text-decoration:none;white-space:nowrap}
+.ranges a[aria-current="true"]{background:#0969da;border-color:#0969da;color:#fff}${swatches}`;
 }
 
 function boundsNote(data: TimelineData, lanesLeftOut: number): string | null {
@@ -53,13 +57,33 @@ const Legend: FC<{ states: readonly string[] }> = ({ states }) => (
   </div>
 );
 
+const rangeShort: Record<TimelineRange, string> = { "1h": "1 h", "6h": "6 h", "24h": "24 h", "7d": "7 d" };
+
+/** Links, not a script: each keeps the page's other query parameters and works without JavaScript. */
+const RangeSelector: FC<{ current: TimelineRange; hrefOf: (range: TimelineRange) => string }> = ({
+  current,
+  hrefOf,
+}) => (
+  <nav class="ranges" aria-label="Time range">
+    {(Object.keys(timelineRanges) as TimelineRange[]).map((range) => (
+      <a href={hrefOf(range)} data-range={range} aria-current={range === current ? "true" : "false"}>
+        {rangeShort[range]}
+      </a>
+    ))}
+  </nav>
+);
+
 export const TimelinePanel: FC<{
   data: TimelineData;
   view: FleetView;
   stateColours: Record<string, string>;
   /** The page's repository filter narrows the timeline and the spend too. */
   repo?: string | undefined;
-}> = ({ data, view, stateColours, repo }) => {
+  /** The page's address with another time range; absent: no range selector. */
+  rangeHref?: (range: TimelineRange) => string;
+}> = ({ data, view, stateColours, repo, rangeHref }) => {
+  const range = rangeOfWindow(data.windowMs);
+  const label = timelineRangeLabels[range];
   const inRepo = (subject: { repo: string }) => !repo || subject.repo === repo;
   const spend = data.spend?.filter(inRepo) ?? null;
   const live = new Map(view.claims.map((c) => [c.subject, { state: c.state, reasons: c.reasons }]));
@@ -76,14 +100,17 @@ export const TimelinePanel: FC<{
   return (
     <div id="history">
       <section id="timeline">
-        <h2>Last 24 hours</h2>
+        <h2>
+          {label}
+          {rangeHref ? <RangeSelector current={range} hrefOf={rangeHref} /> : null}
+        </h2>
         {note ? (
           <p class="muted" id="timeline-bounds">
             {note}
           </p>
         ) : null}
         {layout.lanes.length === 0 ? (
-          <p class="muted">No claim was held in the last 24 hours.</p>
+          <p class="muted">No claim was held in the {label.toLowerCase()}.</p>
         ) : (
           <div class="timeline-scroll">
             <TimelineSvg layout={layout} web={data.githubWebUrl} stateColours={stateColours} />
@@ -113,7 +140,7 @@ export const TimelinePanel: FC<{
         </section>
       ) : null}
       {data.notifications ? (
-        <RecentNotifications deliveries={data.notifications} web={data.githubWebUrl} />
+        <RecentNotifications deliveries={data.notifications} web={data.githubWebUrl} now={data.now} />
       ) : null}
     </div>
   );

@@ -10,6 +10,7 @@ import type {
   TimelineLayout,
   TimelineMarker,
 } from "./timeline-layout.js";
+import { rangeOfWindow, timelineRangeLabels } from "./timeline-range.js";
 
 export const svgWidth = 1000;
 const pad = 8;
@@ -70,6 +71,17 @@ export function holderLabel(lane: TimelineLane): string {
   ]
     .filter((part) => part !== null)
     .join(" · ");
+}
+
+/** Subjects named on a lane's label before the rest are counted. */
+const laneSubjectsNamed = 3;
+
+/** What a lane shows: the subjects it held (owner/repo#n) and its holder. */
+export function laneLabel(lane: TimelineLane): string {
+  const subjects = [...new Set(lane.bars.map((bar) => bar.subject))];
+  const named = subjects.slice(0, laneSubjectsNamed).join(", ");
+  const more = subjects.length > laneSubjectsNamed ? ` +${subjects.length - laneSubjectsNamed}` : "";
+  return subjects.length > 0 ? `${named}${more} — ${holderLabel(lane)}` : holderLabel(lane);
 }
 
 function time(at: number): string {
@@ -159,11 +171,25 @@ const Marker: FC<{ layout: TimelineLayout; marker: TimelineMarker; y: number }> 
   </g>
 );
 
+/** Tick spacing for the window: about eight ticks, each a round time. */
+function tickEvery(spanMs: number): number {
+  if (spanMs <= hourMs) return 10 * 60_000;
+  if (spanMs <= 6 * hourMs) return hourMs;
+  if (spanMs <= 24 * hourMs) return 3 * hourMs;
+  return 24 * hourMs;
+}
+
 function ticksOf(layout: TimelineLayout): number[] {
-  const every = 3 * hourMs;
+  const every = tickEvery(layout.to - layout.from);
   const ticks: number[] = [];
   for (let at = Math.ceil(layout.from / every) * every; at <= layout.to; at += every) ticks.push(at);
   return ticks;
+}
+
+/** `HH:MM` within a day; `MM-DD` for day ticks. */
+function tickLabel(at: number, spanMs: number): string {
+  const iso = new Date(at).toISOString();
+  return spanMs > 24 * hourMs ? iso.slice(5, 10) : iso.slice(11, 16);
 }
 
 export const TimelineSvg: FC<{
@@ -171,6 +197,7 @@ export const TimelineSvg: FC<{
   web: string;
   stateColours: Record<string, string>;
 }> = ({ layout, web, stateColours }) => {
+  const label = timelineRangeLabels[rangeOfWindow(layout.to - layout.from)];
   const tops: number[] = [];
   let height = axisHeight;
   for (const lane of layout.lanes) {
@@ -186,7 +213,7 @@ export const TimelineSvg: FC<{
       viewBox={`0 0 ${svgWidth} ${height}`}
       width="100%"
       role="img"
-      aria-label={`Claims of the last 24 hours: ${layout.lanes.length} lane(s)`}
+      aria-label={`Claims of the ${label.toLowerCase()}: ${layout.lanes.length} lane(s)`}
       font-family="system-ui, sans-serif"
     >
       {layout.lanes.map((lane, i) => (
@@ -207,7 +234,7 @@ export const TimelineSvg: FC<{
           <g>
             <line x1={x} x2={x} y1="16" y2={String(height)} stroke="#d0d7de" stroke-width="1" />
             <text x={x} y="12" font-size="11" fill="#57606a" text-anchor={anchor}>
-              {new Date(at).toISOString().slice(11, 16)}
+              {tickLabel(at, layout.to - layout.from)}
             </text>
           </g>
         );
@@ -232,7 +259,7 @@ export const TimelineSvg: FC<{
               fill="#1f2328"
               text-anchor="end"
             >
-              {holderLabel(lane)}
+              {laneLabel(lane)}
             </text>
             {lane.bars.map((bar) => (
               <Bar layout={layout} bar={bar} y={y} web={web} stateColours={stateColours} />

@@ -353,4 +353,5 @@ export const undocumentedRoutes: readonly { method: string; path: string }[] = [
   { method: "post", path: "/logout" },
   { method: "get", path: "/dashboard/fragment" },
   { method: "get", path: "/dashboard/fleet.json" },
+  { method: "get", path: "/subjects/{owner}/{repo}/{number}" },
 ];

@@ -81,6 +81,16 @@ export async function subjectView(
   repo: string,
   issue: number,
 ): Promise<SubjectView> {
+  return (await subjectRead(ports, installationId, repo, issue)).view;
+}
+
+/** `subjectView` with the subject's store key, for readers that go on to the store (the dashboard's subject page). */
+export async function subjectRead(
+  ports: ReadPorts,
+  installationId: number,
+  repo: string,
+  issue: number,
+): Promise<{ key: SubjectKey; view: SubjectView }> {
   const { stores, assignments, now: clock } = ports;
   const snapshot = await assignments.status({ installationId, repo, issue });
   if (!snapshot) throw refused({ code: "not_found", message: `${repo}#${issue} is not an issue.` });
@@ -96,8 +106,11 @@ export async function subjectView(
   ]);
   const overlaps = record?.state === "active" ? await overlapsOf(ports, record) : [];
   return {
-    ...inventoryRow(snapshot, record, epoch, config, clock(), overlaps, spendMicros),
-    history: history.map((t) => ({ ...t, at: iso(t.at) })),
+    key,
+    view: {
+      ...inventoryRow(snapshot, record, epoch, config, clock(), overlaps, spendMicros),
+      history: history.map((t) => ({ ...t, at: iso(t.at) })),
+    },
   };
 }
 

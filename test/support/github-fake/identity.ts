@@ -99,6 +99,20 @@ export function nockListAppInstallations(log: GitHubRequestLog, ids: number[]) {
     );
 }
 
+/** `GET /app/installations/{id}` with an App JWT: the installation and the account it is on. */
+export function nockGetAppInstallation(log: GitHubRequestLog, id: number, accountLogin: string) {
+  return githubScope({ log })
+    .matchHeader("authorization", /^bearer /i)
+    .get(`/app/installations/${id}`)
+    .reply(200, {
+      id,
+      account: { login: accountLogin, id: 9000 + id, type: "Organization" },
+      repository_selection: "selected",
+      app_id: 1,
+      target_type: "Organization",
+    });
+}
+
 /** `GET /repositories/{id}`: the repository's current full name (renames). */
 export function nockGetRepository(log: GitHubRequestLog, repoId: number, fullName: string) {
   return githubScope({ log }).get(`/repositories/${repoId}`).reply(200, { id: repoId, full_name: fullName });

@@ -1,0 +1,106 @@
+// The subject page's data: the API's joined subject read (`GET …/issues/{n}/claim`), then the store's record, the fence's PRs with their verdicts, and the subject's recent notifications.
+import { defaultRepoConfig, type RepoConfig } from "../config/repo-config.js";
+import type { CheckConclusion } from "../domain/check-values.js";
+import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
+import type { SubjectView } from "../lease/reads/lease-reads.js";
+import { LeaseRefused } from "../lease/refusals.js";
+import type { FenceStore, IndexedPullRequest } from "../providers/fence-store.js";
+import type { ClaimStore } from "../providers/liveness-store.js";
+import type { OutboxStore, RecentDelivery } from "../providers/outbox-store.js";
+
+/** Settled deliveries searched for the subject's own (the outbox keeps no per-subject list). */
+export const notificationsSearched = 200;
+
+export interface SubjectReadDeps {
+  installationFor: (repo: string) => Promise<number | null>;
+  /** The read behind `GET /api/v1/repos/{owner}/{repo}/issues/{n}/claim`, with the subject's store key. */
+  subjectWithKey: (
+    installationId: number,
+    repo: string,
+    issue: number,
+  ) => Promise<{ key: SubjectKey; view: SubjectView }>;
+  claims: Pick<ClaimStore, "get">;
+  fences: Pick<FenceStore, "pullRequestsFor">;
+  peekConfig: (installationId: number, repo: string) => RepoConfig | undefined;
+  verdictOf?: (
+    installationId: number,
+    repo: string,
+    repoId: number,
+    pr: IndexedPullRequest,
+    config: RepoConfig,
+  ) => Promise<{ conclusion: CheckConclusion }>;
+  outbox?: Pick<OutboxStore, "recent">;
+  githubWebUrl: string;
+  now: () => number;
+}
+
+export interface SubjectPullRequest {
+  number: number;
+  headSha: string;
+  headRef: string;
+  author: string;
+  /** The claim-hold verdict the store's evidence gives its head; null when not computed. */
+  verdict: CheckConclusion | null;
+}
+
+export interface SubjectPageData {
+  installationId: number;
+  repo: string;
+  issue: number;
+  view: SubjectView;
+  /** The store's record of the current (or last) incarnation; null when the subject was never claimed. */
+  record: ClaimRecord | null;
+  pullRequests: SubjectPullRequest[];
+  /** Null when the App keeps no outbox. */
+  notifications: RecentDelivery[] | null;
+  githubWebUrl: string;
+  now: number;
+}
+
+/** The subject page's data; null when the App is not installed on the repository or the number is no issue. */
+export async function readSubject(
+  deps: SubjectReadDeps,
+  repo: string,
+  issue: number,
+): Promise<SubjectPageData | null> {
+  const installationId = await deps.installationFor(repo);
+  if (installationId === null) return null;
+  let read: { key: SubjectKey; view: SubjectView };
+  try {
+    read = await deps.subjectWithKey(installationId, repo, issue);
+  } catch (error) {
+    if (error instanceof LeaseRefused && error.code === "not_found") return null;
+    throw error;
+  }
+  const { key, view } = read;
+  const subject = view.subject;
+  const [record, prs, recent] = await Promise.all([
+    deps.claims.get(key),
+    deps.fences.pullRequestsFor(key),
+    deps.outbox ? deps.outbox.recent(notificationsSearched) : Promise.resolve(null),
+  ]);
+  const name = record?.repo ?? repo;
+  const config = deps.peekConfig(installationId, name) ?? defaultRepoConfig;
+  const pullRequests = await Promise.all(
+    prs.map(async (pr) => ({
+      number: pr.number,
+      headSha: pr.headSha,
+      headRef: pr.headRef,
+      author: pr.author.login,
+      verdict: deps.verdictOf
+        ? (await deps.verdictOf(installationId, name, key.repoId, pr, config)).conclusion
+        : null,
+    })),
+  );
+  return {
+    installationId,
+    repo: name,
+    issue: key.issue,
+    view,
+    record,
+    pullRequests,
+    notifications: recent ? recent.filter((d) => d.subject === subject) : null,
+    githubWebUrl: deps.githubWebUrl,
+    now: deps.now(),
+  };
+}

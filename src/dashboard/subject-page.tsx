@@ -1,0 +1,192 @@
+/** @jsxImportSource hono/jsx */
+// One subject's page (`/subjects/{owner}/{repo}/{n}`): its claim history by generation, holder, last heartbeat, phase, blocker, spend, notifications and PRs with their verdicts.
+import type { FC } from "hono/jsx";
+import { Holder, PageShell, StateBadge } from "./dashboard-page.js";
+import { commentUrl, commitChecksUrl, issueUrl, pullUrl } from "./github-links.js";
+import type { SubjectPageData } from "./read-subject.js";
+import { RecentNotifications } from "./recent-notifications.js";
+import { utcText, When } from "./relative-time.js";
+
+const History: FC<{ data: SubjectPageData }> = ({ data }) => {
+  const history = data.view.history; // newest first, as the store keeps it
+  return (
+    <section id="history">
+      <h2>Claim history</h2>
+      {history.length === 0 ? (
+        <p class="muted">The store holds no transition of this subject.</p>
+      ) : (
+        <table class="history">
+          <thead>
+            <tr>
+              <th>When</th>
+              <th>Gen</th>
+              <th>What</th>
+              <th>Who</th>
+              <th>Note</th>
+            </tr>
+          </thead>
+          <tbody>
+            {history.map((t) => (
+              <tr data-transition={t.kind} data-generation={String(t.generation)}>
+                <td data-label="When">
+                  <When at={Date.parse(t.at)} now={data.now} />
+                </td>
+                <td data-label="Gen">{t.generation}</td>
+                <td data-label="What">{t.kind}</td>
+                <td data-label="Who">{t.actor ? <Holder holder={t.actor} /> : "—"}</td>
+                <td data-label="Note">{t.note ?? ""}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+};
+
+/** Only the last beat is stored (the record's `lastHeartbeatAt`): the page shows it and when the lease lapses. */
+const Facts: FC<{ data: SubjectPageData }> = ({ data }) => {
+  const { view, record, githubWebUrl: web, now } = data;
+  return (
+    <dl class="facts" id="facts">
+      <dt>State</dt>
+      <dd>
+        <StateBadge state={view.state} /> <span class="muted">{view.reasons.join(", ")}</span>
+      </dd>
+      <dt>Holder</dt>
+      <dd>{view.actor ? <Holder holder={view.actor} /> : "nobody"}</dd>
+      <dt>Generation</dt>
+      <dd>
+        {view.generation ?? "—"}
+        {record ? <span class="muted"> · record {record.state}</span> : null}
+      </dd>
+      <dt>Task class</dt>
+      <dd>{view.taskClass ?? "—"}</dd>
+      <dt>Claimed</dt>
+      <dd>{view.claimedAt ? <When at={Date.parse(view.claimedAt)} now={now} /> : "—"}</dd>
+      <dt>Last heartbeat</dt>
+      <dd>
+        {view.lastHeartbeatAt && view.actor?.kind === "agent" ? (
+          <When at={Date.parse(view.lastHeartbeatAt)} now={now} />
+        ) : (
+          "—"
+        )}
+        {view.expiresAt ? (
+          <span class="muted">
+            {" "}
+            · stale <When at={Date.parse(view.expiresAt)} now={now} />
+          </span>
+        ) : null}
+        <div class="muted">The store keeps the last heartbeat only, not each beat.</div>
+      </dd>
+      <dt>Phase</dt>
+      <dd>{view.phase ?? "—"}</dd>
+      <dt>Blocker</dt>
+      <dd id="blocker">
+        {view.blocker ?? "—"}
+        {record?.needsHuman ? <b> (asks for a person)</b> : null}
+      </dd>
+      <dt>Spend</dt>
+      <dd class="num">
+        ${view.spendUsd.toFixed(2)}
+        {record?.budgetExhausted ? " — budget exhausted" : ""}
+      </dd>
+      <dt>Branch</dt>
+      <dd>{view.branch ?? "—"}</dd>
+      <dt>Assignees</dt>
+      <dd>{view.assignees ? view.assignees.map((login) => `@${login}`).join(", ") || "none" : "unknown"}</dd>
+      <dt>Claim comment</dt>
+      <dd>
+        {record?.commentId ? (
+          <a href={commentUrl(web, data.repo, data.issue, record.commentId)} id="claim-comment">
+            the claim comment on GitHub
+          </a>
+        ) : (
+          "none recorded"
+        )}
+      </dd>
+    </dl>
+  );
+};
+
+const PullRequests: FC<{ data: SubjectPageData }> = ({ data }) => {
+  const web = data.githubWebUrl;
+  const indexed = new Set(data.pullRequests.map((pr) => pr.number));
+  const others = data.view.linkedPullRequests.filter((n) => !indexed.has(n));
+  return (
+    <section id="pull-requests">
+      <h2>Pull requests</h2>
+      {data.pullRequests.length === 0 && others.length === 0 ? (
+        <p class="muted">No open PR closes this issue.</p>
+      ) : (
+        <table>
+          <thead>
+            <tr>
+              <th>PR</th>
+              <th>Head</th>
+              <th>Verdict</th>
+              <th>Checks</th>
+            </tr>
+          </thead>
+          <tbody>
+            {data.pullRequests.map((pr) => (
+              <tr data-pull={String(pr.number)}>
+                <td data-label="PR">
+                  <a href={pullUrl(web, data.repo, pr.number)}>#{pr.number}</a>{" "}
+                  <span class="muted">by @{pr.author}</span>
+                </td>
+                <td data-label="Head">
+                  {pr.headRef} <span class="muted">{pr.headSha.slice(0, 7)}</span>
+                </td>
+                <td data-label="Verdict">
+                  {pr.verdict ? <span data-verdict={pr.verdict}>{pr.verdict}</span> : "verdict unknown"}
+                </td>
+                <td data-label="Checks">
+                  <a href={commitChecksUrl(web, data.repo, pr.headSha)}>check runs</a>
+                </td>
+              </tr>
+            ))}
+            {others.map((number) => (
+              <tr data-pull={String(number)}>
+                <td data-label="PR">
+                  <a href={pullUrl(web, data.repo, number)}>#{number}</a>
+                </td>
+                <td data-label="Head" class="muted">
+                  not indexed by the fence yet
+                </td>
+                <td data-label="Verdict">verdict unknown</td>
+                <td data-label="Checks">
+                  <a href={`${pullUrl(web, data.repo, number)}/checks`}>check runs</a>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+};
+
+export const SubjectPage: FC<{ data: SubjectPageData }> = ({ data }) => (
+  <PageShell title={`${data.view.subject} — claim-hold`}>
+    <p>
+      <a href="/">← fleet</a>
+    </p>
+    <h1>
+      {data.view.subject}{" "}
+      <a class="gh" href={issueUrl(data.githubWebUrl, data.repo, data.issue)}>
+        GitHub
+      </a>
+    </h1>
+    {data.view.title ? <p id="subject-title">{data.view.title}</p> : null}
+    <p class="muted">
+      as of <time title={utcText(data.now)}>{new Date(data.now).toISOString().slice(11, 19)} UTC</time>
+    </p>
+    <Facts data={data} />
+    <History data={data} />
+    <PullRequests data={data} />
+    {data.notifications ? (
+      <RecentNotifications deliveries={data.notifications} web={data.githubWebUrl} now={data.now} />
+    ) : null}
+  </PageShell>
+);
