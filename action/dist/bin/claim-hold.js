@@ -30405,7 +30405,9 @@ var TakeoverPendingSchema = external_exports.looseObject({
 var HeartbeatResponseSchema = external_exports.looseObject({
   generation: external_exports.number().int().positive(),
   expiresAt: Timestamp,
-  state: external_exports.string()
+  state: external_exports.string(),
+  /** Present while the lease is paused by its budget: held, waiting for a person's `/budget` answer. */
+  paused: external_exports.literal("budget").optional()
 });
 var ReleaseResponseSchema = external_exports.looseObject({
   released: external_exports.literal(true),
