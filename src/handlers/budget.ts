@@ -7,12 +7,6 @@
 // 5. the subject's limit stored, its budget pause lifted, then ONE write: the over-budget label off
 //    and the audit comment.
 import type { Logger } from "pino";
-import {
-  type BudgetCommand,
-  budgetRaisedBody,
-  decideBudgetCommand,
-  parseBudgetCommand,
-} from "../budget/budget-command.js";
 import { subjectMaxUsd } from "../budget/decide-budget.js";
 import { microsToUsd, usdToMicros } from "../budget/usage.js";
 import type { RepoConfigSource } from "../config/config-source.js";
@@ -26,6 +20,12 @@ import type {
 import type { CommentReactions } from "../providers/comment-reactions.js";
 import type { FenceStore } from "../providers/fence-store.js";
 import type { Stores } from "../providers/stores.js";
+import {
+  type BudgetCommand,
+  budgetRaisedBody,
+  decideBudgetCommand,
+  parseBudgetCommand,
+} from "./budget-decision.js";
 import { commandMemoryMs } from "./reclaim.js";
 import type { CommentPayload } from "./reclaim-decision.js";
 import type { WebhookHandler } from "./webhook-guard.js";

@@ -1,12 +1,12 @@
 // `/budget` by table (docs/reference/github-surfaces.md#budget): what a comment says, and whether it raises the subject's limit.
 import { describe, expect, it } from "vitest";
+import { usdToMicros } from "../../src/budget/usage.js";
 import {
   type BudgetCommandEvidence,
   budgetRaisedBody,
   decideBudgetCommand,
   parseBudgetCommand,
-} from "../../src/budget/budget-command.js";
-import { usdToMicros } from "../../src/budget/usage.js";
+} from "../../src/handlers/budget-decision.js";
 import { parseReclaimCommand } from "../../src/lease/reclaim-command.js";
 
 const usd = usdToMicros;

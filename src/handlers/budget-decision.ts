@@ -1,8 +1,9 @@
 // `/budget +5` and `/budget 20` (docs/reference/github-surfaces.md#budget): parsing a person's answer to a budget pause, and whether it raises the subject's limit; pure.
+
+import { microsToUsd, usdToMicros } from "../budget/usage.js";
 import { hasPermission } from "../http/auth.js";
 import { firstCommandLine } from "../lease/reclaim-command.js";
 import type { RepoPermission } from "../providers/assignment-provider.js";
-import { microsToUsd, usdToMicros } from "./usage.js";
 
 export interface BudgetCommand {
   kind: "budget";
