@@ -15,6 +15,7 @@ import {
   subjectSpendMicros,
   usdToMicros,
 } from "../../src/budget/usage.js";
+import { parseRepoConfig } from "../../src/config/repo-config.js";
 
 const usd = usdToMicros;
 const limits: BudgetLimits = { warnUsd: 5, maxUsd: 10 };
@@ -313,5 +314,22 @@ describe("subjectMaxUsd: the limit a subject is judged against", () => {
     expect(
       decideBudget({ beforeMicros: usd(6.5), afterMicros: usd(7.5), warned: true }, raisedLimits),
     ).toMatchObject({ exhausted: true });
+  });
+});
+
+describe("budgets.<class>.onExhausted in the repository config", () => {
+  it("is pause unless the repository says end; anything else is refused naming the field", () => {
+    expect(parseRepoConfig({}).config.budgets.author.onExhausted).toBe("pause");
+    expect(parseRepoConfig({ budgets: { author: { maxUsd: 2 } } }).config.budgets.author).toStrictEqual({
+      warnUsd: null,
+      maxUsd: 2,
+      onExhausted: "pause",
+    });
+    expect(
+      parseRepoConfig({ budgets: { reviewer: { maxUsd: 2, onExhausted: "end" } } }).config.budgets.reviewer,
+    ).toMatchObject({ onExhausted: "end" });
+    expect(parseRepoConfig({ budgets: { author: { onExhausted: "stop" } } }).error).toMatch(
+      /^\.github\/claim-hold\.yml: budgets\.author\.onExhausted: /,
+    );
   });
 });
