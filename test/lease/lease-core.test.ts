@@ -334,16 +334,39 @@ describe("LeaseCore", () => {
 });
 
 describe("LeaseCore: a budget that pauses", () => {
+  const pausingDeps = () => ({
+    stores,
+    assignments: github,
+    tokens: createTokenMinter("lease-core-test-secret", (n) => Buffer.alloc(n, 7)),
+    now: () => now,
+    log: pino({ level: "silent" }),
+    events: unheardClaimEvents,
+  });
+  const pausingCore = (config: RepoConfig) =>
+    new LeaseCore({ ...pausingDeps(), configs: { load: async () => config, peek: () => config } });
+
+  it("a pause GitHub refused to show is not kept: the heartbeat fails safe to retry, and its retry asks", async () => {
+    const core = pausingCore(RepoConfig.parse({ budgets: { author: { maxUsd: 2 } } }));
+    const outcome = await core.claim(claimBy(fleetBot, "s1"));
+    if (outcome.kind !== "claimed") return expect.fail(`claimed, not ${outcome.kind}`);
+    const { lease } = outcome;
+    github.refuseNext = 1;
+    expect(await refusalOf(core.heartbeat(lease.id, lease.token, { usage: { costUsd: 3 } }))).toMatchObject({
+      code: "github_failed",
+    });
+    expect(await stores.claims.get({ installationId, repoId, issue: 12 })).not.toHaveProperty("budgetPaused");
+    expect(await core.heartbeat(lease.id, lease.token, { usage: { costUsd: 3 } })).toMatchObject({
+      paused: "budget",
+    });
+    expect(github.writes.at(-1)).toMatchObject({ addLabels: ["agent:over-budget"] });
+    expect(github.issue.labels).toContain("agent:over-budget");
+  });
+
   it("pauses at maxUsd (label and ask once, every answer paused), and resumes when maxUsd is raised above the spend", async () => {
     let config = RepoConfig.parse({ budgets: { author: { maxUsd: 2 } } });
     const paused = new LeaseCore({
-      stores,
-      assignments: github,
+      ...pausingDeps(),
       configs: { load: async () => config, peek: () => config },
-      tokens: createTokenMinter("lease-core-test-secret", (n) => Buffer.alloc(n, 7)),
-      now: () => now,
-      log: pino({ level: "silent" }),
-      events: unheardClaimEvents,
     });
     const outcome = await paused.claim(claimBy(fleetBot, "s1"));
     if (outcome.kind !== "claimed") return expect.fail(`claimed, not ${outcome.kind}`);

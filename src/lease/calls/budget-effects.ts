@@ -139,17 +139,23 @@ async function pauseOverBudget(
 ): Promise<void> {
   const { record, lease } = input;
   if (!(await deps.stores.spend.markBudgetPaused(lease, lease.generation))) return;
-  await writeFenced(
-    deps,
-    refOf(record),
-    record,
-    {
-      subjectNodeId: record.issueNodeId ?? "",
-      addLabels: [config.labels.overBudget],
-      addComments: [budgetPausedAskBody(record, config, spendUsd, maxUsd)],
-    },
-    config.labels,
-  );
+  try {
+    await writeFenced(
+      deps,
+      refOf(record),
+      record,
+      {
+        subjectNodeId: record.issueNodeId ?? "",
+        addLabels: [config.labels.overBudget],
+        addComments: [budgetPausedAskBody(record, config, spendUsd, maxUsd)],
+      },
+      config.labels,
+    );
+  } catch (error) {
+    // Unmarked, the holder's retry of this heartbeat (its usage still past the limit) asks again.
+    await deps.stores.spend.clearBudgetPaused(lease);
+    throw error;
+  }
   deps.notifier?.emit(
     needsHumanNotification(record, budgetPausedBlocker(spendUsd, maxUsd), deps.now(), config),
   );
