@@ -19,14 +19,14 @@ export interface SpendChange {
 export interface BudgetDecision {
   /** Send `budget-warn` (once per subject: the store's first-time mark decides who sends it). */
   warn: boolean;
-  /** End the lease `410 budget_exhausted`, release it with a note, label the subject over budget. */
+  /** The subject's spend reached its limit: what that does to the lease is `budgetAction`'s. */
   exhausted: boolean;
 }
 
 /**
  * At or past `warnUsd` the subject is warned once, at its first report there; at or past `maxUsd`
- * the lease ends. The cap is hard: a subject already past it (a human removed the label without
- * raising `maxUsd`) stops its next lease at that lease's first report. A report that jumps past both
+ * it is exhausted. The cap is hard: a subject already past it (a human removed the label without
+ * raising the limit) stops its next lease at that lease's first report. A report that jumps past both
  * limits does both.
  */
 export function decideBudget(change: SpendChange, limits: BudgetLimits): BudgetDecision {

@@ -1,4 +1,4 @@
-// Budget decisions by table (docs/agents.md#spend-and-budgets): usage only goes up, spend sums the generations, warn once, max ends the lease.
+// Budget decisions by table (docs/agents.md#spend-and-budgets): usage only goes up, spend sums the generations, warn once, max ends or pauses the lease, a raise resumes it.
 import { describe, expect, it } from "vitest";
 import {
   type BudgetLimits,
