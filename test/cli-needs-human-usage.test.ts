@@ -174,3 +174,19 @@ describe("keepalive with CLAIM_HOLD_USAGE_FILE", () => {
     expect(heartbeatBodies().at(-1)).toStrictEqual({ usage: { costUsd: 3 } });
   });
 });
+
+describe("heartbeat while the lease is paused by its budget", () => {
+  it("says so on the human line and passes paused on in --json", async () => {
+    expect((await cli(["claim", `${repo}#12`])).code).toBe(0);
+    const paused = {
+      status: 200,
+      body: { generation: 1, expiresAt: "2099-01-01T00:00:00.000Z", state: "waiting", paused: "budget" },
+    };
+    fake.script("POST", "/api/v1/leases/", paused, paused);
+    const beat = await cli(["heartbeat", "--usage-usd", "2.5"]);
+    expect(beat.code).toBe(0);
+    expect(beat.stdout).toContain("· waiting · paused: budget reached, waiting for a person's /budget ·");
+    const json = await cli(["heartbeat", "--json"]);
+    expect(JSON.parse(json.stdout)).toMatchObject({ ok: true, command: "heartbeat", paused: "budget" });
+  });
+});

@@ -160,6 +160,45 @@ describe.each(cases)("$name spend contract", (storeCase) => {
     });
   });
 
+  it("pauses the active generation by its budget once, whoever races, and every heartbeat answers it until cleared", async () => {
+    await claim(agent("a"), "ta");
+    expect(await stores.spend.markBudgetPaused(key, 2)).toBe(false);
+    const firsts = await Promise.all(others.map((other) => other.spend.markBudgetPaused(key, 1)));
+    expect(firsts.filter(Boolean)).toHaveLength(1);
+    expect(await stores.spend.markBudgetPaused(key, 1)).toBe(false);
+    expect(await stores.claims.get(key)).toMatchObject({ state: "active", budgetPaused: true });
+    // The heartbeat keeps the paused lease and says so, with or without usage; it does not lift it.
+    for (const extra of [{}, { usage: { costMicros: usd(3) } }]) {
+      now += minute;
+      expect(await heartbeat(1, "ta", extra)).toMatchObject({ kind: "ok", live: { budgetPaused: true } });
+    }
+    expect(await stores.spend.clearBudgetPaused(key)).toBe(true);
+    expect(await stores.spend.clearBudgetPaused(key)).toBe(false);
+    const resumed = await heartbeat(1, "ta", { wantRecord: true });
+    expect(resumed.kind === "ok" && resumed.live).not.toHaveProperty("budgetPaused");
+    expect(resumed.kind === "ok" && resumed.record?.budgetPaused).toBeFalsy();
+  });
+
+  it("never pauses an ended lease", async () => {
+    await claim(agent("a"), "ta");
+    await stores.claims.release({ key, generation: 1, tokenDigest: digest("ta"), now, outcome: "abandoned" });
+    expect(await stores.spend.markBudgetPaused(key, 1)).toBe(false);
+    expect((await stores.claims.get(key))?.budgetPaused).toBeUndefined();
+  });
+
+  it("keeps a subject's own budget limit beside its spend, across generations and usage reports", async () => {
+    expect(await stores.spend.budgetLimitOf(key)).toBeNull();
+    await claim(agent("a"), "ta");
+    await stores.spend.setBudgetLimit(key, usd(7));
+    now += minute;
+    await heartbeat(1, "ta", { usage: { costMicros: usd(2) } });
+    expect(await stores.spend.budgetLimitOf(key)).toBe(usd(7));
+    await stores.spend.setBudgetLimit(key, usd(12.5));
+    expect(await stores.spend.budgetLimitOf(key)).toBe(usd(12.5));
+    expect(await spend()).toBe(usd(2));
+    expect(await stores.spend.budgetLimitOf({ ...key, issue: 43 })).toBeNull();
+  });
+
   it("keeps a heartbeat's needs-human ask until the next heartbeat without it, telling what it was before", async () => {
     await claim(agent("a"), "ta");
     const asked = await heartbeat(1, "ta", { needsHuman: true, blocker: "which key?", wantRecord: true });

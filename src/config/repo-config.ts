@@ -34,8 +34,13 @@ const BudgetLimits = z
   .strictObject({
     /** One `budget-warn` notification when a subject's spend crosses this. */
     warnUsd: z.number().positive().nullable().default(null),
-    /** The lease ends `410 budget_exhausted` when a subject's spend crosses this. */
+    /** What a subject's spend reaching this does to its lease (`onExhausted`), judged against a `/budget` raise when one was made. */
     maxUsd: z.number().positive().nullable().default(null),
+    /**
+     * `pause` (default): the lease stays held, paused, until a person raises the subject's limit with
+     * `/budget`; `end`: the lease ends `410 budget_exhausted`.
+     */
+    onExhausted: z.enum(["end", "pause"]).default("pause"),
   })
   .prefault({});
 

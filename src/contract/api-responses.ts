@@ -74,6 +74,8 @@ export const HeartbeatResponseSchema = z.looseObject({
   generation: z.number().int().positive(),
   expiresAt: Timestamp,
   state: z.string(),
+  /** Present while the lease is paused by its budget: held, waiting for a person's `/budget` answer. */
+  paused: z.literal("budget").optional(),
 });
 export type HeartbeatResponse = z.infer<typeof HeartbeatResponseSchema>;
 

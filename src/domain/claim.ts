@@ -109,6 +109,8 @@ export const ClaimRecord = z.strictObject({
   needsHuman: z.boolean().optional(),
   /** The lease ended because the subject's spend reached its budget: its calls answer `410 budget_exhausted`. */
   budgetExhausted: z.boolean().optional(),
+  /** The subject's spend reached its budget and `onExhausted` is `pause`: held, paused until a person answers `/budget`. */
+  budgetPaused: z.boolean().optional(),
   waitUntil: z.number().int().optional(),
   pullRequest: z.number().int().optional(),
   phaseCommentAt: z.number().int().optional(),

@@ -11,6 +11,7 @@ import type { IdentityProvider } from "../providers/assignment-provider.js";
 import type { CommentReactions } from "../providers/comment-reactions.js";
 import type { FenceStore } from "../providers/fence-store.js";
 import type { QueueRefresh } from "../providers/queue-store.js";
+import { budgetCommand } from "./budget.js";
 import { claimCommentRepair } from "./claim-comment-repair.js";
 import { claimedLabelAdded } from "./claimed-label-added.js";
 import { installationAdded, installationDeleted } from "./installation.js";
@@ -76,7 +77,9 @@ export function registerWebhooks(app: Probot, deps: WebhookDeps): void {
   on(["issues.closed"], issueClosed(deps));
   on(["issues.transferred", "issues.deleted"], issueRemoved(deps));
   on(["issue_comment.edited", "issue_comment.deleted"], claimCommentRepair(deps));
+  // A comment's first line is one command at most: only one of these two acts on it.
   on(["issue_comment.created"], reclaimCommand(deps));
+  on(["issue_comment.created"], budgetCommand(deps));
   // Pushes made with an App's token still show the holder is working.
   on(["push"], pushEvidence(deps), { allowBots: true });
   on(pullRequestCheckEvents, pullRequestChecks(deps.fence), fenceEvent);

@@ -79,6 +79,8 @@ export interface HeartbeatAnswer {
   generation: number;
   expiresAt: string;
   state: "active" | "waiting";
+  /** Present while the lease is paused by its budget (`onExhausted: pause`), until a person answers `/budget`. */
+  paused?: "budget";
 }
 
 export interface ReleaseAnswer {

@@ -26,6 +26,17 @@ const releaseWord = /^release\b/i;
  *   no command at all, so a typo of `release` can never assign the commenter instead.
  */
 export function parseReclaimCommand(body: unknown): ReclaimCommand | null {
+  const line = firstCommandLine(body);
+  if (line === null) return null;
+  const match = command.exec(line);
+  if (!match) return null;
+  const rest = match[1]?.trim() ?? "";
+  if (rest === "") return { kind: "reclaim", release: false };
+  return releaseWord.test(rest) ? { kind: "reclaim", release: true } : null;
+}
+
+/** The first non-empty line of a comment that is not in a quote or a code block (where a command is read), or null. */
+export function firstCommandLine(body: unknown): string | null {
   if (typeof body !== "string") return null;
   let fence: { char: string; length: number } | null = null;
   let inQuote = false;
@@ -50,12 +61,7 @@ export function parseReclaimCommand(body: unknown): ReclaimCommand | null {
       continue;
     }
     if (inQuote || indentedCode.test(line)) continue;
-
-    const match = command.exec(line);
-    if (!match) return null;
-    const rest = match[1]?.trim() ?? "";
-    if (rest === "") return { kind: "reclaim", release: false };
-    return releaseWord.test(rest) ? { kind: "reclaim", release: true } : null;
+    return line;
   }
   return null;
 }

@@ -125,12 +125,13 @@ export type LeaseFacts = Pick<
 
 /**
  * The record's fields a heartbeat leaves that change within a generation and that the App reads
- * after it: the answer's expiry and state, the durations refresh, the needs-human show.
- * `needsHuman` is present (true) only while the holder asks for a person.
+ * after it: the answer's expiry and state, the durations refresh, the needs-human show, the budget
+ * pause. `needsHuman` is present (true) only while the holder asks for a person, `budgetPaused`
+ * only while the lease is paused by its budget.
  */
 export type HeartbeatLiveness = Pick<
   ClaimRecord,
-  "lastHeartbeatAt" | "waitUntil" | "durations" | "needsHuman"
+  "lastHeartbeatAt" | "waitUntil" | "durations" | "needsHuman" | "budgetPaused"
 >;
 
 /** A held lease's record as a heartbeat left it, as far as the App reads it after the heartbeat. */

@@ -30,4 +30,15 @@ export interface SpendStore {
    * `410 budget_exhausted`; nothing happens when the record moved on to another generation.
    */
   markBudgetExhausted(key: SubjectKey, generation: number): Promise<void>;
+  /**
+   * Pauses the active `generation` by its budget (`onExhausted: pause`): true for the first caller
+   * only (the one that shows the pause); false when already paused or the record moved on.
+   */
+  markBudgetPaused(key: SubjectKey, generation: number): Promise<boolean>;
+  /** Lifts the subject's budget pause, whichever generation holds it: true when there was one. */
+  clearBudgetPaused(key: SubjectKey): Promise<boolean>;
+  /** The subject's own limit in micro-dollars (set by `/budget`), or null when it has none. */
+  budgetLimitOf(key: SubjectKey): Promise<number | null>;
+  /** Sets the subject's own limit (micro-dollars); it replaces its class's `maxUsd` for it. */
+  setBudgetLimit(key: SubjectKey, micros: number): Promise<void>;
 }

@@ -1,6 +1,12 @@
-// Budget decisions by table (docs/agents.md#spend-and-budgets): usage only goes up, spend sums the generations, warn once, max ends the lease.
+// Budget decisions by table (docs/agents.md#spend-and-budgets): usage only goes up, spend sums the generations, warn once, max ends or pauses the lease, a raise resumes it.
 import { describe, expect, it } from "vitest";
-import { type BudgetLimits, decideBudget, type SpendChange } from "../../src/budget/decide-budget.js";
+import {
+  type BudgetLimits,
+  budgetAction,
+  decideBudget,
+  type SpendChange,
+  subjectMaxUsd,
+} from "../../src/budget/decide-budget.js";
 import { needsHumanChange, needsHumanProblem } from "../../src/budget/needs-human.js";
 import {
   checkUsage,
@@ -9,6 +15,7 @@ import {
   subjectSpendMicros,
   usdToMicros,
 } from "../../src/budget/usage.js";
+import { parseRepoConfig } from "../../src/config/repo-config.js";
 
 const usd = usdToMicros;
 const limits: BudgetLimits = { warnUsd: 5, maxUsd: 10 };
@@ -204,5 +211,125 @@ describe("needsHumanChange", () => {
     expect(needsHumanProblem({ needsHuman: true, blocker: "   " })).toMatch(/needs a blocker/);
     expect(needsHumanProblem({ needsHuman: true, blocker: "why" })).toBeNull();
     expect(needsHumanProblem({ needsHuman: false })).toBeNull();
+  });
+});
+
+describe("budgetAction: what reaching the limit does to the lease", () => {
+  const rows: {
+    name: string;
+    exhausted: boolean;
+    onExhausted: "end" | "pause" | undefined;
+    paused: boolean;
+    expected: ReturnType<typeof budgetAction>;
+  }[] = [
+    {
+      name: "below the limit, not paused: nothing",
+      exhausted: false,
+      onExhausted: "pause",
+      paused: false,
+      expected: "none",
+    },
+    {
+      name: "reached, onExhausted end: the lease ends",
+      exhausted: true,
+      onExhausted: "end",
+      paused: false,
+      expected: "end",
+    },
+    {
+      name: "reached, onExhausted pause: paused",
+      exhausted: true,
+      onExhausted: "pause",
+      paused: false,
+      expected: "pause",
+    },
+    {
+      name: "reached, onExhausted left out: paused (the default)",
+      exhausted: true,
+      onExhausted: undefined,
+      paused: false,
+      expected: "pause",
+    },
+    {
+      name: "reached while paused: asked already, nothing",
+      exhausted: true,
+      onExhausted: "pause",
+      paused: true,
+      expected: "none",
+    },
+    {
+      name: "below the limit while paused (maxUsd raised): resumes",
+      exhausted: false,
+      onExhausted: "pause",
+      paused: true,
+      expected: "resume",
+    },
+    {
+      name: "paused, then the config says end: the lease ends",
+      exhausted: true,
+      onExhausted: "end",
+      paused: true,
+      expected: "end",
+    },
+    {
+      name: "paused, config says end, but below the limit: resumes",
+      exhausted: false,
+      onExhausted: "end",
+      paused: true,
+      expected: "resume",
+    },
+  ];
+  it.each(rows)("$name", ({ exhausted, onExhausted, paused, expected }) => {
+    expect(budgetAction({ exhausted, onExhausted, paused })).toBe(expected);
+  });
+});
+
+describe("subjectMaxUsd: the limit a subject is judged against", () => {
+  it.each([
+    { name: "no /budget: the class's maxUsd", classMax: 2, raised: null, expected: 2 },
+    { name: "raised above it: the subject's own", classMax: 2, raised: 7, expected: 7 },
+    {
+      name: "maxUsd raised past the subject's own since: the class's",
+      classMax: 10,
+      raised: 7,
+      expected: 10,
+    },
+    {
+      name: "a class without maxUsd has no limit, whatever was raised",
+      classMax: null,
+      raised: 7,
+      expected: null,
+    },
+  ])("$name", ({ classMax, raised, expected }) => {
+    expect(subjectMaxUsd(classMax, raised)).toBe(expected);
+  });
+
+  it("judges a report against the raised limit: $7.50 is past $7, $6.50 is not", () => {
+    const raisedLimits = { warnUsd: null, maxUsd: subjectMaxUsd(2, 7) };
+    expect(
+      decideBudget({ beforeMicros: usd(6), afterMicros: usd(6.5), warned: true }, raisedLimits),
+    ).toMatchObject({
+      exhausted: false,
+    });
+    expect(
+      decideBudget({ beforeMicros: usd(6.5), afterMicros: usd(7.5), warned: true }, raisedLimits),
+    ).toMatchObject({ exhausted: true });
+  });
+});
+
+describe("budgets.<class>.onExhausted in the repository config", () => {
+  it("is pause unless the repository says end; anything else is refused naming the field", () => {
+    expect(parseRepoConfig({}).config.budgets.author.onExhausted).toBe("pause");
+    expect(parseRepoConfig({ budgets: { author: { maxUsd: 2 } } }).config.budgets.author).toStrictEqual({
+      warnUsd: null,
+      maxUsd: 2,
+      onExhausted: "pause",
+    });
+    expect(
+      parseRepoConfig({ budgets: { reviewer: { maxUsd: 2, onExhausted: "end" } } }).config.budgets.reviewer,
+    ).toMatchObject({ onExhausted: "end" });
+    expect(parseRepoConfig({ budgets: { author: { onExhausted: "stop" } } }).error).toMatch(
+      /^\.github\/claim-hold\.yml: budgets\.author\.onExhausted: /,
+    );
   });
 });

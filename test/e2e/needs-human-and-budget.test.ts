@@ -14,12 +14,12 @@ const appId = 1;
 const fleet = { login: "fleet-bot", id: 501, token: "ghp_fleetbot000000000000000000000000budget" };
 const maintainer = { login: "alice", id: 601, token: "ghp_alice00000000000000000000000000budget" };
 
-/** Stale after 30 s; warn at $1, stop at $2; the budget warning is asked for; a team is mentioned. */
+/** Stale after 30 s; warn at $1, end the lease at $2 (`onExhausted: end`); the budget warning is asked for; a team is mentioned. */
 const config = [
   "taskClasses:",
   "  author: { ttl: 30s, reclaimAfter: 60s, heartbeat: 10s }",
   "budgets:",
-  "  author: { warnUsd: 1, maxUsd: 2 }",
+  "  author: { warnUsd: 1, maxUsd: 2, onExhausted: end }",
   "notify:",
   "  events: [needs-human, budget-warn, budget-exhausted]",
   '  mention: "@octo/maintainers"',

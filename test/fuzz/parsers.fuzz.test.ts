@@ -5,6 +5,7 @@ import { parseDocument } from "yaml";
 import { parseRepoConfig } from "../../src/config/repo-config.js";
 import { type ClaimRecord, leaseIdOf, parseLeaseId } from "../../src/domain/claim.js";
 import { markerStates, parseClaimMarker, renderClaimComment } from "../../src/domain/claim-marker.js";
+import { parseBudgetCommand } from "../../src/handlers/budget-decision.js";
 import {
   AttestBody,
   ClaimBody,
@@ -218,6 +219,44 @@ describe("the /reclaim parser", () => {
           const inert = noise.replace(/[\r\n]/g, " ");
           expect(parseReclaimCommand(`> /reclaim ${inert}`)).toBeNull();
           expect(parseReclaimCommand(`\`\`\`\n/reclaim\n${inert}\n\`\`\``)).toBeNull();
+        },
+      ),
+      params,
+    );
+  });
+});
+
+describe("the /budget parser", () => {
+  it("never throws; a command is a /budget line with a positive amount of at most two decimals, or none", () => {
+    const line = fc.oneof(
+      fc.string({ unit: "binary" }),
+      fc.constantFrom(
+        "/budget",
+        "/budget +5",
+        "/budget 20",
+        "/budget $1.25",
+        "> /budget +5",
+        "```",
+        "/BUDGET +0",
+      ),
+      fc.tuple(fc.constantFrom("/budget ", "/budget +", "/budget $"), fc.string()).map(([a, b]) => a + b),
+    );
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.array(line, { maxLength: 8 }).map((l) => l.join("\n")),
+          anyValue,
+        ),
+        (body) => {
+          const command = parseBudgetCommand(body);
+          if (command === null) return;
+          expect(command.kind).toBe("budget");
+          expect(typeof body === "string" && /\/budget/i.test(body)).toBe(true);
+          if (command.amount === null) return;
+          expect(["raise", "set"]).toContain(command.amount.mode);
+          expect(command.amount.usd).toBeGreaterThan(0);
+          expect(Number.isFinite(command.amount.usd)).toBe(true);
+          expect(Math.round(command.amount.usd * 100) / 100).toBe(command.amount.usd);
         },
       ),
       params,

@@ -2,7 +2,7 @@
 
 import pino from "pino";
 import { beforeEach, describe, expect, it, vi } from "vitest";
-import { defaultRepoConfig } from "../../src/config/repo-config.js";
+import { defaultRepoConfig, RepoConfig } from "../../src/config/repo-config.js";
 import { parseClaimMarker } from "../../src/domain/claim-marker.js";
 import { type ClaimRequest, LeaseCore, LeaseRefused } from "../../src/lease/lease-core.js";
 import { createTokenMinter } from "../../src/lease/tokens.js";
@@ -330,5 +330,77 @@ describe("LeaseCore", () => {
       code: "gone",
       details: { reason: "released" },
     });
+  });
+});
+
+describe("LeaseCore: a budget that pauses", () => {
+  const pausingDeps = () => ({
+    stores,
+    assignments: github,
+    tokens: createTokenMinter("lease-core-test-secret", (n) => Buffer.alloc(n, 7)),
+    now: () => now,
+    log: pino({ level: "silent" }),
+    events: unheardClaimEvents,
+  });
+  const pausingCore = (config: RepoConfig) =>
+    new LeaseCore({ ...pausingDeps(), configs: { load: async () => config, peek: () => config } });
+
+  it("a pause GitHub refused to show is not kept: the heartbeat fails safe to retry, and its retry asks", async () => {
+    const core = pausingCore(RepoConfig.parse({ budgets: { author: { maxUsd: 2 } } }));
+    const outcome = await core.claim(claimBy(fleetBot, "s1"));
+    if (outcome.kind !== "claimed") return expect.fail(`claimed, not ${outcome.kind}`);
+    const { lease } = outcome;
+    github.refuseNext = 1;
+    expect(await refusalOf(core.heartbeat(lease.id, lease.token, { usage: { costUsd: 3 } }))).toMatchObject({
+      code: "github_failed",
+    });
+    expect(await stores.claims.get({ installationId, repoId, issue: 12 })).not.toHaveProperty("budgetPaused");
+    expect(await core.heartbeat(lease.id, lease.token, { usage: { costUsd: 3 } })).toMatchObject({
+      paused: "budget",
+    });
+    expect(github.writes.at(-1)).toMatchObject({ addLabels: ["agent:over-budget"] });
+    expect(github.issue.labels).toContain("agent:over-budget");
+  });
+
+  it("pauses at maxUsd (label and ask once, every answer paused), and resumes when maxUsd is raised above the spend", async () => {
+    let config = RepoConfig.parse({ budgets: { author: { maxUsd: 2 } } });
+    const paused = new LeaseCore({
+      ...pausingDeps(),
+      configs: { load: async () => config, peek: () => config },
+    });
+    const outcome = await paused.claim(claimBy(fleetBot, "s1"));
+    if (outcome.kind !== "claimed") return expect.fail(`claimed, not ${outcome.kind}`);
+    const { lease } = outcome;
+    const before = github.writes.length;
+
+    now += 1_000;
+    expect(await paused.heartbeat(lease.id, lease.token, { usage: { costUsd: 2.5 } })).toMatchObject({
+      state: "waiting",
+      paused: "budget",
+    });
+    expect(github.writes.slice(before)).toEqual([
+      {
+        subjectNodeId: github.issue.nodeId,
+        addLabels: ["agent:over-budget"],
+        addComments: [expect.stringContaining("($2.50 of $2.00 for author work")],
+        fence: expect.anything(),
+      },
+    ]);
+    // Paused already: more usage past the limit and plain beats write nothing and stay paused.
+    now += 1_000;
+    expect(await paused.heartbeat(lease.id, lease.token, { usage: { costUsd: 2.6 } })).toMatchObject({
+      paused: "budget",
+    });
+    expect(await paused.heartbeat(lease.id, lease.token, {})).toMatchObject({ paused: "budget" });
+    expect(github.writes).toHaveLength(before + 1);
+
+    // maxUsd raised in the config: the next usage report lifts the pause and takes the label off.
+    config = RepoConfig.parse({ budgets: { author: { maxUsd: 10 } } });
+    now += 1_000;
+    const resumed = await paused.heartbeat(lease.id, lease.token, { usage: { costUsd: 2.7 } });
+    expect(resumed).toMatchObject({ state: "active" });
+    expect(resumed).not.toHaveProperty("paused");
+    expect(github.writes.at(-1)).toMatchObject({ removeLabels: ["agent:over-budget"] });
+    expect(await stores.claims.get({ installationId, repoId, issue: 12 })).not.toHaveProperty("budgetPaused");
   });
 });

@@ -30405,7 +30405,9 @@ var TakeoverPendingSchema = external_exports.looseObject({
 var HeartbeatResponseSchema = external_exports.looseObject({
   generation: external_exports.number().int().positive(),
   expiresAt: Timestamp,
-  state: external_exports.string()
+  state: external_exports.string(),
+  /** Present while the lease is paused by its budget: held, waiting for a person's `/budget` answer. */
+  paused: external_exports.literal("budget").optional()
 });
 var ReleaseResponseSchema = external_exports.looseObject({
   released: external_exports.literal(true),
@@ -32224,7 +32226,7 @@ var heartbeatCommand = {
       return clientFor(ctx, serverUrl(ctx, l)).heartbeat(leaseCredentials(l), input2, { signal: ctx.signal });
     });
     ctx.out.result({ ok: true, command: "heartbeat", subject: formatSubject(lease), ...value }, [
-      `heartbeat ok: ${formatSubject(lease)} · generation ${value.generation} · ${value.state} · expires ${relativeTime(value.expiresAt, ctx.now())}`
+      `heartbeat ok: ${formatSubject(lease)} · generation ${value.generation} · ${value.state}${value.paused === "budget" ? " · paused: budget reached, waiting for a person's /budget" : ""} · expires ${relativeTime(value.expiresAt, ctx.now())}`
     ]);
     return 0;
   }

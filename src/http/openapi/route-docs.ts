@@ -142,7 +142,8 @@ export const routeDocs: readonly RouteDoc[] = [
     tag: "leases",
     summary: "Keep a lease alive and report progress",
     description:
-      "The body is optional. `410 gone` carries `reason`; `409 superseded` carries `by`, `generation`, `at`.",
+      "The body is optional. `410 gone` carries `reason`; `409 superseded` carries `by`, `generation`, `at`. " +
+      "`paused: \"budget\"` is present while the issue's spend has reached its budget and the lease waits for a person's `/budget`.",
     auth: "lease",
     pathParams: LeasePath,
     body: { schema: HeartbeatBody, example: examples.heartbeatRequest, optional: true },

@@ -1,18 +1,19 @@
-// After a heartbeat: the GitHub side and notifications of a needs-human change or a budget reached, only when one happened.
+// After a heartbeat: the GitHub side and notifications of a needs-human change or a budget reached (the lease ended or paused), only when one happened.
 
-import { decideBudget } from "../../budget/decide-budget.js";
+import { budgetAction, decideBudget, subjectMaxUsd } from "../../budget/decide-budget.js";
 import { needsHumanChange } from "../../budget/needs-human.js";
-import { microsToUsd } from "../../budget/usage.js";
+import { microsToUsd, usdToMicros } from "../../budget/usage.js";
 import type { RepoConfig } from "../../config/repo-config.js";
 import type { ClaimRecord, SubjectKey } from "../../domain/claim.js";
-import { budgetNotification } from "../../notify/notification-events.js";
+import { budgetNotification, needsHumanNotification } from "../../notify/notification-events.js";
 import type { SubjectRef } from "../../providers/assignment-provider.js";
 import type { HeartbeatRecord } from "../../providers/liveness-store.js";
 import type { SpendReport } from "../../providers/spend-store.js";
 import type { LeaseCoreDeps } from "../ports.js";
 import { refused } from "../refusals.js";
+import { writeFenced } from "../transitions/commit-transition.js";
 import { finishEnded } from "../transitions/end-claim.js";
-import { budgetExhaustedWrite } from "./budget-writes.js";
+import { budgetExhaustedWrite, budgetPausedAskBody, budgetPausedBlocker } from "./budget-writes.js";
 import { NeedsHumanShow } from "./needs-human-show.js";
 
 type LeaseKey = SubjectKey & { generation: number };
@@ -48,21 +49,24 @@ export function heartbeatEffectsDue(
 /**
  * Runs after a successful heartbeat. Nothing changed (no ask made or withdrawn, no usage, or usage
  * below every limit): no GitHub request, no store call. A budget reached ends the lease and throws
- * `410 gone { reason: "budget_exhausted" }`.
+ * `410 gone { reason: "budget_exhausted" }` (`onExhausted: end`), or pauses it. Answers whether
+ * the lease is paused by its budget after the heartbeat.
  */
 export async function applyHeartbeatEffects(
   deps: LeaseCoreDeps,
   input: HeartbeatEffectsInput,
-): Promise<void> {
+): Promise<boolean> {
+  const pausedBefore = input.record.budgetPaused === true;
   const change = needsHumanChange(input.needsHumanBefore, input.heartbeat);
   // The steady heartbeat: no news, nothing held back, no usage — one map lookup, no I/O.
   const settle = change.kind === "unchanged" && deps.needsHuman?.isDue(input.lease, deps.now()) === true;
-  if (change.kind === "unchanged" && !settle && !input.spend) return;
+  if (change.kind === "unchanged" && !settle && !input.spend) return pausedBefore;
   const config = await configOf(deps, input.record);
   const show = deps.needsHuman ?? new NeedsHumanShow(deps);
   if (change.kind !== "unchanged") await show.changed(input.record, config, change);
   else if (settle) await show.settle(input.record, config);
-  if (input.spend) await enforceBudget(deps, input, config, input.spend);
+  if (input.spend) return enforceBudget(deps, input, config, input.spend);
+  return pausedBefore;
 }
 
 async function configOf(
@@ -75,23 +79,103 @@ async function configOf(
   );
 }
 
+/** Judges the usage against the subject's limit; answers whether the lease is paused by its budget now. */
 async function enforceBudget(
   deps: LeaseCoreDeps,
   input: HeartbeatEffectsInput,
   config: RepoConfig,
   spend: SpendReport,
-): Promise<void> {
+): Promise<boolean> {
   const { record, lease } = input;
   const limits = config.budgets[record.taskClass];
-  const decision = decideBudget(spend, limits);
+  const paused = record.budgetPaused === true;
+  const maxUsd = await maxUsdOf(deps, lease, limits.maxUsd, spend.afterMicros);
+  const decision = decideBudget(spend, { ...limits, maxUsd });
   const spendUsd = microsToUsd(spend.afterMicros);
   if (decision.warn && limits.warnUsd !== null && (await deps.stores.spend.markBudgetWarned(lease))) {
     deps.notifier?.emit(
       budgetNotification("budget-warn", record, { spentUsd: spendUsd, limitUsd: limits.warnUsd }, config),
     );
   }
-  if (!decision.exhausted || limits.maxUsd === null) return;
-  await endOverBudget(deps, input, config, spendUsd, limits.maxUsd);
+  const action = budgetAction({ exhausted: decision.exhausted, onExhausted: limits.onExhausted, paused });
+  if (action === "end" && maxUsd !== null) await endOverBudget(deps, input, config, spendUsd, maxUsd);
+  if (action === "pause" && maxUsd !== null) {
+    await pauseOverBudget(deps, input, config, spendUsd, maxUsd);
+    return true;
+  }
+  if (action === "resume") {
+    await resumeUnderBudget(deps, input, config);
+    return false;
+  }
+  return paused;
+}
+
+/**
+ * The subject's limit: its class's `maxUsd`, raised by `/budget`. The subject's own limit is read
+ * only when the spend reached the class's, so a report below it costs no store call.
+ */
+async function maxUsdOf(
+  deps: LeaseCoreDeps,
+  lease: LeaseKey,
+  classMaxUsd: number | null,
+  spentMicros: number,
+): Promise<number | null> {
+  if (classMaxUsd === null || spentMicros < usdToMicros(classMaxUsd)) return classMaxUsd;
+  const raised = await deps.stores.spend.budgetLimitOf(lease);
+  return subjectMaxUsd(classMaxUsd, raised === null ? null : microsToUsd(raised));
+}
+
+/**
+ * The lease is paused, not ended: its heartbeats keep it. The first heartbeat to pause it (the
+ * store's mark decides, across replicas) labels the subject over budget, posts the ask for a person
+ * on the holder's behalf and sends the `needs-human` notification.
+ */
+async function pauseOverBudget(
+  deps: LeaseCoreDeps,
+  input: HeartbeatEffectsInput,
+  config: RepoConfig,
+  spendUsd: number,
+  maxUsd: number,
+): Promise<void> {
+  const { record, lease } = input;
+  if (!(await deps.stores.spend.markBudgetPaused(lease, lease.generation))) return;
+  try {
+    await writeFenced(
+      deps,
+      refOf(record),
+      record,
+      {
+        subjectNodeId: record.issueNodeId ?? "",
+        addLabels: [config.labels.overBudget],
+        addComments: [budgetPausedAskBody(record, config, spendUsd, maxUsd)],
+      },
+      config.labels,
+    );
+  } catch (error) {
+    // Unmarked, the holder's retry of this heartbeat (its usage still past the limit) asks again.
+    await deps.stores.spend.clearBudgetPaused(lease);
+    throw error;
+  }
+  deps.notifier?.emit(
+    needsHumanNotification(record, budgetPausedBlocker(spendUsd, maxUsd), deps.now(), config),
+  );
+}
+
+/** A paused lease whose spend is below its limit again (`maxUsd` raised in the config): the pause lifts, the label comes off. */
+async function resumeUnderBudget(
+  deps: LeaseCoreDeps,
+  input: HeartbeatEffectsInput,
+  config: RepoConfig,
+): Promise<void> {
+  const { record, lease } = input;
+  if (!(await deps.stores.spend.clearBudgetPaused(lease))) return;
+  await writeFenced(
+    deps,
+    refOf(record),
+    record,
+    { subjectNodeId: record.issueNodeId ?? "", removeLabels: [config.labels.overBudget] },
+    config.labels,
+  );
 }
 
 /** The lease ends: released with a note, the over-budget label on, `410 budget_exhausted` to the holder. */

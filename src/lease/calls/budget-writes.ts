@@ -49,6 +49,33 @@ export function budgetExhaustedWrite(args: {
   return write;
 }
 
+/**
+ * The App's ask on the holder's behalf when its budget pauses it: spend against the limit, and how
+ * a person answers. Inert: only numbers, the class and the maintainer's `notify.mention`.
+ */
+export function budgetPausedAskBody(
+  record: Pick<ClaimRecord, "actor" | "generation" | "taskClass">,
+  config: Pick<RepoConfig, "notify" | "reclaim">,
+  spendUsd: number,
+  maxUsd: number,
+): string {
+  const lines = [
+    `⏸️ ${describeActor(record.actor)} is paused (generation ${record.generation}): this issue's spend reached its budget ` +
+      `(${usd(spendUsd)} of ${usd(maxUsd)} for ${record.taskClass} work, all generations together). ` +
+      "The lease stays held while its heartbeats go on.",
+    "",
+    `To let it go on, answer with \`/budget +5\` (raise the limit by $5) or \`/budget 20\` (set it to $20); ` +
+      `it needs ${config.reclaim.permission} permission. \`/reclaim release\` ends the lease instead.`,
+  ];
+  if (config.notify.mention) lines.push("", `${config.notify.mention}, could you take a look?`);
+  return lines.join("\n");
+}
+
+/** The blocker a budget pause's `needs-human` notification carries. */
+export function budgetPausedBlocker(spendUsd: number, maxUsd: number): string {
+  return `budget reached: ${usd(spendUsd)} of ${usd(maxUsd)}; answer /budget +N or /budget N on the issue`;
+}
+
 function usd(amount: number): string {
   return `$${amount.toFixed(2)}`;
 }

@@ -168,8 +168,9 @@ export class LeaseCalls {
       await this.#requireWrite(lease, facts);
     }
     const needsHumanBefore = outcome.needsHumanBefore === true;
+    let paused = outcome.live.budgetPaused === true;
     if (heartbeatEffectsDue(deps, lease, needsHumanBefore, request, outcome.spend)) {
-      await applyHeartbeatEffects(deps, {
+      paused = await applyHeartbeatEffects(deps, {
         lease,
         tokenDigest: input.tokenDigest,
         record: { ...facts, ...outcome.live, state: "active" },
@@ -180,12 +181,15 @@ export class LeaseCalls {
     }
     if (outcome.editComment) await this.#editClaimComment(lease, outcome.record);
     const live = outcome.live;
-    const waiting = live.needsHuman === true || (live.waitUntil !== undefined && live.waitUntil > deps.now());
-    return {
+    const waiting =
+      paused || live.needsHuman === true || (live.waitUntil !== undefined && live.waitUntil > deps.now());
+    const answer: HeartbeatAnswer = {
       generation: lease.generation,
       expiresAt: iso(expiresAt(live)),
       state: waiting ? "waiting" : "active",
     };
+    if (paused) answer.paused = "budget";
+    return answer;
   }
 
   /**

@@ -118,6 +118,36 @@ export function markBudgetExhausted(slot: SubjectSlot, input: { generation: numb
   return { slot: { ...slot, record: { ...current, budgetExhausted: true } }, outcome: undefined };
 }
 
+// markBudgetPaused-1.lua
+export function markBudgetPaused(slot: SubjectSlot, input: { generation: number }): Transitioned<boolean> {
+  const current = slot.record;
+  if (
+    !current ||
+    current.generation !== input.generation ||
+    current.state !== "active" ||
+    current.budgetPaused
+  ) {
+    return { slot, outcome: false };
+  }
+  return { slot: { ...slot, record: { ...current, budgetPaused: true } }, outcome: true };
+}
+
+/** Lifts a budget pause (HDEL on the record): true when there was one. */
+export function clearBudgetPaused(slot: SubjectSlot): Transitioned<boolean> {
+  const current = slot.record;
+  if (!current?.budgetPaused) return { slot, outcome: false };
+  const { budgetPaused: _, ...rest } = current;
+  return { slot: { ...slot, record: rest }, outcome: true };
+}
+
+/** The subject's own limit (HSET on its spend hash). */
+export function setBudgetLimit(slot: SubjectSlot, input: { micros: number }): Transitioned<void> {
+  return {
+    slot: { ...slot, spend: { ...(slot.spend ?? noSpend), limitMicros: input.micros } },
+    outcome: undefined,
+  };
+}
+
 /** The subject's once-only budget-warn mark (HSETNX on its spend hash): true when this call set it. */
 export function markBudgetWarned(slot: SubjectSlot): Transitioned<boolean> {
   const spend = slot.spend ?? noSpend;

@@ -267,6 +267,7 @@ export function heartbeat(slot: SubjectSlot, input: HeartbeatInput): Transitione
   const live: HeartbeatLiveness = { lastHeartbeatAt: record.lastHeartbeatAt, durations: record.durations };
   if (record.waitUntil !== undefined) live.waitUntil = record.waitUntil;
   if (record.needsHuman === true) live.needsHuman = true;
+  if (record.budgetPaused === true) live.budgetPaused = true;
   const answered: HeartbeatOk = editComment
     ? { kind: "ok", live, editComment, record }
     : input.wantRecord

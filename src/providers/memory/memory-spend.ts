@@ -18,9 +18,9 @@ export function recordUsage(
   const check = checkUsage(before.leases.get(generation), reported);
   if (check.kind === "decreased") return { kind: "usage_decreased", field: check.field, last: check.last };
   const after: SubjectSpend = {
+    ...before,
     leases: new Map(before.leases).set(generation, check.usage),
     totalMicros: before.totalMicros + check.addedMicros,
-    warned: before.warned,
   };
   return {
     spend: after,

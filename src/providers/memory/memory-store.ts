@@ -4,7 +4,13 @@ import type { FinishWriteInput } from "../app-stores.js";
 import { checkTtl, encodeDocument, movedOnFrom } from "../claim-records.js";
 import type { ClaimInput, ClaimOutcome } from "../liveness-store.js";
 import { bundleStores, type ClaimStoreParts, type Stores } from "../stores.js";
-import { markBudgetExhausted, markBudgetWarned } from "./app-transitions.js";
+import {
+  clearBudgetPaused,
+  markBudgetExhausted,
+  markBudgetPaused,
+  markBudgetWarned,
+  setBudgetLimit,
+} from "./app-transitions.js";
 import { clone } from "./claim-rules.js";
 import { MemoryClaimStore } from "./memory-claim-store.js";
 import { MemoryQueueIndex } from "./memory-queue-index.js";
@@ -59,6 +65,22 @@ class MemoryStoreCore extends MemoryClaimStore implements ClaimStoreParts {
 
   async markBudgetExhausted(key: SubjectKey, generation: number): Promise<void> {
     this.apply(key, (slot) => markBudgetExhausted(slot, { generation }));
+  }
+
+  async markBudgetPaused(key: SubjectKey, generation: number): Promise<boolean> {
+    return this.apply(key, (slot) => markBudgetPaused(slot, { generation }));
+  }
+
+  async clearBudgetPaused(key: SubjectKey): Promise<boolean> {
+    return this.apply(key, (slot) => clearBudgetPaused(slot));
+  }
+
+  async budgetLimitOf(key: SubjectKey): Promise<number | null> {
+    return this.slots.slot(key).spend?.limitMicros ?? null;
+  }
+
+  async setBudgetLimit(key: SubjectKey, micros: number): Promise<void> {
+    this.apply(key, (slot) => setBudgetLimit(slot, { micros }));
   }
 
   async purgeInstallation(installationId: number): Promise<void> {

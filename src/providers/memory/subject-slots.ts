@@ -27,6 +27,8 @@ export interface SubjectSpend {
   readonly leases: ReadonlyMap<number, LeaseUsage>;
   readonly totalMicros: number;
   readonly warned: boolean;
+  /** The subject's own limit (micro-dollars), set by `/budget`. */
+  readonly limitMicros?: number;
 }
 
 /** A transition's answer: the subject's slot after it, and what the call returns. */

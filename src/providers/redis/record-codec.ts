@@ -45,6 +45,7 @@ const fieldCodecs: Record<string, FieldCodec> = {
   blocker: "string",
   needsHuman: "bool",
   budgetExhausted: "bool",
+  budgetPaused: "bool",
   waitUntil: "int",
   pullRequest: "int",
   phaseCommentAt: "int",

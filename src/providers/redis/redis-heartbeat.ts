@@ -98,6 +98,7 @@ function heartbeatOk(
   };
   if (reply.waitUntil) live.waitUntil = toInt(String(reply.waitUntil));
   if (input.needsHuman === true) live.needsHuman = true;
+  if (reply.paused === "1") live.budgetPaused = true;
   const record = asArray(reply.record).length ? parseRecord(reply.record) : undefined;
   let ok: HeartbeatOk;
   if (reply.edit === "1") {

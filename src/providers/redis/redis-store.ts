@@ -15,6 +15,7 @@ import {
   finishWriteScript,
   lockWriteScript,
   markBudgetExhaustedScript,
+  markBudgetPausedScript,
   releaseLockScript,
 } from "./store-scripts.js";
 
@@ -125,6 +126,27 @@ class RedisStoreCore extends RedisClaimStore implements ClaimStoreParts {
       keys: { record: this.keys.subject(key, "rec") },
       args: { generation },
     });
+  }
+
+  async markBudgetPaused(key: SubjectKey, generation: number): Promise<boolean> {
+    const reply = await runScript(this.redis, markBudgetPausedScript, {
+      keys: { record: this.keys.subject(key, "rec") },
+      args: { generation },
+    });
+    return reply === 1;
+  }
+
+  async clearBudgetPaused(key: SubjectKey): Promise<boolean> {
+    return (await this.call(() => this.redis.hdel(this.keys.subject(key, "rec"), "budgetPaused"))) === 1;
+  }
+
+  async budgetLimitOf(key: SubjectKey): Promise<number | null> {
+    const limit = await this.call(() => this.redis.hget(this.keys.subject(key, "spend"), "limit"));
+    return limit === null ? null : SpendMicros.parse(limit);
+  }
+
+  async setBudgetLimit(key: SubjectKey, micros: number): Promise<void> {
+    await this.call(() => this.redis.hset(this.keys.subject(key, "spend"), "limit", String(micros)));
   }
 
   async repositories(installationId: number): Promise<number[]> {

@@ -125,6 +125,7 @@ export const heartbeatScript = defineScript({
       "ttlMs",
       "reclaimAfterMs",
       "heartbeatMs",
+      "paused",
       "record",
     ],
     usage_decreased: ["figure", "last"],
@@ -201,6 +202,13 @@ export const forgetScript = defineScript({
 
 export const markBudgetExhaustedScript = defineScript({
   name: "markBudgetExhausted",
+  keys: ["record"],
+  args: ["generation"],
+  replies: doneOrNot,
+});
+
+export const markBudgetPausedScript = defineScript({
+  name: "markBudgetPaused",
   keys: ["record"],
   args: ["generation"],
   replies: doneOrNot,
@@ -322,6 +330,7 @@ export const storeScripts = new ScriptSet(
     recordPushScript,
     forgetScript,
     markBudgetExhaustedScript,
+    markBudgetPausedScript,
     acquireLockScript,
     releaseLockScript,
     lockWriteScript,

@@ -77,7 +77,7 @@ export const heartbeatCommand: CommandSpec = {
       return clientFor(ctx, serverUrl(ctx, l)).heartbeat(leaseCredentials(l), input, { signal: ctx.signal });
     });
     ctx.out.result({ ok: true, command: "heartbeat", subject: formatSubject(lease), ...value }, [
-      `heartbeat ok: ${formatSubject(lease)} · generation ${value.generation} · ${value.state} · expires ${relativeTime(value.expiresAt, ctx.now())}`,
+      `heartbeat ok: ${formatSubject(lease)} · generation ${value.generation} · ${value.state}${value.paused === "budget" ? " · paused: budget reached, waiting for a person's /budget" : ""} · expires ${relativeTime(value.expiresAt, ctx.now())}`,
     ]);
     return 0;
   },

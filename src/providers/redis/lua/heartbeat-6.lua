@@ -32,11 +32,12 @@
       usageTokens         the lease's cumulative tokens, or ''
       wantRecord          '1' answers the whole record as written (it comes anyway when edit is '1')
     Reply (records as field/value lists)
-      {'ok', edit, askedBefore, spentBefore, spentAfter, warned, waitUntil, ttlMs, reclaimAfterMs, heartbeatMs, record}
+      {'ok', edit, askedBefore, spentBefore, spentAfter, warned, waitUntil, ttlMs, reclaimAfterMs, heartbeatMs, paused, record}
                           edit '1' when the claim comment needs an edit; askedBefore '1' when it had
                           asked for a person before; the subject's spend before and after and its
                           warning mark ('' without usage); the record's waitUntil ('' without one)
-                          and durations as written; record: the record as written when wantRecord
+                          and durations as written; paused '1' while the lease is paused by its
+                          budget; record: the record as written when wantRecord
                           or edit is '1', else {} (lastHeartbeatAt is now; needsHuman the call's ask)
       {'usage_decreased', figure, last}  a cumulative figure ('costUsd' or 'tokens') went below last
       {'missing'}                       no record, or a generation it never reached
@@ -54,9 +55,10 @@ local now = tonumber(ARG.now)
 -- intent's fields come and go together (claim-10.lua writes takeoverBy with them; every script that
 -- ends an intent deletes all four): takeoverBy stands for them all.
 local got = redis.call('HMGET', KEY.record, 'generation', 'state', 'lastHeartbeatAt', 'waitUntil', 'ttlMs',
-  'reclaimAfterMs', 'heartbeatMs', 'phase', 'phaseCommentAt', 'needsHuman', 'staleMarkedAt', 'takeoverBy')
+  'reclaimAfterMs', 'heartbeatMs', 'phase', 'phaseCommentAt', 'needsHuman', 'staleMarkedAt', 'takeoverBy',
+  'budgetPaused')
 local generation, state, last_heartbeat_at, wait_until, ttl, reclaim_after, heartbeat_every, phase,
-  phase_comment_at, needs_human, stale_marked_at, takeover_by = unpack(got, 1, 12)
+  phase_comment_at, needs_human, stale_marked_at, takeover_by, budget_paused = unpack(got, 1, 13)
 -- A refusal answers the whole record (the rare path).
 local function whole() return redis.call('HGETALL', KEY.record) end
 local refusal = lease_refusal(generation, state, whole, KEY.digests, ARG.generation, ARG.tokenDigest)
@@ -132,5 +134,7 @@ refresh_record({lastHeartbeatAt = ARG.now, waitUntil = wait_until, ttlMs = ttl, 
 touch(KEY.repository, ARG.now, ARG.member)
 local record = {}
 if ARG.wantRecord == '1' or edit == '1' then record = whole() end
+local paused = '0'
+if budget_paused == 'true' then paused = '1' end
 return {'ok', edit, asked_before, spend[1], spend[2], spend[3], wait_until or '', ttl, reclaim_after,
-  heartbeat_every, record}
+  heartbeat_every, paused, record}
