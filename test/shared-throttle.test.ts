@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import { Redis } from "ioredis";
 import pino from "pino";
 import { ProbotOctokit } from "probot";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createClaimHoldOctokit } from "../src/providers/github/claim-hold-octokit.js";
 import {
   createSharedThrottle,
@@ -126,10 +126,10 @@ describe.skipIf(!redisProbe.available)("GitHub write spacing shared through Redi
   });
 
   it("keeps writing, spaced in the process, when Redis does not answer, and says so once", async () => {
+    const printed = vi.spyOn(console, "error");
     // A client on a port nothing listens on: every script call fails within the client's retries.
     const deadRedis = new Redis({
       port: 1,
-      lazyConnect: true,
       maxRetriesPerRequest: 0,
       enableOfflineQueue: false,
     });
@@ -141,6 +141,29 @@ describe.skipIf(!redisProbe.available)("GitHub write spacing shared through Redi
     const [first, second] = arrivals.slice(before).map((arrival) => arrival.at);
     expect(second! - first!).toBeGreaterThanOrEqual(950);
     expect(lines.filter((line) => /Redis did not answer/.test(line.msg))).toHaveLength(1);
+    // The connection's errors reach no stderr print of their own: the one line above says it.
+    expect(printed.mock.calls.filter((call) => String(call[0]).includes("Unhandled error event"))).toEqual(
+      [],
+    );
+  });
+
+  it("keeps a write it spaced alone during an outage in the spacing once Redis answers again", async () => {
+    // Not connected yet and no offline queue: the first call fails at once, as during an outage.
+    const client = new Redis(redisUrl, { lazyConnect: true, enableOfflineQueue: false });
+    const { log, lines } = capturedLog();
+    const Octokit = withSharedThrottle(ProbotOctokit, replica(client, log));
+    const octokit = new Octokit({ baseUrl, throttle: { id: `${runId}-recovery` } });
+    const before = arrivals.length;
+    await octokit.request("POST /write/alone");
+    // The failed call set the lazy client connecting: the next write goes once it is ready.
+    if (client.status !== "ready") await new Promise((resolve) => client.once("ready", resolve));
+    await octokit.request("POST /write/shared");
+    const [alone, shared] = arrivals.slice(before).map((arrival) => arrival.at);
+    expect(shared! - alone!).toBeGreaterThanOrEqual(950);
+    expect(lines.map((line) => line.msg)).toEqual([
+      "GitHub write spacing: Redis did not answer, spacing this process's writes alone",
+      "GitHub write spacing: shared through Redis again",
+    ]);
   });
 
   it("keeps GraphQL queries out of Redis; a mutation is spaced through it", async () => {

@@ -51,11 +51,15 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  */
 export function createSharedThrottle(client: Redis | Cluster, log: Logger): SharedThrottle {
   throttleScripts.register(client);
+  // Connection errors are the fallback's to report (once per outage), not ioredis' unhandled-error print.
+  client.on("error", () => undefined);
   let degraded = false;
+  /** When this process's next write may start, by key: the later of its own and the shared reservation. */
   const localNext = new Map<string, number>();
-  const reserveLocally = (key: string, interval: number) => {
+  /** Books a start `wait` ms from now, never before the one this process booked last, and answers its wait. */
+  const book = (key: string, wait: number, interval: number) => {
     const now = Date.now();
-    const start = Math.max(now, localNext.get(key) ?? 0);
+    const start = Math.max(now + wait, localNext.get(key) ?? 0);
     localNext.set(key, start + interval);
     return start - now;
   };
@@ -69,7 +73,8 @@ export function createSharedThrottle(client: Redis | Cluster, log: Logger): Shar
         degraded = false;
         log.info({ source: "github-throttle" }, "GitHub write spacing: shared through Redis again");
       }
-      return Number(wait);
+      // Writes this process spaced alone during an outage still count once Redis answers again.
+      return book(key, Number(wait), interval);
     } catch (error) {
       if (!degraded) {
         degraded = true;
@@ -78,7 +83,7 @@ export function createSharedThrottle(client: Redis | Cluster, log: Logger): Shar
           "GitHub write spacing: Redis did not answer, spacing this process's writes alone",
         );
       }
-      return reserveLocally(key, interval);
+      return book(key, 0, interval);
     }
   };
   const group = (name: SpacedGroup): SpacingGroup => ({
