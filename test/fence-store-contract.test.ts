@@ -227,6 +227,16 @@ describe.each(cases)("$name fence contract", (fenceCase) => {
     expect(answered).toEqual({ pullRequests: [], crossLinks: kept });
   });
 
+  it("keeps a cross link's ids exact however large, beside the links remembered before it", async () => {
+    const large = { repo: "acme/große-repo", repoId: 123_456_789_012_345, number: 1 };
+    const largest = { repo: "acme/other", repoId: Number.MAX_SAFE_INTEGER, number: 2 ** 31 };
+    await fences.rememberCrossLink(key, large);
+    await fences.rememberCrossLink(key, largest);
+    await fences.rememberCrossLink(key, { ...large, number: 2 });
+    expect(await fences.crossLinksOf(key)).toEqual([large, largest, { ...large, number: 2 }]);
+    expect((await fences.recordClaim(key, { generation: 1, actor: agentA })).crossLinks).toHaveLength(3);
+  });
+
   it("lets a subject's cross links expire 30 days after the last new one", async () => {
     await fences.rememberCrossLink(key, { repo: "acme/other", repoId: 2002, number: 9 });
     clock.now += crossLinkTtlMs - 1_000;

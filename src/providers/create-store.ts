@@ -57,9 +57,24 @@ export function createStores(options: { redisUrl?: string; keyPrefix?: string; l
     options.log.warn({ err: { message: err.message } }, "Redis connection error"),
   );
   const keyPrefix = options.keyPrefix ?? defaultKeyPrefix;
+  const fences = new RedisFenceStore({ redis, keyPrefix });
+  // Release 0.1.0 kept cross-repository links as documents (docs/deploy.md#12-upgrading): moved once Redis answers.
+  redis.once("ready", () => {
+    fences.adoptCrossLinkDocuments().then(
+      (moved) => {
+        if (moved > 0)
+          options.log.info({ subjects: moved }, "cross-repository links moved into the fence store");
+      },
+      (error: unknown) =>
+        options.log.warn(
+          { err: { message: (error as Error).message } },
+          "cross-repository link documents not moved; retried at the next start",
+        ),
+    );
+  });
   return {
     stores: createRedisStores({ redis, keyPrefix, ownsClient: true }),
-    fences: new RedisFenceStore({ redis, keyPrefix }),
+    fences,
     outbox: new RedisOutboxStore({ redis, keyPrefix }),
   };
 }

@@ -18,7 +18,7 @@ import {
   type RepoKey,
   type SubjectLinks,
 } from "../fence-store.js";
-import { FenceKeys } from "./keys.js";
+import { escapeGlob, FenceKeys } from "./keys.js";
 import { callRedis, defineScript, literals, runScript, ScriptSet, tuple } from "./script-runner.js";
 
 export interface RedisFenceStoreOptions {
@@ -79,9 +79,11 @@ const CrossLinkList = z.array(CrossLink);
 export class RedisFenceStore implements FenceStore {
   readonly #redis: Redis | Cluster;
   readonly #keys: FenceKeys;
+  readonly #keyPrefix: string;
 
   constructor(options: RedisFenceStoreOptions) {
     this.#keys = new FenceKeys(options.keyPrefix);
+    this.#keyPrefix = options.keyPrefix;
     this.#redis = options.redis;
     fenceScripts.register(this.#redis);
   }
@@ -120,6 +122,40 @@ export class RedisFenceStore implements FenceStore {
     const crossLinksKey = this.#keys.subject(key, "xlinks");
     const raw = await callRedis(() => this.#redis.get(crossLinksKey));
     return parseCrossLinks(raw ?? "", crossLinksKey);
+  }
+
+  /**
+   * Moves the cross links release 0.1.0 kept as documents (`<prefix>doc:cross-links:<installation>:<repoId>:<issue>`)
+   * into this store: until they are moved, a transition of the subject would not re-run those PRs'
+   * checks. Safe to repeat and to run on several replicas at once; answers how many subjects moved.
+   */
+  async adoptCrossLinkDocuments(): Promise<number> {
+    const pattern = `${escapeGlob(this.#keyPrefix)}doc:cross-links:*`;
+    const nodes = this.#redis.isCluster ? (this.#redis as Cluster).nodes("master") : [this.#redis as Redis];
+    let moved = 0;
+    for (const node of nodes) {
+      let cursor = "0";
+      do {
+        const [next, keys] = await this.#call(() => node.scan(cursor, "MATCH", pattern, "COUNT", 1000));
+        cursor = next;
+        for (const documentKey of keys) {
+          const subject = /:(\d+):(\d+):(\d+)$/.exec(documentKey);
+          const raw = await this.#call(() => this.#redis.get(documentKey));
+          const links = CrossLinkList.safeParse(raw === null ? null : safeJson(raw));
+          if (subject && links.success) {
+            const key = {
+              installationId: Number(subject[1]),
+              repoId: Number(subject[2]),
+              issue: Number(subject[3]),
+            };
+            for (const link of links.data) await this.rememberCrossLink(key, link);
+            moved++;
+          }
+          await this.#call(() => this.#redis.del(documentKey));
+        }
+      } while (cursor !== "0");
+    }
+    return moved;
   }
 
   async rememberCrossLink(key: SubjectKey, link: CrossLink): Promise<void> {
@@ -257,4 +293,12 @@ function parseStored<T extends z.ZodType>(schema: T, raw: string, key: string): 
 
 function parseCrossLinks(raw: string, key: string): CrossLink[] {
   return raw === "" ? [] : parseStored(CrossLinkList, raw, key);
+}
+
+function safeJson(raw: string): unknown {
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return null;
+  }
 }

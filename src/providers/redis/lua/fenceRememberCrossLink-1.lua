@@ -21,7 +21,13 @@ local repoId, number = tonumber(ARG.repoId), tonumber(ARG.number)
 for _, link in ipairs(links) do
   if tonumber(link.repoId) == repoId and tonumber(link.number) == number then return 1 end
 end
-table.insert(links, cjson.decode(ARG.link))
-while #links > tonumber(ARG.maxLinks) do table.remove(links, 1) end
-redis.call('SET', KEY.crossLinks, cjson.encode(links), 'PX', ARG.ttlMs)
+-- Each link is written back as JSON of its own, never through cjson.encode, whose 14 significant
+-- digits would round a large id.
+local function encoded(link)
+  return string.format('{"repo":%s,"repoId":%d,"number":%d}', cjson.encode(link.repo), link.repoId, link.number)
+end
+local kept = {}
+for i = math.max(1, #links + 2 - tonumber(ARG.maxLinks)), #links do kept[#kept + 1] = encoded(links[i]) end
+kept[#kept + 1] = ARG.link
+redis.call('SET', KEY.crossLinks, '[' .. table.concat(kept, ',') .. ']', 'PX', ARG.ttlMs)
 return 1
