@@ -154,8 +154,10 @@ export function claimTargetRows(figures: FloorFigures, targets: TargetFigures): 
         "asks for that branch's open PRs), the candidate's blockers (queue index), the claim script (epoch, " +
         "repository index and write lock in it), the write spacing's one script call (shared across replicas: one " +
         "mutation a second per installation) and the write's finish (commit and unlock): five before the answer; " +
-        "after it, the merge fence's note, which answers the subject's linked PRs and cross-repository links. A " +
-        "claim that finds the write spacing busy or a connection that meets a script for the first time sends more.",
+        "after it, the merge fence's note, which answers the subject's linked PRs and cross-repository links: 6, as " +
+        "the test pins with the claim's webhooks held. Counted here the claim's own webhooks arrive while it is " +
+        "watched (issues.assigned and issues.labeled): each patches the queue index once (a queuePatch script on " +
+        "the repository's order), so a claim shows 8.",
     },
     {
       path: `${targets.sizes.burst.claims}-claim burst, one installation: wall time`,
