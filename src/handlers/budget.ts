@@ -26,7 +26,7 @@ import {
   decideBudgetCommand,
   parseBudgetCommand,
 } from "./budget-decision.js";
-import { commandMemoryMs } from "./reclaim.js";
+import { type CommandProgress, oncePerComment } from "./once-per-comment.js";
 import type { CommentPayload } from "./reclaim-decision.js";
 import type { WebhookHandler } from "./webhook-guard.js";
 
@@ -61,34 +61,17 @@ export function budgetCommand(deps: BudgetCommandDeps): WebhookHandler<CommentPa
   };
 }
 
-async function applyBudget(
-  action: BudgetAction,
-  deps: BudgetCommandDeps,
-  deliveryLog: Logger,
-): Promise<void> {
+function applyBudget(action: BudgetAction, deps: BudgetCommandDeps, deliveryLog: Logger): Promise<void> {
   const { installationId, payload } = action;
-  const commentId = payload.comment.id;
-  const log = deliveryLog.child({ subject: subjectName(payload.repository.full_name, payload.issue.number) });
-  // The same comment delivered again under a new delivery id must not raise twice.
-  if (!(await deps.fences.markCommentHandled(installationId, commentId, commandMemoryMs))) {
-    log.info({ commentId }, "/budget comment already handled");
-    return;
-  }
-  const progress = { storeChanged: false };
-  try {
-    await raiseBudget(action, deps, progress);
-  } catch (error) {
-    // Before the limit is stored a redelivery may try again; after, it must not raise twice.
-    if (!progress.storeChanged) await deps.fences.unmarkComment(installationId, commentId);
-    log.error({ err: error }, "/budget failed");
-    throw error;
-  }
+  return oncePerComment(deps.fences, { name: "/budget", installationId, payload }, deliveryLog, (progress) =>
+    raiseBudget(action, deps, progress),
+  );
 }
 
 async function raiseBudget(
   { command, installationId, payload }: BudgetAction,
   deps: BudgetCommandDeps,
-  progress: { storeChanged: boolean },
+  progress: CommandProgress,
 ): Promise<void> {
   const { stores, assignments } = deps;
   const repo = payload.repository.full_name;

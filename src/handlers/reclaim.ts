@@ -31,6 +31,7 @@ import type { CommentReactions } from "../providers/comment-reactions.js";
 import type { FenceStore } from "../providers/fence-store.js";
 import { definitelyRefused } from "../providers/github/github-errors.js";
 import type { Stores } from "../providers/stores.js";
+import { type CommandProgress, oncePerComment } from "./once-per-comment.js";
 import {
   type CommentPayload,
   commandOf,
@@ -39,9 +40,6 @@ import {
   releasedAssignees,
 } from "./reclaim-decision.js";
 import type { WebhookHandler } from "./webhook-guard.js";
-
-/** How long a handled comment id is remembered (longer than GitHub keeps redelivering). */
-export const commandMemoryMs = 7 * 24 * 60 * 60_000;
 
 export interface ReclaimDeps {
   stores: Pick<Stores, "claims" | "index">;
@@ -73,30 +71,19 @@ export function reclaimCommand(
   };
 }
 
-async function applyReclaim(
+function applyReclaim(
   action: { command: ReclaimCommand; installationId: number; payload: CommentPayload },
   deps: ReclaimDeps,
   deliveryLog: Logger,
 ): Promise<void> {
   const { command, installationId, payload } = action;
-  const commentId = payload.comment.id;
-  const log = deliveryLog.child({ subject: subjectName(payload.repository.full_name, payload.issue.number) });
-  // The same comment delivered again under a new delivery id must not act twice.
-  if (!(await deps.fences.markCommentHandled(installationId, commentId, commandMemoryMs))) {
-    log.info({ commentId }, "/reclaim comment already handled");
-    return;
-  }
-  const progress = { storeChanged: false };
-  try {
-    await reclaim(command, payload, installationId, deps, progress, log);
-  } catch (error) {
-    // Before the store changed (or once it was rolled back), a redelivery may safely try again;
-    // after, it must not act twice (reconcile finishes the GitHub side of a human claim left
-    // `sync: pending`).
-    if (!progress.storeChanged) await deps.fences.unmarkComment(installationId, commentId);
-    log.error({ err: error }, "/reclaim failed");
-    throw error;
-  }
+  // A failure after the store changed is finished by reconcile (a human claim left `sync: pending`).
+  return oncePerComment(
+    deps.fences,
+    { name: "/reclaim", installationId, payload },
+    deliveryLog,
+    (progress, log) => reclaim(command, payload, installationId, deps, progress, log),
+  );
 }
 
 async function reclaim(
@@ -104,7 +91,7 @@ async function reclaim(
   payload: CommentPayload,
   installationId: number,
   deps: ReclaimDeps,
-  progress: { storeChanged: boolean },
+  progress: CommandProgress,
   log: Logger,
 ): Promise<void> {
   const { stores, assignments, now: clock } = deps;
