@@ -10,15 +10,9 @@ import type { FailedAuthLimiter } from "../http/failed-auth-limiter.js";
 import { maxBodyBytes } from "../http/read-body.js";
 import { type DerivedState, derivedStates } from "../lease/reads/derive-state.js";
 import type { AccountNames } from "./account-names.js";
-import {
-  accountLabels,
-  contentSecurityPolicy,
-  DashboardPage,
-  type FleetFilter,
-  FleetFragment,
-  LoginPage,
-} from "./dashboard-page.js";
+import { accountLabels, DashboardPage, type FleetFilter, FleetFragment } from "./dashboard-page.js";
 import { sessionCookieName, sessionLifetimeMs, signSession, verifySession } from "./dashboard-session.js";
+import { contentSecurityPolicy, LoginPage } from "./page-shell.js";
 import type { FleetView } from "./read-fleet.js";
 import type { FleetRepository, QueuePanel } from "./read-queues.js";
 import type { SubjectPageData } from "./read-subject.js";

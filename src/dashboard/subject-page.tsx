@@ -1,8 +1,9 @@
 /** @jsxImportSource hono/jsx */
 // One subject's page (`/subjects/{owner}/{repo}/{n}`): its claim history by generation, holder, last heartbeat, phase, blocker, spend, notifications and PRs with their verdicts.
 import type { FC } from "hono/jsx";
-import { Holder, PageShell, StateBadge } from "./dashboard-page.js";
+import { Holder, StateBadge } from "./dashboard-page.js";
 import { commentUrl, commitChecksUrl, issueUrl, pullUrl } from "./github-links.js";
+import { PageShell } from "./page-shell.js";
 import type { SubjectPageData } from "./read-subject.js";
 import { RecentNotifications } from "./recent-notifications.js";
 import { utcText, When } from "./relative-time.js";
