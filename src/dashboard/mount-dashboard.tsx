@@ -137,8 +137,8 @@ export function mountDashboard(app: Hono<ApiEnv>, deps: DashboardDeps): void {
     const subject = subjectOfPath(owner, repo, number);
     if (!subject) {
       return c.json(
-        { error: "bad_request", message: "A subject page is /subjects/{owner}/{repo}/{issue number}." },
-        400,
+        { error: "invalid_request", message: "A subject page is /subjects/{owner}/{repo}/{issue number}." },
+        422,
       );
     }
     const data = await deps.readSubject(subject.repo, subject.issue);

@@ -137,10 +137,10 @@ describe.skipIf(!available || !redisProbe.available)("a subject's page after a t
       return { status: response.status(), body: await response.json() };
     };
     expect(await answer("/subjects/octo/widgets/0")).toStrictEqual({
-      status: 400,
-      body: { error: "bad_request", message: "A subject page is /subjects/{owner}/{repo}/{issue number}." },
+      status: 422,
+      body: { error: "invalid_request", message: "A subject page is /subjects/{owner}/{repo}/{issue number}." },
     });
-    expect((await answer("/subjects/octo/%3Cscript%3E/1")).status).toBe(400);
+    expect((await answer("/subjects/octo/%3Cscript%3E/1")).status).toBe(422);
     expect(await answer("/subjects/elsewhere/tools/1")).toStrictEqual({
       status: 404,
       body: { error: "not_found", message: "elsewhere/tools#1 is not an issue the App can read." },
