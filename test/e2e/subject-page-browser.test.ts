@@ -138,7 +138,10 @@ describe.skipIf(!available || !redisProbe.available)("a subject's page after a t
     };
     expect(await answer("/subjects/octo/widgets/0")).toStrictEqual({
       status: 422,
-      body: { error: "invalid_request", message: "A subject page is /subjects/{owner}/{repo}/{issue number}." },
+      body: {
+        error: "invalid_request",
+        message: "A subject page is /subjects/{owner}/{repo}/{issue number}.",
+      },
     });
     expect((await answer("/subjects/octo/%3Cscript%3E/1")).status).toBe(422);
     expect(await answer("/subjects/elsewhere/tools/1")).toStrictEqual({
