@@ -332,15 +332,13 @@ describe("timeline SVG", () => {
       windowMs: 24 * hour,
       maxLanes: 24,
     });
-    const svg = String(
-      jsx(TimelineSvg, { layout, web: "https://github.com", stateColours: { active: "#1a7f37" } }),
-    );
+    const svg = String(jsx(TimelineSvg, { layout, stateColours: { active: "#1a7f37" } }));
     expect(svg.match(/<g data-lane=/g)).toHaveLength(2);
     expect(svg.match(/<rect data-claim="acme\/widgets#1"/g)).toHaveLength(2);
     expect(svg).toContain('data-state="active"');
     expect(svg).toContain('data-state="superseded"');
     expect(svg.match(/data-marker="takeover"/g)).toHaveLength(1);
-    expect(svg).toContain('<a href="https://github.com/acme/widgets/issues/1">');
+    expect(svg).toContain('<a href="/subjects/acme/widgets/1">');
     expect(svg).not.toContain("<script>");
     expect(svg).not.toContain("<img");
     expect(svg).toContain("&lt;script&gt;alert(&#39;runtime&#39;)&lt;/script&gt;");
@@ -356,9 +354,7 @@ describe("timeline SVG", () => {
       windowMs: 7 * 24 * hour,
       maxLanes: 24,
     });
-    const svg = String(
-      jsx(TimelineSvg, { layout, web: "https://github.com", stateColours: { active: "#1a7f37" } }),
-    );
+    const svg = String(jsx(TimelineSvg, { layout, stateColours: { active: "#1a7f37" } }));
     expect(svg).toContain('aria-label="Claims of the last 7 days: 1 lane(s)"');
     expect(
       [...svg.matchAll(/text-anchor="[a-z]+">([^<]+)<\/text>/g)].map((m) => m[1]).slice(0, 7),

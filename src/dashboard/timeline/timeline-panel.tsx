@@ -113,7 +113,7 @@ export const TimelinePanel: FC<{
           <p class="muted">No claim was held in the {label.toLowerCase()}.</p>
         ) : (
           <div class="timeline-scroll">
-            <TimelineSvg layout={layout} web={data.githubWebUrl} stateColours={stateColours} />
+            <TimelineSvg layout={layout} stateColours={stateColours} />
           </div>
         )}
         <Legend states={shownStates} />

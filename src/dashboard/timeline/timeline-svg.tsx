@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 // The timeline as server-rendered SVG: one lane per holder session, a bar per claim, a marker per event; Hono escapes every text.
 import type { FC } from "hono/jsx";
-import { issueUrl } from "../github-links.js";
+import { subjectPageUrl } from "../github-links.js";
 import type {
   BarState,
   MarkerKind,
@@ -134,13 +134,12 @@ const Bar: FC<{
   layout: TimelineLayout;
   bar: TimelineBar;
   y: number;
-  web: string;
   stateColours: Record<string, string>;
-}> = ({ layout, bar, y, web, stateColours }) => {
+}> = ({ layout, bar, y, stateColours }) => {
   const x = xOf(layout, bar.from);
   const width = Math.max(3, xOf(layout, bar.to) - x);
   return (
-    <a href={issueUrl(web, bar.repo, bar.issue)}>
+    <a href={subjectPageUrl(bar.repo, bar.issue)}>
       <rect
         data-claim={bar.subject}
         data-state={bar.state}
@@ -194,9 +193,8 @@ function tickLabel(at: number, spanMs: number): string {
 
 export const TimelineSvg: FC<{
   layout: TimelineLayout;
-  web: string;
   stateColours: Record<string, string>;
-}> = ({ layout, web, stateColours }) => {
+}> = ({ layout, stateColours }) => {
   const label = timelineRangeLabels[rangeOfWindow(layout.to - layout.from)];
   const tops: number[] = [];
   let height = axisHeight;
@@ -262,7 +260,7 @@ export const TimelineSvg: FC<{
               {laneLabel(lane)}
             </text>
             {lane.bars.map((bar) => (
-              <Bar layout={layout} bar={bar} y={y} web={web} stateColours={stateColours} />
+              <Bar layout={layout} bar={bar} y={y} stateColours={stateColours} />
             ))}
             {lane.markers.map((marker) => (
               <Marker layout={layout} marker={marker} y={y} />
