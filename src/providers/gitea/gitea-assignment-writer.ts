@@ -1,0 +1,181 @@
+// The Gitea side of a claim transition: the few REST calls it needs (Gitea has no batched mutation), counted.
+import { sealClaimComment } from "../../domain/claim-marker.js";
+import type { MarkerSeal } from "../../domain/marker-seal.js";
+import {
+  type AppliedWrite,
+  type AssignmentProvider,
+  GitHubWriteError,
+  type SubjectRef,
+  type TransitionWrite,
+} from "../assignment-provider.js";
+import {
+  attentionLabelSpecs,
+  defaultAttentionLabelNames,
+  defaultLabelNames,
+  type LabelSpec,
+  managedLabelSpecs,
+} from "../github/github-labels.js";
+import { splitRepo } from "../github/split-repo.js";
+import {
+  type GiteaClient,
+  type GiteaLabel,
+  giteaPageSize,
+  giteaStatusOf,
+  type RequestCounter,
+} from "./gitea-client.js";
+import { planIssueWrites } from "./plan-issue-writes.js";
+
+export interface GiteaAssignmentWriterOptions {
+  /** The client acting as the App's bot account. */
+  client: GiteaClient;
+  /** Signs the markers the App writes (invariant 11), with the same seal as on GitHub. */
+  seal: MarkerSeal;
+}
+
+/** Pages of a repository's labels read at most when looking for the managed ones. */
+export const maxLabelPages = 10;
+
+/**
+ * `apply` and `ensureLabels` of the AssignmentProvider port. On Gitea `assign`/`unassign` are
+ * logins (the identity provider answers the login as a user's `nodeId`), a comment's `nodeId` is
+ * its numeric id as text, and `subjectNodeId` is not used: the issue is `ref`.
+ */
+export class GiteaAssignmentWriter implements Pick<AssignmentProvider, "apply" | "ensureLabels"> {
+  /** Per repository (lower case): label name (lower case) -> id. */
+  readonly #labelIds = new Map<string, Map<string, number>>();
+  readonly #labelSpecs = new Map<string, LabelSpec>();
+
+  constructor(private readonly options: GiteaAssignmentWriterOptions) {}
+
+  /**
+   * Requests, in order: the issue (only when assignees or labels change), the assignee list (when
+   * it changes), the repository's labels (once per repository, when a label to add is not cached)
+   * and a create per label missing there, one add of all new labels, one delete per removed
+   * label, one edit per comment, the claim comment, one create per audit comment.
+   * @throws GitHubWriteError (the port's error) naming the issue and Gitea's answer.
+   */
+  async apply(ref: SubjectRef, write: TransitionWrite): Promise<AppliedWrite> {
+    const { owner, name } = splitRepo(ref.repo);
+    const client = this.options.client;
+    const counter: RequestCounter = { requests: 0 };
+    const applied: AppliedWrite = { requests: 0 };
+    try {
+      const touchesIssue = [write.assign, write.unassign, write.addLabels, write.removeLabels].some(
+        (list) => (list?.length ?? 0) > 0,
+      );
+      if (touchesIssue) {
+        const issue = await client.getIssue(owner, name, ref.issue, counter);
+        const plan = planIssueWrites(issue, write);
+        if (plan.assignees) await client.setAssignees(owner, name, ref.issue, plan.assignees, counter);
+        if (plan.addLabels.length) {
+          const ids = await this.#labelIdsFor(ref.repo, plan.addLabels, counter);
+          await client.addIssueLabels(owner, name, ref.issue, ids, counter);
+        }
+        for (const id of plan.removeLabelIds)
+          await client.removeIssueLabel(owner, name, ref.issue, id, counter);
+      }
+      for (const edit of write.editComments ?? []) {
+        const body = sealClaimComment(edit.body, this.options.seal);
+        await client.editComment(owner, name, commentIdOf(edit.nodeId), body, counter);
+      }
+      if (write.createClaimComment !== undefined) {
+        const body = sealClaimComment(write.createClaimComment, this.options.seal);
+        const comment = await client.createComment(owner, name, ref.issue, body, counter);
+        applied.claimComment = { nodeId: String(comment.id), databaseId: comment.id };
+      }
+      const added: string[] = [];
+      for (const body of write.addComments ?? []) {
+        // Audit comments never carry a marker: anything that could open one is defused.
+        const comment = await client.createComment(owner, name, ref.issue, defuseMarkers(body), counter);
+        added.push(String(comment.id));
+      }
+      if (added.length) applied.addedComments = added;
+      applied.requests = counter.requests;
+      return applied;
+    } catch (error) {
+      this.#labelIds.delete(ref.repo.toLowerCase());
+      if (error instanceof GitHubWriteError) throw error;
+      throw new GitHubWriteError(
+        `failed to apply claim transition on ${owner}/${name}#${ref.issue}: ${messageOf(error)}`,
+        giteaStatusOf(error),
+        { cause: error },
+      );
+    }
+  }
+
+  /** Creates each label the repository lacks (safe to repeat); one listing, one create per missing label. */
+  async ensureLabels(ref: Omit<SubjectRef, "issue">, labels: LabelSpec[]): Promise<void> {
+    for (const label of labels) this.#labelSpecs.set(label.name.toLowerCase(), label);
+    const { owner, name } = splitRepo(ref.repo);
+    try {
+      await this.#labelIdsFor(
+        ref.repo,
+        labels.map((l) => l.name),
+        { requests: 0 },
+      );
+    } catch (error) {
+      throw new GitHubWriteError(
+        `failed to ensure labels on ${owner}/${name}: ${messageOf(error)}`,
+        giteaStatusOf(error),
+        { cause: error },
+      );
+    }
+  }
+
+  /** Ids of the named labels, listing the repository's labels when one is not cached and creating the missing ones. */
+  async #labelIdsFor(repo: string, names: string[], counter: RequestCounter): Promise<number[]> {
+    const { owner, name } = splitRepo(repo);
+    let cache = this.#labelIds.get(repo.toLowerCase());
+    if (!cache || names.some((n) => !cache!.has(n.toLowerCase()))) {
+      cache = new Map();
+      for (let page = 1; page <= maxLabelPages; page++) {
+        const labels: GiteaLabel[] = await this.options.client.listLabels(owner, name, page, counter);
+        for (const label of labels)
+          if (!cache.has(label.name.toLowerCase())) cache.set(label.name.toLowerCase(), label.id);
+        if (labels.length < giteaPageSize) break;
+      }
+      this.#labelIds.set(repo.toLowerCase(), cache);
+    }
+    const ids: number[] = [];
+    for (const label of names) {
+      let id = cache.get(label.toLowerCase());
+      if (id === undefined) {
+        id = (await this.options.client.createLabel(owner, name, this.#specOf(label), counter)).id;
+        cache.set(label.toLowerCase(), id);
+      }
+      ids.push(id);
+    }
+    return ids;
+  }
+
+  /** The spec `ensureLabels` saw, else the managed or attention default, else grey. */
+  #specOf(label: string): LabelSpec {
+    const known = [
+      ...managedLabelSpecs(defaultLabelNames),
+      ...attentionLabelSpecs(defaultAttentionLabelNames),
+    ];
+    return (
+      this.#labelSpecs.get(label.toLowerCase()) ??
+      known.find((spec) => spec.name.toLowerCase() === label.toLowerCase()) ?? {
+        name: label,
+        color: "ededed",
+        description: "",
+      }
+    );
+  }
+}
+
+/** A Gitea comment's id, as `AppliedWrite.claimComment.nodeId` gave it to the core. */
+export function commentIdOf(nodeId: string): number {
+  if (!/^[1-9]\d{0,15}$/.test(nodeId))
+    throw new TypeError(`not a Gitea comment id: ${JSON.stringify(nodeId)}`);
+  return Number(nodeId);
+}
+
+function defuseMarkers(body: string): string {
+  return body.replace(/<!--/g, "&lt;!--");
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

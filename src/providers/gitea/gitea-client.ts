@@ -1,0 +1,238 @@
+// A narrow Gitea (and Forgejo) REST v1 client: plain fetch, one function per route the provider uses, every request counted.
+import { z } from "zod";
+
+/** The routes the Gitea provider calls, as Gitea's swagger names them (checked against it in a test). */
+export const giteaRoutes = {
+  "get-user": { method: "GET", path: "/user" },
+  "get-permission": { method: "GET", path: "/repos/{owner}/{repo}/collaborators/{collaborator}/permission" },
+  "get-repository": { method: "GET", path: "/repos/{owner}/{repo}" },
+  "get-raw-file": { method: "GET", path: "/repos/{owner}/{repo}/raw/{filepath}" },
+  "get-issue": { method: "GET", path: "/repos/{owner}/{repo}/issues/{index}" },
+  "edit-issue": { method: "PATCH", path: "/repos/{owner}/{repo}/issues/{index}" },
+  "list-labels": { method: "GET", path: "/repos/{owner}/{repo}/labels" },
+  "create-label": { method: "POST", path: "/repos/{owner}/{repo}/labels" },
+  "add-issue-labels": { method: "POST", path: "/repos/{owner}/{repo}/issues/{index}/labels" },
+  "remove-issue-label": { method: "DELETE", path: "/repos/{owner}/{repo}/issues/{index}/labels/{id}" },
+  "create-comment": { method: "POST", path: "/repos/{owner}/{repo}/issues/{index}/comments" },
+  "edit-comment": { method: "PATCH", path: "/repos/{owner}/{repo}/issues/comments/{id}" },
+  "list-statuses": { method: "GET", path: "/repos/{owner}/{repo}/statuses/{sha}" },
+  "create-status": { method: "POST", path: "/repos/{owner}/{repo}/statuses/{sha}" },
+} as const;
+
+export type GiteaRequestKind = keyof typeof giteaRoutes;
+
+/** Requests made by one provider call (for `AppliedWrite.requests`). */
+export interface RequestCounter {
+  requests: number;
+}
+
+export interface GiteaClientOptions {
+  /** The instance's root (`https://gitea.example.com`, or with a sub-path); `/api/v1` is appended. */
+  baseUrl: string;
+  /** The App's bot account token (`GITEA_TOKEN`): never logged, never part of an error. */
+  token: string;
+  fetch?: typeof fetch;
+  /** Called once for every HTTP request (metrics, tests). */
+  onRequest?: (kind: GiteaRequestKind) => void;
+}
+
+/** Gitea answered a request with an error status; the message names the route, never a token. */
+export class GiteaHttpError extends Error {
+  constructor(
+    readonly kind: GiteaRequestKind,
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = "GiteaHttpError";
+  }
+}
+
+export const GiteaUser = z.object({ id: z.number().int().positive(), login: z.string().min(1) });
+export type GiteaUser = z.infer<typeof GiteaUser>;
+export const GiteaLabel = z.object({ id: z.number().int().positive(), name: z.string() });
+export type GiteaLabel = z.infer<typeof GiteaLabel>;
+export const GiteaIssue = z.object({
+  number: z.number().int().positive(),
+  state: z.enum(["open", "closed"]),
+  assignees: z.array(GiteaUser).nullish(),
+  labels: z.array(GiteaLabel).nullish(),
+});
+export type GiteaIssue = z.infer<typeof GiteaIssue>;
+export const GiteaComment = z.object({ id: z.number().int().positive() });
+export const GiteaRepository = z.object({ id: z.number().int().positive(), full_name: z.string() });
+export const GiteaPermission = z.object({ permission: z.string(), role_name: z.string().optional() });
+export const GiteaCommitStatus = z.object({
+  id: z.number().int(),
+  context: z.string(),
+  status: z.string(),
+  description: z.string().nullish(),
+  target_url: z.string().nullish(),
+});
+export type GiteaCommitStatus = z.infer<typeof GiteaCommitStatus>;
+
+/** Gitea's page size ceiling (`[api] MAX_RESPONSE_ITEMS` defaults to 50). */
+export const giteaPageSize = 50;
+
+const noCounter = (): RequestCounter => ({ requests: 0 });
+
+export class GiteaClient {
+  /** HTTP requests made so far, all calls together. */
+  requests = 0;
+  readonly #root: string;
+  readonly #fetch: typeof fetch;
+
+  constructor(private readonly options: GiteaClientOptions) {
+    this.#root = `${options.baseUrl.replace(/\/+$/, "")}/api/v1`;
+    this.#fetch = options.fetch ?? fetch;
+  }
+
+  /** `GET /user` with `token` (an agent's), or the App's own account without it. */
+  async getUser(token?: string, counter = noCounter()): Promise<GiteaUser> {
+    return GiteaUser.parse(await this.#call(counter, "get-user", {}, { token }));
+  }
+
+  async getPermission(owner: string, repo: string, collaborator: string, counter = noCounter()) {
+    const data = await this.#call(counter, "get-permission", { owner, repo, collaborator });
+    return GiteaPermission.parse(data);
+  }
+
+  async getRepository(owner: string, repo: string, counter = noCounter()) {
+    return GiteaRepository.parse(await this.#call(counter, "get-repository", { owner, repo }));
+  }
+
+  /** A file's raw text on the default branch. */
+  async getRawFile(owner: string, repo: string, filepath: string, counter = noCounter()): Promise<string> {
+    const data = await this.#call(counter, "get-raw-file", { owner, repo, filepath }, { text: true });
+    return data as string;
+  }
+
+  async getIssue(owner: string, repo: string, index: number, counter = noCounter()): Promise<GiteaIssue> {
+    return GiteaIssue.parse(await this.#call(counter, "get-issue", { owner, repo, index }));
+  }
+
+  /** Sets the issue's whole assignee list (Gitea has no add/remove-assignee route). */
+  async setAssignees(owner: string, repo: string, index: number, assignees: string[], counter = noCounter()) {
+    await this.#call(counter, "edit-issue", { owner, repo, index }, { body: { assignees } });
+  }
+
+  async listLabels(owner: string, repo: string, page: number, counter = noCounter()): Promise<GiteaLabel[]> {
+    const query = { page: String(page), limit: String(giteaPageSize) };
+    return z.array(GiteaLabel).parse(await this.#call(counter, "list-labels", { owner, repo }, { query }));
+  }
+
+  async createLabel(
+    owner: string,
+    repo: string,
+    label: { name: string; color: string; description: string },
+    counter = noCounter(),
+  ): Promise<GiteaLabel> {
+    const body = {
+      name: label.name,
+      color: `#${label.color.replace(/^#/, "")}`,
+      description: label.description,
+    };
+    return GiteaLabel.parse(await this.#call(counter, "create-label", { owner, repo }, { body }));
+  }
+
+  async addIssueLabels(owner: string, repo: string, index: number, ids: number[], counter = noCounter()) {
+    await this.#call(counter, "add-issue-labels", { owner, repo, index }, { body: { labels: ids } });
+  }
+
+  async removeIssueLabel(owner: string, repo: string, index: number, id: number, counter = noCounter()) {
+    await this.#call(counter, "remove-issue-label", { owner, repo, index, id });
+  }
+
+  async createComment(owner: string, repo: string, index: number, body: string, counter = noCounter()) {
+    return GiteaComment.parse(
+      await this.#call(counter, "create-comment", { owner, repo, index }, { body: { body } }),
+    );
+  }
+
+  async editComment(owner: string, repo: string, id: number, body: string, counter = noCounter()) {
+    await this.#call(counter, "edit-comment", { owner, repo, id }, { body: { body } });
+  }
+
+  /** The statuses of a commit, newest first (one page). */
+  async listStatuses(owner: string, repo: string, sha: string, counter = noCounter()) {
+    const query = { sort: "recentupdate", limit: String(giteaPageSize) };
+    const data = await this.#call(counter, "list-statuses", { owner, repo, sha }, { query });
+    return z.array(GiteaCommitStatus).parse(data);
+  }
+
+  async createStatus(
+    owner: string,
+    repo: string,
+    sha: string,
+    status: { state: string; context: string; description: string; target_url?: string },
+    counter = noCounter(),
+  ) {
+    const data = await this.#call(counter, "create-status", { owner, repo, sha }, { body: status });
+    return GiteaCommitStatus.parse(data);
+  }
+
+  async #call(
+    counter: RequestCounter,
+    kind: GiteaRequestKind,
+    params: Record<string, string | number>,
+    options: {
+      body?: unknown;
+      query?: Record<string, string>;
+      token?: string | undefined;
+      text?: boolean;
+    } = {},
+  ): Promise<unknown> {
+    const route = giteaRoutes[kind];
+    const path = fillPath(route.path, params);
+    const query = options.query ? `?${new URLSearchParams(options.query)}` : "";
+    counter.requests++;
+    this.requests++;
+    this.options.onRequest?.(kind);
+    const response = await this.#fetch(`${this.#root}${path}${query}`, {
+      method: route.method,
+      headers: {
+        authorization: `token ${options.token ?? this.options.token}`,
+        accept: options.text ? "*/*" : "application/json",
+        "user-agent": "claim-hold",
+        ...(options.body !== undefined ? { "content-type": "application/json" } : {}),
+      },
+      ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
+    });
+    if (!response.ok) {
+      throw new GiteaHttpError(
+        kind,
+        response.status,
+        `${route.method} ${path}: Gitea answered ${response.status}${await reasonOf(response)}`,
+      );
+    }
+    if (options.text) return response.text();
+    if (response.status === 204) return null;
+    const text = await response.text();
+    return text === "" ? null : JSON.parse(text);
+  }
+}
+
+/** The route's path with each `{param}` filled in; a file path keeps its slashes. */
+export function fillPath(template: string, params: Record<string, string | number>): string {
+  return template.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const value = params[name];
+    if (value === undefined) throw new Error(`no value for {${name}} in ${template}`);
+    const encoded = encodeURIComponent(String(value));
+    return name === "filepath" ? encoded.replace(/%2F/g, "/") : encoded;
+  });
+}
+
+/** Gitea's `{ message }`, shortened; bodies never echo the request's token. */
+async function reasonOf(response: Response): Promise<string> {
+  try {
+    const body = (await response.json()) as { message?: unknown } | null;
+    return typeof body?.message === "string" && body.message ? `: ${body.message.slice(0, 200)}` : "";
+  } catch {
+    return "";
+  }
+}
+
+/** The HTTP status of a Gitea error, if it is one. */
+export function giteaStatusOf(error: unknown): number | undefined {
+  return error instanceof GiteaHttpError ? error.status : undefined;
+}
