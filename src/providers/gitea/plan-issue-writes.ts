@@ -13,7 +13,7 @@ export interface IssueWritePlan {
 /**
  * Writes only what differs from the issue, so a repeated transition sends nothing. Logins and
  * label names compare case-insensitively, as Gitea matches them; assignees nobody asked about keep
- * their place in the list.
+ * their place in the list; a label both added and removed is removed.
  */
 export function planIssueWrites(
   issue: Pick<GiteaIssue, "assignees" | "labels">,
@@ -31,9 +31,13 @@ export function planIssueWrites(
   const carried = issue.labels ?? [];
   const carriedNames = lower(carried.map((label) => label.name));
   const remove = lower(write.removeLabels ?? []);
-  const addLabels = [...new Map((write.addLabels ?? []).map((n) => [n.toLowerCase(), n])).values()].filter(
-    (name) => !carriedNames.has(name.toLowerCase()) && !remove.has(name.toLowerCase()),
-  );
+  const addLabels: string[] = [];
+  const seen = new Set([...carriedNames, ...remove]);
+  for (const name of write.addLabels ?? []) {
+    if (seen.has(name.toLowerCase())) continue;
+    seen.add(name.toLowerCase());
+    addLabels.push(name);
+  }
   const removeLabelIds = carried
     .filter((label) => remove.has(label.name.toLowerCase()))
     .map((label) => label.id);

@@ -1,0 +1,76 @@
+// The Gitea client against Gitea's own API description (test/fixtures/gitea: swagger v1 routes via gitea-js): no invented route or field.
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { fillPath, giteaRoutes } from "../../src/providers/gitea/gitea-client.js";
+
+interface Contract {
+  source: string;
+  basePath: string;
+  routes: { operationId: string; method: string; path: string }[];
+  definitions: Record<string, string[]>;
+}
+const contract = JSON.parse(
+  readFileSync(new URL("../fixtures/gitea/gitea-api-contract.json", import.meta.url), "utf8"),
+) as Contract;
+
+/** The fields each call sends, by the definition Gitea's swagger gives its body. */
+const sentBodies: Record<string, { definition: string; fields: string[] }> = {
+  "edit-issue": { definition: "EditIssueOption", fields: ["assignees"] },
+  "create-label": { definition: "CreateLabelOption", fields: ["name", "color", "description"] },
+  "add-issue-labels": { definition: "IssueLabelsOption", fields: ["labels"] },
+  "create-comment": { definition: "CreateIssueCommentOption", fields: ["body"] },
+  "edit-comment": { definition: "EditIssueCommentOption", fields: ["body"] },
+  "create-status": {
+    definition: "CreateStatusOption",
+    fields: ["state", "context", "description", "target_url"],
+  },
+};
+
+/** The fields the provider reads from each response's definition (the zod schemas in gitea-client.ts). */
+const readFields: Record<string, string[]> = {
+  User: ["id", "login"],
+  RepoCollaboratorPermission: ["permission", "role_name"],
+  Repository: ["id", "full_name"],
+  Issue: ["number", "state", "assignees", "labels"],
+  Label: ["id", "name"],
+  Comment: ["id"],
+  CommitStatus: ["id", "context", "status", "description", "target_url"],
+};
+
+describe(`the Gitea client against ${contract.source}`, () => {
+  it("holds Gitea's whole route list", () => {
+    expect(contract.basePath).toBe("/api/v1");
+    expect(contract.routes.length).toBeGreaterThan(300);
+  });
+
+  it.each(Object.entries(giteaRoutes))("%s: the route and method exist", (_kind, route) => {
+    expect(contract.routes).toContainEqual(
+      expect.objectContaining({ method: route.method, path: route.path }),
+    );
+  });
+
+  it.each(Object.entries(sentBodies))("%s sends only fields of its body's definition", (kind, body) => {
+    expect(Object.keys(giteaRoutes)).toContain(kind);
+    expect(contract.definitions[body.definition]).toEqual(expect.arrayContaining(body.fields));
+  });
+
+  it.each(Object.entries(readFields))("reads only fields %s has", (definition, fields) => {
+    expect(contract.definitions[definition]).toEqual(expect.arrayContaining(fields));
+  });
+
+  it("fills path parameters encoded, keeping a file path's slashes", () => {
+    expect(
+      fillPath(giteaRoutes["get-raw-file"].path, {
+        owner: "o",
+        repo: "r",
+        filepath: ".gitea/claim-hold.yml",
+      }),
+    ).toBe("/repos/o/r/raw/.gitea/claim-hold.yml");
+    expect(fillPath(giteaRoutes["get-permission"].path, { owner: "o", repo: "r", collaborator: "a/b" })).toBe(
+      "/repos/o/r/collaborators/a%2Fb/permission",
+    );
+    expect(() => fillPath(giteaRoutes["get-issue"].path, { owner: "o", repo: "r" })).toThrow(
+      "no value for {index}",
+    );
+  });
+});
