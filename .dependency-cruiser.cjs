@@ -25,6 +25,14 @@ module.exports = {
       },
     },
     {
+      name: "core-is-forge-neutral",
+      comment:
+        "The lease core, the janitor and the queue serve every forge alike (issue 27): they reach GitHub and Gitea only through the ports in src/providers, never a forge's adapter.",
+      severity: "error",
+      from: { path: "^src/(lease|janitor|queue)/" },
+      to: { path: "^src/providers/(github|gitea)/" },
+    },
+    {
       name: "lease-without-fence",
       comment:
         "The merge fence builds on the lease core, never the reverse: the core tells it of a claim's changes through the ClaimEvents port (src/lease/transitions/claim-events.ts), which the wiring connects to the fence.",
