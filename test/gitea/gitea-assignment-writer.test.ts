@@ -159,6 +159,28 @@ describe("GiteaAssignmentWriter.apply", () => {
     expect(applied).toEqual({ addedComments: ["950"], requests: 5 });
   });
 
+  it("asks for a person: agent:needs-human is created on first use with its attention colour — 4 requests", async () => {
+    const log: GiteaRequestLog = [];
+    nockGetIssue(log, 12, { assignees: ["fleet-bot"], labels: [claimed] });
+    nockListLabels(log, [claimed, stale]);
+    nockCreateLabel(
+      log,
+      {
+        name: "agent:needs-human",
+        color: "#d93f0b",
+        description: "The agent holding this issue asked for a person (claim-hold)",
+      },
+      13,
+    );
+    nockAddIssueLabels(log, 12, [13]);
+    const { writer: w } = writer();
+    const applied = await w.apply(ref, {
+      subjectNodeId: "unused-on-gitea",
+      addLabels: ["agent:needs-human"],
+    });
+    expect(applied).toEqual({ requests: 4 });
+  });
+
   it("repeating a transition Gitea already shows costs the issue read only", async () => {
     const log: GiteaRequestLog = [];
     nockGetIssue(log, 12, { assignees: ["Fleet-Bot"], labels: [claimed] });

@@ -1,5 +1,6 @@
 // A narrow Gitea (and Forgejo) REST v1 client: plain fetch, one function per route the provider uses, every request counted.
 import { z } from "zod";
+import type { WriteLimiter } from "./serial-write-limiter.js";
 
 /** The routes the Gitea provider calls, as Gitea's swagger names them (checked against it in a test). */
 export const giteaRoutes = {
@@ -34,6 +35,8 @@ export interface GiteaClientOptions {
   fetch?: typeof fetch;
   /** Called once for every HTTP request (metrics, tests). */
   onRequest?: (kind: GiteaRequestKind) => void;
+  /** Every request but a GET goes through it (`serialWriteLimiter`: one at a time, spaced). */
+  writeLimiter?: WriteLimiter;
 }
 
 /** Gitea answered a request with an error status; the message names the route, never a token. */
@@ -188,16 +191,19 @@ export class GiteaClient {
     counter.requests++;
     this.requests++;
     this.options.onRequest?.(kind);
-    const response = await this.#fetch(`${this.#root}${path}${query}`, {
-      method: route.method,
-      headers: {
-        authorization: `token ${options.token ?? this.options.token}`,
-        accept: options.text ? "*/*" : "application/json",
-        "user-agent": "claim-hold",
-        ...(options.body !== undefined ? { "content-type": "application/json" } : {}),
-      },
-      ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
-    });
+    const send = () =>
+      this.#fetch(`${this.#root}${path}${query}`, {
+        method: route.method,
+        headers: {
+          authorization: `token ${options.token ?? this.options.token}`,
+          accept: options.text ? "*/*" : "application/json",
+          "user-agent": "claim-hold",
+          ...(options.body !== undefined ? { "content-type": "application/json" } : {}),
+        },
+        ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
+      });
+    const limiter = route.method === "GET" ? undefined : this.options.writeLimiter;
+    const response = limiter ? await limiter.run(send) : await send();
     if (!response.ok) {
       throw new GiteaHttpError(
         kind,
