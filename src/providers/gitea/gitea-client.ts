@@ -84,8 +84,11 @@ export class GiteaClient {
   requests = 0;
   readonly #root: string;
   readonly #fetch: typeof fetch;
+  /** Private, so serialising or logging the client cannot show the token. */
+  readonly #options: GiteaClientOptions;
 
-  constructor(private readonly options: GiteaClientOptions) {
+  constructor(options: GiteaClientOptions) {
+    this.#options = options;
     this.#root = `${options.baseUrl.replace(/\/+$/, "")}/api/v1`;
     this.#fetch = options.fetch ?? fetch;
   }
@@ -190,19 +193,19 @@ export class GiteaClient {
     const query = options.query ? `?${new URLSearchParams(options.query)}` : "";
     counter.requests++;
     this.requests++;
-    this.options.onRequest?.(kind);
+    this.#options.onRequest?.(kind);
     const send = () =>
       this.#fetch(`${this.#root}${path}${query}`, {
         method: route.method,
         headers: {
-          authorization: `token ${options.token ?? this.options.token}`,
+          authorization: `token ${options.token ?? this.#options.token}`,
           accept: options.text ? "*/*" : "application/json",
           "user-agent": "claim-hold",
           ...(options.body !== undefined ? { "content-type": "application/json" } : {}),
         },
         ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
       });
-    const limiter = route.method === "GET" ? undefined : this.options.writeLimiter;
+    const limiter = route.method === "GET" ? undefined : this.#options.writeLimiter;
     const response = limiter ? await limiter.run(send) : await send();
     if (!response.ok) {
       throw new GiteaHttpError(
