@@ -181,6 +181,15 @@ describe("GiteaAssignmentWriter.apply", () => {
     expect(applied).toEqual({ requests: 4 });
   });
 
+  it("a label removed by someone else since the read (404) is what the transition wanted", async () => {
+    const log: GiteaRequestLog = [];
+    nockGetIssue(log, 12, { assignees: [], labels: [claimed] });
+    nockRefuse(log, "delete", "/issues/12/labels/11", 404);
+    const { writer: w } = writer();
+    const applied = await w.apply(ref, { subjectNodeId: "unused-on-gitea", removeLabels: ["agent:claimed"] });
+    expect(applied).toEqual({ requests: 2 });
+  });
+
   it("repeating a transition Gitea already shows costs the issue read only", async () => {
     const log: GiteaRequestLog = [];
     nockGetIssue(log, 12, { assignees: ["Fleet-Bot"], labels: [claimed] });

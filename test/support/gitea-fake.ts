@@ -181,7 +181,7 @@ export function nockCreateStatus(log: GiteaRequestLog, sha: string, status: Reco
 /** Any Gitea call refused with `status`. */
 export function nockRefuse(
   log: GiteaRequestLog,
-  method: "get" | "post" | "patch",
+  method: "get" | "post" | "patch" | "delete",
   path: string,
   status: number,
 ) {

@@ -71,8 +71,12 @@ export class GiteaAssignmentWriter implements Pick<AssignmentProvider, "apply" |
           const ids = await this.#labelIdsFor(ref.repo, plan.addLabels, counter);
           await client.addIssueLabels(owner, name, ref.issue, ids, counter);
         }
-        for (const id of plan.removeLabelIds)
-          await client.removeIssueLabel(owner, name, ref.issue, id, counter);
+        for (const id of plan.removeLabelIds) {
+          // Gone since the read (a person, another replica): what the transition wanted.
+          await client.removeIssueLabel(owner, name, ref.issue, id, counter).catch((error: unknown) => {
+            if (giteaStatusOf(error) !== 404) throw error;
+          });
+        }
       }
       for (const edit of write.editComments ?? []) {
         const body = sealClaimComment(edit.body, this.options.seal);
