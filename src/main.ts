@@ -116,7 +116,7 @@ async function main(): Promise<void> {
   });
   const options = appOptionsOf(env);
   if (!options.credentialsLoaded) return runSetupMode(env, log);
-  const { stores, fences, outbox } = createStores({
+  const { stores, fences, outbox, limits } = createStores({
     redisUrl: env.REDIS_URL,
     keyPrefix: env.CLAIM_HOLD_KEY_PREFIX,
     log,
@@ -128,6 +128,7 @@ async function main(): Promise<void> {
     stores,
     fences,
     outbox,
+    limits,
     tokenSecret,
     log,
     onReady: (wired) => {

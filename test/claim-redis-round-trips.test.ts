@@ -72,4 +72,34 @@ describe("a claim's Redis round trips", () => {
       JSON.stringify(described, null, 1),
     ).toEqual([6, 6, 6]);
   });
+
+  /**
+   * The read and failed-auth limits count in this Redis too (as with REDIS_URL), but only a failure
+   * is counted: a heartbeat sends its one script call and nothing else, and a heartbeat with a wrong
+   * credential sends the failed-auth limit's one script call (`rlflxIncr`) and nothing else.
+   */
+  it("is one script call per heartbeat, none of them the limits'; a failed authentication costs one", {
+    timeout: 60_000,
+  }, async () => {
+    const client = agentClient(stack.app.url);
+    const redis = stack.redis!.client;
+    stack.sim.webhooks.hold();
+    const claimed = await client.claim({ repo, issue: 5, actor: { sessionId: "s5" } });
+    await stack.app.settled?.();
+    const lease = { id: claimed.lease.id, token: claimed.lease.token };
+    const sent: Sent[][] = [];
+    for (const token of [lease.token, lease.token, "not-a-lease-token"]) {
+      const watch = await watchClients(redis);
+      await client.heartbeat({ ...lease, token }).catch(() => undefined);
+      await pause(50);
+      watch.stop();
+      sent.push(watch.sent);
+    }
+    const described = sent.map((calls) => calls.map((s) => `${s.command} ${s.args.slice(0, 3).join(" ")}`));
+    expect(
+      sent.map((calls) => calls.length),
+      JSON.stringify(described, null, 1),
+    ).toEqual([1, 1, 1]);
+    expect(sent.flat().filter((s) => s.args.some((arg) => arg.includes("limit:")))).toEqual([sent[2]![0]]);
+  });
 });

@@ -137,6 +137,15 @@ describe.each(storeCases)("timeline reads ($name store)", ({ make }) => {
       claimant: "t",
     });
     await outbox.settle(deliveries[0]!, "t", { kind: "sent" }, T0 - 30 * minute);
+    // A takeover whose sink failed once: waiting for its next try.
+    const takeover = { ...notification, event: "takeover" as const, id: "evt_tk", data: {} };
+    await outbox.enqueue(
+      "evt_tk",
+      [{ id: "evt_tk.sink1", sinkId: "sink1", notification: takeover }],
+      T0 - minute,
+    );
+    const failed = await outbox.claimDue({ now: T0 - minute, leaseMs: minute, limit: 5, claimant: "t" });
+    await outbox.settle(failed.deliveries[0]!, "t", { kind: "retry", at: T0 + 2 * minute }, T0 - minute);
 
     const data = await readTimeline({
       stores,
@@ -154,6 +163,15 @@ describe.each(storeCases)("timeline reads ($name store)", ({ make }) => {
       ["needs-human", "acme/widgets#1"],
     ]);
     expect(data.left).toStrictEqual({ repositories: 0, subjects: 0, recordsTruncated: false });
+    expect(data.retrying?.map((d) => [d.id, d.attempts, d.dueAt])).toStrictEqual([
+      ["evt_tk.sink1", 1, T0 + 2 * minute],
+    ]);
+    const view = { generatedAt: "", claims: [], repos: [], counts: {}, janitor: null, truncated: false };
+    const html = String(jsx(TimelinePanel, { data, view, stateColours: {} }));
+    expect(html).toContain('<section id="retrying-notifications">');
+    expect(html).toMatch(
+      /<tr data-retrying="takeover">.*in 2 min.*sink1.*<td data-label="Failed tries">1<\/td>/s,
+    );
     const layout = layoutTimeline({
       subjects: data.subjects,
       live: new Map([["acme/widgets#1", { state: "reclaimable", reasons: [] }]]),
@@ -217,6 +235,7 @@ describe.each(storeCases)("timeline reads ($name store)", ({ make }) => {
     expect(data.subjects[0]!.subject).toBe(`acme/widgets#${timelineSubjects + 5}`);
     expect(data.left.subjects).toBe(5);
     expect(data.notifications).toBeNull();
+    expect(data.retrying).toBeNull();
     expect(data.spend).toBeNull();
     // The page says what it left out.
     const view = { generatedAt: "", claims: [], repos: [], counts: {}, janitor: null, truncated: false };
@@ -225,6 +244,7 @@ describe.each(storeCases)("timeline reads ($name store)", ({ make }) => {
       `Bounded view: 5 less recently active subjects beyond ${timelineSubjects} are left out`,
     );
     expect(html).not.toContain('id="recent-notifications"');
+    expect(html).not.toContain('id="retrying-notifications"');
   });
 });
 

@@ -1,11 +1,12 @@
 // The read routes' shared answer cache and per-login limit (docs/reference/http-api.md#reads), through the real App with nock.
 import nock from "nock";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { EnvError, parseEnv } from "../src/config/env.js";
 import { createReadCache, readCacheTtlMs } from "../src/http/read-cache.js";
 import { createReadLimiter, defaultReadsPerMinute } from "../src/http/read-limiter.js";
 import { UserError } from "../src/http/user-error.js";
 import { positiveTtlMs } from "../src/providers/github/github-identity-provider.js";
+import { createMemoryRateLimits } from "../src/providers/memory/memory-rate-limits.js";
 import { createMemoryStores } from "../src/providers/memory/memory-store.js";
 import { type AppHarness, startApp } from "./support/app-harness.js";
 import {
@@ -35,6 +36,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
+  vi.useRealTimers();
   await app.close();
   const pending = nock.pendingMocks();
   nock.cleanAll();
@@ -69,6 +71,15 @@ function requestsSince(mark: number): string[] {
     .since(mark)
     .map((r) => `${r.method} ${r.path}`)
     .sort();
+}
+
+/**
+ * The read limit's counter (rate-limiter-flexible's) reads the wall clock, not the App's: these tests
+ * fake Date alone and move it, so a window passes without sleeping.
+ */
+function fakeWallClock() {
+  vi.useFakeTimers({ toFake: ["Date"] });
+  return (ms: number) => vi.setSystemTime(Date.now() + ms);
 }
 
 describe("inventory and subject answers are shared for a few seconds", () => {
@@ -129,6 +140,7 @@ describe("inventory and subject answers are shared for a few seconds", () => {
   });
 
   it("a flood from one valid token asks GitHub who it is once per 5-minute identity window", async () => {
+    const elapse = fakeWallClock();
     const mockEverythingOnce = () => {
       mockFirstRead(agentToken, agent);
       nockGetRepoInstallation(github, repo);
@@ -144,6 +156,7 @@ describe("inventory and subject answers are shared for a few seconds", () => {
     expect(github.entries.filter((r) => r.path === "/user")).toHaveLength(1);
 
     app.clock.now += positiveTtlMs;
+    elapse(positiveTtlMs);
     mockEverythingOnce();
     const mark = github.count();
     await flood();
@@ -200,6 +213,7 @@ describe("inventory and subject answers are shared for a few seconds", () => {
 
 describe("readers are rate limited per login and route family", () => {
   it("a reader over the limit gets 429 with Retry-After and costs no GitHub request; others and the other family are served", async () => {
+    const elapse = fakeWallClock();
     mockFirstRead(agentToken, agent);
     nockGetRepoInstallation(github, repo);
     nockCreateInstallationToken(github);
@@ -212,12 +226,12 @@ describe("readers are rate limited per login and route family", () => {
     const refused = await read("/claims");
     expect(refused).toEqual({
       status: 429,
-      // 30 a minute: one more request is there in 2 s.
-      retryAfter: "2",
+      // 30 a minute from the first: the window the 30 reads were counted in ends in 60 s.
+      retryAfter: "60",
       body: {
         error: "rate_limited",
-        message: "Too many inventory reads from your login; retry in 2 s.",
-        retryAfterSeconds: 2,
+        message: "Too many inventory reads from your login; retry in 60 s.",
+        retryAfterSeconds: 60,
       },
     });
     expect(github.count()).toBe(mark);
@@ -233,8 +247,11 @@ describe("readers are rate limited per login and route family", () => {
       "POST /graphql",
     ]);
 
-    app.clock.now += 2_000;
-    expect((await read("/claims")).status).toBe(200);
+    // Retrying early does not move the window's end; once it has ended the login has its 30 again.
+    elapse(59_000);
+    expect(await read("/claims")).toMatchObject({ status: 429, retryAfter: "1" });
+    elapse(1_000);
+    for (let n = 0; n < defaultReadsPerMinute; n++) expect((await read("/claims")).status).toBe(200);
     expect((await read("/claims")).status).toBe(429);
   });
 
@@ -264,7 +281,8 @@ describe("CLAIM_HOLD_READS_PER_MINUTE", () => {
     expect(() => parseEnv({ CLAIM_HOLD_READS_PER_MINUTE: value })).toThrow(EnvError);
   });
 
-  it("sets the App's limit: at 2 a minute the third read is refused for 30 s", async () => {
+  it("sets the App's limit: at 2 a minute the third read is refused for the rest of the minute", async () => {
+    fakeWallClock();
     await app.close();
     app = await startApp({ stores: createMemoryStores(), readsPerMinute: 2 });
     mockFirstRead(agentToken, agent);
@@ -274,43 +292,42 @@ describe("CLAIM_HOLD_READS_PER_MINUTE", () => {
     nockOpenIssues(github, repo, repoId, humanHeldIssues);
     expect((await read("/claims")).status).toBe(200);
     expect((await read("/claims")).status).toBe(200);
-    expect(await read("/claims")).toMatchObject({ status: 429, retryAfter: "30" });
+    expect(await read("/claims")).toMatchObject({ status: 429, retryAfter: "60" });
   });
 });
 
 describe("createReadLimiter", () => {
   it.each([
-    { perMinute: 30, burst: 30, elapsedMs: 0, wait: 2 },
-    { perMinute: 30, burst: 30, elapsedMs: 1_000, wait: 1 },
-    { perMinute: 30, burst: 30, elapsedMs: 2_000, wait: 0 },
-    { perMinute: 1, burst: 1, elapsedMs: 30_000, wait: 30 },
-    { perMinute: 600, burst: 600, elapsedMs: 0, wait: 1 },
-  ])("$perMinute a minute: a burst of $burst, then $elapsedMs ms later a wait of $wait s", (row) => {
-    const clock = { now: 0 };
-    const limiter = createReadLimiter({ now: () => clock.now, perMinute: row.perMinute });
-    for (let n = 0; n < row.burst; n++) expect(limiter.take("inventory", "fleet-bot")).toBe(0);
-    clock.now += row.elapsedMs;
-    expect(limiter.take("inventory", "fleet-bot")).toBe(row.wait);
+    { perMinute: 30, elapsedMs: 0, wait: 60 },
+    { perMinute: 30, elapsedMs: 1_000, wait: 59 },
+    { perMinute: 30, elapsedMs: 59_001, wait: 1 },
+    { perMinute: 30, elapsedMs: 60_000, wait: 0 },
+    { perMinute: 1, elapsedMs: 30_000, wait: 30 },
+    { perMinute: 600, elapsedMs: 0, wait: 60 },
+  ])("$perMinute a minute: all of them, then $elapsedMs ms later a wait of $wait s", async (row) => {
+    const elapse = fakeWallClock();
+    const limiter = createReadLimiter({ limits: createMemoryRateLimits(), perMinute: row.perMinute });
+    for (let n = 0; n < row.perMinute; n++) expect(await limiter.take("inventory", "fleet-bot")).toBe(0);
+    elapse(row.elapsedMs);
+    expect(await limiter.take("inventory", "fleet-bot")).toBe(row.wait);
   });
 
-  it("keeps one bucket per login (case-insensitive) and family; a refused request takes nothing", () => {
-    const clock = { now: 0 };
-    const limiter = createReadLimiter({ now: () => clock.now, perMinute: 2 });
-    expect([limiter.take("inventory", "Fleet-Bot"), limiter.take("inventory", "fleet-bot")]).toEqual([0, 0]);
-    expect(limiter.take("inventory", "FLEET-BOT")).toBe(30);
-    expect(limiter.take("subject", "fleet-bot")).toBe(0);
-    expect(limiter.take("inventory", "other-bot")).toBe(0);
-    clock.now += 29_000;
-    expect(limiter.take("inventory", "fleet-bot")).toBe(1);
-    clock.now += 1_000;
-    expect(limiter.take("inventory", "fleet-bot")).toBe(0);
-  });
-
-  it("forgets the least recently seen caller past maxEntries", () => {
-    const limiter = createReadLimiter({ now: () => 0, perMinute: 1, maxEntries: 2 });
-    for (const login of ["a", "b", "a", "c"]) limiter.take("inventory", login);
-    // "b" was the least recently seen: dropped, so its bucket is full again; "a" and "c" stay empty.
-    expect(["c", "a", "b"].map((login) => limiter.take("inventory", login))).toEqual([60, 60, 0]);
+  it("keeps one count per login (case-insensitive) and family; a refused request does not move the window", async () => {
+    const elapse = fakeWallClock();
+    const limiter = createReadLimiter({ limits: createMemoryRateLimits(), perMinute: 2 });
+    expect([
+      await limiter.take("inventory", "Fleet-Bot"),
+      await limiter.take("inventory", "fleet-bot"),
+    ]).toEqual([0, 0]);
+    expect(await limiter.take("inventory", "FLEET-BOT")).toBe(60);
+    expect(await limiter.take("subject", "fleet-bot")).toBe(0);
+    expect(await limiter.take("inventory", "other-bot")).toBe(0);
+    elapse(30_000);
+    expect(await limiter.take("inventory", "fleet-bot")).toBe(30);
+    elapse(29_000);
+    expect(await limiter.take("inventory", "fleet-bot")).toBe(1);
+    elapse(1_000);
+    expect(await limiter.take("inventory", "fleet-bot")).toBe(0);
   });
 });
 

@@ -179,7 +179,7 @@ export function mountDashboard(app: Hono<ApiEnv>, deps: DashboardDeps): void {
     const token = typeof form.token === "string" ? form.token : "";
     // The token is always checked; only a wrong one meets the failed-auth limit.
     if (!token || !sameSecret(token, adminToken)) {
-      const retryAfter = limiter.blockedFor(address);
+      const retryAfter = limiter.blockedFor(address) || (await limiter.fail(address));
       if (retryAfter > 0) {
         c.header("Retry-After", String(retryAfter));
         return c.html(
@@ -187,7 +187,6 @@ export function mountDashboard(app: Hono<ApiEnv>, deps: DashboardDeps): void {
           429,
         );
       }
-      limiter.fail(address);
       return c.html(html`<!doctype html>${<LoginPage error="That is not the admin token." />}`, 401);
     }
     setCookie(c, sessionCookieName, signSession(adminToken, now()), {

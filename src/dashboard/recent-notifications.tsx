@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 // The outbox's last settled deliveries (docs/deploy.md#8-watch-it): when, which event, on what subject, to which sink (its id, never its URL), how it went.
 import type { FC } from "hono/jsx";
-import type { RecentDelivery } from "../providers/outbox-store.js";
+import type { RecentDelivery, RetryingDelivery } from "../providers/outbox-store.js";
 import { issueUrl, parseSubject, subjectPageUrl } from "./github-links.js";
 import { When } from "./relative-time.js";
 
@@ -63,6 +63,54 @@ export const RecentNotifications: FC<{
                 {d.result} after {d.attempts} attempt(s)
                 {d.reason ? <div class="muted">{d.reason}</div> : null}
               </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    )}
+  </section>
+);
+
+/**
+ * The deliveries waiting for another try after a failed one (read only: retry and drop need the
+ * dashboard's session-bound CSRF actions). Dropped ones are in the recent list with their reason.
+ */
+export const RetryingNotifications: FC<{
+  deliveries: readonly RetryingDelivery[];
+  web: string;
+  now: number;
+}> = ({ deliveries, web, now }) => (
+  <section id="retrying-notifications">
+    <h2>Notifications waiting to retry</h2>
+    {deliveries.length === 0 ? (
+      <p class="muted">No notification is waiting for another try.</p>
+    ) : (
+      <table>
+        <thead>
+          <tr>
+            <th>Next try</th>
+            <th>Event</th>
+            <th>Subject</th>
+            <th>Sink</th>
+            <th>Failed tries</th>
+          </tr>
+        </thead>
+        <tbody>
+          {deliveries.map((d) => (
+            <tr data-retrying={d.event}>
+              <td data-label="Next try">
+                <When at={d.dueAt} now={now} />
+              </td>
+              <td data-label="Event">{d.event}</td>
+              <td data-label="Subject">
+                {d.subject ? (
+                  <SubjectLink web={web} subject={d.subject} />
+                ) : (
+                  `installation ${d.installationId}`
+                )}
+              </td>
+              <td data-label="Sink">{d.sinkId}</td>
+              <td data-label="Failed tries">{d.attempts}</td>
             </tr>
           ))}
         </tbody>

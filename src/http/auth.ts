@@ -60,20 +60,20 @@ export function authFailed(
   c: Context<ApiEnv>,
   limiter: FailedAuthLimiter,
   error: UserError | LeaseRefused,
-): UserError | LeaseRefused {
+): Promise<UserError | LeaseRefused> {
   return invalidCredential(limiter, c.get("clientAddress"), error);
 }
 
 /** The admin token as the bearer credential, or a failed authentication. */
-export function requireSecret(
+export async function requireSecret(
   c: Context<ApiEnv>,
   limiter: FailedAuthLimiter,
   secret: string,
   message: string,
-): void {
+): Promise<void> {
   const token = bearerOf(c);
   if (!token || !sameSecret(token, secret)) {
-    throw authFailed(c, limiter, new UserError(401, "unauthorized", message));
+    throw await authFailed(c, limiter, new UserError(401, "unauthorized", message));
   }
 }
 
@@ -91,28 +91,33 @@ export async function githubCaller(
   const { identity, limiter } = deps;
   const token = bearerOf(c);
   if (!token)
-    throw authFailed(
+    throw await authFailed(
       c,
       limiter,
       new UserError(401, "unauthorized", "Send your GitHub token as a Bearer credential."),
     );
   // A valid credential is never refused for others' failures: from a limited address, a token GitHub
   // accepted lately passes, and one the App has not seen is asked about at a bounded rate (the ask
-  // costs that token's own quota).
+  // costs that token's own quota). Whether the address is limited is known in memory: a call from an
+  // address that is not costs the limiter no store call.
   const address = c.get("clientAddress");
   const retryAfter = limiter.blockedFor(address);
-  if (retryAfter > 0 && !(await limiter.knownGood(token)) && !limiter.takeVerification(address)) {
+  if (retryAfter > 0 && !(await limiter.knownGood(token)) && !(await limiter.takeVerification(address))) {
     throw rateLimited(retryAfter);
   }
   const user = await identity.userForToken(token);
   if (!user) {
     await limiter.rejected(token);
-    throw authFailed(c, limiter, new UserError(401, "unauthorized", "GitHub did not accept that token."));
+    throw await authFailed(
+      c,
+      limiter,
+      new UserError(401, "unauthorized", "GitHub did not accept that token."),
+    );
   }
   await limiter.accepted(token);
   // Counted before anything about the repository is asked, so a caller over its limit costs nothing.
   if (readFamily) {
-    const wait = deps.readLimiter.take(readFamily, user.login);
+    const wait = await deps.readLimiter.take(readFamily, user.login);
     if (wait > 0) throw readRateLimited(readFamily, wait);
   }
   const installationId = await identity.installationFor(repo);
@@ -129,20 +134,23 @@ export async function githubCaller(
 }
 
 /** The lease token (`clh_…`) as the bearer credential, or a failed authentication. */
-export function leaseToken(c: Context<ApiEnv>, limiter: FailedAuthLimiter): string {
-  return leaseTokenIn(c.req.header("authorization"), c.get("clientAddress"), limiter);
+export async function leaseToken(c: Context<ApiEnv>, limiter: FailedAuthLimiter): Promise<string> {
+  const token = leaseTokenIn(c.req.header("authorization"));
+  if (token === null) throw await noLeaseToken(c.get("clientAddress"), limiter);
+  return token;
 }
 
-function leaseTokenIn(authorization: string | undefined, clientAddress: string, limiter: FailedAuthLimiter) {
+function leaseTokenIn(authorization: string | undefined): string | null {
   const token = bearerIn(authorization);
-  if (!token?.startsWith("clh_")) {
-    throw invalidCredential(
-      limiter,
-      clientAddress,
-      new UserError(401, "unauthorized", "Send the lease token (clh_…) as a Bearer credential."),
-    );
-  }
-  return token;
+  return token?.startsWith("clh_") ? token : null;
+}
+
+function noLeaseToken(clientAddress: string, limiter: FailedAuthLimiter) {
+  return invalidCredential(
+    limiter,
+    clientAddress,
+    new UserError(401, "unauthorized", "Send the lease token (clh_…) as a Bearer credential."),
+  );
 }
 
 /** What a lease call is checked by: the `Authorization` header, the client address and the lease id. */
@@ -182,20 +190,23 @@ export async function asLeaseOf<T>(
   try {
     return await run(token);
   } catch (error) {
-    throw leaseCallFailed(request, deps, error, refusedStatuses);
+    throw await leaseCallFailed(request, deps, error, refusedStatuses);
   }
 }
 
 /**
  * The first half of `asLeaseOf`: the request's lease token, or a failed authentication. A promise
- * only from a limited address, whose lease is looked up before its token is checked.
+ * only without a lease token (the failure is counted) or from a limited address, whose lease is
+ * looked up before its token is checked: a valid holder's call stays synchronous here.
  */
 export function leaseTokenOfRequest(
   request: LeaseRequest,
   deps: Pick<AuthDeps, "limiter" | "leaseOnRecord">,
 ): string | Promise<string> {
   const { limiter, leaseOnRecord } = deps;
-  const token = leaseTokenIn(request.authorization, request.clientAddress, limiter);
+  const token = leaseTokenIn(request.authorization);
+  if (token === null)
+    return noLeaseToken(request.clientAddress, limiter).then((error) => Promise.reject(error));
   const retryAfter = limiter.blockedFor(request.clientAddress);
   if (retryAfter <= 0 || !leaseOnRecord) return token;
   return leaseOnRecord(request.leaseId).then((onRecord) => {
@@ -208,12 +219,12 @@ export function leaseTokenOfRequest(
  * The second half of `asLeaseOf`: what the lease call's error becomes. A wrong token, or (by
  * default) a lease id nobody holds, counts as a failed authentication.
  */
-export function leaseCallFailed(
+export async function leaseCallFailed(
   request: LeaseRequest,
   deps: Pick<AuthDeps, "limiter">,
   error: unknown,
   refusedStatuses: readonly number[] = [401, 404],
-): unknown {
+): Promise<unknown> {
   const status = refusalStatusOf(error);
   if (status !== undefined && refusedStatuses.includes(status)) {
     return invalidCredential(deps.limiter, request.clientAddress, error as UserError | LeaseRefused);

@@ -1,11 +1,19 @@
-// Failed authentications per client address in a sliding window; past the limit, invalid credentials get 429.
+// Failed authentications per client address in a window, fleet-wide with Redis; past the limit, invalid credentials get 429.
 import { createHash } from "node:crypto";
 import type { DocumentStore } from "../providers/app-stores.js";
+import type { RateLimitStore } from "../providers/rate-limits.js";
 import { UserError } from "./user-error.js";
 
 export interface FailedAuthLimiter {
-  fail(address: string): void;
-  /** Seconds the address must wait, or 0 when it may try. */
+  /**
+   * Counts a failed authentication from `address` (one call to the limits' store): 0 when it was
+   * within the limit (its error stands), else the seconds the address must wait.
+   */
+  fail(address: string): Promise<number>;
+  /**
+   * Seconds the address must wait, or 0 when it may try, from this process' memory of what its
+   * failures' counts answered: no store call, so a valid credential's call costs none.
+   */
   blockedFor(address: string): number;
   /**
    * Remembers a GitHub token GitHub accepted (by digest), so a limited address can still use it:
@@ -18,9 +26,9 @@ export interface FailedAuthLimiter {
   knownGood(token: string): Promise<boolean>;
   /**
    * Whether a limited address may have one token the App has not seen verified with GitHub now
-   * (it costs the token's own quota): at most `verificationsPerMinute` per address.
+   * (it costs the token's own quota): at most `verificationsPerMinute` per address (fleet-wide with Redis).
    */
-  takeVerification(address: string): boolean;
+  takeVerification(address: string): Promise<boolean>;
 }
 
 const digestOf = (token: string) => createHash("sha256").update(token).digest("hex");
@@ -28,8 +36,18 @@ const digestOf = (token: string) => createHash("sha256").update(token).digest("h
 /** A token GitHub accepted is written to the store again at most this often by one process. */
 const storeRefreshMs = 60 * 60_000;
 
+/**
+ * `maxFailures` failed authentications per address in a window of `windowMs` from the first, counted
+ * in `limits` (with Redis: one count for the fleet). Only a failure is counted, and only a failure
+ * costs a store call: whether an address is limited is read from this process' memory, which each
+ * failure's count refreshes. So a replica that has not seen the address fail yet learns it is
+ * limited at its first failure there (answered 429), and until then may verify one unseen GitHub
+ * token from it without the verification budget.
+ */
 export function createFailedAuthLimiter(options: {
   now: () => number;
+  /** Where failures and verifications are counted (Redis for the fleet, or this process). */
+  limits: RateLimitStore;
   maxFailures?: number;
   windowMs?: number;
   /** How long a GitHub token GitHub accepted stays known (default 24 h). */
@@ -46,34 +64,42 @@ export function createFailedAuthLimiter(options: {
   const windowMs = options.windowMs ?? 60_000;
   const knownGoodMs = options.knownGoodMs ?? 24 * 60 * 60_000;
   const maxEntries = options.maxEntries ?? 10_000;
-  const verificationsPerMinute = options.verificationsPerMinute ?? 30;
-  const failures = new Map<string, number[]>();
+  const failures = options.limits.counter({
+    name: "failed-auth",
+    points: maxFailures,
+    durationSeconds: Math.ceil(windowMs / 1000),
+  });
+  const verifications = options.limits.counter({
+    name: "verify-token",
+    points: options.verificationsPerMinute ?? 30,
+    durationSeconds: 60,
+  });
+  /** Address → when its limit ends, as its last counted failure answered; insertion order is age order. */
+  const blocked = new Map<string, number>();
   /** Token digest → when it stops being known; insertion order is age order, so the oldest goes first. */
   const good = new Map<string, number>();
   /** Token digest → when this process last wrote it to the store. */
   const stored = new Map<string, number>();
-  /** Address → when its verifications of unseen tokens happened (within the last minute). */
-  const verifications = new Map<string, number[]>();
   const storeError = (error: unknown) => options.onStoreError?.(error);
   const documentOf = (digest: string) => `known-token:${digest}`;
-  const recent = (address: string) => {
-    const cutoff = options.now() - windowMs;
-    const list = (failures.get(address) ?? []).filter((at) => at > cutoff);
-    if (list.length === 0) failures.delete(address);
-    else failures.set(address, list);
-    return list;
-  };
+  const secondsUntil = (at: number) => Math.max(1, Math.ceil((at - options.now()) / 1000));
   return {
-    fail(address) {
-      const list = recent(address);
-      list.push(options.now());
-      failures.set(address, list);
-      if (failures.size > maxEntries) failures.delete(failures.keys().next().value as string);
+    async fail(address) {
+      const taken = await failures.take(address);
+      if (taken.remaining > 0) return 0;
+      // The failure that used the last point leaves the address limited, as does one past it.
+      const until = options.now() + taken.msBeforeNext;
+      blocked.delete(address);
+      blocked.set(address, until);
+      if (blocked.size > maxEntries) blocked.delete(blocked.keys().next().value as string);
+      return taken.allowed ? 0 : secondsUntil(until);
     },
     blockedFor(address) {
-      const list = recent(address);
-      if (list.length < maxFailures) return 0;
-      return Math.max(1, Math.ceil((list[0]! + windowMs - options.now()) / 1000));
+      const until = blocked.get(address);
+      if (until === undefined) return 0;
+      if (until > options.now()) return secondsUntil(until);
+      blocked.delete(address);
+      return 0;
     },
     async accepted(token) {
       const digest = digestOf(token);
@@ -110,18 +136,8 @@ export function createFailedAuthLimiter(options: {
       good.set(digest, options.now() + knownGoodMs);
       return true;
     },
-    takeVerification(address) {
-      const cutoff = options.now() - 60_000;
-      const list = (verifications.get(address) ?? []).filter((at) => at > cutoff);
-      if (list.length >= verificationsPerMinute) {
-        verifications.set(address, list);
-        return false;
-      }
-      list.push(options.now());
-      verifications.delete(address);
-      verifications.set(address, list);
-      if (verifications.size > maxEntries) verifications.delete(verifications.keys().next().value as string);
-      return true;
+    async takeVerification(address) {
+      return (await verifications.take(address)).allowed;
     },
   };
 }
@@ -135,16 +151,14 @@ export function rateLimited(retryAfterSeconds: number): UserError {
 
 /**
  * The answer for a credential that turned out invalid: 429 when its address is already over the
- * limit (not counted again, so a flood cannot grow the window), else the failure is counted and
- * `error` stands. A valid credential never comes here, so it is never refused for others' failures.
+ * limit (known here: not counted again), else the failure is counted and `error` stands unless the
+ * count says the address was over the limit already (its failures came to other replicas). A valid credential never comes here, so it is never refused for others' failures.
  */
-export function invalidCredential<E extends Error>(
+export async function invalidCredential<E extends Error>(
   limiter: FailedAuthLimiter,
   address: string,
   error: E,
-): E | UserError {
-  const retryAfter = limiter.blockedFor(address);
-  if (retryAfter > 0) return rateLimited(retryAfter);
-  limiter.fail(address);
-  return error;
+): Promise<E | UserError> {
+  const retryAfter = limiter.blockedFor(address) || (await limiter.fail(address));
+  return retryAfter > 0 ? rateLimited(retryAfter) : error;
 }

@@ -80,7 +80,7 @@ export async function answerHeartbeat<Request, Answer>(
     try {
       answer = await deps.core.heartbeat(leaseId, token, parsed);
     } catch (error) {
-      throw leaseCallFailed(lease, deps.auth, error);
+      throw await leaseCallFailed(lease, deps.auth, error);
     }
     return transport.reply(request, 200, answer);
   } catch (error) {

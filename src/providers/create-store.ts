@@ -4,10 +4,13 @@ import type { Logger } from "pino";
 import type { FenceStore } from "./fence-store.js";
 import { MemoryFenceStore } from "./memory/memory-fence-store.js";
 import { MemoryOutboxStore } from "./memory/memory-outbox-store.js";
+import { createMemoryRateLimits } from "./memory/memory-rate-limits.js";
 import { createMemoryStores } from "./memory/memory-store.js";
 import type { OutboxStore } from "./outbox-store.js";
+import type { RateLimitStore } from "./rate-limits.js";
 import { RedisFenceStore } from "./redis/redis-fence-store.js";
 import { RedisOutboxStore } from "./redis/redis-outbox-store.js";
+import { createRedisRateLimits } from "./redis/redis-rate-limits.js";
 import { createRedisStores } from "./redis/redis-store.js";
 import type { Stores } from "./stores.js";
 
@@ -36,11 +39,15 @@ export function createRedisClient(url: string, options: { offlineQueue?: boolean
   return new Redis(url, common);
 }
 
-/** The claim store, the merge fence's store and the notification outbox, on one Redis client (or in memory without REDIS_URL). */
+/** A Redis outage is logged at most this often by the rate limits' fallback (each request would). */
+const limitOutageLogMs = 60_000;
+
+/** The claim store, the merge fence's store, the notification outbox and the HTTP rate limits, on one Redis client (or in memory without REDIS_URL). */
 export function createStores(options: { redisUrl?: string; keyPrefix?: string; log: Logger }): {
   stores: Stores;
   fences: FenceStore;
   outbox: OutboxStore;
+  limits: RateLimitStore;
 } {
   if (!options.redisUrl) {
     options.log.warn(
@@ -50,6 +57,7 @@ export function createStores(options: { redisUrl?: string; keyPrefix?: string; l
       stores: createMemoryStores(),
       fences: new MemoryFenceStore(),
       outbox: new MemoryOutboxStore(),
+      limits: createMemoryRateLimits(),
     };
   }
   const redis = createRedisClient(options.redisUrl);
@@ -58,6 +66,7 @@ export function createStores(options: { redisUrl?: string; keyPrefix?: string; l
   );
   const keyPrefix = options.keyPrefix ?? defaultKeyPrefix;
   const fences = new RedisFenceStore({ redis, keyPrefix });
+  let lastOutageLog = Number.NEGATIVE_INFINITY;
   // Release 0.1.0 kept cross-repository links as documents (docs/deploy.md#12-upgrading): moved once Redis answers.
   redis.once("ready", () => {
     fences.adoptCrossLinkDocuments().then(
@@ -76,5 +85,15 @@ export function createStores(options: { redisUrl?: string; keyPrefix?: string; l
     stores: createRedisStores({ redis, keyPrefix, ownsClient: true }),
     fences,
     outbox: new RedisOutboxStore({ redis, keyPrefix }),
+    limits: createRedisRateLimits({
+      redis,
+      keyPrefix,
+      onOutage: () => {
+        const at = Date.now();
+        if (at - lastOutageLog < limitOutageLogMs) return;
+        lastOutageLog = at;
+        options.log.warn("rate limits not counted in Redis: each replica counts its own until it answers");
+      },
+    }),
   };
 }

@@ -55,6 +55,22 @@ export const RecentDelivery = z.strictObject({
 });
 export type RecentDelivery = z.infer<typeof RecentDelivery>;
 
+/** A delivery waiting for another try: one failed, and no sender holds it now. */
+export interface RetryingDelivery {
+  id: string;
+  event: NotifyEvent;
+  subject: string | null;
+  installationId: number;
+  sinkId: string;
+  /** Tries so far (all failed). */
+  attempts: number;
+  /** When it is due again (ms). */
+  dueAt: number;
+}
+
+/** Queued deliveries `retrying()` looks at, soonest due first: a bound on one dashboard read. */
+export const retryingScanned = 1_000;
+
 /** A queued delivery as stored (what a claim reads back, validated). */
 export const StoredDelivery = z.strictObject({
   sinkId: z.string().min(1),
@@ -98,7 +114,26 @@ export interface OutboxStore {
   ): Promise<boolean>;
   /** The last settled deliveries, newest first. */
   recent(limit: number): Promise<RecentDelivery[]>;
+  /**
+   * Read only: up to `limit` deliveries waiting for another try, soonest due first, among the
+   * `retryingScanned` soonest due.
+   */
+  retrying(limit: number): Promise<RetryingDelivery[]>;
   depth(): Promise<number>;
+}
+
+/** What `retrying()` answers of a stored delivery. */
+export function retryingOf(delivery: OutboxDelivery, attempts: number, dueAt: number): RetryingDelivery {
+  const { notification } = delivery;
+  return {
+    id: delivery.id,
+    event: notification.event,
+    subject: notification.subject,
+    installationId: notification.installationId,
+    sinkId: delivery.sinkId,
+    attempts,
+    dueAt,
+  };
 }
 
 /** What `recent()` keeps of a settled delivery. */

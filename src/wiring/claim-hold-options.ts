@@ -10,6 +10,7 @@ import type { NotificationSender, SenderPolicy } from "../notify/notification-se
 import type { OutboxNotifier } from "../notify/outbox-notifier.js";
 import type { FenceStore } from "../providers/fence-store.js";
 import type { OutboxStore } from "../providers/outbox-store.js";
+import type { RateLimitStore } from "../providers/rate-limits.js";
 import type { Stores } from "../providers/stores.js";
 import type { RequestMeter } from "../request-meter.js";
 
@@ -47,6 +48,11 @@ export interface ClaimHoldOptions {
   trustProxyHops?: number;
   /** Inventory and subject reads per minute per login, each route family apart (`CLAIM_HOLD_READS_PER_MINUTE`; default 30). */
   readsPerMinute?: number;
+  /**
+   * Where the read and failed-auth limits count (`createRedisRateLimits` on the store's Redis for one
+   * count across replicas; default: in memory, like the store's default).
+   */
+  limits?: RateLimitStore;
   /** Whether real App credentials are loaded (readiness). */
   credentialsLoaded?: boolean;
   /** Janitor schedule: seconds between sweeps, and every how many sweeps a reconcile runs. */

@@ -22,6 +22,7 @@ import type { ClaimHoldMetrics } from "../metrics/create-metrics.js";
 import { collectReadiness } from "../metrics/create-metrics.js";
 import { mountMetrics } from "../metrics/mount-metrics.js";
 import type { IdentityProvider } from "../providers/assignment-provider.js";
+import { createMemoryRateLimits } from "../providers/memory/memory-rate-limits.js";
 import type { Stores } from "../providers/stores.js";
 import type { QueuePicker } from "../queue/pick-next.js";
 import type { ClaimHoldOptions } from "./claim-hold-options.js";
@@ -30,7 +31,7 @@ const apiPaths = /^\/(api\/v1\/|healthz$|readyz$|metrics$)/;
 
 type HttpOptions = Pick<
   ClaimHoldOptions,
-  "adminToken" | "metricsToken" | "trustProxyHops" | "readsPerMinute" | "credentialsLoaded"
+  "adminToken" | "metricsToken" | "trustProxyHops" | "readsPerMinute" | "credentialsLoaded" | "limits"
 >;
 
 /** A Probot `addHandler` handler answering the API's and the dashboard's paths. */
@@ -55,8 +56,10 @@ export function createHttpHandler(
   },
 ) {
   const { stores, jobs, now } = deps;
+  const limits = options.limits ?? createMemoryRateLimits();
   const limiter = createFailedAuthLimiter({
     now,
+    limits,
     store: stores.documents,
     onStoreError: (error) =>
       deps.log.warn({ err: error }, "known GitHub tokens not read or kept in the store"),
@@ -91,7 +94,7 @@ export function createHttpHandler(
     reads: {
       cache: createReadCache({ now }),
       limiter: createReadLimiter({
-        now,
+        limits,
         ...(options.readsPerMinute !== undefined ? { perMinute: options.readsPerMinute } : {}),
       }),
     },

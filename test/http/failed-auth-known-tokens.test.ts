@@ -1,6 +1,7 @@
 // The failed-auth limiter's memory of accepted GitHub tokens outlives the process (the store), and unseen tokens are verified at a bounded rate.
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createFailedAuthLimiter } from "../../src/http/failed-auth-limiter.js";
+import { createMemoryRateLimits } from "../../src/providers/memory/memory-rate-limits.js";
 import { createMemoryStores } from "../../src/providers/memory/memory-store.js";
 import { createRedisStores } from "../../src/providers/redis/redis-store.js";
 import { connectSharedRedis } from "../../tools/local-stack/stack-stores.js";
@@ -31,14 +32,15 @@ describe.each([
     const { stores, close } = await storeOf();
     try {
       let now = 1_000;
-      const first = createFailedAuthLimiter({ now: () => now, store: stores.documents });
-      const second = createFailedAuthLimiter({ now: () => now, store: stores.documents });
+      const limits = createMemoryRateLimits();
+      const first = createFailedAuthLimiter({ now: () => now, limits, store: stores.documents });
+      const second = createFailedAuthLimiter({ now: () => now, limits, store: stores.documents });
       expect(await second.knownGood(token)).toBe(false);
       await first.accepted(token);
       expect(await second.knownGood(token)).toBe(true);
       now += 10_000;
       await second.rejected(token);
-      const third = createFailedAuthLimiter({ now: () => now, store: stores.documents });
+      const third = createFailedAuthLimiter({ now: () => now, limits, store: stores.documents });
       expect(await third.knownGood(token)).toBe(false);
     } finally {
       await close();
@@ -47,13 +49,26 @@ describe.each([
 });
 
 describe("verifying unseen tokens from a limited address", () => {
-  it("allows the configured number a minute per address, then none until the minute has passed", () => {
-    let now = 0;
-    const limiter = createFailedAuthLimiter({ now: () => now, verificationsPerMinute: 3 });
-    expect([1, 2, 3, 4].map(() => limiter.takeVerification("10.0.0.1"))).toEqual([true, true, true, false]);
-    expect(limiter.takeVerification("10.0.0.2")).toBe(true);
-    now += 60_001;
-    expect(limiter.takeVerification("10.0.0.1")).toBe(true);
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("allows the configured number a minute per address, then none until the minute has passed", async () => {
+    // rate-limiter-flexible's memory counter reads the wall clock: only Date is faked.
+    vi.useFakeTimers({ toFake: ["Date"] });
+    const limiter = createFailedAuthLimiter({
+      now: () => 0,
+      limits: createMemoryRateLimits(),
+      verificationsPerMinute: 3,
+    });
+    const taken = [];
+    for (let n = 0; n < 4; n++) taken.push(await limiter.takeVerification("10.0.0.1"));
+    expect(taken).toEqual([true, true, true, false]);
+    expect(await limiter.takeVerification("10.0.0.2")).toBe(true);
+    vi.setSystemTime(Date.now() + 59_999);
+    expect(await limiter.takeVerification("10.0.0.1")).toBe(false);
+    vi.setSystemTime(Date.now() + 1);
+    expect(await limiter.takeVerification("10.0.0.1")).toBe(true);
   });
 
   it("costs no store call for a token the process knows", async () => {
@@ -67,7 +82,7 @@ describe("verifying unseen tokens from a limited address", () => {
         return null;
       },
     };
-    const limiter = createFailedAuthLimiter({ now: () => 0, store });
+    const limiter = createFailedAuthLimiter({ now: () => 0, limits: createMemoryRateLimits(), store });
     await limiter.accepted(token);
     await limiter.accepted(token);
     expect(await limiter.knownGood(token)).toBe(true);

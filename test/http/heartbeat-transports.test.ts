@@ -12,6 +12,7 @@ import { createReadCache } from "../../src/http/read-cache.js";
 import { createReadLimiter } from "../../src/http/read-limiter.js";
 import { GitHubWriteError } from "../../src/providers/assignment-provider.js";
 import { StoreUnavailableError } from "../../src/providers/liveness-store.js";
+import { createMemoryRateLimits } from "../../src/providers/memory/memory-rate-limits.js";
 
 const now = () => Date.parse("2026-11-29T10:00:00Z");
 const lines: string[] = [];
@@ -35,18 +36,25 @@ const core = {
 let server: Server;
 let port: number;
 beforeAll(async () => {
-  const limiter = createFailedAuthLimiter({ now });
+  const limiter = createFailedAuthLimiter({ now, limits: createMemoryRateLimits() });
   const app = createApi({
     core,
     identity: {} as never,
     limiter,
-    reads: { cache: createReadCache({ now }), limiter: createReadLimiter({ now }) },
+    reads: {
+      cache: createReadCache({ now }),
+      limiter: createReadLimiter({ limits: createMemoryRateLimits() }),
+    },
     ready: async () => ({ ok: true, checks: {} }),
     log,
   });
   const heartbeat = createHeartbeatRoute({
     core,
-    auth: { identity: {} as never, limiter, readLimiter: createReadLimiter({ now }) },
+    auth: {
+      identity: {} as never,
+      limiter,
+      readLimiter: createReadLimiter({ limits: createMemoryRateLimits() }),
+    },
     log,
   });
   const handler = apiHandler(app, (path) => path.startsWith("/api/"), [heartbeat]);

@@ -23,6 +23,7 @@ import { type RefusalCode, refused } from "../../src/lease/refusals.js";
 import { mountMetrics } from "../../src/metrics/mount-metrics.js";
 import { GitHubWriteError } from "../../src/providers/assignment-provider.js";
 import { StoreUnavailableError } from "../../src/providers/liveness-store.js";
+import { createMemoryRateLimits } from "../../src/providers/memory/memory-rate-limits.js";
 import { createMemoryStores } from "../../src/providers/memory/memory-store.js";
 import { type AppHarness, startApp, testAdminToken } from "../support/app-harness.js";
 
@@ -44,7 +45,7 @@ const exempt = undocumentedRoutes.map((route) => routeKey(route.method, route.pa
  * dependencies, so the lease core, picker, identity and janitor are never touched here.
  */
 function mountedRoutes(): string[] {
-  const limiter = createFailedAuthLimiter({ now });
+  const limiter = createFailedAuthLimiter({ now, limits: createMemoryRateLimits() });
   const unused = {} as never;
   const app = createApi({
     core: unused,
@@ -53,7 +54,10 @@ function mountedRoutes(): string[] {
     janitor: unused,
     adminToken: testAdminToken,
     limiter,
-    reads: { cache: createReadCache({ now }), limiter: createReadLimiter({ now }) },
+    reads: {
+      cache: createReadCache({ now }),
+      limiter: createReadLimiter({ limits: createMemoryRateLimits() }),
+    },
     log,
     ready: async () => ({ ok: true, checks: {} }),
     extend: (api) => {
@@ -193,10 +197,14 @@ describe("the routes in the document", () => {
   });
 
   it("include the path the raw heartbeat route answers in front of Hono", async () => {
-    const limiter = createFailedAuthLimiter({ now });
+    const limiter = createFailedAuthLimiter({ now, limits: createMemoryRateLimits() });
     const heartbeat = createHeartbeatRoute({
       core: {} as never,
-      auth: { identity: {} as never, limiter, readLimiter: createReadLimiter({ now }) },
+      auth: {
+        identity: {} as never,
+        limiter,
+        readLimiter: createReadLimiter({ limits: createMemoryRateLimits() }),
+      },
       log,
     });
     const server = createServer((req, res) => {

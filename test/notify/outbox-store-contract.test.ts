@@ -164,6 +164,38 @@ describe.each(cases)("$name outbox contract", (outboxCase) => {
     expect((await outbox.claimDue({ now: T0 + 1_000_000, claimant: "b", ...lease })).deliveries).toEqual([]);
   });
 
+  it("lists the deliveries waiting for another try, soonest due first: not a fresh one, not one being sent", async () => {
+    await outbox.enqueue("evt_1", deliveriesOf("evt_1", ["sinkA", "sinkB"]), T0);
+    const [a, b] = (await outbox.claimDue({ now: T0, claimant: "a", ...lease })).deliveries;
+    await outbox.settle(b!, "a", { kind: "retry", at: T0 + 5_000 }, T0 + 1);
+    await outbox.settle(a!, "a", { kind: "retry", at: T0 + 10_000 }, T0 + 1);
+    await outbox.enqueue("evt_2", deliveriesOf("evt_2", ["sinkA"]), T0 + 2);
+    expect(await outbox.retrying(10)).toEqual([
+      {
+        id: "evt_1.sinkB",
+        event: "takeover",
+        subject: "octo/widgets#1",
+        installationId: 42,
+        sinkId: "sinkB",
+        attempts: 1,
+        dueAt: T0 + 5_000,
+      },
+      {
+        id: "evt_1.sinkA",
+        event: "takeover",
+        subject: "octo/widgets#1",
+        installationId: 42,
+        sinkId: "sinkA",
+        attempts: 1,
+        dueAt: T0 + 10_000,
+      },
+    ]);
+    expect((await outbox.retrying(1)).map((d) => d.id)).toEqual(["evt_1.sinkB"]);
+    // Claimed again, it is being sent: not listed until it fails again.
+    await outbox.claimDue({ now: T0 + 5_000, claimant: "b", ...lease });
+    expect((await outbox.retrying(10)).map((d) => d.id)).toEqual(["evt_1.sinkA"]);
+  });
+
   it("claims the oldest due first, at most `limit` at a time", async () => {
     await outbox.enqueue("evt_late", deliveriesOf("evt_late", ["s"]), T0 + 2);
     await outbox.enqueue("evt_early", deliveriesOf("evt_early", ["s"]), T0);

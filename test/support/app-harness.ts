@@ -7,6 +7,7 @@ import { type MarkerState, renderClaimComment, sealClaimComment } from "../../sr
 import { createMarkerSeal } from "../../src/domain/marker-seal.js";
 import { createLogger } from "../../src/logger.js";
 import type { FenceStore } from "../../src/providers/fence-store.js";
+import type { RateLimitStore } from "../../src/providers/rate-limits.js";
 import type { Stores } from "../../src/providers/stores.js";
 import {
   type AppCredentials,
@@ -70,6 +71,8 @@ export async function startApp(options: {
   trustProxyHops?: number;
   /** `CLAIM_HOLD_READS_PER_MINUTE`: inventory and subject reads per login per minute (absent: the App's 30). */
   readsPerMinute?: number;
+  /** Where the read and failed-auth limits count (absent: in the App's memory). */
+  limits?: RateLimitStore;
   /** False: the App starts as if its GitHub credentials were missing (readiness). */
   credentialsLoaded?: boolean;
   /** How long a write waits for another write on the same subject (default: the App's). */
@@ -110,6 +113,7 @@ export async function startApp(options: {
       ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),
       ...(options.trustProxyHops !== undefined ? { trustProxyHops: options.trustProxyHops } : {}),
       ...(options.readsPerMinute !== undefined ? { readsPerMinute: options.readsPerMinute } : {}),
+      ...(options.limits ? { limits: options.limits } : {}),
       ...(options.writeFenceWaitMs !== undefined ? { writeFenceWaitMs: options.writeFenceWaitMs } : {}),
       ...(options.coalesceWrites !== undefined ? { coalesceWrites: options.coalesceWrites } : {}),
       ...options.notify,

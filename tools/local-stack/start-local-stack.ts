@@ -6,6 +6,7 @@ import { createLogger } from "../../src/logger.js";
 import type { FenceStore } from "../../src/providers/fence-store.js";
 import { createClaimHoldOctokit } from "../../src/providers/github/claim-hold-octokit.js";
 import { createSharedThrottle, withSharedThrottle } from "../../src/providers/github/shared-throttle.js";
+import { createRedisRateLimits } from "../../src/providers/redis/redis-rate-limits.js";
 import type { Stores } from "../../src/providers/stores.js";
 import {
   type GitHubSimulator,
@@ -151,6 +152,15 @@ export function defaultApp(options: DefaultAppOptions = {}): StartApp<DefaultSta
         ...(options.sleep ? { sleep: options.sleep } : {}),
         ...(options.now ? { now: options.now } : {}),
         ...(options.productionThrottle ? { coalesceWrites: true } : {}),
+        // The read and failed-auth limits in the stack's Redis, as with REDIS_URL.
+        ...(wiring.redis
+          ? {
+              limits: createRedisRateLimits({
+                redis: wiring.redis.client,
+                keyPrefix: wiring.redis.keyPrefix,
+              }),
+            }
+          : {}),
       },
     });
     return {

@@ -2,7 +2,7 @@
 import type { ClaimRecord, SubjectKey } from "../../domain/claim.js";
 import type { ClaimIndex, InstallationStore } from "../../providers/app-stores.js";
 import type { ClaimStore } from "../../providers/liveness-store.js";
-import type { OutboxStore, RecentDelivery } from "../../providers/outbox-store.js";
+import type { OutboxStore, RecentDelivery, RetryingDelivery } from "../../providers/outbox-store.js";
 import type { SubjectHistory } from "./timeline-layout.js";
 
 export const timelineWindowMs = 24 * 3_600_000;
@@ -23,8 +23,8 @@ export interface TimelineDeps {
     /** Each subject's spend in micro-dollars (stores that keep spend); absent: the page shows none. */
     spend?: { spendOf(keys: readonly SubjectKey[]): Promise<number[]> };
   };
-  /** The notification outbox; absent: no list of recent notifications. */
-  outbox?: Pick<OutboxStore, "recent">;
+  /** The notification outbox; absent: no list of recent notifications or of those waiting to retry. */
+  outbox?: Pick<OutboxStore, "recent" | "retrying">;
   /** `https://github.com`, or the GHE host's web address. */
   githubWebUrl: string;
   now: () => number;
@@ -43,6 +43,8 @@ export interface TimelineData {
   githubWebUrl: string;
   subjects: SubjectHistory[];
   notifications: RecentDelivery[] | null;
+  /** Deliveries waiting for another try after a failed one; null without an outbox. */
+  retrying: RetryingDelivery[] | null;
   /** Null when the store keeps no spend. */
   spend: SubjectSpend[] | null;
   /** What the bounds left out, for the page to say. */
@@ -89,9 +91,10 @@ export async function readTimeline(
     repoId: r.repoId,
     issue: r.issue,
   }));
-  const [histories, notifications, spends] = await Promise.all([
+  const [histories, notifications, retrying, spends] = await Promise.all([
     Promise.all(keys.map((key) => stores.claims.history(key))),
     deps.outbox ? deps.outbox.recent(notificationsShown) : Promise.resolve(null),
+    deps.outbox ? deps.outbox.retrying(notificationsShown) : Promise.resolve(null),
     stores.spend ? stores.spend.spendOf(keys) : Promise.resolve(null),
   ]);
   const subjects: SubjectHistory[] = shown.map((record, i) => ({
@@ -107,6 +110,7 @@ export async function readTimeline(
     githubWebUrl: deps.githubWebUrl,
     subjects,
     notifications,
+    retrying,
     spend: spends
       ? subjects
           .map((s, i) => ({ subject: s.subject, repo: s.repo, issue: s.issue, usd: (spends[i] ?? 0) / 1e6 }))

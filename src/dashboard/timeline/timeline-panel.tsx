@@ -2,7 +2,7 @@
 // The fleet over time: the chosen range's timeline (1 h to 7 d) with its legend and bounds, spend per subject, recent notifications.
 import type { FC } from "hono/jsx";
 import type { FleetView } from "../read-fleet.js";
-import { RecentNotifications, SubjectLink } from "../recent-notifications.js";
+import { RecentNotifications, RetryingNotifications, SubjectLink } from "../recent-notifications.js";
 import type { TimelineData } from "./read-timeline.js";
 import { timelineLanes, timelineRepositories, timelineSubjects } from "./read-timeline.js";
 import { type BarState, endedBarStates, layoutTimeline, markerKinds } from "./timeline-layout.js";
@@ -138,6 +138,9 @@ export const TimelinePanel: FC<{
             </table>
           )}
         </section>
+      ) : null}
+      {data.retrying ? (
+        <RetryingNotifications deliveries={data.retrying} web={data.githubWebUrl} now={data.now} />
       ) : null}
       {data.notifications ? (
         <RecentNotifications deliveries={data.notifications} web={data.githubWebUrl} now={data.now} />

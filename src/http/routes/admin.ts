@@ -18,7 +18,7 @@ export interface AdminRouteDeps {
 export function mountAdminRoutes(app: Hono<ApiEnv>, deps: AdminRouteDeps): void {
   app.post("/api/v1/admin/janitor/run", async (c) => {
     if (!deps.adminToken || !deps.janitor) throw new UserError(404, "not_found", "No such route.");
-    requireSecret(c, deps.limiter, deps.adminToken, "Send the admin token as a Bearer credential.");
+    await requireSecret(c, deps.limiter, deps.adminToken, "Send the admin token as a Bearer credential.");
     const body = await readBody(c, JanitorRunBody, true);
     // Under the janitor job's lock, like a scheduled sweep: refused at once while a sweep runs on any
     // replica. A dry run takes the lock too: beside a running sweep it would report actions half done.

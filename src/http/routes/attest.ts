@@ -13,7 +13,7 @@ export function mountAttestRoute(
   const { fence } = deps;
   app.post("/api/v1/leases/:leaseId/attest", async (c) => {
     // A missing or malformed lease token is refused before the body is read.
-    leaseToken(c, deps.limiter);
+    await leaseToken(c, deps.limiter);
     const body = await readBody(c, AttestBody);
     // Here only a refused token (401) counts as a failed authentication, not an unknown lease (404).
     return c.json(

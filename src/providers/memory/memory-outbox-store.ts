@@ -6,8 +6,11 @@ import {
   type OutboxDelivery,
   type OutboxStore,
   type RecentDelivery,
+  type RetryingDelivery,
   recentKept,
   recentOf,
+  retryingOf,
+  retryingScanned,
 } from "../outbox-store.js";
 
 interface Queued {
@@ -67,6 +70,15 @@ export class MemoryOutboxStore implements OutboxStore {
 
   async recent(limit: number): Promise<RecentDelivery[]> {
     return structuredClone(this.#recent.slice(0, Math.max(0, limit)));
+  }
+
+  async retrying(limit: number): Promise<RetryingDelivery[]> {
+    return [...this.#queued.values()]
+      .sort((a, b) => a.dueAt - b.dueAt || (a.delivery.id < b.delivery.id ? -1 : 1))
+      .slice(0, retryingScanned)
+      .filter((q) => q.attempts > 0 && q.claimant === undefined)
+      .slice(0, Math.max(0, limit))
+      .map((q) => retryingOf(q.delivery, q.attempts, q.dueAt));
   }
 
   async depth(): Promise<number> {

@@ -7,8 +7,11 @@ import {
   type OutboxDelivery,
   type OutboxStore,
   RecentDelivery,
+  type RetryingDelivery,
   recentKept,
   recentOf,
+  retryingOf,
+  retryingScanned,
   StoredDelivery,
 } from "../outbox-store.js";
 import { OutboxKeys } from "./keys.js";
@@ -45,7 +48,14 @@ const settleScript = defineScript({
   replies: literals(1, 0),
 });
 
-export const outboxScripts = new ScriptSet([enqueueScript, claimScript, settleScript]);
+const retryingScript = defineScript({
+  name: "notifyRetrying",
+  keys: ["due", "entries", "attempts", "claims"],
+  args: ["limit", "scan"],
+  replies: tuple("deliveries..."),
+});
+
+export const outboxScripts = new ScriptSet([enqueueScript, claimScript, settleScript, retryingScript]);
 
 export class RedisOutboxStore implements OutboxStore {
   readonly #redis: Redis | Cluster;
@@ -132,6 +142,24 @@ export class RedisOutboxStore implements OutboxStore {
       const parsed = RecentDelivery.safeParse(safeJson(item));
       return parsed.success ? [parsed.data] : [];
     });
+  }
+
+  async retrying(limit: number): Promise<RetryingDelivery[]> {
+    if (limit <= 0) return [];
+    const keys = this.#keys;
+    const { deliveries: flat } = await runScript(this.#redis, retryingScript, {
+      keys: { due: keys.due(), entries: keys.entries(), attempts: keys.attempts(), claims: keys.claims() },
+      args: { limit, scan: retryingScanned },
+    });
+    const retrying: RetryingDelivery[] = [];
+    for (let i = 0; i + 3 < flat.length; i += 4) {
+      // One that does not read back is the next claim's to drop; it is not listed.
+      const parsed = StoredDelivery.safeParse(safeJson(String(flat[i + 1])));
+      if (!parsed.success) continue;
+      const delivery = { id: String(flat[i]), ...parsed.data };
+      retrying.push(retryingOf(delivery, Number(flat[i + 2]), Number(flat[i + 3])));
+    }
+    return retrying;
   }
 
   async depth(): Promise<number> {
