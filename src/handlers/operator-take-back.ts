@@ -1,8 +1,10 @@
 // The dashboard's "release" and "hand back to the queue" (docs/deploy.md#operator-actions): `/reclaim release` by the operator, through takeBack — the same comment, fence and store transition.
 import type { Logger } from "pino";
 import type { RepoConfigSource } from "../config/config-source.js";
-import type { Actor, SubjectKey } from "../domain/claim.js";
-import type { IdentityProvider } from "../providers/assignment-provider.js";
+import type { RepoConfig } from "../config/repo-config.js";
+import type { Actor, ClaimRecord, SubjectKey } from "../domain/claim.js";
+import type { IdentityProvider, SubjectSnapshot } from "../providers/assignment-provider.js";
+import { live } from "./reclaim-decision.js";
 import { restoredRecord, type TakeBackDeps, takeBack } from "./take-back.js";
 
 /**
@@ -46,6 +48,13 @@ export async function operatorTakeBack(
     return { outcome: "nothing", reason: `${repo}#${issue} has no live agent claim to release.` };
   }
   const config = await deps.configs.load(installationId, repo);
+  // A second click (or a refresh of the result page) finds the subject free and changes nothing.
+  if (request.kind === "requeue" && !heldOrMarked(snapshot, record, config)) {
+    return {
+      outcome: "nothing",
+      reason: `${repo}#${issue} is free already: nobody holds or is assigned to it.`,
+    };
+  }
   const next = await takeBack(
     deps,
     {
@@ -69,4 +78,16 @@ export async function operatorTakeBack(
     generation: next.generation,
     previous: record ? `${record.actor.login} (generation ${record.generation}, ${record.state})` : null,
   };
+}
+
+/** Anything a release would undo: a live claim, an assignee, or one of the managed labels. */
+function heldOrMarked(snapshot: SubjectSnapshot, record: ClaimRecord | null, config: RepoConfig): boolean {
+  const managed = [config.labels.claimed, config.labels.stale, config.labels.needsHuman].map((label) =>
+    label.toLowerCase(),
+  );
+  return (
+    live(record) ||
+    snapshot.assignees.length > 0 ||
+    snapshot.labels.some((label) => managed.includes(label.toLowerCase()))
+  );
 }

@@ -149,6 +149,13 @@ describe.skipIf(!redisProbe.available)("the dashboard's operator actions", () =>
       "An operator (claim-hold dashboard) released this issue back to the queue (generation 2)",
     );
     expect(await world.stores.claims.get(keyOf(2))).toMatchObject({ state: "released", generation: 2 });
+    // The same form sent again (a double click) finds the subject free and changes nothing.
+    const before = await everything(2);
+    const again = await post(cookie, "requeue", { token, repo, issue: "2", confirm: "1" });
+    expect(again.status).toBe(409);
+    expect(await again.text()).toContain("is free already");
+    await sim.flush();
+    expect(await everything(2)).toStrictEqual(before);
     expect((await world.agent().claim({ repo, issue: 2, actor: { sessionId: "B" } })).lease.generation).toBe(
       3,
     );
