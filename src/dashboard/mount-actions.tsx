@@ -99,9 +99,9 @@ function planOf(action: OperatorActionName, target: ActionTarget, label: (id: nu
   const subject = `${target.repo}#${target.issue}`;
   switch (action) {
     case "release":
-      return `Release ${subject}: its agent claim ends (a new generation nobody holds), its App-made assignment and the claim-hold labels go, the agent's pull requests fail the claim-hold check, and the App comments on the issue as "an operator (claim-hold dashboard)" — what \`/reclaim release\` does.`;
+      return `Release ${subject}: its agent claim ends (a new generation nobody holds), its App-made assignment and the claim-hold labels go, the agent's pull requests fail the claim-hold check, and the App comments on the issue as "an operator (claim-hold dashboard)" — what a “/reclaim release” comment does.`;
     case "requeue":
-      return `Hand ${subject} back to the queue: whoever holds it (a person or a claim left behind) is unassigned, the claim-hold labels go, and agents may claim it again; the App comments on the issue as "an operator (claim-hold dashboard)" — what \`/reclaim release\` does.`;
+      return `Hand ${subject} back to the queue: whoever holds it (a person or a claim left behind) is unassigned, the claim-hold labels go, and agents may claim it again; the App comments on the issue as "an operator (claim-hold dashboard)" — what a “/reclaim release” comment does.`;
     case "janitor-run":
       return `A dry run of one janitor sweep${target.installationId ? ` of ${label(target.installationId)}` : ""} found the plan below; nothing was written. Apply runs the sweep again for real (the plan may have moved on since). Paused installations stay paused.`;
     case "janitor-pause":
