@@ -6,6 +6,7 @@ import { githubWebUrlOf } from "./dashboard/github-links.js";
 import { readFleet } from "./dashboard/read-fleet.js";
 import { readSubject } from "./dashboard/read-subject.js";
 import { readTimeline } from "./dashboard/timeline/read-timeline.js";
+import { operatorTakeBack } from "./handlers/operator-take-back.js";
 import { registerWebhooks } from "./handlers/register.js";
 import { createSteadyClock } from "./lease/steady-clock.js";
 import { collectInBackground, createMetrics } from "./metrics/create-metrics.js";
@@ -159,6 +160,12 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
               "installation account not read; the dashboard shows its id",
             ),
         }),
+        operatorTakeBack: (request) =>
+          operatorTakeBack(
+            { stores, fence, assignments, configs, identity: github.identity, now },
+            request,
+            log,
+          ),
         now,
         log,
       }),

@@ -2,10 +2,10 @@
 import { describe, expect, it } from "vitest";
 import { createAccountNames } from "../src/dashboard/account-names.js";
 import { accountLabels, pageHref } from "../src/dashboard/dashboard-page.js";
-import { subjectOfPath } from "../src/dashboard/mount-dashboard.js";
 import { attentionItems } from "../src/dashboard/needs-you.js";
 import type { FleetClaim, FleetView } from "../src/dashboard/read-fleet.js";
 import { ago, utcText } from "../src/dashboard/relative-time.js";
+import { subjectOfPath } from "../src/dashboard/subject-path.js";
 import { timelineRangeOf } from "../src/dashboard/timeline/timeline-range.js";
 import { laneLabel } from "../src/dashboard/timeline/timeline-svg.js";
 import type { SweepReport } from "../src/janitor/janitor.js";
@@ -42,6 +42,7 @@ const haltedReport: SweepReport = {
   skipped: 0,
   halted: true,
   haltedInstallations: [7],
+  pausedInstallations: [],
   reconciled: false,
   dryRun: false,
   githubRequests: 0,

@@ -2,6 +2,7 @@
 // The fleet dashboard's markup (docs/deploy.md#8-watch-it), server-rendered with Hono's JSX: every interpolated value is escaped.
 import type { FC } from "hono/jsx";
 import type { DerivedState } from "../lease/reads/derive-state.js";
+import { ClaimActions, JanitorControls } from "./action-forms.js";
 import { branchUrl, issueUrl, pullUrl, subjectPageUrl } from "./github-links.js";
 import { attentionItems, NeedsYou } from "./needs-you.js";
 import { PageShell, refreshEveryMs, refreshScript, stateColours } from "./page-shell.js";
@@ -29,8 +30,19 @@ export const Holder: FC<{ holder: FleetClaim["holder"] }> = ({ holder }) => (
   </span>
 );
 
-/** One claim; `wide` cells are left out of the phone's compact row (the subject page has them all). */
-const ClaimRow: FC<{ claim: FleetClaim; web: string; now: number }> = ({ claim, web, now }) => (
+/** The action forms' token and each installation's janitor state (absent: no actions). */
+export interface FleetControls {
+  token: string;
+  installations: { id: number; label: string; paused: boolean }[];
+}
+
+/** One claim; `wide` cells are left out of the phone's compact row (the subject page has them all, actions too). */
+const ClaimRow: FC<{ claim: FleetClaim; web: string; now: number; token?: string | undefined }> = ({
+  claim,
+  web,
+  now,
+  token,
+}) => (
   <tr class="claim" data-subject={claim.subject} data-state={claim.state}>
     <td data-label="Subject">
       <a href={subjectPageUrl(claim.repo, claim.issue)} data-subject-page>
@@ -79,6 +91,11 @@ const ClaimRow: FC<{ claim: FleetClaim; web: string; now: number }> = ({ claim, 
         </div>
       ))}
     </td>
+    {token ? (
+      <td data-label="Actions" class="wide">
+        <ClaimActions token={token} repo={claim.repo} issue={claim.issue} holder={claim.holder.kind} />
+      </td>
+    ) : null}
   </tr>
 );
 
@@ -108,6 +125,9 @@ const JanitorReport: FC<{ report: FleetView["janitor"]; now: number; accounts: A
         ) : (
           "Not halted."
         )}{" "}
+        {report.pausedInstallations?.length
+          ? `Paused by an operator: ${report.pausedInstallations.map(accounts.of).join(", ")}. `
+          : ""}
         Actions:{" "}
         {report.actions.length === 0 ? "none" : [...byKind].map(([kind, n]) => `${kind} ×${n}`).join(", ")}
         {`; skipped ${report.skipped}.`}
@@ -159,7 +179,8 @@ export const FleetFragment: FC<{
   queues?: QueuePanel[];
   history?: TimelineData | null;
   accounts?: AccountLabels;
-}> = ({ view, filter, queues = [], history, accounts = accountLabels(new Map()) }) => {
+  controls?: FleetControls;
+}> = ({ view, filter, queues = [], history, accounts = accountLabels(new Map()), controls }) => {
   const web = history?.githubWebUrl ?? "https://github.com";
   const now = Date.parse(view.generatedAt);
   const claims = view.claims.filter(
@@ -196,13 +217,14 @@ export const FleetFragment: FC<{
                 <th>Heartbeat</th>
                 <th>Phase</th>
                 <th>PRs</th>
+                {controls ? <th>Actions</th> : null}
               </tr>
             </thead>
             <tbody>
               {claims
                 .filter((c) => c.installationId === installationId)
                 .map((claim) => (
-                  <ClaimRow claim={claim} web={web} now={now} />
+                  <ClaimRow claim={claim} web={web} now={now} token={controls?.token} />
                 ))}
             </tbody>
           </table>
@@ -225,6 +247,7 @@ export const FleetFragment: FC<{
       ) : null}
       <h2>Janitor</h2>
       <JanitorReport report={view.janitor} now={now} accounts={accounts} />
+      {controls ? <JanitorControls token={controls.token} installations={controls.installations} /> : null}
     </div>
   );
 };
@@ -236,7 +259,8 @@ export const DashboardPage: FC<{
   queues?: QueuePanel[];
   history?: TimelineData | null;
   accounts?: AccountLabels;
-}> = ({ view, filter, states, queues = [], history, accounts }) => (
+  controls?: FleetControls;
+}> = ({ view, filter, states, queues = [], history, accounts, controls }) => (
   <PageShell title="claim-hold fleet">
     <header class="bar">
       <h1>claim-hold fleet</h1>
@@ -285,6 +309,7 @@ export const DashboardPage: FC<{
         queues={queues}
         history={history ?? null}
         {...(accounts ? { accounts } : {})}
+        {...(controls ? { controls } : {})}
       />
     </div>
     <script dangerouslySetInnerHTML={{ __html: refreshScript }} />

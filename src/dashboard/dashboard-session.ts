@@ -28,3 +28,18 @@ export function verifySession(adminToken: string, value: string | undefined, now
   const presented = Buffer.from(match[2]!);
   return expected.length === presented.length && timingSafeEqual(expected, presented);
 }
+
+/**
+ * The CSRF token of the dashboard's action forms: an HMAC of the session cookie's value, so it is
+ * bound to one login (another session's token does not verify) and needs no server-side state.
+ */
+export function actionTokenOf(adminToken: string, sessionValue: string): string {
+  return createHmac("sha256", keyOf(adminToken)).update(`action:${sessionValue}`).digest("base64url");
+}
+
+export function verifyActionToken(adminToken: string, sessionValue: string, presented: unknown): boolean {
+  if (typeof presented !== "string" || presented.length === 0) return false;
+  const expected = Buffer.from(actionTokenOf(adminToken, sessionValue));
+  const given = Buffer.from(presented);
+  return expected.length === given.length && timingSafeEqual(expected, given);
+}

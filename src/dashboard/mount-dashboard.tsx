@@ -10,13 +10,27 @@ import type { FailedAuthLimiter } from "../http/failed-auth-limiter.js";
 import { maxBodyBytes } from "../http/read-body.js";
 import { type DerivedState, derivedStates } from "../lease/reads/derive-state.js";
 import type { AccountNames } from "./account-names.js";
-import { accountLabels, DashboardPage, type FleetFilter, FleetFragment } from "./dashboard-page.js";
-import { sessionCookieName, sessionLifetimeMs, signSession, verifySession } from "./dashboard-session.js";
+import {
+  type AccountLabels,
+  accountLabels,
+  DashboardPage,
+  type FleetFilter,
+  FleetFragment,
+} from "./dashboard-page.js";
+import {
+  actionTokenOf,
+  sessionCookieName,
+  sessionLifetimeMs,
+  signSession,
+  verifySession,
+} from "./dashboard-session.js";
+import { type DashboardActions, mountDashboardActions } from "./mount-actions.js";
 import { contentSecurityPolicy, LoginPage } from "./page-shell.js";
 import type { FleetView } from "./read-fleet.js";
 import type { FleetRepository, QueuePanel } from "./read-queues.js";
 import type { SubjectPageData } from "./read-subject.js";
 import { SubjectPage } from "./subject-page.js";
+import { subjectOfPath } from "./subject-path.js";
 import type { TimelineData } from "./timeline/read-timeline.js";
 import { timelineRangeOf, timelineRanges } from "./timeline/timeline-range.js";
 
@@ -32,28 +46,15 @@ export interface DashboardDeps {
   accountNames?: AccountNames;
   /** The queue panel of each repository (`createQueueReader`); absent: the page shows no queues. */
   readQueues?: (repos: FleetRepository[]) => Promise<QueuePanel[]>;
+  /** The operator's actions (docs/deploy.md#operator-actions); absent: the pages show no action buttons. */
+  actions?: DashboardActions;
   limiter: FailedAuthLimiter;
   now: () => number;
 }
 
 /** Paths the dashboard answers (the App's HTTP adapter routes them here). */
 export const dashboardPaths =
-  /^\/(|login|logout|dashboard\/(fragment|fleet\.json)|subjects\/[^/]+\/[^/]+\/[^/]+)$/;
-
-/** GitHub's owner and repository names: letters, digits, `-`, `_`, `.` (a subject page's path parts). */
-const namePart = /^[A-Za-z0-9_.-]{1,100}$/;
-const issueNumber = /^[1-9]\d{0,9}$/;
-
-/** The subject a page path names; null for anything that is not `{owner}/{repo}/{issue number}`. */
-export function subjectOfPath(
-  owner: string,
-  repo: string,
-  number: string,
-): { repo: string; issue: number } | null {
-  if (!namePart.test(owner) || !namePart.test(repo) || !issueNumber.test(number)) return null;
-  const issue = Number(number);
-  return issue <= 2 ** 31 ? { repo: `${owner}/${repo}`, issue } : null;
-}
+  /^\/(|login|logout|dashboard\/(fragment|fleet\.json|actions\/[^/]+)|subjects\/[^/]+\/[^/]+\/[^/]+)$/;
 
 function filterOf(c: Context<ApiEnv>, view: FleetView): FleetFilter {
   const repo = c.req.query("repo");
@@ -93,14 +94,33 @@ export function mountDashboard(app: Hono<ApiEnv>, deps: DashboardDeps): void {
         : new Map(),
     );
 
+  /** The action forms' token and the janitor's per-installation pause state; null without actions. */
+  const controlsOf = async (c: Context<ApiEnv>, view: FleetView, accounts: AccountLabels) => {
+    const session = getCookie(c, sessionCookieName);
+    if (!deps.actions || !adminToken || !session) return null;
+    const ids = [
+      ...new Set([
+        ...view.repositories.map((repository) => repository.installationId),
+        ...view.claims.map((claim) => claim.installationId),
+      ]),
+    ].sort((a, b) => a - b);
+    const paused = await deps.actions.pauses.pausedAmong(ids);
+    return {
+      token: actionTokenOf(adminToken, session),
+      installations: ids.map((id) => ({ id, label: accounts.of(id), paused: paused.includes(id) })),
+    };
+  };
+
   app.get("/", async (c) => {
     if (!adminToken) return notFound(c);
     secureHeaders(c);
     if (!loggedIn(c)) return c.redirect("/login", 303);
     const [view, history] = await Promise.all([deps.readFleet(), historyOf(c)]);
     const [queues, accounts] = await Promise.all([queuesOf(view), accountsOf(view)]);
+    const controls = await controlsOf(c, view, accounts);
     const page = (
       <DashboardPage
+        {...(controls ? { controls } : {})}
         view={view}
         filter={filterOf(c, view)}
         states={derivedStates}
@@ -118,8 +138,10 @@ export function mountDashboard(app: Hono<ApiEnv>, deps: DashboardDeps): void {
     if (!loggedIn(c)) return c.json({ error: "unauthorized", message: "Log in first." }, 401);
     const [view, history] = await Promise.all([deps.readFleet(), historyOf(c)]);
     const [queues, accounts] = await Promise.all([queuesOf(view), accountsOf(view)]);
+    const controls = await controlsOf(c, view, accounts);
     return c.html(
       <FleetFragment
+        {...(controls ? { controls } : {})}
         view={view}
         filter={filterOf(c, view)}
         queues={queues}
@@ -148,7 +170,11 @@ export function mountDashboard(app: Hono<ApiEnv>, deps: DashboardDeps): void {
         404,
       );
     }
-    return c.html(html`<!doctype html>${<SubjectPage data={data} />}`);
+    const session = getCookie(c, sessionCookieName);
+    const token = deps.actions && session ? actionTokenOf(adminToken, session) : undefined;
+    return c.html(
+      html`<!doctype html>${<SubjectPage data={data} {...(token ? { actionToken: token } : {})} />}`,
+    );
   });
 
   app.get("/dashboard/fleet.json", async (c) => {
@@ -198,6 +224,20 @@ export function mountDashboard(app: Hono<ApiEnv>, deps: DashboardDeps): void {
     });
     return c.redirect("/", 303);
   });
+
+  if (adminToken && deps.actions) {
+    const { actions } = deps;
+    mountDashboardActions(app, {
+      adminToken,
+      actions,
+      label: async (ids) =>
+        accountLabels(deps.accountNames && ids.length ? await deps.accountNames(ids) : new Map()).of,
+      secureHeaders,
+      limitForm,
+      now,
+      log: actions.log,
+    });
+  }
 
   app.post("/logout", (c) => {
     if (!adminToken) return notFound(c);

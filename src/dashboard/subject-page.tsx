@@ -1,6 +1,7 @@
 /** @jsxImportSource hono/jsx */
 // One subject's page (`/subjects/{owner}/{repo}/{n}`): its claim history by generation, holder, last heartbeat, phase, blocker, spend, notifications and PRs with their verdicts.
 import type { FC } from "hono/jsx";
+import { ActionButton } from "./action-forms.js";
 import { Holder, StateBadge } from "./dashboard-page.js";
 import { commentUrl, commitChecksUrl, issueUrl, pullUrl } from "./github-links.js";
 import { PageShell } from "./page-shell.js";
@@ -168,7 +169,22 @@ const PullRequests: FC<{ data: SubjectPageData }> = ({ data }) => {
   );
 };
 
-export const SubjectPage: FC<{ data: SubjectPageData }> = ({ data }) => (
+/** Release ends a live agent claim; anything else not free can be handed back to the queue. */
+const SubjectActions: FC<{ data: SubjectPageData; token: string }> = ({ data, token }) => {
+  const target = { repo: data.repo, issue: data.issue };
+  const release = data.record?.state === "active";
+  const requeue = !release && data.view.state !== "free";
+  if (!release && !requeue) return null;
+  return (
+    <section id="actions">
+      <h2>Actions</h2>
+      {release ? <ActionButton token={token} action="release" target={target} /> : null}
+      {requeue ? <ActionButton token={token} action="requeue" target={target} /> : null}
+    </section>
+  );
+};
+
+export const SubjectPage: FC<{ data: SubjectPageData; actionToken?: string }> = ({ data, actionToken }) => (
   <PageShell title={`${data.view.subject} — claim-hold`}>
     <p>
       <a href="/">← fleet</a>
@@ -184,6 +200,7 @@ export const SubjectPage: FC<{ data: SubjectPageData }> = ({ data }) => (
       as of <time title={utcText(data.now)}>{new Date(data.now).toISOString().slice(11, 19)} UTC</time>
     </p>
     <Facts data={data} />
+    {actionToken ? <SubjectActions data={data} token={actionToken} /> : null}
     <History data={data} />
     <PullRequests data={data} />
     {data.notifications ? (

@@ -3,7 +3,7 @@ import type { EmitterWebhookEvent } from "@octokit/webhooks";
 import type { RepoConfig } from "../config/repo-config.js";
 import { type ClaimRecord, subjectName } from "../domain/claim.js";
 import { renderClaimComment } from "../domain/claim-marker.js";
-import { describeActor } from "../domain/inert-text.js";
+import { describeActor, inert } from "../domain/inert-text.js";
 import type { CheckChange } from "../fence/merge-fence.js";
 import { hasPermission } from "../http/auth.js";
 import { parseReclaimCommand, type ReclaimCommand } from "../lease/reclaim-command.js";
@@ -110,6 +110,10 @@ export function reclaimWrite(input: {
   commenter: { login: string; nodeId: string };
   assign: boolean;
   changes: CheckChange[];
+  /** How the reply names who acted (default `@login`): the dashboard's operator is not a GitHub account. */
+  byline?: string;
+  /** The operator's note, quoted inert in the reply. */
+  note?: string;
 }): TransitionWrite {
   const { snapshot, previous, record, config, commenter, changes } = input;
   const release = record.state !== "human";
@@ -155,7 +159,14 @@ export function reclaimWrite(input: {
   }
   write.createClaimComment = renderClaimComment(record, release ? "released" : "active");
   write.addComments = [
-    replyOf({ previous, record, commenter: commenter.login, assign: input.assign, changes }),
+    replyOf({
+      previous,
+      record,
+      by: input.byline ?? `@${commenter.login}`,
+      assign: input.assign,
+      changes,
+      ...(input.note ? { note: input.note } : {}),
+    }),
   ];
   return write;
 }
@@ -163,22 +174,24 @@ export function reclaimWrite(input: {
 function replyOf(input: {
   previous: ClaimRecord | null;
   record: ClaimRecord;
-  commenter: string;
+  by: string;
   assign: boolean;
   changes: CheckChange[];
+  note?: string;
 }): string {
-  const { previous, record, commenter, changes } = input;
+  const { previous, record, by, changes } = input;
   const release = record.state !== "human";
   const lines = [
     release
-      ? `🔁 @${commenter} released this issue back to the queue (generation ${record.generation}); nobody holds it now.`
-      : `🔁 @${commenter} reclaimed this issue (generation ${record.generation})${input.assign ? " and is now assigned" : ""}.`,
+      ? `🔁 ${by} released this issue back to the queue (generation ${record.generation}); nobody holds it now.`
+      : `🔁 ${by} reclaimed this issue (generation ${record.generation})${input.assign ? " and is now assigned" : ""}.`,
   ];
   if (previous && live(previous)) {
     lines.push(`${describeActor(previous.actor)} lost the claim (generation ${previous.generation}).`);
   } else if (previous) {
     lines.push(`No claim was live; the last one was generation ${previous.generation} (${previous.state}).`);
   }
+  if (input.note) lines.push(`Note: ${inert(input.note, { max: 500 })}`);
   const flipped = changes.filter((c) => c.before !== c.after);
   lines.push(
     flipped.length

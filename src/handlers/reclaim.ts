@@ -4,41 +4,21 @@
 // 2. dedupe: by delivery id (the guard), then by comment id (a redelivery under a new id changes nothing twice);
 // 3. 👀 on receipt; permission and the subject's state are read once each;
 // 4. decideReclaim (pure, reclaim-decision.ts): refuse politely, or reclaim;
-// 5. stores.claims.humanClaim (new generation), re-run the linked PR checks, then ONE batched mutation:
-//    unassign, unlabel, assign, old claim comment → superseded/revoked, new claim comment, reply;
-// 6. a mutation GitHub refused is read back once: landed → committed; provably absent → the store
-//    is rolled back (invariants 3, 7, 10); unknown (the read failed too) → left `sync: pending`.
+// 5. takeBack (take-back.ts, shared with the dashboard's operator actions): the human claim, the
+//    fence, ONE batched mutation, and a refused write read back or rolled back.
 import type { Logger } from "pino";
 import type { RepoConfigSource } from "../config/config-source.js";
-import { type Actor, type ClaimRecord, type SubjectKey, subjectName } from "../domain/claim.js";
+import type { SubjectKey } from "../domain/claim.js";
 import type { MergeFence } from "../fence/merge-fence.js";
 import type { FleetLogins } from "../lease/fleet-logins.js";
 import type { ReclaimCommand } from "../lease/reclaim-command.js";
-import {
-  highestGeneration,
-  latestMarker,
-  markerHolds,
-  recordFromMarker,
-} from "../lease/recovery/restore-from-comments.js";
-import { applyAndCommit, rollBack } from "../lease/transitions/commit-transition.js";
-import { fenceOf } from "../lease/transitions/fenced-writes.js";
-import type {
-  AssignmentProvider,
-  IdentityProvider,
-  SubjectSnapshot,
-} from "../providers/assignment-provider.js";
+import type { AssignmentProvider, IdentityProvider } from "../providers/assignment-provider.js";
 import type { CommentReactions } from "../providers/comment-reactions.js";
 import type { FenceStore } from "../providers/fence-store.js";
-import { definitelyRefused } from "../providers/github/github-errors.js";
 import type { Stores } from "../providers/stores.js";
 import { type CommandProgress, oncePerComment } from "./once-per-comment.js";
-import {
-  type CommentPayload,
-  commandOf,
-  decideReclaim,
-  reclaimWrite,
-  releasedAssignees,
-} from "./reclaim-decision.js";
+import { type CommentPayload, commandOf, decideReclaim } from "./reclaim-decision.js";
+import { restoredRecord, takeBack } from "./take-back.js";
 import type { WebhookHandler } from "./webhook-guard.js";
 
 export interface ReclaimDeps {
@@ -94,7 +74,7 @@ async function reclaim(
   progress: CommandProgress,
   log: Logger,
 ): Promise<void> {
-  const { stores, assignments, now: clock } = deps;
+  const { assignments, now: clock } = deps;
   const repo = payload.repository.full_name;
   const ref = { installationId, repo, issue: payload.issue.number };
   const commenter = payload.comment.user?.login ?? payload.sender.login;
@@ -106,8 +86,7 @@ async function reclaim(
   const snapshot = await assignments.status(ref);
   if (!snapshot) return;
   const key: SubjectKey = { installationId, repoId: snapshot.repoId, issue: snapshot.issue };
-  const now = clock();
-  const record = await restoredRecord(key, snapshot, deps, now);
+  const record = await restoredRecord(key, snapshot, deps, clock());
 
   const commenterIsFleet = await deps.fleet.isFleet(
     installationId,
@@ -131,109 +110,20 @@ async function reclaim(
     return;
   }
 
-  const actor: Actor = { kind: "human", login: commenter };
-  const { record: next, previous } = await stores.claims.humanClaim({
-    key,
-    repo: snapshot.repo,
-    actor,
-    now,
-    minGeneration: highestGeneration(snapshot),
-    release: decision.release,
-    appAssigned: decision.assign,
-    issueNodeId: snapshot.nodeId,
-    assigneeNodeId: commenterNodeId,
-    ...(snapshot.title ? { title: snapshot.title } : {}),
-    // Who `/reclaim release` unassigns is decided now, so a retry never removes someone assigned later.
-    ...(decision.release ? { releasedAssigneeNodeIds: releasedAssignees(snapshot, record) } : {}),
-  });
-  progress.storeChanged = true;
-  // The fence first: the old holder's PRs fail before anything else is announced.
-  const changes = await deps.fence.claimChanged(next, previous);
-  const write = {
-    ...reclaimWrite({
-      snapshot,
-      previous,
-      record: next,
-      config,
-      commenter: { login: commenter, nodeId: commenterNodeId },
-      assign: decision.assign,
-      changes,
-    }),
-    fence: fenceOf(next, config.labels),
-  };
-  try {
-    await applyAndCommit(deps, ref, key, next.generation, write);
-  } catch (error) {
-    const landed = await landedHumanClaim(deps, ref, next);
-    // A write GitHub did not definitely refuse (the App stopped waiting, GitHub answered 5xx, the
-    // connection dropped) may still land after this read: absent now proves nothing, so the human
-    // claim stays in the store, pending, for reconcile to finish.
-    if (landed === "unknown" || (landed === null && !definitelyRefused(error))) throw error;
-    if (landed) {
-      await stores.claims.commitClaim(key, next.generation, {
-        commentNodeId: landed.nodeId,
-        commentId: landed.databaseId,
-      });
-      log.warn({ err: error }, "/reclaim kept: GitHub applied it although the answer was lost");
-      return;
-    }
-    // Nothing of the human claim reached GitHub: kept only in the store, a store loss would drop
-    // it and revive the superseded lease from its comment. Undone, the old holder's lease stands
-    // as GitHub shows it, and a redelivery of the comment may try again.
-    await rollBack(
-      { ...deps, log },
+  await takeBack(
+    deps,
+    {
       ref,
       key,
-      { record: next, previous, write, now: clock() },
-      config.labels,
-    );
-    progress.storeChanged = false;
-    await deps.fence.recheckSubject(installationId, key).catch((recheck: unknown) => {
-      log.error({ err: recheck }, "re-running the checks of linked pull requests failed");
-    });
-    throw error;
-  }
-}
-
-/**
- * After a refused write, one read: the human claim's comment (this generation, this human) when
- * GitHub shows it, null when GitHub shows it absent, "unknown" when the read fails as well.
- */
-async function landedHumanClaim(
-  deps: Pick<ReclaimDeps, "assignments">,
-  ref: { installationId: number; repo: string; issue: number },
-  record: ClaimRecord,
-): Promise<{ nodeId: string; databaseId: number } | null | "unknown"> {
-  let snapshot: SubjectSnapshot | null;
-  try {
-    snapshot = await deps.assignments.status(ref);
-  } catch {
-    return "unknown";
-  }
-  if (!snapshot) return "unknown";
-  const subject = subjectName(snapshot.repo, snapshot.issue);
-  const comment = snapshot.claimComments.find(
-    (c) =>
-      c.marker.subject === subject &&
-      c.marker.generation === record.generation &&
-      c.marker.actor.kind === "human" &&
-      c.marker.actor.login.toLowerCase() === record.actor.login.toLowerCase(),
+      snapshot,
+      record,
+      config,
+      actor: { kind: "human", login: commenter },
+      actorNodeId: commenterNodeId,
+      release: decision.release,
+      assign: decision.assign,
+      progress,
+    },
+    log,
   );
-  return comment ? { nodeId: comment.nodeId, databaseId: comment.databaseId } : null;
-}
-
-/** Invariant 7: a live claim the store lost is put back from its comment before it is superseded. */
-async function restoredRecord(
-  key: SubjectKey,
-  snapshot: SubjectSnapshot,
-  deps: ReclaimDeps,
-  now: number,
-): Promise<ClaimRecord | null> {
-  const record = await deps.stores.claims.get(key);
-  if (record) return record;
-  const latest = latestMarker(snapshot);
-  if (!latest || !markerHolds(latest.marker)) return null;
-  const epoch = await deps.stores.claims.epoch(key.installationId, now);
-  await deps.stores.claims.restore(recordFromMarker(key, snapshot, latest, epoch, now), now);
-  return deps.stores.claims.get(key);
 }

@@ -2,6 +2,7 @@
 import { stateOfSubject } from "../lease/reads/subject-state.js";
 import { janitorHaltedNotification } from "../notify/notification-events.js";
 import { applyPlanned, type PlannedSubject } from "./apply-due.js";
+import { createJanitorPauses } from "./janitor-pauses.js";
 import {
   type InstallationVisit,
   type ListedInstallations,
@@ -24,7 +25,7 @@ const defaultMaxDuePerSweep = 500;
  * One sweep:
  *   1. installationsToVisit — the store's installation set, or GitHub's list when the store lost it
  *      or a reconcile pass was asked for (plan-installations.ts decides which);
- *   2. per installation, planDue — each due claim read once from GitHub and planned by §2.2;
+ *   2. per installation not paused by an operator (janitor-pauses.ts), planDue — each due claim read once from GitHub and planned by §2.2;
  *   3. holdBackMassReap — the disruption guard drops the reaps when too many are due at once;
  *   4. applyPlanned — the plan written within the write budget (apply-due.ts);
  *   5. reconcileInstallation — on a reconcile pass, labelled issues matched with the store (reconcile.ts);
@@ -45,7 +46,11 @@ export class Janitor {
       const { visit, reconcile } = await this.#installationsToVisit(options, started);
       report.installations = visit.length;
       report.reconciled = reconcile.length > 0 || report.reconciled;
+      const paused = await createJanitorPauses(this.deps.stores.documents).pausedAmong(visit);
+      report.pausedInstallations = paused;
       for (const installationId of visit) {
+        // A pause holds every sweep, the operator's too: resuming is the one way to let it act again.
+        if (paused.includes(installationId)) continue;
         await this.#sweepInstallation(run, installationId);
         if (reconcile.includes(installationId)) {
           await this.deps.stores.installations.rememberInstallation(installationId);
@@ -166,6 +171,7 @@ function emptyReport(started: number, options: SweepOptions): SweepReport {
     skipped: 0,
     halted: false,
     haltedInstallations: [],
+    pausedInstallations: [],
     reconciled: Boolean(options.reconcile),
     dryRun: Boolean(options.dryRun),
     githubRequests: 0,

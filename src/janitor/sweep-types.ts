@@ -24,6 +24,8 @@ export interface SweepReport {
   skipped: number;
   halted: boolean;
   haltedInstallations: number[];
+  /** Installations an operator paused: this sweep neither planned nor wrote anything for them. */
+  pausedInstallations: number[];
   reconciled: boolean;
   dryRun: boolean;
   githubRequests: number;

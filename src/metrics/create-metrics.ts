@@ -17,6 +17,7 @@ export interface ClaimHoldMetrics {
   janitorSweeps: Counter<"result">;
   janitorActions: Counter<"action">;
   janitorHalts: Counter;
+  janitorPaused: Gauge;
   janitorDuration: Histogram;
   rateLimitRemaining: Gauge;
   /** x-ratelimit-limit of the last GitHub response: with the remaining, the share of the budget left. */
@@ -105,6 +106,11 @@ export function createMetrics(): ClaimHoldMetrics {
     help: "Sweeps in which the disruption guard halted reaping for at least one installation.",
     registers,
   });
+  const janitorPaused = new Gauge({
+    name: "claim_hold_janitor_paused_installations",
+    help: "Installations an operator paused the janitor for, as the last sweep found them.",
+    registers,
+  });
   const janitorDuration = new Histogram({
     name: "claim_hold_janitor_sweep_duration_seconds",
     help: "Duration of janitor sweeps.",
@@ -152,6 +158,7 @@ export function createMetrics(): ClaimHoldMetrics {
     janitorSweeps,
     janitorActions,
     janitorHalts,
+    janitorPaused,
     janitorDuration,
     rateLimitRemaining: new Gauge({
       name: "claim_hold_github_rate_limit_remaining",
@@ -208,6 +215,7 @@ export function createMetrics(): ClaimHoldMetrics {
       janitorSweeps.inc({ result: "ok" });
       for (const action of report.actions) janitorActions.inc({ action: action.action });
       if (report.halted) janitorHalts.inc();
+      janitorPaused.set(report.pausedInstallations.length);
       janitorDuration.observe(report.durationMs / 1000);
     },
     refreshClaims: async () => undefined,

@@ -1,6 +1,7 @@
 // The App's HTTP side: the API with its limiters and read cache, attest, metrics and the dashboard, behind Probot.
 import type { Logger } from "pino";
 import type { AccountNames } from "../dashboard/account-names.js";
+import type { DashboardActions } from "../dashboard/mount-actions.js";
 import { dashboardPaths, mountDashboard } from "../dashboard/mount-dashboard.js";
 import type { FleetView } from "../dashboard/read-fleet.js";
 import { createQueueReader } from "../dashboard/read-queues.js";
@@ -14,9 +15,10 @@ import { heartbeatRoute } from "../http/heartbeat.js";
 import { createHeartbeatRoute } from "../http/heartbeat-route.js";
 import { createReadCache } from "../http/read-cache.js";
 import { createReadLimiter } from "../http/read-limiter.js";
-import type { AdminRouteDeps } from "../http/routes/admin.js";
 import { mountAttestRoute } from "../http/routes/attest.js";
+import { createJanitorPauses } from "../janitor/janitor-pauses.js";
 import type { JobRegistry } from "../janitor/job-registry.js";
+import type { SweepOptions, SweepReport } from "../janitor/sweep-types.js";
 import type { LeaseCore } from "../lease/lease-core.js";
 import type { ClaimHoldMetrics } from "../metrics/create-metrics.js";
 import { collectReadiness } from "../metrics/create-metrics.js";
@@ -45,12 +47,14 @@ export function createHttpHandler(
     identity: IdentityProvider;
     stores: Stores;
     jobs: JobRegistry;
-    operatorSweep: NonNullable<AdminRouteDeps["janitor"]>["sweep"];
+    operatorSweep: (options: SweepOptions) => Promise<SweepReport>;
     metrics: ClaimHoldMetrics;
     readFleet: () => Promise<FleetView>;
     readTimeline?: (windowMs: number) => Promise<TimelineData>;
     readSubject?: (repo: string, issue: number) => Promise<SubjectPageData | null>;
     accountNames?: AccountNames;
+    /** The dashboard's operator release and hand-back (`/reclaim release` by the operator). */
+    operatorTakeBack?: DashboardActions["takeBack"];
     now: () => number;
     log: Logger;
   },
@@ -114,6 +118,16 @@ export function createHttpHandler(
         ...(deps.readSubject ? { readSubject: deps.readSubject } : {}),
         ...(deps.accountNames ? { accountNames: deps.accountNames } : {}),
         ...(deps.picker ? { readQueues: queueReaderOf(deps.picker, stores.queue, now) } : {}),
+        ...(deps.operatorTakeBack
+          ? {
+              actions: {
+                takeBack: deps.operatorTakeBack,
+                sweep: deps.operatorSweep,
+                pauses: createJanitorPauses(stores.documents),
+                log: deps.log.child({ component: "dashboard" }),
+              },
+            }
+          : {}),
         limiter,
         now,
       });

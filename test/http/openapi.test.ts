@@ -63,7 +63,7 @@ function mountedRoutes(): string[] {
     extend: (api) => {
       mountAttestRoute(api, { fence: unused, limiter });
       mountMetrics(api, { registry: new Registry() });
-      mountDashboard(api, { adminToken: testAdminToken, readFleet: unused, limiter, now });
+      mountDashboard(api, { adminToken: testAdminToken, readFleet: unused, actions: unused, limiter, now });
     },
   });
   const handlers = app.routes.filter((route) => route.method !== "ALL");

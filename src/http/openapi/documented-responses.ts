@@ -34,6 +34,9 @@ export const SweepReportResponse = z.object({
   skipped: z.number().int(),
   halted: z.boolean(),
   haltedInstallations: z.array(z.number().int()),
+  pausedInstallations: z
+    .array(z.number().int())
+    .meta({ description: "Installations an operator paused from the dashboard: skipped by every sweep." }),
   reconciled: z.boolean(),
   dryRun: z.boolean(),
   githubRequests: z.number().int(),

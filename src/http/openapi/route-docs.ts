@@ -10,6 +10,7 @@ import {
   TakeoverPendingSchema,
   VerifyResponseSchema,
 } from "../../contract/api-responses.js";
+import type { ErrorCode } from "../../contract/refusals.js";
 import {
   AttestBody,
   ClaimBody,
@@ -347,12 +348,20 @@ export const routeDocs: readonly RouteDoc[] = [
  * (a cookie login), not an API. Probot's webhook receiver (`POST /api/github/webhooks`) is not on this
  * app at all, and its contract is GitHub's.
  */
-export const undocumentedRoutes: readonly { method: string; path: string }[] = [
-  { method: "get", path: "/" },
-  { method: "get", path: "/login" },
-  { method: "post", path: "/login" },
-  { method: "post", path: "/logout" },
-  { method: "get", path: "/dashboard/fragment" },
-  { method: "get", path: "/dashboard/fleet.json" },
-  { method: "get", path: "/subjects/{owner}/{repo}/{number}" },
-];
+export const undocumentedRoutes: readonly { method: string; path: string; errors?: readonly ErrorCode[] }[] =
+  [
+    { method: "get", path: "/" },
+    { method: "get", path: "/login" },
+    { method: "post", path: "/login" },
+    { method: "post", path: "/logout" },
+    { method: "get", path: "/dashboard/fragment" },
+    { method: "get", path: "/dashboard/fleet.json" },
+    { method: "get", path: "/subjects/{owner}/{repo}/{number}" },
+    // The dashboard's operator actions (docs/deploy.md#operator-actions): a forged form is refused with
+    // `csrf_refused`, the only code no API route answers.
+    {
+      method: "post",
+      path: "/dashboard/actions/{action}",
+      errors: ["unauthorized", "csrf_refused", "invalid_request", "janitor_busy", "not_found"],
+    },
+  ];

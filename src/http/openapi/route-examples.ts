@@ -100,6 +100,7 @@ export const examples = {
     skipped: 2,
     halted: false,
     haltedInstallations: [],
+    pausedInstallations: [],
     reconciled: true,
     dryRun: true,
     githubRequests: 4,

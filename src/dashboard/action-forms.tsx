@@ -1,0 +1,182 @@
+/** @jsxImportSource hono/jsx */
+// The dashboard's operator action forms and their confirm and result pages (docs/deploy.md#operator-actions); every form works without JavaScript.
+import type { FC } from "hono/jsx";
+import type { SweepReport } from "../janitor/sweep-types.js";
+import { subjectPageUrl } from "./github-links.js";
+import { PageShell } from "./page-shell.js";
+
+export const operatorActionNames = [
+  "release",
+  "requeue",
+  "janitor-run",
+  "janitor-pause",
+  "janitor-resume",
+] as const;
+export type OperatorActionName = (typeof operatorActionNames)[number];
+
+/** What an action acts on, as the form's hidden fields carry it. */
+export interface ActionTarget {
+  repo?: string;
+  issue?: number;
+  installationId?: number;
+  note?: string;
+}
+
+const labels: Record<OperatorActionName, string> = {
+  release: "Release",
+  requeue: "Hand back to the queue",
+  "janitor-run": "Run the janitor (dry run first)",
+  "janitor-pause": "Pause the janitor",
+  "janitor-resume": "Resume the janitor",
+};
+
+const Hidden: FC<{ token: string; target: ActionTarget }> = ({ token, target }) => (
+  <>
+    <input type="hidden" name="token" value={token} />
+    {target.repo ? <input type="hidden" name="repo" value={target.repo} /> : null}
+    {target.issue !== undefined ? <input type="hidden" name="issue" value={String(target.issue)} /> : null}
+    {target.installationId !== undefined ? (
+      <input type="hidden" name="installationId" value={String(target.installationId)} />
+    ) : null}
+  </>
+);
+
+/** A one-button form: its POST only shows the confirm page, nothing changes yet. */
+export const ActionButton: FC<{ token: string; action: OperatorActionName; target: ActionTarget }> = ({
+  token,
+  action,
+  target,
+}) => (
+  <form class="inline action" method="post" action={`/dashboard/actions/${action}`}>
+    <Hidden token={token} target={target} />
+    <button type="submit" data-action={action}>
+      {labels[action]}
+    </button>
+  </form>
+);
+
+/** A held claim's actions: an agent's claim is released, a person's hold handed back to the queue. */
+export const ClaimActions: FC<{ token: string; repo: string; issue: number; holder: "agent" | "human" }> = ({
+  token,
+  repo,
+  issue,
+  holder,
+}) => (
+  <div class="actions">
+    <ActionButton
+      token={token}
+      action={holder === "agent" ? "release" : "requeue"}
+      target={{ repo, issue }}
+    />
+  </div>
+);
+
+/** The janitor's controls: a run (dry run first) and a pause or resume per installation. */
+export const JanitorControls: FC<{
+  token: string;
+  installations: { id: number; label: string; paused: boolean }[];
+}> = ({ token, installations }) => (
+  <div class="janitor-controls">
+    <ActionButton token={token} action="janitor-run" target={{}} />
+    {installations.map((installation) => (
+      <div data-installation-controls={String(installation.id)}>
+        {installation.label}:{" "}
+        {installation.paused ? <b class="halted">janitor paused</b> : <span>janitor running</span>}{" "}
+        <ActionButton
+          token={token}
+          action={installation.paused ? "janitor-resume" : "janitor-pause"}
+          target={{ installationId: installation.id }}
+        />
+      </div>
+    ))}
+  </div>
+);
+
+const SweepPlan: FC<{ report: SweepReport; label: (id: number) => string }> = ({ report, label }) => (
+  <div class="report" id="sweep-plan">
+    <p>
+      {report.dryRun ? "Would act" : "Acted"} on {report.actions.length} subject(s) of {report.examined}{" "}
+      examined in {report.installations} installation(s); skipped {report.skipped}.
+      {report.halted
+        ? ` Halted (disruption guard) for ${report.haltedInstallations.map(label).join(", ")}.`
+        : ""}
+      {report.pausedInstallations.length
+        ? ` Paused, not swept: ${report.pausedInstallations.map(label).join(", ")}.`
+        : ""}
+    </p>
+    {report.actions.length ? (
+      <ul>
+        {report.actions.map((action) => (
+          <li data-plan-subject={action.subject}>
+            {action.subject}: {action.action} ({action.reason})
+          </li>
+        ))}
+      </ul>
+    ) : (
+      <p>Nothing to do.</p>
+    )}
+  </div>
+);
+
+/** The confirm step: the plan, and a second POST with `confirm=1` that applies it. */
+export const ConfirmPage: FC<{
+  token: string;
+  action: OperatorActionName;
+  target: ActionTarget;
+  /** What the action will do, in a sentence. */
+  plan: string;
+  sweep?: SweepReport;
+  label: (id: number) => string;
+}> = ({ token, action, target, plan, sweep, label }) => (
+  <PageShell title={`claim-hold — ${labels[action]}?`}>
+    <h1>{labels[action]}?</h1>
+    <p id="action-plan">{plan}</p>
+    {sweep ? <SweepPlan report={sweep} label={label} /> : null}
+    <form method="post" action={`/dashboard/actions/${action}`} class="confirm">
+      <Hidden token={token} target={target} />
+      <input type="hidden" name="confirm" value="1" />
+      {action === "release" || action === "requeue" ? (
+        <p>
+          <label>
+            Note (quoted in the comment on GitHub){" "}
+            <textarea name="note" maxlength={500} rows={2} cols={40}>
+              {target.note ?? ""}
+            </textarea>
+          </label>
+        </p>
+      ) : null}
+      <button type="submit" data-confirm={action}>
+        {action === "janitor-run" ? "Apply" : `Yes, ${labels[action].toLowerCase()}`}
+      </button>{" "}
+      <a href={backHref(target)}>Cancel</a>
+    </form>
+  </PageShell>
+);
+
+/** After the second POST: what was done, and the way back. */
+export const ResultPage: FC<{
+  action: OperatorActionName;
+  target: ActionTarget;
+  done: boolean;
+  text: string;
+  sweep?: SweepReport;
+  label: (id: number) => string;
+}> = ({ action, target, done, text, sweep, label }) => (
+  <PageShell title={`claim-hold — ${labels[action]}`}>
+    <h1>{labels[action]}</h1>
+    <p id="action-result" data-done={String(done)} class={done ? "" : "error"}>
+      {text}
+    </p>
+    {sweep ? <SweepPlan report={sweep} label={label} /> : null}
+    <p>
+      <a href={backHref(target)} id="back">
+        Back
+      </a>{" "}
+      · <a href="/">The fleet</a>
+    </p>
+  </PageShell>
+);
+
+function backHref(target: ActionTarget): string {
+  return target.repo && target.issue !== undefined ? subjectPageUrl(target.repo, target.issue) : "/";
+}

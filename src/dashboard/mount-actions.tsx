@@ -1,0 +1,245 @@
+/** @jsxImportSource hono/jsx */
+// `POST /dashboard/actions/{action}` (docs/deploy.md#operator-actions): the operator's actions behind the admin session, a same-origin check and a CSRF token bound to the session; the first POST shows the plan, a second with `confirm=1` applies it.
+import type { Context, Hono, MiddlewareHandler } from "hono";
+import { getCookie } from "hono/cookie";
+import { csrf } from "hono/csrf";
+import { html } from "hono/html";
+import { HTTPException } from "hono/http-exception";
+import type { Logger } from "pino";
+import type { OperatorTakeBackResult } from "../handlers/operator-take-back.js";
+import type { ApiEnv } from "../http/api-env.js";
+import type { JanitorPauses } from "../janitor/janitor-pauses.js";
+import { JobBusyError } from "../janitor/job-registry.js";
+import type { SweepReport } from "../janitor/sweep-types.js";
+import {
+  type ActionTarget,
+  ConfirmPage,
+  type OperatorActionName,
+  operatorActionNames,
+  ResultPage,
+} from "./action-forms.js";
+import { sessionCookieName, verifyActionToken, verifySession } from "./dashboard-session.js";
+import { subjectOfPath } from "./subject-path.js";
+
+/** What the dashboard's actions call: the same functions `/reclaim` and `POST /api/v1/admin/janitor/run` use. */
+export interface DashboardActions {
+  takeBack(request: {
+    kind: "release" | "requeue";
+    repo: string;
+    issue: number;
+    note?: string;
+  }): Promise<OperatorTakeBackResult>;
+  /** The operator's sweep (under the janitor job's run lock): rejects with JobBusyError while one runs. */
+  sweep(options: { dryRun: boolean; installationId?: number }): Promise<SweepReport>;
+  pauses: Pick<JanitorPauses, "pausedAmong" | "setPaused">;
+  /** Where each applied action is logged (the audit of pause, resume and runs, which comment nowhere). */
+  log: Logger;
+}
+
+export interface DashboardActionDeps {
+  adminToken: string;
+  actions: DashboardActions;
+  /** Installation names for the pages (login or id). */
+  label: (installationIds: number[]) => Promise<(id: number) => string>;
+  secureHeaders: (c: Context<ApiEnv>) => void;
+  limitForm: MiddlewareHandler;
+  now: () => number;
+  log: Logger;
+}
+
+const refusedForgery = (c: Context<ApiEnv>, why: string) =>
+  c.json(
+    {
+      error: "csrf_refused",
+      message: `${why} Nothing was changed; reload the dashboard and try again.`,
+    },
+    403,
+  );
+
+// Same origin as the request, or as the Host header a proxy passed on (the App may sit behind one).
+const sameOrigin = csrf({
+  origin: (origin, c) => {
+    if (origin === new URL(c.req.url).origin) return true;
+    const host = c.req.header("host");
+    return host !== undefined && URL.canParse(origin) && new URL(origin).host === host;
+  },
+});
+
+async function fromOwnOrigin(c: Context<ApiEnv>): Promise<boolean> {
+  try {
+    await sameOrigin(c, async () => undefined);
+    return true;
+  } catch (error) {
+    if (error instanceof HTTPException) return false;
+    throw error;
+  }
+}
+
+const field = (form: Record<string, unknown>, name: string): string | undefined => {
+  const value = form[name];
+  return typeof value === "string" ? value : undefined;
+};
+
+/** The action's target from the form, or null when a field it needs is missing or malformed. */
+function targetOf(action: OperatorActionName, form: Record<string, unknown>): ActionTarget | null {
+  const note = field(form, "note")?.slice(0, 500);
+  if (action === "release" || action === "requeue") {
+    const [owner = "", name = ""] = (field(form, "repo") ?? "").split("/");
+    const subject = subjectOfPath(owner, name, field(form, "issue") ?? "");
+    return subject ? { repo: subject.repo, issue: subject.issue, ...(note ? { note } : {}) } : null;
+  }
+  const installation = field(form, "installationId");
+  if (installation === undefined || installation === "") {
+    return action === "janitor-run" ? {} : null;
+  }
+  return /^[1-9]\d{0,11}$/.test(installation) ? { installationId: Number(installation) } : null;
+}
+
+function planOf(action: OperatorActionName, target: ActionTarget, label: (id: number) => string): string {
+  const subject = `${target.repo}#${target.issue}`;
+  switch (action) {
+    case "release":
+      return `Release ${subject}: its agent claim ends (a new generation nobody holds), its App-made assignment and the claim-hold labels go, the agent's pull requests fail the claim-hold check, and the App comments on the issue as "an operator (claim-hold dashboard)" — what a “/reclaim release” comment does.`;
+    case "requeue":
+      return `Hand ${subject} back to the queue: whoever holds it (a person or a claim left behind) is unassigned, the claim-hold labels go, and agents may claim it again; the App comments on the issue as "an operator (claim-hold dashboard)" — what a “/reclaim release” comment does.`;
+    case "janitor-run":
+      return `A dry run of one janitor sweep${target.installationId ? ` of ${label(target.installationId)}` : ""} found the plan below; nothing was written. Apply runs the sweep again for real (the plan may have moved on since). Paused installations stay paused.`;
+    case "janitor-pause":
+      return `Pause the janitor for ${label(target.installationId ?? 0)}: every sweep (scheduled or run from here) skips it until it is resumed; claims there are neither marked stale nor reaped.`;
+    case "janitor-resume":
+      return `Resume the janitor for ${label(target.installationId ?? 0)}: the next sweep plans it again.`;
+  }
+}
+
+export function mountDashboardActions(app: Hono<ApiEnv>, deps: DashboardActionDeps): void {
+  const { adminToken, actions, now } = deps;
+  const busy = (c: Context<ApiEnv>) =>
+    c.json(
+      {
+        error: "janitor_busy",
+        message:
+          "A janitor sweep is running already (scheduled or operator-run); retry once it has finished.",
+      },
+      409,
+    );
+
+  app.post("/dashboard/actions/:action", deps.limitForm, async (c) => {
+    deps.secureHeaders(c);
+    const action = c.req.param("action") as OperatorActionName;
+    if (!operatorActionNames.includes(action)) {
+      return c.json({ error: "not_found", message: "No such route." }, 404);
+    }
+    const session = getCookie(c, sessionCookieName);
+    if (!session || !verifySession(adminToken, session, now())) {
+      return c.json({ error: "unauthorized", message: "Log in first." }, 401);
+    }
+    if (!(await fromOwnOrigin(c))) {
+      return refusedForgery(c, "The form was not sent from the dashboard's own origin.");
+    }
+    const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
+    if (!verifyActionToken(adminToken, session, form.token)) {
+      return refusedForgery(c, "The form's token is missing or belongs to another session.");
+    }
+    const target = targetOf(action, form);
+    if (!target) {
+      return c.json(
+        {
+          error: "invalid_request",
+          message: "An action needs its subject (repo `owner/name` and issue number) or installation id.",
+        },
+        422,
+      );
+    }
+    const token = form.token as string;
+    const label = await deps.label(target.installationId !== undefined ? [target.installationId] : []);
+
+    if (form.confirm !== "1") {
+      let sweep: SweepReport | undefined;
+      if (action === "janitor-run") {
+        try {
+          sweep = await actions.sweep({
+            dryRun: true,
+            ...(target.installationId !== undefined ? { installationId: target.installationId } : {}),
+          });
+        } catch (error) {
+          if (error instanceof JobBusyError) return busy(c);
+          throw error;
+        }
+      }
+      const sweepLabel = await deps.label(sweep?.pausedInstallations ?? []);
+      const page = (
+        <ConfirmPage
+          token={token}
+          action={action}
+          target={target}
+          plan={planOf(action, target, label)}
+          {...(sweep ? { sweep } : {})}
+          label={sweepLabel}
+        />
+      );
+      return c.html(html`<!doctype html>${page}`);
+    }
+
+    const log = deps.log.child({ operatorAction: action, requestId: c.get("requestId") });
+    const result = await applyAction(action, target, deps, label);
+    if (result === "busy") return busy(c);
+    log.info({ target: { ...target, note: undefined }, done: result.done }, "dashboard operator action");
+    const sweepLabel = await deps.label(result.sweep?.pausedInstallations ?? []);
+    const page = (
+      <ResultPage
+        action={action}
+        target={target}
+        done={result.done}
+        text={result.text}
+        {...(result.sweep ? { sweep: result.sweep } : {})}
+        label={sweepLabel}
+      />
+    );
+    return c.html(html`<!doctype html>${page}`, result.done ? 200 : 409);
+  });
+}
+
+async function applyAction(
+  action: OperatorActionName,
+  target: ActionTarget,
+  deps: DashboardActionDeps,
+  label: (id: number) => string,
+): Promise<{ done: boolean; text: string; sweep?: SweepReport } | "busy"> {
+  const { actions, now } = deps;
+  switch (action) {
+    case "release":
+    case "requeue": {
+      const repo = target.repo as string;
+      const issue = target.issue as number;
+      const result = await actions.takeBack({
+        kind: action,
+        repo,
+        issue,
+        ...(target.note ? { note: target.note } : {}),
+      });
+      if (result.outcome === "nothing") return { done: false, text: `Nothing was changed: ${result.reason}` };
+      return {
+        done: true,
+        text: `${repo}#${issue} is back in the queue at generation ${result.generation}${result.previous ? `; ${result.previous} lost it` : ""}. The App commented on the issue.`,
+      };
+    }
+    case "janitor-run":
+      try {
+        const sweep = await actions.sweep({
+          dryRun: false,
+          ...(target.installationId !== undefined ? { installationId: target.installationId } : {}),
+        });
+        return { done: true, text: `The sweep ran: ${sweep.actions.length} action(s).`, sweep };
+      } catch (error) {
+        if (error instanceof JobBusyError) return "busy";
+        throw error;
+      }
+    case "janitor-pause":
+    case "janitor-resume": {
+      const id = target.installationId as number;
+      const paused = action === "janitor-pause";
+      await actions.pauses.setPaused(id, paused, now());
+      return { done: true, text: `The janitor is ${paused ? "paused" : "running again"} for ${label(id)}.` };
+    }
+  }
+}

@@ -1,0 +1,161 @@
+// End to end in chromium, at desktop and phone widths: every operator action clicked through its confirm page against the simulator, with screenshots.
+import { existsSync, mkdirSync } from "node:fs";
+import { type Browser, chromium, type Locator, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { testAdminToken } from "../support/app-harness.js";
+import { probeRedis } from "../support/redis.js";
+import { claimMarkers, type E2eWorld, maintainer, repo, startWorld } from "./support/e2e-world.js";
+
+const chromiumPath = "/usr/bin/chromium";
+const available = existsSync(chromiumPath);
+if (!available && process.env.CI === "true") {
+  throw new Error(`${chromiumPath} is missing: CI must run the dashboard's browser tests.`);
+}
+const launchArgs = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+const screenshotDir = "test-results";
+const redisProbe = await probeRedis();
+
+const widths = [
+  { name: "desktop", viewport: { width: 1280, height: 900 } },
+  { name: "phone", viewport: { width: 390, height: 844 } },
+] as const;
+
+describe.skipIf(!available || !redisProbe.available)("the dashboard's operator actions in chromium", () => {
+  let browser: Browser;
+
+  beforeAll(async () => {
+    mkdirSync(screenshotDir, { recursive: true });
+    browser = await chromium.launch({ executablePath: chromiumPath, args: launchArgs });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  for (const { name, viewport } of widths) {
+    it(`${name}: release, hand back, janitor dry run and apply, pause and resume`, {
+      timeout: 120_000,
+    }, async () => {
+      const world: E2eWorld = await startWorld({
+        issues: [
+          { number: 1, title: "Agent work" },
+          { number: 2, title: "Alice's work" },
+          { number: 3, title: "Going stale" },
+        ],
+      });
+      try {
+        const { sim, app } = world;
+        await world.agent().claim({ repo, issue: 1, actor: { runtime: "codex", sessionId: "A" } });
+        sim.comment({ repo, issue: 2, login: maintainer.login, body: "/reclaim" });
+        await world.agent().claim({ repo, issue: 3, actor: { runtime: "pi", sessionId: "C" } });
+        await sim.flush();
+
+        const context = await browser.newContext({ viewport });
+        const page = await context.newPage();
+        const dialogs: string[] = [];
+        page.on("dialog", async (dialog) => {
+          dialogs.push(dialog.message());
+          await dialog.dismiss();
+        });
+        await page.goto(`${app.url}/login`);
+        await page.fill('input[name="token"]', testAdminToken);
+        await Promise.all([page.waitForURL(`${app.url}/`), page.click('button[type="submit"]')]);
+        await page.screenshot({ path: `${screenshotDir}/dashboard-actions-${name}.png`, fullPage: true });
+
+        // Release #1, from its row on a desktop, from its subject page on a phone (the row is compact there).
+        await clickAndWait(
+          page,
+          (await openActions(page, app.url, 1, name)).locator('button[data-action="release"]'),
+        );
+        expect(await page.locator("#action-plan").textContent()).toContain(`Release ${repo}#1`);
+        await page.fill('textarea[name="note"]', "parser rewrite stalled");
+        await page.screenshot({
+          path: `${screenshotDir}/dashboard-actions-confirm-${name}.png`,
+          fullPage: true,
+        });
+        await clickAndWait(page, 'button[data-confirm="release"]');
+        expect(await page.locator("#action-result").getAttribute("data-done")).toBe("true");
+        await sim.flush();
+        expect(sim.issue(repo, 1)).toMatchObject({ assignees: [], labels: [] });
+        expect(sim.issue(repo, 1).comments.at(-1)?.body).toContain("Note: parser rewrite stalled");
+        expect(claimMarkers(sim, 1).at(-1)).toEqual({ generation: 2, state: "released" });
+
+        // Hand #2 back to the queue (a person holds it).
+        await clickAndWait(
+          page,
+          (await openActions(page, app.url, 2, name)).locator('button[data-action="requeue"]'),
+        );
+        await clickAndWait(page, 'button[data-confirm="requeue"]');
+        expect(await page.locator("#action-result").getAttribute("data-done")).toBe("true");
+        await sim.flush();
+        expect(sim.issue(repo, 2).assignees).toEqual([]);
+
+        // #3 goes stale: the janitor's dry run lists it and writes nothing; Apply relabels it.
+        app.clock.now += 31_000;
+        await page.goto(`${app.url}/`);
+        await clickAndWait(page, 'button[data-action="janitor-run"]');
+        const plan = await page.locator("#sweep-plan li").allTextContents();
+        expect(plan).toHaveLength(1);
+        expect(plan[0]).toMatch(new RegExp(`^${repo}#3: relabel-stale`));
+        await page.screenshot({
+          path: `${screenshotDir}/dashboard-actions-janitor-plan-${name}.png`,
+          fullPage: true,
+        });
+        await sim.flush();
+        expect(sim.issue(repo, 3).labels).toEqual(["agent:claimed"]);
+        await clickAndWait(page, 'button[data-confirm="janitor-run"]');
+        await sim.flush();
+        expect(sim.issue(repo, 3).labels).toEqual(["agent:stale"]);
+
+        // Pause the installation, then resume it.
+        await page.goto(`${app.url}/`);
+        await clickAndWait(page, 'button[data-action="janitor-pause"]');
+        await clickAndWait(page, 'button[data-confirm="janitor-pause"]');
+        await page.goto(`${app.url}/`);
+        expect(await page.locator("[data-installation-controls='42']").textContent()).toContain(
+          "janitor paused",
+        );
+        expect((await app.services.janitor.sweep()).pausedInstallations).toEqual([42]);
+        await clickAndWait(page, 'button[data-action="janitor-resume"]');
+        await clickAndWait(page, 'button[data-confirm="janitor-resume"]');
+        await page.goto(`${app.url}/`);
+        expect(await page.locator("[data-installation-controls='42']").textContent()).toContain(
+          "janitor running",
+        );
+        expect(dialogs).toEqual([]);
+        await context.close();
+      } finally {
+        await world.close();
+      }
+    });
+  }
+});
+
+/** Where a subject's action buttons are at this width: its fleet row on a desktop, its subject page on a phone. */
+async function openActions(page: Page, url: string, issue: number, width: string): Promise<Locator> {
+  if (width === "desktop") {
+    await page.goto(`${url}/`);
+    const cell = page.locator(`tr[data-subject="${repo}#${issue}"] td[data-label="Actions"]`);
+    await cell.waitFor();
+    return cell;
+  }
+  await page.goto(`${url}/subjects/${repo}/${issue}`);
+  const section = page.locator("#actions");
+  await section.waitFor();
+  return section;
+}
+
+/** Clicks a form's button and waits for the page its POST answers. */
+async function clickAndWait(page: Page, target: string | Locator): Promise<void> {
+  const button = typeof target === "string" ? page.locator(target) : target;
+  await Promise.all([page.waitForNavigation(), button.click()]);
+}

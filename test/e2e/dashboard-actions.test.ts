@@ -1,0 +1,265 @@
+// End to end: the dashboard's operator actions against the simulator — each one's effect on GitHub and in the store, the confirm step, and forged POSTs refused with nothing changed.
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { testAdminToken } from "../support/app-harness.js";
+import { probeRedis } from "../support/redis.js";
+import {
+  claimMarkers,
+  type E2eWorld,
+  fleet,
+  installationId,
+  maintainer,
+  repo,
+  startWorld,
+} from "./support/e2e-world.js";
+
+const redisProbe = await probeRedis();
+let world: E2eWorld;
+const keyOf = (issue: number) => ({ installationId, repoId: 1296269, issue });
+
+async function login(): Promise<string> {
+  const response = await fetch(`${world.app.url}/login`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ token: testAdminToken }).toString(),
+    redirect: "manual",
+  });
+  return response.headers.get("set-cookie")!.split(";")[0]!;
+}
+
+/** The action token the fleet page's forms carry for this session. */
+async function actionToken(cookie: string): Promise<string> {
+  const page = await (await fetch(`${world.app.url}/`, { headers: { cookie } })).text();
+  const token = /name="token" value="([A-Za-z0-9_-]{43})"/.exec(page)?.[1];
+  if (!token) throw new Error("the fleet page shows no action form");
+  return token;
+}
+
+function post(
+  cookie: string,
+  action: string,
+  fields: Record<string, string>,
+  origin: string | null = world.app.url,
+): Promise<Response> {
+  return fetch(`${world.app.url}/dashboard/actions/${action}`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/x-www-form-urlencoded",
+      cookie,
+      ...(origin ? { origin } : {}),
+    },
+    body: new URLSearchParams(fields).toString(),
+    redirect: "manual",
+  });
+}
+
+/** Everything an action could change: the issue on GitHub (comments included) and the store's record. */
+async function everything(issue: number) {
+  return {
+    github: structuredClone(world.sim.issue(repo, issue)),
+    record: await world.stores.claims.get(keyOf(issue)),
+    paused: await world.stores.documents.getDocument(`janitor:paused:${installationId}`),
+  };
+}
+
+describe.skipIf(!redisProbe.available)("the dashboard's operator actions", () => {
+  beforeEach(async () => {
+    world = await startWorld({
+      issues: [
+        { number: 1, title: "Agent work" },
+        { number: 2, title: "Alice's work" },
+      ],
+    });
+  });
+  afterEach(() => world.close());
+
+  it("release: the first POST only shows the plan; confirm=1 is `/reclaim release` by the operator, with the note", async () => {
+    const { sim } = world;
+    const agent = world.agent();
+    const { lease } = await agent.claim({ repo, issue: 1, actor: { runtime: "codex", sessionId: "A" } });
+    await sim.flush();
+    const cookie = await login();
+    const token = await actionToken(cookie);
+    const before = await everything(1);
+
+    const asked = await post(cookie, "release", { token, repo, issue: "1" });
+    expect(asked.status).toBe(200);
+    const plan = await asked.text();
+    expect(plan).toContain(`Release ${repo}#1`);
+    expect(plan).toContain('name="confirm" value="1"');
+    expect(await everything(1)).toStrictEqual(before);
+
+    const done = await post(cookie, "release", {
+      token,
+      repo,
+      issue: "1",
+      confirm: "1",
+      note: "stuck on @alice's <b>review</b>",
+    });
+    expect(done.status).toBe(200);
+    expect(await done.text()).toContain(`${repo}#1 is back in the queue at generation 2`);
+    await sim.flush();
+    const issue = sim.issue(repo, 1);
+    expect(issue.assignees).toEqual([]);
+    expect(issue.labels).toEqual([]);
+    const reply = issue.comments.at(-1)!;
+    expect(reply.author).toBe("claim-hold[bot]");
+    expect(reply.body).toContain(
+      "🔁 An operator (claim-hold dashboard) released this issue back to the queue (generation 2); nobody holds it now.",
+    );
+    // The note is quoted inert: no mention, no markup.
+    expect(reply.body).toContain("Note: stuck on @\u2060alice's \\<b\\>review\\</b\\>");
+    expect(claimMarkers(sim, 1)).toEqual([
+      { generation: 1, state: "revoked" },
+      { generation: 2, state: "released" },
+    ]);
+    expect(await world.stores.claims.get(keyOf(1))).toMatchObject({
+      state: "released",
+      generation: 2,
+      actor: { kind: "human", login: "claim-hold[dashboard]" },
+    });
+    // The agent learns its lease ended, as after `/reclaim release`.
+    await expect(agent.verify(lease)).rejects.toMatchObject({ status: 410 });
+    // Free for the queue: another session claims it.
+    expect((await world.agent().claim({ repo, issue: 1, actor: { sessionId: "B" } })).lease.generation).toBe(
+      3,
+    );
+
+    // A second release finds no live agent claim of #2 and changes nothing.
+    const nothing = await post(cookie, "release", { token, repo, issue: "2", confirm: "1" });
+    expect(nothing.status).toBe(409);
+    expect(await nothing.text()).toContain("has no live agent claim to release");
+  });
+
+  it("hand back to the queue: a person's hold ends, nobody assigned, agents may claim it", async () => {
+    const { sim } = world;
+    sim.comment({ repo, issue: 2, login: maintainer.login, body: "/reclaim" });
+    await sim.flush();
+    expect(sim.issue(repo, 2).assignees).toEqual([maintainer.login]);
+    await expect(world.agent().claim({ repo, issue: 2, actor: { sessionId: "A" } })).rejects.toMatchObject({
+      code: "human_held",
+    });
+    const cookie = await login();
+    const token = await actionToken(cookie);
+
+    const done = await post(cookie, "requeue", { token, repo, issue: "2", confirm: "1" });
+    expect(done.status).toBe(200);
+    await sim.flush();
+    expect(sim.issue(repo, 2)).toMatchObject({ assignees: [], labels: [] });
+    expect(sim.issue(repo, 2).comments.at(-1)?.body).toContain(
+      "An operator (claim-hold dashboard) released this issue back to the queue (generation 2)",
+    );
+    expect(await world.stores.claims.get(keyOf(2))).toMatchObject({ state: "released", generation: 2 });
+    // The same form sent again (a double click) finds the subject free and changes nothing.
+    const before = await everything(2);
+    const again = await post(cookie, "requeue", { token, repo, issue: "2", confirm: "1" });
+    expect(again.status).toBe(409);
+    expect(await again.text()).toContain("is free already");
+    await sim.flush();
+    expect(await everything(2)).toStrictEqual(before);
+    expect((await world.agent().claim({ repo, issue: 2, actor: { sessionId: "B" } })).lease.generation).toBe(
+      3,
+    );
+  });
+
+  it("janitor: the dry run shows the plan and writes nothing; apply relabels; a pause holds every sweep until resumed", async () => {
+    const { sim, app } = world;
+    await world.agent().claim({ repo, issue: 1, actor: { runtime: "codex", sessionId: "A" } });
+    await sim.flush();
+    app.clock.now += 31_000; // past the 30 s ttl: stale
+    const cookie = await login();
+    const token = await actionToken(cookie);
+
+    const dry = await post(cookie, "janitor-run", { token });
+    expect(dry.status).toBe(200);
+    expect(await dry.text()).toMatch(/data-plan-subject="octo\/widgets#1">octo\/widgets#1: relabel-stale/);
+    await sim.flush();
+    expect(sim.issue(repo, 1).labels).toEqual(["agent:claimed"]);
+
+    // Paused: the operator's apply does not override it, and neither does a scheduled sweep.
+    expect((await post(cookie, "janitor-pause", { token, installationId: "42", confirm: "1" })).status).toBe(
+      200,
+    );
+    const page = await (await fetch(`${app.url}/`, { headers: { cookie } })).text();
+    expect(page).toContain("janitor paused");
+    const held = await post(cookie, "janitor-run", { token, confirm: "1" });
+    expect(await held.text()).toContain("Paused, not swept: octo.");
+    const scheduled = await app.services.janitor.sweep();
+    expect(scheduled).toMatchObject({ pausedInstallations: [installationId], actions: [] });
+    await sim.flush();
+    expect(sim.issue(repo, 1).labels).toEqual(["agent:claimed"]);
+    const metrics = await (await fetch(`${app.url}/metrics`)).text();
+    expect(metrics).toContain("claim_hold_janitor_paused_installations 1");
+
+    expect((await post(cookie, "janitor-resume", { token, installationId: "42", confirm: "1" })).status).toBe(
+      200,
+    );
+    const applied = await post(cookie, "janitor-run", { token, confirm: "1" });
+    expect(applied.status).toBe(200);
+    expect(await applied.text()).toContain("The sweep ran: 1 action(s).");
+    await sim.flush();
+    expect(sim.issue(repo, 1).labels).toEqual(["agent:stale"]);
+  });
+
+  it("janitor: while a sweep runs, the dashboard's run answers 409 janitor_busy like the API", async () => {
+    const cookie = await login();
+    const token = await actionToken(cookie);
+    let finish = () => {};
+    const running = world.app.services.jobs.runNow(
+      "janitor",
+      () => new Promise<void>((resolve) => (finish = resolve)),
+    );
+    try {
+      const busy = await post(cookie, "janitor-run", { token });
+      expect(busy.status).toBe(409);
+      expect(await busy.json()).toStrictEqual({
+        error: "janitor_busy",
+        message:
+          "A janitor sweep is running already (scheduled or operator-run); retry once it has finished.",
+      });
+    } finally {
+      finish();
+      await running;
+    }
+  });
+
+  it("refuses forged POSTs — no token, another session's token, another origin, no session — and changes nothing", async () => {
+    const { sim, app } = world;
+    await world.agent().claim({ repo, issue: 1, actor: { runtime: "codex", sessionId: "A" } });
+    await sim.flush();
+    const cookie = await login();
+    app.clock.now += 1_000; // another login, another session
+    const other = await login();
+    expect(other).not.toBe(cookie);
+    const otherToken = await actionToken(other);
+    const token = await actionToken(cookie);
+    const before = await everything(1);
+    const apply = { repo, issue: "1", confirm: "1", installationId: "42" };
+
+    for (const action of ["release", "requeue", "janitor-run", "janitor-pause"]) {
+      const noToken = await post(cookie, action, apply);
+      expect(noToken.status, action).toBe(403);
+      expect(await noToken.json()).toStrictEqual({
+        error: "csrf_refused",
+        message:
+          "The form's token is missing or belongs to another session. Nothing was changed; reload the dashboard and try again.",
+      });
+      const stolen = await post(cookie, action, { ...apply, token: otherToken });
+      expect(stolen.status, action).toBe(403);
+      expect((await stolen.json()).error).toBe("csrf_refused");
+      const crossSite = await post(cookie, action, { ...apply, token }, "https://evil.example");
+      expect(crossSite.status, action).toBe(403);
+      expect(await crossSite.json()).toStrictEqual({
+        error: "csrf_refused",
+        message:
+          "The form was not sent from the dashboard's own origin. Nothing was changed; reload the dashboard and try again.",
+      });
+      const noOrigin = await post(cookie, action, { ...apply, token }, null);
+      expect(noOrigin.status, action).toBe(403);
+      const noSession = await post("", action, { ...apply, token });
+      expect(noSession.status, action).toBe(401);
+    }
+    await sim.flush();
+    expect(await everything(1)).toStrictEqual(before);
+    expect(sim.issue(repo, 1).assignees).toEqual([fleet.login]);
+  });
+});
