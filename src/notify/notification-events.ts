@@ -144,6 +144,34 @@ export function needsHumanNotification(
   };
 }
 
+/** A live claim made no progress for `stallAfter` (docs/reference/http-api.md#stalled): once per generation. */
+export function stalledNotification(
+  record: Pick<
+    ClaimRecord,
+    "installationId" | "repoId" | "issue" | "repo" | "generation" | "actor" | "onStall" | "branch"
+  >,
+  stalledSince: number,
+  lastProgressAt: number,
+  config: Config,
+): NotificationInput {
+  return {
+    event: "stalled",
+    installationId: record.installationId,
+    subject: subjectName(record.repo, record.issue),
+    data: {
+      generation: record.generation,
+      holder: actorData(record.actor),
+      stalledSince: iso(stalledSince),
+      lastProgressAt: iso(lastProgressAt),
+      onStall: record.onStall ?? "needs-human",
+      ...(record.branch ? { branch: record.branch } : {}),
+      ...(config.notify.mention ? { mention: config.notify.mention } : {}),
+    },
+    repoEvents: config.notify.events,
+    key: `stalled:${subjectId(record)}:${record.generation}`,
+  };
+}
+
 /** A subject's spend crossed its class's `warnUsd` (`budget-warn`, once) or `maxUsd` (`budget-exhausted`). */
 export function budgetNotification(
   event: "budget-warn" | "budget-exhausted",
