@@ -1521,6 +1521,11 @@ describe.each(cases)("$name store contract", (storeCase) => {
         previous: { generation: 2, stalledAt: claimedAt + 25 * minute },
       });
       expect(await heartbeat(2, "tc")).toMatchObject({ kind: "superseded" });
+      // The ended generation is identifiable as stalled-and-taken (the failure breaker's count).
+      expect((await stores.claims.history(key)).slice(0, 2)).toStrictEqual([
+        { at: now, generation: 3, kind: "claimed", actor: bob },
+        { at: now, generation: 2, kind: "superseded", actor: bob, note: "stalled" },
+      ]);
     });
 
     it("drops a stalled claim's takeover intent when the holder makes progress", async () => {
@@ -1532,6 +1537,17 @@ describe.each(cases)("$name store contract", (storeCase) => {
       expect((await stores.claims.get(key))?.takeover).toBeUndefined();
       now += durations.heartbeatMs;
       expect(await claim(bob, "tb", { takeover: true })).toMatchObject({ kind: "held" });
+      // A takeover of a claim that went silent is no stalled one.
+      now += durations.ttlMs + durations.heartbeatMs;
+      expect(await claim(bob, "tb", { takeover: true })).toMatchObject({ kind: "takeover_pending" });
+      now += durations.heartbeatMs;
+      expect(await claim(bob, "tb", { takeover: true })).toMatchObject({ kind: "created" });
+      expect((await stores.claims.history(key))[1]).toStrictEqual({
+        at: now,
+        generation: 1,
+        kind: "superseded",
+        actor: bob,
+      });
     });
   });
 

@@ -1,5 +1,6 @@
 // Progress evidence and the `stalled` state (docs/reference/http-api.md#stalled): pure functions of a record and a clock, mirrored by stall_of in liveness.lua.
 import type { ClaimRecord } from "./claim.js";
+import { aliveAt } from "./liveness.js";
 
 export const onStallActions = ["needs-human", "reclaimable"] as const;
 export type OnStall = (typeof onStallActions)[number];
@@ -24,6 +25,19 @@ export function stalledSince(record: StallFields, now: number): number | null {
     return null;
   const since = progressBase(record) + record.stallAfterMs;
   return now >= since ? since : null;
+}
+
+/**
+ * Whether a generation ended by a takeover (or a `/reclaim`) at `now` was live and stalled: its
+ * `superseded` history entry then carries the note `stalled`, which the failure breaker counts.
+ */
+export function wasStalled(
+  record: StallFields & Pick<ClaimRecord, "state" | "lastHeartbeatAt" | "durations">,
+  now: number,
+): boolean {
+  if (record.state !== "active") return false;
+  const live = now - aliveAt(record) < record.durations.ttlMs;
+  return live && stalledSince(record, now) !== null;
 }
 
 /** What a heartbeat (or any read) of a live claim makes of its progress: the table of test/stall.test.ts. */

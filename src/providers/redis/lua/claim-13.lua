@@ -156,7 +156,7 @@ if refusal then return refusal end
 
 local gen = next_generation(KEY.highWater, cur and tonumber(cur.generation) or 0, tonumber(ARG.minGeneration))
 if cur and cur.state == 'active' then
-  push_history(KEY.history, ARG.now, cur.generation, 'superseded', claimant_json)
+  push_history(KEY.history, ARG.now, cur.generation, 'superseded', claimant_json, stalled_note(cur, now))
 end
 local fields = {'generation', gen}
 if cur then

@@ -28,6 +28,13 @@ local function stalled_since(m, now)
   return nil
 end
 
+-- The note of a `superseded` history entry: 'stalled' when the generation it ends was live and
+-- stalled (the failure breaker counts it), else nil.
+local function stalled_note(m, now)
+  if now - alive_at(m) < tonumber(m.ttlMs) and stalled_since(m, now) then return 'stalled' end
+  return nil
+end
+
 -- Whether a stalled claim may be taken over while its heartbeats go on (`onStall: reclaimable`).
 local function stall_takeover(m, now)
   return m.onStall == 'reclaimable' and stalled_since(m, now) ~= nil
