@@ -1,6 +1,7 @@
 // The notifications (docs/deploy.md#9-notifications), built from what the lease core and the janitor already know; pure.
 import type { RepoConfig } from "../config/repo-config.js";
 import { type Actor, type ClaimRecord, subjectName } from "../domain/claim.js";
+import { wasStalled } from "../domain/stall.js";
 import type { NotificationInput } from "./notifier.js";
 
 type Config = Pick<RepoConfig, "notify">;
@@ -34,6 +35,8 @@ export function takeoverNotification(
       previous: actorData(previous.actor),
       holder: actorData(record.actor),
       ...(record.branch ? { branch: record.branch } : {}),
+      // The taken generation was live and stalled (onStall: reclaimable): a failure, for the breaker.
+      ...(wasStalled(previous, record.claimedAt) ? { stalled: true } : {}),
     },
     repoEvents: config.notify.events,
     key: `takeover:${subjectId(record)}:${record.generation}`,

@@ -160,7 +160,11 @@ describe.each(stores)("a stalled claim, on the $name", ({ redis }) => {
     expect(taken.lease.generation).toBe(2);
     await expect(beat()).rejects.toMatchObject({ status: 409, code: "superseded" });
     expect(await stateOf(holder)).toBe("active");
-    expect((await world!.notices()).filter((n) => n.event === "stalled")).toHaveLength(1);
+    const notices = await world!.notices();
+    expect(notices.filter((n) => n.event === "stalled")).toHaveLength(1);
+    expect(notices.filter((n) => n.event === "takeover")).toMatchObject([
+      { data: { previousGeneration: 1, generation: 2, stalled: true } },
+    ]);
   });
 
   it("with onStall needs-human asks a person and takeover still waits for the heartbeats to stop", async () => {
