@@ -167,6 +167,44 @@ describe.each(stores)("a stalled claim, on the $name", ({ redis }) => {
     ]);
   });
 
+  it("counts a push to the claim's branch and the holder's pull request from it as progress; the notification stays once per generation", async () => {
+    const { app, sim } = await start(stallConfig("needs-human"));
+    const holder = world!.agent();
+    const branch = "agent/S/1-task-1";
+    const { lease } = await holder.claim({
+      repo,
+      issue: 1,
+      actor: { runtime: "codex", sessionId: "S" },
+      branch,
+    });
+    /** Heartbeats every 10 s up to `until` (the last one at it), answering the last answer. */
+    const beatUntil = async (until: number) => {
+      let answer = await holder.heartbeat(lease);
+      while (app.clock.now < until) {
+        app.clock.now = Math.min(app.clock.now + 10_000, until);
+        answer = await holder.heartbeat(lease);
+      }
+      return answer;
+    };
+    await beatUntil(app.clock.now + 60_000);
+    sim.push({ repo, branch, login: fleet.login, message: "work" });
+    await sim.flush();
+    const pushedAt = app.clock.now;
+    expect(await beatUntil(pushedAt + 119_000)).not.toHaveProperty("stalledSince");
+    expect(await beatUntil(pushedAt + 121_000)).toMatchObject({
+      stalledSince: new Date(pushedAt + 120_000).toISOString(),
+    });
+    sim.openPull({ repo, author: fleet.login, head: branch, title: "Task 1", body: "Closes #1" });
+    await sim.flush();
+    const openedAt = app.clock.now;
+    expect(await beatUntil(openedAt + 10_000)).not.toHaveProperty("stalledSince");
+    expect(await stateOf(holder)).toBe("active");
+    expect(await beatUntil(openedAt + 125_000)).toMatchObject({
+      stalledSince: new Date(openedAt + 120_000).toISOString(),
+    });
+    expect((await world!.notices()).filter((n) => n.event === "stalled")).toHaveLength(1);
+  });
+
   it("with onStall needs-human asks a person and takeover still waits for the heartbeats to stop", async () => {
     const { app } = await start(stallConfig("needs-human"));
     const holder = world!.agent();
