@@ -98,6 +98,37 @@ const rows: Row[] = [
     state: "reclaimable",
     reasons: ["heartbeat-expired", "no-open-pull-request", "no-recent-push"],
   },
+  // --- progress (docs/reference/http-api.md#stalled): claimed 3 h ago, heartbeating
+  {
+    name: "heartbeating, no progress for stallAfter",
+    evidence: evidence({ record: agentRecord({ stallAfterMs: 2 * 60 * min }) }),
+    state: "stalled",
+    reasons: ["no-progress", "heartbeat-live"],
+  },
+  {
+    name: "heartbeating, no progress for stallAfter, onStall reclaimable",
+    evidence: evidence({ record: agentRecord({ stallAfterMs: 2 * 60 * min, onStall: "reclaimable" }) }),
+    state: "stalled",
+    reasons: ["no-progress", "heartbeat-live", "takeover-allowed"],
+  },
+  {
+    name: "heartbeating, pushed within stallAfter",
+    evidence: evidence({ record: agentRecord({ stallAfterMs: 2 * 60 * min, lastPushAt: now - 60 * min }) }),
+    state: "active",
+    reasons: ["heartbeat-live"],
+  },
+  {
+    name: "heartbeating without progress but asking for a person",
+    evidence: evidence({ record: agentRecord({ stallAfterMs: 2 * 60 * min, needsHuman: true }) }),
+    state: "waiting",
+    reasons: ["needs-human", "heartbeat-live"],
+  },
+  {
+    name: "silent past ttl and without progress: stale, not stalled",
+    evidence: evidence({ record: agentRecord({ stallAfterMs: 2 * 60 * min, lastHeartbeatAt: now - ttl }) }),
+    state: "stale",
+    reasons: ["heartbeat-missed"],
+  },
   {
     name: "stale with an open PR from the holder's branch",
     evidence: evidence({ record: silentFor(ttl), openPullRequests: [openPr] }),
@@ -522,6 +553,7 @@ describe("deriveState", () => {
         "phantom",
         "reclaimable",
         "stale",
+        "stalled",
         "unknown",
         "waiting",
       ].sort(),

@@ -620,6 +620,7 @@ describe.each(cases)("$name store contract", (storeCase) => {
       durations: reviewerDurations,
       phase: "p",
       phaseCommentAt: now,
+      progressAt: now,
     };
     expect(await heartbeat(1, "ta", { phase: "p" })).toStrictEqual(beatOf(edited, { editComment: true }));
     expect(await stores.claims.get(key)).toStrictEqual(edited);
@@ -943,7 +944,12 @@ describe.each(cases)("$name store contract", (storeCase) => {
     const firstAt = now;
     expect(await heartbeat(1, "ta", { phase: "coding" })).toStrictEqual(
       beatOf(
-        recordOf(alice, "ta", 1, T0, { lastHeartbeatAt: now, phase: "coding", phaseCommentAt: firstAt }),
+        recordOf(alice, "ta", 1, T0, {
+          lastHeartbeatAt: now,
+          phase: "coding",
+          phaseCommentAt: firstAt,
+          progressAt: firstAt,
+        }),
         {
           editComment: true,
         },
@@ -954,6 +960,7 @@ describe.each(cases)("$name store contract", (storeCase) => {
       lastHeartbeatAt: now,
       phase: "testing",
       phaseCommentAt: firstAt,
+      progressAt: now,
     });
     expect(await heartbeat(1, "ta", { phase: "testing" })).toStrictEqual(beatOf(throttled));
     expect(await stores.claims.get(key)).toStrictEqual(throttled);
@@ -961,9 +968,17 @@ describe.each(cases)("$name store contract", (storeCase) => {
     expect((await heartbeat(1, "ta", { phase: "testing" })).kind === "ok").toBe(true);
     expect(await heartbeat(1, "ta", { phase: "testing" })).toMatchObject({ editComment: false });
     expect(await heartbeat(1, "ta", { phase: "review" })).toStrictEqual(
-      beatOf(recordOf(alice, "ta", 1, T0, { lastHeartbeatAt: now, phase: "review", phaseCommentAt: now }), {
-        editComment: true,
-      }),
+      beatOf(
+        recordOf(alice, "ta", 1, T0, {
+          lastHeartbeatAt: now,
+          phase: "review",
+          phaseCommentAt: now,
+          progressAt: now,
+        }),
+        {
+          editComment: true,
+        },
+      ),
     );
   });
 
@@ -1428,6 +1443,112 @@ describe.each(cases)("$name store contract", (storeCase) => {
     await stores.claims.recordPush(key, 1, T0 + 8 * minute);
     expect((await stores.claims.get(key))?.lastPushAt).toBe(T0 + 7 * minute);
     expect(await stores.claims.history(key)).toHaveLength(2);
+  });
+
+  describe("progress and stalled (docs/reference/http-api.md#stalled)", () => {
+    const stall = (onStall: "needs-human" | "reclaimable") => ({ stall: { afterMs: 20 * minute, onStall } });
+    const usage = (costMicros: number) => ({ usage: { costMicros, tokens: 0 } });
+
+    it("keeps stallAfter and onStall on the record; a phase change or a spend increase is progress, a repeat is not", async () => {
+      await claim(alice, "ta", stall("needs-human"));
+      expect(await stores.claims.get(key)).toMatchObject({
+        stallAfterMs: 20 * minute,
+        onStall: "needs-human",
+      });
+      now += minute;
+      await heartbeat(1, "ta", { phase: "coding" });
+      expect((await stores.claims.get(key))?.progressAt).toBe(now);
+      const phasedAt = now;
+      now += minute;
+      await heartbeat(1, "ta", { phase: "coding", ...usage(0) });
+      expect((await stores.claims.get(key))?.progressAt).toBe(phasedAt);
+      now += minute;
+      await heartbeat(1, "ta", usage(5));
+      expect((await stores.claims.get(key))?.progressAt).toBe(now);
+      now += minute;
+      await heartbeat(1, "ta", usage(5));
+      expect((await stores.claims.get(key))?.progressAt).toBe(now - minute);
+    });
+
+    it("answers stalledSince past stallAfter without progress, marks the first such heartbeat once, and a push ends it", async () => {
+      await claim(alice, "ta", stall("needs-human"));
+      now += 19 * minute;
+      const early = await heartbeat(1, "ta");
+      expect(early).toMatchObject({ kind: "ok" });
+      expect(early).not.toHaveProperty("stalledSince");
+      now += 2 * minute;
+      const first = await heartbeat(1, "ta");
+      expect(first).toMatchObject({
+        kind: "ok",
+        stalledSince: T0 + 20 * minute,
+        stalledNow: true,
+        record: { stalledAt: now, generation: 1 },
+      });
+      now += minute;
+      const second = await heartbeat(1, "ta");
+      expect(second).toMatchObject({ stalledSince: T0 + 20 * minute });
+      expect(second).not.toHaveProperty("stalledNow");
+      await stores.claims.recordPush(key, 1, now);
+      now += minute;
+      expect(await heartbeat(1, "ta")).not.toHaveProperty("stalledSince");
+      // An ask for a person is waiting, not stalled.
+      now += 30 * minute;
+      expect(await heartbeat(1, "ta", { needsHuman: true, blocker: "b" })).not.toHaveProperty("stalledSince");
+    });
+
+    it("lets another session take over a live claim stalled with onStall reclaimable, and only then", async () => {
+      await claim(alice, "ta", stall("needs-human"));
+      now += 25 * minute;
+      await heartbeat(1, "ta");
+      expect(await claim(bob, "tb", { takeover: true })).toMatchObject({ kind: "held" });
+      await release(1, "ta");
+      await claim(alice, "tc", stall("reclaimable"));
+      const claimedAt = now;
+      now += 10 * minute;
+      await heartbeat(2, "tc");
+      expect(await claim(bob, "tb", { takeover: true })).toMatchObject({ kind: "held" });
+      now = claimedAt + 25 * minute;
+      await heartbeat(2, "tc");
+      expect(await claim(bob, "tb", { takeover: true })).toMatchObject({ kind: "takeover_pending" });
+      // The holder's heartbeats go on without progress: the intent stays.
+      now += minute;
+      expect(await heartbeat(2, "tc")).toMatchObject({ kind: "ok", stalledSince: claimedAt + 20 * minute });
+      expect((await stores.claims.get(key))?.takeover?.claimant).toStrictEqual(bob);
+      now += durations.heartbeatMs;
+      expect(await claim(bob, "tb", { takeover: true })).toMatchObject({
+        kind: "created",
+        record: { generation: 3, supersedes: 2 },
+        previous: { generation: 2, stalledAt: claimedAt + 25 * minute },
+      });
+      expect(await heartbeat(2, "tc")).toMatchObject({ kind: "superseded" });
+      // The ended generation is identifiable as stalled-and-taken (the failure breaker's count).
+      expect((await stores.claims.history(key)).slice(0, 2)).toStrictEqual([
+        { at: now, generation: 3, kind: "claimed", actor: bob },
+        { at: now, generation: 2, kind: "superseded", actor: bob, note: "stalled" },
+      ]);
+    });
+
+    it("drops a stalled claim's takeover intent when the holder makes progress", async () => {
+      await claim(alice, "ta", stall("reclaimable"));
+      now += 25 * minute;
+      expect(await claim(bob, "tb", { takeover: true })).toMatchObject({ kind: "takeover_pending" });
+      now += minute;
+      expect(await heartbeat(1, "ta", { phase: "testing" })).not.toHaveProperty("stalledSince");
+      expect((await stores.claims.get(key))?.takeover).toBeUndefined();
+      now += durations.heartbeatMs;
+      expect(await claim(bob, "tb", { takeover: true })).toMatchObject({ kind: "held" });
+      // A takeover of a claim that went silent is no stalled one.
+      now += durations.ttlMs + durations.heartbeatMs;
+      expect(await claim(bob, "tb", { takeover: true })).toMatchObject({ kind: "takeover_pending" });
+      now += durations.heartbeatMs;
+      expect(await claim(bob, "tb", { takeover: true })).toMatchObject({ kind: "created" });
+      expect((await stores.claims.history(key))[1]).toStrictEqual({
+        at: now,
+        generation: 1,
+        kind: "superseded",
+        actor: bob,
+      });
+    });
   });
 
   it("forgets a subject: revoked, synced, out of every index, the old lease gone", async () => {

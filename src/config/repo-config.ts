@@ -1,6 +1,7 @@
 // The per-repository `.github/claim-hold.yml` schema; defaults come from `RepoConfig.parse({})`.
 import { z } from "zod";
 import type { Durations, TaskClass } from "../domain/claim.js";
+import { type OnStall, onStallActions } from "../domain/stall.js";
 import { DurationMs, maxTtlMs, minTtlMs } from "./durations.js";
 
 const TaskClassDurations = (ttl: string, reclaimAfter: string, heartbeat: string) =>
@@ -12,6 +13,10 @@ const TaskClassDurations = (ttl: string, reclaimAfter: string, heartbeat: string
       reclaimAfter: DurationMs.prefault(reclaimAfter),
       /** How often the holder is advised to heartbeat; also the takeover grace beat. */
       heartbeat: DurationMs.prefault(heartbeat),
+      /** A live claim without progress (push, PR, phase change, spend increase) for this long is `stalled`; null: off. */
+      stallAfter: DurationMs.nullable().default(null),
+      /** `needs-human` asks a person; `reclaimable` also lets another session take the claim over while it heartbeats. */
+      onStall: z.enum(onStallActions).default("needs-human"),
     })
     .prefault({})
     .superRefine((d, ctx) => {
@@ -23,6 +28,13 @@ const TaskClassDurations = (ttl: string, reclaimAfter: string, heartbeat: string
           code: "custom",
           message: "reclaimAfter must be at least ttl and at most 48h",
           path: ["reclaimAfter"],
+        });
+      }
+      if (d.stallAfter !== null && d.stallAfter < d.heartbeat) {
+        ctx.addIssue({
+          code: "custom",
+          message: "stallAfter must be at least heartbeat",
+          path: ["stallAfter"],
         });
       }
       if (d.heartbeat <= 0 || d.heartbeat >= d.ttl) {
@@ -54,6 +66,7 @@ export const NotifyEvent = z.enum([
   "budget-warn",
   "budget-exhausted",
   "janitor-halted",
+  "stalled",
 ]);
 export type NotifyEvent = z.infer<typeof NotifyEvent>;
 const defaultNotifyEvents: NotifyEvent[] = [
@@ -63,6 +76,7 @@ const defaultNotifyEvents: NotifyEvent[] = [
   "needs-human",
   "budget-exhausted",
   "janitor-halted",
+  "stalled",
 ];
 
 export const RepoConfig = z.strictObject({
@@ -205,6 +219,15 @@ export const defaultRepoConfig: RepoConfig = RepoConfig.parse({});
 export function durationsOf(config: RepoConfig, taskClass: TaskClass): Durations {
   const d = config.taskClasses[taskClass];
   return { ttlMs: d.ttl, reclaimAfterMs: d.reclaimAfter, heartbeatMs: d.heartbeat };
+}
+
+/** The stall rule a claim of `taskClass` is held to (docs/reference/config.md), or undefined when off. */
+export function stallOf(
+  config: RepoConfig,
+  taskClass: TaskClass,
+): { afterMs: number; onStall: OnStall } | undefined {
+  const d = config.taskClasses[taskClass];
+  return d.stallAfter === null ? undefined : { afterMs: d.stallAfter, onStall: d.onStall };
 }
 
 export type RepoConfigResult = { config: RepoConfig; error?: string };

@@ -76,6 +76,8 @@ export const HeartbeatResponseSchema = z.looseObject({
   state: z.string(),
   /** Present while the lease is paused by its budget: held, waiting for a person's `/budget` answer. */
   paused: z.literal("budget").optional(),
+  /** Present while the claim is `stalled`: when it became so (no progress for `stallAfter`). */
+  stalledSince: Timestamp.optional(),
 });
 export type HeartbeatResponse = z.infer<typeof HeartbeatResponseSchema>;
 

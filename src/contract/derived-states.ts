@@ -3,6 +3,8 @@
 export const derivedStates = [
   "active",
   "waiting",
+  /** Heartbeating, but no progress for `stallAfter` (docs/reference/http-api.md#stalled). */
+  "stalled",
   "awaiting-review",
   "stale",
   "reclaimable",

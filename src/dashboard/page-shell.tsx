@@ -9,6 +9,7 @@ import { timelineStyles } from "./timeline/timeline-panel.js";
 export const stateColours: Record<DerivedState, string> = {
   active: "#1a7f37",
   waiting: "#0969da",
+  stalled: "#953800",
   "awaiting-review": "#8250df",
   stale: "#9a6700",
   reclaimable: "#cf222e",

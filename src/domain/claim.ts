@@ -116,6 +116,14 @@ export const ClaimRecord = z.strictObject({
   phaseCommentAt: z.number().int().optional(),
   staleMarkedAt: z.number().int().optional(),
   lastPushAt: z.number().int().optional(),
+  /** The last progress a heartbeat (phase change, spend increase) or a PR event of the holder showed (pushes: `lastPushAt`). */
+  progressAt: z.number().int().optional(),
+  /** `taskClasses.<c>.stallAfter` when claimed: no progress for this long is `stalled`; absent: off. */
+  stallAfterMs: z.number().int().positive().optional(),
+  /** `taskClasses.<c>.onStall` when claimed. */
+  onStall: z.enum(["needs-human", "reclaimable"]).optional(),
+  /** When the App first saw this generation stalled (its `stalled` notification is sent once). */
+  stalledAt: z.number().int().optional(),
   scope: z.array(z.string()).optional(),
   artifacts: z.string().optional(),
   takeover: TakeoverIntent.optional(),

@@ -33,3 +33,36 @@ export function pushEvidence(
     },
   };
 }
+
+export const pullRequestProgressEvents = [
+  "pull_request.opened",
+  "pull_request.synchronize",
+  "pull_request.reopened",
+] as const;
+type PullRequestProgressPayload = WebhookPayload<(typeof pullRequestProgressEvents)[number]>;
+
+/**
+ * pull_request opened, updated or reopened from a claim's branch by its holder: progress
+ * (docs/reference/http-api.md#stalled), noted as a push on that branch — 0 GitHub requests.
+ */
+export function pullRequestProgress(
+  deps: SyncDeps,
+): WebhookHandler<PullRequestProgressPayload, { key: SubjectKey; generation: number }> {
+  return {
+    async decide(payload) {
+      const { pull_request: pr } = payload;
+      if (!payload.installation || pr.head.repo?.id !== payload.repository.id) return null;
+      const issue = issueOfBranch(pr.head.ref);
+      if (issue === null) return null;
+      const key = { installationId: payload.installation.id, repoId: payload.repository.id, issue };
+      const record = await deps.stores.claims.get(key);
+      if (record?.state !== "active" || record.branch !== pr.head.ref) return null;
+      if (pr.user?.login.toLowerCase() !== record.actor.login.toLowerCase()) return null;
+      return { key, generation: record.generation };
+    },
+    async apply({ key, generation }, log: Logger) {
+      await deps.stores.claims.recordPush(key, generation, deps.now());
+      log.debug({ issue: key.issue }, "pull request recorded as claim progress");
+    },
+  };
+}

@@ -19,7 +19,7 @@ import { issueClosed } from "./issue-closed.js";
 import { issueRemoved } from "./issue-removed.js";
 import { mergeGroupChecks } from "./merge-group-checks.js";
 import { checkRerequests, pullRequestCheckEvents, pullRequestChecks } from "./pull-request-checks.js";
-import { pushEvidence } from "./push-evidence.js";
+import { pullRequestProgress, pullRequestProgressEvents, pushEvidence } from "./push-evidence.js";
 import {
   decideDependencyEvent,
   decideIssueEvent,
@@ -82,6 +82,8 @@ export function registerWebhooks(app: Probot, deps: WebhookDeps): void {
   on(["issue_comment.created"], budgetCommand(deps));
   // Pushes made with an App's token still show the holder is working.
   on(["push"], pushEvidence(deps), { allowBots: true });
+  // The fence's handler dedupes these deliveries; noting progress again on a redelivery is harmless.
+  on(pullRequestProgressEvents, pullRequestProgress(deps), { allowBots: true, dedupe: false });
   on(pullRequestCheckEvents, pullRequestChecks(deps.fence), fenceEvent);
   on(["check_run.rerequested", "check_suite.rerequested"], checkRerequests(deps.fence), fenceEvent);
   on(["merge_group.checks_requested"], mergeGroupChecks(deps.fence), fenceEvent);

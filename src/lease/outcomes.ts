@@ -81,6 +81,8 @@ export interface HeartbeatAnswer {
   state: "active" | "waiting";
   /** Present while the lease is paused by its budget (`onExhausted: pause`), until a person answers `/budget`. */
   paused?: "budget";
+  /** Present while the claim is `stalled`: no progress for `stallAfter` since then (docs/reference/http-api.md#stalled). */
+  stalledSince?: string;
 }
 
 export interface ReleaseAnswer {

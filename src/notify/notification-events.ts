@@ -1,6 +1,7 @@
 // The notifications (docs/deploy.md#9-notifications), built from what the lease core and the janitor already know; pure.
 import type { RepoConfig } from "../config/repo-config.js";
 import { type Actor, type ClaimRecord, subjectName } from "../domain/claim.js";
+import { wasStalled } from "../domain/stall.js";
 import type { NotificationInput } from "./notifier.js";
 
 type Config = Pick<RepoConfig, "notify">;
@@ -34,6 +35,8 @@ export function takeoverNotification(
       previous: actorData(previous.actor),
       holder: actorData(record.actor),
       ...(record.branch ? { branch: record.branch } : {}),
+      // The taken generation was live and stalled (onStall: reclaimable): a failure, for the breaker.
+      ...(wasStalled(previous, record.claimedAt) ? { stalled: true } : {}),
     },
     repoEvents: config.notify.events,
     key: `takeover:${subjectId(record)}:${record.generation}`,
@@ -141,6 +144,34 @@ export function needsHumanNotification(
     },
     repoEvents: config.notify.events,
     key: `needs-human:${subjectId(record)}:${record.generation}:${since}`,
+  };
+}
+
+/** A live claim made no progress for `stallAfter` (docs/reference/http-api.md#stalled): once per generation. */
+export function stalledNotification(
+  record: Pick<
+    ClaimRecord,
+    "installationId" | "repoId" | "issue" | "repo" | "generation" | "actor" | "onStall" | "branch"
+  >,
+  stalledSince: number,
+  lastProgressAt: number,
+  config: Config,
+): NotificationInput {
+  return {
+    event: "stalled",
+    installationId: record.installationId,
+    subject: subjectName(record.repo, record.issue),
+    data: {
+      generation: record.generation,
+      holder: actorData(record.actor),
+      stalledSince: iso(stalledSince),
+      lastProgressAt: iso(lastProgressAt),
+      onStall: record.onStall ?? "needs-human",
+      ...(record.branch ? { branch: record.branch } : {}),
+      ...(config.notify.mention ? { mention: config.notify.mention } : {}),
+    },
+    repoEvents: config.notify.events,
+    key: `stalled:${subjectId(record)}:${record.generation}`,
   };
 }
 

@@ -37,6 +37,8 @@ function sentenceOf(n: Notification): string {
       return `spend crossed the warning level${d.spentUsd !== undefined ? ` ($${plain(d.spentUsd)})` : ""}`;
     case "budget-exhausted":
       return `the budget is spent${d.spentUsd !== undefined ? ` ($${plain(d.spentUsd)})` : ""}: the lease ended`;
+    case "stalled":
+      return `${actorOf(d.holder)} heartbeats but made no progress since ${plain(d.lastProgressAt)} (onStall: ${plain(d.onStall)})`;
     case "janitor-halted":
       return `the janitor halted reaping: ${plain(d.reaps)} of ${plain(d.active)} claims were due at once`;
   }

@@ -46,6 +46,7 @@ export function newClaimRecord(
     appAssigned: input.appAssigned,
     sync: "pending",
     ...(input.branch ? { branch: input.branch } : {}),
+    ...(input.stall ? { stallAfterMs: input.stall.afterMs, onStall: input.stall.onStall } : {}),
     ...(input.title ? { title: input.title.slice(0, 256) } : {}),
     ...(input.issueNodeId ? { issueNodeId: input.issueNodeId } : {}),
     ...(input.assigneeNodeId ? { assigneeNodeId: input.assigneeNodeId } : {}),

@@ -10,6 +10,7 @@ import type {
   TaskClass,
   Transition,
 } from "../domain/claim.js";
+import type { OnStall } from "../domain/stall.js";
 import type { SpendReport, UsageDecreased } from "./spend-store.js";
 
 export interface ClaimInput {
@@ -18,6 +19,8 @@ export interface ClaimInput {
   actor: Actor;
   taskClass: TaskClass;
   durations: Durations;
+  /** `taskClasses.<c>.stallAfter`/`onStall` when on: kept on a new generation's record. */
+  stall?: { afterMs: number; onStall: OnStall };
   branch?: string;
   /** The issue's title, kept for the dashboard (truncated to 256 characters). */
   title?: string;
@@ -155,6 +158,10 @@ export type HeartbeatOk = {
   needsHumanBefore?: true;
   /** Present when the heartbeat reported usage. */
   spend?: SpendReport;
+  /** When the claim became stalled (docs/reference/http-api.md#stalled); absent while it is not. */
+  stalledSince?: number;
+  /** True on the heartbeat that first saw this generation stalled (its notification is due); `record` comes along. */
+  stalledNow?: true;
 } & (
   | {
       /** The claim comment needs an edit: the record as written comes along, since the edit renders it. */

@@ -30407,7 +30407,9 @@ var HeartbeatResponseSchema = external_exports.looseObject({
   expiresAt: Timestamp,
   state: external_exports.string(),
   /** Present while the lease is paused by its budget: held, waiting for a person's `/budget` answer. */
-  paused: external_exports.literal("budget").optional()
+  paused: external_exports.literal("budget").optional(),
+  /** Present while the claim is `stalled`: when it became so (no progress for `stallAfter`). */
+  stalledSince: Timestamp.optional()
 });
 var ReleaseResponseSchema = external_exports.looseObject({
   released: external_exports.literal(true),

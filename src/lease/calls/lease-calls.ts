@@ -13,6 +13,8 @@ import {
 import { branchCode, type MarkerState, renderClaimComment } from "../../domain/claim-marker.js";
 import { describeActor, inert } from "../../domain/inert-text.js";
 import { expiresAt, livenessOf } from "../../domain/liveness.js";
+import { progressBase } from "../../domain/stall.js";
+import { needsHumanNotification, stalledNotification } from "../../notify/notification-events.js";
 import type { SubjectRef, TransitionWrite } from "../../providers/assignment-provider.js";
 import type {
   HeartbeatInput,
@@ -179,6 +181,7 @@ export class LeaseCalls {
         spend: outcome.spend,
       });
     }
+    if (outcome.stalledNow && outcome.record) this.#notifyStalled(outcome.record, outcome.stalledSince);
     if (outcome.editComment) await this.#editClaimComment(lease, outcome.record);
     const live = outcome.live;
     const waiting =
@@ -189,7 +192,24 @@ export class LeaseCalls {
       state: waiting ? "waiting" : "active",
     };
     if (paused) answer.paused = "budget";
+    if (outcome.stalledSince !== undefined) answer.stalledSince = iso(outcome.stalledSince);
     return answer;
+  }
+
+  /**
+   * The first heartbeat that found the generation stalled: the `stalled` notification, and with
+   * `onStall: needs-human` the ask to a person on the needs-human channel. Queued, never awaited.
+   */
+  #notifyStalled(record: ClaimRecord, since: number | undefined): void {
+    const { notifier, configs } = this.deps;
+    if (!notifier || since === undefined) return;
+    const config = configs.peek(record.installationId, record.repo) ?? defaultRepoConfig;
+    const lastProgressAt = progressBase(record);
+    notifier.emit(stalledNotification(record, since, lastProgressAt, config));
+    if ((record.onStall ?? "needs-human") === "needs-human") {
+      const ask = `no progress (push, pull request, phase change, spend) since ${iso(lastProgressAt)}: is this claim stuck?`;
+      notifier.emit(needsHumanNotification(record, ask, since, config));
+    }
   }
 
   /**
@@ -207,12 +227,14 @@ export class LeaseCalls {
       ...input,
       durations,
       ...(wait !== undefined ? { waitUntil: wait } : {}),
-      wantRecord: first.editComment,
+      wantRecord: first.editComment || first.stalledNow === true,
     });
     if (again.kind !== "ok") return first;
     const news = {
       ...(first.needsHumanBefore ? { needsHumanBefore: first.needsHumanBefore } : {}),
       ...(first.spend ? { spend: first.spend } : {}),
+      ...(first.stalledNow ? { stalledNow: first.stalledNow } : {}),
+      ...(again.stalledSince !== undefined ? { stalledSince: again.stalledSince } : {}),
     };
     if (again.editComment)
       return { kind: "ok", live: again.live, editComment: true, record: again.record, ...news };
@@ -221,7 +243,8 @@ export class LeaseCalls {
       if (!again.record) throw new Error("the store answered a heartbeat without the record asked for");
       return { kind: "ok", live: again.live, editComment: true, record: again.record, ...news };
     }
-    return { kind: "ok", live: again.live, editComment: false, ...news };
+    const record = again.record ? { record: again.record } : {};
+    return { kind: "ok", live: again.live, editComment: false, ...record, ...news };
   }
 
   /** The heartbeat itself succeeded; a failed cosmetic update is logged and left to reconcile. */

@@ -1,5 +1,5 @@
 // The claim flow (docs/reference/http-api.md#post-apiv1claims--claim-re-claim-or-take-over): read the subject, decide, write the store, then GitHub.
-import { durationsOf, type RepoConfig } from "../../config/repo-config.js";
+import { durationsOf, type RepoConfig, stallOf } from "../../config/repo-config.js";
 import { type ClaimRecord, type SubjectKey, subjectName } from "../../domain/claim.js";
 import { agentBranchPatterns } from "../../domain/trust.js";
 import type {
@@ -234,12 +234,14 @@ export class ClaimLease {
   #claimInput(read: SubjectRead, plan: ClaimPlan, token: string): ClaimInput {
     const { tokens } = this.deps;
     const { request, snapshot, config } = read;
+    const stall = stallOf(config, request.taskClass);
     return {
       key: read.key,
       repo: snapshot.repo,
       actor: plan.actor,
       taskClass: request.taskClass,
       durations: durationsOf(config, request.taskClass),
+      ...(stall ? { stall } : {}),
       branch: plan.branch,
       ...(snapshot.title ? { title: snapshot.title } : {}),
       ...(request.scope ? { scope: request.scope } : {}),

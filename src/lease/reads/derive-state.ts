@@ -1,6 +1,7 @@
 // Derives a subject's claim state (docs/reference/http-api.md#get-apiv1reposownerrepoclaimsstatelimit--inventory) from the store's record and GitHub's evidence; pure.
 import type { DerivedState } from "../../contract/derived-states.js";
 import type { ClaimRecord } from "../../domain/claim.js";
+import { decideStall } from "../../domain/stall.js";
 
 export { type DerivedState, derivedStates } from "../../contract/derived-states.js";
 
@@ -86,7 +87,14 @@ function agentLiveness(record: ClaimRecord, evidence: SubjectEvidence): AgentLiv
     if (record.blocker) reasons.push("blocker-reported");
     return { state: "waiting", reasons, live: true };
   }
-  if (silent < ttlMs) return { state: "active", reasons: [heartbeat], live: true };
+  if (silent < ttlMs) {
+    // Heartbeating without progress for stallAfter: still the holder's, but stuck (docs/reference/http-api.md#stalled).
+    const stall = decideStall(record, now);
+    if (stall.stalledSince === null) return { state: "active", reasons: [heartbeat], live: true };
+    const reasons = ["no-progress", heartbeat];
+    if (stall.takeoverAllowed) reasons.push("takeover-allowed");
+    return { state: "stalled", reasons, live: true };
+  }
 
   const prs = prInfo(record, evidence);
   // An open PR outranks the clock in both the stale and the reclaimable range: never reaped.

@@ -2,6 +2,7 @@
 // Their guards are checked in the order of the matching Lua script (src/providers/redis/lua/), named above each.
 import type { ClaimRecord } from "../../domain/claim.js";
 import { aliveAt } from "../../domain/liveness.js";
+import { decideStall } from "../../domain/stall.js";
 import { newClaimRecord, rotatedTokensKept, takeoverIntentLifetimeFactor } from "../claim-records.js";
 import type {
   ClaimInput,
@@ -79,7 +80,9 @@ function contest(
   const { now } = input;
   const intent = current.takeover;
   const intentAlive = intent !== undefined && now < intent.at + takeoverIntentLifetimeFactor * intent.graceMs;
-  if (silent < current.durations.ttlMs || !input.takeover) {
+  // A claim stalled with `onStall: reclaimable` may be taken over while its heartbeats go on.
+  const live = silent < current.durations.ttlMs && !decideStall(current, now).takeoverAllowed;
+  if (live || !input.takeover) {
     const pendingBy = intentAlive ? { takeoverPendingBy: intent.claimant } : {};
     return { slot, outcome: { kind: "held", current, ...pendingBy } };
   }
@@ -255,11 +258,18 @@ export function heartbeat(slot: SubjectSlot, input: HeartbeatInput): Transitione
   if (input.waitUntil !== undefined) changes.waitUntil = input.waitUntil;
   if (input.pullRequest !== undefined) changes.pullRequest = input.pullRequest;
   if (input.durations) changes.durations = clone(input.durations);
-  // A heartbeat that does not ask for a person withdraws an earlier ask.
+  // A phase change or a spend increase is progress (a push is recordPush's).
+  if (changes.phase !== undefined || (usage && usage.report.afterMicros > usage.report.beforeMicros)) {
+    changes.progressAt = input.now;
+  }
+  const stall = decideStall({ ...without(current, "needsHuman"), ...changes }, input.now);
+  if (stall.notify) changes.stalledAt = input.now;
+  // A heartbeat that does not ask for a person withdraws an earlier ask; a takeover intent on a
+  // claim stalled with `onStall: reclaimable` stays, its heartbeats notwithstanding.
   const cleared = without(
     current,
     "staleMarkedAt",
-    "takeover",
+    ...(stall.takeoverAllowed ? [] : ["takeover" as const]),
     ...(input.needsHuman ? [] : ["needsHuman" as const]),
   );
   const record: ClaimRecord = { ...cleared, ...changes };
@@ -270,11 +280,13 @@ export function heartbeat(slot: SubjectSlot, input: HeartbeatInput): Transitione
   if (record.budgetPaused === true) live.budgetPaused = true;
   const answered: HeartbeatOk = editComment
     ? { kind: "ok", live, editComment, record }
-    : input.wantRecord
+    : input.wantRecord || stall.notify
       ? { kind: "ok", live, editComment, record }
       : { kind: "ok", live, editComment };
   if (needsHumanBefore) answered.needsHumanBefore = true;
   if (usage) answered.spend = usage.report;
+  if (stall.stalledSince !== null) answered.stalledSince = stall.stalledSince;
+  if (stall.notify) answered.stalledNow = true;
   return {
     slot: {
       ...slot,

@@ -2,6 +2,7 @@
 import type { LeaseUsage } from "../../budget/usage.js";
 import type { ClaimRecord, SubjectKey, Transition } from "../../domain/claim.js";
 import { aliveAt } from "../../domain/liveness.js";
+import { wasStalled } from "../../domain/stall.js";
 import { historyLimit } from "../claim-records.js";
 import type { ClaimInput } from "../liveness-store.js";
 import { LiveClaims } from "./live-claims.js";
@@ -70,6 +71,8 @@ export function nextIncarnation(
           generation: current.generation,
           kind: "superseded",
           actor: input.actor,
+          // The failure breaker counts a stalled generation taken over (claim-13.lua's stalled_note).
+          ...(wasStalled(current, input.now) ? { note: "stalled" } : {}),
         })
       : slot.history;
   return { generation, history };

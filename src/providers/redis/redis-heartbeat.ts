@@ -110,5 +110,7 @@ function heartbeatOk(
   }
   if (reply.askedBefore === "1") ok.needsHumanBefore = true;
   if (input.usage) ok.spend = parseSpendReply(reply.spentBefore, reply.spentAfter, reply.warned);
+  if (reply.stalledSince) ok.stalledSince = toInt(String(reply.stalledSince));
+  if (reply.stalledNow === "1") ok.stalledNow = true;
   return ok;
 }

@@ -127,6 +127,8 @@ export const heartbeatScript = defineScript({
       "heartbeatMs",
       "paused",
       "record",
+      "stalledSince",
+      "stalledNow",
     ],
     usage_decreased: ["figure", "last"],
     ...leaseRefusals,

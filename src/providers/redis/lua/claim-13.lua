@@ -21,7 +21,7 @@
       member              the subject in the installation's indexes ("repoId:issue")
       claimant            the claiming actor (JSON)
       tokenDigest         the digest of the new lease token
-      takeover            '1' when the claimant asks to take over a silent holder
+      takeover            '1' when the claimant asks to take over a silent (or stalled, onStall reclaimable) holder
       minGeneration       the highest generation seen on GitHub: the new one is above it
       perSession          the most live claims one session may hold
       perLogin            the most live claims one login may hold
@@ -86,7 +86,8 @@ local function contest(cur, cur_flat, silent)
     grace = tonumber(cur.takeoverGraceMs)
     intent_alive = now < intent_at + TAKEOVER_INTENT_LIFETIME_FACTOR * grace
   end
-  if silent < tonumber(cur.ttlMs) or not takeover then
+  -- A claim stalled with `onStall: reclaimable` may be taken over while its heartbeats go on.
+  if (silent < tonumber(cur.ttlMs) and not stall_takeover(cur, now)) or not takeover then
     if intent_alive then return {'held', cur_flat, intent} end
     return {'held', cur_flat, ''}
   end
@@ -155,7 +156,7 @@ if refusal then return refusal end
 
 local gen = next_generation(KEY.highWater, cur and tonumber(cur.generation) or 0, tonumber(ARG.minGeneration))
 if cur and cur.state == 'active' then
-  push_history(KEY.history, ARG.now, cur.generation, 'superseded', claimant_json)
+  push_history(KEY.history, ARG.now, cur.generation, 'superseded', claimant_json, stalled_note(cur, now))
 end
 local fields = {'generation', gen}
 if cur then

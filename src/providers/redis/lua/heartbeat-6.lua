@@ -32,13 +32,17 @@
       usageTokens         the lease's cumulative tokens, or ''
       wantRecord          '1' answers the whole record as written (it comes anyway when edit is '1')
     Reply (records as field/value lists)
-      {'ok', edit, askedBefore, spentBefore, spentAfter, warned, waitUntil, ttlMs, reclaimAfterMs, heartbeatMs, paused, record}
+      {'ok', edit, askedBefore, spentBefore, spentAfter, warned, waitUntil, ttlMs, reclaimAfterMs, heartbeatMs, paused, record,
+        stalledSince, stalledNow}
                           edit '1' when the claim comment needs an edit; askedBefore '1' when it had
                           asked for a person before; the subject's spend before and after and its
                           warning mark ('' without usage); the record's waitUntil ('' without one)
                           and durations as written; paused '1' while the lease is paused by its
                           budget; record: the record as written when wantRecord
-                          or edit is '1', else {} (lastHeartbeatAt is now; needsHuman the call's ask)
+                          or edit is '1', else {} (lastHeartbeatAt is now; needsHuman the call's ask);
+                          stalledSince: when the claim became stalled (ms), '' while it is not;
+                          stalledNow '1' on the heartbeat that marked it stalled (stalledAt; the
+                          record comes along for its notification)
       {'usage_decreased', figure, last}  a cumulative figure ('costUsd' or 'tokens') went below last
       {'missing'}                       no record, or a generation it never reached
       {'invalid_token'}                 the token is not this generation's
@@ -56,9 +60,10 @@ local now = tonumber(ARG.now)
 -- ends an intent deletes all four): takeoverBy stands for them all.
 local got = redis.call('HMGET', KEY.record, 'generation', 'state', 'lastHeartbeatAt', 'waitUntil', 'ttlMs',
   'reclaimAfterMs', 'heartbeatMs', 'phase', 'phaseCommentAt', 'needsHuman', 'staleMarkedAt', 'takeoverBy',
-  'budgetPaused')
+  'budgetPaused', 'claimedAt', 'progressAt', 'lastPushAt', 'stallAfterMs', 'onStall', 'stalledAt')
 local generation, state, last_heartbeat_at, wait_until, ttl, reclaim_after, heartbeat_every, phase,
-  phase_comment_at, needs_human, stale_marked_at, takeover_by, budget_paused = unpack(got, 1, 13)
+  phase_comment_at, needs_human, stale_marked_at, takeover_by, budget_paused, claimed_at, progress_at,
+  last_push_at, stall_after, on_stall, stalled_at = unpack(got, 1, 19)
 -- A refusal answers the whole record (the rare path).
 local function whole() return redis.call('HGETALL', KEY.record) end
 local refusal = lease_refusal(generation, state, whole, KEY.digests, ARG.generation, ARG.tokenDigest)
@@ -84,7 +89,9 @@ if ARG.needsHuman == '1' and needs_human ~= 'true' then
   set[#set + 1] = 'needsHuman'
   set[#set + 1] = 'true'
 end
+local progressed = false
 if ARG.hasPhase == '1' and ARG.phase ~= phase then
+  progressed = true
   set[#set + 1] = 'phase'
   set[#set + 1] = ARG.phase
   if not phase_comment_at or now - tonumber(phase_comment_at) >= tonumber(ARG.phaseEditEveryMs) then
@@ -115,12 +122,33 @@ if ARG.ttlMs ~= '' and (ARG.ttlMs ~= ttl or ARG.reclaimAfterMs ~= reclaim_after 
   set[#set + 1] = 'heartbeatMs'
   set[#set + 1] = heartbeat_every
 end
+-- A phase change or a spend increase is progress (a push is recordPush-1.lua's).
+if spend[1] ~= '' and tonumber(spend[2]) > tonumber(spend[1]) then progressed = true end
+if progressed then
+  progress_at = ARG.now
+  set[#set + 1] = 'progressAt'
+  set[#set + 1] = ARG.now
+end
+local stalled = nil
+if stall_after then
+  local ask = nil
+  if ARG.needsHuman == '1' then ask = 'true' end
+  stalled = stalled_since({stallAfterMs = stall_after, waitUntil = wait_until, needsHuman = ask,
+    budgetPaused = budget_paused, claimedAt = claimed_at, progressAt = progress_at, lastPushAt = last_push_at}, now)
+end
+-- The first heartbeat that finds the generation stalled marks it (its notification goes once).
+local stalled_now = '0'
+if stalled and not stalled_at then
+  stalled_now = '1'
+  set[#set + 1] = 'stalledAt'
+  set[#set + 1] = ARG.now
+end
 redis.call('HSET', KEY.record, unpack(set))
--- The stale mark and a takeover intent go, and an ask for a person unless this heartbeat asks: no
+-- The stale mark and a takeover intent go (an intent on a claim stalled with onStall reclaimable stays), and an ask for a person unless this heartbeat asks: no
 -- HDEL when the record has none of them.
 local cleared = {}
 if stale_marked_at then cleared[#cleared + 1] = 'staleMarkedAt' end
-if takeover_by then
+if takeover_by and not (stalled and on_stall == 'reclaimable') then
   cleared[#cleared + 1] = 'takeoverBy'
   cleared[#cleared + 1] = 'takeoverAt'
   cleared[#cleared + 1] = 'takeoverGraceMs'
@@ -133,8 +161,8 @@ refresh_record({lastHeartbeatAt = ARG.now, waitUntil = wait_until, ttlMs = ttl, 
   KEY.deadlines, KEY.holders, ARG.member)
 touch(KEY.repository, ARG.now, ARG.member)
 local record = {}
-if ARG.wantRecord == '1' or edit == '1' then record = whole() end
+if ARG.wantRecord == '1' or edit == '1' or stalled_now == '1' then record = whole() end
 local paused = '0'
 if budget_paused == 'true' then paused = '1' end
 return {'ok', edit, asked_before, spend[1], spend[2], spend[3], wait_until or '', ttl, reclaim_after,
-  heartbeat_every, paused, record}
+  heartbeat_every, paused, record, stalled and int(stalled) or '', stalled_now}

@@ -31,7 +31,7 @@
 local cur, cur_flat = load(KEY.record)
 local gen = next_generation(KEY.highWater, cur and tonumber(cur.generation) or 0, tonumber(ARG.minGeneration))
 if cur and cur.state == 'active' then
-  push_history(KEY.history, ARG.now, cur.generation, 'superseded', ARG.actor)
+  push_history(KEY.history, ARG.now, cur.generation, 'superseded', ARG.actor, stalled_note(cur, tonumber(ARG.now)))
 end
 local fields = {'generation', gen}
 local function add(name, value)
