@@ -31989,6 +31989,16 @@ var errorCodes = {
       permission: "read"
     }
   },
+  csrf_refused: {
+    status: 403,
+    exit: 1,
+    summary: "A dashboard action's form came from another origin or without its session's token; nothing was changed.",
+    details: {},
+    example: {
+      error: "csrf_refused",
+      message: "The form's token is missing or belongs to another session. Nothing was changed; reload the dashboard and try again."
+    }
+  },
   rate_limited: {
     status: 429,
     exit: 1,
