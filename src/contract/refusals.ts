@@ -137,6 +137,28 @@ export const errorCodes = {
       missing: ["gpu"],
     },
   },
+  failing: {
+    status: 409,
+    exit: 3,
+    summary:
+      'The issue failed too often (`queue.maxFailures`) or is backing off after a failure (`queue.retryBackoff`); `"override": true` claims it anyway.',
+    details: {
+      failures: z
+        .number()
+        .int()
+        .positive()
+        .meta({ description: "Failed generations counted since a person last reset the count." }),
+      retryAt: Timestamp.optional().meta({
+        description:
+          "While backing off: when the issue is offered again (absent once it waits for a person).",
+      }),
+    },
+    example: {
+      error: "failing",
+      message: 'octo/app#12 failed 3 times and waits for a person; send "override": true to claim it anyway.',
+      failures: 3,
+    },
+  },
   branch_taken: {
     status: 409,
     exit: 3,

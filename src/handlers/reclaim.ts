@@ -147,6 +147,8 @@ async function reclaim(
     ...(decision.release ? { releasedAssigneeNodeIds: releasedAssignees(snapshot, record) } : {}),
   });
   progress.storeChanged = true;
+  // A person handing the issue back to the queue resets its failure breaker.
+  if (decision.release) await stores.claims.clearFailures(key);
   // The fence first: the old holder's PRs fail before anything else is announced.
   const changes = await deps.fence.claimChanged(next, previous);
   const write = {
