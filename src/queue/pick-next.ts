@@ -351,7 +351,7 @@ export class QueuePicker {
         failing,
       });
     const first = candidates.map((facts, i) => ({ facts, verdict: judge(facts, i, false) }));
-    // Failed attempts are read only for the candidates that would be offered otherwise.
+    // Failed attempts are read only for the candidates no earlier skip reason keeps out.
     const breakers = await Promise.all(
       first.map(({ facts, verdict }) =>
         verdict.eligible || skipReasons.indexOf(verdict.reason) > skipReasons.indexOf("failing")

@@ -134,13 +134,14 @@ export class ClaimLease {
    */
   async #refuseFailing(read: SubjectRead): Promise<void> {
     const { claims } = this.deps.stores;
-    const [record, attempts] = await Promise.all([claims.get(read.key), claims.failures(read.key)]);
-    if (attempts.length === 0 || record?.state === "active") return;
+    // The steady state (no failure) is one read; the record is read only for a subject that failed.
+    const attempts = await claims.failures(read.key);
+    if (attempts.length === 0) return;
     const refusal = failingRefusal(
       read.subject,
       breakerOf(attempts, breakerSettingsOf(read.config), read.now),
     );
-    if (refusal) throw refused(refusal);
+    if (refusal && (await claims.get(read.key))?.state !== "active") throw refused(refusal);
   }
 
   /** decideClaim over the read, with the fleet logins among its assignees. */
