@@ -141,17 +141,13 @@ export const errorCodes = {
     status: 409,
     exit: 3,
     summary:
-      'The issue failed too often (`queue.maxFailures`) or is backing off after a failure (`queue.retryBackoff`); `"override": true` claims it anyway.',
+      'The issue failed `queue.maxFailures` times and waits for a person; `"override": true` claims it anyway.',
     details: {
       failures: z
         .number()
         .int()
         .positive()
         .meta({ description: "Failed generations counted since a person last reset the count." }),
-      retryAt: Timestamp.optional().meta({
-        description:
-          "While backing off: when the issue is offered again (absent once it waits for a person).",
-      }),
     },
     example: {
       error: "failing",

@@ -124,7 +124,7 @@ export const ClaimBody = z.strictObject({
    * (`409 missing_capability`); absent: the named issue is claimed whatever it needs.
    */
   capabilities: Capabilities.optional(),
-  /** Claim although the subject's failure breaker is tripped or backing off (otherwise `409 failing`). */
+  /** Claim although the subject's failure breaker tripped (otherwise `409 failing`). */
   override: z.boolean().default(false),
 });
 export type ClaimBody = z.infer<typeof ClaimBody>;

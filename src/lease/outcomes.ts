@@ -28,7 +28,7 @@ export interface ClaimRequest {
   allowOpenPullRequest?: boolean;
   /** The session's declared capabilities; present: an issue needing another is refused (`409 missing_capability`). */
   capabilities?: string[];
-  /** Claim although the subject's failure breaker is tripped or backing off (otherwise `409 failing`). */
+  /** Claim although the subject's failure breaker tripped (otherwise `409 failing`). */
   override?: boolean;
 }
 

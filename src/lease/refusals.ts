@@ -14,7 +14,7 @@ export type RefusalCode =
   | "branch_not_allowed"
   /** The claim's branch is the head of another login's open PR. */
   | "branch_taken"
-  /** The subject's failure breaker is tripped or backing off (a claim with `override` goes ahead). */
+  /** The subject's failure breaker tripped (a claim with `override` goes ahead). */
   | "failing"
   | "queue_empty"
   | "github_failed"

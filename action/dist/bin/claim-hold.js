@@ -31473,7 +31473,7 @@ var claimCommand = {
       description: "claim although someone else's open pull request closes it (else exit 3, pr_open)"
     },
     override: {
-      description: "claim although the issue failed too often or is backing off after a failure (else exit 3, failing)"
+      description: "claim although the issue failed too often and waits for a person (else exit 3, failing)"
     },
     ...repoOption,
     ...showTokenOption
@@ -31852,12 +31852,9 @@ var errorCodes = {
   failing: {
     status: 409,
     exit: 3,
-    summary: 'The issue failed too often (`queue.maxFailures`) or is backing off after a failure (`queue.retryBackoff`); `"override": true` claims it anyway.',
+    summary: 'The issue failed `queue.maxFailures` times and waits for a person; `"override": true` claims it anyway.',
     details: {
-      failures: external_exports.number().int().positive().meta({ description: "Failed generations counted since a person last reset the count." }),
-      retryAt: Timestamp2.optional().meta({
-        description: "While backing off: when the issue is offered again (absent once it waits for a person)."
-      })
+      failures: external_exports.number().int().positive().meta({ description: "Failed generations counted since a person last reset the count." })
     },
     example: {
       error: "failing",

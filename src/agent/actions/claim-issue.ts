@@ -17,7 +17,7 @@ export interface ClaimChoices {
   ignoreBlockers?: boolean;
   /** Claim although someone else's open pull request already closes the issue. */
   allowOpenPullRequest?: boolean;
-  /** Claim although the issue failed too often or is backing off after a failure (`409 failing`). */
+  /** Claim although the issue failed too often and waits for a person (`409 failing`). */
   override?: boolean;
   /** Told before each wait for a pending takeover's grace beat (the MCP server reports progress). */
   onTakeoverPending?: (pending: TakeoverPending) => void;

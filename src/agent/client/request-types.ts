@@ -26,7 +26,7 @@ export interface ClaimInput {
   allowOpenPullRequest?: boolean;
   /** What this session can do; sent, an issue needing another capability is refused (`409 missing_capability`). */
   capabilities?: string[];
-  /** Claim even though the issue failed too often or is backing off after a failure (otherwise `409 failing`). */
+  /** Claim even though the issue failed `queue.maxFailures` times and waits for a person (otherwise `409 failing`). */
   override?: boolean;
 }
 

@@ -129,7 +129,7 @@ export class ClaimLease {
   }
 
   /**
-   * A subject whose failure breaker is not closed refuses a direct claim (`409 failing`); a claim
+   * A subject whose failure breaker tripped refuses a direct claim (`409 failing`); a claim
    * on an active record (a re-claim, a takeover) is the store's to decide, so it is let through.
    */
   async #refuseFailing(read: SubjectRead): Promise<void> {

@@ -49,8 +49,7 @@ export const claimCommand: CommandSpec = {
       description: "claim although someone else's open pull request closes it (else exit 3, pr_open)",
     },
     override: {
-      description:
-        "claim although the issue failed too often or is backing off after a failure (else exit 3, failing)",
+      description: "claim although the issue failed too often and waits for a person (else exit 3, failing)",
     },
     ...repoOption,
     ...showTokenOption,
