@@ -28,6 +28,8 @@ const config = [
   "taskClasses:",
   "  author: { ttl: 10s, reclaimAfter: 20s, heartbeat: 3s }",
   "limits: { claimsPerSession: 1 }",
+  "# A reaped issue is offered again after 5 s (the failure breaker's backoff, 10 min by default).",
+  "queue: { retryBackoff: 5s }",
   'notify: { mention: "@alice" }',
   "",
 ].join("\n");

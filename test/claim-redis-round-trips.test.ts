@@ -38,15 +38,16 @@ describe("a claim's Redis round trips", () => {
 
   /**
    * A warm claim (the installation's second and later, 1.2 s apart as a fleet claims, so the write
-   * limiter is idle) sends these 6, one after another (24 before issue 24 item 4):
+   * limiter is idle) sends these 7, one after another (24 before issue 24 item 4):
    *  1. HGETALL of the subject's record: the previous claim's branch (none asked), before GitHub's read;
-   *  2. queueCandidate-2.lua: the candidate's blockers and the index's freshness;
-   *  3. claim-13.lua: the claim, the installation's epoch, the repository index and the write lock;
-   *  4. spaceWrites-1.lua: the installation's write spacing, shared through Redis across replicas,
+   *  2. LRANGE of the subject's failed attempts (the failure breaker; none here);
+   *  3. queueCandidate-2.lua: the candidate's blockers and the index's freshness;
+   *  4. claim-13.lua: the claim, the installation's epoch, the repository index and the write lock;
+   *  5. spaceWrites-1.lua: the installation's write spacing, shared through Redis across replicas,
    *     before the one mutation; the read limiters are per process, in memory;
-   *  5. finishWrite-2.lua: the record after the write, the claim comment committed, the lock given up;
+   *  6. finishWrite-2.lua: the record after the write, the claim comment committed, the lock given up;
    *  after the answer, the merge fence's re-check of the subject:
-   *  6. fenceRecordClaim-5.lua: its note of the new claim, answering the subject's linked pull requests
+   *  7. fenceRecordClaim-5.lua: its note of the new claim, answering the subject's linked pull requests
    *     and the pull requests of other repositories that close it.
    */
   it("is counted exactly on a warm claim", { timeout: 60_000 }, async () => {
@@ -70,7 +71,7 @@ describe("a claim's Redis round trips", () => {
     expect(
       perClaim.map((sent) => sent.length),
       JSON.stringify(described, null, 1),
-    ).toEqual([6, 6, 6]);
+    ).toEqual([7, 7, 7]);
   });
 
   /**

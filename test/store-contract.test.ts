@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs";
 import { type Cluster, Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Actor, ClaimRecord, SubjectKey } from "../src/domain/claim.js";
+import { failuresKept } from "../src/domain/failure-breaker.js";
 import {
   type ClaimInput,
   type ClaimOutcome,
@@ -1059,6 +1060,122 @@ describe.each(cases)("$name store contract", (storeCase) => {
     });
   const issuesListed = async (repoId = 1001, limit = 10, installationId = 7) =>
     (await stores.index.listRepository(installationId, repoId, limit)).map((record) => record.issue);
+
+  describe("the failure breaker's attempts", () => {
+    const attemptOf = (
+      generation: number,
+      reason: string,
+      claimedAt: number,
+      endedAt: number,
+      actor = alice,
+    ) => ({
+      generation,
+      reason,
+      actor,
+      claimedAt,
+      endedAt,
+      branch: `agent/${actor.sessionId}/${key.issue}-fix`,
+    });
+
+    it("records a failed end (reap, lost-permission revoke, stalled takeover) atomically and answers the attempts", async () => {
+      await claim(alice, "ta");
+      now = T0 + durations.reclaimAfterMs;
+      const reaped = await endClaim({ bump: true, failure: "reaped" });
+      const first = attemptOf(1, "reaped", T0, now);
+      expect(reaped).toMatchObject({ kind: "ended", failures: [first] });
+      const claimedAt = now;
+      await claim(bob, "tb", { minGeneration: 2 });
+      now += 1000;
+      const revoked = await endClaim({ generation: 3, bump: true, to: "revoked", failure: "revoked" });
+      const second = attemptOf(3, "revoked", claimedAt, now, bob);
+      expect(revoked).toMatchObject({ kind: "ended", failures: [first, second] });
+      const stalledAt = now;
+      await claim(alice, "tc", { minGeneration: 4 });
+      now += 1000;
+      const stalled = await endClaim({ generation: 5, bump: true, failure: "stalled" });
+      expect(stalled).toMatchObject({
+        kind: "ended",
+        failures: [first, second, attemptOf(5, "stalled", stalledAt, now)],
+      });
+      expect(await stores.claims.failures(key)).toStrictEqual([
+        first,
+        second,
+        attemptOf(5, "stalled", stalledAt, now),
+      ]);
+    });
+
+    it("records a release with outcome failed, with its note; the other outcomes and ends count nothing", async () => {
+      await claim(alice, "ta");
+      now += 1000;
+      const outcome = await stores.claims.release({
+        key,
+        generation: 1,
+        tokenDigest: digest("ta"),
+        now,
+        outcome: "failed",
+        note: "  tests never pass on CI  ",
+      });
+      const attempt = { ...attemptOf(1, "failed", T0, now), note: "tests never pass on CI" };
+      expect(outcome).toMatchObject({ kind: "released", repeated: false, failures: [attempt] });
+      expect(outcome).toHaveProperty("record.outcome", "failed");
+      // A repeated release records nothing more.
+      expect(
+        await stores.claims.release({
+          key,
+          generation: 1,
+          tokenDigest: digest("ta"),
+          now,
+          outcome: "failed",
+        }),
+      ).not.toHaveProperty("failures");
+      await claim(bob, "tb");
+      now += 1000;
+      expect(await release(2, "tb")).not.toHaveProperty("failures");
+      await claim(alice, "tc");
+      now += 1000;
+      // A person's revoke (no failure) counts nothing either.
+      expect(await endClaim({ generation: 3, to: "revoked", by: maintainer })).not.toHaveProperty("failures");
+      expect(await stores.claims.failures(key)).toStrictEqual([attempt]);
+    });
+
+    it("keeps the attempts across new generations until a person clears them, and only this subject's", async () => {
+      const other = { ...key, issue: key.issue + 1 };
+      await claim(alice, "ta");
+      await claim(bob, "tb", { key: other });
+      now += 1000;
+      await endClaim({ bump: true, failure: "reaped" });
+      await stores.claims.endClaim({
+        key: other,
+        generation: 1,
+        now,
+        to: "reaped",
+        bump: true,
+        failure: "reaped",
+      });
+      await claim(alice, "tc");
+      expect(await stores.claims.failures(key)).toHaveLength(1);
+      await stores.claims.clearFailures(key);
+      expect(await stores.claims.failures(key)).toStrictEqual([]);
+      expect(await stores.claims.failures(other)).toHaveLength(1);
+      // Clearing twice (a redelivered webhook) is harmless.
+      await stores.claims.clearFailures(key);
+      expect(await stores.claims.failures(key)).toStrictEqual([]);
+    });
+
+    it("keeps only the last failuresKept attempts", async () => {
+      let generation = 0;
+      for (let i = 0; i < failuresKept + 2; i++) {
+        const created = await claim(alice, `t${i}`, { minGeneration: generation });
+        generation = (created as { record: ClaimRecord }).record.generation;
+        now += 1000;
+        await endClaim({ generation, bump: true, failure: "reaped" });
+        generation += 1;
+      }
+      const kept = await stores.claims.failures(key);
+      expect(kept).toHaveLength(failuresKept);
+      expect(kept.at(-1)!.generation).toBe(generation - 1);
+    });
+  });
 
   it("reaps a silent claim with a bump: the old lease answers gone, its generation is spent", async () => {
     await claim(alice, "ta");

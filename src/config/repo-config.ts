@@ -181,6 +181,13 @@ export const RepoConfig = z.strictObject({
         .default("needs:"),
       /** A direct claim refreshes an index older than this before deciding (its blockers must be known). */
       maxIndexAge: DurationMs.prefault("15m"),
+      /**
+       * Failed generations (reaped, revoked for lost permission, stalled and taken over, released
+       * `failed`) after which the subject leaves the queue for a person (`agent:needs-human`).
+       */
+      maxFailures: z.number().int().min(1).max(10).default(3),
+      /** The wait before a failed subject is offered again; it doubles per failure. */
+      retryBackoff: DurationMs.prefault("10m"),
     })
     .prefault({}),
   /**
@@ -228,6 +235,11 @@ export function stallOf(
 ): { afterMs: number; onStall: OnStall } | undefined {
   const d = config.taskClasses[taskClass];
   return d.stallAfter === null ? undefined : { afterMs: d.stallAfter, onStall: d.onStall };
+}
+
+/** The failure breaker's settings (src/domain/failure-breaker.ts) of a repository. */
+export function breakerSettingsOf(config: RepoConfig): { maxFailures: number; retryBackoffMs: number } {
+  return { maxFailures: config.queue.maxFailures, retryBackoffMs: config.queue.retryBackoff };
 }
 
 export type RepoConfigResult = { config: RepoConfig; error?: string };

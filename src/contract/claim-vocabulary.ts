@@ -3,5 +3,6 @@
 export const taskClasses = ["author", "reviewer", "merger", "conflict-fix"] as const;
 export type TaskClassName = (typeof taskClasses)[number];
 
-export const releaseOutcomes = ["handoff", "completed", "abandoned"] as const;
+/** `failed` counts toward the subject's failure breaker (`queue.maxFailures`); the others do not. */
+export const releaseOutcomes = ["handoff", "completed", "abandoned", "failed"] as const;
 export type ReleaseOutcomeName = (typeof releaseOutcomes)[number];

@@ -31,7 +31,7 @@ export const QueueResponseSchema = z.looseObject({
   skipped: z.array(
     z.looseObject({
       issue: z.number().int().positive(),
-      /** `held` | `human` | `blocked` | `pr-open` | `filtered` | `missingCapability` | `exempt` | `over-budget` | `sub-issues` | `closed`. */
+      /** `held` | `human` | `blocked` | `pr-open` | `filtered` | `missingCapability` | `exempt` | `over-budget` | `failing` | `sub-issues` | `closed`. */
       reason: z.string(),
       /** With `missingCapability`: the capabilities the issue needs that the view's caller did not declare. */
       missing: z.array(z.string()).optional(),

@@ -137,6 +137,24 @@ export const errorCodes = {
       missing: ["gpu"],
     },
   },
+  failing: {
+    status: 409,
+    exit: 3,
+    summary:
+      'The issue failed `queue.maxFailures` times and waits for a person; `"override": true` claims it anyway.',
+    details: {
+      failures: z
+        .number()
+        .int()
+        .positive()
+        .meta({ description: "Failed generations counted since a person last reset the count." }),
+    },
+    example: {
+      error: "failing",
+      message: 'octo/app#12 failed 3 times and waits for a person; send "override": true to claim it anyway.',
+      failures: 3,
+    },
+  },
   branch_taken: {
     status: 409,
     exit: 3,

@@ -14,6 +14,7 @@ export const skipReasons = [
   "over-budget",
   "human",
   "held",
+  "failing",
   "blocked",
   "sub-issues",
   "pr-open",
@@ -51,6 +52,8 @@ export interface EligibilityInput {
   now: number;
   /** When the store's data began: a heartbeat before it counts as at it (invariant 7). */
   storeEpoch?: number;
+  /** The subject's failure breaker (src/domain/failure-breaker.ts) is tripped or backing off. */
+  failing?: boolean;
 }
 
 export type Eligibility = { eligible: true; takeover: boolean } | { eligible: false; reason: SkipReason };
@@ -87,6 +90,7 @@ export function eligibilityOf(input: EligibilityInput): Eligibility {
     if (liveness !== "expired" || !input.includeTakeovers || awaitingReview) return skip("held");
     takeover = true;
   }
+  if (input.failing) return skip("failing");
   if (facts.blockers.length > 0) return skip("blocked");
   if (facts.openSubIssues > 0) return skip("sub-issues");
   const ours = new Set(input.claimBranches);

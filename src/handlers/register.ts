@@ -18,6 +18,7 @@ import { installationAdded, installationDeleted } from "./installation.js";
 import { issueClosed } from "./issue-closed.js";
 import { issueRemoved } from "./issue-removed.js";
 import { mergeGroupChecks } from "./merge-group-checks.js";
+import { needsHumanCleared } from "./needs-human-cleared.js";
 import { checkRerequests, pullRequestCheckEvents, pullRequestChecks } from "./pull-request-checks.js";
 import { pullRequestProgress, pullRequestProgressEvents, pushEvidence } from "./push-evidence.js";
 import {
@@ -73,6 +74,7 @@ export function registerWebhooks(app: Probot, deps: WebhookDeps): void {
     });
   };
   on(["issues.unassigned", "issues.unlabeled"], revokeOnRemoval(deps));
+  on(["issues.unlabeled"], needsHumanCleared(deps));
   on(["issues.labeled"], claimedLabelAdded(deps));
   on(["issues.closed"], issueClosed(deps));
   on(["issues.transferred", "issues.deleted"], issueRemoved(deps));

@@ -68,6 +68,8 @@ export async function takeBack(deps: TakeBackDeps, input: TakeBackInput, log: Lo
     ...(release ? { releasedAssigneeNodeIds: releasedAssignees(snapshot, record) } : {}),
   });
   progress.storeChanged = true;
+  // A person handing the issue back to the queue resets its failure breaker.
+  if (release) await stores.claims.clearFailures(key);
   // The fence first: the old holder's PRs fail before anything else is announced.
   const changes = await deps.fence.claimChanged(next, previous);
   const write = {

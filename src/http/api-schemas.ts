@@ -124,6 +124,8 @@ export const ClaimBody = z.strictObject({
    * (`409 missing_capability`); absent: the named issue is claimed whatever it needs.
    */
   capabilities: Capabilities.optional(),
+  /** Claim although the subject's failure breaker tripped (otherwise `409 failing`). */
+  override: z.boolean().default(false),
 });
 export type ClaimBody = z.infer<typeof ClaimBody>;
 

@@ -124,6 +124,7 @@ async function reap(
       bump: true,
       requireSilentMs: record.durations.reclaimAfterMs,
       storeEpoch: epoch,
+      failure: "reaped",
     },
     ref: refOf(key, record),
     config,

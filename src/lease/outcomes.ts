@@ -28,6 +28,8 @@ export interface ClaimRequest {
   allowOpenPullRequest?: boolean;
   /** The session's declared capabilities; present: an issue needing another is refused (`409 missing_capability`). */
   capabilities?: string[];
+  /** Claim although the subject's failure breaker tripped (otherwise `409 failing`). */
+  override?: boolean;
 }
 
 /** What a pick re-checks on the claim's one GitHub read (the index may be stale). */

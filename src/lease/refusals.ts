@@ -14,6 +14,8 @@ export type RefusalCode =
   | "branch_not_allowed"
   /** The claim's branch is the head of another login's open PR. */
   | "branch_taken"
+  /** The subject's failure breaker tripped (a claim with `override` goes ahead). */
+  | "failing"
   | "queue_empty"
   | "github_failed"
   | "superseded"

@@ -10,6 +10,7 @@ import type {
   TaskClass,
   Transition,
 } from "../domain/claim.js";
+import type { FailedAttempt, FailureReason } from "../domain/failure-breaker.js";
 import type { OnStall } from "../domain/stall.js";
 import type { SpendReport, UsageDecreased } from "./spend-store.js";
 
@@ -181,11 +182,16 @@ export type VerifyOutcome = { kind: "ok"; record: ClaimRecord } | LeaseRefusal;
 
 export interface ReleaseInput extends LeaseInput {
   outcome: ReleaseOutcome;
+  /** The holder's note, kept (bounded) in the failed attempt an `outcome: failed` records. */
+  note?: string;
 }
 
 export type ReleaseOutcomeResult =
-  /** `record` is the ended record; `repeated` when it had already been released by this lease. */
-  { kind: "released"; record: ClaimRecord; repeated: boolean } | LeaseRefusal;
+  /**
+   * `record` is the ended record; `repeated` when it had already been released by this lease.
+   * `failures`: the subject's failed attempts after this release, when it recorded one (`failed`).
+   */
+  { kind: "released"; record: ClaimRecord; repeated: boolean; failures?: FailedAttempt[] } | LeaseRefusal;
 
 export interface EndClaimInput {
   key: SubjectKey;
@@ -196,11 +202,20 @@ export interface EndClaimInput {
   by?: Actor;
   requireSilentMs?: number;
   storeEpoch?: number;
+  /**
+   * The ended generation counts toward the subject's failure breaker, for this reason (reaped,
+   * revoked for lost permission, `stalled` for a stalled claim taken over). A person's revoke, a
+   * phantom repair or a completion leave it unset.
+   */
+  failure?: Exclude<FailureReason, "failed">;
 }
 
 export type EndClaimOutcome =
-  /** `previous` is the active record before; `record` the ended one now stored. */
-  | { kind: "ended"; previous: ClaimRecord; record: ClaimRecord }
+  /**
+   * `previous` is the active record before; `record` the ended one now stored; `failures` the
+   * subject's failed attempts after this end, when it recorded one (`failure` set).
+   */
+  | { kind: "ended"; previous: ClaimRecord; record: ClaimRecord; failures?: FailedAttempt[] }
   | { kind: "skipped"; reason: "missing" | "moved-on" | "not-active" | "live"; current: ClaimRecord | null };
 
 export interface MarkStaleInput {
@@ -308,6 +323,13 @@ export interface ClaimStore {
   recordPush(key: SubjectKey, generation: number, at: number): Promise<void>;
   /** Forgets a subject (issue transferred or deleted): its record ends as `revoked` (no bump) and leaves every index. */
   forget(key: SubjectKey, now: number): Promise<void>;
+
+  // --- The failure breaker (src/domain/failure-breaker.ts) ---
+
+  /** The subject's failed attempts, oldest first (the last `failuresKept`). */
+  failures(key: SubjectKey): Promise<FailedAttempt[]>;
+  /** A person reset the breaker (`/reclaim release`, the needs-human label removed): the attempts are forgotten. */
+  clearFailures(key: SubjectKey): Promise<void>;
 }
 
 /** Thrown by a store whose backend cannot be reached; the API answers 503 store_unavailable. */

@@ -3,9 +3,11 @@ import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { RepoConfigSource } from "../config/config-source.js";
 import { rankingOf } from "../config/queue-ranking.js";
+import { breakerSettingsOf } from "../config/repo-config.js";
 import { missingCapabilities } from "../domain/capabilities.js";
 import type { ClaimRecord } from "../domain/claim.js";
-import { eligibilityOf, type QueueFilter, type SkipReason } from "../domain/eligibility.js";
+import { eligibilityOf, type QueueFilter, type SkipReason, skipReasons } from "../domain/eligibility.js";
+import { type BreakerSettings, breakerOf } from "../domain/failure-breaker.js";
 import { rankingReasons } from "../domain/queue-ranking.js";
 import type { ClaimOutcome, ClaimRequest, PickCheck, PickOutcome } from "../lease/outcomes.js";
 import { LeaseRefused, refused } from "../lease/refusals.js";
@@ -42,7 +44,7 @@ export interface PickDeps {
       | "patchCandidate"
       | "dropCandidate"
     >;
-    claims: Pick<ClaimStore, "get" | "epoch">;
+    claims: Pick<ClaimStore, "get" | "epoch" | "failures">;
   };
   /** The claim of a picked candidate, re-checked against the claim's read. */
   claim: (request: ClaimRequest, pick: PickCheck) => Promise<PickOutcome>;
@@ -94,6 +96,7 @@ export type SkippedCounts = Record<
   | "prOpen"
   | "filtered"
   | "missingCapability"
+  | "failing"
   | "exempt"
   | "overBudget"
   | "subIssues"
@@ -109,6 +112,7 @@ const countKey: Record<SkipReason, keyof SkippedCounts> = {
   "pr-open": "prOpen",
   filtered: "filtered",
   missingCapability: "missingCapability",
+  failing: "failing",
   exempt: "exempt",
   "over-budget": "overBudget",
   "sub-issues": "subIssues",
@@ -123,6 +127,7 @@ function noneSkipped(): SkippedCounts {
     prOpen: 0,
     filtered: 0,
     missingCapability: 0,
+    failing: 0,
     exempt: 0,
     overBudget: 0,
     subIssues: 0,
@@ -192,6 +197,7 @@ export class QueuePicker {
         request.user.login,
         filter,
         request.includeTakeovers,
+        breakerSettingsOf(config),
       );
       const eligible: Judged[] = [];
       for (const entry of judged) {
@@ -266,7 +272,14 @@ export class QueuePicker {
     let more = false;
     for (let offset = 0; repo && offset < maxCandidatesScanned; offset += pickPageSize) {
       const page = await this.#page(repo, ranking, offset);
-      for (const { facts, verdict } of await this.#judge(repo, page.candidates, login, filter, false)) {
+      for (const { facts, verdict } of await this.#judge(
+        repo,
+        page.candidates,
+        login,
+        filter,
+        false,
+        breakerSettingsOf(config),
+      )) {
         if (verdict.eligible && view.queue.length < limit) {
           const row = { issue: facts.issue, title: facts.title, rank: view.queue.length + 1 };
           view.queue.push({ ...row, reasons: rankingReasons(facts, ranking) });
@@ -311,19 +324,22 @@ export class QueuePicker {
     login: string,
     filter: QueueFilter,
     includeTakeovers: boolean,
+    breaker: BreakerSettings,
   ): Promise<Judged[]> {
     if (candidates.length === 0) return [];
     const { stores } = this.deps;
     const now = this.deps.now();
+    const keyOf = (facts: CandidateFacts) => ({
+      installationId: repo.installationId,
+      repoId: repo.repoId,
+      issue: facts.issue,
+    });
     const [storeEpoch, ...records] = await Promise.all([
       stores.claims.epoch(repo.installationId, now),
-      ...candidates.map((facts) =>
-        stores.claims.get({ installationId: repo.installationId, repoId: repo.repoId, issue: facts.issue }),
-      ),
+      ...candidates.map((facts) => stores.claims.get(keyOf(facts))),
     ] as [Promise<number>, ...Promise<ClaimRecord | null>[]]);
-    return candidates.map((facts, i) => ({
-      facts,
-      verdict: eligibilityOf({
+    const judge = (facts: CandidateFacts, i: number, failing: boolean) =>
+      eligibilityOf({
         facts,
         record: records[i] ?? null,
         claimBranches: records[i]?.branch ? [records[i].branch] : [],
@@ -332,8 +348,23 @@ export class QueuePicker {
         includeTakeovers,
         now,
         storeEpoch,
-      }),
-    }));
+        failing,
+      });
+    const first = candidates.map((facts, i) => ({ facts, verdict: judge(facts, i, false) }));
+    // Failed attempts are read only for the candidates no earlier skip reason keeps out.
+    const breakers = await Promise.all(
+      first.map(({ facts, verdict }) =>
+        verdict.eligible || skipReasons.indexOf(verdict.reason) > skipReasons.indexOf("failing")
+          ? stores.claims.failures(keyOf(facts))
+          : null,
+      ),
+    );
+    return first.map((entry, i) => {
+      const attempts = breakers[i];
+      if (!attempts || attempts.length === 0) return entry;
+      const failing = breakerOf(attempts, breaker, now).kind !== "closed";
+      return failing ? { facts: entry.facts, verdict: judge(entry.facts, i, true) } : entry;
+    });
   }
 
   /**

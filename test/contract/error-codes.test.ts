@@ -135,6 +135,7 @@ describe("the refusal table", () => {
         "blocked",
         "branch_taken",
         "cap_reached",
+        "failing",
         "held",
         "human_held",
         "missing_capability",

@@ -289,6 +289,7 @@ describe.skipIf(!redisProbe.available)("POST /api/v1/claims/next through the sim
       prOpen: 1,
       filtered: 0,
       missingCapability: 0,
+      failing: 0,
       exempt: 1,
       overBudget: 1,
       subIssues: 0,

@@ -46,6 +46,8 @@ export function advice(body: ClaimConflict): string {
       return \`pull requests \${body.pullRequests.map((pr) => pr.number).join(", ")}\`;
     case "missing_capability":
       return \`needs \${body.missing.join(", ")}\`;
+    case "failing":
+      return \`failed \${body.failures} times\`;
     case "branch_taken":
       return \`\${body.branch} is #\${body.pullRequest} by \${body.author}\`;
     case "closed":

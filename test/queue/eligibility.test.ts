@@ -181,6 +181,27 @@ describe("eligibilityOf", () => {
       input: input({ facts: { labels: ["Claim-Hold:Pinned"] } }),
       expected: skipped("exempt"),
     },
+    // failing (the failure breaker, src/domain/failure-breaker.ts, decides `failing`)
+    {
+      name: "failing: the breaker is tripped or backing off",
+      input: { ...input({}), failing: true },
+      expected: skipped("failing"),
+    },
+    {
+      name: "failing comes after held: a held issue is held",
+      input: { ...input({ record: record() }), failing: true },
+      expected: skipped("held"),
+    },
+    {
+      name: "failing comes before blocked",
+      input: { ...input({ facts: { blockers: ["acme/app#9"] } }), failing: true },
+      expected: skipped("failing"),
+    },
+    {
+      name: "failing: false changes nothing",
+      input: { ...input({}), failing: false },
+      expected: eligible,
+    },
     // blocked
     {
       name: "blocked: an open blocker",

@@ -30496,7 +30496,7 @@ var QueueResponseSchema = external_exports.looseObject({
   skipped: external_exports.array(
     external_exports.looseObject({
       issue: external_exports.number().int().positive(),
-      /** `held` | `human` | `blocked` | `pr-open` | `filtered` | `missingCapability` | `exempt` | `over-budget` | `sub-issues` | `closed`. */
+      /** `held` | `human` | `blocked` | `pr-open` | `filtered` | `missingCapability` | `exempt` | `over-budget` | `failing` | `sub-issues` | `closed`. */
       reason: external_exports.string(),
       /** With `missingCapability`: the capabilities the issue needs that the view's caller did not declare. */
       missing: external_exports.array(external_exports.string()).optional()
@@ -30753,7 +30753,7 @@ async function claimNext(deps, githubToken, input2, options, maxTakeoverWaits) {
 
 // src/contract/claim-vocabulary.ts
 var taskClasses = ["author", "reviewer", "merger", "conflict-fix"];
-var releaseOutcomes = ["handoff", "completed", "abandoned"];
+var releaseOutcomes = ["handoff", "completed", "abandoned", "failed"];
 
 // src/agent/client/index.ts
 function createClaimHoldClient(options) {
@@ -31282,7 +31282,8 @@ async function claimIssue(ctx, subject, choices) {
       ...choices.scope?.length ? { scope: choices.scope } : {},
       ...choices.artifacts ? { artifacts: choices.artifacts } : {},
       ...choices.ignoreBlockers ? { ignoreBlockers: true } : {},
-      ...choices.allowOpenPullRequest ? { allowOpenPullRequest: true } : {}
+      ...choices.allowOpenPullRequest ? { allowOpenPullRequest: true } : {},
+      ...choices.override ? { override: true } : {}
     },
     { signal: ctx.signal, onTakeoverPending: reportTakeoverPending(ctx, formatSubject(subject), choices) }
   );
@@ -31473,11 +31474,14 @@ var claimCommand = {
     "allow-open-pr": {
       description: "claim although someone else's open pull request closes it (else exit 3, pr_open)"
     },
+    override: {
+      description: "claim although the issue failed too often and waits for a person (else exit 3, failing)"
+    },
     ...repoOption,
     ...showTokenOption
   },
   notes: [
-    "Exit 3: held by another or not free to work on (held, human_held, cap_reached, blocked, pr_open);",
+    "Exit 3: held by another or not free to work on (held, human_held, cap_reached, blocked, pr_open, failing);",
     "a held issue's line names the holder, when it becomes reclaimable and whether --takeover applies."
   ],
   needsGithubToken: true,
@@ -31490,7 +31494,8 @@ var claimCommand = {
       scope: listFlag(ctx, "scope"),
       artifacts: stringFlag(ctx, "artifacts"),
       ignoreBlockers: ctx.flags["ignore-blockers"] === true,
-      allowOpenPullRequest: ctx.flags["allow-open-pr"] === true
+      allowOpenPullRequest: ctx.flags["allow-open-pr"] === true,
+      override: ctx.flags.override === true
     }).catch(naming(subject));
     const lines = [
       `${result.created ? "claimed" : "re-claimed"} ${formatSubject(subject)} · generation ${lease.generation} · branch ${lease.branch ?? "(none)"} · heartbeat every ${lease.heartbeatIntervalSeconds} s · expires ${relativeTime(lease.expiresAt, ctx.now())}`
@@ -31844,6 +31849,19 @@ var errorCodes = {
       error: "missing_capability",
       message: 'octo/app#12 needs gpu, which this session did not declare; claim it without "capabilities" to take it anyway.',
       missing: ["gpu"]
+    }
+  },
+  failing: {
+    status: 409,
+    exit: 3,
+    summary: 'The issue failed `queue.maxFailures` times and waits for a person; `"override": true` claims it anyway.',
+    details: {
+      failures: external_exports.number().int().positive().meta({ description: "Failed generations counted since a person last reset the count." })
+    },
+    example: {
+      error: "failing",
+      message: 'octo/app#12 failed 3 times and waits for a person; send "override": true to claim it anyway.',
+      failures: 3
     }
   },
   branch_taken: {
@@ -32678,7 +32696,7 @@ var queueCommand = {
   notes: [
     "The App's own ranking (GET /api/v1/repos/{owner}/{repo}/queue), the order `next` picks in:",
     "priority labels, then the repository's queue.order, then number. Skipped issues carry their",
-    "reason: held, human, blocked, pr-open, filtered, missingCapability, exempt, over-budget."
+    "reason: held, human, blocked, pr-open, filtered, missingCapability, exempt, over-budget, failing."
   ],
   needsGithubToken: true,
   async run(ctx) {
@@ -43048,7 +43066,9 @@ function registerReleaseClaim(server, deps) {
       title: "Release the claim",
       description: "Release this session's claim: outcome completed when the work is done (e.g. the pull request is open or merged), handoff to leave it for another session (put what is done and what is left in note), abandoned to give it up. Heartbeats stop.",
       inputSchema: {
-        outcome: external_exports.enum(releaseOutcomes).describe("completed, handoff or abandoned."),
+        outcome: external_exports.enum(releaseOutcomes).describe(
+          "completed, handoff, abandoned or failed (failed counts toward the issue's failure breaker)."
+        ),
         note: external_exports.string().max(4e3).optional().describe("Handoff note, posted on the issue."),
         subject: subjectField
       },

@@ -17,6 +17,8 @@ export interface ClaimChoices {
   ignoreBlockers?: boolean;
   /** Claim although someone else's open pull request already closes the issue. */
   allowOpenPullRequest?: boolean;
+  /** Claim although the issue failed too often and waits for a person (`409 failing`). */
+  override?: boolean;
   /** Told before each wait for a pending takeover's grace beat (the MCP server reports progress). */
   onTakeoverPending?: (pending: TakeoverPending) => void;
 }
@@ -51,6 +53,7 @@ export async function claimIssue(
       ...(choices.artifacts ? { artifacts: choices.artifacts } : {}),
       ...(choices.ignoreBlockers ? { ignoreBlockers: true } : {}),
       ...(choices.allowOpenPullRequest ? { allowOpenPullRequest: true } : {}),
+      ...(choices.override ? { override: true } : {}),
     },
     { signal: ctx.signal, onTakeoverPending: reportTakeoverPending(ctx, formatSubject(subject), choices) },
   );

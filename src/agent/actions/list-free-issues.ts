@@ -15,7 +15,7 @@ export interface FreeIssue {
 export interface SkippedIssue {
   subject: string;
   issue: number;
-  /** `held`, `human`, `blocked`, `pr-open`, `filtered`, `missingCapability`, `exempt`, `over-budget`… */
+  /** `held`, `human`, `blocked`, `pr-open`, `filtered`, `missingCapability`, `exempt`, `over-budget`, `failing`… */
   reason: string;
   /** With `missingCapability`: what the issue needs that was not declared. */
   missing?: string[];

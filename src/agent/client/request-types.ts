@@ -26,6 +26,8 @@ export interface ClaimInput {
   allowOpenPullRequest?: boolean;
   /** What this session can do; sent, an issue needing another capability is refused (`409 missing_capability`). */
   capabilities?: string[];
+  /** Claim even though the issue failed `queue.maxFailures` times and waits for a person (otherwise `409 failing`). */
+  override?: boolean;
 }
 
 /** `POST /api/v1/claims/next`: the server picks the issue; the rest is what a claim takes. */

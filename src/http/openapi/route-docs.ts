@@ -113,7 +113,7 @@ export const routeDocs: readonly RouteDoc[] = [
     auth: "github",
     body: { schema: ClaimBody, example: examples.claimRequest },
     answers: claimAnswers,
-    errors: errorsOf(bodyErrors, githubAuth, claimRefusals, ["missing_capability"], internal),
+    errors: errorsOf(bodyErrors, githubAuth, claimRefusals, ["missing_capability", "failing"], internal),
   },
   {
     method: "post",

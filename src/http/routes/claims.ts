@@ -40,6 +40,7 @@ export function mountClaimRoutes(app: Hono<ApiEnv>, deps: ClaimRouteDeps): void 
       ...(body.scope ? { scope: body.scope } : {}),
       ...(body.artifacts ? { artifacts: body.artifacts } : {}),
       ...(body.capabilities ? { capabilities: body.capabilities } : {}),
+      ...(body.override ? { override: true } : {}),
     });
     const answer = claimAnswer(outcome);
     log.info(

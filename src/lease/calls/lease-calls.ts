@@ -34,6 +34,7 @@ import type { LeaseRecovery } from "../recovery/recovery.js";
 import { type Refusal, refused } from "../refusals.js";
 import { writeFenced } from "../transitions/commit-transition.js";
 import { endClaim } from "../transitions/end-claim.js";
+import { withBreakerTrip } from "../transitions/failure-summary.js";
 import { applyHeartbeatEffects, heartbeatEffectsDue } from "./budget-effects.js";
 import { LeaseFactsCache } from "./lease-facts.js";
 
@@ -287,6 +288,7 @@ export class LeaseCalls {
       tokenDigest: digests[0]!,
       now: clock(),
       outcome: request.outcome,
+      ...(request.note !== undefined ? { note: request.note } : {}),
     };
     const outcome = await this.recovery.withRecovery(lease, digests, (digest) =>
       stores.claims.release({ ...input, tokenDigest: digest }),
@@ -299,7 +301,11 @@ export class LeaseCalls {
         this.deps,
         refOf(lease, record),
         record,
-        releaseWrite(record, config.labels, request.note),
+        withBreakerTrip(releaseWrite(record, config.labels, request.note), {
+          subject: subjectName(record.repo, record.issue),
+          failures: outcome.failures,
+          config,
+        }),
         config.labels,
       );
       await stores.claims.markSynced(lease, record.generation);
@@ -345,7 +351,14 @@ export class LeaseCalls {
     if (!permissions || record.actor.kind !== "agent") return;
     if (await permissions.stillAllowed(lease.installationId, record.repo, record.actor.login)) return;
     await endClaim(this.deps, {
-      end: { key: lease, generation: record.generation, now: clock(), to: "revoked", bump: true },
+      end: {
+        key: lease,
+        generation: record.generation,
+        now: clock(),
+        to: "revoked",
+        bump: true,
+        failure: "revoked",
+      },
       ref: refOf(lease, record),
       // Read only once the store revoked the lease: a failed read never keeps it alive.
       config: () => configs.load(lease.installationId, record.repo),
@@ -374,7 +387,7 @@ function releaseWrite(
   };
   if (record.appAssigned && record.assigneeNodeId) write.unassign = [record.assigneeNodeId];
   const trimmed = note?.trim();
-  if (trimmed || record.outcome === "handoff") {
+  if (trimmed || record.outcome === "handoff" || record.outcome === "failed") {
     write.addComments = [
       `📝 ${describeActor(record.actor)} released generation ${record.generation} (${record.outcome})` +
         (record.branch ? ` · branch ${branchCode(record.branch)}` : "") +

@@ -1,6 +1,7 @@
 // The claim flow (docs/reference/http-api.md#post-apiv1claims--claim-re-claim-or-take-over): read the subject, decide, write the store, then GitHub.
-import { durationsOf, type RepoConfig, stallOf } from "../../config/repo-config.js";
+import { breakerSettingsOf, durationsOf, type RepoConfig, stallOf } from "../../config/repo-config.js";
 import { type ClaimRecord, type SubjectKey, subjectName } from "../../domain/claim.js";
+import { breakerOf } from "../../domain/failure-breaker.js";
 import { agentBranchPatterns } from "../../domain/trust.js";
 import type {
   AppliedWrite,
@@ -42,6 +43,7 @@ import {
   unclaimable,
 } from "./decide-claim.js";
 import { observedFacts, pickRecheck } from "./duplicate-work.js";
+import { failingRefusal } from "./failing-refusal.js";
 
 /** The subject as one claim found it: GitHub's side, its config, and the store brought up to date. */
 interface SubjectRead {
@@ -94,6 +96,7 @@ export class ClaimLease {
       prefix: read.config.queue.capabilityPrefix,
     });
     if (lacking) throw refused(lacking);
+    if (!request.override) await this.#refuseFailing(read);
     await refuseDuplicateWork(this.deps, read);
     return this.#take(read, decision.plan, fleetAssignees);
   }
@@ -123,6 +126,22 @@ export class ClaimLease {
     const stale = pickRecheck(read.snapshot, pick, request.user.login, read.now);
     if (stale) return { kind: "ineligible", reason: stale.reason, observed: stale.facts };
     return { kind: "claimed", claim: await this.#take(read, decision.plan, fleetAssignees) };
+  }
+
+  /**
+   * A subject whose failure breaker tripped refuses a direct claim (`409 failing`); a claim
+   * on an active record (a re-claim, a takeover) is the store's to decide, so it is let through.
+   */
+  async #refuseFailing(read: SubjectRead): Promise<void> {
+    const { claims } = this.deps.stores;
+    // The steady state (no failure) is one read; the record is read only for a subject that failed.
+    const attempts = await claims.failures(read.key);
+    if (attempts.length === 0) return;
+    const refusal = failingRefusal(
+      read.subject,
+      breakerOf(attempts, breakerSettingsOf(read.config), read.now),
+    );
+    if (refusal && (await claims.get(read.key))?.state !== "active") throw refused(refusal);
   }
 
   /** decideClaim over the read, with the fleet logins among its assignees. */

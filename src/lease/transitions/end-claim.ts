@@ -3,11 +3,13 @@ import type { Logger } from "pino";
 import type { RepoConfig } from "../../config/repo-config.js";
 import { type ClaimRecord, type SubjectKey, subjectName } from "../../domain/claim.js";
 import type { ChangeCause } from "../../domain/claim-change.js";
+import type { FailedAttempt } from "../../domain/failure-breaker.js";
 import type { AssignmentProvider, SubjectRef, TransitionWrite } from "../../providers/assignment-provider.js";
 import type { ClaimStore, EndClaimInput, EndClaimOutcome } from "../../providers/liveness-store.js";
 import type { ClaimEvents } from "./claim-events.js";
 import { commitWritten } from "./commit-transition.js";
 import { endedClaimWrite } from "./ended-write.js";
+import { withBreakerTrip } from "./failure-summary.js";
 
 export interface TransitionDeps {
   stores: { claims: Pick<ClaimStore, "commitClaim" | "markSynced"> };
@@ -31,6 +33,8 @@ export interface EndedWriteOptions {
   keepAssignee?: boolean;
   /** A write of its own (the over-budget release adds its label). */
   write?: (ended: EndedClaim) => TransitionWrite;
+  /** The subject's failed attempts after this end, when it recorded one: the breaker may trip in this write. */
+  failures?: FailedAttempt[];
 }
 
 export interface EndClaimRequest extends EndedWriteOptions {
@@ -60,6 +64,7 @@ export async function endClaim(
   const config = typeof request.config === "function" ? await request.config() : request.config;
   const result = await finishEnded(deps, {
     ...request,
+    ...(outcome.failures ? { failures: outcome.failures } : {}),
     config,
     ended,
     cause: request.end.to,
@@ -112,15 +117,17 @@ export async function writeEnded(
   config: RepoConfig,
   options: EndedWriteOptions = {},
 ): Promise<WriteResult> {
-  const write =
+  const write = withBreakerTrip(
     options.write?.(ended) ??
-    endedClaimWrite({
-      previous: ended.previous,
-      ended: ended.record,
-      config,
-      ...(options.note !== undefined ? { note: options.note } : {}),
-      ...(options.keepAssignee ? { keepAssignee: true } : {}),
-    });
+      endedClaimWrite({
+        previous: ended.previous,
+        ended: ended.record,
+        config,
+        ...(options.note !== undefined ? { note: options.note } : {}),
+        ...(options.keepAssignee ? { keepAssignee: true } : {}),
+      }),
+    { subject: subjectName(ended.record.repo, ended.record.issue), failures: options.failures, config },
+  );
   try {
     const applied = await deps.assignments.apply(ref, write);
     await commitWritten(deps.stores.claims, key, ended.record.generation, applied.claimComment, {

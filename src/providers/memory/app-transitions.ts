@@ -1,6 +1,7 @@
 // The memory store's transitions made by the App itself (janitor, webhooks, /reclaim), each a pure function of the subject's slot and the input.
 // Their guards are checked in the order of the matching Lua script (src/providers/redis/lua/), named above each.
 import type { ClaimRecord } from "../../domain/claim.js";
+import { failedAttemptOf, withAttempt } from "../../domain/failure-breaker.js";
 import { newHumanRecord } from "../claim-records.js";
 import type {
   EndClaimInput,
@@ -13,7 +14,7 @@ import { clone, endGuard, forgottenRecord, stillLive, without } from "./claim-ru
 import { noSpend } from "./memory-spend.js";
 import { nextIncarnation, type SubjectSlot, type Transitioned, withTransition } from "./subject-slots.js";
 
-// endClaim-6.lua: ends an active claim without its token (revoke, reap, completion); see `ClaimStore.endClaim`.
+// endClaim-7.lua: ends an active claim without its token (revoke, reap, completion); see `ClaimStore.endClaim`.
 export function endClaim(slot: SubjectSlot, input: EndClaimInput): Transitioned<EndClaimOutcome> {
   const current = slot.record;
   let reason: "missing" | "moved-on" | "not-active" | "live" | null = endGuard(current, input.generation);
@@ -39,9 +40,16 @@ export function endClaim(slot: SubjectSlot, input: EndClaimInput): Transitioned<
     kind: input.to,
     ...(input.by ? { actor: input.by } : {}),
   });
+  if (!input.failure) {
+    return {
+      slot: { ...slot, record, highWater, activityAt: input.now, history },
+      outcome: { kind: "ended", previous, record },
+    };
+  }
+  const failures = withAttempt(slot.failures ?? [], failedAttemptOf(previous, input.failure, input.now));
   return {
-    slot: { ...slot, record, highWater, activityAt: input.now, history },
-    outcome: { kind: "ended", previous, record },
+    slot: { ...slot, record, highWater, activityAt: input.now, history, failures },
+    outcome: { kind: "ended", previous, record, failures },
   };
 }
 

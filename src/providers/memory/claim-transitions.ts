@@ -1,6 +1,7 @@
 // The memory store's transitions made by an agent's calls, each a pure function of the subject's slot and the input.
 // Their guards are checked in the order of the matching Lua script (src/providers/redis/lua/), named above each.
 import type { ClaimRecord } from "../../domain/claim.js";
+import { failedAttemptOf, releaseFailure, withAttempt } from "../../domain/failure-breaker.js";
 import { aliveAt } from "../../domain/liveness.js";
 import { decideStall } from "../../domain/stall.js";
 import { newClaimRecord, rotatedTokensKept, takeoverIntentLifetimeFactor } from "../claim-records.js";
@@ -305,7 +306,7 @@ export function verify(slot: SubjectSlot, input: LeaseInput): Transitioned<Verif
   return { slot, outcome: { kind: "ok", record: slot.record! } };
 }
 
-// release-6.lua
+// release-7.lua
 export function release(slot: SubjectSlot, input: ReleaseInput): Transitioned<ReleaseOutcomeResult> {
   const refusal = leaseRefusal(slot, input);
   if (refusal) return { slot, outcome: refusal };
@@ -332,9 +333,17 @@ export function release(slot: SubjectSlot, input: ReleaseInput): Transitioned<Re
     actor: current.actor,
     note: input.outcome,
   });
+  const failure = releaseFailure(input.outcome);
+  if (!failure) {
+    return {
+      slot: { ...slot, record, activityAt: input.now, history },
+      outcome: { kind: "released", record, repeated: false },
+    };
+  }
+  const failures = withAttempt(slot.failures ?? [], failedAttemptOf(current, failure, input.now, input.note));
   return {
-    slot: { ...slot, record, activityAt: input.now, history },
-    outcome: { kind: "released", record, repeated: false },
+    slot: { ...slot, record, activityAt: input.now, history, failures },
+    outcome: { kind: "released", record, repeated: false, failures },
   };
 }
 

@@ -4,6 +4,7 @@
 // Each transition is a pure function of the subject's slot (claim-transitions.ts, app-transitions.ts);
 // this class reads the slot, calls it, and writes the slot and the indexes back.
 import type { ClaimRecord, SubjectKey, Transition } from "../../domain/claim.js";
+import type { FailedAttempt } from "../../domain/failure-breaker.js";
 import type {
   ClaimInput,
   ClaimOutcome,
@@ -126,5 +127,19 @@ export class MemoryClaimStore implements ClaimStore {
 
   async forget(key: SubjectKey, now: number): Promise<void> {
     this.apply(key, (slot) => app.forget(slot, { now }));
+  }
+
+  // --- The failure breaker ---
+
+  async failures(key: SubjectKey): Promise<FailedAttempt[]> {
+    return (this.slots.slot(key).failures ?? []).map(clone);
+  }
+
+  async clearFailures(key: SubjectKey): Promise<void> {
+    this.apply(key, (slot) => {
+      if (!slot.failures) return { slot, outcome: undefined };
+      const { failures: _, ...rest } = slot;
+      return { slot: rest, outcome: undefined };
+    });
   }
 }

@@ -1,6 +1,7 @@
 // The memory store's per-subject slots and the per-installation deadlines its indexes read.
 import type { LeaseUsage } from "../../budget/usage.js";
 import type { ClaimRecord, SubjectKey, Transition } from "../../domain/claim.js";
+import type { FailedAttempt } from "../../domain/failure-breaker.js";
 import { aliveAt } from "../../domain/liveness.js";
 import { wasStalled } from "../../domain/stall.js";
 import { historyLimit } from "../claim-records.js";
@@ -22,6 +23,8 @@ export interface SubjectSlot {
   readonly activityAt?: number;
   /** Each generation's last reported usage (the subject's spend is their sum), and the budget-warn mark. */
   readonly spend?: SubjectSpend;
+  /** The failure breaker's attempts, oldest first (the `fail` list on Redis). */
+  readonly failures?: readonly FailedAttempt[];
 }
 
 export interface SubjectSpend {

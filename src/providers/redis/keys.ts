@@ -12,8 +12,8 @@ function installationBase(prefix: string, installationId: number): string {
   return `${prefix}{i:${installationId}}`;
 }
 
-/** The per-subject keys: record, generation high-water mark, per-generation digests, history, spend. */
-export type SubjectKeyName = "rec" | "gen" | "tok" | "hist" | "spend" | "wlock";
+/** The per-subject keys: record, generation high-water mark, per-generation digests, history, spend, failed attempts. */
+export type SubjectKeyName = "rec" | "gen" | "tok" | "hist" | "spend" | "wlock" | "fail";
 
 export class StoreKeys {
   readonly #prefix: string;

@@ -1,6 +1,7 @@
 // The claim record's Redis hash layout, and zod parsing of records and script replies read back.
 import { z } from "zod";
 import { type Actor, ClaimRecord } from "../../domain/claim.js";
+import { FailedAttempt } from "../../domain/failure-breaker.js";
 import type {
   ClaimOutcome,
   EndClaimOutcome,
@@ -234,7 +235,13 @@ const MarkStaleSkip = z.enum(["missing", "moved-on", "not-active", "live", "alre
 
 export function parseEndClaimReply(reply: ReplyOf<typeof endClaimScript>): EndClaimOutcome {
   if (reply.kind === "ended") {
-    return { kind: "ended", previous: parseRecord(reply.previous), record: parseRecord(reply.record) };
+    const ended = {
+      kind: "ended" as const,
+      previous: parseRecord(reply.previous),
+      record: parseRecord(reply.record),
+    };
+    const failures = parseFailures(reply.failures);
+    return failures.length > 0 ? { ...ended, failures } : ended;
   }
   return {
     kind: "skipped",
@@ -250,4 +257,14 @@ export function parseMarkStaleReply(reply: ReplyOf<typeof markStaleScript>): Mar
     reason: MarkStaleSkip.parse(reply.reason),
     current: parseOptionalRecord(reply.current),
   };
+}
+
+/** The failure breaker's attempts as the `fail` list holds them (JSON each, oldest first). */
+export function parseFailures(reply: unknown): FailedAttempt[] {
+  if (!Array.isArray(reply)) return [];
+  return reply.map((entry) => {
+    const parsed = FailedAttempt.safeParse(safeJson(String(entry)));
+    if (!parsed.success) throw new Error(`corrupt failed attempt: ${parsed.error.message}`);
+    return parsed.data;
+  });
 }

@@ -1,6 +1,7 @@
 // The Redis ClaimStore: every claim transition is one Lua script (EVALSHA) over the keys of one installation.
 import type { Cluster, Redis } from "ioredis";
 import { type Actor, type ClaimRecord, type SubjectKey, Transition } from "../../domain/claim.js";
+import { type FailedAttempt, failureNoteMax } from "../../domain/failure-breaker.js";
 import { historyLimit, humanClaimDurations, newClaimRecord, newHumanRecord } from "../claim-records.js";
 import type {
   ClaimInput,
@@ -23,6 +24,7 @@ import { memberOf, type StoreKeys } from "./keys.js";
 import {
   parseClaimReply,
   parseEndClaimReply,
+  parseFailures,
   parseMarkStaleReply,
   parseOptionalRecord,
   parseRecord,
@@ -162,7 +164,12 @@ export class RedisClaimStore implements ClaimStore {
   async release(input: ReleaseInput): Promise<ReleaseOutcomeResult> {
     const reply = await runScript(this.redis, releaseScript, {
       keys: {
-        ...this.keys.subjectKeys(input.key, { record: "rec", digests: "tok", history: "hist" }),
+        ...this.keys.subjectKeys(input.key, {
+          record: "rec",
+          digests: "tok",
+          history: "hist",
+          failures: "fail",
+        }),
         ...this.keys.indexKeys(input.key),
       },
       args: {
@@ -171,10 +178,17 @@ export class RedisClaimStore implements ClaimStore {
         now: input.now,
         member: memberOf(input.key),
         outcome: input.outcome,
+        note: input.note?.trim().slice(0, failureNoteMax) ?? "",
       },
     });
     if (reply.kind === "released") {
-      return { kind: "released", record: parseRecord(reply.record), repeated: reply.repeated === "1" };
+      const released = {
+        kind: "released" as const,
+        record: parseRecord(reply.record),
+        repeated: reply.repeated === "1",
+      };
+      const failures = parseFailures(reply.failures);
+      return failures.length > 0 ? { ...released, failures } : released;
     }
     return parseRefusal(reply);
   }
@@ -240,7 +254,7 @@ export class RedisClaimStore implements ClaimStore {
     const { key } = input;
     const reply = await runScript(this.redis, endClaimScript, {
       keys: {
-        ...this.keys.subjectKeys(key, { record: "rec", highWater: "gen", history: "hist" }),
+        ...this.keys.subjectKeys(key, { record: "rec", highWater: "gen", history: "hist", failures: "fail" }),
         ...this.keys.indexKeys(key),
       },
       args: {
@@ -252,9 +266,20 @@ export class RedisClaimStore implements ClaimStore {
         requireSilentMs: optional(input.requireSilentMs),
         storeEpoch: optional(input.storeEpoch),
         member: memberOf(key),
+        failure: input.failure ?? "",
       },
     });
     return parseEndClaimReply(reply);
+  }
+
+  async failures(key: SubjectKey): Promise<FailedAttempt[]> {
+    const failuresKey = this.keys.subject(key, "fail");
+    return parseFailures(await this.call(() => this.redis.lrange(failuresKey, 0, -1)));
+  }
+
+  async clearFailures(key: SubjectKey): Promise<void> {
+    const failuresKey = this.keys.subject(key, "fail");
+    await this.call(() => this.redis.del(failuresKey));
   }
 
   async markStale(input: MarkStaleInput): Promise<MarkStaleOutcome> {

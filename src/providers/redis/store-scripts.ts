@@ -1,4 +1,6 @@
 // The claim store's Lua scripts (lua/<name>-<keys>.lua) with the names of their keys and arguments.
+
+import { failuresKept } from "../../domain/failure-breaker.js";
 import { historyLimit, rotatedTokensKept, takeoverIntentLifetimeFactor } from "../claim-records.js";
 import { defineScript, literals, ScriptSet, tagged, tuple, value } from "./script-runner.js";
 
@@ -137,9 +139,9 @@ export const heartbeatScript = defineScript({
 
 export const releaseScript = defineScript({
   name: "release",
-  keys: ["record", "digests", "history", ...indexKeys, "repository"],
-  args: ["generation", "tokenDigest", "now", "member", "outcome"],
-  replies: tagged({ released: ["record", "repeated"], ...leaseRefusals }),
+  keys: ["record", "digests", "history", ...indexKeys, "repository", "failures"],
+  args: ["generation", "tokenDigest", "now", "member", "outcome", "note"],
+  replies: tagged({ released: ["record", "repeated", "failures"], ...leaseRefusals }),
 });
 
 export const markSyncedScript = defineScript({
@@ -167,9 +169,9 @@ export const epochScript = defineScript({
 
 export const endClaimScript = defineScript({
   name: "endClaim",
-  keys: ["record", "highWater", "history", ...indexKeys, "repository"],
-  args: ["generation", "now", "to", "bump", "endedBy", "requireSilentMs", "storeEpoch", "member"],
-  replies: tagged({ ended: ["previous", "record"], skipped: ["reason", "current"] }),
+  keys: ["record", "highWater", "history", ...indexKeys, "repository", "failures"],
+  args: ["generation", "now", "to", "bump", "endedBy", "requireSilentMs", "storeEpoch", "member", "failure"],
+  replies: tagged({ ended: ["previous", "record", "failures"], skipped: ["reason", "current"] }),
 });
 
 export const markStaleScript = defineScript({
@@ -351,6 +353,7 @@ export const storeScripts = new ScriptSet(
     HISTORY_LIMIT: historyLimit,
     TAKEOVER_INTENT_LIFETIME_FACTOR: takeoverIntentLifetimeFactor,
     ROTATED_TOKENS_KEPT: rotatedTokensKept,
+    FAILURES_KEPT: failuresKept,
   },
   // Concurrent heartbeats go to Redis together (script-batcher.ts).
   { batched: [heartbeatScript] },

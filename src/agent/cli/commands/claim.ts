@@ -48,11 +48,14 @@ export const claimCommand: CommandSpec = {
     "allow-open-pr": {
       description: "claim although someone else's open pull request closes it (else exit 3, pr_open)",
     },
+    override: {
+      description: "claim although the issue failed too often and waits for a person (else exit 3, failing)",
+    },
     ...repoOption,
     ...showTokenOption,
   },
   notes: [
-    "Exit 3: held by another or not free to work on (held, human_held, cap_reached, blocked, pr_open);",
+    "Exit 3: held by another or not free to work on (held, human_held, cap_reached, blocked, pr_open, failing);",
     "a held issue's line names the holder, when it becomes reclaimable and whether --takeover applies.",
   ],
   needsGithubToken: true,
@@ -66,6 +69,7 @@ export const claimCommand: CommandSpec = {
       artifacts: stringFlag(ctx, "artifacts"),
       ignoreBlockers: ctx.flags["ignore-blockers"] === true,
       allowOpenPullRequest: ctx.flags["allow-open-pr"] === true,
+      override: ctx.flags.override === true,
     }).catch(naming(subject));
     const lines = [
       `${result.created ? "claimed" : "re-claimed"} ${formatSubject(subject)} · generation ${lease.generation} · ` +

@@ -29,7 +29,7 @@ export const queueCommand: CommandSpec = {
   notes: [
     "The App's own ranking (GET /api/v1/repos/{owner}/{repo}/queue), the order `next` picks in:",
     "priority labels, then the repository's queue.order, then number. Skipped issues carry their",
-    "reason: held, human, blocked, pr-open, filtered, missingCapability, exempt, over-budget.",
+    "reason: held, human, blocked, pr-open, filtered, missingCapability, exempt, over-budget, failing.",
   ],
   needsGithubToken: true,
   async run(ctx) {

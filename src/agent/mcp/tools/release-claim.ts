@@ -25,7 +25,11 @@ export function registerReleaseClaim(server: McpServer, deps: ToolDeps): void {
         "open or merged), handoff to leave it for another session (put what is done and what is left in " +
         "note), abandoned to give it up. Heartbeats stop.",
       inputSchema: {
-        outcome: z.enum(releaseOutcomes).describe("completed, handoff or abandoned."),
+        outcome: z
+          .enum(releaseOutcomes)
+          .describe(
+            "completed, handoff, abandoned or failed (failed counts toward the issue's failure breaker).",
+          ),
         note: z.string().max(4000).optional().describe("Handoff note, posted on the issue."),
         subject: subjectField,
       },

@@ -8,14 +8,16 @@
       deadlines           the installation's active claims by deadline (sorted set)
       holders             the installation's active claims and the live-claim sets they count in (hash)
       repository          the repository's subjects by last activity (sorted set)
+      failures            the subject's failed attempts, oldest first (list, the failure breaker's)
     ARGV
       generation          the lease's generation
       tokenDigest         the digest of the lease token shown
       now                 the time of the call (ms)
       member              the subject in the installation's indexes ("repoId:issue")
       outcome             the holder's outcome; 'completed' ends it completed, any other released
+      note                the holder's note (bounded), kept with the attempt an outcome 'failed' records
     Reply (records as field/value lists)
-      {'released', record, repeated}   repeated '1' when it had already been released or completed
+      {'released', record, repeated, failures}  repeated '1' when it had already been released or completed; failures: the attempts after an outcome 'failed' (or {})
       {'missing'}                       no record, or a generation it never reached
       {'invalid_token'}                 the token is not this generation's
       {'superseded', current, rotatedAt}  a newer generation holds it; rotatedAt only for a rotated token
@@ -25,11 +27,12 @@
 --- @include "history"
 --- @include "indexes"
 --- @include "tokens"
+--- @include "failures"
 
 local cur, cur_flat = load(KEY.record)
 local refusal = refuse(cur, cur_flat, KEY.digests, ARG.generation, ARG.tokenDigest)
 if refusal then return refusal end
-if cur.state == 'released' or cur.state == 'completed' then return {'released', cur_flat, '1'} end
+if cur.state == 'released' or cur.state == 'completed' then return {'released', cur_flat, '1', {}} end
 if cur.state ~= 'active' then return {'gone', gone_reason(cur.state), cur_flat} end
 local state = 'released'
 if ARG.outcome == 'completed' then state = 'completed' end
@@ -39,5 +42,7 @@ redis.call('ZREM', KEY.deadlines, ARG.member)
 drop_holder(KEY.holders, ARG.member)
 touch(KEY.repository, ARG.now, ARG.member)
 push_history(KEY.history, ARG.now, cur.generation, state, cur.actor, ARG.outcome)
+local failures = {}
+if ARG.outcome == 'failed' then failures = push_failure(KEY.failures, cur, 'failed', ARG.now, ARG.note) end
 local m, flat = load(KEY.record)
-return {'released', flat, '0'}
+return {'released', flat, '0', failures}

@@ -9,6 +9,7 @@
       deadlines           the installation's active claims by deadline (sorted set)
       holders             the installation's active claims and the live-claim sets they count in (hash)
       repository          the repository's subjects by last activity (sorted set)
+      failures            the subject's failed attempts, oldest first (list, the failure breaker's)
     ARGV
       generation          the generation to end
       now                 the time of the call (ms)
@@ -18,8 +19,9 @@
       requireSilentMs     the silence the holder must still have (ms), or '' for none
       storeEpoch          the installation's store epoch (ms): silence before it does not count
       member              the subject in the installation's indexes ("repoId:issue")
+      failure             why the ended generation counts as failed ('reaped', 'revoked', 'stalled'), or ''
     Reply (records as field/value lists)
-      {'ended', previous, record}       the record before and after
+      {'ended', previous, record, failures}  the record before and after; the attempts after this one (or {})
       {'skipped', reason, current}      reason 'missing', 'moved-on', 'not-active' or 'live'
 ]]
 
@@ -27,6 +29,7 @@
 --- @include "generations"
 --- @include "indexes"
 --- @include "guards"
+--- @include "failures"
 
 local now = tonumber(ARG.now)
 local cur, cur_flat = load(KEY.record)
@@ -53,5 +56,7 @@ touch(KEY.repository, ARG.now, ARG.member)
 local ender = nil
 if ARG.endedBy ~= '' then ender = ARG.endedBy end
 push_history(KEY.history, ARG.now, cur.generation, ARG.to, ender)
+local failures = {}
+if ARG.failure ~= '' then failures = push_failure(KEY.failures, cur, ARG.failure, ARG.now, nil) end
 local m, flat = load(KEY.record)
-return {'ended', cur_flat, flat}
+return {'ended', cur_flat, flat, failures}

@@ -1,0 +1,103 @@
+// The failure breaker per subject (docs/reference/config.md `queue.maxFailures`): which ended generations count as failures, when the subject backs off and when it trips to a person.
+import { z } from "zod";
+import { Actor, type ClaimRecord } from "./claim.js";
+
+/**
+ * Why a generation counts as failed. `stalled` is the hook for a stalled claim taken over: the
+ * takeover ends the old generation through `endClaim` with `failure: "stalled"`.
+ */
+export const FailureReason = z.enum(["reaped", "revoked", "stalled", "failed"]);
+export type FailureReason = z.infer<typeof FailureReason>;
+
+/** One failed generation, as the store keeps it (newest last). */
+export const FailedAttempt = z.strictObject({
+  generation: z.number().int().positive(),
+  reason: FailureReason,
+  actor: Actor,
+  claimedAt: z.number().int(),
+  endedAt: z.number().int(),
+  branch: z.string().optional(),
+  pullRequest: z.number().int().optional(),
+  /** The holder's release note (`outcome: failed`), bounded. */
+  note: z.string().optional(),
+});
+export type FailedAttempt = z.infer<typeof FailedAttempt>;
+
+/** Attempts the store keeps per subject (the oldest drop first); `queue.maxFailures` is at most this. */
+export const failuresKept = 20;
+/** A release note is kept to this many characters in a failed attempt. */
+export const failureNoteMax = 500;
+/** The backoff doubles per failure, but never beyond this many doublings. */
+const maxDoublings = 10;
+
+export interface BreakerSettings {
+  maxFailures: number;
+  retryBackoffMs: number;
+}
+
+export type BreakerState =
+  | { kind: "closed" }
+  /** A failure is recent: the subject is offered again from `retryAt`. */
+  | { kind: "backoff"; failures: number; retryAt: number }
+  /** `maxFailures` reached: the subject waits for a person. */
+  | { kind: "tripped"; failures: number };
+
+/**
+ * The breaker of a subject with `attempts` (oldest first) at `now`: tripped from `maxFailures`
+ * failures on; otherwise backing off `retryBackoff × 2^(failures − 1)` after the last one.
+ */
+export function breakerOf(
+  attempts: readonly Pick<FailedAttempt, "endedAt">[],
+  settings: BreakerSettings,
+  now: number,
+): BreakerState {
+  const failures = attempts.length;
+  if (failures === 0) return { kind: "closed" };
+  if (failures >= settings.maxFailures) return { kind: "tripped", failures };
+  const last = attempts[failures - 1]!;
+  const retryAt = last.endedAt + backoffMs(failures, settings.retryBackoffMs);
+  return now < retryAt ? { kind: "backoff", failures, retryAt } : { kind: "closed" };
+}
+
+/** The wait after the `failures`-th failure: `retryBackoff`, doubling per failure. */
+export function backoffMs(failures: number, retryBackoffMs: number): number {
+  return retryBackoffMs * 2 ** Math.min(Math.max(failures - 1, 0), maxDoublings);
+}
+
+/**
+ * Whether the failure just recorded (the last of `attempts`) is the one that trips the breaker:
+ * exactly the `maxFailures`-th, so the summary comment is written once, by the ending write.
+ */
+export function tripsNow(attempts: readonly unknown[], maxFailures: number): boolean {
+  return attempts.length === maxFailures;
+}
+
+/** The failure a release outcome counts as, if any. */
+export function releaseFailure(outcome: string): FailureReason | null {
+  return outcome === "failed" ? "failed" : null;
+}
+
+/** The attempt an ended generation leaves (as the store scripts build it from the record before the end). */
+export function failedAttemptOf(
+  record: Pick<ClaimRecord, "generation" | "actor" | "claimedAt" | "branch" | "pullRequest">,
+  reason: FailureReason,
+  endedAt: number,
+  note?: string,
+): FailedAttempt {
+  const trimmed = note?.trim().slice(0, failureNoteMax);
+  return {
+    generation: record.generation,
+    reason,
+    actor: record.actor,
+    claimedAt: record.claimedAt,
+    endedAt,
+    ...(record.branch !== undefined ? { branch: record.branch } : {}),
+    ...(record.pullRequest !== undefined ? { pullRequest: record.pullRequest } : {}),
+    ...(trimmed ? { note: trimmed } : {}),
+  };
+}
+
+/** The attempts with `attempt` last, kept to the last `failuresKept`. */
+export function withAttempt(attempts: readonly FailedAttempt[], attempt: FailedAttempt): FailedAttempt[] {
+  return [...attempts, attempt].slice(-failuresKept);
+}

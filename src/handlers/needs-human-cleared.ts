@@ -1,0 +1,27 @@
+// issues.unlabeled: a person took `agent:needs-human` off → the subject's failure breaker is reset, so the queue offers it again.
+import type { Logger } from "pino";
+import type { SubjectKey } from "../domain/claim.js";
+import { type SyncDeps, subjectKeyOf } from "./sync-deps.js";
+import type { WebhookHandler, WebhookPayload } from "./webhook-guard.js";
+
+type UnlabeledPayload = WebhookPayload<"issues.unlabeled">;
+
+/** decide: only the needs-human label, removed by a person (the guard drops bots, so the App's own removals never reset). */
+export function needsHumanCleared(
+  deps: Pick<SyncDeps, "stores" | "configs">,
+): WebhookHandler<UnlabeledPayload, { key: SubjectKey; by: string }> {
+  return {
+    async decide(payload) {
+      const key = subjectKeyOf(payload);
+      const label = payload.label?.name;
+      if (!key || !label) return null;
+      const config = await deps.configs.load(key.installationId, payload.repository.full_name);
+      if (label.toLowerCase() !== config.labels.needsHuman.toLowerCase()) return null;
+      return { key, by: payload.sender.login };
+    },
+    async apply(action, log: Logger) {
+      await deps.stores.claims.clearFailures(action.key);
+      log.info({ by: action.by }, "failure breaker reset: needs-human label removed");
+    },
+  };
+}

@@ -1,0 +1,60 @@
+// The failure breaker's trip on GitHub (docs/reference/github-surfaces.md#failure-summary): the needs-human label and one comment summarising the failed attempts, added to the write that ends the tripping generation.
+import type { RepoConfig } from "../../config/repo-config.js";
+import { branchCode } from "../../domain/claim-marker.js";
+import { type FailedAttempt, type FailureReason, tripsNow } from "../../domain/failure-breaker.js";
+import { describeActor, inert } from "../../domain/inert-text.js";
+import type { TransitionWrite } from "../../providers/assignment-provider.js";
+import { spanOf } from "./ended-write.js";
+
+const reasonText: Record<FailureReason, string> = {
+  reaped: "reaped (heartbeats stopped)",
+  revoked: "revoked (holder lost write access)",
+  stalled: "stalled and taken over",
+  failed: "released `failed`",
+};
+
+/** The summary comment: one row per failed attempt, oldest first, then how a person resets it. */
+export function failureSummary(
+  subject: string,
+  attempts: readonly FailedAttempt[],
+  config: RepoConfig,
+): string {
+  const rows = attempts.map((a, i) => {
+    const links = [
+      ...(a.branch ? [branchCode(a.branch)] : []),
+      ...(a.pullRequest !== undefined ? [`#${a.pullRequest}`] : []),
+    ];
+    // inert escapes `|` too, so a note never breaks out of its table cell.
+    const note = a.note ? inert(a.note, { max: 300 }) : "—";
+    return `| ${i + 1} | ${a.generation} | ${describeActor(a.actor)} | ${spanOf(a.endedAt - a.claimedAt)} | ${reasonText[a.reason]} | ${links.join(" ") || "—"} | ${note} |`;
+  });
+  const label = `\`${config.labels.needsHuman}\``;
+  return [
+    `🧯 ${subject} failed ${attempts.length} times in a row, so it leaves the agent queue and waits for a person (${label}).`,
+    "",
+    "| # | Generation | Holder | Held for | Ended | Links | Note |",
+    "|---|---|---|---|---|---|---|",
+    ...rows,
+    "",
+    `A person's \`/reclaim release\` or removing ${label} resets the count; a claim with \`"override": true\` takes it anyway.`,
+  ].join("\n");
+}
+
+/**
+ * `write` (the ending write of a generation that just failed) with the breaker's trip added when
+ * this failure is the `queue.maxFailures`-th: the label and the summary go out in the same write.
+ */
+export function withBreakerTrip(
+  write: TransitionWrite,
+  input: { subject: string; failures: readonly FailedAttempt[] | undefined; config: RepoConfig },
+): TransitionWrite {
+  const { failures, config } = input;
+  if (!failures || !tripsNow(failures, config.queue.maxFailures)) return write;
+  const label = config.labels.needsHuman;
+  return {
+    ...write,
+    addLabels: [...(write.addLabels ?? []), label],
+    removeLabels: (write.removeLabels ?? []).filter((l) => l !== label),
+    addComments: [...(write.addComments ?? []), failureSummary(input.subject, failures, config)],
+  };
+}

@@ -1,0 +1,79 @@
+// The failure breaker's pure decisions, as tables: what counts, the backoff, the threshold, the one trip.
+import { describe, expect, it } from "vitest";
+import {
+  type BreakerState,
+  backoffMs,
+  breakerOf,
+  releaseFailure,
+  tripsNow,
+} from "../../src/domain/failure-breaker.js";
+
+const minute = 60_000;
+const settings = { maxFailures: 3, retryBackoffMs: 10 * minute };
+const endedAt = (...at: number[]) => at.map((t) => ({ endedAt: t }));
+
+describe("the failure breaker", () => {
+  it.each<[string, { endedAt: number }[], number, BreakerState]>([
+    ["no failure", [], 0, { kind: "closed" }],
+    ["one failure, just now", endedAt(0), 0, { kind: "backoff", failures: 1, retryAt: 10 * minute }],
+    [
+      "one failure, 9 min ago",
+      endedAt(0),
+      9 * minute,
+      { kind: "backoff", failures: 1, retryAt: 10 * minute },
+    ],
+    ["one failure, 10 min ago: offered again", endedAt(0), 10 * minute, { kind: "closed" }],
+    [
+      "two failures: the backoff doubles",
+      endedAt(0, 30 * minute),
+      45 * minute,
+      { kind: "backoff", failures: 2, retryAt: 50 * minute },
+    ],
+    ["two failures, 20 min after the last", endedAt(0, 30 * minute), 50 * minute, { kind: "closed" }],
+    ["three failures: tripped", endedAt(0, 1, 2), 0, { kind: "tripped", failures: 3 }],
+    [
+      "three failures, a day later: still tripped",
+      endedAt(0, 1, 2),
+      24 * 60 * minute,
+      { kind: "tripped", failures: 3 },
+    ],
+    [
+      "more than the max (overridden claims failed too)",
+      endedAt(0, 1, 2, 3),
+      0,
+      { kind: "tripped", failures: 4 },
+    ],
+  ])("%s", (_, attempts, now, expected) => {
+    expect(breakerOf(attempts, settings, now)).toStrictEqual(expected);
+  });
+
+  it.each([
+    [1, 10 * minute],
+    [2, 20 * minute],
+    [3, 40 * minute],
+    [11, 10 * minute * 1024],
+    [50, 10 * minute * 1024],
+  ])("backs off %i failure(s) for %i ms", (failures, ms) => {
+    expect(backoffMs(failures, 10 * minute)).toBe(ms);
+  });
+
+  it.each([
+    [1, 3, false],
+    [2, 3, false],
+    [3, 3, true],
+    // Past the max (a claim with override failed again): no second summary.
+    [4, 3, false],
+    [1, 1, true],
+  ])("with %i attempts and maxFailures %i, trips now: %s", (attempts, max, trips) => {
+    expect(tripsNow(new Array(attempts).fill(null), max)).toBe(trips);
+  });
+
+  it.each([
+    ["failed", "failed"],
+    ["handoff", null],
+    ["completed", null],
+    ["abandoned", null],
+  ])("a release with outcome %s counts as %s", (outcome, counted) => {
+    expect(releaseFailure(outcome)).toBe(counted);
+  });
+});
