@@ -7,10 +7,12 @@ import { readFleet } from "./dashboard/read-fleet.js";
 import { readSubject } from "./dashboard/read-subject.js";
 import { readTimeline } from "./dashboard/timeline/read-timeline.js";
 import { registerWebhooks } from "./handlers/register.js";
+import { createLeaseStreams } from "./http/lease-streams.js";
 import { createSteadyClock } from "./lease/steady-clock.js";
 import { collectInBackground, createMetrics } from "./metrics/create-metrics.js";
 import { measureStores } from "./metrics/measure-store.js";
 import { MemoryFenceStore } from "./providers/memory/memory-fence-store.js";
+import { MemoryLeaseEventBus } from "./providers/memory/memory-lease-event-bus.js";
 import { RequestMeter } from "./request-meter.js";
 import type { ClaimHoldOptions } from "./wiring/claim-hold-options.js";
 import { createGitHubProviders } from "./wiring/github-providers.js";
@@ -42,6 +44,10 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
     const stores = measureStores(options.stores, metrics);
     const fences = options.fences ?? new MemoryFenceStore(now);
     const github = createGitHubProviders(probot, options, { metrics, meter, now, log });
+    const leaseEvents = options.leaseEvents ?? new MemoryLeaseEventBus();
+    const leaseStreams = createLeaseStreams(
+      options.maxLeaseStreams !== undefined ? { max: options.maxLeaseStreams } : {},
+    );
     const notifications = createNotifications(options, { metrics, now, log });
     const { notifier, sender, outbox } = notifications;
     const queue = createQueueFeed({ source: github.candidates, store: stores.queue, now, log });
@@ -57,6 +63,7 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
       stores,
       fences,
       notifier,
+      leaseEvents,
       now,
       log,
       queueRefresh: queue.refreshByName,
@@ -104,6 +111,8 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
       log,
     });
     const stop = async () => {
+      // Open streams would keep the HTTP server from closing: they end first.
+      leaseStreams.closeAll();
       stopClaimsRefresh();
       await jobs.stop();
       await notifications.stop();
@@ -150,6 +159,7 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
             repo,
             issue,
           ),
+        leaseEvents: { bus: leaseEvents, streams: leaseStreams },
         accountNames: createAccountNames({
           lookup: (installationId) => github.installations.accountLogin(installationId),
           now,

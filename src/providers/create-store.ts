@@ -2,11 +2,14 @@
 import { Cluster, Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { FenceStore } from "./fence-store.js";
+import type { LeaseEventBus } from "./lease-event-bus.js";
 import { MemoryFenceStore } from "./memory/memory-fence-store.js";
+import { MemoryLeaseEventBus } from "./memory/memory-lease-event-bus.js";
 import { MemoryOutboxStore } from "./memory/memory-outbox-store.js";
 import { createMemoryStores } from "./memory/memory-store.js";
 import type { OutboxStore } from "./outbox-store.js";
 import { RedisFenceStore } from "./redis/redis-fence-store.js";
+import { RedisLeaseEventBus } from "./redis/redis-lease-event-bus.js";
 import { RedisOutboxStore } from "./redis/redis-outbox-store.js";
 import { createRedisStores } from "./redis/redis-store.js";
 import type { Stores } from "./stores.js";
@@ -41,6 +44,8 @@ export function createStores(options: { redisUrl?: string; keyPrefix?: string; l
   stores: Stores;
   fences: FenceStore;
   outbox: OutboxStore;
+  /** Live lease events: Redis pub/sub on a connection of its own, or within this process. */
+  leaseEvents: LeaseEventBus;
 } {
   if (!options.redisUrl) {
     options.log.warn(
@@ -50,6 +55,7 @@ export function createStores(options: { redisUrl?: string; keyPrefix?: string; l
       stores: createMemoryStores(),
       fences: new MemoryFenceStore(),
       outbox: new MemoryOutboxStore(),
+      leaseEvents: new MemoryLeaseEventBus(),
     };
   }
   const redis = createRedisClient(options.redisUrl);
@@ -76,5 +82,14 @@ export function createStores(options: { redisUrl?: string; keyPrefix?: string; l
     stores: createRedisStores({ redis, keyPrefix, ownsClient: true }),
     fences,
     outbox: new RedisOutboxStore({ redis, keyPrefix }),
+    leaseEvents: new RedisLeaseEventBus({
+      redis,
+      keyPrefix,
+      onError: (error) =>
+        options.log.warn(
+          { err: { message: (error as Error).message } },
+          "live lease events: Redis subscriber error",
+        ),
+    }),
   };
 }

@@ -12,6 +12,7 @@ import { apiHandler, authOf, createApi } from "../http/create-api.js";
 import { createFailedAuthLimiter } from "../http/failed-auth-limiter.js";
 import { heartbeatRoute } from "../http/heartbeat.js";
 import { createHeartbeatRoute } from "../http/heartbeat-route.js";
+import type { LeaseStreams } from "../http/lease-streams.js";
 import { createReadCache } from "../http/read-cache.js";
 import { createReadLimiter } from "../http/read-limiter.js";
 import type { AdminRouteDeps } from "../http/routes/admin.js";
@@ -22,6 +23,7 @@ import type { ClaimHoldMetrics } from "../metrics/create-metrics.js";
 import { collectReadiness } from "../metrics/create-metrics.js";
 import { mountMetrics } from "../metrics/mount-metrics.js";
 import type { IdentityProvider } from "../providers/assignment-provider.js";
+import type { LeaseEventBus } from "../providers/lease-event-bus.js";
 import type { Stores } from "../providers/stores.js";
 import type { QueuePicker } from "../queue/pick-next.js";
 import type { ClaimHoldOptions } from "./claim-hold-options.js";
@@ -50,6 +52,8 @@ export function createHttpHandler(
     readTimeline?: (windowMs: number) => Promise<TimelineData>;
     readSubject?: (repo: string, issue: number) => Promise<SubjectPageData | null>;
     accountNames?: AccountNames;
+    /** The live lease events' bus and this replica's open streams. */
+    leaseEvents?: { bus: LeaseEventBus; streams: LeaseStreams };
     now: () => number;
     log: Logger;
   },
@@ -97,6 +101,7 @@ export function createHttpHandler(
     },
     ...(options.trustProxyHops !== undefined ? { trustProxyHops: options.trustProxyHops } : {}),
     leaseOnRecord,
+    ...(deps.leaseEvents ? { leaseEvents: deps.leaseEvents } : {}),
     log: deps.log,
     extend: (api) => {
       mountAttestRoute(api, { fence: deps.fence, limiter, leaseOnRecord });
