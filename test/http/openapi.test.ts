@@ -56,6 +56,7 @@ function mountedRoutes(): string[] {
     reads: { cache: createReadCache({ now }), limiter: createReadLimiter({ now }) },
     log,
     ready: async () => ({ ok: true, checks: {} }),
+    leaseEvents: unused,
     extend: (api) => {
       mountAttestRoute(api, { fence: unused, limiter });
       mountMetrics(api, { registry: new Registry() });
