@@ -188,6 +188,7 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
       webhookDuration: metrics.webhookDuration,
       queueFeed: queue.feed,
       refreshQueue: queue.refresh,
+      leaseEvents,
     });
   };
 }

@@ -13,6 +13,7 @@ import type { RepoConfigSource } from "../config/config-source.js";
 import { type Actor, type ClaimRecord, type SubjectKey, subjectName } from "../domain/claim.js";
 import type { MergeFence } from "../fence/merge-fence.js";
 import type { FleetLogins } from "../lease/fleet-logins.js";
+import { type LeaseEventPublisher, publishLeaseEvents, supersededEvent } from "../lease/lease-events.js";
 import type { ReclaimCommand } from "../lease/reclaim-command.js";
 import {
   highestGeneration,
@@ -51,6 +52,8 @@ export interface ReclaimDeps {
   configs: RepoConfigSource;
   reactions: CommentReactions;
   now: () => number;
+  /** Where the superseded agent's live stream hears of it; absent: nowhere. */
+  leaseEvents?: LeaseEventPublisher;
 }
 
 /** The `/reclaim` webhook handler: decide is `commandOf` (no I/O); apply dedupes by comment id and reclaims. */
@@ -175,6 +178,7 @@ async function reclaim(
         commentId: landed.databaseId,
       });
       log.warn({ err: error }, "/reclaim kept: GitHub applied it although the answer was lost");
+      await tellSuperseded(deps, log, previous, next);
       return;
     }
     // Nothing of the human claim reached GitHub: kept only in the store, a store loss would drop
@@ -193,6 +197,18 @@ async function reclaim(
     });
     throw error;
   }
+  await tellSuperseded(deps, log, previous, next);
+}
+
+/** The superseded agent's live stream hears of the person's claim at once (best-effort). */
+function tellSuperseded(
+  deps: Pick<ReclaimDeps, "leaseEvents">,
+  log: Logger,
+  previous: ClaimRecord | null,
+  next: ClaimRecord,
+): Promise<void> {
+  if (previous?.state !== "active" || !previous.tokenDigest) return Promise.resolve();
+  return publishLeaseEvents(deps.leaseEvents, log, [supersededEvent(previous, next)]);
 }
 
 /**
