@@ -46,7 +46,8 @@ export function mountLeaseEventRoute(app: Hono<ApiEnv>, deps: LeaseEventRouteDep
     let state: Awaited<ReturnType<LeaseCore["verify"]>>;
     try {
       await heardWithin(bus.listening(), deps.listenWaitMs ?? 2_000);
-      state = await asLease(c, auth, (token) => core.verify(leaseId, token));
+      // The token alone: the holder's `write` is re-checked by its heartbeats, not at every reconnect.
+      state = await asLease(c, auth, (token) => core.verify(leaseId, token, { recheckWrite: false }));
     } catch (error) {
       unsubscribe();
       throw error;

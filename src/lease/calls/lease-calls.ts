@@ -288,7 +288,12 @@ export class LeaseCalls {
     return { released: true, outcome: record.outcome, generation: record.generation };
   }
 
-  async verify(leaseId: string, token: string): Promise<VerifyAnswer> {
+  /** `recheckWrite: false` (the live events' opening state): the token only, never a GitHub request. */
+  async verify(
+    leaseId: string,
+    token: string,
+    options: { recheckWrite?: boolean } = {},
+  ): Promise<VerifyAnswer> {
     const { stores, tokens, now: clock } = this.deps;
     const lease = parseLeaseOrThrow(leaseId);
     const digests = tokens.digests(token);
@@ -303,7 +308,7 @@ export class LeaseCalls {
     );
     if (outcome.kind !== "ok") throw refused(leaseRefusal(outcome));
     const record = outcome.record;
-    await this.#requireWrite(lease, record);
+    if (options.recheckWrite !== false) await this.#requireWrite(lease, record);
     return {
       holder: true,
       generation: record.generation,
