@@ -6,7 +6,10 @@ import { type LeaseFile, markLease, readLease } from "./lease-store.js";
 import { type WatchDeps, type WatchEnd, watchLeaseEvents } from "./watch-lease-events.js";
 
 /** What the caller hears of the live events besides a loss (the MCP server forwards them to the agent). */
-export type LeaseEventHooks = Pick<WatchDeps, "onEvent" | "onUnavailable">;
+export type LeaseEventHooks = Pick<WatchDeps, "onEvent" | "onUnavailable"> & {
+  /** false: heartbeats alone, no live events. */
+  watch?: boolean;
+};
 
 /** Runs the heartbeat loop for a lease file and records a loss in it. */
 export async function keepLeaseFileAlive(
@@ -22,7 +25,8 @@ export async function keepLeaseFileAlive(
   const watchStop = new AbortController();
   const loopStop = new AbortController();
   let heard: WatchEnd | null = null;
-  const watching = watchLeaseEvents({
+  const { watch = true, ...listeners } = hooks;
+  const watching = (watch ? watchLeaseEvents : async () => null)({
     client,
     lease: async () => {
       const current = await readLease(dir, lease).catch(() => null);
@@ -32,7 +36,7 @@ export async function keepLeaseFileAlive(
     },
     signal: AbortSignal.any([signal, watchStop.signal]),
     sleep: ctx.sleep,
-    ...hooks,
+    ...listeners,
   }).then((lost) => {
     heard = lost;
     if (lost) loopStop.abort();

@@ -67,6 +67,8 @@ export function createLeaseKeeper(ctx: AgentContext, dir: string, tell: LeaseTel
         leaseId: lease.leaseId,
         stop,
         done: keepLeaseFileAlive(ctx, dir, lease, stop.signal, {
+          // Opt-in for now: with the stream on, the MCP test's superseded session never saw its loss (unexplained yet).
+          watch: ctx.env.CLAIM_HOLD_LIVE_EVENTS === "1",
           onEvent: (event) => {
             const text = eventNotice(subject, event);
             if (text) tell({ level: event.event === "state" ? "info" : "warning", subject, text, event });
