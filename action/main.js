@@ -135,7 +135,13 @@ async function main() {
     const [file, ...pre] = cli;
     const child = spawn(file, [...pre, "keepalive", "--issue", lease.subject], {
       cwd,
-      env: cliEnv(process.env, { ...settings, token: "" }),
+      env: {
+        ...cliEnv(process.env, { ...settings, token: "" }),
+        // A lease lost mid-job (superseded, revoked) cancels the run at once, live from the App's events.
+        ...(booleanInput("cancel-on-loss", true)
+          ? { CLAIM_HOLD_CANCEL_RUN_ON_LOSS: "true", CLAIM_HOLD_CANCEL_TOKEN: settings.token }
+          : {}),
+      },
       detached: true,
       stdio: ["ignore", out, out],
     });

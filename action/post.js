@@ -69,20 +69,23 @@ async function main() {
   const env = cliEnv(process.env, settings);
   const cli = cliCommand();
 
+  let lost = false;
   const pid = Number(state("keepalive-pid"));
   if (pid > 0) {
     console.log(`claim-hold: ${await stopKeepalive(pid)}`);
     const log = state("keepalive-log");
     const tail = log ? readFileSync(log, "utf8").trim().split("\n").slice(-3).join("\n") : "";
-    if (/superseded|gone|expired/.test(tail))
-      command("warning", `claim-hold: the lease was lost during the job: ${tail}`);
+    if (/superseded|gone|expired/.test(tail)) {
+      command("error", `claim-hold: the lease was lost during the job; its work must not be used: ${tail}`);
+      lost = true;
+    }
   }
 
   const status = await runCli(cli, ["status", "--issue", subject], { cwd, env });
   const held = status.body?.leases?.some((lease) => lease.subject === subject);
   if (!held) {
     console.log(`claim-hold: ${subject} was already released in this job`);
-    return 0;
+    return lost ? 1 : 0;
   }
 
   const branch = state("branch");
@@ -105,10 +108,11 @@ async function main() {
   });
   if (released.code === 0) {
     console.log(`claim-hold: released ${subject} (${outcome}; the job ended ${jobStatus})`);
-    return 0;
+    return lost ? 1 : 0;
   }
   // Superseded or gone: someone else holds the issue now; the lease is forgotten all the same.
   command("warning", `claim-hold release: ${released.body?.message ?? released.stderr.trim()}`);
+  if (lost) return 1;
   return released.code === 4 ? 0 : released.code;
 }
 

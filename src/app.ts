@@ -8,10 +8,12 @@ import { readSubject } from "./dashboard/read-subject.js";
 import { readTimeline } from "./dashboard/timeline/read-timeline.js";
 import { operatorTakeBack } from "./handlers/operator-take-back.js";
 import { registerWebhooks } from "./handlers/register.js";
+import { createLeaseStreams } from "./http/lease-streams.js";
 import { createSteadyClock } from "./lease/steady-clock.js";
 import { collectInBackground, createMetrics } from "./metrics/create-metrics.js";
 import { measureStores } from "./metrics/measure-store.js";
 import { MemoryFenceStore } from "./providers/memory/memory-fence-store.js";
+import { MemoryLeaseEventBus } from "./providers/memory/memory-lease-event-bus.js";
 import { RequestMeter } from "./request-meter.js";
 import type { ClaimHoldOptions } from "./wiring/claim-hold-options.js";
 import { createGitHubProviders } from "./wiring/github-providers.js";
@@ -43,6 +45,10 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
     const stores = measureStores(options.stores, metrics);
     const fences = options.fences ?? new MemoryFenceStore(now);
     const github = createGitHubProviders(probot, options, { metrics, meter, now, log });
+    const leaseEvents = options.leaseEvents ?? new MemoryLeaseEventBus();
+    const leaseStreams = createLeaseStreams(
+      options.maxLeaseStreams !== undefined ? { max: options.maxLeaseStreams } : {},
+    );
     const notifications = createNotifications(options, { metrics, now, log });
     const { notifier, sender, outbox } = notifications;
     const queue = createQueueFeed({ source: github.candidates, store: stores.queue, now, log });
@@ -58,6 +64,7 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
       stores,
       fences,
       notifier,
+      leaseEvents,
       now,
       log,
       queueRefresh: queue.refreshByName,
@@ -105,6 +112,8 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
       log,
     });
     const stop = async () => {
+      // Open streams would keep the HTTP server from closing: they end first.
+      leaseStreams.closeAll();
       stopClaimsRefresh();
       await jobs.stop();
       await notifications.stop();
@@ -151,6 +160,7 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
             repo,
             issue,
           ),
+        leaseEvents: { bus: leaseEvents, streams: leaseStreams },
         accountNames: createAccountNames({
           lookup: (installationId) => github.installations.accountLogin(installationId),
           now,
@@ -162,7 +172,7 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
         }),
         operatorTakeBack: (request) =>
           operatorTakeBack(
-            { stores, fence, assignments, configs, identity: github.identity, now },
+            { stores, fence, assignments, configs, identity: github.identity, now, leaseEvents },
             request,
             log,
           ),
@@ -185,6 +195,7 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
       webhookDuration: metrics.webhookDuration,
       queueFeed: queue.feed,
       refreshQueue: queue.refresh,
+      leaseEvents,
     });
   };
 }

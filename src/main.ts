@@ -116,7 +116,7 @@ async function main(): Promise<void> {
   });
   const options = appOptionsOf(env);
   if (!options.credentialsLoaded) return runSetupMode(env, log);
-  const { stores, fences, outbox, limits } = createStores({
+  const { stores, fences, outbox, limits, leaseEvents } = createStores({
     redisUrl: env.REDIS_URL,
     keyPrefix: env.CLAIM_HOLD_KEY_PREFIX,
     log,
@@ -129,6 +129,7 @@ async function main(): Promise<void> {
     fences,
     outbox,
     limits,
+    leaseEvents,
     tokenSecret,
     log,
     onReady: (wired) => {
@@ -174,6 +175,7 @@ async function main(): Promise<void> {
     // The merge fence's re-checks a claim's answer set off run after it: drained before the store closes.
     await services?.settled().catch(() => undefined);
     await services?.stop().catch(() => undefined);
+    await leaseEvents.close().catch(() => undefined);
     await stores.connection.close().catch(() => undefined);
     await throttle?.close();
     process.exit(0);

@@ -471,6 +471,65 @@ describe.skipIf(!redisProbe.available)("the CLI against the real App", () => {
     expect(leaseFiles(d)).toEqual([]);
   });
 
+  it("a takeover reaches a `run` command through the live events and stops it long before its next heartbeat", async () => {
+    const e = await worktree("e");
+    const f = await worktree("f");
+    // Beats once at start, then not for a minute: only the live stream can tell it of the takeover in time.
+    const heartbeatMs = 60_000;
+    const running = start(
+      e,
+      "sess-e",
+      [
+        "run",
+        `${repo}#15`,
+        "--json",
+        "--",
+        process.execPath,
+        "-e",
+        "process.on('SIGTERM', () => { console.log('stopped-at ' + Date.now()); process.exit(0) }); console.log('working'); setInterval(() => {}, 1000)",
+      ],
+      { CLAIM_HOLD_HEARTBEAT_MS: String(heartbeatMs) },
+    );
+    await until(() => running.output().stderr.includes("working"), "the command to start");
+    const stores = createRedisStores({ redis, keyPrefix: prefix });
+    await until(
+      async () => (await stores.claims.get(keyOf(15)))?.lastHeartbeatAt === app.clock.now,
+      "the run's first heartbeat",
+    );
+    const startedBeatAt = Date.now();
+    app.clock.now += ttlMs + 1_000;
+
+    // Session F takes over; the moment the store holds generation 2 is the takeover.
+    let takenAt = 0;
+    const watching = (async () => {
+      while (takenAt === 0) {
+        if ((await stores.claims.get(keyOf(15)))?.generation === 2) takenAt = Date.now();
+        else await new Promise((r) => setTimeout(r, 5));
+      }
+    })();
+    await takeOver(f, "sess-f", 15);
+    await watching;
+    const result = await running.done;
+    const stoppedAt = Number(/stopped-at (\d+)/.exec(result.stderr)?.[1]);
+    const delayMs = stoppedAt - takenAt;
+    console.log(
+      `takeover → superseded child stopped: ${delayMs} ms (its next heartbeat was due in ${heartbeatMs - (takenAt - startedBeatAt)} ms)`,
+    );
+
+    expect(result.code).toBe(4);
+    expect(
+      parseJson(
+        RunOutput.omit({ exitCode: true, signal: true, released: true }).extend({ end: z.string() }),
+        result.stdout,
+      ),
+    ).toMatchObject({
+      ok: false,
+      end: "superseded",
+    });
+    expect(stoppedAt).toBeLessThan(startedBeatAt + heartbeatMs);
+    expect(leaseFile(e, 15)).toMatchObject({ status: "superseded", generation: 1 });
+  });
+
   it("the pre-push hook lets the holder push and blocks a superseded session", async () => {
     const remote = tempDir("remote");
     await gitOk(remote, "init", "--quiet", "--bare", "--initial-branch=main");

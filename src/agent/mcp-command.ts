@@ -1,4 +1,6 @@
 // `claim-hold mcp`: the MCP server over stdio (docs/reference/cli.md) as a CLI command; its lifetime is the agent session's liveness.
+
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { type AgentContext, leaseDirOf } from "./actions/agent-context.js";
 import { UsageError } from "./actions/errors.js";
@@ -30,8 +32,17 @@ export const mcpCommand: CommandSpec = {
     if (ctx.out.json) throw new UsageError("mcp speaks JSON-RPC on stdout; --json does not apply");
     // Lease files need the worktree: fail at start, not at the first claim.
     const dir = await leaseDirOf(ctx);
-    const keeper = createLeaseKeeper(ctx, dir);
-    const server = createMcpServer({ ctx, keeper, version: packageVersion(ctx.binPath) });
+    let server: McpServer | undefined;
+    const keeper = createLeaseKeeper(ctx, dir, ({ level, subject, text, event }) => {
+      server
+        ?.sendLoggingMessage({
+          level,
+          logger: "claim-hold",
+          data: { subject, message: text, ...(event ? { event: event.event, details: event.data } : {}) },
+        })
+        .catch(() => undefined);
+    });
+    server = createMcpServer({ ctx, keeper, version: packageVersion(ctx.binPath) });
     const transport = new StdioServerTransport(process.stdin, ctx.stdout as NodeJS.WriteStream);
     const why = waitForEnd(ctx);
     await server.connect(transport);

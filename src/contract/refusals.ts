@@ -279,6 +279,21 @@ export const errorCodes = {
     details: {},
     example: { error: "store_unavailable", message: "The claim store is unavailable; retry shortly." },
   },
+  too_many_streams: {
+    status: 503,
+    exit: 1,
+    summary:
+      "This replica holds as many live lease streams as it allows; heartbeats alone still keep the lease.",
+    details: {
+      retryAfterSeconds: z.number().int().positive().meta({ description: "Also sent as `Retry-After`." }),
+    },
+    example: {
+      error: "too_many_streams",
+      message:
+        "This server holds as many live lease streams as it allows; retry in 30 s or rely on heartbeats.",
+      retryAfterSeconds: 30,
+    },
+  },
   unauthorized: {
     status: 401,
     exit: 1,

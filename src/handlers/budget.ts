@@ -12,6 +12,7 @@ import { microsToUsd, usdToMicros } from "../budget/usage.js";
 import type { RepoConfigSource } from "../config/config-source.js";
 import { type SubjectKey, subjectName } from "../domain/claim.js";
 import type { FleetLogins } from "../lease/fleet-logins.js";
+import { budgetRaisedEvent, type LeaseEventPublisher, publishLeaseEvents } from "../lease/lease-events.js";
 import type {
   AssignmentProvider,
   IdentityProvider,
@@ -38,6 +39,9 @@ export interface BudgetCommandDeps {
   identity: Pick<IdentityProvider, "permission">;
   configs: RepoConfigSource;
   reactions: CommentReactions;
+  /** Where the holder's live stream hears of the raise; absent: nowhere. */
+  leaseEvents?: LeaseEventPublisher;
+  now: () => number;
 }
 
 interface BudgetAction {
@@ -63,8 +67,11 @@ export function budgetCommand(deps: BudgetCommandDeps): WebhookHandler<CommentPa
 
 function applyBudget(action: BudgetAction, deps: BudgetCommandDeps, deliveryLog: Logger): Promise<void> {
   const { installationId, payload } = action;
-  return oncePerComment(deps.fences, { name: "/budget", installationId, payload }, deliveryLog, (progress) =>
-    raiseBudget(action, deps, progress),
+  return oncePerComment(
+    deps.fences,
+    { name: "/budget", installationId, payload },
+    deliveryLog,
+    (progress, log) => raiseBudget(action, deps, progress, log),
   );
 }
 
@@ -72,6 +79,7 @@ async function raiseBudget(
   { command, installationId, payload }: BudgetAction,
   deps: BudgetCommandDeps,
   progress: CommandProgress,
+  log: Logger,
 ): Promise<void> {
   const { stores, assignments } = deps;
   const repo = payload.repository.full_name;
@@ -129,4 +137,15 @@ async function raiseBudget(
   const present = snapshot.labels.filter((label) => label.toLowerCase() === overBudget);
   if (present.length) write.removeLabels = present;
   await assignments.apply(ref, write);
+  if (record?.state === "active" && record.tokenDigest) {
+    await publishLeaseEvents(deps.leaseEvents, log, [
+      budgetRaisedEvent(record, {
+        by: commenter,
+        fromUsd: decision.fromUsd,
+        toUsd: decision.toUsd,
+        resumed,
+        at: deps.now(),
+      }),
+    ]);
+  }
 }

@@ -11,6 +11,7 @@ import type { RepoConfigSource } from "../config/config-source.js";
 import type { SubjectKey } from "../domain/claim.js";
 import type { MergeFence } from "../fence/merge-fence.js";
 import type { FleetLogins } from "../lease/fleet-logins.js";
+import type { LeaseEventPublisher } from "../lease/lease-events.js";
 import type { ReclaimCommand } from "../lease/reclaim-command.js";
 import type { AssignmentProvider, IdentityProvider } from "../providers/assignment-provider.js";
 import type { CommentReactions } from "../providers/comment-reactions.js";
@@ -31,6 +32,8 @@ export interface ReclaimDeps {
   configs: RepoConfigSource;
   reactions: CommentReactions;
   now: () => number;
+  /** Where the superseded agent's live stream hears of it; absent: nowhere. */
+  leaseEvents?: LeaseEventPublisher;
 }
 
 /** The `/reclaim` webhook handler: decide is `commandOf` (no I/O); apply dedupes by comment id and reclaims. */

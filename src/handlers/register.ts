@@ -6,6 +6,7 @@ import type { Probot } from "probot";
 import type { Histogram } from "prom-client";
 import type { MergeFence } from "../fence/merge-fence.js";
 import type { FleetLogins } from "../lease/fleet-logins.js";
+import type { LeaseEventPublisher } from "../lease/lease-events.js";
 import { timeWebhook } from "../metrics/time-webhooks.js";
 import type { IdentityProvider } from "../providers/assignment-provider.js";
 import type { CommentReactions } from "../providers/comment-reactions.js";
@@ -18,6 +19,7 @@ import { installationAdded, installationDeleted } from "./installation.js";
 import { issueClosed } from "./issue-closed.js";
 import { issueRemoved } from "./issue-removed.js";
 import { mergeGroupChecks } from "./merge-group-checks.js";
+import { needsHumanAnswered } from "./needs-human-answered.js";
 import { needsHumanCleared } from "./needs-human-cleared.js";
 import { checkRerequests, pullRequestCheckEvents, pullRequestChecks } from "./pull-request-checks.js";
 import { pullRequestProgress, pullRequestProgressEvents, pushEvidence } from "./push-evidence.js";
@@ -51,6 +53,8 @@ export interface WebhookDeps extends SyncDeps {
   /** The candidate index's feed (`claims/next`); absent: the index is not fed by webhooks. */
   queueFeed?: QueueFeedDeps;
   refreshQueue?: QueueRefresh;
+  /** Where `/reclaim`, `/budget` and a person's answer tell the holder's live stream; absent: nowhere. */
+  leaseEvents?: LeaseEventPublisher;
 }
 
 /**
@@ -82,6 +86,8 @@ export function registerWebhooks(app: Probot, deps: WebhookDeps): void {
   // A comment's first line is one command at most: only one of these two acts on it.
   on(["issue_comment.created"], reclaimCommand(deps));
   on(["issue_comment.created"], budgetCommand(deps));
+  // Only tells the holder's live stream: a redelivery tells it again, which costs nothing.
+  on(["issue_comment.created", "issues.unlabeled"], needsHumanAnswered(deps), { dedupe: false });
   // Pushes made with an App's token still show the holder is working.
   on(["push"], pushEvidence(deps), { allowBots: true });
   // The fence's handler dedupes these deliveries; noting progress again on a redelivery is harmless.

@@ -8,6 +8,7 @@ import type { Logger } from "pino";
 import type { RepoConfig } from "../config/repo-config.js";
 import { type Actor, type ClaimRecord, type SubjectKey, subjectName } from "../domain/claim.js";
 import type { MergeFence } from "../fence/merge-fence.js";
+import { type LeaseEventPublisher, publishLeaseEvents, supersededEvent } from "../lease/lease-events.js";
 import {
   highestGeneration,
   latestMarker,
@@ -26,6 +27,8 @@ export interface TakeBackDeps {
   fence: MergeFence;
   assignments: AssignmentProvider;
   now: () => number;
+  /** Where the superseded agent's live stream hears of it; absent: nowhere. */
+  leaseEvents?: LeaseEventPublisher;
 }
 
 export interface TakeBackInput {
@@ -88,6 +91,7 @@ export async function takeBack(deps: TakeBackDeps, input: TakeBackInput, log: Lo
   };
   try {
     await applyAndCommit(deps, ref, key, next.generation, write);
+    await tellSuperseded(deps, log, previous, next);
     return next;
   } catch (error) {
     const landed = await landedHumanClaim(deps, ref, next);
@@ -101,6 +105,7 @@ export async function takeBack(deps: TakeBackDeps, input: TakeBackInput, log: Lo
         commentId: landed.databaseId,
       });
       log.warn({ err: error }, "take-back kept: GitHub applied it although the answer was lost");
+      await tellSuperseded(deps, log, previous, next);
       return next;
     }
     // Nothing of the human claim reached GitHub: kept only in the store, a store loss would drop
@@ -119,6 +124,17 @@ export async function takeBack(deps: TakeBackDeps, input: TakeBackInput, log: Lo
     });
     throw error;
   }
+}
+
+/** The superseded agent's live stream hears of the person's claim at once (best-effort). */
+function tellSuperseded(
+  deps: Pick<TakeBackDeps, "leaseEvents">,
+  log: Logger,
+  previous: ClaimRecord | null,
+  next: ClaimRecord,
+): Promise<void> {
+  if (previous?.state !== "active" || !previous.tokenDigest) return Promise.resolve();
+  return publishLeaseEvents(deps.leaseEvents, log, [supersededEvent(previous, next)]);
 }
 
 /**

@@ -6,12 +6,14 @@ import { matchedRoutes } from "hono/route";
 import type { Logger } from "pino";
 import type { LeaseCore } from "../lease/lease-core.js";
 import type { IdentityProvider } from "../providers/assignment-provider.js";
+import type { LeaseEventBus } from "../providers/lease-event-bus.js";
 import type { QueuePicker } from "../queue/pick-next.js";
 import type { ApiEnv } from "./api-env.js";
 import type { AuthDeps } from "./auth.js";
 import { clientAddressOf } from "./client-address.js";
 import { errorResponse, refusalCodeOf } from "./error-response.js";
 import type { FailedAuthLimiter } from "./failed-auth-limiter.js";
+import type { LeaseStreams } from "./lease-streams.js";
 import { mountOpenApiRoute } from "./openapi/mount-openapi.js";
 import { maxBodyBytes, payloadTooLarge } from "./read-body.js";
 import type { ReadCache } from "./read-cache.js";
@@ -21,6 +23,7 @@ import { type AdminRouteDeps, mountAdminRoutes } from "./routes/admin.js";
 import { mountClaimRoutes } from "./routes/claims.js";
 import { type HealthRouteDeps, mountHealthRoutes } from "./routes/health.js";
 import { mountInventoryRoutes } from "./routes/inventory.js";
+import { mountLeaseEventRoute } from "./routes/lease-events.js";
 import { mountLeaseRoutes } from "./routes/leases.js";
 import { mountQueueRoutes } from "./routes/queue.js";
 
@@ -38,6 +41,8 @@ export interface ApiDeps extends Omit<AdminRouteDeps, "limiter">, HealthRouteDep
   trustProxyHops?: number;
   leaseOnRecord?: AuthDeps["leaseOnRecord"];
   log: Logger;
+  /** The live lease events' bus and this replica's open streams; absent: the events route is not mounted. */
+  leaseEvents?: { bus: LeaseEventBus; streams: LeaseStreams };
   /** Extra routes other features mount on the same app (attest, dashboard). */
   extend?: (app: Hono<ApiEnv>) => void;
   /** Where every answered request and refusal is counted (the metrics); absent: nowhere. */
@@ -100,6 +105,7 @@ export function createApi(deps: ApiDeps): Hono<ApiEnv> {
     log,
     ...(observer ? { onRefused: (code: string) => observer.refused(code) } : {}),
   });
+  if (deps.leaseEvents) mountLeaseEventRoute(app, { core, auth, log, ...deps.leaseEvents });
   mountInventoryRoutes(app, { core, auth, cache: deps.reads.cache });
   if (deps.picker) mountQueueRoutes(app, { picker: deps.picker, auth, cache: deps.reads.cache });
   mountAdminRoutes(app, {

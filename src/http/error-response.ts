@@ -56,7 +56,7 @@ export function errorResponse(error: unknown, request: { requestId: string; log:
     return {
       status: error.status as ErrorResponse["status"],
       body: error.toBody(),
-      ...(error.status === 429
+      ...(error.status === 429 || error.details.retryAfterSeconds !== undefined
         ? { headers: { "Retry-After": String(error.details.retryAfterSeconds ?? 60) } }
         : {}),
     };

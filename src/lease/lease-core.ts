@@ -74,8 +74,8 @@ export class LeaseCore {
     return this.#calls.release(leaseId, token, request);
   }
 
-  verify(leaseId: string, token: string): Promise<VerifyAnswer> {
-    return this.#calls.verify(leaseId, token);
+  verify(leaseId: string, token: string, options?: { recheckWrite?: boolean }): Promise<VerifyAnswer> {
+    return this.#calls.verify(leaseId, token, options);
   }
 
   /** One subject's joined state (store ⋈ GitHub) with its claim history. */

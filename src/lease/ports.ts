@@ -11,6 +11,7 @@ import type { QueueRepo, QueueStore } from "../providers/queue-store.js";
 import type { Stores } from "../providers/stores.js";
 import type { HolderPermissions } from "./calls/holder-permission.js";
 import type { FleetLogins } from "./fleet-logins.js";
+import type { LeaseEventPublisher } from "./lease-events.js";
 import type { TokenMinter } from "./tokens.js";
 import type { ClaimEvents } from "./transitions/claim-events.js";
 
@@ -74,4 +75,6 @@ export interface LeaseCoreDeps {
   fleet?: FleetLogins;
   /** Re-checks a holder's `write` permission at most every 10 minutes (docs/reference/http-api.md#authentication); absent: never. */
   permissions?: HolderPermissions;
+  /** Where a takeover's intent tells the incumbent's live stream its grace beat is due; absent: nowhere. */
+  leaseEvents?: LeaseEventPublisher;
 }

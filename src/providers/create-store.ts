@@ -2,13 +2,16 @@
 import { Cluster, Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { FenceStore } from "./fence-store.js";
+import type { LeaseEventBus } from "./lease-event-bus.js";
 import { MemoryFenceStore } from "./memory/memory-fence-store.js";
+import { MemoryLeaseEventBus } from "./memory/memory-lease-event-bus.js";
 import { MemoryOutboxStore } from "./memory/memory-outbox-store.js";
 import { createMemoryRateLimits } from "./memory/memory-rate-limits.js";
 import { createMemoryStores } from "./memory/memory-store.js";
 import type { OutboxStore } from "./outbox-store.js";
 import type { RateLimitStore } from "./rate-limits.js";
 import { RedisFenceStore } from "./redis/redis-fence-store.js";
+import { RedisLeaseEventBus } from "./redis/redis-lease-event-bus.js";
 import { RedisOutboxStore } from "./redis/redis-outbox-store.js";
 import { createRedisRateLimits } from "./redis/redis-rate-limits.js";
 import { createRedisStores } from "./redis/redis-store.js";
@@ -48,6 +51,8 @@ export function createStores(options: { redisUrl?: string; keyPrefix?: string; l
   fences: FenceStore;
   outbox: OutboxStore;
   limits: RateLimitStore;
+  /** Live lease events: Redis pub/sub on a connection of its own, or within this process. */
+  leaseEvents: LeaseEventBus;
 } {
   if (!options.redisUrl) {
     options.log.warn(
@@ -58,6 +63,7 @@ export function createStores(options: { redisUrl?: string; keyPrefix?: string; l
       fences: new MemoryFenceStore(),
       outbox: new MemoryOutboxStore(),
       limits: createMemoryRateLimits(),
+      leaseEvents: new MemoryLeaseEventBus(),
     };
   }
   const redis = createRedisClient(options.redisUrl);
@@ -94,6 +100,15 @@ export function createStores(options: { redisUrl?: string; keyPrefix?: string; l
         lastOutageLog = at;
         options.log.warn("rate limits not counted in Redis: each replica counts its own until it answers");
       },
+    }),
+    leaseEvents: new RedisLeaseEventBus({
+      redis,
+      keyPrefix,
+      onError: (error) =>
+        options.log.warn(
+          { err: { message: (error as Error).message } },
+          "live lease events: Redis subscriber error",
+        ),
     }),
   };
 }

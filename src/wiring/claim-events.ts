@@ -1,8 +1,9 @@
-// The claim events' fan-out: each transition's notifications queued, and the merge fence's re-check run after it.
+// The claim events' fan-out: each transition's notifications queued, its live lease events published, and the merge fence's re-check run after it.
 import type { Logger } from "pino";
 import type { RepoConfig } from "../config/repo-config.js";
 import { subjectName } from "../domain/claim.js";
 import { type ClaimChange, changesHolder } from "../domain/claim-change.js";
+import { type LeaseEventPublisher, leaseEventsOf, publishLeaseEvents } from "../lease/lease-events.js";
 import type { ClaimEvents } from "../lease/transitions/claim-events.js";
 import { notificationsFor } from "../notify/notifications-for.js";
 import type { Notifier } from "../notify/notifier.js";
@@ -22,11 +23,19 @@ export function createClaimEvents(deps: {
   /** The merge fence's re-check of a subject's linked pull requests. */
   recheck: (change: ClaimChange) => Promise<unknown>;
   log: Logger;
+  /** Where the holders' live streams hear of a lost lease; absent: nowhere. */
+  leaseEvents?: LeaseEventPublisher;
 }): ClaimEventsFanOut {
   const running = new Set<Promise<void>>();
+  const track = (work: Promise<void>) => {
+    running.add(work);
+    void work.finally(() => running.delete(work));
+  };
   return {
     transitioned(change: ClaimChange, config: RepoConfig) {
       for (const notification of notificationsFor(change, config)) deps.notifier.emit(notification);
+      const live = leaseEventsOf(change);
+      if (live.length > 0) track(publishLeaseEvents(deps.leaseEvents, deps.log, live));
       if (!changesHolder(change)) return Promise.resolve();
       const recheck = (async () => {
         try {
@@ -38,8 +47,7 @@ export function createClaimEvents(deps: {
           );
         }
       })();
-      running.add(recheck);
-      void recheck.finally(() => running.delete(recheck));
+      track(recheck);
       return recheck;
     },
     async settled() {

@@ -9,6 +9,7 @@ import type { ClaimHoldMetrics } from "../metrics/create-metrics.js";
 import type { NotificationSender, SenderPolicy } from "../notify/notification-sender.js";
 import type { OutboxNotifier } from "../notify/outbox-notifier.js";
 import type { FenceStore } from "../providers/fence-store.js";
+import type { LeaseEventBus } from "../providers/lease-event-bus.js";
 import type { OutboxStore } from "../providers/outbox-store.js";
 import type { RateLimitStore } from "../providers/rate-limits.js";
 import type { Stores } from "../providers/stores.js";
@@ -66,6 +67,13 @@ export interface ClaimHoldOptions {
    * none is queued.
    */
   notifySinks?: NotifySink[];
+  /**
+   * Live lease events between replicas (`RedisLeaseEventBus` on the store's Redis; default: in this
+   * process only, like the memory store). The caller closes it after `stop()`.
+   */
+  leaseEvents?: LeaseEventBus;
+  /** Open live lease streams: at most this many in this process (default 1000). */
+  maxLeaseStreams?: number;
   /** The notification outbox (default: in memory, like the store's default). */
   outbox?: OutboxStore;
   /** The notification sender's timing and tries (default `defaultSenderPolicy`). */

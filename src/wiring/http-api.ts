@@ -13,6 +13,7 @@ import { apiHandler, authOf, createApi } from "../http/create-api.js";
 import { createFailedAuthLimiter } from "../http/failed-auth-limiter.js";
 import { heartbeatRoute } from "../http/heartbeat.js";
 import { createHeartbeatRoute } from "../http/heartbeat-route.js";
+import type { LeaseStreams } from "../http/lease-streams.js";
 import { createReadCache } from "../http/read-cache.js";
 import { createReadLimiter } from "../http/read-limiter.js";
 import { mountAttestRoute } from "../http/routes/attest.js";
@@ -24,6 +25,7 @@ import type { ClaimHoldMetrics } from "../metrics/create-metrics.js";
 import { collectReadiness } from "../metrics/create-metrics.js";
 import { mountMetrics } from "../metrics/mount-metrics.js";
 import type { IdentityProvider } from "../providers/assignment-provider.js";
+import type { LeaseEventBus } from "../providers/lease-event-bus.js";
 import { createMemoryRateLimits } from "../providers/memory/memory-rate-limits.js";
 import type { Stores } from "../providers/stores.js";
 import type { QueuePicker } from "../queue/pick-next.js";
@@ -55,6 +57,8 @@ export function createHttpHandler(
     accountNames?: AccountNames;
     /** The dashboard's operator release and hand-back (`/reclaim release` by the operator). */
     operatorTakeBack?: DashboardActions["takeBack"];
+    /** The live lease events' bus and this replica's open streams. */
+    leaseEvents?: { bus: LeaseEventBus; streams: LeaseStreams };
     now: () => number;
     log: Logger;
   },
@@ -104,6 +108,7 @@ export function createHttpHandler(
     },
     ...(options.trustProxyHops !== undefined ? { trustProxyHops: options.trustProxyHops } : {}),
     leaseOnRecord,
+    ...(deps.leaseEvents ? { leaseEvents: deps.leaseEvents } : {}),
     log: deps.log,
     extend: (api) => {
       mountAttestRoute(api, { fence: deps.fence, limiter, leaseOnRecord });

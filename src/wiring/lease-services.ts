@@ -9,6 +9,7 @@ import { createTokenMinter } from "../lease/tokens.js";
 import { FencedAssignments } from "../lease/transitions/fenced-writes.js";
 import type { Notifier } from "../notify/notifier.js";
 import type { FenceStore } from "../providers/fence-store.js";
+import type { LeaseEventBus } from "../providers/lease-event-bus.js";
 import type { CandidateSource, QueueRefresh } from "../providers/queue-store.js";
 import type { Stores } from "../providers/stores.js";
 import { DirectClaimBlockers } from "../queue/direct-claim-blockers.js";
@@ -24,6 +25,8 @@ export function createLeaseServices(
   github: Pick<GitHubProviders, "identity" | "assignments" | "checks">,
   options: Pick<ClaimHoldOptions, "tokenSecret" | "previousTokenSecret" | "writeFenceWaitMs" | "publicUrl">,
   deps: {
+    /** Where transitions publish the live lease events. */
+    leaseEvents: LeaseEventBus;
     stores: Stores;
     notifier: Notifier;
     fences: FenceStore;
@@ -53,6 +56,7 @@ export function createLeaseServices(
     notifier,
     recheck: (change) => fence.claimChanged(change.record, null, change.shownPullRequests),
     log,
+    leaseEvents: deps.leaseEvents,
   });
   const core: LeaseCore = new LeaseCore({
     stores,
@@ -62,6 +66,7 @@ export function createLeaseServices(
     now,
     log,
     events,
+    leaseEvents: deps.leaseEvents,
     candidates: stores.queue,
     ...(deps.queue
       ? { blockers: new DirectClaimBlockers({ index: stores.queue, ...deps.queue, now, log }) }

@@ -60,6 +60,7 @@ function mountedRoutes(): string[] {
     },
     log,
     ready: async () => ({ ok: true, checks: {} }),
+    leaseEvents: unused,
     extend: (api) => {
       mountAttestRoute(api, { fence: unused, limiter });
       mountMetrics(api, { registry: new Registry() });

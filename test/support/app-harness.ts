@@ -83,6 +83,8 @@ export async function startApp(options: {
   previousTokenSecret?: string;
   /** Notification sinks, outbox and sender timing (default: no sink). */
   notify?: Pick<ClaimHoldOptions, "notifySinks" | "outbox" | "notifySender">;
+  /** The live lease events' bus (default: the App's own, in process). */
+  leaseEvents?: ClaimHoldOptions["leaseEvents"];
 }): Promise<AppHarness> {
   const logs: string[] = [];
   const destination = new Writable({
@@ -117,6 +119,7 @@ export async function startApp(options: {
       ...(options.writeFenceWaitMs !== undefined ? { writeFenceWaitMs: options.writeFenceWaitMs } : {}),
       ...(options.coalesceWrites !== undefined ? { coalesceWrites: options.coalesceWrites } : {}),
       ...options.notify,
+      ...(options.leaseEvents ? { leaseEvents: options.leaseEvents } : {}),
       disabledJobs: ["janitor"],
       sleep: async (ms) => {
         sleeps.push(ms);

@@ -30615,6 +30615,38 @@ async function sendRequest(deps, spec) {
     throw errorFromResponse(label, response, json2, spec.token);
   }
 }
+async function openStream(deps, spec) {
+  const url2 = new URL(spec.path, deps.baseUrl.endsWith("/") ? deps.baseUrl : `${deps.baseUrl}/`);
+  const label = `${spec.method} ${url2.pathname}`;
+  const headersArrived = new AbortController();
+  const timer = setTimeout(() => headersArrived.abort(new Error("timed out")), deps.timeoutMs);
+  const signal = spec.signal ? AbortSignal.any([spec.signal, headersArrived.signal]) : headersArrived.signal;
+  let response;
+  try {
+    response = await deps.fetch(url2, {
+      method: spec.method,
+      headers: {
+        accept: "text/event-stream",
+        authorization: `Bearer ${spec.token}`,
+        "user-agent": deps.userAgent
+      },
+      signal
+    });
+  } catch (error62) {
+    if (spec.signal?.aborted) throw spec.signal.reason ?? error62;
+    throw new ClaimHoldError({
+      status: 0,
+      code: "network_error",
+      message: redactSecrets(`${label} failed: ${describeNetworkError(error62)}`, [spec.token]),
+      cause: error62
+    });
+  } finally {
+    clearTimeout(timer);
+  }
+  if (response.ok) return response;
+  const text = await response.text().catch(() => "");
+  throw errorFromResponse(label, response, parseJson(text), spec.token);
+}
 function parseBody(schema, raw, label) {
   const result = schema.safeParse(raw.json);
   if (result.success) return result.data;
@@ -30751,6 +30783,63 @@ async function claimNext(deps, githubToken, input2, options, maxTakeoverWaits) {
   return { ...result, picked: pending.picked };
 }
 
+// src/contract/lease-events.ts
+var leaseEventNames = [
+  "state",
+  "superseded",
+  "takeover_pending",
+  "revoked",
+  "needs_human_answered",
+  "budget_raised",
+  "stalled"
+];
+var LeaseEventSchema = external_exports.strictObject({
+  event: external_exports.enum(leaseEventNames),
+  data: external_exports.record(external_exports.string(), external_exports.unknown())
+});
+var LeaseEventMessageSchema = external_exports.strictObject({
+  leaseId: external_exports.string().min(1).max(64),
+  event: LeaseEventSchema
+});
+
+// src/agent/client/lease-events.ts
+async function* readLeaseEvents(body) {
+  const decoder = new TextDecoder();
+  let buffer = "";
+  const reader = body.getReader();
+  try {
+    for (; ; ) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      buffer += decoder.decode(value, { stream: true }).replace(/\r\n?/g, "\n");
+      for (let end = buffer.indexOf("\n\n"); end >= 0; end = buffer.indexOf("\n\n")) {
+        const event = parseBlock(buffer.slice(0, end));
+        buffer = buffer.slice(end + 2);
+        if (event) yield event;
+      }
+    }
+  } finally {
+    await reader.cancel().catch(() => void 0);
+  }
+}
+function parseBlock(block) {
+  let name;
+  const data = [];
+  for (const line of block.split("\n")) {
+    if (line.startsWith("event:")) name = line.slice(6).trim();
+    else if (line.startsWith("data:")) data.push(line.slice(5).replace(/^ /, ""));
+  }
+  if (!name || data.length === 0) return null;
+  let payload;
+  try {
+    payload = JSON.parse(data.join("\n"));
+  } catch {
+    return null;
+  }
+  const parsed = LeaseEventSchema.safeParse({ event: name, data: payload });
+  return parsed.success ? parsed.data : null;
+}
+
 // src/contract/claim-vocabulary.ts
 var taskClasses = ["author", "reviewer", "merger", "conflict-fix"];
 var releaseOutcomes = ["handoff", "completed", "abandoned", "failed"];
@@ -30786,6 +30875,21 @@ function createClaimHoldClient(options) {
     async attest(lease, sha, callOptions = {}) {
       const raw = await sendLeaseRequest(deps, lease, "POST", "/attest", "none", { sha }, callOptions.signal);
       return parseBody(AttestResponseSchema, raw, "attest");
+    },
+    async leaseEvents(lease, callOptions = {}) {
+      const response = await openStream(deps, {
+        method: "GET",
+        path: `api/v1/leases/${encodeURIComponent(lease.id)}/events`,
+        token: lease.token,
+        signal: callOptions.signal
+      });
+      if (!response.body)
+        throw new ClaimHoldError({
+          status: response.status,
+          code: "invalid_response",
+          message: "the event stream has no body"
+        });
+      return readLeaseEvents(response.body);
     },
     async verify(lease, callOptions = {}) {
       const raw = await sendLeaseRequest(
@@ -31595,6 +31699,30 @@ var installHookCommand = {
   }
 };
 
+// src/agent/actions/cancel-workflow-run.ts
+async function cancelWorkflowRun(env, fetchImpl) {
+  const repo = env.GITHUB_REPOSITORY;
+  const run3 = env.GITHUB_RUN_ID;
+  const token = env.CLAIM_HOLD_CANCEL_TOKEN;
+  if (!repo || !run3 || !token) return "not cancelling the workflow run: not inside a GitHub Actions job";
+  const api = (env.GITHUB_API_URL || "https://api.github.com").replace(/\/+$/, "");
+  try {
+    const response = await fetchImpl(`${api}/repos/${repo}/actions/runs/${run3}/cancel`, {
+      method: "POST",
+      headers: {
+        accept: "application/vnd.github+json",
+        authorization: `Bearer ${token}`,
+        "user-agent": "claim-hold-action"
+      },
+      signal: AbortSignal.timeout(1e4)
+    });
+    await response.body?.cancel().catch(() => void 0);
+    return response.status === 202 ? `cancelling workflow run ${run3}: the lease was lost` : `could not cancel workflow run ${run3}: GitHub answered ${response.status}`;
+  } catch (error62) {
+    return `could not cancel workflow run ${run3}: ${error62 instanceof Error ? error62.name : "request failed"}`;
+  }
+}
+
 // src/agent/actions/heartbeat-body.ts
 import { readFile as readFile4 } from "node:fs/promises";
 import { isAbsolute, join as join5 } from "node:path";
@@ -31717,15 +31845,96 @@ async function tokenReplaced(deps, token) {
   }
 }
 
+// src/agent/actions/watch-lease-events.ts
+var maxReconnectMs = 3e4;
+async function watchLeaseEvents(deps) {
+  let pauseMs = 1e3;
+  while (!deps.signal.aborted) {
+    try {
+      const lease = await deps.lease();
+      if (!lease) return null;
+      const events = await deps.client.leaseEvents(lease, { signal: deps.signal });
+      pauseMs = 1e3;
+      for await (const event of events) {
+        const end = endOf(event);
+        if (end) return end;
+        deps.onEvent?.(event);
+      }
+    } catch (error62) {
+      if (deps.signal.aborted) return null;
+      if (isLeaseLost(error62) && isClaimHoldError(error62)) {
+        if (error62.details.reason === "rotated") return null;
+        return { kind: error62.code === "superseded" ? "superseded" : "gone", error: error62 };
+      }
+      if (!isTransient(error62)) {
+        deps.onUnavailable?.(error62);
+        return null;
+      }
+    }
+    try {
+      await deps.sleep(pauseMs, deps.signal);
+    } catch {
+      return null;
+    }
+    pauseMs = Math.min(pauseMs * 2, maxReconnectMs);
+  }
+  return null;
+}
+function endOf(event) {
+  const { leaseId: _leaseId, ...details } = event.data;
+  if (event.event === "superseded") {
+    return {
+      kind: "superseded",
+      error: new ClaimHoldError({
+        status: 409,
+        code: "superseded",
+        message: "This lease was superseded; stop working on the subject.",
+        details
+      })
+    };
+  }
+  if (event.event === "revoked") {
+    const reason = typeof details.reason === "string" ? details.reason : "revoked";
+    return {
+      kind: "gone",
+      error: new ClaimHoldError({
+        status: 410,
+        code: "gone",
+        message: `This lease has ended (${reason}); claim the subject again.`,
+        details
+      })
+    };
+  }
+  return null;
+}
+
 // src/agent/actions/keep-lease-file-alive.ts
-async function keepLeaseFileAlive(ctx, dir, lease, signal = ctx.signal) {
-  const end = await keepLeaseAlive({
-    client: clientFor(ctx, serverUrl(ctx, lease), { retries: 2 }),
+async function keepLeaseFileAlive(ctx, dir, lease, signal = ctx.signal, hooks = {}) {
+  const client = clientFor(ctx, serverUrl(ctx, lease), { retries: 2 });
+  const watchStop = new AbortController();
+  const loopStop = new AbortController();
+  let heard = null;
+  const { watch = true, ...listeners } = hooks;
+  const watching = (watch ? watchLeaseEvents : async () => null)({
+    client,
+    lease: async () => {
+      const current = await readLease(dir, lease).catch(() => null);
+      return current?.leaseId === lease.leaseId && current.status === "held" ? { id: current.leaseId, token: current.token } : null;
+    },
+    signal: AbortSignal.any([signal, watchStop.signal]),
+    sleep: ctx.sleep,
+    ...listeners
+  }).then((lost2) => {
+    heard = lost2;
+    if (lost2) loopStop.abort();
+  });
+  const looped = await keepLeaseAlive({
+    client,
     load: () => readLease(dir, lease).catch(() => null),
     intervalMs: heartbeatIntervalMs(ctx, lease),
     now: ctx.now,
     sleep: ctx.sleep,
-    signal,
+    signal: AbortSignal.any([signal, loopStop.signal]),
     expiresAtMs: toEpochMs(lease.expiresAt) ?? ctx.now() + lease.ttlSeconds * 1e3,
     toEpochMs,
     body: (current) => heartbeatBodyOf(ctx, current),
@@ -31737,6 +31946,10 @@ async function keepLeaseFileAlive(ctx, dir, lease, signal = ctx.signal) {
       `heartbeat failed (${error62.message}); retrying until the lease expires at ${new Date(expiresAtMs).toISOString()}`
     )
   });
+  watchStop.abort();
+  await watching;
+  const lost = heard;
+  const end = looped.kind === "stopped" && lost && !signal.aborted ? { ...lost, lease } : looped;
   if (end.kind === "superseded" || end.kind === "gone" || end.kind === "expired") {
     const detail = end.error instanceof Error ? end.error.message : String(end.error ?? end.kind);
     await markLease(dir, end.lease ?? lease, end.kind === "superseded" ? "superseded" : "gone", detail);
@@ -31985,6 +32198,19 @@ var errorCodes = {
     details: {},
     example: { error: "store_unavailable", message: "The claim store is unavailable; retry shortly." }
   },
+  too_many_streams: {
+    status: 503,
+    exit: 1,
+    summary: "This replica holds as many live lease streams as it allows; heartbeats alone still keep the lease.",
+    details: {
+      retryAfterSeconds: external_exports.number().int().positive().meta({ description: "Also sent as `Retry-After`." })
+    },
+    example: {
+      error: "too_many_streams",
+      message: "This server holds as many live lease streams as it allows; retry in 30 s or rely on heartbeats.",
+      retryAfterSeconds: 30
+    }
+  },
   unauthorized: {
     status: 401,
     exit: 1,
@@ -32107,7 +32333,9 @@ var keepaliveCommand = {
   notes: [
     "Stops with exit 0 on SIGTERM/SIGINT (the lease is left to go stale, not released)",
     "or when `claim-hold release` removed the lease; exit 4 when superseded, gone, or",
-    "the server stayed unreachable until the lease expired."
+    "the server stayed unreachable until the lease expired. The lease's live events (when the",
+    "server has them) end it at once on superseded or revoked. With CLAIM_HOLD_CANCEL_RUN_ON_LOSS=true",
+    "(the GitHub Action) a loss also cancels the workflow run."
   ],
   async run(ctx) {
     const { dir, lease } = await currentLease(ctx);
@@ -32123,6 +32351,9 @@ var keepaliveCommand = {
     };
     if (ctx.out.json || code2 === 0) ctx.out.result(body, [line]);
     else ctx.out.info(line);
+    if (code2 === exitCodes.lost && ctx.env.CLAIM_HOLD_CANCEL_RUN_ON_LOSS === "true") {
+      ctx.out.info(`keepalive: ${await cancelWorkflowRun(ctx.env, ctx.fetch)}`);
+    }
     return code2;
   }
 };
@@ -43135,7 +43366,10 @@ var toolRegistrations = [
   registerAskHuman
 ];
 function createMcpServer({ ctx, keeper, version: version2 }) {
-  const server = new McpServer({ name: "claim-hold", version: version2 }, { instructions });
+  const server = new McpServer(
+    { name: "claim-hold", version: version2 },
+    { instructions, capabilities: { logging: {} } }
+  );
   for (const register of toolRegistrations) register(server, { ctx, keeper });
   return server;
 }
@@ -43151,7 +43385,8 @@ function mcpToolSummaries() {
 }
 
 // src/agent/mcp/lease-keeper.ts
-function createLeaseKeeper(ctx, dir) {
+function createLeaseKeeper(ctx, dir, tell = () => {
+}) {
   const loops = /* @__PURE__ */ new Map();
   const notices = [];
   const stopLoop = async (subject) => {
@@ -43171,11 +43406,21 @@ function createLeaseKeeper(ctx, dir) {
       const loop = {
         leaseId: lease.leaseId,
         stop,
-        done: keepLeaseFileAlive(ctx, dir, lease, stop.signal).then(
+        done: keepLeaseFileAlive(ctx, dir, lease, stop.signal, {
+          // Opt-in for now: with the stream on, the MCP test's superseded session never saw its loss (unexplained yet).
+          watch: ctx.env.CLAIM_HOLD_LIVE_EVENTS === "1",
+          onEvent: (event) => {
+            const text = eventNotice(subject, event);
+            if (text) tell({ level: event.event === "state" ? "info" : "warning", subject, text, event });
+          }
+        }).then(
           (end) => {
             if (loops.get(subject) === loop) loops.delete(subject);
             const notice = lossNotice(lease, end);
-            if (notice) notices.push(notice);
+            if (notice) {
+              notices.push(notice);
+              tell({ level: "alert", subject, text: notice });
+            }
           },
           (error62) => {
             if (loops.get(subject) === loop) loops.delete(subject);
@@ -43230,6 +43475,24 @@ async function releaseForShutdown(ctx, dir, subjects, { note, signal }) {
   );
   return report;
 }
+function eventNotice(subject, event) {
+  const data = event.data;
+  switch (event.event) {
+    case "state":
+      return null;
+    case "takeover_pending":
+      return `${subject}: another session asked to take this claim over; the heartbeats keep it while this session is alive.`;
+    case "needs_human_answered":
+      return `${subject}: a person ${data.how === "cleared" ? "cleared your request for help" : "replied to your request for help"}${typeof data.by === "string" ? ` (@${data.by})` : ""}; read the issue and carry on.`;
+    case "budget_raised":
+      return `${subject}: the budget was raised to $${String(data.toUsd)}${data.resumed ? "; the lease is no longer paused — carry on" : ""}.`;
+    case "stalled":
+      return `${subject}: the App sees no progress (no push, pull request, phase or spend) since ${String(data.stalledSince)}; report a phase or push your work.`;
+    case "superseded":
+    case "revoked":
+      return null;
+  }
+}
 function lossNotice(lease, end) {
   const subject = formatSubject(lease);
   const stop = "This session no longer holds it: stop working on it now — no commit, push, pull request or merge for it.";
@@ -43276,8 +43539,15 @@ var mcpCommand = {
   async run(ctx) {
     if (ctx.out.json) throw new UsageError("mcp speaks JSON-RPC on stdout; --json does not apply");
     const dir = await leaseDirOf(ctx);
-    const keeper = createLeaseKeeper(ctx, dir);
-    const server = createMcpServer({ ctx, keeper, version: packageVersion(ctx.binPath) });
+    let server;
+    const keeper = createLeaseKeeper(ctx, dir, ({ level, subject, text, event }) => {
+      server?.sendLoggingMessage({
+        level,
+        logger: "claim-hold",
+        data: { subject, message: text, ...event ? { event: event.event, details: event.data } : {} }
+      }).catch(() => void 0);
+    });
+    server = createMcpServer({ ctx, keeper, version: packageVersion(ctx.binPath) });
     const transport = new StdioServerTransport(process.stdin, ctx.stdout);
     const why = waitForEnd(ctx);
     await server.connect(transport);

@@ -1,8 +1,15 @@
-// Heartbeats the lease of a lease file until it ends, and records a loss in the file (`keepalive`, `run`, MCP).
+// Heartbeats the lease of a lease file until it ends (or its live events say it ended), and records a loss in the file (`keepalive`, `run`, MCP).
 import { type AgentContext, clientFor, heartbeatIntervalMs, serverUrl, toEpochMs } from "./agent-context.js";
 import { heartbeatBodyOf, isUsageRefused } from "./heartbeat-body.js";
 import { keepLeaseAlive, type LoopEnd } from "./keep-lease-alive.js";
 import { type LeaseFile, markLease, readLease } from "./lease-store.js";
+import { type WatchDeps, type WatchEnd, watchLeaseEvents } from "./watch-lease-events.js";
+
+/** What the caller hears of the live events besides a loss (the MCP server forwards them to the agent). */
+export type LeaseEventHooks = Pick<WatchDeps, "onEvent" | "onUnavailable"> & {
+  /** false: heartbeats alone, no live events. */
+  watch?: boolean;
+};
 
 /** Runs the heartbeat loop for a lease file and records a loss in it. */
 export async function keepLeaseFileAlive(
@@ -10,14 +17,37 @@ export async function keepLeaseFileAlive(
   dir: string,
   lease: LeaseFile,
   signal: AbortSignal = ctx.signal,
+  hooks: LeaseEventHooks = {},
 ): Promise<LoopEnd> {
-  const end = await keepLeaseAlive({
-    client: clientFor(ctx, serverUrl(ctx, lease), { retries: 2 }),
+  const client = clientFor(ctx, serverUrl(ctx, lease), { retries: 2 });
+  // The stream is a channel, not proof of life: only the heartbeats keep the lease. A loss it reports
+  // stops the loop at once; a re-claim by this session keeps the lease id, so the stream stays valid.
+  const watchStop = new AbortController();
+  const loopStop = new AbortController();
+  let heard: WatchEnd | null = null;
+  const { watch = true, ...listeners } = hooks;
+  const watching = (watch ? watchLeaseEvents : async () => null)({
+    client,
+    lease: async () => {
+      const current = await readLease(dir, lease).catch(() => null);
+      return current?.leaseId === lease.leaseId && current.status === "held"
+        ? { id: current.leaseId, token: current.token }
+        : null;
+    },
+    signal: AbortSignal.any([signal, watchStop.signal]),
+    sleep: ctx.sleep,
+    ...listeners,
+  }).then((lost) => {
+    heard = lost;
+    if (lost) loopStop.abort();
+  });
+  const looped = await keepLeaseAlive({
+    client,
     load: () => readLease(dir, lease).catch(() => null),
     intervalMs: heartbeatIntervalMs(ctx, lease),
     now: ctx.now,
     sleep: ctx.sleep,
-    signal,
+    signal: AbortSignal.any([signal, loopStop.signal]),
     expiresAtMs: toEpochMs(lease.expiresAt) ?? ctx.now() + lease.ttlSeconds * 1000,
     toEpochMs,
     body: (current) => heartbeatBodyOf(ctx, current),
@@ -31,6 +61,10 @@ export async function keepLeaseFileAlive(
         `heartbeat failed (${(error as Error).message}); retrying until the lease expires at ${new Date(expiresAtMs).toISOString()}`,
       ),
   });
+  watchStop.abort();
+  await watching;
+  const lost = heard as WatchEnd | null;
+  const end: LoopEnd = looped.kind === "stopped" && lost && !signal.aborted ? { ...lost, lease } : looped;
   if (end.kind === "superseded" || end.kind === "gone" || end.kind === "expired") {
     const detail = end.error instanceof Error ? end.error.message : String(end.error ?? end.kind);
     // Marked as last beaten with: a re-claim meanwhile rotated the token the loop began with.

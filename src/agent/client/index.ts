@@ -14,11 +14,13 @@ import {
   type VerifyResponse,
   VerifyResponseSchema,
 } from "../../contract/api-responses.js";
+import type { LeaseEvent } from "../../contract/lease-events.js";
 import { type QueueResponse, QueueResponseSchema } from "../../contract/queue-responses.js";
 import { abortableSleep } from "./abortable-sleep.js";
 import { claimNext } from "./claim-next.js";
 import { claimWithTakeoverWaits } from "./claim-with-takeover-waits.js";
 import { ClaimHoldError } from "./errors.js";
+import { readLeaseEvents } from "./lease-events.js";
 import type {
   CallOptions,
   ClaimInput,
@@ -30,12 +32,14 @@ import type {
   LeaseCredentials,
   ReleaseInput,
 } from "./request-types.js";
-import { parseBody, type RetryPolicy, sendRequest, type TransportDeps } from "./send-request.js";
+import { openStream, parseBody, type RetryPolicy, sendRequest, type TransportDeps } from "./send-request.js";
 
 export * from "../../contract/api-responses.js";
 export * from "../../contract/claim-vocabulary.js";
 /** The derived claim states (docs/reference/http-api.md); kept out of the response schemas so a new state never breaks a client. */
 export * from "../../contract/derived-states.js";
+/** The live lease events' names and payloads. */
+export * from "../../contract/lease-events.js";
 /** `claims/next` and the queue view. */
 export * from "../../contract/queue-responses.js";
 export { abortableSleep } from "./abortable-sleep.js";
@@ -77,6 +81,12 @@ export interface ClaimHoldClient {
   ): Promise<HeartbeatResponse>;
   release(lease: LeaseCredentials, input: ReleaseInput, options?: CallOptions): Promise<ReleaseResponse>;
   attest(lease: LeaseCredentials, sha: string, options?: CallOptions): Promise<AttestResponse>;
+  /**
+   * Opens the lease's live event stream: resolves once the server accepted it (its first event is the
+   * lease's state), throws ClaimHoldError as `verify` would (404 from an older server without it).
+   * The iteration ends when the server ends the stream; abort `signal` to close it.
+   */
+  leaseEvents(lease: LeaseCredentials, options?: CallOptions): Promise<AsyncIterable<LeaseEvent>>;
   /** The verify-hold gate: resolves only while this lease still holds its subject. */
   verify(lease: LeaseCredentials, options?: CallOptions): Promise<VerifyResponse>;
   inventory(
@@ -130,6 +140,22 @@ export function createClaimHoldClient(options: ClaimHoldClientOptions): ClaimHol
     async attest(lease, sha, callOptions = {}) {
       const raw = await sendLeaseRequest(deps, lease, "POST", "/attest", "none", { sha }, callOptions.signal);
       return parseBody(AttestResponseSchema, raw, "attest");
+    },
+
+    async leaseEvents(lease, callOptions = {}) {
+      const response = await openStream(deps, {
+        method: "GET",
+        path: `api/v1/leases/${encodeURIComponent(lease.id)}/events`,
+        token: lease.token,
+        signal: callOptions.signal,
+      });
+      if (!response.body)
+        throw new ClaimHoldError({
+          status: response.status,
+          code: "invalid_response",
+          message: "the event stream has no body",
+        });
+      return readLeaseEvents(response.body);
     },
 
     async verify(lease, callOptions = {}) {

@@ -101,6 +101,46 @@ export async function sendRequest(deps: TransportDeps, spec: RequestSpec): Promi
   }
 }
 
+/**
+ * Opens a long-lived answer (an event stream): one attempt, `timeoutMs` for the headers only, the
+ * body left to the caller. Throws ClaimHoldError for anything but a 2xx.
+ */
+export async function openStream(
+  deps: TransportDeps,
+  spec: Omit<RequestSpec, "body" | "policy">,
+): Promise<Response> {
+  const url = new URL(spec.path, deps.baseUrl.endsWith("/") ? deps.baseUrl : `${deps.baseUrl}/`);
+  const label = `${spec.method} ${url.pathname}`;
+  const headersArrived = new AbortController();
+  const timer = setTimeout(() => headersArrived.abort(new Error("timed out")), deps.timeoutMs);
+  const signal = spec.signal ? AbortSignal.any([spec.signal, headersArrived.signal]) : headersArrived.signal;
+  let response: Response;
+  try {
+    response = await deps.fetch(url, {
+      method: spec.method,
+      headers: {
+        accept: "text/event-stream",
+        authorization: `Bearer ${spec.token}`,
+        "user-agent": deps.userAgent,
+      },
+      signal,
+    });
+  } catch (error) {
+    if (spec.signal?.aborted) throw spec.signal.reason ?? error;
+    throw new ClaimHoldError({
+      status: 0,
+      code: "network_error",
+      message: redactSecrets(`${label} failed: ${describeNetworkError(error)}`, [spec.token]),
+      cause: error,
+    });
+  } finally {
+    clearTimeout(timer);
+  }
+  if (response.ok) return response;
+  const text = await response.text().catch(() => "");
+  throw errorFromResponse(label, response, parseJson(text), spec.token);
+}
+
 /** Validates a 2xx body; a mismatch is the server's fault, reported with the first offending field. */
 export function parseBody<S extends z.ZodType>(schema: S, raw: RawResponse, label: string): z.infer<S> {
   const result = schema.safeParse(raw.json);

@@ -41,7 +41,11 @@ const toolRegistrations: readonly ((server: McpServer, deps: ToolDeps) => void)[
 
 /** The server with its tools; the caller connects it to a transport and owns its lifetime. */
 export function createMcpServer({ ctx, keeper, version }: McpServerDeps): McpServer {
-  const server = new McpServer({ name: "claim-hold", version }, { instructions });
+  // Logging: the lease keeper tells the agent of a lost lease and the live lease events as they happen.
+  const server = new McpServer(
+    { name: "claim-hold", version },
+    { instructions, capabilities: { logging: {} } },
+  );
   for (const register of toolRegistrations) register(server, { ctx, keeper });
   return server;
 }

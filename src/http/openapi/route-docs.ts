@@ -210,6 +210,27 @@ export const routeDocs: readonly RouteDoc[] = [
   },
   {
     method: "get",
+    path: "/api/v1/leases/{leaseId}/events",
+    operationId: "leaseEvents",
+    tag: "leases",
+    summary: "Live lease events (Server-Sent Events)",
+    description:
+      "The lease's state first (as `GET` on the lease answers it), then `superseded`, `takeover_pending`, `revoked`, `needs_human_answered`, `budget_raised` and `stalled` as they happen; the stream ends after `superseded` or `revoked`. One stream per lease: a newer one replaces it. The stream never extends the lease: keep heartbeating.",
+    auth: "lease",
+    pathParams: LeasePath,
+    answers: {
+      200: {
+        description: "An event stream; each event's `data` is one JSON object carrying `leaseId`.",
+        schema: z.string(),
+        example:
+          'event: state\ndata: {"leaseId":"42.1296269.12.3","holder":true,"generation":3,"state":"active","expiresAt":"2026-11-29T10:30:00.000Z"}\n\nevent: superseded\ndata: {"leaseId":"42.1296269.12.3","by":{"kind":"agent","login":"octo-agent","sessionId":"9a1e"},"generation":4,"at":"2026-11-29T10:12:00.000Z"}\n\n',
+        textMediaType: "text/event-stream",
+      },
+    },
+    errors: errorsOf(leaseAuth, ["too_many_streams"], internal),
+  },
+  {
+    method: "get",
     path: "/api/v1/repos/{owner}/{repo}/claims",
     operationId: "inventory",
     tag: "reads",

@@ -22,6 +22,7 @@ import type {
   LeaseFacts,
   LeaseRefusal,
 } from "../../providers/liveness-store.js";
+import { publishStalled } from "../lease-events.js";
 import {
   type HeartbeatAnswer,
   type HeartbeatRequest,
@@ -198,12 +199,14 @@ export class LeaseCalls {
   }
 
   /**
-   * The first heartbeat that found the generation stalled: the `stalled` notification, and with
+   * The first heartbeat that found the generation stalled: the `stalled` lease event and notification, and with
    * `onStall: needs-human` the ask to a person on the needs-human channel. Queued, never awaited.
    */
   #notifyStalled(record: ClaimRecord, since: number | undefined): void {
-    const { notifier, configs } = this.deps;
-    if (!notifier || since === undefined) return;
+    const { notifier, configs, leaseEvents, log } = this.deps;
+    if (since === undefined) return;
+    void publishStalled(leaseEvents, log, record, since);
+    if (!notifier) return;
     const config = configs.peek(record.installationId, record.repo) ?? defaultRepoConfig;
     const lastProgressAt = progressBase(record);
     notifier.emit(stalledNotification(record, since, lastProgressAt, config));
@@ -317,7 +320,12 @@ export class LeaseCalls {
     return { released: true, outcome: record.outcome, generation: record.generation };
   }
 
-  async verify(leaseId: string, token: string): Promise<VerifyAnswer> {
+  /** `recheckWrite: false` (the live events' opening state): the token only, never a GitHub request. */
+  async verify(
+    leaseId: string,
+    token: string,
+    options: { recheckWrite?: boolean } = {},
+  ): Promise<VerifyAnswer> {
     const { stores, tokens, now: clock } = this.deps;
     const lease = parseLeaseOrThrow(leaseId);
     const digests = tokens.digests(token);
@@ -332,7 +340,7 @@ export class LeaseCalls {
     );
     if (outcome.kind !== "ok") throw refused(leaseRefusal(outcome));
     const record = outcome.record;
-    await this.#requireWrite(lease, record);
+    if (options.recheckWrite !== false) await this.#requireWrite(lease, record);
     return {
       holder: true,
       generation: record.generation,

@@ -10,6 +10,7 @@ import type {
   SubjectSnapshot,
 } from "../../providers/assignment-provider.js";
 import type { ClaimInput, ClaimOutcome as StoreClaimOutcome } from "../../providers/liveness-store.js";
+import { publishLeaseEvents, takeoverPendingEvent } from "../lease-events.js";
 import {
   type ClaimOutcome,
   type ClaimRequest,
@@ -173,6 +174,10 @@ export class ClaimLease {
       case "cap_reached":
         throw refused(storeRefusal(outcome, subject, now));
       case "takeover_pending":
+        // Best-effort and not awaited: the incumbent's stream hears its grace beat is due now.
+        void publishLeaseEvents(this.deps.leaseEvents, this.deps.log, [
+          takeoverPendingEvent(outcome.current, outcome.retryAfterMs, now),
+        ]);
         return {
           kind: "takeover_pending",
           retryAfterSeconds: Math.max(1, Math.ceil(outcome.retryAfterMs / 1000)),

@@ -1,5 +1,6 @@
 // `keepalive`: heartbeat at the advised interval until released, superseded, gone or stopped.
 import { actorName } from "../../actions/actor-name.js";
+import { cancelWorkflowRun } from "../../actions/cancel-workflow-run.js";
 import type { LoopEnd } from "../../actions/keep-lease-alive.js";
 import { keepLeaseFileAlive } from "../../actions/keep-lease-file-alive.js";
 import type { LeaseFile } from "../../actions/lease-store.js";
@@ -17,7 +18,9 @@ export const keepaliveCommand: CommandSpec = {
   notes: [
     "Stops with exit 0 on SIGTERM/SIGINT (the lease is left to go stale, not released)",
     "or when `claim-hold release` removed the lease; exit 4 when superseded, gone, or",
-    "the server stayed unreachable until the lease expired.",
+    "the server stayed unreachable until the lease expired. The lease's live events (when the",
+    "server has them) end it at once on superseded or revoked. With CLAIM_HOLD_CANCEL_RUN_ON_LOSS=true",
+    "(the GitHub Action) a loss also cancels the workflow run.",
   ],
   async run(ctx) {
     const { dir, lease } = await currentLease(ctx);
@@ -33,6 +36,9 @@ export const keepaliveCommand: CommandSpec = {
     };
     if (ctx.out.json || code === 0) ctx.out.result(body, [line]);
     else ctx.out.info(line);
+    if (code === exitCodes.lost && ctx.env.CLAIM_HOLD_CANCEL_RUN_ON_LOSS === "true") {
+      ctx.out.info(`keepalive: ${await cancelWorkflowRun(ctx.env, ctx.fetch)}`);
+    }
     return code;
   },
 };

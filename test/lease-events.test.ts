@@ -1,0 +1,228 @@
+// `GET /api/v1/leases/{id}/events`: the lease token's checks, the current state first, and a takeover made on another replica heard live.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createClaimHoldClient } from "../src/agent/client/index.js";
+import { RedisFenceStore } from "../src/providers/redis/redis-fence-store.js";
+import { RedisLeaseEventBus } from "../src/providers/redis/redis-lease-event-bus.js";
+import { createRedisStores } from "../src/providers/redis/redis-store.js";
+import type { GitHubSimulator } from "../tools/github-sim/index.js";
+import { connectSharedRedis } from "../tools/local-stack/stack-stores.js";
+import {
+  type LocalStack,
+  type StackWiring,
+  startLocalStack,
+} from "../tools/local-stack/start-local-stack.js";
+import { type AppHarness, startApp, testCredentials } from "./support/app-harness.js";
+import { probeRedis, uniqueKeyPrefix } from "./support/redis.js";
+
+const redisProbe = await probeRedis();
+const repo = "octo/widgets";
+const fleet = { login: "fleet-bot", id: 501, token: "ghp_fleetbot0000000000000000000000event" };
+
+/** An open event stream: its frames as they arrive, and whether the server ended it. */
+interface EventStream {
+  status: number;
+  frames: { event: string; data: Record<string, unknown> }[];
+  next(): Promise<{ event: string; data: Record<string, unknown> }>;
+  ended: Promise<void>;
+  close(): void;
+}
+
+async function openEvents(baseUrl: string, leaseId: string, token: string): Promise<EventStream> {
+  const abort = new AbortController();
+  const response = await fetch(`${baseUrl}/api/v1/leases/${leaseId}/events`, {
+    headers: { authorization: `Bearer ${token}` },
+    signal: abort.signal,
+  });
+  const frames: EventStream["frames"] = [];
+  const waiting: ((frame: EventStream["frames"][number]) => void)[] = [];
+  let read = 0;
+  const ended = (async () => {
+    if (!response.body) return;
+    const decoder = new TextDecoder();
+    let buffer = "";
+    try {
+      for await (const chunk of response.body) {
+        buffer += decoder.decode(chunk as Uint8Array, { stream: true });
+        for (let at = buffer.indexOf("\n\n"); at >= 0; at = buffer.indexOf("\n\n")) {
+          const block = buffer.slice(0, at);
+          buffer = buffer.slice(at + 2);
+          const event = /^event: (.*)$/m.exec(block)?.[1];
+          const data = /^data: (.*)$/m.exec(block)?.[1];
+          if (!event || data === undefined) continue;
+          const frame = { event, data: JSON.parse(data) as Record<string, unknown> };
+          frames.push(frame);
+          waiting.shift()?.(frame);
+        }
+      }
+    } catch {
+      // aborted by the test
+    }
+  })();
+  return {
+    status: response.status,
+    frames,
+    next() {
+      const ready = frames[read];
+      read++;
+      if (ready) return Promise.resolve(ready);
+      return new Promise((resolve) => waiting.push(resolve));
+    },
+    ended,
+    close: () => abort.abort(),
+  };
+}
+
+describe.skipIf(!redisProbe.available)("live lease events across two replicas on one Redis", () => {
+  let stack: LocalStack<AppHarness>;
+  let sim: GitHubSimulator;
+  let a: AppHarness;
+  let b: AppHarness;
+  const advance = (ms: number) => {
+    a.clock.now += ms;
+    b.clock.now = a.clock.now;
+  };
+  const client = (app: AppHarness) =>
+    createClaimHoldClient({
+      baseUrl: app.url,
+      githubToken: fleet.token,
+      retries: 0,
+      maxTakeoverWaits: 0,
+      sleep: async (ms) => advance(ms),
+    });
+
+  beforeAll(async () => {
+    const now = Date.now();
+    const replica = async ({ redis, githubBaseUrl }: StackWiring): Promise<AppHarness> => {
+      if (!redis) throw new Error("the stack has no Redis");
+      const connection = await connectSharedRedis(redis.url);
+      const leaseEvents = new RedisLeaseEventBus({ redis: connection, keyPrefix: redis.keyPrefix });
+      const app = await startApp({
+        stores: createRedisStores({ redis: connection, keyPrefix: redis.keyPrefix }),
+        fences: new RedisFenceStore({ redis: connection, keyPrefix: redis.keyPrefix }),
+        leaseEvents,
+        githubBaseUrl,
+        appId: 1,
+        now,
+      });
+      return {
+        ...app,
+        async close() {
+          await app.close();
+          await leaseEvents.close();
+          await connection.quit();
+        },
+      };
+    };
+    stack = await startLocalStack({
+      redis: { kind: "shared", keyPrefix: uniqueKeyPrefix("events") },
+      credentials: testCredentials(),
+      startApp: replica,
+      apps: 2,
+    });
+    sim = stack.sim;
+    [a, b] = stack.apps as [AppHarness, AppHarness];
+    sim.seed({
+      users: [{ login: fleet.login, id: fleet.id, tokens: [fleet.token] }],
+      repos: [
+        {
+          fullName: repo,
+          id: 1296269,
+          files: {
+            ".github/claim-hold.yml":
+              "taskClasses:\n  author: { ttl: 30s, reclaimAfter: 60s, heartbeat: 10s }\n",
+          },
+          collaborators: { [fleet.login]: "write" },
+          issues: [1, 2, 3].map((n) => ({ number: n, title: `Task ${n}`, author: fleet.login })),
+        },
+      ],
+      installations: [{ id: 42, account: "octo", repos: [repo] }],
+    });
+    await sim.flush();
+  });
+
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it("checks the lease token like the other lease calls", async () => {
+    const { lease } = await client(a).claim({
+      repo,
+      issue: 1,
+      actor: { runtime: "codex", sessionId: "auth" },
+    });
+    const missing = await fetch(`${a.url}/api/v1/leases/${lease.id}/events`);
+    expect(missing.status).toBe(401);
+    expect(await missing.json()).toMatchObject({ error: "unauthorized" });
+    const wrong = await fetch(`${a.url}/api/v1/leases/${lease.id}/events`, {
+      headers: { authorization: `Bearer clh_${"x".repeat(40)}` },
+    });
+    expect(wrong.status).toBe(401);
+    expect(await wrong.json()).toMatchObject({ error: "unauthorized" });
+    // A lease id nobody holds: answered as `GET` on the lease answers it.
+    const headers = { authorization: `Bearer ${lease.token}` };
+    const view = await fetch(`${a.url}/api/v1/leases/42.1296269.1.99`, { headers });
+    const noLease = await fetch(`${a.url}/api/v1/leases/42.1296269.1.99/events`, { headers });
+    expect(noLease.status).toBe(view.status);
+    expect(await noLease.json()).toEqual(await view.json());
+  });
+
+  it("sends the current state first; a second stream for the lease replaces the first", async () => {
+    const { lease } = await client(a).claim({
+      repo,
+      issue: 2,
+      actor: { runtime: "codex", sessionId: "state" },
+    });
+    const first = await openEvents(a.url, lease.id, lease.token);
+    expect(first.status).toBe(200);
+    expect(await first.next()).toEqual({
+      event: "state",
+      data: {
+        leaseId: lease.id,
+        holder: true,
+        generation: lease.generation,
+        state: "active",
+        expiresAt: expect.any(String),
+      },
+    });
+    const second = await openEvents(a.url, lease.id, lease.token);
+    expect((await second.next()).event).toBe("state");
+    await first.ended;
+    second.close();
+    await second.ended;
+  });
+
+  it("a takeover made through B reaches the old holder's stream on A: takeover_pending, then superseded, then the end", async () => {
+    const first = await client(a).claim({ repo, issue: 3, actor: { runtime: "codex", sessionId: "old" } });
+    const stream = await openEvents(a.url, first.lease.id, first.lease.token);
+    expect((await stream.next()).event).toBe("state");
+
+    advance(31_000); // silent past the ttl: a takeover may start
+    const claimant = { runtime: "claude-code", sessionId: "new" };
+    await expect(client(b).claim({ repo, issue: 3, actor: claimant, takeover: true })).rejects.toMatchObject({
+      code: "takeover_pending",
+    });
+    const pending = await stream.next();
+    expect(pending).toMatchObject({
+      event: "takeover_pending",
+      data: {
+        leaseId: first.lease.id,
+        claimant: { login: fleet.login, sessionId: "new" },
+        beatBy: expect.any(String),
+      },
+    });
+
+    advance(10_000); // the grace beat passed unbeaten
+    const second = await client(b).claim({ repo, issue: 3, actor: claimant, takeover: true });
+    expect(second.lease.generation).toBe(first.lease.generation + 1);
+    expect(await stream.next()).toEqual({
+      event: "superseded",
+      data: {
+        leaseId: first.lease.id,
+        by: expect.objectContaining({ login: fleet.login, sessionId: "new" }),
+        generation: second.lease.generation,
+        at: expect.any(String),
+      },
+    });
+    await stream.ended;
+  });
+});
