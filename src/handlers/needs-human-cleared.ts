@@ -15,6 +15,8 @@ export function needsHumanCleared(
       const key = subjectKeyOf(payload);
       const label = payload.label?.name;
       if (!key || !label) return null;
+      // Nothing to reset: no config read (a GitHub request on a cold cache) for every label removed.
+      if ((await deps.stores.claims.failures(key)).length === 0) return null;
       const config = await deps.configs.load(key.installationId, payload.repository.full_name);
       if (label.toLowerCase() !== config.labels.needsHuman.toLowerCase()) return null;
       return { key, by: payload.sender.login };
