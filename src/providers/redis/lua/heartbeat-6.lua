@@ -32,8 +32,7 @@
       usageTokens         the lease's cumulative tokens, or ''
       wantRecord          '1' answers the whole record as written (it comes anyway when edit is '1')
     Reply (records as field/value lists)
-      {'ok', edit, askedBefore, spentBefore, spentAfter, warned, waitUntil, ttlMs, reclaimAfterMs, heartbeatMs, paused, record,
-        stalledSince, stalledNow}
+      {'ok', edit, askedBefore, spentBefore, spentAfter, warned, waitUntil, ttlMs, reclaimAfterMs, heartbeatMs, paused, record, stalledSince, stalledNow}
                           edit '1' when the claim comment needs an edit; askedBefore '1' when it had
                           asked for a person before; the subject's spend before and after and its
                           warning mark ('' without usage); the record's waitUntil ('' without one)
