@@ -1,14 +1,19 @@
 // issues.unlabeled: a person took `agent:needs-human` off → the subject's failure breaker is reset, so the queue offers it again.
 import type { Logger } from "pino";
 import type { SubjectKey } from "../domain/claim.js";
+import type { FleetLogins } from "../lease/fleet-logins.js";
 import { type SyncDeps, subjectKeyOf } from "./sync-deps.js";
 import type { WebhookHandler, WebhookPayload } from "./webhook-guard.js";
 
 type UnlabeledPayload = WebhookPayload<"issues.unlabeled">;
 
-/** decide: only the needs-human label, removed by a person (the guard drops bots, so the App's own removals never reset). */
+/**
+ * decide: only the needs-human label, removed by a person. The guard drops bots (the App's own
+ * removals); an agent account acting as a user (configured, learned, or the holder of a failed
+ * attempt) cannot reset its own breaker either, as it cannot `/reclaim`.
+ */
 export function needsHumanCleared(
-  deps: Pick<SyncDeps, "stores" | "configs">,
+  deps: Pick<SyncDeps, "stores" | "configs"> & { fleet: Pick<FleetLogins, "isFleet"> },
 ): WebhookHandler<UnlabeledPayload, { key: SubjectKey; by: string }> {
   return {
     async decide(payload) {
@@ -16,9 +21,13 @@ export function needsHumanCleared(
       const label = payload.label?.name;
       if (!key || !label) return null;
       // Nothing to reset: no config read (a GitHub request on a cold cache) for every label removed.
-      if ((await deps.stores.claims.failures(key)).length === 0) return null;
+      const attempts = await deps.stores.claims.failures(key);
+      if (attempts.length === 0) return null;
       const config = await deps.configs.load(key.installationId, payload.repository.full_name);
       if (label.toLowerCase() !== config.labels.needsHuman.toLowerCase()) return null;
+      const sender = { login: payload.sender.login, bot: payload.sender.type === "Bot" };
+      const holders = attempts.map((attempt) => ({ marker: { actor: attempt.actor } }));
+      if (await deps.fleet.isFleet(key.installationId, sender, config, holders, { fresh: true })) return null;
       return { key, by: payload.sender.login };
     },
     async apply(action, log: Logger) {

@@ -150,7 +150,7 @@ describe.skipIf(!redisProbe.available)("the failure breaker through the simulato
     expect(await next("E")).toMatchObject({ status: 201, body: { picked: { issue: 1 } } });
   });
 
-  it("a person removing agent:needs-human resets the count; the App's own removal does not", async () => {
+  it("a person removing agent:needs-human resets the count; the App's or the fleet's own removal does not", async () => {
     world = await startWorld({
       config: config.replace("maxFailures: 3", "maxFailures: 1"),
       issues: [{ number: 1, title: "Poisoned issue" }],
@@ -175,6 +175,14 @@ describe.skipIf(!redisProbe.available)("the failure breaker through the simulato
     await agent.release(lease, { outcome: "handoff" });
     await sim.flush();
     expect(sim.issue(repo, 1).labels).toEqual([]);
+    expect(await claim("C")).toMatchObject({ status: 409, body: { error: "failing", failures: 1 } });
+
+    // The fleet's own account labels it and takes the label off: an agent resets nothing, as it
+    // cannot `/reclaim` either.
+    sim.assign({ repo, issue: 1, login: fleet.login, labels: ["agent:needs-human"] });
+    await sim.flush();
+    sim.unassign({ repo, issue: 1, login: fleet.login, labels: ["agent:needs-human"] });
+    await sim.flush();
     expect(await claim("C")).toMatchObject({ status: 409, body: { error: "failing", failures: 1 } });
 
     // A person labels it and takes the label off again: reset.
