@@ -71,8 +71,6 @@ export async function takeBack(deps: TakeBackDeps, input: TakeBackInput, log: Lo
     ...(release ? { releasedAssigneeNodeIds: releasedAssignees(snapshot, record) } : {}),
   });
   progress.storeChanged = true;
-  // A person handing the issue back to the queue resets its failure breaker.
-  if (release) await stores.claims.clearFailures(key);
   // The fence first: the old holder's PRs fail before anything else is announced.
   const changes = await deps.fence.claimChanged(next, previous);
   const write = {
@@ -91,7 +89,7 @@ export async function takeBack(deps: TakeBackDeps, input: TakeBackInput, log: Lo
   };
   try {
     await applyAndCommit(deps, ref, key, next.generation, write);
-    await tellSuperseded(deps, log, previous, next);
+    await taken(deps, log, key, release, previous, next);
     return next;
   } catch (error) {
     const landed = await landedHumanClaim(deps, ref, next);
@@ -105,7 +103,7 @@ export async function takeBack(deps: TakeBackDeps, input: TakeBackInput, log: Lo
         commentId: landed.databaseId,
       });
       log.warn({ err: error }, "take-back kept: GitHub applied it although the answer was lost");
-      await tellSuperseded(deps, log, previous, next);
+      await taken(deps, log, key, release, previous, next);
       return next;
     }
     // Nothing of the human claim reached GitHub: kept only in the store, a store loss would drop
@@ -126,15 +124,22 @@ export async function takeBack(deps: TakeBackDeps, input: TakeBackInput, log: Lo
   }
 }
 
-/** The superseded agent's live stream hears of the person's claim at once (best-effort). */
-function tellSuperseded(
-  deps: Pick<TakeBackDeps, "leaseEvents">,
+/**
+ * Once the take-back is on GitHub (never before: a refused write rolls the claim back and must
+ * leave the count too): a release resets the failure breaker, and the superseded agent's live
+ * stream hears of the person's claim (best-effort).
+ */
+async function taken(
+  deps: Pick<TakeBackDeps, "leaseEvents" | "stores">,
   log: Logger,
+  key: SubjectKey,
+  release: boolean,
   previous: ClaimRecord | null,
   next: ClaimRecord,
 ): Promise<void> {
-  if (previous?.state !== "active" || !previous.tokenDigest) return Promise.resolve();
-  return publishLeaseEvents(deps.leaseEvents, log, [supersededEvent(previous, next)]);
+  if (release) await deps.stores.claims.clearFailures(key);
+  if (previous?.state !== "active" || !previous.tokenDigest) return;
+  await publishLeaseEvents(deps.leaseEvents, log, [supersededEvent(previous, next)]);
 }
 
 /**
