@@ -1138,6 +1138,20 @@ describe.each(cases)("$name store contract", (storeCase) => {
       expect(await stores.claims.failures(key)).toStrictEqual([attempt]);
     });
 
+    it("a release with outcome completed ends the run of failures; handoff keeps it", async () => {
+      await claim(alice, "ta");
+      now += 1000;
+      await stores.claims.release({ key, generation: 1, tokenDigest: digest("ta"), now, outcome: "failed" });
+      await claim(bob, "tb");
+      now += 1000;
+      await release(2, "tb", "handoff");
+      expect(await stores.claims.failures(key)).toHaveLength(1);
+      await claim(alice, "tc");
+      now += 1000;
+      await release(3, "tc", "completed");
+      expect(await stores.claims.failures(key)).toStrictEqual([]);
+    });
+
     it("keeps the attempts across new generations until a person clears them, and only this subject's", async () => {
       const other = { ...key, issue: key.issue + 1 };
       await claim(alice, "ta");

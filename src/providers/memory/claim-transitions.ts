@@ -335,8 +335,15 @@ export function release(slot: SubjectSlot, input: ReleaseInput): Transitioned<Re
   });
   const failure = releaseFailure(input.outcome);
   if (!failure) {
+    // Work completed ends the run of failures: the breaker counts failures since the last success.
+    const { failures: _, ...withoutFailures } = slot;
     return {
-      slot: { ...slot, record, activityAt: input.now, history },
+      slot: {
+        ...(input.outcome === "completed" ? withoutFailures : slot),
+        record,
+        activityAt: input.now,
+        history,
+      },
       outcome: { kind: "released", record, repeated: false },
     };
   }

@@ -8,7 +8,7 @@
       deadlines           the installation's active claims by deadline (sorted set)
       holders             the installation's active claims and the live-claim sets they count in (hash)
       repository          the repository's subjects by last activity (sorted set)
-      failures            the subject's failed attempts, oldest first (list, the failure breaker's)
+      failures            the subject's failed attempts, oldest first (list, the failure breaker's); an outcome 'completed' clears it
     ARGV
       generation          the lease's generation
       tokenDigest         the digest of the lease token shown
@@ -44,5 +44,7 @@ touch(KEY.repository, ARG.now, ARG.member)
 push_history(KEY.history, ARG.now, cur.generation, state, cur.actor, ARG.outcome)
 local failures = {}
 if ARG.outcome == 'failed' then failures = push_failure(KEY.failures, cur, 'failed', ARG.now, ARG.note) end
+-- Work completed ends the issue's run of failures: the breaker counts failures since the last success.
+if ARG.outcome == 'completed' then redis.call('DEL', KEY.failures) end
 local m, flat = load(KEY.record)
 return {'released', flat, '0', failures}
