@@ -18,6 +18,8 @@ export type OperatorActionName = (typeof operatorActionNames)[number];
 export interface ActionTarget {
   repo?: string;
   issue?: number;
+  /** The generation the operator saw: a release of a subject that has moved on since changes nothing. */
+  generation?: number;
   installationId?: number;
   note?: string;
 }
@@ -35,6 +37,9 @@ const Hidden: FC<{ token: string; target: ActionTarget }> = ({ token, target }) 
     <input type="hidden" name="token" value={token} />
     {target.repo ? <input type="hidden" name="repo" value={target.repo} /> : null}
     {target.issue !== undefined ? <input type="hidden" name="issue" value={String(target.issue)} /> : null}
+    {target.generation !== undefined ? (
+      <input type="hidden" name="generation" value={String(target.generation)} />
+    ) : null}
     {target.installationId !== undefined ? (
       <input type="hidden" name="installationId" value={String(target.installationId)} />
     ) : null}
@@ -56,17 +61,18 @@ export const ActionButton: FC<{ token: string; action: OperatorActionName; targe
 );
 
 /** A held claim's actions: an agent's claim is released, a person's hold handed back to the queue. */
-export const ClaimActions: FC<{ token: string; repo: string; issue: number; holder: "agent" | "human" }> = ({
-  token,
-  repo,
-  issue,
-  holder,
-}) => (
+export const ClaimActions: FC<{
+  token: string;
+  repo: string;
+  issue: number;
+  generation: number;
+  holder: "agent" | "human";
+}> = ({ token, repo, issue, generation, holder }) => (
   <div class="actions">
     <ActionButton
       token={token}
       action={holder === "agent" ? "release" : "requeue"}
-      target={{ repo, issue }}
+      target={{ repo, issue, generation }}
     />
   </div>
 );

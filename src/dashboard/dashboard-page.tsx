@@ -93,7 +93,13 @@ const ClaimRow: FC<{ claim: FleetClaim; web: string; now: number; token?: string
     </td>
     {token ? (
       <td data-label="Actions" class="wide">
-        <ClaimActions token={token} repo={claim.repo} issue={claim.issue} holder={claim.holder.kind} />
+        <ClaimActions
+          token={token}
+          repo={claim.repo}
+          issue={claim.issue}
+          generation={claim.generation}
+          holder={claim.holder.kind}
+        />
       </td>
     ) : null}
   </tr>

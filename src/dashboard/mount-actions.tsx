@@ -27,6 +27,7 @@ export interface DashboardActions {
     kind: "release" | "requeue";
     repo: string;
     issue: number;
+    generation?: number;
     note?: string;
   }): Promise<OperatorTakeBackResult>;
   /** The operator's sweep (under the janitor job's run lock): rejects with JobBusyError while one runs. */
@@ -86,7 +87,14 @@ function targetOf(action: OperatorActionName, form: Record<string, unknown>): Ac
   if (action === "release" || action === "requeue") {
     const [owner = "", name = ""] = (field(form, "repo") ?? "").split("/");
     const subject = subjectOfPath(owner, name, field(form, "issue") ?? "");
-    return subject ? { repo: subject.repo, issue: subject.issue, ...(note ? { note } : {}) } : null;
+    const generation = field(form, "generation");
+    if (!subject || (generation && !/^[1-9]\d{0,9}$/.test(generation))) return null;
+    return {
+      repo: subject.repo,
+      issue: subject.issue,
+      ...(generation ? { generation: Number(generation) } : {}),
+      ...(note ? { note } : {}),
+    };
   }
   const installation = field(form, "installationId");
   if (installation === undefined || installation === "") {
@@ -215,6 +223,7 @@ async function applyAction(
         kind: action,
         repo,
         issue,
+        ...(target.generation !== undefined ? { generation: target.generation } : {}),
         ...(target.note ? { note: target.note } : {}),
       });
       if (result.outcome === "nothing") return { done: false, text: `Nothing was changed: ${result.reason}` };

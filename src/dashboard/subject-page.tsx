@@ -171,7 +171,11 @@ const PullRequests: FC<{ data: SubjectPageData }> = ({ data }) => {
 
 /** Release ends a live agent claim; anything else not free can be handed back to the queue. */
 const SubjectActions: FC<{ data: SubjectPageData; token: string }> = ({ data, token }) => {
-  const target = { repo: data.repo, issue: data.issue };
+  const target = {
+    repo: data.repo,
+    issue: data.issue,
+    ...(data.record ? { generation: data.record.generation } : {}),
+  };
   const release = data.record?.state === "active";
   const requeue = !release && data.view.state !== "free";
   if (!release && !requeue) return null;

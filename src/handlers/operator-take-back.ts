@@ -33,7 +33,7 @@ export type OperatorTakeBackResult =
  */
 export async function operatorTakeBack(
   deps: OperatorTakeBackDeps,
-  request: { kind: OperatorTakeBackKind; repo: string; issue: number; note?: string },
+  request: { kind: OperatorTakeBackKind; repo: string; issue: number; generation?: number; note?: string },
   log: Logger,
 ): Promise<OperatorTakeBackResult> {
   const { repo, issue } = request;
@@ -44,6 +44,14 @@ export async function operatorTakeBack(
   if (!snapshot) return { outcome: "nothing", reason: `${repo}#${issue} is not an issue the App can read.` };
   const key: SubjectKey = { installationId, repoId: snapshot.repoId, issue: snapshot.issue };
   const record = await restoredRecord(key, snapshot, deps, deps.now());
+  // The operator chose what the page showed: a subject that has moved on since (claimed again from
+  // the queue, a resent form) is left to its new holder.
+  if (request.generation !== undefined && record && record.generation !== request.generation) {
+    return {
+      outcome: "nothing",
+      reason: `${repo}#${issue} is at generation ${record.generation} now, not the ${request.generation} the page showed; reload it.`,
+    };
+  }
   if (request.kind === "release" && record?.state !== "active") {
     return { outcome: "nothing", reason: `${repo}#${issue} has no live agent claim to release.` };
   }

@@ -92,6 +92,7 @@ describe.skipIf(!redisProbe.available)("the dashboard's operator actions", () =>
       token,
       repo,
       issue: "1",
+      generation: "1",
       confirm: "1",
       note: "stuck on @alice's <b>review</b>",
     });
@@ -123,6 +124,13 @@ describe.skipIf(!redisProbe.available)("the dashboard's operator actions", () =>
     expect((await world.agent().claim({ repo, issue: 1, actor: { sessionId: "B" } })).lease.generation).toBe(
       3,
     );
+    await sim.flush();
+
+    // The confirmed form sent again (a resent page) names generation 1: B's claim is left alone.
+    const resent = await post(cookie, "release", { token, repo, issue: "1", generation: "1", confirm: "1" });
+    expect(resent.status).toBe(409);
+    expect(await resent.text()).toContain("is at generation 3 now, not the 1 the page showed");
+    expect(await world.stores.claims.get(keyOf(1))).toMatchObject({ state: "active", generation: 3 });
 
     // A second release finds no live agent claim of #2 and changes nothing.
     const nothing = await post(cookie, "release", { token, repo, issue: "2", confirm: "1" });
