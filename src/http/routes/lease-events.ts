@@ -3,6 +3,7 @@ import type { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import type { Logger } from "pino";
 import { type LeaseEvent, terminalLeaseEvents } from "../../contract/lease-events.js";
+import { leaseIdOf, parseLeaseId } from "../../domain/claim.js";
 import type { LeaseCore } from "../../lease/lease-core.js";
 import type { LeaseEventBus } from "../../providers/lease-event-bus.js";
 import type { ApiEnv } from "../api-env.js";
@@ -30,7 +31,11 @@ export function mountLeaseEventRoute(app: Hono<ApiEnv>, deps: LeaseEventRouteDep
   const { core, auth, bus, streams } = deps;
   const maxPending = deps.maxPending ?? 16;
   app.get(leaseEventsRoute, async (c) => {
-    const leaseId = c.req.param("leaseId");
+    // One spelling per lease (a variant such as leading zeros verifies the same lease): the stream
+    // is keyed and subscribed under the id events are published with.
+    const asked = c.req.param("leaseId");
+    const parsed = parseLeaseId(asked);
+    const leaseId = parsed ? leaseIdOf(parsed, parsed.generation) : asked;
     if (!streams.hasRoom(leaseId)) {
       throw new UserError(
         503,
