@@ -46,17 +46,22 @@ export class Janitor {
       const { visit, reconcile } = await this.#installationsToVisit(options, started);
       report.installations = visit.length;
       report.reconciled = reconcile.length > 0 || report.reconciled;
-      const paused = await createJanitorPauses(this.deps.stores.documents).pausedAmong(visit);
-      report.pausedInstallations = paused;
+      const pauses = createJanitorPauses(this.deps.stores.documents);
+      const paused: number[] = [];
       for (const installationId of visit) {
         // A pause holds every sweep, the operator's too: resuming is the one way to let it act again.
-        if (paused.includes(installationId)) continue;
+        // Read just before the installation's turn, so a pause set while a long sweep runs holds it.
+        if (await pauses.isPaused(installationId)) {
+          paused.push(installationId);
+          continue;
+        }
         await this.#sweepInstallation(run, installationId);
         if (reconcile.includes(installationId)) {
           await this.deps.stores.installations.rememberInstallation(installationId);
           await reconcileInstallation(run, installationId);
         }
       }
+      report.pausedInstallations = [...new Set(paused)].sort((a, b) => a - b);
       if (!options.dryRun && options.installationId === undefined) await this.deps.retryUnfinishedChecks?.();
     });
     report.githubRequests = requests;
