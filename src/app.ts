@@ -130,6 +130,7 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
       sender,
       outbox,
       settled,
+      closeStreams: () => leaseStreams.closeAll(),
       stop,
     });
     addHandler(

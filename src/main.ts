@@ -171,6 +171,8 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     await forwarding?.stop().catch(() => undefined);
+    // An open live lease stream would hold the server's close until its grace ran out.
+    services?.closeStreams();
     await closeServer(http).catch(() => undefined);
     // The merge fence's re-checks a claim's answer set off run after it: drained before the store closes.
     await services?.settled().catch(() => undefined);

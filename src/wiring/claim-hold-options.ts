@@ -96,6 +96,8 @@ export interface ClaimHoldServices {
   outbox: OutboxStore;
   /** Resolves when the work started after answers so far (the merge fence's re-checks) has finished. */
   settled: () => Promise<void>;
+  /** Ends the open live lease streams; call before closing the HTTP server (an open stream keeps it from closing). */
+  closeStreams: () => void;
   /** Ends everything the App scheduled (its jobs, the claims gauge's refresh); call before closing the store. */
   stop: () => Promise<void>;
 }
