@@ -29,7 +29,7 @@ export function stalledSince(record: StallFields, now: number): number | null {
 
 /**
  * Whether a generation ended by a takeover (or a `/reclaim`) at `now` was live and stalled: its
- * `superseded` history entry then carries the note `stalled`, which the failure breaker counts.
+ * `superseded` history entry then carries the note `stalled` (the failure breaker does not count it yet).
  */
 export function wasStalled(
   record: StallFields & Pick<ClaimRecord, "state" | "lastHeartbeatAt" | "durations">,

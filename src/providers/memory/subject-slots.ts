@@ -74,7 +74,7 @@ export function nextIncarnation(
           generation: current.generation,
           kind: "superseded",
           actor: input.actor,
-          // The failure breaker counts a stalled generation taken over (claim-13.lua's stalled_note).
+          // A stalled generation taken over is noted in its history (claim-13.lua's stalled_note).
           ...(wasStalled(current, input.now) ? { note: "stalled" } : {}),
         })
       : slot.history;
