@@ -1176,6 +1176,82 @@ describe.each(cases)("$name store contract", (storeCase) => {
       expect(await stores.claims.failures(key)).toStrictEqual([]);
     });
 
+    it("an operator's clear withdraws the ask and forgets the attempts, only at the generation the operator saw", async () => {
+      // Generation 1 is reaped (one attempt); generation 3 asks for a person.
+      await claim(alice, "ta");
+      now += 1000;
+      await endClaim({ bump: true, failure: "reaped" });
+      await claim(bob, "tb", { minGeneration: 2 });
+      now += 1000;
+      await stores.claims.heartbeat({
+        key,
+        generation: 3,
+        tokenDigest: digest("tb"),
+        now,
+        phaseEditEveryMs,
+        needsHuman: true,
+        blocker: "which schema?",
+      });
+      const asking = await stores.claims.get(key);
+      expect(asking).toMatchObject({ generation: 3, needsHuman: true });
+
+      // A page that showed generation 2 (or any other) changes nothing.
+      expect(await stores.claims.clearNeedsHuman({ key, generation: 2 })).toStrictEqual({
+        kind: "skipped",
+        reason: "moved-on",
+        current: asking,
+      });
+      expect(await stores.claims.get(key)).toStrictEqual(asking);
+      expect(await stores.claims.failures(key)).toHaveLength(1);
+
+      const { needsHuman: _, ...withdrawn } = asking!;
+      expect(await stores.claims.clearNeedsHuman({ key, generation: 3 })).toStrictEqual({
+        kind: "cleared",
+        record: withdrawn,
+        withdrewAsk: true,
+        failuresCleared: 1,
+      });
+      expect(await stores.claims.get(key)).toStrictEqual(withdrawn);
+      expect(await stores.claims.failures(key)).toStrictEqual([]);
+      // A second clear (a resent form) finds nothing to clear.
+      expect(await stores.claims.clearNeedsHuman({ key, generation: 3 })).toStrictEqual({
+        kind: "skipped",
+        reason: "nothing",
+        current: withdrawn,
+      });
+      // The holder asks again with its next heartbeat.
+      now += 1000;
+      await stores.claims.heartbeat({
+        key,
+        generation: 3,
+        tokenDigest: digest("tb"),
+        now,
+        phaseEditEveryMs,
+        needsHuman: true,
+        blocker: "which schema?",
+      });
+      expect(await stores.claims.get(key)).toMatchObject({ needsHuman: true });
+      // No record: nothing to clear.
+      expect(
+        await stores.claims.clearNeedsHuman({ key: { ...key, issue: key.issue + 1 }, generation: 1 }),
+      ).toStrictEqual({ kind: "skipped", reason: "missing", current: null });
+    });
+
+    it("an operator's clear of an ended generation resets a tripped breaker and leaves the record as it was", async () => {
+      await claim(alice, "ta");
+      now += 1000;
+      await endClaim({ bump: true, failure: "reaped" });
+      const ended = await stores.claims.get(key);
+      expect(await stores.claims.clearNeedsHuman({ key, generation: 2 })).toStrictEqual({
+        kind: "cleared",
+        record: ended,
+        withdrewAsk: false,
+        failuresCleared: 1,
+      });
+      expect(await stores.claims.get(key)).toStrictEqual(ended);
+      expect(await stores.claims.failures(key)).toStrictEqual([]);
+    });
+
     it("keeps only the last failuresKept attempts", async () => {
       let generation = 0;
       for (let i = 0; i < failuresKept + 2; i++) {

@@ -251,6 +251,21 @@ export interface HumanClaimInput {
   title?: string;
 }
 
+export interface ClearNeedsHumanInput {
+  key: SubjectKey;
+  /** The generation the operator saw: a record at another one is left alone. */
+  generation: number;
+}
+
+export type ClearNeedsHumanOutcome =
+  /**
+   * `record` as written; `withdrewAsk` when the active holder's ask was withdrawn; `failuresCleared`
+   * how many failed attempts the breaker forgot.
+   */
+  | { kind: "cleared"; record: ClaimRecord; withdrewAsk: boolean; failuresCleared: number }
+  /** `nothing`: that generation does not ask and the breaker counts no failure. */
+  | { kind: "skipped"; reason: "missing" | "moved-on" | "nothing"; current: ClaimRecord | null };
+
 /** The claim state machine: every transition is atomic; reads of one subject. */
 export interface ClaimStore {
   /**
@@ -330,6 +345,12 @@ export interface ClaimStore {
   failures(key: SubjectKey): Promise<FailedAttempt[]>;
   /** A person reset the breaker (`/reclaim release`, the needs-human label removed): the attempts are forgotten. */
   clearFailures(key: SubjectKey): Promise<void>;
+  /**
+   * An operator's "clear needs-human" (the dashboard): withdraws the active holder's ask of
+   * `generation` and forgets the subject's failed attempts, in one step fenced by that generation.
+   * The holder asks again with its next `needsHuman: true` heartbeat.
+   */
+  clearNeedsHuman(input: ClearNeedsHumanInput): Promise<ClearNeedsHumanOutcome>;
 }
 
 /** Thrown by a store whose backend cannot be reached; the API answers 503 store_unavailable. */

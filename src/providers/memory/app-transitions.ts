@@ -4,6 +4,8 @@ import type { ClaimRecord } from "../../domain/claim.js";
 import { failedAttemptOf, withAttempt } from "../../domain/failure-breaker.js";
 import { newHumanRecord } from "../claim-records.js";
 import type {
+  ClearNeedsHumanInput,
+  ClearNeedsHumanOutcome,
   EndClaimInput,
   EndClaimOutcome,
   HumanClaimInput,
@@ -50,6 +52,27 @@ export function endClaim(slot: SubjectSlot, input: EndClaimInput): Transitioned<
   return {
     slot: { ...slot, record, highWater, activityAt: input.now, history, failures },
     outcome: { kind: "ended", previous, record, failures },
+  };
+}
+
+// clearNeedsHuman-2.lua: an operator withdraws the holder's ask and resets the failure breaker; see `ClaimStore.clearNeedsHuman`.
+export function clearNeedsHuman(
+  slot: SubjectSlot,
+  input: ClearNeedsHumanInput,
+): Transitioned<ClearNeedsHumanOutcome> {
+  const current = slot.record;
+  if (!current) return { slot, outcome: { kind: "skipped", reason: "missing", current } };
+  if (current.generation !== input.generation)
+    return { slot, outcome: { kind: "skipped", reason: "moved-on", current } };
+  const asks = current.state === "active" && current.needsHuman === true;
+  const failuresCleared = slot.failures?.length ?? 0;
+  if (!asks && failuresCleared === 0)
+    return { slot, outcome: { kind: "skipped", reason: "nothing", current } };
+  const record = asks ? without(current, "needsHuman") : current;
+  const { failures: _, ...rest } = slot;
+  return {
+    slot: { ...rest, record },
+    outcome: { kind: "cleared", record, withdrewAsk: asks, failuresCleared },
   };
 }
 

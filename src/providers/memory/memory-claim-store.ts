@@ -9,6 +9,8 @@ import type {
   ClaimInput,
   ClaimOutcome,
   ClaimStore,
+  ClearNeedsHumanInput,
+  ClearNeedsHumanOutcome,
   CommitReclaimInput,
   EndClaimInput,
   EndClaimOutcome,
@@ -141,5 +143,9 @@ export class MemoryClaimStore implements ClaimStore {
       const { failures: _, ...rest } = slot;
       return { slot: rest, outcome: undefined };
     });
+  }
+
+  async clearNeedsHuman(input: ClearNeedsHumanInput): Promise<ClearNeedsHumanOutcome> {
+    return this.apply(input.key, (slot) => app.clearNeedsHuman(slot, input));
   }
 }

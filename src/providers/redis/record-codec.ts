@@ -4,13 +4,20 @@ import { type Actor, ClaimRecord } from "../../domain/claim.js";
 import { FailedAttempt } from "../../domain/failure-breaker.js";
 import type {
   ClaimOutcome,
+  ClearNeedsHumanOutcome,
   EndClaimOutcome,
   GoneReason,
   LeaseRefusal,
   MarkStaleOutcome,
 } from "../liveness-store.js";
 import type { ReplyOf, ScriptReply } from "./script-runner.js";
-import type { claimScript, endClaimScript, markStaleScript, verifyScript } from "./store-scripts.js";
+import type {
+  claimScript,
+  clearNeedsHumanScript,
+  endClaimScript,
+  markStaleScript,
+  verifyScript,
+} from "./store-scripts.js";
 
 /**
  * Record layout in its hash: scalar fields keep their names; `durations` is flattened into
@@ -255,6 +262,26 @@ export function parseMarkStaleReply(reply: ReplyOf<typeof markStaleScript>): Mar
   return {
     kind: "skipped",
     reason: MarkStaleSkip.parse(reply.reason),
+    current: parseOptionalRecord(reply.current),
+  };
+}
+
+const ClearNeedsHumanSkip = z.enum(["missing", "moved-on", "nothing"]);
+
+export function parseClearNeedsHumanReply(
+  reply: ReplyOf<typeof clearNeedsHumanScript>,
+): ClearNeedsHumanOutcome {
+  if (reply.kind === "cleared") {
+    return {
+      kind: "cleared",
+      record: parseRecord(reply.record),
+      withdrewAsk: reply.withdrewAsk === "1",
+      failuresCleared: Number(reply.failuresCleared),
+    };
+  }
+  return {
+    kind: "skipped",
+    reason: ClearNeedsHumanSkip.parse(reply.reason),
     current: parseOptionalRecord(reply.current),
   };
 }

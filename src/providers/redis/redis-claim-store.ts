@@ -7,6 +7,8 @@ import type {
   ClaimInput,
   ClaimOutcome,
   ClaimStore,
+  ClearNeedsHumanInput,
+  ClearNeedsHumanOutcome,
   CommitReclaimInput,
   EndClaimInput,
   EndClaimOutcome,
@@ -23,6 +25,7 @@ import type {
 import { memberOf, type StoreKeys } from "./keys.js";
 import {
   parseClaimReply,
+  parseClearNeedsHumanReply,
   parseEndClaimReply,
   parseFailures,
   parseMarkStaleReply,
@@ -36,6 +39,7 @@ import { RedisHeartbeats } from "./redis-heartbeat.js";
 import { callRedis, flag, optional, runScript } from "./script-runner.js";
 import {
   claimScript,
+  clearNeedsHumanScript,
   commitClaimScript,
   commitReclaimScript,
   endClaimScript,
@@ -280,6 +284,14 @@ export class RedisClaimStore implements ClaimStore {
   async clearFailures(key: SubjectKey): Promise<void> {
     const failuresKey = this.keys.subject(key, "fail");
     await this.call(() => this.redis.del(failuresKey));
+  }
+
+  async clearNeedsHuman(input: ClearNeedsHumanInput): Promise<ClearNeedsHumanOutcome> {
+    const reply = await runScript(this.redis, clearNeedsHumanScript, {
+      keys: this.keys.subjectKeys(input.key, { record: "rec", failures: "fail" }),
+      args: { generation: input.generation },
+    });
+    return parseClearNeedsHumanReply(reply);
   }
 
   async markStale(input: MarkStaleInput): Promise<MarkStaleOutcome> {

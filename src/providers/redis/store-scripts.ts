@@ -204,6 +204,16 @@ export const forgetScript = defineScript({
   replies: doneOrNot,
 });
 
+export const clearNeedsHumanScript = defineScript({
+  name: "clearNeedsHuman",
+  keys: ["record", "failures"],
+  args: ["generation"],
+  replies: tagged({
+    cleared: ["record", "withdrewAsk", "failuresCleared"],
+    skipped: ["reason", "current"],
+  }),
+});
+
 export const markBudgetExhaustedScript = defineScript({
   name: "markBudgetExhausted",
   keys: ["record"],
@@ -333,6 +343,7 @@ export const storeScripts = new ScriptSet(
     humanClaimScript,
     recordPushScript,
     forgetScript,
+    clearNeedsHumanScript,
     markBudgetExhaustedScript,
     markBudgetPausedScript,
     acquireLockScript,
