@@ -6,6 +6,7 @@ import { githubWebUrlOf } from "./dashboard/github-links.js";
 import { readFleet } from "./dashboard/read-fleet.js";
 import { readSubject } from "./dashboard/read-subject.js";
 import { readTimeline } from "./dashboard/timeline/read-timeline.js";
+import { operatorClearNeedsHuman } from "./handlers/operator-clear-needs-human.js";
 import { operatorTakeBack } from "./handlers/operator-take-back.js";
 import { registerWebhooks } from "./handlers/register.js";
 import { createLeaseStreams } from "./http/lease-streams.js";
@@ -174,6 +175,12 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
         operatorTakeBack: (request) =>
           operatorTakeBack(
             { stores, fence, assignments, configs, identity: github.identity, now, leaseEvents },
+            request,
+            log,
+          ),
+        operatorClearNeedsHuman: (request) =>
+          operatorClearNeedsHuman(
+            { stores, assignments, configs, identity: github.identity, now, leaseEvents },
             request,
             log,
           ),

@@ -1,6 +1,7 @@
 /** @jsxImportSource hono/jsx */
 // The dashboard's operator action forms and their confirm and result pages (docs/deploy.md#operator-actions); every form works without JavaScript.
 import type { FC } from "hono/jsx";
+import type { NeedsPerson } from "../handlers/operator-clear-needs-human.js";
 import type { SweepReport } from "../janitor/sweep-types.js";
 import { subjectPageUrl } from "./github-links.js";
 import { PageShell } from "./page-shell.js";
@@ -8,6 +9,7 @@ import { PageShell } from "./page-shell.js";
 export const operatorActionNames = [
   "release",
   "requeue",
+  "clear-needs-human",
   "janitor-run",
   "janitor-pause",
   "janitor-resume",
@@ -27,6 +29,7 @@ export interface ActionTarget {
 const labels: Record<OperatorActionName, string> = {
   release: "Release",
   requeue: "Hand back to the queue",
+  "clear-needs-human": "Clear needs-human",
   "janitor-run": "Run the janitor (dry run first)",
   "janitor-pause": "Pause the janitor",
   "janitor-resume": "Resume the janitor",
@@ -98,6 +101,22 @@ export const JanitorControls: FC<{
   </div>
 );
 
+/** What a clear would withdraw or reset, as the store shows it now. */
+const NeedsPersonPlan: FC<{ needs: NeedsPerson }> = ({ needs }) => (
+  <ul class="report" id="needs-person">
+    {needs.ask ? (
+      <li data-needs="ask">
+        @{needs.ask.holder} asks for a person{needs.ask.blocker ? `: ${needs.ask.blocker}` : "."}
+      </li>
+    ) : null}
+    {needs.trippedFailures !== null ? (
+      <li data-needs="breaker">
+        The failure breaker tripped after {needs.trippedFailures} failed attempt(s).
+      </li>
+    ) : null}
+  </ul>
+);
+
 const SweepPlan: FC<{ report: SweepReport; label: (id: number) => string }> = ({ report, label }) => (
   <div class="report" id="sweep-plan">
     <p>
@@ -132,16 +151,19 @@ export const ConfirmPage: FC<{
   /** What the action will do, in a sentence. */
   plan: string;
   sweep?: SweepReport;
+  /** Clear needs-human: what needs a person now. */
+  needs?: NeedsPerson;
   label: (id: number) => string;
-}> = ({ token, action, target, plan, sweep, label }) => (
+}> = ({ token, action, target, plan, sweep, needs, label }) => (
   <PageShell title={`claim-hold — ${labels[action]}?`}>
     <h1>{labels[action]}?</h1>
     <p id="action-plan">{plan}</p>
     {sweep ? <SweepPlan report={sweep} label={label} /> : null}
+    {needs ? <NeedsPersonPlan needs={needs} /> : null}
     <form method="post" action={`/dashboard/actions/${action}`} class="confirm">
       <Hidden token={token} target={target} />
       <input type="hidden" name="confirm" value="1" />
-      {action === "release" || action === "requeue" ? (
+      {action === "release" || action === "requeue" || action === "clear-needs-human" ? (
         <p>
           <label>
             Note (quoted in the comment on GitHub){" "}

@@ -195,7 +195,7 @@ export const FleetFragment: FC<{
   const installations = [...new Set(claims.map((c) => c.installationId))];
   return (
     <div>
-      <NeedsYou items={attentionItems(view, accounts.of)} />
+      <NeedsYou items={attentionItems(view, accounts.of)} token={controls?.token} />
       <p class="counts">
         {Object.entries(view.counts).map(([state, count]) => (
           <span>

@@ -6,6 +6,7 @@ import { csrf } from "hono/csrf";
 import { html } from "hono/html";
 import { HTTPException } from "hono/http-exception";
 import type { Logger } from "pino";
+import type { OperatorClearNeedsHumanResult } from "../handlers/operator-clear-needs-human.js";
 import type { OperatorTakeBackResult } from "../handlers/operator-take-back.js";
 import type { ApiEnv } from "../http/api-env.js";
 import type { JanitorPauses } from "../janitor/janitor-pauses.js";
@@ -30,6 +31,14 @@ export interface DashboardActions {
     generation?: number;
     note?: string;
   }): Promise<OperatorTakeBackResult>;
+  /** The dashboard's "clear needs-human": `apply: false` answers the plan and changes nothing. */
+  clearNeedsHuman(request: {
+    repo: string;
+    issue: number;
+    generation?: number;
+    note?: string;
+    apply: boolean;
+  }): Promise<OperatorClearNeedsHumanResult>;
   /** The operator's sweep (under the janitor job's run lock): rejects with JobBusyError while one runs. */
   sweep(options: { dryRun: boolean; installationId?: number }): Promise<SweepReport>;
   pauses: Pick<JanitorPauses, "pausedAmong" | "setPaused">;
@@ -84,7 +93,7 @@ const field = (form: Record<string, unknown>, name: string): string | undefined 
 /** The action's target from the form, or null when a field it needs is missing or malformed. */
 function targetOf(action: OperatorActionName, form: Record<string, unknown>): ActionTarget | null {
   const note = field(form, "note")?.slice(0, 500);
-  if (action === "release" || action === "requeue") {
+  if (action === "release" || action === "requeue" || action === "clear-needs-human") {
     const [owner = "", name = ""] = (field(form, "repo") ?? "").split("/");
     const subject = subjectOfPath(owner, name, field(form, "issue") ?? "");
     const generation = field(form, "generation");
@@ -110,6 +119,8 @@ function planOf(action: OperatorActionName, target: ActionTarget, label: (id: nu
       return `Release ${subject}: its agent claim ends (a new generation nobody holds), its App-made assignment and the claim-hold labels go, the agent's pull requests fail the claim-hold check, and the App comments on the issue as "an operator (claim-hold dashboard)" — what a “/reclaim release” comment does.`;
     case "requeue":
       return `Hand ${subject} back to the queue: whoever holds it (a person or a claim left behind) is unassigned, the claim-hold labels go, and agents may claim it again; the App comments on the issue as "an operator (claim-hold dashboard)" — what a “/reclaim release” comment does.`;
+    case "clear-needs-human":
+      return `Clear needs-human on ${subject}: what removing the needs-human label by hand does — the holder's ask is withdrawn (it asks again with its next heartbeat if still stuck), the failure breaker is reset, the label goes, the holder's live stream hears "needs_human_answered", and the App comments on the issue as "an operator (claim-hold dashboard)".`;
     case "janitor-run":
       return `A dry run of one janitor sweep${target.installationId ? ` of ${label(target.installationId)}` : ""} found the plan below; nothing was written. Apply runs the sweep again for real (the plan may have moved on since). Paused installations stay paused.`;
     case "janitor-pause":
@@ -159,6 +170,7 @@ export function mountDashboardActions(app: Hono<ApiEnv>, deps: DashboardActionDe
       );
     }
     const token = form.token as string;
+    if (action === "clear-needs-human") return clearNeedsHuman(c, deps, token, target, form.confirm === "1");
     const label = await deps.label(target.installationId !== undefined ? [target.installationId] : []);
 
     if (form.confirm !== "1") {
@@ -207,8 +219,64 @@ export function mountDashboardActions(app: Hono<ApiEnv>, deps: DashboardActionDe
   });
 }
 
+/** Both steps of "clear needs-human": the plan reads what needs a person now; a subject needing none answers 409 `no_person_needed`. */
+async function clearNeedsHuman(
+  c: Context<ApiEnv>,
+  deps: DashboardActionDeps,
+  token: string,
+  target: ActionTarget,
+  apply: boolean,
+): Promise<Response> {
+  const action = "clear-needs-human";
+  const result = await deps.actions.clearNeedsHuman({
+    repo: target.repo as string,
+    issue: target.issue as number,
+    ...(target.generation !== undefined ? { generation: target.generation } : {}),
+    ...(target.note ? { note: target.note } : {}),
+    apply,
+  });
+  const noLabels = (id: number) => String(id);
+  if (result.outcome === "not_needed") {
+    return c.json({ error: "no_person_needed", message: result.reason }, 409);
+  }
+  if (result.outcome === "plan") {
+    const page = (
+      <ConfirmPage
+        token={token}
+        action={action}
+        target={{ ...target, generation: result.generation }}
+        plan={planOf(action, target, noLabels)}
+        needs={result.needs}
+        label={noLabels}
+      />
+    );
+    return c.html(html`<!doctype html>${page}`);
+  }
+  const subject = `${target.repo}#${target.issue}`;
+  const done = result.outcome === "done";
+  let text = `Nothing was changed: ${"reason" in result ? result.reason : ""}`;
+  if (result.outcome === "done") {
+    const parts = [
+      result.withdrewAsk ? "the holder's ask is withdrawn" : null,
+      result.failuresCleared > 0
+        ? `the failure breaker is reset (${result.failuresCleared} failed attempt(s) forgotten)`
+        : null,
+    ].filter((part) => part !== null);
+    text = `${subject} needs no person now (generation ${result.generation}): ${parts.join("; ")}. ${
+      result.shownOnGitHub
+        ? "The App took the needs-human label off and commented on the issue."
+        : "GitHub refused the label removal and the comment; the janitor's reconcile takes the label off."
+    }`;
+  }
+  deps.log
+    .child({ operatorAction: action, requestId: c.get("requestId") })
+    .info({ target: { ...target, note: undefined }, done }, "dashboard operator action");
+  const page = <ResultPage action={action} target={target} done={done} text={text} label={noLabels} />;
+  return c.html(html`<!doctype html>${page}`, done ? 200 : 409);
+}
+
 async function applyAction(
-  action: OperatorActionName,
+  action: Exclude<OperatorActionName, "clear-needs-human">,
   target: ActionTarget,
   deps: DashboardActionDeps,
   label: (id: number) => string,

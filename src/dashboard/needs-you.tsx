@@ -1,6 +1,7 @@
 /** @jsxImportSource hono/jsx */
 // The "needs you" panel at the top of the dashboard: what waits for a person (a holder's ask, a budget, an unknown or conflicted claim, a halted janitor).
 import type { FC } from "hono/jsx";
+import { ActionButton } from "./action-forms.js";
 import { subjectPageUrl } from "./github-links.js";
 import type { FleetView } from "./read-fleet.js";
 
@@ -13,6 +14,8 @@ export interface AttentionItem {
   repo: string | null;
   issue: number | null;
   title: string | null;
+  /** The claim's generation (what an action on the item is fenced by); null when no claim is shown. */
+  generation: number | null;
   /** One sentence: why a person is needed. */
   why: string;
 }
@@ -49,10 +52,17 @@ export function attentionItems(
       repo: null,
       issue: null,
       title: null,
+      generation: null,
       why: `The janitor halted (disruption guard) for ${report.haltedInstallations.map(nameOf).join(", ")}.`,
     });
   for (const claim of view.claims) {
-    const about = { subject: claim.subject, repo: claim.repo, issue: claim.issue, title: claim.title };
+    const about = {
+      subject: claim.subject,
+      repo: claim.repo,
+      issue: claim.issue,
+      title: claim.title,
+      generation: claim.generation,
+    };
     if (claim.reasons.includes("needs-human"))
       add({
         kind: "needs-human",
@@ -75,6 +85,7 @@ export function attentionItems(
       repo: ended.repo,
       issue: ended.issue,
       title: ended.title,
+      generation: null,
       why: "The lease ended at its budget; raise the budget or release the issue.",
     });
   return items.sort((a, b) => order.indexOf(a.kind) - order.indexOf(b.kind));
@@ -88,7 +99,11 @@ const kindLabels: Record<AttentionKind, string> = {
   unknown: "state unknown",
 };
 
-export const NeedsYou: FC<{ items: readonly AttentionItem[] }> = ({ items }) => (
+/** With the action forms' token, a holder's ask carries its "clear needs-human" button. */
+export const NeedsYou: FC<{ items: readonly AttentionItem[]; token?: string | undefined }> = ({
+  items,
+  token,
+}) => (
   <section id="needs-you" class={items.length > 0 ? "needs-you" : "needs-you calm"}>
     <h2>Needs you{items.length > 0 ? ` (${items.length})` : ""}</h2>
     {items.length === 0 ? (
@@ -105,6 +120,17 @@ export const NeedsYou: FC<{ items: readonly AttentionItem[] }> = ({ items }) => 
             ) : null}
             {item.title ? <span class="muted title"> {item.title}</span> : null}
             <div>{item.why}</div>
+            {token && item.kind === "needs-human" && item.repo !== null && item.issue !== null ? (
+              <ActionButton
+                token={token}
+                action="clear-needs-human"
+                target={{
+                  repo: item.repo,
+                  issue: item.issue,
+                  ...(item.generation !== null ? { generation: item.generation } : {}),
+                }}
+              />
+            ) : null}
           </li>
         ))}
         {items.length > attentionShown ? (

@@ -2,6 +2,7 @@
 import { defaultRepoConfig, type RepoConfig } from "../config/repo-config.js";
 import type { CheckConclusion } from "../domain/check-values.js";
 import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
+import { type NeedsPerson, needsPersonOf } from "../handlers/operator-clear-needs-human.js";
 import type { SubjectView } from "../lease/reads/lease-reads.js";
 import { LeaseRefused } from "../lease/refusals.js";
 import type { FenceStore, IndexedPullRequest } from "../providers/fence-store.js";
@@ -19,7 +20,7 @@ export interface SubjectReadDeps {
     repo: string,
     issue: number,
   ) => Promise<{ key: SubjectKey; view: SubjectView }>;
-  claims: Pick<ClaimStore, "get">;
+  claims: Pick<ClaimStore, "get" | "failures">;
   fences: Pick<FenceStore, "pullRequestsFor">;
   peekConfig: (installationId: number, repo: string) => RepoConfig | undefined;
   verdictOf?: (
@@ -51,6 +52,8 @@ export interface SubjectPageData {
   /** The store's record of the current (or last) incarnation; null when the subject was never claimed. */
   record: ClaimRecord | null;
   pullRequests: SubjectPullRequest[];
+  /** What needs a person (the holder's ask, a tripped failure breaker); null when nothing does. */
+  needsPerson: NeedsPerson | null;
   /** Null when the App keeps no outbox. */
   notifications: RecentDelivery[] | null;
   githubWebUrl: string;
@@ -74,8 +77,9 @@ export async function readSubject(
   }
   const { key, view } = read;
   const subject = view.subject;
-  const [record, prs, recent] = await Promise.all([
+  const [record, attempts, prs, recent] = await Promise.all([
     deps.claims.get(key),
+    deps.claims.failures(key),
     deps.fences.pullRequestsFor(key),
     deps.outbox ? deps.outbox.recent(notificationsSearched) : Promise.resolve(null),
   ]);
@@ -99,6 +103,7 @@ export async function readSubject(
     view,
     record,
     pullRequests,
+    needsPerson: record ? needsPersonOf(record, attempts, config, deps.now()) : null,
     notifications: recent ? recent.filter((d) => d.subject === subject) : null,
     githubWebUrl: deps.githubWebUrl,
     now: deps.now(),

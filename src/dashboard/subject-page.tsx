@@ -169,7 +169,7 @@ const PullRequests: FC<{ data: SubjectPageData }> = ({ data }) => {
   );
 };
 
-/** Release ends a live agent claim; anything else not free can be handed back to the queue. */
+/** Release ends a live agent claim; anything else not free can be handed back to the queue; a subject that needs a person can be cleared. */
 const SubjectActions: FC<{ data: SubjectPageData; token: string }> = ({ data, token }) => {
   const target = {
     repo: data.repo,
@@ -178,10 +178,25 @@ const SubjectActions: FC<{ data: SubjectPageData; token: string }> = ({ data, to
   };
   const release = data.record?.state === "active";
   const requeue = !release && data.view.state !== "free";
-  if (!release && !requeue) return null;
+  if (!release && !requeue && !data.needsPerson) return null;
   return (
     <section id="actions">
       <h2>Actions</h2>
+      {data.needsPerson ? (
+        <p id="needs-person">
+          Needs a person:{" "}
+          {[
+            data.needsPerson.ask ? `@${data.needsPerson.ask.holder} asks for one` : null,
+            data.needsPerson.trippedFailures !== null
+              ? `the failure breaker tripped after ${data.needsPerson.trippedFailures} failed attempt(s)`
+              : null,
+          ]
+            .filter((part) => part !== null)
+            .join("; ")}
+          .
+        </p>
+      ) : null}
+      {data.needsPerson ? <ActionButton token={token} action="clear-needs-human" target={target} /> : null}
       {release ? <ActionButton token={token} action="release" target={target} /> : null}
       {requeue ? <ActionButton token={token} action="requeue" target={target} /> : null}
     </section>

@@ -57,6 +57,8 @@ export function createHttpHandler(
     accountNames?: AccountNames;
     /** The dashboard's operator release and hand-back (`/reclaim release` by the operator). */
     operatorTakeBack?: DashboardActions["takeBack"];
+    /** The dashboard's "clear needs-human" (a person's removal of the label, by the operator). */
+    operatorClearNeedsHuman?: DashboardActions["clearNeedsHuman"];
     /** The live lease events' bus and this replica's open streams. */
     leaseEvents?: { bus: LeaseEventBus; streams: LeaseStreams };
     now: () => number;
@@ -123,10 +125,11 @@ export function createHttpHandler(
         ...(deps.readSubject ? { readSubject: deps.readSubject } : {}),
         ...(deps.accountNames ? { accountNames: deps.accountNames } : {}),
         ...(deps.picker ? { readQueues: queueReaderOf(deps.picker, stores.queue, now) } : {}),
-        ...(deps.operatorTakeBack
+        ...(deps.operatorTakeBack && deps.operatorClearNeedsHuman
           ? {
               actions: {
                 takeBack: deps.operatorTakeBack,
+                clearNeedsHuman: deps.operatorClearNeedsHuman,
                 sweep: deps.operatorSweep,
                 pauses: createJanitorPauses(stores.documents),
                 log: deps.log.child({ component: "dashboard" }),

@@ -1,5 +1,6 @@
 // End to end: the dashboard's operator actions against the simulator — each one's effect on GitHub and in the store, the confirm step, and forged POSTs refused with nothing changed.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { LeaseEvent } from "../../src/contract/lease-events.js";
 import { testAdminToken } from "../support/app-harness.js";
 import { probeRedis } from "../support/redis.js";
 import {
@@ -57,6 +58,7 @@ async function everything(issue: number) {
   return {
     github: structuredClone(world.sim.issue(repo, issue)),
     record: await world.stores.claims.get(keyOf(issue)),
+    failures: await world.stores.claims.failures(keyOf(issue)),
     paused: await world.stores.documents.getDocument(`janitor:paused:${installationId}`),
   };
 }
@@ -169,6 +171,187 @@ describe.skipIf(!redisProbe.available)("the dashboard's operator actions", () =>
     );
   });
 
+  it("clear needs-human: the holder's ask withdrawn, the breaker reset, the label off, the holder's stream told; a stale or forged form changes nothing", async () => {
+    const { sim, app } = world;
+    // Generation 1 fails once (the breaker counts it, backing off); generation 2 asks for a person.
+    const first = world.agent();
+    const failed = await first.claim({ repo, issue: 1, actor: { runtime: "codex", sessionId: "A" } });
+    await sim.flush();
+    await first.release(failed.lease, { outcome: "failed", note: "tests hang" });
+    await sim.flush();
+    const agent = world.agent();
+    const { lease } = await agent.claim({ repo, issue: 1, actor: { runtime: "codex", sessionId: "B" } });
+    await agent.heartbeat(lease, { needsHuman: true, blocker: "which schema?" });
+    await sim.flush();
+    expect(sim.issue(repo, 1).labels).toEqual(["agent:claimed", "agent:needs-human"]);
+    expect(await world.stores.claims.failures(keyOf(1))).toHaveLength(1);
+
+    // The holder listens on its live stream (its first event is the lease's state).
+    const abort = new AbortController();
+    const heard: LeaseEvent[] = [];
+    const events = await agent.leaseEvents(lease, { signal: abort.signal });
+    const iterator = events[Symbol.asyncIterator]();
+    heard.push((await iterator.next()).value as LeaseEvent);
+    const answered = (async () => {
+      for (;;) {
+        const next = await iterator.next();
+        if (next.done) return;
+        heard.push(next.value);
+        if (next.value.event === "needs_human_answered") return;
+      }
+    })();
+
+    const cookie = await login();
+    const token = await actionToken(cookie);
+    const fleetPage = await (await fetch(`${app.url}/`, { headers: { cookie } })).text();
+    expect(fleetPage).toMatch(/data-attention="needs-human"[\s\S]*data-action="clear-needs-human"/);
+    const before = await everything(1);
+
+    // The first POST shows what needs a person, and changes nothing.
+    const asked = await post(cookie, "clear-needs-human", { token, repo, issue: "1", generation: "2" });
+    expect(asked.status).toBe(200);
+    const plan = await asked.text();
+    expect(plan).toContain(`Clear needs-human on ${repo}#1`);
+    expect(plan).toContain("@fleet-bot asks for a person: which schema?");
+    expect(plan).toContain('name="generation" value="2"');
+    expect(plan).toContain('name="confirm" value="1"');
+    // A forged form (no token) and a stale one (generation 1, before this claim) change nothing.
+    const forged = await post(cookie, "clear-needs-human", {
+      repo,
+      issue: "1",
+      generation: "2",
+      confirm: "1",
+    });
+    expect(forged.status).toBe(403);
+    expect((await forged.json()).error).toBe("csrf_refused");
+    const stale = await post(cookie, "clear-needs-human", {
+      token,
+      repo,
+      issue: "1",
+      generation: "1",
+      confirm: "1",
+    });
+    expect(stale.status).toBe(409);
+    expect(await stale.text()).toContain("is at generation 2 now, not the 1 the page showed");
+    await sim.flush();
+    expect(await everything(1)).toStrictEqual(before);
+
+    const done = await post(cookie, "clear-needs-human", {
+      token,
+      repo,
+      issue: "1",
+      generation: "2",
+      confirm: "1",
+      note: "use the @alice schema",
+    });
+    expect(done.status).toBe(200);
+    expect(await done.text()).toContain(
+      `${repo}#1 needs no person now (generation 2): the holder&#39;s ask is withdrawn; the failure breaker is reset (1 failed attempt(s) forgotten).`,
+    );
+    await sim.flush();
+    const issue = sim.issue(repo, 1);
+    expect(issue.labels).toEqual(["agent:claimed"]);
+    expect(issue.assignees).toEqual([fleet.login]);
+    const reply = issue.comments.at(-1)!;
+    expect(reply.author).toBe("claim-hold[bot]");
+    expect(reply.body).toContain("✅ An operator (claim-hold dashboard) cleared needs-human (generation 2).");
+    expect(reply.body).toContain("ask for a person is withdrawn; it asks again if it is still stuck.");
+    expect(reply.body).toContain("The failure breaker is reset (1 failed attempt forgotten)");
+    expect(reply.body).toContain("Note: use the @\u2060alice schema");
+    const record = await world.stores.claims.get(keyOf(1));
+    expect(record).toMatchObject({ state: "active", generation: 2 });
+    expect(record).not.toHaveProperty("needsHuman");
+    expect(await world.stores.claims.failures(keyOf(1))).toStrictEqual([]);
+    await answered;
+    abort.abort();
+    expect(heard.at(-1)).toStrictEqual({
+      event: "needs_human_answered",
+      data: {
+        by: "claim-hold[dashboard]",
+        how: "cleared",
+        at: new Date(app.clock.now).toISOString(),
+        leaseId: lease.id,
+      },
+    });
+    // The claim itself stands: the holder's lease goes on.
+    await expect(agent.verify(lease)).resolves.toMatchObject({ generation: 2 });
+
+    // The same form again (a double click): nothing needs a person now.
+    const again = await post(cookie, "clear-needs-human", {
+      token,
+      repo,
+      issue: "1",
+      generation: "2",
+      confirm: "1",
+    });
+    expect(again.status).toBe(409);
+    expect(await again.json()).toStrictEqual({
+      error: "no_person_needed",
+      message: `${repo}#1 does not need a person: no holder asks for one and its failure breaker has not tripped. Nothing was changed.`,
+    });
+
+    // A holder still stuck asks again with its next heartbeat; the label comes back once a minute has
+    // passed since the dashboard took it off (at most one label write a minute).
+    app.clock.now += 25_000;
+    await agent.heartbeat(lease, { needsHuman: true, blocker: "which schema?" });
+    await sim.flush();
+    expect(await world.stores.claims.get(keyOf(1))).toMatchObject({ needsHuman: true });
+    expect(sim.issue(repo, 1).labels).toEqual(["agent:claimed"]);
+    app.clock.now += 36_000;
+    await agent.heartbeat(lease, { needsHuman: true, blocker: "which schema?" });
+    await sim.flush();
+    expect(sim.issue(repo, 1).labels).toEqual(["agent:claimed", "agent:needs-human"]);
+  });
+
+  it("clear needs-human: a tripped failure breaker is reset from the subject page, and agents may claim the issue again", async () => {
+    await world.close();
+    world = await startWorld({
+      config:
+        "taskClasses:\n  author: { ttl: 30s, reclaimAfter: 60s, heartbeat: 10s }\nqueue:\n  maxFailures: 1\n",
+      issues: [{ number: 1, title: "Poisoned issue" }],
+    });
+    const { sim, app } = world;
+    const agent = world.agent();
+    const { lease } = await agent.claim({ repo, issue: 1, actor: { runtime: "codex", sessionId: "A" } });
+    await sim.flush();
+    await agent.release(lease, { outcome: "failed", note: "broken" });
+    await sim.flush();
+    expect(sim.issue(repo, 1).labels).toEqual(["agent:needs-human"]);
+    await expect(world.agent().claim({ repo, issue: 1, actor: { sessionId: "B" } })).rejects.toMatchObject({
+      code: "failing",
+    });
+
+    const cookie = await login();
+    const subjectPage = await (await fetch(`${app.url}/subjects/${repo}/1`, { headers: { cookie } })).text();
+    expect(subjectPage).toContain("the failure breaker tripped after 1 failed attempt(s)");
+    const token = /name="token" value="([A-Za-z0-9_-]{43})"/.exec(subjectPage)![1]!;
+    expect(subjectPage).toMatch(/name="generation" value="1"[\s\S]*data-action="clear-needs-human"/);
+
+    const asked = await post(cookie, "clear-needs-human", { token, repo, issue: "1", generation: "1" });
+    expect(await asked.text()).toContain("The failure breaker tripped after 1 failed attempt(s).");
+    const done = await post(cookie, "clear-needs-human", {
+      token,
+      repo,
+      issue: "1",
+      generation: "1",
+      confirm: "1",
+    });
+    expect(done.status).toBe(200);
+    await sim.flush();
+    expect(sim.issue(repo, 1).labels).toEqual([]);
+    expect(sim.issue(repo, 1).comments.at(-1)?.body).toBe(
+      [
+        "✅ An operator (claim-hold dashboard) cleared needs-human (generation 1).",
+        "The failure breaker is reset (1 failed attempt forgotten): agents may claim the issue again.",
+      ].join("\n"),
+    );
+    expect(await world.stores.claims.failures(keyOf(1))).toStrictEqual([]);
+    expect(await world.stores.claims.get(keyOf(1))).toMatchObject({ state: "released", generation: 1 });
+    expect((await world.agent().claim({ repo, issue: 1, actor: { sessionId: "B" } })).lease.generation).toBe(
+      2,
+    );
+  });
+
   it("janitor: the dry run shows the plan and writes nothing; apply relabels; a pause holds every sweep until resumed", async () => {
     const { sim, app } = world;
     await world.agent().claim({ repo, issue: 1, actor: { runtime: "codex", sessionId: "A" } });
@@ -243,7 +426,7 @@ describe.skipIf(!redisProbe.available)("the dashboard's operator actions", () =>
     const before = await everything(1);
     const apply = { repo, issue: "1", confirm: "1", installationId: "42" };
 
-    for (const action of ["release", "requeue", "janitor-run", "janitor-pause"]) {
+    for (const action of ["release", "requeue", "clear-needs-human", "janitor-run", "janitor-pause"]) {
       const noToken = await post(cookie, action, apply);
       expect(noToken.status, action).toBe(403);
       expect(await noToken.json()).toStrictEqual({

@@ -112,6 +112,25 @@ export class NeedsHumanShow {
   }
 }
 
+/**
+ * Another writer took the label off (the dashboard's "clear needs-human"): the throttle's document
+ * says so, so the holder's next ask labels the subject again (after the label spacing).
+ */
+export async function noteNeedsHumanLabelRemoved(
+  documents: Stores["documents"],
+  lease: LeaseKey,
+  config: RepoConfig,
+  now: number,
+): Promise<void> {
+  const document = documentOf(lease);
+  const stored = ((await documents.getDocument(document)) ?? {}) as NeedsHumanShown;
+  const shown: NeedsHumanShown = {
+    ...stored,
+    label: { shown: false, at: now, generation: lease.generation },
+  };
+  await documents.putDocument(document, shown, Math.max(config.notify.needsHumanCooldown, 2 * 60_000));
+}
+
 function idOf(record: LeaseKey): string {
   return `${record.installationId}:${record.repoId}:${record.issue}:${record.generation}`;
 }

@@ -1,0 +1,187 @@
+// The dashboard's "clear needs-human" (docs/deploy.md#operator-actions): what a person's removal of the needs-human label does — the holder's ask withdrawn, the failure breaker reset, the holder's stream told — fenced by the generation the page showed, with a comment like the take-back's.
+import type { Logger } from "pino";
+import type { RepoConfigSource } from "../config/config-source.js";
+import { breakerSettingsOf, type RepoConfig } from "../config/repo-config.js";
+import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
+import { breakerOf, type FailedAttempt } from "../domain/failure-breaker.js";
+import { describeActor, inert } from "../domain/inert-text.js";
+import { noteNeedsHumanLabelRemoved } from "../lease/calls/needs-human-show.js";
+import {
+  type LeaseEventPublisher,
+  needsHumanAnsweredEvent,
+  publishLeaseEvents,
+} from "../lease/lease-events.js";
+import { writeFenced } from "../lease/transitions/commit-transition.js";
+import type {
+  AssignmentProvider,
+  IdentityProvider,
+  TransitionWrite,
+} from "../providers/assignment-provider.js";
+import type { Stores } from "../providers/stores.js";
+import { operatorActor } from "./operator-take-back.js";
+
+const byline = "An operator (claim-hold dashboard)";
+
+export interface OperatorClearNeedsHumanDeps {
+  stores: Pick<Stores, "claims" | "documents">;
+  assignments: AssignmentProvider;
+  identity: Pick<IdentityProvider, "installationFor">;
+  configs: RepoConfigSource;
+  now: () => number;
+  /** Where the holder's live stream hears the answer; absent: nowhere. */
+  leaseEvents?: LeaseEventPublisher;
+}
+
+/** Why a subject needs a person, as the store shows it now. */
+export interface NeedsPerson {
+  /** The live agent holder's ask (its heartbeat's `needsHuman`), with its blocker. */
+  ask: { holder: string; blocker: string | null } | null;
+  /** Failed attempts when the failure breaker tripped (`queue.maxFailures`), else null. */
+  trippedFailures: number | null;
+}
+
+export type OperatorClearNeedsHumanResult =
+  | {
+      outcome: "done";
+      generation: number;
+      withdrewAsk: boolean;
+      failuresCleared: number;
+      /** False when GitHub refused the label removal and the comment (the store changed all the same). */
+      shownOnGitHub: boolean;
+    }
+  /** The plan (the confirm step): what a clear would do now. */
+  | { outcome: "plan"; generation: number; needs: NeedsPerson }
+  /** Not installed, not an issue, or a generation other than the page's: nothing changed. */
+  | { outcome: "nothing"; reason: string }
+  /** Neither an ask nor a tripped breaker: nothing changed. */
+  | { outcome: "not_needed"; reason: string };
+
+/** Why `record` and the subject's failed `attempts` need a person (pure); null when they do not. */
+export function needsPersonOf(
+  record: ClaimRecord | null,
+  attempts: readonly FailedAttempt[],
+  config: RepoConfig,
+  now: number,
+): NeedsPerson | null {
+  const ask =
+    record?.state === "active" && record.needsHuman === true
+      ? { holder: record.actor.login, blocker: record.blocker ?? null }
+      : null;
+  const breaker = breakerOf(attempts, breakerSettingsOf(config), now);
+  const trippedFailures = breaker.kind === "tripped" ? breaker.failures : null;
+  return ask || trippedFailures !== null ? { ask, trippedFailures } : null;
+}
+
+/**
+ * `apply: false` answers the plan and changes nothing; `apply: true` clears. Either way a page's
+ * `generation` other than the record's changes nothing (a resent form, a subject claimed again).
+ */
+export async function operatorClearNeedsHuman(
+  deps: OperatorClearNeedsHumanDeps,
+  request: { repo: string; issue: number; generation?: number; note?: string; apply: boolean },
+  log: Logger,
+): Promise<OperatorClearNeedsHumanResult> {
+  const { repo, issue } = request;
+  const subject = `${repo}#${issue}`;
+  const installationId = await deps.identity.installationFor(repo);
+  if (installationId === null) return { outcome: "nothing", reason: `The App is not installed on ${repo}.` };
+  const ref = { installationId, repo, issue };
+  const snapshot = await deps.assignments.status(ref);
+  if (!snapshot) return { outcome: "nothing", reason: `${subject} is not an issue the App can read.` };
+  const key: SubjectKey = { installationId, repoId: snapshot.repoId, issue: snapshot.issue };
+  const [record, attempts, config] = await Promise.all([
+    deps.stores.claims.get(key),
+    deps.stores.claims.failures(key),
+    deps.configs.load(installationId, snapshot.repo),
+  ]);
+  if (request.generation !== undefined && record && record.generation !== request.generation) {
+    return { outcome: "nothing", reason: movedOnReason(subject, record.generation, request.generation) };
+  }
+  const needs = needsPersonOf(record, attempts, config, deps.now());
+  if (!record || !needs) {
+    return {
+      outcome: "not_needed",
+      reason: `${subject} does not need a person: no holder asks for one and its failure breaker has not tripped. Nothing was changed.`,
+    };
+  }
+  if (!request.apply) return { outcome: "plan", generation: record.generation, needs };
+
+  // The store re-checks the page's generation atomically: a claim made since this read is left alone.
+  const shown = request.generation ?? record.generation;
+  const cleared = await deps.stores.claims.clearNeedsHuman({ key, generation: shown });
+  if (cleared.kind === "skipped") {
+    if (cleared.reason === "moved-on" && cleared.current) {
+      return {
+        outcome: "nothing",
+        reason: movedOnReason(subject, cleared.current.generation, shown),
+      };
+    }
+    return {
+      outcome: "not_needed",
+      reason: `${subject} does not need a person any more (the holder withdrew its ask meanwhile). Nothing was changed.`,
+    };
+  }
+  const { withdrewAsk, failuresCleared } = cleared;
+  const now = deps.now();
+  const label = config.labels.needsHuman;
+  const labelShown = snapshot.labels.some((shown) => shown.toLowerCase() === label.toLowerCase());
+  const write: TransitionWrite = {
+    subjectNodeId: snapshot.nodeId,
+    ...(labelShown ? { removeLabels: [label] } : {}),
+    addComments: [clearedComment(cleared.record, withdrewAsk, failuresCleared, request.note)],
+  };
+  const scoped = log.child({ operatorAction: "clear-needs-human", subject });
+  let shownOnGitHub = true;
+  try {
+    await writeFenced(
+      { assignments: deps.assignments, log: scoped },
+      ref,
+      cleared.record,
+      write,
+      config.labels,
+    );
+    if (labelShown) await noteNeedsHumanLabelRemoved(deps.stores.documents, cleared.record, config, now);
+  } catch (error) {
+    // The store changed; the label is the janitor's reconcile to take off (the record no longer asks).
+    scoped.warn({ err: error }, "needs-human cleared in the store, not shown on GitHub");
+    shownOnGitHub = false;
+  }
+  if (withdrewAsk && cleared.record.tokenDigest) {
+    await publishLeaseEvents(deps.leaseEvents, scoped, [
+      needsHumanAnsweredEvent(cleared.record, { by: operatorActor.login, how: "cleared", at: now }),
+    ]);
+  }
+  return {
+    outcome: "done",
+    generation: cleared.record.generation,
+    withdrewAsk,
+    failuresCleared,
+    shownOnGitHub,
+  };
+}
+
+function movedOnReason(subject: string, current: number, shown: number): string {
+  return `${subject} is at generation ${current} now, not the ${shown} the page showed; reload it.`;
+}
+
+/** The App's comment: who cleared what, and that a holder still stuck asks again. */
+function clearedComment(
+  record: ClaimRecord,
+  withdrewAsk: boolean,
+  failuresCleared: number,
+  note: string | undefined,
+): string {
+  const lines = [`✅ ${byline} cleared needs-human (generation ${record.generation}).`];
+  if (withdrewAsk) {
+    lines.push(
+      `${describeActor(record.actor)}'s ask for a person is withdrawn; it asks again if it is still stuck.`,
+    );
+  }
+  if (failuresCleared > 0) {
+    lines.push(
+      `The failure breaker is reset (${failuresCleared} failed attempt${failuresCleared === 1 ? "" : "s"} forgotten): agents may claim the issue again.`,
+    );
+  }
+  if (note?.trim()) lines.push(`Note: ${inert(note.trim(), { max: 500 })}`);
+  return lines.join("\n");
+}
