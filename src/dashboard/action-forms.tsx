@@ -103,18 +103,16 @@ export const JanitorControls: FC<{
 
 /** What a clear would withdraw or reset, as the store shows it now. */
 const NeedsPersonPlan: FC<{ needs: NeedsPerson }> = ({ needs }) => (
-  <ul class="report" id="needs-person">
+  <div class="report" id="needs-person">
     {needs.ask ? (
-      <li data-needs="ask">
+      <p data-needs="ask">
         @{needs.ask.holder} asks for a person{needs.ask.blocker ? `: ${needs.ask.blocker}` : "."}
-      </li>
+      </p>
     ) : null}
     {needs.trippedFailures !== null ? (
-      <li data-needs="breaker">
-        The failure breaker tripped after {needs.trippedFailures} failed attempt(s).
-      </li>
+      <p data-needs="breaker">The failure breaker tripped after {needs.trippedFailures} failed attempt(s).</p>
     ) : null}
-  </ul>
+  </div>
 );
 
 const SweepPlan: FC<{ report: SweepReport; label: (id: number) => string }> = ({ report, label }) => (

@@ -120,7 +120,7 @@ function planOf(action: OperatorActionName, target: ActionTarget, label: (id: nu
     case "requeue":
       return `Hand ${subject} back to the queue: whoever holds it (a person or a claim left behind) is unassigned, the claim-hold labels go, and agents may claim it again; the App comments on the issue as "an operator (claim-hold dashboard)" — what a “/reclaim release” comment does.`;
     case "clear-needs-human":
-      return `Clear needs-human on ${subject}: what removing the needs-human label by hand does — the holder's ask is withdrawn (it asks again with its next heartbeat if still stuck), the failure breaker is reset, the label goes, the holder's live stream hears "needs_human_answered", and the App comments on the issue as "an operator (claim-hold dashboard)".`;
+      return `Clear needs-human on ${subject}: what removing the needs-human label by hand does — the holder's ask is withdrawn (it asks again with its next heartbeat if still stuck), the failed attempts the failure breaker counts are forgotten, the label goes, the holder's live stream hears "needs_human_answered", and the App comments on the issue as "an operator (claim-hold dashboard)".`;
     case "janitor-run":
       return `A dry run of one janitor sweep${target.installationId ? ` of ${label(target.installationId)}` : ""} found the plan below; nothing was written. Apply runs the sweep again for real (the plan may have moved on since). Paused installations stay paused.`;
     case "janitor-pause":

@@ -138,6 +138,77 @@ describe.skipIf(!available || !redisProbe.available)("the dashboard's operator a
       }
     });
   }
+
+  for (const { name, viewport } of widths) {
+    it(`${name}: clear needs-human, from the "needs you" panel on a desktop and the subject page on a phone`, {
+      timeout: 120_000,
+    }, async () => {
+      const world: E2eWorld = await startWorld({ issues: [{ number: 1, title: "Asks for a person" }] });
+      try {
+        const { sim, app } = world;
+        const agent = world.agent();
+        const { lease } = await agent.claim({ repo, issue: 1, actor: { runtime: "codex", sessionId: "A" } });
+        await agent.heartbeat(lease, { needsHuman: true, blocker: "which schema?" });
+        await sim.flush();
+        expect(sim.issue(repo, 1).labels).toContain("agent:needs-human");
+
+        const context = await browser.newContext({ viewport });
+        const page = await context.newPage();
+        await page.goto(`${app.url}/login`);
+        await page.fill('input[name="token"]', testAdminToken);
+        await Promise.all([page.waitForURL(`${app.url}/`), page.click('button[type="submit"]')]);
+        const button =
+          name === "desktop"
+            ? page.locator(
+                '#needs-you li[data-attention="needs-human"] button[data-action="clear-needs-human"]',
+              )
+            : await (async () => {
+                await page.goto(`${app.url}/subjects/${repo}/1`);
+                return page.locator('#actions button[data-action="clear-needs-human"]');
+              })();
+        await button.scrollIntoViewIfNeeded();
+        await page.screenshot({
+          path: `${screenshotDir}/dashboard-actions-clear-needs-human-${name}.png`,
+          fullPage: true,
+        });
+        await clickAndWait(page, button);
+        expect(await page.locator("#action-plan").textContent()).toContain(`Clear needs-human on ${repo}#1`);
+        expect(await page.locator('#needs-person [data-needs="ask"]').textContent()).toContain(
+          "which schema?",
+        );
+        await page.screenshot({
+          path: `${screenshotDir}/dashboard-actions-clear-needs-human-confirm-${name}.png`,
+          fullPage: true,
+        });
+        // Nothing changes before the confirm.
+        expect(
+          await world.stores.claims.get({ installationId: 42, repoId: 1296269, issue: 1 }),
+        ).toMatchObject({
+          needsHuman: true,
+        });
+        await clickAndWait(page, 'button[data-confirm="clear-needs-human"]');
+        expect(await page.locator("#action-result").getAttribute("data-done")).toBe("true");
+        await page.screenshot({
+          path: `${screenshotDir}/dashboard-actions-clear-needs-human-done-${name}.png`,
+          fullPage: true,
+        });
+        await sim.flush();
+        expect(sim.issue(repo, 1).labels).toEqual(["agent:claimed"]);
+        expect(sim.issue(repo, 1).comments.at(-1)?.body).toContain(
+          "An operator (claim-hold dashboard) cleared needs-human (generation 1).",
+        );
+        expect(
+          await world.stores.claims.get({ installationId: 42, repoId: 1296269, issue: 1 }),
+        ).not.toHaveProperty("needsHuman");
+        // The way back: the subject page offers no clear any more.
+        await clickAndWait(page, "#back");
+        expect(await page.locator('button[data-action="clear-needs-human"]').count()).toBe(0);
+        await context.close();
+      } finally {
+        await world.close();
+      }
+    });
+  }
 });
 
 /** Where a subject's action buttons are at this width: its fleet row on a desktop, its subject page on a phone. */
