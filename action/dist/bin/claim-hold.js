@@ -32266,6 +32266,16 @@ var errorCodes = {
       message: "A janitor sweep is running already (scheduled or operator-run); retry once it has finished."
     }
   },
+  no_person_needed: {
+    status: 409,
+    exit: 1,
+    summary: 'A dashboard "clear needs-human" for a subject that needs no person (no holder asks, the failure breaker has not tripped); nothing was changed.',
+    details: {},
+    example: {
+      error: "no_person_needed",
+      message: "octo/app#12 does not need a person: no holder asks for one and its failure breaker has not tripped. Nothing was changed."
+    }
+  },
   invalid_request: {
     status: 422,
     exit: 1,
