@@ -124,7 +124,7 @@ export async function operatorClearNeedsHuman(
   const { withdrewAsk, failuresCleared } = cleared;
   const now = deps.now();
   const label = config.labels.needsHuman;
-  const labelShown = snapshot.labels.some((shown) => shown.toLowerCase() === label.toLowerCase());
+  const labelShown = snapshot.labels.some((name) => name.toLowerCase() === label.toLowerCase());
   const write: TransitionWrite = {
     subjectNodeId: snapshot.nodeId,
     ...(labelShown ? { removeLabels: [label] } : {}),

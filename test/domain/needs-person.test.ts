@@ -1,0 +1,61 @@
+// What needs a person on a subject (the dashboard's "clear needs-human" offers itself and refuses by it): a live holder's ask, a tripped failure breaker, both or neither.
+import { describe, expect, it } from "vitest";
+import { defaultRepoConfig, type RepoConfig } from "../../src/config/repo-config.js";
+import type { ClaimRecord } from "../../src/domain/claim.js";
+import type { FailedAttempt } from "../../src/domain/failure-breaker.js";
+import { needsPersonOf } from "../../src/handlers/operator-clear-needs-human.js";
+import { agentClaimRecord } from "../support/claim-record.js";
+
+const config: RepoConfig = {
+  ...defaultRepoConfig,
+  queue: { ...defaultRepoConfig.queue, maxFailures: 2, retryBackoff: 60_000 },
+};
+const now = 1_000_000;
+const attempt = (endedAt: number): FailedAttempt => ({
+  generation: 1,
+  reason: "reaped",
+  actor: { kind: "agent", login: "fleet-bot", sessionId: "s0" },
+  claimedAt: 0,
+  endedAt,
+});
+const asking = agentClaimRecord({ needsHuman: true, blocker: "which schema?" });
+
+describe("needsPersonOf", () => {
+  it.each<[string, ClaimRecord | null, FailedAttempt[], ReturnType<typeof needsPersonOf>]>([
+    ["no record, no failure", null, [], null],
+    ["a live claim that does not ask", agentClaimRecord(), [], null],
+    [
+      "a live holder's ask",
+      asking,
+      [],
+      { ask: { holder: "fleet-bot", blocker: "which schema?" }, trippedFailures: null },
+    ],
+    [
+      "an ask without a blocker (restored from a label)",
+      agentClaimRecord({ needsHuman: true }),
+      [],
+      { ask: { holder: "fleet-bot", blocker: null }, trippedFailures: null },
+    ],
+    [
+      "an ended claim's leftover flag asks nothing",
+      agentClaimRecord({ state: "released", needsHuman: true }),
+      [],
+      null,
+    ],
+    ["one failure, backing off: not tripped", agentClaimRecord({ state: "reaped" }), [attempt(now)], null],
+    [
+      "maxFailures failures: tripped",
+      agentClaimRecord({ state: "reaped" }),
+      [attempt(0), attempt(now)],
+      { ask: null, trippedFailures: 2 },
+    ],
+    [
+      "an ask on an overridden claim of a tripped subject: both",
+      asking,
+      [attempt(0), attempt(1)],
+      { ask: { holder: "fleet-bot", blocker: "which schema?" }, trippedFailures: 2 },
+    ],
+  ])("%s", (_, record, attempts, expected) => {
+    expect(needsPersonOf(record, attempts, config, now)).toStrictEqual(expected);
+  });
+});
