@@ -170,6 +170,9 @@ export function eventNotice(subject: string, event: LeaseEvent): string | null {
     case "revoked":
       // The loss ends the loop: its notice says it.
       return null;
+    case "released":
+      // This session's own release: the tool that released it said so.
+      return null;
   }
 }
 
