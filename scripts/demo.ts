@@ -7,13 +7,16 @@
 //    sessions ask for work with `claims/next` (the fleet loop of docs/agents.md); nobody names an issue.
 //    Among them: a session asks for a person and is answered, a zombie's PR waits in the merge queue
 //    (its group passes while attested, fails once it is taken over), and a local sink given to the
-//    App through `CLAIM_HOLD_NOTIFY` prints every notification it receives.
+//    App through `CLAIM_HOLD_NOTIFY` prints every notification it receives. Two issues are pinned to
+//    named sessions: a `claim-hold run` that stalls, is taken over and has its command stopped by the
+//    lease's event stream before its next heartbeat; and one that fails three times and lands with a person.
 // 4. Print the summary (claims, takeovers, reaps, check verdicts, notifications, GitHub requests); exit 1 on a
 //    broken invariant or a moment that did not happen.
 import { randomBytes } from "node:crypto";
 import { createClaimHoldClient } from "../src/agent/client/index.js";
 import type { LocalStack } from "../tools/local-stack/start-local-stack.js";
 import { AgentSession } from "./demo/agent-session.js";
+import { failingIssue, runIssue, runLiveStories } from "./demo/live-stories.js";
 import { type NotifySink, startNotifySink } from "./demo/notify-sink.js";
 import { runStories } from "./demo/run-stories.js";
 import { chooseStore, type DemoStore, dashboardUrl, startDemoStack } from "./demo/start-demo-stack.js";
@@ -27,6 +30,8 @@ const config = [
   "# Demo durations: stale after 10 s of silence, reclaimable after 20 s, heartbeat every 3 s.",
   "taskClasses:",
   "  author: { ttl: 10s, reclaimAfter: 20s, heartbeat: 3s }",
+  "  # Stalled after 6 s of heartbeats without progress; then another session may take it over.",
+  "  reviewer: { ttl: 10s, reclaimAfter: 20s, heartbeat: 3s, stallAfter: 6s, onStall: reclaimable }",
   "limits: { claimsPerSession: 1 }",
   "# A reaped issue is offered again after 5 s (the failure breaker's backoff, 10 min by default).",
   "queue: { retryBackoff: 5s }",
@@ -40,7 +45,7 @@ async function startStack(sink: NotifySink): Promise<{ stack: LocalStack; store:
     {
       url: sink.url,
       format: "json",
-      events: ["takeover", "superseded-pr", "reaped", "needs-human", "budget-exhausted"],
+      events: ["takeover", "superseded-pr", "reaped", "needs-human", "budget-exhausted", "stalled"],
     },
   ]);
   const store = await chooseStore(process.env.REDIS_URL);
@@ -70,6 +75,9 @@ function seed(stack: LocalStack): void {
           { number: 5, title: "Redesign the logo", assignees: [maintainer] },
           { number: 6, title: "Bump dependencies" },
           { number: 7, title: "Rewrite it in Rust", labels: ["needs-design"] },
+          // Pinned to named sessions (scripts/demo/live-stories.ts), never the fleet's `next`.
+          { number: runIssue, title: "Review the importer", labels: ["pinned"] },
+          { number: failingIssue, title: "Migrate the session store", labels: ["pinned"] },
         ].map((issue) => ({ ...issue, author: maintainer })),
       },
     ],
@@ -124,7 +132,7 @@ async function main(): Promise<number> {
     timeline.line("setup", `GitHub simulator at ${stack.sim.url}, App at ${stack.app.url} (${store.label})`);
     timeline.line(
       "setup",
-      `${repo}: 7 issues (#3 is p0, #5 assigned to @${maintainer}, #7 needs design), ttl 10 s, reclaimAfter 20 s, heartbeat 3 s`,
+      `${repo}: 9 issues (#3 is p0, #5 assigned to @${maintainer}, #7 needs design, #${runIssue} and #${failingIssue} pinned to named sessions), ttl 10 s, reclaimAfter 20 s, heartbeat 3 s`,
     );
     const dashboard = await dashboardUrl(stack);
     if (dashboard) timeline.line("setup", `dashboard: ${dashboard} (admin token ${stack.app.adminToken})`);
@@ -163,7 +171,26 @@ async function main(): Promise<number> {
         return session;
       },
     });
-    const settled = await Promise.allSettled(stories);
+    const live = runLiveStories({
+      sim: stack.sim,
+      repo,
+      timeline,
+      appUrl: stack.app.url,
+      fleetToken: fleet.token,
+      maintainer,
+      heartbeatSeconds: 3,
+      session(name, runtime) {
+        const client = createClaimHoldClient({
+          baseUrl: stack.app.url,
+          githubToken: fleet.token,
+          retries: 2,
+        });
+        const session = new AgentSession(name, runtime, client, timeline);
+        sessions.push(session);
+        return session;
+      },
+    });
+    const settled = await Promise.allSettled([...stories, ...live]);
     for (const outcome of settled)
       if (outcome.status === "rejected") timeline.violation(`a story failed: ${String(outcome.reason)}`);
     // A few more janitor sweeps and heartbeats after the last story, then stop.
@@ -179,6 +206,9 @@ async function main(): Promise<number> {
       ["notify:takeover", "the sink never received a takeover notification"],
       ["moment:zombie-group-passed", "the zombie's merge group did not pass while its head was attested"],
       ["moment:zombie-group-failed", "the zombie's next merge group did not fail as a superseded holder"],
+      ["notify:stalled", "the sink never received a stalled notification"],
+      ["moment:run-stopped-by-stream", "the superseded `claim-hold run` was not stopped by its event stream"],
+      ["moment:failing-landed", "the issue that failed three times did not land with a person"],
     ];
     for (const [count, missing] of moments) if (!timeline.counts.get(count)) timeline.violation(missing);
     summarize(stack, timeline);

@@ -196,12 +196,16 @@ export class AgentSession {
     this.timeline.line(this.label, `attested ${sha.slice(0, 7)} (generation ${this.lease.generation})`, "ok");
   }
 
-  async release(outcome: "completed" | "handoff" | "abandoned", note: string): Promise<void> {
+  async release(outcome: "completed" | "handoff" | "abandoned" | "failed", note: string): Promise<void> {
     if (!this.lease) return;
     this.stopBeating();
     await this.client.release(this.lease, { outcome, note });
     this.timeline.count("releases");
-    this.timeline.line(this.label, `released #${this.lease.subject.split("#").at(-1)} (${outcome})`, "ok");
+    this.timeline.line(
+      this.label,
+      `released #${this.lease.subject.split("#").at(-1)} (${outcome}${outcome === "failed" ? `: ${note}` : ""})`,
+      outcome === "failed" ? "bad" : "ok",
+    );
     this.lease = null;
   }
 

@@ -27,6 +27,8 @@ export function summaryOf({ event, data }: Delivery): string {
     case "budget-warn":
     case "budget-exhausted":
       return `${holder} spent $${data.spentUsd} of $${data.limitUsd}`;
+    case "stalled":
+      return `${holder} heartbeats but made no progress since ${data.lastProgressAt} (onStall: ${data.onStall})`;
     case "stale":
     case "reaped":
       return `${holder} silent since ${data.lastHeartbeatAt}`;

@@ -24,8 +24,8 @@ function at(timeline: Timeline, seconds: number): Promise<void> {
 /** Every story runs on its own clock; together they take about 55 s. */
 export function runStories(stage: Stage): Promise<void>[] {
   const { sim, repo, timeline, heartbeatSeconds: beat } = stage;
-  // The fleet's filter: issues waiting for a design decision are not agent work.
-  const work = { repo, excludeLabels: ["needs-design"] };
+  // The fleet's filter: issues waiting for a design decision are not agent work, nor those pinned to a named session.
+  const work = { repo, excludeLabels: ["needs-design", "pinned"] };
   // The first sessions ask for work one after another, so the demo prints the same picks every run;
   // picks at the same instant would get distinct issues just as well (the App reserves atomically).
   let turn: Promise<unknown> = Promise.resolve();

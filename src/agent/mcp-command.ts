@@ -26,6 +26,8 @@ export const mcpCommand: CommandSpec = {
     "(CLAIM_HOLD_MCP_RELEASE_ON_EXIT=0: left to go stale instead). Leases live in .git/claim-hold/,",
     "so `claim-hold verify` and the pre-push hook work alongside. Reads CLAIM_HOLD_URL and the GitHub",
     "token (GH_TOKEN, GITHUB_TOKEN or `gh auth token`). Logs go to stderr; stdout carries only the protocol.",
+    "Each lease's live events reach the agent at once as logging notifications (a takeover: level alert,",
+    "before the next heartbeat); CLAIM_HOLD_LIVE_EVENTS=0 leaves the loss to the next heartbeat.",
   ],
   needsGithubToken: true,
   async run(ctx) {

@@ -10,11 +10,12 @@ export const leaseEventNames = [
   "needs_human_answered",
   "budget_raised",
   "stalled",
+  "released",
 ] as const;
 export type LeaseEventName = (typeof leaseEventNames)[number];
 
-/** After these the lease is lost: the stream ends and its holder must stop working. */
-export const terminalLeaseEvents: readonly LeaseEventName[] = ["superseded", "revoked"];
+/** After these the lease has ended and so does the stream; after all but `released` its holder lost it and must stop working. */
+export const terminalLeaseEvents: readonly LeaseEventName[] = ["superseded", "revoked", "released"];
 
 /** One event of a lease: its name and its JSON payload (see the reference for each payload's fields). */
 export const LeaseEventSchema = z.strictObject({

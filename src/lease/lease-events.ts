@@ -25,8 +25,9 @@ const goneReasonOf: Partial<Record<ClaimChange["cause"], string>> = {
 
 /**
  * What a transition tells the streams: a new generation over an agent's held lease supersedes it; a
- * revocation, reap, completion or budget end revokes it. Its holder's own release and the stale mark
- * tell nothing (the holder knows; a stale holder may still beat).
+ * revocation, reap, completion or budget end revokes it; its holder's own release ends it as
+ * `released` (the holder knows, but its stream must not outlive the lease). The stale mark tells
+ * nothing (a stale holder may still beat).
  */
 export function leaseEventsOf(change: ClaimChange): AddressedLeaseEvent[] {
   const { previous, record } = change;
@@ -35,11 +36,26 @@ export function leaseEventsOf(change: ClaimChange): AddressedLeaseEvent[] {
       return [];
     return [supersededEvent(previous, record)];
   }
+  if (change.cause === "released") {
+    if (!record.tokenDigest) return [];
+    return [
+      {
+        leaseId: leaseIdOf(record, record.generation),
+        event: {
+          event: "released",
+          data: { ...(record.outcome ? { outcome: record.outcome } : {}), at: iso(change.at) },
+        },
+      },
+    ];
+  }
   const reason = goneReasonOf[change.cause];
-  if (!reason || !record.tokenDigest) return [];
+  // The lease that ended is the one held before: a reap burns a generation (the record moves past
+  // it), and an event addressed to the new one reached no stream.
+  const ended = previous ?? record;
+  if (!reason || !ended.tokenDigest) return [];
   return [
     {
-      leaseId: leaseIdOf(record, record.generation),
+      leaseId: leaseIdOf(ended, ended.generation),
       event: { event: "revoked", data: { reason, at: iso(change.at) } },
     },
   ];

@@ -28,6 +28,17 @@ describe("summaryOf", () => {
       { holder: { login: "alice" }, spentUsd: 2.5, limitUsd: 2 },
       "@alice spent $2.5 of $2",
     ],
+    [
+      "stalled",
+      {
+        holder: { runtime: "cli", sessionId: "r8" },
+        stalledSince: "2026-12-02T10:00:06.000Z",
+        lastProgressAt: "2026-12-02T10:00:00.000Z",
+        onStall: "reclaimable",
+        generation: 1,
+      },
+      "cli/r8 heartbeats but made no progress since 2026-12-02T10:00:00.000Z (onStall: reclaimable)",
+    ],
   ])("%s", (event, data, line) => {
     expect(summaryOf({ event, subject: "octo/widgets#1", data })).toBe(line);
   });

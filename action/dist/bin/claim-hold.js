@@ -30791,7 +30791,8 @@ var leaseEventNames = [
   "revoked",
   "needs_human_answered",
   "budget_raised",
-  "stalled"
+  "stalled",
+  "released"
 ];
 var LeaseEventSchema = external_exports.strictObject({
   event: external_exports.enum(leaseEventNames),
@@ -31856,6 +31857,7 @@ async function watchLeaseEvents(deps) {
       const events = await deps.client.leaseEvents(lease, { signal: deps.signal });
       pauseMs = 1e3;
       for await (const event of events) {
+        if (event.event === "released") return null;
         const end = endOf(event);
         if (end) return end;
         deps.onEvent?.(event);
@@ -31949,12 +31951,19 @@ async function keepLeaseFileAlive(ctx, dir, lease, signal = ctx.signal, hooks = 
   watchStop.abort();
   await watching;
   const lost = heard;
-  const end = looped.kind === "stopped" && lost && !signal.aborted ? { ...lost, lease } : looped;
+  const end = looped.kind === "stopped" && lost && !signal.aborted ? await streamLoss(dir, lease, lost) : looped;
   if (end.kind === "superseded" || end.kind === "gone" || end.kind === "expired") {
     const detail = end.error instanceof Error ? end.error.message : String(end.error ?? end.kind);
     await markLease(dir, end.lease ?? lease, end.kind === "superseded" ? "superseded" : "gone", detail);
   }
   return end;
+}
+async function streamLoss(dir, started, lost) {
+  const current = await readLease(dir, started).catch(() => null);
+  if (!current || current.leaseId !== started.leaseId || current.status === "releasing") {
+    return { kind: "released" };
+  }
+  return { ...lost, lease: current };
 }
 
 // src/contract/refusals.ts
@@ -43417,8 +43426,7 @@ function createLeaseKeeper(ctx, dir, tell = () => {
         leaseId: lease.leaseId,
         stop,
         done: keepLeaseFileAlive(ctx, dir, lease, stop.signal, {
-          // Opt-in for now: with the stream on, the MCP test's superseded session never saw its loss (unexplained yet).
-          watch: ctx.env.CLAIM_HOLD_LIVE_EVENTS === "1",
+          watch: liveEventsWanted(ctx.env),
           onEvent: (event) => {
             const text = eventNotice(subject, event);
             if (text) tell({ level: event.event === "state" ? "info" : "warning", subject, text, event });
@@ -43485,6 +43493,9 @@ async function releaseForShutdown(ctx, dir, subjects, { note, signal }) {
   );
   return report;
 }
+function liveEventsWanted(env) {
+  return env.CLAIM_HOLD_LIVE_EVENTS?.trim() !== "0";
+}
 function eventNotice(subject, event) {
   const data = event.data;
   switch (event.event) {
@@ -43500,6 +43511,8 @@ function eventNotice(subject, event) {
       return `${subject}: the App sees no progress (no push, pull request, phase or spend) since ${String(data.stalledSince)}; report a phase or push your work.`;
     case "superseded":
     case "revoked":
+      return null;
+    case "released":
       return null;
   }
 }
@@ -43543,7 +43556,9 @@ var mcpCommand = {
     "runs; when stdin closes or on SIGTERM its leases are released with outcome handoff",
     "(CLAIM_HOLD_MCP_RELEASE_ON_EXIT=0: left to go stale instead). Leases live in .git/claim-hold/,",
     "so `claim-hold verify` and the pre-push hook work alongside. Reads CLAIM_HOLD_URL and the GitHub",
-    "token (GH_TOKEN, GITHUB_TOKEN or `gh auth token`). Logs go to stderr; stdout carries only the protocol."
+    "token (GH_TOKEN, GITHUB_TOKEN or `gh auth token`). Logs go to stderr; stdout carries only the protocol.",
+    "Each lease's live events reach the agent at once as logging notifications (a takeover: level alert,",
+    "before the next heartbeat); CLAIM_HOLD_LIVE_EVENTS=0 leaves the loss to the next heartbeat."
   ],
   needsGithubToken: true,
   async run(ctx) {

@@ -64,11 +64,26 @@ export async function keepLeaseFileAlive(
   watchStop.abort();
   await watching;
   const lost = heard as WatchEnd | null;
-  const end: LoopEnd = looped.kind === "stopped" && lost && !signal.aborted ? { ...lost, lease } : looped;
+  const end: LoopEnd =
+    looped.kind === "stopped" && lost && !signal.aborted ? await streamLoss(dir, lease, lost) : looped;
   if (end.kind === "superseded" || end.kind === "gone" || end.kind === "expired") {
     const detail = end.error instanceof Error ? end.error.message : String(end.error ?? end.kind);
     // Marked as last beaten with: a re-claim meanwhile rotated the token the loop began with.
     await markLease(dir, end.lease ?? lease, end.kind === "superseded" ? "superseded" : "gone", detail);
   }
   return end;
+}
+
+/**
+ * The loss the stream reported, against the lease file as it is now: the stream outlives this
+ * session's re-claims, which rotate the token, and a loss is marked only on the file's current token
+ * (marked with the token the loop began with, it was silently dropped). The session's own release
+ * under way, or a file that no longer holds this lease, is its release, as the heartbeat loop says.
+ */
+async function streamLoss(dir: string, started: LeaseFile, lost: WatchEnd): Promise<LoopEnd> {
+  const current = await readLease(dir, started).catch(() => null);
+  if (!current || current.leaseId !== started.leaseId || current.status === "releasing") {
+    return { kind: "released" };
+  }
+  return { ...lost, lease: current };
 }

@@ -39,6 +39,8 @@ export async function watchLeaseEvents(deps: WatchDeps): Promise<WatchEnd | null
       const events = await deps.client.leaseEvents(lease, { signal: deps.signal });
       pauseMs = 1_000;
       for await (const event of events) {
+        // This session released the lease (the heartbeat loop sees its file go): nothing lost, nothing more to hear.
+        if (event.event === "released") return null;
         const end = endOf(event);
         if (end) return end;
         deps.onEvent?.(event);

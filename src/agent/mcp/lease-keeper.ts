@@ -67,8 +67,7 @@ export function createLeaseKeeper(ctx: AgentContext, dir: string, tell: LeaseTel
         leaseId: lease.leaseId,
         stop,
         done: keepLeaseFileAlive(ctx, dir, lease, stop.signal, {
-          // Opt-in for now: with the stream on, the MCP test's superseded session never saw its loss (unexplained yet).
-          watch: ctx.env.CLAIM_HOLD_LIVE_EVENTS === "1",
+          watch: liveEventsWanted(ctx.env),
           onEvent: (event) => {
             const text = eventNotice(subject, event);
             if (text) tell({ level: event.event === "state" ? "info" : "warning", subject, text, event });
@@ -148,6 +147,11 @@ async function releaseForShutdown(
   return report;
 }
 
+/** Live lease events are on unless `CLAIM_HOLD_LIVE_EVENTS=0` (heartbeats alone then tell a loss). */
+export function liveEventsWanted(env: NodeJS.ProcessEnv): boolean {
+  return env.CLAIM_HOLD_LIVE_EVENTS?.trim() !== "0";
+}
+
 /** A live event as a sentence for the agent; the stream's opening state is not worth one. */
 export function eventNotice(subject: string, event: LeaseEvent): string | null {
   const data = event.data;
@@ -165,6 +169,9 @@ export function eventNotice(subject: string, event: LeaseEvent): string | null {
     case "superseded":
     case "revoked":
       // The loss ends the loop: its notice says it.
+      return null;
+    case "released":
+      // This session's own release: the tool that released it said so.
       return null;
   }
 }

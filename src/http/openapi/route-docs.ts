@@ -215,7 +215,7 @@ export const routeDocs: readonly RouteDoc[] = [
     tag: "leases",
     summary: "Live lease events (Server-Sent Events)",
     description:
-      "The lease's state first (as `GET` on the lease answers it), then `superseded`, `takeover_pending`, `revoked`, `needs_human_answered`, `budget_raised` and `stalled` as they happen; the stream ends after `superseded` or `revoked`. One stream per lease: a newer one replaces it. The stream never extends the lease: keep heartbeating.",
+      "The lease's state first (as `GET` on the lease answers it), then `superseded`, `takeover_pending`, `revoked`, `needs_human_answered`, `budget_raised` and `stalled` as they happen; the stream ends after `superseded`, `revoked` (a reap of an expired lease included) or `released` (the holder's own release). One stream per lease: a newer one replaces it. The stream never extends the lease: keep heartbeating.",
     auth: "lease",
     pathParams: LeasePath,
     answers: {

@@ -1,4 +1,4 @@
-// Live lease events across replicas: one Redis pub/sub channel per key prefix, the lease id in each message.
+// Live lease events across replicas: one Redis pub/sub channel per key prefix and database, the lease id in each message.
 import type { Cluster, Redis } from "ioredis";
 import { type LeaseEvent, LeaseEventMessageSchema } from "../../contract/lease-events.js";
 import type { LeaseEventBus, LeaseEventListener } from "../lease-event-bus.js";
@@ -19,7 +19,7 @@ export class RedisLeaseEventBus implements LeaseEventBus {
   #subscribed: Promise<void> | undefined;
 
   constructor(private readonly options: RedisLeaseEventBusOptions) {
-    this.#channel = `${options.keyPrefix}lease-events`;
+    this.#channel = leaseEventChannel(options.keyPrefix, databaseOf(options.redis));
   }
 
   async publish(leaseId: string, event: LeaseEvent): Promise<void> {
@@ -77,4 +77,19 @@ export class RedisLeaseEventBus implements LeaseEventBus {
       this.#listeners.dispatch(message.data.leaseId, message.data.event);
     });
   }
+}
+
+/**
+ * The channel of a deployment's events. Pub/sub ignores the database index, so two deployments on
+ * one server with the same prefix but different databases would hear each other's leases: a database
+ * other than 0 is part of the name. Database 0 keeps the name it always had, so replicas of a rolling
+ * upgrade there still hear each other.
+ */
+export function leaseEventChannel(keyPrefix: string, database: number): string {
+  return database === 0 ? `${keyPrefix}lease-events` : `${keyPrefix}lease-events:db${database}`;
+}
+
+/** The database a client selects (a cluster has only database 0). */
+function databaseOf(redis: Redis | Cluster): number {
+  return redis.isCluster ? 0 : ((redis as Redis).options.db ?? 0);
 }
