@@ -57,6 +57,8 @@ export function createHttpHandler(
     accountNames?: AccountNames;
     /** The dashboard's operator release and hand-back (`/reclaim release` by the operator). */
     operatorTakeBack?: DashboardActions["takeBack"];
+    /** The dashboard's retry-now and drop of a waiting notification delivery. */
+    operatorDeliveries?: DashboardActions["deliveries"];
     /** The live lease events' bus and this replica's open streams. */
     leaseEvents?: { bus: LeaseEventBus; streams: LeaseStreams };
     now: () => number;
@@ -129,6 +131,7 @@ export function createHttpHandler(
                 takeBack: deps.operatorTakeBack,
                 sweep: deps.operatorSweep,
                 pauses: createJanitorPauses(stores.documents),
+                ...(deps.operatorDeliveries ? { deliveries: deps.operatorDeliveries } : {}),
                 log: deps.log.child({ component: "dashboard" }),
               },
             }

@@ -379,10 +379,17 @@ export const undocumentedRoutes: readonly { method: string; path: string; errors
     { method: "get", path: "/dashboard/fleet.json" },
     { method: "get", path: "/subjects/{owner}/{repo}/{number}" },
     // The dashboard's operator actions (docs/deploy.md#operator-actions): a forged form is refused with
-    // `csrf_refused`, the only code no API route answers.
+    // `csrf_refused` and a notification being sent with `delivery_in_flight`, codes no API route answers.
     {
       method: "post",
       path: "/dashboard/actions/{action}",
-      errors: ["unauthorized", "csrf_refused", "invalid_request", "janitor_busy", "not_found"],
+      errors: [
+        "unauthorized",
+        "csrf_refused",
+        "invalid_request",
+        "janitor_busy",
+        "delivery_in_flight",
+        "not_found",
+      ],
     },
   ];
