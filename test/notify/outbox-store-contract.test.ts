@@ -369,6 +369,26 @@ describe.each(cases)("$name outbox contract", (outboxCase) => {
       expect(sent).toEqual(["evalsha"]);
     });
 
+    it("retries now and drops in one Redis command each", async () => {
+      const { client } = outboxCase.redis!();
+      await outbox.enqueue("evt_1", deliveriesOf("evt_1"), T0);
+      await outbox.retryNow("evt_warm.sinkA", T0); // the scripts are known to the server now
+      await outbox.drop("evt_warm.sinkA", T0);
+      const sent: string[] = [];
+      const original = client.sendCommand.bind(client);
+      client.sendCommand = ((command: { name: string }) => {
+        sent.push(command.name);
+        return original(command as never);
+      }) as typeof client.sendCommand;
+      try {
+        expect((await outbox.retryNow("evt_1.sinkA", T0 + 1)).kind).toBe("done");
+        expect((await outbox.drop("evt_1.sinkB", T0 + 1)).kind).toBe("done");
+      } finally {
+        client.sendCommand = original;
+      }
+      expect(sent).toEqual(["evalsha", "evalsha"]);
+    });
+
     it("drops a delivery that does not read back instead of claiming it forever", async () => {
       const { client, prefix } = outboxCase.redis!();
       await client.hset(`${prefix}{notify}:entries`, "junk.s", "{not json");
