@@ -100,7 +100,7 @@ export const RetryingNotifications: FC<{
         </thead>
         <tbody>
           {deliveries.map((d) => (
-            <tr data-retrying={d.event} data-delivery={d.id}>
+            <tr data-retrying={d.event}>
               <td data-label="Next try">
                 <When at={d.dueAt} now={now} />
               </td>

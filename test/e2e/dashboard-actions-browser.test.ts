@@ -166,7 +166,8 @@ describe.skipIf(!available || !redisProbe.available)("the dashboard's operator a
         await page.goto(`${app.url}/login`);
         await page.fill('input[name="token"]', testAdminToken);
         await Promise.all([page.waitForURL(`${app.url}/`), page.click('button[type="submit"]')]);
-        const row = (id: string) => page.locator(`#retrying-notifications tr[data-delivery="${id}"]`);
+        const row = (id: string) =>
+          page.locator(`#retrying-notifications tr:has(input[name="delivery"][value="${id}"])`);
         await row(retried).waitFor();
         // Both buttons are on the screen's width, a phone's too.
         for (const action of ["notification-retry", "notification-drop"]) {
@@ -215,7 +216,7 @@ describe.skipIf(!available || !redisProbe.available)("the dashboard's operator a
         expect(sink.requests).toHaveLength(3);
         await page.goto(`${app.url}/`);
         await page.locator("#recent-notifications").waitFor();
-        expect(await page.locator("#retrying-notifications tr[data-delivery]").count()).toBe(0);
+        expect(await page.locator("#retrying-notifications tr[data-retrying]").count()).toBe(0);
         expect(await page.locator("#recent-notifications").textContent()).toContain(
           "dropped by an operator (dashboard)",
         );

@@ -349,7 +349,7 @@ describe.skipIf(!redisProbe.available)("the dashboard's notification actions: re
     const id = await failedTakeover(1);
     const { cookie, token } = await loginTo();
     const page = await (await fetch(`${app.url}/`, { headers: { cookie } })).text();
-    expect(page).toContain(`data-delivery="${id}"`);
+    expect(page).toContain(`name="delivery" value="${id}"`);
     expect(page).toContain('data-action="notification-retry"');
     expect(page).toContain('data-action="notification-drop"');
     const waiting = await notify.outbox.retrying(10);
