@@ -184,6 +184,7 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
             request,
             log,
           ),
+        operatorDeliveries: notifications.operator,
         now,
         log,
       }),

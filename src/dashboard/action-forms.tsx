@@ -13,6 +13,8 @@ export const operatorActionNames = [
   "janitor-run",
   "janitor-pause",
   "janitor-resume",
+  "notification-retry",
+  "notification-drop",
 ] as const;
 export type OperatorActionName = (typeof operatorActionNames)[number];
 
@@ -24,6 +26,8 @@ export interface ActionTarget {
   generation?: number;
   installationId?: number;
   note?: string;
+  /** A notification delivery in the outbox (`<event id>.<sink id>`). */
+  delivery?: string;
 }
 
 const labels: Record<OperatorActionName, string> = {
@@ -33,6 +37,8 @@ const labels: Record<OperatorActionName, string> = {
   "janitor-run": "Run the janitor (dry run first)",
   "janitor-pause": "Pause the janitor",
   "janitor-resume": "Resume the janitor",
+  "notification-retry": "Retry now",
+  "notification-drop": "Drop",
 };
 
 const Hidden: FC<{ token: string; target: ActionTarget }> = ({ token, target }) => (
@@ -46,6 +52,7 @@ const Hidden: FC<{ token: string; target: ActionTarget }> = ({ token, target }) 
     {target.installationId !== undefined ? (
       <input type="hidden" name="installationId" value={String(target.installationId)} />
     ) : null}
+    {target.delivery ? <input type="hidden" name="delivery" value={target.delivery} /> : null}
   </>
 );
 
@@ -112,6 +119,14 @@ const NeedsPersonPlan: FC<{ needs: NeedsPerson }> = ({ needs }) => (
     {needs.trippedFailures !== null ? (
       <p data-needs="breaker">The failure breaker tripped after {needs.trippedFailures} failed attempt(s).</p>
     ) : null}
+  </div>
+);
+
+/** A waiting notification delivery's actions: retry it now, or drop it. */
+export const DeliveryActions: FC<{ token: string; delivery: string }> = ({ token, delivery }) => (
+  <div class="actions">
+    <ActionButton token={token} action="notification-retry" target={{ delivery }} />
+    <ActionButton token={token} action="notification-drop" target={{ delivery }} />
   </div>
 );
 
@@ -204,5 +219,6 @@ export const ResultPage: FC<{
 );
 
 function backHref(target: ActionTarget): string {
+  if (target.delivery) return "/#retrying-notifications";
   return target.repo && target.issue !== undefined ? subjectPageUrl(target.repo, target.issue) : "/";
 }

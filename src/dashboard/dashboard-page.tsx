@@ -2,7 +2,7 @@
 // The fleet dashboard's markup (docs/deploy.md#8-watch-it), server-rendered with Hono's JSX: every interpolated value is escaped.
 import type { FC } from "hono/jsx";
 import type { DerivedState } from "../lease/reads/derive-state.js";
-import { ClaimActions, JanitorControls } from "./action-forms.js";
+import { ClaimActions, DeliveryActions, JanitorControls } from "./action-forms.js";
 import { branchUrl, issueUrl, pullUrl, subjectPageUrl } from "./github-links.js";
 import { attentionItems, NeedsYou } from "./needs-you.js";
 import { PageShell, refreshEveryMs, refreshScript, stateColours } from "./page-shell.js";
@@ -249,6 +249,11 @@ export const FleetFragment: FC<{
           stateColours={stateColours}
           repo={filter.repo}
           rangeHref={(range) => pageHref(filter, { range })}
+          deliveryActions={
+            controls
+              ? (delivery) => <DeliveryActions token={controls.token} delivery={delivery} />
+              : undefined
+          }
         />
       ) : null}
       <h2>Janitor</h2>

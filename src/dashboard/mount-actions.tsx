@@ -12,6 +12,7 @@ import type { ApiEnv } from "../http/api-env.js";
 import type { JanitorPauses } from "../janitor/janitor-pauses.js";
 import { JobBusyError } from "../janitor/job-registry.js";
 import type { SweepReport } from "../janitor/sweep-types.js";
+import type { OperatorDeliveryResult } from "../providers/outbox-store.js";
 import {
   type ActionTarget,
   ConfirmPage,
@@ -42,6 +43,11 @@ export interface DashboardActions {
   /** The operator's sweep (under the janitor job's run lock): rejects with JobBusyError while one runs. */
   sweep(options: { dryRun: boolean; installationId?: number }): Promise<SweepReport>;
   pauses: Pick<JanitorPauses, "pausedAmong" | "setPaused">;
+  /** The notification outbox's retry-now and drop (an operator's drop is counted as dropped); absent: refused. */
+  deliveries?: {
+    retryNow(id: string): Promise<OperatorDeliveryResult>;
+    drop(id: string): Promise<OperatorDeliveryResult>;
+  };
   /** Where each applied action is logged (the audit of pause, resume and runs, which comment nowhere). */
   log: Logger;
 }
@@ -90,8 +96,15 @@ const field = (form: Record<string, unknown>, name: string): string | undefined 
   return typeof value === "string" ? value : undefined;
 };
 
+/** `<event id>.<sink id>`: the ids the outbox gives its deliveries. */
+const deliveryId = /^evt_[A-Za-z0-9]{1,64}\.[A-Za-z0-9]{1,64}$/;
+
 /** The action's target from the form, or null when a field it needs is missing or malformed. */
 function targetOf(action: OperatorActionName, form: Record<string, unknown>): ActionTarget | null {
+  if (action === "notification-retry" || action === "notification-drop") {
+    const delivery = field(form, "delivery") ?? "";
+    return deliveryId.test(delivery) ? { delivery } : null;
+  }
   const note = field(form, "note")?.slice(0, 500);
   if (action === "release" || action === "requeue" || action === "clear-needs-human") {
     const [owner = "", name = ""] = (field(form, "repo") ?? "").split("/");
@@ -127,6 +140,10 @@ function planOf(action: OperatorActionName, target: ActionTarget, label: (id: nu
       return `Pause the janitor for ${label(target.installationId ?? 0)}: every sweep (scheduled or run from here) skips it until it is resumed; claims there are neither marked stale nor reaped.`;
     case "janitor-resume":
       return `Resume the janitor for ${label(target.installationId ?? 0)}: the next sweep plans it again.`;
+    case "notification-retry":
+      return `Retry the notification delivery ${target.delivery} now: it is due at once, for whichever replica's sender claims it first, with the same event id (the sink's Idempotency-Key); the try counts towards its limit. A delivery a sender is sending right now is left to it.`;
+    case "notification-drop":
+      return `Drop the notification delivery ${target.delivery}: it leaves the outbox and no replica sends it; the recent notifications list it as dropped by an operator. A delivery a sender is sending right now is left to it.`;
   }
 }
 
@@ -164,7 +181,8 @@ export function mountDashboardActions(app: Hono<ApiEnv>, deps: DashboardActionDe
       return c.json(
         {
           error: "invalid_request",
-          message: "An action needs its subject (repo `owner/name` and issue number) or installation id.",
+          message:
+            "An action needs its subject (repo `owner/name` and issue number), installation id or notification delivery id.",
         },
         422,
       );
@@ -203,6 +221,10 @@ export function mountDashboardActions(app: Hono<ApiEnv>, deps: DashboardActionDe
     const log = deps.log.child({ operatorAction: action, requestId: c.get("requestId") });
     const result = await applyAction(action, target, deps, label);
     if (result === "busy") return busy(c);
+    if ("refused" in result) {
+      log.info({ target, done: false, refused: result.refused.error }, "dashboard operator action");
+      return c.json(result.refused, result.status);
+    }
     log.info({ target: { ...target, note: undefined }, done: result.done }, "dashboard operator action");
     const sweepLabel = await deps.label(result.sweep?.pausedInstallations ?? []);
     const page = (
@@ -280,7 +302,7 @@ async function applyAction(
   target: ActionTarget,
   deps: DashboardActionDeps,
   label: (id: number) => string,
-): Promise<{ done: boolean; text: string; sweep?: SweepReport } | "busy"> {
+): Promise<{ done: boolean; text: string; sweep?: SweepReport } | DeliveryRefusal | "busy"> {
   const { actions, now } = deps;
   switch (action) {
     case "release":
@@ -318,5 +340,46 @@ async function applyAction(
       await actions.pauses.setPaused(id, paused, now());
       return { done: true, text: `The janitor is ${paused ? "paused" : "running again"} for ${label(id)}.` };
     }
+    case "notification-retry":
+    case "notification-drop": {
+      const id = target.delivery as string;
+      if (!actions.deliveries) return deliveryRefusal(id, { kind: "missing" });
+      const retry = action === "notification-retry";
+      const result = retry ? await actions.deliveries.retryNow(id) : await actions.deliveries.drop(id);
+      if (result.kind !== "done") return deliveryRefusal(id, result);
+      return {
+        done: true,
+        text: retry
+          ? `The notification delivery ${id} is due now (${result.delivery?.attempts ?? 0} failed tries so far); the next sender to claim it sends it.`
+          : `The notification delivery ${id} was dropped after ${result.delivery?.attempts ?? 0} failed tries; no replica sends it.`,
+      };
+    }
   }
+}
+
+interface DeliveryRefusal {
+  refused: { error: "not_found" | "delivery_in_flight"; message: string };
+  status: 404 | 409;
+}
+
+function deliveryRefusal(
+  id: string,
+  result: Exclude<OperatorDeliveryResult, { kind: "done" }>,
+): DeliveryRefusal {
+  if (result.kind === "missing") {
+    return {
+      refused: {
+        error: "not_found",
+        message: `No notification delivery ${id} is queued: it was delivered or dropped already, or never queued. Nothing was changed.`,
+      },
+      status: 404,
+    };
+  }
+  return {
+    refused: {
+      error: "delivery_in_flight",
+      message: `A sender is sending the notification delivery ${id} right now (its lease ends ${new Date(result.leaseEndsAt).toISOString()}); it was left to it and nothing was changed. Reload the dashboard: once the try has failed, it waits for its retry again.`,
+    },
+    status: 409,
+  };
 }

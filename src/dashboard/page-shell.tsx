@@ -36,6 +36,7 @@ table{border-collapse:collapse;width:100%;background:#fff}th,td{padding:.35rem .
 time,.num{white-space:nowrap}.gh{font-size:.8rem;margin-left:.3rem}
 .halted{color:#cf222e;font-weight:700}.login{max-width:22rem;margin:10vh auto;background:#fff;padding:1.2rem;border:1px solid #d0d7de}
 .error{color:#cf222e}
+#action-plan,#action-result{overflow-wrap:anywhere}
 .needs-you{background:#fff8c5;border:1px solid #d4a72c;padding:.2rem .6rem;margin:.5rem 0}.needs-you.calm{background:#fff;border-color:#d0d7de}
 .needs-you h2{margin:.3rem 0}.needs-you ul{margin:.2rem 0;padding-left:1.1rem}.needs-you li{margin:.15rem 0}
 .attention-kind{font-weight:700;color:#9a6700;white-space:nowrap}

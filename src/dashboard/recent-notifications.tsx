@@ -1,6 +1,6 @@
 /** @jsxImportSource hono/jsx */
 // The outbox's last settled deliveries (docs/deploy.md#8-watch-it): when, which event, on what subject, to which sink (its id, never its URL), how it went.
-import type { FC } from "hono/jsx";
+import type { Child, FC } from "hono/jsx";
 import type { RecentDelivery, RetryingDelivery } from "../providers/outbox-store.js";
 import { issueUrl, parseSubject, subjectPageUrl } from "./github-links.js";
 import { When } from "./relative-time.js";
@@ -72,14 +72,16 @@ export const RecentNotifications: FC<{
 );
 
 /**
- * The deliveries waiting for another try after a failed one (read only: retry and drop need the
- * dashboard's session-bound CSRF actions). Dropped ones are in the recent list with their reason.
+ * The deliveries waiting for another try after a failed one, each with its operator actions (retry
+ * now, drop) when the page has them. Dropped ones are in the recent list with their reason.
  */
 export const RetryingNotifications: FC<{
   deliveries: readonly RetryingDelivery[];
   web: string;
   now: number;
-}> = ({ deliveries, web, now }) => (
+  /** A delivery's action forms (action-forms.tsx's `DeliveryActions`); absent: no action column. */
+  actions?: ((deliveryId: string) => Child) | undefined;
+}> = ({ deliveries, web, now, actions }) => (
   <section id="retrying-notifications">
     <h2>Notifications waiting to retry</h2>
     {deliveries.length === 0 ? (
@@ -93,6 +95,7 @@ export const RetryingNotifications: FC<{
             <th>Subject</th>
             <th>Sink</th>
             <th>Failed tries</th>
+            {actions ? <th>Actions</th> : null}
           </tr>
         </thead>
         <tbody>
@@ -111,6 +114,7 @@ export const RetryingNotifications: FC<{
               </td>
               <td data-label="Sink">{d.sinkId}</td>
               <td data-label="Failed tries">{d.attempts}</td>
+              {actions ? <td data-label="Actions">{actions(d.id)}</td> : null}
             </tr>
           ))}
         </tbody>

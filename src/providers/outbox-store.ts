@@ -68,6 +68,19 @@ export interface RetryingDelivery {
   dueAt: number;
 }
 
+/**
+ * What an operator's `retryNow` or `drop` found: done (the delivery as it was, `null` when it did not
+ * read back), in flight (a sender holds it and its lease runs: nothing changed), or missing (never
+ * queued, or settled already: sent or dropped).
+ */
+export type OperatorDeliveryResult =
+  | { kind: "done"; delivery: RetryingDelivery | null }
+  | { kind: "in-flight"; leaseEndsAt: number }
+  | { kind: "missing" };
+
+/** The reason `recent()` gives for a delivery an operator dropped. */
+export const droppedByOperator = "dropped by an operator (dashboard)";
+
 /** Queued deliveries `retrying()` looks at, soonest due first: a bound on one dashboard read. */
 export const retryingScanned = 1_000;
 
@@ -120,6 +133,17 @@ export interface OutboxStore {
    */
   retrying(limit: number): Promise<RetryingDelivery[]>;
   depth(): Promise<number>;
+  /**
+   * One store call, for an operator: a queued delivery no sender holds is due at `now` (unless it
+   * was due sooner); its tries so far and its event id (the `Idempotency-Key`) stay, so the next
+   * claim counts one more try. One whose sender's lease has run out loses that sender.
+   */
+  retryNow(id: string, now: number): Promise<OperatorDeliveryResult>;
+  /**
+   * One store call, for an operator: a queued delivery no sender holds leaves the outbox and joins
+   * `recent` as dropped (`droppedByOperator`); its event stays remembered, so it is never queued again.
+   */
+  drop(id: string, now: number): Promise<OperatorDeliveryResult>;
 }
 
 /** What `retrying()` answers of a stored delivery. */

@@ -59,6 +59,8 @@ export function createHttpHandler(
     operatorTakeBack?: DashboardActions["takeBack"];
     /** The dashboard's "clear needs-human" (a person's removal of the label, by the operator). */
     operatorClearNeedsHuman?: DashboardActions["clearNeedsHuman"];
+    /** The dashboard's retry-now and drop of a waiting notification delivery. */
+    operatorDeliveries?: DashboardActions["deliveries"];
     /** The live lease events' bus and this replica's open streams. */
     leaseEvents?: { bus: LeaseEventBus; streams: LeaseStreams };
     now: () => number;
@@ -132,6 +134,7 @@ export function createHttpHandler(
                 clearNeedsHuman: deps.operatorClearNeedsHuman,
                 sweep: deps.operatorSweep,
                 pauses: createJanitorPauses(stores.documents),
+                ...(deps.operatorDeliveries ? { deliveries: deps.operatorDeliveries } : {}),
                 log: deps.log.child({ component: "dashboard" }),
               },
             }

@@ -34,6 +34,24 @@ export function createNotifications(
     notifier,
     sender,
     outbox,
+    /** The dashboard's retry-now and drop; a drop is counted as a dropped delivery. */
+    operator: {
+      retryNow: (id: string) => outbox.retryNow(id, now()),
+      drop: async (id: string) => {
+        const result = await outbox.drop(id, now());
+        if (result.kind === "done") {
+          metrics.notificationDeliveries.inc({
+            result: "dropped",
+            event: result.delivery?.event ?? "unknown",
+          });
+          log.warn(
+            { delivery: id, event: result.delivery?.event, sink: result.delivery?.sinkId },
+            "notification dropped by an operator",
+          );
+        }
+        return result;
+      },
+    },
     /** The sender runs in every replica (claims are atomic), only when a sink is configured. */
     start: () => {
       if (sinks.length > 0) sender.start();

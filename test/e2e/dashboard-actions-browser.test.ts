@@ -2,9 +2,18 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { type Browser, chromium, type Locator, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type NotifyWorld, startNotifyWorld } from "../notify/support/notify-world.js";
+import { startSinkServer } from "../notify/support/sink-server.js";
 import { testAdminToken } from "../support/app-harness.js";
 import { probeRedis } from "../support/redis.js";
-import { claimMarkers, type E2eWorld, maintainer, repo, startWorld } from "./support/e2e-world.js";
+import {
+  claimMarkers,
+  type E2eWorld,
+  maintainer,
+  repo,
+  shortConfig,
+  startWorld,
+} from "./support/e2e-world.js";
 
 const chromiumPath = "/usr/bin/chromium";
 const available = existsSync(chromiumPath);
@@ -137,6 +146,86 @@ describe.skipIf(!available || !redisProbe.available)("the dashboard's operator a
         await world.close();
       }
     });
+
+    it(`${name}: a notification waiting to retry is retried now and delivered once; another is dropped and never sent`, {
+      timeout: 120_000,
+    }, async () => {
+      const sink = await startSinkServer();
+      sink.answer = 500;
+      const notify = await startNotifyWorld({
+        config: shortConfig,
+        sinks: [{ url: `${sink.base}/hooks/SECRET`, format: "json", events: ["takeover"] }],
+      });
+      try {
+        const { app } = notify;
+        const [retried, dropped] = (await failedTakeovers(notify, [1, 2])) as [string, string];
+        expect(sink.requests).toHaveLength(2);
+
+        const context = await browser.newContext({ viewport });
+        const page = await context.newPage();
+        await page.goto(`${app.url}/login`);
+        await page.fill('input[name="token"]', testAdminToken);
+        await Promise.all([page.waitForURL(`${app.url}/`), page.click('button[type="submit"]')]);
+        const row = (id: string) =>
+          page.locator(`#retrying-notifications tr:has(input[name="delivery"][value="${id}"])`);
+        await row(retried).waitFor();
+        // Both buttons are on the screen's width, a phone's too.
+        for (const action of ["notification-retry", "notification-drop"]) {
+          const box = await row(retried).locator(`button[data-action="${action}"]`).boundingBox();
+          expect(box, action).not.toBeNull();
+          expect(box!.x + box!.width, action).toBeLessThanOrEqual(viewport.width);
+        }
+        await page.locator("#retrying-notifications").screenshot({
+          path: `${screenshotDir}/dashboard-actions-notifications-${name}.png`,
+        });
+        expect(await page.content()).not.toContain("SECRET");
+
+        // Retry now: the confirm page, then the result; the next round delivers it (the clock has not moved).
+        sink.answer = 200;
+        await clickAndWait(page, row(retried).locator('button[data-action="notification-retry"]'));
+        expect(await page.locator("#action-plan").textContent()).toContain(
+          `Retry the notification delivery ${retried} now`,
+        );
+        // The long delivery id wraps: the page is no wider than the screen.
+        expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+          viewport.width,
+        );
+        await page.screenshot({
+          path: `${screenshotDir}/dashboard-actions-notification-confirm-${name}.png`,
+          fullPage: true,
+        });
+        await clickAndWait(page, 'button[data-confirm="notification-retry"]');
+        expect(await page.locator("#action-result").getAttribute("data-done")).toBe("true");
+        expect(await app.services.sender.tick()).toBe(1);
+        expect(sink.requests).toHaveLength(3);
+        expect(JSON.parse(sink.requests[2]!.body)).toMatchObject({ subject: `${repo}#1` });
+
+        // Drop the other: gone from the list, listed as dropped, never sent however long the clock runs.
+        await page.goto(`${app.url}/`);
+        await clickAndWait(page, row(dropped).locator('button[data-action="notification-drop"]'));
+        await clickAndWait(page, 'button[data-confirm="notification-drop"]');
+        expect(await page.locator("#action-result").textContent()).toContain(
+          `The notification delivery ${dropped} was dropped`,
+        );
+        await page.screenshot({
+          path: `${screenshotDir}/dashboard-actions-notification-dropped-${name}.png`,
+          fullPage: true,
+        });
+        app.clock.now += 3_600_000;
+        expect(await app.services.sender.tick()).toBe(0);
+        expect(sink.requests).toHaveLength(3);
+        await page.goto(`${app.url}/`);
+        await page.locator("#recent-notifications").waitFor();
+        expect(await page.locator("#retrying-notifications tr[data-retrying]").count()).toBe(0);
+        expect(await page.locator("#recent-notifications").textContent()).toContain(
+          "dropped by an operator (dashboard)",
+        );
+        await context.close();
+      } finally {
+        await notify.close();
+        await sink.close();
+      }
+    });
   }
 
   for (const { name, viewport } of widths) {
@@ -210,6 +299,29 @@ describe.skipIf(!available || !redisProbe.available)("the dashboard's operator a
     });
   }
 });
+
+/** A takeover of each issue, its one notification tried once and refused by the sink: waiting to retry. */
+async function failedTakeovers(notify: NotifyWorld, issues: number[]): Promise<string[]> {
+  const { app } = notify;
+  for (const issue of issues) {
+    await notify.agent().claim({ repo, issue, actor: { runtime: "claude-code", sessionId: `A${issue}` } });
+  }
+  app.clock.now += 30_000;
+  for (const issue of issues) {
+    await notify
+      .agent()
+      .claim({ repo, issue, actor: { runtime: "codex", sessionId: `B${issue}` }, takeover: true });
+  }
+  await notify.sim.flush();
+  await app.services.notifier.flush();
+  expect(await app.services.sender.tick()).toBe(issues.length);
+  const waiting = await notify.outbox.retrying(10);
+  return issues.map((issue) => {
+    const delivery = waiting.find((d) => d.subject === `${repo}#${issue}`);
+    if (!delivery) throw new Error(`no notification of ${repo}#${issue} waits to retry`);
+    return delivery.id;
+  });
+}
 
 /** Where a subject's action buttons are at this width: its fleet row on a desktop, its subject page on a phone. */
 async function openActions(page: Page, url: string, issue: number, width: string): Promise<Locator> {

@@ -1,6 +1,8 @@
 // End to end: the dashboard's operator actions against the simulator — each one's effect on GitHub and in the store, the confirm step, and forged POSTs refused with nothing changed.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { LeaseEvent } from "../../src/contract/lease-events.js";
+import { type NotifyWorld, startNotifyWorld } from "../notify/support/notify-world.js";
+import { type SinkServer, startSinkServer } from "../notify/support/sink-server.js";
 import { testAdminToken } from "../support/app-harness.js";
 import { probeRedis } from "../support/redis.js";
 import {
@@ -10,6 +12,7 @@ import {
   installationId,
   maintainer,
   repo,
+  shortConfig,
   startWorld,
 } from "./support/e2e-world.js";
 
@@ -452,5 +455,201 @@ describe.skipIf(!redisProbe.available)("the dashboard's operator actions", () =>
     await sim.flush();
     expect(await everything(1)).toStrictEqual(before);
     expect(sim.issue(repo, 1).assignees).toEqual([fleet.login]);
+  });
+});
+
+describe.skipIf(!redisProbe.available)("the dashboard's notification actions: retry now and drop", () => {
+  // A sink whose path is its secret: it must never reach a page, a log line or an error.
+  const secretPath = "/hooks/T000SECRET/B000SECRET";
+  let sink: SinkServer;
+  let notify: NotifyWorld;
+
+  beforeEach(async () => {
+    sink = await startSinkServer();
+    sink.answer = 500;
+    notify = await startNotifyWorld({
+      config: shortConfig,
+      sinks: [{ url: `${sink.base}${secretPath}`, format: "json", events: ["takeover"] }],
+    });
+  });
+  afterEach(async () => {
+    await notify.close();
+    await sink.close();
+  });
+
+  async function loginTo(): Promise<{ cookie: string; token: string }> {
+    const response = await fetch(`${notify.app.url}/login`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ token: testAdminToken }).toString(),
+      redirect: "manual",
+    });
+    const cookie = response.headers.get("set-cookie")!.split(";")[0]!;
+    const page = await (await fetch(`${notify.app.url}/`, { headers: { cookie } })).text();
+    const token = /name="token" value="([A-Za-z0-9_-]{43})"/.exec(page)?.[1];
+    if (!token) throw new Error("the fleet page shows no action form");
+    return { cookie, token };
+  }
+
+  function postTo(
+    cookie: string,
+    action: string,
+    fields: Record<string, string>,
+    origin: string | null = notify.app.url,
+  ): Promise<Response> {
+    return fetch(`${notify.app.url}/dashboard/actions/${action}`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        cookie,
+        ...(origin ? { origin } : {}),
+      },
+      body: new URLSearchParams(fields).toString(),
+      redirect: "manual",
+    });
+  }
+
+  /** A takeover of `issue` (one takeover notification), tried once and failed by the sink: waiting to retry. */
+  async function failedTakeover(issue: number): Promise<string> {
+    const { app } = notify;
+    await notify.agent().claim({ repo, issue, actor: { runtime: "claude-code", sessionId: `A${issue}` } });
+    app.clock.now += 30_000;
+    await notify
+      .agent()
+      .claim({ repo, issue, actor: { runtime: "codex", sessionId: `B${issue}` }, takeover: true });
+    await notify.sim.flush();
+    await app.services.notifier.flush();
+    const before = sink.requests.length;
+    expect(await app.services.sender.tick()).toBe(1);
+    expect(sink.requests.length).toBe(before + 1);
+    const [waiting] = await notify.outbox.retrying(10);
+    expect(waiting).toMatchObject({ event: "takeover", subject: `${repo}#${issue}`, attempts: 1 });
+    return waiting!.id;
+  }
+
+  it("retry now: the confirm step changes nothing; confirm=1 makes it due and the next round delivers it once, same Idempotency-Key", async () => {
+    const { app } = notify;
+    const id = await failedTakeover(1);
+    const { cookie, token } = await loginTo();
+    const page = await (await fetch(`${app.url}/`, { headers: { cookie } })).text();
+    expect(page).toContain(`name="delivery" value="${id}"`);
+    expect(page).toContain('data-action="notification-retry"');
+    expect(page).toContain('data-action="notification-drop"');
+    const waiting = await notify.outbox.retrying(10);
+
+    const asked = await postTo(cookie, "notification-retry", { token, delivery: id });
+    expect(asked.status).toBe(200);
+    const plan = await asked.text();
+    expect(plan).toContain(`Retry the notification delivery ${id} now`);
+    expect(plan).toContain('name="confirm" value="1"');
+    expect(await notify.outbox.retrying(10)).toStrictEqual(waiting);
+
+    sink.answer = 200;
+    const done = await postTo(cookie, "notification-retry", { token, delivery: id, confirm: "1" });
+    expect(done.status).toBe(200);
+    expect(await done.text()).toContain(`The notification delivery ${id} is due now (1 failed tries so far)`);
+    expect(await notify.outbox.retrying(10)).toMatchObject([{ id, attempts: 1, dueAt: app.clock.now }]);
+    // The clock has not moved: without the operator it would wait 5 s more.
+    expect(await app.services.sender.tick()).toBe(1);
+    expect(sink.requests).toHaveLength(2);
+    expect(new Set(sink.requests.map((r) => r.headers["idempotency-key"])).size).toBe(1);
+    expect(await notify.outbox.recent(10)).toMatchObject([{ id, result: "sent", attempts: 2 }]);
+    app.clock.now += 3_600_000;
+    expect(await app.services.sender.tick()).toBe(0);
+    expect(sink.requests).toHaveLength(2);
+
+    // Delivered: retrying or dropping it again answers 404, nothing changed.
+    for (const action of ["notification-retry", "notification-drop"]) {
+      const again = await postTo(cookie, action, { token, delivery: id, confirm: "1" });
+      expect(again.status, action).toBe(404);
+      expect(await again.json()).toStrictEqual({
+        error: "not_found",
+        message: `No notification delivery ${id} is queued: it was delivered or dropped already, or never queued. Nothing was changed.`,
+      });
+    }
+    expect(await notify.outbox.recent(10)).toHaveLength(1);
+    expect(app.logs.join("")).toContain('"operatorAction":"notification-retry"');
+  });
+
+  it("drop: the delivery leaves the outbox, is never sent, listed and counted as dropped; never the sink's URL", async () => {
+    const { app } = notify;
+    const id = await failedTakeover(2);
+    const { cookie, token } = await loginTo();
+    const done = await postTo(cookie, "notification-drop", { token, delivery: id, confirm: "1" });
+    expect(done.status).toBe(200);
+    const text = await done.text();
+    expect(text).toContain(`The notification delivery ${id} was dropped after 1 failed tries`);
+    expect(await notify.outbox.depth()).toBe(0);
+    expect(await notify.outbox.recent(10)).toMatchObject([
+      { id, result: "dropped", reason: "dropped by an operator (dashboard)", attempts: 1 },
+    ]);
+
+    sink.answer = 200;
+    app.clock.now += 3_600_000;
+    expect(await app.services.sender.tick()).toBe(0);
+    expect(sink.requests).toHaveLength(1);
+
+    const metrics = await (await fetch(`${app.url}/metrics`)).text();
+    expect(metrics).toContain(
+      'claim_hold_notification_deliveries_total{result="dropped",event="takeover"} 1',
+    );
+    const page = await (await fetch(`${app.url}/`, { headers: { cookie } })).text();
+    expect(page).toContain("dropped by an operator (dashboard)");
+    const logs = app.logs.join("");
+    expect(logs).toContain('"operatorAction":"notification-drop"');
+    expect(logs).toContain("notification dropped by an operator");
+    for (const seen of [page, text, logs]) {
+      expect(seen).not.toContain("SECRET");
+      expect(seen).not.toContain(sink.base);
+    }
+  });
+
+  it("leaves a delivery another replica is sending to it: 409 delivery_in_flight, nothing changed", async () => {
+    const { app } = notify;
+    const id = await failedTakeover(3);
+    const { cookie, token } = await loginTo();
+    app.clock.now += 5_000;
+    // Another replica's sender claims it now (its 60 s lease runs).
+    const claimed = await notify.outbox.claimDue({
+      now: app.clock.now,
+      leaseMs: 60_000,
+      limit: 10,
+      claimant: "other-replica",
+    });
+    expect(claimed.deliveries.map((d) => d.id)).toEqual([id]);
+    for (const action of ["notification-retry", "notification-drop"]) {
+      const refused = await postTo(cookie, action, { token, delivery: id, confirm: "1" });
+      expect(refused.status, action).toBe(409);
+      expect(await refused.json()).toStrictEqual({
+        error: "delivery_in_flight",
+        message: `A sender is sending the notification delivery ${id} right now (its lease ends ${new Date(app.clock.now + 60_000).toISOString()}); it was left to it and nothing was changed. Reload the dashboard: once the try has failed, it waits for its retry again.`,
+      });
+    }
+    // Its sender settles it as usual: not lost.
+    expect(
+      await notify.outbox.settle(claimed.deliveries[0]!, "other-replica", { kind: "sent" }, app.clock.now),
+    ).toBe(true);
+    expect(await notify.outbox.recent(10)).toMatchObject([{ id, result: "sent" }]);
+  });
+
+  it("refuses forged POSTs and malformed delivery ids, and changes nothing", async () => {
+    const id = await failedTakeover(4);
+    const { cookie, token } = await loginTo();
+    const before = await notify.outbox.retrying(10);
+    for (const action of ["notification-retry", "notification-drop"]) {
+      const apply = { delivery: id, confirm: "1" };
+      const noToken = await postTo(cookie, action, apply);
+      expect(noToken.status, action).toBe(403);
+      expect((await noToken.json()).error).toBe("csrf_refused");
+      const crossSite = await postTo(cookie, action, { ...apply, token }, "https://evil.example");
+      expect(crossSite.status, action).toBe(403);
+      expect((await crossSite.json()).error).toBe("csrf_refused");
+      expect((await postTo("", action, { ...apply, token })).status, action).toBe(401);
+      const malformed = await postTo(cookie, action, { token, delivery: "../../x", confirm: "1" });
+      expect(malformed.status, action).toBe(422);
+      expect((await malformed.json()).error).toBe("invalid_request");
+    }
+    expect(await notify.outbox.retrying(10)).toStrictEqual(before);
+    expect(await notify.outbox.recent(10)).toEqual([]);
   });
 });

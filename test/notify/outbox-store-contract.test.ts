@@ -3,7 +3,12 @@ import type { Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Notification } from "../../src/notify/notifier.js";
 import { MemoryOutboxStore } from "../../src/providers/memory/memory-outbox-store.js";
-import { eventMemoryMs, type OutboxDelivery, type OutboxStore } from "../../src/providers/outbox-store.js";
+import {
+  droppedByOperator,
+  eventMemoryMs,
+  type OutboxDelivery,
+  type OutboxStore,
+} from "../../src/providers/outbox-store.js";
 import { RedisOutboxStore } from "../../src/providers/redis/redis-outbox-store.js";
 import { createTestRedis, deleteKeysWithPrefix, probeRedis, uniqueKeyPrefix } from "../support/redis.js";
 
@@ -204,6 +209,131 @@ describe.each(cases)("$name outbox contract", (outboxCase) => {
     expect(claimed.depth).toBe(2);
   });
 
+  it("retry now: a waiting delivery is due at once with its tries and event id kept; the next claim counts one more", async () => {
+    await outbox.enqueue("evt_1", deliveriesOf("evt_1", ["sinkA"]), T0);
+    const [first] = (await outbox.claimDue({ now: T0, claimant: "a", ...lease })).deliveries;
+    await outbox.settle(first!, "a", { kind: "retry", at: T0 + 600_000 }, T0 + 1);
+    expect(await outbox.retryNow("evt_1.sinkA", T0 + 10)).toEqual({
+      kind: "done",
+      delivery: {
+        id: "evt_1.sinkA",
+        event: "takeover",
+        subject: "octo/widgets#1",
+        installationId: 42,
+        sinkId: "sinkA",
+        attempts: 1,
+        dueAt: T0 + 600_000,
+      },
+    });
+    expect((await outbox.retrying(10)).map((d) => [d.id, d.attempts, d.dueAt])).toEqual([
+      ["evt_1.sinkA", 1, T0 + 10],
+    ]);
+    const again = await outbox.claimDue({ now: T0 + 10, claimant: "b", ...lease });
+    expect(again.deliveries).toEqual([
+      { id: "evt_1.sinkA", sinkId: "sinkA", notification: notification("evt_1"), attempt: 2 },
+    ]);
+    // Once: the claim hid it again, and its event is still remembered.
+    expect((await outbox.claimDue({ now: T0 + 11, claimant: "c", ...lease })).deliveries).toEqual([]);
+    expect(await outbox.enqueue("evt_1", deliveriesOf("evt_1", ["sinkA"]), T0 + 12)).toBe(false);
+    expect(await outbox.depth()).toBe(1);
+  });
+
+  it("retry now leaves a delivery due sooner as it is (a fresh one, never tried)", async () => {
+    await outbox.enqueue("evt_1", deliveriesOf("evt_1", ["sinkA"]), T0);
+    expect(await outbox.retryNow("evt_1.sinkA", T0 + 500)).toMatchObject({
+      kind: "done",
+      delivery: { attempts: 0, dueAt: T0 },
+    });
+    const claimed = await outbox.claimDue({ now: T0 + 500, claimant: "a", ...lease });
+    expect(claimed.deliveries.map((d) => [d.id, d.attempt])).toEqual([["evt_1.sinkA", 1]]);
+  });
+
+  it("drop: the delivery leaves, listed as dropped by an operator; no claim takes it, its event is not queued again", async () => {
+    await outbox.enqueue("evt_1", deliveriesOf("evt_1", ["sinkA", "sinkB"]), T0);
+    const claimed = (await outbox.claimDue({ now: T0, claimant: "a", ...lease })).deliveries;
+    for (const d of claimed) await outbox.settle(d, "a", { kind: "retry", at: T0 + 5_000 }, T0 + 1);
+    expect(await outbox.drop("evt_1.sinkA", T0 + 2)).toMatchObject({
+      kind: "done",
+      delivery: { id: "evt_1.sinkA", sinkId: "sinkA", attempts: 1, dueAt: T0 + 5_000 },
+    });
+    expect(await outbox.recent(10)).toEqual([
+      {
+        id: "evt_1.sinkA",
+        event: "takeover",
+        subject: "octo/widgets#1",
+        installationId: 42,
+        sinkId: "sinkA",
+        result: "dropped",
+        reason: droppedByOperator,
+        attempts: 1,
+        at: T0 + 2,
+      },
+    ]);
+    expect(await outbox.depth()).toBe(1);
+    expect((await outbox.retrying(10)).map((d) => d.id)).toEqual(["evt_1.sinkB"]);
+    // The other sink's delivery goes on; the dropped one is claimed by nobody, ever.
+    const later = await outbox.claimDue({ now: T0 + 1_000_000, claimant: "b", ...lease });
+    expect(later.deliveries.map((d) => d.id)).toEqual(["evt_1.sinkB"]);
+    expect(await outbox.enqueue("evt_1", deliveriesOf("evt_1", ["sinkA"]), T0 + 3)).toBe(false);
+    // Dropped twice (a resent form): missing the second time, the recent list unchanged.
+    expect(await outbox.drop("evt_1.sinkA", T0 + 4)).toEqual({ kind: "missing" });
+    expect(await outbox.retryNow("evt_1.sinkA", T0 + 4)).toEqual({ kind: "missing" });
+    expect(await outbox.recent(10)).toHaveLength(1);
+  });
+
+  it("retry now and drop answer missing for an unknown or delivered delivery, and change nothing", async () => {
+    await outbox.enqueue("evt_1", deliveriesOf("evt_1", ["sinkA"]), T0);
+    const [delivery] = (await outbox.claimDue({ now: T0, claimant: "a", ...lease })).deliveries;
+    await outbox.settle(delivery!, "a", { kind: "sent" }, T0 + 1);
+    for (const id of ["evt_1.sinkA", "evt_unknown.sinkA"]) {
+      expect(await outbox.retryNow(id, T0 + 2)).toEqual({ kind: "missing" });
+      expect(await outbox.drop(id, T0 + 2)).toEqual({ kind: "missing" });
+    }
+    expect((await outbox.recent(10)).map((d) => d.result)).toEqual(["sent"]);
+    expect(await outbox.depth()).toBe(0);
+  });
+
+  it("leaves a delivery a sender holds to that sender until its lease runs out; then it is the operator's", async () => {
+    await outbox.enqueue("evt_1", deliveriesOf("evt_1", ["sinkA"]), T0);
+    const [held] = (await outbox.claimDue({ now: T0, claimant: "a", ...lease })).deliveries;
+    expect(await outbox.retryNow("evt_1.sinkA", T0 + 1)).toEqual({
+      kind: "in-flight",
+      leaseEndsAt: T0 + 60_000,
+    });
+    expect(await outbox.drop("evt_1.sinkA", T0 + 1)).toEqual({ kind: "in-flight", leaseEndsAt: T0 + 60_000 });
+    // Neither sent twice (retry now did not make it claimable) nor lost (the sender still settles it).
+    expect((await outbox.claimDue({ now: T0 + 2, claimant: "b", ...lease })).deliveries).toEqual([]);
+    expect(await outbox.settle(held!, "a", { kind: "sent" }, T0 + 3)).toBe(true);
+    expect((await outbox.recent(10)).map((d) => d.result)).toEqual(["sent"]);
+
+    // A sender that went silent: past its lease, the operator may drop it, and its late settle changes nothing.
+    await outbox.enqueue("evt_2", deliveriesOf("evt_2", ["sinkA"]), T0);
+    const [silent] = (await outbox.claimDue({ now: T0, claimant: "dead", ...lease })).deliveries;
+    expect(await outbox.drop("evt_2.sinkA", T0 + 60_000)).toMatchObject({ kind: "done" });
+    expect(await outbox.settle(silent!, "dead", { kind: "sent" }, T0 + 60_001)).toBe(false);
+    expect((await outbox.recent(10)).map((d) => [d.id, d.result])).toEqual([
+      ["evt_2.sinkA", "dropped"],
+      ["evt_1.sinkA", "sent"],
+    ]);
+  });
+
+  it("a claim and a drop at once: exactly one wins — claimed and left to its sender, or dropped and never claimed", async () => {
+    for (let round = 0; round < 20; round++) {
+      const eventId = `evt_race${round}`;
+      await outbox.enqueue(eventId, deliveriesOf(eventId, ["sinkA"]), T0);
+      const [claimed, dropped] = await Promise.all([
+        outbox.claimDue({ now: T0, claimant: "a", ...lease }),
+        outbox.drop(`${eventId}.sinkA`, T0),
+      ]);
+      const wasClaimed = claimed.deliveries.some((d) => d.id === `${eventId}.sinkA`);
+      expect(dropped.kind, `round ${round}`).toBe(wasClaimed ? "in-flight" : "done");
+      if (wasClaimed) {
+        expect(await outbox.settle(claimed.deliveries[0]!, "a", { kind: "sent" }, T0 + 1)).toBe(true);
+      }
+      expect(await outbox.depth()).toBe(0);
+    }
+  });
+
   if (outboxCase.redis) {
     it("keeps every key under the one {notify} hash tag of the prefix", async () => {
       await outbox.enqueue("evt_1", deliveriesOf("evt_1"), T0);
@@ -237,6 +367,26 @@ describe.each(cases)("$name outbox contract", (outboxCase) => {
         client.sendCommand = original;
       }
       expect(sent).toEqual(["evalsha"]);
+    });
+
+    it("retries now and drops in one Redis command each", async () => {
+      const { client } = outboxCase.redis!();
+      await outbox.enqueue("evt_1", deliveriesOf("evt_1"), T0);
+      await outbox.retryNow("evt_warm.sinkA", T0); // the scripts are known to the server now
+      await outbox.drop("evt_warm.sinkA", T0);
+      const sent: string[] = [];
+      const original = client.sendCommand.bind(client);
+      client.sendCommand = ((command: { name: string }) => {
+        sent.push(command.name);
+        return original(command as never);
+      }) as typeof client.sendCommand;
+      try {
+        expect((await outbox.retryNow("evt_1.sinkA", T0 + 1)).kind).toBe("done");
+        expect((await outbox.drop("evt_1.sinkB", T0 + 1)).kind).toBe("done");
+      } finally {
+        client.sendCommand = original;
+      }
+      expect(sent).toEqual(["evalsha", "evalsha"]);
     });
 
     it("drops a delivery that does not read back instead of claiming it forever", async () => {

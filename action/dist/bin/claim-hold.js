@@ -32285,6 +32285,16 @@ var errorCodes = {
       message: "octo/app#12 does not need a person: no holder asks for one and its failure breaker has not tripped. Nothing was changed."
     }
   },
+  delivery_in_flight: {
+    status: 409,
+    exit: 1,
+    summary: "A dashboard action's notification delivery is being sent right now; it was left to its sender and nothing was changed.",
+    details: {},
+    example: {
+      error: "delivery_in_flight",
+      message: "A sender is sending the notification delivery evt_3f2a.9c1e5d7b0a42 right now (its lease ends 2026-11-29T10:01:00.000Z); it was left to it and nothing was changed. Reload the dashboard: once the try has failed, it waits for its retry again."
+    }
+  },
   invalid_request: {
     status: 422,
     exit: 1,

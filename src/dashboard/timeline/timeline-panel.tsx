@@ -1,6 +1,6 @@
 /** @jsxImportSource hono/jsx */
 // The fleet over time: the chosen range's timeline (1 h to 7 d) with its legend and bounds, spend per subject, recent notifications.
-import type { FC } from "hono/jsx";
+import type { Child, FC } from "hono/jsx";
 import type { FleetView } from "../read-fleet.js";
 import { RecentNotifications, RetryingNotifications, SubjectLink } from "../recent-notifications.js";
 import type { TimelineData } from "./read-timeline.js";
@@ -81,7 +81,9 @@ export const TimelinePanel: FC<{
   repo?: string | undefined;
   /** The page's address with another time range; absent: no range selector. */
   rangeHref?: (range: TimelineRange) => string;
-}> = ({ data, view, stateColours, repo, rangeHref }) => {
+  /** A waiting notification's retry and drop forms; absent: none. */
+  deliveryActions?: ((deliveryId: string) => Child) | undefined;
+}> = ({ data, view, stateColours, repo, rangeHref, deliveryActions }) => {
   const range = rangeOfWindow(data.windowMs);
   const label = timelineRangeLabels[range];
   const inRepo = (subject: { repo: string }) => !repo || subject.repo === repo;
@@ -140,7 +142,12 @@ export const TimelinePanel: FC<{
         </section>
       ) : null}
       {data.retrying ? (
-        <RetryingNotifications deliveries={data.retrying} web={data.githubWebUrl} now={data.now} />
+        <RetryingNotifications
+          deliveries={data.retrying}
+          web={data.githubWebUrl}
+          now={data.now}
+          actions={deliveryActions}
+        />
       ) : null}
       {data.notifications ? (
         <RecentNotifications deliveries={data.notifications} web={data.githubWebUrl} now={data.now} />

@@ -379,8 +379,8 @@ export const undocumentedRoutes: readonly { method: string; path: string; errors
     { method: "get", path: "/dashboard/fleet.json" },
     { method: "get", path: "/subjects/{owner}/{repo}/{number}" },
     // The dashboard's operator actions (docs/deploy.md#operator-actions): a forged form is refused with
-    // `csrf_refused`, a clear of a subject that needs no person with `no_person_needed`: the codes no
-    // API route answers.
+    // `csrf_refused`, a clear of a subject that needs no person with `no_person_needed`, a notification
+    // being sent with `delivery_in_flight`: the codes no API route answers.
     {
       method: "post",
       path: "/dashboard/actions/{action}",
@@ -390,6 +390,7 @@ export const undocumentedRoutes: readonly { method: string; path: string; errors
         "invalid_request",
         "janitor_busy",
         "no_person_needed",
+        "delivery_in_flight",
         "not_found",
       ],
     },

@@ -2,7 +2,9 @@
 import {
   type ClaimedDelivery,
   type DeliveryOutcome,
+  droppedByOperator,
   eventMemoryMs,
+  type OperatorDeliveryResult,
   type OutboxDelivery,
   type OutboxStore,
   type RecentDelivery,
@@ -84,4 +86,30 @@ export class MemoryOutboxStore implements OutboxStore {
   async depth(): Promise<number> {
     return this.#queued.size;
   }
+
+  async retryNow(id: string, now: number): Promise<OperatorDeliveryResult> {
+    const queued = this.#queued.get(id);
+    if (!queued) return { kind: "missing" };
+    if (inFlight(queued, now)) return { kind: "in-flight", leaseEndsAt: queued.dueAt };
+    const delivery = retryingOf(queued.delivery, queued.attempts, queued.dueAt);
+    queued.dueAt = Math.min(queued.dueAt, now);
+    delete queued.claimant;
+    return { kind: "done", delivery };
+  }
+
+  async drop(id: string, now: number): Promise<OperatorDeliveryResult> {
+    const queued = this.#queued.get(id);
+    if (!queued) return { kind: "missing" };
+    if (inFlight(queued, now)) return { kind: "in-flight", leaseEndsAt: queued.dueAt };
+    this.#queued.delete(id);
+    const claimed = { ...queued.delivery, attempt: queued.attempts };
+    const record = recentOf(claimed, { kind: "dropped", reason: droppedByOperator }, now);
+    this.#recent = [record, ...this.#recent].slice(0, recentKept);
+    return { kind: "done", delivery: retryingOf(queued.delivery, queued.attempts, queued.dueAt) };
+  }
+}
+
+/** Held by a sender whose lease still runs (a claimed delivery's due time is its lease's end). */
+function inFlight(queued: Queued, now: number): boolean {
+  return queued.claimant !== undefined && queued.dueAt > now;
 }

@@ -1,9 +1,11 @@
-// The Redis notification outbox: enqueue, claim and settle are one Lua script each, under the `{notify}` hash tag.
+// The Redis notification outbox: enqueue, claim, settle and an operator's retry-now and drop are one Lua script each, under the `{notify}` hash tag.
 import type { Cluster, Redis } from "ioredis";
 import {
   type ClaimedDelivery,
   type DeliveryOutcome,
+  droppedByOperator,
   eventMemoryMs,
+  type OperatorDeliveryResult,
   type OutboxDelivery,
   type OutboxStore,
   RecentDelivery,
@@ -22,6 +24,7 @@ import {
   type ReplyOf,
   runScript,
   ScriptSet,
+  tagged,
   tuple,
 } from "./script-runner.js";
 
@@ -55,7 +58,34 @@ const retryingScript = defineScript({
   replies: tuple("deliveries..."),
 });
 
-export const outboxScripts = new ScriptSet([enqueueScript, claimScript, settleScript, retryingScript]);
+const operatorReplies = tagged({
+  done: ["entry", "attempts", "dueAt"],
+  inFlight: ["leaseEndsAt"],
+  missing: [],
+});
+
+const retryNowScript = defineScript({
+  name: "notifyRetryNow",
+  keys: ["due", "entries", "attempts", "claims"],
+  args: ["id", "now"],
+  replies: operatorReplies,
+});
+
+const dropScript = defineScript({
+  name: "notifyDrop",
+  keys: ["due", "entries", "attempts", "claims", "recent"],
+  args: ["id", "now", "reason", "recentKept"],
+  replies: operatorReplies,
+});
+
+export const outboxScripts = new ScriptSet([
+  enqueueScript,
+  claimScript,
+  settleScript,
+  retryingScript,
+  retryNowScript,
+  dropScript,
+]);
 
 export class RedisOutboxStore implements OutboxStore {
   readonly #redis: Redis | Cluster;
@@ -164,6 +194,48 @@ export class RedisOutboxStore implements OutboxStore {
 
   async depth(): Promise<number> {
     return callRedis(() => this.#redis.zcard(this.#keys.due()));
+  }
+
+  async retryNow(id: string, now: number): Promise<OperatorDeliveryResult> {
+    const keys = this.#keys;
+    const reply = await runScript(this.#redis, retryNowScript, {
+      keys: { due: keys.due(), entries: keys.entries(), attempts: keys.attempts(), claims: keys.claims() },
+      args: { id, now },
+    });
+    return operatorResultOf(id, reply);
+  }
+
+  async drop(id: string, now: number): Promise<OperatorDeliveryResult> {
+    const keys = this.#keys;
+    const reply = await runScript(this.#redis, dropScript, {
+      keys: {
+        due: keys.due(),
+        entries: keys.entries(),
+        attempts: keys.attempts(),
+        claims: keys.claims(),
+        recent: keys.recent(),
+      },
+      args: { id, now, reason: droppedByOperator, recentKept },
+    });
+    return operatorResultOf(id, reply);
+  }
+}
+
+function operatorResultOf(id: string, reply: ReplyOf<typeof retryNowScript>): OperatorDeliveryResult {
+  switch (reply.kind) {
+    case "missing":
+      return { kind: "missing" };
+    case "inFlight":
+      return { kind: "in-flight", leaseEndsAt: Number(reply.leaseEndsAt) };
+    case "done": {
+      const parsed = StoredDelivery.safeParse(safeJson(String(reply.entry)));
+      return {
+        kind: "done",
+        delivery: parsed.success
+          ? retryingOf({ id, ...parsed.data }, Number(reply.attempts), Number(reply.dueAt))
+          : null,
+      };
+    }
   }
 }
 
