@@ -10,6 +10,7 @@ import type {
   CommitReclaimInput,
   EndClaimInput,
   EndClaimOutcome,
+  HeartbeatGaps,
   HeartbeatInput,
   HeartbeatOutcome,
   HumanClaimInput,
@@ -25,6 +26,7 @@ import {
   parseClaimReply,
   parseEndClaimReply,
   parseFailures,
+  parseHeartbeatGaps,
   parseMarkStaleReply,
   parseOptionalRecord,
   parseRecord,
@@ -240,6 +242,11 @@ export class RedisClaimStore implements ClaimStore {
         throw new Error(`corrupt claim history entry at ${historyKey}: ${parsed.error.message}`);
       return parsed.data;
     });
+  }
+
+  async heartbeatGaps(key: SubjectKey): Promise<HeartbeatGaps | null> {
+    const gapsKey = this.keys.subject(key, "gaps");
+    return parseHeartbeatGaps(gapsKey, await this.call(() => this.redis.get(gapsKey)));
   }
 
   async epoch(installationId: number, now: number): Promise<number> {
