@@ -1,22 +1,17 @@
 /** @jsxImportSource hono/jsx */
-// The subject page's heartbeats: an inline SVG sparkline of the gaps between a generation's beats (no script), its figures in its title for screen readers.
+// The subject page's heartbeats: an inline SVG sparkline of the gaps between a generation's beats (no script; colours from the stylesheet, as the CSP wants), its figures in its title for screen readers.
 import type { FC } from "hono/jsx";
 import type { ClaimRecord } from "../domain/claim.js";
 import type { HeartbeatGaps } from "../providers/liveness-store.js";
-import { type GapLevel, gapText, sparkBox, sparklineGeometry } from "./sparkline-geometry.js";
-
-const levelColor: Record<GapLevel, string> = {
-  "on-time": "#0969da",
-  stale: "#bf8700",
-  reclaimable: "#cf222e",
-};
+import { gapText, sparkBox, sparklineGeometry } from "./sparkline-geometry.js";
 
 /** The gaps of the record's generation, or of the ended one before it that last beat (a reap bumps the record's). */
 export const HeartbeatSparkline: FC<{ gaps: HeartbeatGaps | null; record: ClaimRecord | null }> = ({
   gaps,
   record,
 }) => {
-  const fresh = record?.state === "active" && gaps !== null && gaps.generation !== record.generation;
+  // A live generation's own gaps only: a new one starts afresh.
+  const fresh = record?.state === "active" && gaps?.generation !== record.generation;
   const geometry = gaps && record && !fresh ? sparklineGeometry(gaps.gapsMs, record.durations) : null;
   if (!gaps || !record || !geometry) {
     return (
@@ -25,7 +20,7 @@ export const HeartbeatSparkline: FC<{ gaps: HeartbeatGaps | null; record: ClaimR
         <p class="muted">
           {fresh
             ? `Generation ${record.generation} has sent no heartbeat yet.`
-            : "The store keeps no heartbeat of this subject."}
+            : "The store keeps no heartbeat gaps of this subject (they lapse a week after the last beat)."}
         </p>
       </section>
     );
@@ -41,12 +36,12 @@ export const HeartbeatSparkline: FC<{ gaps: HeartbeatGaps | null; record: ClaimR
       <h2>Heartbeats</h2>
       <svg
         id="heartbeat-sparkline"
+        class="sparkline"
         role="img"
         aria-label={label}
         viewBox={`0 0 ${sparkBox.width} ${sparkBox.height}`}
         width={String(sparkBox.width)}
         height={String(sparkBox.height)}
-        style="width:100%;max-width:480px;height:auto;background:#fff;border:1px solid #d0d7de"
         data-generation={String(gaps.generation)}
       >
         <title>{label}</title>
@@ -56,16 +51,13 @@ export const HeartbeatSparkline: FC<{ gaps: HeartbeatGaps | null; record: ClaimR
           x2={String(sparkBox.width - sparkBox.pad)}
           y1={String(geometry.referenceY)}
           y2={String(geometry.referenceY)}
-          stroke="#8c959f"
-          stroke-dasharray="4 3"
         />
-        <polyline points={geometry.polyline} fill="none" stroke="#0969da" stroke-width="1.5" />
+        <polyline points={geometry.polyline} />
         {geometry.points.map((p) => (
           <circle
             cx={String(p.x)}
             cy={String(p.y)}
             r={p.level === "on-time" ? "1.8" : "3.2"}
-            fill={levelColor[p.level]}
             data-gap-ms={String(p.gapMs)}
             data-level={p.level}
           >
