@@ -35,7 +35,7 @@ export function plainHeartbeatCall(
 ): CallOf<typeof heartbeatScript> {
   return {
     keys: {
-      ...keys.subjectKeys(lease, { record: "rec", digests: "tok", spend: "spend" }),
+      ...keys.subjectKeys(lease, { record: "rec", digests: "tok", spend: "spend", gaps: "gaps" }),
       ...keys.indexKeys(lease),
     },
     args: {

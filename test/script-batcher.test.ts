@@ -128,7 +128,7 @@ describe("the batch variant of a script", () => {
     expect(source.indexOf("local function load(")).toBeLessThan(source.indexOf("local function batch_one()"));
     expect(source).not.toContain("@include");
     expect(source).toContain(
-      "  KEY = {record = KEYS[batch_i * 6 + 1], digests = KEYS[batch_i * 6 + 2], deadlines = KEYS[batch_i * 6 + 3], holders = KEYS[batch_i * 6 + 4], repository = KEYS[batch_i * 6 + 5], spend = KEYS[batch_i * 6 + 6]}",
+      "  KEY = {record = KEYS[batch_i * 7 + 1], digests = KEYS[batch_i * 7 + 2], deadlines = KEYS[batch_i * 7 + 3], holders = KEYS[batch_i * 7 + 4], repository = KEYS[batch_i * 7 + 5], spend = KEYS[batch_i * 7 + 6], gaps = KEYS[batch_i * 7 + 7]}",
     );
     expect(source).toContain(
       "  ARG = {generation = ARGV[1 + batch_i * 19 + 1], tokenDigest = ARGV[1 + batch_i * 19 + 2],",

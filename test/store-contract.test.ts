@@ -5,6 +5,7 @@ import { type Cluster, Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Actor, ClaimRecord, SubjectKey } from "../src/domain/claim.js";
 import { failuresKept } from "../src/domain/failure-breaker.js";
+import { heartbeatGapsTtlMs } from "../src/providers/claim-records.js";
 import {
   type ClaimInput,
   type ClaimOutcome,
@@ -650,6 +651,40 @@ describe.each(cases)("$name store contract", (storeCase) => {
     expect(second).toStrictEqual(first);
     expect(await stores.claims.get(key)).toStrictEqual(expected);
     expect(await stores.claims.history(key)).toHaveLength(1);
+  });
+
+  it("keeps the gaps between a generation's accepted heartbeats, the last 60, afresh for a new generation", async () => {
+    expect(await stores.claims.heartbeatGaps(key)).toBeNull();
+    await claim(alice, "ta");
+    expect(await stores.claims.heartbeatGaps(key)).toBeNull();
+    // The claim counts as the first beat; a repeated beat (no time passed) and a refused one add nothing.
+    for (const gap of [minute, 2 * minute, 0, 30_000]) {
+      now += gap;
+      expect((await heartbeat(1, "ta")).kind).toBe("ok");
+    }
+    now += 7_000;
+    expect((await heartbeat(1, "not-the-token")).kind).toBe("invalid_token");
+    expect(await stores.claims.heartbeatGaps(key)).toStrictEqual({
+      generation: 1,
+      gapsMs: [minute, 2 * minute, 30_000],
+    });
+    // Capped: the oldest go first (the refused beat's 7 s count in the next gap).
+    for (let i = 1; i <= 60; i++) {
+      now += 1_000 + i;
+      await heartbeat(1, "ta");
+    }
+    const capped = await stores.claims.heartbeatGaps(key);
+    expect(capped?.gapsMs).toHaveLength(60);
+    expect(capped?.gapsMs.slice(0, 2)).toStrictEqual([7_000 + 1_001, 1_002]);
+    expect(capped?.gapsMs.at(-1)).toBe(1_060);
+    // A takeover of the expired claim: the old generation's gaps stay until the new one beats.
+    now += durations.reclaimAfterMs;
+    expect((await heartbeat(1, "ta")).kind).toBe("gone");
+    expect((await claim(bob, "tb", { takeover: true })).kind).toBe("created");
+    expect((await stores.claims.heartbeatGaps(key))?.generation).toBe(1);
+    now += 45_000;
+    await heartbeat(2, "tb");
+    expect(await stores.claims.heartbeatGaps(key)).toStrictEqual({ generation: 2, gapsMs: [45_000] });
   });
 
   it("applies new durations at a heartbeat", async () => {
@@ -2138,6 +2173,21 @@ describe.skipIf(!redisProbe.available)("Redis stores on Redis", () => {
     const keys = await keysMatching(redis, `${keyPrefix}*`);
     expect(keys.length).toBeGreaterThanOrEqual(7);
     for (const name of keys) expect(name.startsWith(`${keyPrefix}{i:7}:`)).toBe(true);
+  });
+
+  it("keeps the heartbeat gaps in a key of their own that lapses a week after the last beat", async () => {
+    const keyPrefix = `${runPrefix}gaps:`;
+    const stores = createRedisStores({ redis, keyPrefix });
+    await stores.claims.claim(input());
+    now += minute;
+    await stores.claims.heartbeat({ key, generation: 1, tokenDigest: digest("ta"), now, phaseEditEveryMs });
+    const gaps = `${keyPrefix}{i:7}:s:1001:42:gaps`;
+    expect(await redis.get(gaps)).toBe("1:60000");
+    const left = await redis.pttl(gaps);
+    expect(left).toBeGreaterThan(heartbeatGapsTtlMs - minute);
+    expect(left).toBeLessThanOrEqual(heartbeatGapsTtlMs);
+    await redis.set(gaps, "1:60000,x");
+    await expect(stores.claims.heartbeatGaps(key)).rejects.toThrow(`corrupt heartbeat gaps at ${gaps}`);
   });
 
   it("reads and writes only a steady heartbeat's fields of the record: no whole record, nothing deleted", async () => {

@@ -240,6 +240,7 @@ if (!redisProbe.available) {
                 ...subjects.flatMap((s) => [
                   both(`get ${s}`, (stores) => stores.claims.get(on(s))),
                   both(`history ${s}`, (stores) => stores.claims.history(on(s))),
+                  both(`heartbeatGaps ${s}`, (stores) => stores.claims.heartbeatGaps(on(s))),
                 ]),
                 both("due", (stores) =>
                   stores.index.due(installationId, now + 3 * durations.reclaimAfterMs, 10),

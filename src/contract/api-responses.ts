@@ -166,6 +166,11 @@ export const SubjectResponseSchema = ClaimRowSchema.extend({
     .array(TransitionSchema)
     .nullish()
     .transform((value) => value ?? []),
+  /**
+   * The live claim's gaps between its accepted heartbeats in milliseconds, oldest first (the claim
+   * counts as the first beat; the last 60; afresh for a new generation); present once it beat.
+   */
+  heartbeatGapsMs: z.array(z.number().int().nonnegative()).nullish(),
 });
 export type SubjectResponse = z.infer<typeof SubjectResponseSchema>;
 

@@ -43,6 +43,9 @@ time,.num{white-space:nowrap}.gh{font-size:.8rem;margin-left:.3rem}
 #live-toggle[aria-pressed="false"]{background:#fff8c5}
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.2rem .8rem;background:#fff;border:1px solid #d0d7de;padding:.6rem;margin:0}
 dl.facts dt{font-weight:600;color:#57606a}dl.facts dd{margin:0}
+svg.sparkline{display:block;width:100%;max-width:480px;height:auto;background:#fff;border:1px solid #d0d7de}
+svg.sparkline polyline{fill:none;stroke:#0969da;stroke-width:1.5}svg.sparkline line{stroke:#8c959f;stroke-dasharray:4 3}
+svg.sparkline circle{fill:#0969da}svg.sparkline circle[data-level="stale"]{fill:#bf8700}svg.sparkline circle[data-level="reclaimable"]{fill:#cf222e}
 
 ${Object.entries(stateColours)
   .map(([state, colour]) => `.badge[data-state="${state}"]{background:${colour}}`)

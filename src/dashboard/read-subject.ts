@@ -6,7 +6,7 @@ import { type NeedsPerson, needsPersonOf } from "../handlers/operator-clear-need
 import type { SubjectView } from "../lease/reads/lease-reads.js";
 import { LeaseRefused } from "../lease/refusals.js";
 import type { FenceStore, IndexedPullRequest } from "../providers/fence-store.js";
-import type { ClaimStore } from "../providers/liveness-store.js";
+import type { ClaimStore, HeartbeatGaps } from "../providers/liveness-store.js";
 import type { OutboxStore, RecentDelivery } from "../providers/outbox-store.js";
 
 /** Settled deliveries searched for the subject's own (the outbox keeps no per-subject list). */
@@ -19,7 +19,7 @@ export interface SubjectReadDeps {
     installationId: number,
     repo: string,
     issue: number,
-  ) => Promise<{ key: SubjectKey; view: SubjectView }>;
+  ) => Promise<{ key: SubjectKey; view: SubjectView; heartbeatGaps: HeartbeatGaps | null }>;
   claims: Pick<ClaimStore, "get" | "failures">;
   fences: Pick<FenceStore, "pullRequestsFor">;
   peekConfig: (installationId: number, repo: string) => RepoConfig | undefined;
@@ -51,6 +51,8 @@ export interface SubjectPageData {
   view: SubjectView;
   /** The store's record of the current (or last) incarnation; null when the subject was never claimed. */
   record: ClaimRecord | null;
+  /** The gaps between the heartbeats of the last generation that beat (perhaps an ended one); null when none are kept. */
+  heartbeatGaps: HeartbeatGaps | null;
   pullRequests: SubjectPullRequest[];
   /** What needs a person (the holder's ask, a tripped failure breaker); null when nothing does. */
   needsPerson: NeedsPerson | null;
@@ -68,14 +70,14 @@ export async function readSubject(
 ): Promise<SubjectPageData | null> {
   const installationId = await deps.installationFor(repo);
   if (installationId === null) return null;
-  let read: { key: SubjectKey; view: SubjectView };
+  let read: Awaited<ReturnType<SubjectReadDeps["subjectWithKey"]>>;
   try {
     read = await deps.subjectWithKey(installationId, repo, issue);
   } catch (error) {
     if (error instanceof LeaseRefused && error.code === "not_found") return null;
     throw error;
   }
-  const { key, view } = read;
+  const { key, view, heartbeatGaps } = read;
   const subject = view.subject;
   const [record, attempts, prs, recent] = await Promise.all([
     deps.claims.get(key),
@@ -102,6 +104,7 @@ export async function readSubject(
     issue: key.issue,
     view,
     record,
+    heartbeatGaps,
     pullRequests,
     needsPerson: record ? needsPersonOf(record, attempts, config, deps.now()) : null,
     notifications: recent ? recent.filter((d) => d.subject === subject) : null,

@@ -1,9 +1,10 @@
 /** @jsxImportSource hono/jsx */
-// One subject's page (`/subjects/{owner}/{repo}/{n}`): its claim history by generation, holder, last heartbeat, phase, blocker, spend, notifications and PRs with their verdicts.
+// One subject's page (`/subjects/{owner}/{repo}/{n}`): its claim history by generation, holder, heartbeats (a sparkline of their gaps), phase, blocker, spend, notifications and PRs with their verdicts.
 import type { FC } from "hono/jsx";
 import { ActionButton } from "./action-forms.js";
 import { Holder, StateBadge } from "./dashboard-page.js";
 import { commentUrl, commitChecksUrl, issueUrl, pullUrl } from "./github-links.js";
+import { HeartbeatSparkline } from "./heartbeat-sparkline.js";
 import { PageShell } from "./page-shell.js";
 import type { SubjectPageData } from "./read-subject.js";
 import { RecentNotifications } from "./recent-notifications.js";
@@ -46,7 +47,7 @@ const History: FC<{ data: SubjectPageData }> = ({ data }) => {
   );
 };
 
-/** Only the last beat is stored (the record's `lastHeartbeatAt`): the page shows it and when the lease lapses. */
+/** The last beat and when the lease lapses; the gaps before it are the sparkline's. */
 const Facts: FC<{ data: SubjectPageData }> = ({ data }) => {
   const { view, record, githubWebUrl: web, now } = data;
   return (
@@ -79,7 +80,6 @@ const Facts: FC<{ data: SubjectPageData }> = ({ data }) => {
             · stale <When at={Date.parse(view.expiresAt)} now={now} />
           </span>
         ) : null}
-        <div class="muted">The store keeps the last heartbeat only, not each beat.</div>
       </dd>
       <dt>Phase</dt>
       <dd>{view.phase ?? "—"}</dd>
@@ -220,6 +220,7 @@ export const SubjectPage: FC<{ data: SubjectPageData; actionToken?: string }> = 
     </p>
     <Facts data={data} />
     {actionToken ? <SubjectActions data={data} token={actionToken} /> : null}
+    <HeartbeatSparkline gaps={data.heartbeatGaps} record={data.record} />
     <History data={data} />
     <PullRequests data={data} />
     {data.notifications ? (

@@ -19,6 +19,12 @@ export const historyLimit = 50;
 /** A takeover intent keeps its place for two grace beats; after that another claimant may replace it. */
 export const takeoverIntentLifetimeFactor = 2;
 
+/** Gaps between a generation's heartbeats kept for the dashboard's sparkline (the last ones, oldest first). */
+export const heartbeatGapsKept = 60;
+
+/** How long a subject's heartbeat gaps outlive its last beat (Redis lets the key lapse; an ended claim's stay readable until then). */
+export const heartbeatGapsTtlMs = 7 * 24 * 60 * 60 * 1000;
+
 /** Rotated-out tokens recognised per generation (answered `superseded`, reason rotated); older ones get 401. */
 export const rotatedTokensKept = 4;
 

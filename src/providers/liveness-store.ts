@@ -58,6 +58,16 @@ export interface ClaimInput {
   writeLock?: { owner: string; ttlMs: number };
 }
 
+/**
+ * The gaps between one generation's accepted heartbeats (ms, oldest first; the claim, or a re-claim,
+ * counts as a beat): the last `heartbeatGapsKept`, for the dashboard's sparkline. A new generation
+ * starts afresh; the Redis store lets them lapse `heartbeatGapsTtlMs` after the last beat.
+ */
+export interface HeartbeatGaps {
+  generation: number;
+  gapsMs: number[];
+}
+
 export type ClaimOutcome =
   /** A new incarnation; `previous` is the record it replaced (for rollback and the supersede writes). */
   | {
@@ -311,6 +321,8 @@ export interface ClaimStore {
   restore(record: ClaimRecord, now: number): Promise<"restored" | "exists">;
   /** The subject's transitions, newest first (bounded). */
   history(key: SubjectKey): Promise<Transition[]>;
+  /** The gaps between the heartbeats of the subject's last generation to beat; null when none are kept. */
+  heartbeatGaps(key: SubjectKey): Promise<HeartbeatGaps | null>;
   /** When this installation's store data began (set anew whenever the store comes up empty). */
   epoch(installationId: number, now: number): Promise<number>;
 

@@ -125,6 +125,10 @@ describe.skipIf(!available || !redisProbe.available)("a subject's page after a t
     const firstTime = page.locator("#history time").first();
     expect(await firstTime.textContent()).toMatch(/ago$/);
     expect(await firstTime.getAttribute("title")).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
+    // Generation 4 starts its heartbeats afresh (generation 1's one beat came with no time passed).
+    expect(await page.locator("#heartbeats").textContent()).toContain(
+      "Generation 4 has sent no heartbeat yet.",
+    );
     // The current incarnation's facts and its claim comment on GitHub.
     expect(await page.locator("#facts").textContent()).toContain("session third");
     expect(await page.locator("#claim-comment").getAttribute("href")).toMatch(

@@ -30468,7 +30468,12 @@ var TransitionSchema = external_exports.looseObject({
   note: external_exports.string().nullish()
 });
 var SubjectResponseSchema = ClaimRowSchema.extend({
-  history: external_exports.array(TransitionSchema).nullish().transform((value) => value ?? [])
+  history: external_exports.array(TransitionSchema).nullish().transform((value) => value ?? []),
+  /**
+   * The live claim's gaps between its accepted heartbeats in milliseconds, oldest first (the claim
+   * counts as the first beat; the last 60; afresh for a new generation); present once it beat.
+   */
+  heartbeatGapsMs: external_exports.array(external_exports.number().int().nonnegative()).nullish()
 });
 var ErrorBodySchema = external_exports.looseObject({
   error: external_exports.string().min(1),

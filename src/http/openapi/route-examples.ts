@@ -80,6 +80,7 @@ export const examples = {
       { at: "2026-11-29T09:00:00.000Z", generation: 3, kind: "claimed", actor },
       { at: "2026-11-29T09:41:00.000Z", generation: 3, kind: "stale", actor: null, note: "heartbeat-missed" },
     ],
+    heartbeatGapsMs: [300_000, 298_500, 301_200],
   },
   queue: {
     queue: [

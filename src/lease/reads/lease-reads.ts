@@ -13,6 +13,7 @@ import {
 } from "../../domain/claim.js";
 import { expiresAt, livenessOf } from "../../domain/liveness.js";
 import type { SubjectSnapshot } from "../../providers/assignment-provider.js";
+import type { HeartbeatGaps } from "../../providers/liveness-store.js";
 import { iso } from "../outcomes.js";
 import type { LeaseCoreDeps } from "../ports.js";
 import { restoreFromComment } from "../recovery/recovery.js";
@@ -52,6 +53,8 @@ export interface InventoryRow {
 /** One subject's inventory row with its claim history, times as ISO strings. */
 export interface SubjectView extends InventoryRow {
   history: (Omit<Transition, "at"> & { at: string })[];
+  /** The live claim's gaps between its accepted heartbeats (ms, oldest first); present once it beat. */
+  heartbeatGapsMs?: number[];
 }
 
 export interface Inventory {
@@ -90,27 +93,31 @@ export async function subjectRead(
   installationId: number,
   repo: string,
   issue: number,
-): Promise<{ key: SubjectKey; view: SubjectView }> {
+): Promise<{ key: SubjectKey; view: SubjectView; heartbeatGaps: HeartbeatGaps | null }> {
   const { stores, assignments, now: clock } = ports;
   const snapshot = await assignments.status({ installationId, repo, issue });
   if (!snapshot) throw refused({ code: "not_found", message: `${repo}#${issue} is not an issue.` });
   const key: SubjectKey = { installationId, repoId: snapshot.repoId, issue: snapshot.issue };
   const now = clock();
   await restoreFromComment(ports, key, snapshot, latestMarker(snapshot), now);
-  const [record, history, epoch, config, [spendMicros]] = await Promise.all([
+  const [record, history, heartbeatGaps, epoch, config, [spendMicros]] = await Promise.all([
     stores.claims.get(key),
     stores.claims.history(key),
+    stores.claims.heartbeatGaps(key),
     stores.claims.epoch(installationId, now),
     ports.configs.load(installationId, snapshot.repo),
     stores.spend.spendOf([key]),
   ]);
   const overlaps = record?.state === "active" ? await overlapsOf(ports, record) : [];
+  const live = record?.state === "active" && heartbeatGaps?.generation === record.generation;
   return {
     key,
     view: {
       ...inventoryRow(snapshot, record, epoch, config, clock(), overlaps, spendMicros),
       history: history.map((t) => ({ ...t, at: iso(t.at) })),
+      ...(live ? { heartbeatGapsMs: heartbeatGaps.gapsMs } : {}),
     },
+    heartbeatGaps,
   };
 }
 

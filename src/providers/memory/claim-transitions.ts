@@ -21,7 +21,13 @@ import type {
 import { clone, digestsEqual, goneReason, provesSession, sameSession, without } from "./claim-rules.js";
 import { leaseRefusal, liveLeaseRefusal } from "./lease-refusals.js";
 import { recordUsage } from "./memory-spend.js";
-import { nextIncarnation, type SubjectSlot, type Transitioned, withTransition } from "./subject-slots.js";
+import {
+  nextIncarnation,
+  type SubjectSlot,
+  type Transitioned,
+  withHeartbeatGap,
+  withTransition,
+} from "./subject-slots.js";
 
 /** A claim, with the claimant's live claims on other subjects (read from the indexes beforehand). */
 export interface ClaimStep extends ClaimInput {
@@ -232,7 +238,7 @@ export function rollbackClaim(
   return { slot: next, outcome: undefined };
 }
 
-// heartbeat-6.lua
+// heartbeat-7.lua
 export function heartbeat(slot: SubjectSlot, input: HeartbeatInput): Transitioned<HeartbeatOutcome> {
   const refusal = liveLeaseRefusal(slot, input);
   if (refusal) return { slot, outcome: refusal };
@@ -288,12 +294,18 @@ export function heartbeat(slot: SubjectSlot, input: HeartbeatInput): Transitione
   if (usage) answered.spend = usage.report;
   if (stall.stalledSince !== null) answered.stalledSince = stall.stalledSince;
   if (stall.notify) answered.stalledNow = true;
+  const heartbeatGaps = withHeartbeatGap(
+    slot.heartbeatGaps,
+    current.generation,
+    input.now - current.lastHeartbeatAt,
+  );
   return {
     slot: {
       ...slot,
       record,
       activityAt: input.now,
       ...(usage ? { spend: usage.spend } : {}),
+      ...(heartbeatGaps ? { heartbeatGaps } : {}),
     },
     outcome: answered,
   };

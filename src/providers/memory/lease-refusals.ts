@@ -24,7 +24,7 @@ export function leaseRefusal(slot: SubjectSlot, input: LeaseInput): LeaseRefusal
   return null;
 }
 
-/** As `leaseRefusal`, and also `gone` when the current record is no longer active or has expired (heartbeat-6.lua, verify-2.lua). */
+/** As `leaseRefusal`, and also `gone` when the current record is no longer active or has expired (heartbeat-7.lua, verify-2.lua). */
 export function liveLeaseRefusal(
   slot: SubjectSlot,
   input: LeaseInput & { now: number },

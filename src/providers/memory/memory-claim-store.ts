@@ -14,6 +14,7 @@ import type {
   CommitReclaimInput,
   EndClaimInput,
   EndClaimOutcome,
+  HeartbeatGaps,
   HeartbeatInput,
   HeartbeatOutcome,
   HumanClaimInput,
@@ -100,6 +101,11 @@ export class MemoryClaimStore implements ClaimStore {
 
   async history(key: SubjectKey): Promise<Transition[]> {
     return this.slots.slot(key).history.map(clone);
+  }
+
+  async heartbeatGaps(key: SubjectKey): Promise<HeartbeatGaps | null> {
+    const kept = this.slots.slot(key).heartbeatGaps;
+    return kept ? clone(kept) : null;
   }
 
   async epoch(installationId: number, now: number): Promise<number> {

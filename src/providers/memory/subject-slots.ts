@@ -4,8 +4,8 @@ import type { ClaimRecord, SubjectKey, Transition } from "../../domain/claim.js"
 import type { FailedAttempt } from "../../domain/failure-breaker.js";
 import { aliveAt } from "../../domain/liveness.js";
 import { wasStalled } from "../../domain/stall.js";
-import { historyLimit } from "../claim-records.js";
-import type { ClaimInput } from "../liveness-store.js";
+import { heartbeatGapsKept, historyLimit } from "../claim-records.js";
+import type { ClaimInput, HeartbeatGaps } from "../liveness-store.js";
 import { LiveClaims } from "./live-claims.js";
 
 /**
@@ -25,6 +25,8 @@ export interface SubjectSlot {
   readonly spend?: SubjectSpend;
   /** The failure breaker's attempts, oldest first (the `fail` list on Redis). */
   readonly failures?: readonly FailedAttempt[];
+  /** The gaps between the last generation's heartbeats (the `gaps` key on Redis; kept here until purged). */
+  readonly heartbeatGaps?: Readonly<HeartbeatGaps>;
 }
 
 export interface SubjectSpend {
@@ -55,6 +57,20 @@ export function withTransition(
   transition: Transition,
 ): readonly Transition[] {
   return [structuredClone(transition), ...history].slice(0, historyLimit);
+}
+
+/**
+ * The gaps after a beat `gapMs` after the generation's last one (heartbeat-7.lua): the generation's
+ * last `heartbeatGapsKept`, afresh for a new generation; a beat with no time passed adds nothing.
+ */
+export function withHeartbeatGap(
+  kept: Readonly<HeartbeatGaps> | undefined,
+  generation: number,
+  gapMs: number,
+): Readonly<HeartbeatGaps> | undefined {
+  if (gapMs <= 0) return kept;
+  const before = kept?.generation === generation ? kept.gapsMs : [];
+  return { generation, gapsMs: [...before, gapMs].slice(-heartbeatGapsKept) };
 }
 
 /**

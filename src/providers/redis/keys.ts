@@ -12,8 +12,11 @@ function installationBase(prefix: string, installationId: number): string {
   return `${prefix}{i:${installationId}}`;
 }
 
-/** The per-subject keys: record, generation high-water mark, per-generation digests, history, spend, failed attempts. */
-export type SubjectKeyName = "rec" | "gen" | "tok" | "hist" | "spend" | "wlock" | "fail";
+/**
+ * The per-subject keys: record, generation high-water mark, per-generation digests, history, spend,
+ * write lock, failed attempts, and the gaps between the last generation's heartbeats.
+ */
+export type SubjectKeyName = "rec" | "gen" | "tok" | "hist" | "spend" | "wlock" | "fail" | "gaps";
 
 export class StoreKeys {
   readonly #prefix: string;

@@ -7,6 +7,7 @@ import type {
   ClearNeedsHumanOutcome,
   EndClaimOutcome,
   GoneReason,
+  HeartbeatGaps,
   LeaseRefusal,
   MarkStaleOutcome,
 } from "../liveness-store.js";
@@ -184,6 +185,14 @@ export function parseRefusal(reply: LeaseRefusalReply): LeaseRefusal {
         current: parseRecord(reply.current),
       };
   }
+}
+
+/** A subject's `gaps` key as heartbeat-7.lua writes it: "<generation>:<ms>,<ms>,…". */
+export function parseHeartbeatGaps(key: string, value: string | null): HeartbeatGaps | null {
+  if (value === null) return null;
+  const match = /^(\d+):(\d+(?:,\d+)*)$/.exec(value);
+  if (!match) throw new Error(`corrupt heartbeat gaps at ${key}`);
+  return { generation: Number(match[1]), gapsMs: match[2]!.split(",").map(Number) };
 }
 
 export function asArray(reply: ScriptReply | undefined): ScriptReply[] {

@@ -12,6 +12,7 @@ import type {
   CommitReclaimInput,
   EndClaimInput,
   EndClaimOutcome,
+  HeartbeatGaps,
   HeartbeatInput,
   HeartbeatOutcome,
   HumanClaimInput,
@@ -28,6 +29,7 @@ import {
   parseClearNeedsHumanReply,
   parseEndClaimReply,
   parseFailures,
+  parseHeartbeatGaps,
   parseMarkStaleReply,
   parseOptionalRecord,
   parseRecord,
@@ -244,6 +246,11 @@ export class RedisClaimStore implements ClaimStore {
         throw new Error(`corrupt claim history entry at ${historyKey}: ${parsed.error.message}`);
       return parsed.data;
     });
+  }
+
+  async heartbeatGaps(key: SubjectKey): Promise<HeartbeatGaps | null> {
+    const gapsKey = this.keys.subject(key, "gaps");
+    return parseHeartbeatGaps(gapsKey, await this.call(() => this.redis.get(gapsKey)));
   }
 
   async epoch(installationId: number, now: number): Promise<number> {

@@ -66,7 +66,7 @@ export class RedisHeartbeats {
     if (found === undefined) {
       found = {
         keys: {
-          ...this.#keys.subjectKeys(key, { record: "rec", digests: "tok", spend: "spend" }),
+          ...this.#keys.subjectKeys(key, { record: "rec", digests: "tok", spend: "spend", gaps: "gaps" }),
           ...this.#keys.indexKeys(key),
         },
         member: memberOf(key),

@@ -1,7 +1,13 @@
 // The claim store's Lua scripts (lua/<name>-<keys>.lua) with the names of their keys and arguments.
 
 import { failuresKept } from "../../domain/failure-breaker.js";
-import { historyLimit, rotatedTokensKept, takeoverIntentLifetimeFactor } from "../claim-records.js";
+import {
+  heartbeatGapsKept,
+  heartbeatGapsTtlMs,
+  historyLimit,
+  rotatedTokensKept,
+  takeoverIntentLifetimeFactor,
+} from "../claim-records.js";
 import { defineScript, literals, ScriptSet, tagged, tuple, value } from "./script-runner.js";
 
 /** Keys every transition that moves a record in or out of the indexes touches. */
@@ -94,7 +100,7 @@ export const verifyScript = defineScript({
 
 export const heartbeatScript = defineScript({
   name: "heartbeat",
-  keys: ["record", "digests", ...indexKeys, "repository", "spend"],
+  keys: ["record", "digests", ...indexKeys, "repository", "spend", "gaps"],
   args: [
     "generation",
     "tokenDigest",
@@ -365,6 +371,8 @@ export const storeScripts = new ScriptSet(
     TAKEOVER_INTENT_LIFETIME_FACTOR: takeoverIntentLifetimeFactor,
     ROTATED_TOKENS_KEPT: rotatedTokensKept,
     FAILURES_KEPT: failuresKept,
+    HEARTBEAT_GAPS_KEPT: heartbeatGapsKept,
+    HEARTBEAT_GAPS_TTL_MS: heartbeatGapsTtlMs,
   },
   // Concurrent heartbeats go to Redis together (script-batcher.ts).
   { batched: [heartbeatScript] },

@@ -1,6 +1,7 @@
 --[[
   A holder's heartbeat: proves the lease, refreshes its liveness and indexes, and records its phase,
-  blocker, wait, pull request, durations, ask for a person and usage, in one round trip. It reads only
+  blocker, wait, pull request, durations, ask for a person, usage and the gap since its last beat, in
+  one round trip. It reads only
   the record fields its guards and writes need (the whole record only for a refusal, or when asked)
   and writes only what changes.
 
@@ -11,6 +12,7 @@
       holders             the installation's active claims and the live-claim sets they count in (hash)
       repository          the repository's subjects by last activity (sorted set)
       spend               the subject's reported cost and tokens per generation, and their total (hash)
+      gaps                the last gaps between the generation's beats: "<generation>:<ms>,<ms>,…" (string)
     ARGV
       generation          the lease's generation
       tokenDigest         the digest of the lease token shown
@@ -77,6 +79,22 @@ if ARG.hasUsage == '1' then
   local refused, reported = record_usage(KEY.spend, generation, ARG.usageCost, ARG.usageTokens)
   if refused then return refused end
   spend = reported
+end
+-- The gap since the last beat (the claim, or a re-claim, counts as one), kept for the dashboard's
+-- sparkline: the generation's last HEARTBEAT_GAPS_KEPT, oldest first, starting afresh with a new
+-- generation. A key of its own, not a record field, so older replicas still read the record; it
+-- lapses HEARTBEAT_GAPS_TTL_MS after the last beat. A repeated beat (no time passed) adds nothing.
+local gap = now - tonumber(last_heartbeat_at)
+if gap > 0 then
+  local tag = generation .. ':'
+  local kept = redis.call('GET', KEY.gaps)
+  local gaps = {}
+  if kept and string.sub(kept, 1, #tag) == tag then
+    for ms in string.gmatch(string.sub(kept, #tag + 1), '%d+') do gaps[#gaps + 1] = ms end
+  end
+  gaps[#gaps + 1] = string.format('%d', gap)
+  local first = math.max(1, #gaps - HEARTBEAT_GAPS_KEPT + 1)
+  redis.call('SET', KEY.gaps, tag .. table.concat(gaps, ',', first, #gaps), 'PX', HEARTBEAT_GAPS_TTL_MS)
 end
 local asked_before = '0'
 if needs_human == 'true' then asked_before = '1' end
