@@ -12,8 +12,11 @@ function installationBase(prefix: string, installationId: number): string {
   return `${prefix}{i:${installationId}}`;
 }
 
-/** The per-subject keys: record, generation high-water mark, per-generation digests, history, spend, failed attempts. */
-export type SubjectKeyName = "rec" | "gen" | "tok" | "hist" | "spend" | "wlock" | "fail";
+/**
+ * The per-subject keys: record, generation high-water mark, per-generation digests, history, spend,
+ * failed attempts, and the failure breaker's trip written (the newest attempt's generation it summarised).
+ */
+export type SubjectKeyName = "rec" | "gen" | "tok" | "hist" | "spend" | "wlock" | "fail" | "trip";
 
 export class StoreKeys {
   readonly #prefix: string;
