@@ -22,7 +22,7 @@ export function failingRefusal(subject: string, state: BreakerState): Refusal | 
 /** The audit comment of a stalled generation ended by a takeover that tripped the breaker. */
 export function stalledTakeoverNote(previous: ClaimRecord, now: number): string {
   return (
-    `🧯 Generation ${previous.generation} of ${describeActor(previous.actor)} stalled and a takeover ` +
+    `⏹️ Generation ${previous.generation} of ${describeActor(previous.actor)} stalled and a takeover ` +
     `was asked after ${spanOf(now - previous.claimedAt)}: its failed attempt trips the failure breaker, ` +
     "so the claim ends here and no agent takes it over."
   );
