@@ -132,7 +132,8 @@ export class ClaimLease {
 
   /**
    * A subject whose failure breaker tripped refuses a direct claim (`409 failing`); a claim
-   * on an active record (a re-claim, a takeover) is the store's to decide, so it is let through.
+   * on an active record (a re-claim, a takeover) is the store's to decide, so it is let through:
+   * the claim script refuses a stalled takeover whose counted failure trips it (`failing`).
    */
   async #refuseFailing(read: SubjectRead): Promise<void> {
     const { claims } = this.deps.stores;
