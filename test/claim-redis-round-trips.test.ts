@@ -42,7 +42,7 @@ describe("a claim's Redis round trips", () => {
    *  1. HGETALL of the subject's record: the previous claim's branch (none asked), before GitHub's read;
    *  2. LRANGE of the subject's failed attempts (the failure breaker; none here);
    *  3. queueCandidate-2.lua: the candidate's blockers and the index's freshness;
-   *  4. claim-13.lua: the claim, the installation's epoch, the repository index and the write lock;
+   *  4. claim-14.lua: the claim, the installation's epoch, the repository index, the write lock and (a stalled takeover) the failed attempt;
    *  5. spaceWrites-1.lua: the installation's write spacing, shared through Redis across replicas,
    *     before the one mutation; the read limiters are per process, in memory;
    *  6. finishWrite-2.lua: the record after the write, the claim comment committed, the lock given up;

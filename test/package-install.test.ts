@@ -106,7 +106,7 @@ describe("the published package", () => {
       "dist/agent/main.js",
       "dist/agent/client/index.js",
       "dist/agent/client/index.d.ts",
-      "dist/providers/redis/lua/claim-13.lua",
+      "dist/providers/redis/lua/claim-14.lua",
       "package.json",
     ]) {
       expect(paths).toContain(needed);

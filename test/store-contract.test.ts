@@ -1770,6 +1770,99 @@ describe.each(cases)("$name store contract", (storeCase) => {
       ]);
     });
 
+    /** A live claim by alice stalled with `onStall: reclaimable`, bob's takeover intent past its grace. */
+    async function stalledAndAsked(extra: Partial<ClaimInput> = {}) {
+      await claim(alice, "ta", { ...stall("reclaimable"), ...extra });
+      now += 25 * minute;
+      await heartbeat(1, "ta");
+      expect(await claim(bob, "tb", { takeover: true, ...extra })).toMatchObject({
+        kind: "takeover_pending",
+      });
+      now += durations.heartbeatMs;
+      await heartbeat(1, "ta");
+    }
+    const stalledAttempt = (generation: number, endedAt: number) => ({
+      generation,
+      reason: "stalled",
+      actor: alice,
+      claimedAt: T0,
+      endedAt,
+      branch: `agent/${alice.sessionId}/${key.issue}-fix`,
+    });
+
+    it("counts a stalled generation taken over as a failed attempt, in the claim itself; a rollback takes it back", async () => {
+      await stalledAndAsked();
+      const taken = await claim(bob, "tb", { takeover: true, breaker: { maxFailures: 3, override: false } });
+      expect(taken).toMatchObject({
+        kind: "created",
+        record: { generation: 2 },
+        failures: [stalledAttempt(1, now)],
+      });
+      expect(await stores.claims.failures(key)).toStrictEqual([stalledAttempt(1, now)]);
+      // The takeover's GitHub write failed: the stalled holder is back, and has not failed.
+      const { previous } = taken as { previous: ClaimRecord };
+      await stores.claims.rollbackClaim(key, 2, previous, now);
+      expect(await stores.claims.failures(key)).toStrictEqual([]);
+      expect(await stores.claims.get(key)).toMatchObject({ generation: 1, state: "active" });
+    });
+
+    it("a stalled takeover whose attempt trips the breaker ends the stalled generation without override, and takes it with", async () => {
+      await stalledAndAsked();
+      const tripping = { takeover: true, breaker: { maxFailures: 1, override: false } };
+      const failing = await claim(bob, "tb", tripping);
+      expect(failing).toMatchObject({
+        kind: "failing",
+        previous: { generation: 1, state: "active" },
+        record: { generation: 2, supersedes: 1, state: "reaped", endedAt: now, sync: "pending" },
+        failures: [stalledAttempt(1, now)],
+      });
+      expect(await heartbeat(1, "ta")).toMatchObject({ kind: "gone", reason: "reaped" });
+      expect(await stores.index.due(7, now + durations.reclaimAfterMs, 10)).toStrictEqual([]);
+      expect((await stores.claims.history(key))[0]).toStrictEqual({
+        at: now,
+        generation: 1,
+        kind: "reaped",
+        note: "stalled",
+      });
+      expect(await stores.claims.failures(key)).toStrictEqual([stalledAttempt(1, now)]);
+
+      // With override the takeover proceeds, counted all the same.
+      await stores.claims.clearFailures(key);
+      now += minute;
+      const claimedAt = now;
+      await claim(alice, "tc", stall("reclaimable"));
+      now += 25 * minute;
+      await heartbeat(3, "tc");
+      await claim(bob, "td", { takeover: true });
+      now += durations.heartbeatMs;
+      const override = await claim(bob, "td", {
+        takeover: true,
+        breaker: { maxFailures: 1, override: true },
+      });
+      expect(override).toMatchObject({
+        kind: "created",
+        record: { generation: 4, supersedes: 3 },
+        failures: [
+          { ...stalledAttempt(3, now), claimedAt, branch: `agent/${alice.sessionId}/${key.issue}-fix` },
+        ],
+      });
+    });
+
+    it("keeps the failure breaker's trip mark next to the attempts: set once written, cleared with them", async () => {
+      const other = { ...key, issue: key.issue + 1 };
+      expect(await stores.claims.breakers([])).toStrictEqual([]);
+      expect(await stores.claims.breakers([key, other])).toStrictEqual([{ attempts: [] }, { attempts: [] }]);
+      await stalledAndAsked();
+      await claim(bob, "tb", { takeover: true });
+      await stores.claims.markTripWritten(key, 1);
+      expect(await stores.claims.breakers([other, key])).toStrictEqual([
+        { attempts: [] },
+        { attempts: [stalledAttempt(1, now)], tripWrittenThrough: 1 },
+      ]);
+      await stores.claims.clearFailures(key);
+      expect(await stores.claims.breakers([key])).toStrictEqual([{ attempts: [] }]);
+    });
+
     it("drops a stalled claim's takeover intent when the holder makes progress", async () => {
       await claim(alice, "ta", stall("reclaimable"));
       now += 25 * minute;

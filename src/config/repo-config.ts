@@ -182,7 +182,7 @@ export const RepoConfig = z.strictObject({
       /** A direct claim refreshes an index older than this before deciding (its blockers must be known). */
       maxIndexAge: DurationMs.prefault("15m"),
       /**
-       * Failed generations (reaped, revoked for lost permission, released
+       * Failed generations (reaped, revoked for lost permission, stalled and taken over, released
        * `failed`) after which the subject leaves the queue for a person (`agent:needs-human`).
        */
       maxFailures: z.number().int().min(1).max(10).default(3),

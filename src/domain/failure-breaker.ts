@@ -3,8 +3,8 @@ import { z } from "zod";
 import { Actor, type ClaimRecord } from "./claim.js";
 
 /**
- * Why a generation counts as failed. `stalled` is the hook for a stalled claim taken over: the
- * takeover ends the old generation through `endClaim` with `failure: "stalled"`.
+ * Why a generation counts as failed. `stalled`: a live, stalled generation taken over (`onStall:
+ * reclaimable`), counted by the claim that takes it over (claim-14.lua) in the same step.
  */
 export const FailureReason = z.enum(["reaped", "revoked", "stalled", "failed"]);
 export type FailureReason = z.infer<typeof FailureReason>;
@@ -70,6 +70,22 @@ export function backoffMs(failures: number, retryBackoffMs: number): number {
  */
 export function tripsNow(attempts: readonly unknown[], maxFailures: number): boolean {
   return attempts.length === maxFailures;
+}
+
+/**
+ * Whether a tripped breaker's trip (label and summary) is still to be written on GitHub: the count
+ * is at `maxFailures` or more and no trip written covers this run of failures. A trip written
+ * through a generation older than the run's first attempt belongs to an earlier run (a completed
+ * release cleared the attempts since). The janitor writes what this answers true for; a subject an
+ * agent holds (an `override` claim) is left until it ends.
+ */
+export function tripUnwritten(
+  attempts: readonly Pick<FailedAttempt, "generation">[],
+  tripWrittenThrough: number | undefined,
+  maxFailures: number,
+): boolean {
+  if (attempts.length === 0 || attempts.length < maxFailures) return false;
+  return tripWrittenThrough === undefined || tripWrittenThrough < attempts[0]!.generation;
 }
 
 /** The failure a release outcome counts as, if any. */

@@ -29,7 +29,8 @@ export function stalledSince(record: StallFields, now: number): number | null {
 
 /**
  * Whether a generation ended by a takeover (or a `/reclaim`) at `now` was live and stalled: its
- * `superseded` history entry then carries the note `stalled` (the failure breaker does not count it yet).
+ * `superseded` history entry then carries the note `stalled`; an agent's takeover of it counts as a
+ * failure (claim-14.lua), a person's `/reclaim` does not.
  */
 export function wasStalled(
   record: StallFields & Pick<ClaimRecord, "state" | "lastHeartbeatAt" | "durations">,

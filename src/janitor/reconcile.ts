@@ -1,9 +1,11 @@
 // The reconcile pass: labelled issues matched with the store, pending writes retried, lost labels put back.
 import type { RepoConfig } from "../config/repo-config.js";
 import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
+import { tripUnwritten } from "../domain/failure-breaker.js";
 import { restoreClaimRecord } from "../lease/recovery/recovery.js";
 import { applyAndCommit } from "../lease/transitions/commit-transition.js";
 import { writeEnded } from "../lease/transitions/end-claim.js";
+import { withTrip } from "../lease/transitions/failure-summary.js";
 import type { SubjectSnapshot } from "../providers/assignment-provider.js";
 import type { QueueRepo } from "../providers/queue-store.js";
 import {
@@ -26,7 +28,8 @@ const repositoryRecordLimit = 200;
  *   1. list the open issues carrying a managed label, page by page, and reconcile each (§ planReconcile);
  *   2. after the first page (which names the repository id), retry ended claims whose write is pending;
  *   3. repair live claims the labelled listing missed: their label was lost on GitHub;
- *   4. refresh the repository's candidate index.
+ *   4. write the failure breaker's trip of subjects tripped without it on GitHub;
+ *   5. refresh the repository's candidate index.
  */
 export async function reconcileInstallation(run: SweepRun, installationId: number): Promise<void> {
   const { assignments, configs } = run.deps;
@@ -53,11 +56,12 @@ export async function reconcileInstallation(run: SweepRun, installationId: numbe
       after = listing.endCursor;
     }
     if (repoId !== null) await repairUnlabelled(run, installationId, repoId, seen, config);
+    if (repoId !== null) await writeUnwrittenTrips(run, installationId, repoId, config);
     if (repoId !== null) await refreshQueue(run, { installationId, repoId, repo });
   }
 }
 
-/** 4. rebuild the repository's candidate index: what webhooks the App missed heals here. */
+/** 5. rebuild the repository's candidate index: what webhooks the App missed heals here. */
 async function refreshQueue(run: SweepRun, repo: QueueRepo): Promise<void> {
   try {
     await run.deps.refreshQueue?.(repo);
@@ -177,6 +181,48 @@ async function repairUnlabelled(
 }
 
 const endedStates: readonly ClaimRecord["state"][] = ["released", "completed", "reaped", "revoked"];
+
+/**
+ * 4. A subject whose failure breaker tripped without its trip on GitHub (the ending write failed, a
+ * release was retried after it, or `queue.maxFailures` was lowered below its count) gets the
+ * needs-human label and the summary, then the mark that they landed (`tripUnwritten`). Only ended
+ * claims whose own write is done: an agent holding it (`override`) keeps it until it ends, and a
+ * pending ended write goes first (the retry above).
+ */
+async function writeUnwrittenTrips(
+  run: SweepRun,
+  installationId: number,
+  repoId: number,
+  config: RepoConfig,
+): Promise<void> {
+  const { deps, report } = run;
+  const { stores, assignments } = deps;
+  const records = (await stores.index.listRepository(installationId, repoId, repositoryRecordLimit)).filter(
+    (record) => endedStates.includes(record.state) && record.sync !== "pending",
+  );
+  if (records.length === 0) return;
+  const keys = records.map((record) => ({ installationId, repoId, issue: record.issue }));
+  const breakers = await stores.claims.breakers(keys);
+  for (const [i, record] of records.entries()) {
+    const { attempts, tripWrittenThrough } = breakers[i]!;
+    if (!tripUnwritten(attempts, tripWrittenThrough, config.queue.maxFailures)) continue;
+    const subject = subjectName(record.repo, record.issue);
+    report.actions.push({ subject, action: "repair", reason: "failure-trip-unwritten" });
+    if (writesHeld(run, config)) continue;
+    const ref = { installationId, repo: record.repo, issue: record.issue };
+    const snapshot = await assignments.status(ref);
+    if (snapshot?.state !== "open") continue;
+    try {
+      await assignments.apply(ref, withTrip({ subjectNodeId: snapshot.nodeId }, subject, attempts, config));
+      await stores.claims.markTripWritten(keys[i]!, attempts.at(-1)!.generation);
+    } catch (error) {
+      deps.log.warn(
+        { subject, err: error },
+        "failure breaker trip not written on GitHub; the next reconcile will",
+      );
+    }
+  }
+}
 
 /**
  * Invariant 10: an ended claim whose GitHub write failed (`sync: pending`) gets it written again —

@@ -56,6 +56,11 @@ export interface ClaimInput {
    * free, for the GitHub write that follows: `created` then answers `writeLocked`.
    */
   writeLock?: { owner: string; ttlMs: number };
+  /**
+   * The failure breaker of a stalled takeover: its attempt counts, and when that brings the count to
+   * `maxFailures` the takeover happens only with `override` (else `failing`). Absent: never refused.
+   */
+  breaker?: { maxFailures: number; override: boolean };
 }
 
 /**
@@ -76,7 +81,14 @@ export type ClaimOutcome =
       previous: ClaimRecord | null;
       /** Whether the subject's write lock was taken (only when `writeLock` was asked). */
       writeLocked?: boolean;
+      /** The subject's failed attempts after a stalled generation taken over counted as one. */
+      failures?: FailedAttempt[];
     }
+  /**
+   * A stalled generation taken over whose attempt tripped the failure breaker, without `override`:
+   * it ended reaped (bumped), no generation began, and the subject waits for a person.
+   */
+  | { kind: "failing"; previous: ClaimRecord; record: ClaimRecord; failures: FailedAttempt[] }
   /**
    * The same session, proven by its session key or the lease token, re-claimed its live (or stale,
    * unexpired) claim: same generation; the new token is `record.pendingTokenDigest` until
@@ -355,7 +367,10 @@ export interface ClaimStore {
 
   /** The subject's failed attempts, oldest first (the last `failuresKept`). */
   failures(key: SubjectKey): Promise<FailedAttempt[]>;
-  /** A person reset the breaker (`/reclaim release`, the needs-human label removed): the attempts are forgotten. */
+  /**
+   * A person reset the breaker (`/reclaim release`, the needs-human label removed): the attempts
+   * are forgotten, and with them the mark of a trip written.
+   */
   clearFailures(key: SubjectKey): Promise<void>;
   /**
    * An operator's "clear needs-human" (the dashboard): withdraws the active holder's ask of
@@ -363,6 +378,23 @@ export interface ClaimStore {
    * The holder asks again with its next `needsHuman: true` heartbeat.
    */
   clearNeedsHuman(input: ClearNeedsHumanInput): Promise<ClearNeedsHumanOutcome>;
+  /**
+   * Each subject's attempts and trip mark, in the order of `keys` (all of one installation), read
+   * in one call: the janitor's pass over tripped subjects whose trip is not on GitHub.
+   */
+  breakers(keys: readonly SubjectKey[]): Promise<SubjectBreaker[]>;
+  /**
+   * The breaker's trip (label and summary) landed on GitHub for the attempts up to `throughGeneration`
+   * (the newest it summarised): set only once the write is done (the `trip` key next to `fail`).
+   */
+  markTripWritten(key: SubjectKey, throughGeneration: number): Promise<void>;
+}
+
+/** A subject's failure breaker as stored: its attempts, and the trip written (see `tripUnwritten`). */
+export interface SubjectBreaker {
+  attempts: FailedAttempt[];
+  /** The newest attempt's generation a trip written on GitHub summarised; absent: none written. */
+  tripWrittenThrough?: number;
 }
 
 /** Thrown by a store whose backend cannot be reached; the API answers 503 store_unavailable. */

@@ -6,6 +6,7 @@ import {
   breakerOf,
   releaseFailure,
   tripsNow,
+  tripUnwritten,
 } from "../../src/domain/failure-breaker.js";
 
 const minute = 60_000;
@@ -66,6 +67,23 @@ describe("the failure breaker", () => {
     [1, 1, true],
   ])("with %i attempts and maxFailures %i, trips now: %s", (attempts, max, trips) => {
     expect(tripsNow(new Array(attempts).fill(null), max)).toBe(trips);
+  });
+
+  const gens = (...generation: number[]) => generation.map((g) => ({ generation: g }));
+  it.each<[string, { generation: number }[], number | undefined, number, boolean]>([
+    ["no failure", [], undefined, 3, false],
+    ["below maxFailures", gens(1, 3), undefined, 3, false],
+    ["tripped, nothing written", gens(1, 3, 5), undefined, 3, true],
+    ["tripped, written through the last", gens(1, 3, 5), 5, 3, false],
+    ["tripped, written, one more failure since (an override claim)", gens(1, 3, 5, 7), 5, 3, false],
+    ["written through a generation inside the run", gens(1, 3, 5), 3, 3, false],
+    ["written for an earlier run (a completed release cleared it)", gens(9, 11, 13), 5, 3, true],
+    ["maxFailures lowered below the count, nothing written", gens(1, 3), undefined, 2, true],
+    ["maxFailures lowered, a trip written before", gens(1, 3), 3, 2, false],
+    ["maxFailures raised above the count", gens(1, 3, 5), undefined, 5, false],
+    ["maxFailures 1, one failure", gens(4), undefined, 1, true],
+  ])("%s", (_, attempts, writtenThrough, max, unwritten) => {
+    expect(tripUnwritten(attempts, writtenThrough, max)).toBe(unwritten);
   });
 
   it.each([

@@ -1,4 +1,4 @@
-// End to end over HTTP on real Redis and the GitHub simulator: an issue that fails three times (two `failed` releases, one reap) lands with a person; a person's `/reclaim release` or label removal makes it claimable again.
+// End to end over HTTP on real Redis and the GitHub simulator: an issue that fails three times (`failed` releases, a reap, a stalled generation taken over) lands with a person; a person's `/reclaim release` or label removal makes it claimable again; a trip GitHub did not take, or one a lowered `maxFailures` calls for, is written by the janitor.
 import { afterEach, describe, expect, it } from "vitest";
 import { probeRedis } from "../support/redis.js";
 import { type E2eWorld, fleet, maintainer, reader, repo, startWorld } from "./support/e2e-world.js";
@@ -192,5 +192,157 @@ describe.skipIf(!redisProbe.available)("the failure breaker through the simulato
     await sim.flush();
     expect(sim.issue(repo, 1).labels).toEqual([]);
     expect(await claim("C")).toMatchObject({ status: 201 });
+  });
+
+  /** Stalled after 2 min without progress, taken over while it still heartbeats. */
+  const stallConfig = config.replace(
+    "author: { ttl: 30s, reclaimAfter: 60s, heartbeat: 10s }",
+    "author: { ttl: 30s, reclaimAfter: 60s, heartbeat: 10s, stallAfter: 2m, onStall: reclaimable }",
+  );
+  const subjectKey = { installationId: 42, repoId: 1296269, issue: 1 };
+
+  /** `holder` claims #1 and heartbeats without progress until it is stalled; returns its beat. */
+  async function claimAndStall(sessionId: string) {
+    const agent = world.agent();
+    const { lease } = await agent.claim({ repo, issue: 1, actor: { runtime: "codex", sessionId } });
+    await world.sim.flush();
+    const beat = () => agent.heartbeat(lease, {});
+    for (let beats = 0; beats < 13; beats++) {
+      world.app.clock.now += 10_000;
+      await beat();
+    }
+    expect(await beat()).toHaveProperty("stalledSince");
+    return { lease, beat, agent };
+  }
+
+  /** `sessionId` asks to take the stalled #1 over, the holder beats on, and the grace beat passes. */
+  async function takeOver(
+    sessionId: string,
+    beat: () => Promise<unknown>,
+    extra: Record<string, unknown> = {},
+  ) {
+    expect(await claim(sessionId, { takeover: true, ...extra })).toMatchObject({ status: 202 });
+    world.app.clock.now += 5_000;
+    await beat();
+    world.app.clock.now += 5_000;
+    const taken = await claim(sessionId, { takeover: true, ...extra });
+    await world.sim.flush();
+    return taken;
+  }
+
+  it("counts a stalled generation taken over; the third failure, a stalled takeover, lands the issue with a person", async () => {
+    world = await startWorld({ config: stallConfig, issues: [{ number: 1, title: "Poisoned issue" }] });
+    const { sim, app, stores } = world;
+
+    // 1st failure: S stalls, T takes it over (under maxFailures: the takeover proceeds).
+    const first = await claimAndStall("S");
+    const takeOverAnswer = takeOver("T", first.beat);
+    expect(await takeOverAnswer).toMatchObject({ status: 201 });
+    expect(await stores.claims.failures(subjectKey)).toMatchObject([{ generation: 1, reason: "stalled" }]);
+    expect(summaries()).toEqual([]);
+    await expect(first.beat()).rejects.toThrow();
+
+    // 2nd failure: T releases `failed`.
+    const taken = await takeOverAnswer;
+    app.clock.now += 20_000;
+    await world
+      .agent()
+      .release(
+        { id: taken.body.lease!.id, token: taken.body.lease!.token },
+        { outcome: "failed", note: "cannot reproduce" },
+      );
+    await sim.flush();
+    expect(await stores.claims.failures(subjectKey)).toHaveLength(2);
+
+    // 3rd failure: after the backoff U claims and stalls; V's takeover trips the breaker. Without
+    // override it is refused, the stalled generation ends, and the issue lands with a person.
+    app.clock.now += 2 * 60_000;
+    const third = await claimAndStall("U");
+    const tripped = await takeOver("V", third.beat);
+    expect(tripped).toMatchObject({ status: 409, body: { error: "failing", failures: 3 } });
+    await expect(third.beat()).rejects.toThrow();
+    expect(sim.issue(repo, 1).labels).toEqual(["agent:needs-human"]);
+    expect(sim.issue(repo, 1).assignees).toEqual([]);
+    const [summary, ...more] = summaries();
+    expect(more).toEqual([]);
+    expect(summary).toContain(`${repo}#1 failed 3 times in a row`);
+    expect(summary!.match(/stalled and taken over/g)).toHaveLength(2);
+    expect(summary).toContain("cannot reproduce");
+    expect(await next("W")).toMatchObject({ status: 409, body: { skipped: { failing: 1 } } });
+    expect(await claim("W")).toMatchObject({ status: 409, body: { error: "failing" } });
+    // A person may still let an agent take it: override.
+    expect(await claim("W", { override: true })).toMatchObject({ status: 201 });
+  });
+
+  it("a stalled takeover that trips proceeds with override, counted", async () => {
+    world = await startWorld({
+      config: stallConfig.replace("maxFailures: 3", "maxFailures: 1"),
+      issues: [{ number: 1, title: "Poisoned issue" }],
+    });
+    const held = await claimAndStall("S");
+    expect(await takeOver("T", held.beat, { override: true })).toMatchObject({ status: 201 });
+    expect(await world.stores.claims.failures(subjectKey)).toMatchObject([
+      { generation: 1, reason: "stalled" },
+    ]);
+    // The subject is held (by the override's claim): its trip waits until that claim ends.
+    expect(summaries()).toEqual([]);
+  });
+
+  it("writes a trip GitHub did not take at the next janitor run, and only once", async () => {
+    world = await startWorld({
+      config: config.replace("maxFailures: 3", "maxFailures: 1"),
+      issues: [{ number: 1, title: "Poisoned issue" }],
+    });
+    const { sim, app } = world;
+    const agent = world.agent();
+    const { lease } = await agent.claim({ repo, issue: 1, actor: { runtime: "codex", sessionId: "A" } });
+    await sim.flush();
+    app.clock.now += 20_000;
+    sim.fail({ operation: "ApplyTransition", status: 500, times: 1 });
+    await expect(agent.release(lease, { outcome: "failed", note: "flaky" })).rejects.toThrow();
+    // A retried release answers the same and records nothing more: the trip is still not on GitHub.
+    await agent.release(lease, { outcome: "failed", note: "flaky" });
+    await sim.flush();
+    expect(summaries()).toEqual([]);
+    expect(sim.issue(repo, 1).labels).not.toContain("agent:needs-human");
+
+    const report = await app.services.janitor.sweep({ reconcile: true });
+    await sim.flush();
+    expect(report.actions).toContainEqual({
+      subject: `${repo}#1`,
+      action: "repair",
+      reason: "failure-trip-unwritten",
+    });
+    expect(sim.issue(repo, 1).labels).toEqual(["agent:needs-human"]);
+    expect(summaries()).toHaveLength(1);
+    expect(summaries()[0]).toContain("flaky");
+
+    app.clock.now += 60_000;
+    await app.services.janitor.sweep({ reconcile: true });
+    await sim.flush();
+    expect(summaries()).toHaveLength(1);
+  });
+
+  it("writes the trip when queue.maxFailures is lowered below a subject's count", async () => {
+    world = await startWorld({ config, issues: [{ number: 1, title: "Poisoned issue" }] });
+    const { sim, app } = world;
+    await failByRelease("A", "first");
+    app.clock.now += 60_000;
+    await failByRelease("B", "second");
+    await app.services.janitor.sweep({ reconcile: true });
+    await sim.flush();
+    expect(summaries()).toEqual([]);
+
+    sim.setFile(repo, ".github/claim-hold.yml", config.replace("maxFailures: 3", "maxFailures: 2"));
+    await sim.flush();
+    // The App reads the file again once its cached copy is 5 min old (a push would say so at once).
+    app.clock.now += 6 * 60_000;
+    await app.services.janitor.sweep({ reconcile: true });
+    await sim.flush();
+    expect(sim.issue(repo, 1).labels).toEqual(["agent:needs-human"]);
+    const [summary, ...more] = summaries();
+    expect(more).toEqual([]);
+    expect(summary).toContain(`${repo}#1 failed 2 times in a row`);
+    expect(await claim("C")).toMatchObject({ status: 409, body: { error: "failing", failures: 2 } });
   });
 });

@@ -38,6 +38,9 @@ function world(options: { ended?: boolean; githubFails?: boolean; claimComment?:
         async commitClaim(_key: unknown, generation: number) {
           journal.push(`store.commitClaim ${generation}`);
         },
+        async markTripWritten(_key: unknown, generation: number) {
+          journal.push(`store.markTripWritten ${generation}`);
+        },
         async markSynced(_key: unknown, generation: number) {
           journal.push(`store.markSynced ${generation}`);
         },

@@ -300,18 +300,15 @@ export class LeaseCalls {
     const record = outcome.record;
     if (record.sync === "pending") {
       const config = await configs.load(lease.installationId, record.repo);
-      await writeFenced(
-        this.deps,
-        refOf(lease, record),
-        record,
-        withBreakerTrip(releaseWrite(record, config.labels, request.note), {
-          subject: subjectName(record.repo, record.issue),
-          failures: outcome.failures,
-          config,
-        }),
-        config.labels,
-      );
+      const { write, trippedThrough } = withBreakerTrip(releaseWrite(record, config.labels, request.note), {
+        subject: subjectName(record.repo, record.issue),
+        failures: outcome.failures,
+        config,
+      });
+      await writeFenced(this.deps, refOf(lease, record), record, write, config.labels);
       await stores.claims.markSynced(lease, record.generation);
+      // Only a landed trip is marked: a failed write (502) leaves it to the janitor.
+      if (trippedThrough !== undefined) await stores.claims.markTripWritten(lease, trippedThrough);
       await this.deps.events.transitioned(
         { cause: "released", at: input.now, record, previous: null },
         config,

@@ -31,6 +31,7 @@ import {
   rollBack,
   writeFenced,
 } from "../transitions/commit-transition.js";
+import { finishEnded } from "../transitions/end-claim.js";
 import { writeLockHoldMs, writeLockOwner } from "../transitions/fenced-writes.js";
 import { capabilityRefusal } from "./capability-refusal.js";
 import { fleetAssigneesOf, refuseDuplicateWork } from "./claim-evidence.js";
@@ -44,7 +45,7 @@ import {
   unclaimable,
 } from "./decide-claim.js";
 import { observedFacts, pickRecheck } from "./duplicate-work.js";
-import { failingRefusal } from "./failing-refusal.js";
+import { failingRefusal, stalledTakeoverNote } from "./failing-refusal.js";
 
 /** The subject as one claim found it: GitHub's side, its config, and the store brought up to date. */
 interface SubjectRead {
@@ -131,7 +132,8 @@ export class ClaimLease {
 
   /**
    * A subject whose failure breaker tripped refuses a direct claim (`409 failing`); a claim
-   * on an active record (a re-claim, a takeover) is the store's to decide, so it is let through.
+   * on an active record (a re-claim, a takeover) is the store's to decide, so it is let through:
+   * the claim script refuses a stalled takeover whose counted failure trips it (`failing`).
    */
   async #refuseFailing(read: SubjectRead): Promise<void> {
     const { claims } = this.deps.stores;
@@ -187,7 +189,32 @@ export class ClaimLease {
         return this.#completeReclaim(context, outcome.record);
       case "created":
         return this.#completeClaim(context, outcome);
+      case "failing":
+        return this.#tripOnTakeover(read, outcome);
     }
+  }
+
+  /**
+   * A stalled takeover whose attempt tripped the failure breaker (no `override`): the store ended the
+   * stalled generation; its ended write carries the trip (label and summary), and the claim is
+   * refused `409 failing` — the subject leaves the queue for a person.
+   */
+  async #tripOnTakeover(
+    read: SubjectRead,
+    outcome: Extract<StoreClaimOutcome, { kind: "failing" }>,
+  ): Promise<never> {
+    const { previous, record, failures } = outcome;
+    await finishEnded(this.deps, {
+      key: read.key,
+      ref: read.ref,
+      config: read.config,
+      ended: { previous, record },
+      cause: "reaped",
+      at: read.now,
+      note: stalledTakeoverNote(previous, read.now),
+      failures,
+    });
+    throw refused(failingRefusal(read.subject, { kind: "tripped", failures: failures.length })!);
   }
 
   /** The branch of the subject's last claim, when the repository's id is known and the store knows the subject. */
@@ -280,6 +307,7 @@ export class ClaimLease {
       issueNodeId: snapshot.nodeId,
       assigneeNodeId: request.user.nodeId,
       caps: { perSession: config.limits.claimsPerSession, perLogin: config.limits.claimsPerLogin },
+      breaker: { maxFailures: config.queue.maxFailures, override: request.override === true },
     };
   }
 

@@ -12,7 +12,7 @@ import { endedClaimWrite } from "./ended-write.js";
 import { withBreakerTrip } from "./failure-summary.js";
 
 export interface TransitionDeps {
-  stores: { claims: Pick<ClaimStore, "commitClaim" | "markSynced"> };
+  stores: { claims: Pick<ClaimStore, "commitClaim" | "markSynced" | "markTripWritten"> };
   assignments: Pick<AssignmentProvider, "apply">;
   events: ClaimEvents;
   log: Pick<Logger, "warn">;
@@ -117,7 +117,7 @@ export async function writeEnded(
   config: RepoConfig,
   options: EndedWriteOptions = {},
 ): Promise<WriteResult> {
-  const write = withBreakerTrip(
+  const { write, trippedThrough } = withBreakerTrip(
     options.write?.(ended) ??
       endedClaimWrite({
         previous: ended.previous,
@@ -133,6 +133,8 @@ export async function writeEnded(
     await commitWritten(deps.stores.claims, key, ended.record.generation, applied.claimComment, {
       orMarkSynced: true,
     });
+    // Only a landed trip is marked: otherwise the janitor finds it unwritten and writes it.
+    if (trippedThrough !== undefined) await deps.stores.claims.markTripWritten(key, trippedThrough);
     return { written: true };
   } catch (error) {
     deps.log.warn(

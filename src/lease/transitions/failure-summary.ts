@@ -43,18 +43,33 @@ export function failureSummary(
 /**
  * `write` (the ending write of a generation that just failed) with the breaker's trip added when
  * this failure is the `queue.maxFailures`-th: the label and the summary go out in the same write.
+ * `trippedThrough` is the newest attempt's generation it summarises, for `markTripWritten` once
+ * the write landed (a failed write leaves the trip to the janitor).
  */
 export function withBreakerTrip(
   write: TransitionWrite,
   input: { subject: string; failures: readonly FailedAttempt[] | undefined; config: RepoConfig },
-): TransitionWrite {
+): { write: TransitionWrite; trippedThrough?: number } {
   const { failures, config } = input;
-  if (!failures || !tripsNow(failures, config.queue.maxFailures)) return write;
+  if (!failures || !tripsNow(failures, config.queue.maxFailures)) return { write };
+  return {
+    write: withTrip(write, input.subject, failures, config),
+    trippedThrough: failures.at(-1)!.generation,
+  };
+}
+
+/** `write` with the trip added: the needs-human label (never removed by it) and the summary comment. */
+export function withTrip(
+  write: TransitionWrite,
+  subject: string,
+  failures: readonly FailedAttempt[],
+  config: RepoConfig,
+): TransitionWrite {
   const label = config.labels.needsHuman;
   return {
     ...write,
     addLabels: [...(write.addLabels ?? []), label],
     removeLabels: (write.removeLabels ?? []).filter((l) => l !== label),
-    addComments: [...(write.addComments ?? []), failureSummary(input.subject, failures, config)],
+    addComments: [...(write.addComments ?? []), failureSummary(subject, failures, config)],
   };
 }

@@ -1,9 +1,14 @@
 // The memory store's transitions made by an agent's calls, each a pure function of the subject's slot and the input.
 // Their guards are checked in the order of the matching Lua script (src/providers/redis/lua/), named above each.
 import type { ClaimRecord } from "../../domain/claim.js";
-import { failedAttemptOf, releaseFailure, withAttempt } from "../../domain/failure-breaker.js";
+import {
+  type FailedAttempt,
+  failedAttemptOf,
+  releaseFailure,
+  withAttempt,
+} from "../../domain/failure-breaker.js";
 import { aliveAt } from "../../domain/liveness.js";
-import { decideStall } from "../../domain/stall.js";
+import { decideStall, wasStalled } from "../../domain/stall.js";
 import { newClaimRecord, rotatedTokensKept, takeoverIntentLifetimeFactor } from "../claim-records.js";
 import type {
   ClaimInput,
@@ -34,7 +39,7 @@ export interface ClaimStep extends ClaimInput {
   live: { session: number; login: number };
 }
 
-// claim-13.lua
+// claim-14.lua
 export function claim(slot: SubjectSlot, input: ClaimStep): Transitioned<ClaimOutcome> {
   const current = slot.record;
   if (current?.state === "human") return { slot, outcome: { kind: "human_held", current } };
@@ -54,7 +59,44 @@ export function claim(slot: SubjectSlot, input: ClaimStep): Transitioned<ClaimOu
   }
   const refusal = capRefusal(input);
   if (refusal) return { slot, outcome: refusal };
+  // A live, stalled generation taken over counts as a failed attempt, in this same step.
+  if (current && wasStalled(current, input.now)) {
+    const failures = withAttempt(slot.failures ?? [], failedAttemptOf(current, "stalled", input.now));
+    const counted = { ...slot, failures };
+    const breaker = input.breaker;
+    if (breaker && failures.length >= breaker.maxFailures && !breaker.override) {
+      return tripOnTakeover(counted, current, input.now);
+    }
+    return create(counted, current, input, failures);
+  }
   return create(slot, current, input);
+}
+
+/**
+ * The stalled takeover that trips the breaker without `override`: the stalled generation ends as a
+ * reap (bumped; its lease answers gone, reaped) and no new one begins; the subject waits for a person.
+ */
+function tripOnTakeover(slot: SubjectSlot, previous: ClaimRecord, now: number): Transitioned<ClaimOutcome> {
+  const highWater = Math.max(slot.highWater, previous.generation) + 1;
+  const record: ClaimRecord = {
+    ...without(previous, "takeover"),
+    state: "reaped",
+    endedAt: now,
+    sync: "pending",
+    generation: highWater,
+    supersedes: previous.generation,
+  };
+  const history = withTransition(slot.history, {
+    at: now,
+    generation: previous.generation,
+    kind: "reaped",
+    note: "stalled",
+  });
+  const failures = [...(slot.failures ?? [])];
+  return {
+    slot: { ...slot, record, highWater, activityAt: now, history },
+    outcome: { kind: "failing", previous, record, failures },
+  };
 }
 
 /** The proven holding session claims again: same generation, the new token pending until committed. */
@@ -147,6 +189,7 @@ function create(
   slot: SubjectSlot,
   current: ClaimRecord | null,
   input: ClaimStep,
+  counted?: readonly FailedAttempt[],
 ): Transitioned<ClaimOutcome> {
   const { now } = input;
   const incarnation = nextIncarnation(slot, current, input);
@@ -165,7 +208,12 @@ function create(
       activityAt: now,
       history,
     },
-    outcome: { kind: "created", record, previous: current },
+    outcome: {
+      kind: "created",
+      record,
+      previous: current,
+      ...(counted ? { failures: [...counted] } : {}),
+    },
   };
 }
 
@@ -217,7 +265,7 @@ export function commitClaim(
   return { slot: { ...slot, record }, outcome: undefined };
 }
 
-// rollbackClaim-7.lua
+// rollbackClaim-8.lua
 export function rollbackClaim(
   slot: SubjectSlot,
   input: { generation: number; previous: ClaimRecord | null; now: number },
@@ -233,9 +281,22 @@ export function rollbackClaim(
     kind: "rolled-back",
   });
   const next: SubjectSlot = input.previous
-    ? { ...rest, record: clone(input.previous), activityAt: input.now, history }
+    ? {
+        ...rest,
+        record: clone(input.previous),
+        activityAt: input.now,
+        history,
+        ...unpushStalled(rest.failures, input.previous.generation),
+      }
     : { ...rest, record: null, history };
   return { slot: next, outcome: undefined };
+}
+
+/** The claim counted the stalled generation it took over (claim-14.lua); put back, it has not failed. */
+function unpushStalled(failures: SubjectSlot["failures"], generation: number): Pick<SubjectSlot, "failures"> {
+  const last = failures?.at(-1);
+  if (!failures || last?.reason !== "stalled" || last.generation !== generation) return {};
+  return { failures: failures.slice(0, -1) };
 }
 
 // heartbeat-7.lua

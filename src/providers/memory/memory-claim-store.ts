@@ -23,6 +23,7 @@ import type {
   MarkStaleOutcome,
   ReleaseInput,
   ReleaseOutcomeResult,
+  SubjectBreaker,
   VerifyOutcome,
 } from "../liveness-store.js";
 import * as app from "./app-transitions.js";
@@ -47,7 +48,7 @@ export class MemoryClaimStore implements ClaimStore {
   }
 
   async claim(input: ClaimInput): Promise<ClaimOutcome> {
-    // As claim-13.lua: the installation's data begins no later than its first claim, whatever the answer.
+    // As claim-14.lua: the installation's data begins no later than its first claim, whatever the answer.
     if (!this.epochs.has(input.key.installationId)) this.epochs.set(input.key.installationId, input.now);
     const live = this.slots.liveClaimsOf(input, input.key);
     return this.apply(input.key, (slot) => lease.claim(slot, { ...input, live }));
@@ -145,13 +146,30 @@ export class MemoryClaimStore implements ClaimStore {
 
   async clearFailures(key: SubjectKey): Promise<void> {
     this.apply(key, (slot) => {
-      if (!slot.failures) return { slot, outcome: undefined };
-      const { failures: _, ...rest } = slot;
+      if (!slot.failures && slot.tripWrittenThrough === undefined) return { slot, outcome: undefined };
+      const { failures: _, tripWrittenThrough: _trip, ...rest } = slot;
       return { slot: rest, outcome: undefined };
     });
   }
 
   async clearNeedsHuman(input: ClearNeedsHumanInput): Promise<ClearNeedsHumanOutcome> {
     return this.apply(input.key, (slot) => app.clearNeedsHuman(slot, input));
+  }
+
+  async breakers(keys: readonly SubjectKey[]): Promise<SubjectBreaker[]> {
+    return keys.map((key) => {
+      const slot = this.slots.slot(key);
+      return {
+        attempts: (slot.failures ?? []).map(clone),
+        ...(slot.tripWrittenThrough !== undefined ? { tripWrittenThrough: slot.tripWrittenThrough } : {}),
+      };
+    });
+  }
+
+  async markTripWritten(key: SubjectKey, throughGeneration: number): Promise<void> {
+    this.apply(key, (slot) => ({
+      slot: { ...slot, tripWrittenThrough: throughGeneration },
+      outcome: undefined,
+    }));
   }
 }

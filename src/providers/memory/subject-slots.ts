@@ -27,6 +27,8 @@ export interface SubjectSlot {
   readonly failures?: readonly FailedAttempt[];
   /** The gaps between the last generation's heartbeats (the `gaps` key on Redis; kept here until purged). */
   readonly heartbeatGaps?: Readonly<HeartbeatGaps>;
+  /** The newest attempt's generation the breaker's trip written on GitHub summarised (the `trip` key on Redis). */
+  readonly tripWrittenThrough?: number;
 }
 
 export interface SubjectSpend {
@@ -75,7 +77,7 @@ export function withHeartbeatGap(
 
 /**
  * A new incarnation's generation (above every one seen) and the history with the active claim it
- * supersedes recorded, as claim-13.lua and humanClaim-6.lua both begin.
+ * supersedes recorded, as claim-14.lua and humanClaim-6.lua both begin.
  */
 export function nextIncarnation(
   slot: SubjectSlot,
@@ -90,7 +92,7 @@ export function nextIncarnation(
           generation: current.generation,
           kind: "superseded",
           actor: input.actor,
-          // A stalled generation taken over is noted in its history (claim-13.lua's stalled_note).
+          // A stalled generation taken over is noted in its history (claim-14.lua's stalled_note).
           ...(wasStalled(current, input.now) ? { note: "stalled" } : {}),
         })
       : slot.history;

@@ -14,9 +14,10 @@ function installationBase(prefix: string, installationId: number): string {
 
 /**
  * The per-subject keys: record, generation high-water mark, per-generation digests, history, spend,
- * write lock, failed attempts, and the gaps between the last generation's heartbeats.
+ * write lock, failed attempts, the failure breaker's trip written (the newest attempt's generation it
+ * summarised), and the gaps between the last generation's heartbeats.
  */
-export type SubjectKeyName = "rec" | "gen" | "tok" | "hist" | "spend" | "wlock" | "fail" | "gaps";
+export type SubjectKeyName = "rec" | "gen" | "tok" | "hist" | "spend" | "wlock" | "fail" | "trip" | "gaps";
 
 export class StoreKeys {
   readonly #prefix: string;

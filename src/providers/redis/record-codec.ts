@@ -220,6 +220,14 @@ export function parseClaimReply(reply: ReplyOf<typeof claimScript>): ClaimOutcom
         record: parseRecord(reply.record),
         previous: parseOptionalRecord(reply.previous),
         ...(reply.writeLocked === "" ? {} : { writeLocked: reply.writeLocked === "1" }),
+        ...withFailures(parseFailures(reply.failures)),
+      };
+    case "failing":
+      return {
+        kind: "failing",
+        previous: parseRecord(reply.previous),
+        record: parseRecord(reply.record),
+        failures: parseFailures(reply.failures),
       };
     case "reclaimed":
       return { kind: "reclaimed", record: parseRecord(reply.record) };
@@ -303,4 +311,9 @@ export function parseFailures(reply: unknown): FailedAttempt[] {
     if (!parsed.success) throw new Error(`corrupt failed attempt: ${parsed.error.message}`);
     return parsed.data;
   });
+}
+
+/** `failures` when there are any, else nothing. */
+function withFailures(failures: FailedAttempt[]): { failures?: FailedAttempt[] } {
+  return failures.length > 0 ? { failures } : {};
 }

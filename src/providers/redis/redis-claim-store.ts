@@ -1,7 +1,7 @@
 // The Redis ClaimStore: every claim transition is one Lua script (EVALSHA) over the keys of one installation.
 import type { Cluster, Redis } from "ioredis";
 import { type Actor, type ClaimRecord, type SubjectKey, Transition } from "../../domain/claim.js";
-import { type FailedAttempt, failureNoteMax } from "../../domain/failure-breaker.js";
+import { type FailedAttempt, failureNoteMax, failuresKept } from "../../domain/failure-breaker.js";
 import { historyLimit, humanClaimDurations, newClaimRecord, newHumanRecord } from "../claim-records.js";
 import type {
   ClaimInput,
@@ -21,6 +21,7 @@ import type {
   MarkStaleOutcome,
   ReleaseInput,
   ReleaseOutcomeResult,
+  SubjectBreaker,
   VerifyOutcome,
 } from "../liveness-store.js";
 import { memberOf, type StoreKeys } from "./keys.js";
@@ -84,6 +85,7 @@ export class RedisClaimStore implements ClaimStore {
         epoch: this.keys.epoch(key.installationId),
         repositories: this.keys.repositories(key.installationId),
         writeLock: this.keys.subject(key, "wlock"),
+        failures: this.keys.subject(key, "fail"),
       },
       args: {
         now: input.now,
@@ -100,6 +102,8 @@ export class RedisClaimStore implements ClaimStore {
         repoId: key.repoId,
         writeLockOwner: input.writeLock?.owner ?? "",
         writeLockTtlMs: input.writeLock?.ttlMs ?? 0,
+        maxFailures: input.breaker?.maxFailures ?? failuresKept + 1,
+        override: flag(input.breaker?.override ?? false),
       },
       rest: recordToFields(candidate as ClaimRecord),
     });
@@ -139,7 +143,7 @@ export class RedisClaimStore implements ClaimStore {
   ): Promise<void> {
     await runScript(this.redis, rollbackClaimScript, {
       keys: {
-        ...this.keys.subjectKeys(key, { record: "rec", history: "hist" }),
+        ...this.keys.subjectKeys(key, { record: "rec", history: "hist", failures: "fail" }),
         ...this.keys.indexKeys(key),
         ...this.keys.actorSets(key.installationId, previous?.actor ?? null),
       },
@@ -289,8 +293,34 @@ export class RedisClaimStore implements ClaimStore {
   }
 
   async clearFailures(key: SubjectKey): Promise<void> {
-    const failuresKey = this.keys.subject(key, "fail");
-    await this.call(() => this.redis.del(failuresKey));
+    const keys = this.keys.subjectKeys(key, { failures: "fail", trip: "trip" });
+    await this.call(() => this.redis.del(keys.failures, keys.trip));
+  }
+
+  async breakers(keys: readonly SubjectKey[]): Promise<SubjectBreaker[]> {
+    if (keys.length === 0) return [];
+    // One installation's keys share its hash tag, so one pipeline (one round trip) reads them all.
+    const pipeline = this.redis.pipeline();
+    for (const key of keys) {
+      pipeline.lrange(this.keys.subject(key, "fail"), 0, -1);
+      pipeline.get(this.keys.subject(key, "trip"));
+    }
+    const replies = await this.call(() => pipeline.exec());
+    return keys.map((_, i) => {
+      const [attemptsError, attempts] = replies?.[2 * i] ?? [];
+      const [tripError, trip] = replies?.[2 * i + 1] ?? [];
+      if (attemptsError || tripError) throw attemptsError ?? tripError;
+      const through = trip === null || trip === undefined ? Number.NaN : Number(trip);
+      return {
+        attempts: parseFailures(attempts),
+        ...(Number.isInteger(through) ? { tripWrittenThrough: through } : {}),
+      };
+    });
+  }
+
+  async markTripWritten(key: SubjectKey, throughGeneration: number): Promise<void> {
+    const tripKey = this.keys.subject(key, "trip");
+    await this.call(() => this.redis.set(tripKey, String(throughGeneration)));
   }
 
   async clearNeedsHuman(input: ClearNeedsHumanInput): Promise<ClearNeedsHumanOutcome> {

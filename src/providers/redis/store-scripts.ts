@@ -39,6 +39,7 @@ export const claimScript = defineScript({
     "epoch",
     "repositories",
     "writeLock",
+    "failures",
   ],
   args: [
     "now",
@@ -55,11 +56,14 @@ export const claimScript = defineScript({
     "repoId",
     "writeLockOwner",
     "writeLockTtlMs",
+    "maxFailures",
+    "override",
   ],
   // The new record's fields, without generation and supersedes (only the script can decide them).
   rest: true,
   replies: tagged({
-    created: ["record", "previous", "writeLocked"],
+    created: ["record", "previous", "writeLocked", "failures"],
+    failing: ["previous", "record", "failures"],
     reclaimed: ["record"],
     held: ["current", "intent"],
     human_held: ["current"],
@@ -84,7 +88,7 @@ export const commitClaimScript = defineScript({
 
 export const rollbackClaimScript = defineScript({
   name: "rollbackClaim",
-  keys: ["record", "history", ...indexKeys, "loginSet", "sessionSet", "repository"],
+  keys: ["record", "history", ...indexKeys, "loginSet", "sessionSet", "repository", "failures"],
   args: ["generation", "now", "member", "hasPrevious", "hasSessionIdentity"],
   // The previous record's fields, when there is one.
   rest: true,

@@ -29,7 +29,7 @@ local function stalled_since(m, now)
 end
 
 -- The note of a `superseded` history entry: 'stalled' when the generation it ends was live and
--- stalled (its history entry notes it; the failure breaker does not count it yet), else nil.
+-- stalled (its history entry notes it, and the failure breaker counts it: claim-14.lua), else nil.
 local function stalled_note(m, now)
   if now - alive_at(m) < tonumber(m.ttlMs) and stalled_since(m, now) then return 'stalled' end
   return nil

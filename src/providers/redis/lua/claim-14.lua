@@ -16,6 +16,7 @@
       epoch               the installation's store epoch (string, ms): set to now when there is none
       repositories        the installation's repositories with subjects in the store (set of repo ids)
       writeLock           the subject's write lock (string: its owner, with an expiry; lockWrite-2.lua)
+      failures            the subject's failed attempts, oldest first (list, the failure breaker's)
     ARGV
       now                 the time of the call (ms)
       member              the subject in the installation's indexes ("repoId:issue")
@@ -31,10 +32,12 @@
       repoId              the subject's repository id
       writeLockOwner      who takes the write lock with a new generation (for the write that follows), or ''
       writeLockTtlMs      how long that lock holds without another call (ms)
+      maxFailures         queue.maxFailures: a stalled takeover whose attempt brings the count to it trips the breaker
+      override            '1' when the claimant sends override: a tripping takeover still takes the subject
     REST                  the new record's field/value pairs, without generation and supersedes
     Reply (records as field/value lists)
-      {'created', record, previous, writeLocked}  a new generation; previous is {} when there was none;
-                                                writeLocked '1' or '0' (taken or not), '' when not asked
+      {'created', record, previous, writeLocked, failures}  a new generation; previous is {} when there was none; writeLocked '1' or '0' (taken or not), '' when not asked; failures: the attempts after a stalled generation taken over (or {})
+      {'failing', previous, record, failures}  a stalled takeover tripped the breaker without override: the stalled generation ended reaped (bumped), no new one
       {'reclaimed', record}                     the holding session again, its new token pending
       {'held', current, intent}                 another session holds it; intent: a takeover's claimant or ''
       {'human_held', current}                   a person holds it
@@ -46,6 +49,7 @@
 --- @include "history"
 --- @include "generations"
 --- @include "indexes"
+--- @include "failures"
 
 -- The installation's data begins no later than its first claim (epoch-1.lua), and the janitor finds
 -- the repository: both whatever the answer, as when each was its own call before the claim.
@@ -154,6 +158,26 @@ end
 local refusal = cap_refusal()
 if refusal then return refusal end
 
+-- A live, stalled generation taken over counts as a failed attempt, in this same step (the failure breaker).
+local stalled = cur and cur.state == 'active' and stalled_note(cur, now)
+local failures = {}
+if stalled then
+  failures = push_failure(KEY.failures, cur, 'stalled', ARG.now, nil)
+  -- The attempt that trips the breaker leaves the subject to a person unless the claimant overrides:
+  -- the stalled generation ends as a reap (bumped; its lease answers gone, reaped) and none begins.
+  if #failures >= tonumber(ARG.maxFailures) and ARG.override ~= '1' then
+    local bumped = next_generation(KEY.highWater, tonumber(cur.generation))
+    redis.call('HSET', KEY.record, 'state', 'reaped', 'endedAt', ARG.now, 'sync', 'pending',
+      'generation', bumped, 'supersedes', cur.generation)
+    redis.call('HDEL', KEY.record, 'takeoverBy', 'takeoverAt', 'takeoverGraceMs', 'takeoverKeyDigest')
+    redis.call('ZREM', KEY.deadlines, member)
+    drop_holder(KEY.holders, member)
+    touch(KEY.repository, ARG.now, member)
+    push_history(KEY.history, ARG.now, cur.generation, 'reaped', nil, 'stalled')
+    local m, flat = load(KEY.record)
+    return {'failing', cur_flat, flat, failures}
+  end
+end
 local gen = next_generation(KEY.highWater, cur and tonumber(cur.generation) or 0, tonumber(ARG.minGeneration))
 if cur and cur.state == 'active' then
   push_history(KEY.history, ARG.now, cur.generation, 'superseded', claimant_json, stalled_note(cur, now))
@@ -177,4 +201,4 @@ if ARG.writeLockOwner ~= '' then
   write_locked = '0'
   if redis.call('SET', KEY.writeLock, ARG.writeLockOwner, 'NX', 'PX', ARG.writeLockTtlMs) then write_locked = '1' end
 end
-return {'created', flat, cur_flat, write_locked}
+return {'created', flat, cur_flat, write_locked, failures}

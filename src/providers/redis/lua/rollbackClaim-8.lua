@@ -10,6 +10,7 @@
       loginSet            the previous holder login's live claims (sorted set)
       sessionSet          the previous holder session's live claims (sorted set)
       repository          the repository's subjects by last activity (sorted set)
+      failures            the subject's failed attempts (list): the previous generation's stalled one, recorded by the claim, is taken back
     ARGV
       generation          the generation to roll back; only while it is still unsynced
       now                 the time of the call (ms)
@@ -25,6 +26,16 @@
 --- @include "history"
 --- @include "indexes"
 
+-- The claim counted the stalled generation it took over (claim-14.lua); put back, it has not failed.
+local function unpush_stalled(previous_generation)
+  local last = redis.call('LINDEX', KEY.failures, -1)
+  if not last then return end
+  local attempt = cjson.decode(last)
+  if attempt.reason == 'stalled' and tonumber(attempt.generation) == tonumber(previous_generation) then
+    redis.call('RPOP', KEY.failures)
+  end
+end
+
 local cur = load(KEY.record)
 if not cur or tonumber(cur.generation) ~= tonumber(ARG.generation) or cur.sync ~= 'pending' then return 0 end
 redis.call('DEL', KEY.record)
@@ -32,6 +43,7 @@ if ARG.hasPrevious == '1' then
   local fields = {}
   for i = REST, #ARGV do fields[#fields + 1] = ARGV[i] end
   redis.call('HSET', KEY.record, unpack(fields))
+  unpush_stalled(redis.call('HGET', KEY.record, 'generation'))
   local session_key = nil
   if ARG.hasSessionIdentity == '1' then session_key = KEY.sessionSet end
   index_record(load(KEY.record), KEY.deadlines, KEY.holders, ARG.member, KEY.loginSet, session_key)
