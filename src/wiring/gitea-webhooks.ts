@@ -91,7 +91,10 @@ const invalid = (message: string): Reply => ({ status: 400, body: { error: "inva
 async function intake(req: IncomingMessage, deps: GiteaWebhookDeps): Promise<Reply> {
   if (req.method !== "POST") return { status: 404, body: { error: "not_found", message: "No such route." } };
   const raw = await readRawBody(req, maxGiteaPayloadBytes);
-  if (raw === null) return { status: payloadTooLarge.status, body: { ...payloadTooLarge.body } };
+  if (raw === null) {
+    const message = "Gitea deliveries are limited to 1 MiB.";
+    return { status: payloadTooLarge.status, body: { error: payloadTooLarge.body.error, message } };
+  }
   const header: HeaderReader = (name) => {
     const value = req.headers[name];
     return Array.isArray(value) ? value.join(", ") : value;

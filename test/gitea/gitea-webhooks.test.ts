@@ -130,6 +130,15 @@ describe("POST /api/gitea/webhooks: the delivery", () => {
     expect(await recordOf(issue)).toEqual(claimed);
   });
 
+  it("refuses a body over 1 MiB with 413 before reading it", async () => {
+    const answer = await deliver("push", { padding: "x".repeat(1024 * 1024) });
+    expect(answer).toMatchObject({
+      status: 413,
+      body: { error: "payload_too_large", message: "Gitea deliveries are limited to 1 MiB." },
+    });
+    expect(fixture.sim.routesSince(mark)).toEqual([]);
+  });
+
   it("answers an event no handler acts on with 202 ignored, reading nothing", async () => {
     const answer = await deliver("issue_label", { action: "label_cleared", number: issue.number });
     expect(answer).toMatchObject({
