@@ -77,10 +77,10 @@ describe("readGiteaEvent", () => {
     ],
     ["issues opened", "issues", { action: "opened" }, { kind: "ignored", event: "issues.opened" }],
     [
-      "issue_label (not handled yet)",
-      "issue_label",
+      "a label change (Gitea sends it as `issues`, X-Gitea-Event-Type `issue_label`)",
+      "issues",
       { action: "label_cleared" },
-      { kind: "ignored", event: "issue_label.label_cleared" },
+      { kind: "ignored", event: "issues.label_cleared" },
     ],
     ["an event without action", "repository", {}, { kind: "ignored", event: "repository" }],
   ])("%s", (_, event, body, expected) => {

@@ -140,10 +140,17 @@ describe("POST /api/gitea/webhooks: the delivery", () => {
   });
 
   it("answers an event no handler acts on with 202 ignored, reading nothing", async () => {
-    const answer = await deliver("issue_label", { action: "label_cleared", number: issue.number });
+    const cleared = fixture.sim.payloads.issues(fixture.repo, issue, "maintainer", "label_cleared");
+    const answer = await fixture.sim.deliver({
+      url: hookUrl(),
+      secret,
+      event: "issues",
+      eventType: "issue_label",
+      payload: cleared,
+    });
     expect(answer).toMatchObject({
       status: 202,
-      body: { status: "ignored", event: "issue_label.label_cleared" },
+      body: { status: "ignored", event: "issues.label_cleared" },
     });
     const opened = await deliver(
       "issues",

@@ -29,7 +29,10 @@ export interface GiteaSimulator {
   deliver(target: {
     url: string;
     secret: string;
+    /** `X-Gitea-Event`: the event's group (`issues` for a label or assignee change too). */
     event: string;
+    /** `X-Gitea-Event-Type`: the precise kind (`issue_label`); default the event. */
+    eventType?: string;
     payload: unknown;
     deliveryId?: string;
     forgejo?: boolean;
@@ -107,7 +110,7 @@ export async function startGiteaSimulator(options: { now?: () => number } = {}):
       const headers: Record<string, string> = {
         "content-type": "application/json",
         "x-gitea-event": target.event,
-        "x-gitea-event-type": target.event,
+        "x-gitea-event-type": target.eventType ?? target.event,
         "x-gitea-delivery": deliveryId,
         "x-gitea-signature": signature,
         // Gitea signs for GitHub-compatible receivers too.
