@@ -235,6 +235,24 @@ describe("`/reclaim` on Gitea", () => {
     expect(fixture.sim.routesSince(mark)).toEqual([]);
   });
 
+  it("Gitea failing before anything changed answers 500 without a token, and a replay acts", async () => {
+    const comment = fixture.sim.state.addComment(issue, "maintainer", "/reclaim");
+    const payload = fixture.sim.payloads.issueComment(fixture.repo, issue, comment.id, "maintainer");
+    fixture.sim.failNext("POST /repos/{owner}/{repo}/issues/comments/{id}/reactions", 500);
+    const failed = await deliver("issue_comment", payload);
+    expect(failed.status).toBe(500);
+    expect(failed.body).toEqual({ error: "internal", message: expect.stringMatching(/^Internal error/) });
+    expect(JSON.stringify(failed.body)).not.toContain(botToken);
+    expect(await recordOf(issue)).toEqual(claimed);
+    // The same delivery id stays handled (as on GitHub); Gitea's replay is a new delivery, a new id,
+    // and the comment was not marked handled, so it acts.
+    expect((await deliver("issue_comment", payload, { deliveryId: failed.deliveryId })).status).toBe(200);
+    expect(await recordOf(issue)).toEqual(claimed);
+    const replay = await deliver("issue_comment", payload);
+    expect(replay.status).toBe(200);
+    expect(await recordOf(issue)).toMatchObject({ state: "human", actor: { login: "maintainer" } });
+  });
+
   it("a reader's `/reclaim` is refused in a reply: the agent keeps its claim", async () => {
     const comment = fixture.sim.state.addComment(issue, "reader", "/reclaim");
     await deliver(
@@ -289,9 +307,11 @@ describe("closing and pushing on Gitea", () => {
 });
 
 describe("the App's log", () => {
-  it("holds no warning or error: nothing reached for GitHub on a Gitea subject (fence, config, checks)", () => {
-    expect(app.logs.length).toBeGreaterThan(0);
-    expect(app.logs.filter((line) => /"level":(40|50|60)\b/.test(line))).toEqual([]);
+  it("holds no warning or error but the simulated failure's: nothing reached for GitHub on a Gitea subject", () => {
+    const problems = app.logs.filter((line) => /"level":(40|50|60)\b/.test(line));
+    expect(problems.length).toBe(2); // "/reclaim failed" and the answer's "internal error"
+    expect(problems.filter((line) => !line.includes("Gitea answered 500: simulated failure"))).toEqual([]);
+    expect(app.logs.join("\n")).not.toContain(botToken);
   });
 });
 

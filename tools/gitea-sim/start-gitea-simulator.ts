@@ -23,6 +23,8 @@ export interface GiteaSimulator {
   requests: LoggedGiteaRequest[];
   /** Requests logged since `mark` (an index into `requests`), as `METHOD route`. */
   routesSince(mark: number): string[];
+  /** The next request on `route` (`POST /repos/{owner}/{repo}/issues/{index}/comments`) is answered `status`, changing nothing. */
+  failNext(route: string, status: number): void;
   /** Builds the payload of a Gitea event (modules/structs shapes). */
   payloads: GiteaPayloads;
   /** POSTs a payload to `url` signed with `secret`, with Gitea's (and optionally Forgejo's) headers. */
@@ -43,6 +45,7 @@ export interface GiteaSimulator {
 export async function startGiteaSimulator(options: { now?: () => number } = {}): Promise<GiteaSimulator> {
   const state = new GiteaSimState(options.now ?? Date.now);
   const requests: LoggedGiteaRequest[] = [];
+  const faults = new Map<string, number>();
   const server: Server = createServer((req, res) => {
     void answer(req).then(({ status, body, text, entry }) => {
       requests.push({ ...entry, status });
@@ -75,6 +78,11 @@ export async function startGiteaSimulator(options: { now?: () => number } = {}):
       return { status: 404, body: { message: "not found" }, entry };
     }
     if (caller === null) return { status: 401, body: { message: "token is required" }, entry };
+    const fault = faults.get(entry.route);
+    if (fault !== undefined) {
+      faults.delete(entry.route);
+      return { status: fault, body: { message: "simulated failure" }, entry };
+    }
     let body: Record<string, unknown> = {};
     if (raw) {
       try {
@@ -102,6 +110,7 @@ export async function startGiteaSimulator(options: { now?: () => number } = {}):
     state,
     requests,
     routesSince: (mark) => requests.slice(mark).map((r) => r.route),
+    failNext: (route, status) => faults.set(route, status),
     payloads,
     async deliver(target) {
       const body = JSON.stringify(target.payload);
