@@ -96,7 +96,7 @@ export const restRoutes: Route[] = [
     answer: withRepo((repo, { state, query }) => {
       const wantedState = query.get("state") ?? "open";
       const type = query.get("type");
-      // Gitea's `labels` filter keeps issues that carry every label named.
+      // Gitea's database filter joins each label named (every one), whatever its swagger says ("any").
       const labels = (query.get("labels") ?? "").split(",").filter(Boolean);
       const issues = repo.issues
         .filter((i) => wantedState === "all" || i.state === wantedState)

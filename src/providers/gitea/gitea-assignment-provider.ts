@@ -64,8 +64,10 @@ export class GiteaAssignmentProvider implements AssignmentProvider {
 
   /**
    * One page of open issues (`after`: the page number a previous page answered), then the comments
-   * of each issue that has some. Gitea's `labels` filter wants every label: with several, the page
-   * is read unfiltered and filtered here, so it may hold fewer than `first` issues. Within a page,
+   * of each issue that has some. Gitea's swagger says its `labels` filter keeps issues with any of
+   * them, while its database filter joins each label (all of them): one label is filtered by Gitea,
+   * several here after an unfiltered read (right either way), so a page may hold fewer than `first`
+   * issues. Within a page,
    * most recently updated first; across pages, Gitea's order. An empty first page reads the
    * repository for its id.
    */
