@@ -17,12 +17,15 @@ import { MemoryFenceStore } from "./providers/memory/memory-fence-store.js";
 import { MemoryLeaseEventBus } from "./providers/memory/memory-lease-event-bus.js";
 import { RequestMeter } from "./request-meter.js";
 import type { ClaimHoldOptions } from "./wiring/claim-hold-options.js";
+import { createGiteaProviders } from "./wiring/gitea-providers.js";
+import { giteaWebhookHandler } from "./wiring/gitea-webhooks.js";
 import { createGitHubProviders } from "./wiring/github-providers.js";
 import { createHttpHandler } from "./wiring/http-api.js";
 import { createJanitorJobs } from "./wiring/janitor-jobs.js";
 import { createLeaseServices } from "./wiring/lease-services.js";
 import { createNotifications } from "./wiring/notifications.js";
 import { createQueueFeed } from "./wiring/queue-feed.js";
+import { createRepoConfigSource } from "./wiring/repo-config-source.js";
 
 /** The claims gauge counts every held claim, not the dashboard's first page of each repository. */
 const countedRecordsPerRepository = 100_000;
@@ -206,5 +209,28 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
       refreshQueue: queue.refresh,
       leaseEvents,
     });
+    // A Gitea or Forgejo instance: only its webhook intake so far (docs/architecture.md#gitea-and-forgejo-in-progress).
+    if (options.gitea) {
+      const gitea = createGiteaProviders(options.gitea, options, { now, log });
+      addHandler(
+        giteaWebhookHandler({
+          secret: options.gitea.webhookSecret,
+          installationId: gitea.installationId,
+          bot: gitea.bot,
+          stores,
+          assignments: gitea.assignments,
+          configs: createRepoConfigSource(gitea.identity, log),
+          identity: gitea.identity,
+          reactions: gitea.reactions,
+          events,
+          fence,
+          fences,
+          fleet: fleetLogins,
+          leaseEvents,
+          now,
+          log,
+        }),
+      );
+    }
   };
 }

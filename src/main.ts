@@ -8,6 +8,7 @@ import type { Logger } from "pino";
 import { createProbot } from "probot";
 import { type ClaimHoldOptions, type ClaimHoldServices, createClaimHoldApp } from "./app.js";
 import { type Env, EnvError, parseEnv } from "./config/env.js";
+import { giteaConfigOf } from "./config/gitea-config.js";
 import { createLogger, logFormatOf } from "./logger.js";
 import { createRedisClient, createStores } from "./providers/create-store.js";
 import { createClaimHoldOctokit } from "./providers/github/claim-hold-octokit.js";
@@ -45,6 +46,7 @@ function appOptionsOf(env: Env): Omit<
 > & {
   credentialsLoaded: boolean;
 } {
+  const gitea = giteaConfigOf(env);
   return {
     ...(env.CLAIM_HOLD_TOKEN_SECRET_PREVIOUS
       ? { previousTokenSecret: env.CLAIM_HOLD_TOKEN_SECRET_PREVIOUS }
@@ -69,6 +71,7 @@ function appOptionsOf(env: Env): Omit<
     ...(env.CLAIM_HOLD_READS_PER_MINUTE !== undefined
       ? { readsPerMinute: env.CLAIM_HOLD_READS_PER_MINUTE }
       : {}),
+    ...(gitea ? { gitea } : {}),
   };
 }
 

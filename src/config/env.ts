@@ -89,6 +89,30 @@ export const Env = z.object({
    * by its place in the list, never quoted.
    */
   CLAIM_HOLD_NOTIFY: optionalText.pipe(NotifySinksText.optional()),
+  /** A Gitea or Forgejo instance's root URL (`https://gitea.example.com`); with the two below, its webhooks are served. */
+  GITEA_URL: optionalText.pipe(z.url({ protocol: /^https?$/ }).optional()),
+  /** The App's bot account's access token on that instance (a secret). */
+  GITEA_TOKEN: optionalText.pipe(
+    z
+      .string()
+      .regex(/^[\x21-\x7e]{8,1024}$/, "must be an access token")
+      .optional(),
+  ),
+  /** The secret the instance's webhooks are signed with (a secret). */
+  GITEA_WEBHOOK_SECRET: optionalText.pipe(z.string().min(16, "must be at least 16 characters").optional()),
+  /** The installation record the instance is served under (default 1). */
+  GITEA_INSTALLATION_ID: optionalText.pipe(
+    z.coerce
+      .number<string | undefined>()
+      .int("must be a whole number")
+      .min(1)
+      .max(2 ** 31 - 1)
+      .optional(),
+  ),
+  /** The least time between two writes to the instance (default 250 ms). */
+  GITEA_WRITE_SPACING_MS: optionalText.pipe(
+    z.coerce.number<string | undefined>().int("must be a whole number").min(0).max(60_000).optional(),
+  ),
   /** Comma-separated job names to leave off (tests). */
   CLAIM_HOLD_DISABLE_JOBS: optionalText,
 });

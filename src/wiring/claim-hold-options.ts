@@ -1,5 +1,6 @@
 // What the App is given (store, secrets, schedule, limits) and what it hands back once wired.
 import type { Logger } from "pino";
+import type { GiteaConfig } from "../config/gitea-config.js";
 import type { NotifySink } from "../config/notify-sinks.js";
 import type { MergeFence } from "../fence/merge-fence.js";
 import type { Janitor } from "../janitor/janitor.js";
@@ -78,6 +79,11 @@ export interface ClaimHoldOptions {
   outbox?: OutboxStore;
   /** The notification sender's timing and tries (default `defaultSenderPolicy`). */
   notifySender?: Partial<SenderPolicy>;
+  /**
+   * A Gitea or Forgejo instance (`GITEA_URL`, `GITEA_TOKEN`, `GITEA_WEBHOOK_SECRET`): its webhook
+   * route `/api/gitea/webhooks` is served; absent: that route does not exist.
+   */
+  gitea?: GiteaConfig;
   /** Receives the wired services (tests, the demo, benchmarks). */
   onReady?: (services: ClaimHoldServices) => void;
 }

@@ -20,6 +20,7 @@ const sentBodies: Record<string, { definition: string; fields: string[] }> = {
   "add-issue-labels": { definition: "IssueLabelsOption", fields: ["labels"] },
   "create-comment": { definition: "CreateIssueCommentOption", fields: ["body"] },
   "edit-comment": { definition: "EditIssueCommentOption", fields: ["body"] },
+  "add-comment-reaction": { definition: "EditReactionOption", fields: ["content"] },
   "create-status": {
     definition: "CreateStatusOption",
     fields: ["state", "context", "description", "target_url"],
@@ -31,9 +32,21 @@ const readFields: Record<string, string[]> = {
   User: ["id", "login"],
   RepoCollaboratorPermission: ["permission", "role_name"],
   Repository: ["id", "full_name"],
-  Issue: ["number", "state", "assignees", "labels"],
+  Issue: [
+    "id",
+    "number",
+    "state",
+    "assignees",
+    "labels",
+    "title",
+    "updated_at",
+    "comments",
+    "pull_request",
+    "repository",
+  ],
+  RepositoryMeta: ["id", "full_name"],
   Label: ["id", "name"],
-  Comment: ["id"],
+  Comment: ["id", "body", "user"],
   CommitStatus: ["id", "context", "status", "description", "target_url"],
 };
 

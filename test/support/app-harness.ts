@@ -85,6 +85,8 @@ export async function startApp(options: {
   notify?: Pick<ClaimHoldOptions, "notifySinks" | "outbox" | "notifySender">;
   /** The live lease events' bus (default: the App's own, in process). */
   leaseEvents?: ClaimHoldOptions["leaseEvents"];
+  /** A Gitea instance to serve (default: none, no `/api/gitea/webhooks`). */
+  gitea?: ClaimHoldOptions["gitea"];
 }): Promise<AppHarness> {
   const logs: string[] = [];
   const destination = new Writable({
@@ -120,6 +122,7 @@ export async function startApp(options: {
       ...(options.coalesceWrites !== undefined ? { coalesceWrites: options.coalesceWrites } : {}),
       ...options.notify,
       ...(options.leaseEvents ? { leaseEvents: options.leaseEvents } : {}),
+      ...(options.gitea ? { gitea: options.gitea } : {}),
       disabledJobs: ["janitor"],
       sleep: async (ms) => {
         sleeps.push(ms);

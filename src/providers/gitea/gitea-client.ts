@@ -16,6 +16,11 @@ export const giteaRoutes = {
   "remove-issue-label": { method: "DELETE", path: "/repos/{owner}/{repo}/issues/{index}/labels/{id}" },
   "create-comment": { method: "POST", path: "/repos/{owner}/{repo}/issues/{index}/comments" },
   "edit-comment": { method: "PATCH", path: "/repos/{owner}/{repo}/issues/comments/{id}" },
+  "list-comments": { method: "GET", path: "/repos/{owner}/{repo}/issues/{index}/comments" },
+  "list-issues": { method: "GET", path: "/repos/{owner}/{repo}/issues" },
+  "list-my-repositories": { method: "GET", path: "/user/repos" },
+  "get-repository-by-id": { method: "GET", path: "/repositories/{id}" },
+  "add-comment-reaction": { method: "POST", path: "/repos/{owner}/{repo}/issues/comments/{id}/reactions" },
   "list-statuses": { method: "GET", path: "/repos/{owner}/{repo}/statuses/{sha}" },
   "create-status": { method: "POST", path: "/repos/{owner}/{repo}/statuses/{sha}" },
 } as const;
@@ -62,7 +67,25 @@ export const GiteaIssue = z.object({
   labels: z.array(GiteaLabel).nullish(),
 });
 export type GiteaIssue = z.infer<typeof GiteaIssue>;
+/** An issue as the reads take it: the write fields, and what a snapshot shows (`RepositoryMeta` for its repository). */
+export const GiteaIssueRead = GiteaIssue.extend({
+  id: z.number().int().positive(),
+  title: z.string(),
+  updated_at: z.string(),
+  /** How many comments the issue has: a listing reads the comments of an issue only when it has some. */
+  comments: z.number().int().nonnegative(),
+  /** Set on a pull request (Gitea's issue routes serve both). */
+  pull_request: z.object({}).passthrough().nullish(),
+  repository: z.object({ id: z.number().int().positive(), full_name: z.string() }),
+});
+export type GiteaIssueRead = z.infer<typeof GiteaIssueRead>;
 export const GiteaComment = z.object({ id: z.number().int().positive() });
+/** A comment as the marker search reads it: who wrote it decides whether its marker can be trusted. */
+export const GiteaIssueComment = GiteaComment.extend({
+  body: z.string(),
+  user: GiteaUser.nullish(),
+});
+export type GiteaIssueComment = z.infer<typeof GiteaIssueComment>;
 export const GiteaRepository = z.object({ id: z.number().int().positive(), full_name: z.string() });
 export const GiteaPermission = z.object({ permission: z.string(), role_name: z.string().optional() });
 export const GiteaCommitStatus = z.object({
@@ -115,6 +138,56 @@ export class GiteaClient {
 
   async getIssue(owner: string, repo: string, index: number, counter = noCounter()): Promise<GiteaIssue> {
     return GiteaIssue.parse(await this.#call(counter, "get-issue", { owner, repo, index }));
+  }
+
+  /** The issue with what a snapshot shows; a pull request answers too (`pull_request` set). */
+  async readIssue(
+    owner: string,
+    repo: string,
+    index: number,
+    counter = noCounter(),
+  ): Promise<GiteaIssueRead> {
+    return GiteaIssueRead.parse(await this.#call(counter, "get-issue", { owner, repo, index }));
+  }
+
+  /** Every comment of an issue, oldest first: Gitea's route takes no page (only `since`/`before`). */
+  async listComments(owner: string, repo: string, index: number, counter = noCounter()) {
+    const data = await this.#call(counter, "list-comments", { owner, repo, index });
+    return z.array(GiteaIssueComment).parse(data);
+  }
+
+  /** One page of a repository's open issues (pull requests left out), optionally only those with any of `labels`. */
+  async listOpenIssues(
+    owner: string,
+    repo: string,
+    page: { page: number; limit: number; labels?: string[] | null },
+    counter = noCounter(),
+  ): Promise<GiteaIssueRead[]> {
+    const query: Record<string, string> = {
+      state: "open",
+      type: "issues",
+      page: String(page.page),
+      limit: String(page.limit),
+      ...(page.labels?.length ? { labels: page.labels.join(",") } : {}),
+    };
+    const data = await this.#call(counter, "list-issues", { owner, repo }, { query });
+    return z.array(GiteaIssueRead).parse(data);
+  }
+
+  /** One page of the repositories the bot account can see. */
+  async listMyRepositories(page: number, counter = noCounter()) {
+    const query = { page: String(page), limit: String(giteaPageSize) };
+    const data = await this.#call(counter, "list-my-repositories", {}, { query });
+    return z.array(GiteaRepository).parse(data);
+  }
+
+  async getRepositoryById(id: number, counter = noCounter()) {
+    return GiteaRepository.parse(await this.#call(counter, "get-repository-by-id", { id }));
+  }
+
+  /** Adds a reaction as the bot account (`EditReactionOption`); Gitea answers 200 for one it has already. */
+  async addCommentReaction(owner: string, repo: string, id: number, content: string, counter = noCounter()) {
+    await this.#call(counter, "add-comment-reaction", { owner, repo, id }, { body: { content } });
   }
 
   /** Sets the issue's whole assignee list (Gitea has no add/remove-assignee route). */

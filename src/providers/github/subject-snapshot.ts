@@ -196,6 +196,6 @@ export function standingOf(
 /** The App's audit comments of a claim's life (supersede, stale, reap, release, revoke, /reclaim). */
 const auditHeadlines = ["↪️ Superseded", "⏸️ No heartbeat", "🧹 Reaped", "📝 ", "⛔ ", "🔁 "];
 
-function isClaimAuditComment(body: string): boolean {
+export function isClaimAuditComment(body: string): boolean {
   return auditHeadlines.some((headline) => body.startsWith(headline));
 }

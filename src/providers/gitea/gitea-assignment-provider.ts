@@ -1,0 +1,160 @@
+// The AssignmentProvider port on Gitea (and Forgejo): the reads of a subject and a repository, with the writer's writes, every request counted.
+import type { MarkerSeal } from "../../domain/marker-seal.js";
+import type {
+  AppliedWrite,
+  AssignmentProvider,
+  ClaimEvidence,
+  EvidenceChange,
+  OpenIssuePage,
+  SubjectRef,
+  SubjectSnapshot,
+  TransitionWrite,
+} from "../assignment-provider.js";
+import type { LabelSpec } from "../github/github-labels.js";
+import { splitRepo } from "../github/split-repo.js";
+import { GiteaAssignmentWriter } from "./gitea-assignment-writer.js";
+import { type GiteaBotAccount, giteaBotAccount } from "./gitea-bot-account.js";
+import {
+  type GiteaClient,
+  type GiteaIssueRead,
+  giteaPageSize,
+  giteaStatusOf,
+  type RequestCounter,
+} from "./gitea-client.js";
+import { type GiteaMarkerReading, giteaSnapshotOf } from "./gitea-subject-snapshot.js";
+
+export interface GiteaAssignmentProviderOptions {
+  client: GiteaClient;
+  seal: MarkerSeal;
+  /** Shared with the webhook intake, so the bot's login is read once per process. */
+  bot?: GiteaBotAccount;
+  onMarkerRejected?: (reason: string) => void;
+}
+
+/** Pages of the bot account's repositories the reconcile pass reads at most (50 each). */
+export const maxRepositoryPages = 20;
+
+export class GiteaAssignmentProvider implements AssignmentProvider {
+  readonly #writer: GiteaAssignmentWriter;
+  readonly #bot: GiteaBotAccount;
+
+  constructor(private readonly options: GiteaAssignmentProviderOptions) {
+    this.#writer = new GiteaAssignmentWriter({ client: options.client, seal: options.seal });
+    this.#bot = options.bot ?? giteaBotAccount(options.client);
+  }
+
+  /**
+   * Requests: the issue, then its comments when it has any (one read: Gitea does not page them);
+   * the bot's login once per process. Null for a missing issue or a pull request. `branch` is not
+   * read on Gitea yet: no open pull requests and no branch commit are reported.
+   */
+  async status(ref: SubjectRef, _options?: { branch?: string }): Promise<SubjectSnapshot | null> {
+    const { owner, name } = splitRepo(ref.repo);
+    const counter: RequestCounter = { requests: 0 };
+    let issue: GiteaIssueRead;
+    try {
+      issue = await this.options.client.readIssue(owner, name, ref.issue, counter);
+    } catch (error) {
+      if (giteaStatusOf(error) === 404) return null;
+      throw error;
+    }
+    if (issue.pull_request) return null;
+    return this.#snapshot(owner, name, issue, counter);
+  }
+
+  /**
+   * One page of open issues (`after`: the page number a previous page answered), then the comments
+   * of each issue that has some. Gitea's swagger says its `labels` filter keeps issues with any of
+   * them, while its database filter joins each label (all of them): one label is filtered by Gitea,
+   * several here after an unfiltered read (right either way), so a page may hold fewer than `first`
+   * issues. Within a page,
+   * most recently updated first; across pages, Gitea's order. An empty first page reads the
+   * repository for its id.
+   */
+  async listOpenIssues(
+    ref: Omit<SubjectRef, "issue">,
+    options: { first: number; after?: string | null; labels?: string[] | null },
+  ): Promise<OpenIssuePage> {
+    const { owner, name } = splitRepo(ref.repo);
+    const client = this.options.client;
+    const counter: RequestCounter = { requests: 0 };
+    const page = options.after ? Number(options.after) : 1;
+    if (!Number.isInteger(page) || page < 1) throw new TypeError(`not a Gitea page cursor: ${options.after}`);
+    const limit = Math.max(1, Math.min(options.first, giteaPageSize));
+    const labels = options.labels ?? null;
+    let listed: GiteaIssueRead[];
+    try {
+      listed = await client.listOpenIssues(
+        owner,
+        name,
+        { page, limit, labels: labels?.length === 1 ? labels : null },
+        counter,
+      );
+    } catch (error) {
+      if (giteaStatusOf(error) === 404)
+        return { repoId: null, issues: [], hasNextPage: false, endCursor: null };
+      throw error;
+    }
+    const wanted = new Set((labels ?? []).map((label) => label.toLowerCase()));
+    const matching = listed
+      .filter((issue) => !issue.pull_request)
+      .filter(
+        (issue) => wanted.size === 0 || (issue.labels ?? []).some((l) => wanted.has(l.name.toLowerCase())),
+      )
+      .sort((a, b) => Date.parse(b.updated_at) - Date.parse(a.updated_at));
+    const issues: SubjectSnapshot[] = [];
+    for (const issue of matching) issues.push(await this.#snapshot(owner, name, issue, counter));
+    const first = listed[0];
+    const repoId = first ? first.repository.id : (await client.getRepository(owner, name, counter)).id;
+    const hasNextPage = listed.length === limit;
+    return { repoId, issues, hasNextPage, endCursor: hasNextPage ? String(page + 1) : null };
+  }
+
+  /** Every repository the bot account can see (`GET /user/repos`, 50 a page, at most `maxRepositoryPages`). */
+  async listRepositories(_installationId: number): Promise<string[]> {
+    const names: string[] = [];
+    for (let page = 1; page <= maxRepositoryPages; page++) {
+      const repositories = await this.options.client.listMyRepositories(page);
+      names.push(...repositories.map((repository) => repository.full_name));
+      if (repositories.length < giteaPageSize) break;
+    }
+    return names;
+  }
+
+  /** `GET /repositories/{id}`; null when the bot account cannot see it. */
+  async repositoryName(_installationId: number, repoId: number): Promise<string | null> {
+    try {
+      return (await this.options.client.getRepositoryById(repoId)).full_name;
+    } catch (error) {
+      if (giteaStatusOf(error) === 404) return null;
+      throw error;
+    }
+  }
+
+  /**
+   * Not read on Gitea yet (its timeline route is not part of the provider): `unknown`, no request,
+   * which the core reads as it reads a GitHub event history that does not tell.
+   */
+  async lastEvidenceChange(_ref: SubjectRef, _evidence: ClaimEvidence): Promise<EvidenceChange> {
+    return { kind: "unknown" };
+  }
+
+  apply(ref: SubjectRef, write: TransitionWrite): Promise<AppliedWrite> {
+    return this.#writer.apply(ref, write);
+  }
+
+  ensureLabels(ref: Omit<SubjectRef, "issue">, labels: LabelSpec[]): Promise<void> {
+    return this.#writer.ensureLabels(ref, labels);
+  }
+
+  async #snapshot(owner: string, name: string, issue: GiteaIssueRead, counter: RequestCounter) {
+    const reading: GiteaMarkerReading = {
+      seal: this.options.seal,
+      botLogin: await this.#bot.login(counter),
+      onMarkerRejected: this.options.onMarkerRejected,
+    };
+    const comments =
+      issue.comments > 0 ? await this.options.client.listComments(owner, name, issue.number, counter) : [];
+    return giteaSnapshotOf(issue, comments, reading);
+  }
+}

@@ -1,0 +1,77 @@
+// A Gitea issue and its comments as the lease core reads a subject: assignees, labels and the App's trusted claim comments (pure).
+import { verifyClaimMarker } from "../../domain/claim-marker.js";
+import type { MarkerSeal } from "../../domain/marker-seal.js";
+import type { ClaimCommentEvidence, SubjectSnapshot } from "../assignment-provider.js";
+import { isClaimAuditComment } from "../github/subject-snapshot.js";
+import type { GiteaIssueComment, GiteaIssueRead } from "./gitea-client.js";
+
+export interface GiteaMarkerReading {
+  seal: MarkerSeal;
+  /** The App's own login on the instance: anyone else can paste a marker into their comment. */
+  botLogin: string;
+  onMarkerRejected?: ((reason: string) => void) | undefined;
+}
+
+/**
+ * The snapshot of `issue` with all of its `comments` (Gitea answers them in one read, so the marker
+ * search is always complete). A user's `nodeId` is its login, as Gitea's assignee writes take it.
+ * Pull requests and branch evidence are not read on Gitea yet: none are reported.
+ */
+export function giteaSnapshotOf(
+  issue: GiteaIssueRead,
+  comments: readonly GiteaIssueComment[],
+  reading: GiteaMarkerReading,
+): SubjectSnapshot {
+  const repo = issue.repository.full_name;
+  return {
+    repoId: issue.repository.id,
+    repo,
+    issue: issue.number,
+    nodeId: String(issue.id),
+    title: issue.title,
+    state: issue.state,
+    assignees: (issue.assignees ?? []).map((user) => ({ login: user.login, nodeId: user.login })),
+    labels: (issue.labels ?? []).map((label) => label.name),
+    ...claimCommentsOf(comments, { repo, issue: issue.number }, reading),
+    markerSearch: "complete",
+    openPullRequests: [],
+    branchCommittedAt: null,
+    updatedAt: Date.parse(issue.updated_at),
+  };
+}
+
+/** As on GitHub: only the App's comments count, a marker naming another issue number is not this subject's. */
+function claimCommentsOf(
+  comments: readonly GiteaIssueComment[],
+  subject: { repo: string; issue: number },
+  reading: GiteaMarkerReading,
+) {
+  const claimComments: ClaimCommentEvidence[] = [];
+  let rejectedMarkers = 0;
+  let rejectedAfterTrusted = 0;
+  let auditComments = 0;
+  const bot = reading.botLogin.toLowerCase();
+  for (const comment of comments) {
+    const byApp = comment.user?.login.toLowerCase() === bot;
+    const parsed = verifyClaimMarker(comment.body, reading.seal);
+    if (parsed.kind === "none") {
+      if (byApp && isClaimAuditComment(comment.body)) auditComments++;
+      continue;
+    }
+    if (parsed.kind === "marker" && byApp) {
+      if (!parsed.marker.subject.endsWith(`#${subject.issue}`)) continue;
+      const marker = { ...parsed.marker, subject: `${subject.repo}#${subject.issue}` };
+      claimComments.push({ nodeId: String(comment.id), databaseId: comment.id, marker });
+      rejectedAfterTrusted = 0;
+      continue;
+    }
+    if (byApp) {
+      rejectedMarkers++;
+      rejectedAfterTrusted++;
+    }
+    reading.onMarkerRejected?.(
+      parsed.kind === "rejected" ? parsed.reason : "marker outside the App's comments",
+    );
+  }
+  return { claimComments, rejectedMarkers, rejectedAfterTrusted, auditComments };
+}

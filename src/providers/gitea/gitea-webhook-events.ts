@@ -1,0 +1,125 @@
+// Gitea and Forgejo webhook payloads (modules/structs: IssueCommentPayload, IssuePayload, PushPayload) read into the few forge-neutral facts the handlers act on (pure).
+import { z } from "zod";
+import type { HeaderReader } from "./gitea-webhook-signature.js";
+
+/** Forgejo sends its own event header and Gitea's; both name the event the same way. */
+export const eventHeaders = ["x-forgejo-event", "x-gitea-event"] as const;
+
+const PayloadUser = z.object({ id: z.number().int(), login: z.string().min(1) });
+const PayloadRepository = z.object({ id: z.number().int().positive(), full_name: z.string().min(3) });
+
+/** `issue_comment`: Gitea sends it for pull request comments too, with `is_pull` and `issue.pull_request`. */
+const IssueCommentPayload = z.object({
+  action: z.string(),
+  issue: z.object({ number: z.number().int().positive(), pull_request: z.unknown().nullish() }),
+  comment: z.object({ id: z.number().int().positive(), body: z.string(), user: PayloadUser }),
+  repository: PayloadRepository,
+  sender: PayloadUser,
+  is_pull: z.boolean().optional(),
+});
+
+/** `issues`: the issue's index is `number` (`IssuePayload.Index`). */
+const IssuePayload = z.object({
+  action: z.string(),
+  number: z.number().int().positive(),
+  repository: PayloadRepository,
+  sender: PayloadUser,
+});
+
+const PushPayload = z.object({
+  ref: z.string(),
+  after: z.string(),
+  repository: PayloadRepository,
+  sender: PayloadUser,
+});
+
+export interface GiteaRepoRef {
+  id: number;
+  fullName: string;
+}
+
+/** What a delivery tells, as the handlers need it; `ignored` for everything they do not act on. */
+export type GiteaWebhookEvent =
+  | {
+      kind: "comment-created";
+      repository: GiteaRepoRef;
+      issue: number;
+      onPullRequest: boolean;
+      comment: { id: number; body: string; author: string };
+      sender: string;
+    }
+  | { kind: "issue-closed"; repository: GiteaRepoRef; issue: number; sender: string }
+  | { kind: "push"; repository: GiteaRepoRef; ref: string; deleted: boolean; sender: string }
+  | { kind: "ignored"; event: string };
+
+/** The event's name from Forgejo's header, else Gitea's; null when neither is sent. */
+export function giteaEventName(header: HeaderReader): string | null {
+  for (const name of eventHeaders) {
+    const value = header(name)?.trim();
+    if (value) return value;
+  }
+  return null;
+}
+
+/** A payload of a handled event that does not have the fields Gitea sends: the path of the first bad one. */
+export class GiteaPayloadError extends Error {
+  constructor(
+    readonly event: string,
+    readonly field: string,
+  ) {
+    super(`the ${event} payload has no valid ${field || "body"}`);
+    this.name = "GiteaPayloadError";
+  }
+}
+
+const zeroCommit = /^0+$/;
+
+/**
+ * Reads a delivery's JSON. Only the events and actions the handlers act on are parsed; any other
+ * is `ignored` without looking at its body.
+ * @throws GiteaPayloadError for a handled event whose payload lacks what Gitea always sends.
+ */
+export function readGiteaEvent(event: string, body: unknown): GiteaWebhookEvent {
+  const action = (body as { action?: unknown } | null)?.action;
+  if (event === "issue_comment" && action === "created") {
+    const payload = parse(IssueCommentPayload, event, body);
+    return {
+      kind: "comment-created",
+      repository: repositoryOf(payload.repository),
+      issue: payload.issue.number,
+      onPullRequest: payload.is_pull === true || Boolean(payload.issue.pull_request),
+      comment: { id: payload.comment.id, body: payload.comment.body, author: payload.comment.user.login },
+      sender: payload.sender.login,
+    };
+  }
+  if (event === "issues" && action === "closed") {
+    const payload = parse(IssuePayload, event, body);
+    return {
+      kind: "issue-closed",
+      repository: repositoryOf(payload.repository),
+      issue: payload.number,
+      sender: payload.sender.login,
+    };
+  }
+  if (event === "push") {
+    const payload = parse(PushPayload, event, body);
+    return {
+      kind: "push",
+      repository: repositoryOf(payload.repository),
+      ref: payload.ref,
+      deleted: zeroCommit.test(payload.after),
+      sender: payload.sender.login,
+    };
+  }
+  return { kind: "ignored", event: typeof action === "string" ? `${event}.${action}` : event };
+}
+
+function parse<T extends z.ZodType>(schema: T, event: string, body: unknown): z.infer<T> {
+  const parsed = schema.safeParse(body);
+  if (parsed.success) return parsed.data;
+  throw new GiteaPayloadError(event, parsed.error.issues[0]?.path.join(".") ?? "");
+}
+
+function repositoryOf(repository: { id: number; full_name: string }): GiteaRepoRef {
+  return { id: repository.id, fullName: repository.full_name };
+}

@@ -1,0 +1,42 @@
+// The Gitea (or Forgejo) side of the App: one bot-account client, its writes serialised, and the providers built on it.
+import type { Logger } from "pino";
+import type { GiteaConfig } from "../config/gitea-config.js";
+import { createMarkerSeal } from "../domain/marker-seal.js";
+import { GiteaAssignmentProvider } from "../providers/gitea/gitea-assignment-provider.js";
+import { giteaBotAccount } from "../providers/gitea/gitea-bot-account.js";
+import { GiteaClient } from "../providers/gitea/gitea-client.js";
+import { GiteaCommentReactions } from "../providers/gitea/gitea-comment-reactions.js";
+import { GiteaIdentityProvider } from "../providers/gitea/gitea-identity-provider.js";
+import { serialWriteLimiter } from "../providers/gitea/serial-write-limiter.js";
+import type { ClaimHoldOptions } from "./claim-hold-options.js";
+
+export type GiteaProviders = ReturnType<typeof createGiteaProviders>;
+
+export function createGiteaProviders(
+  config: GiteaConfig,
+  options: Pick<ClaimHoldOptions, "tokenSecret" | "previousTokenSecret">,
+  deps: { now: () => number; log: Logger },
+) {
+  // The same seal as the GitHub side: one secret signs every marker the App writes.
+  const seal = createMarkerSeal(options.tokenSecret, options.previousTokenSecret);
+  const client = new GiteaClient({
+    baseUrl: config.url,
+    token: config.token,
+    writeLimiter: serialWriteLimiter({ spacingMs: config.writeSpacingMs }),
+  });
+  const bot = giteaBotAccount(client);
+  return {
+    client,
+    bot,
+    installationId: config.installationId,
+    identity: new GiteaIdentityProvider({ client, installationId: config.installationId, now: deps.now }),
+    assignments: new GiteaAssignmentProvider({
+      client,
+      seal,
+      bot,
+      onMarkerRejected: (reason) =>
+        deps.log.warn({ reason, forge: "gitea" }, "ignored a claim marker that is not the App's own"),
+    }),
+    reactions: new GiteaCommentReactions(client),
+  };
+}

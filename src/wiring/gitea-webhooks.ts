@@ -1,0 +1,203 @@
+// `POST /api/gitea/webhooks`: a Gitea or Forgejo delivery verified, read into its facts and run through the same handlers as GitHub's.
+//
+// 1. the raw body (at most `maxGiteaPayloadBytes`) and its HMAC-SHA256 signature: anything else → 401, nothing read;
+// 2. the event and delivery headers, the JSON, the payload's fields (zod) → 400 naming what is wrong;
+// 3. an event no handler acts on → 202 ignored;
+// 4. the handler under the shared guard (the App's own deliveries skipped, a delivery id handled once) → 200.
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Logger } from "pino";
+import type { RepoConfigSource } from "../config/config-source.js";
+import type { MergeFence } from "../fence/merge-fence.js";
+import { issueClosed } from "../handlers/issue-closed.js";
+import { pushEvidence } from "../handlers/push-evidence.js";
+import { reclaimCommand } from "../handlers/reclaim.js";
+import type { CommentPayload } from "../handlers/reclaim-decision.js";
+import {
+  type GuardOptions,
+  runWebhook,
+  type WebhookHandler,
+  type WebhookPayload,
+} from "../handlers/webhook-guard.js";
+import { errorResponse } from "../http/error-response.js";
+import { payloadTooLarge } from "../http/read-body.js";
+import type { FleetLogins } from "../lease/fleet-logins.js";
+import type { LeaseEventPublisher } from "../lease/lease-events.js";
+import type { ClaimEvents } from "../lease/transitions/claim-events.js";
+import type { AssignmentProvider, IdentityProvider } from "../providers/assignment-provider.js";
+import type { CommentReactions } from "../providers/comment-reactions.js";
+import type { FenceStore } from "../providers/fence-store.js";
+import type { GiteaBotAccount } from "../providers/gitea/gitea-bot-account.js";
+import {
+  GiteaPayloadError,
+  type GiteaWebhookEvent,
+  giteaEventName,
+  readGiteaEvent,
+} from "../providers/gitea/gitea-webhook-events.js";
+import {
+  giteaDeliveryId,
+  type HeaderReader,
+  verifyGiteaSignature,
+} from "../providers/gitea/gitea-webhook-signature.js";
+import type { Stores } from "../providers/stores.js";
+
+export const giteaWebhookPath = "/api/gitea/webhooks";
+/** Gitea caps a push payload's commits; 1 MiB holds any payload the handled events send. */
+export const maxGiteaPayloadBytes = 1024 * 1024;
+
+export interface GiteaWebhookDeps {
+  secret: string;
+  /** The installation record the instance is served under. */
+  installationId: number;
+  bot: GiteaBotAccount;
+  stores: Stores;
+  assignments: AssignmentProvider;
+  configs: RepoConfigSource;
+  identity: Pick<IdentityProvider, "permission">;
+  reactions: CommentReactions;
+  events: ClaimEvents;
+  /** The App's fence: a Gitea subject has no PR in its index yet, so its re-checks write nothing. */
+  fence: MergeFence;
+  fences: FenceStore;
+  fleet: FleetLogins;
+  leaseEvents?: LeaseEventPublisher;
+  now: () => number;
+  log: Logger;
+}
+
+interface Reply {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+/** A Probot `addHandler` handler answering only `giteaWebhookPath`. */
+export function giteaWebhookHandler(deps: GiteaWebhookDeps) {
+  return async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
+    if ((req.url ?? "/").split("?")[0] !== giteaWebhookPath) return false;
+    let reply: Reply;
+    try {
+      reply = await intake(req, deps);
+    } catch (error) {
+      const { status, body } = errorResponse(error, { requestId: crypto.randomUUID(), log: deps.log });
+      reply = { status, body: { ...body } };
+    }
+    res.writeHead(reply.status, { "content-type": "application/json; charset=utf-8" });
+    res.end(JSON.stringify(reply.body));
+    return true;
+  };
+}
+
+const invalid = (message: string): Reply => ({ status: 400, body: { error: "invalid_request", message } });
+
+async function intake(req: IncomingMessage, deps: GiteaWebhookDeps): Promise<Reply> {
+  if (req.method !== "POST") return { status: 404, body: { error: "not_found", message: "No such route." } };
+  const raw = await readRawBody(req, maxGiteaPayloadBytes);
+  if (raw === null) {
+    const message = "Gitea deliveries are limited to 1 MiB.";
+    return { status: payloadTooLarge.status, body: { error: payloadTooLarge.body.error, message } };
+  }
+  const header: HeaderReader = (name) => {
+    const value = req.headers[name];
+    return Array.isArray(value) ? value.join(", ") : value;
+  };
+  const signature = verifyGiteaSignature({ header, rawBody: raw, secret: deps.secret });
+  if (signature.kind !== "valid") {
+    const message =
+      signature.kind === "missing"
+        ? "The delivery carries no X-Gitea-Signature (or X-Forgejo-Signature)."
+        : "The delivery's signature does not verify with the webhook secret.";
+    return { status: 401, body: { error: "unauthorized", message } };
+  }
+  const event = giteaEventName(header);
+  const delivery = giteaDeliveryId(header);
+  if (!event || !delivery) return invalid("X-Gitea-Event and X-Gitea-Delivery (or Forgejo's) are required.");
+  let json: unknown;
+  try {
+    json = JSON.parse(raw.toString("utf8"));
+  } catch {
+    return invalid("The body is not JSON.");
+  }
+  let read: GiteaWebhookEvent;
+  try {
+    read = readGiteaEvent(event, json);
+  } catch (error) {
+    if (error instanceof GiteaPayloadError) return invalid(error.message);
+    throw error;
+  }
+  if (read.kind === "ignored") return { status: 202, body: { status: "ignored", event: read.event } };
+  await dispatch(read, delivery, deps);
+  return { status: 200, body: { status: "processed" } };
+}
+
+/**
+ * The handlers take GitHub's payload types; they read only the fields built here (installation,
+ * repository id and name, issue number, comment, sender), so the Gitea facts are shaped as those.
+ * The App's own account is the `Bot` sender the guard skips.
+ */
+async function dispatch(
+  read: Exclude<GiteaWebhookEvent, { kind: "ignored" }>,
+  delivery: string,
+  deps: GiteaWebhookDeps,
+) {
+  const bot = (await deps.bot.login()).toLowerCase();
+  const user = (login: string) => ({
+    login,
+    node_id: login,
+    type: login.toLowerCase() === bot ? "Bot" : "User",
+  });
+  const common = {
+    installation: { id: deps.installationId },
+    repository: { id: read.repository.id, full_name: read.repository.fullName },
+    sender: user(read.sender),
+  };
+  const run = <P extends { sender?: { type?: string; login?: string } | null }, A>(
+    name: string,
+    handler: WebhookHandler<P, A>,
+    payload: unknown,
+    options: GuardOptions = {},
+  ) =>
+    runWebhook(
+      handler,
+      { id: delivery, name: `gitea:${name}`, payload: payload as P },
+      {
+        store: deps.stores.deliveries,
+        log: deps.log,
+        ...options,
+      },
+    );
+  switch (read.kind) {
+    case "comment-created":
+      return run<CommentPayload, unknown>("issue_comment.created", reclaimCommand(deps), {
+        ...common,
+        action: "created",
+        issue: { number: read.issue, ...(read.onPullRequest ? { pull_request: {} } : {}) },
+        comment: { id: read.comment.id, body: read.comment.body, user: user(read.comment.author) },
+      });
+    case "issue-closed":
+      return run<WebhookPayload<"issues.closed">, unknown>("issues.closed", issueClosed(deps), {
+        ...common,
+        action: "closed",
+        issue: { number: read.issue },
+      });
+    case "push":
+      // Pushes made with a bot's token still show the holder is working (as on GitHub).
+      return run<WebhookPayload<"push">, unknown>(
+        "push",
+        pushEvidence(deps),
+        { ...common, ref: read.ref, deleted: read.deleted },
+        { allowBots: true },
+      );
+  }
+}
+
+/** The body's bytes, or null past `limit` (the rest is drained, not kept). */
+async function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer | null> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let tooLarge = false;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) tooLarge = true;
+    if (!tooLarge) chunks.push(chunk);
+  }
+  return tooLarge ? null : Buffer.concat(chunks);
+}

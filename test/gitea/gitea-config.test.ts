@@ -1,0 +1,50 @@
+// The Gitea instance from the environment: all of it or none of it, validated once at start-up.
+import { describe, expect, it } from "vitest";
+import { EnvError, parseEnv } from "../../src/config/env.js";
+import { giteaConfigOf } from "../../src/config/gitea-config.js";
+
+const full = {
+  GITEA_URL: "https://gitea.example.com",
+  GITEA_TOKEN: "bot-token-0123456789",
+  GITEA_WEBHOOK_SECRET: "webhook-secret-0123456789",
+};
+
+describe("giteaConfigOf", () => {
+  it("is null when no Gitea variable is set", () => {
+    expect(giteaConfigOf(parseEnv({}))).toBeNull();
+    expect(giteaConfigOf(parseEnv({ GITEA_URL: " " }))).toBeNull();
+  });
+
+  it("takes the three variables, with the installation record and write spacing defaulted", () => {
+    expect(giteaConfigOf(parseEnv(full))).toEqual({
+      url: "https://gitea.example.com",
+      token: "bot-token-0123456789",
+      webhookSecret: "webhook-secret-0123456789",
+      installationId: 1,
+      writeSpacingMs: 250,
+    });
+    expect(
+      giteaConfigOf(parseEnv({ ...full, GITEA_INSTALLATION_ID: "9", GITEA_WRITE_SPACING_MS: "0" })),
+    ).toMatchObject({ installationId: 9, writeSpacingMs: 0 });
+  });
+
+  it.each([
+    [{ GITEA_URL: full.GITEA_URL }, "GITEA_TOKEN"],
+    [{ GITEA_URL: full.GITEA_URL, GITEA_TOKEN: full.GITEA_TOKEN }, "GITEA_WEBHOOK_SECRET"],
+    [{ GITEA_TOKEN: full.GITEA_TOKEN, GITEA_WEBHOOK_SECRET: full.GITEA_WEBHOOK_SECRET }, "GITEA_URL"],
+    [{ GITEA_INSTALLATION_ID: "3" }, "GITEA_URL"],
+  ])("stops start-up on half a configuration %#, naming %s", (env, missing) => {
+    expect(() => giteaConfigOf(parseEnv(env))).toThrow(EnvError);
+    expect(() => giteaConfigOf(parseEnv(env))).toThrow(`invalid environment variable ${missing}:`);
+  });
+
+  it("rejects a bad value by name, never quoting a secret", () => {
+    expect(() => parseEnv({ ...full, GITEA_URL: "ftp://x" })).toThrow("GITEA_URL");
+    expect(() => parseEnv({ ...full, GITEA_WEBHOOK_SECRET: "short" })).toThrow(
+      "invalid environment variable GITEA_WEBHOOK_SECRET: must be at least 16 characters",
+    );
+    expect(() => parseEnv({ ...full, GITEA_TOKEN: "has space in it" })).toThrow(
+      /^invalid environment variable GITEA_TOKEN: must be an access token$/,
+    );
+  });
+});

@@ -1,0 +1,82 @@
+// The Gitea simulator against Gitea's own API description (test/fixtures/gitea): its routes are swagger's, its bodies carry no invented field.
+import { readFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { restRoutes } from "../../tools/gitea-sim/index.js";
+import {
+  renderComment,
+  renderIssue,
+  renderLabel,
+  renderRepo,
+  renderUser,
+} from "../../tools/gitea-sim/render.js";
+import { botLogin, botToken, type GiteaSimFixture, startGiteaSimFixture } from "./sim-fixture.js";
+
+interface Contract {
+  routes: { method: string; path: string }[];
+  definitions: Record<string, string[]>;
+}
+const contract = JSON.parse(
+  readFileSync(new URL("../fixtures/gitea/gitea-api-contract.json", import.meta.url), "utf8"),
+) as Contract;
+
+const clock = { now: Date.parse("2026-12-01T10:00:00Z") };
+let fixture: GiteaSimFixture;
+beforeAll(async () => {
+  fixture = await startGiteaSimFixture(clock);
+});
+afterAll(() => fixture.sim.close());
+
+const keysOf = (value: object) => Object.keys(value).sort();
+
+describe("the Gitea simulator", () => {
+  it.each(restRoutes.map((r) => [`${r.method} ${r.path}`, r] as const))(
+    "%s is a route of Gitea's swagger",
+    (_, route) => {
+      expect(contract.routes).toContainEqual(
+        expect.objectContaining({ method: route.method, path: route.path }),
+      );
+    },
+  );
+
+  it("renders users, repositories, issues, labels and comments with their definitions' fields only", () => {
+    const { state } = fixture.sim;
+    const issue = state.addIssue(fixture.repo, { title: "Shape", author: "octo", labels: ["bug"] });
+    const comment = state.addComment(issue, "octo", "hello");
+    issue.assignees = ["fleet-bot"];
+    const within = (definition: string, body: object) =>
+      expect(keysOf(body).filter((key) => !contract.definitions[definition]?.includes(key))).toEqual([]);
+    within("User", renderUser(state, "octo"));
+    within("Repository", renderRepo(state, fixture.repo));
+    const rendered = renderIssue(state, fixture.repo, issue);
+    within("Issue", rendered);
+    within("RepositoryMeta", rendered.repository);
+    within("Label", renderLabel(state.label(fixture.repo, "bug")));
+    within("Comment", renderComment(state, fixture.repo, issue, comment));
+  });
+
+  it("answers the bot's token, refuses a request without one (401), and logs each request with its route", async () => {
+    const mark = fixture.sim.requests.length;
+    const user = await fetch(`${fixture.sim.url}/api/v1/user`, {
+      headers: { authorization: `token ${botToken}` },
+    });
+    expect(await user.json()).toMatchObject({ login: botLogin });
+    expect((await fetch(`${fixture.sim.url}/api/v1/user`)).status).toBe(401);
+    expect(fixture.sim.routesSince(mark)).toEqual(["GET /user", "GET /user"]);
+    expect(fixture.sim.requests.slice(mark).map((r) => r.status)).toEqual([200, 401]);
+  });
+
+  it("keeps only issues that carry every label named in `labels`, pull requests out with `type=issues`", async () => {
+    const { state } = fixture.sim;
+    const repo = state.addRepo("octo/labels");
+    const both = state.addIssue(repo, { title: "both", author: "octo", labels: ["a", "b"] });
+    state.addIssue(repo, { title: "a only", author: "octo", labels: ["a"] });
+    state.addIssue(repo, { title: "a pull", author: "octo", labels: ["a", "b"], isPull: true });
+    const answer = await fetch(
+      `${fixture.sim.url}/api/v1/repos/octo/labels/issues?state=open&type=issues&labels=a,b`,
+      {
+        headers: { authorization: `token ${botToken}` },
+      },
+    );
+    expect(((await answer.json()) as { number: number }[]).map((i) => i.number)).toEqual([both.number]);
+  });
+});

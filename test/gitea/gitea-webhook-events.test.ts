@@ -1,0 +1,111 @@
+// Reading Gitea and Forgejo deliveries into the facts the handlers act on (pure, by table).
+import { describe, expect, it } from "vitest";
+import {
+  GiteaPayloadError,
+  giteaEventName,
+  readGiteaEvent,
+} from "../../src/providers/gitea/gitea-webhook-events.js";
+
+const user = (login: string, id = 5) => ({ id, login, login_name: "", email: `${login}@x`, is_admin: false });
+const repository = { id: 77, name: "widgets", full_name: "octo/widgets", owner: user("octo", 2) };
+const commentPayload = (over: Record<string, unknown> = {}) => ({
+  action: "created",
+  issue: { id: 900, number: 12, title: "t", state: "open", pull_request: null },
+  comment: { id: 301, body: "/reclaim", user: user("maintainer"), html_url: "" },
+  repository,
+  sender: user("maintainer"),
+  is_pull: false,
+  ...over,
+});
+
+describe("readGiteaEvent", () => {
+  it.each([
+    [
+      "issue_comment created",
+      "issue_comment",
+      commentPayload(),
+      {
+        kind: "comment-created",
+        repository: { id: 77, fullName: "octo/widgets" },
+        issue: 12,
+        onPullRequest: false,
+        comment: { id: 301, body: "/reclaim", author: "maintainer" },
+        sender: "maintainer",
+      },
+    ],
+    [
+      "a comment on a pull request",
+      "issue_comment",
+      commentPayload({ is_pull: true }),
+      expect.objectContaining({ kind: "comment-created", onPullRequest: true }),
+    ],
+    [
+      "issues closed (the index is `number`)",
+      "issues",
+      { action: "closed", number: 12, issue: { number: 12 }, repository, sender: user("octo") },
+      { kind: "issue-closed", repository: { id: 77, fullName: "octo/widgets" }, issue: 12, sender: "octo" },
+    ],
+    [
+      "push",
+      "push",
+      {
+        ref: "refs/heads/agent/s1/12-x",
+        before: "0".repeat(40),
+        after: "a".repeat(40),
+        repository,
+        sender: user("fleet-bot"),
+      },
+      {
+        kind: "push",
+        repository: { id: 77, fullName: "octo/widgets" },
+        ref: "refs/heads/agent/s1/12-x",
+        deleted: false,
+        sender: "fleet-bot",
+      },
+    ],
+    [
+      "a push that deletes the branch",
+      "push",
+      { ref: "refs/heads/x", after: "0".repeat(40), repository, sender: user("fleet-bot") },
+      expect.objectContaining({ kind: "push", deleted: true }),
+    ],
+    [
+      "issue_comment edited",
+      "issue_comment",
+      commentPayload({ action: "edited" }),
+      { kind: "ignored", event: "issue_comment.edited" },
+    ],
+    ["issues opened", "issues", { action: "opened" }, { kind: "ignored", event: "issues.opened" }],
+    [
+      "a label change (Gitea sends it as `issues`, X-Gitea-Event-Type `issue_label`)",
+      "issues",
+      { action: "label_cleared" },
+      { kind: "ignored", event: "issues.label_cleared" },
+    ],
+    ["an event without action", "repository", {}, { kind: "ignored", event: "repository" }],
+  ])("%s", (_, event, body, expected) => {
+    expect(readGiteaEvent(event, body)).toEqual(expected);
+  });
+
+  it("refuses a handled event's payload without what Gitea always sends, naming the field", () => {
+    const { comment: _, ...noComment } = commentPayload();
+    expect(() => readGiteaEvent("issue_comment", noComment)).toThrow(GiteaPayloadError);
+    expect(() => readGiteaEvent("issue_comment", noComment)).toThrow(
+      "the issue_comment payload has no valid comment",
+    );
+    expect(() =>
+      readGiteaEvent("issues", { action: "closed", number: "12", repository, sender: user("o") }),
+    ).toThrow("no valid number");
+  });
+});
+
+describe("giteaEventName", () => {
+  it("prefers Forgejo's header, takes Gitea's, and is null without either", () => {
+    const headers = (values: Record<string, string>) => (name: string) => values[name];
+    expect(giteaEventName(headers({ "x-gitea-event": "push" }))).toBe("push");
+    expect(giteaEventName(headers({ "x-forgejo-event": "issues", "x-gitea-event": "issues" }))).toBe(
+      "issues",
+    );
+    expect(giteaEventName(headers({}))).toBeNull();
+  });
+});

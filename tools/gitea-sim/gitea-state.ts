@@ -1,0 +1,156 @@
+// The Gitea simulator's in-memory instance: users with tokens, repositories with their labels, issues, comments and commit statuses.
+
+export interface SimUser {
+  id: number;
+  login: string;
+}
+
+export interface SimLabel {
+  id: number;
+  name: string;
+  color: string;
+  description: string;
+}
+
+export interface SimComment {
+  id: number;
+  body: string;
+  author: string;
+  createdAt: number;
+  updatedAt: number;
+  reactions: { login: string; content: string }[];
+}
+
+export interface SimIssue {
+  id: number;
+  number: number;
+  title: string;
+  body: string;
+  author: string;
+  state: "open" | "closed";
+  isPull: boolean;
+  assignees: string[];
+  labelIds: number[];
+  comments: SimComment[];
+  createdAt: number;
+  updatedAt: number;
+  closedAt: number | null;
+}
+
+export interface SimStatus {
+  id: number;
+  state: string;
+  context: string;
+  description: string;
+  target_url: string;
+  creator: string;
+  createdAt: number;
+}
+
+export interface SimRepo {
+  id: number;
+  owner: string;
+  name: string;
+  /** Collaborator permission by lower-case login (`owner`, `admin`, `write`, `read`). */
+  permissions: Map<string, string>;
+  /** Raw files of the default branch by path. */
+  files: Map<string, string>;
+  labels: SimLabel[];
+  issues: SimIssue[];
+  /** Statuses per commit, oldest first. */
+  statuses: Map<string, SimStatus[]>;
+}
+
+export class GiteaSimState {
+  readonly users: SimUser[] = [];
+  /** Access token → login. */
+  readonly tokens = new Map<string, string>();
+  readonly repos: SimRepo[] = [];
+  #nextId = 1;
+
+  constructor(
+    readonly now: () => number,
+    /** The instance's root URL, once the server listens (links in bodies). */
+    public baseUrl = "http://gitea.invalid",
+  ) {}
+
+  nextId(): number {
+    return this.#nextId++;
+  }
+
+  addUser(login: string, token?: string): SimUser {
+    const user = { id: this.nextId(), login };
+    this.users.push(user);
+    if (token) this.tokens.set(token, login);
+    return user;
+  }
+
+  user(login: string): SimUser {
+    const user = this.users.find((u) => u.login.toLowerCase() === login.toLowerCase());
+    if (!user) throw new Error(`no simulated Gitea user ${login}`);
+    return user;
+  }
+
+  addRepo(fullName: string, permissions: Record<string, string> = {}): SimRepo {
+    const [owner, name] = fullName.split("/") as [string, string];
+    const repo: SimRepo = {
+      id: this.nextId(),
+      owner,
+      name,
+      permissions: new Map(Object.entries(permissions).map(([login, p]) => [login.toLowerCase(), p])),
+      files: new Map(),
+      labels: [],
+      issues: [],
+      statuses: new Map(),
+    };
+    this.repos.push(repo);
+    return repo;
+  }
+
+  repo(owner: string, name: string): SimRepo | undefined {
+    const full = `${owner}/${name}`.toLowerCase();
+    return this.repos.find((r) => `${r.owner}/${r.name}`.toLowerCase() === full);
+  }
+
+  addIssue(
+    repo: SimRepo,
+    issue: { title: string; author: string; body?: string; isPull?: boolean; labels?: string[] },
+  ): SimIssue {
+    const now = this.now();
+    const created: SimIssue = {
+      id: this.nextId(),
+      // Issues and pull requests share one index sequence per repository, as on Gitea.
+      number: repo.issues.length + 1,
+      title: issue.title,
+      body: issue.body ?? "",
+      author: issue.author,
+      state: "open",
+      isPull: issue.isPull ?? false,
+      assignees: [],
+      labelIds: (issue.labels ?? []).map((name) => this.label(repo, name).id),
+      comments: [],
+      createdAt: now,
+      updatedAt: now,
+      closedAt: null,
+    };
+    repo.issues.push(created);
+    return created;
+  }
+
+  /** The repository's label of that name, created (grey) when missing. */
+  label(repo: SimRepo, name: string): SimLabel {
+    const found = repo.labels.find((l) => l.name.toLowerCase() === name.toLowerCase());
+    if (found) return found;
+    const label = { id: this.nextId(), name, color: "#ededed", description: "" };
+    repo.labels.push(label);
+    return label;
+  }
+
+  addComment(issue: SimIssue, author: string, body: string): SimComment {
+    const now = this.now();
+    const comment = { id: this.nextId(), body, author, createdAt: now, updatedAt: now, reactions: [] };
+    issue.comments.push(comment);
+    issue.updatedAt = now;
+    return comment;
+  }
+}

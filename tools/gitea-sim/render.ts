@@ -1,0 +1,110 @@
+// The simulator's JSON bodies, with the fields of Gitea's swagger definitions (User, Repository, Issue, Label, Comment, CommitStatus) and webhook structs.
+import type { GiteaSimState, SimComment, SimIssue, SimLabel, SimRepo, SimStatus } from "./gitea-state.js";
+
+export const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+
+export function renderUser(state: GiteaSimState, login: string) {
+  const user = state.user(login);
+  return {
+    id: user.id,
+    login: user.login,
+    login_name: "",
+    source_id: 0,
+    full_name: "",
+    email: `${user.login}@noreply.gitea.test`,
+    avatar_url: "",
+    html_url: `${state.baseUrl}/${user.login}`,
+    language: "",
+    is_admin: false,
+    restricted: false,
+    active: true,
+    prohibit_login: false,
+    visibility: "public",
+  };
+}
+
+export function renderRepo(state: GiteaSimState, repo: SimRepo) {
+  return {
+    id: repo.id,
+    owner: renderUser(state, repo.owner),
+    name: repo.name,
+    full_name: `${repo.owner}/${repo.name}`,
+    description: "",
+    empty: false,
+    private: false,
+    fork: false,
+    html_url: `${state.baseUrl}/${repo.owner}/${repo.name}`,
+    default_branch: "main",
+    has_issues: true,
+    has_pull_requests: true,
+    open_issues_count: repo.issues.filter((i) => !i.isPull && i.state === "open").length,
+  };
+}
+
+export function renderLabel(label: SimLabel) {
+  return { ...label, exclusive: false, is_archived: false, url: "" };
+}
+
+export function renderIssue(state: GiteaSimState, repo: SimRepo, issue: SimIssue) {
+  const assignees = issue.assignees.map((login) => renderUser(state, login));
+  const html = `${state.baseUrl}/${repo.owner}/${repo.name}/${issue.isPull ? "pulls" : "issues"}/${issue.number}`;
+  return {
+    id: issue.id,
+    url: `${state.baseUrl}/api/v1/repos/${repo.owner}/${repo.name}/issues/${issue.number}`,
+    html_url: html,
+    number: issue.number,
+    user: renderUser(state, issue.author),
+    original_author: "",
+    original_author_id: 0,
+    title: issue.title,
+    body: issue.body,
+    ref: "",
+    assets: [],
+    labels: issue.labelIds.flatMap((id) => repo.labels.filter((l) => l.id === id).map(renderLabel)),
+    milestone: null,
+    assignee: assignees[0] ?? null,
+    // Gitea answers null, not [], for an issue nobody is assigned.
+    assignees: assignees.length ? assignees : null,
+    state: issue.state,
+    is_locked: false,
+    comments: issue.comments.length,
+    created_at: iso(issue.createdAt),
+    updated_at: iso(issue.updatedAt),
+    closed_at: issue.closedAt === null ? null : iso(issue.closedAt),
+    due_date: null,
+    pull_request: issue.isPull ? { merged: false, merged_at: null, draft: false, html_url: html } : null,
+    repository: { id: repo.id, name: repo.name, owner: repo.owner, full_name: `${repo.owner}/${repo.name}` },
+    pin_order: 0,
+  };
+}
+
+export function renderComment(state: GiteaSimState, repo: SimRepo, issue: SimIssue, comment: SimComment) {
+  const base = `${state.baseUrl}/${repo.owner}/${repo.name}`;
+  return {
+    id: comment.id,
+    html_url: `${base}/issues/${issue.number}#issuecomment-${comment.id}`,
+    pull_request_url: issue.isPull ? `${base}/pulls/${issue.number}` : "",
+    issue_url: issue.isPull ? "" : `${base}/issues/${issue.number}`,
+    user: renderUser(state, comment.author),
+    original_author: "",
+    original_author_id: 0,
+    body: comment.body,
+    assets: [],
+    created_at: iso(comment.createdAt),
+    updated_at: iso(comment.updatedAt),
+  };
+}
+
+export function renderStatus(state: GiteaSimState, status: SimStatus) {
+  return {
+    id: status.id,
+    status: status.state,
+    target_url: status.target_url,
+    description: status.description,
+    url: "",
+    context: status.context,
+    creator: renderUser(state, status.creator),
+    created_at: iso(status.createdAt),
+    updated_at: iso(status.createdAt),
+  };
+}

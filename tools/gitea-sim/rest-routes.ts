@@ -1,0 +1,269 @@
+// The REST v1 routes the simulator answers, by their swagger path templates (test/gitea/gitea-sim.test.ts checks them against Gitea's).
+import type { GiteaSimState, SimIssue, SimRepo } from "./gitea-state.js";
+import { renderComment, renderIssue, renderLabel, renderRepo, renderStatus, renderUser } from "./render.js";
+
+export interface RouteCall {
+  state: GiteaSimState;
+  params: Record<string, string>;
+  query: URLSearchParams;
+  body: Record<string, unknown>;
+  /** The login the token belongs to. */
+  caller: string;
+}
+
+export interface RouteAnswer {
+  status: number;
+  body?: unknown;
+  /** A raw file's text instead of JSON. */
+  text?: string;
+}
+
+type Route = { method: string; path: string; answer: (call: RouteCall) => RouteAnswer };
+
+const notFound: RouteAnswer = { status: 404, body: { message: "The target couldn't be found.", url: "" } };
+const ok = (body: unknown, status = 200): RouteAnswer => ({ status, body });
+
+/** Gitea's `page` (from 1) and `limit` (at most 50) applied to a list. */
+function paged<T>(items: T[], query: URLSearchParams): T[] {
+  const limit = Math.min(Number(query.get("limit") ?? 30) || 30, 50);
+  const page = Math.max(Number(query.get("page") ?? 1) || 1, 1);
+  return items.slice((page - 1) * limit, page * limit);
+}
+
+function withRepo(answer: (repo: SimRepo, call: RouteCall) => RouteAnswer) {
+  return (call: RouteCall) => {
+    const repo = call.state.repo(call.params.owner ?? "", call.params.repo ?? "");
+    return repo ? answer(repo, call) : notFound;
+  };
+}
+
+function withIssue(answer: (repo: SimRepo, issue: SimIssue, call: RouteCall) => RouteAnswer) {
+  return withRepo((repo, call) => {
+    const issue = repo.issues.find((i) => i.number === Number(call.params.index));
+    return issue ? answer(repo, issue, call) : notFound;
+  });
+}
+
+function findComment(repo: SimRepo, id: number) {
+  for (const issue of repo.issues) {
+    const comment = issue.comments.find((c) => c.id === id);
+    if (comment) return { issue, comment };
+  }
+  return null;
+}
+
+export const restRoutes: Route[] = [
+  { method: "GET", path: "/user", answer: ({ state, caller }) => ok(renderUser(state, caller)) },
+  {
+    method: "GET",
+    path: "/user/repos",
+    answer: ({ state, query }) => ok(paged(state.repos, query).map((repo) => renderRepo(state, repo))),
+  },
+  {
+    method: "GET",
+    path: "/repositories/{id}",
+    answer: ({ state, params }) => {
+      const repo = state.repos.find((r) => r.id === Number(params.id));
+      return repo ? ok(renderRepo(state, repo)) : notFound;
+    },
+  },
+  {
+    method: "GET",
+    path: "/repos/{owner}/{repo}",
+    answer: withRepo((repo, { state }) => ok(renderRepo(state, repo))),
+  },
+  {
+    method: "GET",
+    path: "/repos/{owner}/{repo}/collaborators/{collaborator}/permission",
+    answer: withRepo((repo, { state, params }) => {
+      const login = params.collaborator ?? "";
+      const permission = repo.permissions.get(login.toLowerCase());
+      if (!permission) return notFound;
+      return ok({ permission, role_name: permission, user: renderUser(state, login) });
+    }),
+  },
+  {
+    method: "GET",
+    path: "/repos/{owner}/{repo}/raw/{filepath}",
+    answer: withRepo((repo, { params }) => {
+      const text = repo.files.get(params.filepath ?? "");
+      return text === undefined ? notFound : { status: 200, text };
+    }),
+  },
+  {
+    method: "GET",
+    path: "/repos/{owner}/{repo}/issues",
+    answer: withRepo((repo, { state, query }) => {
+      const wantedState = query.get("state") ?? "open";
+      const type = query.get("type");
+      // Gitea's database filter joins each label named (every one), whatever its swagger says ("any").
+      const labels = (query.get("labels") ?? "").split(",").filter(Boolean);
+      const issues = repo.issues
+        .filter((i) => wantedState === "all" || i.state === wantedState)
+        .filter((i) => (type === "issues" ? !i.isPull : type === "pulls" ? i.isPull : true))
+        .filter((i) =>
+          labels.every((name) =>
+            i.labelIds.some((id) => repo.labels.find((l) => l.id === id)?.name === name),
+          ),
+        )
+        .sort((a, b) => b.updatedAt - a.updatedAt || b.number - a.number);
+      return ok(paged(issues, query).map((issue) => renderIssue(state, repo, issue)));
+    }),
+  },
+  {
+    method: "GET",
+    path: "/repos/{owner}/{repo}/issues/{index}",
+    answer: withIssue((repo, issue, { state }) => ok(renderIssue(state, repo, issue))),
+  },
+  {
+    method: "PATCH",
+    path: "/repos/{owner}/{repo}/issues/{index}",
+    answer: withIssue((repo, issue, { state, body }) => {
+      if (Array.isArray(body.assignees)) {
+        for (const login of body.assignees) {
+          if (!state.users.some((u) => u.login.toLowerCase() === String(login).toLowerCase())) {
+            return { status: 422, body: { message: `user does not exist [name: ${login}]` } };
+          }
+        }
+        issue.assignees = body.assignees.map((login) => state.user(String(login)).login);
+      }
+      if (body.state === "open" || body.state === "closed") {
+        issue.state = body.state;
+        issue.closedAt = body.state === "closed" ? state.now() : null;
+      }
+      issue.updatedAt = state.now();
+      return ok(renderIssue(state, repo, issue), 201);
+    }),
+  },
+  {
+    method: "GET",
+    path: "/repos/{owner}/{repo}/issues/{index}/comments",
+    answer: withIssue((repo, issue, { state }) =>
+      ok(issue.comments.map((comment) => renderComment(state, repo, issue, comment))),
+    ),
+  },
+  {
+    method: "POST",
+    path: "/repos/{owner}/{repo}/issues/{index}/comments",
+    answer: withIssue((repo, issue, { state, body, caller }) => {
+      const comment = state.addComment(issue, caller, String(body.body ?? ""));
+      return ok(renderComment(state, repo, issue, comment), 201);
+    }),
+  },
+  {
+    method: "PATCH",
+    path: "/repos/{owner}/{repo}/issues/comments/{id}",
+    answer: withRepo((repo, { state, params, body }) => {
+      const found = findComment(repo, Number(params.id));
+      if (!found) return notFound;
+      found.comment.body = String(body.body ?? "");
+      found.comment.updatedAt = state.now();
+      return ok(renderComment(state, repo, found.issue, found.comment));
+    }),
+  },
+  {
+    method: "POST",
+    path: "/repos/{owner}/{repo}/issues/comments/{id}/reactions",
+    answer: withRepo((repo, { state, params, body, caller }) => {
+      const found = findComment(repo, Number(params.id));
+      if (!found) return notFound;
+      const content = String(body.content ?? "");
+      const existing = found.comment.reactions.some((r) => r.login === caller && r.content === content);
+      if (!existing) found.comment.reactions.push({ login: caller, content });
+      const reaction = {
+        user: renderUser(state, caller),
+        content,
+        created_at: new Date(state.now()).toISOString(),
+      };
+      return ok(reaction, existing ? 200 : 201);
+    }),
+  },
+  {
+    method: "GET",
+    path: "/repos/{owner}/{repo}/labels",
+    answer: withRepo((repo, { query }) => ok(paged(repo.labels, query).map(renderLabel))),
+  },
+  {
+    method: "POST",
+    path: "/repos/{owner}/{repo}/labels",
+    answer: withRepo((repo, { state, body }) => {
+      const name = String(body.name ?? "");
+      if (repo.labels.some((l) => l.name === name)) return { status: 409, body: { message: "label exists" } };
+      const label = {
+        id: state.nextId(),
+        name,
+        color: String(body.color ?? "#ededed"),
+        description: String(body.description ?? ""),
+      };
+      repo.labels.push(label);
+      return ok(renderLabel(label), 201);
+    }),
+  },
+  {
+    method: "POST",
+    path: "/repos/{owner}/{repo}/issues/{index}/labels",
+    answer: withIssue((repo, issue, { state, body }) => {
+      for (const id of Array.isArray(body.labels) ? body.labels : []) {
+        if (!repo.labels.some((l) => l.id === id))
+          return { status: 422, body: { message: "label not found" } };
+        if (!issue.labelIds.includes(Number(id))) issue.labelIds.push(Number(id));
+      }
+      issue.updatedAt = state.now();
+      return ok(issue.labelIds.flatMap((id) => repo.labels.filter((l) => l.id === id).map(renderLabel)));
+    }),
+  },
+  {
+    method: "DELETE",
+    path: "/repos/{owner}/{repo}/issues/{index}/labels/{id}",
+    answer: withIssue((_repo, issue, { state, params }) => {
+      const id = Number(params.id);
+      if (!issue.labelIds.includes(id)) return notFound;
+      issue.labelIds = issue.labelIds.filter((l) => l !== id);
+      issue.updatedAt = state.now();
+      return { status: 204 };
+    }),
+  },
+  {
+    method: "GET",
+    path: "/repos/{owner}/{repo}/statuses/{sha}",
+    answer: withRepo((repo, { state, params, query }) => {
+      const statuses = [...(repo.statuses.get(params.sha ?? "") ?? [])].reverse();
+      return ok(paged(statuses, query).map((status) => renderStatus(state, status)));
+    }),
+  },
+  {
+    method: "POST",
+    path: "/repos/{owner}/{repo}/statuses/{sha}",
+    answer: withRepo((repo, { state, params, body, caller }) => {
+      const sha = params.sha ?? "";
+      const status = {
+        id: state.nextId(),
+        state: String(body.state ?? ""),
+        context: String(body.context ?? ""),
+        description: String(body.description ?? ""),
+        target_url: String(body.target_url ?? ""),
+        creator: caller,
+        createdAt: state.now(),
+      };
+      repo.statuses.set(sha, [...(repo.statuses.get(sha) ?? []), status]);
+      return ok(renderStatus(state, status), 201);
+    }),
+  },
+];
+
+/** The route and its parameters for a method and a path under `/api/v1`, or null. */
+export function matchRoute(method: string, path: string) {
+  for (const route of restRoutes) {
+    if (route.method !== method) continue;
+    const names: string[] = [];
+    const pattern = route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+      names.push(name);
+      return name === "filepath" ? "(.+)" : "([^/]+)";
+    });
+    const match = new RegExp(`^${pattern}$`).exec(path);
+    if (!match) continue;
+    const params = Object.fromEntries(names.map((name, i) => [name, decodeURIComponent(match[i + 1] ?? "")]));
+    return { route, params };
+  }
+  return null;
+}

@@ -1,0 +1,211 @@
+// A small Gitea (REST v1) on node:http: in-memory state, every request logged, and webhooks signed and delivered as Gitea sends them.
+import { createHmac, randomUUID } from "node:crypto";
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { GiteaSimState, type SimIssue, type SimRepo } from "./gitea-state.js";
+import { renderComment, renderIssue, renderRepo, renderUser } from "./render.js";
+import { matchRoute } from "./rest-routes.js";
+
+export interface LoggedGiteaRequest {
+  method: string;
+  /** Under `/api/v1`, without the query. */
+  path: string;
+  /** The swagger route it matched (`GET /repos/{owner}/{repo}/issues/{index}`), or `unmatched`. */
+  route: string;
+  query: string;
+  caller: string | null;
+  status: number;
+}
+
+export interface GiteaSimulator {
+  url: string;
+  state: GiteaSimState;
+  requests: LoggedGiteaRequest[];
+  /** Requests logged since `mark` (an index into `requests`), as `METHOD route`. */
+  routesSince(mark: number): string[];
+  /** The next request on `route` (`POST /repos/{owner}/{repo}/issues/{index}/comments`) is answered `status`, changing nothing. */
+  failNext(route: string, status: number): void;
+  /** Builds the payload of a Gitea event (modules/structs shapes). */
+  payloads: GiteaPayloads;
+  /** POSTs a payload to `url` signed with `secret`, with Gitea's (and optionally Forgejo's) headers. */
+  deliver(target: {
+    url: string;
+    secret: string;
+    /** `X-Gitea-Event`: the event's group (`issues` for a label or assignee change too). */
+    event: string;
+    /** `X-Gitea-Event-Type`: the precise kind (`issue_label`); default the event. */
+    eventType?: string;
+    payload: unknown;
+    deliveryId?: string;
+    forgejo?: boolean;
+  }): Promise<{ status: number; body: unknown; deliveryId: string }>;
+  close(): Promise<void>;
+}
+
+export async function startGiteaSimulator(options: { now?: () => number } = {}): Promise<GiteaSimulator> {
+  const state = new GiteaSimState(options.now ?? Date.now);
+  const requests: LoggedGiteaRequest[] = [];
+  const faults = new Map<string, number>();
+  const server: Server = createServer((req, res) => {
+    void answer(req).then(({ status, body, text, entry }) => {
+      requests.push({ ...entry, status });
+      if (status === 204) {
+        res.writeHead(204).end();
+      } else if (text !== undefined) {
+        res.writeHead(status, { "content-type": "text/plain; charset=utf-8" }).end(text);
+      } else {
+        res.writeHead(status, { "content-type": "application/json;charset=utf-8" }).end(JSON.stringify(body));
+      }
+    });
+  });
+
+  async function answer(req: IncomingMessage) {
+    const url = new URL(req.url ?? "/", "http://gitea.invalid");
+    const method = req.method ?? "GET";
+    const path = url.pathname.replace(/^\/api\/v1/, "");
+    const token = /^token (\S+)$/.exec(req.headers.authorization ?? "")?.[1];
+    const caller = token ? (state.tokens.get(token) ?? null) : null;
+    const matched = matchRoute(method, path);
+    const entry = {
+      method,
+      path,
+      route: matched ? `${method} ${matched.route.path}` : "unmatched",
+      query: url.search,
+      caller,
+    };
+    const raw = await readText(req);
+    if (!url.pathname.startsWith("/api/v1/") || !matched) {
+      return { status: 404, body: { message: "not found" }, entry };
+    }
+    if (caller === null) return { status: 401, body: { message: "token is required" }, entry };
+    const fault = faults.get(entry.route);
+    if (fault !== undefined) {
+      faults.delete(entry.route);
+      return { status: fault, body: { message: "simulated failure" }, entry };
+    }
+    let body: Record<string, unknown> = {};
+    if (raw) {
+      try {
+        body = JSON.parse(raw) as Record<string, unknown>;
+      } catch {
+        return { status: 422, body: { message: "invalid JSON" }, entry };
+      }
+    }
+    const reply = matched.route.answer({
+      state,
+      params: matched.params,
+      query: url.searchParams,
+      body,
+      caller,
+    });
+    return { ...reply, entry };
+  }
+
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  state.baseUrl = url;
+  const payloads = giteaPayloads(state);
+  return {
+    url,
+    state,
+    requests,
+    routesSince: (mark) => requests.slice(mark).map((r) => r.route),
+    failNext: (route, status) => faults.set(route, status),
+    payloads,
+    async deliver(target) {
+      const body = JSON.stringify(target.payload);
+      const deliveryId = target.deliveryId ?? randomUUID();
+      const signature = createHmac("sha256", target.secret).update(body).digest("hex");
+      const headers: Record<string, string> = {
+        "content-type": "application/json",
+        "x-gitea-event": target.event,
+        "x-gitea-event-type": target.eventType ?? target.event,
+        "x-gitea-delivery": deliveryId,
+        "x-gitea-signature": signature,
+        // Gitea signs for GitHub-compatible receivers too.
+        "x-hub-signature-256": `sha256=${signature}`,
+        ...(target.forgejo
+          ? {
+              "x-forgejo-event": target.event,
+              "x-forgejo-delivery": deliveryId,
+              "x-forgejo-signature": signature,
+            }
+          : {}),
+      };
+      const response = await fetch(target.url, { method: "POST", headers, body });
+      const text = await response.text();
+      return { status: response.status, body: text ? (JSON.parse(text) as unknown) : null, deliveryId };
+    },
+    close: () => new Promise<void>((resolve, reject) => server.close((e) => (e ? reject(e) : resolve()))),
+  };
+}
+
+async function readText(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req as AsyncIterable<Buffer>) chunks.push(chunk);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+export type GiteaPayloads = ReturnType<typeof giteaPayloads>;
+
+/**
+ * Webhook payloads as Gitea's `modules/structs` builds them (`IssueCommentPayload`, `IssuePayload`,
+ * `PushPayload`): the issue and comment bodies are the REST ones, users and repositories too.
+ */
+function giteaPayloads(state: GiteaSimState) {
+  return {
+    /** `issue_comment` (action `created`, `edited`, `deleted`). */
+    issueComment(repo: SimRepo, issue: SimIssue, commentId: number, sender: string, action = "created") {
+      const comment = issue.comments.find((c) => c.id === commentId);
+      if (!comment) throw new Error(`no comment ${commentId} on #${issue.number}`);
+      return {
+        action,
+        issue: renderIssue(state, repo, issue),
+        comment: renderComment(state, repo, issue, comment),
+        repository: renderRepo(state, repo),
+        sender: renderUser(state, sender),
+        is_pull: issue.isPull,
+      };
+    },
+    /** `issues` (action `opened`, `closed`, `reopened`, `edited`, …). */
+    issues(repo: SimRepo, issue: SimIssue, sender: string, action: string) {
+      return {
+        action,
+        number: issue.number,
+        issue: renderIssue(state, repo, issue),
+        repository: renderRepo(state, repo),
+        sender: renderUser(state, sender),
+        commit_id: "",
+      };
+    },
+    /** `push` of one commit to `ref` (`after` all zeros: a deleted branch). */
+    push(repo: SimRepo, ref: string, sender: string, after = "1".repeat(40)) {
+      const pusher = renderUser(state, sender);
+      const commit = {
+        id: after,
+        message: "work\n",
+        url: `${state.baseUrl}/${repo.owner}/${repo.name}/commit/${after}`,
+        author: { name: sender, email: pusher.email, username: sender },
+        committer: { name: sender, email: pusher.email, username: sender },
+        verification: null,
+        timestamp: new Date(state.now()).toISOString(),
+        added: [],
+        removed: [],
+        modified: ["README.md"],
+      };
+      const deleted = /^0+$/.test(after);
+      return {
+        ref,
+        before: "0".repeat(40),
+        after,
+        compare_url: "",
+        commits: deleted ? [] : [commit],
+        total_commits: deleted ? 0 : 1,
+        head_commit: deleted ? null : commit,
+        repository: renderRepo(state, repo),
+        pusher,
+        sender: pusher,
+      };
+    },
+  };
+}
