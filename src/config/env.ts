@@ -100,7 +100,7 @@ export const Env = z.object({
   ),
   /** The secret the instance's webhooks are signed with (a secret). */
   GITEA_WEBHOOK_SECRET: optionalText.pipe(z.string().min(16, "must be at least 16 characters").optional()),
-  /** The installation record the instance is served under (default 1). */
+  /** The instance's number among the Gitea installation records (default 1; keys `{g:N}`, never a GitHub installation's). */
   GITEA_INSTALLATION_ID: optionalText.pipe(
     z.coerce
       .number<string | undefined>()

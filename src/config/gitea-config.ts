@@ -8,7 +8,11 @@ export interface GiteaConfig {
   token: string;
   /** The webhooks' HMAC-SHA256 secret: never logged. */
   webhookSecret: string;
-  /** The installation record the instance's repositories are kept under. */
+  /**
+   * The instance's number among the Gitea installation records (`GITEA_INSTALLATION_ID`, default 1):
+   * its claims are kept under the record `giteaInstallationRecordId(installationId)` (domain/forge.ts),
+   * never a GitHub installation's.
+   */
   installationId: number;
   /** The least time between two writes (`serialWriteLimiter`). */
   writeSpacingMs: number;

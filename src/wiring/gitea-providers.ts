@@ -1,6 +1,7 @@
 // The Gitea (or Forgejo) side of the App: one bot-account client, its writes serialised, and the providers built on it.
 import type { Logger } from "pino";
 import type { GiteaConfig } from "../config/gitea-config.js";
+import { giteaInstallationRecordId } from "../domain/forge.js";
 import { createMarkerSeal } from "../domain/marker-seal.js";
 import { GiteaAssignmentProvider } from "../providers/gitea/gitea-assignment-provider.js";
 import { giteaBotAccount } from "../providers/gitea/gitea-bot-account.js";
@@ -25,11 +26,13 @@ export function createGiteaProviders(
     writeLimiter: serialWriteLimiter({ spacingMs: config.writeSpacingMs }),
   });
   const bot = giteaBotAccount(client);
+  const installationId = giteaInstallationRecordId(config.installationId);
   return {
     client,
     bot,
-    installationId: config.installationId,
-    identity: new GiteaIdentityProvider({ client, installationId: config.installationId, now: deps.now }),
+    /** The installation record of the instance's repositories: in Gitea's id space, never a GitHub installation's. */
+    installationId,
+    identity: new GiteaIdentityProvider({ client, installationId, now: deps.now }),
     assignments: new GiteaAssignmentProvider({
       client,
       seal,

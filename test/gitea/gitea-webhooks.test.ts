@@ -9,7 +9,13 @@ import type { Stores } from "../../src/providers/stores.js";
 import type { SimIssue } from "../../tools/gitea-sim/index.js";
 import { type AppHarness, startApp, testSeal, testTokenSecret } from "../support/app-harness.js";
 import { authorDurations } from "../support/seed-claims.js";
-import { botLogin, botToken, type GiteaSimFixture, startGiteaSimFixture } from "./sim-fixture.js";
+import {
+  botLogin,
+  botToken,
+  type GiteaSimFixture,
+  giteaInstallation,
+  startGiteaSimFixture,
+} from "./sim-fixture.js";
 
 const secret = "gitea-webhook-secret-for-tests";
 const clock = { now: Date.parse("2026-11-29T10:00:00Z") };
@@ -43,8 +49,8 @@ const deliver = (event: string, payload: unknown, extra: { deliveryId?: string; 
 
 /** A live agent claim of `issue`, as the lease core leaves it on Gitea: the store's record, the assignee, the label and the signed claim comment. */
 async function claimOnGitea(issue: SimIssue): Promise<ClaimRecord> {
-  const key = { installationId: 1, repoId: fixture.repo.id, issue: issue.number };
-  await stores.claims.epoch(1, app.clock.now);
+  const key = { installationId: giteaInstallation, repoId: fixture.repo.id, issue: issue.number };
+  await stores.claims.epoch(giteaInstallation, app.clock.now);
   const minter = createTokenMinter(testTokenSecret);
   const outcome = await stores.claims.claim({
     key,
@@ -64,7 +70,7 @@ async function claimOnGitea(issue: SimIssue): Promise<ClaimRecord> {
   if (outcome.kind !== "created") throw new Error(`claim not created: ${outcome.kind}`);
   const writer = new GiteaAssignmentProvider({ client: fixture.client, seal: testSeal });
   const applied = await writer.apply(
-    { installationId: 1, repo: "octo/widgets", issue: issue.number },
+    { installationId: giteaInstallation, repo: "octo/widgets", issue: issue.number },
     {
       subjectNodeId: "",
       assign: ["fleet-bot"],
@@ -85,7 +91,7 @@ async function claimOnGitea(issue: SimIssue): Promise<ClaimRecord> {
 const labelsOf = (issue: SimIssue) =>
   issue.labelIds.map((id) => fixture.repo.labels.find((l) => l.id === id)?.name);
 const recordOf = (issue: SimIssue) =>
-  stores.claims.get({ installationId: 1, repoId: fixture.repo.id, issue: issue.number });
+  stores.claims.get({ installationId: giteaInstallation, repoId: fixture.repo.id, issue: issue.number });
 
 let issue: SimIssue;
 let claimed: ClaimRecord;

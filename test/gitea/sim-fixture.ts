@@ -1,4 +1,5 @@
 // One simulated Gitea for a test: the App's bot account, an agent, a maintainer and a reader on octo/widgets.
+import { giteaInstallationRecordId } from "../../src/domain/forge.js";
 import { createMarkerSeal } from "../../src/domain/marker-seal.js";
 import { GiteaClient } from "../../src/providers/gitea/gitea-client.js";
 import { type GiteaSimulator, type SimRepo, startGiteaSimulator } from "../../tools/gitea-sim/index.js";
@@ -8,6 +9,8 @@ export const botToken = "gitea-sim-bot-token-0000000000000001";
 export const agentToken = "gitea-sim-agent-token-000000000000001";
 export const maintainerToken = "gitea-sim-maintainer-token-00000001";
 export const readerToken = "gitea-sim-reader-token-0000000000001";
+/** The store's installation record of the instance an App serves with `installationId: 1` (`GITEA_INSTALLATION_ID=1`). */
+export const giteaInstallation = giteaInstallationRecordId(1);
 
 export interface GiteaSimFixture {
   sim: GiteaSimulator;

@@ -1,5 +1,6 @@
 // The Redis key layout of the claim and fence stores: one hash tag per installation, so every script stays in one slot.
 import type { Actor, SubjectKey } from "../../domain/claim.js";
+import { forgeOfInstallation } from "../../domain/forge.js";
 
 function checkedPrefix(prefix: string): string {
   if (prefix.includes("{")) {
@@ -8,8 +9,15 @@ function checkedPrefix(prefix: string): string {
   return prefix;
 }
 
+/**
+ * Every key of one installation record starts with this; its braces are the Redis Cluster hash tag,
+ * so all of them share one slot. A GitHub installation's is `{i:N}` (the layout every release
+ * wrote); a Gitea instance's record (domain/forge.ts) is `{g:N}`, N its instance number, so the
+ * same repository and issue numbers on the two forges never share a key.
+ */
 function installationBase(prefix: string, installationId: number): string {
-  return `${prefix}{i:${installationId}}`;
+  const { forge, number } = forgeOfInstallation(installationId);
+  return forge === "gitea" ? `${prefix}{g:${number}}` : `${prefix}{i:${number}}`;
 }
 
 /**
@@ -31,9 +39,9 @@ export class StoreKeys {
     this.#prefix = prefix;
   }
 
-  /** Every key of one installation starts with this (hash tag `{i:N}`). */
+  /** Every key of one installation starts with this (hash tag `{i:N}`, a Gitea record's `{g:N}`). */
   base(installationId: number): string {
-    return `${this.#prefix}{i:${installationId}}`;
+    return installationBase(this.#prefix, installationId);
   }
 
   subject(key: SubjectKey, name: SubjectKeyName): string {

@@ -1,0 +1,32 @@
+// Which forge an installation record belongs to: GitHub's installation ids, and a reserved id space for Gitea instances.
+
+export const forges = ["github", "gitea"] as const;
+export type Forge = (typeof forges)[number];
+
+/**
+ * Gitea (and Forgejo) installation records take ids from 2^48 up: GitHub's installation ids are far
+ * below it (hundreds of millions), and 2^48 + 2^31 is still a safe integer. A record id alone then
+ * names its forge, so the stores, lease ids and the lease core need no forge field, and a Gitea
+ * record never meets the GitHub installation of the same number.
+ */
+const giteaRecordBase = 2 ** 48;
+const largestInstanceNumber = 2 ** 31 - 1;
+
+/** The installation record id of the Gitea instance numbered `instance` (`GITEA_INSTALLATION_ID`, from 1). */
+export function giteaInstallationRecordId(instance: number): number {
+  if (!Number.isInteger(instance) || instance < 1 || instance > largestInstanceNumber) {
+    throw new RangeError(`a Gitea instance number is a whole number from 1 to ${largestInstanceNumber}`);
+  }
+  return giteaRecordBase + instance;
+}
+
+/** The forge of an installation record id, and its number on that forge (a Gitea record: its instance number). */
+export function forgeOfInstallation(installationId: number): { forge: Forge; number: number } {
+  return installationId > giteaRecordBase
+    ? { forge: "gitea", number: installationId - giteaRecordBase }
+    : { forge: "github", number: installationId };
+}
+
+export function isForge(name: string): name is Forge {
+  return (forges as readonly string[]).includes(name);
+}
