@@ -17,6 +17,7 @@ import { MemoryFenceStore } from "./providers/memory/memory-fence-store.js";
 import { MemoryLeaseEventBus } from "./providers/memory/memory-lease-event-bus.js";
 import { RequestMeter } from "./request-meter.js";
 import type { ClaimHoldOptions } from "./wiring/claim-hold-options.js";
+import { routeByForge } from "./wiring/forge-routing.js";
 import { createGiteaProviders } from "./wiring/gitea-providers.js";
 import { giteaWebhookHandler } from "./wiring/gitea-webhooks.js";
 import { createGitHubProviders } from "./wiring/github-providers.js";
@@ -49,6 +50,9 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
     const stores = measureStores(options.stores, metrics);
     const fences = options.fences ?? new MemoryFenceStore(now);
     const github = createGitHubProviders(probot, options, { metrics, meter, now, log });
+    const gitea = options.gitea ? createGiteaProviders(options.gitea, options, { now, log }) : undefined;
+    // The lease core asks by installation record; a Gitea record's calls go to the Gitea providers.
+    const forges = routeByForge({ github, gitea });
     const leaseEvents = options.leaseEvents ?? new MemoryLeaseEventBus();
     const leaseStreams = createLeaseStreams(
       options.maxLeaseStreams !== undefined ? { max: options.maxLeaseStreams } : {},
@@ -64,16 +68,20 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
       fleet: fleetLogins,
       picker,
       events,
-    } = createLeaseServices(github, options, {
-      stores,
-      fences,
-      notifier,
-      leaseEvents,
-      now,
-      log,
-      queueRefresh: queue.refreshByName,
-      queue: { refresh: queue.refresh, source: github.candidates },
-    });
+    } = createLeaseServices(
+      { assignments: forges.assignments, identity: forges.identity, checks: github.checks },
+      options,
+      {
+        stores,
+        fences,
+        notifier,
+        leaseEvents,
+        now,
+        log,
+        queueRefresh: queue.refreshByName,
+        queue: { refresh: queue.refresh, source: github.candidates },
+      },
+    );
     const { janitor, jobs, operatorSweep } = createJanitorJobs(options, {
       stores,
       assignments,
@@ -143,6 +151,7 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
         picker,
         fence,
         identity: github.identity,
+        ...(gitea ? { forges: forges.forges } : {}),
         stores,
         jobs,
         operatorSweep,
@@ -209,9 +218,8 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
       refreshQueue: queue.refresh,
       leaseEvents,
     });
-    // A Gitea or Forgejo instance: only its webhook intake so far (docs/architecture.md#gitea-and-forgejo-in-progress).
-    if (options.gitea) {
-      const gitea = createGiteaProviders(options.gitea, options, { now, log });
+    // A Gitea or Forgejo instance: its webhook intake (docs/architecture.md#gitea-and-forgejo-in-progress).
+    if (gitea && options.gitea) {
       addHandler(
         giteaWebhookHandler({
           secret: options.gitea.webhookSecret,

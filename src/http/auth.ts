@@ -1,16 +1,23 @@
 // Who calls the API: bearer credentials, the admin secret, GitHub users' permission and lease tokens.
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { Context } from "hono";
+import type { Forge } from "../domain/forge.js";
 import type { LeaseRefused } from "../lease/refusals.js";
 import type { GitHubUser, IdentityProvider, RepoPermission } from "../providers/assignment-provider.js";
 import type { ApiEnv } from "./api-env.js";
 import { refusalStatusOf } from "./error-response.js";
 import { type FailedAuthLimiter, invalidCredential, rateLimited } from "./failed-auth-limiter.js";
+import { forgeHeader, forgeTitle, requestForge, type ServedForges } from "./forge-selection.js";
 import { type ReadFamily, type ReadLimiter, readRateLimited } from "./read-limiter.js";
 import { UserError } from "./user-error.js";
 
 export interface AuthDeps {
   identity: IdentityProvider;
+  /**
+   * The forges the App serves and each one's identity, when it serves more than GitHub: a request
+   * presenting a forge token names its forge (`X-Claim-Hold-Forge`). Absent: GitHub alone, `identity`.
+   */
+  forges?: ServedForges;
   limiter: FailedAuthLimiter;
   /** The inventory and subject routes' per-login limit (docs/reference/http-api.md#reads). */
   readLimiter: ReadLimiter;
@@ -83,18 +90,19 @@ export async function requireSecret(
  */
 export async function githubCaller(
   c: Context<ApiEnv>,
-  deps: Pick<AuthDeps, "identity" | "limiter" | "readLimiter">,
+  deps: Pick<AuthDeps, "identity" | "forges" | "limiter" | "readLimiter">,
   repo: string,
   needed: RepoPermission,
   readFamily?: ReadFamily,
 ): Promise<{ user: GitHubUser; installationId: number }> {
-  const { identity, limiter } = deps;
+  const { limiter } = deps;
+  const { forge, identity } = forgeIdentityOf(c, deps);
   const token = bearerOf(c);
   if (!token)
     throw await authFailed(
       c,
       limiter,
-      new UserError(401, "unauthorized", "Send your GitHub token as a Bearer credential."),
+      new UserError(401, "unauthorized", `Send your ${forgeTitle(forge)} token as a Bearer credential.`),
     );
   // A valid credential is never refused for others' failures: from a limited address, a token GitHub
   // accepted lately passes, and one the App has not seen is asked about at a bounded rate (the ask
@@ -111,7 +119,7 @@ export async function githubCaller(
     throw await authFailed(
       c,
       limiter,
-      new UserError(401, "unauthorized", "GitHub did not accept that token."),
+      new UserError(401, "unauthorized", `${forgeTitle(forge)} did not accept that token.`),
     );
   }
   await limiter.accepted(token);
@@ -131,6 +139,16 @@ export async function githubCaller(
     });
   }
   return { user, installationId };
+}
+
+/** The forge a request presenting a forge token is for, and the identity provider that answers for it. */
+function forgeIdentityOf(
+  c: Context<ApiEnv>,
+  deps: Pick<AuthDeps, "identity" | "forges">,
+): { forge: Forge; identity: IdentityProvider } {
+  const forges: ServedForges = deps.forges ?? { served: ["github"], identityOf: () => deps.identity };
+  const forge = requestForge(c.req.header(forgeHeader), forges.served);
+  return { forge, identity: forges.identityOf(forge) };
 }
 
 /** The lease token (`clh_…`) as the bearer credential, or a failed authentication. */

@@ -13,6 +13,7 @@ import type { AuthDeps } from "./auth.js";
 import { clientAddressOf } from "./client-address.js";
 import { errorResponse, refusalCodeOf } from "./error-response.js";
 import type { FailedAuthLimiter } from "./failed-auth-limiter.js";
+import type { ServedForges } from "./forge-selection.js";
 import type { LeaseStreams } from "./lease-streams.js";
 import { mountOpenApiRoute } from "./openapi/mount-openapi.js";
 import { maxBodyBytes, payloadTooLarge } from "./read-body.js";
@@ -32,6 +33,8 @@ export interface ApiDeps extends Omit<AdminRouteDeps, "limiter">, HealthRouteDep
   /** `claims/next` and the queue view; absent: those routes are not mounted. */
   picker?: QueuePicker;
   identity: IdentityProvider;
+  /** Every forge the App serves, when more than GitHub (`X-Claim-Hold-Forge`). */
+  forges?: ServedForges;
   limiter: FailedAuthLimiter;
   /**
    * The inventory and subject routes' shared answers and per-login limit (docs/reference/http-api.md#reads).
@@ -61,6 +64,7 @@ export interface ApiObserver {
 export function authOf(deps: ApiDeps): AuthDeps {
   return {
     identity: deps.identity,
+    ...(deps.forges ? { forges: deps.forges } : {}),
     limiter: deps.limiter,
     readLimiter: deps.reads.limiter,
     ...(deps.leaseOnRecord ? { leaseOnRecord: deps.leaseOnRecord } : {}),

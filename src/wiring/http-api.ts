@@ -11,6 +11,7 @@ import { parseLeaseId } from "../domain/claim.js";
 import type { MergeFence } from "../fence/merge-fence.js";
 import { apiHandler, authOf, createApi } from "../http/create-api.js";
 import { createFailedAuthLimiter } from "../http/failed-auth-limiter.js";
+import type { ServedForges } from "../http/forge-selection.js";
 import { heartbeatRoute } from "../http/heartbeat.js";
 import { createHeartbeatRoute } from "../http/heartbeat-route.js";
 import type { LeaseStreams } from "../http/lease-streams.js";
@@ -47,6 +48,8 @@ export function createHttpHandler(
     picker?: QueuePicker;
     fence: MergeFence;
     identity: IdentityProvider;
+    /** Every forge the App serves, when more than GitHub: requests name theirs (`X-Claim-Hold-Forge`). */
+    forges?: ServedForges;
     stores: Stores;
     jobs: JobRegistry;
     operatorSweep: (options: SweepOptions) => Promise<SweepReport>;
@@ -102,6 +105,7 @@ export function createHttpHandler(
     janitor: { sweep: deps.operatorSweep },
     ...(options.adminToken ? { adminToken: options.adminToken } : {}),
     identity: deps.identity,
+    ...(deps.forges ? { forges: deps.forges } : {}),
     limiter,
     reads: {
       cache: createReadCache({ now }),

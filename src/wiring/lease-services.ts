@@ -16,13 +16,15 @@ import { DirectClaimBlockers } from "../queue/direct-claim-blockers.js";
 import { QueuePicker, type RefreshQueue } from "../queue/pick-next.js";
 import { createClaimEvents } from "./claim-events.js";
 import type { ClaimHoldOptions } from "./claim-hold-options.js";
+import type { ForgeProviders } from "./forge-routing.js";
 import type { GitHubProviders } from "./github-providers.js";
 import { createRepoConfigSource } from "./repo-config-source.js";
 
 export type LeaseServices = ReturnType<typeof createLeaseServices>;
 
 export function createLeaseServices(
-  github: Pick<GitHubProviders, "identity" | "assignments" | "checks">,
+  /** Every forge's assignments and identity (`routeByForge`), and GitHub's checks for the fence. */
+  github: ForgeProviders & Pick<GitHubProviders, "checks">,
   options: Pick<ClaimHoldOptions, "tokenSecret" | "previousTokenSecret" | "writeFenceWaitMs" | "publicUrl">,
   deps: {
     /** Where transitions publish the live lease events. */

@@ -1,0 +1,49 @@
+// One AssignmentProvider and one IdentityProvider over every forge the App serves: each call goes to the forge of its installation record.
+import { type Forge, forgeOfInstallation } from "../domain/forge.js";
+import type { ServedForges } from "../http/forge-selection.js";
+import type { AssignmentProvider, IdentityProvider } from "../providers/assignment-provider.js";
+
+export interface ForgeProviders {
+  identity: IdentityProvider;
+  assignments: AssignmentProvider;
+}
+
+/**
+ * The lease core, the fence and the janitor are given these: every call they make names an
+ * installation record, and a record id names its forge (domain/forge.ts), so they never know which
+ * forge serves a subject. Who a token belongs to, and which record serves a repository, depend on
+ * the forge the request names (`ServedForges`): the routed identity answers those for GitHub.
+ */
+export function routeByForge(providers: { github: ForgeProviders; gitea?: ForgeProviders | undefined }) {
+  const { github, gitea } = providers;
+  const of = (installationId: number): ForgeProviders => {
+    const { forge } = forgeOfInstallation(installationId);
+    if (forge === "github") return github;
+    if (gitea) return gitea;
+    throw new Error(`installation record ${installationId} is a Gitea instance's, and this App serves none`);
+  };
+  const assignments: AssignmentProvider = {
+    status: (ref, options) => of(ref.installationId).assignments.status(ref, options),
+    listOpenIssues: (ref, options) => of(ref.installationId).assignments.listOpenIssues(ref, options),
+    listRepositories: (installationId) => of(installationId).assignments.listRepositories(installationId),
+    repositoryName: (installationId, repoId) =>
+      of(installationId).assignments.repositoryName(installationId, repoId),
+    lastEvidenceChange: (ref, evidence) =>
+      of(ref.installationId).assignments.lastEvidenceChange(ref, evidence),
+    apply: (ref, write) => of(ref.installationId).assignments.apply(ref, write),
+    ensureLabels: (ref, labels) => of(ref.installationId).assignments.ensureLabels(ref, labels),
+  };
+  const identity: IdentityProvider = {
+    userForToken: (token) => github.identity.userForToken(token),
+    installationFor: (repo) => github.identity.installationFor(repo),
+    permission: (installationId, repo, login) =>
+      of(installationId).identity.permission(installationId, repo, login),
+    repoConfig: (installationId, repo) => of(installationId).identity.repoConfig(installationId, repo),
+  };
+  const served: ServedForges["served"] = gitea ? ["github", "gitea"] : ["github"];
+  const forges: ServedForges = {
+    served,
+    identityOf: (forge: Forge) => (forge === "gitea" && gitea ? gitea.identity : github.identity),
+  };
+  return { assignments, identity, forges };
+}
