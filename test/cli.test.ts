@@ -163,6 +163,22 @@ afterEach(async () => {
   for (const dir of temporary) rmSync(dir, { recursive: true, force: true });
 });
 
+describe("the forge of the agent's token", () => {
+  it("is sent only when named: --forge wins over CLAIM_HOLD_FORGE", async () => {
+    expect((await cli(["claim", `${repo}#12`, "--json"])).code).toBe(0);
+    expect(fake.requests[0]).not.toHaveProperty("forge");
+    expect((await cli(["claim", `${repo}#13`, "--json"], { env: { CLAIM_HOLD_FORGE: "gitea" } })).code).toBe(
+      0,
+    );
+    expect(fake.requests.at(-1)).toMatchObject({ path: "/api/v1/claims", forge: "gitea" });
+    const named = await cli(["claim", `${repo}#14`, "--json", "--forge", "github"], {
+      env: { CLAIM_HOLD_FORGE: "gitea" },
+    });
+    expect(named.code).toBe(0);
+    expect(fake.requests.at(-1)).toMatchObject({ path: "/api/v1/claims", forge: "github" });
+  });
+});
+
 describe("claim → status → verify → release", () => {
   it("keeps the lease in a 0600 file, prints no token, and forgets the lease on release", async () => {
     const claimed = await cli(["claim", `${repo}#12`, "--json"]);

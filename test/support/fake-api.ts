@@ -36,6 +36,8 @@ export interface RecordedRequest {
   method: string;
   path: string;
   authorization: string | undefined;
+  /** `X-Claim-Hold-Forge`, only when the client sent it. */
+  forge?: string;
   body: unknown;
 }
 
@@ -217,6 +219,9 @@ export async function startFakeApi(options: FakeApiOptions = {}): Promise<FakeAp
       method: req.method ?? "",
       path: url.pathname + url.search,
       authorization: req.headers.authorization,
+      ...(typeof req.headers["x-claim-hold-forge"] === "string"
+        ? { forge: req.headers["x-claim-hold-forge"] }
+        : {}),
       body,
     });
 

@@ -31,6 +31,8 @@ export interface AgentContext extends AgentDeps {
   out: Output;
   /** The agent account's GitHub token (GH_TOKEN, GITHUB_TOKEN or `gh auth token`), resolved once at the edge. */
   githubToken: string | undefined;
+  /** The forge that token is for (`--forge`, `CLAIM_HOLD_FORGE`); absent: the App's default forge. */
+  forge?: string;
   /** Absolute path of `bin/claim-hold.js`, for hooks that must call this same CLI. */
   binPath: string;
 }
@@ -62,6 +64,7 @@ export function clientFor(
   return createClaimHoldClient({
     baseUrl,
     githubToken: ctx.githubToken,
+    ...(ctx.forge ? { forge: ctx.forge } : {}),
     fetch: ctx.fetch,
     sleep: ctx.sleep,
     random: ctx.random,

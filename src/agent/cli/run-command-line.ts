@@ -41,11 +41,18 @@ export const cliCommands: readonly CommandSpec[] = [
 const commonOptions: OptionDefs = {
   json: { description: "machine-readable output on stdout (errors too)" },
   debug: { description: "stack traces on errors" },
+  forge: {
+    value: "<forge>",
+    description:
+      "the forge your token is for (github, gitea), when the App serves more than one (CLAIM_HOLD_FORGE)",
+  },
 };
 
 const environmentHelp = [
   "Environment:",
   "  CLAIM_HOLD_URL  URL of the claim-hold App (lease commands fall back to the URL stored with the lease)",
+  "  CLAIM_HOLD_FORGE  github or gitea: the forge of your token, only when the App serves more than one",
+  "                  (--forge wins); with gitea, GH_TOKEN is an access token of the agent's Gitea account",
   "  GH_TOKEN        token of the agent's GitHub account (claim, next, run, queue, mcp);",
   "  GITHUB_TOKEN    read when GH_TOKEN is not set; with neither, `gh auth token` when gh is on PATH",
   `  session id      first of ${sessionEnvVars.map((v) => v.name).join(", ")},`,
@@ -127,6 +134,7 @@ export async function runCommandLine(
       out: createOutput(json, deps, secrets),
       binPath: options.binPath,
       githubToken,
+      ...forgeOf(invocation.flags, deps.env),
       secrets,
       flags: invocation.flags,
       positionals: invocation.positionals,
@@ -138,6 +146,13 @@ export async function runCommandLine(
   } finally {
     removeSignalHandlers();
   }
+}
+
+/** `--forge`, else `CLAIM_HOLD_FORGE`: sent to the App as is (it answers an unknown forge with 422). */
+function forgeOf(flags: Record<string, FlagValue>, env: NodeJS.ProcessEnv): { forge?: string } {
+  const named = typeof flags.forge === "string" ? flags.forge : env.CLAIM_HOLD_FORGE;
+  const forge = named?.trim();
+  return forge ? { forge } : {};
 }
 
 /** The program with one subcommand per spec; output goes to `deps`, errors are thrown, never exit the process. */

@@ -52,6 +52,11 @@ export interface ClaimHoldClientOptions {
   baseUrl: string;
   /** GitHub token of the agent's account: needed by claim, inventory and subject. */
   githubToken?: string;
+  /**
+   * The forge `githubToken` belongs to (`github`, `gitea`), sent as `X-Claim-Hold-Forge`. Only needed
+   * when the App serves more than one forge; then `githubToken` may be a Gitea access token.
+   */
+  forge?: string;
   fetch?: typeof globalThis.fetch;
   /** Injected so tests never sleep; must reject when `signal` aborts. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -217,6 +222,7 @@ export function createClaimHoldClient(options: ClaimHoldClientOptions): ClaimHol
 function transportDepsOf(options: ClaimHoldClientOptions): TransportDeps {
   return {
     baseUrl: options.baseUrl,
+    ...(options.forge !== undefined ? { forge: options.forge } : {}),
     fetch: options.fetch ?? globalThis.fetch,
     sleep: options.sleep ?? abortableSleep,
     random: options.random ?? Math.random,

@@ -13,6 +13,8 @@ export type RetryPolicy = "none" | "network" | "network-and-5xx";
 
 export interface TransportDeps {
   baseUrl: string;
+  /** The forge the agent's token is for (`X-Claim-Hold-Forge`), named only when the App serves several. */
+  forge?: string;
   fetch: typeof globalThis.fetch;
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   random: () => number;
@@ -50,6 +52,7 @@ export async function sendRequest(deps: TransportDeps, spec: RequestSpec): Promi
     authorization: `Bearer ${spec.token}`,
     "user-agent": deps.userAgent,
   };
+  if (deps.forge !== undefined) headers["x-claim-hold-forge"] = deps.forge;
   if (spec.body !== undefined) headers["content-type"] = "application/json";
   const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
   const label = `${spec.method} ${url.pathname}`;
