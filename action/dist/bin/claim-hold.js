@@ -30572,6 +30572,7 @@ async function sendRequest(deps, spec) {
     authorization: `Bearer ${spec.token}`,
     "user-agent": deps.userAgent
   };
+  if (deps.forge !== void 0) headers["x-claim-hold-forge"] = deps.forge;
   if (spec.body !== void 0) headers["content-type"] = "application/json";
   const body = spec.body === void 0 ? void 0 : JSON.stringify(spec.body);
   const label = `${spec.method} ${url2.pathname}`;
@@ -30952,6 +30953,7 @@ function createClaimHoldClient(options) {
 function transportDepsOf(options) {
   return {
     baseUrl: options.baseUrl,
+    ...options.forge !== void 0 ? { forge: options.forge } : {},
     fetch: options.fetch ?? globalThis.fetch,
     sleep: options.sleep ?? abortableSleep,
     random: options.random ?? Math.random,
@@ -31334,6 +31336,7 @@ function clientFor(ctx, baseUrl, options = {}) {
   return createClaimHoldClient({
     baseUrl,
     githubToken: ctx.githubToken,
+    ...ctx.forge ? { forge: ctx.forge } : {},
     fetch: ctx.fetch,
     sleep: ctx.sleep,
     random: ctx.random,
@@ -33120,11 +33123,17 @@ var cliCommands = [
 ];
 var commonOptions = {
   json: { description: "machine-readable output on stdout (errors too)" },
-  debug: { description: "stack traces on errors" }
+  debug: { description: "stack traces on errors" },
+  forge: {
+    value: "<forge>",
+    description: "the forge your token is for (github, gitea), when the App serves more than one (CLAIM_HOLD_FORGE)"
+  }
 };
 var environmentHelp = [
   "Environment:",
   "  CLAIM_HOLD_URL  URL of the claim-hold App (lease commands fall back to the URL stored with the lease)",
+  "  CLAIM_HOLD_FORGE  github or gitea: the forge of your token, only when the App serves more than one",
+  "                  (--forge wins); with gitea, GH_TOKEN is an access token of the agent's Gitea account",
   "  GH_TOKEN        token of the agent's GitHub account (claim, next, run, queue, mcp);",
   "  GITHUB_TOKEN    read when GH_TOKEN is not set; with neither, `gh auth token` when gh is on PATH",
   `  session id      first of ${sessionEnvVars.map((v) => v.name).join(", ")},`,
@@ -33184,6 +33193,7 @@ async function runCommandLine(commands2, argv, options) {
       out: createOutput(json2, deps, secrets),
       binPath: options.binPath,
       githubToken,
+      ...forgeOf(invocation.flags, deps.env),
       secrets,
       flags: invocation.flags,
       positionals: invocation.positionals,
@@ -33195,6 +33205,11 @@ async function runCommandLine(commands2, argv, options) {
   } finally {
     removeSignalHandlers();
   }
+}
+function forgeOf(flags, env) {
+  const named = typeof flags.forge === "string" ? flags.forge : env.CLAIM_HOLD_FORGE;
+  const forge = named?.trim();
+  return forge ? { forge } : {};
 }
 function buildProgram(commands2, version2, deps, onInvoke) {
   const program2 = new Command("claim-hold").description("claim GitHub issues for agent sessions, keep the claim alive, prove it before pushing").version(version2, "-V, --version", "print the version of claim-hold").helpOption("-h, --help", "show help").helpCommand("help [command]", "show help of a command").addHelpText(
