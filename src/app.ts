@@ -17,7 +17,7 @@ import { MemoryFenceStore } from "./providers/memory/memory-fence-store.js";
 import { MemoryLeaseEventBus } from "./providers/memory/memory-lease-event-bus.js";
 import { RequestMeter } from "./request-meter.js";
 import type { ClaimHoldOptions } from "./wiring/claim-hold-options.js";
-import { routeByForge } from "./wiring/forge-routing.js";
+import { githubQueueOnly, routeByForge } from "./wiring/forge-routing.js";
 import { createGiteaProviders } from "./wiring/gitea-providers.js";
 import { giteaWebhookHandler } from "./wiring/gitea-webhooks.js";
 import { createGitHubProviders } from "./wiring/github-providers.js";
@@ -60,6 +60,10 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
     const notifications = createNotifications(options, { metrics, now, log });
     const { notifier, sender, outbox } = notifications;
     const queue = createQueueFeed({ source: github.candidates, store: stores.queue, now, log });
+    // Without a Gitea instance this is the GitHub feed itself: nothing is wrapped.
+    const leaseQueue = gitea
+      ? githubQueueOnly({ ...queue, source: github.candidates })
+      : { refresh: queue.refresh, refreshByName: queue.refreshByName, source: github.candidates };
     const {
       assignments,
       configs,
@@ -78,8 +82,8 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
         leaseEvents,
         now,
         log,
-        queueRefresh: queue.refreshByName,
-        queue: { refresh: queue.refresh, source: github.candidates },
+        queueRefresh: leaseQueue.refreshByName,
+        queue: { refresh: leaseQueue.refresh, source: leaseQueue.source },
       },
     );
     const { janitor, jobs, operatorSweep } = createJanitorJobs(options, {

@@ -2,6 +2,8 @@
 import { type Forge, forgeOfInstallation } from "../domain/forge.js";
 import type { ServedForges } from "../http/forge-selection.js";
 import type { AssignmentProvider, IdentityProvider } from "../providers/assignment-provider.js";
+import type { CandidateSource, QueueRefresh } from "../providers/queue-store.js";
+import type { RefreshQueue } from "../queue/pick-next.js";
 
 export interface ForgeProviders {
   identity: IdentityProvider;
@@ -16,11 +18,16 @@ export interface ForgeProviders {
  */
 export function routeByForge(providers: { github: ForgeProviders; gitea?: ForgeProviders | undefined }) {
   const { github, gitea } = providers;
+  const served: ServedForges["served"] = gitea ? ["github", "gitea"] : ["github"];
+  const forges: ServedForges = {
+    served,
+    identityOf: (forge: Forge) => (forge === "gitea" && gitea ? gitea.identity : github.identity),
+  };
+  // GitHub alone: its own providers, untouched.
+  if (!gitea) return { assignments: github.assignments, identity: github.identity, forges };
   const of = (installationId: number): ForgeProviders => {
     const { forge } = forgeOfInstallation(installationId);
-    if (forge === "github") return github;
-    if (gitea) return gitea;
-    throw new Error(`installation record ${installationId} is a Gitea instance's, and this App serves none`);
+    return forge === "gitea" ? gitea : github;
   };
   const assignments: AssignmentProvider = {
     status: (ref, options) => of(ref.installationId).assignments.status(ref, options),
@@ -40,10 +47,30 @@ export function routeByForge(providers: { github: ForgeProviders; gitea?: ForgeP
       of(installationId).identity.permission(installationId, repo, login),
     repoConfig: (installationId, repo) => of(installationId).identity.repoConfig(installationId, repo),
   };
-  const served: ServedForges["served"] = gitea ? ["github", "gitea"] : ["github"];
-  const forges: ServedForges = {
-    served,
-    identityOf: (forge: Forge) => (forge === "gitea" && gitea ? gitea.identity : github.identity),
-  };
   return { assignments, identity, forges };
+}
+
+/**
+ * The candidate index's GitHub reads, kept to GitHub installations: the queue does not serve Gitea
+ * yet (docs/architecture.md#gitea-and-forgejo-in-progress). A direct claim on Gitea then refreshes
+ * nothing and knows no blockers (Gitea's issue dependencies are not read yet), and `claims/next`
+ * finds no Gitea repository to index, rather than asking GitHub about a Gitea record.
+ */
+export function githubQueueOnly(queue: {
+  refresh: QueueRefresh;
+  refreshByName: RefreshQueue;
+  source: Pick<CandidateSource, "openBlockers">;
+}) {
+  const isGitea = (installationId: number) => forgeOfInstallation(installationId).forge === "gitea";
+  const refresh: QueueRefresh = async (repo) =>
+    isGitea(repo.installationId)
+      ? { repo: repo.repo, candidates: 0, githubRequests: 0, truncated: false }
+      : queue.refresh(repo);
+  const refreshByName: RefreshQueue = async (repo) =>
+    isGitea(repo.installationId) ? null : queue.refreshByName(repo);
+  const source: Pick<CandidateSource, "openBlockers"> = {
+    openBlockers: async (repo, issue) =>
+      isGitea(repo.installationId) ? [] : queue.source.openBlockers(repo, issue),
+  };
+  return { refresh, refreshByName, source };
 }

@@ -115,6 +115,7 @@ describe.each(storeKinds)("agents lease Gitea issues through the HTTP API, on $n
     const fleet = agent(agentToken, "gitea");
     const actor = { runtime: "claude-code", sessionId: "g1", host: "build-1" };
 
+    const githubMark = stack.sim.requests.mark();
     let mark = gitea.sim.requests.length;
     const claimed = await fleet.claim({ repo, issue: issue.number, actor, branch: "agent/g1/1-task-1" });
     expect(claimed).toMatchObject({
@@ -172,6 +173,10 @@ describe.each(storeKinds)("agents lease Gitea issues through the HTTP API, on $n
       claimMarkersIn(issue.comments.filter((c) => c.author === botLogin).map((comment) => comment.body)),
     ).toEqual([{ generation: 1, state: "completed" }]);
     expect(countsOf(gitea.sim.routesSince(mark))).toEqual(RELEASE_REQUESTS);
+    // Not one GitHub request for the Gitea lease, from claim to release.
+    await stack.sim.flush();
+    expect(stack.sim.requests.counts(githubMark)).toEqual({});
+    expect(stack.app.logs.filter((line) => /"level":(40|50)/.test(line))).toEqual([]);
   });
 
   it("the GitHub installation of the same number and repository claims its own issue, independently", async () => {
