@@ -1,6 +1,6 @@
 // The OpenAPI 3.1 document of the HTTP API, built from the route table's zod schemas; rendered with sorted keys so it is byte-stable.
 import { readFileSync } from "node:fs";
-import type { z } from "zod";
+import { z } from "zod";
 import {
   createDocument,
   createSchema,
@@ -20,6 +20,7 @@ import {
   TransitionSchema,
 } from "../../contract/api-responses.js";
 import { allErrorCodes, type ErrorCode, errorBodySchemaOf, errorCodes } from "../../contract/refusals.js";
+import { forges } from "../../domain/forge.js";
 import { ErrorBody } from "./documented-responses.js";
 import { type ErrorStatus, errorsByStatus, type RouteAuth, type RouteDoc } from "./route-doc.js";
 import { routeDocs } from "./route-docs.js";
@@ -57,7 +58,7 @@ const securitySchemes: Record<string, oas31.SecuritySchemeObject> = {
     type: "http",
     scheme: "bearer",
     description:
-      "A GitHub token of the agent's account (PAT, fine-grained token or GitHub App user token), resolved with `GET /user`.",
+      "A GitHub token of the agent's account (PAT, fine-grained token or GitHub App user token), resolved with `GET /user`; with `X-Claim-Hold-Forge: gitea`, an access token of the agent's account on the App's Gitea or Forgejo instance.",
   },
   leaseToken: {
     type: "http",
@@ -185,6 +186,14 @@ function errorComponents(
   return examples;
 }
 
+/** The routes taking a forge token name its forge when the App serves more than one (docs/reference/http-api.md#forges-x-claim-hold-forge). */
+const ForgeHeader = z.object({
+  "x-claim-hold-forge": z.enum(forges).optional().meta({
+    description:
+      "The forge of the bearer token, when the App serves more than one; absent: GitHub. Anything else is `422 invalid_request`.",
+  }),
+});
+
 function operationOf(
   route: RouteDoc,
   components: Record<string, oas31.SchemaObject>,
@@ -192,6 +201,7 @@ function operationOf(
   const requestParams = {
     ...(route.pathParams ? { path: route.pathParams } : {}),
     ...(route.query ? { query: route.query } : {}),
+    ...(route.auth === "github" ? { header: ForgeHeader } : {}),
   };
   return {
     operationId: route.operationId,

@@ -42,6 +42,8 @@ const bodyErrors = [
 ] as const;
 const queryErrors = ["invalid_request"] as const;
 const githubAuth = [
+  // An unknown or unserved X-Claim-Hold-Forge.
+  "invalid_request",
   "unauthorized",
   "forbidden",
   "not_installed",
