@@ -221,6 +221,38 @@ describe.each(storeKinds)("agents lease Gitea issues through the HTTP API, on $n
       );
       expect(await client.hget(`${keyPrefix}{i:1}:s:${gitea.repo.id}:1:rec`, "state")).toBe("active");
     }
+    // Released, so the next test's sweep finds nothing due on GitHub.
+    await agent(githubAgent.token).release(githubClaim.lease, { outcome: "abandoned" });
+  });
+
+  it("the janitor's sweep reaps a silent Gitea claim on Gitea, asking GitHub nothing", async () => {
+    const silent = gitea.sim.state.addIssue(gitea.repo, { title: "Silent work", author: "maintainer" });
+    const claimed = await agent(agentToken, "gitea").claim({
+      repo,
+      issue: silent.number,
+      actor: { runtime: "codex", sessionId: "silent" },
+    });
+    stack.app.clock.now += 24 * 3_600_000;
+    const githubMark = stack.sim.requests.mark();
+    const mark = gitea.sim.requests.length;
+    const report = await stack.app.services.janitor.sweep();
+    expect(report.actions).toContainEqual(
+      expect.objectContaining({ subject: `${repo}#${silent.number}`, action: "reap" }),
+    );
+    expect(silent.assignees).toEqual([]);
+    expect(labelsOf(silent)).toEqual([]);
+    // The config (both paths), the issue and its comments, then the release's writes; GitHub is not asked.
+    expect(countsOf(gitea.sim.routesSince(mark))).toEqual({
+      "GET /repos/{owner}/{repo}/raw/{filepath}": 2,
+      "GET /repos/{owner}/{repo}/issues/{index}": 2,
+      "GET /repos/{owner}/{repo}/issues/{index}/comments": 1,
+      "PATCH /repos/{owner}/{repo}/issues/{index}": 1,
+      "DELETE /repos/{owner}/{repo}/issues/{index}/labels/{id}": 1,
+      "PATCH /repos/{owner}/{repo}/issues/comments/{id}": 1,
+      "POST /repos/{owner}/{repo}/issues/{index}/comments": 1,
+    });
+    expect(stack.sim.requests.counts(githubMark)).toEqual({});
+    await expect(agent(agentToken).heartbeat(claimed.lease)).rejects.toMatchObject({ status: 410 });
   });
 
   it("a request naming no forge is GitHub's; an unknown forge is 422 invalid_request", async () => {
