@@ -58,6 +58,7 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
       core,
       fence,
       fleet: fleetLogins,
+      needsHuman,
       picker,
       events,
     } = createLeaseServices(github, options, {
@@ -197,6 +198,7 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
       queueFeed: queue.feed,
       refreshQueue: queue.refresh,
       leaseEvents,
+      needsHuman,
     });
   };
 }

@@ -3,7 +3,7 @@
 import type { ClaimRecord } from "../../domain/claim.js";
 import { failedAttemptOf, releaseFailure, withAttempt } from "../../domain/failure-breaker.js";
 import { aliveAt } from "../../domain/liveness.js";
-import { decideStall } from "../../domain/stall.js";
+import { decideStall, decideStallAsk } from "../../domain/stall.js";
 import { newClaimRecord, rotatedTokensKept, takeoverIntentLifetimeFactor } from "../claim-records.js";
 import type {
   ClaimInput,
@@ -265,6 +265,26 @@ export function heartbeat(slot: SubjectSlot, input: HeartbeatInput): Transitione
   }
   const stall = decideStall({ ...without(current, "needsHuman"), ...changes }, input.now);
   if (stall.notify) changes.stalledAt = input.now;
+  // The App's ask on the stall's behalf: made with the stalled mark, withdrawn by progress or the holder's own ask.
+  const progressed = changes.progressAt !== undefined;
+  const ask = stall.notify
+    ? decideStallAsk({
+        onStall: current.onStall,
+        asks: current.stallAsk === true,
+        holderAsks: false,
+        event: "stalled",
+      })
+    : progressed || input.needsHuman
+      ? decideStallAsk({
+          onStall: current.onStall,
+          asks: current.stallAsk === true,
+          holderAsks: input.needsHuman === true,
+          event: progressed ? "progress" : "holder-asks",
+        })
+      : null;
+  const stallAskChange =
+    ask === null || ask.asks === (current.stallAsk === true) ? undefined : ask.asks ? "asked" : "withdrawn";
+  if (stallAskChange === "asked") changes.stallAsk = true;
   // A heartbeat that does not ask for a person withdraws an earlier ask; a takeover intent on a
   // claim stalled with `onStall: reclaimable` stays, its heartbeats notwithstanding.
   const cleared = without(
@@ -272,6 +292,7 @@ export function heartbeat(slot: SubjectSlot, input: HeartbeatInput): Transitione
     "staleMarkedAt",
     ...(stall.takeoverAllowed ? [] : ["takeover" as const]),
     ...(input.needsHuman ? [] : ["needsHuman" as const]),
+    ...(stallAskChange === "withdrawn" ? ["stallAsk" as const] : []),
   );
   const record: ClaimRecord = { ...cleared, ...changes };
   // The liveness as written; the whole record only when asked, or for the comment's edit.
@@ -279,6 +300,7 @@ export function heartbeat(slot: SubjectSlot, input: HeartbeatInput): Transitione
   if (record.waitUntil !== undefined) live.waitUntil = record.waitUntil;
   if (record.needsHuman === true) live.needsHuman = true;
   if (record.budgetPaused === true) live.budgetPaused = true;
+  if (record.stallAsk === true) live.stallAsk = true;
   const answered: HeartbeatOk = editComment
     ? { kind: "ok", live, editComment, record }
     : input.wantRecord || stall.notify
@@ -288,6 +310,7 @@ export function heartbeat(slot: SubjectSlot, input: HeartbeatInput): Transitione
   if (usage) answered.spend = usage.report;
   if (stall.stalledSince !== null) answered.stalledSince = stall.stalledSince;
   if (stall.notify) answered.stalledNow = true;
+  if (stallAskChange) answered.stallAskChange = stallAskChange;
   return {
     slot: {
       ...slot,
