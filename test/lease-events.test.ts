@@ -279,7 +279,11 @@ describe("live lease events from people's acts, and a slow reader cut (one repli
             ].join("\n"),
           },
           collaborators: { [fleet.login]: "write", [maintainer.login]: "maintain" },
-          issues: [1, 2, 3, 4, 5].map((n) => ({ number: n, title: `Task ${n}`, author: maintainer.login })),
+          issues: [1, 2, 3, 4, 5, 6].map((n) => ({
+            number: n,
+            title: `Task ${n}`,
+            author: maintainer.login,
+          })),
         },
       ],
       installations: [{ id: 42, account: "octo", repos: [repo] }],
@@ -384,8 +388,21 @@ describe("live lease events from people's acts, and a slow reader cut (one repli
     await stream.ended;
   });
 
+  it("revoked: a person taking the claim off reaches the stream of the lease it held (not the bumped generation's), and ends it", async () => {
+    const { lease } = await claim(5, "revoked");
+    const stream = await openEvents(app.url, lease.id, lease.token);
+    expect((await stream.next()).event).toBe("state");
+    sim.unassign({ repo, issue: 5, login: maintainer.login, labels: ["agent:claimed"] });
+    await sim.flush();
+    expect(await stream.next()).toEqual({
+      event: "revoked",
+      data: { leaseId: lease.id, reason: "revoked", at: new Date(app.clock.now).toISOString() },
+    });
+    await stream.ended;
+  });
+
   it("cuts a client that lets 16 events pile up unread; a client that reads keeps its stream", async () => {
-    const { lease } = await claim(4, "slow");
+    const { lease } = await claim(6, "slow");
     const padding = "x".repeat(256 * 1024);
     const event = (n: number, pad: string) =>
       ({ event: "stalled", data: { stalledSince: `${n}`, padding: pad } }) as never;

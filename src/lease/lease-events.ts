@@ -36,10 +36,12 @@ export function leaseEventsOf(change: ClaimChange): AddressedLeaseEvent[] {
     return [supersededEvent(previous, record)];
   }
   const reason = goneReasonOf[change.cause];
-  if (!reason || !record.tokenDigest) return [];
+  // The lease that ended is the held one: a revoke or reap bumps the ended record's generation past it.
+  const held = previous?.state === "active" ? previous : record;
+  if (!reason || !held.tokenDigest) return [];
   return [
     {
-      leaseId: leaseIdOf(record, record.generation),
+      leaseId: leaseIdOf(held, held.generation),
       event: { event: "revoked", data: { reason, at: iso(change.at) } },
     },
   ];
