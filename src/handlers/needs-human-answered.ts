@@ -63,10 +63,10 @@ export function needsHumanAnswered(
       if (record.stallAsk && (await deps.stores.claims.withdrawStallAsk(record, record.generation))) {
         // A reply leaves the label to take off; a removal already took it.
         const unasked = { ...record, stallAsk: false };
-        if (answer.how === "cleared") await deps.needsHuman?.removedByPerson(unasked);
-        else if (deps.needsHuman) {
+        if (deps.needsHuman) {
           const config = await deps.configs.load(record.installationId, record.repo);
-          await deps.needsHuman.settle(unasked, config);
+          if (answer.how === "cleared") await deps.needsHuman.removedByPerson(unasked, config);
+          else await deps.needsHuman.settle(unasked, config);
         }
         log.info({ by: answer.by, how: answer.how }, "a person answered the ask on the stall's behalf");
       }

@@ -47,7 +47,7 @@ export interface NeedsHumanShower {
   /** The App's ask on a stalled claim's behalf (`onStall: needs-human`): label, comment, notification. */
   stallAsked(record: NeedsHumanRecord, config: RepoConfig, blocker: string): Promise<void>;
   /** A person removed the label: remembered without a write. */
-  removedByPerson(record: NeedsHumanRecord): Promise<void>;
+  removedByPerson(record: NeedsHumanRecord, config: RepoConfig): Promise<void>;
 }
 
 export interface LeaseCoreDeps {

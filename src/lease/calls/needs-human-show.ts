@@ -56,14 +56,14 @@ export class NeedsHumanShow {
   }
 
   /** A person took the label off: GitHub shows none, so nothing is written (the throttle's memory says so). */
-  async removedByPerson(record: NeedsHumanRecord): Promise<void> {
+  async removedByPerson(record: NeedsHumanRecord, config: RepoConfig): Promise<void> {
     const { stores, now } = this.deps;
     const document = documentOf(record);
     const stored = ((await stores.documents.getDocument(document)) ?? {}) as NeedsHumanShown;
     if (stored.label?.generation !== record.generation || !stored.label.shown) return;
     this.#due.delete(idOf(record));
     const shown: NeedsHumanShown = { ...stored, label: { ...stored.label, shown: false, at: now() } };
-    await stores.documents.putDocument(document, shown, 2 * 60_000);
+    await stores.documents.putDocument(document, shown, keepMsOf(config));
   }
 
   /** Whether a held-back label write of this generation is due (no I/O: every heartbeat asks). */
@@ -123,13 +123,17 @@ export class NeedsHumanShow {
         return;
       }
     }
-    const keepMs = Math.max(config.notify.needsHumanCooldown, 2 * 60_000);
-    await stores.documents.putDocument(document, plan.shown, keepMs);
+    await stores.documents.putDocument(document, plan.shown, keepMsOf(config));
     // The notifier queues without waiting, so a slow or dead sink never slows the heartbeat.
     if (plan.notify && blocker !== null) {
       deps.notifier?.emit(needsHumanNotification(record, blocker, record.lastHeartbeatAt, config));
     }
   }
+}
+
+/** How long what was shown is remembered: the cooldown's throttle needs it that long, the label's spacing a minute. */
+function keepMsOf(config: RepoConfig): number {
+  return Math.max(config.notify.needsHumanCooldown, 2 * 60_000);
 }
 
 function idOf(record: LeaseKey): string {
