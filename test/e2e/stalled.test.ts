@@ -353,6 +353,19 @@ describe.each(stores)("a stalled claim, on the $name", ({ redis }) => {
     expect((await rowOf(holder))?.reasons).not.toContain("needs-human");
   });
 
+  it("the holder's pull request from the claim's branch withdraws the App's ask; another author's does not", async () => {
+    const { app, sim } = await start(stallConfig("needs-human"));
+    const { holder, lease } = await stalledHolder();
+    await beatUntil(holder, lease, app.clock.now + 70_000);
+    sim.openPull({ repo, author: maintainer.login, head: branch, title: "Not the holder's", body: "" });
+    await sim.flush();
+    expect(labelsOf()).toEqual(["agent:claimed", "agent:needs-human"]);
+    sim.openPull({ repo, author: fleet.login, head: branch, title: "Task 1", body: "Closes #1" });
+    await sim.flush();
+    expect(labelsOf()).toEqual(["agent:claimed"]);
+    expect(await holder.heartbeat(lease)).not.toHaveProperty("stalledSince");
+  });
+
   it.each([{ how: "replied" as const }, { how: "cleared" as const }])(
     "a person's answer ($how) withdraws the App's ask; the heartbeats do not bring the label back",
     async ({ how }) => {
