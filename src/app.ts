@@ -62,6 +62,7 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
       core,
       fence,
       fleet: fleetLogins,
+      needsHuman,
       picker,
       events,
     } = createLeaseServices(github, options, {
@@ -208,6 +209,7 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
       queueFeed: queue.feed,
       refreshQueue: queue.refresh,
       leaseEvents,
+      needsHuman,
     });
     // A Gitea or Forgejo instance: only its webhook intake so far (docs/architecture.md#gitea-and-forgejo-in-progress).
     if (options.gitea) {

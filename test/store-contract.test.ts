@@ -1863,6 +1863,83 @@ describe.each(cases)("$name store contract", (storeCase) => {
       expect(await stores.claims.breakers([key])).toStrictEqual([{ attempts: [] }]);
     });
 
+    it("asks a person on a stall's behalf once with needs-human; progress, the holder's own ask or a person withdraws it", async () => {
+      await claim(alice, "ta", stall("needs-human"));
+      now += 21 * minute;
+      const stalled = await heartbeat(1, "ta");
+      expect(stalled).toMatchObject({ stalledNow: true, stallAskChange: "asked", live: { stallAsk: true } });
+      expect((await stores.claims.get(key))?.stallAsk).toBe(true);
+      now += minute;
+      const steady = await heartbeat(1, "ta");
+      expect(steady).toMatchObject({ live: { stallAsk: true } });
+      expect(steady).not.toHaveProperty("stallAskChange");
+      // A push withdraws it (and says so); a second push finds nothing to withdraw.
+      expect(await stores.claims.recordPush(key, 1, now)).toStrictEqual({ stallAskWithdrawn: true });
+      expect((await stores.claims.get(key))?.stallAsk).toBeUndefined();
+      now += minute;
+      expect(await stores.claims.recordPush(key, 1, now)).toStrictEqual({ stallAskWithdrawn: false });
+      // Stalled again in the generation: asked nobody again.
+      now += 25 * minute;
+      const again = await heartbeat(1, "ta");
+      expect(again).toMatchObject({ stalledSince: now - 5 * minute });
+      expect(again).not.toHaveProperty("stallAskChange");
+      expect((await stores.claims.get(key))?.stallAsk).toBeUndefined();
+      await release(1, "ta");
+      // A new generation: a phase change withdraws it, the holder's own ask takes it over.
+      await claim(alice, "tb", stall("needs-human"));
+      now += 21 * minute;
+      expect(await heartbeat(2, "tb")).toMatchObject({ stallAskChange: "asked" });
+      now += minute;
+      expect(await heartbeat(2, "tb", { phase: "testing" })).toMatchObject({ stallAskChange: "withdrawn" });
+      now += 21 * minute;
+      expect(await heartbeat(2, "tb")).not.toHaveProperty("stallAskChange");
+      await release(2, "tb");
+      await claim(alice, "tc", stall("needs-human"));
+      now += 21 * minute;
+      expect(await heartbeat(3, "tc")).toMatchObject({ stallAskChange: "asked" });
+      now += minute;
+      const asks = await heartbeat(3, "tc", { needsHuman: true, blocker: "b" });
+      expect(asks).toMatchObject({ stallAskChange: "withdrawn" });
+      expect((asks as { live: object }).live).not.toHaveProperty("stallAsk");
+      await release(3, "tc");
+      // A person's answer: withdrawn once, for the generation that asked only.
+      await claim(alice, "td", stall("needs-human"));
+      now += 21 * minute;
+      await heartbeat(4, "td");
+      expect(await stores.claims.withdrawStallAsk(key, 3)).toBe(false);
+      expect(await stores.claims.withdrawStallAsk(key, 4)).toBe(true);
+      expect(await stores.claims.withdrawStallAsk(key, 4)).toBe(false);
+      expect((await stores.claims.get(key))?.stallAsk).toBeUndefined();
+    });
+
+    it("never asks on a stall's behalf with onStall reclaimable", async () => {
+      await claim(alice, "ta", stall("reclaimable"));
+      now += 21 * minute;
+      const stalled = await heartbeat(1, "ta");
+      expect(stalled).toMatchObject({ stalledNow: true });
+      expect(stalled).not.toHaveProperty("stallAskChange");
+      expect((await stores.claims.get(key))?.stallAsk).toBeUndefined();
+    });
+
+    it("ends a stalled claim's takeover intent on a push while the holder heartbeats, not a silent holder's", async () => {
+      await claim(alice, "ta", stall("reclaimable"));
+      now += 25 * minute;
+      await heartbeat(1, "ta");
+      expect(await claim(bob, "tb", { takeover: true })).toMatchObject({ kind: "takeover_pending" });
+      now += minute;
+      await stores.claims.recordPush(key, 1, now);
+      expect((await stores.claims.get(key))?.takeover).toBeUndefined();
+      now += durations.heartbeatMs;
+      expect(await claim(bob, "tb", { takeover: true })).toMatchObject({ kind: "held" });
+      expect(await claim(bob, "tb", { takeover: true })).not.toHaveProperty("takeoverPendingBy");
+      // Silent past the ttl: a push is progress, not proof of life, and the intent stands.
+      now += durations.ttlMs + durations.heartbeatMs;
+      expect(await claim(bob, "tb", { takeover: true })).toMatchObject({ kind: "takeover_pending" });
+      now += minute / 60;
+      await stores.claims.recordPush(key, 1, now);
+      expect((await stores.claims.get(key))?.takeover?.claimant).toStrictEqual(bob);
+    });
+
     it("drops a stalled claim's takeover intent when the holder makes progress", async () => {
       await claim(alice, "ta", stall("reclaimable"));
       now += 25 * minute;

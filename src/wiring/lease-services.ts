@@ -50,6 +50,8 @@ export function createLeaseServices(
   const configs = createRepoConfigSource(identity, log);
   const tokens = createTokenMinter(options.tokenSecret, undefined, options.previousTokenSecret);
   const fleet = new FleetLogins(stores.fleetLogins, now);
+  // One per process: the heartbeats' asks and the webhooks that withdraw the App's ask share its memory.
+  const needsHuman = new NeedsHumanShow({ stores, assignments, notifier, now, log });
   // The core and the fence need each other: the fence verifies lease tokens through the core, and
   // every transition (the core's, the janitor's, the webhooks') re-checks the subject's linked PRs.
   const events = createClaimEvents({
@@ -73,7 +75,7 @@ export function createLeaseServices(
       : {}),
     notifier,
     fleet,
-    needsHuman: new NeedsHumanShow({ stores, assignments, notifier, now, log }),
+    needsHuman,
     permissions: new HolderPermissions({
       permission: (installationId, repo, login) => identity.permission(installationId, repo, login),
       now,
@@ -103,5 +105,5 @@ export function createLeaseServices(
     log,
   });
   /** `events`: what every transition tells (notifications, and the fence's re-check of linked PRs). */
-  return { assignments, configs, core, events, fence, fleet, picker };
+  return { assignments, configs, core, events, fence, fleet, needsHuman, picker };
 }

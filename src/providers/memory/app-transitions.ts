@@ -2,6 +2,7 @@
 // Their guards are checked in the order of the matching Lua script (src/providers/redis/lua/), named above each.
 import type { ClaimRecord } from "../../domain/claim.js";
 import { failedAttemptOf, withAttempt } from "../../domain/failure-breaker.js";
+import { aliveAt } from "../../domain/liveness.js";
 import { newHumanRecord } from "../claim-records.js";
 import type {
   ClearNeedsHumanInput,
@@ -113,14 +114,31 @@ export function humanClaim(
   };
 }
 
-// recordPush-1.lua: an older push never overwrites a newer one.
-export function recordPush(slot: SubjectSlot, input: { generation: number; at: number }): Transitioned<void> {
+// recordPush-1.lua: an older push never overwrites a newer one; a push ends a stall's takeover intent and the App's ask on its behalf.
+export function recordPush(
+  slot: SubjectSlot,
+  input: { generation: number; at: number },
+): Transitioned<{ stallAskWithdrawn: boolean }> {
   const current = slot.record;
+  const nothing = { stallAskWithdrawn: false };
   if (!current || current.generation !== input.generation || current.state !== "active") {
-    return { slot, outcome: undefined };
+    return { slot, outcome: nothing };
   }
-  if (current.lastPushAt !== undefined && current.lastPushAt >= input.at) return { slot, outcome: undefined };
-  return { slot: { ...slot, record: { ...current, lastPushAt: input.at } }, outcome: undefined };
+  if (current.lastPushAt !== undefined && current.lastPushAt >= input.at) return { slot, outcome: nothing };
+  // An intent on a holder that still heartbeats stood only by the stall this push ends.
+  const heartbeating = input.at - aliveAt(current) < current.durations.ttlMs;
+  const record: ClaimRecord = without(current, "stallAsk", ...(heartbeating ? ["takeover" as const] : []));
+  record.lastPushAt = input.at;
+  return { slot: { ...slot, record }, outcome: { stallAskWithdrawn: current.stallAsk === true } };
+}
+
+// withdrawStallAsk-1.lua: a person answered the App's ask on a stalled claim's behalf.
+export function withdrawStallAsk(slot: SubjectSlot, input: { generation: number }): Transitioned<boolean> {
+  const current = slot.record;
+  if (current?.generation !== input.generation || current.state !== "active" || !current.stallAsk) {
+    return { slot, outcome: false };
+  }
+  return { slot: { ...slot, record: without(current, "stallAsk") }, outcome: true };
 }
 
 // forget-5.lua: out of every index (the store drops the record's), and a record revoked but kept.

@@ -57,6 +57,7 @@ import {
   rollbackClaimScript,
   storeScripts,
   verifyScript,
+  withdrawStallAskScript,
 } from "./store-scripts.js";
 
 /** The claim transitions and reads of one subject; `createRedisStores`' store core adds the indexes and bookkeeping. */
@@ -375,11 +376,20 @@ export class RedisClaimStore implements ClaimStore {
     return { record: parseRecord(record), previous: parseOptionalRecord(previous) };
   }
 
-  async recordPush(key: SubjectKey, generation: number, at: number): Promise<void> {
-    await runScript(this.redis, recordPushScript, {
+  async recordPush(key: SubjectKey, generation: number, at: number): Promise<{ stallAskWithdrawn: boolean }> {
+    const noted = await runScript(this.redis, recordPushScript, {
       keys: this.keys.subjectKeys(key, { record: "rec" }),
       args: { generation, at },
     });
+    return { stallAskWithdrawn: noted === 2 };
+  }
+
+  async withdrawStallAsk(key: SubjectKey, generation: number): Promise<boolean> {
+    const withdrawn = await runScript(this.redis, withdrawStallAskScript, {
+      keys: this.keys.subjectKeys(key, { record: "rec" }),
+      args: { generation },
+    });
+    return withdrawn === 1;
   }
 
   async forget(key: SubjectKey, now: number): Promise<void> {
