@@ -132,8 +132,20 @@ describe("inferRemovals: assignees (unassigned)", () => {
     ["a person unassigned someone else", "person", ["Fleet-Bot"], shown(), []],
     ["the App's own account", "app", [], shown(), []],
     ["an agent account", "fleet", [], shown(), []],
-    ["the App did not make the assignment", "person", [], shown({ record: { ...live, appAssigned: false } }), []],
-    ["the assignment's write has not landed", "person", [], shown({ record: { ...live, sync: "pending" } }), []],
+    [
+      "the App did not make the assignment",
+      "person",
+      [],
+      shown({ record: { ...live, appAssigned: false } }),
+      [],
+    ],
+    [
+      "the assignment's write has not landed",
+      "person",
+      [],
+      shown({ record: { ...live, sync: "pending" } }),
+      [],
+    ],
     ["labels are not judged on an unassignment", "person", [], shown({ tripShown: true }), [gone]],
   ];
   it.each(rows)("%s", (_name, sender, now, shownByApp, expected) => {
