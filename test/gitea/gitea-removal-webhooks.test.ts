@@ -144,6 +144,7 @@ describe("a person takes the claimed label or the agent's assignment off", () =>
     expect(answer).toMatchObject({ status: 200, body: { status: "processed" } });
     expect(await recordOf(issue)).toMatchObject({ state: "revoked", generation: record.generation + 1 });
     expect(issue.assignees).toEqual([]);
+    expect(labelsOf(issue)).toEqual(["bug"]);
     expect(issue.comments.at(-1)?.body).toContain("@maintainer removed the claim's label");
     expect(fixture.sim.routesSince(mark)).toEqual([
       // the config is cached; endByPerson's write: the issue, the assignees, the claim comment, the audit comment
