@@ -1,8 +1,12 @@
 // Gitea's label and assignee deliveries, `/budget` and a person's answer, end to end against the simulator: what a person took off revokes or resets; the App's own writes, another label's edit and agent accounts change nothing.
+
+import pino from "pino";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { defaultRepoConfig } from "../../src/config/repo-config.js";
 import type { ClaimRecord, SubjectKey } from "../../src/domain/claim.js";
 import { leaseIdOf } from "../../src/domain/claim.js";
 import { renderClaimComment } from "../../src/domain/claim-marker.js";
+import { NeedsHumanShow } from "../../src/lease/calls/needs-human-show.js";
 import { createTokenMinter } from "../../src/lease/tokens.js";
 import { GiteaAssignmentProvider } from "../../src/providers/gitea/gitea-assignment-provider.js";
 import { MemoryLeaseEventBus } from "../../src/providers/memory/memory-lease-event-bus.js";
@@ -328,5 +332,85 @@ describe("comments: `/budget` and a person's answer", () => {
         },
       },
     ]);
+  });
+});
+
+describe("the holder's ask for a person", () => {
+  /** A live claim whose holder asks, its needs-human label written on Gitea by the App's own code. */
+  async function askingOnGitea(target: SimIssue) {
+    const { record } = await claimOnGitea(target);
+    const asked = await stores.claims.heartbeat({
+      key: keyOf(target),
+      generation: record.generation,
+      tokenDigest: record.tokenDigest as string,
+      now: app.clock.now,
+      needsHuman: true,
+      blocker: "which database?",
+      phaseEditEveryMs: 60_000,
+    });
+    if (asked.kind !== "ok") throw new Error(`heartbeat refused: ${asked.kind}`);
+    const current = (await recordOf(target)) as ClaimRecord;
+    const show = new NeedsHumanShow({
+      stores,
+      assignments: new GiteaAssignmentProvider({ client: fixture.client, seal: testSeal }),
+      now: () => app.clock.now,
+      log: pino({ level: "silent" }),
+    });
+    await show.changed(current, defaultRepoConfig, { kind: "asked", blocker: "which database?" });
+    expect(labelsOf(target)).toEqual(["agent:claimed", "agent:needs-human"]);
+    return current;
+  }
+
+  it("a person taking agent:needs-human off tells the holder's stream once; a later label edit tells it nothing more", async () => {
+    const record = await askingOnGitea(issue);
+    const heard: unknown[] = [];
+    const stop = bus.subscribe(leaseIdOf(keyOf(issue), record.generation), (event) => heard.push(event));
+    setLabels(issue, ["agent:claimed"]);
+    mark = fixture.sim.requests.length;
+    expect((await labelDelivery(issue, "maintainer")).status).toBe(200);
+    setLabels(issue, ["agent:claimed", "bug"]);
+    expect((await labelDelivery(issue, "maintainer")).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    stop();
+    expect(heard).toEqual([
+      {
+        event: "needs_human_answered",
+        data: { by: "maintainer", how: "cleared", at: new Date(app.clock.now).toISOString() },
+      },
+    ]);
+    // The claim stands: only the needs-human label was taken off.
+    expect(await recordOf(issue)).toMatchObject({ state: "active", generation: record.generation });
+    expect(fixture.sim.routesSince(mark)).toEqual([]);
+  });
+
+  it("before the ask's label write is recorded, a person's edit of another label answers nothing", async () => {
+    const { record } = await claimOnGitea(issue);
+    await stores.claims.heartbeat({
+      key: keyOf(issue),
+      generation: record.generation,
+      tokenDigest: record.tokenDigest as string,
+      now: app.clock.now,
+      needsHuman: true,
+      blocker: "which database?",
+      phaseEditEveryMs: 60_000,
+    });
+    const heard: unknown[] = [];
+    const stop = bus.subscribe(leaseIdOf(keyOf(issue), record.generation), (event) => heard.push(event));
+    setLabels(issue, ["agent:claimed", "bug"]);
+    expect((await labelDelivery(issue, "maintainer")).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    stop();
+    expect(heard).toEqual([]);
+  });
+
+  it("an agent account taking it off answers nothing", async () => {
+    const record = await askingOnGitea(issue);
+    const heard: unknown[] = [];
+    const stop = bus.subscribe(leaseIdOf(keyOf(issue), record.generation), (event) => heard.push(event));
+    setLabels(issue, ["agent:claimed"]);
+    expect((await labelDelivery(issue, "fleet-bot")).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    stop();
+    expect(heard).toEqual([]);
   });
 });
