@@ -8,7 +8,9 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
 import type { RepoConfigSource } from "../config/config-source.js";
 import type { MergeFence } from "../fence/merge-fence.js";
+import { budgetCommand } from "../handlers/budget.js";
 import { issueClosed } from "../handlers/issue-closed.js";
+import { needsHumanAnswered } from "../handlers/needs-human-answered.js";
 import { pushEvidence } from "../handlers/push-evidence.js";
 import { reclaimCommand } from "../handlers/reclaim.js";
 import type { CommentPayload } from "../handlers/reclaim-decision.js";
@@ -39,6 +41,7 @@ import {
   verifyGiteaSignature,
 } from "../providers/gitea/gitea-webhook-signature.js";
 import type { Stores } from "../providers/stores.js";
+import { dispatchListChange } from "./gitea-removals.js";
 
 export const giteaWebhookPath = "/api/gitea/webhooks";
 /** Gitea caps a push payload's commits; 1 MiB holds any payload the handled events send. */
@@ -165,12 +168,36 @@ async function dispatch(
       },
     );
   switch (read.kind) {
-    case "comment-created":
-      return run<CommentPayload, unknown>("issue_comment.created", reclaimCommand(deps), {
+    case "comment-created": {
+      const payload = {
         ...common,
         action: "created",
         issue: { number: read.issue, ...(read.onPullRequest ? { pull_request: {} } : {}) },
-        comment: { id: read.comment.id, body: read.comment.body, user: user(read.comment.author) },
+        comment: {
+          id: read.comment.id,
+          body: read.comment.body,
+          user: user(read.comment.author),
+          ...(read.comment.htmlUrl ? { html_url: read.comment.htmlUrl } : {}),
+        },
+      };
+      // As on GitHub: a comment's first line is one command at most, so one of the first two acts.
+      await run<CommentPayload, unknown>("issue_comment.created", reclaimCommand(deps), payload);
+      await run<CommentPayload, unknown>("issue_comment.created", budgetCommand(deps), payload);
+      // Only tells the holder's live stream: a redelivery tells it again, which costs nothing.
+      return run<WebhookPayload<"issue_comment.created">, unknown>(
+        "issue_comment.created",
+        needsHumanAnswered(deps),
+        payload,
+        { dedupe: false },
+      );
+    }
+    case "issue-lists-now":
+      return dispatchListChange(read, deps, {
+        installationId: deps.installationId,
+        isBot: read.sender.toLowerCase() === bot,
+        common,
+        user,
+        run,
       });
     case "issue-closed":
       return run<WebhookPayload<"issues.closed">, unknown>("issues.closed", issueClosed(deps), {

@@ -31,6 +31,8 @@ export interface SimIssue {
   isPull: boolean;
   assignees: string[];
   labelIds: number[];
+  /** The ids of the issues (of any repository) this one depends on: its blockers. */
+  dependsOn: number[];
   comments: SimComment[];
   createdAt: number;
   updatedAt: number;
@@ -128,6 +130,7 @@ export class GiteaSimState {
       isPull: issue.isPull ?? false,
       assignees: [],
       labelIds: (issue.labels ?? []).map((name) => this.label(repo, name).id),
+      dependsOn: [],
       comments: [],
       createdAt: now,
       updatedAt: now,
@@ -144,6 +147,25 @@ export class GiteaSimState {
     const label = { id: this.nextId(), name, color: "#ededed", description: "" };
     repo.labels.push(label);
     return label;
+  }
+
+  /** `blocked` depends on `blocker` (Gitea's `POST …/issues/{index}/dependencies`). */
+  addDependency(blocked: SimIssue, blocker: SimIssue): void {
+    if (!blocked.dependsOn.includes(blocker.id)) blocked.dependsOn.push(blocker.id);
+  }
+
+  /** The issues `issue` depends on, with their repositories. */
+  blockersOf(issue: SimIssue): { repo: SimRepo; issue: SimIssue }[] {
+    return this.#issues().filter(({ issue: i }) => issue.dependsOn.includes(i.id));
+  }
+
+  /** The issues that depend on `issue`. */
+  blockedBy(issue: SimIssue): { repo: SimRepo; issue: SimIssue }[] {
+    return this.#issues().filter(({ issue: i }) => i.dependsOn.includes(issue.id));
+  }
+
+  #issues(): { repo: SimRepo; issue: SimIssue }[] {
+    return this.repos.flatMap((repo) => repo.issues.map((issue) => ({ repo, issue })));
   }
 
   addComment(issue: SimIssue, author: string, body: string): SimComment {

@@ -137,6 +137,20 @@ export const restRoutes: Route[] = [
   },
   {
     method: "GET",
+    path: "/repos/{owner}/{repo}/issues/{index}/dependencies",
+    answer: withIssue((_repo, issue, { state, query }) =>
+      ok(paged(state.blockersOf(issue), query).map(({ repo, issue: i }) => renderIssue(state, repo, i))),
+    ),
+  },
+  {
+    method: "GET",
+    path: "/repos/{owner}/{repo}/issues/{index}/blocks",
+    answer: withIssue((_repo, issue, { state, query }) =>
+      ok(paged(state.blockedBy(issue), query).map(({ repo, issue: i }) => renderIssue(state, repo, i))),
+    ),
+  },
+  {
+    method: "GET",
     path: "/repos/{owner}/{repo}/issues/{index}/comments",
     answer: withIssue((repo, issue, { state }) =>
       ok(issue.comments.map((comment) => renderComment(state, repo, issue, comment))),

@@ -155,6 +155,18 @@ function keepMsOf(config: RepoConfig): number {
   return Math.max(config.notify.needsHumanCooldown, 2 * 60_000);
 }
 
+/**
+ * Whether this generation's ask put the needs-human label on and the write landed (the document is
+ * written after it): what a forge that reports labels as they now are compares a delivery with.
+ */
+export async function needsHumanLabelShown(
+  documents: Stores["documents"],
+  lease: LeaseKey,
+): Promise<boolean> {
+  const stored = (await documents.getDocument(documentOf(lease))) as NeedsHumanShown | null;
+  return stored?.label?.generation === lease.generation && stored.label.shown === true;
+}
+
 function idOf(record: LeaseKey): string {
   return `${record.installationId}:${record.repoId}:${record.issue}:${record.generation}`;
 }

@@ -21,6 +21,8 @@ export const giteaRoutes = {
   "list-my-repositories": { method: "GET", path: "/user/repos" },
   "get-repository-by-id": { method: "GET", path: "/repositories/{id}" },
   "add-comment-reaction": { method: "POST", path: "/repos/{owner}/{repo}/issues/comments/{id}/reactions" },
+  "list-issue-dependencies": { method: "GET", path: "/repos/{owner}/{repo}/issues/{index}/dependencies" },
+  "list-issue-blocks": { method: "GET", path: "/repos/{owner}/{repo}/issues/{index}/blocks" },
   "list-statuses": { method: "GET", path: "/repos/{owner}/{repo}/statuses/{sha}" },
   "create-status": { method: "POST", path: "/repos/{owner}/{repo}/statuses/{sha}" },
 } as const;
@@ -79,6 +81,13 @@ export const GiteaIssueRead = GiteaIssue.extend({
   repository: z.object({ id: z.number().int().positive(), full_name: z.string() }),
 });
 export type GiteaIssueRead = z.infer<typeof GiteaIssueRead>;
+/** An issue another one links to (a dependency): its state and where it lives. */
+export const GiteaLinkedIssue = z.object({
+  number: z.number().int().positive(),
+  state: z.enum(["open", "closed"]),
+  repository: z.object({ id: z.number().int().positive(), full_name: z.string() }),
+});
+export type GiteaLinkedIssue = z.infer<typeof GiteaLinkedIssue>;
 export const GiteaComment = z.object({ id: z.number().int().positive() });
 /** A comment as the marker search reads it: who wrote it decides whether its marker can be trusted. */
 export const GiteaIssueComment = GiteaComment.extend({
@@ -172,6 +181,25 @@ export class GiteaClient {
     };
     const data = await this.#call(counter, "list-issues", { owner, repo }, { query });
     return z.array(GiteaIssueRead).parse(data);
+  }
+
+  /**
+   * One page of the issues blocking `index` (`dependencies`) or blocked by it (`blocks`), of any
+   * repository: Gitea answers them as issues with their `repository`.
+   */
+  async listIssueDependencies(
+    owner: string,
+    repo: string,
+    index: number,
+    which: "dependencies" | "blocks",
+    page: number,
+    counter = noCounter(),
+  ): Promise<GiteaLinkedIssue[]> {
+    const kind = which === "dependencies" ? "list-issue-dependencies" : "list-issue-blocks";
+    const query = { page: String(page), limit: String(giteaPageSize) };
+    return z
+      .array(GiteaLinkedIssue)
+      .parse(await this.#call(counter, kind, { owner, repo, index }, { query }));
   }
 
   /** One page of the repositories the bot account can see. */

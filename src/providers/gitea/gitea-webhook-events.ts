@@ -12,7 +12,12 @@ const PayloadRepository = z.object({ id: z.number().int().positive(), full_name:
 const IssueCommentPayload = z.object({
   action: z.string(),
   issue: z.object({ number: z.number().int().positive(), pull_request: z.unknown().nullish() }),
-  comment: z.object({ id: z.number().int().positive(), body: z.string(), user: PayloadUser }),
+  comment: z.object({
+    id: z.number().int().positive(),
+    body: z.string(),
+    user: PayloadUser,
+    html_url: z.string().optional(),
+  }),
   repository: PayloadRepository,
   sender: PayloadUser,
   is_pull: z.boolean().optional(),
@@ -25,6 +30,21 @@ const IssuePayload = z.object({
   repository: PayloadRepository,
   sender: PayloadUser,
 });
+
+/** `issues` label and assignee changes: `issue.labels` and `issue.assignees` are the lists after the change (null: none). */
+const IssueListsPayload = IssuePayload.extend({
+  issue: z.object({
+    labels: z.array(z.object({ name: z.string() })).nullable(),
+    assignees: z.array(PayloadUser).nullable(),
+  }),
+});
+
+/** The `issues` actions whose payload carries the issue's labels or assignees as they now are. */
+const listChanges: Record<string, "labels" | "assignees"> = {
+  label_updated: "labels",
+  label_cleared: "labels",
+  unassigned: "assignees",
+};
 
 const PushPayload = z.object({
   ref: z.string(),
@@ -45,7 +65,17 @@ export type GiteaWebhookEvent =
       repository: GiteaRepoRef;
       issue: number;
       onPullRequest: boolean;
-      comment: { id: number; body: string; author: string };
+      comment: { id: number; body: string; author: string; htmlUrl?: string };
+      sender: string;
+    }
+  | {
+      kind: "issue-lists-now";
+      repository: GiteaRepoRef;
+      issue: number;
+      action: string;
+      /** Which list the change was to; `now` is that list as it is after it. */
+      changed: "labels" | "assignees";
+      now: string[];
       sender: string;
     }
   | { kind: "issue-closed"; repository: GiteaRepoRef; issue: number; sender: string }
@@ -88,7 +118,12 @@ export function readGiteaEvent(event: string, body: unknown): GiteaWebhookEvent 
       repository: repositoryOf(payload.repository),
       issue: payload.issue.number,
       onPullRequest: payload.is_pull === true || Boolean(payload.issue.pull_request),
-      comment: { id: payload.comment.id, body: payload.comment.body, author: payload.comment.user.login },
+      comment: {
+        id: payload.comment.id,
+        body: payload.comment.body,
+        author: payload.comment.user.login,
+        ...(payload.comment.html_url ? { htmlUrl: payload.comment.html_url } : {}),
+      },
       sender: payload.sender.login,
     };
   }
@@ -98,6 +133,26 @@ export function readGiteaEvent(event: string, body: unknown): GiteaWebhookEvent 
       kind: "issue-closed",
       repository: repositoryOf(payload.repository),
       issue: payload.number,
+      sender: payload.sender.login,
+    };
+  }
+  const changed =
+    event === "issues" && typeof action === "string" && Object.hasOwn(listChanges, action)
+      ? listChanges[action]
+      : undefined;
+  if (changed) {
+    const payload = parse(IssueListsPayload, event, body);
+    const now =
+      changed === "labels"
+        ? (payload.issue.labels ?? []).map((label) => label.name)
+        : (payload.issue.assignees ?? []).map((user) => user.login);
+    return {
+      kind: "issue-lists-now",
+      repository: repositoryOf(payload.repository),
+      issue: payload.number,
+      action: payload.action,
+      changed,
+      now,
       sender: payload.sender.login,
     };
   }
