@@ -56,6 +56,10 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
     const notifications = createNotifications(options, { metrics, now, log });
     const { notifier, sender, outbox } = notifications;
     const queue = createQueueFeed({ source: github.candidates, store: stores.queue, now, log });
+    // A Gitea or Forgejo instance (docs/architecture.md#gitea-and-forgejo-in-progress): its webhook
+    // intake below, and the fence on its installation record's PRs.
+    const gitea = options.gitea ? createGiteaProviders(options.gitea, options, { now, log }) : null;
+    const giteaConfigs = gitea ? createRepoConfigSource(gitea.identity, log) : null;
     const {
       assignments,
       configs,
@@ -74,6 +78,17 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
       log,
       queueRefresh: queue.refreshByName,
       queue: { refresh: queue.refresh, source: github.candidates },
+      otherForges:
+        gitea && giteaConfigs
+          ? [
+              {
+                installationId: gitea.installationId,
+                checks: gitea.checks,
+                configs: giteaConfigs,
+                assignments: gitea.assignments,
+              },
+            ]
+          : [],
     });
     const { janitor, jobs, operatorSweep } = createJanitorJobs(options, {
       stores,
@@ -211,9 +226,7 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
       leaseEvents,
       needsHuman,
     });
-    // A Gitea or Forgejo instance: only its webhook intake so far (docs/architecture.md#gitea-and-forgejo-in-progress).
-    if (options.gitea) {
-      const gitea = createGiteaProviders(options.gitea, options, { now, log });
+    if (gitea && giteaConfigs && options.gitea) {
       addHandler(
         giteaWebhookHandler({
           secret: options.gitea.webhookSecret,
@@ -221,7 +234,7 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
           bot: gitea.bot,
           stores,
           assignments: gitea.assignments,
-          configs: createRepoConfigSource(gitea.identity, log),
+          configs: giteaConfigs,
           identity: gitea.identity,
           reactions: gitea.reactions,
           events,

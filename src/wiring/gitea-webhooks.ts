@@ -11,6 +11,7 @@ import type { MergeFence } from "../fence/merge-fence.js";
 import { budgetCommand } from "../handlers/budget.js";
 import { issueClosed } from "../handlers/issue-closed.js";
 import { needsHumanAnswered } from "../handlers/needs-human-answered.js";
+import { pullRequestChecks } from "../handlers/pull-request-checks.js";
 import { pushEvidence } from "../handlers/push-evidence.js";
 import { reclaimCommand } from "../handlers/reclaim.js";
 import type { CommentPayload } from "../handlers/reclaim-decision.js";
@@ -58,7 +59,7 @@ export interface GiteaWebhookDeps {
   identity: Pick<IdentityProvider, "permission">;
   reactions: CommentReactions;
   events: ClaimEvents;
-  /** The App's fence: a Gitea subject has no PR in its index yet, so its re-checks write nothing. */
+  /** The App's fence: it writes the `claim-hold` commit status of this instance's PRs. */
   fence: MergeFence;
   fences: FenceStore;
   fleet: FleetLogins;
@@ -213,7 +214,53 @@ async function dispatch(
         { ...common, ref: read.ref, deleted: read.deleted },
         { allowBots: true },
       );
+    case "pull-request":
+      return runPullRequestFence(read, deps.fence, run, common, user);
   }
+}
+
+/**
+ * `pull_request`: the fence's decision and evaluation as for GitHub's (`pullRequestChecks`), on the
+ * payload fields it reads. Gitea's `synchronized` is GitHub's `synchronize`; its `changes.ref` (the
+ * base branch) is GitHub's `changes.base`. Every delivery is evaluated, as on GitHub (an evaluation
+ * writes nothing when the status already says it).
+ */
+function runPullRequestFence(
+  read: Extract<GiteaWebhookEvent, { kind: "pull-request" }>,
+  fence: MergeFence,
+  run: <P extends { sender?: { type?: string; login?: string } | null }, A>(
+    name: string,
+    handler: WebhookHandler<P, A>,
+    payload: unknown,
+    options?: GuardOptions,
+  ) => Promise<void>,
+  common: Record<string, unknown>,
+  user: (login: string) => { login: string; node_id: string; type: string },
+) {
+  const action = read.action === "synchronized" ? "synchronize" : read.action;
+  const { pullRequest: pr } = read;
+  const payload = {
+    ...common,
+    action,
+    pull_request: {
+      number: pr.number,
+      state: pr.state,
+      head: { sha: pr.headSha, ref: pr.headRef },
+      user: user(pr.author),
+    },
+    ...(read.action === "edited"
+      ? {
+          changes: {
+            ...(read.changed.body ? { body: { from: "" } } : {}),
+            ...(read.changed.base ? { base: { ref: { from: "" } } } : {}),
+          },
+        }
+      : {}),
+  };
+  return run(`pull_request.${action}`, pullRequestChecks(fence), payload, {
+    allowBots: true,
+    dedupe: false,
+  });
 }
 
 /** The body's bytes, or null past `limit` (the rest is drained, not kept). */

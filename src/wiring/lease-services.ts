@@ -16,6 +16,7 @@ import { DirectClaimBlockers } from "../queue/direct-claim-blockers.js";
 import { QueuePicker, type RefreshQueue } from "../queue/pick-next.js";
 import { createClaimEvents } from "./claim-events.js";
 import type { ClaimHoldOptions } from "./claim-hold-options.js";
+import { fencePartsByInstallation, type ServedForge } from "./forge-routing.js";
 import type { GitHubProviders } from "./github-providers.js";
 import { createRepoConfigSource } from "./repo-config-source.js";
 
@@ -36,6 +37,8 @@ export function createLeaseServices(
     queueRefresh?: RefreshQueue;
     /** The candidate index's refresh and GitHub reads: a direct claim's blockers are made current with them. */
     queue?: { refresh: QueueRefresh; source: Pick<CandidateSource, "openBlockers"> };
+    /** Gitea or Forgejo instances: the fence checks their installation records' PRs on them. */
+    otherForges?: readonly ServedForge[];
   },
 ) {
   const { stores, fences, notifier, now, log } = deps;
@@ -84,11 +87,9 @@ export function createLeaseServices(
   const fence = new MergeFence({
     stores,
     fences,
-    checks: github.checks,
-    configs,
+    ...fencePartsByInstallation({ checks: github.checks, configs, assignments }, deps.otherForges ?? []),
     verifyLease: (leaseId, token) => core.verify(leaseId, token),
     tokenDigests: (token) => tokens.digests(token),
-    assignments,
     fleet,
     notifier,
     now,

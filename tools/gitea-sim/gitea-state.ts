@@ -21,6 +21,15 @@ export interface SimComment {
   reactions: { login: string; content: string }[];
 }
 
+/** What a pull request has beyond its issue: its branches and commits. */
+export interface SimPull {
+  headRef: string;
+  headSha: string;
+  baseRef: string;
+  /** Oldest first; the last one is the head. */
+  commits: { sha: string; message: string }[];
+}
+
 export interface SimIssue {
   id: number;
   number: number;
@@ -29,6 +38,8 @@ export interface SimIssue {
   author: string;
   state: "open" | "closed";
   isPull: boolean;
+  /** Set on a pull request opened with `addPullRequest`. */
+  pull?: SimPull;
   assignees: string[];
   labelIds: number[];
   /** The ids of the issues (of any repository) this one depends on: its blockers. */
@@ -138,6 +149,42 @@ export class GiteaSimState {
     };
     repo.issues.push(created);
     return created;
+  }
+
+  /**
+   * A pull request from `headRef` into `baseRef` (default `main`) with these commit messages
+   * (default one), its head the last commit.
+   */
+  addPullRequest(
+    repo: SimRepo,
+    pull: {
+      title: string;
+      author: string;
+      body?: string;
+      headRef: string;
+      baseRef?: string;
+      commits?: string[];
+    },
+  ): SimIssue {
+    const issue = this.addIssue(repo, {
+      title: pull.title,
+      author: pull.author,
+      body: pull.body ?? "",
+      isPull: true,
+    });
+    issue.pull = { headRef: pull.headRef, headSha: "", baseRef: pull.baseRef ?? "main", commits: [] };
+    for (const message of pull.commits ?? [pull.title]) this.pushCommit(issue, message);
+    return issue;
+  }
+
+  /** A new commit on a pull request's head branch; answers its sha. */
+  pushCommit(issue: SimIssue, message: string): string {
+    if (!issue.pull) throw new Error(`#${issue.number} is not a simulated pull request`);
+    const sha = this.nextId().toString(16).padStart(40, "c");
+    issue.pull.commits.push({ sha, message });
+    issue.pull.headSha = sha;
+    issue.updatedAt = this.now();
+    return sha;
   }
 
   /** The repository's label of that name, created (grey) when missing. */

@@ -1,4 +1,4 @@
-// Gitea and Forgejo webhook payloads (modules/structs: IssueCommentPayload, IssuePayload, PushPayload) read into the few forge-neutral facts the handlers act on (pure).
+// Gitea and Forgejo webhook payloads (modules/structs: IssueCommentPayload, IssuePayload, PushPayload, PullRequestPayload) read into the few forge-neutral facts the handlers act on (pure).
 import { z } from "zod";
 import type { HeaderReader } from "./gitea-webhook-signature.js";
 
@@ -53,6 +53,27 @@ const PushPayload = z.object({
   sender: PayloadUser,
 });
 
+/** `pull_request` (`PullRequestPayload`): the PR is a swagger `PullRequest`, its head a `PRBranchInfo`. */
+const PullRequestPayload = z.object({
+  action: z.string(),
+  number: z.number().int().positive(),
+  /** `ChangesPayload` on `edited`: which of the title, the description and the base branch (`ref`) changed. */
+  changes: z
+    .object({ title: z.unknown().optional(), body: z.unknown().optional(), ref: z.unknown().optional() })
+    .nullish(),
+  pull_request: z.object({
+    number: z.number().int().positive(),
+    state: z.enum(["open", "closed"]),
+    user: PayloadUser.nullish(),
+    head: z.object({ ref: z.string().min(1), sha: z.string().min(1) }),
+  }),
+  repository: PayloadRepository,
+  sender: PayloadUser,
+});
+
+/** The `pull_request` actions that change what a PR's `claim-hold` status says. */
+export const pullRequestFenceActions = ["opened", "synchronized", "reopened", "edited", "closed"] as const;
+
 export interface GiteaRepoRef {
   id: number;
   fullName: string;
@@ -80,6 +101,21 @@ export type GiteaWebhookEvent =
     }
   | { kind: "issue-closed"; repository: GiteaRepoRef; issue: number; sender: string }
   | { kind: "push"; repository: GiteaRepoRef; ref: string; deleted: boolean; sender: string }
+  | {
+      kind: "pull-request";
+      action: (typeof pullRequestFenceActions)[number];
+      repository: GiteaRepoRef;
+      pullRequest: {
+        number: number;
+        state: "open" | "closed";
+        headSha: string;
+        headRef: string;
+        author: string;
+      };
+      /** On `edited`: whether the description or the base branch changed (a title alone changes nothing). */
+      changed: { body: boolean; base: boolean };
+      sender: string;
+    }
   | { kind: "ignored"; event: string };
 
 /** The event's name from Forgejo's header, else Gitea's; null when neither is sent. */
@@ -166,7 +202,34 @@ export function readGiteaEvent(event: string, body: unknown): GiteaWebhookEvent 
       sender: payload.sender.login,
     };
   }
+  if (event === "pull_request" && isFenceAction(action)) return readPullRequestEvent(action, body);
   return { kind: "ignored", event: typeof action === "string" ? `${event}.${action}` : event };
+}
+
+function isFenceAction(action: unknown): action is (typeof pullRequestFenceActions)[number] {
+  return (pullRequestFenceActions as readonly unknown[]).includes(action);
+}
+
+function readPullRequestEvent(
+  action: (typeof pullRequestFenceActions)[number],
+  body: unknown,
+): GiteaWebhookEvent {
+  const payload = parse(PullRequestPayload, "pull_request", body);
+  const pr = payload.pull_request;
+  return {
+    kind: "pull-request",
+    action,
+    repository: repositoryOf(payload.repository),
+    pullRequest: {
+      number: pr.number,
+      state: pr.state,
+      headSha: pr.head.sha,
+      headRef: pr.head.ref,
+      author: pr.user?.login ?? "ghost",
+    },
+    changed: { body: payload.changes?.body != null, base: payload.changes?.ref != null },
+    sender: payload.sender.login,
+  };
 }
 
 function parse<T extends z.ZodType>(schema: T, event: string, body: unknown): z.infer<T> {
