@@ -108,7 +108,7 @@ export async function operatorClearNeedsHuman(
 
   // The store re-checks the page's generation atomically: a claim made since this read is left alone.
   const shown = request.generation ?? record.generation;
-  const cleared = await deps.stores.claims.clearNeedsHuman({ key, generation: shown });
+  const cleared = await deps.stores.claims.clearNeedsHuman({ key, generation: shown, now: deps.now() });
   if (cleared.kind === "skipped") {
     if (cleared.reason === "moved-on" && cleared.current) {
       return {

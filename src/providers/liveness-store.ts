@@ -280,6 +280,8 @@ export interface ClearNeedsHumanInput {
   key: SubjectKey;
   /** The generation the operator saw: a record at another one is left alone. */
   generation: number;
+  /** The clock: a withdrawn ask is progress (`progressAt`), so the clear never leaves the holder stalled at once. */
+  now: number;
 }
 
 export type ClearNeedsHumanOutcome =

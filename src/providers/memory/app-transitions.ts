@@ -69,7 +69,9 @@ export function clearNeedsHuman(
   const failuresCleared = slot.failures?.length ?? 0;
   if (!asks && failuresCleared === 0)
     return { slot, outcome: { kind: "skipped", reason: "nothing", current } };
-  const record = asks ? without(current, "needsHuman") : current;
+  const record = asks
+    ? { ...without(current, "needsHuman"), progressAt: Math.max(current.progressAt ?? 0, input.now) }
+    : current;
   const { failures: _, ...rest } = slot;
   return {
     slot: { ...rest, record },

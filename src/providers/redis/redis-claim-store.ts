@@ -327,7 +327,7 @@ export class RedisClaimStore implements ClaimStore {
   async clearNeedsHuman(input: ClearNeedsHumanInput): Promise<ClearNeedsHumanOutcome> {
     const reply = await runScript(this.redis, clearNeedsHumanScript, {
       keys: this.keys.subjectKeys(input.key, { record: "rec", failures: "fail" }),
-      args: { generation: input.generation },
+      args: { generation: input.generation, now: input.now },
     });
     return parseClearNeedsHumanReply(reply);
   }

@@ -226,7 +226,7 @@ export const forgetScript = defineScript({
 export const clearNeedsHumanScript = defineScript({
   name: "clearNeedsHuman",
   keys: ["record", "failures"],
-  args: ["generation"],
+  args: ["generation", "now"],
   replies: tagged({
     cleared: ["record", "withdrewAsk", "failuresCleared"],
     skipped: ["reason", "current"],
