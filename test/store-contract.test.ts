@@ -1992,7 +1992,9 @@ describe.each(cases)("$name store contract", (storeCase) => {
     await claim(alice, "ta");
     await claim(bob, "tb", { key: on(43) });
     now += minute;
-    await stores.claims.forget(key, now);
+    const held = await stores.claims.get(key);
+    // Answers the record it revoked (the holder's stream hears `revoked`); null when it revoked nothing.
+    expect(await stores.claims.forget(key, now)).toStrictEqual(held);
     const forgotten = recordOf(alice, "ta", 1, T0, { state: "revoked", endedAt: now, sync: "done" });
     expect(await stores.claims.get(key)).toStrictEqual(forgotten);
     expect(await heartbeat(1, "ta")).toStrictEqual({ kind: "gone", reason: "revoked", current: forgotten });
@@ -2004,10 +2006,10 @@ describe.each(cases)("$name store contract", (storeCase) => {
       { at: T0, generation: 1, kind: "claimed", actor: alice },
     ]);
     now += minute;
-    await stores.claims.forget(key, now);
+    expect(await stores.claims.forget(key, now)).toBeNull();
     expect(await stores.claims.get(key)).toStrictEqual(forgotten);
     expect(await stores.claims.history(key)).toHaveLength(2);
-    await stores.claims.forget(on(99), now);
+    expect(await stores.claims.forget(on(99), now)).toBeNull();
     expect(await stores.claims.get(on(99))).toBeNull();
   });
 

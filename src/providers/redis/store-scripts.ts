@@ -220,7 +220,7 @@ export const forgetScript = defineScript({
   name: "forget",
   keys: ["record", "history", ...indexKeys, "repository"],
   args: ["now", "member"],
-  replies: doneOrNot,
+  replies: tagged({ revoked: ["previous"], kept: [] }),
 });
 
 export const clearNeedsHumanScript = defineScript({
