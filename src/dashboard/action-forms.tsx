@@ -119,6 +119,12 @@ const NeedsPersonPlan: FC<{ needs: NeedsPerson }> = ({ needs }) => (
     {needs.trippedFailures !== null ? (
       <p data-needs="breaker">The failure breaker tripped after {needs.trippedFailures} failed attempt(s).</p>
     ) : null}
+    {needs.failures > 0 ? (
+      <p data-needs="failures">
+        The clear forgets all {needs.failures} failed attempt(s) the store keeps
+        {needs.trippedFailures === null ? " (the breaker has not tripped)" : ""}.
+      </p>
+    ) : null}
     {needs.leftoverLabel ? (
       <p data-needs="leftover-label">
         Nothing asks for a person and the failure breaker has not tripped, but the issue still shows the

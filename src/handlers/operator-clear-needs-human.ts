@@ -38,6 +38,8 @@ export interface NeedsPerson {
   ask: { holder: string; blocker: string | null } | null;
   /** Failed attempts when the failure breaker tripped (`queue.maxFailures`), else null. */
   trippedFailures: number | null;
+  /** Every failed attempt the store keeps: a clear forgets them all, tripped or not. */
+  failures: number;
   /**
    * The issue shows the needs-human label although nothing asks and the breaker has not tripped (a
    * clear whose GitHub write failed; the janitor's reconcile does not visit an ended claim's label).
@@ -83,7 +85,9 @@ export function needsPersonOf(
   // The App's own ask on a stalled claim's behalf shows the label too: not a leftover.
   const appAsks = record?.state === "active" && record.stallAsk === true;
   const leftoverLabel = record !== null && labelShown && !ask && trippedFailures === null && !appAsks;
-  return ask || trippedFailures !== null || leftoverLabel ? { ask, trippedFailures, leftoverLabel } : null;
+  return ask || trippedFailures !== null || leftoverLabel
+    ? { ask, trippedFailures, failures: attempts.length, leftoverLabel }
+    : null;
 }
 
 /**

@@ -28,13 +28,23 @@ describe("needsPersonOf", () => {
       "a live holder's ask",
       asking,
       [],
-      { ask: { holder: "fleet-bot", blocker: "which schema?" }, trippedFailures: null, leftoverLabel: false },
+      {
+        ask: { holder: "fleet-bot", blocker: "which schema?" },
+        trippedFailures: null,
+        failures: 0,
+        leftoverLabel: false,
+      },
     ],
     [
       "an ask without a blocker (restored from a label)",
       agentClaimRecord({ needsHuman: true }),
       [],
-      { ask: { holder: "fleet-bot", blocker: null }, trippedFailures: null, leftoverLabel: false },
+      {
+        ask: { holder: "fleet-bot", blocker: null },
+        trippedFailures: null,
+        failures: 0,
+        leftoverLabel: false,
+      },
     ],
     [
       "an ended claim's leftover flag asks nothing",
@@ -44,16 +54,32 @@ describe("needsPersonOf", () => {
     ],
     ["one failure, backing off: not tripped", agentClaimRecord({ state: "reaped" }), [attempt(now)], null],
     [
+      "an ask with one failure, not tripped: the failure counted all the same (a clear forgets it)",
+      asking,
+      [attempt(now)],
+      {
+        ask: { holder: "fleet-bot", blocker: "which schema?" },
+        trippedFailures: null,
+        failures: 1,
+        leftoverLabel: false,
+      },
+    ],
+    [
       "maxFailures failures: tripped",
       agentClaimRecord({ state: "reaped" }),
       [attempt(0), attempt(now)],
-      { ask: null, trippedFailures: 2, leftoverLabel: false },
+      { ask: null, trippedFailures: 2, failures: 2, leftoverLabel: false },
     ],
     [
       "an ask on an overridden claim of a tripped subject: both",
       asking,
       [attempt(0), attempt(1)],
-      { ask: { holder: "fleet-bot", blocker: "which schema?" }, trippedFailures: 2, leftoverLabel: false },
+      {
+        ask: { holder: "fleet-bot", blocker: "which schema?" },
+        trippedFailures: 2,
+        failures: 2,
+        leftoverLabel: false,
+      },
     ],
   ])("%s", (_, record, attempts, expected) => {
     expect(needsPersonOf(record, attempts, config, now)).toStrictEqual(expected);
@@ -66,26 +92,31 @@ describe("needsPersonOf", () => {
       "an ended claim, nothing tripped: the label is a leftover",
       agentClaimRecord({ state: "released" }),
       [],
-      { ask: null, trippedFailures: null, leftoverLabel: true },
+      { ask: null, trippedFailures: null, failures: 0, leftoverLabel: true },
     ],
     [
       "a live claim that does not ask: a leftover",
       agentClaimRecord(),
       [attempt(now)],
-      { ask: null, trippedFailures: null, leftoverLabel: true },
+      { ask: null, trippedFailures: null, failures: 1, leftoverLabel: true },
     ],
     ["the App's ask on a stall shows it: not a leftover", agentClaimRecord({ stallAsk: true }), [], null],
     [
       "a holder's ask shows it: not a leftover",
       asking,
       [],
-      { ask: { holder: "fleet-bot", blocker: "which schema?" }, trippedFailures: null, leftoverLabel: false },
+      {
+        ask: { holder: "fleet-bot", blocker: "which schema?" },
+        trippedFailures: null,
+        failures: 0,
+        leftoverLabel: false,
+      },
     ],
     [
       "a tripped breaker shows it: not a leftover",
       agentClaimRecord({ state: "reaped" }),
       [attempt(0), attempt(now)],
-      { ask: null, trippedFailures: 2, leftoverLabel: false },
+      { ask: null, trippedFailures: 2, failures: 2, leftoverLabel: false },
     ],
   ])("label shown: %s", (_, record, attempts, expected) => {
     expect(needsPersonOf(record, attempts, config, now, true)).toStrictEqual(expected);

@@ -216,6 +216,10 @@ describe.skipIf(!redisProbe.available)("the dashboard's operator actions", () =>
     const plan = await asked.text();
     expect(plan).toContain(`Clear needs-human on ${repo}#1`);
     expect(plan).toContain("@fleet-bot asks for a person: which schema?");
+    // The breaker has not tripped, but the clear forgets the failure: the plan says so.
+    expect(plan).toContain(
+      "The clear forgets all 1 failed attempt(s) the store keeps (the breaker has not tripped).",
+    );
     expect(plan).toContain('name="generation" value="2"');
     expect(plan).toContain('name="confirm" value="1"');
     // A forged form (no token) and a stale one (generation 1, before this claim) change nothing.
@@ -331,7 +335,9 @@ describe.skipIf(!redisProbe.available)("the dashboard's operator actions", () =>
     expect(subjectPage).toMatch(/name="generation" value="1"[\s\S]*data-action="clear-needs-human"/);
 
     const asked = await post(cookie, "clear-needs-human", { token, repo, issue: "1", generation: "1" });
-    expect(await asked.text()).toContain("The failure breaker tripped after 1 failed attempt(s).");
+    const trippedPlan = await asked.text();
+    expect(trippedPlan).toContain("The failure breaker tripped after 1 failed attempt(s).");
+    expect(trippedPlan).toContain("The clear forgets all 1 failed attempt(s) the store keeps.");
     const done = await post(cookie, "clear-needs-human", {
       token,
       repo,
