@@ -1231,7 +1231,7 @@ describe.each(cases)("$name store contract", (storeCase) => {
       expect(asking).toMatchObject({ generation: 3, needsHuman: true });
 
       // A page that showed generation 2 (or any other) changes nothing.
-      expect(await stores.claims.clearNeedsHuman({ key, generation: 2 })).toStrictEqual({
+      expect(await stores.claims.clearNeedsHuman({ key, generation: 2, now })).toStrictEqual({
         kind: "skipped",
         reason: "moved-on",
         current: asking,
@@ -1239,8 +1239,11 @@ describe.each(cases)("$name store contract", (storeCase) => {
       expect(await stores.claims.get(key)).toStrictEqual(asking);
       expect(await stores.claims.failures(key)).toHaveLength(1);
 
-      const { needsHuman: _, ...withdrawn } = asking!;
-      expect(await stores.claims.clearNeedsHuman({ key, generation: 3 })).toStrictEqual({
+      // A person's answer is progress: the clear moves progressAt.
+      now += 1000;
+      const { needsHuman: _, ...rest } = asking!;
+      const withdrawn = { ...rest, progressAt: now };
+      expect(await stores.claims.clearNeedsHuman({ key, generation: 3, now })).toStrictEqual({
         kind: "cleared",
         record: withdrawn,
         withdrewAsk: true,
@@ -1249,7 +1252,7 @@ describe.each(cases)("$name store contract", (storeCase) => {
       expect(await stores.claims.get(key)).toStrictEqual(withdrawn);
       expect(await stores.claims.failures(key)).toStrictEqual([]);
       // A second clear (a resent form) finds nothing to clear.
-      expect(await stores.claims.clearNeedsHuman({ key, generation: 3 })).toStrictEqual({
+      expect(await stores.claims.clearNeedsHuman({ key, generation: 3, now: now + 1 })).toStrictEqual({
         kind: "skipped",
         reason: "nothing",
         current: withdrawn,
@@ -1268,7 +1271,7 @@ describe.each(cases)("$name store contract", (storeCase) => {
       expect(await stores.claims.get(key)).toMatchObject({ needsHuman: true });
       // No record: nothing to clear.
       expect(
-        await stores.claims.clearNeedsHuman({ key: { ...key, issue: key.issue + 1 }, generation: 1 }),
+        await stores.claims.clearNeedsHuman({ key: { ...key, issue: key.issue + 1 }, generation: 1, now }),
       ).toStrictEqual({ kind: "skipped", reason: "missing", current: null });
     });
 
@@ -1277,7 +1280,7 @@ describe.each(cases)("$name store contract", (storeCase) => {
       now += 1000;
       await endClaim({ bump: true, failure: "reaped" });
       const ended = await stores.claims.get(key);
-      expect(await stores.claims.clearNeedsHuman({ key, generation: 2 })).toStrictEqual({
+      expect(await stores.claims.clearNeedsHuman({ key, generation: 2, now })).toStrictEqual({
         kind: "cleared",
         record: ended,
         withdrewAsk: false,
@@ -1738,6 +1741,28 @@ describe.each(cases)("$name store contract", (storeCase) => {
       expect(await heartbeat(1, "ta", { needsHuman: true, blocker: "b" })).not.toHaveProperty("stalledSince");
     });
 
+    it("an operator's clear of an ask is progress: a holder that asked longer than stallAfter is not stalled at once", async () => {
+      await claim(alice, "ta", stall("reclaimable"));
+      now += minute;
+      await heartbeat(1, "ta", { needsHuman: true, blocker: "which schema?" });
+      now += 30 * minute;
+      expect(await heartbeat(1, "ta", { needsHuman: true, blocker: "which schema?" })).not.toHaveProperty(
+        "stalledSince",
+      );
+      const clearedAt = now;
+      expect(await stores.claims.clearNeedsHuman({ key, generation: 1, now })).toMatchObject({
+        kind: "cleared",
+        withdrewAsk: true,
+        record: { progressAt: clearedAt },
+      });
+      now += minute;
+      expect(await heartbeat(1, "ta")).not.toHaveProperty("stalledSince");
+      expect(await claim(bob, "tb", { takeover: true })).toMatchObject({ kind: "held" });
+      // Stalled again only stallAfter after the clear.
+      now = clearedAt + 21 * minute;
+      expect(await heartbeat(1, "ta")).toMatchObject({ stalledSince: clearedAt + 20 * minute });
+    });
+
     it("lets another session take over a live claim stalled with onStall reclaimable, and only then", async () => {
       await claim(alice, "ta", stall("needs-human"));
       now += 25 * minute;
@@ -1967,7 +1992,9 @@ describe.each(cases)("$name store contract", (storeCase) => {
     await claim(alice, "ta");
     await claim(bob, "tb", { key: on(43) });
     now += minute;
-    await stores.claims.forget(key, now);
+    const held = await stores.claims.get(key);
+    // Answers the record it revoked (the holder's stream hears `revoked`); null when it revoked nothing.
+    expect(await stores.claims.forget(key, now)).toStrictEqual(held);
     const forgotten = recordOf(alice, "ta", 1, T0, { state: "revoked", endedAt: now, sync: "done" });
     expect(await stores.claims.get(key)).toStrictEqual(forgotten);
     expect(await heartbeat(1, "ta")).toStrictEqual({ kind: "gone", reason: "revoked", current: forgotten });
@@ -1979,10 +2006,10 @@ describe.each(cases)("$name store contract", (storeCase) => {
       { at: T0, generation: 1, kind: "claimed", actor: alice },
     ]);
     now += minute;
-    await stores.claims.forget(key, now);
+    expect(await stores.claims.forget(key, now)).toBeNull();
     expect(await stores.claims.get(key)).toStrictEqual(forgotten);
     expect(await stores.claims.history(key)).toHaveLength(2);
-    await stores.claims.forget(on(99), now);
+    expect(await stores.claims.forget(on(99), now)).toBeNull();
     expect(await stores.claims.get(on(99))).toBeNull();
   });
 

@@ -280,6 +280,8 @@ export interface ClearNeedsHumanInput {
   key: SubjectKey;
   /** The generation the operator saw: a record at another one is left alone. */
   generation: number;
+  /** The clock: a withdrawn ask is progress (`progressAt`), so the clear never leaves the holder stalled at once. */
+  now: number;
 }
 
 export type ClearNeedsHumanOutcome =
@@ -369,8 +371,11 @@ export interface ClaimStore {
   recordPush(key: SubjectKey, generation: number, at: number): Promise<{ stallAskWithdrawn: boolean }>;
   /** A person answered the App's ask for a person on a stalled claim's behalf: true when it stood (and is withdrawn now). */
   withdrawStallAsk(key: SubjectKey, generation: number): Promise<boolean>;
-  /** Forgets a subject (issue transferred or deleted): its record ends as `revoked` (no bump) and leaves every index. */
-  forget(key: SubjectKey, now: number): Promise<void>;
+  /**
+   * Forgets a subject (issue transferred or deleted): its record ends as `revoked` (no bump) and leaves
+   * every index. Answers the record as it was before when this call revoked it, else null.
+   */
+  forget(key: SubjectKey, now: number): Promise<ClaimRecord | null>;
 
   // --- The failure breaker (src/domain/failure-breaker.ts) ---
 

@@ -69,7 +69,9 @@ export function clearNeedsHuman(
   const failuresCleared = slot.failures?.length ?? 0;
   if (!asks && failuresCleared === 0)
     return { slot, outcome: { kind: "skipped", reason: "nothing", current } };
-  const record = asks ? without(current, "needsHuman") : current;
+  const record = asks
+    ? { ...without(current, "needsHuman"), progressAt: Math.max(current.progressAt ?? 0, input.now) }
+    : current;
   const { failures: _, ...rest } = slot;
   return {
     slot: { ...rest, record },
@@ -142,10 +144,10 @@ export function withdrawStallAsk(slot: SubjectSlot, input: { generation: number 
 }
 
 // forget-5.lua: out of every index (the store drops the record's), and a record revoked but kept.
-export function forget(slot: SubjectSlot, input: { now: number }): Transitioned<void> {
+export function forget(slot: SubjectSlot, input: { now: number }): Transitioned<ClaimRecord | null> {
   const { activityAt: _, ...unlisted } = slot;
   const current = slot.record;
-  if (!current || current.state === "revoked") return { slot: unlisted, outcome: undefined };
+  if (!current || current.state === "revoked") return { slot: unlisted, outcome: null };
   const history = withTransition(slot.history, {
     at: input.now,
     generation: current.generation,
@@ -154,7 +156,7 @@ export function forget(slot: SubjectSlot, input: { now: number }): Transitioned<
   });
   return {
     slot: { ...unlisted, record: forgottenRecord(current, input.now), history },
-    outcome: undefined,
+    outcome: current,
   };
 }
 

@@ -138,8 +138,8 @@ export class MemoryClaimStore implements ClaimStore {
     return this.apply(key, (slot) => app.withdrawStallAsk(slot, { generation }));
   }
 
-  async forget(key: SubjectKey, now: number): Promise<void> {
-    this.apply(key, (slot) => app.forget(slot, { now }));
+  async forget(key: SubjectKey, now: number): Promise<ClaimRecord | null> {
+    return this.apply(key, (slot) => app.forget(slot, { now }));
   }
 
   // --- The failure breaker ---

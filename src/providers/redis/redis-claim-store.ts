@@ -327,7 +327,7 @@ export class RedisClaimStore implements ClaimStore {
   async clearNeedsHuman(input: ClearNeedsHumanInput): Promise<ClearNeedsHumanOutcome> {
     const reply = await runScript(this.redis, clearNeedsHumanScript, {
       keys: this.keys.subjectKeys(input.key, { record: "rec", failures: "fail" }),
-      args: { generation: input.generation },
+      args: { generation: input.generation, now: input.now },
     });
     return parseClearNeedsHumanReply(reply);
   }
@@ -392,14 +392,15 @@ export class RedisClaimStore implements ClaimStore {
     return withdrawn === 1;
   }
 
-  async forget(key: SubjectKey, now: number): Promise<void> {
-    await runScript(this.redis, forgetScript, {
+  async forget(key: SubjectKey, now: number): Promise<ClaimRecord | null> {
+    const reply = await runScript(this.redis, forgetScript, {
       keys: {
         ...this.keys.subjectKeys(key, { record: "rec", history: "hist" }),
         ...this.keys.indexKeys(key),
       },
       args: { now, member: memberOf(key) },
     });
+    return reply.kind === "revoked" ? parseRecord(reply.previous) : null;
   }
 
   async #indexRepository(key: { installationId: number; repoId: number }): Promise<void> {

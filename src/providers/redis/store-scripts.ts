@@ -220,13 +220,13 @@ export const forgetScript = defineScript({
   name: "forget",
   keys: ["record", "history", ...indexKeys, "repository"],
   args: ["now", "member"],
-  replies: doneOrNot,
+  replies: tagged({ revoked: ["previous"], kept: [] }),
 });
 
 export const clearNeedsHumanScript = defineScript({
   name: "clearNeedsHuman",
   keys: ["record", "failures"],
-  args: ["generation"],
+  args: ["generation", "now"],
   replies: tagged({
     cleared: ["record", "withdrewAsk", "failuresCleared"],
     skipped: ["reason", "current"],
