@@ -1937,6 +1937,23 @@ describe.each(cases)("$name store contract", (storeCase) => {
       expect((await stores.claims.get(key))?.stallAsk).toBeUndefined();
     });
 
+    it("an operator's clear withdraws the App's ask on a stall's behalf too, as progress", async () => {
+      await claim(alice, "ta", stall("needs-human"));
+      now += 21 * minute;
+      expect(await heartbeat(1, "ta")).toMatchObject({ stallAskChange: "asked" });
+      now += minute;
+      const cleared = await stores.claims.clearNeedsHuman({ key, generation: 1, now });
+      expect(cleared).toMatchObject({ kind: "cleared", withdrewAsk: true, failuresCleared: 0 });
+      const record = await stores.claims.get(key);
+      expect(record?.stallAsk).toBeUndefined();
+      expect(record?.progressAt).toBe(now);
+      // Nothing left to clear: the App's ask went with the clear.
+      expect(await stores.claims.clearNeedsHuman({ key, generation: 1, now })).toMatchObject({
+        kind: "skipped",
+        reason: "nothing",
+      });
+    });
+
     it("never asks on a stall's behalf with onStall reclaimable", async () => {
       await claim(alice, "ta", stall("reclaimable"));
       now += 21 * minute;

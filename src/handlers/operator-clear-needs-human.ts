@@ -5,6 +5,7 @@ import { breakerSettingsOf, type RepoConfig } from "../config/repo-config.js";
 import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
 import { breakerOf, type FailedAttempt } from "../domain/failure-breaker.js";
 import { describeActor, inert } from "../domain/inert-text.js";
+import { asksForPerson } from "../domain/stall.js";
 import { noteNeedsHumanLabelRemoved } from "../lease/calls/needs-human-show.js";
 import {
   type LeaseEventPublisher,
@@ -76,15 +77,18 @@ export function needsPersonOf(
   now: number,
   labelShown = false,
 ): NeedsPerson | null {
+  // The App's own ask on a stalled claim's behalf (`onStall: needs-human`) is cleared like the holder's.
   const ask =
-    record?.state === "active" && record.needsHuman === true
-      ? { holder: record.actor.login, blocker: record.blocker ?? null }
+    record && asksForPerson(record)
+      ? {
+          holder: record.actor.login,
+          blocker:
+            record.needsHuman === true ? (record.blocker ?? null) : "stalled (the App asked on its behalf)",
+        }
       : null;
   const breaker = breakerOf(attempts, breakerSettingsOf(config), now);
   const trippedFailures = breaker.kind === "tripped" ? breaker.failures : null;
-  // The App's own ask on a stalled claim's behalf shows the label too: not a leftover.
-  const appAsks = record?.state === "active" && record.stallAsk === true;
-  const leftoverLabel = record !== null && labelShown && !ask && trippedFailures === null && !appAsks;
+  const leftoverLabel = record !== null && labelShown && !ask && trippedFailures === null;
   return ask || trippedFailures !== null || leftoverLabel
     ? { ask, trippedFailures, failures: attempts.length, leftoverLabel }
     : null;

@@ -100,7 +100,17 @@ describe("needsPersonOf", () => {
       [attempt(now)],
       { ask: null, trippedFailures: null, failures: 1, leftoverLabel: true },
     ],
-    ["the App's ask on a stall shows it: not a leftover", agentClaimRecord({ stallAsk: true }), [], null],
+    [
+      "the App's ask on a stall shows it: cleared like the holder's ask, not a leftover",
+      agentClaimRecord({ stallAsk: true }),
+      [],
+      {
+        ask: { holder: "fleet-bot", blocker: "stalled (the App asked on its behalf)" },
+        trippedFailures: null,
+        failures: 0,
+        leftoverLabel: false,
+      },
+    ],
     [
       "a holder's ask shows it: not a leftover",
       asking,

@@ -3,6 +3,7 @@
 import type { ClaimRecord } from "../../domain/claim.js";
 import { failedAttemptOf, withAttempt } from "../../domain/failure-breaker.js";
 import { aliveAt } from "../../domain/liveness.js";
+import { asksForPerson } from "../../domain/stall.js";
 import { newHumanRecord } from "../claim-records.js";
 import type {
   ClearNeedsHumanInput,
@@ -65,12 +66,15 @@ export function clearNeedsHuman(
   if (!current) return { slot, outcome: { kind: "skipped", reason: "missing", current } };
   if (current.generation !== input.generation)
     return { slot, outcome: { kind: "skipped", reason: "moved-on", current } };
-  const asks = current.state === "active" && current.needsHuman === true;
+  const asks = asksForPerson(current);
   const failuresCleared = slot.failures?.length ?? 0;
   if (!asks && failuresCleared === 0)
     return { slot, outcome: { kind: "skipped", reason: "nothing", current } };
   const record = asks
-    ? { ...without(current, "needsHuman"), progressAt: Math.max(current.progressAt ?? 0, input.now) }
+    ? {
+        ...without(current, "needsHuman", "stallAsk"),
+        progressAt: Math.max(current.progressAt ?? 0, input.now),
+      }
     : current;
   const { failures: _, ...rest } = slot;
   return {

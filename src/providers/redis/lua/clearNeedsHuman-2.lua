@@ -1,5 +1,6 @@
 --[[
-  An operator's "clear needs-human": withdraws the active holder's ask and forgets the subject's failed
+  An operator's "clear needs-human": withdraws the active holder's ask (and the App's on a stalled claim's
+  behalf, `stallAsk`) and forgets the subject's failed
   attempts (the failure breaker), only while the record is the generation the operator saw. A withdrawn
   ask is progress (progressAt = now): the ask paused the stall clock, and the clear must not leave the
   holder stalled at once.
@@ -15,18 +16,18 @@
       {'skipped', reason, current}      reason 'missing', 'moved-on', or 'nothing' (no ask and no failure)
 ]]
 
-local generation, state, needs_human, progress_at =
-  unpack(redis.call('HMGET', KEY.record, 'generation', 'state', 'needsHuman', 'progressAt'))
+local generation, state, needs_human, stall_ask, progress_at =
+  unpack(redis.call('HMGET', KEY.record, 'generation', 'state', 'needsHuman', 'stallAsk', 'progressAt'))
 if not generation then return {'skipped', 'missing', {}} end
 if tonumber(generation) ~= tonumber(ARG.generation) then
   return {'skipped', 'moved-on', redis.call('HGETALL', KEY.record)}
 end
-local asks = state == 'active' and needs_human == 'true'
+local asks = state == 'active' and (needs_human == 'true' or stall_ask == 'true')
 local failures = redis.call('LLEN', KEY.failures)
 if not asks and failures == 0 then return {'skipped', 'nothing', redis.call('HGETALL', KEY.record)} end
 local withdrew = '0'
 if asks then
-  redis.call('HDEL', KEY.record, 'needsHuman')
+  redis.call('HDEL', KEY.record, 'needsHuman', 'stallAsk')
   if not progress_at or tonumber(progress_at) < tonumber(ARG.now) then
     redis.call('HSET', KEY.record, 'progressAt', ARG.now)
   end
