@@ -1,22 +1,24 @@
 // `npm run demo`: claim-hold without a GitHub account — the simulator, the App and a small fleet of agent sessions.
 //
 // 1. Start the GitHub simulator and the App against it (credentials generated on the fly).
-// 2. Seed octo/widgets with seven issues (one p0, one assigned to a human, one needing design), a short
+// 2. Seed octo/widgets with eleven issues (one p0, one assigned to a human, one needing design, one needing a GPU), a short
 //    `.github/claim-hold.yml`, and install the App.
 // 3. Run the scripted sessions while a watcher prints GitHub's changes and checks the invariants. The
 //    sessions ask for work with `claims/next` (the fleet loop of docs/agents.md); nobody names an issue.
 //    Among them: a session asks for a person and is answered, a zombie's PR waits in the merge queue
 //    (its group passes while attested, fails once it is taken over), and a local sink given to the
-//    App through `CLAIM_HOLD_NOTIFY` prints every notification it receives. Two issues are pinned to
+//    App through `CLAIM_HOLD_NOTIFY` prints every notification it receives. Three issues are pinned to
 //    named sessions: a `claim-hold run` that stalls, is taken over and has its command stopped by the
-//    lease's event stream before its next heartbeat; and one that fails three times and lands with a person.
+//    lease's event stream before its next heartbeat; one that fails three times and lands with a person;
+//    and one whose spend reaches its budget: the lease pauses and asks, a person's `/budget +5` resumes it.
+//    A `needs:gpu` issue is skipped by a `next` without the capability and given to one declaring `gpu`.
 // 4. Print the summary (claims, takeovers, reaps, check verdicts, notifications, GitHub requests); exit 1 on a
 //    broken invariant or a moment that did not happen.
 import { randomBytes } from "node:crypto";
 import { createClaimHoldClient } from "../src/agent/client/index.js";
 import type { LocalStack } from "../tools/local-stack/start-local-stack.js";
 import { AgentSession } from "./demo/agent-session.js";
-import { failingIssue, runIssue, runLiveStories } from "./demo/live-stories.js";
+import { budgetIssue, failingIssue, gpuIssue, runIssue, runLiveStories } from "./demo/live-stories.js";
 import { type NotifySink, startNotifySink } from "./demo/notify-sink.js";
 import { runStories } from "./demo/run-stories.js";
 import { chooseStore, type DemoStore, dashboardUrl, startDemoStack } from "./demo/start-demo-stack.js";
@@ -35,6 +37,8 @@ const config = [
   "limits: { claimsPerSession: 1 }",
   "# A reaped issue is offered again after 5 s (the failure breaker's backoff, 10 min by default).",
   "queue: { retryBackoff: 5s }",
+  "# A session's spend pauses its lease at $2 (author work) until a person answers /budget.",
+  "budgets: { author: { maxUsd: 2, onExhausted: pause } }",
   'notify: { mention: "@alice" }',
   "",
 ].join("\n");
@@ -78,6 +82,9 @@ function seed(stack: LocalStack): void {
           // Pinned to named sessions (scripts/demo/live-stories.ts), never the fleet's `next`.
           { number: runIssue, title: "Review the importer", labels: ["pinned"] },
           { number: failingIssue, title: "Migrate the session store", labels: ["pinned"] },
+          { number: budgetIssue, title: "Port the exporter", labels: ["pinned"] },
+          // Only for a session that declares the `gpu` capability (`queue.capabilityPrefix` is `needs:`).
+          { number: gpuIssue, title: "Benchmark the model on a GPU", labels: ["needs:gpu"] },
         ].map((issue) => ({ ...issue, author: maintainer })),
       },
     ],
@@ -132,7 +139,7 @@ async function main(): Promise<number> {
     timeline.line("setup", `GitHub simulator at ${stack.sim.url}, App at ${stack.app.url} (${store.label})`);
     timeline.line(
       "setup",
-      `${repo}: 9 issues (#3 is p0, #5 assigned to @${maintainer}, #7 needs design, #${runIssue} and #${failingIssue} pinned to named sessions), ttl 10 s, reclaimAfter 20 s, heartbeat 3 s`,
+      `${repo}: 11 issues (#3 is p0, #5 assigned to @${maintainer}, #7 needs design, #${runIssue}, #${failingIssue} and #${budgetIssue} pinned to named sessions, #${gpuIssue} needs:gpu), ttl 10 s, reclaimAfter 20 s, heartbeat 3 s, budget $2`,
     );
     const dashboard = await dashboardUrl(stack);
     if (dashboard) timeline.line("setup", `dashboard: ${dashboard} (admin token ${stack.app.adminToken})`);
@@ -209,6 +216,15 @@ async function main(): Promise<number> {
       ["notify:stalled", "the sink never received a stalled notification"],
       ["moment:run-stopped-by-stream", "the superseded `claim-hold run` was not stopped by its event stream"],
       ["moment:failing-landed", "the issue that failed three times did not land with a person"],
+      ["moment:budget-paused", "the lease over its budget was not paused with agent:over-budget"],
+      [
+        "moment:budget-resumed",
+        "the paused lease did not resume after /budget (label off, budget_raised heard)",
+      ],
+      [
+        "moment:capability-routed",
+        "the needs:gpu issue was not skipped without the capability and taken with it",
+      ],
     ];
     for (const [count, missing] of moments) if (!timeline.counts.get(count)) timeline.violation(missing);
     summarize(stack, timeline);

@@ -64,12 +64,14 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
     const leaseQueue = gitea
       ? githubQueueOnly({ ...queue, source: github.candidates })
       : { refresh: queue.refresh, refreshByName: queue.refreshByName, source: github.candidates };
+    const giteaConfigs = gitea ? createRepoConfigSource(gitea.identity, log) : null;
     const {
       assignments,
       configs,
       core,
       fence,
       fleet: fleetLogins,
+      needsHuman,
       picker,
       events,
     } = createLeaseServices(
@@ -84,6 +86,18 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
         log,
         queueRefresh: leaseQueue.refreshByName,
         queue: { refresh: leaseQueue.refresh, source: leaseQueue.source },
+        // The fence's checks (commit statuses on Gitea), configs and reads, by installation record.
+        otherForges:
+          gitea && giteaConfigs
+            ? [
+                {
+                  installationId: gitea.installationId,
+                  checks: gitea.checks,
+                  configs: giteaConfigs,
+                  assignments: gitea.assignments,
+                },
+              ]
+            : [],
       },
     );
     const { janitor, jobs, operatorSweep } = createJanitorJobs(options, {
@@ -221,9 +235,10 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
       queueFeed: queue.feed,
       refreshQueue: queue.refresh,
       leaseEvents,
+      needsHuman,
     });
     // A Gitea or Forgejo instance: its webhook intake (docs/architecture.md#gitea-and-forgejo-in-progress).
-    if (gitea && options.gitea) {
+    if (gitea && giteaConfigs && options.gitea) {
       addHandler(
         giteaWebhookHandler({
           secret: options.gitea.webhookSecret,
@@ -231,7 +246,7 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
           bot: gitea.bot,
           stores,
           assignments: gitea.assignments,
-          configs: createRepoConfigSource(gitea.identity, log),
+          configs: giteaConfigs,
           identity: gitea.identity,
           reactions: gitea.reactions,
           events,

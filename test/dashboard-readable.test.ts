@@ -64,6 +64,24 @@ describe("what needs a person", () => {
       ["needs-human acme/widgets#2 @octo-agent asks: which db?"],
     ],
     [
+      "a stalled claim the App asks about on its holder's behalf",
+      view({
+        claims: [
+          claim(5, {
+            state: "stalled",
+            reasons: ["no-progress", "heartbeat-live", "needs-human"],
+            blocker: "x",
+          }),
+        ],
+      }),
+      ["needs-human acme/widgets#5 @octo-agent heartbeats without progress (stalled): is it stuck?"],
+    ],
+    [
+      "a stalled claim nobody is asked about",
+      view({ claims: [claim(6, { state: "stalled", reasons: ["no-progress"] })] }),
+      [],
+    ],
+    [
       "a claim over its budget label",
       view({ claims: [claim(3, { reasons: ["heartbeat-live", "over-budget"] })] }),
       ["over-budget acme/widgets#3 Over its budget label."],

@@ -13,6 +13,8 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
@@ -29,9 +31,12 @@ const repoId = 7301;
 const installationId = 73;
 const agentToken = "ghp_actionbot000000000000000000000000001";
 const otherToken = "ghp_otherbot0000000000000000000000000002";
+const maintainerToken = "ghp_maintainer00000000000000000000000003";
 const key = (issue: number) => ({ installationId, repoId, issue });
-/** Heartbeats every second, so the keepalive's work is visible within the test. */
-const config = "taskClasses:\n  author:\n    ttl: 10s\n    reclaimAfter: 60s\n    heartbeat: 1s\n";
+/** Heartbeats every second, so the keepalive's work is visible within the test; reviewers beat every 30 s. */
+const config =
+  "taskClasses:\n  author:\n    ttl: 10s\n    reclaimAfter: 60s\n    heartbeat: 1s\n" +
+  "  reviewer:\n    ttl: 2m\n    reclaimAfter: 4m\n    heartbeat: 30s\n";
 const hasNext = execFileSync(process.execPath, [join(root, "action/dist/bin/claim-hold.js"), "--help"], {
   encoding: "utf8",
 }).includes("\n  next ");
@@ -47,14 +52,15 @@ beforeAll(async () => {
     users: [
       { login: "action-bot", tokens: [agentToken] },
       { login: "other-bot", tokens: [otherToken] },
+      { login: "maintainer", tokens: [maintainerToken] },
     ],
     repos: [
       {
         fullName: repo,
         id: repoId,
         files: { ".github/claim-hold.yml": config },
-        collaborators: { "action-bot": "write", "other-bot": "write" },
-        issues: [1, 2, 3, 4].map((number) => ({ number, title: `Work item ${number}` })),
+        collaborators: { "action-bot": "write", "other-bot": "write", maintainer: "maintain" },
+        issues: [1, 2, 3, 4, 5].map((number) => ({ number, title: `Work item ${number}` })),
       },
     ],
     installations: [{ id: installationId, account: "octo", repos: [repo] }],
@@ -348,6 +354,68 @@ describe("the claim-hold Action", () => {
     expect(post.stdout).toContain("nothing to release");
     await stack.sim.flush();
     expect(stack.sim.issue(repo, 3).assignees).toEqual(["other-bot"]);
+  });
+
+  it("cancels the workflow run as soon as the lease is lost, long before the keepalive's next heartbeat", {
+    timeout: 60_000,
+  }, async () => {
+    // GitHub's Actions API, faked at the HTTP level: the keepalive's cancel request lands here.
+    const cancels: { method: string; url: string; authorization: string }[] = [];
+    const actionsApi = createServer((request, response) => {
+      cancels.push({
+        method: request.method ?? "",
+        url: request.url ?? "",
+        authorization: request.headers.authorization ?? "",
+      });
+      request.resume();
+      response.writeHead(202, { "content-type": "application/json" }).end("{}");
+    });
+    await new Promise<void>((listening) => actionsApi.listen(0, "127.0.0.1", listening));
+    const apiUrl = `http://127.0.0.1:${(actionsApi.address() as AddressInfo).port}`;
+    try {
+      const job = newJob("lost");
+      // The reviewer class heartbeats every 30 s: a loss learned within seconds came from the live events.
+      const main = await runStep(
+        job,
+        "main",
+        { issue: "5", "task-class": "reviewer" },
+        {},
+        actionCheckout,
+        undefined,
+        { GITHUB_API_URL: apiUrl },
+      );
+      expect(main.code).toBe(0);
+      const state = readRunnerFile(job.files.state);
+      const pid = Number(state["keepalive-pid"]);
+      expect(alive(pid)).toBe(true);
+      // Let the keepalive open its event stream, then a person takes the claim off: revoked.
+      await new Promise((done) => setTimeout(done, 2_000));
+      expect(cancels).toEqual([]);
+      const lostAt = Date.now();
+      stack.sim.unassign({ repo, issue: 5, login: "maintainer", labels: ["agent:claimed"] });
+      await stack.sim.flush();
+      await waitUntil(() => cancels.length > 0, 10_000);
+      const tookMs = Date.now() - lostAt;
+      console.log(`Action cancel-on-loss: the run was cancelled ${tookMs} ms after the claim was lost`);
+      expect(tookMs).toBeLessThan(30_000);
+      expect(cancels).toEqual([
+        {
+          method: "POST",
+          url: `/repos/${repo}/actions/runs/8100/cancel`,
+          authorization: `Bearer ${agentToken}`,
+        },
+      ]);
+      await waitUntil(() => !alive(pid));
+      const log = readFileSync(state["keepalive-log"] as string, "utf8");
+      expect(log).toContain("cancelling workflow run 8100: the lease was lost");
+      expect(log).not.toContain(agentToken);
+      // The post step reports the loss and fails: the job's work must not be used.
+      const post = await runStep(job, "post", { "job-status": "cancelled" }, state);
+      expect(post.code).toBe(1);
+      expect(post.stdout).toContain("the lease was lost during the job");
+    } finally {
+      await new Promise((closed) => actionsApi.close(closed));
+    }
   });
 
   it("refuses both issue and next, and neither", async () => {

@@ -1,6 +1,8 @@
-// `GET /api/v1/leases/{id}/events`: the lease token's checks, the current state first, and a takeover made on another replica heard live.
+// `GET /api/v1/leases/{id}/events`: the lease token's checks, the current state first, a takeover made on another replica heard live, people's answers (`/budget`, a reply, the label removed) heard live, and a slow reader cut.
+import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClaimHoldClient } from "../src/agent/client/index.js";
+import { MemoryLeaseEventBus } from "../src/providers/memory/memory-lease-event-bus.js";
 import { RedisFenceStore } from "../src/providers/redis/redis-fence-store.js";
 import { RedisLeaseEventBus } from "../src/providers/redis/redis-lease-event-bus.js";
 import { createRedisStores } from "../src/providers/redis/redis-store.js";
@@ -226,5 +228,240 @@ describe.skipIf(!redisProbe.available)("live lease events across two replicas on
       },
     });
     await stream.ended;
+  });
+});
+
+describe("live lease events from people's acts, and a slow reader cut (one replica, the embedded store)", () => {
+  const maintainer = { login: "alice", id: 601, token: "ghp_alice000000000000000000000000events" };
+  let stack: LocalStack<AppHarness>;
+  let sim: GitHubSimulator;
+  let app: AppHarness;
+  const bus = new MemoryLeaseEventBus();
+  const agent = () =>
+    createClaimHoldClient({
+      baseUrl: app.url,
+      githubToken: fleet.token,
+      retries: 0,
+      sleep: async (ms) => {
+        app.clock.now += ms;
+      },
+    });
+
+  beforeAll(async () => {
+    stack = await startLocalStack({
+      redis: { kind: "memory" },
+      credentials: testCredentials(),
+      startApp: (wiring) =>
+        startApp({
+          stores: wiring.stores,
+          fences: wiring.fences,
+          githubBaseUrl: wiring.githubBaseUrl,
+          appId: 1,
+          now: Date.now(),
+          leaseEvents: bus,
+        }),
+    });
+    sim = stack.sim;
+    app = stack.app;
+    sim.seed({
+      users: [fleet, maintainer].map(({ login, id, token }) => ({ login, id, tokens: [token] })),
+      repos: [
+        {
+          fullName: repo,
+          id: 1296269,
+          files: {
+            ".github/claim-hold.yml": [
+              "taskClasses:",
+              "  author: { ttl: 30s, reclaimAfter: 60s, heartbeat: 10s, stallAfter: 1m }",
+              "budgets:",
+              "  author: { maxUsd: 2 }",
+              "",
+            ].join("\n"),
+          },
+          collaborators: { [fleet.login]: "write", [maintainer.login]: "maintain" },
+          issues: [1, 2, 3, 4, 5, 6].map((n) => ({
+            number: n,
+            title: `Task ${n}`,
+            author: maintainer.login,
+          })),
+        },
+      ],
+      installations: [{ id: 42, account: "octo", repos: [repo] }],
+    });
+    await sim.flush();
+  });
+
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  const claim = (issue: number, sessionId: string) =>
+    agent().claim({ repo, issue, actor: { runtime: "codex", sessionId } });
+
+  it("budget_raised: a person's /budget +5 reaches the paused lease's stream", async () => {
+    const { lease } = await claim(1, "budget");
+    const holder = agent();
+    expect(await holder.heartbeat(lease, { usage: { costUsd: 2.5 } })).toMatchObject({ paused: "budget" });
+    const stream = await openEvents(app.url, lease.id, lease.token);
+    expect((await stream.next()).event).toBe("state");
+    sim.comment({ repo, issue: 1, login: maintainer.login, body: "/budget +5" });
+    await sim.flush();
+    expect(await stream.next()).toEqual({
+      event: "budget_raised",
+      data: {
+        leaseId: lease.id,
+        by: maintainer.login,
+        fromUsd: 2,
+        toUsd: 7,
+        resumed: true,
+        at: new Date(app.clock.now).toISOString(),
+      },
+    });
+    expect(await holder.heartbeat(lease)).not.toHaveProperty("paused");
+    stream.close();
+    await stream.ended;
+  });
+
+  it("needs_human_answered: a person's reply, then a person removing the label, reach the asking holder's stream", async () => {
+    const { lease } = await claim(2, "asks");
+    const holder = agent();
+    await holder.heartbeat(lease, { needsHuman: true, blocker: "Which API version?" });
+    const stream = await openEvents(app.url, lease.id, lease.token);
+    expect((await stream.next()).event).toBe("state");
+    // The holder's own comment answers nothing.
+    sim.comment({ repo, issue: 2, login: fleet.login, body: "Still waiting." });
+    sim.comment({ repo, issue: 2, login: maintainer.login, body: "Use v2." });
+    await sim.flush();
+    const reply = sim.issue(repo, 2).comments.find((c) => c.body === "Use v2.");
+    expect(await stream.next()).toEqual({
+      event: "needs_human_answered",
+      data: {
+        leaseId: lease.id,
+        by: maintainer.login,
+        how: "replied",
+        at: new Date(app.clock.now).toISOString(),
+        commentUrl: expect.stringContaining(`/issues/2#issuecomment-${reply?.id}`),
+      },
+    });
+    sim.unassign({ repo, issue: 2, login: maintainer.login, labels: ["agent:needs-human"] });
+    await sim.flush();
+    expect(await stream.next()).toEqual({
+      event: "needs_human_answered",
+      data: {
+        leaseId: lease.id,
+        by: maintainer.login,
+        how: "cleared",
+        at: new Date(app.clock.now).toISOString(),
+      },
+    });
+    expect(stream.frames.map((f) => f.event)).toEqual([
+      "state",
+      "needs_human_answered",
+      "needs_human_answered",
+    ]);
+    stream.close();
+    await stream.ended;
+  });
+
+  it("needs_human_answered also answers the App's ask on a stalled claim's behalf, which a reply withdraws", async () => {
+    const { lease } = await claim(3, "stalls");
+    const holder = agent();
+    const stream = await openEvents(app.url, lease.id, lease.token);
+    expect((await stream.next()).event).toBe("state");
+    for (let beat = 0; beat < 6; beat++) {
+      app.clock.now += 10_000;
+      await holder.heartbeat(lease);
+    }
+    expect(await stream.next()).toMatchObject({ event: "stalled", data: { leaseId: lease.id } });
+    expect(sim.issue(repo, 3).labels).toContain("agent:needs-human");
+    app.clock.now += 5_000;
+    await holder.heartbeat(lease);
+    app.clock.now += 60_000 - 5_000;
+    sim.comment({ repo, issue: 3, login: maintainer.login, body: "Carry on." });
+    await sim.flush();
+    expect(await stream.next()).toMatchObject({
+      event: "needs_human_answered",
+      data: { leaseId: lease.id, by: maintainer.login, how: "replied" },
+    });
+    expect(sim.issue(repo, 3).labels).not.toContain("agent:needs-human");
+    stream.close();
+    await stream.ended;
+  });
+
+  it("revoked: a person taking the claim off reaches the stream of the lease it held (not the bumped generation's), and ends it", async () => {
+    const { lease } = await claim(5, "revoked");
+    const stream = await openEvents(app.url, lease.id, lease.token);
+    expect((await stream.next()).event).toBe("state");
+    sim.unassign({ repo, issue: 5, login: maintainer.login, labels: ["agent:claimed"] });
+    await sim.flush();
+    expect(await stream.next()).toEqual({
+      event: "revoked",
+      data: { leaseId: lease.id, reason: "revoked", at: new Date(app.clock.now).toISOString() },
+    });
+    await stream.ended;
+  });
+
+  it("cuts a client that lets 16 events pile up unread; a client that reads keeps its stream", async () => {
+    const { lease } = await claim(6, "slow");
+    const padding = "x".repeat(256 * 1024);
+    const event = (n: number, pad: string) =>
+      ({ event: "stalled", data: { stalledSince: `${n}`, padding: pad } }) as never;
+    /** Publishes one by one (each heard before the next), up to `count` or until `stop` says so. */
+    const publishSlowly = async (count: number, stop: () => boolean, pad = padding) => {
+      let sent = 0;
+      while (sent < count && !stop()) {
+        await bus.publish(lease.id, event(sent, pad));
+        sent++;
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+      return sent;
+    };
+
+    // A reader that reads everything keeps up: 40 events, no cut.
+    const reader = await openEvents(app.url, lease.id, lease.token);
+    expect((await reader.next()).event).toBe("state");
+    await publishSlowly(40, () => false, "x".repeat(1024));
+    for (let n = 0; n < 40; n++) expect((await reader.next()).data.stalledSince).toBe(`${n}`);
+    reader.close();
+    await reader.ended;
+
+    // A reader that stops reading: the socket's buffers fill, events pile up, and the server ends the stream.
+    const socket = connect(Number(new URL(app.url).port), "127.0.0.1");
+    await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
+    let closedByServer = false;
+    const closed = new Promise<void>((resolve) => {
+      socket.once("end", () => {
+        closedByServer = true;
+        resolve();
+      });
+      socket.once("close", () => resolve());
+    });
+    let received = 0;
+    let tail = "";
+    let framesReceived = 0;
+    socket.on("data", (chunk: Buffer) => {
+      received += chunk.length;
+      // Counted as they come, without keeping the (large) frames.
+      const text = tail + chunk.toString("latin1");
+      framesReceived += text.split("event: stalled\n").length - 1;
+      tail = text.slice(-32);
+    });
+    socket.write(
+      `GET /api/v1/leases/${lease.id}/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${lease.token}\r\nConnection: close\r\n\r\n`,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(received).toBeGreaterThan(0); // the headers and the state event
+    socket.pause();
+    const published = 300;
+    await publishSlowly(published, () => false);
+    socket.resume();
+    // Without the cut the stream would go on (and this would time out).
+    await closed;
+    expect(closedByServer).toBe(true);
+    // What the kernel's buffers held, plus the 16 left unwritten at most: far fewer than published.
+    console.log(`slow reader: ${framesReceived} of ${published} events reached it before the cut`);
+    expect(framesReceived).toBeGreaterThan(0);
+    expect(framesReceived).toBeLessThan(published);
+    socket.destroy();
   });
 });

@@ -1231,7 +1231,7 @@ describe.each(cases)("$name store contract", (storeCase) => {
       expect(asking).toMatchObject({ generation: 3, needsHuman: true });
 
       // A page that showed generation 2 (or any other) changes nothing.
-      expect(await stores.claims.clearNeedsHuman({ key, generation: 2 })).toStrictEqual({
+      expect(await stores.claims.clearNeedsHuman({ key, generation: 2, now })).toStrictEqual({
         kind: "skipped",
         reason: "moved-on",
         current: asking,
@@ -1239,8 +1239,11 @@ describe.each(cases)("$name store contract", (storeCase) => {
       expect(await stores.claims.get(key)).toStrictEqual(asking);
       expect(await stores.claims.failures(key)).toHaveLength(1);
 
-      const { needsHuman: _, ...withdrawn } = asking!;
-      expect(await stores.claims.clearNeedsHuman({ key, generation: 3 })).toStrictEqual({
+      // A person's answer is progress: the clear moves progressAt.
+      now += 1000;
+      const { needsHuman: _, ...rest } = asking!;
+      const withdrawn = { ...rest, progressAt: now };
+      expect(await stores.claims.clearNeedsHuman({ key, generation: 3, now })).toStrictEqual({
         kind: "cleared",
         record: withdrawn,
         withdrewAsk: true,
@@ -1249,7 +1252,7 @@ describe.each(cases)("$name store contract", (storeCase) => {
       expect(await stores.claims.get(key)).toStrictEqual(withdrawn);
       expect(await stores.claims.failures(key)).toStrictEqual([]);
       // A second clear (a resent form) finds nothing to clear.
-      expect(await stores.claims.clearNeedsHuman({ key, generation: 3 })).toStrictEqual({
+      expect(await stores.claims.clearNeedsHuman({ key, generation: 3, now: now + 1 })).toStrictEqual({
         kind: "skipped",
         reason: "nothing",
         current: withdrawn,
@@ -1268,7 +1271,7 @@ describe.each(cases)("$name store contract", (storeCase) => {
       expect(await stores.claims.get(key)).toMatchObject({ needsHuman: true });
       // No record: nothing to clear.
       expect(
-        await stores.claims.clearNeedsHuman({ key: { ...key, issue: key.issue + 1 }, generation: 1 }),
+        await stores.claims.clearNeedsHuman({ key: { ...key, issue: key.issue + 1 }, generation: 1, now }),
       ).toStrictEqual({ kind: "skipped", reason: "missing", current: null });
     });
 
@@ -1277,7 +1280,7 @@ describe.each(cases)("$name store contract", (storeCase) => {
       now += 1000;
       await endClaim({ bump: true, failure: "reaped" });
       const ended = await stores.claims.get(key);
-      expect(await stores.claims.clearNeedsHuman({ key, generation: 2 })).toStrictEqual({
+      expect(await stores.claims.clearNeedsHuman({ key, generation: 2, now })).toStrictEqual({
         kind: "cleared",
         record: ended,
         withdrewAsk: false,
@@ -1738,6 +1741,28 @@ describe.each(cases)("$name store contract", (storeCase) => {
       expect(await heartbeat(1, "ta", { needsHuman: true, blocker: "b" })).not.toHaveProperty("stalledSince");
     });
 
+    it("an operator's clear of an ask is progress: a holder that asked longer than stallAfter is not stalled at once", async () => {
+      await claim(alice, "ta", stall("reclaimable"));
+      now += minute;
+      await heartbeat(1, "ta", { needsHuman: true, blocker: "which schema?" });
+      now += 30 * minute;
+      expect(await heartbeat(1, "ta", { needsHuman: true, blocker: "which schema?" })).not.toHaveProperty(
+        "stalledSince",
+      );
+      const clearedAt = now;
+      expect(await stores.claims.clearNeedsHuman({ key, generation: 1, now })).toMatchObject({
+        kind: "cleared",
+        withdrewAsk: true,
+        record: { progressAt: clearedAt },
+      });
+      now += minute;
+      expect(await heartbeat(1, "ta")).not.toHaveProperty("stalledSince");
+      expect(await claim(bob, "tb", { takeover: true })).toMatchObject({ kind: "held" });
+      // Stalled again only stallAfter after the clear.
+      now = clearedAt + 21 * minute;
+      expect(await heartbeat(1, "ta")).toMatchObject({ stalledSince: clearedAt + 20 * minute });
+    });
+
     it("lets another session take over a live claim stalled with onStall reclaimable, and only then", async () => {
       await claim(alice, "ta", stall("needs-human"));
       now += 25 * minute;
@@ -1863,6 +1888,100 @@ describe.each(cases)("$name store contract", (storeCase) => {
       expect(await stores.claims.breakers([key])).toStrictEqual([{ attempts: [] }]);
     });
 
+    it("asks a person on a stall's behalf once with needs-human; progress, the holder's own ask or a person withdraws it", async () => {
+      await claim(alice, "ta", stall("needs-human"));
+      now += 21 * minute;
+      const stalled = await heartbeat(1, "ta");
+      expect(stalled).toMatchObject({ stalledNow: true, stallAskChange: "asked", live: { stallAsk: true } });
+      expect((await stores.claims.get(key))?.stallAsk).toBe(true);
+      now += minute;
+      const steady = await heartbeat(1, "ta");
+      expect(steady).toMatchObject({ live: { stallAsk: true } });
+      expect(steady).not.toHaveProperty("stallAskChange");
+      // A push withdraws it (and says so); a second push finds nothing to withdraw.
+      expect(await stores.claims.recordPush(key, 1, now)).toStrictEqual({ stallAskWithdrawn: true });
+      expect((await stores.claims.get(key))?.stallAsk).toBeUndefined();
+      now += minute;
+      expect(await stores.claims.recordPush(key, 1, now)).toStrictEqual({ stallAskWithdrawn: false });
+      // Stalled again in the generation: asked nobody again.
+      now += 25 * minute;
+      const again = await heartbeat(1, "ta");
+      expect(again).toMatchObject({ stalledSince: now - 5 * minute });
+      expect(again).not.toHaveProperty("stallAskChange");
+      expect((await stores.claims.get(key))?.stallAsk).toBeUndefined();
+      await release(1, "ta");
+      // A new generation: a phase change withdraws it, the holder's own ask takes it over.
+      await claim(alice, "tb", stall("needs-human"));
+      now += 21 * minute;
+      expect(await heartbeat(2, "tb")).toMatchObject({ stallAskChange: "asked" });
+      now += minute;
+      expect(await heartbeat(2, "tb", { phase: "testing" })).toMatchObject({ stallAskChange: "withdrawn" });
+      now += 21 * minute;
+      expect(await heartbeat(2, "tb")).not.toHaveProperty("stallAskChange");
+      await release(2, "tb");
+      await claim(alice, "tc", stall("needs-human"));
+      now += 21 * minute;
+      expect(await heartbeat(3, "tc")).toMatchObject({ stallAskChange: "asked" });
+      now += minute;
+      const asks = await heartbeat(3, "tc", { needsHuman: true, blocker: "b" });
+      expect(asks).toMatchObject({ stallAskChange: "withdrawn" });
+      expect((asks as { live: object }).live).not.toHaveProperty("stallAsk");
+      await release(3, "tc");
+      // A person's answer: withdrawn once, for the generation that asked only.
+      await claim(alice, "td", stall("needs-human"));
+      now += 21 * minute;
+      await heartbeat(4, "td");
+      expect(await stores.claims.withdrawStallAsk(key, 3)).toBe(false);
+      expect(await stores.claims.withdrawStallAsk(key, 4)).toBe(true);
+      expect(await stores.claims.withdrawStallAsk(key, 4)).toBe(false);
+      expect((await stores.claims.get(key))?.stallAsk).toBeUndefined();
+    });
+
+    it("an operator's clear withdraws the App's ask on a stall's behalf too, as progress", async () => {
+      await claim(alice, "ta", stall("needs-human"));
+      now += 21 * minute;
+      expect(await heartbeat(1, "ta")).toMatchObject({ stallAskChange: "asked" });
+      now += minute;
+      const cleared = await stores.claims.clearNeedsHuman({ key, generation: 1, now });
+      expect(cleared).toMatchObject({ kind: "cleared", withdrewAsk: true, failuresCleared: 0 });
+      const record = await stores.claims.get(key);
+      expect(record?.stallAsk).toBeUndefined();
+      expect(record?.progressAt).toBe(now);
+      // Nothing left to clear: the App's ask went with the clear.
+      expect(await stores.claims.clearNeedsHuman({ key, generation: 1, now })).toMatchObject({
+        kind: "skipped",
+        reason: "nothing",
+      });
+    });
+
+    it("never asks on a stall's behalf with onStall reclaimable", async () => {
+      await claim(alice, "ta", stall("reclaimable"));
+      now += 21 * minute;
+      const stalled = await heartbeat(1, "ta");
+      expect(stalled).toMatchObject({ stalledNow: true });
+      expect(stalled).not.toHaveProperty("stallAskChange");
+      expect((await stores.claims.get(key))?.stallAsk).toBeUndefined();
+    });
+
+    it("ends a stalled claim's takeover intent on a push while the holder heartbeats, not a silent holder's", async () => {
+      await claim(alice, "ta", stall("reclaimable"));
+      now += 25 * minute;
+      await heartbeat(1, "ta");
+      expect(await claim(bob, "tb", { takeover: true })).toMatchObject({ kind: "takeover_pending" });
+      now += minute;
+      await stores.claims.recordPush(key, 1, now);
+      expect((await stores.claims.get(key))?.takeover).toBeUndefined();
+      now += durations.heartbeatMs;
+      expect(await claim(bob, "tb", { takeover: true })).toMatchObject({ kind: "held" });
+      expect(await claim(bob, "tb", { takeover: true })).not.toHaveProperty("takeoverPendingBy");
+      // Silent past the ttl: a push is progress, not proof of life, and the intent stands.
+      now += durations.ttlMs + durations.heartbeatMs;
+      expect(await claim(bob, "tb", { takeover: true })).toMatchObject({ kind: "takeover_pending" });
+      now += minute / 60;
+      await stores.claims.recordPush(key, 1, now);
+      expect((await stores.claims.get(key))?.takeover?.claimant).toStrictEqual(bob);
+    });
+
     it("drops a stalled claim's takeover intent when the holder makes progress", async () => {
       await claim(alice, "ta", stall("reclaimable"));
       now += 25 * minute;
@@ -1890,7 +2009,9 @@ describe.each(cases)("$name store contract", (storeCase) => {
     await claim(alice, "ta");
     await claim(bob, "tb", { key: on(43) });
     now += minute;
-    await stores.claims.forget(key, now);
+    const held = await stores.claims.get(key);
+    // Answers the record it revoked (the holder's stream hears `revoked`); null when it revoked nothing.
+    expect(await stores.claims.forget(key, now)).toStrictEqual(held);
     const forgotten = recordOf(alice, "ta", 1, T0, { state: "revoked", endedAt: now, sync: "done" });
     expect(await stores.claims.get(key)).toStrictEqual(forgotten);
     expect(await heartbeat(1, "ta")).toStrictEqual({ kind: "gone", reason: "revoked", current: forgotten });
@@ -1902,10 +2023,10 @@ describe.each(cases)("$name store contract", (storeCase) => {
       { at: T0, generation: 1, kind: "claimed", actor: alice },
     ]);
     now += minute;
-    await stores.claims.forget(key, now);
+    expect(await stores.claims.forget(key, now)).toBeNull();
     expect(await stores.claims.get(key)).toStrictEqual(forgotten);
     expect(await stores.claims.history(key)).toHaveLength(2);
-    await stores.claims.forget(on(99), now);
+    expect(await stores.claims.forget(on(99), now)).toBeNull();
     expect(await stores.claims.get(on(99))).toBeNull();
   });
 

@@ -13,11 +13,15 @@ export class AgentSession {
   lease: ClaimResult["lease"] | null = null;
   /** Every lease this session ever got: the invariant watcher verifies them all. */
   readonly leases: ClaimResult["lease"][] = [];
+  /** What the last `next` answered `queue_empty` had skipped, by reason (null: it picked, or never asked). */
+  lastSkipped: Record<string, number> | null = null;
   #timer: NodeJS.Timeout | null = null;
   #paused = false;
   /** While set, every heartbeat asks for a person (the flag is per beat: a beat without it withdraws the ask). */
   #blocker: string | null = null;
   #lastState: string | null = null;
+  /** The heartbeat answer's last `paused` (absent: not paused). */
+  #lastPaused: string | null = null;
 
   constructor(
     readonly name: string,
@@ -43,6 +47,7 @@ export class AgentSession {
       );
       this.lease = result.lease;
       this.#lastState = null;
+      this.#lastPaused = null;
       this.leases.push(result.lease);
       if (input.takeover && result.resume) {
         this.timeline.count("takeovers");
@@ -85,7 +90,9 @@ export class AgentSession {
       });
       this.lease = result.lease;
       this.#lastState = null;
+      this.#lastPaused = null;
       this.leases.push(result.lease);
+      this.lastSkipped = null;
       this.timeline.count("picks");
       this.timeline.count(result.picked.reasons.includes("takeover") ? "takeovers" : "claims");
       const { issue, rank, reasons } = result.picked;
@@ -98,7 +105,8 @@ export class AgentSession {
     } catch (error) {
       if (!isClaimHoldError(error)) throw error;
       this.timeline.count(`refused:${error.code}`);
-      const skipped = Object.entries((error.details.skipped ?? {}) as Record<string, number>)
+      this.lastSkipped = (error.details.skipped ?? {}) as Record<string, number>;
+      const skipped = Object.entries(this.lastSkipped)
         .filter(([, n]) => n > 0)
         .map(([reason, n]) => `${n} ${reason}`)
         .join(", ");
@@ -160,20 +168,43 @@ export class AgentSession {
     await this.beat();
   }
 
-  async beat(options: { quiet?: boolean } = {}): Promise<boolean> {
+  /** The last heartbeat answer's `paused` (`budget`), null when it carried none. */
+  get pausedBy(): string | null {
+    return this.#lastPaused;
+  }
+
+  /** The state the last accepted heartbeat answered (null before the first). */
+  get lastState(): string | null {
+    return this.#lastState;
+  }
+
+  /** A heartbeat that reports what the lease has spent so far (cumulative, dollars). */
+  async reportSpend(costUsd: number): Promise<boolean> {
+    this.timeline.line(this.label, `reports $${costUsd.toFixed(2)} spent on its heartbeat`, "info");
+    return this.beat({ usage: { costUsd } });
+  }
+
+  async beat(options: { quiet?: boolean; usage?: { costUsd: number } } = {}): Promise<boolean> {
     if (!this.lease || this.#paused) return false;
     try {
       const ask = this.#blocker ? { needsHuman: true, blocker: this.#blocker } : {};
-      const answer = await this.client.heartbeat(this.lease, ask);
+      const usage = options.usage ? { usage: options.usage } : {};
+      const answer = await this.client.heartbeat(this.lease, { ...ask, ...usage });
       this.timeline.count("heartbeats");
+      const paused = answer.paused ?? null;
       // Printed when the state changes (a waiting holder beats every few seconds and stays waiting).
       if (
         !options.quiet &&
-        answer.state !== this.#lastState &&
+        (answer.state !== this.#lastState || paused !== this.#lastPaused) &&
         (answer.state !== "active" || this.#lastState)
       )
-        this.timeline.line(this.label, `heartbeat → ${answer.state}`, "info");
+        this.timeline.line(
+          this.label,
+          `heartbeat → ${answer.state}${paused ? `, paused: "${paused}" (stops spending until a person answers)` : ""}`,
+          paused ? "warn" : "info",
+        );
       this.#lastState = answer.state;
+      this.#lastPaused = paused;
       return true;
     } catch (error) {
       if (!isClaimHoldError(error)) throw error;

@@ -1,4 +1,4 @@
-// The demo's stories on the issues pinned to named sessions: a `claim-hold run` that stalls, is taken over and has its command stopped by the live event stream; an issue that fails three times and lands with a person.
+// The demo's stories on the issues pinned to named sessions — a `claim-hold run` that stalls, is taken over and has its command stopped by the live event stream; an issue that fails three times and lands with a person; a budget that pauses and asks — and a GPU issue only a session declaring the capability gets.
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -22,12 +22,25 @@ export interface LiveStage {
 export const runIssue = 8;
 /** The issue that fails three times in a row. */
 export const failingIssue = 9;
+/** The issue whose spend reaches its class's `maxUsd`: the lease pauses until a person answers `/budget`. */
+export const budgetIssue = 10;
+/** The issue labelled `needs:gpu`, not pinned: the fleet's `next` skips it, a session declaring `gpu` gets it. */
+export const gpuIssue = 11;
 
 const bin = resolve(import.meta.dirname, "../../bin/claim-hold.js");
 
 function at(timeline: Timeline, seconds: number): Promise<void> {
   const wait = Math.max(0, seconds - timeline.elapsed()) * 1000;
   return new Promise((done) => setTimeout(done, wait));
+}
+
+/** Whether `check` holds within `ms` (asked every 100 ms): GitHub's side of a moment lands a webhook later. */
+async function within(ms: number, check: () => boolean | Promise<boolean>): Promise<boolean> {
+  for (const until = Date.now() + ms; ; ) {
+    if (await check()) return true;
+    if (Date.now() >= until) return false;
+    await new Promise((done) => setTimeout(done, 100));
+  }
 }
 
 /** The command `run` supervises: works until stopped, and says so when SIGTERM comes. */
@@ -44,7 +57,12 @@ async function supersededBeats(appUrl: string): Promise<number> {
 }
 
 export function runLiveStories(stage: LiveStage): Promise<void>[] {
-  return [storyRunTakenOver(stage), storyFailingThrice(stage)];
+  return [
+    storyRunTakenOver(stage),
+    storyFailingThrice(stage),
+    storyBudgetPaused(stage),
+    storyGpuIssue(stage),
+  ];
 }
 
 /**
@@ -182,4 +200,114 @@ async function storyFailingThrice(stage: LiveStage): Promise<void> {
       "warn",
     );
   }
+}
+
+/**
+ * j10 holds #10 (class `author`, `maxUsd: 2`) and reports its spend on its heartbeats. At $2.10 the
+ * lease pauses instead of ending: the answer says `paused: "budget"`, #10 gets `agent:over-budget`
+ * and a person is asked. Alice answers `/budget +5`: the label comes off, j10 hears `budget_raised`
+ * on its lease's event stream, and its next heartbeat is no longer paused.
+ */
+async function storyBudgetPaused(stage: LiveStage): Promise<void> {
+  const { timeline, repo, sim } = stage;
+  const overBudget = "agent:over-budget";
+  const labelled = () => sim.issue(repo, budgetIssue).labels.includes(overBudget);
+  await at(timeline, 20);
+  const j = stage.session("j10", "goose");
+  if (!(await j.claim({ repo, issue: budgetIssue }))) return;
+  const lease = j.lease!;
+  j.startBeating(stage.heartbeatSeconds);
+  // The lease's live events, as an agent listening for news between its heartbeats.
+  const listening = new AbortController();
+  const raises: Record<string, unknown>[] = [];
+  const heard = (async () => {
+    for await (const { event, data } of await j.client.leaseEvents(lease, { signal: listening.signal })) {
+      if (event !== "budget_raised") continue;
+      raises.push(data);
+      const from = data.fromUsd === null ? "its class's limit" : `$${String(data.fromUsd)}`;
+      timeline.line(
+        j.label,
+        `hears budget_raised on its lease's stream: ${from} → $${String(data.toUsd)} by @${String(data.by)}${data.resumed ? ", resumed" : ""}`,
+        "ok",
+      );
+    }
+  })().catch(() => undefined);
+  try {
+    await at(timeline, 21);
+    await j.reportSpend(1.4);
+    await at(timeline, 23);
+    await j.reportSpend(2.1);
+    const pausedAsked =
+      j.pausedBy === "budget" && j.lastState === "waiting" && (await within(2_000, labelled));
+    // Printed after the watcher's GitHub lines for the label and the ask.
+    await at(timeline, 24);
+    if (pausedAsked) {
+      timeline.count("moment:budget-paused");
+      timeline.line(
+        `human/@${stage.maintainer}`,
+        `#${budgetIssue} reached its $2 budget: the lease paused (not ended), labelled ${overBudget}, asked to answer /budget`,
+        "warn",
+      );
+    }
+    await at(timeline, 26);
+    sim.comment({ repo, issue: budgetIssue, login: stage.maintainer, body: "/budget +5" });
+    timeline.line(`human/@${stage.maintainer}`, `commented /budget +5 on #${budgetIssue}`, "warn");
+    const answered = await within(2_500, () => raises.length > 0 && !labelled());
+    await at(timeline, 28);
+    await j.beat();
+    const resumed = answered && j.pausedBy === null && j.lastState === "active";
+    if (pausedAsked && resumed) {
+      timeline.count("moment:budget-resumed");
+      timeline.line(
+        j.label,
+        `#${budgetIssue} raised to $${String(raises[0]?.toUsd)} by /budget: ${overBudget} off, budget_raised heard on the stream, heartbeat no longer paused: carries on`,
+        "ok",
+      );
+    }
+    await at(timeline, 30);
+    await j.reportSpend(3.2);
+    await j.release("completed", "exporter ported");
+  } finally {
+    listening.abort();
+    await heard;
+  }
+}
+
+/**
+ * #11 is labelled `needs:gpu`. m11 declares no capability: its `next` skips #11 (`missingCapability`)
+ * and the queue view says what it lacks. n11 declares `capabilities: ["gpu"]` and is given #11.
+ */
+async function storyGpuIssue(stage: LiveStage): Promise<void> {
+  const { timeline, repo } = stage;
+  const work = { repo, excludeLabels: ["needs-design", "pinned"] };
+  // After the fleet's first picks (0–2 s), so the capability decides, not the queue's order.
+  await at(timeline, 2.5);
+  const m = stage.session("m11", "aider");
+  timeline.line(m.label, "declares no capability, asks for work", "info");
+  const cpuPick = await m.next(work);
+  const skippedByNext = cpuPick === null && (m.lastSkipped?.missingCapability ?? 0) > 0;
+  const view = await m.client.queue(repo);
+  const row = view.skipped.find((skip) => skip.issue === gpuIssue);
+  if (row)
+    timeline.line(
+      m.label,
+      `queue view: #${gpuIssue} skipped (${row.reason}${row.missing ? `, missing ${row.missing.join(", ")}` : ""})`,
+      "info",
+    );
+  await at(timeline, 3.5);
+  const n = stage.session("n11", "pi");
+  timeline.line(n.label, `declares capabilities ["gpu"], asks for work`, "info");
+  const gpuPick = await n.next({ ...work, capabilities: ["gpu"] });
+  if (skippedByNext && row?.reason === "missingCapability" && gpuPick?.picked.issue === gpuIssue) {
+    timeline.count("moment:capability-routed");
+    timeline.line(
+      n.label,
+      `#${gpuIssue} (needs:gpu) went to the session declaring gpu; the one without skipped it`,
+      "ok",
+    );
+  }
+  if (!gpuPick) return;
+  n.startBeating(stage.heartbeatSeconds);
+  await at(timeline, 9);
+  await n.release("handoff", "benchmarks attached; the slow kernel is its own issue");
 }

@@ -119,6 +119,18 @@ const NeedsPersonPlan: FC<{ needs: NeedsPerson }> = ({ needs }) => (
     {needs.trippedFailures !== null ? (
       <p data-needs="breaker">The failure breaker tripped after {needs.trippedFailures} failed attempt(s).</p>
     ) : null}
+    {needs.failures > 0 ? (
+      <p data-needs="failures">
+        The clear forgets all {needs.failures} failed attempt(s) the store keeps
+        {needs.trippedFailures === null ? " (the breaker has not tripped)" : ""}.
+      </p>
+    ) : null}
+    {needs.leftoverLabel ? (
+      <p data-needs="leftover-label">
+        Nothing asks for a person and the failure breaker has not tripped, but the issue still shows the
+        needs-human label (an earlier clear's GitHub write failed): remove the leftover label.
+      </p>
+    ) : null}
   </div>
 );
 
@@ -202,13 +214,16 @@ export const ResultPage: FC<{
   text: string;
   sweep?: SweepReport;
   label: (id: number) => string;
-}> = ({ action, target, done, text, sweep, label }) => (
+  /** The same action offered again (its confirm step): a GitHub write to redo. */
+  again?: { token: string };
+}> = ({ action, target, done, text, sweep, label, again }) => (
   <PageShell title={`claim-hold — ${labels[action]}`}>
     <h1>{labels[action]}</h1>
     <p id="action-result" data-done={String(done)} class={done ? "" : "error"}>
       {text}
     </p>
     {sweep ? <SweepPlan report={sweep} label={label} /> : null}
+    {again ? <ActionButton token={again.token} action={action} target={target} /> : null}
     <p>
       <a href={backHref(target)} id="back">
         Back

@@ -283,17 +283,28 @@ async function clearNeedsHuman(
       result.failuresCleared > 0
         ? `the failure breaker is reset (${result.failuresCleared} failed attempt(s) forgotten)`
         : null,
+      result.leftoverLabel ? "only the leftover needs-human label was left to take off" : null,
     ].filter((part) => part !== null);
     text = `${subject} needs no person now (generation ${result.generation}): ${parts.join("; ")}. ${
       result.shownOnGitHub
         ? "The App took the needs-human label off and commented on the issue."
-        : "GitHub refused the label removal and the comment; the janitor's reconcile takes the label off."
+        : "GitHub refused the label removal and the comment. Clear needs-human again to retry them: its plan offers to remove the leftover label."
     }`;
   }
   deps.log
     .child({ operatorAction: action, requestId: c.get("requestId") })
     .info({ target: { ...target, note: undefined }, done }, "dashboard operator action");
-  const page = <ResultPage action={action} target={target} done={done} text={text} label={noLabels} />;
+  const retry = result.outcome === "done" && !result.shownOnGitHub;
+  const page = (
+    <ResultPage
+      action={action}
+      target={target}
+      done={done}
+      text={text}
+      label={noLabels}
+      {...(retry ? { again: { token } } : {})}
+    />
+  );
   return c.html(html`<!doctype html>${page}`, done ? 200 : 409);
 }
 

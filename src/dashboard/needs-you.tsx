@@ -1,5 +1,5 @@
 /** @jsxImportSource hono/jsx */
-// The "needs you" panel at the top of the dashboard: what waits for a person (a holder's ask, a budget, an unknown or conflicted claim, a halted janitor).
+// The "needs you" panel at the top of the dashboard: what waits for a person (a holder's ask, a stalled claim's, a budget, an unknown or conflicted claim, a halted janitor).
 import type { FC } from "hono/jsx";
 import { ActionButton } from "./action-forms.js";
 import { subjectPageUrl } from "./github-links.js";
@@ -67,9 +67,12 @@ export function attentionItems(
       add({
         kind: "needs-human",
         ...about,
-        why: claim.blocker
-          ? `@${claim.holder.login} asks: ${claim.blocker}`
-          : `@${claim.holder.login} asks for a person.`,
+        why:
+          claim.state === "stalled"
+            ? `@${claim.holder.login} heartbeats without progress (stalled): is it stuck?`
+            : claim.blocker
+              ? `@${claim.holder.login} asks: ${claim.blocker}`
+              : `@${claim.holder.login} asks for a person.`,
       });
     if (claim.reasons.includes("over-budget"))
       add({ kind: "over-budget", ...about, why: "Over its budget label." });

@@ -1,7 +1,24 @@
-// The values the checks port and the merge fence share: a check run's conclusion, a merge queue entry.
+// The values the checks port and the merge fence share: a check run's conclusion, what a commit status shows of it, a merge queue entry.
 import type { ForeignIssue } from "./claim.js";
 
 export type CheckConclusion = "success" | "neutral" | "failure";
+
+/** A commit status's state (Gitea, Forgejo): all a status shows of a conclusion, with its description. */
+export type CommitStatusState = "pending" | "success" | "failure";
+
+/** `neutral` passes as a neutral check run does on GitHub; `null` is an evaluation still running. */
+export function commitStatusStateOf(conclusion: CheckConclusion | null): CommitStatusState {
+  return conclusion === null ? "pending" : conclusion === "failure" ? "failure" : "success";
+}
+
+/** Gitea stores the description as text, but its UI shows one line: kept as short as GitHub's 140. */
+export const maxStatusDescription = 140;
+
+/** A check's title as a status's description: one line, shortened. */
+export function commitStatusDescriptionOf(title: string): string {
+  const line = title.replace(/\s+/g, " ").trim();
+  return line.length > maxStatusDescription ? `${line.slice(0, maxStatusDescription - 1)}…` : line;
+}
 
 /** A merge queue entry as the group evaluation reads it. */
 export interface QueueEntry {

@@ -124,6 +124,12 @@ export const ClaimRecord = z.strictObject({
   onStall: z.enum(["needs-human", "reclaimable"]).optional(),
   /** When the App first saw this generation stalled (its `stalled` notification is sent once). */
   stalledAt: z.number().int().optional(),
+  /**
+   * The App asks a person on the holder's behalf because this generation stalled (`onStall:
+   * needs-human`): the needs-human label stands for it until progress, a person's answer or the
+   * holder's own ask withdraws it (docs/reference/http-api.md#stalled).
+   */
+  stallAsk: z.boolean().optional(),
   scope: z.array(z.string()).optional(),
   artifacts: z.string().optional(),
   takeover: TakeoverIntent.optional(),

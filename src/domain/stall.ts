@@ -62,3 +62,57 @@ export function decideStall(
     takeoverAllowed: (record.onStall ?? "needs-human") === "reclaimable",
   };
 }
+
+/** What can happen to the App's ask for a person on a stalled claim's behalf (`onStall: needs-human`). */
+export type StallAskEvent =
+  /** The heartbeat that first found the generation stalled. */
+  | "stalled"
+  /** A push to the claim's branch, the holder's PR event, a phase change or a spend increase. */
+  | "progress"
+  /** The holder's own heartbeat asks for a person (`needsHuman`): the ask is the holder's from then on. */
+  | "holder-asks"
+  /** A person commented on the issue while the ask stood. */
+  | "person-replied"
+  /** A person took the needs-human label off. */
+  | "person-cleared";
+
+export interface StallAskDecision {
+  /** Whether the App's ask stands after the event. */
+  asks: boolean;
+  /** The needs-human label: `add`, `remove`, or null (GitHub already shows what is wanted, or a person removed it). */
+  label: "add" | "remove" | null;
+  /** The needs-human comment and notification on the holder's behalf (throttled like a holder's ask). */
+  notify: boolean;
+}
+
+/**
+ * The App's ask on a stalled claim's behalf: the table of test/stall-ask.test.ts, mirrored by
+ * heartbeat-6.lua (stalled, progress, holder-asks), recordPush-1.lua (progress) and
+ * withdrawStallAsk-1.lua (a person's answer). Made once per generation, with the `stalled`
+ * notification, and only with `onStall: needs-human`; withdrawn by progress or a person, and
+ * handed over to the holder when it asks itself. The label stays while the holder asks.
+ */
+export function decideStallAsk(input: {
+  onStall: OnStall | undefined;
+  /** The App's ask stands before the event. */
+  asks: boolean;
+  /** The holder's own ask for a person stands (after the event). */
+  holderAsks: boolean;
+  event: StallAskEvent;
+}): StallAskDecision {
+  const { asks, holderAsks, event } = input;
+  const none: StallAskDecision = { asks, label: null, notify: false };
+  if (event === "stalled") {
+    if (asks || holderAsks || (input.onStall ?? "needs-human") !== "needs-human") return none;
+    return { asks: true, label: "add", notify: true };
+  }
+  if (!asks) return none;
+  // The holder's own ask keeps the label (and answers for it from now on); a person's removal needs no write.
+  const label = holderAsks || event === "person-cleared" ? null : "remove";
+  return { asks: false, label, notify: false };
+}
+
+/** Whether GitHub should show the needs-human label for a record: its holder asks, or the App asks on a stall. */
+export function asksForPerson(record: Pick<ClaimRecord, "state" | "needsHuman" | "stallAsk">): boolean {
+  return record.state === "active" && (record.needsHuman === true || record.stallAsk === true);
+}

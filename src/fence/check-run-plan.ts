@@ -1,4 +1,5 @@
 // The pure steps around decideCheck: evidence → linked subject, verdict → check run, existing run → write or skip.
+import { commitStatusDescriptionOf, commitStatusStateOf } from "../domain/check-values.js";
 import type { ClaimRecord } from "../domain/claim.js";
 import { inert } from "../domain/inert-text.js";
 import type { CheckAnnotation, DesiredCheckRun, ExistingCheckRun } from "../providers/checks-provider.js";
@@ -113,13 +114,17 @@ export function lineOf(error: string): number {
 
 export type CheckWrite = { kind: "none" } | { kind: "create" } | { kind: "update"; id: number };
 
-/** Skip the write when GitHub already shows this verdict (mutations are the scarce quota). */
+/** Skip the write when the forge already shows this verdict (mutations are the scarce quota). */
 export function decideCheckWrite(existing: ExistingCheckRun | null, desired: DesiredCheckRun): CheckWrite {
   if (!existing) return { kind: "create" };
+  // A commit status shows only its state and description: the rest of the verdict is not kept there.
   const unchanged =
-    existing.conclusion === desired.conclusion &&
-    existing.title === desired.title &&
-    existing.summary === desired.summary &&
-    (existing.text ?? "") === desired.text;
+    existing.kind === "commit-status"
+      ? existing.conclusion === commitStatusStateOf(desired.conclusion) &&
+        existing.title === commitStatusDescriptionOf(desired.title)
+      : existing.conclusion === desired.conclusion &&
+        existing.title === desired.title &&
+        existing.summary === desired.summary &&
+        (existing.text ?? "") === desired.text;
   return unchanged ? { kind: "none" } : { kind: "update", id: existing.id };
 }

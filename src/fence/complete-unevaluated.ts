@@ -44,7 +44,7 @@ export async function completeUnevaluated(
     const write =
       seen.existing === undefined ? { kind: "create" as const } : decideCheckWrite(seen.existing, desired);
     if (write.kind === "create") await checks.create(ref, check.headSha, desired);
-    if (write.kind === "update") await checks.update(ref, write.id, desired);
+    if (write.kind === "update") await checks.update(ref, { id: write.id, headSha: check.headSha }, desired);
     log.error(
       { ...failure, err: error },
       "claim-hold check could not be evaluated: completed as such, to be re-run",

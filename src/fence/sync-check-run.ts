@@ -14,7 +14,7 @@ export async function syncCheckRun(
   const { checks } = deps;
   const write = decideCheckWrite(existing, desired);
   if (write.kind === "create") await checks.create(ref, pr.headSha, desired);
-  if (write.kind === "update") await checks.update(ref, write.id, desired);
+  if (write.kind === "update") await checks.update(ref, { id: write.id, headSha: pr.headSha }, desired);
   deps.log.info(
     {
       repo: ref.repo,

@@ -1,4 +1,4 @@
-// issue_comment.created / issues.unlabeled: a person answered a holder's ask for a person (a reply, or the needs-human label removed) → its live stream hears it.
+// issue_comment.created / issues.unlabeled: a person answered a holder's ask for a person, or the App's on a stall's behalf (a reply, or the needs-human label removed) → its live stream hears it, and the App's ask is withdrawn.
 import type { Logger } from "pino";
 import type { ClaimRecord } from "../domain/claim.js";
 import {
@@ -6,6 +6,7 @@ import {
   needsHumanAnsweredEvent,
   publishLeaseEvents,
 } from "../lease/lease-events.js";
+import type { NeedsHumanShower } from "../lease/ports.js";
 import type { SyncDeps } from "./sync-deps.js";
 import { subjectKeyOf } from "./sync-deps.js";
 import type { WebhookHandler, WebhookPayload } from "./webhook-guard.js";
@@ -20,15 +21,17 @@ export interface NeedsHumanAnswer {
 }
 
 /**
- * decide: only while the live agent claim's ask stands, and only by someone other than the holder's
- * login (an agent's own comment answers nothing); a removal counts only for the needs-human label.
+ * decide: only while the live agent claim's ask stands (the holder's, or the App's on its stall's
+ * behalf), and only by someone other than the holder's login (an agent's own comment answers
+ * nothing); a removal counts only for the needs-human label.
  */
 export function decideAnswer(
   payload: AnswerPayload,
   record: ClaimRecord | null,
   needsHumanLabel: string,
 ): NeedsHumanAnswer | null {
-  if (record?.state !== "active" || !record.needsHuman || !record.tokenDigest) return null;
+  if (record?.state !== "active" || !(record.needsHuman || record.stallAsk) || !record.tokenDigest)
+    return null;
   if ("comment" in payload) {
     const by = payload.comment.user?.login ?? payload.sender.login;
     if (by.toLowerCase() === record.actor.login.toLowerCase() || payload.issue.pull_request) return null;
@@ -40,22 +43,35 @@ export function decideAnswer(
 }
 
 export function needsHumanAnswered(
-  deps: Pick<SyncDeps, "stores" | "configs" | "now"> & { leaseEvents?: LeaseEventPublisher },
+  deps: Pick<SyncDeps, "stores" | "configs" | "now"> & {
+    leaseEvents?: LeaseEventPublisher;
+    needsHuman?: NeedsHumanShower;
+  },
 ): WebhookHandler<AnswerPayload, NeedsHumanAnswer> {
   return {
     async decide(payload) {
-      // Nobody to tell: no store read for any comment.
-      if (!deps.leaseEvents) return null;
       const key = subjectKeyOf(payload);
       if (!key) return null;
       const record = await deps.stores.claims.get(key);
-      if (!record?.needsHuman) return null;
+      // Nobody to tell and no ask of the App's to withdraw: no config read for any comment.
+      if (!record?.stallAsk && !(record?.needsHuman && deps.leaseEvents)) return null;
       const config = await deps.configs.load(key.installationId, payload.repository.full_name);
       return decideAnswer(payload, record, config.labels.needsHuman);
     },
     async apply(answer, log: Logger) {
+      const { record } = answer;
+      if (record.stallAsk && (await deps.stores.claims.withdrawStallAsk(record, record.generation))) {
+        // A reply leaves the label to take off; a removal already took it.
+        const unasked = { ...record, stallAsk: false };
+        if (deps.needsHuman) {
+          const config = await deps.configs.load(record.installationId, record.repo);
+          if (answer.how === "cleared") await deps.needsHuman.removedByPerson(unasked, config);
+          else await deps.needsHuman.settle(unasked, config);
+        }
+        log.info({ by: answer.by, how: answer.how }, "a person answered the ask on the stall's behalf");
+      }
       await publishLeaseEvents(deps.leaseEvents, log, [
-        needsHumanAnsweredEvent(answer.record, {
+        needsHumanAnsweredEvent(record, {
           by: answer.by,
           how: answer.how,
           at: deps.now(),

@@ -1,10 +1,11 @@
-// The dashboard's "clear needs-human" (docs/deploy.md#operator-actions): what a person's removal of the needs-human label does — the holder's ask withdrawn, the failure breaker reset, the holder's stream told — fenced by the generation the page showed, with a comment like the take-back's.
+// The dashboard's "clear needs-human" (docs/deploy.md#operator-actions): the holder's ask withdrawn (which a person's removal of the label does not do), the failure breaker reset, the label off and the holder's stream told — fenced by the generation the page showed, with a comment like the take-back's; or, after a failed GitHub write, the leftover label off.
 import type { Logger } from "pino";
 import type { RepoConfigSource } from "../config/config-source.js";
 import { breakerSettingsOf, type RepoConfig } from "../config/repo-config.js";
 import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
 import { breakerOf, type FailedAttempt } from "../domain/failure-breaker.js";
 import { describeActor, inert } from "../domain/inert-text.js";
+import { asksForPerson } from "../domain/stall.js";
 import { noteNeedsHumanLabelRemoved } from "../lease/calls/needs-human-show.js";
 import {
   type LeaseEventPublisher,
@@ -38,6 +39,13 @@ export interface NeedsPerson {
   ask: { holder: string; blocker: string | null } | null;
   /** Failed attempts when the failure breaker tripped (`queue.maxFailures`), else null. */
   trippedFailures: number | null;
+  /** Every failed attempt the store keeps: a clear forgets them all, tripped or not. */
+  failures: number;
+  /**
+   * The issue shows the needs-human label although nothing asks and the breaker has not tripped (a
+   * clear whose GitHub write failed; the janitor's reconcile does not visit an ended claim's label).
+   */
+  leftoverLabel: boolean;
 }
 
 export type OperatorClearNeedsHumanResult =
@@ -46,6 +54,8 @@ export type OperatorClearNeedsHumanResult =
       generation: number;
       withdrewAsk: boolean;
       failuresCleared: number;
+      /** Only the leftover label was taken off (the store had nothing to clear). */
+      leftoverLabel: boolean;
       /** False when GitHub refused the label removal and the comment (the store changed all the same). */
       shownOnGitHub: boolean;
     }
@@ -56,20 +66,32 @@ export type OperatorClearNeedsHumanResult =
   /** Neither an ask nor a tripped breaker: nothing changed. */
   | { outcome: "not_needed"; reason: string };
 
-/** Why `record` and the subject's failed `attempts` need a person (pure); null when they do not. */
+/**
+ * Why `record` and the subject's failed `attempts` need a person (pure); null when they do not.
+ * `labelShown`: the issue shows the needs-human label now.
+ */
 export function needsPersonOf(
   record: ClaimRecord | null,
   attempts: readonly FailedAttempt[],
   config: RepoConfig,
   now: number,
+  labelShown = false,
 ): NeedsPerson | null {
+  // The App's own ask on a stalled claim's behalf (`onStall: needs-human`) is cleared like the holder's.
   const ask =
-    record?.state === "active" && record.needsHuman === true
-      ? { holder: record.actor.login, blocker: record.blocker ?? null }
+    record && asksForPerson(record)
+      ? {
+          holder: record.actor.login,
+          blocker:
+            record.needsHuman === true ? (record.blocker ?? null) : "stalled (the App asked on its behalf)",
+        }
       : null;
   const breaker = breakerOf(attempts, breakerSettingsOf(config), now);
   const trippedFailures = breaker.kind === "tripped" ? breaker.failures : null;
-  return ask || trippedFailures !== null ? { ask, trippedFailures } : null;
+  const leftoverLabel = record !== null && labelShown && !ask && trippedFailures === null;
+  return ask || trippedFailures !== null || leftoverLabel
+    ? { ask, trippedFailures, failures: attempts.length, leftoverLabel }
+    : null;
 }
 
 /**
@@ -97,7 +119,9 @@ export async function operatorClearNeedsHuman(
   if (request.generation !== undefined && record && record.generation !== request.generation) {
     return { outcome: "nothing", reason: movedOnReason(subject, record.generation, request.generation) };
   }
-  const needs = needsPersonOf(record, attempts, config, deps.now());
+  const label = config.labels.needsHuman;
+  const labelShown = snapshot.labels.some((name) => name.toLowerCase() === label.toLowerCase());
+  const needs = needsPersonOf(record, attempts, config, deps.now(), labelShown);
   if (!record || !needs) {
     return {
       outcome: "not_needed",
@@ -108,7 +132,12 @@ export async function operatorClearNeedsHuman(
 
   // The store re-checks the page's generation atomically: a claim made since this read is left alone.
   const shown = request.generation ?? record.generation;
-  const cleared = await deps.stores.claims.clearNeedsHuman({ key, generation: shown });
+  const stored = await deps.stores.claims.clearNeedsHuman({ key, generation: shown, now: deps.now() });
+  // Nothing left in the store, but the label a failed GitHub write left behind: this clear redoes that write.
+  const cleared =
+    stored.kind === "skipped" && stored.reason === "nothing" && needs.leftoverLabel && stored.current
+      ? { kind: "cleared" as const, record: stored.current, withdrewAsk: false, failuresCleared: 0 }
+      : stored;
   if (cleared.kind === "skipped") {
     if (cleared.reason === "moved-on" && cleared.current) {
       return {
@@ -122,13 +151,14 @@ export async function operatorClearNeedsHuman(
     };
   }
   const { withdrewAsk, failuresCleared } = cleared;
+  const leftoverLabel = labelShown && !withdrewAsk && failuresCleared === 0;
   const now = deps.now();
-  const label = config.labels.needsHuman;
-  const labelShown = snapshot.labels.some((name) => name.toLowerCase() === label.toLowerCase());
   const write: TransitionWrite = {
     subjectNodeId: snapshot.nodeId,
     ...(labelShown ? { removeLabels: [label] } : {}),
-    addComments: [clearedComment(cleared.record, withdrewAsk, failuresCleared, request.note)],
+    addComments: [
+      clearedComment(cleared.record, { withdrewAsk, failuresCleared, leftoverLabel }, request.note),
+    ],
   };
   const scoped = log.child({ operatorAction: "clear-needs-human", subject });
   let shownOnGitHub = true;
@@ -142,7 +172,7 @@ export async function operatorClearNeedsHuman(
     );
     if (labelShown) await noteNeedsHumanLabelRemoved(deps.stores.documents, cleared.record, config, now);
   } catch (error) {
-    // The store changed; the label is the janitor's reconcile to take off (the record no longer asks).
+    // The store changed; the same action again offers to take the leftover label off (see needsPersonOf).
     scoped.warn({ err: error }, "needs-human cleared in the store, not shown on GitHub");
     shownOnGitHub = false;
   }
@@ -156,6 +186,7 @@ export async function operatorClearNeedsHuman(
     generation: cleared.record.generation,
     withdrewAsk,
     failuresCleared,
+    leftoverLabel,
     shownOnGitHub,
   };
 }
@@ -167,10 +198,10 @@ function movedOnReason(subject: string, current: number, shown: number): string 
 /** The App's comment: who cleared what, and that a holder still stuck asks again. */
 function clearedComment(
   record: ClaimRecord,
-  withdrewAsk: boolean,
-  failuresCleared: number,
+  cleared: { withdrewAsk: boolean; failuresCleared: number; leftoverLabel: boolean },
   note: string | undefined,
 ): string {
+  const { withdrewAsk, failuresCleared } = cleared;
   const lines = [`✅ ${byline} cleared needs-human (generation ${record.generation}).`];
   if (withdrewAsk) {
     lines.push(
@@ -180,6 +211,11 @@ function clearedComment(
   if (failuresCleared > 0) {
     lines.push(
       `The failure breaker is reset (${failuresCleared} failed attempt${failuresCleared === 1 ? "" : "s"} forgotten): agents may claim the issue again.`,
+    );
+  }
+  if (cleared.leftoverLabel) {
+    lines.push(
+      "The leftover needs-human label is taken off: nothing asks for a person and the failure breaker has not tripped.",
     );
   }
   if (note?.trim()) lines.push(`Note: ${inert(note.trim(), { max: 500 })}`);

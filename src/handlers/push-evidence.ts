@@ -1,6 +1,7 @@
 // push: a push to a claim's branch is evidence of activity (docs/reference/github-surfaces.md#what-the-app-does-on-github-events), recorded with no GitHub call.
 import type { Logger } from "pino";
-import type { SubjectKey } from "../domain/claim.js";
+import type { ClaimRecord } from "../domain/claim.js";
+import type { NeedsHumanShower } from "../lease/ports.js";
 import type { SyncDeps } from "./sync-deps.js";
 import type { WebhookHandler, WebhookPayload } from "./webhook-guard.js";
 
@@ -13,9 +14,22 @@ export function issueOfBranch(branch: string): number | null {
   return match ? Number(match[1]) : null;
 }
 
-export function pushEvidence(
-  deps: SyncDeps,
-): WebhookHandler<PushPayload, { key: SubjectKey; generation: number }> {
+/** What the progress handlers are given: the needs-human show takes the App's ask on a stall off. */
+type ProgressDeps = SyncDeps & { needsHuman?: NeedsHumanShower };
+
+/**
+ * Notes the progress; when it withdrew the App's ask for a person on the stall's behalf, the label
+ * comes off (one GitHub write, only then), unless the holder asks itself.
+ */
+async function noteProgress(deps: ProgressDeps, record: ClaimRecord, log: Logger): Promise<void> {
+  const { stallAskWithdrawn } = await deps.stores.claims.recordPush(record, record.generation, deps.now());
+  if (!stallAskWithdrawn || !deps.needsHuman) return;
+  const config = await deps.configs.load(record.installationId, record.repo);
+  await deps.needsHuman.settle({ ...record, stallAsk: false }, config);
+  log.info({ issue: record.issue }, "progress withdrew the ask for a person on the stall's behalf");
+}
+
+export function pushEvidence(deps: ProgressDeps): WebhookHandler<PushPayload, ClaimRecord> {
   return {
     async decide(payload) {
       if (!payload.installation || payload.deleted || !payload.ref.startsWith("refs/heads/")) return null;
@@ -25,11 +39,11 @@ export function pushEvidence(
       const key = { installationId: payload.installation.id, repoId: payload.repository.id, issue };
       const record = await deps.stores.claims.get(key);
       if (record?.state !== "active" || record.branch !== branch) return null;
-      return { key, generation: record.generation };
+      return record;
     },
-    async apply({ key, generation }, log: Logger) {
-      await deps.stores.claims.recordPush(key, generation, deps.now());
-      log.debug({ issue: key.issue }, "push recorded as claim activity");
+    async apply(record, log: Logger) {
+      await noteProgress(deps, record, log);
+      log.debug({ issue: record.issue }, "push recorded as claim activity");
     },
   };
 }
@@ -46,8 +60,8 @@ type PullRequestProgressPayload = WebhookPayload<(typeof pullRequestProgressEven
  * (docs/reference/http-api.md#stalled), noted as a push on that branch — 0 GitHub requests.
  */
 export function pullRequestProgress(
-  deps: SyncDeps,
-): WebhookHandler<PullRequestProgressPayload, { key: SubjectKey; generation: number }> {
+  deps: ProgressDeps,
+): WebhookHandler<PullRequestProgressPayload, ClaimRecord> {
   return {
     async decide(payload) {
       const { pull_request: pr } = payload;
@@ -58,11 +72,11 @@ export function pullRequestProgress(
       const record = await deps.stores.claims.get(key);
       if (record?.state !== "active" || record.branch !== pr.head.ref) return null;
       if (pr.user?.login.toLowerCase() !== record.actor.login.toLowerCase()) return null;
-      return { key, generation: record.generation };
+      return record;
     },
-    async apply({ key, generation }, log: Logger) {
-      await deps.stores.claims.recordPush(key, generation, deps.now());
-      log.debug({ issue: key.issue }, "pull request recorded as claim progress");
+    async apply(record, log: Logger) {
+      await noteProgress(deps, record, log);
+      log.debug({ issue: record.issue }, "pull request recorded as claim progress");
     },
   };
 }

@@ -7,6 +7,7 @@ import type { Histogram } from "prom-client";
 import type { MergeFence } from "../fence/merge-fence.js";
 import type { FleetLogins } from "../lease/fleet-logins.js";
 import type { LeaseEventPublisher } from "../lease/lease-events.js";
+import type { NeedsHumanShower } from "../lease/ports.js";
 import { timeWebhook } from "../metrics/time-webhooks.js";
 import type { IdentityProvider } from "../providers/assignment-provider.js";
 import type { CommentReactions } from "../providers/comment-reactions.js";
@@ -55,6 +56,8 @@ export interface WebhookDeps extends SyncDeps {
   refreshQueue?: QueueRefresh;
   /** Where `/reclaim`, `/budget` and a person's answer tell the holder's live stream; absent: nowhere. */
   leaseEvents?: LeaseEventPublisher;
+  /** Shows the needs-human label when progress or a person withdraws the App's ask on a stall; absent: reconcile repairs it. */
+  needsHuman?: NeedsHumanShower;
 }
 
 /**

@@ -49,13 +49,12 @@ export function leaseEventsOf(change: ClaimChange): AddressedLeaseEvent[] {
     ];
   }
   const reason = goneReasonOf[change.cause];
-  // The lease that ended is the one held before: a reap burns a generation (the record moves past
-  // it), and an event addressed to the new one reached no stream.
-  const ended = previous ?? record;
-  if (!reason || !ended.tokenDigest) return [];
+  // The lease that ended is the held one: a revoke or reap bumps the ended record's generation past it.
+  const held = previous?.state === "active" ? previous : record;
+  if (!reason || !held.tokenDigest) return [];
   return [
     {
-      leaseId: leaseIdOf(ended, ended.generation),
+      leaseId: leaseIdOf(held, held.generation),
       event: { event: "revoked", data: { reason, at: iso(change.at) } },
     },
   ];

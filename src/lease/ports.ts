@@ -28,6 +28,7 @@ export type NeedsHumanRecord = Pick<
   | "state"
   | "staleMarkedAt"
   | "needsHuman"
+  | "stallAsk"
   | "lastHeartbeatAt"
 >;
 
@@ -43,6 +44,10 @@ export interface NeedsHumanShower {
   isDue(lease: SubjectKey & { generation: number }, now: number): boolean;
   /** Makes a due label write: the label as the record asks now. */
   settle(record: NeedsHumanRecord, config: RepoConfig): Promise<void>;
+  /** The App's ask on a stalled claim's behalf (`onStall: needs-human`): label, comment, notification. */
+  stallAsked(record: NeedsHumanRecord, config: RepoConfig, blocker: string): Promise<void>;
+  /** A person removed the label: remembered without a write. */
+  removedByPerson(record: NeedsHumanRecord, config: RepoConfig): Promise<void>;
 }
 
 export interface LeaseCoreDeps {

@@ -1,4 +1,4 @@
-// The ChecksProvider interface: the one check run (`claim-hold`) per PR head, read before it is written.
+// The ChecksProvider interface: the one `claim-hold` check per PR head (a check run on GitHub, a commit status on Gitea), read before it is written.
 
 import type { CheckConclusion, QueueEntry } from "../domain/check-values.js";
 import type { ForeignIssue } from "../domain/claim.js";
@@ -13,6 +13,11 @@ export interface CheckRepoRef {
 
 /** What the App last wrote on a head, as far as a skip decision needs it. */
 export interface ExistingCheckRun {
+  /**
+   * `commit-status`: a commit status (Gitea, Forgejo), which shows only a state (in `conclusion`)
+   * and a one-line description (in `title`); absent: a check run.
+   */
+  kind?: "commit-status";
   id: number;
   conclusion: string | null;
   title: string | null;
@@ -93,7 +98,8 @@ export interface ChecksProvider {
   create(ref: CheckRepoRef, headSha: string, run: DesiredCheckRun): Promise<void>;
   /** Creates the run `in_progress` (an evaluation that needs more than its one read); answers its id. */
   start(ref: CheckRepoRef, headSha: string, output: { title: string; summary: string }): Promise<number>;
-  update(ref: CheckRepoRef, id: number, run: DesiredCheckRun): Promise<void>;
+  /** Replaces the App's check on a head (a commit status is replaced by a newer one on the same head). */
+  update(ref: CheckRepoRef, existing: { id: number; headSha: string }, run: DesiredCheckRun): Promise<void>;
   pullRequest(ref: CheckRepoRef, number: number): Promise<PullRequestHead | null>;
 }
 

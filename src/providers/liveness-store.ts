@@ -152,12 +152,13 @@ export type LeaseFacts = Pick<
 /**
  * The record's fields a heartbeat leaves that change within a generation and that the App reads
  * after it: the answer's expiry and state, the durations refresh, the needs-human show, the budget
- * pause. `needsHuman` is present (true) only while the holder asks for a person, `budgetPaused`
+ * pause. `needsHuman` is present (true) only while the holder asks for a person, `stallAsk` only
+ * while the App asks on its stall's behalf, `budgetPaused`
  * only while the lease is paused by its budget.
  */
 export type HeartbeatLiveness = Pick<
   ClaimRecord,
-  "lastHeartbeatAt" | "waitUntil" | "durations" | "needsHuman" | "budgetPaused"
+  "lastHeartbeatAt" | "waitUntil" | "durations" | "needsHuman" | "budgetPaused" | "stallAsk"
 >;
 
 /** A held lease's record as a heartbeat left it, as far as the App reads it after the heartbeat. */
@@ -185,6 +186,8 @@ export type HeartbeatOk = {
   stalledSince?: number;
   /** True on the heartbeat that first saw this generation stalled (its notification is due); `record` comes along. */
   stalledNow?: true;
+  /** The App's ask for a person on the stall's behalf was made (`asked`) or withdrawn by this heartbeat. */
+  stallAskChange?: "asked" | "withdrawn";
 } & (
   | {
       /** The claim comment needs an edit: the record as written comes along, since the edit renders it. */
@@ -277,6 +280,8 @@ export interface ClearNeedsHumanInput {
   key: SubjectKey;
   /** The generation the operator saw: a record at another one is left alone. */
   generation: number;
+  /** The clock: a withdrawn ask is progress (`progressAt`), so the clear never leaves the holder stalled at once. */
+  now: number;
 }
 
 export type ClearNeedsHumanOutcome =
@@ -358,10 +363,19 @@ export interface ClaimStore {
    * (or `released` with outcome `abandoned` when `release` is set: nobody holds it afterwards).
    */
   humanClaim(input: HumanClaimInput): Promise<{ record: ClaimRecord; previous: ClaimRecord | null }>;
-  /** Records a push to the claim's branch (evidence for §2.2); no-op without an active record of that generation. */
-  recordPush(key: SubjectKey, generation: number, at: number): Promise<void>;
-  /** Forgets a subject (issue transferred or deleted): its record ends as `revoked` (no bump) and leaves every index. */
-  forget(key: SubjectKey, now: number): Promise<void>;
+  /**
+   * Records a push to the claim's branch (evidence for §2.2, and progress); no-op without an active
+   * record of that generation. On a holder still heartbeating it ends a takeover intent (one only its
+   * stall allowed) and the App's ask for a person on its stall's behalf: `stallAskWithdrawn` says so.
+   */
+  recordPush(key: SubjectKey, generation: number, at: number): Promise<{ stallAskWithdrawn: boolean }>;
+  /** A person answered the App's ask for a person on a stalled claim's behalf: true when it stood (and is withdrawn now). */
+  withdrawStallAsk(key: SubjectKey, generation: number): Promise<boolean>;
+  /**
+   * Forgets a subject (issue transferred or deleted): its record ends as `revoked` (no bump) and leaves
+   * every index. Answers the record as it was before when this call revoked it, else null.
+   */
+  forget(key: SubjectKey, now: number): Promise<ClaimRecord | null>;
 
   // --- The failure breaker (src/domain/failure-breaker.ts) ---
 

@@ -8,7 +8,10 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
 import type { RepoConfigSource } from "../config/config-source.js";
 import type { MergeFence } from "../fence/merge-fence.js";
+import { budgetCommand } from "../handlers/budget.js";
 import { issueClosed } from "../handlers/issue-closed.js";
+import { needsHumanAnswered } from "../handlers/needs-human-answered.js";
+import { pullRequestChecks } from "../handlers/pull-request-checks.js";
 import { pushEvidence } from "../handlers/push-evidence.js";
 import { reclaimCommand } from "../handlers/reclaim.js";
 import type { CommentPayload } from "../handlers/reclaim-decision.js";
@@ -39,6 +42,7 @@ import {
   verifyGiteaSignature,
 } from "../providers/gitea/gitea-webhook-signature.js";
 import type { Stores } from "../providers/stores.js";
+import { dispatchListChange } from "./gitea-removals.js";
 
 export const giteaWebhookPath = "/api/gitea/webhooks";
 /** Gitea caps a push payload's commits; 1 MiB holds any payload the handled events send. */
@@ -55,7 +59,7 @@ export interface GiteaWebhookDeps {
   identity: Pick<IdentityProvider, "permission">;
   reactions: CommentReactions;
   events: ClaimEvents;
-  /** The App's fence: a Gitea subject has no PR in its index yet, so its re-checks write nothing. */
+  /** The App's fence: it writes the `claim-hold` commit status of this instance's PRs. */
   fence: MergeFence;
   fences: FenceStore;
   fleet: FleetLogins;
@@ -165,12 +169,36 @@ async function dispatch(
       },
     );
   switch (read.kind) {
-    case "comment-created":
-      return run<CommentPayload, unknown>("issue_comment.created", reclaimCommand(deps), {
+    case "comment-created": {
+      const payload = {
         ...common,
         action: "created",
         issue: { number: read.issue, ...(read.onPullRequest ? { pull_request: {} } : {}) },
-        comment: { id: read.comment.id, body: read.comment.body, user: user(read.comment.author) },
+        comment: {
+          id: read.comment.id,
+          body: read.comment.body,
+          user: user(read.comment.author),
+          ...(read.comment.htmlUrl ? { html_url: read.comment.htmlUrl } : {}),
+        },
+      };
+      // As on GitHub: a comment's first line is one command at most, so one of the first two acts.
+      await run<CommentPayload, unknown>("issue_comment.created", reclaimCommand(deps), payload);
+      await run<CommentPayload, unknown>("issue_comment.created", budgetCommand(deps), payload);
+      // Only tells the holder's live stream: a redelivery tells it again, which costs nothing.
+      return run<WebhookPayload<"issue_comment.created">, unknown>(
+        "issue_comment.created",
+        needsHumanAnswered(deps),
+        payload,
+        { dedupe: false },
+      );
+    }
+    case "issue-lists-now":
+      return dispatchListChange(read, deps, {
+        installationId: deps.installationId,
+        isBot: read.sender.toLowerCase() === bot,
+        common,
+        user,
+        run,
       });
     case "issue-closed":
       return run<WebhookPayload<"issues.closed">, unknown>("issues.closed", issueClosed(deps), {
@@ -186,7 +214,53 @@ async function dispatch(
         { ...common, ref: read.ref, deleted: read.deleted },
         { allowBots: true },
       );
+    case "pull-request":
+      return runPullRequestFence(read, deps.fence, run, common, user);
   }
+}
+
+/**
+ * `pull_request`: the fence's decision and evaluation as for GitHub's (`pullRequestChecks`), on the
+ * payload fields it reads. Gitea's `synchronized` is GitHub's `synchronize`; its `changes.ref` (the
+ * base branch) is GitHub's `changes.base`. Every delivery is evaluated, as on GitHub (an evaluation
+ * writes nothing when the status already says it).
+ */
+function runPullRequestFence(
+  read: Extract<GiteaWebhookEvent, { kind: "pull-request" }>,
+  fence: MergeFence,
+  run: <P extends { sender?: { type?: string; login?: string } | null }, A>(
+    name: string,
+    handler: WebhookHandler<P, A>,
+    payload: unknown,
+    options?: GuardOptions,
+  ) => Promise<void>,
+  common: Record<string, unknown>,
+  user: (login: string) => { login: string; node_id: string; type: string },
+) {
+  const action = read.action === "synchronized" ? "synchronize" : read.action;
+  const { pullRequest: pr } = read;
+  const payload = {
+    ...common,
+    action,
+    pull_request: {
+      number: pr.number,
+      state: pr.state,
+      head: { sha: pr.headSha, ref: pr.headRef },
+      user: user(pr.author),
+    },
+    ...(read.action === "edited"
+      ? {
+          changes: {
+            ...(read.changed.body ? { body: { from: "" } } : {}),
+            ...(read.changed.base ? { base: { ref: { from: "" } } } : {}),
+          },
+        }
+      : {}),
+  };
+  return run(`pull_request.${action}`, pullRequestChecks(fence), payload, {
+    allowBots: true,
+    dedupe: false,
+  });
 }
 
 /** The body's bytes, or null past `limit` (the rest is drained, not kept). */

@@ -16,7 +16,7 @@ import { DirectClaimBlockers } from "../queue/direct-claim-blockers.js";
 import { QueuePicker, type RefreshQueue } from "../queue/pick-next.js";
 import { createClaimEvents } from "./claim-events.js";
 import type { ClaimHoldOptions } from "./claim-hold-options.js";
-import type { ForgeProviders } from "./forge-routing.js";
+import { type ForgeProviders, fencePartsByInstallation, type ServedForge } from "./forge-routing.js";
 import type { GitHubProviders } from "./github-providers.js";
 import { createRepoConfigSource } from "./repo-config-source.js";
 
@@ -38,6 +38,8 @@ export function createLeaseServices(
     queueRefresh?: RefreshQueue;
     /** The candidate index's refresh and GitHub reads: a direct claim's blockers are made current with them. */
     queue?: { refresh: QueueRefresh; source: Pick<CandidateSource, "openBlockers"> };
+    /** Gitea or Forgejo instances: the fence checks their installation records' PRs on them. */
+    otherForges?: readonly ServedForge[];
   },
 ) {
   const { stores, fences, notifier, now, log } = deps;
@@ -52,6 +54,8 @@ export function createLeaseServices(
   const configs = createRepoConfigSource(identity, log);
   const tokens = createTokenMinter(options.tokenSecret, undefined, options.previousTokenSecret);
   const fleet = new FleetLogins(stores.fleetLogins, now);
+  // One per process: the heartbeats' asks and the webhooks that withdraw the App's ask share its memory.
+  const needsHuman = new NeedsHumanShow({ stores, assignments, notifier, now, log });
   // The core and the fence need each other: the fence verifies lease tokens through the core, and
   // every transition (the core's, the janitor's, the webhooks') re-checks the subject's linked PRs.
   const events = createClaimEvents({
@@ -75,7 +79,7 @@ export function createLeaseServices(
       : {}),
     notifier,
     fleet,
-    needsHuman: new NeedsHumanShow({ stores, assignments, notifier, now, log }),
+    needsHuman,
     permissions: new HolderPermissions({
       permission: (installationId, repo, login) => identity.permission(installationId, repo, login),
       now,
@@ -84,11 +88,9 @@ export function createLeaseServices(
   const fence = new MergeFence({
     stores,
     fences,
-    checks: github.checks,
-    configs,
+    ...fencePartsByInstallation({ checks: github.checks, configs, assignments }, deps.otherForges ?? []),
     verifyLease: (leaseId, token) => core.verify(leaseId, token),
     tokenDigests: (token) => tokens.digests(token),
-    assignments,
     fleet,
     notifier,
     now,
@@ -105,5 +107,5 @@ export function createLeaseServices(
     log,
   });
   /** `events`: what every transition tells (notifications, and the fence's re-check of linked PRs). */
-  return { assignments, configs, core, events, fence, fleet, picker };
+  return { assignments, configs, core, events, fence, fleet, needsHuman, picker };
 }

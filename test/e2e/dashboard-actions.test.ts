@@ -216,6 +216,10 @@ describe.skipIf(!redisProbe.available)("the dashboard's operator actions", () =>
     const plan = await asked.text();
     expect(plan).toContain(`Clear needs-human on ${repo}#1`);
     expect(plan).toContain("@fleet-bot asks for a person: which schema?");
+    // The breaker has not tripped, but the clear forgets the failure: the plan says so.
+    expect(plan).toContain(
+      "The clear forgets all 1 failed attempt(s) the store keeps (the breaker has not tripped).",
+    );
     expect(plan).toContain('name="generation" value="2"');
     expect(plan).toContain('name="confirm" value="1"');
     // A forged form (no token) and a stale one (generation 1, before this claim) change nothing.
@@ -331,7 +335,9 @@ describe.skipIf(!redisProbe.available)("the dashboard's operator actions", () =>
     expect(subjectPage).toMatch(/name="generation" value="1"[\s\S]*data-action="clear-needs-human"/);
 
     const asked = await post(cookie, "clear-needs-human", { token, repo, issue: "1", generation: "1" });
-    expect(await asked.text()).toContain("The failure breaker tripped after 1 failed attempt(s).");
+    const trippedPlan = await asked.text();
+    expect(trippedPlan).toContain("The failure breaker tripped after 1 failed attempt(s).");
+    expect(trippedPlan).toContain("The clear forgets all 1 failed attempt(s) the store keeps.");
     const done = await post(cookie, "clear-needs-human", {
       token,
       repo,
@@ -353,6 +359,75 @@ describe.skipIf(!redisProbe.available)("the dashboard's operator actions", () =>
     expect((await world.agent().claim({ repo, issue: 1, actor: { sessionId: "B" } })).lease.generation).toBe(
       2,
     );
+  });
+
+  it("clear needs-human: after GitHub refused the write, the same action offers and takes off the leftover label", async () => {
+    await world.close();
+    world = await startWorld({
+      config:
+        "taskClasses:\n  author: { ttl: 30s, reclaimAfter: 60s, heartbeat: 10s }\nqueue:\n  maxFailures: 1\n",
+      issues: [{ number: 1, title: "Poisoned issue" }],
+    });
+    const { sim, app } = world;
+    const agent = world.agent();
+    const { lease } = await agent.claim({ repo, issue: 1, actor: { runtime: "codex", sessionId: "A" } });
+    await sim.flush();
+    await agent.release(lease, { outcome: "failed", note: "broken" });
+    await sim.flush();
+    expect(sim.issue(repo, 1).labels).toEqual(["agent:needs-human"]);
+    const comments = sim.issue(repo, 1).comments.length;
+
+    const cookie = await login();
+    const token = await actionToken(cookie);
+    sim.fail({ operation: "ApplyTransition", status: 500, bodyIncludes: "cleared needs-human" });
+    const failed = await post(cookie, "clear-needs-human", {
+      token,
+      repo,
+      issue: "1",
+      generation: "1",
+      confirm: "1",
+    });
+    expect(failed.status).toBe(200);
+    const failedPage = await failed.text();
+    expect(failedPage).toContain(
+      "GitHub refused the label removal and the comment. Clear needs-human again to retry them: its plan offers to remove the leftover label.",
+    );
+    expect(failedPage).not.toContain("janitor");
+    expect(failedPage).toMatch(/name="generation" value="1"[\s\S]*data-action="clear-needs-human"/);
+    await sim.flush();
+    expect(await world.stores.claims.failures(keyOf(1))).toStrictEqual([]);
+    expect(sim.issue(repo, 1).labels).toEqual(["agent:needs-human"]);
+    expect(sim.issue(repo, 1).comments).toHaveLength(comments);
+    // The janitor's reconcile leaves an ended claim's label alone: only the action can redo the write.
+    await app.services.janitor.sweep();
+    await sim.flush();
+    expect(sim.issue(repo, 1).labels).toEqual(["agent:needs-human"]);
+
+    const asked = await post(cookie, "clear-needs-human", { token, repo, issue: "1", generation: "1" });
+    expect(asked.status).toBe(200);
+    expect(await asked.text()).toContain("remove the leftover label");
+    const done = await post(cookie, "clear-needs-human", {
+      token,
+      repo,
+      issue: "1",
+      generation: "1",
+      confirm: "1",
+    });
+    expect(done.status).toBe(200);
+    expect(await done.text()).toContain(
+      "only the leftover needs-human label was left to take off. The App took the needs-human label off and commented on the issue.",
+    );
+    await sim.flush();
+    expect(sim.issue(repo, 1).labels).toEqual([]);
+    expect(sim.issue(repo, 1).comments.at(-1)?.body).toBe(
+      [
+        "✅ An operator (claim-hold dashboard) cleared needs-human (generation 1).",
+        "The leftover needs-human label is taken off: nothing asks for a person and the failure breaker has not tripped.",
+      ].join("\n"),
+    );
+    // Nothing left to clear now.
+    const again = await post(cookie, "clear-needs-human", { token, repo, issue: "1", generation: "1" });
+    expect(again.status).toBe(409);
   });
 
   it("janitor: the dry run shows the plan and writes nothing; apply relabels; a pause holds every sweep until resumed", async () => {

@@ -84,6 +84,24 @@ describe.skipIf(!redisProbe.available)("a lease's stream ends when the lease doe
     expect(await stream.endsWithin(3_000)).toBe(true);
   });
 
+  it("the issue deleted sends `revoked` (revoked), and the server ends the stream", async () => {
+    const agent = world.agent();
+    const { lease } = await agent.claim({ repo, issue: 1, actor: { runtime: "codex", sessionId: "del" } });
+    await world.sim.flush();
+    const stream = await listen(agent, lease);
+    await stream.until("state");
+
+    world.sim.deleteIssue({ repo, issue: 1, login: "alice" });
+    await world.sim.flush();
+    await stream.until("revoked");
+    expect(stream.events.at(-1)).toEqual({
+      event: "revoked",
+      data: { leaseId: lease.id, reason: "revoked", at: expect.any(String) },
+    });
+    expect(await stream.endsWithin(3_000)).toBe(true);
+    await expect(agent.heartbeat(lease)).rejects.toMatchObject({ status: 410 });
+  });
+
   it("a re-claim by the holder (token rotated) neither sends `released` nor ends the stream", async () => {
     const agent = world.agent();
     const actor = { runtime: "codex", sessionId: "again" };

@@ -1,11 +1,11 @@
-// End to end on the simulator, memory store and real Redis: a session that heartbeats without progress becomes `stalled` (inventory, heartbeat answer, one notification) and, with `onStall: reclaimable`, is taken over while it still heartbeats.
+// End to end on the simulator, memory store and real Redis: a session that heartbeats without progress becomes `stalled` (inventory, heartbeat answer, one notification); with `onStall: needs-human` the App asks a person (label, comment, notification, "needs you") until progress or a person withdraws it, with `onStall: reclaimable` it is taken over while it still heartbeats — unless it progresses first.
 import { afterEach, describe, expect, it } from "vitest";
 import { type ClaimHoldClient, createClaimHoldClient } from "../../src/agent/client/index.js";
 import { NotifyEvent } from "../../src/config/repo-config.js";
 import type { GitHubSimulator } from "../../tools/github-sim/index.js";
 import { type LocalStack, startLocalStack } from "../../tools/local-stack/start-local-stack.js";
 import { type SinkServer, startSinkServer } from "../notify/support/sink-server.js";
-import { type AppHarness, startApp, testCredentials } from "../support/app-harness.js";
+import { type AppHarness, startApp, testAdminToken, testCredentials } from "../support/app-harness.js";
 import { probeRedis, uniqueKeyPrefix } from "../support/redis.js";
 
 const redisProbe = await probeRedis();
@@ -60,6 +60,7 @@ describe.each(stores)("a stalled claim, on the $name", ({ redis }) => {
           githubBaseUrl: wiring.githubBaseUrl,
           appId,
           now: Date.now(),
+          adminToken: testAdminToken,
           notify: {
             notifySinks: [{ url: `${sink.base}/all`, format: "json", events: [...NotifyEvent.options] }],
             notifySender: { pollMs: 3_600_000 },
@@ -226,5 +227,196 @@ describe.each(stores)("a stalled claim, on the $name", ({ redis }) => {
     await expect(
       other.claim({ repo, issue: 1, actor: { runtime: "pi", sessionId: "T" }, takeover: true }),
     ).rejects.toMatchObject({ status: 409, code: "held" });
+  });
+
+  /** The holder beats every 10 s up to `until` (the last beat at it), answering the last answer. */
+  const beatUntil = async (
+    holder: ClaimHoldClient,
+    lease: Parameters<ClaimHoldClient["heartbeat"]>[0],
+    until: number,
+    body: Parameters<ClaimHoldClient["heartbeat"]>[1] = {},
+  ) => {
+    const { app } = world!;
+    let answer = await holder.heartbeat(lease, body);
+    while (app.clock.now < until) {
+      app.clock.now = Math.min(app.clock.now + 10_000, until);
+      answer = await holder.heartbeat(lease, body);
+    }
+    return answer;
+  };
+  const labelsOf = () => world!.sim.issue(repo, 1).labels.slice().sort();
+  const rowOf = async (agent: ClaimHoldClient) =>
+    (await agent.inventory(repo)).claims.find((row) => row.subject === `${repo}#1`);
+  /** The dashboard's "needs you" panel, as a logged-in operator's page shows it. */
+  const needsYouPanel = async () => {
+    const { app } = world!;
+    const login = await fetch(`${app.url}/login`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ token: testAdminToken }).toString(),
+      redirect: "manual",
+    });
+    const cookie = login.headers.get("set-cookie")!.split(";")[0]!;
+    const page = await (await fetch(`${app.url}/`, { headers: { cookie } })).text();
+    return /<section id="needs-you"[\s\S]*?<\/section>/.exec(page)?.[0] ?? "";
+  };
+  const branch = "agent/S/1-task-1";
+  async function stalledHolder() {
+    const { app } = world!;
+    const holder = world!.agent();
+    const { lease } = await holder.claim({
+      repo,
+      issue: 1,
+      actor: { runtime: "codex", sessionId: "S" },
+      branch,
+    });
+    const claimedAt = app.clock.now;
+    expect(await beatUntil(holder, lease, claimedAt + 110_000)).not.toHaveProperty("stalledSince");
+    expect(labelsOf()).toEqual(["agent:claimed"]);
+    expect(await beatUntil(holder, lease, claimedAt + 120_000)).toMatchObject({
+      state: "active",
+      stalledSince: new Date(claimedAt + 120_000).toISOString(),
+    });
+    return { holder, lease, claimedAt };
+  }
+
+  it("onStall needs-human asks a person through the needs-human path, and a push withdraws the ask", async () => {
+    const { app, sim } = await start(stallConfig("needs-human"));
+    const { holder, lease } = await stalledHolder();
+    // The ask: the label, one comment on the holder's behalf, the needs-human notification, "needs you".
+    expect(labelsOf()).toEqual(["agent:claimed", "agent:needs-human"]);
+    const asks = sim
+      .issue(repo, 1)
+      .comments.filter((c) => c.author.endsWith("[bot]") && c.body.includes("is stalled"));
+    expect(asks).toHaveLength(1);
+    expect(asks[0]!.body).toContain("no progress");
+    expect(await rowOf(holder)).toMatchObject({
+      state: "stalled",
+      reasons: expect.arrayContaining(["no-progress", "needs-human"]),
+    });
+    const panel = await needsYouPanel();
+    expect(panel).toContain(`${repo}#1`);
+    expect(panel).toContain("stalled");
+    const notices = await world!.notices();
+    expect(notices.filter((n) => n.event === "needs-human")).toMatchObject([
+      { subject: `${repo}#1`, data: { blocker: expect.stringContaining("no progress") } },
+    ]);
+    // The ask stands while the heartbeats go on (no second comment, no second notification).
+    const askedAt = app.clock.now;
+    await beatUntil(holder, lease, askedAt + 70_000);
+    expect(labelsOf()).toEqual(["agent:claimed", "agent:needs-human"]);
+
+    // A push to the claim's branch is progress: the stall ends and the App's ask is withdrawn.
+    sim.push({ repo, branch, login: fleet.login, message: "unstuck" });
+    await sim.flush();
+    expect(labelsOf()).toEqual(["agent:claimed"]);
+    const row = await rowOf(holder);
+    expect(row?.state).toBe("active");
+    expect(row?.reasons).not.toContain("needs-human");
+    expect(await needsYouPanel()).not.toContain(`${repo}#1`);
+    // Reconcile-style repair and later heartbeats keep it off; a second stall in the generation asks nobody again.
+    const pushedAt = app.clock.now;
+    expect(await beatUntil(holder, lease, pushedAt + 130_000)).toHaveProperty("stalledSince");
+    expect(labelsOf()).toEqual(["agent:claimed"]);
+    const later = await world!.notices();
+    expect(later.filter((n) => n.event === "needs-human")).toHaveLength(1);
+    expect(later.filter((n) => n.event === "stalled")).toHaveLength(1);
+  });
+
+  it("the holder's own ask takes the App's over: the label stays, and goes with the holder's ask", async () => {
+    const { app } = await start(stallConfig("needs-human"));
+    const { holder, lease } = await stalledHolder();
+    expect(labelsOf()).toEqual(["agent:claimed", "agent:needs-human"]);
+    // The holder asks itself: the label stays (its own ask), the App's ask is handed over.
+    await beatUntil(holder, lease, app.clock.now + 70_000);
+    expect(await holder.heartbeat(lease, { needsHuman: true, blocker: "which API version?" })).toMatchObject({
+      state: "waiting",
+    });
+    expect(labelsOf()).toEqual(["agent:claimed", "agent:needs-human"]);
+    // Its next beat without the ask withdraws it: nothing of the App's keeps the label.
+    await beatUntil(holder, lease, app.clock.now + 70_000);
+    expect(await holder.heartbeat(lease, { phase: "coding" })).toMatchObject({ state: "active" });
+    expect(labelsOf()).toEqual(["agent:claimed"]);
+    expect((await rowOf(holder))?.state).toBe("active");
+  });
+
+  it.each([
+    { progress: "phase change", body: { phase: "testing" } },
+    { progress: "spend increase", body: { usage: { costUsd: 0.25 } } },
+  ])("a $progress at a heartbeat withdraws the App's ask", async ({ body }) => {
+    const { app } = await start(stallConfig("needs-human"));
+    const { holder, lease } = await stalledHolder();
+    expect(labelsOf()).toEqual(["agent:claimed", "agent:needs-human"]);
+    await beatUntil(holder, lease, app.clock.now + 70_000);
+    expect(await holder.heartbeat(lease, body)).not.toHaveProperty("stalledSince");
+    expect(labelsOf()).toEqual(["agent:claimed"]);
+    expect((await rowOf(holder))?.reasons).not.toContain("needs-human");
+  });
+
+  it("the holder's pull request from the claim's branch withdraws the App's ask; another author's does not", async () => {
+    const { app, sim } = await start(stallConfig("needs-human"));
+    const { holder, lease } = await stalledHolder();
+    await beatUntil(holder, lease, app.clock.now + 70_000);
+    sim.openPull({ repo, author: maintainer.login, head: branch, title: "Not the holder's", body: "" });
+    await sim.flush();
+    expect(labelsOf()).toEqual(["agent:claimed", "agent:needs-human"]);
+    sim.openPull({ repo, author: fleet.login, head: branch, title: "Task 1", body: "Closes #1" });
+    await sim.flush();
+    expect(labelsOf()).toEqual(["agent:claimed"]);
+    expect(await holder.heartbeat(lease)).not.toHaveProperty("stalledSince");
+  });
+
+  it.each([{ how: "replied" as const }, { how: "cleared" as const }])(
+    "a person's answer ($how) withdraws the App's ask; the heartbeats do not bring the label back",
+    async ({ how }) => {
+      const { app, sim } = await start(stallConfig("needs-human"));
+      const { holder, lease } = await stalledHolder();
+      expect(labelsOf()).toEqual(["agent:claimed", "agent:needs-human"]);
+      await beatUntil(holder, lease, app.clock.now + 70_000);
+      if (how === "replied") {
+        sim.comment({ repo, issue: 1, login: maintainer.login, body: "Looks fine, carry on." });
+      } else {
+        sim.unassign({ repo, issue: 1, login: maintainer.login, labels: ["agent:needs-human"] });
+      }
+      await sim.flush();
+      expect(labelsOf()).toEqual(["agent:claimed"]);
+      // Still stalled (nothing progressed), but nobody is asked any more.
+      const answeredAt = app.clock.now;
+      expect(await beatUntil(holder, lease, answeredAt + 90_000)).toHaveProperty("stalledSince");
+      expect(labelsOf()).toEqual(["agent:claimed"]);
+      const row = await rowOf(holder);
+      expect(row?.state).toBe("stalled");
+      expect(row?.reasons).not.toContain("needs-human");
+    },
+  );
+
+  it("a push while a stalled claim's takeover is pending cancels it: the claimant is refused as for a live claim", async () => {
+    const { app, sim } = await start(stallConfig("reclaimable"));
+    const { holder, lease } = await stalledHolder();
+    // No ask with onStall reclaimable: a takeover is the answer.
+    expect(labelsOf()).toEqual(["agent:claimed"]);
+    let pushes = 0;
+    const successor = agentOf(async (ms) => {
+      // The holder pushes during the grace beat (its last heartbeat, a grace beat ago, keeps it live).
+      sim.push({ repo, branch, login: fleet.login, message: `progress ${pushes}` });
+      await sim.flush();
+      pushes += 1;
+      app.clock.now += ms;
+    });
+    const refused = await successor
+      .claim({ repo, issue: 1, actor: { runtime: "pi", sessionId: "T" }, takeover: true })
+      .catch((error: unknown) => error);
+    expect(pushes).toBe(1);
+    expect(refused).toMatchObject({ status: 409, code: "held" });
+    // As for a live claim: no takeover pending any more, and another attempt is refused at once.
+    expect((refused as { details: Record<string, unknown> }).details).not.toHaveProperty("takeoverPendingBy");
+    const again = await successor
+      .claim({ repo, issue: 1, actor: { runtime: "pi", sessionId: "T" }, takeover: true })
+      .catch((error: unknown) => error);
+    expect(pushes).toBe(1);
+    expect(again).toMatchObject({ status: 409, code: "held" });
+    expect(await holder.heartbeat(lease)).toMatchObject({ generation: 1, state: "active" });
+    expect(await holder.heartbeat(lease)).not.toHaveProperty("stalledSince");
+    expect((await rowOf(holder))?.state).toBe("active");
   });
 });

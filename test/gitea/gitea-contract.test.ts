@@ -47,7 +47,11 @@ const readFields: Record<string, string[]> = {
   RepositoryMeta: ["id", "full_name"],
   Label: ["id", "name"],
   Comment: ["id", "body", "user"],
-  CommitStatus: ["id", "context", "status", "description", "target_url"],
+  CommitStatus: ["id", "context", "status", "description", "target_url", "creator"],
+  PullRequest: ["number", "state", "title", "body", "user", "head"],
+  PRBranchInfo: ["ref", "sha"],
+  Commit: ["sha", "commit"],
+  RepoCommit: ["message"],
 };
 
 describe(`the Gitea client against ${contract.source}`, () => {

@@ -18,6 +18,15 @@ const commentPayload = (over: Record<string, unknown> = {}) => ({
   ...over,
 });
 
+const issuesPayload = (action: string, issue: { labels: unknown; assignees: unknown }) => ({
+  action,
+  number: 12,
+  issue: { id: 900, number: 12, title: "t", state: "open", pull_request: null, ...issue },
+  repository,
+  sender: user("maintainer"),
+  commit_id: "",
+});
+
 describe("readGiteaEvent", () => {
   it.each([
     [
@@ -77,10 +86,42 @@ describe("readGiteaEvent", () => {
     ],
     ["issues opened", "issues", { action: "opened" }, { kind: "ignored", event: "issues.opened" }],
     [
-      "a label change (Gitea sends it as `issues`, X-Gitea-Event-Type `issue_label`)",
+      "an assignment (nothing taken off)",
       "issues",
-      { action: "label_cleared" },
-      { kind: "ignored", event: "issues.label_cleared" },
+      { action: "assigned" },
+      { kind: "ignored", event: "issues.assigned" },
+    ],
+    [
+      "a label change (Gitea sends it as `issues`, X-Gitea-Event-Type `issue_label`): the labels as they now are",
+      "issues",
+      issuesPayload("label_updated", { labels: [{ id: 1, name: "bug", color: "ee0701" }], assignees: null }),
+      {
+        kind: "issue-lists-now",
+        repository: { id: 77, fullName: "octo/widgets" },
+        issue: 12,
+        action: "label_updated",
+        changed: "labels",
+        now: ["bug"],
+        sender: "maintainer",
+      },
+    ],
+    [
+      "labels cleared: Gitea sends an empty list (or null)",
+      "issues",
+      issuesPayload("label_cleared", { labels: null, assignees: [user("fleet-bot")] }),
+      expect.objectContaining({ kind: "issue-lists-now", changed: "labels", now: [] }),
+    ],
+    [
+      "an unassignment: the assignees as they now are",
+      "issues",
+      issuesPayload("unassigned", { labels: [], assignees: [user("maintainer")] }),
+      expect.objectContaining({ kind: "issue-lists-now", changed: "assignees", now: ["maintainer"] }),
+    ],
+    [
+      "an action named like an object's own property is ignored",
+      "issues",
+      { action: "constructor" },
+      { kind: "ignored", event: "issues.constructor" },
     ],
     ["an event without action", "repository", {}, { kind: "ignored", event: "repository" }],
   ])("%s", (_, event, body, expected) => {
@@ -96,6 +137,8 @@ describe("readGiteaEvent", () => {
     expect(() =>
       readGiteaEvent("issues", { action: "closed", number: "12", repository, sender: user("o") }),
     ).toThrow("no valid number");
+    const noIssue = { action: "label_updated", number: 12, repository, sender: user("o") };
+    expect(() => readGiteaEvent("issues", noIssue)).toThrow("the issues payload has no valid issue");
   });
 });
 

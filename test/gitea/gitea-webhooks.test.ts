@@ -146,17 +146,17 @@ describe("POST /api/gitea/webhooks: the delivery", () => {
   });
 
   it("answers an event no handler acts on with 202 ignored, reading nothing", async () => {
-    const cleared = fixture.sim.payloads.issues(fixture.repo, issue, "maintainer", "label_cleared");
+    const milestoned = fixture.sim.payloads.issues(fixture.repo, issue, "maintainer", "milestoned");
     const answer = await fixture.sim.deliver({
       url: hookUrl(),
       secret,
       event: "issues",
-      eventType: "issue_label",
-      payload: cleared,
+      eventType: "issue_milestone",
+      payload: milestoned,
     });
     expect(answer).toMatchObject({
       status: 202,
-      body: { status: "ignored", event: "issues.label_cleared" },
+      body: { status: "ignored", event: "issues.milestoned" },
     });
     const opened = await deliver(
       "issues",

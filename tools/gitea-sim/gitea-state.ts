@@ -21,6 +21,15 @@ export interface SimComment {
   reactions: { login: string; content: string }[];
 }
 
+/** What a pull request has beyond its issue: its branches and commits. */
+export interface SimPull {
+  headRef: string;
+  headSha: string;
+  baseRef: string;
+  /** Oldest first; the last one is the head. */
+  commits: { sha: string; message: string }[];
+}
+
 export interface SimIssue {
   id: number;
   number: number;
@@ -29,8 +38,12 @@ export interface SimIssue {
   author: string;
   state: "open" | "closed";
   isPull: boolean;
+  /** Set on a pull request opened with `addPullRequest`. */
+  pull?: SimPull;
   assignees: string[];
   labelIds: number[];
+  /** The ids of the issues (of any repository) this one depends on: its blockers. */
+  dependsOn: number[];
   comments: SimComment[];
   createdAt: number;
   updatedAt: number;
@@ -128,6 +141,7 @@ export class GiteaSimState {
       isPull: issue.isPull ?? false,
       assignees: [],
       labelIds: (issue.labels ?? []).map((name) => this.label(repo, name).id),
+      dependsOn: [],
       comments: [],
       createdAt: now,
       updatedAt: now,
@@ -137,6 +151,42 @@ export class GiteaSimState {
     return created;
   }
 
+  /**
+   * A pull request from `headRef` into `baseRef` (default `main`) with these commit messages
+   * (default one), its head the last commit.
+   */
+  addPullRequest(
+    repo: SimRepo,
+    pull: {
+      title: string;
+      author: string;
+      body?: string;
+      headRef: string;
+      baseRef?: string;
+      commits?: string[];
+    },
+  ): SimIssue {
+    const issue = this.addIssue(repo, {
+      title: pull.title,
+      author: pull.author,
+      body: pull.body ?? "",
+      isPull: true,
+    });
+    issue.pull = { headRef: pull.headRef, headSha: "", baseRef: pull.baseRef ?? "main", commits: [] };
+    for (const message of pull.commits ?? [pull.title]) this.pushCommit(issue, message);
+    return issue;
+  }
+
+  /** A new commit on a pull request's head branch; answers its sha. */
+  pushCommit(issue: SimIssue, message: string): string {
+    if (!issue.pull) throw new Error(`#${issue.number} is not a simulated pull request`);
+    const sha = this.nextId().toString(16).padStart(40, "c");
+    issue.pull.commits.push({ sha, message });
+    issue.pull.headSha = sha;
+    issue.updatedAt = this.now();
+    return sha;
+  }
+
   /** The repository's label of that name, created (grey) when missing. */
   label(repo: SimRepo, name: string): SimLabel {
     const found = repo.labels.find((l) => l.name.toLowerCase() === name.toLowerCase());
@@ -144,6 +194,25 @@ export class GiteaSimState {
     const label = { id: this.nextId(), name, color: "#ededed", description: "" };
     repo.labels.push(label);
     return label;
+  }
+
+  /** `blocked` depends on `blocker` (Gitea's `POST …/issues/{index}/dependencies`). */
+  addDependency(blocked: SimIssue, blocker: SimIssue): void {
+    if (!blocked.dependsOn.includes(blocker.id)) blocked.dependsOn.push(blocker.id);
+  }
+
+  /** The issues `issue` depends on, with their repositories. */
+  blockersOf(issue: SimIssue): { repo: SimRepo; issue: SimIssue }[] {
+    return this.#issues().filter(({ issue: i }) => issue.dependsOn.includes(i.id));
+  }
+
+  /** The issues that depend on `issue`. */
+  blockedBy(issue: SimIssue): { repo: SimRepo; issue: SimIssue }[] {
+    return this.#issues().filter(({ issue: i }) => i.dependsOn.includes(issue.id));
+  }
+
+  #issues(): { repo: SimRepo; issue: SimIssue }[] {
+    return this.repos.flatMap((repo) => repo.issues.map((issue) => ({ repo, issue })));
   }
 
   addComment(issue: SimIssue, author: string, body: string): SimComment {

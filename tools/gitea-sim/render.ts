@@ -1,5 +1,13 @@
-// The simulator's JSON bodies, with the fields of Gitea's swagger definitions (User, Repository, Issue, Label, Comment, CommitStatus) and webhook structs.
-import type { GiteaSimState, SimComment, SimIssue, SimLabel, SimRepo, SimStatus } from "./gitea-state.js";
+// The simulator's JSON bodies, with the fields of Gitea's swagger definitions (User, Repository, Issue, Label, Comment, CommitStatus, PullRequest, Commit) and webhook structs.
+import type {
+  GiteaSimState,
+  SimComment,
+  SimIssue,
+  SimLabel,
+  SimPull,
+  SimRepo,
+  SimStatus,
+} from "./gitea-state.js";
 
 export const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
 
@@ -106,5 +114,65 @@ export function renderStatus(state: GiteaSimState, status: SimStatus) {
     creator: renderUser(state, status.creator),
     created_at: iso(status.createdAt),
     updated_at: iso(status.createdAt),
+  };
+}
+
+/** `PRBranchInfo`: a branch of the repository itself (the simulator has no forks). */
+function renderBranch(state: GiteaSimState, repo: SimRepo, ref: string, sha: string) {
+  return { label: ref, ref, sha, repo_id: repo.id, repo: renderRepo(state, repo) };
+}
+
+/** `PullRequest`: a pull request as `GET …/pulls/{index}` and the `pull_request` webhook show it. */
+export function renderPullRequest(state: GiteaSimState, repo: SimRepo, issue: SimIssue & { pull: SimPull }) {
+  const html = `${state.baseUrl}/${repo.owner}/${repo.name}/pulls/${issue.number}`;
+  const baseSha = `${"0".repeat(39)}1`;
+  return {
+    id: issue.id,
+    url: html,
+    number: issue.number,
+    user: renderUser(state, issue.author),
+    title: issue.title,
+    body: issue.body,
+    labels: issue.labelIds.flatMap((id) => repo.labels.filter((l) => l.id === id).map(renderLabel)),
+    milestone: null,
+    assignee: null,
+    assignees: null,
+    requested_reviewers: null,
+    state: issue.state,
+    draft: false,
+    is_locked: false,
+    comments: issue.comments.length,
+    html_url: html,
+    diff_url: `${html}.diff`,
+    patch_url: `${html}.patch`,
+    mergeable: true,
+    merged: false,
+    merged_at: null,
+    merge_commit_sha: null,
+    merged_by: null,
+    allow_maintainer_edit: false,
+    base: renderBranch(state, repo, issue.pull.baseRef, baseSha),
+    head: renderBranch(state, repo, issue.pull.headRef, issue.pull.headSha),
+    merge_base: baseSha,
+    due_date: null,
+    created_at: iso(issue.createdAt),
+    updated_at: iso(issue.updatedAt),
+    closed_at: issue.closedAt === null ? null : iso(issue.closedAt),
+    pin_order: 0,
+  };
+}
+
+/** `Commit` with its `RepoCommit`, as `GET …/pulls/{index}/commits?verification=false&files=false` lists them. */
+export function renderCommit(state: GiteaSimState, repo: SimRepo, commit: { sha: string; message: string }) {
+  const url = `${state.baseUrl}/api/v1/repos/${repo.owner}/${repo.name}/git/commits/${commit.sha}`;
+  return {
+    url,
+    sha: commit.sha,
+    created: iso(state.now()),
+    html_url: `${state.baseUrl}/${repo.owner}/${repo.name}/commit/${commit.sha}`,
+    commit: { url, message: commit.message, author: null, committer: null, tree: null, verification: null },
+    author: null,
+    committer: null,
+    parents: [],
   };
 }

@@ -1,6 +1,15 @@
 // The REST v1 routes the simulator answers, by their swagger path templates (test/gitea/gitea-sim.test.ts checks them against Gitea's).
 import type { GiteaSimState, SimIssue, SimRepo } from "./gitea-state.js";
-import { renderComment, renderIssue, renderLabel, renderRepo, renderStatus, renderUser } from "./render.js";
+import {
+  renderComment,
+  renderCommit,
+  renderIssue,
+  renderLabel,
+  renderPullRequest,
+  renderRepo,
+  renderStatus,
+  renderUser,
+} from "./render.js";
 
 export interface RouteCall {
   state: GiteaSimState;
@@ -137,6 +146,20 @@ export const restRoutes: Route[] = [
   },
   {
     method: "GET",
+    path: "/repos/{owner}/{repo}/issues/{index}/dependencies",
+    answer: withIssue((_repo, issue, { state, query }) =>
+      ok(paged(state.blockersOf(issue), query).map(({ repo, issue: i }) => renderIssue(state, repo, i))),
+    ),
+  },
+  {
+    method: "GET",
+    path: "/repos/{owner}/{repo}/issues/{index}/blocks",
+    answer: withIssue((_repo, issue, { state, query }) =>
+      ok(paged(state.blockedBy(issue), query).map(({ repo, issue: i }) => renderIssue(state, repo, i))),
+    ),
+  },
+  {
+    method: "GET",
     path: "/repos/{owner}/{repo}/issues/{index}/comments",
     answer: withIssue((repo, issue, { state }) =>
       ok(issue.comments.map((comment) => renderComment(state, repo, issue, comment))),
@@ -248,6 +271,20 @@ export const restRoutes: Route[] = [
       repo.statuses.set(sha, [...(repo.statuses.get(sha) ?? []), status]);
       return ok(renderStatus(state, status), 201);
     }),
+  },
+  {
+    method: "GET",
+    path: "/repos/{owner}/{repo}/pulls/{index}",
+    answer: withIssue((repo, issue, { state }) =>
+      issue.pull ? ok(renderPullRequest(state, repo, { ...issue, pull: issue.pull })) : notFound,
+    ),
+  },
+  {
+    method: "GET",
+    path: "/repos/{owner}/{repo}/pulls/{index}/commits",
+    answer: withIssue((repo, issue, { state, query }) =>
+      issue.pull ? ok(paged(issue.pull.commits, query).map((c) => renderCommit(state, repo, c))) : notFound,
+    ),
   },
 ];
 

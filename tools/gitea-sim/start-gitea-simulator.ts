@@ -3,7 +3,7 @@ import { createHmac, randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { GiteaSimState, type SimIssue, type SimRepo } from "./gitea-state.js";
-import { renderComment, renderIssue, renderRepo, renderUser } from "./render.js";
+import { renderComment, renderIssue, renderPullRequest, renderRepo, renderUser } from "./render.js";
 import { matchRoute } from "./rest-routes.js";
 
 export interface LoggedGiteaRequest {
@@ -150,7 +150,8 @@ export type GiteaPayloads = ReturnType<typeof giteaPayloads>;
 
 /**
  * Webhook payloads as Gitea's `modules/structs` builds them (`IssueCommentPayload`, `IssuePayload`,
- * `PushPayload`): the issue and comment bodies are the REST ones, users and repositories too.
+ * `PushPayload`, `PullRequestPayload`): the issue, comment and pull request bodies are the REST
+ * ones, users and repositories too.
  */
 function giteaPayloads(state: GiteaSimState) {
   return {
@@ -176,6 +177,39 @@ function giteaPayloads(state: GiteaSimState) {
         repository: renderRepo(state, repo),
         sender: renderUser(state, sender),
         commit_id: "",
+      };
+    },
+    /**
+     * `pull_request` (action `opened`, `synchronized`, `reopened`, `edited`, `closed`, …);
+     * `changes` on `edited`: the previous title, description or base branch (`ChangesPayload`).
+     */
+    pullRequest(
+      repo: SimRepo,
+      issue: SimIssue,
+      sender: string,
+      action: string,
+      changes?: { title?: string; body?: string; ref?: string },
+    ) {
+      if (!issue.pull) throw new Error(`#${issue.number} is not a simulated pull request`);
+      const from = (value: string | undefined) => (value === undefined ? {} : { from: value });
+      return {
+        action,
+        number: issue.number,
+        ...(changes
+          ? {
+              changes: {
+                ...(changes.title !== undefined ? { title: from(changes.title) } : {}),
+                ...(changes.body !== undefined ? { body: from(changes.body) } : {}),
+                ...(changes.ref !== undefined ? { ref: from(changes.ref) } : {}),
+              },
+            }
+          : {}),
+        pull_request: renderPullRequest(state, repo, { ...issue, pull: issue.pull }),
+        requested_reviewer: null,
+        repository: renderRepo(state, repo),
+        sender: renderUser(state, sender),
+        commit_id: "",
+        review: null,
       };
     },
     /** `push` of one commit to `ref` (`after` all zeros: a deleted branch). */

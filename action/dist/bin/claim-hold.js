@@ -31924,7 +31924,8 @@ async function keepLeaseFileAlive(ctx, dir, lease, signal = ctx.signal, hooks = 
   const watchStop = new AbortController();
   const loopStop = new AbortController();
   let heard = null;
-  const { watch = true, ...listeners } = hooks;
+  const { watch = true, onEvent, ...listeners } = hooks;
+  let askDropped = Promise.resolve();
   const watching = (watch ? watchLeaseEvents : async () => null)({
     client,
     lease: async () => {
@@ -31933,7 +31934,11 @@ async function keepLeaseFileAlive(ctx, dir, lease, signal = ctx.signal, hooks = 
     },
     signal: AbortSignal.any([signal, watchStop.signal]),
     sleep: ctx.sleep,
-    ...listeners
+    ...listeners,
+    onEvent: (event) => {
+      if (askClearedBy(event)) askDropped = askDropped.then(() => dropAsk(dir, lease));
+      onEvent?.(event);
+    }
   }).then((lost2) => {
     heard = lost2;
     if (lost2) loopStop.abort();
@@ -31958,6 +31963,7 @@ async function keepLeaseFileAlive(ctx, dir, lease, signal = ctx.signal, hooks = 
   });
   watchStop.abort();
   await watching;
+  await askDropped;
   const lost = heard;
   const end = looped.kind === "stopped" && lost && !signal.aborted ? await streamLoss(dir, lease, lost) : looped;
   if (end.kind === "superseded" || end.kind === "gone" || end.kind === "expired") {
@@ -31965,6 +31971,15 @@ async function keepLeaseFileAlive(ctx, dir, lease, signal = ctx.signal, hooks = 
     await markLease(dir, end.lease ?? lease, end.kind === "superseded" ? "superseded" : "gone", detail);
   }
   return end;
+}
+function askClearedBy(event) {
+  return event.event === "needs_human_answered" && event.data.how === "cleared";
+}
+async function dropAsk(dir, started) {
+  const current = await readLease(dir, started).catch(() => null);
+  if (!current || current.leaseId !== started.leaseId || !current.needsHuman) return;
+  await recordAsk(dir, current, void 0).catch(() => {
+  });
 }
 async function streamLoss(dir, started, lost) {
   const current = await readLease(dir, started).catch(() => null);

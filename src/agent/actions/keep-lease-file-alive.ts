@@ -1,6 +1,8 @@
 // Heartbeats the lease of a lease file until it ends (or its live events say it ended), and records a loss in the file (`keepalive`, `run`, MCP).
+
+import type { LeaseEvent } from "../client/index.js";
 import { type AgentContext, clientFor, heartbeatIntervalMs, serverUrl, toEpochMs } from "./agent-context.js";
-import { heartbeatBodyOf, isUsageRefused } from "./heartbeat-body.js";
+import { heartbeatBodyOf, isUsageRefused, recordAsk } from "./heartbeat-body.js";
 import { keepLeaseAlive, type LoopEnd } from "./keep-lease-alive.js";
 import { type LeaseFile, markLease, readLease } from "./lease-store.js";
 import { type WatchDeps, type WatchEnd, watchLeaseEvents } from "./watch-lease-events.js";
@@ -25,7 +27,8 @@ export async function keepLeaseFileAlive(
   const watchStop = new AbortController();
   const loopStop = new AbortController();
   let heard: WatchEnd | null = null;
-  const { watch = true, ...listeners } = hooks;
+  const { watch = true, onEvent, ...listeners } = hooks;
+  let askDropped: Promise<void> = Promise.resolve();
   const watching = (watch ? watchLeaseEvents : async () => null)({
     client,
     lease: async () => {
@@ -37,6 +40,10 @@ export async function keepLeaseFileAlive(
     signal: AbortSignal.any([signal, watchStop.signal]),
     sleep: ctx.sleep,
     ...listeners,
+    onEvent: (event) => {
+      if (askClearedBy(event)) askDropped = askDropped.then(() => dropAsk(dir, lease));
+      onEvent?.(event);
+    },
   }).then((lost) => {
     heard = lost;
     if (lost) loopStop.abort();
@@ -63,6 +70,7 @@ export async function keepLeaseFileAlive(
   });
   watchStop.abort();
   await watching;
+  await askDropped;
   const lost = heard as WatchEnd | null;
   const end: LoopEnd =
     looped.kind === "stopped" && lost && !signal.aborted ? await streamLoss(dir, lease, lost) : looped;
@@ -72,6 +80,21 @@ export async function keepLeaseFileAlive(
     await markLease(dir, end.lease ?? lease, end.kind === "superseded" ? "superseded" : "gone", detail);
   }
   return end;
+}
+
+/**
+ * A person cleared the ask (the dashboard's "clear needs-human", or the label taken off): the beats
+ * stop repeating it, or the next one would ask again at once. A reply leaves it: the session reads
+ * the reply and withdraws the ask itself (docs/agents.md#asking-for-a-person).
+ */
+function askClearedBy(event: LeaseEvent): boolean {
+  return event.event === "needs_human_answered" && event.data.how === "cleared";
+}
+
+async function dropAsk(dir: string, started: LeaseFile): Promise<void> {
+  const current = await readLease(dir, started).catch(() => null);
+  if (!current || current.leaseId !== started.leaseId || !current.needsHuman) return;
+  await recordAsk(dir, current, undefined).catch(() => {});
 }
 
 /**

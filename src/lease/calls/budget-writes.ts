@@ -25,6 +25,26 @@ export function needsHumanAskBody(
 }
 
 /**
+ * The App's ask on a stalled claim's behalf (`onStall: needs-human`): who made no progress since
+ * when, and what a person can do. Inert: the holder's description, a time and `notify.mention`.
+ */
+export function stallAskBody(
+  record: Pick<ClaimRecord, "actor" | "generation">,
+  config: Pick<RepoConfig, "notify">,
+  blocker: string,
+): string {
+  const lines = [
+    `⏳ ${describeActor(record.actor)} is stalled (generation ${record.generation}): it heartbeats but does not progress.`,
+    "",
+    `> ${inert(blocker, { max: 300 })}`,
+    "",
+    "A push to its branch, its pull request, a phase change or a reply here withdraws this ask; `/reclaim` takes the issue.",
+  ];
+  if (config.notify.mention) lines.push("", `${config.notify.mention}, could you take a look?`);
+  return lines.join("\n");
+}
+
+/**
  * The lease ended because the subject's spend reached `maxUsd`: released (labels and App-made
  * assignment off, claim comment final), the over-budget label on, and a note saying what was spent
  * and what a person can do.

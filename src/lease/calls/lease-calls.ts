@@ -1,5 +1,6 @@
 // The holder's calls on a lease (docs/reference/http-api.md#lease-calls): heartbeat, release and verify, each proven by the lease token.
 
+import { needsHumanChange } from "../../budget/needs-human.js";
 import { usdToMicros } from "../../budget/usage.js";
 import { defaultRepoConfig, durationsOf } from "../../config/repo-config.js";
 import {
@@ -14,11 +15,12 @@ import { branchCode, type MarkerState, renderClaimComment } from "../../domain/c
 import { describeActor, inert } from "../../domain/inert-text.js";
 import { expiresAt, livenessOf } from "../../domain/liveness.js";
 import { progressBase } from "../../domain/stall.js";
-import { needsHumanNotification, stalledNotification } from "../../notify/notification-events.js";
+import { stalledNotification } from "../../notify/notification-events.js";
 import type { SubjectRef, TransitionWrite } from "../../providers/assignment-provider.js";
 import type {
   HeartbeatInput,
   HeartbeatOk,
+  HeartbeatRecord,
   LeaseFacts,
   LeaseRefusal,
 } from "../../providers/liveness-store.js";
@@ -38,6 +40,7 @@ import { endClaim } from "../transitions/end-claim.js";
 import { withBreakerTrip } from "../transitions/failure-summary.js";
 import { applyHeartbeatEffects, heartbeatEffectsDue } from "./budget-effects.js";
 import { LeaseFactsCache } from "./lease-facts.js";
+import { NeedsHumanShow } from "./needs-human-show.js";
 
 /** Phase changes edit the claim comment at most this often per subject. */
 export const phaseEditEveryMs = 60_000;
@@ -184,6 +187,13 @@ export class LeaseCalls {
       });
     }
     if (outcome.stalledNow && outcome.record) this.#notifyStalled(outcome.record, outcome.stalledSince);
+    if (outcome.stallAskChange)
+      await this.#showStallAsk(
+        outcome,
+        { ...facts, ...outcome.live, state: "active" },
+        needsHumanBefore,
+        request,
+      );
     if (outcome.editComment) await this.#editClaimComment(lease, outcome.record);
     const live = outcome.live;
     const waiting =
@@ -198,21 +208,38 @@ export class LeaseCalls {
     return answer;
   }
 
-  /**
-   * The first heartbeat that found the generation stalled: the `stalled` lease event and notification, and with
-   * `onStall: needs-human` the ask to a person on the needs-human channel. Queued, never awaited.
-   */
+  /** The first heartbeat that found the generation stalled: the `stalled` lease event and notification. Queued, never awaited. */
   #notifyStalled(record: ClaimRecord, since: number | undefined): void {
     const { notifier, configs, leaseEvents, log } = this.deps;
     if (since === undefined) return;
     void publishStalled(leaseEvents, log, record, since);
     if (!notifier) return;
     const config = configs.peek(record.installationId, record.repo) ?? defaultRepoConfig;
-    const lastProgressAt = progressBase(record);
-    notifier.emit(stalledNotification(record, since, lastProgressAt, config));
-    if ((record.onStall ?? "needs-human") === "needs-human") {
+    notifier.emit(stalledNotification(record, since, progressBase(record), config));
+  }
+
+  /**
+   * The App's ask for a person on the stall's behalf (`onStall: needs-human`), made or withdrawn by
+   * this heartbeat, shown through the needs-human path: label, comment and notification, or the label
+   * off — unless the holder's own ask keeps it (its own change already showed it).
+   */
+  async #showStallAsk(
+    outcome: HeartbeatOk,
+    record: HeartbeatRecord,
+    needsHumanBefore: boolean,
+    request: HeartbeatRequest,
+  ): Promise<void> {
+    const { deps } = this;
+    const show = deps.needsHuman ?? new NeedsHumanShow(deps);
+    const config =
+      deps.configs.peek(record.installationId, record.repo) ??
+      (await deps.configs.load(record.installationId, record.repo));
+    if (outcome.stallAskChange === "asked" && outcome.record) {
+      const lastProgressAt = progressBase(outcome.record);
       const ask = `no progress (push, pull request, phase change, spend) since ${iso(lastProgressAt)}: is this claim stuck?`;
-      notifier.emit(needsHumanNotification(record, ask, since, config));
+      await show.stallAsked(outcome.record, config, ask);
+    } else if (needsHumanChange(needsHumanBefore, request).kind === "unchanged") {
+      await show.settle(record, config);
     }
   }
 
@@ -238,6 +265,7 @@ export class LeaseCalls {
       ...(first.needsHumanBefore ? { needsHumanBefore: first.needsHumanBefore } : {}),
       ...(first.spend ? { spend: first.spend } : {}),
       ...(first.stalledNow ? { stalledNow: first.stalledNow } : {}),
+      ...(first.stallAskChange ? { stallAskChange: first.stallAskChange } : {}),
       ...(again.stalledSince !== undefined ? { stalledSince: again.stalledSince } : {}),
     };
     if (again.editComment)
@@ -387,7 +415,11 @@ function releaseWrite(
     subjectNodeId: record.issueNodeId ?? "",
     // A standing ask for a person ends with the lease that made it (a record restored from its
     // comment asks when the issue showed the label).
-    removeLabels: [labels.claimed, labels.stale, ...(record.needsHuman ? [labels.needsHuman] : [])],
+    removeLabels: [
+      labels.claimed,
+      labels.stale,
+      ...(record.needsHuman || record.stallAsk ? [labels.needsHuman] : []),
+    ],
     ...commentEdit(record, record.state === "completed" ? "completed" : "released"),
   };
   if (record.appAssigned && record.assigneeNodeId) write.unassign = [record.assigneeNodeId];

@@ -4,13 +4,14 @@ import type { Logger } from "pino";
 import { type NeedsHumanChange, type NeedsHumanShown, planNeedsHuman } from "../../budget/needs-human.js";
 import type { RepoConfig } from "../../config/repo-config.js";
 import { type SubjectKey, subjectName } from "../../domain/claim.js";
+import { asksForPerson } from "../../domain/stall.js";
 import { needsHumanNotification } from "../../notify/notification-events.js";
 import type { Notifier } from "../../notify/notifier.js";
 import type { AssignmentProvider, TransitionWrite } from "../../providers/assignment-provider.js";
 import type { Stores } from "../../providers/stores.js";
 import type { NeedsHumanRecord } from "../ports.js";
 import { writeFenced } from "../transitions/commit-transition.js";
-import { needsHumanAskBody } from "./budget-writes.js";
+import { needsHumanAskBody, stallAskBody } from "./budget-writes.js";
 
 /** A lease's subject and generation. */
 type LeaseKey = SubjectKey & { generation: number };
@@ -46,6 +47,25 @@ export class NeedsHumanShow {
     await this.#show(record, config, body, change.kind === "asked" ? change.blocker : null);
   }
 
+  /**
+   * The App asks a person on a stalled claim's behalf (`onStall: needs-human`): the label, one comment
+   * and the `needs-human` notification, throttled like a holder's own ask.
+   */
+  async stallAsked(record: NeedsHumanRecord, config: RepoConfig, blocker: string): Promise<void> {
+    await this.#show(record, config, stallAskBody(record, config, blocker), blocker);
+  }
+
+  /** A person took the label off: GitHub shows none, so nothing is written (the throttle's memory says so). */
+  async removedByPerson(record: NeedsHumanRecord, config: RepoConfig): Promise<void> {
+    const { stores, now } = this.deps;
+    const document = documentOf(record);
+    const stored = ((await stores.documents.getDocument(document)) ?? {}) as NeedsHumanShown;
+    if (stored.label?.generation !== record.generation || !stored.label.shown) return;
+    this.#due.delete(idOf(record));
+    const shown: NeedsHumanShown = { ...stored, label: { ...stored.label, shown: false, at: now() } };
+    await stores.documents.putDocument(document, shown, keepMsOf(config));
+  }
+
   /** Whether a held-back label write of this generation is due (no I/O: every heartbeat asks). */
   isDue(lease: LeaseKey, now: number): boolean {
     if (this.#due.size === 0) return false;
@@ -75,7 +95,7 @@ export class NeedsHumanShow {
     const shown: NeedsHumanShown =
       label?.generation === record.generation ? { ...perIssue, label } : perIssue;
     const plan = planNeedsHuman({
-      desired: record.needsHuman === true && record.state === "active",
+      desired: asksForPerson(record),
       body,
       shown,
       now,
@@ -103,8 +123,7 @@ export class NeedsHumanShow {
         return;
       }
     }
-    const keepMs = Math.max(config.notify.needsHumanCooldown, 2 * 60_000);
-    await stores.documents.putDocument(document, plan.shown, keepMs);
+    await stores.documents.putDocument(document, plan.shown, keepMsOf(config));
     // The notifier queues without waiting, so a slow or dead sink never slows the heartbeat.
     if (plan.notify && blocker !== null) {
       deps.notifier?.emit(needsHumanNotification(record, blocker, record.lastHeartbeatAt, config));
@@ -128,7 +147,24 @@ export async function noteNeedsHumanLabelRemoved(
     ...stored,
     label: { shown: false, at: now, generation: lease.generation },
   };
-  await documents.putDocument(document, shown, Math.max(config.notify.needsHumanCooldown, 2 * 60_000));
+  await documents.putDocument(document, shown, keepMsOf(config));
+}
+
+/** How long what was shown is remembered: the cooldown's throttle needs it that long, the label's spacing a minute. */
+function keepMsOf(config: RepoConfig): number {
+  return Math.max(config.notify.needsHumanCooldown, 2 * 60_000);
+}
+
+/**
+ * Whether this generation's ask put the needs-human label on and the write landed (the document is
+ * written after it): what a forge that reports labels as they now are compares a delivery with.
+ */
+export async function needsHumanLabelShown(
+  documents: Stores["documents"],
+  lease: LeaseKey,
+): Promise<boolean> {
+  const stored = (await documents.getDocument(documentOf(lease))) as NeedsHumanShown | null;
+  return stored?.label?.generation === lease.generation && stored.label.shown === true;
 }
 
 function idOf(record: LeaseKey): string {

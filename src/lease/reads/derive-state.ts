@@ -93,6 +93,8 @@ function agentLiveness(record: ClaimRecord, evidence: SubjectEvidence): AgentLiv
     if (stall.stalledSince === null) return { state: "active", reasons: [heartbeat], live: true };
     const reasons = ["no-progress", heartbeat];
     if (stall.takeoverAllowed) reasons.push("takeover-allowed");
+    // The App asks a person on its behalf (onStall needs-human): the dashboard's "needs you" lists it.
+    if (record.stallAsk) reasons.push("needs-human");
     return { state: "stalled", reasons, live: true };
   }
 

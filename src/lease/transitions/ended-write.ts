@@ -33,7 +33,7 @@ export function endedClaimWrite(args: {
     removeLabels: [
       config.labels.claimed,
       config.labels.stale,
-      ...(previous.needsHuman ? [config.labels.needsHuman] : []),
+      ...(previous.needsHuman || previous.stallAsk ? [config.labels.needsHuman] : []),
     ],
     fence: fenceOf(ended, config.labels),
   };

@@ -4,6 +4,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "pino";
 import type { ClaimRecord, RecordState, SubjectKey } from "../../domain/claim.js";
 import { markerStateOfRecord, renderClaimComment, restateClaimComment } from "../../domain/claim-marker.js";
+import { asksForPerson } from "../../domain/stall.js";
 import type { FinishWriteInput, SubjectWriteLocks } from "../../providers/app-stores.js";
 import type {
   AppliedWrite,
@@ -81,9 +82,10 @@ export function labelRepair(
   shown: readonly string[],
 ): Pick<TransitionWrite, "addLabels" | "removeLabels"> | null {
   const desired = desiredWrite(record, labels, "");
-  // The needs-human label stands exactly while an active claim's holder asks for a person.
+  // The needs-human label stands exactly while an active claim's holder asks for a person, or the App
+  // asks on its stall's behalf.
   if (labels.needsHuman) {
-    const asks = record.state === "active" && record.needsHuman === true;
+    const asks = asksForPerson(record);
     if (asks) desired.addLabels = [...(desired.addLabels ?? []), labels.needsHuman];
     else desired.removeLabels = [...(desired.removeLabels ?? []), labels.needsHuman];
   }

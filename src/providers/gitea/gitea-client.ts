@@ -21,8 +21,12 @@ export const giteaRoutes = {
   "list-my-repositories": { method: "GET", path: "/user/repos" },
   "get-repository-by-id": { method: "GET", path: "/repositories/{id}" },
   "add-comment-reaction": { method: "POST", path: "/repos/{owner}/{repo}/issues/comments/{id}/reactions" },
+  "list-issue-dependencies": { method: "GET", path: "/repos/{owner}/{repo}/issues/{index}/dependencies" },
+  "list-issue-blocks": { method: "GET", path: "/repos/{owner}/{repo}/issues/{index}/blocks" },
   "list-statuses": { method: "GET", path: "/repos/{owner}/{repo}/statuses/{sha}" },
   "create-status": { method: "POST", path: "/repos/{owner}/{repo}/statuses/{sha}" },
+  "get-pull-request": { method: "GET", path: "/repos/{owner}/{repo}/pulls/{index}" },
+  "list-pull-request-commits": { method: "GET", path: "/repos/{owner}/{repo}/pulls/{index}/commits" },
 } as const;
 
 export type GiteaRequestKind = keyof typeof giteaRoutes;
@@ -79,6 +83,13 @@ export const GiteaIssueRead = GiteaIssue.extend({
   repository: z.object({ id: z.number().int().positive(), full_name: z.string() }),
 });
 export type GiteaIssueRead = z.infer<typeof GiteaIssueRead>;
+/** An issue another one links to (a dependency): its state and where it lives. */
+export const GiteaLinkedIssue = z.object({
+  number: z.number().int().positive(),
+  state: z.enum(["open", "closed"]),
+  repository: z.object({ id: z.number().int().positive(), full_name: z.string() }),
+});
+export type GiteaLinkedIssue = z.infer<typeof GiteaLinkedIssue>;
 export const GiteaComment = z.object({ id: z.number().int().positive() });
 /** A comment as the marker search reads it: who wrote it decides whether its marker can be trusted. */
 export const GiteaIssueComment = GiteaComment.extend({
@@ -94,8 +105,25 @@ export const GiteaCommitStatus = z.object({
   status: z.string(),
   description: z.string().nullish(),
   target_url: z.string().nullish(),
+  /** Who wrote it: anyone with write access can post a status under any context. */
+  creator: GiteaUser.nullish(),
 });
 export type GiteaCommitStatus = z.infer<typeof GiteaCommitStatus>;
+/** A pull request as the fence reads it (`PullRequest`, its head a `PRBranchInfo`). */
+export const GiteaPullRequest = z.object({
+  number: z.number().int().positive(),
+  state: z.enum(["open", "closed"]),
+  title: z.string(),
+  body: z.string().nullish(),
+  user: GiteaUser.nullish(),
+  head: z.object({ ref: z.string(), sha: z.string() }),
+});
+export type GiteaPullRequest = z.infer<typeof GiteaPullRequest>;
+/** A commit of a pull request (`Commit`), its message in `commit` (`RepoCommit`). */
+export const GiteaPullCommit = z.object({
+  sha: z.string(),
+  commit: z.object({ message: z.string() }),
+});
 
 /** Gitea's page size ceiling (`[api] MAX_RESPONSE_ITEMS` defaults to 50). */
 export const giteaPageSize = 50;
@@ -174,6 +202,25 @@ export class GiteaClient {
     return z.array(GiteaIssueRead).parse(data);
   }
 
+  /**
+   * One page of the issues blocking `index` (`dependencies`) or blocked by it (`blocks`), of any
+   * repository: Gitea answers them as issues with their `repository`.
+   */
+  async listIssueDependencies(
+    owner: string,
+    repo: string,
+    index: number,
+    which: "dependencies" | "blocks",
+    page: number,
+    counter = noCounter(),
+  ): Promise<GiteaLinkedIssue[]> {
+    const kind = which === "dependencies" ? "list-issue-dependencies" : "list-issue-blocks";
+    const query = { page: String(page), limit: String(giteaPageSize) };
+    return z
+      .array(GiteaLinkedIssue)
+      .parse(await this.#call(counter, kind, { owner, repo, index }, { query }));
+  }
+
   /** One page of the repositories the bot account can see. */
   async listMyRepositories(page: number, counter = noCounter()) {
     const query = { page: String(page), limit: String(giteaPageSize) };
@@ -248,6 +295,23 @@ export class GiteaClient {
   ) {
     const data = await this.#call(counter, "create-status", { owner, repo, sha }, { body: status });
     return GiteaCommitStatus.parse(data);
+  }
+
+  /** A pull request by its index; null when there is none (Gitea answers 404). */
+  async getPullRequest(owner: string, repo: string, index: number, counter = noCounter()) {
+    try {
+      return GiteaPullRequest.parse(await this.#call(counter, "get-pull-request", { owner, repo, index }));
+    } catch (error) {
+      if (giteaStatusOf(error) === 404) return null;
+      throw error;
+    }
+  }
+
+  /** The first page of a pull request's commits, without the verification and file lists Gitea adds by default. */
+  async listPullRequestCommits(owner: string, repo: string, index: number, counter = noCounter()) {
+    const query = { page: "1", limit: String(giteaPageSize), verification: "false", files: "false" };
+    const data = await this.#call(counter, "list-pull-request-commits", { owner, repo, index }, { query });
+    return z.array(GiteaPullCommit).parse(data);
   }
 
   async #call(

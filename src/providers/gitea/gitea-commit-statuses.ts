@@ -1,19 +1,23 @@
 // The fence on Gitea: the `claim-hold` commit status on a PR head (Gitea has statuses, not check runs), read before it is written.
-import type { CheckConclusion } from "../../domain/check-values.js";
+import {
+  type CheckConclusion,
+  type CommitStatusState,
+  commitStatusDescriptionOf,
+  commitStatusStateOf,
+} from "../../domain/check-values.js";
 import { type CheckRepoRef, checkRunName } from "../checks-provider.js";
 import { splitRepo } from "../github/split-repo.js";
 import type { GiteaClient, GiteaCommitStatus, RequestCounter } from "./gitea-client.js";
 
 /** A commit status as Gitea takes it (`CreateStatusOption`). */
 export interface DesiredCommitStatus {
-  state: "pending" | "success" | "failure";
+  state: CommitStatusState;
   context: string;
   description: string;
   target_url?: string;
 }
 
-/** Gitea stores the description as text, but its UI shows one line: keep it short like GitHub's 140. */
-export const maxStatusDescription = 140;
+export { maxStatusDescription } from "../../domain/check-values.js";
 
 /**
  * A check verdict as a Gitea status: `neutral` passes (as a neutral check run does on GitHub),
@@ -24,11 +28,12 @@ export function commitStatusOf(
   title: string,
   detailsUrl?: string,
 ): DesiredCommitStatus {
-  const state = conclusion === null ? "pending" : conclusion === "failure" ? "failure" : "success";
-  const line = title.replace(/\s+/g, " ").trim();
-  const description =
-    line.length > maxStatusDescription ? `${line.slice(0, maxStatusDescription - 1)}…` : line;
-  return { state, context: checkRunName, description, ...(detailsUrl ? { target_url: detailsUrl } : {}) };
+  return {
+    state: commitStatusStateOf(conclusion),
+    context: checkRunName,
+    description: commitStatusDescriptionOf(title),
+    ...(detailsUrl ? { target_url: detailsUrl } : {}),
+  };
 }
 
 /** True when `existing` already says what `desired` would: writing it again would change nothing. */

@@ -1,4 +1,4 @@
-// Gitea and Forgejo webhook payloads (modules/structs: IssueCommentPayload, IssuePayload, PushPayload) read into the few forge-neutral facts the handlers act on (pure).
+// Gitea and Forgejo webhook payloads (modules/structs: IssueCommentPayload, IssuePayload, PushPayload, PullRequestPayload) read into the few forge-neutral facts the handlers act on (pure).
 import { z } from "zod";
 import type { HeaderReader } from "./gitea-webhook-signature.js";
 
@@ -12,7 +12,12 @@ const PayloadRepository = z.object({ id: z.number().int().positive(), full_name:
 const IssueCommentPayload = z.object({
   action: z.string(),
   issue: z.object({ number: z.number().int().positive(), pull_request: z.unknown().nullish() }),
-  comment: z.object({ id: z.number().int().positive(), body: z.string(), user: PayloadUser }),
+  comment: z.object({
+    id: z.number().int().positive(),
+    body: z.string(),
+    user: PayloadUser,
+    html_url: z.string().optional(),
+  }),
   repository: PayloadRepository,
   sender: PayloadUser,
   is_pull: z.boolean().optional(),
@@ -26,12 +31,48 @@ const IssuePayload = z.object({
   sender: PayloadUser,
 });
 
+/** `issues` label and assignee changes: `issue.labels` and `issue.assignees` are the lists after the change (null: none). */
+const IssueListsPayload = IssuePayload.extend({
+  issue: z.object({
+    labels: z.array(z.object({ name: z.string() })).nullable(),
+    assignees: z.array(PayloadUser).nullable(),
+  }),
+});
+
+/** The `issues` actions whose payload carries the issue's labels or assignees as they now are. */
+const listChanges: Record<string, "labels" | "assignees"> = {
+  label_updated: "labels",
+  label_cleared: "labels",
+  unassigned: "assignees",
+};
+
 const PushPayload = z.object({
   ref: z.string(),
   after: z.string(),
   repository: PayloadRepository,
   sender: PayloadUser,
 });
+
+/** `pull_request` (`PullRequestPayload`): the PR is a swagger `PullRequest`, its head a `PRBranchInfo`. */
+const PullRequestPayload = z.object({
+  action: z.string(),
+  number: z.number().int().positive(),
+  /** `ChangesPayload` on `edited`: which of the title, the description and the base branch (`ref`) changed. */
+  changes: z
+    .object({ title: z.unknown().optional(), body: z.unknown().optional(), ref: z.unknown().optional() })
+    .nullish(),
+  pull_request: z.object({
+    number: z.number().int().positive(),
+    state: z.enum(["open", "closed"]),
+    user: PayloadUser.nullish(),
+    head: z.object({ ref: z.string().min(1), sha: z.string().min(1) }),
+  }),
+  repository: PayloadRepository,
+  sender: PayloadUser,
+});
+
+/** The `pull_request` actions that change what a PR's `claim-hold` status says. */
+export const pullRequestFenceActions = ["opened", "synchronized", "reopened", "edited", "closed"] as const;
 
 export interface GiteaRepoRef {
   id: number;
@@ -45,11 +86,36 @@ export type GiteaWebhookEvent =
       repository: GiteaRepoRef;
       issue: number;
       onPullRequest: boolean;
-      comment: { id: number; body: string; author: string };
+      comment: { id: number; body: string; author: string; htmlUrl?: string };
+      sender: string;
+    }
+  | {
+      kind: "issue-lists-now";
+      repository: GiteaRepoRef;
+      issue: number;
+      action: string;
+      /** Which list the change was to; `now` is that list as it is after it. */
+      changed: "labels" | "assignees";
+      now: string[];
       sender: string;
     }
   | { kind: "issue-closed"; repository: GiteaRepoRef; issue: number; sender: string }
   | { kind: "push"; repository: GiteaRepoRef; ref: string; deleted: boolean; sender: string }
+  | {
+      kind: "pull-request";
+      action: (typeof pullRequestFenceActions)[number];
+      repository: GiteaRepoRef;
+      pullRequest: {
+        number: number;
+        state: "open" | "closed";
+        headSha: string;
+        headRef: string;
+        author: string;
+      };
+      /** On `edited`: whether the description or the base branch changed (a title alone changes nothing). */
+      changed: { body: boolean; base: boolean };
+      sender: string;
+    }
   | { kind: "ignored"; event: string };
 
 /** The event's name from Forgejo's header, else Gitea's; null when neither is sent. */
@@ -88,7 +154,12 @@ export function readGiteaEvent(event: string, body: unknown): GiteaWebhookEvent 
       repository: repositoryOf(payload.repository),
       issue: payload.issue.number,
       onPullRequest: payload.is_pull === true || Boolean(payload.issue.pull_request),
-      comment: { id: payload.comment.id, body: payload.comment.body, author: payload.comment.user.login },
+      comment: {
+        id: payload.comment.id,
+        body: payload.comment.body,
+        author: payload.comment.user.login,
+        ...(payload.comment.html_url ? { htmlUrl: payload.comment.html_url } : {}),
+      },
       sender: payload.sender.login,
     };
   }
@@ -98,6 +169,26 @@ export function readGiteaEvent(event: string, body: unknown): GiteaWebhookEvent 
       kind: "issue-closed",
       repository: repositoryOf(payload.repository),
       issue: payload.number,
+      sender: payload.sender.login,
+    };
+  }
+  const changed =
+    event === "issues" && typeof action === "string" && Object.hasOwn(listChanges, action)
+      ? listChanges[action]
+      : undefined;
+  if (changed) {
+    const payload = parse(IssueListsPayload, event, body);
+    const now =
+      changed === "labels"
+        ? (payload.issue.labels ?? []).map((label) => label.name)
+        : (payload.issue.assignees ?? []).map((user) => user.login);
+    return {
+      kind: "issue-lists-now",
+      repository: repositoryOf(payload.repository),
+      issue: payload.number,
+      action: payload.action,
+      changed,
+      now,
       sender: payload.sender.login,
     };
   }
@@ -111,7 +202,34 @@ export function readGiteaEvent(event: string, body: unknown): GiteaWebhookEvent 
       sender: payload.sender.login,
     };
   }
+  if (event === "pull_request" && isFenceAction(action)) return readPullRequestEvent(action, body);
   return { kind: "ignored", event: typeof action === "string" ? `${event}.${action}` : event };
+}
+
+function isFenceAction(action: unknown): action is (typeof pullRequestFenceActions)[number] {
+  return (pullRequestFenceActions as readonly unknown[]).includes(action);
+}
+
+function readPullRequestEvent(
+  action: (typeof pullRequestFenceActions)[number],
+  body: unknown,
+): GiteaWebhookEvent {
+  const payload = parse(PullRequestPayload, "pull_request", body);
+  const pr = payload.pull_request;
+  return {
+    kind: "pull-request",
+    action,
+    repository: repositoryOf(payload.repository),
+    pullRequest: {
+      number: pr.number,
+      state: pr.state,
+      headSha: pr.head.sha,
+      headRef: pr.head.ref,
+      author: pr.user?.login ?? "ghost",
+    },
+    changed: { body: payload.changes?.body != null, base: payload.changes?.ref != null },
+    sender: payload.sender.login,
+  };
 }
 
 function parse<T extends z.ZodType>(schema: T, event: string, body: unknown): z.infer<T> {

@@ -167,7 +167,8 @@ export class GitHubChecksProvider implements ChecksProvider {
     );
   }
 
-  async update(ref: CheckRepoRef, id: number, run: DesiredCheckRun): Promise<void> {
+  async update(ref: CheckRepoRef, existing: { id: number }, run: DesiredCheckRun): Promise<void> {
+    const { id } = existing;
     const { owner, name } = splitRepo(ref.repo);
     await this.#write(`update check run ${id} on ${ref.repo}`, ref, "update-check-run", (octokit) =>
       octokit.request("PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}", {

@@ -2,6 +2,8 @@
 // Their guards are checked in the order of the matching Lua script (src/providers/redis/lua/), named above each.
 import type { ClaimRecord } from "../../domain/claim.js";
 import { failedAttemptOf, withAttempt } from "../../domain/failure-breaker.js";
+import { aliveAt } from "../../domain/liveness.js";
+import { asksForPerson } from "../../domain/stall.js";
 import { newHumanRecord } from "../claim-records.js";
 import type {
   ClearNeedsHumanInput,
@@ -64,11 +66,16 @@ export function clearNeedsHuman(
   if (!current) return { slot, outcome: { kind: "skipped", reason: "missing", current } };
   if (current.generation !== input.generation)
     return { slot, outcome: { kind: "skipped", reason: "moved-on", current } };
-  const asks = current.state === "active" && current.needsHuman === true;
+  const asks = asksForPerson(current);
   const failuresCleared = slot.failures?.length ?? 0;
   if (!asks && failuresCleared === 0)
     return { slot, outcome: { kind: "skipped", reason: "nothing", current } };
-  const record = asks ? without(current, "needsHuman") : current;
+  const record = asks
+    ? {
+        ...without(current, "needsHuman", "stallAsk"),
+        progressAt: Math.max(current.progressAt ?? 0, input.now),
+      }
+    : current;
   const { failures: _, ...rest } = slot;
   return {
     slot: { ...rest, record },
@@ -113,21 +120,38 @@ export function humanClaim(
   };
 }
 
-// recordPush-1.lua: an older push never overwrites a newer one.
-export function recordPush(slot: SubjectSlot, input: { generation: number; at: number }): Transitioned<void> {
+// recordPush-1.lua: an older push never overwrites a newer one; a push ends a stall's takeover intent and the App's ask on its behalf.
+export function recordPush(
+  slot: SubjectSlot,
+  input: { generation: number; at: number },
+): Transitioned<{ stallAskWithdrawn: boolean }> {
   const current = slot.record;
+  const nothing = { stallAskWithdrawn: false };
   if (!current || current.generation !== input.generation || current.state !== "active") {
-    return { slot, outcome: undefined };
+    return { slot, outcome: nothing };
   }
-  if (current.lastPushAt !== undefined && current.lastPushAt >= input.at) return { slot, outcome: undefined };
-  return { slot: { ...slot, record: { ...current, lastPushAt: input.at } }, outcome: undefined };
+  if (current.lastPushAt !== undefined && current.lastPushAt >= input.at) return { slot, outcome: nothing };
+  // An intent on a holder that still heartbeats stood only by the stall this push ends.
+  const heartbeating = input.at - aliveAt(current) < current.durations.ttlMs;
+  const record: ClaimRecord = without(current, "stallAsk", ...(heartbeating ? ["takeover" as const] : []));
+  record.lastPushAt = input.at;
+  return { slot: { ...slot, record }, outcome: { stallAskWithdrawn: current.stallAsk === true } };
+}
+
+// withdrawStallAsk-1.lua: a person answered the App's ask on a stalled claim's behalf.
+export function withdrawStallAsk(slot: SubjectSlot, input: { generation: number }): Transitioned<boolean> {
+  const current = slot.record;
+  if (current?.generation !== input.generation || current.state !== "active" || !current.stallAsk) {
+    return { slot, outcome: false };
+  }
+  return { slot: { ...slot, record: without(current, "stallAsk") }, outcome: true };
 }
 
 // forget-5.lua: out of every index (the store drops the record's), and a record revoked but kept.
-export function forget(slot: SubjectSlot, input: { now: number }): Transitioned<void> {
+export function forget(slot: SubjectSlot, input: { now: number }): Transitioned<ClaimRecord | null> {
   const { activityAt: _, ...unlisted } = slot;
   const current = slot.record;
-  if (!current || current.state === "revoked") return { slot: unlisted, outcome: undefined };
+  if (!current || current.state === "revoked") return { slot: unlisted, outcome: null };
   const history = withTransition(slot.history, {
     at: input.now,
     generation: current.generation,
@@ -136,7 +160,7 @@ export function forget(slot: SubjectSlot, input: { now: number }): Transitioned<
   });
   return {
     slot: { ...unlisted, record: forgottenRecord(current, input.now), history },
-    outcome: undefined,
+    outcome: current,
   };
 }
 

@@ -8,7 +8,7 @@ import {
   withAttempt,
 } from "../../domain/failure-breaker.js";
 import { aliveAt } from "../../domain/liveness.js";
-import { decideStall, wasStalled } from "../../domain/stall.js";
+import { decideStall, decideStallAsk, wasStalled } from "../../domain/stall.js";
 import { newClaimRecord, rotatedTokensKept, takeoverIntentLifetimeFactor } from "../claim-records.js";
 import type {
   ClaimInput,
@@ -332,6 +332,26 @@ export function heartbeat(slot: SubjectSlot, input: HeartbeatInput): Transitione
   }
   const stall = decideStall({ ...without(current, "needsHuman"), ...changes }, input.now);
   if (stall.notify) changes.stalledAt = input.now;
+  // The App's ask on the stall's behalf: made with the stalled mark, withdrawn by progress or the holder's own ask.
+  const progressed = changes.progressAt !== undefined;
+  const ask = stall.notify
+    ? decideStallAsk({
+        onStall: current.onStall,
+        asks: current.stallAsk === true,
+        holderAsks: false,
+        event: "stalled",
+      })
+    : progressed || input.needsHuman
+      ? decideStallAsk({
+          onStall: current.onStall,
+          asks: current.stallAsk === true,
+          holderAsks: input.needsHuman === true,
+          event: progressed ? "progress" : "holder-asks",
+        })
+      : null;
+  const stallAskChange =
+    ask === null || ask.asks === (current.stallAsk === true) ? undefined : ask.asks ? "asked" : "withdrawn";
+  if (stallAskChange === "asked") changes.stallAsk = true;
   // A heartbeat that does not ask for a person withdraws an earlier ask; a takeover intent on a
   // claim stalled with `onStall: reclaimable` stays, its heartbeats notwithstanding.
   const cleared = without(
@@ -339,6 +359,7 @@ export function heartbeat(slot: SubjectSlot, input: HeartbeatInput): Transitione
     "staleMarkedAt",
     ...(stall.takeoverAllowed ? [] : ["takeover" as const]),
     ...(input.needsHuman ? [] : ["needsHuman" as const]),
+    ...(stallAskChange === "withdrawn" ? ["stallAsk" as const] : []),
   );
   const record: ClaimRecord = { ...cleared, ...changes };
   // The liveness as written; the whole record only when asked, or for the comment's edit.
@@ -346,6 +367,7 @@ export function heartbeat(slot: SubjectSlot, input: HeartbeatInput): Transitione
   if (record.waitUntil !== undefined) live.waitUntil = record.waitUntil;
   if (record.needsHuman === true) live.needsHuman = true;
   if (record.budgetPaused === true) live.budgetPaused = true;
+  if (record.stallAsk === true) live.stallAsk = true;
   const answered: HeartbeatOk = editComment
     ? { kind: "ok", live, editComment, record }
     : input.wantRecord || stall.notify
@@ -360,6 +382,7 @@ export function heartbeat(slot: SubjectSlot, input: HeartbeatInput): Transitione
     current.generation,
     input.now - current.lastHeartbeatAt,
   );
+  if (stallAskChange) answered.stallAskChange = stallAskChange;
   return {
     slot: {
       ...slot,

@@ -130,12 +130,16 @@ export class MemoryClaimStore implements ClaimStore {
     return this.apply(input.key, (slot) => app.humanClaim(slot, input));
   }
 
-  async recordPush(key: SubjectKey, generation: number, at: number): Promise<void> {
-    this.apply(key, (slot) => app.recordPush(slot, { generation, at }));
+  async recordPush(key: SubjectKey, generation: number, at: number): Promise<{ stallAskWithdrawn: boolean }> {
+    return this.apply(key, (slot) => app.recordPush(slot, { generation, at }));
   }
 
-  async forget(key: SubjectKey, now: number): Promise<void> {
-    this.apply(key, (slot) => app.forget(slot, { now }));
+  async withdrawStallAsk(key: SubjectKey, generation: number): Promise<boolean> {
+    return this.apply(key, (slot) => app.withdrawStallAsk(slot, { generation }));
+  }
+
+  async forget(key: SubjectKey, now: number): Promise<ClaimRecord | null> {
+    return this.apply(key, (slot) => app.forget(slot, { now }));
   }
 
   // --- The failure breaker ---

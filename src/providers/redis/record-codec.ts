@@ -64,6 +64,7 @@ const fieldCodecs: Record<string, FieldCodec> = {
   stallAfterMs: "int",
   onStall: "string",
   stalledAt: "int",
+  stallAsk: "bool",
   scope: "json",
   artifacts: "string",
   endedAt: "int",

@@ -57,6 +57,7 @@ import {
   rollbackClaimScript,
   storeScripts,
   verifyScript,
+  withdrawStallAskScript,
 } from "./store-scripts.js";
 
 /** The claim transitions and reads of one subject; `createRedisStores`' store core adds the indexes and bookkeeping. */
@@ -326,7 +327,7 @@ export class RedisClaimStore implements ClaimStore {
   async clearNeedsHuman(input: ClearNeedsHumanInput): Promise<ClearNeedsHumanOutcome> {
     const reply = await runScript(this.redis, clearNeedsHumanScript, {
       keys: this.keys.subjectKeys(input.key, { record: "rec", failures: "fail" }),
-      args: { generation: input.generation },
+      args: { generation: input.generation, now: input.now },
     });
     return parseClearNeedsHumanReply(reply);
   }
@@ -375,21 +376,31 @@ export class RedisClaimStore implements ClaimStore {
     return { record: parseRecord(record), previous: parseOptionalRecord(previous) };
   }
 
-  async recordPush(key: SubjectKey, generation: number, at: number): Promise<void> {
-    await runScript(this.redis, recordPushScript, {
+  async recordPush(key: SubjectKey, generation: number, at: number): Promise<{ stallAskWithdrawn: boolean }> {
+    const noted = await runScript(this.redis, recordPushScript, {
       keys: this.keys.subjectKeys(key, { record: "rec" }),
       args: { generation, at },
     });
+    return { stallAskWithdrawn: noted === 2 };
   }
 
-  async forget(key: SubjectKey, now: number): Promise<void> {
-    await runScript(this.redis, forgetScript, {
+  async withdrawStallAsk(key: SubjectKey, generation: number): Promise<boolean> {
+    const withdrawn = await runScript(this.redis, withdrawStallAskScript, {
+      keys: this.keys.subjectKeys(key, { record: "rec" }),
+      args: { generation },
+    });
+    return withdrawn === 1;
+  }
+
+  async forget(key: SubjectKey, now: number): Promise<ClaimRecord | null> {
+    const reply = await runScript(this.redis, forgetScript, {
       keys: {
         ...this.keys.subjectKeys(key, { record: "rec", history: "hist" }),
         ...this.keys.indexKeys(key),
       },
       args: { now, member: memberOf(key) },
     });
+    return reply.kind === "revoked" ? parseRecord(reply.previous) : null;
   }
 
   async #indexRepository(key: { installationId: number; repoId: number }): Promise<void> {

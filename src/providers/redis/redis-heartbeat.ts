@@ -99,6 +99,7 @@ function heartbeatOk(
   if (reply.waitUntil) live.waitUntil = toInt(String(reply.waitUntil));
   if (input.needsHuman === true) live.needsHuman = true;
   if (reply.paused === "1") live.budgetPaused = true;
+  if (reply.stallAsk === "1") live.stallAsk = true;
   const record = asArray(reply.record).length ? parseRecord(reply.record) : undefined;
   let ok: HeartbeatOk;
   if (reply.edit === "1") {
@@ -112,5 +113,7 @@ function heartbeatOk(
   if (input.usage) ok.spend = parseSpendReply(reply.spentBefore, reply.spentAfter, reply.warned);
   if (reply.stalledSince) ok.stalledSince = toInt(String(reply.stalledSince));
   if (reply.stalledNow === "1") ok.stalledNow = true;
+  if (reply.stallAskChange === "asked" || reply.stallAskChange === "withdrawn")
+    ok.stallAskChange = reply.stallAskChange;
   return ok;
 }

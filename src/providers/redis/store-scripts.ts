@@ -141,6 +141,8 @@ export const heartbeatScript = defineScript({
       "record",
       "stalledSince",
       "stalledNow",
+      "stallAsk",
+      "stallAskChange",
     ],
     usage_decreased: ["figure", "last"],
     ...leaseRefusals,
@@ -204,6 +206,13 @@ export const recordPushScript = defineScript({
   name: "recordPush",
   keys: ["record"],
   args: ["generation", "at"],
+  replies: literals(2, 1, 0),
+});
+
+export const withdrawStallAskScript = defineScript({
+  name: "withdrawStallAsk",
+  keys: ["record"],
+  args: ["generation"],
   replies: doneOrNot,
 });
 
@@ -211,13 +220,13 @@ export const forgetScript = defineScript({
   name: "forget",
   keys: ["record", "history", ...indexKeys, "repository"],
   args: ["now", "member"],
-  replies: doneOrNot,
+  replies: tagged({ revoked: ["previous"], kept: [] }),
 });
 
 export const clearNeedsHumanScript = defineScript({
   name: "clearNeedsHuman",
   keys: ["record", "failures"],
-  args: ["generation"],
+  args: ["generation", "now"],
   replies: tagged({
     cleared: ["record", "withdrewAsk", "failuresCleared"],
     skipped: ["reason", "current"],
@@ -352,6 +361,7 @@ export const storeScripts = new ScriptSet(
     markStaleScript,
     humanClaimScript,
     recordPushScript,
+    withdrawStallAskScript,
     forgetScript,
     clearNeedsHumanScript,
     markBudgetExhaustedScript,

@@ -12,8 +12,8 @@
       now                 the time of the call (ms)
       member              the subject in the installation's indexes ("repoId:issue")
     Reply
-      1                   revoked
-      0                   no record, or already revoked (the indexes are cleaned either way)
+      {'revoked', previous}  revoked; previous the record as it was before (field/value list)
+      {'kept'}               no record, or already revoked (the indexes are cleaned either way)
 ]]
 
 --- @include "history"
@@ -23,8 +23,9 @@ redis.call('ZREM', KEY.deadlines, ARG.member)
 drop_holder(KEY.holders, ARG.member)
 redis.call('ZREM', KEY.repository, string.match(ARG.member, '[^:]*$'))
 local cur = load(KEY.record)
-if not cur or cur.state == 'revoked' then return 0 end
+if not cur or cur.state == 'revoked' then return {'kept'} end
+local previous = redis.call('HGETALL', KEY.record)
 redis.call('HSET', KEY.record, 'state', 'revoked', 'endedAt', ARG.now, 'sync', 'done')
 redis.call('HDEL', KEY.record, 'takeoverBy', 'takeoverAt', 'takeoverGraceMs', 'takeoverKeyDigest')
 push_history(KEY.history, ARG.now, cur.generation, 'revoked', nil, 'forgotten')
-return 1
+return {'revoked', previous}

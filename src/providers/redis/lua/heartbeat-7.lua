@@ -34,7 +34,7 @@
       usageTokens         the lease's cumulative tokens, or ''
       wantRecord          '1' answers the whole record as written (it comes anyway when edit is '1')
     Reply (records as field/value lists)
-      {'ok', edit, askedBefore, spentBefore, spentAfter, warned, waitUntil, ttlMs, reclaimAfterMs, heartbeatMs, paused, record, stalledSince, stalledNow}
+      {'ok', edit, askedBefore, spentBefore, spentAfter, warned, waitUntil, ttlMs, reclaimAfterMs, heartbeatMs, paused, record, stalledSince, stalledNow, stallAsk, stallAskChange}
                           edit '1' when the claim comment needs an edit; askedBefore '1' when it had
                           asked for a person before; the subject's spend before and after and its
                           warning mark ('' without usage); the record's waitUntil ('' without one)
@@ -43,7 +43,10 @@
                           or edit is '1', else {} (lastHeartbeatAt is now; needsHuman the call's ask);
                           stalledSince: when the claim became stalled (ms), '' while it is not;
                           stalledNow '1' on the heartbeat that marked it stalled (stalledAt; the
-                          record comes along for its notification)
+                          record comes along for its notification); stallAsk '1' while the App
+                          asks a person on the stalled claim's behalf after this heartbeat;
+                          stallAskChange 'asked' (made now), 'withdrawn' (progress or the
+                          holder's own ask ended it now) or ''
       {'usage_decreased', figure, last}  a cumulative figure ('costUsd' or 'tokens') went below last
       {'missing'}                       no record, or a generation it never reached
       {'invalid_token'}                 the token is not this generation's
@@ -61,10 +64,10 @@ local now = tonumber(ARG.now)
 -- ends an intent deletes all four): takeoverBy stands for them all.
 local got = redis.call('HMGET', KEY.record, 'generation', 'state', 'lastHeartbeatAt', 'waitUntil', 'ttlMs',
   'reclaimAfterMs', 'heartbeatMs', 'phase', 'phaseCommentAt', 'needsHuman', 'staleMarkedAt', 'takeoverBy',
-  'budgetPaused', 'claimedAt', 'progressAt', 'lastPushAt', 'stallAfterMs', 'onStall', 'stalledAt')
+  'budgetPaused', 'claimedAt', 'progressAt', 'lastPushAt', 'stallAfterMs', 'onStall', 'stalledAt', 'stallAsk')
 local generation, state, last_heartbeat_at, wait_until, ttl, reclaim_after, heartbeat_every, phase,
   phase_comment_at, needs_human, stale_marked_at, takeover_by, budget_paused, claimed_at, progress_at,
-  last_push_at, stall_after, on_stall, stalled_at = unpack(got, 1, 19)
+  last_push_at, stall_after, on_stall, stalled_at, stall_ask = unpack(got, 1, 20)
 -- A refusal answers the whole record (the rare path).
 local function whole() return redis.call('HGETALL', KEY.record) end
 local refusal = lease_refusal(generation, state, whole, KEY.digests, ARG.generation, ARG.tokenDigest)
@@ -160,6 +163,17 @@ if stalled and not stalled_at then
   set[#set + 1] = 'stalledAt'
   set[#set + 1] = ARG.now
 end
+-- The App's ask for a person on the stalled claim's behalf (decideStallAsk in src/domain/stall.ts):
+-- made with the stalled mark under onStall needs-human, withdrawn by progress or the holder's own ask.
+local stall_ask_change = ''
+local withdraw_stall_ask = false
+if stalled_now == '1' and on_stall ~= 'reclaimable' and not stall_ask then
+  stall_ask, stall_ask_change = 'true', 'asked'
+  set[#set + 1] = 'stallAsk'
+  set[#set + 1] = 'true'
+elseif stall_ask and (progressed or ARG.needsHuman == '1') then
+  stall_ask, stall_ask_change, withdraw_stall_ask = nil, 'withdrawn', true
+end
 redis.call('HSET', KEY.record, unpack(set))
 -- The stale mark and a takeover intent go (an intent on a claim stalled with onStall reclaimable stays), and an ask for a person unless this heartbeat asks: no
 -- HDEL when the record has none of them.
@@ -172,6 +186,7 @@ if takeover_by and not (stalled and on_stall == 'reclaimable') then
   cleared[#cleared + 1] = 'takeoverKeyDigest'
 end
 if needs_human and ARG.needsHuman ~= '1' then cleared[#cleared + 1] = 'needsHuman' end
+if withdraw_stall_ask then cleared[#cleared + 1] = 'stallAsk' end
 if #cleared > 0 then redis.call('HDEL', KEY.record, unpack(cleared)) end
 -- The liveness as written (no stale mark any more).
 refresh_record({lastHeartbeatAt = ARG.now, waitUntil = wait_until, ttlMs = ttl, reclaimAfterMs = reclaim_after},
@@ -182,4 +197,4 @@ if ARG.wantRecord == '1' or edit == '1' or stalled_now == '1' then record = whol
 local paused = '0'
 if budget_paused == 'true' then paused = '1' end
 return {'ok', edit, asked_before, spend[1], spend[2], spend[3], wait_until or '', ttl, reclaim_after,
-  heartbeat_every, paused, record, stalled and int(stalled) or '', stalled_now}
+  heartbeat_every, paused, record, stalled and int(stalled) or '', stalled_now, stall_ask and '1' or '0', stall_ask_change}

@@ -1,0 +1,117 @@
+// Gitea's label and assignee deliveries (`issues` label_updated, label_cleared, unassigned): the removal a person made, from what the App showed, through GitHub's removal handlers.
+import type { RepoConfigSource } from "../config/config-source.js";
+import type { SubjectKey } from "../domain/claim.js";
+import { needsHumanAnswered } from "../handlers/needs-human-answered.js";
+import { needsHumanCleared } from "../handlers/needs-human-cleared.js";
+import { type ChangeSender, type InferredRemoval, inferRemovals } from "../handlers/removal-evidence.js";
+import { revokeOnRemoval } from "../handlers/revoke-on-removal.js";
+import type { SyncDeps } from "../handlers/sync-deps.js";
+import type { GuardOptions, WebhookHandler } from "../handlers/webhook-guard.js";
+import { needsHumanLabelShown, noteNeedsHumanLabelRemoved } from "../lease/calls/needs-human-show.js";
+import type { FleetLogins } from "../lease/fleet-logins.js";
+import type { LeaseEventPublisher } from "../lease/lease-events.js";
+import type { GiteaWebhookEvent } from "../providers/gitea/gitea-webhook-events.js";
+import type { Stores } from "../providers/stores.js";
+
+type ListChange = Extract<GiteaWebhookEvent, { kind: "issue-lists-now" }>;
+
+export interface GiteaRemovalDeps extends SyncDeps {
+  stores: Stores;
+  configs: RepoConfigSource;
+  fleet: FleetLogins;
+  leaseEvents?: LeaseEventPublisher;
+}
+
+/** Runs one handler under the webhook guard, as the intake does (a name of its own per removal: its dedupe key). */
+export type RunHandler = <P extends { sender?: { type?: string; login?: string } | null }, A>(
+  name: string,
+  handler: WebhookHandler<P, A>,
+  payload: unknown,
+  options?: GuardOptions,
+) => Promise<void>;
+
+/**
+ * 1. the App's own account: nothing read (its writes are what the record already says);
+ * 2. the record and the breaker: no live agent claim and no failed attempt → nothing more read;
+ * 3. the config, the needs-human ask's document, whether the sender runs agents;
+ * 4. `inferRemovals` (pure): each removal a person made is run through GitHub's handlers as the
+ *    `issues.unlabeled` / `issues.unassigned` delivery GitHub would have sent.
+ */
+export async function dispatchListChange(
+  read: ListChange,
+  deps: GiteaRemovalDeps,
+  context: {
+    installationId: number;
+    isBot: boolean;
+    common: Record<string, unknown>;
+    user: (login: string) => { login: string; node_id: string; type: string };
+    run: RunHandler;
+  },
+): Promise<void> {
+  if (context.isBot) return;
+  const key: SubjectKey = {
+    installationId: context.installationId,
+    repoId: read.repository.id,
+    issue: read.issue,
+  };
+  const record = await deps.stores.claims.get(key);
+  const [breaker] = await deps.stores.claims.breakers([key]);
+  const attempts = breaker?.attempts ?? [];
+  const liveAgentClaim = record?.state === "active" && record.actor.kind === "agent";
+  if (!liveAgentClaim && attempts.length === 0) return;
+  const config = await deps.configs.load(key.installationId, read.repository.fullName);
+  const lease = record ? { ...key, generation: record.generation } : null;
+  const askShown =
+    lease !== null && liveAgentClaim && record?.needsHuman === true
+      ? await needsHumanLabelShown(deps.stores.documents, lease)
+      : false;
+  const holders = [
+    ...attempts.map((attempt) => ({ marker: { actor: attempt.actor } })),
+    ...(record ? [{ marker: { actor: record.actor } }] : []),
+  ];
+  const fleet = await deps.fleet.isFleet(
+    key.installationId,
+    { login: read.sender, bot: false },
+    config,
+    holders,
+    { fresh: true },
+  );
+  const sender: ChangeSender = fleet ? "fleet" : "person";
+  const removals = inferRemovals({
+    sender,
+    changed: read.changed,
+    now: read.now,
+    shown: {
+      record,
+      tripShown: attempts.length > 0 && breaker?.tripWrittenThrough !== undefined,
+      askShown,
+    },
+    labels: config.labels,
+  });
+  for (const removal of removals) {
+    await runRemoval(removal, deps, read.issue, context);
+    if (removal.kind === "label" && askShown && lease && removal.name === config.labels.needsHuman) {
+      // The document now says the label is off: the next label edit is no new answer.
+      await noteNeedsHumanLabelRemoved(deps.stores.documents, lease, config, deps.now());
+    }
+  }
+}
+
+async function runRemoval(
+  removal: InferredRemoval,
+  deps: GiteaRemovalDeps,
+  issue: number,
+  { common, user, run }: Parameters<typeof dispatchListChange>[2],
+): Promise<void> {
+  const subject = { ...common, issue: { number: issue } };
+  if (removal.kind === "assignee") {
+    const payload = { ...subject, action: "unassigned", assignee: user(removal.login) };
+    await run(`issues.unassigned:${removal.login}`, revokeOnRemoval(deps), payload);
+    return;
+  }
+  const payload = { ...subject, action: "unlabeled", label: { name: removal.name } };
+  const name = `issues.unlabeled:${removal.name}`;
+  await run(name, revokeOnRemoval(deps), payload);
+  await run(name, needsHumanCleared(deps), payload);
+  await run(name, needsHumanAnswered(deps), payload, { dedupe: false });
+}
