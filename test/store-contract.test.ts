@@ -1912,6 +1912,28 @@ describe.each(cases)("$name store contract", (storeCase) => {
       expect((await stores.claims.get(key))?.stallAsk).toBeUndefined();
     });
 
+    it("ends a claim the App asked about without stallAsk, the record shape release 0.1.0 reads", async () => {
+      const asked = async (generation: number, token: string) => {
+        await claim(alice, token, stall("needs-human"));
+        now += 21 * minute;
+        expect(await heartbeat(generation, token)).toMatchObject({ stallAskChange: "asked" });
+      };
+      await asked(1, "ta");
+      const released = await release(1, "ta");
+      expect(released).toMatchObject({ kind: "released", stallAsked: true });
+      expect((released as { record: ClaimRecord }).record).not.toHaveProperty("stallAsk");
+      expect(await stores.claims.get(key)).not.toHaveProperty("stallAsk");
+      await asked(2, "tb");
+      const ended = await stores.claims.endClaim({ key, generation: 2, now, to: "reaped", bump: true });
+      expect(ended).toMatchObject({ kind: "ended", previous: { stallAsk: true } });
+      expect((ended as { record: ClaimRecord }).record).not.toHaveProperty("stallAsk");
+      expect(await stores.claims.get(key)).not.toHaveProperty("stallAsk");
+      await asked(4, "tc");
+      await stores.claims.forget(key, now);
+      expect(await stores.claims.get(key)).toMatchObject({ state: "revoked" });
+      expect(await stores.claims.get(key)).not.toHaveProperty("stallAsk");
+    });
+
     it("never asks on a stall's behalf with onStall reclaimable", async () => {
       await claim(alice, "ta", stall("reclaimable"));
       now += 21 * minute;

@@ -215,8 +215,17 @@ export type ReleaseOutcomeResult =
   /**
    * `record` is the ended record; `repeated` when it had already been released by this lease.
    * `failures`: the subject's failed attempts after this release, when it recorded one (`failed`).
+   * `stallAsked`: the App's ask on the stall's behalf stood until this release (the ended record no
+   * longer carries `stallAsk`, a field release 0.1.0 cannot read), so its label comes off.
    */
-  { kind: "released"; record: ClaimRecord; repeated: boolean; failures?: FailedAttempt[] } | LeaseRefusal;
+  | {
+      kind: "released";
+      record: ClaimRecord;
+      repeated: boolean;
+      failures?: FailedAttempt[];
+      stallAsked?: true;
+    }
+  | LeaseRefusal;
 
 export interface EndClaimInput {
   key: SubjectKey;

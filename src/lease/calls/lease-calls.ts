@@ -328,7 +328,7 @@ export class LeaseCalls {
     const record = outcome.record;
     if (record.sync === "pending") {
       const config = await configs.load(lease.installationId, record.repo);
-      const { write, trippedThrough } = withBreakerTrip(releaseWrite(record, config.labels, request.note), {
+      const { write, trippedThrough } = withBreakerTrip(releaseWrite(record, config.labels, request.note, outcome.stallAsked), {
         subject: subjectName(record.repo, record.issue),
         failures: outcome.failures,
         config,
@@ -410,6 +410,7 @@ function releaseWrite(
   record: ClaimRecord,
   labels: { claimed: string; stale: string; needsHuman: string },
   note?: string,
+  stallAsked?: boolean,
 ): TransitionWrite {
   const write: TransitionWrite = {
     subjectNodeId: record.issueNodeId ?? "",
@@ -418,7 +419,7 @@ function releaseWrite(
     removeLabels: [
       labels.claimed,
       labels.stale,
-      ...(record.needsHuman || record.stallAsk ? [labels.needsHuman] : []),
+      ...(record.needsHuman || stallAsked ? [labels.needsHuman] : []),
     ],
     ...commentEdit(record, record.state === "completed" ? "completed" : "released"),
   };

@@ -24,8 +24,9 @@ export function endClaim(slot: SubjectSlot, input: EndClaimInput): Transitioned<
   if (!reason && stillLive(current!, input)) reason = "live";
   if (reason) return { slot, outcome: { kind: "skipped", reason, current } };
   const previous = current!;
+  // An ended record returns to the shape release 0.1.0 reads: the App's ask on a stall ends with the claim.
   let record: ClaimRecord = {
-    ...without(previous, "takeover"),
+    ...without(previous, "takeover", "stallAsk"),
     state: input.to,
     endedAt: input.now,
     sync: "pending",

@@ -153,7 +153,7 @@ export const releaseScript = defineScript({
   name: "release",
   keys: ["record", "digests", "history", ...indexKeys, "repository", "failures"],
   args: ["generation", "tokenDigest", "now", "member", "outcome", "note"],
-  replies: tagged({ released: ["record", "repeated", "failures"], ...leaseRefusals }),
+  replies: tagged({ released: ["record", "repeated", "failures", "stallAsked"], ...leaseRefusals }),
 });
 
 export const markSyncedScript = defineScript({

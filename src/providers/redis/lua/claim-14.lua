@@ -169,7 +169,7 @@ if stalled then
     local bumped = next_generation(KEY.highWater, tonumber(cur.generation))
     redis.call('HSET', KEY.record, 'state', 'reaped', 'endedAt', ARG.now, 'sync', 'pending',
       'generation', bumped, 'supersedes', cur.generation)
-    redis.call('HDEL', KEY.record, 'takeoverBy', 'takeoverAt', 'takeoverGraceMs', 'takeoverKeyDigest')
+    redis.call('HDEL', KEY.record, 'takeoverBy', 'takeoverAt', 'takeoverGraceMs', 'takeoverKeyDigest', 'stallAsk')
     redis.call('ZREM', KEY.deadlines, member)
     drop_holder(KEY.holders, member)
     touch(KEY.repository, ARG.now, member)

@@ -49,7 +49,8 @@ if ARG.bump == '1' then
   set[#set + 1] = cur.generation
 end
 redis.call('HSET', KEY.record, unpack(set))
-redis.call('HDEL', KEY.record, 'takeoverBy', 'takeoverAt', 'takeoverGraceMs', 'takeoverKeyDigest')
+-- An ended record returns to the shape 0.1.0 reads: the App's ask on a stall ends with the claim.
+redis.call('HDEL', KEY.record, 'takeoverBy', 'takeoverAt', 'takeoverGraceMs', 'takeoverKeyDigest', 'stallAsk')
 redis.call('ZREM', KEY.deadlines, ARG.member)
 drop_holder(KEY.holders, ARG.member)
 touch(KEY.repository, ARG.now, ARG.member)

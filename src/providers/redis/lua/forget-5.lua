@@ -25,6 +25,6 @@ redis.call('ZREM', KEY.repository, string.match(ARG.member, '[^:]*$'))
 local cur = load(KEY.record)
 if not cur or cur.state == 'revoked' then return 0 end
 redis.call('HSET', KEY.record, 'state', 'revoked', 'endedAt', ARG.now, 'sync', 'done')
-redis.call('HDEL', KEY.record, 'takeoverBy', 'takeoverAt', 'takeoverGraceMs', 'takeoverKeyDigest')
+redis.call('HDEL', KEY.record, 'takeoverBy', 'takeoverAt', 'takeoverGraceMs', 'takeoverKeyDigest', 'stallAsk')
 push_history(KEY.history, ARG.now, cur.generation, 'revoked', nil, 'forgotten')
 return 1
