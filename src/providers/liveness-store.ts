@@ -214,7 +214,7 @@ export interface ReleaseInput extends LeaseInput {
 export type ReleaseOutcomeResult =
   /**
    * `record` is the ended record; `repeated` when it had already been released by this lease.
-   * `failures`: the subject's failed attempts after this release, when it recorded one (`failed`).
+   * `failures`: the subject's failed attempts after this release, when it has any (`completed` clears them).
    * `stallAsked`: the App's ask on the stall's behalf stood until this release (the ended record no
    * longer carries `stallAsk`, a field release 0.1.0 cannot read), so its label comes off.
    */
@@ -247,7 +247,7 @@ export interface EndClaimInput {
 export type EndClaimOutcome =
   /**
    * `previous` is the active record before; `record` the ended one now stored; `failures` the
-   * subject's failed attempts after this end, when it recorded one (`failure` set).
+   * subject's failed attempts after this end, when it has any (this end's last when `failure` is set).
    */
   | { kind: "ended"; previous: ClaimRecord; record: ClaimRecord; failures?: FailedAttempt[] }
   | { kind: "skipped"; reason: "missing" | "moved-on" | "not-active" | "live"; current: ClaimRecord | null };

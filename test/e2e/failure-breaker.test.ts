@@ -138,6 +138,8 @@ describe.skipIf(!redisProbe.available)("the failure breaker through the simulato
       },
     );
     await sim.flush();
+    // Still tripped: the handoff's write puts back the label the override claim took off.
+    expect(sim.issue(repo, 1).labels).toEqual(["agent:needs-human"]);
     expect(summaries()).toHaveLength(1);
     expect(await claim("E")).toMatchObject({ status: 409, body: { error: "failing" } });
 
@@ -162,7 +164,7 @@ describe.skipIf(!redisProbe.available)("the failure breaker through the simulato
     expect(await claim("B")).toMatchObject({ status: 409, body: { error: "failing", failures: 1 } });
 
     // An overridden claim that asks for a person and hands off: the App takes the label off with
-    // the ask, which is no person's reset.
+    // the claim and the ask, which is no person's reset; the handoff puts it back (still tripped).
     const agent = world.agent();
     const { lease } = await agent.claim({
       repo,
@@ -174,7 +176,8 @@ describe.skipIf(!redisProbe.available)("the failure breaker through the simulato
     await sim.flush();
     await agent.release(lease, { outcome: "handoff" });
     await sim.flush();
-    expect(sim.issue(repo, 1).labels).toEqual([]);
+    expect(sim.issue(repo, 1).labels).toEqual(["agent:needs-human"]);
+    expect(summaries()).toHaveLength(1);
     expect(await claim("C")).toMatchObject({ status: 409, body: { error: "failing", failures: 1 } });
 
     // The fleet's own account labels it and takes the label off: an agent resets nothing, as it

@@ -332,6 +332,7 @@ export class LeaseCalls {
         subject: subjectName(record.repo, record.issue),
         failures: outcome.failures,
         config,
+        ended: { generation: record.generation, state: record.state },
       });
       await writeFenced(this.deps, refOf(lease, record), record, write, config.labels);
       await stores.claims.markSynced(lease, record.generation);

@@ -126,7 +126,12 @@ export async function writeEnded(
         ...(options.note !== undefined ? { note: options.note } : {}),
         ...(options.keepAssignee ? { keepAssignee: true } : {}),
       }),
-    { subject: subjectName(ended.record.repo, ended.record.issue), failures: options.failures, config },
+    {
+      subject: subjectName(ended.record.repo, ended.record.issue),
+      failures: options.failures,
+      config,
+      ended: { generation: ended.previous.generation, state: ended.record.state },
+    },
   );
   try {
     const applied = await deps.assignments.apply(ref, write);

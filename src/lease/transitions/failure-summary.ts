@@ -41,20 +41,43 @@ export function failureSummary(
 }
 
 /**
- * `write` (the ending write of a generation that just failed) with the breaker's trip added when
- * this failure is the `queue.maxFailures`-th: the label and the summary go out in the same write.
- * `trippedThrough` is the newest attempt's generation it summarises, for `markTripWritten` once
- * the write landed (a failed write leaves the trip to the janitor).
+ * `write` (the ending write of generation `ended.generation`) with the breaker's trip added when
+ * this end recorded the `queue.maxFailures`-th failure: the label and the summary go out in the same
+ * write. `trippedThrough` is the newest attempt's generation it summarises, for `markTripWritten`
+ * once the write landed (a failed write leaves the trip to the janitor). A claim taken with
+ * `override` over a tripped breaker took the label off: whatever way it ends (a handoff, another
+ * failure), the breaker is still tripped, so its ending write puts the label back — without a
+ * second summary. A completion (the issue closed) gets no label.
  */
 export function withBreakerTrip(
   write: TransitionWrite,
-  input: { subject: string; failures: readonly FailedAttempt[] | undefined; config: RepoConfig },
+  input: {
+    subject: string;
+    failures: readonly FailedAttempt[] | undefined;
+    config: RepoConfig;
+    ended: { generation: number; state: string };
+  },
 ): { write: TransitionWrite; trippedThrough?: number } {
-  const { failures, config } = input;
-  if (!failures || !tripsNow(failures, config.queue.maxFailures)) return { write };
+  const { failures, config, ended } = input;
+  const max = config.queue.maxFailures;
+  if (!failures || failures.length < max || ended.state === "completed") return { write };
+  const recordedNow = failures.at(-1)!.generation === ended.generation;
+  if (recordedNow && tripsNow(failures, max)) {
+    return {
+      write: withTrip(write, input.subject, failures, config),
+      trippedThrough: failures.at(-1)!.generation,
+    };
+  }
+  return { write: withTripLabel(write, config) };
+}
+
+/** `write` with the needs-human label added (and never removed by it). */
+function withTripLabel(write: TransitionWrite, config: RepoConfig): TransitionWrite {
+  const label = config.labels.needsHuman;
   return {
-    write: withTrip(write, input.subject, failures, config),
-    trippedThrough: failures.at(-1)!.generation,
+    ...write,
+    addLabels: [...(write.addLabels ?? []), label],
+    removeLabels: (write.removeLabels ?? []).filter((l) => l !== label),
   };
 }
 
@@ -65,11 +88,9 @@ export function withTrip(
   failures: readonly FailedAttempt[],
   config: RepoConfig,
 ): TransitionWrite {
-  const label = config.labels.needsHuman;
+  const labelled = withTripLabel(write, config);
   return {
-    ...write,
-    addLabels: [...(write.addLabels ?? []), label],
-    removeLabels: (write.removeLabels ?? []).filter((l) => l !== label),
+    ...labelled,
     addComments: [...(write.addComments ?? []), failureSummary(subject, failures, config)],
   };
 }

@@ -45,9 +45,10 @@ export function endClaim(slot: SubjectSlot, input: EndClaimInput): Transitioned<
     ...(input.by ? { actor: input.by } : {}),
   });
   if (!input.failure) {
+    const kept = slot.failures?.length ? { failures: [...slot.failures] } : {};
     return {
       slot: { ...slot, record, highWater, activityAt: input.now, history },
-      outcome: { kind: "ended", previous, record },
+      outcome: { kind: "ended", previous, record, ...kept },
     };
   }
   const failures = withAttempt(slot.failures ?? [], failedAttemptOf(previous, input.failure, input.now));

@@ -435,6 +435,8 @@ export function release(slot: SubjectSlot, input: ReleaseInput): Transitioned<Re
   if (!failure) {
     // Work completed ends the run of failures: the breaker counts failures since the last success.
     const { failures: _, ...withoutFailures } = slot;
+    const kept =
+      input.outcome !== "completed" && slot.failures?.length ? { failures: [...slot.failures] } : {};
     return {
       slot: {
         ...(input.outcome === "completed" ? withoutFailures : slot),
@@ -442,7 +444,7 @@ export function release(slot: SubjectSlot, input: ReleaseInput): Transitioned<Re
         activityAt: input.now,
         history,
       },
-      outcome: { kind: "released", record, repeated: false, ...stallAsked },
+      outcome: { kind: "released", record, repeated: false, ...kept, ...stallAsked },
     };
   }
   const failures = withAttempt(slot.failures ?? [], failedAttemptOf(current, failure, input.now, input.note));

@@ -21,7 +21,7 @@
       member              the subject in the installation's indexes ("repoId:issue")
       failure             why the ended generation counts as failed ('reaped', 'revoked', 'stalled'), or ''
     Reply (records as field/value lists)
-      {'ended', previous, record, failures}  the record before and after; the attempts after this one (or {})
+      {'ended', previous, record, failures}  the record before and after; the subject's attempts after this end (this one last when it failed)
       {'skipped', reason, current}      reason 'missing', 'moved-on', 'not-active' or 'live'
 ]]
 
@@ -58,6 +58,10 @@ local ender = nil
 if ARG.endedBy ~= '' then ender = ARG.endedBy end
 push_history(KEY.history, ARG.now, cur.generation, ARG.to, ender)
 local failures = {}
-if ARG.failure ~= '' then failures = push_failure(KEY.failures, cur, ARG.failure, ARG.now, nil) end
+if ARG.failure ~= '' then
+  failures = push_failure(KEY.failures, cur, ARG.failure, ARG.now, nil)
+else
+  failures = redis.call('LRANGE', KEY.failures, 0, -1)
+end
 local m, flat = load(KEY.record)
 return {'ended', cur_flat, flat, failures}

@@ -17,7 +17,7 @@
       outcome             the holder's outcome; 'completed' ends it completed, any other released
       note                the holder's note (bounded), kept with the attempt an outcome 'failed' records
     Reply (records as field/value lists)
-      {'released', record, repeated, failures, stallAsked}  repeated '1' when it had already been released or completed; failures: the attempts after an outcome 'failed' (or {}); stallAsked '1' when the App's ask on a stall stood until now
+      {'released', record, repeated, failures, stallAsked}  repeated '1' when it had already been released or completed; failures: the subject's attempts after this release (none after 'completed'); stallAsked '1' when the App's ask on a stall stood until now
       {'missing'}                       no record, or a generation it never reached
       {'invalid_token'}                 the token is not this generation's
       {'superseded', current, rotatedAt}  a newer generation holds it; rotatedAt only for a rotated token
@@ -45,9 +45,14 @@ drop_holder(KEY.holders, ARG.member)
 touch(KEY.repository, ARG.now, ARG.member)
 push_history(KEY.history, ARG.now, cur.generation, state, cur.actor, ARG.outcome)
 local failures = {}
-if ARG.outcome == 'failed' then failures = push_failure(KEY.failures, cur, 'failed', ARG.now, ARG.note) end
--- Work completed ends the issue's run of failures: the breaker counts failures since the last success.
-if ARG.outcome == 'completed' then redis.call('DEL', KEY.failures) end
+if ARG.outcome == 'failed' then
+  failures = push_failure(KEY.failures, cur, 'failed', ARG.now, ARG.note)
+elseif ARG.outcome == 'completed' then
+  -- Work completed ends the issue's run of failures: the breaker counts failures since the last success.
+  redis.call('DEL', KEY.failures)
+else
+  failures = redis.call('LRANGE', KEY.failures, 0, -1)
+end
 local m, flat = load(KEY.record)
 local stall_asked = '0'
 if cur.stallAsk then stall_asked = '1' end
