@@ -1176,6 +1176,26 @@ describe.each(cases)("$name store contract", (storeCase) => {
       expect(await stores.claims.failures(key)).toStrictEqual([attempt]);
     });
 
+    it("refuses a new generation of a tripped subject without override, in the claim's own step", async () => {
+      await claim(alice, "ta");
+      now += 1000;
+      await stores.claims.release({ key, generation: 1, tokenDigest: digest("ta"), now, outcome: "failed" });
+      const before = await snapshot();
+      const tripped = await claim(bob, "tb", { breaker: { maxFailures: 1, override: false } });
+      expect(tripped).toStrictEqual({ kind: "tripped", failures: 1 });
+      expect(await snapshot()).toStrictEqual(before);
+      // Below maxFailures, or with override, it is claimed.
+      expect(await claim(bob, "tb", { breaker: { maxFailures: 2, override: false } })).toMatchObject({
+        kind: "created",
+        record: { generation: 2 },
+      });
+      await release(2, "tb");
+      expect(await claim(carol, "tc", { breaker: { maxFailures: 1, override: true } })).toMatchObject({
+        kind: "created",
+        record: { generation: 3 },
+      });
+    });
+
     it("a release with outcome completed ends the run of failures; handoff keeps it", async () => {
       await claim(alice, "ta");
       now += 1000;

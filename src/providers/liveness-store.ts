@@ -57,7 +57,8 @@ export interface ClaimInput {
    */
   writeLock?: { owner: string; ttlMs: number };
   /**
-   * The failure breaker of a stalled takeover: its attempt counts, and when that brings the count to
+   * The failure breaker: a tripped subject refuses a new generation without `override`; a stalled
+   * takeover's attempt counts, and when that brings the count to
    * `maxFailures` the takeover happens only with `override` (else `failing`). Absent: never refused.
    */
   breaker?: { maxFailures: number; override: boolean };
@@ -89,6 +90,11 @@ export type ClaimOutcome =
    * it ended reaped (bumped), no generation began, and the subject waits for a person.
    */
   | { kind: "failing"; previous: ClaimRecord; record: ClaimRecord; failures: FailedAttempt[] }
+  /**
+   * The subject's breaker is tripped (`failures`, the count, at `breaker.maxFailures` or more) and the
+   * claim has no `override`: no new generation, nothing changed. Decided in the claim's own step.
+   */
+  | { kind: "tripped"; failures: number }
   /**
    * The same session, proven by its session key or the lease token, re-claimed its live (or stale,
    * unexpired) claim: same generation; the new token is `record.pendingTokenDigest` until

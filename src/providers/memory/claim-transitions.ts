@@ -69,6 +69,10 @@ export function claim(slot: SubjectSlot, input: ClaimStep): Transitioned<ClaimOu
     }
     return create(counted, current, input, failures);
   }
+  const count = slot.failures?.length ?? 0;
+  if (input.breaker && !input.breaker.override && count >= input.breaker.maxFailures) {
+    return { slot, outcome: { kind: "tripped", failures: count } };
+  }
   return create(slot, current, input);
 }
 

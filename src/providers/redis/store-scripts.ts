@@ -64,6 +64,7 @@ export const claimScript = defineScript({
   replies: tagged({
     created: ["record", "previous", "writeLocked", "failures"],
     failing: ["previous", "record", "failures"],
+    tripped: ["failures"],
     reclaimed: ["record"],
     held: ["current", "intent"],
     human_held: ["current"],
