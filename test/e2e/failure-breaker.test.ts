@@ -152,6 +152,32 @@ describe.skipIf(!redisProbe.available)("the failure breaker through the simulato
     expect(await next("E")).toMatchObject({ status: 201, body: { picked: { issue: 1 } } });
   });
 
+  it("claims/next skips a pick whose breaker tripped after the queue judged it (the claim's own step refuses it)", async () => {
+    world = await startWorld({
+      config: config.replace("maxFailures: 3", "maxFailures: 1"),
+      issues: [{ number: 1, title: "Poisoned issue" }],
+    });
+    const { sim } = world;
+    // The pick judged #1 free; its claim's GitHub read is held while another session's direct claim
+    // of #1 fails, tripping the breaker.
+    const held = sim.hold({ operation: "SubjectStatus" });
+    const picking = next("A");
+    await held.arrived;
+    const direct = await claim("B");
+    expect(direct).toMatchObject({ status: 201 });
+    await sim.flush();
+    const agent = world.agent();
+    await agent.release({ id: direct.body.lease!.id, token: direct.body.lease!.token }, { outcome: "failed" });
+    await sim.flush();
+    held.release();
+    expect(await picking).toMatchObject({
+      status: 409,
+      body: { error: "queue_empty", skipped: { failing: 1 } },
+    });
+    expect(sim.issue(repo, 1).labels).toEqual(["agent:needs-human"]);
+    expect(summaries()).toHaveLength(1);
+  });
+
   it("a person removing agent:needs-human resets the count; the App's or the fleet's own removal does not", async () => {
     world = await startWorld({
       config: config.replace("maxFailures: 3", "maxFailures: 1"),
