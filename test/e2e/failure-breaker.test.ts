@@ -352,6 +352,33 @@ describe.skipIf(!redisProbe.available)("the failure breaker through the simulato
     expect(summaries()).toHaveLength(1);
   });
 
+  it("marks a trip GitHub already shows without posting it again (its mark lost between the write and the mark)", async () => {
+    world = await startWorld({
+      config: config.replace("maxFailures: 3", "maxFailures: 1"),
+      issues: [{ number: 1, title: "Poisoned issue" }],
+    });
+    const { sim, app, stores } = world;
+    await failByRelease("A", "flaky");
+    expect(summaries()).toHaveLength(1);
+    expect(await stores.claims.breakers([subjectKey])).toMatchObject([{ tripWrittenThrough: 1 }]);
+    // As a janitor on another replica sees it between the release's write and its mark.
+    const [tripKey, ...others] = await world.redis.keys(`${world.prefix}*:s:*:1:trip`);
+    expect(others).toEqual([]);
+    await world.redis.del(tripKey!);
+    expect(await stores.claims.breakers([subjectKey])).toStrictEqual([{ attempts: [expect.anything()] }]);
+
+    const report = await app.services.janitor.sweep({ reconcile: true });
+    await sim.flush();
+    expect(report.actions).toContainEqual({
+      subject: `${repo}#1`,
+      action: "repair",
+      reason: "failure-trip-unwritten",
+    });
+    expect(summaries()).toHaveLength(1);
+    expect(sim.issue(repo, 1).labels).toEqual(["agent:needs-human"]);
+    expect(await stores.claims.breakers([subjectKey])).toMatchObject([{ tripWrittenThrough: 1 }]);
+  });
+
   it("writes the trip when queue.maxFailures is lowered below a subject's count", async () => {
     world = await startWorld({ config, issues: [{ number: 1, title: "Poisoned issue" }] });
     const { sim, app } = world;

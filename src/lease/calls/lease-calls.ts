@@ -37,7 +37,7 @@ import type { LeaseRecovery } from "../recovery/recovery.js";
 import { type Refusal, refused } from "../refusals.js";
 import { writeFenced } from "../transitions/commit-transition.js";
 import { endClaim } from "../transitions/end-claim.js";
-import { withBreakerTrip } from "../transitions/failure-summary.js";
+import { markTripLanded, withBreakerTrip } from "../transitions/failure-summary.js";
 import { applyHeartbeatEffects, heartbeatEffectsDue } from "./budget-effects.js";
 import { LeaseFactsCache } from "./lease-facts.js";
 import { NeedsHumanShow } from "./needs-human-show.js";
@@ -337,7 +337,10 @@ export class LeaseCalls {
       await writeFenced(this.deps, refOf(lease, record), record, write, config.labels);
       await stores.claims.markSynced(lease, record.generation);
       // Only a landed trip is marked: a failed write (502) leaves it to the janitor.
-      if (trippedThrough !== undefined) await stores.claims.markTripWritten(lease, trippedThrough);
+      // The release is done either way: a failed mark is logged and left to the janitor.
+      if (trippedThrough !== undefined) {
+        await markTripLanded(this.deps, lease, subjectName(record.repo, record.issue), trippedThrough);
+      }
       await this.deps.events.transitioned(
         { cause: "released", at: input.now, record, previous: null },
         config,

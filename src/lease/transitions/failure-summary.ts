@@ -1,9 +1,17 @@
 // The failure breaker's trip on GitHub (docs/reference/github-surfaces.md#failure-summary): the needs-human label and one comment summarising the failed attempts, added to the write that ends the tripping generation.
 import type { RepoConfig } from "../../config/repo-config.js";
 import { branchCode } from "../../domain/claim-marker.js";
-import { type FailedAttempt, type FailureReason, tripsNow } from "../../domain/failure-breaker.js";
+import {
+  type FailedAttempt,
+  type FailureReason,
+  failureSummaryHeadline,
+  tripsNow,
+} from "../../domain/failure-breaker.js";
 import { describeActor, inert } from "../../domain/inert-text.js";
+import type { Logger } from "pino";
+import type { SubjectKey } from "../../domain/claim.js";
 import type { TransitionWrite } from "../../providers/assignment-provider.js";
+import type { ClaimStore } from "../../providers/liveness-store.js";
 import { spanOf } from "./ended-write.js";
 
 const reasonText: Record<FailureReason, string> = {
@@ -30,7 +38,7 @@ export function failureSummary(
   });
   const label = `\`${config.labels.needsHuman}\``;
   return [
-    `🧯 ${subject} failed ${attempts.length} times in a row, so it leaves the agent queue and waits for a person (${label}).`,
+    `${failureSummaryHeadline}${subject} failed ${attempts.length} times in a row, so it leaves the agent queue and waits for a person (${label}).`,
     "",
     "| # | Generation | Holder | Held for | Ended | Links | Note |",
     "|---|---|---|---|---|---|---|",
@@ -93,4 +101,24 @@ export function withTrip(
     ...labelled,
     addComments: [...(write.addComments ?? []), failureSummary(subject, failures, config)],
   };
+}
+
+/**
+ * Marks a trip that landed on GitHub. A failed mark changes nothing already done (the write stands,
+ * the caller's transition too): it is logged, and the janitor finds the trip shown and marks it.
+ */
+export async function markTripLanded(
+  deps: { stores: { claims: Pick<ClaimStore, "markTripWritten"> }; log: Pick<Logger, "warn"> },
+  key: SubjectKey,
+  subject: string,
+  throughGeneration: number,
+): Promise<void> {
+  try {
+    await deps.stores.claims.markTripWritten(key, throughGeneration);
+  } catch (error) {
+    deps.log.warn(
+      { subject, err: error },
+      "failure breaker trip written on GitHub but not marked; the next reconcile marks it",
+    );
+  }
 }
