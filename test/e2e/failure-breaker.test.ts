@@ -379,6 +379,30 @@ describe.skipIf(!redisProbe.available)("the failure breaker through the simulato
     expect(await stores.claims.breakers([subjectKey])).toMatchObject([{ tripWrittenThrough: 1 }]);
   });
 
+  it("marks an unwritten trip of a closed issue without writing it, and reads it no more", async () => {
+    world = await startWorld({ config, issues: [{ number: 1, title: "Poisoned issue" }] });
+    const { sim, app, stores } = world;
+    await failByRelease("A", "first");
+    app.clock.now += 60_000;
+    await failByRelease("B", "second");
+    sim.closeIssue({ repo, issue: 1, login: maintainer.login });
+    await sim.flush();
+    sim.setFile(repo, ".github/claim-hold.yml", config.replace("maxFailures: 3", "maxFailures: 2"));
+    await sim.flush();
+    app.clock.now += 6 * 60_000;
+    await app.services.janitor.sweep({ reconcile: true });
+    await sim.flush();
+    expect(summaries()).toEqual([]);
+    expect(sim.issue(repo, 1).labels).toEqual([]);
+    expect(await stores.claims.breakers([subjectKey])).toMatchObject([{ tripWrittenThrough: 2 }]);
+
+    const mark = sim.requests.mark();
+    app.clock.now += 60_000;
+    const report = await app.services.janitor.sweep({ reconcile: true });
+    expect(report.actions).not.toContainEqual(expect.objectContaining({ reason: "failure-trip-unwritten" }));
+    expect(sim.requests.count({ operation: "SubjectStatus" }, mark)).toBe(0);
+  });
+
   it("writes the trip when queue.maxFailures is lowered below a subject's count", async () => {
     world = await startWorld({ config, issues: [{ number: 1, title: "Poisoned issue" }] });
     const { sim, app } = world;
