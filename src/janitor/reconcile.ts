@@ -216,7 +216,10 @@ async function writeUnwrittenTrips(
       snapshot = await assignments.status(ref);
     } catch (error) {
       // One subject's failed read never ends the installation's reconcile.
-      deps.log.warn({ subject, err: error }, "failure breaker trip not checked on GitHub; the next reconcile will");
+      deps.log.warn(
+        { subject, err: error },
+        "failure breaker trip not checked on GitHub; the next reconcile will",
+      );
       continue;
     }
     if (snapshot?.state !== "open") {

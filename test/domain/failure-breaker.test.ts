@@ -87,7 +87,8 @@ describe("the failure breaker", () => {
     expect(tripUnwritten(attempts, writtenThrough, max)).toBe(unwritten);
   });
 
-  const summary = "🧯 octo/widgets#1 failed 2 times in a row …\n\n| # | Generation |\n|---|---|\n| 1 | 3 | a |\n| 2 | 5 | b |\n";
+  const summary =
+    "🧯 octo/widgets#1 failed 2 times in a row …\n\n| # | Generation |\n|---|---|\n| 1 | 3 | a |\n| 2 | 5 | b |\n";
   it.each<[string, string, number[], boolean]>([
     ["the summary of these attempts", summary, [3, 5], true],
     ["one more failure since", summary, [3, 5, 7], false],

@@ -167,7 +167,10 @@ describe.skipIf(!redisProbe.available)("the failure breaker through the simulato
     expect(direct).toMatchObject({ status: 201 });
     await sim.flush();
     const agent = world.agent();
-    await agent.release({ id: direct.body.lease!.id, token: direct.body.lease!.token }, { outcome: "failed" });
+    await agent.release(
+      { id: direct.body.lease!.id, token: direct.body.lease!.token },
+      { outcome: "failed" },
+    );
     await sim.flush();
     held.release();
     expect(await picking).toMatchObject({

@@ -328,12 +328,15 @@ export class LeaseCalls {
     const record = outcome.record;
     if (record.sync === "pending") {
       const config = await configs.load(lease.installationId, record.repo);
-      const { write, trippedThrough } = withBreakerTrip(releaseWrite(record, config.labels, request.note, outcome.stallAsked), {
-        subject: subjectName(record.repo, record.issue),
-        failures: outcome.failures,
-        config,
-        ended: { generation: record.generation, state: record.state },
-      });
+      const { write, trippedThrough } = withBreakerTrip(
+        releaseWrite(record, config.labels, request.note, outcome.stallAsked),
+        {
+          subject: subjectName(record.repo, record.issue),
+          failures: outcome.failures,
+          config,
+          ended: { generation: record.generation, state: record.state },
+        },
+      );
       await writeFenced(this.deps, refOf(lease, record), record, write, config.labels);
       await stores.claims.markSynced(lease, record.generation);
       // Only a landed trip is marked: a failed write (502) leaves it to the janitor.

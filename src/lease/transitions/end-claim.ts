@@ -140,7 +140,10 @@ export async function writeEnded(
       orMarkSynced: true,
     });
   } catch (error) {
-    deps.log.warn({ subject, err: error }, `${ended.record.state} claim not written on GitHub; reconcile will`);
+    deps.log.warn(
+      { subject, err: error },
+      `${ended.record.state} claim not written on GitHub; reconcile will`,
+    );
     return { written: false, error };
   }
   // Only a landed trip is marked: otherwise the janitor finds it unwritten and writes it.

@@ -1,5 +1,8 @@
 // The failure breaker's trip on GitHub (docs/reference/github-surfaces.md#failure-summary): the needs-human label and one comment summarising the failed attempts, added to the write that ends the tripping generation.
+
+import type { Logger } from "pino";
 import type { RepoConfig } from "../../config/repo-config.js";
+import type { SubjectKey } from "../../domain/claim.js";
 import { branchCode } from "../../domain/claim-marker.js";
 import {
   type FailedAttempt,
@@ -8,8 +11,6 @@ import {
   tripsNow,
 } from "../../domain/failure-breaker.js";
 import { describeActor, inert } from "../../domain/inert-text.js";
-import type { Logger } from "pino";
-import type { SubjectKey } from "../../domain/claim.js";
 import type { TransitionWrite } from "../../providers/assignment-provider.js";
 import type { ClaimStore } from "../../providers/liveness-store.js";
 import { spanOf } from "./ended-write.js";

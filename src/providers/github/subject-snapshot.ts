@@ -40,11 +40,8 @@ export function snapshotOf(
   issue: ClaimIssueNode,
   reading: MarkerReading,
 ): SubjectSnapshot {
-  const { claimComments, rejectedMarkers, rejectedAfterTrusted, auditComments, failureSummaries } = claimCommentsOf(
-    issue.comments,
-    { repo: repository.nameWithOwner, issue: ref.issue },
-    reading,
-  );
+  const { claimComments, rejectedMarkers, rejectedAfterTrusted, auditComments, failureSummaries } =
+    claimCommentsOf(issue.comments, { repo: repository.nameWithOwner, issue: ref.issue }, reading);
   return {
     repoId: repository.databaseId,
     repo: repository.nameWithOwner,
