@@ -406,6 +406,44 @@ describe.skipIf(!redisProbe.available)("the failure breaker through the simulato
     expect(sim.requests.count({ operation: "SubjectStatus" }, mark)).toBe(0);
   });
 
+  it("a failed read of one issue's unwritten trip leaves the others' to be written in the same pass", async () => {
+    world = await startWorld({
+      config: config.replace("maxFailures: 3", "maxFailures: 1"),
+      issues: [
+        { number: 1, title: "Poisoned issue" },
+        { number: 2, title: "Another poisoned issue" },
+      ],
+    });
+    const { sim, app } = world;
+    const agent = world.agent();
+    for (const issue of [2, 1]) {
+      const { lease } = await agent.claim({
+        repo,
+        issue,
+        actor: { runtime: "codex", sessionId: `S${issue}` },
+      });
+      await sim.flush();
+      app.clock.now += 20_000;
+      sim.fail({ operation: "ApplyTransition", status: 500, times: 1 });
+      await expect(agent.release(lease, { outcome: "failed" })).rejects.toThrow();
+      await agent.release(lease, { outcome: "failed" });
+      await sim.flush();
+    }
+    expect(sim.issue(repo, 1).labels).not.toContain("agent:needs-human");
+    expect(sim.issue(repo, 2).labels).not.toContain("agent:needs-human");
+    // #1's read fails, however often it is retried.
+    sim.fail({ operation: "SubjectStatus", bodyIncludes: '"number":1,', status: 500, times: 20 });
+    await app.services.janitor.sweep({ reconcile: true });
+    await sim.flush();
+    expect(sim.issue(repo, 2).labels).toEqual(["agent:needs-human"]);
+    expect(sim.issue(repo, 1).labels).not.toContain("agent:needs-human");
+    sim.clearFaults();
+    app.clock.now += 60_000;
+    await app.services.janitor.sweep({ reconcile: true });
+    await sim.flush();
+    expect(sim.issue(repo, 1).labels).toEqual(["agent:needs-human"]);
+  });
+
   it("writes the trip when queue.maxFailures is lowered below a subject's count", async () => {
     world = await startWorld({ config, issues: [{ number: 1, title: "Poisoned issue" }] });
     const { sim, app } = world;
