@@ -154,6 +154,7 @@ describe("GitHubAssignmentProvider.status", () => {
       // The tampered marker comes after the valid claim comment: the latest claim cannot be vouched for.
       rejectedAfterTrusted: 1,
       auditComments: 0,
+      failureSummaries: [],
       markerSearch: "complete",
       openPullRequests: [],
       branchCommittedAt: null,

@@ -1165,12 +1165,35 @@ describe.each(cases)("$name store contract", (storeCase) => {
       ).not.toHaveProperty("failures");
       await claim(bob, "tb");
       now += 1000;
-      expect(await release(2, "tb")).not.toHaveProperty("failures");
+      // A handoff counts nothing; it answers the attempts standing (the ending write's trip label).
+      expect(await release(2, "tb")).toMatchObject({ failures: [attempt] });
       await claim(alice, "tc");
       now += 1000;
       // A person's revoke (no failure) counts nothing either.
-      expect(await endClaim({ generation: 3, to: "revoked", by: maintainer })).not.toHaveProperty("failures");
+      expect(await endClaim({ generation: 3, to: "revoked", by: maintainer })).toMatchObject({
+        failures: [attempt],
+      });
       expect(await stores.claims.failures(key)).toStrictEqual([attempt]);
+    });
+
+    it("refuses a new generation of a tripped subject without override, in the claim's own step", async () => {
+      await claim(alice, "ta");
+      now += 1000;
+      await stores.claims.release({ key, generation: 1, tokenDigest: digest("ta"), now, outcome: "failed" });
+      const before = await snapshot();
+      const tripped = await claim(bob, "tb", { breaker: { maxFailures: 1, override: false } });
+      expect(tripped).toStrictEqual({ kind: "tripped", failures: 1 });
+      expect(await snapshot()).toStrictEqual(before);
+      // Below maxFailures, or with override, it is claimed.
+      expect(await claim(bob, "tb", { breaker: { maxFailures: 2, override: false } })).toMatchObject({
+        kind: "created",
+        record: { generation: 2 },
+      });
+      await release(2, "tb");
+      expect(await claim(carol, "tc", { breaker: { maxFailures: 1, override: true } })).toMatchObject({
+        kind: "created",
+        record: { generation: 3 },
+      });
     });
 
     it("a release with outcome completed ends the run of failures; handoff keeps it", async () => {
@@ -1952,6 +1975,28 @@ describe.each(cases)("$name store contract", (storeCase) => {
         kind: "skipped",
         reason: "nothing",
       });
+    });
+
+    it("ends a claim the App asked about without stallAsk, the record shape release 0.1.0 reads", async () => {
+      const asked = async (generation: number, token: string) => {
+        await claim(alice, token, stall("needs-human"));
+        now += 21 * minute;
+        expect(await heartbeat(generation, token)).toMatchObject({ stallAskChange: "asked" });
+      };
+      await asked(1, "ta");
+      const released = await release(1, "ta");
+      expect(released).toMatchObject({ kind: "released", stallAsked: true });
+      expect((released as { record: ClaimRecord }).record).not.toHaveProperty("stallAsk");
+      expect(await stores.claims.get(key)).not.toHaveProperty("stallAsk");
+      await asked(2, "tb");
+      const ended = await stores.claims.endClaim({ key, generation: 2, now, to: "reaped", bump: true });
+      expect(ended).toMatchObject({ kind: "ended", previous: { stallAsk: true } });
+      expect((ended as { record: ClaimRecord }).record).not.toHaveProperty("stallAsk");
+      expect(await stores.claims.get(key)).not.toHaveProperty("stallAsk");
+      await asked(4, "tc");
+      await stores.claims.forget(key, now);
+      expect(await stores.claims.get(key)).toMatchObject({ state: "revoked" });
+      expect(await stores.claims.get(key)).not.toHaveProperty("stallAsk");
     });
 
     it("never asks on a stall's behalf with onStall reclaimable", async () => {

@@ -317,6 +317,29 @@ describe.skipIf(!redisProbe.available)(
       expect(await stores.queue.reserve(repo, [7, 6], "picker", 5_000, later())).toBe(7);
     });
 
+    it("ends a claim the App asked about with no stallAsk in its hash, so the old release reads it again", async () => {
+      const recordKey = `${prefix}{i:${installationId}}:s:${repoId}:77:rec`;
+      const stall = { afterMs: 20 * minute, onStall: "needs-human" as const };
+      await stores.claims.claim(claimInput(77, "s-new", "e".repeat(64), { stall }));
+      const asked = await stores.claims.heartbeat({
+        key: on(77),
+        generation: 1,
+        tokenDigest: "e".repeat(64),
+        now: later(21 * minute),
+        phaseEditEveryMs: 10 * minute,
+      });
+      expect(asked).toMatchObject({ stallAskChange: "asked" });
+      expect(await redis.hget(recordKey, "stallAsk")).not.toBeNull();
+      await stores.claims.release({
+        key: on(77),
+        generation: 1,
+        tokenDigest: "e".repeat(64),
+        now: later(22 * minute),
+        outcome: "handoff",
+      });
+      expect(await redis.hexists(recordKey, "stallAsk")).toBe(0);
+    });
+
     it("refuses a record with a field it does not know rather than dropping it (a later release's record)", async () => {
       const record = `${prefix}{i:${installationId}}:s:${repoId}:${subjects.live.issue}:rec`;
       await redis.hset(record, "fieldOfALaterRelease", "1");

@@ -88,6 +88,20 @@ export function tripUnwritten(
   return tripWrittenThrough === undefined || tripWrittenThrough < attempts[0]!.generation;
 }
 
+/** How the App's failure summary comment begins (src/lease/transitions/failure-summary.ts). */
+export const failureSummaryHeadline = "🧯 ";
+
+/**
+ * Whether `body`, an App comment, is the failure summary of exactly `attempts` (oldest first): its
+ * last table row is the newest attempt, numbered as the count. Generations are never given twice,
+ * so a summary of an earlier run never matches.
+ */
+export function summaryCovers(body: string, attempts: readonly Pick<FailedAttempt, "generation">[]): boolean {
+  const newest = attempts.at(-1);
+  if (!newest || !body.startsWith(failureSummaryHeadline)) return false;
+  return body.includes(`\n| ${attempts.length} | ${newest.generation} |`);
+}
+
 /** The failure a release outcome counts as, if any. */
 export function releaseFailure(outcome: string): FailureReason | null {
   return outcome === "failed" ? "failed" : null;

@@ -87,7 +87,7 @@ export interface StallAskDecision {
 
 /**
  * The App's ask on a stalled claim's behalf: the table of test/stall-ask.test.ts, mirrored by
- * heartbeat-6.lua (stalled, progress, holder-asks), recordPush-1.lua (progress) and
+ * heartbeat-7.lua (stalled, progress, holder-asks), recordPush-1.lua (progress) and
  * withdrawStallAsk-1.lua (a person's answer). Made once per generation, with the `stalled`
  * notification, and only with `onStall: needs-human`; withdrawn by progress or a person, and
  * handed over to the holder when it asks itself. The label stays while the holder asks.

@@ -1,11 +1,11 @@
 // The reconcile pass: labelled issues matched with the store, pending writes retried, lost labels put back.
 import type { RepoConfig } from "../config/repo-config.js";
 import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
-import { tripUnwritten } from "../domain/failure-breaker.js";
+import { type FailedAttempt, summaryCovers, tripUnwritten } from "../domain/failure-breaker.js";
 import { restoreClaimRecord } from "../lease/recovery/recovery.js";
 import { applyAndCommit } from "../lease/transitions/commit-transition.js";
 import { writeEnded } from "../lease/transitions/end-claim.js";
-import { withTrip } from "../lease/transitions/failure-summary.js";
+import { markTripLanded, withTrip } from "../lease/transitions/failure-summary.js";
 import type { SubjectSnapshot } from "../providers/assignment-provider.js";
 import type { QueueRepo } from "../providers/queue-store.js";
 import {
@@ -185,7 +185,8 @@ const endedStates: readonly ClaimRecord["state"][] = ["released", "completed", "
 /**
  * 4. A subject whose failure breaker tripped without its trip on GitHub (the ending write failed, a
  * release was retried after it, or `queue.maxFailures` was lowered below its count) gets the
- * needs-human label and the summary, then the mark that they landed (`tripUnwritten`). Only ended
+ * needs-human label and the summary, then the mark that they landed (`tripUnwritten`); one whose
+ * issue is closed or gone is only marked, so it is not read again every pass. Only ended
  * claims whose own write is done: an agent holding it (`override`) keeps it until it ends, and a
  * pending ended write goes first (the retry above).
  */
@@ -210,18 +211,51 @@ async function writeUnwrittenTrips(
     report.actions.push({ subject, action: "repair", reason: "failure-trip-unwritten" });
     if (writesHeld(run, config)) continue;
     const ref = { installationId, repo: record.repo, issue: record.issue };
-    const snapshot = await assignments.status(ref);
-    if (snapshot?.state !== "open") continue;
+    let snapshot: SubjectSnapshot | null;
     try {
-      await assignments.apply(ref, withTrip({ subjectNodeId: snapshot.nodeId }, subject, attempts, config));
-      await stores.claims.markTripWritten(keys[i]!, attempts.at(-1)!.generation);
+      snapshot = await assignments.status(ref);
     } catch (error) {
+      // One subject's failed read never ends the installation's reconcile.
       deps.log.warn(
         { subject, err: error },
-        "failure breaker trip not written on GitHub; the next reconcile will",
+        "failure breaker trip not checked on GitHub; the next reconcile will",
       );
+      continue;
     }
+    if (snapshot?.state !== "open") {
+      // A closed or vanished issue waits for nobody: marked, it is not read again every pass. The
+      // count stands, so reopened it is still refused and skipped as failing, without the label.
+      await markTripLanded(deps, keys[i]!, subject, attempts.at(-1)!.generation);
+      continue;
+    }
+    // Idempotent: an inline write that landed but whose mark did not (another replica between the
+    // two calls, or a failed mark) already shows; it is only marked.
+    if (!tripShown(snapshot, attempts, config)) {
+      try {
+        await assignments.apply(ref, withTrip({ subjectNodeId: snapshot.nodeId }, subject, attempts, config));
+      } catch (error) {
+        deps.log.warn(
+          { subject, err: error },
+          "failure breaker trip not written on GitHub; the next reconcile will",
+        );
+        continue;
+      }
+    }
+    await markTripLanded(deps, keys[i]!, subject, attempts.at(-1)!.generation);
   }
+}
+
+/** GitHub already shows this run's trip: the needs-human label and the App's summary of exactly these attempts. */
+function tripShown(
+  snapshot: SubjectSnapshot,
+  attempts: readonly FailedAttempt[],
+  config: RepoConfig,
+): boolean {
+  const label = config.labels.needsHuman.toLowerCase();
+  return (
+    snapshot.labels.some((l) => l.toLowerCase() === label) &&
+    (snapshot.failureSummaries ?? []).some((body) => summaryCovers(body, attempts))
+  );
 }
 
 /**

@@ -35,6 +35,11 @@ export interface SubjectSnapshot {
   /** The App's audit comments of claims (supersede, stale, reap, release notes): signs of a claim. */
   auditComments: number;
   /**
+   * The bodies of the App's failure-breaker summary comments among the comments read, oldest
+   * first (the janitor does not post a trip GitHub already shows). Absent: this read does not tell.
+   */
+  failureSummaries?: string[];
+  /**
    * `complete` when the comments were read back to the latest trusted claim comment (or the
    * thread's start); `truncated` when older comments were not read (invariant 12).
    */

@@ -57,7 +57,8 @@ export interface ClaimInput {
    */
   writeLock?: { owner: string; ttlMs: number };
   /**
-   * The failure breaker of a stalled takeover: its attempt counts, and when that brings the count to
+   * The failure breaker: a tripped subject refuses a new generation without `override`; a stalled
+   * takeover's attempt counts, and when that brings the count to
    * `maxFailures` the takeover happens only with `override` (else `failing`). Absent: never refused.
    */
   breaker?: { maxFailures: number; override: boolean };
@@ -89,6 +90,11 @@ export type ClaimOutcome =
    * it ended reaped (bumped), no generation began, and the subject waits for a person.
    */
   | { kind: "failing"; previous: ClaimRecord; record: ClaimRecord; failures: FailedAttempt[] }
+  /**
+   * The subject's breaker is tripped (`failures`, the count, at `breaker.maxFailures` or more) and the
+   * claim has no `override`: no new generation, nothing changed. Decided in the claim's own step.
+   */
+  | { kind: "tripped"; failures: number }
   /**
    * The same session, proven by its session key or the lease token, re-claimed its live (or stale,
    * unexpired) claim: same generation; the new token is `record.pendingTokenDigest` until
@@ -214,9 +220,18 @@ export interface ReleaseInput extends LeaseInput {
 export type ReleaseOutcomeResult =
   /**
    * `record` is the ended record; `repeated` when it had already been released by this lease.
-   * `failures`: the subject's failed attempts after this release, when it recorded one (`failed`).
+   * `failures`: the subject's failed attempts after this release, when it has any (`completed` clears them).
+   * `stallAsked`: the App's ask on the stall's behalf stood until this release (the ended record no
+   * longer carries `stallAsk`, a field release 0.1.0 cannot read), so its label comes off.
    */
-  { kind: "released"; record: ClaimRecord; repeated: boolean; failures?: FailedAttempt[] } | LeaseRefusal;
+  | {
+      kind: "released";
+      record: ClaimRecord;
+      repeated: boolean;
+      failures?: FailedAttempt[];
+      stallAsked?: true;
+    }
+  | LeaseRefusal;
 
 export interface EndClaimInput {
   key: SubjectKey;
@@ -238,7 +253,7 @@ export interface EndClaimInput {
 export type EndClaimOutcome =
   /**
    * `previous` is the active record before; `record` the ended one now stored; `failures` the
-   * subject's failed attempts after this end, when it recorded one (`failure` set).
+   * subject's failed attempts after this end, when it has any (this end's last when `failure` is set).
    */
   | { kind: "ended"; previous: ClaimRecord; record: ClaimRecord; failures?: FailedAttempt[] }
   | { kind: "skipped"; reason: "missing" | "moved-on" | "not-active" | "live"; current: ClaimRecord | null };

@@ -413,6 +413,9 @@ export class QueuePicker {
     }
     await stores.queue.unreserve(repo, issue, owner);
     if (error instanceof LeaseRefused && error.code === "claim_state_unknown") return "held";
+    // Its takeover of a stalled claim tripped the failure breaker: the stalled generation ended and
+    // the issue now waits for a person, so the pick moves on.
+    if (error instanceof LeaseRefused && error.code === "failing") return "failing";
     throw error;
   }
 }

@@ -5,6 +5,7 @@ import {
   backoffMs,
   breakerOf,
   releaseFailure,
+  summaryCovers,
   tripsNow,
   tripUnwritten,
 } from "../../src/domain/failure-breaker.js";
@@ -84,6 +85,18 @@ describe("the failure breaker", () => {
     ["maxFailures 1, one failure", gens(4), undefined, 1, true],
   ])("%s", (_, attempts, writtenThrough, max, unwritten) => {
     expect(tripUnwritten(attempts, writtenThrough, max)).toBe(unwritten);
+  });
+
+  const summary =
+    "🧯 octo/widgets#1 failed 2 times in a row …\n\n| # | Generation |\n|---|---|\n| 1 | 3 | a |\n| 2 | 5 | b |\n";
+  it.each<[string, string, number[], boolean]>([
+    ["the summary of these attempts", summary, [3, 5], true],
+    ["one more failure since", summary, [3, 5, 7], false],
+    ["a later run with other generations", summary, [9, 11], false],
+    ["no attempts", summary, [], false],
+    ["not a summary", "📝 released generation 5\n| 2 | 5 |", [3, 5], false],
+  ])("summaryCovers: %s", (_, body, generations, covers) => {
+    expect(summaryCovers(body, gens(...generations))).toBe(covers);
   });
 
   it.each([

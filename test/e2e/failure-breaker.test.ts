@@ -138,6 +138,8 @@ describe.skipIf(!redisProbe.available)("the failure breaker through the simulato
       },
     );
     await sim.flush();
+    // Still tripped: the handoff's write puts back the label the override claim took off.
+    expect(sim.issue(repo, 1).labels).toEqual(["agent:needs-human"]);
     expect(summaries()).toHaveLength(1);
     expect(await claim("E")).toMatchObject({ status: 409, body: { error: "failing" } });
 
@@ -148,6 +150,35 @@ describe.skipIf(!redisProbe.available)("the failure breaker through the simulato
     app.clock.now += 5_000;
     expect(await queueView()).toMatchObject({ status: 200, body: { queue: [{ issue: 1 }], skipped: [] } });
     expect(await next("E")).toMatchObject({ status: 201, body: { picked: { issue: 1 } } });
+  });
+
+  it("claims/next skips a pick whose breaker tripped after the queue judged it (the claim's own step refuses it)", async () => {
+    world = await startWorld({
+      config: config.replace("maxFailures: 3", "maxFailures: 1"),
+      issues: [{ number: 1, title: "Poisoned issue" }],
+    });
+    const { sim } = world;
+    // The pick judged #1 free; its claim's GitHub read is held while another session's direct claim
+    // of #1 fails, tripping the breaker.
+    const held = sim.hold({ operation: "SubjectStatus" });
+    const picking = next("A");
+    await held.arrived;
+    const direct = await claim("B");
+    expect(direct).toMatchObject({ status: 201 });
+    await sim.flush();
+    const agent = world.agent();
+    await agent.release(
+      { id: direct.body.lease!.id, token: direct.body.lease!.token },
+      { outcome: "failed" },
+    );
+    await sim.flush();
+    held.release();
+    expect(await picking).toMatchObject({
+      status: 409,
+      body: { error: "queue_empty", skipped: { failing: 1 } },
+    });
+    expect(sim.issue(repo, 1).labels).toEqual(["agent:needs-human"]);
+    expect(summaries()).toHaveLength(1);
   });
 
   it("a person removing agent:needs-human resets the count; the App's or the fleet's own removal does not", async () => {
@@ -162,7 +193,7 @@ describe.skipIf(!redisProbe.available)("the failure breaker through the simulato
     expect(await claim("B")).toMatchObject({ status: 409, body: { error: "failing", failures: 1 } });
 
     // An overridden claim that asks for a person and hands off: the App takes the label off with
-    // the ask, which is no person's reset.
+    // the claim and the ask, which is no person's reset; the handoff puts it back (still tripped).
     const agent = world.agent();
     const { lease } = await agent.claim({
       repo,
@@ -174,7 +205,8 @@ describe.skipIf(!redisProbe.available)("the failure breaker through the simulato
     await sim.flush();
     await agent.release(lease, { outcome: "handoff" });
     await sim.flush();
-    expect(sim.issue(repo, 1).labels).toEqual([]);
+    expect(sim.issue(repo, 1).labels).toEqual(["agent:needs-human"]);
+    expect(summaries()).toHaveLength(1);
     expect(await claim("C")).toMatchObject({ status: 409, body: { error: "failing", failures: 1 } });
 
     // The fleet's own account labels it and takes the label off: an agent resets nothing, as it
@@ -321,6 +353,95 @@ describe.skipIf(!redisProbe.available)("the failure breaker through the simulato
     await app.services.janitor.sweep({ reconcile: true });
     await sim.flush();
     expect(summaries()).toHaveLength(1);
+  });
+
+  it("marks a trip GitHub already shows without posting it again (its mark lost between the write and the mark)", async () => {
+    world = await startWorld({
+      config: config.replace("maxFailures: 3", "maxFailures: 1"),
+      issues: [{ number: 1, title: "Poisoned issue" }],
+    });
+    const { sim, app, stores } = world;
+    await failByRelease("A", "flaky");
+    expect(summaries()).toHaveLength(1);
+    expect(await stores.claims.breakers([subjectKey])).toMatchObject([{ tripWrittenThrough: 1 }]);
+    // As a janitor on another replica sees it between the release's write and its mark.
+    const [tripKey, ...others] = await world.redis.keys(`${world.prefix}*:s:*:1:trip`);
+    expect(others).toEqual([]);
+    await world.redis.del(tripKey!);
+    expect(await stores.claims.breakers([subjectKey])).toStrictEqual([{ attempts: [expect.anything()] }]);
+
+    const report = await app.services.janitor.sweep({ reconcile: true });
+    await sim.flush();
+    expect(report.actions).toContainEqual({
+      subject: `${repo}#1`,
+      action: "repair",
+      reason: "failure-trip-unwritten",
+    });
+    expect(summaries()).toHaveLength(1);
+    expect(sim.issue(repo, 1).labels).toEqual(["agent:needs-human"]);
+    expect(await stores.claims.breakers([subjectKey])).toMatchObject([{ tripWrittenThrough: 1 }]);
+  });
+
+  it("marks an unwritten trip of a closed issue without writing it, and reads it no more", async () => {
+    world = await startWorld({ config, issues: [{ number: 1, title: "Poisoned issue" }] });
+    const { sim, app, stores } = world;
+    await failByRelease("A", "first");
+    app.clock.now += 60_000;
+    await failByRelease("B", "second");
+    sim.closeIssue({ repo, issue: 1, login: maintainer.login });
+    await sim.flush();
+    sim.setFile(repo, ".github/claim-hold.yml", config.replace("maxFailures: 3", "maxFailures: 2"));
+    await sim.flush();
+    app.clock.now += 6 * 60_000;
+    await app.services.janitor.sweep({ reconcile: true });
+    await sim.flush();
+    expect(summaries()).toEqual([]);
+    expect(sim.issue(repo, 1).labels).toEqual([]);
+    expect(await stores.claims.breakers([subjectKey])).toMatchObject([{ tripWrittenThrough: 2 }]);
+
+    const mark = sim.requests.mark();
+    app.clock.now += 60_000;
+    const report = await app.services.janitor.sweep({ reconcile: true });
+    expect(report.actions).not.toContainEqual(expect.objectContaining({ reason: "failure-trip-unwritten" }));
+    expect(sim.requests.count({ operation: "SubjectStatus" }, mark)).toBe(0);
+  });
+
+  it("a failed read of one issue's unwritten trip leaves the others' to be written in the same pass", async () => {
+    world = await startWorld({
+      config: config.replace("maxFailures: 3", "maxFailures: 1"),
+      issues: [
+        { number: 1, title: "Poisoned issue" },
+        { number: 2, title: "Another poisoned issue" },
+      ],
+    });
+    const { sim, app } = world;
+    const agent = world.agent();
+    for (const issue of [2, 1]) {
+      const { lease } = await agent.claim({
+        repo,
+        issue,
+        actor: { runtime: "codex", sessionId: `S${issue}` },
+      });
+      await sim.flush();
+      app.clock.now += 20_000;
+      sim.fail({ operation: "ApplyTransition", status: 500, times: 1 });
+      await expect(agent.release(lease, { outcome: "failed" })).rejects.toThrow();
+      await agent.release(lease, { outcome: "failed" });
+      await sim.flush();
+    }
+    expect(sim.issue(repo, 1).labels).not.toContain("agent:needs-human");
+    expect(sim.issue(repo, 2).labels).not.toContain("agent:needs-human");
+    // #1's read fails, however often it is retried.
+    sim.fail({ operation: "SubjectStatus", bodyIncludes: '"number":1,', status: 500, times: 20 });
+    await app.services.janitor.sweep({ reconcile: true });
+    await sim.flush();
+    expect(sim.issue(repo, 2).labels).toEqual(["agent:needs-human"]);
+    expect(sim.issue(repo, 1).labels).not.toContain("agent:needs-human");
+    sim.clearFaults();
+    app.clock.now += 60_000;
+    await app.services.janitor.sweep({ reconcile: true });
+    await sim.flush();
+    expect(sim.issue(repo, 1).labels).toEqual(["agent:needs-human"]);
   });
 
   it("writes the trip when queue.maxFailures is lowered below a subject's count", async () => {

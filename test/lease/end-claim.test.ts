@@ -15,7 +15,9 @@ const ref = { installationId: 1, repo: "octo/widgets", issue: 12 };
 const config = defaultRepoConfig;
 
 /** Every port the path touches writes to one journal, so the order is what the test reads. */
-function world(options: { ended?: boolean; githubFails?: boolean; claimComment?: boolean } = {}) {
+function world(
+  options: { ended?: boolean; githubFails?: boolean; claimComment?: boolean; markTripFails?: boolean } = {},
+) {
   const journal: string[] = [];
   const changes: ClaimChange[] = [];
   const writes: TransitionWrite[] = [];
@@ -40,6 +42,7 @@ function world(options: { ended?: boolean; githubFails?: boolean; claimComment?:
         },
         async markTripWritten(_key: unknown, generation: number) {
           journal.push(`store.markTripWritten ${generation}`);
+          if (options.markTripFails) throw new Error("store unavailable");
         },
         async markSynced(_key: unknown, generation: number) {
           journal.push(`store.markSynced ${generation}`);
@@ -74,6 +77,29 @@ function world(options: { ended?: boolean; githubFails?: boolean; claimComment?:
 const end = (to: EndClaimInput["to"]): EndClaimInput => ({ key, generation: 3, now: 1000, to, bump: true });
 
 describe("endClaim", () => {
+  it("a trip written but not marked: the end stands as written, the failed mark is logged as such", async () => {
+    const w = world({ markTripFails: true });
+    const attempt = {
+      generation: 3,
+      reason: "reaped" as const,
+      actor: w.previous.actor,
+      claimedAt: 0,
+      endedAt: 1000,
+    };
+    const ended = {
+      previous: w.previous,
+      record: { ...w.previous, generation: 4, state: "reaped" as const },
+    };
+    const tripping = { ...config, queue: { ...config.queue, maxFailures: 1 } };
+    const result = await writeEnded(w.deps, key, ref, ended, tripping, { failures: [attempt] });
+    expect(result).toEqual({ written: true });
+    expect(w.journal).toEqual(["github.apply", "store.markSynced 4", "store.markTripWritten 3"]);
+    expect(w.writes[0]?.addLabels).toContain(config.labels.needsHuman);
+    expect(w.warnings).toEqual([
+      "failure breaker trip written on GitHub but not marked; the next reconcile marks it",
+    ]);
+  });
+
   it.each(["revoked", "reaped", "completed"] as const)(
     "%s: store, then GitHub, then synced, then one event, in that order",
     async (to) => {

@@ -37,7 +37,7 @@ import type { LeaseRecovery } from "../recovery/recovery.js";
 import { type Refusal, refused } from "../refusals.js";
 import { writeFenced } from "../transitions/commit-transition.js";
 import { endClaim } from "../transitions/end-claim.js";
-import { withBreakerTrip } from "../transitions/failure-summary.js";
+import { markTripLanded, withBreakerTrip } from "../transitions/failure-summary.js";
 import { applyHeartbeatEffects, heartbeatEffectsDue } from "./budget-effects.js";
 import { LeaseFactsCache } from "./lease-facts.js";
 import { NeedsHumanShow } from "./needs-human-show.js";
@@ -328,15 +328,22 @@ export class LeaseCalls {
     const record = outcome.record;
     if (record.sync === "pending") {
       const config = await configs.load(lease.installationId, record.repo);
-      const { write, trippedThrough } = withBreakerTrip(releaseWrite(record, config.labels, request.note), {
-        subject: subjectName(record.repo, record.issue),
-        failures: outcome.failures,
-        config,
-      });
+      const { write, trippedThrough } = withBreakerTrip(
+        releaseWrite(record, config.labels, request.note, outcome.stallAsked),
+        {
+          subject: subjectName(record.repo, record.issue),
+          failures: outcome.failures,
+          config,
+          ended: { generation: record.generation, state: record.state },
+        },
+      );
       await writeFenced(this.deps, refOf(lease, record), record, write, config.labels);
       await stores.claims.markSynced(lease, record.generation);
       // Only a landed trip is marked: a failed write (502) leaves it to the janitor.
-      if (trippedThrough !== undefined) await stores.claims.markTripWritten(lease, trippedThrough);
+      // The release is done either way: a failed mark is logged and left to the janitor.
+      if (trippedThrough !== undefined) {
+        await markTripLanded(this.deps, lease, subjectName(record.repo, record.issue), trippedThrough);
+      }
       await this.deps.events.transitioned(
         { cause: "released", at: input.now, record, previous: null },
         config,
@@ -410,6 +417,7 @@ function releaseWrite(
   record: ClaimRecord,
   labels: { claimed: string; stale: string; needsHuman: string },
   note?: string,
+  stallAsked?: boolean,
 ): TransitionWrite {
   const write: TransitionWrite = {
     subjectNodeId: record.issueNodeId ?? "",
@@ -418,7 +426,7 @@ function releaseWrite(
     removeLabels: [
       labels.claimed,
       labels.stale,
-      ...(record.needsHuman || record.stallAsk ? [labels.needsHuman] : []),
+      ...(record.needsHuman || stallAsked ? [labels.needsHuman] : []),
     ],
     ...commentEdit(record, record.state === "completed" ? "completed" : "released"),
   };

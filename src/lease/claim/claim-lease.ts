@@ -131,9 +131,10 @@ export class ClaimLease {
   }
 
   /**
-   * A subject whose failure breaker tripped refuses a direct claim (`409 failing`); a claim
-   * on an active record (a re-claim, a takeover) is the store's to decide, so it is let through:
-   * the claim script refuses a stalled takeover whose counted failure trips it (`failing`).
+   * A subject whose failure breaker tripped refuses a direct claim (`409 failing`) before the other
+   * checks; a claim on an active record (a re-claim, a takeover) is the store's to decide, so it is
+   * let through. The claim script decides again in its own step (`tripped`, and a stalled takeover
+   * whose counted failure trips it, `failing`), so a trip since this read still refuses.
    */
   async #refuseFailing(read: SubjectRead): Promise<void> {
     const { claims } = this.deps.stores;
@@ -191,6 +192,9 @@ export class ClaimLease {
         return this.#completeClaim(context, outcome);
       case "failing":
         return this.#tripOnTakeover(read, outcome);
+      case "tripped":
+        // The breaker tripped since the read (another replica's end), or the pick never read it.
+        throw refused(failingRefusal(read.subject, { kind: "tripped", failures: outcome.failures })!);
     }
   }
 

@@ -9,7 +9,7 @@ import type { ClaimStore, EndClaimInput, EndClaimOutcome } from "../../providers
 import type { ClaimEvents } from "./claim-events.js";
 import { commitWritten } from "./commit-transition.js";
 import { endedClaimWrite } from "./ended-write.js";
-import { withBreakerTrip } from "./failure-summary.js";
+import { markTripLanded, withBreakerTrip } from "./failure-summary.js";
 
 export interface TransitionDeps {
   stores: { claims: Pick<ClaimStore, "commitClaim" | "markSynced" | "markTripWritten"> };
@@ -126,21 +126,27 @@ export async function writeEnded(
         ...(options.note !== undefined ? { note: options.note } : {}),
         ...(options.keepAssignee ? { keepAssignee: true } : {}),
       }),
-    { subject: subjectName(ended.record.repo, ended.record.issue), failures: options.failures, config },
+    {
+      subject: subjectName(ended.record.repo, ended.record.issue),
+      failures: options.failures,
+      config,
+      ended: { generation: ended.previous.generation, state: ended.record.state },
+    },
   );
+  const subject = subjectName(ended.record.repo, ended.record.issue);
   try {
     const applied = await deps.assignments.apply(ref, write);
     await commitWritten(deps.stores.claims, key, ended.record.generation, applied.claimComment, {
       orMarkSynced: true,
     });
-    // Only a landed trip is marked: otherwise the janitor finds it unwritten and writes it.
-    if (trippedThrough !== undefined) await deps.stores.claims.markTripWritten(key, trippedThrough);
-    return { written: true };
   } catch (error) {
     deps.log.warn(
-      { subject: subjectName(ended.record.repo, ended.record.issue), err: error },
+      { subject, err: error },
       `${ended.record.state} claim not written on GitHub; reconcile will`,
     );
     return { written: false, error };
   }
+  // Only a landed trip is marked: otherwise the janitor finds it unwritten and writes it.
+  if (trippedThrough !== undefined) await markTripLanded(deps, key, subject, trippedThrough);
+  return { written: true };
 }

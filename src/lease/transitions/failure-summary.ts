@@ -1,9 +1,18 @@
 // The failure breaker's trip on GitHub (docs/reference/github-surfaces.md#failure-summary): the needs-human label and one comment summarising the failed attempts, added to the write that ends the tripping generation.
+
+import type { Logger } from "pino";
 import type { RepoConfig } from "../../config/repo-config.js";
+import type { SubjectKey } from "../../domain/claim.js";
 import { branchCode } from "../../domain/claim-marker.js";
-import { type FailedAttempt, type FailureReason, tripsNow } from "../../domain/failure-breaker.js";
+import {
+  type FailedAttempt,
+  type FailureReason,
+  failureSummaryHeadline,
+  tripsNow,
+} from "../../domain/failure-breaker.js";
 import { describeActor, inert } from "../../domain/inert-text.js";
 import type { TransitionWrite } from "../../providers/assignment-provider.js";
+import type { ClaimStore } from "../../providers/liveness-store.js";
 import { spanOf } from "./ended-write.js";
 
 const reasonText: Record<FailureReason, string> = {
@@ -30,7 +39,7 @@ export function failureSummary(
   });
   const label = `\`${config.labels.needsHuman}\``;
   return [
-    `🧯 ${subject} failed ${attempts.length} times in a row, so it leaves the agent queue and waits for a person (${label}).`,
+    `${failureSummaryHeadline}${subject} failed ${attempts.length} times in a row, so it leaves the agent queue and waits for a person (${label}).`,
     "",
     "| # | Generation | Holder | Held for | Ended | Links | Note |",
     "|---|---|---|---|---|---|---|",
@@ -41,20 +50,43 @@ export function failureSummary(
 }
 
 /**
- * `write` (the ending write of a generation that just failed) with the breaker's trip added when
- * this failure is the `queue.maxFailures`-th: the label and the summary go out in the same write.
- * `trippedThrough` is the newest attempt's generation it summarises, for `markTripWritten` once
- * the write landed (a failed write leaves the trip to the janitor).
+ * `write` (the ending write of generation `ended.generation`) with the breaker's trip added when
+ * this end recorded the `queue.maxFailures`-th failure: the label and the summary go out in the same
+ * write. `trippedThrough` is the newest attempt's generation it summarises, for `markTripWritten`
+ * once the write landed (a failed write leaves the trip to the janitor). A claim taken with
+ * `override` over a tripped breaker took the label off: whatever way it ends (a handoff, another
+ * failure), the breaker is still tripped, so its ending write puts the label back — without a
+ * second summary. A completion (the issue closed) gets no label.
  */
 export function withBreakerTrip(
   write: TransitionWrite,
-  input: { subject: string; failures: readonly FailedAttempt[] | undefined; config: RepoConfig },
+  input: {
+    subject: string;
+    failures: readonly FailedAttempt[] | undefined;
+    config: RepoConfig;
+    ended: { generation: number; state: string };
+  },
 ): { write: TransitionWrite; trippedThrough?: number } {
-  const { failures, config } = input;
-  if (!failures || !tripsNow(failures, config.queue.maxFailures)) return { write };
+  const { failures, config, ended } = input;
+  const max = config.queue.maxFailures;
+  if (!failures || failures.length < max || ended.state === "completed") return { write };
+  const recordedNow = failures.at(-1)!.generation === ended.generation;
+  if (recordedNow && tripsNow(failures, max)) {
+    return {
+      write: withTrip(write, input.subject, failures, config),
+      trippedThrough: failures.at(-1)!.generation,
+    };
+  }
+  return { write: withTripLabel(write, config) };
+}
+
+/** `write` with the needs-human label added (and never removed by it). */
+function withTripLabel(write: TransitionWrite, config: RepoConfig): TransitionWrite {
+  const label = config.labels.needsHuman;
   return {
-    write: withTrip(write, input.subject, failures, config),
-    trippedThrough: failures.at(-1)!.generation,
+    ...write,
+    addLabels: [...(write.addLabels ?? []), label],
+    removeLabels: (write.removeLabels ?? []).filter((l) => l !== label),
   };
 }
 
@@ -65,11 +97,29 @@ export function withTrip(
   failures: readonly FailedAttempt[],
   config: RepoConfig,
 ): TransitionWrite {
-  const label = config.labels.needsHuman;
+  const labelled = withTripLabel(write, config);
   return {
-    ...write,
-    addLabels: [...(write.addLabels ?? []), label],
-    removeLabels: (write.removeLabels ?? []).filter((l) => l !== label),
+    ...labelled,
     addComments: [...(write.addComments ?? []), failureSummary(subject, failures, config)],
   };
+}
+
+/**
+ * Marks a trip that landed on GitHub. A failed mark changes nothing already done (the write stands,
+ * the caller's transition too): it is logged, and the janitor finds the trip shown and marks it.
+ */
+export async function markTripLanded(
+  deps: { stores: { claims: Pick<ClaimStore, "markTripWritten"> }; log: Pick<Logger, "warn"> },
+  key: SubjectKey,
+  subject: string,
+  throughGeneration: number,
+): Promise<void> {
+  try {
+    await deps.stores.claims.markTripWritten(key, throughGeneration);
+  } catch (error) {
+    deps.log.warn(
+      { subject, err: error },
+      "failure breaker trip written on GitHub but not marked; the next reconcile marks it",
+    );
+  }
 }

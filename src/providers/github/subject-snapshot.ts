@@ -1,6 +1,7 @@
 // Reading a subject from GitHub's answer: the snapshot of an issue, its trusted claim comments, and paging back for an older one.
 
 import { verifyClaimMarker } from "../../domain/claim-marker.js";
+import { failureSummaryHeadline } from "../../domain/failure-breaker.js";
 import type { MarkerSeal } from "../../domain/marker-seal.js";
 import { associationCanWrite, pullRequestCounts } from "../../domain/trust.js";
 import type { ClaimCommentEvidence, SubjectRef, SubjectSnapshot } from "../assignment-provider.js";
@@ -29,6 +30,7 @@ interface ClaimCommentsFound {
   rejectedMarkers: number;
   rejectedAfterTrusted: number;
   auditComments: number;
+  failureSummaries: string[];
 }
 
 /** The snapshot of one issue node as a read or a listing returned it (branch evidence not filled in). */
@@ -38,11 +40,8 @@ export function snapshotOf(
   issue: ClaimIssueNode,
   reading: MarkerReading,
 ): SubjectSnapshot {
-  const { claimComments, rejectedMarkers, rejectedAfterTrusted, auditComments } = claimCommentsOf(
-    issue.comments,
-    { repo: repository.nameWithOwner, issue: ref.issue },
-    reading,
-  );
+  const { claimComments, rejectedMarkers, rejectedAfterTrusted, auditComments, failureSummaries } =
+    claimCommentsOf(issue.comments, { repo: repository.nameWithOwner, issue: ref.issue }, reading);
   return {
     repoId: repository.databaseId,
     repo: repository.nameWithOwner,
@@ -56,6 +55,7 @@ export function snapshotOf(
     rejectedMarkers,
     rejectedAfterTrusted,
     auditComments,
+    failureSummaries,
     markerSearch:
       claimComments.length > 0 || !issue.comments.pageInfo?.hasPreviousPage ? "complete" : "truncated",
     ...pullRequestsOf(issue.closedByPullRequestsReferences?.nodes ?? []),
@@ -79,11 +79,15 @@ function claimCommentsOf(
   let rejectedMarkers = 0;
   let rejectedAfterTrusted = 0;
   let auditComments = 0;
+  const failureSummaries: string[] = [];
   for (const comment of comments.nodes ?? []) {
     if (!comment) continue;
     const parsed = verifyClaimMarker(comment.body, reading.seal);
     if (parsed.kind === "none") {
       if (comment.viewerDidAuthor && isClaimAuditComment(comment.body)) auditComments++;
+      if (comment.viewerDidAuthor && comment.body.startsWith(failureSummaryHeadline)) {
+        failureSummaries.push(comment.body);
+      }
       continue;
     }
     // Only the App's own comments can carry evidence; anyone can paste a marker into theirs.
@@ -101,7 +105,7 @@ function claimCommentsOf(
     }
     reading.onMarkerRejected?.(reason);
   }
-  return { claimComments, rejectedMarkers, rejectedAfterTrusted, auditComments };
+  return { claimComments, rejectedMarkers, rejectedAfterTrusted, auditComments, failureSummaries };
 }
 
 /**
@@ -137,6 +141,7 @@ export async function searchEarlierComments(
     snapshot.claimComments = found.claimComments;
     snapshot.rejectedMarkers += found.rejectedMarkers;
     snapshot.auditComments += found.auditComments;
+    snapshot.failureSummaries = [...found.failureSummaries, ...(snapshot.failureSummaries ?? [])];
     // Rejected markers of this page that come after its newest trusted one are older than the
     // later pages' rejected ones: all of those stay "after the latest trusted".
     snapshot.rejectedAfterTrusted += found.rejectedAfterTrusted;

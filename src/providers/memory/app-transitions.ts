@@ -25,8 +25,9 @@ export function endClaim(slot: SubjectSlot, input: EndClaimInput): Transitioned<
   if (!reason && stillLive(current!, input)) reason = "live";
   if (reason) return { slot, outcome: { kind: "skipped", reason, current } };
   const previous = current!;
+  // An ended record returns to the shape release 0.1.0 reads: the App's ask on a stall ends with the claim.
   let record: ClaimRecord = {
-    ...without(previous, "takeover"),
+    ...without(previous, "takeover", "stallAsk"),
     state: input.to,
     endedAt: input.now,
     sync: "pending",
@@ -45,9 +46,10 @@ export function endClaim(slot: SubjectSlot, input: EndClaimInput): Transitioned<
     ...(input.by ? { actor: input.by } : {}),
   });
   if (!input.failure) {
+    const kept = slot.failures?.length ? { failures: [...slot.failures] } : {};
     return {
       slot: { ...slot, record, highWater, activityAt: input.now, history },
-      outcome: { kind: "ended", previous, record },
+      outcome: { kind: "ended", previous, record, ...kept },
     };
   }
   const failures = withAttempt(slot.failures ?? [], failedAttemptOf(previous, input.failure, input.now));

@@ -70,7 +70,7 @@ export function stillLive(
  * there is nothing on GitHub left to write.
  */
 export function forgottenRecord(record: ClaimRecord, now: number): ClaimRecord {
-  const { takeover: _, ...kept } = record;
+  const { takeover: _, stallAsk: __, ...kept } = record;
   return { ...kept, state: "revoked", endedAt: now, sync: "done" };
 }
 

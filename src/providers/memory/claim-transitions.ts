@@ -69,6 +69,10 @@ export function claim(slot: SubjectSlot, input: ClaimStep): Transitioned<ClaimOu
     }
     return create(counted, current, input, failures);
   }
+  const count = slot.failures?.length ?? 0;
+  if (input.breaker && !input.breaker.override && count >= input.breaker.maxFailures) {
+    return { slot, outcome: { kind: "tripped", failures: count } };
+  }
   return create(slot, current, input);
 }
 
@@ -79,7 +83,7 @@ export function claim(slot: SubjectSlot, input: ClaimStep): Transitioned<ClaimOu
 function tripOnTakeover(slot: SubjectSlot, previous: ClaimRecord, now: number): Transitioned<ClaimOutcome> {
   const highWater = Math.max(slot.highWater, previous.generation) + 1;
   const record: ClaimRecord = {
-    ...without(previous, "takeover"),
+    ...without(previous, "takeover", "stallAsk"),
     state: "reaped",
     endedAt: now,
     sync: "pending",
@@ -414,8 +418,10 @@ export function release(slot: SubjectSlot, input: ReleaseInput): Transitioned<Re
     return { slot, outcome: { kind: "gone", reason: goneReason(current), current } };
   }
   const state = input.outcome === "completed" ? "completed" : "released";
+  // An ended record returns to the shape release 0.1.0 reads: the App's ask on a stall ends with the lease.
+  const stallAsked = current.stallAsk === true ? { stallAsked: true as const } : {};
   const record: ClaimRecord = {
-    ...without(current, "takeover"),
+    ...without(current, "takeover", "stallAsk"),
     state,
     outcome: input.outcome,
     endedAt: input.now,
@@ -433,6 +439,8 @@ export function release(slot: SubjectSlot, input: ReleaseInput): Transitioned<Re
   if (!failure) {
     // Work completed ends the run of failures: the breaker counts failures since the last success.
     const { failures: _, ...withoutFailures } = slot;
+    const kept =
+      input.outcome !== "completed" && slot.failures?.length ? { failures: [...slot.failures] } : {};
     return {
       slot: {
         ...(input.outcome === "completed" ? withoutFailures : slot),
@@ -440,13 +448,13 @@ export function release(slot: SubjectSlot, input: ReleaseInput): Transitioned<Re
         activityAt: input.now,
         history,
       },
-      outcome: { kind: "released", record, repeated: false },
+      outcome: { kind: "released", record, repeated: false, ...kept, ...stallAsked },
     };
   }
   const failures = withAttempt(slot.failures ?? [], failedAttemptOf(current, failure, input.now, input.note));
   return {
     slot: { ...slot, record, activityAt: input.now, history, failures },
-    outcome: { kind: "released", record, repeated: false, failures },
+    outcome: { kind: "released", record, repeated: false, failures, ...stallAsked },
   };
 }
 

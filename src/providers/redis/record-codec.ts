@@ -230,6 +230,8 @@ export function parseClaimReply(reply: ReplyOf<typeof claimScript>): ClaimOutcom
         record: parseRecord(reply.record),
         failures: parseFailures(reply.failures),
       };
+    case "tripped":
+      return { kind: "tripped", failures: Number(reply.failures) };
     case "reclaimed":
       return { kind: "reclaimed", record: parseRecord(reply.record) };
     case "held":

@@ -197,6 +197,7 @@ export class RedisClaimStore implements ClaimStore {
         kind: "released" as const,
         record: parseRecord(reply.record),
         repeated: reply.repeated === "1",
+        ...(reply.stallAsked === "1" ? { stallAsked: true as const } : {}),
       };
       const failures = parseFailures(reply.failures);
       return failures.length > 0 ? { ...released, failures } : released;

@@ -64,6 +64,7 @@ export const claimScript = defineScript({
   replies: tagged({
     created: ["record", "previous", "writeLocked", "failures"],
     failing: ["previous", "record", "failures"],
+    tripped: ["failures"],
     reclaimed: ["record"],
     held: ["current", "intent"],
     human_held: ["current"],
@@ -153,7 +154,7 @@ export const releaseScript = defineScript({
   name: "release",
   keys: ["record", "digests", "history", ...indexKeys, "repository", "failures"],
   args: ["generation", "tokenDigest", "now", "member", "outcome", "note"],
-  replies: tagged({ released: ["record", "repeated", "failures"], ...leaseRefusals }),
+  replies: tagged({ released: ["record", "repeated", "failures", "stallAsked"], ...leaseRefusals }),
 });
 
 export const markSyncedScript = defineScript({

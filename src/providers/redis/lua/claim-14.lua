@@ -32,12 +32,13 @@
       repoId              the subject's repository id
       writeLockOwner      who takes the write lock with a new generation (for the write that follows), or ''
       writeLockTtlMs      how long that lock holds without another call (ms)
-      maxFailures         queue.maxFailures: a stalled takeover whose attempt brings the count to it trips the breaker
-      override            '1' when the claimant sends override: a tripping takeover still takes the subject
+      maxFailures         queue.maxFailures: no new generation begins at this many failures, and a stalled takeover whose attempt brings the count to it trips the breaker
+      override            '1' when the claimant sends override: a tripped subject (or a tripping takeover) is still taken
     REST                  the new record's field/value pairs, without generation and supersedes
     Reply (records as field/value lists)
       {'created', record, previous, writeLocked, failures}  a new generation; previous is {} when there was none; writeLocked '1' or '0' (taken or not), '' when not asked; failures: the attempts after a stalled generation taken over (or {})
       {'failing', previous, record, failures}  a stalled takeover tripped the breaker without override: the stalled generation ended reaped (bumped), no new one
+      {'tripped', failures}                     the breaker is tripped (failures: the count, at maxFailures or more) and the claimant has no override: nothing changed
       {'reclaimed', record}                     the holding session again, its new token pending
       {'held', current, intent}                 another session holds it; intent: a takeover's claimant or ''
       {'human_held', current}                   a person holds it
@@ -169,7 +170,7 @@ if stalled then
     local bumped = next_generation(KEY.highWater, tonumber(cur.generation))
     redis.call('HSET', KEY.record, 'state', 'reaped', 'endedAt', ARG.now, 'sync', 'pending',
       'generation', bumped, 'supersedes', cur.generation)
-    redis.call('HDEL', KEY.record, 'takeoverBy', 'takeoverAt', 'takeoverGraceMs', 'takeoverKeyDigest')
+    redis.call('HDEL', KEY.record, 'takeoverBy', 'takeoverAt', 'takeoverGraceMs', 'takeoverKeyDigest', 'stallAsk')
     redis.call('ZREM', KEY.deadlines, member)
     drop_holder(KEY.holders, member)
     touch(KEY.repository, ARG.now, member)
@@ -177,6 +178,11 @@ if stalled then
     local m, flat = load(KEY.record)
     return {'failing', cur_flat, flat, failures}
   end
+elseif ARG.override ~= '1' then
+  -- The breaker decides in the same step as the claim: a trip written by another replica's end
+  -- since the caller's read still refuses it.
+  local count = redis.call('LLEN', KEY.failures)
+  if count >= tonumber(ARG.maxFailures) then return {'tripped', tostring(count)} end
 end
 local gen = next_generation(KEY.highWater, cur and tonumber(cur.generation) or 0, tonumber(ARG.minGeneration))
 if cur and cur.state == 'active' then

@@ -21,7 +21,7 @@
       member              the subject in the installation's indexes ("repoId:issue")
       failure             why the ended generation counts as failed ('reaped', 'revoked', 'stalled'), or ''
     Reply (records as field/value lists)
-      {'ended', previous, record, failures}  the record before and after; the attempts after this one (or {})
+      {'ended', previous, record, failures}  the record before and after; the subject's attempts after this end (this one last when it failed)
       {'skipped', reason, current}      reason 'missing', 'moved-on', 'not-active' or 'live'
 ]]
 
@@ -49,7 +49,8 @@ if ARG.bump == '1' then
   set[#set + 1] = cur.generation
 end
 redis.call('HSET', KEY.record, unpack(set))
-redis.call('HDEL', KEY.record, 'takeoverBy', 'takeoverAt', 'takeoverGraceMs', 'takeoverKeyDigest')
+-- An ended record returns to the shape 0.1.0 reads: the App's ask on a stall ends with the claim.
+redis.call('HDEL', KEY.record, 'takeoverBy', 'takeoverAt', 'takeoverGraceMs', 'takeoverKeyDigest', 'stallAsk')
 redis.call('ZREM', KEY.deadlines, ARG.member)
 drop_holder(KEY.holders, ARG.member)
 touch(KEY.repository, ARG.now, ARG.member)
@@ -57,6 +58,10 @@ local ender = nil
 if ARG.endedBy ~= '' then ender = ARG.endedBy end
 push_history(KEY.history, ARG.now, cur.generation, ARG.to, ender)
 local failures = {}
-if ARG.failure ~= '' then failures = push_failure(KEY.failures, cur, ARG.failure, ARG.now, nil) end
+if ARG.failure ~= '' then
+  failures = push_failure(KEY.failures, cur, ARG.failure, ARG.now, nil)
+else
+  failures = redis.call('LRANGE', KEY.failures, 0, -1)
+end
 local m, flat = load(KEY.record)
 return {'ended', cur_flat, flat, failures}

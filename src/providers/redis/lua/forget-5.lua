@@ -26,6 +26,6 @@ local cur = load(KEY.record)
 if not cur or cur.state == 'revoked' then return {'kept'} end
 local previous = redis.call('HGETALL', KEY.record)
 redis.call('HSET', KEY.record, 'state', 'revoked', 'endedAt', ARG.now, 'sync', 'done')
-redis.call('HDEL', KEY.record, 'takeoverBy', 'takeoverAt', 'takeoverGraceMs', 'takeoverKeyDigest')
+redis.call('HDEL', KEY.record, 'takeoverBy', 'takeoverAt', 'takeoverGraceMs', 'takeoverKeyDigest', 'stallAsk')
 push_history(KEY.history, ARG.now, cur.generation, 'revoked', nil, 'forgotten')
 return {'revoked', previous}

@@ -60,7 +60,7 @@
 
 local now = tonumber(ARG.now)
 -- Only the fields the guards, the writes and the reply need (a missing one reads false). A takeover
--- intent's fields come and go together (claim-10.lua writes takeoverBy with them; every script that
+-- intent's fields come and go together (claim-14.lua writes takeoverBy with them; every script that
 -- ends an intent deletes all four): takeoverBy stands for them all.
 local got = redis.call('HMGET', KEY.record, 'generation', 'state', 'lastHeartbeatAt', 'waitUntil', 'ttlMs',
   'reclaimAfterMs', 'heartbeatMs', 'phase', 'phaseCommentAt', 'needsHuman', 'staleMarkedAt', 'takeoverBy',

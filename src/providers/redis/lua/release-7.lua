@@ -17,7 +17,7 @@
       outcome             the holder's outcome; 'completed' ends it completed, any other released
       note                the holder's note (bounded), kept with the attempt an outcome 'failed' records
     Reply (records as field/value lists)
-      {'released', record, repeated, failures}  repeated '1' when it had already been released or completed; failures: the attempts after an outcome 'failed' (or {})
+      {'released', record, repeated, failures, stallAsked}  repeated '1' when it had already been released or completed; failures: the subject's attempts after this release (none after 'completed'); stallAsked '1' when the App's ask on a stall stood until now
       {'missing'}                       no record, or a generation it never reached
       {'invalid_token'}                 the token is not this generation's
       {'superseded', current, rotatedAt}  a newer generation holds it; rotatedAt only for a rotated token
@@ -32,19 +32,28 @@
 local cur, cur_flat = load(KEY.record)
 local refusal = refuse(cur, cur_flat, KEY.digests, ARG.generation, ARG.tokenDigest)
 if refusal then return refusal end
-if cur.state == 'released' or cur.state == 'completed' then return {'released', cur_flat, '1', {}} end
+if cur.state == 'released' or cur.state == 'completed' then return {'released', cur_flat, '1', {}, '0'} end
 if cur.state ~= 'active' then return {'gone', gone_reason(cur.state), cur_flat} end
 local state = 'released'
 if ARG.outcome == 'completed' then state = 'completed' end
 redis.call('HSET', KEY.record, 'state', state, 'outcome', ARG.outcome, 'endedAt', ARG.now, 'endedBy', cur.actor, 'sync', 'pending')
-redis.call('HDEL', KEY.record, 'takeoverBy', 'takeoverAt', 'takeoverGraceMs', 'takeoverKeyDigest')
+-- An ended record returns to the shape 0.1.0 reads: the App's ask on a stall ends with the lease
+-- (answered as stallAsked, so the release's write still takes its label off).
+redis.call('HDEL', KEY.record, 'takeoverBy', 'takeoverAt', 'takeoverGraceMs', 'takeoverKeyDigest', 'stallAsk')
 redis.call('ZREM', KEY.deadlines, ARG.member)
 drop_holder(KEY.holders, ARG.member)
 touch(KEY.repository, ARG.now, ARG.member)
 push_history(KEY.history, ARG.now, cur.generation, state, cur.actor, ARG.outcome)
 local failures = {}
-if ARG.outcome == 'failed' then failures = push_failure(KEY.failures, cur, 'failed', ARG.now, ARG.note) end
--- Work completed ends the issue's run of failures: the breaker counts failures since the last success.
-if ARG.outcome == 'completed' then redis.call('DEL', KEY.failures) end
+if ARG.outcome == 'failed' then
+  failures = push_failure(KEY.failures, cur, 'failed', ARG.now, ARG.note)
+elseif ARG.outcome == 'completed' then
+  -- Work completed ends the issue's run of failures: the breaker counts failures since the last success.
+  redis.call('DEL', KEY.failures)
+else
+  failures = redis.call('LRANGE', KEY.failures, 0, -1)
+end
 local m, flat = load(KEY.record)
-return {'released', flat, '0', failures}
+local stall_asked = '0'
+if cur.stallAsk then stall_asked = '1' end
+return {'released', flat, '0', failures, stall_asked}
