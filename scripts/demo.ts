@@ -18,6 +18,7 @@ import { randomBytes } from "node:crypto";
 import { createClaimHoldClient } from "../src/agent/client/index.js";
 import type { LocalStack } from "../tools/local-stack/start-local-stack.js";
 import { AgentSession } from "./demo/agent-session.js";
+import { runGiteaDemo } from "./demo/gitea-story.js";
 import { budgetIssue, failingIssue, gpuIssue, runIssue, runLiveStories } from "./demo/live-stories.js";
 import { type NotifySink, startNotifySink } from "./demo/notify-sink.js";
 import { runStories } from "./demo/run-stories.js";
@@ -235,7 +236,26 @@ async function main(): Promise<number> {
   return timeline.violations.length === 0 ? 0 : 1;
 }
 
-main().then(
+/** `--forge gitea` (or `--forge=gitea`): the story on the Gitea simulator; default GitHub's. */
+function forgeArgument(args: string[]): string {
+  const at = args.findIndex((arg) => arg === "--forge" || arg.startsWith("--forge="));
+  if (at < 0) return "github";
+  const arg = args[at]!;
+  return arg.includes("=") ? arg.slice("--forge=".length) : (args[at + 1] ?? "");
+}
+
+async function giteaMain(): Promise<number> {
+  const store = await chooseStore(process.env.REDIS_URL);
+  if (store.warning) process.stderr.write(`${store.warning}\n`);
+  return runGiteaDemo({ timeline: new Timeline(), store, logLevel: process.env.LOG_LEVEL ?? "error" });
+}
+
+const forge = forgeArgument(process.argv.slice(2));
+if (forge !== "github" && forge !== "gitea") {
+  console.error(`demo: --forge is github or gitea, not "${forge}"`);
+  process.exit(2);
+}
+(forge === "gitea" ? giteaMain() : main()).then(
   (code) => process.exit(code),
   (error: unknown) => {
     console.error(`demo failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);

@@ -1,6 +1,7 @@
 // The demo's and the playground's start-up: the GitHub simulator, the App on it as `npm start` runs it, and a store.
 import { randomBytes } from "node:crypto";
 import { Writable } from "node:stream";
+import type { GiteaConfig } from "../../src/config/gitea-config.js";
 import { NotifySinksText } from "../../src/config/notify-sinks.js";
 import { createLogger, type LogFormat } from "../../src/logger.js";
 import { connectSharedRedis, type StackRedisChoice } from "../../tools/local-stack/stack-stores.js";
@@ -20,6 +21,8 @@ export interface DemoAppOptions {
   janitorIntervalSeconds: number;
   /** Every how many janitor sweeps one reconciles with GitHub. */
   reconcileEvery: number;
+  /** A Gitea instance the App serves beside GitHub (`npm run demo -- --forge gitea`: the Gitea simulator). */
+  gitea?: GiteaConfig;
 }
 
 /**
@@ -54,6 +57,7 @@ function demoApp(options: DemoAppOptions): StartApp<DefaultStackApp> {
         janitorIntervalSeconds: options.janitorIntervalSeconds,
         reconcileEvery: options.reconcileEvery,
         disabledJobs: [],
+        ...(options.gitea ? { gitea: options.gitea } : {}),
         ...(notifySinks
           ? {
               notifySinks,
