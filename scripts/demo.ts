@@ -14,6 +14,7 @@
 //    A `needs:gpu` issue is skipped by a `next` without the capability and given to one declaring `gpu`.
 // 4. Print the summary (claims, takeovers, reaps, check verdicts, notifications, GitHub requests); exit 1 on a
 //    broken invariant or a moment that did not happen.
+// `npm run demo -- --forge gitea`: the story as far as Gitea supports it, on the Gitea simulator (scripts/demo/gitea-story.ts).
 import { randomBytes } from "node:crypto";
 import { createClaimHoldClient } from "../src/agent/client/index.js";
 import type { LocalStack } from "../tools/local-stack/start-local-stack.js";
