@@ -1,8 +1,8 @@
 // Wires claim-hold into a Probot app: providers, lease core, janitor, HTTP API and webhook handlers.
 
 import type { ApplicationFunction, Probot } from "probot";
-import { createAccountNames } from "./dashboard/account-names.js";
-import { githubWebUrlOf } from "./dashboard/github-links.js";
+import { createAccountNames, knownAccountNames } from "./dashboard/account-names.js";
+import { githubWebUrlOf, webBasesOf } from "./dashboard/github-links.js";
 import { readFleet } from "./dashboard/read-fleet.js";
 import { readSubject } from "./dashboard/read-subject.js";
 import { readTimeline } from "./dashboard/timeline/read-timeline.js";
@@ -116,7 +116,11 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
     });
     jobs.start();
     notifications.start();
-    const githubWebUrl = githubWebUrlOf(options.githubBaseUrl);
+    // Each record's links go to its own forge: chosen here, once, by the record id (domain/forge.ts).
+    const webBaseOf = webBasesOf({
+      github: githubWebUrlOf(options.githubBaseUrl),
+      gitea: options.gitea?.url,
+    });
     const fleet = (withPullRequests: boolean, recordsPerRepository?: number) =>
       readFleet(
         {
@@ -175,7 +179,7 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
         operatorSweep,
         metrics,
         readFleet: () => fleet(true),
-        readTimeline: (windowMs) => readTimeline({ stores, outbox, githubWebUrl, now }, windowMs),
+        readTimeline: (windowMs) => readTimeline({ stores, outbox, webBaseOf, now }, windowMs),
         readSubject: (repo, issue) =>
           readSubject(
             {
@@ -186,7 +190,7 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
               peekConfig: (installationId, name) => configs.peek(installationId, name),
               verdictOf: (...args) => fence.verdictOf(...args),
               outbox,
-              githubWebUrl,
+              webBaseOf,
               now,
             },
             repo,
@@ -195,6 +199,7 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
         leaseEvents: { bus: leaseEvents, streams: leaseStreams },
         accountNames: createAccountNames({
           lookup: (installationId) => github.installations.accountLogin(installationId),
+          known: knownAccountNames(options.gitea),
           now,
           onError: (installationId, error) =>
             log.warn(
@@ -254,6 +259,7 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
           fences,
           fleet: fleetLogins,
           leaseEvents,
+          webhookDuration: metrics.webhookDuration,
           now,
           log,
         }),

@@ -1,6 +1,6 @@
 // The dashboard's readable parts as pure decisions: what needs a person, relative times, time ranges, page links, lane names, cached account names.
 import { describe, expect, it } from "vitest";
-import { createAccountNames } from "../src/dashboard/account-names.js";
+import { createAccountNames, giteaInstanceName, knownAccountNames } from "../src/dashboard/account-names.js";
 import { accountLabels, pageHref } from "../src/dashboard/dashboard-page.js";
 import { attentionItems } from "../src/dashboard/needs-you.js";
 import type { FleetClaim, FleetView } from "../src/dashboard/read-fleet.js";
@@ -8,6 +8,7 @@ import { ago, utcText } from "../src/dashboard/relative-time.js";
 import { subjectOfPath } from "../src/dashboard/subject-path.js";
 import { timelineRangeOf } from "../src/dashboard/timeline/timeline-range.js";
 import { laneLabel } from "../src/dashboard/timeline/timeline-svg.js";
+import { giteaInstallationRecordId } from "../src/domain/forge.js";
 import type { SweepReport } from "../src/janitor/janitor.js";
 
 function claim(issue: number, extra: Partial<FleetClaim> = {}): FleetClaim {
@@ -225,5 +226,38 @@ describe("installation account names", () => {
     now += 61_000;
     await labels([1, 2]);
     expect(asked).toStrictEqual([1, 2, 2]);
+  });
+
+  it("names a Gitea record after its instance without asking GitHub, and logs nothing about it", async () => {
+    const gitea = giteaInstallationRecordId(1);
+    const asked: number[] = [];
+    const failures: number[] = [];
+    const names = createAccountNames({
+      lookup: async (id) => {
+        asked.push(id);
+        throw new Error("Not Found: no such installation");
+      },
+      known: knownAccountNames({ url: "https://git.example.com/forge/" }),
+      now: () => 0,
+      onError: (id) => failures.push(id),
+    });
+    const known = accountLabels(await names([gitea, 9]));
+    expect([known.of(gitea), known.of(9)]).toStrictEqual(["git.example.com/forge", "installation 9"]);
+    expect(asked).toStrictEqual([9]);
+    expect(failures).toStrictEqual([9]);
+  });
+
+  it.each([
+    ["https://gitea.example.com", "gitea.example.com"],
+    ["https://gitea.example.com/", "gitea.example.com"],
+    ["http://127.0.0.1:3000", "127.0.0.1:3000"],
+    ["https://example.com/git/", "example.com/git"],
+  ])("a Gitea instance at %s is named %s", (url, name) => {
+    expect(giteaInstanceName(url)).toBe(name);
+  });
+
+  it("knows no name without a Gitea instance, or for a GitHub installation", () => {
+    expect(knownAccountNames(undefined)(giteaInstallationRecordId(1))).toBeNull();
+    expect(knownAccountNames({ url: "https://gitea.example.com" })(42)).toBeNull();
   });
 });

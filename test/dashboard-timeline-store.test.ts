@@ -3,7 +3,7 @@
 import { jsx } from "hono/jsx";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { githubWebUrlOf } from "../src/dashboard/github-links.js";
+import { githubWebUrlOf, webBasesOf } from "../src/dashboard/github-links.js";
 import { readTimeline, timelineSubjects } from "../src/dashboard/timeline/read-timeline.js";
 import { layoutTimeline } from "../src/dashboard/timeline/timeline-layout.js";
 import { TimelinePanel } from "../src/dashboard/timeline/timeline-panel.js";
@@ -15,6 +15,8 @@ import { createRedisStores } from "../src/providers/redis/redis-store.js";
 import type { Stores } from "../src/providers/stores.js";
 import { createTestRedis, deleteKeysWithPrefix, probeRedis, uniqueKeyPrefix } from "./support/redis.js";
 import { minute, seedAgentClaim, seedHumanClaim } from "./support/seed-claims.js";
+
+const githubCom = webBasesOf({ github: "https://github.com" });
 
 const redisProbe = await probeRedis();
 if (!redisProbe.available)
@@ -150,10 +152,10 @@ describe.each(storeCases)("timeline reads ($name store)", ({ make }) => {
     const data = await readTimeline({
       stores,
       outbox,
-      githubWebUrl: githubWebUrlOf("https://ghe.example.com/api/v3"),
+      webBaseOf: webBasesOf({ github: githubWebUrlOf("https://ghe.example.com/api/v3") }),
       now: () => T0,
     });
-    expect(data.githubWebUrl).toBe("https://ghe.example.com");
+    expect(data.webBaseOf(1)).toStrictEqual({ forge: "github", url: "https://ghe.example.com" });
     expect(data.subjects.map((s) => s.subject)).toStrictEqual([
       "acme/widgets#3",
       "acme/widgets#1",
@@ -229,7 +231,7 @@ describe.each(storeCases)("timeline reads ($name store)", ({ make }) => {
       bump: true,
     });
     const { counted, stores: counting } = countingHistory(stores);
-    const data = await readTimeline({ stores: counting, githubWebUrl: "https://github.com", now: () => T0 });
+    const data = await readTimeline({ stores: counting, webBaseOf: githubCom, now: () => T0 });
     expect(counted.reads).toBe(timelineSubjects);
     expect(data.subjects).toHaveLength(timelineSubjects);
     expect(data.subjects[0]!.subject).toBe(`acme/widgets#${timelineSubjects + 5}`);
@@ -268,7 +270,7 @@ describe("spend per subject", () => {
           spendOf: async (keys: readonly { issue: number }[]) => keys.map((k) => spendMicros[k.issue] ?? 0),
         },
       },
-      githubWebUrl: "https://github.com",
+      webBaseOf: githubCom,
       now: () => T0,
     });
     expect(data.spend?.map((s) => [s.subject, s.usd])).toStrictEqual([

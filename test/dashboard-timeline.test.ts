@@ -299,7 +299,7 @@ describe("links to GitHub", () => {
   });
 
   it("builds issue, pull and branch links with every part encoded", () => {
-    const web = "https://ghe.example.com";
+    const web = { forge: "github" as const, url: "https://ghe.example.com" };
     expect(issueUrl(web, "acme/widgets", 12)).toBe("https://ghe.example.com/acme/widgets/issues/12");
     expect(pullUrl(web, "acme/widgets", 34)).toBe("https://ghe.example.com/acme/widgets/pull/34");
     expect(branchUrl(web, "acme/widgets", "agent/s-1/12-fix?x#y")).toBe(

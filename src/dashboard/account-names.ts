@@ -1,4 +1,5 @@
-// Installation account logins for the dashboard: each read once from GitHub (`GET /app/installations/{id}`) and kept, so a refresh costs no request.
+// Installation account logins for the dashboard: each read once from GitHub (`GET /app/installations/{id}`) and kept, so a refresh costs no request; a Gitea record is named after its instance, unread.
+import { forgeOfInstallation } from "../domain/forge.js";
 
 /** A login is kept this long (accounts are rarely renamed). */
 export const accountNameTtlMs = 24 * 3_600_000;
@@ -9,6 +10,11 @@ export const accountNameWaitMs = 2_000;
 
 export interface AccountNamesDeps {
   lookup: (installationId: number) => Promise<string | null>;
+  /**
+   * A name known without a read (a Gitea record: its instance's name); null: ask `lookup`. Such a
+   * record is never looked up, so GitHub is not asked about an installation it does not have.
+   */
+  known?: (installationId: number) => string | null;
   now: () => number;
   /** A failed read (the page shows the installation's id instead). */
   onError?: (installationId: number, error: unknown) => void;
@@ -36,10 +42,11 @@ export function createAccountNames(deps: AccountNamesDeps): AccountNames {
     inFlight.set(installationId, read);
     return read;
   };
+  const fixed = deps.known ?? (() => null);
   return async (installationIds) => {
     const now = deps.now();
     const reads = [...new Set(installationIds)]
-      .filter((id) => (known.get(id)?.until ?? 0) <= now)
+      .filter((id) => fixed(id) === null && (known.get(id)?.until ?? 0) <= now)
       .map((id) => refresh(id));
     if (reads.length > 0) {
       let timer: NodeJS.Timeout | undefined;
@@ -52,9 +59,27 @@ export function createAccountNames(deps: AccountNamesDeps): AccountNames {
     }
     const names = new Map<number, string>();
     for (const id of installationIds) {
-      const login = known.get(id)?.login;
+      const login = fixed(id) ?? known.get(id)?.login;
       if (login) names.set(id, login);
     }
     return names;
   };
+}
+
+/** The names known without a read: a Gitea record's is its instance's (`GITEA_URL`); absent: none. */
+export function knownAccountNames(
+  gitea: { url: string } | undefined,
+): (installationId: number) => string | null {
+  const name = gitea ? giteaInstanceName(gitea.url) : null;
+  return (installationId) => (name && forgeOfInstallation(installationId).forge === "gitea" ? name : null);
+}
+
+/** How the dashboard names a Gitea or Forgejo instance's record: its web root's host (and a path, if it is served under one). */
+export function giteaInstanceName(webRoot: string): string {
+  try {
+    const url = new URL(webRoot);
+    return `${url.host}${url.pathname.replace(/\/+$/, "")}`;
+  } catch {
+    return webRoot;
+  }
 }

@@ -1,6 +1,7 @@
 /** @jsxImportSource hono/jsx */
 // The fleet dashboard's markup (docs/deploy.md#8-watch-it), server-rendered with Hono's JSX: every interpolated value is escaped.
 import type { FC } from "hono/jsx";
+import { forgeTitle, type WebBase, type WebBaseOf, webBasesOf } from "../domain/web-links.js";
 import type { DerivedState } from "../lease/reads/derive-state.js";
 import { ClaimActions, DeliveryActions, JanitorControls } from "./action-forms.js";
 import { branchUrl, issueUrl, pullUrl, subjectPageUrl } from "./github-links.js";
@@ -36,8 +37,11 @@ export interface FleetControls {
   installations: { id: number; label: string; paused: boolean }[];
 }
 
+/** Without the timeline's web bases (no history read): github.com for every record. */
+const githubOnly: WebBaseOf = webBasesOf({ github: "https://github.com" });
+
 /** One claim; `wide` cells are left out of the phone's compact row (the subject page has them all, actions too). */
-const ClaimRow: FC<{ claim: FleetClaim; web: string; now: number; token?: string | undefined }> = ({
+const ClaimRow: FC<{ claim: FleetClaim; web: WebBase; now: number; token?: string | undefined }> = ({
   claim,
   web,
   now,
@@ -48,8 +52,12 @@ const ClaimRow: FC<{ claim: FleetClaim; web: string; now: number; token?: string
       <a href={subjectPageUrl(claim.repo, claim.issue)} data-subject-page>
         <b>{claim.subject}</b>
       </a>
-      <a class="gh" href={issueUrl(web, claim.repo, claim.issue)} title="The issue on GitHub">
-        GitHub
+      <a
+        class="gh"
+        href={issueUrl(web, claim.repo, claim.issue)}
+        title={`The issue on ${forgeTitle(web.forge)}`}
+      >
+        {forgeTitle(web.forge)}
       </a>
       {claim.title ? <div class="muted title">{claim.title}</div> : null}
       {claim.branch ? (
@@ -187,7 +195,7 @@ export const FleetFragment: FC<{
   accounts?: AccountLabels;
   controls?: FleetControls;
 }> = ({ view, filter, queues = [], history, accounts = accountLabels(new Map()), controls }) => {
-  const web = history?.githubWebUrl ?? "https://github.com";
+  const webBaseOf = history?.webBaseOf ?? githubOnly;
   const now = Date.parse(view.generatedAt);
   const claims = view.claims.filter(
     (c) => (!filter.repo || c.repo === filter.repo) && (!filter.state || c.state === filter.state),
@@ -230,7 +238,12 @@ export const FleetFragment: FC<{
               {claims
                 .filter((c) => c.installationId === installationId)
                 .map((claim) => (
-                  <ClaimRow claim={claim} web={web} now={now} token={controls?.token} />
+                  <ClaimRow
+                    claim={claim}
+                    web={webBaseOf(claim.installationId)}
+                    now={now}
+                    token={controls?.token}
+                  />
                 ))}
             </tbody>
           </table>

@@ -1,4 +1,7 @@
-// Links from the dashboard to GitHub (or GHE): pure, built from the App's REST base URL, never a request.
+// Links from the dashboard to the subject's forge (GitHub, GHE or a Gitea instance): pure, built from the record's web base (domain/web-links.ts), never a request.
+import { type WebBase, webBasesOf, webLink } from "../domain/web-links.js";
+
+export { type WebBase, webBasesOf };
 
 /** The web base of a REST base: `https://api.github.com` → `https://github.com`, GHE's `…/api/v3` → `…`. */
 export function githubWebUrlOf(restBaseUrl: string | undefined): string {
@@ -15,22 +18,21 @@ export function githubWebUrlOf(restBaseUrl: string | undefined): string {
   return `${url.protocol}//${url.host}${path}`;
 }
 
-/** `owner/name` with each part encoded, so an odd repository name cannot leave its path. */
-function repoPath(repo: string): string {
-  return repo.split("/").map(encodeURIComponent).join("/");
+export function issueUrl(web: WebBase, repo: string, issue: number): string {
+  return webLink(web, { kind: "issue", repo, issue });
 }
 
-export function issueUrl(web: string, repo: string, issue: number): string {
-  return `${web}/${repoPath(repo)}/issues/${issue}`;
+export function pullUrl(web: WebBase, repo: string, pull: number): string {
+  return webLink(web, { kind: "pull", repo, pull });
 }
 
-export function pullUrl(web: string, repo: string, pull: number): string {
-  return `${web}/${repoPath(repo)}/pull/${pull}`;
+export function pullChecksUrl(web: WebBase, repo: string, pull: number): string {
+  return webLink(web, { kind: "pull-checks", repo, pull });
 }
 
 /** A branch's tree; its slashes stay path separators, everything else is encoded. */
-export function branchUrl(web: string, repo: string, branch: string): string {
-  return `${web}/${repoPath(repo)}/tree/${branch.split("/").map(encodeURIComponent).join("/")}`;
+export function branchUrl(web: WebBase, repo: string, branch: string): string {
+  return webLink(web, { kind: "branch", repo, branch });
 }
 
 /** `owner/name#12` → its parts; null for anything else. */
@@ -39,16 +41,16 @@ export function parseSubject(subject: string): { repo: string; issue: number } |
   return match ? { repo: match[1]!, issue: Number(match[2]) } : null;
 }
 
-export function commentUrl(web: string, repo: string, issue: number, commentId: number): string {
-  return `${issueUrl(web, repo, issue)}#issuecomment-${commentId}`;
+export function commentUrl(web: WebBase, repo: string, issue: number, commentId: number): string {
+  return webLink(web, { kind: "comment", repo, issue, commentId });
 }
 
-/** The checks of a PR's head commit (the claim-hold check run among them). */
-export function commitChecksUrl(web: string, repo: string, sha: string): string {
-  return `${web}/${repoPath(repo)}/commit/${encodeURIComponent(sha)}/checks`;
+/** The checks of a PR's head commit (the claim-hold check run, or commit status, among them). */
+export function commitChecksUrl(web: WebBase, repo: string, sha: string): string {
+  return webLink(web, { kind: "commit-checks", repo, sha });
 }
 
 /** The dashboard's own page of a subject (same origin, under the admin session). */
 export function subjectPageUrl(repo: string, issue: number): string {
-  return `/subjects/${repoPath(repo)}/${issue}`;
+  return `/subjects/${repo.split("/").map(encodeURIComponent).join("/")}/${issue}`;
 }

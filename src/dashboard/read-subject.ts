@@ -2,6 +2,7 @@
 import { defaultRepoConfig, type RepoConfig } from "../config/repo-config.js";
 import type { CheckConclusion } from "../domain/check-values.js";
 import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
+import type { WebBase, WebBaseOf } from "../domain/web-links.js";
 import { type NeedsPerson, needsPersonOf } from "../handlers/operator-clear-needs-human.js";
 import type { SubjectView } from "../lease/reads/lease-reads.js";
 import { LeaseRefused } from "../lease/refusals.js";
@@ -31,7 +32,7 @@ export interface SubjectReadDeps {
     config: RepoConfig,
   ) => Promise<{ conclusion: CheckConclusion }>;
   outbox?: Pick<OutboxStore, "recent">;
-  githubWebUrl: string;
+  webBaseOf: WebBaseOf;
   now: () => number;
 }
 
@@ -58,7 +59,8 @@ export interface SubjectPageData {
   needsPerson: NeedsPerson | null;
   /** Null when the App keeps no outbox. */
   notifications: RecentDelivery[] | null;
-  githubWebUrl: string;
+  /** The web base of the subject's forge (its installation record's). */
+  web: WebBase;
   now: number;
 }
 
@@ -108,7 +110,7 @@ export async function readSubject(
     pullRequests,
     needsPerson: record ? needsPersonOf(record, attempts, config, deps.now()) : null,
     notifications: recent ? recent.filter((d) => d.subject === subject) : null,
-    githubWebUrl: deps.githubWebUrl,
+    web: deps.webBaseOf(installationId),
     now: deps.now(),
   };
 }

@@ -1,19 +1,24 @@
 /** @jsxImportSource hono/jsx */
 // The outbox's last settled deliveries (docs/deploy.md#8-watch-it): when, which event, on what subject, to which sink (its id, never its URL), how it went.
 import type { Child, FC } from "hono/jsx";
+import { forgeTitle, type WebBase, type WebBaseOf } from "../domain/web-links.js";
 import type { RecentDelivery, RetryingDelivery } from "../providers/outbox-store.js";
 import { issueUrl, parseSubject, subjectPageUrl } from "./github-links.js";
 import { When } from "./relative-time.js";
 
-/** The subject's dashboard page, and the issue on GitHub beside it. */
-export const SubjectLink: FC<{ web: string; subject: string }> = ({ web, subject }) => {
+/** The subject's dashboard page, and the issue on its forge (GitHub or a Gitea instance) beside it. */
+export const SubjectLink: FC<{ web: WebBase; subject: string }> = ({ web, subject }) => {
   const parsed = parseSubject(subject);
   if (!parsed) return <span>{subject}</span>;
   return (
     <span>
       <a href={subjectPageUrl(parsed.repo, parsed.issue)}>{subject}</a>
-      <a class="gh" href={issueUrl(web, parsed.repo, parsed.issue)} title="The issue on GitHub">
-        GitHub
+      <a
+        class="gh"
+        href={issueUrl(web, parsed.repo, parsed.issue)}
+        title={`The issue on ${forgeTitle(web.forge)}`}
+      >
+        {forgeTitle(web.forge)}
       </a>
     </span>
   );
@@ -21,10 +26,11 @@ export const SubjectLink: FC<{ web: string; subject: string }> = ({ web, subject
 
 export const RecentNotifications: FC<{
   deliveries: readonly RecentDelivery[];
-  web: string;
+  /** Each delivery's installation record's forge web base. */
+  webBaseOf: WebBaseOf;
   /** Given: times read relative to it ("3 min ago"), the UTC time on hover. */
   now?: number;
-}> = ({ deliveries, web, now }) => (
+}> = ({ deliveries, webBaseOf, now }) => (
   <section id="recent-notifications">
     <h2>Recent notifications</h2>
     {deliveries.length === 0 ? (
@@ -53,7 +59,7 @@ export const RecentNotifications: FC<{
               <td data-label="Event">{d.event}</td>
               <td data-label="Subject">
                 {d.subject ? (
-                  <SubjectLink web={web} subject={d.subject} />
+                  <SubjectLink web={webBaseOf(d.installationId)} subject={d.subject} />
                 ) : (
                   `installation ${d.installationId}`
                 )}
@@ -77,11 +83,12 @@ export const RecentNotifications: FC<{
  */
 export const RetryingNotifications: FC<{
   deliveries: readonly RetryingDelivery[];
-  web: string;
+  /** Each delivery's installation record's forge web base. */
+  webBaseOf: WebBaseOf;
   now: number;
   /** A delivery's action forms (action-forms.tsx's `DeliveryActions`); absent: no action column. */
   actions?: ((deliveryId: string) => Child) | undefined;
-}> = ({ deliveries, web, now, actions }) => (
+}> = ({ deliveries, webBaseOf, now, actions }) => (
   <section id="retrying-notifications">
     <h2>Notifications waiting to retry</h2>
     {deliveries.length === 0 ? (
@@ -107,7 +114,7 @@ export const RetryingNotifications: FC<{
               <td data-label="Event">{d.event}</td>
               <td data-label="Subject">
                 {d.subject ? (
-                  <SubjectLink web={web} subject={d.subject} />
+                  <SubjectLink web={webBaseOf(d.installationId)} subject={d.subject} />
                 ) : (
                   `installation ${d.installationId}`
                 )}

@@ -1,9 +1,10 @@
 /** @jsxImportSource hono/jsx */
 // One subject's page (`/subjects/{owner}/{repo}/{n}`): its claim history by generation, holder, heartbeats (a sparkline of their gaps), phase, blocker, spend, notifications and PRs with their verdicts.
 import type { FC } from "hono/jsx";
+import { forgeTitle } from "../domain/web-links.js";
 import { ActionButton } from "./action-forms.js";
 import { Holder, StateBadge } from "./dashboard-page.js";
-import { commentUrl, commitChecksUrl, issueUrl, pullUrl } from "./github-links.js";
+import { commentUrl, commitChecksUrl, issueUrl, pullChecksUrl, pullUrl } from "./github-links.js";
 import { HeartbeatSparkline } from "./heartbeat-sparkline.js";
 import { PageShell } from "./page-shell.js";
 import type { SubjectPageData } from "./read-subject.js";
@@ -49,7 +50,7 @@ const History: FC<{ data: SubjectPageData }> = ({ data }) => {
 
 /** The last beat and when the lease lapses; the gaps before it are the sparkline's. */
 const Facts: FC<{ data: SubjectPageData }> = ({ data }) => {
-  const { view, record, githubWebUrl: web, now } = data;
+  const { view, record, web, now } = data;
   return (
     <dl class="facts" id="facts">
       <dt>State</dt>
@@ -101,7 +102,7 @@ const Facts: FC<{ data: SubjectPageData }> = ({ data }) => {
       <dd>
         {record?.commentId ? (
           <a href={commentUrl(web, data.repo, data.issue, record.commentId)} id="claim-comment">
-            the claim comment on GitHub
+            the claim comment on {forgeTitle(web.forge)}
           </a>
         ) : (
           "none recorded"
@@ -112,7 +113,7 @@ const Facts: FC<{ data: SubjectPageData }> = ({ data }) => {
 };
 
 const PullRequests: FC<{ data: SubjectPageData }> = ({ data }) => {
-  const web = data.githubWebUrl;
+  const { web } = data;
   const indexed = new Set(data.pullRequests.map((pr) => pr.number));
   const others = data.view.linkedPullRequests.filter((n) => !indexed.has(n));
   return (
@@ -158,7 +159,7 @@ const PullRequests: FC<{ data: SubjectPageData }> = ({ data }) => {
                 </td>
                 <td data-label="Verdict">verdict unknown</td>
                 <td data-label="Checks">
-                  <a href={`${pullUrl(web, data.repo, number)}/checks`}>check runs</a>
+                  <a href={pullChecksUrl(web, data.repo, number)}>check runs</a>
                 </td>
               </tr>
             ))}
@@ -210,8 +211,8 @@ export const SubjectPage: FC<{ data: SubjectPageData; actionToken?: string }> = 
     </p>
     <h1>
       {data.view.subject}{" "}
-      <a class="gh" href={issueUrl(data.githubWebUrl, data.repo, data.issue)}>
-        GitHub
+      <a class="gh" href={issueUrl(data.web, data.repo, data.issue)}>
+        {forgeTitle(data.web.forge)}
       </a>
     </h1>
     {data.view.title ? <p id="subject-title">{data.view.title}</p> : null}
@@ -224,7 +225,7 @@ export const SubjectPage: FC<{ data: SubjectPageData; actionToken?: string }> = 
     <History data={data} />
     <PullRequests data={data} />
     {data.notifications ? (
-      <RecentNotifications deliveries={data.notifications} web={data.githubWebUrl} now={data.now} />
+      <RecentNotifications deliveries={data.notifications} webBaseOf={() => data.web} now={data.now} />
     ) : null}
   </PageShell>
 );

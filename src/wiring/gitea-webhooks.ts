@@ -6,6 +6,7 @@
 // 4. the handler under the shared guard (the App's own deliveries skipped, a delivery id handled once) → 200.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
+import type { Histogram } from "prom-client";
 import type { RepoConfigSource } from "../config/config-source.js";
 import type { MergeFence } from "../fence/merge-fence.js";
 import { budgetCommand } from "../handlers/budget.js";
@@ -64,6 +65,8 @@ export interface GiteaWebhookDeps {
   fences: FenceStore;
   fleet: FleetLogins;
   leaseEvents?: LeaseEventPublisher;
+  /** `claim_hold_webhook_duration_seconds`: a handled delivery is observed under `giteaDurationEvent`. */
+  webhookDuration?: Pick<Histogram<"event">, "startTimer">;
   now: () => number;
   log: Logger;
 }
@@ -128,8 +131,35 @@ async function intake(req: IncomingMessage, deps: GiteaWebhookDeps): Promise<Rep
     throw error;
   }
   if (read.kind === "ignored") return { status: 202, body: { status: "ignored", event: read.event } };
-  await dispatch(read, delivery, deps);
+  // As GitHub's: only a delivery some handler acts on is observed, so the label's values stay few.
+  const stop = deps.webhookDuration?.startTimer({ event: giteaDurationEvent(read) });
+  try {
+    await dispatch(read, delivery, deps);
+  } finally {
+    stop?.();
+  }
   return { status: 200, body: { status: "processed" } };
+}
+
+/**
+ * A handled delivery's `event` label in the webhook-duration histogram: `gitea:` and the GitHub
+ * event it is handled as (`gitea:issue_comment.created`, `gitea:pull_request.synchronize`, …), so
+ * GitHub's series are unchanged and a Gitea (or Forgejo) delivery is never counted as GitHub's.
+ * Bounded: the handled kinds and their actions only.
+ */
+export function giteaDurationEvent(read: Exclude<GiteaWebhookEvent, { kind: "ignored" }>): string {
+  switch (read.kind) {
+    case "comment-created":
+      return "gitea:issue_comment.created";
+    case "issue-lists-now":
+      return `gitea:issues.${read.action}`;
+    case "issue-closed":
+      return "gitea:issues.closed";
+    case "push":
+      return "gitea:push";
+    case "pull-request":
+      return `gitea:pull_request.${read.action === "synchronized" ? "synchronize" : read.action}`;
+  }
 }
 
 /**

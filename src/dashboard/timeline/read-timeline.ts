@@ -1,5 +1,6 @@
 // The dashboard's history: recent subjects' transitions, recent notifications and spend, from the store alone (bounded reads, no GitHub).
 import type { ClaimRecord, SubjectKey } from "../../domain/claim.js";
+import type { WebBaseOf } from "../../domain/web-links.js";
 import type { ClaimIndex, InstallationStore } from "../../providers/app-stores.js";
 import type { ClaimStore } from "../../providers/liveness-store.js";
 import type { OutboxStore, RecentDelivery, RetryingDelivery } from "../../providers/outbox-store.js";
@@ -25,12 +26,13 @@ export interface TimelineDeps {
   };
   /** The notification outbox; absent: no list of recent notifications or of those waiting to retry. */
   outbox?: Pick<OutboxStore, "recent" | "retrying">;
-  /** `https://github.com`, or the GHE host's web address. */
-  githubWebUrl: string;
+  /** Each installation record's forge web base (GitHub's, GHE's or a Gitea instance's). */
+  webBaseOf: WebBaseOf;
   now: () => number;
 }
 
 export interface SubjectSpend {
+  installationId: number;
   subject: string;
   repo: string;
   issue: number;
@@ -40,7 +42,7 @@ export interface SubjectSpend {
 export interface TimelineData {
   now: number;
   windowMs: number;
-  githubWebUrl: string;
+  webBaseOf: WebBaseOf;
   subjects: SubjectHistory[];
   notifications: RecentDelivery[] | null;
   /** Deliveries waiting for another try after a failed one; null without an outbox. */
@@ -107,13 +109,19 @@ export async function readTimeline(
   return {
     now,
     windowMs,
-    githubWebUrl: deps.githubWebUrl,
+    webBaseOf: deps.webBaseOf,
     subjects,
     notifications,
     retrying,
     spend: spends
       ? subjects
-          .map((s, i) => ({ subject: s.subject, repo: s.repo, issue: s.issue, usd: (spends[i] ?? 0) / 1e6 }))
+          .map((s, i) => ({
+            installationId: shown[i]!.installationId,
+            subject: s.subject,
+            repo: s.repo,
+            issue: s.issue,
+            usd: (spends[i] ?? 0) / 1e6,
+          }))
           .filter((s) => s.usd > 0)
           .sort((a, b) => b.usd - a.usd || a.subject.localeCompare(b.subject))
       : null,

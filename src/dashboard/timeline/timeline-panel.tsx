@@ -131,7 +131,7 @@ export const TimelinePanel: FC<{
                 {spend.map((s) => (
                   <tr data-spend-subject={s.subject}>
                     <td data-label="Subject">
-                      <SubjectLink web={data.githubWebUrl} subject={s.subject} />
+                      <SubjectLink web={data.webBaseOf(s.installationId)} subject={s.subject} />
                     </td>
                     <td data-label="Spend">${s.usd.toFixed(2)}</td>
                   </tr>
@@ -144,13 +144,13 @@ export const TimelinePanel: FC<{
       {data.retrying ? (
         <RetryingNotifications
           deliveries={data.retrying}
-          web={data.githubWebUrl}
+          webBaseOf={data.webBaseOf}
           now={data.now}
           actions={deliveryActions}
         />
       ) : null}
       {data.notifications ? (
-        <RecentNotifications deliveries={data.notifications} web={data.githubWebUrl} now={data.now} />
+        <RecentNotifications deliveries={data.notifications} webBaseOf={data.webBaseOf} now={data.now} />
       ) : null}
     </div>
   );

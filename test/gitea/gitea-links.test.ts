@@ -1,0 +1,204 @@
+// A Gitea claim beside a GitHub claim on the dashboard: each row, its notification and its installation's name point at its own forge; a Gitea delivery is timed in the webhook histogram.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createClaimHoldClient } from "../../src/agent/client/index.js";
+import { NotifyEvent } from "../../src/config/repo-config.js";
+import type { GiteaWebhookEvent } from "../../src/providers/gitea/gitea-webhook-events.js";
+import { giteaDurationEvent } from "../../src/wiring/gitea-webhooks.js";
+import type { SimIssue } from "../../tools/gitea-sim/index.js";
+import { type LocalStack, startLocalStack } from "../../tools/local-stack/start-local-stack.js";
+import { type SinkServer, startSinkServer } from "../notify/support/sink-server.js";
+import { type AppHarness, startApp, testAdminToken, testCredentials } from "../support/app-harness.js";
+import {
+  agentToken,
+  botToken,
+  type GiteaSimFixture,
+  giteaInstallation,
+  startGiteaSimFixture,
+} from "./sim-fixture.js";
+
+const repo = "octo/widgets";
+const appId = 1;
+const githubInstallation = 1;
+const githubAgent = { login: "fleet-bot", id: 501, token: "ghp_fleetbot00000000000000000000000links" };
+const webhookSecret = "gitea-webhook-secret-for-tests";
+
+describe("links, names and metrics of a Gitea claim", () => {
+  const clock = { now: Date.parse("2026-11-29T10:00:00Z") };
+  let gitea: GiteaSimFixture;
+  let sink: SinkServer;
+  let stack: LocalStack<AppHarness>;
+  let issue: SimIssue;
+
+  beforeAll(async () => {
+    gitea = await startGiteaSimFixture(clock);
+    sink = await startSinkServer();
+    issue = gitea.sim.state.addIssue(gitea.repo, { title: "Gitea task", author: "maintainer" });
+    stack = await startLocalStack({
+      credentials: testCredentials(appId),
+      startApp: (wiring) =>
+        startApp({
+          stores: wiring.stores,
+          fences: wiring.fences,
+          githubBaseUrl: wiring.githubBaseUrl,
+          appId,
+          now: clock.now,
+          adminToken: testAdminToken,
+          notify: {
+            notifySinks: [{ url: `${sink.base}/all`, format: "json", events: [...NotifyEvent.options] }],
+            notifySender: { pollMs: 3_600_000 },
+          },
+          gitea: { url: gitea.sim.url, token: botToken, webhookSecret, installationId: 1, writeSpacingMs: 0 },
+        }),
+    });
+    stack.sim.seed({
+      users: [{ login: githubAgent.login, id: githubAgent.id, tokens: [githubAgent.token] }],
+      repos: [
+        {
+          fullName: repo,
+          id: gitea.repo.id,
+          collaborators: { [githubAgent.login]: "write" },
+          issues: [{ number: 7, title: "GitHub task", author: githubAgent.login }],
+        },
+      ],
+      installations: [{ id: githubInstallation, account: "octo-on-github", repos: [repo] }],
+    });
+    await stack.sim.flush();
+  });
+  afterAll(async () => {
+    await stack?.stop();
+    await gitea?.sim.close();
+    await sink?.close();
+  });
+
+  const client = (token: string, forge?: string) =>
+    createClaimHoldClient({
+      baseUrl: stack.app.url,
+      githubToken: token,
+      ...(forge ? { forge } : {}),
+      retries: 0,
+      sleep: async (ms) => {
+        stack.app.clock.now += ms;
+      },
+    });
+
+  async function fleetPage(): Promise<string> {
+    const login = await fetch(`${stack.app.url}/login`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ token: testAdminToken }).toString(),
+      redirect: "manual",
+    });
+    const cookie = login.headers.get("set-cookie")!.split(";")[0]!;
+    return (await fetch(`${stack.app.url}/`, { headers: { cookie } })).text();
+  }
+
+  it("the dashboard row and the notification of a Gitea claim link to the Gitea instance, a GitHub claim's to GitHub", async () => {
+    const giteaAgent = client(agentToken, "gitea");
+    const branch = "agent/g1/1-gitea-task";
+    const { lease } = await giteaAgent.claim({
+      repo,
+      issue: issue.number,
+      actor: { runtime: "claude-code", sessionId: "g1" },
+      branch,
+    });
+    await client(githubAgent.token).claim({ repo, issue: 7, actor: { runtime: "codex", sessionId: "h1" } });
+    // The Gitea holder asks for a person: the needs-human notification, delivered.
+    expect(await giteaAgent.heartbeat(lease, { needsHuman: true, blocker: "which widget?" })).toMatchObject({
+      state: "waiting",
+    });
+    await stack.app.services.notifier.flush();
+    while ((await stack.app.services.sender.tick()) > 0);
+    expect(sink.requests.map((r) => JSON.parse(r.body))).toMatchObject([
+      { event: "needs-human", subject: `${repo}#${issue.number}`, installationId: giteaInstallation },
+    ]);
+
+    const page = await fleetPage();
+    const giteaSection =
+      new RegExp(`<section data-installation="${giteaInstallation}">[\\s\\S]*?</section>`).exec(page)?.[0] ??
+      "";
+    const githubSection =
+      new RegExp(`<section data-installation="${githubInstallation}">[\\s\\S]*?</section>`).exec(page)?.[0] ??
+      "";
+    const giteaHost = new URL(gitea.sim.url).host;
+    // The Gitea record is named after its instance, GitHub's after the account GitHub names.
+    expect(giteaSection).toContain(`<h2 title="installation ${giteaInstallation}">${giteaHost}</h2>`);
+    expect(githubSection).toContain(">octo-on-github</h2>");
+    expect(giteaSection).toContain(`href="${gitea.sim.url}/octo/widgets/issues/${issue.number}"`);
+    expect(giteaSection).toContain(`href="${gitea.sim.url}/octo/widgets/src/branch/agent/g1/1-gitea-task"`);
+    expect(giteaSection).toContain(">Gitea</a>");
+    expect(githubSection).toContain(`href="${stack.sim.url}/octo/widgets/issues/7"`);
+    expect(githubSection).not.toContain(gitea.sim.url);
+
+    const notifications = /<section id="recent-notifications">[\s\S]*?<\/section>/.exec(page)?.[0] ?? "";
+    expect(notifications).toContain('data-notification="needs-human"');
+    expect(notifications).toContain(`href="${gitea.sim.url}/octo/widgets/issues/${issue.number}"`);
+    // GitHub was never asked for the Gitea record's account, so nothing was logged about it.
+    expect(stack.app.logs.filter((line) => line.includes("installation account not read"))).toEqual([]);
+  });
+
+  it("a handled Gitea delivery is observed in the webhook-duration histogram as gitea:<event>, an ignored one is not", async () => {
+    const hooks = `${stack.app.url}/api/gitea/webhooks`;
+    const pushed = await gitea.sim.deliver({
+      url: hooks,
+      secret: webhookSecret,
+      event: "push",
+      payload: gitea.sim.payloads.push(gitea.repo, "refs/heads/agent/g1/1-gitea-task", "fleet-bot"),
+    });
+    expect(pushed.status).toBe(200);
+    const ignored = await gitea.sim.deliver({
+      url: hooks,
+      secret: webhookSecret,
+      event: "repository",
+      payload: { action: "created" },
+    });
+    expect(ignored.status).toBe(202);
+    const observed = (await stack.app.services.metrics.webhookDuration.get()).values
+      .filter((v) => v.metricName === "claim_hold_webhook_duration_seconds_count")
+      .map((v) => [v.labels.event, v.value]);
+    expect(observed).toContainEqual(["gitea:push", 1]);
+    expect(observed.filter(([event]) => String(event).includes("repository"))).toEqual([]);
+  });
+});
+
+describe("giteaDurationEvent: a handled Gitea delivery's event label", () => {
+  const repository = { id: 1, fullName: repo };
+  const pr = { number: 3, state: "open" as const, headSha: "abc", headRef: "b", author: "a" };
+  const changed = { body: false, base: false };
+  it.each<[Exclude<GiteaWebhookEvent, { kind: "ignored" }>, string]>([
+    [
+      {
+        kind: "comment-created",
+        repository,
+        issue: 1,
+        onPullRequest: false,
+        comment: { id: 1, body: "", author: "a" },
+        sender: "a",
+      },
+      "gitea:issue_comment.created",
+    ],
+    [{ kind: "issue-closed", repository, issue: 1, sender: "a" }, "gitea:issues.closed"],
+    [
+      {
+        kind: "issue-lists-now",
+        repository,
+        issue: 1,
+        action: "label_updated",
+        changed: "labels",
+        now: [],
+        sender: "a",
+      },
+      "gitea:issues.label_updated",
+    ],
+    [{ kind: "push", repository, ref: "refs/heads/x", deleted: false, sender: "a" }, "gitea:push"],
+    [
+      { kind: "pull-request", action: "synchronized", repository, pullRequest: pr, changed, sender: "a" },
+      "gitea:pull_request.synchronize",
+    ],
+    [
+      { kind: "pull-request", action: "opened", repository, pullRequest: pr, changed, sender: "a" },
+      "gitea:pull_request.opened",
+    ],
+  ])("%o is observed as %s", (read, event) => {
+    expect(giteaDurationEvent(read)).toBe(event);
+  });
+});
