@@ -27,6 +27,7 @@ import { createLeaseServices } from "./wiring/lease-services.js";
 import { createNotifications } from "./wiring/notifications.js";
 import { createQueueFeed } from "./wiring/queue-feed.js";
 import { createRepoConfigSource } from "./wiring/repo-config-source.js";
+import { withGiteaRecord } from "./wiring/served-installations.js";
 
 /** The claims gauge counts every held claim, not the dashboard's first page of each repository. */
 const countedRecordsPerRepository = 100_000;
@@ -104,7 +105,9 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
       stores,
       assignments,
       configs,
-      installations: github.installations,
+      installations: gitea
+        ? withGiteaRecord(github.installations, gitea.installationId)
+        : github.installations,
       events,
       notifier,
       retryUnfinishedChecks: () => fence.retryUnfinished(),

@@ -5,6 +5,7 @@ import { type Cluster, Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Actor, ClaimRecord, SubjectKey } from "../src/domain/claim.js";
 import { failuresKept } from "../src/domain/failure-breaker.js";
+import { type Forge, giteaInstallationRecordId } from "../src/domain/forge.js";
 import { heartbeatGapsTtlMs } from "../src/providers/claim-records.js";
 import {
   type ClaimInput,
@@ -93,6 +94,7 @@ function redisCase(
     async teardown() {
       if (clients[0]) await deleteKeysWithPrefix(clients[0], runPrefix);
       await Promise.all(clients.map((client) => client.quit()));
+      clients.length = 0; // the case runs again for the next forge, over new connections
     },
   };
 }
@@ -125,8 +127,32 @@ const minute = 60_000;
 const durations = { ttlMs: 30 * minute, reclaimAfterMs: 60 * minute, heartbeatMs: 5 * minute };
 const reviewerDurations = { ttlMs: 15 * minute, reclaimAfterMs: 30 * minute, heartbeatMs: 3 * minute };
 const phaseEditEveryMs = 10 * minute;
-const key: SubjectKey = { installationId: 7, repoId: 1001, issue: 42 };
-const on = (issue: number, installationId = 7): SubjectKey => ({ installationId, repoId: 1001, issue });
+/**
+ * The forge whose installation record the tests' subjects belong to: a GitHub installation (keys
+ * under `{i:N}`) or a Gitea instance's record, `2^48 + N` (keys under `{g:N}`, domain/forge.ts).
+ * Every store test runs for both, so the Gitea key layout and the scripts' hash tags behave alike.
+ */
+interface ForgeCase {
+  forge: Forge;
+  /** The installation record id numbered `n` on this forge. */
+  record(n: number): number;
+  /** The Redis hash tag of the record numbered `n`. */
+  tag(n: number): string;
+}
+const forgeCases: ForgeCase[] = [
+  { forge: "github", record: (n) => n, tag: (n) => `{i:${n}}` },
+  { forge: "gitea", record: (n) => giteaInstallationRecordId(n), tag: (n) => `{g:${n}}` },
+];
+/** The installation record of the subjects, and another one on the same forge (set per forge). */
+let inst = 7;
+let otherInst = 8;
+let key: SubjectKey = { installationId: inst, repoId: 1001, issue: 42 };
+function useForge(forgeCase: ForgeCase): void {
+  inst = forgeCase.record(7);
+  otherInst = forgeCase.record(8);
+  key = { installationId: inst, repoId: 1001, issue: 42 };
+}
+const on = (issue: number, installationId = inst): SubjectKey => ({ installationId, repoId: 1001, issue });
 const digest = (token: string) => createHash("sha256").update(token).digest("hex");
 const agent = (sessionId: string, login = "octo-agent"): Actor => ({
   kind: "agent",
@@ -193,7 +219,11 @@ function beatOf(
   };
 }
 
-describe.each(cases)("$name store contract", (storeCase) => {
+describe.each(
+  cases.flatMap((storeCase) =>
+    forgeCases.map((forgeCase) => ({ name: storeCase.name, storeCase, forgeCase })),
+  ),
+)("$name store contract on a $forgeCase.forge installation record", ({ storeCase, forgeCase }) => {
   let h: Harness;
   let stores: Stores;
   let now: number;
@@ -201,6 +231,7 @@ describe.each(cases)("$name store contract", (storeCase) => {
   beforeAll(() => storeCase.setup());
   afterAll(() => storeCase.teardown());
   beforeEach(() => {
+    useForge(forgeCase);
     h = storeCase.create(() => now);
     stores = h.stores;
     now = T0;
@@ -694,7 +725,7 @@ describe.each(cases)("$name store contract", (storeCase) => {
     const expected = recordOf(alice, "ta", 1, T0, { lastHeartbeatAt: now, durations: reviewerDurations });
     expect(beat).toStrictEqual(beatOf(expected));
     expect(await stores.claims.get(key)).toStrictEqual(expected);
-    expect(await stores.index.due(7, now + reviewerDurations.ttlMs, 10)).toStrictEqual([key]);
+    expect(await stores.index.due(inst, now + reviewerDurations.ttlMs, 10)).toStrictEqual([key]);
   });
 
   it("releases once and answers repeated releases as repeated", async () => {
@@ -719,7 +750,7 @@ describe.each(cases)("$name store contract", (storeCase) => {
       { at: T0 + minute, generation: 1, kind: "released", actor: alice, note: "handoff" },
       { at: T0, generation: 1, kind: "claimed", actor: alice },
     ]);
-    expect(await stores.index.due(7, now + durations.reclaimAfterMs, 10)).toStrictEqual([]);
+    expect(await stores.index.due(inst, now + durations.reclaimAfterMs, 10)).toStrictEqual([]);
     await stores.claims.markSynced(key, 1);
     expect(await stores.claims.get(key)).toStrictEqual({ ...released, sync: "done" });
   });
@@ -824,7 +855,7 @@ describe.each(cases)("$name store contract", (storeCase) => {
     await stores.claims.rollbackClaim(key, 1, null, now + 1);
     expect(await stores.claims.get(key)).toBeNull();
     expect(await heartbeat(1, "ta")).toStrictEqual({ kind: "missing" });
-    expect(await stores.index.due(7, now + durations.reclaimAfterMs, 10)).toStrictEqual([]);
+    expect(await stores.index.due(inst, now + durations.reclaimAfterMs, 10)).toStrictEqual([]);
     expect(await stores.claims.history(key)).toStrictEqual([
       { at: T0 + 1, generation: 1, kind: "rolled-back" },
       { at: T0, generation: 1, kind: "claimed", actor: alice },
@@ -860,7 +891,7 @@ describe.each(cases)("$name store contract", (storeCase) => {
     await stores.claims.rollbackClaim(key, 2, taken.previous, now);
     expect(await stores.claims.get(key)).toStrictEqual(committed);
     expect(await heartbeat(2, "tb")).toStrictEqual({ kind: "missing" });
-    expect(await stores.index.due(7, now, 10)).toStrictEqual([key]);
+    expect(await stores.index.due(inst, now, 10)).toStrictEqual([key]);
     expect(await claim(carol, "tc", { takeover: true })).toStrictEqual({
       kind: "created",
       record: recordOf(carol, "tc", 3, now, { supersedes: 1 }),
@@ -892,7 +923,7 @@ describe.each(cases)("$name store contract", (storeCase) => {
   it("raises generations from a restored ended record too", async () => {
     const ended = recordOf(alice, "ta", 9, T0, { state: "released", endedAt: T0, endedBy: alice });
     expect(await stores.claims.restore(ended, now)).toBe("restored");
-    expect(await stores.index.due(7, now + durations.reclaimAfterMs, 10)).toStrictEqual([]);
+    expect(await stores.index.due(inst, now + durations.reclaimAfterMs, 10)).toStrictEqual([]);
     expect(await claim(bob, "tb")).toStrictEqual({
       kind: "created",
       record: recordOf(bob, "tb", 10, now, { supersedes: 9 }),
@@ -908,11 +939,11 @@ describe.each(cases)("$name store contract", (storeCase) => {
   });
 
   it("sets the epoch once per installation and keeps it", async () => {
-    expect(await stores.claims.epoch(7, now)).toBe(T0);
+    expect(await stores.claims.epoch(inst, now)).toBe(T0);
     now += 5 * minute;
-    expect(await stores.claims.epoch(7, now)).toBe(T0);
-    expect(await stores.claims.epoch(8, now)).toBe(now);
-    expect(await h.emptyStore().claims.epoch(7, now)).toBe(now);
+    expect(await stores.claims.epoch(inst, now)).toBe(T0);
+    expect(await stores.claims.epoch(otherInst, now)).toBe(now);
+    expect(await h.emptyStore().claims.epoch(inst, now)).toBe(now);
   });
 
   it("sets the installation's epoch with its first claim, whatever the answer, and keeps it", async () => {
@@ -942,13 +973,18 @@ describe.each(cases)("$name store contract", (storeCase) => {
       now,
       outcome: "handoff",
     });
-    await claim(agent("s-frank"), "f", { key: on(42, 8) });
+    await claim(agent("s-frank"), "f", { key: on(42, otherInst) });
 
-    expect(await stores.index.due(7, T0 + 60 * minute, 10)).toStrictEqual([on(43), on(42), on(44), on(45)]);
-    expect(await stores.index.due(7, T0 + 30 * minute, 10)).toStrictEqual([on(43), on(42)]);
-    expect(await stores.index.due(7, T0 + 60 * minute, 1)).toStrictEqual([on(43)]);
-    expect(await stores.index.due(7, T0 + 15 * minute, 10)).toStrictEqual([]);
-    expect(await stores.index.due(8, T0 + 60 * minute, 10)).toStrictEqual([on(42, 8)]);
+    expect(await stores.index.due(inst, T0 + 60 * minute, 10)).toStrictEqual([
+      on(43),
+      on(42),
+      on(44),
+      on(45),
+    ]);
+    expect(await stores.index.due(inst, T0 + 30 * minute, 10)).toStrictEqual([on(43), on(42)]);
+    expect(await stores.index.due(inst, T0 + 60 * minute, 1)).toStrictEqual([on(43)]);
+    expect(await stores.index.due(inst, T0 + 15 * minute, 10)).toStrictEqual([]);
+    expect(await stores.index.due(otherInst, T0 + 60 * minute, 10)).toStrictEqual([on(42, otherInst)]);
 
     now = T0 + 20 * minute;
     expect(
@@ -971,7 +1007,12 @@ describe.each(cases)("$name store contract", (storeCase) => {
       now,
       phaseEditEveryMs,
     });
-    expect(await stores.index.due(7, T0 + 60 * minute, 10)).toStrictEqual([on(42), on(44), on(43), on(45)]);
+    expect(await stores.index.due(inst, T0 + 60 * minute, 10)).toStrictEqual([
+      on(42),
+      on(44),
+      on(43),
+      on(45),
+    ]);
   });
 
   it("asks for a comment edit on a phase change, throttled to phaseEditEveryMs", async () => {
@@ -1030,8 +1071,8 @@ describe.each(cases)("$name store contract", (storeCase) => {
 
   it("keeps a stale mark at timestamp 0 a stale mark (deadline after reclaimAfter)", async () => {
     await stores.claims.restore(recordOf(alice, "ta", 1, T0, { staleMarkedAt: 0 }), now);
-    expect(await stores.index.due(7, T0 + durations.ttlMs, 10)).toStrictEqual([]);
-    expect(await stores.index.due(7, T0 + durations.reclaimAfterMs, 10)).toStrictEqual([key]);
+    expect(await stores.index.due(inst, T0 + durations.ttlMs, 10)).toStrictEqual([]);
+    expect(await stores.index.due(inst, T0 + durations.reclaimAfterMs, 10)).toStrictEqual([key]);
   });
 
   it("does not let the caller's input objects alias the stored record", async () => {
@@ -1093,7 +1134,7 @@ describe.each(cases)("$name store contract", (storeCase) => {
       appAssigned: true,
       ...extra,
     });
-  const issuesListed = async (repoId = 1001, limit = 10, installationId = 7) =>
+  const issuesListed = async (repoId = 1001, limit = 10, installationId = inst) =>
     (await stores.index.listRepository(installationId, repoId, limit)).map((record) => record.issue);
 
   describe("the failure breaker's attempts", () => {
@@ -1351,8 +1392,8 @@ describe.each(cases)("$name store contract", (storeCase) => {
     expect(await verify(1, "ta")).toStrictEqual({ kind: "gone", reason: "reaped", current: reaped });
     expect(await release(1, "ta")).toStrictEqual({ kind: "gone", reason: "reaped", current: reaped });
     expect(await heartbeat(2, "ta")).toStrictEqual({ kind: "invalid_token" });
-    expect(await stores.index.due(7, now + durations.reclaimAfterMs, 10)).toStrictEqual([]);
-    expect(await stores.index.activeCount(7)).toBe(0);
+    expect(await stores.index.due(inst, now + durations.reclaimAfterMs, 10)).toStrictEqual([]);
+    expect(await stores.index.activeCount(inst)).toBe(0);
     expect(await stores.claims.history(key)).toStrictEqual([
       { at: now, generation: 1, kind: "reaped", actor: janitor },
       { at: requestedAt, generation: 1, kind: "takeover-requested", actor: bob },
@@ -1484,7 +1525,7 @@ describe.each(cases)("$name store contract", (storeCase) => {
     await claim(alice, "ta");
     now += durations.reclaimAfterMs - minute;
     // The janitor saw the claim due, then the holder heartbeats before the reap lands.
-    expect(await stores.index.due(7, now, 10)).toStrictEqual([key]);
+    expect(await stores.index.due(inst, now, 10)).toStrictEqual([key]);
     expect((await heartbeat(1, "ta")).kind).toBe("ok");
     now += minute;
     const outcome = await endClaim({ bump: true, requireSilentMs: durations.reclaimAfterMs, storeEpoch: T0 });
@@ -1534,9 +1575,9 @@ describe.each(cases)("$name store contract", (storeCase) => {
     const marked = recordOf(alice, "ta", 1, T0, { staleMarkedAt: now });
     expect(await markStale()).toStrictEqual({ kind: "marked", record: marked });
     expect(await stores.claims.get(key)).toStrictEqual(marked);
-    expect(await stores.index.due(7, T0 + durations.reclaimAfterMs - 1, 10)).toStrictEqual([]);
-    expect(await stores.index.due(7, T0 + durations.reclaimAfterMs, 10)).toStrictEqual([key]);
-    expect(await stores.index.activeCount(7)).toBe(1);
+    expect(await stores.index.due(inst, T0 + durations.reclaimAfterMs - 1, 10)).toStrictEqual([]);
+    expect(await stores.index.due(inst, T0 + durations.reclaimAfterMs, 10)).toStrictEqual([key]);
+    expect(await stores.index.activeCount(inst)).toBe(1);
     now += minute;
     expect(await markStale()).toStrictEqual({ kind: "skipped", reason: "already-marked", current: marked });
     expect(await stores.claims.history(key)).toHaveLength(1);
@@ -1544,8 +1585,8 @@ describe.each(cases)("$name store contract", (storeCase) => {
     expect(await heartbeat(1, "ta")).toStrictEqual(
       beatOf(recordOf(alice, "ta", 1, T0, { lastHeartbeatAt: now }), { editComment: true }),
     );
-    expect(await stores.index.due(7, now + durations.ttlMs - 1, 10)).toStrictEqual([]);
-    expect(await stores.index.due(7, now + durations.ttlMs, 10)).toStrictEqual([key]);
+    expect(await stores.index.due(inst, now + durations.ttlMs - 1, 10)).toStrictEqual([]);
+    expect(await stores.index.due(inst, now + durations.ttlMs, 10)).toStrictEqual([key]);
   });
 
   it("skips marking stale a claim that is missing, moved on, ended or still heard from", async () => {
@@ -1575,7 +1616,7 @@ describe.each(cases)("$name store contract", (storeCase) => {
     const taken = recordOf(alice, "ta", 1, T0, { durations: reviewerDurations });
     now += minute;
     const human: ClaimRecord = {
-      installationId: 7,
+      installationId: inst,
       repoId: 1001,
       issue: 42,
       repo: "acme/widgets",
@@ -1601,8 +1642,8 @@ describe.each(cases)("$name store contract", (storeCase) => {
     expect(await heartbeat(1, "ta")).toStrictEqual({ kind: "superseded", current: human });
     expect(await verify(1, "ta")).toStrictEqual({ kind: "superseded", current: human });
     expect(await release(1, "ta")).toStrictEqual({ kind: "superseded", current: human });
-    expect(await stores.index.due(7, now + durations.reclaimAfterMs, 10)).toStrictEqual([]);
-    expect(await stores.index.activeCount(7)).toBe(0);
+    expect(await stores.index.due(inst, now + durations.reclaimAfterMs, 10)).toStrictEqual([]);
+    expect(await stores.index.activeCount(inst)).toBe(0);
     expect(await claim(bob, "tb", { takeover: true })).toStrictEqual({ kind: "human_held", current: human });
     expect(await stores.claims.history(key)).toStrictEqual([
       { at: now, generation: 2, kind: "claimed", actor: maintainer },
@@ -1627,7 +1668,7 @@ describe.each(cases)("$name store contract", (storeCase) => {
 
   it("releases a subject for good on /reclaim release, above minGeneration, with default durations", async () => {
     const released: ClaimRecord = {
-      installationId: 7,
+      installationId: inst,
       repoId: 1001,
       issue: 42,
       repo: "acme/widgets",
@@ -1865,7 +1906,7 @@ describe.each(cases)("$name store contract", (storeCase) => {
         failures: [stalledAttempt(1, now)],
       });
       expect(await heartbeat(1, "ta")).toMatchObject({ kind: "gone", reason: "reaped" });
-      expect(await stores.index.due(7, now + durations.reclaimAfterMs, 10)).toStrictEqual([]);
+      expect(await stores.index.due(inst, now + durations.reclaimAfterMs, 10)).toStrictEqual([]);
       expect((await stores.claims.history(key))[0]).toStrictEqual({
         at: now,
         generation: 1,
@@ -2060,8 +2101,8 @@ describe.each(cases)("$name store contract", (storeCase) => {
     const forgotten = recordOf(alice, "ta", 1, T0, { state: "revoked", endedAt: now, sync: "done" });
     expect(await stores.claims.get(key)).toStrictEqual(forgotten);
     expect(await heartbeat(1, "ta")).toStrictEqual({ kind: "gone", reason: "revoked", current: forgotten });
-    expect(await stores.index.due(7, now + durations.reclaimAfterMs, 10)).toStrictEqual([on(43)]);
-    expect(await stores.index.activeCount(7)).toBe(1);
+    expect(await stores.index.due(inst, now + durations.reclaimAfterMs, 10)).toStrictEqual([on(43)]);
+    expect(await stores.index.activeCount(inst)).toBe(1);
     expect(await issuesListed()).toStrictEqual([43]);
     expect(await stores.claims.history(key)).toStrictEqual([
       { at: now, generation: 1, kind: "revoked", note: "forgotten" },
@@ -2075,26 +2116,42 @@ describe.each(cases)("$name store contract", (storeCase) => {
     expect(await stores.claims.get(on(99))).toBeNull();
   });
 
+  it("keeps the other forge's installation record of the same number apart: its claims, caps, due list and purge", async () => {
+    const sameNumberElsewhere = forgeCases.find((other) => other.forge !== forgeCase.forge)!.record(7);
+    await claim(alice, "a", { key: on(42), minGeneration: 4 });
+    const there = await claim(bob, "b", { key: on(42, sameNumberElsewhere) });
+    expect(there).toMatchObject({ kind: "created", record: { generation: 1 } });
+    expect(await stores.claims.get(on(42))).toMatchObject({ generation: 5, actor: alice });
+    expect(await stores.index.activeCount(inst)).toBe(1);
+    expect(await stores.index.due(sameNumberElsewhere, now + durations.reclaimAfterMs, 10)).toStrictEqual([
+      on(42, sameNumberElsewhere),
+    ]);
+    await stores.installations.purgeInstallation(inst);
+    expect(await stores.claims.get(on(42))).toBeNull();
+    expect(await stores.claims.get(on(42, sameNumberElsewhere))).toMatchObject({ generation: 1, actor: bob });
+    expect(await stores.index.activeCount(sameNumberElsewhere)).toBe(1);
+  });
+
   it("purges every key of one installation and no other", async () => {
     await claim(alice, "a", { key: on(42), minGeneration: 4 });
-    await claim(bob, "b", { key: { installationId: 7, repoId: 2002, issue: 5 } });
-    await claim(carol, "c", { key: on(42, 8) });
-    await stores.claims.epoch(7, now);
-    await stores.claims.epoch(8, now);
-    await stores.installations.purgeInstallation(7);
+    await claim(bob, "b", { key: { installationId: inst, repoId: 2002, issue: 5 } });
+    await claim(carol, "c", { key: on(42, otherInst) });
+    await stores.claims.epoch(inst, now);
+    await stores.claims.epoch(otherInst, now);
+    await stores.installations.purgeInstallation(inst);
     now += minute;
     expect(await stores.claims.get(on(42))).toBeNull();
     expect(await stores.claims.history(on(42))).toStrictEqual([]);
-    expect(await stores.index.due(7, now + durations.reclaimAfterMs, 10)).toStrictEqual([]);
-    expect(await stores.index.activeCount(7)).toBe(0);
+    expect(await stores.index.due(inst, now + durations.reclaimAfterMs, 10)).toStrictEqual([]);
+    expect(await stores.index.activeCount(inst)).toBe(0);
     expect(await issuesListed()).toStrictEqual([]);
     expect(await issuesListed(2002)).toStrictEqual([]);
-    expect(await stores.claims.epoch(7, now)).toBe(now);
-    expect(await stores.claims.get(on(42, 8))).toStrictEqual(
-      recordOf(carol, "c", 1, T0, { installationId: 8 }),
+    expect(await stores.claims.epoch(inst, now)).toBe(now);
+    expect(await stores.claims.get(on(42, otherInst))).toStrictEqual(
+      recordOf(carol, "c", 1, T0, { installationId: otherInst }),
     );
-    expect(await stores.claims.epoch(8, now)).toBe(T0);
-    expect(await stores.index.activeCount(8)).toBe(1);
+    expect(await stores.claims.epoch(otherInst, now)).toBe(T0);
+    expect(await stores.index.activeCount(otherInst)).toBe(1);
     // The generation high-water mark went too: only GitHub's claim comments (minGeneration) remember it.
     expect(await claim(alice, "a2", { key: on(42) })).toMatchObject({ record: { generation: 1 } });
   });
@@ -2105,8 +2162,8 @@ describe.each(cases)("$name store contract", (storeCase) => {
     await claim(bob, "b", { key: on(43) });
     now = T0 + 2 * minute;
     await claim(carol, "c", { key: on(44) });
-    await claim(carol, "c8", { key: on(41, 8) });
-    await claim(carol, "r", { key: { installationId: 7, repoId: 2002, issue: 1 } });
+    await claim(carol, "c8", { key: on(41, otherInst) });
+    await claim(carol, "r", { key: { installationId: inst, repoId: 2002, issue: 1 } });
     expect(await issuesListed()).toStrictEqual([44, 43, 42]);
 
     now = T0 + 3 * minute;
@@ -2129,24 +2186,24 @@ describe.each(cases)("$name store contract", (storeCase) => {
       outcome: "handoff",
     });
     expect(await issuesListed()).toStrictEqual([43, 42, 44]);
-    expect(await stores.index.listRepository(7, 1001, 2)).toStrictEqual([
+    expect(await stores.index.listRepository(inst, 1001, 2)).toStrictEqual([
       await stores.claims.get(on(43)),
       await stores.claims.get(on(42)),
     ]);
     expect(await issuesListed(1001, 0)).toStrictEqual([]);
     expect(await issuesListed(2002)).toStrictEqual([1]);
-    expect(await issuesListed(1001, 10, 8)).toStrictEqual([41]);
+    expect(await issuesListed(1001, 10, otherInst)).toStrictEqual([41]);
     expect(await issuesListed(3003)).toStrictEqual([]);
   });
 
   it("lists the repositories an installation holds records in, without GitHub", async () => {
-    expect(await stores.index.repositories(7)).toStrictEqual([]);
-    await claim(alice, "a", { key: { installationId: 7, repoId: 2002, issue: 1 } });
+    expect(await stores.index.repositories(inst)).toStrictEqual([]);
+    await claim(alice, "a", { key: { installationId: inst, repoId: 2002, issue: 1 } });
     await claim(bob, "b", { key: on(42) });
     await claim(carol, "c", { key: on(43) });
-    await claim(carol, "c8", { key: on(41, 8) });
+    await claim(carol, "c8", { key: on(41, otherInst) });
     await stores.claims.humanClaim({
-      key: { installationId: 7, repoId: 3003, issue: 5 },
+      key: { installationId: inst, repoId: 3003, issue: 5 },
       repo: "acme/gadgets",
       actor: { kind: "human", login: "maintainer" },
       now,
@@ -2154,11 +2211,11 @@ describe.each(cases)("$name store contract", (storeCase) => {
       release: false,
       appAssigned: false,
     });
-    expect(await stores.index.repositories(7)).toStrictEqual([1001, 2002, 3003]);
-    expect(await stores.index.repositories(8)).toStrictEqual([1001]);
+    expect(await stores.index.repositories(inst)).toStrictEqual([1001, 2002, 3003]);
+    expect(await stores.index.repositories(otherInst)).toStrictEqual([1001]);
     expect(await stores.index.repositories(9)).toStrictEqual([]);
-    await stores.installations.purgeInstallation(7);
-    expect(await stores.index.repositories(7)).toStrictEqual([]);
+    await stores.installations.purgeInstallation(inst);
+    expect(await stores.index.repositories(inst)).toStrictEqual([]);
   });
 
   it("moves a subject up the listing at every App-made transition, and drops a rolled-back one", async () => {
@@ -2200,23 +2257,23 @@ describe.each(cases)("$name store contract", (storeCase) => {
   it("remembers the installations it holds claims for, once each, until purged", async () => {
     expect(await stores.installations.installations()).toStrictEqual([]);
     await stores.installations.rememberInstallation(12);
-    await stores.installations.rememberInstallation(7);
+    await stores.installations.rememberInstallation(inst);
     await stores.installations.rememberInstallation(12);
     await stores.installations.rememberInstallation(100);
-    expect(await stores.installations.installations()).toStrictEqual([7, 12, 100]);
+    expect(await stores.installations.installations()).toStrictEqual([inst, 12, 100].sort((a, b) => a - b));
     await stores.installations.purgeInstallation(12);
-    expect(await stores.installations.installations()).toStrictEqual([7, 100]);
+    expect(await stores.installations.installations()).toStrictEqual([inst, 100].sort((a, b) => a - b));
   });
 
   it("remembers fleet logins per installation, whatever their case, until the installation is purged", async () => {
-    expect(await stores.fleetLogins.isFleetLogin(7, "fleet-bot")).toBe(false);
-    await stores.fleetLogins.rememberFleetLogin(7, "Fleet-Bot");
-    await stores.fleetLogins.rememberFleetLogin(7, "fleet-bot");
-    expect(await stores.fleetLogins.isFleetLogin(7, "FLEET-BOT")).toBe(true);
-    expect(await stores.fleetLogins.isFleetLogin(8, "fleet-bot")).toBe(false);
-    expect(await stores.fleetLogins.isFleetLogin(7, "alice")).toBe(false);
-    await stores.installations.purgeInstallation(7);
-    expect(await stores.fleetLogins.isFleetLogin(7, "fleet-bot")).toBe(false);
+    expect(await stores.fleetLogins.isFleetLogin(inst, "fleet-bot")).toBe(false);
+    await stores.fleetLogins.rememberFleetLogin(inst, "Fleet-Bot");
+    await stores.fleetLogins.rememberFleetLogin(inst, "fleet-bot");
+    expect(await stores.fleetLogins.isFleetLogin(inst, "FLEET-BOT")).toBe(true);
+    expect(await stores.fleetLogins.isFleetLogin(otherInst, "fleet-bot")).toBe(false);
+    expect(await stores.fleetLogins.isFleetLogin(inst, "alice")).toBe(false);
+    await stores.installations.purgeInstallation(inst);
+    expect(await stores.fleetLogins.isFleetLogin(inst, "fleet-bot")).toBe(false);
   });
 
   it("learns an agent's login as a fleet login when a record is restored (from its claim comment)", async () => {
@@ -2230,12 +2287,12 @@ describe.each(cases)("$name store contract", (storeCase) => {
   });
 
   it("counts the active claims of an installation", async () => {
-    expect(await stores.index.activeCount(7)).toBe(0);
+    expect(await stores.index.activeCount(inst)).toBe(0);
     await claim(alice, "a", { key: on(42) });
     await claim(bob, "b", { key: on(43) });
-    await claim(carol, "c", { key: on(44, 8) });
+    await claim(carol, "c", { key: on(44, otherInst) });
     now += durations.reclaimAfterMs; // expired but not yet reaped: still active
-    expect(await stores.index.activeCount(7)).toBe(2);
+    expect(await stores.index.activeCount(inst)).toBe(2);
     await stores.claims.release({
       key: on(42),
       generation: 1,
@@ -2243,8 +2300,8 @@ describe.each(cases)("$name store contract", (storeCase) => {
       now,
       outcome: "handoff",
     });
-    expect(await stores.index.activeCount(7)).toBe(1);
-    expect(await stores.index.activeCount(8)).toBe(1);
+    expect(await stores.index.activeCount(inst)).toBe(1);
+    expect(await stores.index.activeCount(otherInst)).toBe(1);
   });
 
   // --- Expiring bookkeeping (deliveries, locks, documents) ---
@@ -2397,346 +2454,363 @@ describe.each(cases)("$name store contract", (storeCase) => {
   });
 });
 
-describe.skipIf(!redisProbe.available)("Redis stores on Redis", () => {
-  const runPrefix = uniqueKeyPrefix("redis");
-  let redis: Redis;
-  let now = T0;
+describe.skipIf(!redisProbe.available).each(forgeCases)(
+  "Redis stores on Redis, $forge installation record",
+  (forgeCase) => {
+    const runPrefix = uniqueKeyPrefix("redis");
+    let redis: Redis;
+    let now = T0;
 
-  beforeAll(async () => {
-    redis = await createTestRedis();
-  });
-  afterAll(async () => {
-    await deleteKeysWithPrefix(redis, runPrefix);
-    await redis.quit();
-  });
+    beforeEach(() => useForge(forgeCase));
 
-  const input = (): ClaimInput => ({
-    key,
-    repo: "acme/widgets",
-    actor: alice,
-    taskClass: "author",
-    durations,
-    tokenDigest: digest("ta"),
-    takeover: false,
-    now,
-    minGeneration: 0,
-    appAssigned: false,
-    caps,
-  });
+    beforeAll(async () => {
+      redis = await createTestRedis();
+    });
+    afterAll(async () => {
+      await deleteKeysWithPrefix(redis, runPrefix);
+      await redis.quit();
+    });
 
-  it("keeps every key of an installation under its hash tag", async () => {
-    const keyPrefix = `${runPrefix}tags:`;
-    const stores = createRedisStores({ redis, keyPrefix });
-    await stores.claims.claim(input());
-    await stores.claims.epoch(7, now);
-    const keys = await keysMatching(redis, `${keyPrefix}*`);
-    expect(keys.length).toBeGreaterThanOrEqual(7);
-    for (const name of keys) expect(name.startsWith(`${keyPrefix}{i:7}:`)).toBe(true);
-  });
+    const input = (): ClaimInput => ({
+      key,
+      repo: "acme/widgets",
+      actor: alice,
+      taskClass: "author",
+      durations,
+      tokenDigest: digest("ta"),
+      takeover: false,
+      now,
+      minGeneration: 0,
+      appAssigned: false,
+      caps,
+    });
 
-  it("keeps the heartbeat gaps in a key of their own that lapses a week after the last beat", async () => {
-    const keyPrefix = `${runPrefix}gaps:`;
-    const stores = createRedisStores({ redis, keyPrefix });
-    await stores.claims.claim(input());
-    now += minute;
-    await stores.claims.heartbeat({ key, generation: 1, tokenDigest: digest("ta"), now, phaseEditEveryMs });
-    const gaps = `${keyPrefix}{i:7}:s:1001:42:gaps`;
-    expect(await redis.get(gaps)).toBe("1:60000");
-    const left = await redis.pttl(gaps);
-    expect(left).toBeGreaterThan(heartbeatGapsTtlMs - minute);
-    expect(left).toBeLessThanOrEqual(heartbeatGapsTtlMs);
-    await redis.set(gaps, "1:60000,x");
-    await expect(stores.claims.heartbeatGaps(key)).rejects.toThrow(`corrupt heartbeat gaps at ${gaps}`);
-  });
+    it("keeps every key of an installation under its hash tag", async () => {
+      const keyPrefix = `${runPrefix}tags:`;
+      const stores = createRedisStores({ redis, keyPrefix });
+      await stores.claims.claim(input());
+      await stores.claims.epoch(inst, now);
+      const keys = await keysMatching(redis, `${keyPrefix}*`);
+      expect(keys.length).toBeGreaterThanOrEqual(7);
+      for (const name of keys) expect(name.startsWith(`${keyPrefix}${forgeCase.tag(7)}:`)).toBe(true);
+    });
 
-  it("reads and writes only a steady heartbeat's fields of the record: no whole record, nothing deleted", async () => {
-    const keyPrefix = `${runPrefix}fields:`;
-    const stores = createRedisStores({ redis, keyPrefix });
-    await stores.claims.claim(input());
-    const record = `${keyPrefix}{i:7}:s:1001:42:rec`;
-    /** The commands the heartbeat's script sent on the record's key. */
-    const onRecord = async (beat: () => Promise<unknown>): Promise<string[]> => {
-      const monitor = await redis.monitor();
-      const seen: string[][] = [];
-      const marker = `${keyPrefix}marker`;
-      const marked = new Promise<void>((resolve) => {
-        monitor.on("monitor", (_time: string, args: string[]) => {
-          seen.push(args);
-          if (args[1] === marker) resolve();
+    it("keeps the heartbeat gaps in a key of their own that lapses a week after the last beat", async () => {
+      const keyPrefix = `${runPrefix}gaps:`;
+      const stores = createRedisStores({ redis, keyPrefix });
+      await stores.claims.claim(input());
+      now += minute;
+      await stores.claims.heartbeat({ key, generation: 1, tokenDigest: digest("ta"), now, phaseEditEveryMs });
+      const gaps = `${keyPrefix}${forgeCase.tag(7)}:s:1001:42:gaps`;
+      expect(await redis.get(gaps)).toBe("1:60000");
+      const left = await redis.pttl(gaps);
+      expect(left).toBeGreaterThan(heartbeatGapsTtlMs - minute);
+      expect(left).toBeLessThanOrEqual(heartbeatGapsTtlMs);
+      await redis.set(gaps, "1:60000,x");
+      await expect(stores.claims.heartbeatGaps(key)).rejects.toThrow(`corrupt heartbeat gaps at ${gaps}`);
+    });
+
+    it("reads and writes only a steady heartbeat's fields of the record: no whole record, nothing deleted", async () => {
+      const keyPrefix = `${runPrefix}fields:`;
+      const stores = createRedisStores({ redis, keyPrefix });
+      await stores.claims.claim(input());
+      const record = `${keyPrefix}${forgeCase.tag(7)}:s:1001:42:rec`;
+      /** The commands the heartbeat's script sent on the record's key. */
+      const onRecord = async (beat: () => Promise<unknown>): Promise<string[]> => {
+        const monitor = await redis.monitor();
+        const seen: string[][] = [];
+        const marker = `${keyPrefix}marker`;
+        const marked = new Promise<void>((resolve) => {
+          monitor.on("monitor", (_time: string, args: string[]) => {
+            seen.push(args);
+            if (args[1] === marker) resolve();
+          });
         });
-      });
-      try {
-        await beat();
-        await redis.get(marker);
-        await marked;
-      } finally {
-        monitor.disconnect();
-      }
-      return seen.filter((args) => args[1] === record).map((args) => args[0]!.toUpperCase());
-    };
-    const beat = (extra: Partial<HeartbeatInput> = {}) =>
-      stores.claims.heartbeat({
+        try {
+          await beat();
+          await redis.get(marker);
+          await marked;
+        } finally {
+          monitor.disconnect();
+        }
+        return seen.filter((args) => args[1] === record).map((args) => args[0]!.toUpperCase());
+      };
+      const beat = (extra: Partial<HeartbeatInput> = {}) =>
+        stores.claims.heartbeat({
+          key,
+          generation: 1,
+          tokenDigest: digest("ta"),
+          now,
+          phaseEditEveryMs,
+          ...extra,
+        });
+      now += minute;
+      expect(await onRecord(beat)).toStrictEqual(["HMGET", "HSET"]);
+      // The whole record is read only when asked for, or for a comment edit (here: a stale mark cleared).
+      now += minute;
+      expect(await onRecord(() => beat({ wantRecord: true }))).toStrictEqual(["HMGET", "HSET", "HGETALL"]);
+      now += durations.ttlMs;
+      await stores.claims.markStale({
         key,
         generation: 1,
-        tokenDigest: digest("ta"),
         now,
-        phaseEditEveryMs,
-        ...extra,
+        requireSilentMs: durations.ttlMs,
+        storeEpoch: T0,
       });
-    now += minute;
-    expect(await onRecord(beat)).toStrictEqual(["HMGET", "HSET"]);
-    // The whole record is read only when asked for, or for a comment edit (here: a stale mark cleared).
-    now += minute;
-    expect(await onRecord(() => beat({ wantRecord: true }))).toStrictEqual(["HMGET", "HSET", "HGETALL"]);
-    now += durations.ttlMs;
-    await stores.claims.markStale({
-      key,
-      generation: 1,
-      now,
-      requireSilentMs: durations.ttlMs,
-      storeEpoch: T0,
+      now += minute;
+      expect(await onRecord(beat)).toStrictEqual(["HMGET", "HSET", "HDEL", "HGETALL"]);
+      // A refusal that shows the record reads it whole; one that shows none does not.
+      now += minute;
+      expect(await onRecord(() => beat({ tokenDigest: digest("tx") }))).toStrictEqual(["HMGET"]);
+      await stores.claims.release({ key, generation: 1, tokenDigest: digest("ta"), now, outcome: "handoff" });
+      expect(await onRecord(beat)).toStrictEqual(["HMGET", "HGETALL"]);
     });
-    now += minute;
-    expect(await onRecord(beat)).toStrictEqual(["HMGET", "HSET", "HDEL", "HGETALL"]);
-    // A refusal that shows the record reads it whole; one that shows none does not.
-    now += minute;
-    expect(await onRecord(() => beat({ tokenDigest: digest("tx") }))).toStrictEqual(["HMGET"]);
-    await stores.claims.release({ key, generation: 1, tokenDigest: digest("ta"), now, outcome: "handoff" });
-    expect(await onRecord(beat)).toStrictEqual(["HMGET", "HGETALL"]);
-  });
 
-  it("compares digests exactly (lua/includes/session.lua): every length, every position, every byte value", async () => {
-    const lua = readFileSync(
-      new URL("../src/providers/redis/lua/includes/session.lua", import.meta.url),
-      "utf8",
-    );
-    const pairs: [string, string][] = [];
-    for (const length of [0, 1, 7, 8, 9, 15, 16, 17, 63, 64, 65]) {
-      const text = digest(`d${length}`).repeat(2).slice(0, length);
-      pairs.push([text, text]);
-      for (const at of new Set([0, Math.floor(length / 2), length - 1].filter((i) => i >= 0))) {
-        const other = text.slice(0, at) + (text[at] === "0" ? "1" : "0") + text.slice(at + 1);
-        pairs.push([text, other], [other, text]);
+    it("compares digests exactly (lua/includes/session.lua): every length, every position, every byte value", async () => {
+      const lua = readFileSync(
+        new URL("../src/providers/redis/lua/includes/session.lua", import.meta.url),
+        "utf8",
+      );
+      const pairs: [string, string][] = [];
+      for (const length of [0, 1, 7, 8, 9, 15, 16, 17, 63, 64, 65]) {
+        const text = digest(`d${length}`).repeat(2).slice(0, length);
+        pairs.push([text, text]);
+        for (const at of new Set([0, Math.floor(length / 2), length - 1].filter((i) => i >= 0))) {
+          const other = text.slice(0, at) + (text[at] === "0" ? "1" : "0") + text.slice(at + 1);
+          pairs.push([text, other], [other, text]);
+        }
+        pairs.push([text, `${text}0`], [`${text}0`, text]);
       }
-      pairs.push([text, `${text}0`], [`${text}0`, text]);
-    }
-    pairs.push(["\xff\x00", "\xff\x00"], ["\xff\x00", "\xfe\x00"], ["ab", "ba"]);
-    const script = `${lua}
+      pairs.push(["\xff\x00", "\xff\x00"], ["\xff\x00", "\xfe\x00"], ["ab", "ba"]);
+      const script = `${lua}
 local out = {}
 for i = 1, #ARGV, 2 do out[#out + 1] = digests_equal(ARGV[i], ARGV[i + 1]) and 1 or 0 end
 -- A missing digest (HGET of nothing) never equals one.
 out[#out + 1] = digests_equal(false, ARGV[1]) and 1 or 0
 out[#out + 1] = digests_equal(ARGV[1], false) and 1 or 0
 return out`;
-    expect(await redis.eval(script, 0, ...pairs.flat())).toStrictEqual([
-      ...pairs.map(([a, b]) => (a === b ? 1 : 0)),
-      0,
-      0,
-    ]);
-  });
+      expect(await redis.eval(script, 0, ...pairs.flat())).toStrictEqual([
+        ...pairs.map(([a, b]) => (a === b ? 1 : 0)),
+        0,
+        0,
+      ]);
+    });
 
-  it("heartbeats in one round trip (EVALSHA)", async () => {
-    const stores = createRedisStores({ redis, keyPrefix: `${runPrefix}trip:` });
-    await stores.claims.claim(input());
-    await stores.claims.heartbeat({ key, generation: 1, tokenDigest: digest("ta"), now, phaseEditEveryMs });
-    const sent = vi.spyOn(redis, "sendCommand");
-    try {
-      now += minute;
+    it("heartbeats in one round trip (EVALSHA)", async () => {
+      const stores = createRedisStores({ redis, keyPrefix: `${runPrefix}trip:` });
+      await stores.claims.claim(input());
       await stores.claims.heartbeat({ key, generation: 1, tokenDigest: digest("ta"), now, phaseEditEveryMs });
-      expect(sent.mock.calls.map(([command]) => command.name)).toStrictEqual(["evalsha"]);
-    } finally {
-      sent.mockRestore();
-    }
-  });
-
-  it("comes up empty after losing every key: a new epoch, and generations above the restored ones", async () => {
-    const keyPrefix = `${runPrefix}flush:`;
-    const stores = createRedisStores({ redis, keyPrefix });
-    const created = await stores.claims.claim({ ...input(), minGeneration: 4 });
-    if (created.kind !== "created") throw new Error("expected created");
-    expect(await stores.claims.epoch(7, now)).toBe(now);
-    expect(await deleteKeysWithPrefix(redis, keyPrefix)).toBeGreaterThan(0); // FLUSHALL, on our keys only
-    const later = now + 10 * minute;
-    expect(await stores.claims.epoch(7, later)).toBe(later);
-    expect(await stores.claims.epoch(7, later + minute)).toBe(later);
-    expect(await stores.claims.get(key)).toBeNull();
-    expect(await stores.claims.restore(created.record, later)).toBe("restored");
-    const afterExpiry = created.record.lastHeartbeatAt + durations.reclaimAfterMs;
-    expect(
-      await stores.claims.claim({ ...input(), actor: bob, takeover: true, now: afterExpiry }),
-    ).toMatchObject({
-      kind: "created",
-      record: { generation: 6, supersedes: 5 },
-    });
-  });
-
-  it("lists a repository without the records whose keys vanished", async () => {
-    const keyPrefix = `${runPrefix}vanish:`;
-    const stores = createRedisStores({ redis, keyPrefix });
-    await stores.claims.claim({ ...input(), key: on(42) });
-    await stores.claims.claim({ ...input(), key: on(43), now: now + 1 });
-    await redis.unlink(`${keyPrefix}{i:7}:s:1001:43:rec`);
-    expect(await stores.index.listRepository(7, 1001, 10)).toStrictEqual([await stores.claims.get(on(42))]);
-  });
-
-  it("leaves no key of a purged installation behind", async () => {
-    const keyPrefix = `${runPrefix}purge:`;
-    const stores = createRedisStores({ redis, keyPrefix });
-    await stores.claims.claim({ ...input(), key: on(42) });
-    await stores.claims.claim({ ...input(), key: on(43, 8) });
-    await stores.claims.epoch(7, now);
-    await stores.deliveries.firstDelivery("d-1", minute);
-    await stores.installations.purgeInstallation(7);
-    const left = await keysMatching(redis, `${keyPrefix}*`);
-    expect(left.sort()).toStrictEqual(
-      [
-        `${keyPrefix}delivery:d-1`,
-        `${keyPrefix}{i:8}:deadlines`,
-        `${keyPrefix}{i:8}:epoch`,
-        `${keyPrefix}{i:8}:holders`,
-        `${keyPrefix}{i:8}:live:indexed`,
-        `${keyPrefix}{i:8}:live:login:"octo-agent"`,
-        `${keyPrefix}{i:8}:repo:1001`,
-        `${keyPrefix}{i:8}:repos`,
-        `${keyPrefix}{i:8}:s:1001:43:gen`,
-        `${keyPrefix}{i:8}:s:1001:43:hist`,
-        `${keyPrefix}{i:8}:s:1001:43:rec`,
-        `${keyPrefix}{i:8}:s:1001:43:tok`,
-        `${keyPrefix}{i:8}:live:session:["octo-agent","s-alice"]`,
-      ].sort(),
-    );
-  });
-
-  it("stores the App's bookkeeping under plain keys with a time to live", async () => {
-    const keyPrefix = `${runPrefix}ttl:`;
-    const stores = createRedisStores({ redis, keyPrefix });
-    await stores.deliveries.firstDelivery("d-1", 10 * minute);
-    await stores.locks.acquireLock("janitor", "replica-a", 5 * minute);
-    await stores.documents.putDocument("report", { ok: true }, 2 * minute);
-    for (const [name, ttl] of [
-      ["delivery:d-1", 10 * minute],
-      ["lock:janitor", 5 * minute],
-      ["doc:report", 2 * minute],
-    ] as const) {
-      const left = await redis.pttl(`${keyPrefix}${name}`);
-      expect(left, name).toBeGreaterThan(ttl - minute);
-      expect(left, name).toBeLessThanOrEqual(ttl);
-    }
-    expect(await redis.get(`${keyPrefix}doc:report`)).toBe('{"ok":true}');
-    await redis.set(`${keyPrefix}doc:report`, "{not json");
-    await expect(stores.documents.getDocument("report")).rejects.toThrow(/corrupt document/);
-  });
-
-  it("rejects a corrupt stored record rather than returning it", async () => {
-    const keyPrefix = `${runPrefix}corrupt:`;
-    const stores = createRedisStores({ redis, keyPrefix });
-    await stores.claims.claim(input());
-    await redis.hset(`${keyPrefix}{i:7}:s:1001:42:rec`, "state", "haunted");
-    await expect(stores.claims.get(key)).rejects.toThrow(/corrupt claim record/);
-  });
-
-  it("quits the client on close only when it owns it", async () => {
-    const borrowed = await createTestRedis();
-    await createRedisStores({ redis: borrowed, keyPrefix: `${runPrefix}close:` }).connection.close();
-    expect(borrowed.status).toBe("ready");
-    const owned = createRedisStores({
-      redis: borrowed,
-      keyPrefix: `${runPrefix}close:`,
-      ownsClient: true,
-    });
-    await owned.connection.ping();
-    await owned.connection.close();
-    await expect(owned.claims.get(key)).rejects.toBeInstanceOf(StoreUnavailableError);
-    expect(["close", "end"]).toContain(borrowed.status);
-  });
-
-  it.each([
-    ["without an offline queue", { enableOfflineQueue: false }],
-    [
-      "with one retry per request",
-      { enableOfflineQueue: true, maxRetriesPerRequest: 1, retryStrategy: () => 5 },
-    ],
-  ])("answers StoreUnavailableError from every method when Redis is unreachable (%s)", async (_, options) => {
-    // Port 1 on loopback refuses connections.
-    const down = new Redis({
-      host: "127.0.0.1",
-      port: 1,
-      lazyConnect: true,
-      connectTimeout: 500,
-      ...options,
-    });
-    down.on("error", () => {});
-    const stores = createRedisStores({ redis: down, keyPrefix: `${runPrefix}down:`, ownsClient: true });
-    const lease = { key, generation: 1, tokenDigest: digest("ta"), now };
-    const calls: [string, () => Promise<unknown>][] = [
-      ["claim", () => stores.claims.claim(input())],
-      ["commitClaim", () => stores.claims.commitClaim(key, 1, { commentNodeId: "IC_x" })],
-      ["rollbackClaim", () => stores.claims.rollbackClaim(key, 1, null, now)],
-      ["heartbeat", () => stores.claims.heartbeat({ ...lease, phaseEditEveryMs })],
-      ["verify", () => stores.claims.verify(lease)],
-      ["release", () => stores.claims.release({ ...lease, outcome: "handoff" })],
-      ["markSynced", () => stores.claims.markSynced(key, 1)],
-      ["get", () => stores.claims.get(key)],
-      ["restore", () => stores.claims.restore(recordOf(alice, "ta", 1, T0), now)],
-      ["history", () => stores.claims.history(key)],
-      ["due", () => stores.index.due(7, now, 10)],
-      ["epoch", () => stores.claims.epoch(7, now)],
-      ["endClaim", () => stores.claims.endClaim({ key, generation: 1, now, to: "reaped", bump: true })],
-      [
-        "markStale",
-        () => stores.claims.markStale({ key, generation: 1, now, requireSilentMs: minute, storeEpoch: T0 }),
-      ],
-      [
-        "humanClaim",
-        () =>
-          stores.claims.humanClaim({
-            key,
-            repo: "acme/widgets",
-            actor: { kind: "human", login: "maintainer" },
-            now,
-            minGeneration: 0,
-            release: false,
-            appAssigned: false,
-          }),
-      ],
-      ["recordPush", () => stores.claims.recordPush(key, 1, now)],
-      ["forget", () => stores.claims.forget(key, now)],
-      ["purgeInstallation", () => stores.installations.purgeInstallation(7)],
-      ["listRepository", () => stores.index.listRepository(7, 1001, 10)],
-      ["repositories", () => stores.index.repositories(7)],
-      ["activeCount", () => stores.index.activeCount(7)],
-      ["rememberInstallation", () => stores.installations.rememberInstallation(7)],
-      ["installations", () => stores.installations.installations()],
-      ["rememberFleetLogin", () => stores.fleetLogins.rememberFleetLogin(7, "fleet-bot")],
-      ["isFleetLogin", () => stores.fleetLogins.isFleetLogin(7, "fleet-bot")],
-      ["firstDelivery", () => stores.deliveries.firstDelivery("d-1", minute)],
-      ["acquireLock", () => stores.locks.acquireLock("janitor", "replica-a", minute)],
-      ["releaseLock", () => stores.locks.releaseLock("janitor", "replica-a")],
-      ["lockWrite", () => stores.writeLocks.lockWrite(key, "write-a", minute)],
-      [
-        "finishWrite",
-        () =>
-          stores.writeLocks.finishWrite({
-            key,
-            owner: "write-a",
-            sentFor: { generation: 1, state: "active", stale: false },
-          }),
-      ],
-      ["unlockWrite", () => stores.writeLocks.unlockWrite(key, "write-a")],
-      ["putDocument", () => stores.documents.putDocument("report", {}, minute)],
-      ["getDocument", () => stores.documents.getDocument("report")],
-      ["ping", () => stores.connection.ping()],
-    ];
-    try {
-      for (const [name, call] of calls) {
-        const error = await call().then(
-          () => new Error(`${name} resolved`),
-          (reason: unknown) => reason,
-        );
-        expect(error, name).toBeInstanceOf(StoreUnavailableError);
+      const sent = vi.spyOn(redis, "sendCommand");
+      try {
+        now += minute;
+        await stores.claims.heartbeat({
+          key,
+          generation: 1,
+          tokenDigest: digest("ta"),
+          now,
+          phaseEditEveryMs,
+        });
+        expect(sent.mock.calls.map(([command]) => command.name)).toStrictEqual(["evalsha"]);
+      } finally {
+        sent.mockRestore();
       }
-    } finally {
-      down.disconnect();
-    }
-  });
-});
+    });
+
+    it("comes up empty after losing every key: a new epoch, and generations above the restored ones", async () => {
+      const keyPrefix = `${runPrefix}flush:`;
+      const stores = createRedisStores({ redis, keyPrefix });
+      const created = await stores.claims.claim({ ...input(), minGeneration: 4 });
+      if (created.kind !== "created") throw new Error("expected created");
+      expect(await stores.claims.epoch(inst, now)).toBe(now);
+      expect(await deleteKeysWithPrefix(redis, keyPrefix)).toBeGreaterThan(0); // FLUSHALL, on our keys only
+      const later = now + 10 * minute;
+      expect(await stores.claims.epoch(inst, later)).toBe(later);
+      expect(await stores.claims.epoch(inst, later + minute)).toBe(later);
+      expect(await stores.claims.get(key)).toBeNull();
+      expect(await stores.claims.restore(created.record, later)).toBe("restored");
+      const afterExpiry = created.record.lastHeartbeatAt + durations.reclaimAfterMs;
+      expect(
+        await stores.claims.claim({ ...input(), actor: bob, takeover: true, now: afterExpiry }),
+      ).toMatchObject({
+        kind: "created",
+        record: { generation: 6, supersedes: 5 },
+      });
+    });
+
+    it("lists a repository without the records whose keys vanished", async () => {
+      const keyPrefix = `${runPrefix}vanish:`;
+      const stores = createRedisStores({ redis, keyPrefix });
+      await stores.claims.claim({ ...input(), key: on(42) });
+      await stores.claims.claim({ ...input(), key: on(43), now: now + 1 });
+      await redis.unlink(`${keyPrefix}${forgeCase.tag(7)}:s:1001:43:rec`);
+      expect(await stores.index.listRepository(inst, 1001, 10)).toStrictEqual([
+        await stores.claims.get(on(42)),
+      ]);
+    });
+
+    it("leaves no key of a purged installation behind", async () => {
+      const keyPrefix = `${runPrefix}purge:`;
+      const stores = createRedisStores({ redis, keyPrefix });
+      await stores.claims.claim({ ...input(), key: on(42) });
+      await stores.claims.claim({ ...input(), key: on(43, otherInst) });
+      await stores.claims.epoch(inst, now);
+      await stores.deliveries.firstDelivery("d-1", minute);
+      await stores.installations.purgeInstallation(inst);
+      const left = await keysMatching(redis, `${keyPrefix}*`);
+      expect(left.sort()).toStrictEqual(
+        [
+          `${keyPrefix}delivery:d-1`,
+          `${keyPrefix}${forgeCase.tag(8)}:deadlines`,
+          `${keyPrefix}${forgeCase.tag(8)}:epoch`,
+          `${keyPrefix}${forgeCase.tag(8)}:holders`,
+          `${keyPrefix}${forgeCase.tag(8)}:live:indexed`,
+          `${keyPrefix}${forgeCase.tag(8)}:live:login:"octo-agent"`,
+          `${keyPrefix}${forgeCase.tag(8)}:repo:1001`,
+          `${keyPrefix}${forgeCase.tag(8)}:repos`,
+          `${keyPrefix}${forgeCase.tag(8)}:s:1001:43:gen`,
+          `${keyPrefix}${forgeCase.tag(8)}:s:1001:43:hist`,
+          `${keyPrefix}${forgeCase.tag(8)}:s:1001:43:rec`,
+          `${keyPrefix}${forgeCase.tag(8)}:s:1001:43:tok`,
+          `${keyPrefix}${forgeCase.tag(8)}:live:session:["octo-agent","s-alice"]`,
+        ].sort(),
+      );
+    });
+
+    it("stores the App's bookkeeping under plain keys with a time to live", async () => {
+      const keyPrefix = `${runPrefix}ttl:`;
+      const stores = createRedisStores({ redis, keyPrefix });
+      await stores.deliveries.firstDelivery("d-1", 10 * minute);
+      await stores.locks.acquireLock("janitor", "replica-a", 5 * minute);
+      await stores.documents.putDocument("report", { ok: true }, 2 * minute);
+      for (const [name, ttl] of [
+        ["delivery:d-1", 10 * minute],
+        ["lock:janitor", 5 * minute],
+        ["doc:report", 2 * minute],
+      ] as const) {
+        const left = await redis.pttl(`${keyPrefix}${name}`);
+        expect(left, name).toBeGreaterThan(ttl - minute);
+        expect(left, name).toBeLessThanOrEqual(ttl);
+      }
+      expect(await redis.get(`${keyPrefix}doc:report`)).toBe('{"ok":true}');
+      await redis.set(`${keyPrefix}doc:report`, "{not json");
+      await expect(stores.documents.getDocument("report")).rejects.toThrow(/corrupt document/);
+    });
+
+    it("rejects a corrupt stored record rather than returning it", async () => {
+      const keyPrefix = `${runPrefix}corrupt:`;
+      const stores = createRedisStores({ redis, keyPrefix });
+      await stores.claims.claim(input());
+      await redis.hset(`${keyPrefix}${forgeCase.tag(7)}:s:1001:42:rec`, "state", "haunted");
+      await expect(stores.claims.get(key)).rejects.toThrow(/corrupt claim record/);
+    });
+
+    it("quits the client on close only when it owns it", async () => {
+      const borrowed = await createTestRedis();
+      await createRedisStores({ redis: borrowed, keyPrefix: `${runPrefix}close:` }).connection.close();
+      expect(borrowed.status).toBe("ready");
+      const owned = createRedisStores({
+        redis: borrowed,
+        keyPrefix: `${runPrefix}close:`,
+        ownsClient: true,
+      });
+      await owned.connection.ping();
+      await owned.connection.close();
+      await expect(owned.claims.get(key)).rejects.toBeInstanceOf(StoreUnavailableError);
+      expect(["close", "end"]).toContain(borrowed.status);
+    });
+
+    it.each([
+      ["without an offline queue", { enableOfflineQueue: false }],
+      [
+        "with one retry per request",
+        { enableOfflineQueue: true, maxRetriesPerRequest: 1, retryStrategy: () => 5 },
+      ],
+    ])(
+      "answers StoreUnavailableError from every method when Redis is unreachable (%s)",
+      async (_, options) => {
+        // Port 1 on loopback refuses connections.
+        const down = new Redis({
+          host: "127.0.0.1",
+          port: 1,
+          lazyConnect: true,
+          connectTimeout: 500,
+          ...options,
+        });
+        down.on("error", () => {});
+        const stores = createRedisStores({ redis: down, keyPrefix: `${runPrefix}down:`, ownsClient: true });
+        const lease = { key, generation: 1, tokenDigest: digest("ta"), now };
+        const calls: [string, () => Promise<unknown>][] = [
+          ["claim", () => stores.claims.claim(input())],
+          ["commitClaim", () => stores.claims.commitClaim(key, 1, { commentNodeId: "IC_x" })],
+          ["rollbackClaim", () => stores.claims.rollbackClaim(key, 1, null, now)],
+          ["heartbeat", () => stores.claims.heartbeat({ ...lease, phaseEditEveryMs })],
+          ["verify", () => stores.claims.verify(lease)],
+          ["release", () => stores.claims.release({ ...lease, outcome: "handoff" })],
+          ["markSynced", () => stores.claims.markSynced(key, 1)],
+          ["get", () => stores.claims.get(key)],
+          ["restore", () => stores.claims.restore(recordOf(alice, "ta", 1, T0), now)],
+          ["history", () => stores.claims.history(key)],
+          ["due", () => stores.index.due(inst, now, 10)],
+          ["epoch", () => stores.claims.epoch(inst, now)],
+          ["endClaim", () => stores.claims.endClaim({ key, generation: 1, now, to: "reaped", bump: true })],
+          [
+            "markStale",
+            () =>
+              stores.claims.markStale({ key, generation: 1, now, requireSilentMs: minute, storeEpoch: T0 }),
+          ],
+          [
+            "humanClaim",
+            () =>
+              stores.claims.humanClaim({
+                key,
+                repo: "acme/widgets",
+                actor: { kind: "human", login: "maintainer" },
+                now,
+                minGeneration: 0,
+                release: false,
+                appAssigned: false,
+              }),
+          ],
+          ["recordPush", () => stores.claims.recordPush(key, 1, now)],
+          ["forget", () => stores.claims.forget(key, now)],
+          ["purgeInstallation", () => stores.installations.purgeInstallation(inst)],
+          ["listRepository", () => stores.index.listRepository(inst, 1001, 10)],
+          ["repositories", () => stores.index.repositories(inst)],
+          ["activeCount", () => stores.index.activeCount(inst)],
+          ["rememberInstallation", () => stores.installations.rememberInstallation(inst)],
+          ["installations", () => stores.installations.installations()],
+          ["rememberFleetLogin", () => stores.fleetLogins.rememberFleetLogin(inst, "fleet-bot")],
+          ["isFleetLogin", () => stores.fleetLogins.isFleetLogin(inst, "fleet-bot")],
+          ["firstDelivery", () => stores.deliveries.firstDelivery("d-1", minute)],
+          ["acquireLock", () => stores.locks.acquireLock("janitor", "replica-a", minute)],
+          ["releaseLock", () => stores.locks.releaseLock("janitor", "replica-a")],
+          ["lockWrite", () => stores.writeLocks.lockWrite(key, "write-a", minute)],
+          [
+            "finishWrite",
+            () =>
+              stores.writeLocks.finishWrite({
+                key,
+                owner: "write-a",
+                sentFor: { generation: 1, state: "active", stale: false },
+              }),
+          ],
+          ["unlockWrite", () => stores.writeLocks.unlockWrite(key, "write-a")],
+          ["putDocument", () => stores.documents.putDocument("report", {}, minute)],
+          ["getDocument", () => stores.documents.getDocument("report")],
+          ["ping", () => stores.connection.ping()],
+        ];
+        try {
+          for (const [name, call] of calls) {
+            const error = await call().then(
+              () => new Error(`${name} resolved`),
+              (reason: unknown) => reason,
+            );
+            expect(error, name).toBeInstanceOf(StoreUnavailableError);
+          }
+        } finally {
+          down.disconnect();
+        }
+      },
+    );
+  },
+);
