@@ -122,7 +122,10 @@ function targetOf(action: OperatorActionName, form: Record<string, unknown>): Ac
   if (installation === undefined || installation === "") {
     return action === "janitor-run" ? {} : null;
   }
-  return /^[1-9]\d{0,11}$/.test(installation) ? { installationId: Number(installation) } : null;
+  // Up to 15 digits: a Gitea instance's installation record is 2^48 + N (docs/architecture.md#gitea-and-forgejo-in-progress).
+  if (!/^[1-9]\d{0,14}$/.test(installation)) return null;
+  const installationId = Number(installation);
+  return Number.isSafeInteger(installationId) ? { installationId } : null;
 }
 
 function planOf(action: OperatorActionName, target: ActionTarget, label: (id: number) => string): string {

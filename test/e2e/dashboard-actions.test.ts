@@ -469,6 +469,21 @@ describe.skipIf(!redisProbe.available)("the dashboard's operator actions", () =>
     expect(sim.issue(repo, 1).labels).toEqual(["agent:stale"]);
   });
 
+  it("janitor: a Gitea instance's installation record (2^48 + N, 15 digits) can be paused and resumed; a longer or unsafe id is refused", async () => {
+    const cookie = await login();
+    const token = await actionToken(cookie);
+    const gitea = String(2 ** 48 + 1);
+    const paused = await post(cookie, "janitor-pause", { token, installationId: gitea, confirm: "1" });
+    expect(paused.status).toBe(200);
+    expect(await paused.text()).toMatch(/paused/i);
+    expect(
+      (await post(cookie, "janitor-resume", { token, installationId: gitea, confirm: "1" })).status,
+    ).toBe(200);
+    for (const installationId of ["9007199254740993", "1234567890123456"]) {
+      expect((await post(cookie, "janitor-pause", { token, installationId, confirm: "1" })).status).toBe(422);
+    }
+  });
+
   it("janitor: while a sweep runs, the dashboard's run answers 409 janitor_busy like the API", async () => {
     const cookie = await login();
     const token = await actionToken(cookie);
