@@ -268,6 +268,7 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
           fences,
           fleet: fleetLogins,
           leaseEvents,
+          queue: { store: stores.queue, source: gitea.candidates },
           now,
           log,
         }),

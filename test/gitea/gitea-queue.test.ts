@@ -17,6 +17,7 @@ import {
 const redisProbe = await probeRedis();
 const repo = "octo/widgets";
 const appId = 1;
+const webhookSecret = "gitea-webhook-secret-for-tests";
 
 function countsOf(routes: string[]): Record<string, number> {
   const counts: Record<string, number> = {};
@@ -70,7 +71,7 @@ describe.each(storeKinds)("the queue serves a Gitea instance, on $name", ({ redi
           gitea: {
             url: gitea.sim.url,
             token: botToken,
-            webhookSecret: "gitea-webhook-secret-for-tests",
+            webhookSecret,
             installationId: 1,
             writeSpacingMs: 0,
           },
@@ -151,6 +152,39 @@ describe.each(storeKinds)("the queue serves a Gitea instance, on $name", ({ redi
     expect(countsOf(gitea.sim.routesSince(mark))).toEqual(SWEEP_REQUESTS);
     await stack.sim.flush();
     expect(stack.sim.requests.counts(githubMark)).toEqual({});
+  });
+
+  it("`issues` deliveries keep the Gitea index current: an opened issue enters it, a closed blocker frees the issue it blocked", async () => {
+    const { state } = gitea.sim;
+    const deliver = (issue: SimIssue, action: string) =>
+      gitea.sim.deliver({
+        url: `${stack.app.url}/api/gitea/webhooks`,
+        secret: webhookSecret,
+        event: "issues",
+        payload: gitea.sim.payloads.issues(gitea.repo, issue, "maintainer", action),
+      });
+    const fresh = state.addIssue(gitea.repo, { title: "Fresh task", author: "maintainer" });
+    let mark = gitea.sim.requests.length;
+    expect(await deliver(fresh, "opened")).toMatchObject({ status: 200, body: { status: "processed" } });
+    // Its blockers read once; the payload carries the rest.
+    expect(countsOf(gitea.sim.routesSince(mark))).toEqual({
+      "GET /repos/{owner}/{repo}/issues/{index}/dependencies": 1,
+    });
+    mark = gitea.sim.requests.length;
+    const view = await agent().queue(repo);
+    expect(view.queue.map((entry) => entry.issue)).toContain(fresh.number);
+    expect(view.skipped).toContainEqual(
+      expect.objectContaining({ issue: blocked.number, reason: "blocked" }),
+    );
+    // The token and permission again (their cache aged a day in the sweep above), but no refresh.
+    expect(gitea.sim.routesSince(mark)).not.toContain("GET /repos/{owner}/{repo}/issues");
+    // The blocker closes: the issue it blocked is eligible without a refresh.
+    blocker.state = "closed";
+    expect(await deliver(blocker, "closed")).toMatchObject({ status: 200 });
+    stack.app.clock.now += 60_000; // past the queue view's read cache
+    const after = await agent().queue(repo);
+    expect(after.queue.map((entry) => entry.issue)).toContain(blocked.number);
+    expect(after.skipped.map((entry) => entry.issue)).not.toContain(blocker.number);
   });
 });
 
