@@ -17,7 +17,7 @@ import { MemoryFenceStore } from "./providers/memory/memory-fence-store.js";
 import { MemoryLeaseEventBus } from "./providers/memory/memory-lease-event-bus.js";
 import { RequestMeter } from "./request-meter.js";
 import type { ClaimHoldOptions } from "./wiring/claim-hold-options.js";
-import { githubQueueOnly, routeByForge } from "./wiring/forge-routing.js";
+import { queueByForge, routeByForge } from "./wiring/forge-routing.js";
 import { createGiteaProviders } from "./wiring/gitea-providers.js";
 import { giteaWebhookHandler } from "./wiring/gitea-webhooks.js";
 import { createGitHubProviders } from "./wiring/github-providers.js";
@@ -25,7 +25,7 @@ import { createHttpHandler } from "./wiring/http-api.js";
 import { createJanitorJobs } from "./wiring/janitor-jobs.js";
 import { createLeaseServices } from "./wiring/lease-services.js";
 import { createNotifications } from "./wiring/notifications.js";
-import { createQueueFeed } from "./wiring/queue-feed.js";
+import { createGiteaQueueFeed, createQueueFeed } from "./wiring/queue-feed.js";
 import { createRepoConfigSource } from "./wiring/repo-config-source.js";
 import { withGiteaRecord } from "./wiring/served-installations.js";
 
@@ -62,9 +62,23 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
     const { notifier, sender, outbox } = notifications;
     const queue = createQueueFeed({ source: github.candidates, store: stores.queue, now, log });
     // Without a Gitea instance this is the GitHub feed itself: nothing is wrapped.
+    const githubQueue = {
+      refresh: queue.refresh,
+      refreshByName: queue.refreshByName,
+      source: github.candidates,
+    };
     const leaseQueue = gitea
-      ? githubQueueOnly({ ...queue, source: github.candidates })
-      : { refresh: queue.refresh, refreshByName: queue.refreshByName, source: github.candidates };
+      ? queueByForge({
+          github: githubQueue,
+          gitea: createGiteaQueueFeed({
+            client: gitea.client,
+            source: gitea.candidates,
+            store: stores.queue,
+            now,
+            log,
+          }),
+        })
+      : githubQueue;
     const giteaConfigs = gitea ? createRepoConfigSource(gitea.identity, log) : null;
     const {
       assignments,
@@ -115,7 +129,7 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
       metrics,
       now,
       log,
-      refreshQueue: queue.refresh,
+      refreshQueue: leaseQueue.refresh,
     });
     jobs.start();
     notifications.start();
@@ -263,6 +277,7 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
           fleet: fleetLogins,
           leaseEvents,
           webhookDuration: metrics.webhookDuration,
+          queue: { store: stores.queue, source: gitea.candidates },
           now,
           log,
         }),

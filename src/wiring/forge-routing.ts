@@ -52,29 +52,25 @@ export function routeByForge(providers: { github: ForgeProviders; gitea?: ForgeP
   return { assignments, identity, forges };
 }
 
-/**
- * The candidate index's GitHub reads, kept to GitHub installations: the queue does not serve Gitea
- * yet (docs/architecture.md#gitea-and-forgejo-in-progress). A direct claim on Gitea then refreshes
- * nothing and knows no blockers (Gitea's issue dependencies are not read yet), and `claims/next`
- * finds no Gitea repository to index, rather than asking GitHub about a Gitea record.
- */
-export function githubQueueOnly(queue: {
+/** One forge's candidate index feed: the refresh, the refresh on a miss, and the blockers of a direct claim. */
+export interface ForgeQueue {
   refresh: QueueRefresh;
   refreshByName: RefreshQueue;
   source: Pick<CandidateSource, "openBlockers">;
-}) {
-  const isGitea = (installationId: number) => forgeOfInstallation(installationId).forge === "gitea";
-  const refresh: QueueRefresh = async (repo) =>
-    isGitea(repo.installationId)
-      ? { repo: repo.repo, candidates: 0, githubRequests: 0, truncated: false }
-      : queue.refresh(repo);
-  const refreshByName: RefreshQueue = async (repo) =>
-    isGitea(repo.installationId) ? null : queue.refreshByName(repo);
-  const source: Pick<CandidateSource, "openBlockers"> = {
-    openBlockers: async (repo, issue) =>
-      isGitea(repo.installationId) ? [] : queue.source.openBlockers(repo, issue),
+}
+
+/**
+ * The candidate index's reads by installation record: a Gitea record's refresh and blockers go to
+ * the Gitea instance, every other to GitHub. The queue core (`src/queue`) never knows which.
+ */
+export function queueByForge(queues: { github: ForgeQueue; gitea: ForgeQueue }): ForgeQueue {
+  const of = (installationId: number) =>
+    forgeOfInstallation(installationId).forge === "gitea" ? queues.gitea : queues.github;
+  return {
+    refresh: (repo) => of(repo.installationId).refresh(repo),
+    refreshByName: (repo) => of(repo.installationId).refreshByName(repo),
+    source: { openBlockers: (repo, issue) => of(repo.installationId).source.openBlockers(repo, issue) },
   };
-  return { refresh, refreshByName, source };
 }
 
 /** What the merge fence reads and writes on one forge. */

@@ -5,6 +5,7 @@ import { giteaInstallationRecordId } from "../domain/forge.js";
 import { createMarkerSeal } from "../domain/marker-seal.js";
 import { GiteaAssignmentProvider } from "../providers/gitea/gitea-assignment-provider.js";
 import { giteaBotAccount } from "../providers/gitea/gitea-bot-account.js";
+import { GiteaCandidateSource } from "../providers/gitea/gitea-candidate-source.js";
 import { GiteaChecksProvider } from "../providers/gitea/gitea-checks-provider.js";
 import { GiteaClient } from "../providers/gitea/gitea-client.js";
 import { GiteaCommentReactions } from "../providers/gitea/gitea-comment-reactions.js";
@@ -42,6 +43,8 @@ export function createGiteaProviders(
         deps.log.warn({ reason, forge: "gitea" }, "ignored a claim marker that is not the App's own"),
     }),
     reactions: new GiteaCommentReactions(client),
+    /** The candidate index's reads: dependencies, closing pull requests, a repository's id. */
+    candidates: new GiteaCandidateSource(client),
     /** The fence's `claim-hold` commit status. */
     checks: new GiteaChecksProvider({ client, bot, webUrl: config.url }),
   };

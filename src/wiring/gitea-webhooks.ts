@@ -2,7 +2,7 @@
 //
 // 1. the raw body (at most `maxGiteaPayloadBytes`) and its HMAC-SHA256 signature: anything else → 401, nothing read;
 // 2. the event and delivery headers, the JSON, the payload's fields (zod) → 400 naming what is wrong;
-// 3. an event no handler acts on → 202 ignored;
+// 3. an `issues` change fed into the candidate index of a repository it holds; an event nothing acts on → 202 ignored;
 // 4. the handler under the shared guard (the App's own deliveries skipped, a delivery id handled once) → 200.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
@@ -36,6 +36,7 @@ import {
   type GiteaWebhookEvent,
   giteaEventName,
   readGiteaEvent,
+  readGiteaIssueTouch,
 } from "../providers/gitea/gitea-webhook-events.js";
 import {
   giteaDeliveryId,
@@ -44,6 +45,7 @@ import {
 } from "../providers/gitea/gitea-webhook-signature.js";
 import type { Stores } from "../providers/stores.js";
 import { dispatchListChange } from "./gitea-removals.js";
+import { feedGiteaCandidate, type GiteaCandidateFeedDeps } from "./queue-feed.js";
 
 export const giteaWebhookPath = "/api/gitea/webhooks";
 /** Gitea caps a push payload's commits; 1 MiB holds any payload the handled events send. */
@@ -67,6 +69,8 @@ export interface GiteaWebhookDeps {
   leaseEvents?: LeaseEventPublisher;
   /** `claim_hold_webhook_duration_seconds`: a handled delivery is observed under `giteaDurationEvent`. */
   webhookDuration?: Pick<Histogram<"event">, "startTimer">;
+  /** The candidate index `claims/next` picks from: `issues` deliveries keep it current. */
+  queue?: GiteaCandidateFeedDeps;
   now: () => number;
   log: Logger;
 }
@@ -124,13 +128,20 @@ async function intake(req: IncomingMessage, deps: GiteaWebhookDeps): Promise<Rep
     return invalid("The body is not JSON.");
   }
   let read: GiteaWebhookEvent;
+  let touch: ReturnType<typeof readGiteaIssueTouch>;
   try {
     read = readGiteaEvent(event, json);
+    touch = deps.queue ? readGiteaIssueTouch(event, json) : null;
   } catch (error) {
     if (error instanceof GiteaPayloadError) return invalid(error.message);
     throw error;
   }
-  if (read.kind === "ignored") return { status: 202, body: { status: "ignored", event: read.event } };
+  // The index is fed whoever sent the change (the App's own assignment too); a repeat sets the same facts.
+  const fed = touch && deps.queue ? await feedGiteaCandidate(deps.queue, deps.installationId, touch) : false;
+  if (read.kind === "ignored") {
+    if (fed) return { status: 200, body: { status: "processed" } };
+    return { status: 202, body: { status: "ignored", event: read.event } };
+  }
   // As GitHub's: only a delivery some handler acts on is observed, so the label's values stay few.
   const stop = deps.webhookDuration?.startTimer({ event: giteaDurationEvent(read) });
   try {

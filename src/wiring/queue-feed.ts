@@ -1,9 +1,15 @@
-// The candidate index's feed: the GitHub reads webhooks need and the bounded refresh, over the store.
+// The candidate index's feed: the GitHub reads webhooks need and the bounded refresh, over the store; the Gitea instance's refresh beside it.
 import type { Logger } from "pino";
 import type { QueueFeedDeps } from "../handlers/queue-feed.js";
+import {
+  createGiteaQueueRefresh,
+  type GiteaCandidateSource,
+} from "../providers/gitea/gitea-candidate-source.js";
+import type { GiteaClient } from "../providers/gitea/gitea-client.js";
+import type { GiteaIssueTouch } from "../providers/gitea/gitea-webhook-events.js";
 import type { GitHubCandidateSource } from "../providers/github/github-candidate-source.js";
 import { createQueueRefresh } from "../providers/github/refresh-candidates.js";
-import type { CandidateFeed, QueueRefresh, QueueStore } from "../providers/queue-store.js";
+import type { CandidateFeed, CandidateSource, QueueRefresh, QueueStore } from "../providers/queue-store.js";
 import type { RefreshQueue } from "../queue/pick-next.js";
 
 export function createQueueFeed(deps: {
@@ -30,4 +36,73 @@ export function createQueueFeed(deps: {
       return queueRepo;
     },
   };
+}
+
+/** The Gitea instance's candidate index: its bounded refresh and the refresh on a miss (the repository's id costs one read). */
+export function createGiteaQueueFeed(deps: {
+  client: GiteaClient;
+  source: GiteaCandidateSource;
+  store: CandidateFeed;
+  now: () => number;
+  log: Logger;
+}): { refresh: QueueRefresh; refreshByName: RefreshQueue; source: GiteaCandidateSource } {
+  const refresh = createGiteaQueueRefresh({
+    client: deps.client,
+    source: deps.source,
+    feed: deps.store,
+    now: deps.now,
+    log: deps.log.child({ component: "queue-refresh", forge: "gitea" }),
+  });
+  return {
+    refresh,
+    source: deps.source,
+    refreshByName: async ({ installationId, repo, repoId: known }) => {
+      const repoId = known ?? (await deps.source.repositoryId(repo));
+      if (repoId === null) return null;
+      const queueRepo = { installationId, repoId, repo };
+      await refresh(queueRepo);
+      return queueRepo;
+    },
+  };
+}
+
+export interface GiteaCandidateFeedDeps {
+  store: CandidateFeed & Pick<QueueStore, "candidate" | "repoOf">;
+  source: Pick<CandidateSource, "openBlockers">;
+}
+
+/**
+ * An `issues` delivery fed into the candidate index of a repository it holds (one never indexed is
+ * refreshed by its first pick): a closed issue leaves it and blocks none of its issues any more; an
+ * opened or reopened issue, or one the index does not hold, is put with its blockers read (1 Gitea
+ * request); any other change patches the title, labels and assignees the payload carries (none).
+ * Answers whether the index holds the repository.
+ */
+export async function feedGiteaCandidate(
+  deps: GiteaCandidateFeedDeps,
+  installationId: number,
+  touch: GiteaIssueTouch,
+): Promise<boolean> {
+  const repo = await deps.store.repoOf(installationId, touch.repository.fullName);
+  if (!repo) return false;
+  if (touch.state === "closed") {
+    await deps.store.dropCandidate(repo, touch.issue);
+    await deps.store.dropBlocker(repo, `${repo.repo}#${touch.issue}`);
+    return true;
+  }
+  const surface = { title: touch.title, labels: touch.labels, assignees: touch.assignees };
+  const known = await deps.store.candidate(repo, touch.issue);
+  if (known && touch.action !== "opened" && touch.action !== "reopened") {
+    await deps.store.patchCandidate(repo, touch.issue, surface);
+    return true;
+  }
+  await deps.store.putCandidate(repo, {
+    issue: touch.issue,
+    createdAt: touch.createdAt,
+    ...surface,
+    blockers: await deps.source.openBlockers(repo, touch.issue),
+    openSubIssues: 0,
+    closingPullRequests: known?.closingPullRequests ?? [],
+  });
+  return true;
 }

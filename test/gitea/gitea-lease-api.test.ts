@@ -241,11 +241,14 @@ describe.each(storeKinds)("agents lease Gitea issues through the HTTP API, on $n
     );
     expect(silent.assignees).toEqual([]);
     expect(labelsOf(silent)).toEqual([]);
-    // The config (both paths), the issue and its comments, then the release's writes; GitHub is not asked.
+    // The config (both paths), the issue and its comments, its branch's open pull requests and the
+    // branch, then the release's writes; GitHub is not asked.
     expect(countsOf(gitea.sim.routesSince(mark))).toEqual({
       "GET /repos/{owner}/{repo}/raw/{filepath}": 2,
       "GET /repos/{owner}/{repo}/issues/{index}": 2,
       "GET /repos/{owner}/{repo}/issues/{index}/comments": 1,
+      "GET /repos/{owner}/{repo}/pulls": 1,
+      "GET /repos/{owner}/{repo}/branches/{branch}": 1,
       "PATCH /repos/{owner}/{repo}/issues/{index}": 1,
       "DELETE /repos/{owner}/{repo}/issues/{index}/labels/{id}": 1,
       "PATCH /repos/{owner}/{repo}/issues/comments/{id}": 1,
@@ -277,10 +280,17 @@ describe.each(storeKinds)("agents lease Gitea issues through the HTTP API, on $n
  * installation record), the config (`.gitea/` then `.github/`), the issue, the bot's own login (once
  * per process), the managed labels listed and the missing one created; then the transition's writes:
  * the issue read again (only what differs is sent), the assignee, the label, the claim comment.
+ * The first claim on a repository refreshes its candidate index (the direct claim's blockers): one
+ * page of open issues, one of open pull requests, one dependency read per open issue. The claim's
+ * branch is read with the issue: the open pull requests (duplicate work, resume) and the branch.
  */
 const CLAIM_REQUESTS: Record<string, number> = {
   "GET /user": 2,
   "GET /repos/{owner}/{repo}": 1,
+  "GET /repos/{owner}/{repo}/issues": 1,
+  "GET /repos/{owner}/{repo}/issues/{index}/dependencies": 1,
+  "GET /repos/{owner}/{repo}/pulls": 2,
+  "GET /repos/{owner}/{repo}/branches/{branch}": 1,
   "GET /repos/{owner}/{repo}/collaborators/{collaborator}/permission": 1,
   "GET /repos/{owner}/{repo}/raw/{filepath}": 2,
   "GET /repos/{owner}/{repo}/issues/{index}": 2,
@@ -290,12 +300,17 @@ const CLAIM_REQUESTS: Record<string, number> = {
   "POST /repos/{owner}/{repo}/issues/{index}/labels": 1,
   "POST /repos/{owner}/{repo}/issues/{index}/comments": 1,
 };
-/** A refused claim writes nothing: the second agent's token and permission, then the issue as the core reads it. */
+/**
+ * A refused claim writes nothing: the second agent's token and permission, then the issue as the
+ * core reads it, with the held claim's branch (its open pull requests and the branch).
+ */
 const REFUSED_CLAIM_REQUESTS: Record<string, number> = {
   "GET /user": 1,
   "GET /repos/{owner}/{repo}/collaborators/{collaborator}/permission": 1,
   "GET /repos/{owner}/{repo}/issues/{index}": 1,
   "GET /repos/{owner}/{repo}/issues/{index}/comments": 1,
+  "GET /repos/{owner}/{repo}/pulls": 1,
+  "GET /repos/{owner}/{repo}/branches/{branch}": 1,
 };
 /**
  * A release as completed: the issue read (only what differs is sent), the assignee removed, the

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { restRoutes } from "../../tools/gitea-sim/index.js";
 import {
   renderComment,
+  renderGitBranch,
   renderIssue,
   renderLabel,
   renderRepo,
@@ -52,6 +53,32 @@ describe("the Gitea simulator", () => {
     within("RepositoryMeta", rendered.repository);
     within("Label", renderLabel(state.label(fixture.repo, "bug")));
     within("Comment", renderComment(state, fixture.repo, issue, comment));
+  });
+
+  it("renders a branch and its head commit with `Branch` and `PayloadCommit` fields only, and answers open pull requests and branches", async () => {
+    const { state } = fixture.sim;
+    const repo = state.addRepo("octo/branches");
+    const sha = state.pushBranch(repo, "agent/s1/1-task", "work");
+    const within = (definition: string, body: object) =>
+      expect(keysOf(body).filter((key) => !contract.definitions[definition]?.includes(key))).toEqual([]);
+    const branch = renderGitBranch(state, repo, "agent/s1/1-task", repo.branches.get("agent/s1/1-task")!);
+    within("Branch", branch);
+    within("PayloadCommit", branch.commit);
+    const pr = state.addPullRequest(repo, { title: "PR", author: "octo", headRef: "agent/s2/2-task" });
+    state.addPullRequest(repo, { title: "Closed", author: "octo", headRef: "agent/s3/3-task" }).state =
+      "closed";
+    const get = (path: string) =>
+      fetch(`${fixture.sim.url}/api/v1/repos/octo/branches${path}`, {
+        headers: { authorization: `token ${botToken}` },
+      });
+    const named = await get("/branches/agent/s1/1-task");
+    expect(await named.json()).toMatchObject({ name: "agent/s1/1-task", commit: { id: sha } });
+    expect(await (await get("/branches/agent/s2/2-task")).json()).toMatchObject({
+      commit: { id: pr.pull?.headSha },
+    });
+    expect((await get("/branches/nope")).status).toBe(404);
+    const open = (await (await get("/pulls?state=open")).json()) as { number: number }[];
+    expect(open.map((p) => p.number)).toEqual([pr.number]);
   });
 
   it("answers the bot's token, refuses a request without one (401), and logs each request with its route", async () => {

@@ -4,6 +4,7 @@ import {
   GiteaPayloadError,
   giteaEventName,
   readGiteaEvent,
+  readGiteaIssueTouch,
 } from "../../src/providers/gitea/gitea-webhook-events.js";
 
 const user = (login: string, id = 5) => ({ id, login, login_name: "", email: `${login}@x`, is_admin: false });
@@ -150,5 +151,58 @@ describe("giteaEventName", () => {
       "issues",
     );
     expect(giteaEventName(headers({}))).toBeNull();
+  });
+});
+
+describe("readGiteaIssueTouch", () => {
+  const touched = (action: string, issue: Record<string, unknown> = {}) => ({
+    ...issuesPayload(action, {
+      labels: [{ id: 1, name: "needs:gpu" }],
+      assignees: [user("fleet-bot")],
+    }),
+    issue: {
+      id: 900,
+      number: 12,
+      title: "t",
+      state: "open",
+      created_at: "2026-11-29T10:00:00Z",
+      pull_request: null,
+      labels: [{ id: 1, name: "needs:gpu" }],
+      assignees: [user("fleet-bot")],
+      ...issue,
+    },
+  });
+
+  it.each(["opened", "reopened", "edited", "assigned", "unassigned", "label_updated", "label_cleared"])(
+    "`issues` `%s`: the issue as it now is",
+    (action) => {
+      expect(readGiteaIssueTouch("issues", touched(action))).toEqual({
+        repository: { id: 77, fullName: "octo/widgets" },
+        action,
+        issue: 12,
+        title: "t",
+        state: "open",
+        createdAt: Date.parse("2026-11-29T10:00:00Z"),
+        labels: ["needs:gpu"],
+        assignees: ["fleet-bot"],
+      });
+    },
+  );
+
+  it.each([
+    ["another action", "issues", touched("milestoned")],
+    ["another event", "issue_comment", touched("created")],
+    ["a pull request", "issues", touched("opened", { pull_request: { merged: false } })],
+  ])("%s is not the index's", (_, event, body) => {
+    expect(readGiteaIssueTouch(event, body)).toBeNull();
+  });
+
+  it("a closed issue says so; a payload without the issue's creation time is refused naming it", () => {
+    expect(readGiteaIssueTouch("issues", touched("closed", { state: "closed" }))).toMatchObject({
+      state: "closed",
+    });
+    expect(() => readGiteaIssueTouch("issues", touched("opened", { created_at: undefined }))).toThrow(
+      GiteaPayloadError,
+    );
   });
 });

@@ -72,6 +72,8 @@ export interface SimRepo {
   issues: SimIssue[];
   /** Statuses per commit, oldest first. */
   statuses: Map<string, SimStatus[]>;
+  /** Branches by name: their head commit and when it was made (pull request heads included). */
+  branches: Map<string, { sha: string; message: string; committedAt: number }>;
 }
 
 export class GiteaSimState {
@@ -115,6 +117,7 @@ export class GiteaSimState {
       labels: [],
       issues: [],
       statuses: new Map(),
+      branches: new Map(),
     };
     this.repos.push(repo);
     return repo;
@@ -183,7 +186,16 @@ export class GiteaSimState {
     const sha = this.nextId().toString(16).padStart(40, "c");
     issue.pull.commits.push({ sha, message });
     issue.pull.headSha = sha;
+    const repo = this.#issues().find((entry) => entry.issue === issue)?.repo;
+    repo?.branches.set(issue.pull.headRef, { sha, message, committedAt: this.now() });
     issue.updatedAt = this.now();
+    return sha;
+  }
+
+  /** A commit pushed to `branch` (created when missing) without a pull request; answers its sha. */
+  pushBranch(repo: SimRepo, branch: string, message: string): string {
+    const sha = this.nextId().toString(16).padStart(40, "b");
+    repo.branches.set(branch, { sha, message, committedAt: this.now() });
     return sha;
   }
 

@@ -176,3 +176,34 @@ export function renderCommit(state: GiteaSimState, repo: SimRepo, commit: { sha:
     parents: [],
   };
 }
+
+/** `Branch` with its head `PayloadCommit`, as `GET …/branches/{branch}` answers it. */
+export function renderGitBranch(
+  state: GiteaSimState,
+  repo: SimRepo,
+  name: string,
+  head: { sha: string; message: string; committedAt: number },
+) {
+  return {
+    name,
+    commit: {
+      id: head.sha,
+      message: head.message,
+      url: `${state.baseUrl}/${repo.owner}/${repo.name}/commit/${head.sha}`,
+      author: null,
+      committer: null,
+      verification: null,
+      timestamp: iso(head.committedAt),
+      added: null,
+      removed: null,
+      modified: null,
+    },
+    protected: false,
+    required_approvals: 0,
+    enable_status_check: false,
+    status_check_contexts: [],
+    user_can_push: true,
+    user_can_merge: true,
+    effective_branch_protection_name: "",
+  };
+}

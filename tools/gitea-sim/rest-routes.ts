@@ -3,6 +3,7 @@ import type { GiteaSimState, SimIssue, SimRepo } from "./gitea-state.js";
 import {
   renderComment,
   renderCommit,
+  renderGitBranch,
   renderIssue,
   renderLabel,
   renderPullRequest,
@@ -286,6 +287,27 @@ export const restRoutes: Route[] = [
       issue.pull ? ok(paged(issue.pull.commits, query).map((c) => renderCommit(state, repo, c))) : notFound,
     ),
   },
+  {
+    method: "GET",
+    path: "/repos/{owner}/{repo}/pulls",
+    answer: withRepo((repo, { state, query }) => {
+      const wantedState = query.get("state") ?? "open";
+      const pulls = repo.issues
+        .filter((i): i is SimIssue & { pull: NonNullable<SimIssue["pull"]> } => i.pull !== undefined)
+        .filter((i) => wantedState === "all" || i.state === wantedState)
+        .sort((a, b) => b.updatedAt - a.updatedAt || b.number - a.number);
+      return ok(paged(pulls, query).map((issue) => renderPullRequest(state, repo, issue)));
+    }),
+  },
+  {
+    method: "GET",
+    path: "/repos/{owner}/{repo}/branches/{branch}",
+    answer: withRepo((repo, { state, params }) => {
+      const name = params.branch ?? "";
+      const head = repo.branches.get(name);
+      return head ? ok(renderGitBranch(state, repo, name, head)) : notFound;
+    }),
+  },
 ];
 
 /** The route and its parameters for a method and a path under `/api/v1`, or null. */
@@ -295,7 +317,7 @@ export function matchRoute(method: string, path: string) {
     const names: string[] = [];
     const pattern = route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
       names.push(name);
-      return name === "filepath" ? "(.+)" : "([^/]+)";
+      return name === "filepath" || name === "branch" ? "(.+)" : "([^/]+)";
     });
     const match = new RegExp(`^${pattern}$`).exec(path);
     if (!match) continue;

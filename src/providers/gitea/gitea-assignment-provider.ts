@@ -21,7 +21,7 @@ import {
   giteaStatusOf,
   type RequestCounter,
 } from "./gitea-client.js";
-import { type GiteaMarkerReading, giteaSnapshotOf } from "./gitea-subject-snapshot.js";
+import { type GiteaMarkerReading, giteaBranchEvidence, giteaSnapshotOf } from "./gitea-subject-snapshot.js";
 
 export interface GiteaAssignmentProviderOptions {
   client: GiteaClient;
@@ -45,10 +45,11 @@ export class GiteaAssignmentProvider implements AssignmentProvider {
 
   /**
    * Requests: the issue, then its comments when it has any (one read: Gitea does not page them);
-   * the bot's login once per process. Null for a missing issue or a pull request. `branch` is not
-   * read on Gitea yet: no open pull requests and no branch commit are reported.
+   * the bot's login once per process. Null for a missing issue or a pull request. With `branch`,
+   * 2 more: the first page of open pull requests (50, most recently updated first; Gitea's route
+   * does not filter by head) and the branch (`GET …/branches/{branch}`, its head commit's time).
    */
-  async status(ref: SubjectRef, _options?: { branch?: string }): Promise<SubjectSnapshot | null> {
+  async status(ref: SubjectRef, options?: { branch?: string }): Promise<SubjectSnapshot | null> {
     const { owner, name } = splitRepo(ref.repo);
     const counter: RequestCounter = { requests: 0 };
     let issue: GiteaIssueRead;
@@ -59,7 +60,23 @@ export class GiteaAssignmentProvider implements AssignmentProvider {
       throw error;
     }
     if (issue.pull_request) return null;
-    return this.#snapshot(owner, name, issue, counter);
+    const snapshot = await this.#snapshot(owner, name, issue, counter);
+    const branch = options?.branch;
+    if (!branch) return snapshot;
+    const [pulls, head] = await Promise.all([
+      this.options.client.listOpenPullRequests(owner, name, 1, counter),
+      this.options.client.getBranch(owner, name, branch, counter),
+    ]);
+    return {
+      ...snapshot,
+      ...giteaBranchEvidence(pulls, {
+        repoId: issue.repository.id,
+        repo: issue.repository.full_name,
+        issue: issue.number,
+        branch,
+      }),
+      branchCommittedAt: head ? Date.parse(head.commit.timestamp) : null,
+    };
   }
 
   /**

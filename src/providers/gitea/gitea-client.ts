@@ -27,6 +27,8 @@ export const giteaRoutes = {
   "create-status": { method: "POST", path: "/repos/{owner}/{repo}/statuses/{sha}" },
   "get-pull-request": { method: "GET", path: "/repos/{owner}/{repo}/pulls/{index}" },
   "list-pull-request-commits": { method: "GET", path: "/repos/{owner}/{repo}/pulls/{index}/commits" },
+  "list-pull-requests": { method: "GET", path: "/repos/{owner}/{repo}/pulls" },
+  "get-branch": { method: "GET", path: "/repos/{owner}/{repo}/branches/{branch}" },
 } as const;
 
 export type GiteaRequestKind = keyof typeof giteaRoutes;
@@ -75,6 +77,8 @@ export type GiteaIssue = z.infer<typeof GiteaIssue>;
 export const GiteaIssueRead = GiteaIssue.extend({
   id: z.number().int().positive(),
   title: z.string(),
+  /** When it was opened (`queue.order`); optional so a read never fails for want of it. */
+  created_at: z.string().optional(),
   updated_at: z.string(),
   /** How many comments the issue has: a listing reads the comments of an issue only when it has some. */
   comments: z.number().int().nonnegative(),
@@ -116,7 +120,8 @@ export const GiteaPullRequest = z.object({
   title: z.string(),
   body: z.string().nullish(),
   user: GiteaUser.nullish(),
-  head: z.object({ ref: z.string(), sha: z.string() }),
+  /** `repo_id`: the repository the head branch lives in (a fork's differs from the base's). */
+  head: z.object({ ref: z.string(), sha: z.string(), repo_id: z.number().int().nullish() }),
 });
 export type GiteaPullRequest = z.infer<typeof GiteaPullRequest>;
 /** A commit of a pull request (`Commit`), its message in `commit` (`RepoCommit`). */
@@ -124,6 +129,13 @@ export const GiteaPullCommit = z.object({
   sha: z.string(),
   commit: z.object({ message: z.string() }),
 });
+
+/** A branch (`Branch`) and its head commit (`PayloadCommit`): when it last received a commit. */
+export const GiteaBranch = z.object({
+  name: z.string(),
+  commit: z.object({ id: z.string(), timestamp: z.string() }),
+});
+export type GiteaBranch = z.infer<typeof GiteaBranch>;
 
 /** Gitea's page size ceiling (`[api] MAX_RESPONSE_ITEMS` defaults to 50). */
 export const giteaPageSize = 50;
@@ -314,6 +326,23 @@ export class GiteaClient {
     return z.array(GiteaPullCommit).parse(data);
   }
 
+  /** One page of a repository's open pull requests, newest first (Gitea's route filters by state, not by head). */
+  async listOpenPullRequests(owner: string, repo: string, page: number, counter = noCounter()) {
+    const query = { state: "open", sort: "recentupdate", page: String(page), limit: String(giteaPageSize) };
+    const data = await this.#call(counter, "list-pull-requests", { owner, repo }, { query });
+    return z.array(GiteaPullRequest).parse(data);
+  }
+
+  /** A branch of the repository; null when there is none (Gitea answers 404). */
+  async getBranch(owner: string, repo: string, branch: string, counter = noCounter()) {
+    try {
+      return GiteaBranch.parse(await this.#call(counter, "get-branch", { owner, repo, branch }));
+    } catch (error) {
+      if (giteaStatusOf(error) === 404) return null;
+      throw error;
+    }
+  }
+
   async #call(
     counter: RequestCounter,
     kind: GiteaRequestKind,
@@ -358,13 +387,13 @@ export class GiteaClient {
   }
 }
 
-/** The route's path with each `{param}` filled in; a file path keeps its slashes. */
+/** The route's path with each `{param}` filled in; a file path and a branch name keep their slashes (Gitea routes them as `*`). */
 export function fillPath(template: string, params: Record<string, string | number>): string {
   return template.replace(/\{(\w+)\}/g, (_, name: string) => {
     const value = params[name];
     if (value === undefined) throw new Error(`no value for {${name}} in ${template}`);
     const encoded = encodeURIComponent(String(value));
-    return name === "filepath" ? encoded.replace(/%2F/g, "/") : encoded;
+    return name === "filepath" || name === "branch" ? encoded.replace(/%2F/g, "/") : encoded;
   });
 }
 

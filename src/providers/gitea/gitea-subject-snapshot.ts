@@ -3,7 +3,8 @@ import { verifyClaimMarker } from "../../domain/claim-marker.js";
 import type { MarkerSeal } from "../../domain/marker-seal.js";
 import type { ClaimCommentEvidence, SubjectSnapshot } from "../assignment-provider.js";
 import { isClaimAuditComment } from "../github/subject-snapshot.js";
-import type { GiteaIssueComment, GiteaIssueRead } from "./gitea-client.js";
+import type { GiteaIssueComment, GiteaIssueRead, GiteaPullRequest } from "./gitea-client.js";
+import { giteaClosingIssues } from "./gitea-closing-references.js";
 
 export interface GiteaMarkerReading {
   seal: MarkerSeal;
@@ -15,7 +16,7 @@ export interface GiteaMarkerReading {
 /**
  * The snapshot of `issue` with all of its `comments` (Gitea answers them in one read, so the marker
  * search is always complete). A user's `nodeId` is its login, as Gitea's assignee writes take it.
- * Pull requests and branch evidence are not read on Gitea yet: none are reported.
+ * Pull requests and branch evidence are added by `giteaBranchEvidence` when a branch is asked for.
  */
 export function giteaSnapshotOf(
   issue: GiteaIssueRead,
@@ -74,4 +75,30 @@ function claimCommentsOf(
     );
   }
   return { claimComments, rejectedMarkers, rejectedAfterTrusted, auditComments };
+}
+
+/**
+ * The open pull requests a claim's branch evidence shows: those from `branch` and those whose
+ * description closes the issue (as Gitea finds keywords; commit messages are not read here, that
+ * would cost a read per pull request). One from a branch of the issue's own repository counts:
+ * only a writer can push there. One from a fork is an outsider's, listed and blocking nothing.
+ */
+export function giteaBranchEvidence(
+  pulls: readonly GiteaPullRequest[],
+  subject: { repoId: number; repo: string; issue: number; branch: string },
+): Pick<SubjectSnapshot, "openPullRequests" | "outsiderPullRequests"> {
+  const openPullRequests: SubjectSnapshot["openPullRequests"] = [];
+  const outsiderPullRequests: NonNullable<SubjectSnapshot["outsiderPullRequests"]> = [];
+  for (const pull of pulls) {
+    if (pull.state !== "open") continue;
+    const fromBranch = pull.head.ref === subject.branch;
+    const closes = giteaClosingIssues({ body: pull.body, commitMessages: [] }, subject.repo).includes(
+      subject.issue,
+    );
+    if (!fromBranch && !closes) continue;
+    const shown = { number: pull.number, headRef: pull.head.ref, author: pull.user?.login ?? "" };
+    if (pull.head.repo_id === subject.repoId) openPullRequests.push(shown);
+    else outsiderPullRequests.push(shown);
+  }
+  return { openPullRequests, outsiderPullRequests };
 }

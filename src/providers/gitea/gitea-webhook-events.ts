@@ -238,6 +238,64 @@ function parse<T extends z.ZodType>(schema: T, event: string, body: unknown): z.
   throw new GiteaPayloadError(event, parsed.error.issues[0]?.path.join(".") ?? "");
 }
 
+/** `issues` actions that change what the candidate index knows of an issue. */
+const candidateActions = new Set([
+  "opened",
+  "reopened",
+  "edited",
+  "closed",
+  "assigned",
+  "unassigned",
+  "label_updated",
+  "label_cleared",
+]);
+
+/** The issue of an `issues` payload as the candidate index reads it (`Issue`). */
+const CandidateIssuePayload = IssuePayload.extend({
+  issue: z.object({
+    title: z.string(),
+    state: z.enum(["open", "closed"]),
+    created_at: z.string(),
+    labels: z.array(z.object({ name: z.string() })).nullable(),
+    assignees: z.array(PayloadUser).nullable(),
+    pull_request: z.object({}).passthrough().nullish(),
+  }),
+});
+
+/** An issue of the repository as an `issues` delivery shows it after the change. */
+export interface GiteaIssueTouch {
+  repository: GiteaRepoRef;
+  action: string;
+  issue: number;
+  title: string;
+  state: "open" | "closed";
+  createdAt: number;
+  labels: string[];
+  assignees: string[];
+}
+
+/**
+ * The issue an `issues` delivery changed, for the candidate index; null for another event or
+ * action, or a pull request.
+ * @throws GiteaPayloadError when the payload lacks what Gitea always sends.
+ */
+export function readGiteaIssueTouch(event: string, body: unknown): GiteaIssueTouch | null {
+  const action = (body as { action?: unknown } | null)?.action;
+  if (event !== "issues" || typeof action !== "string" || !candidateActions.has(action)) return null;
+  const payload = parse(CandidateIssuePayload, event, body);
+  if (payload.issue.pull_request) return null;
+  return {
+    repository: repositoryOf(payload.repository),
+    action,
+    issue: payload.number,
+    title: payload.issue.title,
+    state: payload.issue.state,
+    createdAt: Date.parse(payload.issue.created_at),
+    labels: (payload.issue.labels ?? []).map((label) => label.name),
+    assignees: (payload.issue.assignees ?? []).map((user) => user.login),
+  };
+}
+
 function repositoryOf(repository: { id: number; full_name: string }): GiteaRepoRef {
   return { id: repository.id, fullName: repository.full_name };
 }

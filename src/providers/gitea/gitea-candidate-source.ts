@@ -1,0 +1,184 @@
+// The candidate index on Gitea: the bounded refresh of a repository's open issues with their dependencies, and the reads the queue needs beside it.
+import type { Logger } from "pino";
+import { splitRepo } from "../github/split-repo.js";
+import type {
+  CandidateFacts,
+  CandidateFeed,
+  CandidateSource,
+  ClosingPullRequest,
+  QueueRefresh,
+  QueueRefreshReport,
+  QueueRepo,
+} from "../queue-store.js";
+import {
+  type GiteaClient,
+  type GiteaIssueRead,
+  type GiteaPullRequest,
+  giteaPageSize,
+  giteaStatusOf,
+  type RequestCounter,
+} from "./gitea-client.js";
+import { giteaClosingIssues } from "./gitea-closing-references.js";
+import { GiteaDependencySource } from "./gitea-dependency-source.js";
+
+/** Pages of 50 a refresh lists at most (default 20: 1,000 open issues, as on GitHub). */
+export const defaultGiteaRefreshPages = 20;
+
+/**
+ * `CandidateSource` on Gitea: blockers through the issue dependency routes (one request each),
+ * closing pull requests through the first page of open pull requests (their descriptions, as Gitea
+ * finds keywords), and no sub-issues (Gitea has none).
+ */
+export class GiteaCandidateSource implements CandidateSource {
+  readonly #dependencies: GiteaDependencySource;
+
+  constructor(private readonly client: GiteaClient) {
+    this.#dependencies = new GiteaDependencySource(client);
+  }
+
+  openBlockers(repo: QueueRepo, issue: number): Promise<string[]> {
+    return this.#dependencies.openBlockers(repo, issue);
+  }
+
+  blockedIssues(repo: QueueRepo, issue: number): Promise<number[]> {
+    return this.#dependencies.blockedIssues(repo, issue);
+  }
+
+  async closingPullRequests(repo: QueueRepo, issue: number): Promise<ClosingPullRequest[]> {
+    const { owner, name } = splitRepo(repo.repo);
+    const pulls = await this.client.listOpenPullRequests(owner, name, 1);
+    return closingPullRequestsByIssue(pulls, repo).get(issue) ?? [];
+  }
+
+  async openSubIssues(_repo: QueueRepo, _issue: number): Promise<number> {
+    return 0;
+  }
+
+  /** The repository's id (`GET /repos/{owner}/{repo}`), or null when the bot account cannot see it. */
+  async repositoryId(repo: string): Promise<number | null> {
+    const { owner, name } = splitRepo(repo);
+    try {
+      return (await this.client.getRepository(owner, name)).id;
+    } catch (error) {
+      if (giteaStatusOf(error) === 404) return null;
+      throw error;
+    }
+  }
+}
+
+/**
+ * Issue number → the open pull requests of the repository itself (a fork's blocks nothing) whose
+ * description closes it (pure).
+ */
+export function closingPullRequestsByIssue(
+  pulls: readonly GiteaPullRequest[],
+  repo: QueueRepo,
+): Map<number, ClosingPullRequest[]> {
+  const byIssue = new Map<number, ClosingPullRequest[]>();
+  for (const pull of pulls) {
+    if (pull.state !== "open" || pull.head.repo_id !== repo.repoId) continue;
+    for (const issue of giteaClosingIssues({ body: pull.body, commitMessages: [] }, repo.repo)) {
+      const shown = { number: pull.number, headRefName: pull.head.ref, author: pull.user?.login ?? null };
+      byIssue.set(issue, [...(byIssue.get(issue) ?? []), shown]);
+    }
+  }
+  return byIssue;
+}
+
+/** One listed Gitea issue's facts (pure). */
+export function giteaFactsOf(
+  issue: GiteaIssueRead,
+  read: { blockers: string[]; closingPullRequests: ClosingPullRequest[] },
+): CandidateFacts {
+  return {
+    issue: issue.number,
+    title: issue.title,
+    createdAt: Date.parse(issue.created_at ?? issue.updated_at),
+    labels: (issue.labels ?? []).map((label) => label.name),
+    assignees: (issue.assignees ?? []).map((user) => user.login),
+    blockers: read.blockers,
+    openSubIssues: 0,
+    closingPullRequests: read.closingPullRequests,
+  };
+}
+
+export interface GiteaQueueRefreshDeps {
+  client: GiteaClient;
+  source: Pick<CandidateSource, "openBlockers">;
+  feed: Pick<CandidateFeed, "replaceCandidates">;
+  now: () => number;
+  log?: Logger;
+  maxPages?: number;
+  /** Dependency lists read at once (default 4). */
+  concurrency?: number;
+}
+
+/**
+ * Refreshes one Gitea repository's index: `ceil(open issues / 50)` listing pages (≤ maxPages), one
+ * page of open pull requests (closing references), and one dependency read per open issue (Gitea's
+ * issue carries no dependency summary, so every issue is asked), then one replace.
+ */
+export function createGiteaQueueRefresh(deps: GiteaQueueRefreshDeps): QueueRefresh {
+  const maxPages = deps.maxPages ?? defaultGiteaRefreshPages;
+  const running = new Map<number, Promise<QueueRefreshReport>>();
+  const refreshOnce = async (repo: QueueRepo): Promise<QueueRefreshReport> => {
+    const { owner, name } = splitRepo(repo.repo);
+    const counter: RequestCounter = { requests: 0 };
+    const issues: GiteaIssueRead[] = [];
+    let truncated = true;
+    for (let page = 1; page <= maxPages; page++) {
+      const listed = await deps.client.listOpenIssues(owner, name, { page, limit: giteaPageSize }, counter);
+      issues.push(...listed.filter((issue) => !issue.pull_request));
+      if (listed.length < giteaPageSize) {
+        truncated = false;
+        break;
+      }
+    }
+    const pulls = await deps.client.listOpenPullRequests(owner, name, 1, counter);
+    const closing = closingPullRequestsByIssue(pulls, repo);
+    const blockers = await mapBounded(issues, deps.concurrency ?? 4, (issue) =>
+      deps.source.openBlockers(repo, issue.number),
+    );
+    const facts = issues.map((issue, i) =>
+      giteaFactsOf(issue, {
+        blockers: blockers[i] ?? [],
+        closingPullRequests: closing.get(issue.number) ?? [],
+      }),
+    );
+    await deps.feed.replaceCandidates(repo, facts, deps.now());
+    const report: QueueRefreshReport = {
+      repo: repo.repo,
+      candidates: facts.length,
+      githubRequests: counter.requests + issues.length,
+      truncated: truncated || pulls.length === giteaPageSize,
+    };
+    if (report.truncated) {
+      deps.log?.warn(
+        { ...report, maxPages, forge: "gitea" },
+        "queue refresh stopped at its page cap: the index holds part of the open issues only",
+      );
+    }
+    return report;
+  };
+  // Callers that miss together share one refresh per repository and process.
+  return (repo) => {
+    const shared = running.get(repo.repoId);
+    if (shared) return shared;
+    const started = refreshOnce(repo).finally(() => running.delete(repo.repoId));
+    running.set(repo.repoId, started);
+    return started;
+  };
+}
+
+async function mapBounded<T, R>(items: T[], limit: number, run: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await run(items[index]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
