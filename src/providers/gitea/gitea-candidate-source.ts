@@ -1,6 +1,8 @@
 // The candidate index on Gitea: the bounded refresh of a repository's open issues with their dependencies, and the reads the queue needs beside it.
+
 import type { Logger } from "pino";
 import { splitRepo } from "../github/split-repo.js";
+import { mapBounded } from "../map-bounded.js";
 import type {
   CandidateFacts,
   CandidateFeed,
@@ -168,17 +170,4 @@ export function createGiteaQueueRefresh(deps: GiteaQueueRefreshDeps): QueueRefre
     running.set(repo.repoId, started);
     return started;
   };
-}
-
-async function mapBounded<T, R>(items: T[], limit: number, run: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await run(items[index]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
 }

@@ -1,5 +1,7 @@
 // The bounded refresh of a repository's candidate index: one paged listing, a few narrow reads, then one replace.
+
 import type { Logger } from "pino";
+import { mapBounded } from "../map-bounded.js";
 import type {
   CandidateFacts,
   CandidateFeed,
@@ -80,17 +82,4 @@ function refreshOnce(deps: QueueRefreshDeps): QueueRefresh {
     }
     return report;
   };
-}
-
-async function mapBounded<T, R>(items: T[], limit: number, run: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await run(items[index]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
 }
