@@ -70,13 +70,16 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
     const leaseQueue = gitea
       ? queueByForge({
           github: githubQueue,
-          gitea: createGiteaQueueFeed({
-            client: gitea.client,
-            source: gitea.candidates,
-            store: stores.queue,
-            now,
-            log,
-          }),
+          gitea: {
+            installationId: gitea.installationId,
+            ...createGiteaQueueFeed({
+              client: gitea.client,
+              source: gitea.candidates,
+              store: stores.queue,
+              now,
+              log,
+            }),
+          },
         })
       : githubQueue;
     const giteaConfigs = gitea ? createRepoConfigSource(gitea.identity, log) : null;

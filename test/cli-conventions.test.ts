@@ -316,6 +316,22 @@ describe("the GitHub token", () => {
     expect(loggedOut.calls()).toBe("auth token\n");
     expect(fake.requests).toEqual([]);
   });
+  it("with --forge gitea (or CLAIM_HOLD_FORGE) and neither variable set, exits 2 naming them and never asks gh for GitHub's token", async () => {
+    const gh = fakeGh("ghp_fromghcli");
+    const env = { GITHUB_TOKEN: undefined, PATH: isolatedPath([gh.dir]) };
+
+    const flagged = await cli(["claim", `${repo}#4`, "--forge", "gitea"], { env, cwd: await makeClone() });
+    const fromEnv = await cli(["next", repo, "--json"], { env: { ...env, CLAIM_HOLD_FORGE: "gitea" } });
+
+    expect(flagged.code).toBe(2);
+    expect(flagged.stderr).toBe(
+      "claim-hold claim: no gitea token: set GH_TOKEN or GITHUB_TOKEN to a token of the agent's gitea account (`gh auth token` is GitHub's and is not asked)\n",
+    );
+    expect(fromEnv.code).toBe(2);
+    expect(JSON.parse(fromEnv.stdout)).toMatchObject({ ok: false, error: "usage" });
+    expect(gh.calls()).toBe("");
+    expect(fake.requests).toEqual([]);
+  });
 });
 
 describe("what people read", () => {

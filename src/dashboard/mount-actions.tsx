@@ -6,6 +6,7 @@ import { csrf } from "hono/csrf";
 import { html } from "hono/html";
 import { HTTPException } from "hono/http-exception";
 import type { Logger } from "pino";
+import { forgeOfInstallation } from "../domain/forge.js";
 import type { OperatorClearNeedsHumanResult } from "../handlers/operator-clear-needs-human.js";
 import type { OperatorTakeBackResult } from "../handlers/operator-take-back.js";
 import type { ApiEnv } from "../http/api-env.js";
@@ -99,6 +100,17 @@ const field = (form: Record<string, unknown>, name: string): string | undefined 
 /** `<event id>.<sink id>`: the ids the outbox gives its deliveries. */
 const deliveryId = /^evt_[A-Za-z0-9]{1,64}\.[A-Za-z0-9]{1,64}$/;
 
+const subjectActions: readonly OperatorActionName[] = ["release", "requeue", "clear-needs-human"];
+
+/**
+ * A subject action's installation record (optional): its subject is found by the repository's
+ * GitHub installation, so a form naming another forge's record must not act on GitHub's namesake.
+ */
+function onGitHub(installation: string | undefined): boolean {
+  if (installation === undefined || installation === "") return true;
+  return /^[1-9]\d{0,15}$/.test(installation) && forgeOfInstallation(Number(installation)).forge === "github";
+}
+
 /** The action's target from the form, or null when a field it needs is missing or malformed. */
 function targetOf(action: OperatorActionName, form: Record<string, unknown>): ActionTarget | null {
   if (action === "notification-retry" || action === "notification-drop") {
@@ -178,6 +190,16 @@ export function mountDashboardActions(app: Hono<ApiEnv>, deps: DashboardActionDe
     const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
     if (!verifyActionToken(adminToken, session, form.token)) {
       return refusedForgery(c, "The form's token is missing or belongs to another session.");
+    }
+    if (subjectActions.includes(action) && !onGitHub(field(form, "installationId"))) {
+      return c.json(
+        {
+          error: "invalid_request",
+          message:
+            "The dashboard's actions on a subject act on GitHub only; act on this one on its forge. Nothing was changed.",
+        },
+        422,
+      );
     }
     const target = targetOf(action, form);
     if (!target) {

@@ -1,6 +1,7 @@
 /** @jsxImportSource hono/jsx */
 // The "needs you" panel at the top of the dashboard: what waits for a person (a holder's ask, a stalled claim's, a budget, an unknown or conflicted claim, a halted janitor).
 import type { FC } from "hono/jsx";
+import { forgeOfInstallation } from "../domain/forge.js";
 import { ActionButton } from "./action-forms.js";
 import { subjectPageUrl } from "./github-links.js";
 import type { FleetView } from "./read-fleet.js";
@@ -18,7 +19,12 @@ export interface AttentionItem {
   generation: number | null;
   /** One sentence: why a person is needed. */
   why: string;
+  /** A subject of another forge's installation record: no subject page, no action (both act on GitHub). */
+  offGitHub?: true;
 }
+
+const offGitHub = (installationId: number): { offGitHub?: true } =>
+  forgeOfInstallation(installationId).forge === "github" ? {} : { offGitHub: true };
 
 /** Items listed; the rest are counted (the claims below must stay on a phone's first screen). */
 export const attentionShown = 6;
@@ -62,6 +68,7 @@ export function attentionItems(
       issue: claim.issue,
       title: claim.title,
       generation: claim.generation,
+      ...offGitHub(claim.installationId),
     };
     if (claim.reasons.includes("needs-human"))
       add({
@@ -89,6 +96,7 @@ export function attentionItems(
       issue: ended.issue,
       title: ended.title,
       generation: null,
+      ...offGitHub(ended.installationId),
       why: "The lease ended at its budget; raise the budget or release the issue.",
     });
   return items.sort((a, b) => order.indexOf(a.kind) - order.indexOf(b.kind));
@@ -116,14 +124,20 @@ export const NeedsYou: FC<{ items: readonly AttentionItem[]; token?: string | un
         {items.slice(0, attentionShown).map((item) => (
           <li data-attention={item.kind} data-subject={item.subject ?? undefined}>
             <span class="attention-kind">{kindLabels[item.kind]}</span>{" "}
-            {item.repo !== null && item.issue !== null ? (
+            {item.repo !== null && item.issue !== null && !item.offGitHub ? (
               <a href={subjectPageUrl(item.repo, item.issue)}>
                 <b>{item.subject}</b>
               </a>
+            ) : item.subject ? (
+              <b>{item.subject}</b>
             ) : null}
             {item.title ? <span class="muted title"> {item.title}</span> : null}
             <div>{item.why}</div>
-            {token && item.kind === "needs-human" && item.repo !== null && item.issue !== null ? (
+            {token &&
+            item.kind === "needs-human" &&
+            !item.offGitHub &&
+            item.repo !== null &&
+            item.issue !== null ? (
               <ActionButton
                 token={token}
                 action="clear-needs-human"

@@ -4,9 +4,10 @@ import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
 import { type FailedAttempt, summaryCovers, tripUnwritten } from "../domain/failure-breaker.js";
 import { restoreClaimRecord } from "../lease/recovery/recovery.js";
 import { applyAndCommit } from "../lease/transitions/commit-transition.js";
-import { writeEnded } from "../lease/transitions/end-claim.js";
+import { type EndedClaim, writeEnded } from "../lease/transitions/end-claim.js";
+import { endedClaimWrite } from "../lease/transitions/ended-write.js";
 import { markTripLanded, withTrip } from "../lease/transitions/failure-summary.js";
-import type { SubjectSnapshot } from "../providers/assignment-provider.js";
+import type { SubjectSnapshot, TransitionWrite } from "../providers/assignment-provider.js";
 import type { QueueRepo } from "../providers/queue-store.js";
 import {
   finishReclaimWrite,
@@ -39,6 +40,7 @@ export async function reconcileInstallation(run: SweepRun, installationId: numbe
     let after: string | null = null;
     let repoId: number | null = null;
     const seen = new Set<number>();
+    const labelsShown = new Map<number, readonly string[]>();
     for (let page = 0; page < maxListingPages; page++) {
       const listing = await assignments.listOpenIssues(
         { installationId, repo },
@@ -46,11 +48,12 @@ export async function reconcileInstallation(run: SweepRun, installationId: numbe
       );
       for (const snapshot of listing.issues) {
         seen.add(snapshot.issue);
+        labelsShown.set(snapshot.issue, snapshot.labels);
         await reconcileSubject(run, installationId, snapshot, config);
       }
       if (listing.repoId !== null) repoId = listing.repoId;
       if (page === 0 && listing.repoId !== null) {
-        await retryPending(run, installationId, listing.repoId, seen, config);
+        await retryPending(run, installationId, listing.repoId, labelsShown, config);
       }
       if (!listing.hasNextPage) break;
       after = listing.endCursor;
@@ -260,13 +263,14 @@ function tripShown(
 
 /**
  * Invariant 10: an ended claim whose GitHub write failed (`sync: pending`) gets it written again —
- * unassign what the App assigned, labels off, claim comment final.
+ * unassign what the App assigned, labels off, claim comment final. `labelsShown` holds the labels
+ * of the issues listed so far (the ended record no longer says whether the App's stall ask stood).
  */
 async function retryPending(
   run: SweepRun,
   installationId: number,
   repoId: number,
-  listed: ReadonlySet<number>,
+  labelsShown: ReadonlyMap<number, readonly string[]>,
   config: RepoConfig,
 ): Promise<void> {
   const { deps, report } = run;
@@ -277,7 +281,7 @@ async function retryPending(
     // (one still labelled on the listing's first page was finished from it; a later page's is
     // finished here, and found committed when its page comes).
     const pendingReclaim =
-      record.state === "human" && record.actor.kind === "human" && !listed.has(record.issue);
+      record.state === "human" && record.actor.kind === "human" && !labelsShown.has(record.issue);
     if (record.sync !== "pending" || !(endedStates.includes(record.state) || pendingReclaim)) continue;
     report.actions.push({
       subject: subjectName(record.repo, record.issue),
@@ -295,10 +299,31 @@ async function retryPending(
     }
     // A completion by closing the issue keeps the assignee as the record; a release with outcome
     // `completed` (ended by the agent itself) unassigns like any release.
+    const keepAssignee = record.state === "completed" && record.endedBy?.kind !== "agent";
+    const shown = labelsShown.get(record.issue) ?? [];
     await writeEnded(deps, key, ref, { previous: recordBeforeEnd(record), record }, config, {
-      keepAssignee: record.state === "completed" && record.endedBy?.kind !== "agent",
+      keepAssignee,
+      // A tripped breaker's label goes back on (an override claim took it off); otherwise a
+      // needs-human label the issue still shows was the ended claim's ask, and ends with it.
+      failures: await stores.claims.failures(key),
+      ...(shown.includes(config.labels.needsHuman)
+        ? { write: (ended) => endedWriteAskOff(ended, config, keepAssignee) }
+        : {}),
     });
   }
+}
+
+/** The ended claim's write with the needs-human label off as well (a tripped breaker puts it back). */
+function endedWriteAskOff(ended: EndedClaim, config: RepoConfig, keepAssignee: boolean): TransitionWrite {
+  const write = endedClaimWrite({
+    previous: ended.previous,
+    ended: ended.record,
+    config,
+    ...(keepAssignee ? { keepAssignee: true } : {}),
+  });
+  const removeLabels = write.removeLabels ?? [];
+  if (removeLabels.includes(config.labels.needsHuman)) return write;
+  return { ...write, removeLabels: [...removeLabels, config.labels.needsHuman] };
 }
 
 /**

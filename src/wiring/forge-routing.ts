@@ -18,7 +18,11 @@ export interface ForgeProviders {
  * forge serves a subject. Who a token belongs to, and which record serves a repository, depend on
  * the forge the request names (`ServedForges`): the routed identity answers those for GitHub.
  */
-export function routeByForge(providers: { github: ForgeProviders; gitea?: ForgeProviders | undefined }) {
+export function routeByForge(providers: {
+  github: ForgeProviders;
+  /** The Gitea instance and the one installation record it serves. */
+  gitea?: (ForgeProviders & { installationId: number }) | undefined;
+}) {
   const { github, gitea } = providers;
   const served: ServedForges["served"] = gitea ? ["github", "gitea"] : ["github"];
   const forges: ServedForges = {
@@ -27,9 +31,11 @@ export function routeByForge(providers: { github: ForgeProviders; gitea?: ForgeP
   };
   // GitHub alone: its own providers, untouched.
   if (!gitea) return { assignments: github.assignments, identity: github.identity, forges };
+  // A record in Gitea's id space that is not the configured instance's (a made-up lease id) is served
+  // by nobody: never by the configured instance, whose issue of the same name it would restore.
   const of = (installationId: number): ForgeProviders => {
-    const { forge } = forgeOfInstallation(installationId);
-    return forge === "gitea" ? gitea : github;
+    if (installationId === gitea.installationId) return gitea;
+    return forgeOfInstallation(installationId).forge === "github" ? github : unserved;
   };
   const assignments: AssignmentProvider = {
     status: (ref, options) => of(ref.installationId).assignments.status(ref, options),
@@ -52,6 +58,30 @@ export function routeByForge(providers: { github: ForgeProviders; gitea?: ForgeP
   return { assignments, identity, forges };
 }
 
+/** An installation record no forge serves: no subject, no repository, nobody's permission; writes refused. */
+const unserved: ForgeProviders = (() => {
+  const refuse = async (): Promise<never> => {
+    throw new Error("no forge serves this installation record");
+  };
+  return {
+    assignments: {
+      status: async () => null,
+      listOpenIssues: async () => ({ repoId: null, issues: [], hasNextPage: false, endCursor: null }),
+      listRepositories: async () => [],
+      repositoryName: async () => null,
+      lastEvidenceChange: async () => ({ kind: "unknown" }),
+      apply: refuse,
+      ensureLabels: refuse,
+    },
+    identity: {
+      userForToken: async () => null,
+      installationFor: async () => null,
+      permission: async () => "none",
+      repoConfig: async () => null,
+    },
+  };
+})();
+
 /** One forge's candidate index feed: the refresh, the refresh on a miss, and the blockers of a direct claim. */
 export interface ForgeQueue {
   refresh: QueueRefresh;
@@ -60,18 +90,30 @@ export interface ForgeQueue {
 }
 
 /**
- * The candidate index's reads by installation record: a Gitea record's refresh and blockers go to
- * the Gitea instance, every other to GitHub. The queue core (`src/queue`) never knows which.
+ * The candidate index's reads by installation record: the configured Gitea record's refresh and
+ * blockers go to the Gitea instance, a GitHub installation's to GitHub, and another record in Gitea's
+ * id space to nobody (no candidates, no blockers). The queue core (`src/queue`) never knows which.
  */
-export function queueByForge(queues: { github: ForgeQueue; gitea: ForgeQueue }): ForgeQueue {
-  const of = (installationId: number) =>
-    forgeOfInstallation(installationId).forge === "gitea" ? queues.gitea : queues.github;
+export function queueByForge(queues: {
+  github: ForgeQueue;
+  gitea: ForgeQueue & { installationId: number };
+}): ForgeQueue {
+  const of = (installationId: number): ForgeQueue => {
+    if (installationId === queues.gitea.installationId) return queues.gitea;
+    return forgeOfInstallation(installationId).forge === "github" ? queues.github : unservedQueue;
+  };
   return {
     refresh: (repo) => of(repo.installationId).refresh(repo),
     refreshByName: (repo) => of(repo.installationId).refreshByName(repo),
     source: { openBlockers: (repo, issue) => of(repo.installationId).source.openBlockers(repo, issue) },
   };
 }
+
+const unservedQueue: ForgeQueue = {
+  refresh: async (repo) => ({ repo: repo.repo, candidates: 0, githubRequests: 0, truncated: false }),
+  refreshByName: async () => null,
+  source: { openBlockers: async () => [] },
+};
 
 /** What the merge fence reads and writes on one forge. */
 export interface FenceForgeParts {

@@ -355,6 +355,28 @@ describe.skipIf(!redisProbe.available)("the failure breaker through the simulato
     expect(summaries()).toHaveLength(1);
   });
 
+  it("an override claim's ending write GitHub refused: the janitor's retry puts the tripped breaker's label back", async () => {
+    world = await startWorld({
+      config: config.replace("maxFailures: 3", "maxFailures: 1"),
+      issues: [{ number: 1, title: "Poisoned issue" }],
+    });
+    const { sim, app } = world;
+    await failByRelease("A", "flaky");
+    expect(sim.issue(repo, 1).labels).toEqual(["agent:needs-human"]);
+    const overridden = await claim("B", { override: true });
+    expect(overridden).toMatchObject({ status: 201 });
+    await sim.flush();
+    expect(sim.issue(repo, 1).labels).not.toContain("agent:needs-human");
+    sim.fail({ operation: "ApplyTransition", status: 500, times: 1 });
+    const lease = { id: overridden.body.lease!.id, token: overridden.body.lease!.token };
+    await expect(world.agent().release(lease, { outcome: "handoff" })).rejects.toThrow();
+
+    await app.services.janitor.sweep({ reconcile: true });
+    await sim.flush();
+    expect(sim.issue(repo, 1).labels).toEqual(["agent:needs-human"]);
+    expect(summaries()).toHaveLength(1);
+  });
+
   it("marks a trip GitHub already shows without posting it again (its mark lost between the write and the mark)", async () => {
     world = await startWorld({
       config: config.replace("maxFailures: 3", "maxFailures: 1"),

@@ -353,6 +353,23 @@ describe.each(stores)("a stalled claim, on the $name", ({ redis }) => {
     expect((await rowOf(holder))?.reasons).not.toContain("needs-human");
   });
 
+  it("a release whose write GitHub refused while the App asked: the janitor's retry takes the ask's label off", async () => {
+    const { app, sim } = await start(stallConfig("needs-human"));
+    const { holder, lease } = await stalledHolder();
+    expect(labelsOf()).toEqual(["agent:claimed", "agent:needs-human"]);
+    sim.fail({ operation: "ApplyTransition", status: 500, times: 1 });
+    await expect(holder.release(lease, { outcome: "handoff" })).rejects.toThrow();
+    expect(labelsOf()).toEqual(["agent:claimed", "agent:needs-human"]);
+    const report = await app.services.janitor.sweep({ reconcile: true });
+    await sim.flush();
+    expect(report.actions).toContainEqual({
+      subject: `${repo}#1`,
+      action: "repair",
+      reason: "unwritten-transition-retried",
+    });
+    expect(labelsOf()).toEqual([]);
+  });
+
   it("the holder's pull request from the claim's branch withdraws the App's ask; another author's does not", async () => {
     const { app, sim } = await start(stallConfig("needs-human"));
     const { holder, lease } = await stalledHolder();

@@ -81,15 +81,19 @@ describe("links, names and metrics of a Gitea claim", () => {
       },
     });
 
-  async function fleetPage(): Promise<string> {
-    const login = await fetch(`${stack.app.url}/login`, {
+  async function login(): Promise<string> {
+    const response = await fetch(`${stack.app.url}/login`, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },
       body: new URLSearchParams({ token: testAdminToken }).toString(),
       redirect: "manual",
     });
-    const cookie = login.headers.get("set-cookie")!.split(";")[0]!;
-    return (await fetch(`${stack.app.url}/`, { headers: { cookie } })).text();
+    return response.headers.get("set-cookie")!.split(";")[0]!;
+  }
+
+  async function fleetPage(cookie?: string): Promise<string> {
+    const session = cookie ?? (await login());
+    return (await fetch(`${stack.app.url}/`, { headers: { cookie: session } })).text();
   }
 
   it("the dashboard row and the notification of a Gitea claim link to the Gitea instance, a GitHub claim's to GitHub", async () => {
@@ -134,6 +138,48 @@ describe("links, names and metrics of a Gitea claim", () => {
     expect(notifications).toContain(`href="${gitea.sim.url}/octo/widgets/issues/${issue.number}"`);
     // GitHub was never asked for the Gitea record's account, so nothing was logged about it.
     expect(stack.app.logs.filter((line) => line.includes("installation account not read"))).toEqual([]);
+  });
+
+  it("a Gitea row offers no operator action nor subject page; a form naming the Gitea record changes nothing on GitHub", async () => {
+    // The claims of the test before: the Gitea holder asks for a person, GitHub's #7 is held.
+    const cookie = await login();
+    const page = await fleetPage(cookie);
+    const section = (id: number) =>
+      new RegExp(`<section data-installation="${id}">[\\s\\S]*?</section>`).exec(page)?.[0] ?? "";
+    expect(section(giteaInstallation)).toContain(`${repo}#${issue.number}`);
+    expect(section(giteaInstallation)).not.toContain("/dashboard/actions/");
+    expect(section(giteaInstallation)).not.toContain("data-subject-page");
+    expect(section(githubInstallation)).toContain("/dashboard/actions/release");
+    const needsYou = /<section id="needs-you"[\s\S]*?<\/section>/.exec(page)?.[0] ?? "";
+    expect(needsYou).toContain(`${repo}#${issue.number}`);
+    expect(needsYou).not.toContain("/dashboard/actions/");
+    expect(needsYou).not.toContain("/subjects/");
+
+    const token = /name="token" value="([A-Za-z0-9_-]{43})"/.exec(page)![1]!;
+    const before = structuredClone(stack.sim.issue(repo, 7));
+    for (const action of ["release", "requeue", "clear-needs-human"]) {
+      const forged = await fetch(`${stack.app.url}/dashboard/actions/${action}`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/x-www-form-urlencoded",
+          cookie,
+          origin: stack.app.url,
+        },
+        body: new URLSearchParams({
+          token,
+          repo,
+          issue: "7",
+          installationId: String(giteaInstallation),
+          confirm: "1",
+        }).toString(),
+        redirect: "manual",
+      });
+      expect(forged.status, action).toBe(422);
+      expect(await forged.json()).toMatchObject({ error: "invalid_request", message: expect.any(String) });
+    }
+    await stack.sim.flush();
+    expect(stack.sim.issue(repo, 7)).toStrictEqual(before);
+    expect(stack.sim.issue(repo, 7).assignees).toEqual([githubAgent.login]);
   });
 
   it("a handled Gitea delivery is observed in the webhook-duration histogram as gitea:<event>, an ignored one is not", async () => {

@@ -54,6 +54,7 @@ describe("giteaSnapshotOf", () => {
       rejectedMarkers: 0,
       rejectedAfterTrusted: 0,
       auditComments: 0,
+      failureSummaries: [],
       markerSearch: "complete",
       openPullRequests: [],
       branchCommittedAt: null,
@@ -107,5 +108,19 @@ describe("giteaSnapshotOf", () => {
       { seal, botLogin: bot },
     );
     expect(snapshot.auditComments).toBe(1);
+  });
+
+  const summary = "🧯 octo/widgets#12 failed 3 times in a row, so it leaves the agent queue";
+  it.each([
+    ["the bot's failure summary", [comment(bot, summary)], [summary]],
+    ["a person's quoting one", [comment("octo", summary)], []],
+    ["the bot's other comments", [comment(bot, "🧹 Reaped"), comment(bot, "no summary 🧯")], []],
+    [
+      "two summaries, in order",
+      [comment(bot, `${summary} A`), comment(bot, `${summary} B`)],
+      [`${summary} A`, `${summary} B`],
+    ],
+  ])("collects %s as failure summaries", (_name, comments, expected) => {
+    expect(giteaSnapshotOf(issue, comments, { seal, botLogin: bot }).failureSummaries).toEqual(expected);
   });
 });

@@ -1,6 +1,7 @@
 // The notification outbox contract: the same cases against the memory outbox and the Redis one on a real server.
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { giteaInstallationRecordId } from "../../src/domain/forge.js";
 import type { Notification } from "../../src/notify/notifier.js";
 import { MemoryOutboxStore } from "../../src/providers/memory/memory-outbox-store.js";
 import {
@@ -279,6 +280,16 @@ describe.each(cases)("$name outbox contract", (outboxCase) => {
     expect(await outbox.drop("evt_1.sinkA", T0 + 4)).toEqual({ kind: "missing" });
     expect(await outbox.retryNow("evt_1.sinkA", T0 + 4)).toEqual({ kind: "missing" });
     expect(await outbox.recent(10)).toHaveLength(1);
+  });
+
+  it("drop lists a Gitea record's installation id exactly (above 2^48: more digits than a float's shortest form)", async () => {
+    const installationId = giteaInstallationRecordId(1);
+    const delivery = { ...deliveriesOf("evt_g", ["sinkA"])[0]! };
+    delivery.notification = { ...delivery.notification, installationId };
+    await outbox.enqueue("evt_g", [delivery], T0);
+    expect(await outbox.drop("evt_g.sinkA", T0 + 2)).toMatchObject({ kind: "done" });
+    expect(await outbox.recent(10)).toMatchObject([{ id: "evt_g.sinkA", installationId, result: "dropped" }]);
+    expect(installationId).toBe(281474976710657);
   });
 
   it("retry now and drop answer missing for an unknown or delivered delivery, and change nothing", async () => {

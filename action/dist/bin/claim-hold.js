@@ -33151,6 +33151,7 @@ var environmentHelp = [
   "                  (--forge wins); with gitea, GH_TOKEN is an access token of the agent's Gitea account",
   "  GH_TOKEN        token of the agent's GitHub account (claim, next, run, queue, mcp);",
   "  GITHUB_TOKEN    read when GH_TOKEN is not set; with neither, `gh auth token` when gh is on PATH",
+  "                  (GitHub only: never asked with --forge gitea)",
   `  session id      first of ${sessionEnvVars.map((v) => v.name).join(", ")},`,
   "                  else a random id kept in .git/claim-hold/session-id",
   "",
@@ -33200,15 +33201,22 @@ async function runCommandLine(commands2, argv, options) {
         `${spec.name} needs a command after --, e.g. claim-hold ${spec.name} … -- npm test`
       );
     }
+    const forge = forgeOf(invocation.flags, deps.env);
     const host = async () => (await repoOfClone(deps.cwd))?.host;
-    const githubToken = spec.needsGithubToken ? (await resolveGithubToken(deps.env, { host }))?.token : envToken;
+    const onGitHub = forge.forge === void 0 || forge.forge.toLowerCase() === "github";
+    if (spec.needsGithubToken && !onGitHub && envToken === void 0) {
+      throw new UsageError(
+        `no ${forge.forge} token: set GH_TOKEN or GITHUB_TOKEN to a token of the agent's ${forge.forge} account (\`gh auth token\` is GitHub's and is not asked)`
+      );
+    }
+    const githubToken = spec.needsGithubToken && onGitHub ? (await resolveGithubToken(deps.env, { host }))?.token : envToken;
     secrets = [...secrets, githubToken];
     const ctx = {
       ...deps,
       out: createOutput(json2, deps, secrets),
       binPath: options.binPath,
       githubToken,
-      ...forgeOf(invocation.flags, deps.env),
+      ...forge,
       secrets,
       flags: invocation.flags,
       positionals: invocation.positionals,

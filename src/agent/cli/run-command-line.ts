@@ -55,6 +55,7 @@ const environmentHelp = [
   "                  (--forge wins); with gitea, GH_TOKEN is an access token of the agent's Gitea account",
   "  GH_TOKEN        token of the agent's GitHub account (claim, next, run, queue, mcp);",
   "  GITHUB_TOKEN    read when GH_TOKEN is not set; with neither, `gh auth token` when gh is on PATH",
+  "                  (GitHub only: never asked with --forge gitea)",
   `  session id      first of ${sessionEnvVars.map((v) => v.name).join(", ")},`,
   "                  else a random id kept in .git/claim-hold/session-id",
   "",
@@ -123,18 +124,25 @@ export async function runCommandLine(
         `${spec.name} needs a command after --, e.g. claim-hold ${spec.name} … -- npm test`,
       );
     }
+    const forge = forgeOf(invocation.flags, deps.env);
     // gh keeps one token per host: a clone of a GitHub Enterprise repository asks for that host's.
+    // Its token is GitHub's: another forge's account token comes from the environment only.
     const host = async () => (await repoOfClone(deps.cwd))?.host;
-    const githubToken = spec.needsGithubToken
-      ? (await resolveGithubToken(deps.env, { host }))?.token
-      : envToken;
+    const onGitHub = forge.forge === undefined || forge.forge.toLowerCase() === "github";
+    if (spec.needsGithubToken && !onGitHub && envToken === undefined) {
+      throw new UsageError(
+        `no ${forge.forge} token: set GH_TOKEN or GITHUB_TOKEN to a token of the agent's ${forge.forge} account (\`gh auth token\` is GitHub's and is not asked)`,
+      );
+    }
+    const githubToken =
+      spec.needsGithubToken && onGitHub ? (await resolveGithubToken(deps.env, { host }))?.token : envToken;
     secrets = [...secrets, githubToken];
     const ctx: CommandContext = {
       ...deps,
       out: createOutput(json, deps, secrets),
       binPath: options.binPath,
       githubToken,
-      ...forgeOf(invocation.flags, deps.env),
+      ...forge,
       secrets,
       flags: invocation.flags,
       positionals: invocation.positionals,

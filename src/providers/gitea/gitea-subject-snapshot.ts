@@ -1,5 +1,6 @@
-// A Gitea issue and its comments as the lease core reads a subject: assignees, labels and the App's trusted claim comments (pure).
+// A Gitea issue and its comments as the lease core reads a subject: assignees, labels, the App's trusted claim comments and its failure summaries (pure).
 import { verifyClaimMarker } from "../../domain/claim-marker.js";
+import { failureSummaryHeadline } from "../../domain/failure-breaker.js";
 import type { MarkerSeal } from "../../domain/marker-seal.js";
 import type { ClaimCommentEvidence, SubjectSnapshot } from "../assignment-provider.js";
 import { isClaimAuditComment } from "../github/subject-snapshot.js";
@@ -51,12 +52,14 @@ function claimCommentsOf(
   let rejectedMarkers = 0;
   let rejectedAfterTrusted = 0;
   let auditComments = 0;
+  const failureSummaries: string[] = [];
   const bot = reading.botLogin.toLowerCase();
   for (const comment of comments) {
     const byApp = comment.user?.login.toLowerCase() === bot;
     const parsed = verifyClaimMarker(comment.body, reading.seal);
     if (parsed.kind === "none") {
       if (byApp && isClaimAuditComment(comment.body)) auditComments++;
+      if (byApp && comment.body.startsWith(failureSummaryHeadline)) failureSummaries.push(comment.body);
       continue;
     }
     if (parsed.kind === "marker" && byApp) {
@@ -74,7 +77,7 @@ function claimCommentsOf(
       parsed.kind === "rejected" ? parsed.reason : "marker outside the App's comments",
     );
   }
-  return { claimComments, rejectedMarkers, rejectedAfterTrusted, auditComments };
+  return { claimComments, rejectedMarkers, rejectedAfterTrusted, auditComments, failureSummaries };
 }
 
 /**

@@ -41,13 +41,17 @@ if ok and type(stored) == "table" and type(stored.notification) == "table" then
     id = ARG.id,
     event = notification.event,
     subject = notification.subject,
-    installationId = notification.installationId,
     sinkId = stored.sinkId,
     result = "dropped",
     reason = ARG.reason,
     attempts = attempts,
     at = tonumber(ARG.now),
   })
+  -- cjson writes numbers with 14 significant digits: a Gitea record id (above 2^48) is written exactly.
+  local installationId = notification.installationId
+  if type(installationId) == "number" then
+    record = '{"installationId":' .. string.format("%d", installationId) .. "," .. string.sub(record, 2)
+  end
   redis.call("LPUSH", KEY.recent, record)
   redis.call("LTRIM", KEY.recent, 0, tonumber(ARG.recentKept) - 1)
 end

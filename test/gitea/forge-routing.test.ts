@@ -1,0 +1,77 @@
+// routeByForge by table: a GitHub installation goes to GitHub, the configured Gitea record to Gitea, any other record in Gitea's id space (a made-up lease id) to nobody.
+import { describe, expect, it } from "vitest";
+import { giteaInstallationRecordId } from "../../src/domain/forge.js";
+import type {
+  AssignmentProvider,
+  IdentityProvider,
+  SubjectSnapshot,
+} from "../../src/providers/assignment-provider.js";
+import { type ForgeProviders, routeByForge } from "../../src/wiring/forge-routing.js";
+
+/** A forge whose every answer names it; what it was asked is recorded. */
+function forge(name: string, asked: string[]): ForgeProviders {
+  const answer =
+    <T>(what: string, value: T) =>
+    async (): Promise<T> => {
+      asked.push(`${name}:${what}`);
+      return value;
+    };
+  const assignments: AssignmentProvider = {
+    status: answer("status", { repo: name } as unknown as SubjectSnapshot),
+    listOpenIssues: answer("list", { repoId: 1, issues: [], hasNextPage: false, endCursor: null }),
+    listRepositories: answer("repos", [`${name}/repo`]),
+    repositoryName: answer("name", `${name}/repo`),
+    lastEvidenceChange: answer("evidence", { kind: "added" as const }),
+    apply: answer("apply", { claimComment: null } as never),
+    ensureLabels: answer("labels", undefined),
+  };
+  const identity: IdentityProvider = {
+    userForToken: async () => null,
+    installationFor: async () => null,
+    permission: answer("permission", "write" as const),
+    repoConfig: answer("config", {}),
+  };
+  return { assignments, identity };
+}
+
+describe("routeByForge", () => {
+  const configured = giteaInstallationRecordId(1);
+  const another = giteaInstallationRecordId(2);
+  const asked: string[] = [];
+  const { assignments, identity } = routeByForge({
+    github: forge("github", asked),
+    gitea: { ...forge("gitea", asked), installationId: configured },
+  });
+  const ref = (installationId: number) => ({ installationId, repo: "octo/widgets", issue: 1 });
+
+  it.each([
+    ["a GitHub installation", 42, "github"],
+    ["the configured Gitea record", configured, "gitea"],
+  ])("sends %s to its forge", async (_name, installationId, name) => {
+    asked.length = 0;
+    expect(await assignments.status(ref(installationId))).toEqual({ repo: name });
+    expect(await identity.permission(installationId, "octo/widgets", "a")).toBe("write");
+    expect(asked).toEqual([`${name}:status`, `${name}:permission`]);
+  });
+
+  it("answers a record of another Gitea instance as served by nobody, asking no forge", async () => {
+    asked.length = 0;
+    expect(await assignments.status(ref(another))).toBeNull();
+    expect(await assignments.listRepositories(another)).toEqual([]);
+    expect(await assignments.repositoryName(another, 1)).toBeNull();
+    expect(
+      await assignments.listOpenIssues({ installationId: another, repo: "octo/widgets" }, { first: 10 }),
+    ).toEqual({ repoId: null, issues: [], hasNextPage: false, endCursor: null });
+    expect(await assignments.lastEvidenceChange(ref(another), { kind: "label", name: "x" } as never)).toEqual(
+      {
+        kind: "unknown",
+      },
+    );
+    expect(await identity.permission(another, "octo/widgets", "a")).toBe("none");
+    expect(await identity.repoConfig(another, "octo/widgets")).toBeNull();
+    await expect(assignments.apply(ref(another), { subjectNodeId: "" } as never)).rejects.toThrow(
+      "no forge serves this installation record",
+    );
+    expect(asked).toEqual([]);
+  });
+});
