@@ -6,7 +6,12 @@ import type {
   IdentityProvider,
   SubjectSnapshot,
 } from "../../src/providers/assignment-provider.js";
-import { type ForgeProviders, routeByForge } from "../../src/wiring/forge-routing.js";
+import {
+  type ForgeProviders,
+  type ForgeQueue,
+  queueByForge,
+  routeByForge,
+} from "../../src/wiring/forge-routing.js";
 
 /** A forge whose every answer names it; what it was asked is recorded. */
 function forge(name: string, asked: string[]): ForgeProviders {
@@ -73,5 +78,36 @@ describe("routeByForge", () => {
       "no forge serves this installation record",
     );
     expect(asked).toEqual([]);
+  });
+});
+
+describe("queueByForge", () => {
+  const configured = giteaInstallationRecordId(1);
+  const another = giteaInstallationRecordId(2);
+
+  /** A forge's queue whose every answer names it. */
+  const queue = (name: string): ForgeQueue => ({
+    refresh: async (repo) => ({
+      repo: `${name}:${repo.repo}`,
+      candidates: 1,
+      githubRequests: 0,
+      truncated: false,
+    }),
+    refreshByName: async () => null,
+    source: { openBlockers: async () => [`${name}#1`] },
+  });
+  const routed = queueByForge({
+    github: queue("github"),
+    gitea: { installationId: configured, ...queue("gitea") },
+  });
+
+  it.each([
+    ["a GitHub installation", 42, "github:octo/widgets", ["github#1"]],
+    ["the configured Gitea record", configured, "gitea:octo/widgets", ["gitea#1"]],
+    ["another record in Gitea's id space: nobody", another, "octo/widgets", []],
+  ])("%s", async (_, installationId, refreshed, blockers) => {
+    const repo = { installationId, repoId: 7, repo: "octo/widgets" };
+    expect((await routed.refresh(repo)).repo).toBe(refreshed);
+    expect(await routed.source.openBlockers(repo, 1)).toEqual(blockers);
   });
 });
