@@ -280,7 +280,11 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
           fleet: fleetLogins,
           leaseEvents,
           webhookDuration: metrics.webhookDuration,
-          queue: { store: stores.queue, source: gitea.candidates },
+          queue: {
+            store: stores.queue,
+            source: gitea.candidates,
+            readIssue: (owner, repo, index) => gitea.client.readIssue(owner, repo, index),
+          },
           now,
           log,
         }),

@@ -31,7 +31,9 @@ import type { AssignmentProvider, IdentityProvider } from "../providers/assignme
 import type { CommentReactions } from "../providers/comment-reactions.js";
 import type { FenceStore } from "../providers/fence-store.js";
 import type { GiteaBotAccount } from "../providers/gitea/gitea-bot-account.js";
+import type { GiteaIssueRead } from "../providers/gitea/gitea-client.js";
 import {
+  type GiteaIssueTouch,
   GiteaPayloadError,
   type GiteaWebhookEvent,
   giteaEventName,
@@ -69,8 +71,13 @@ export interface GiteaWebhookDeps {
   leaseEvents?: LeaseEventPublisher;
   /** `claim_hold_webhook_duration_seconds`: a handled delivery is observed under `giteaDurationEvent`. */
   webhookDuration?: Pick<Histogram<"event">, "startTimer">;
-  /** The candidate index `claims/next` picks from: `issues` deliveries keep it current. */
-  queue?: GiteaCandidateFeedDeps;
+  /**
+   * The candidate index `claims/next` picks from: `issues` deliveries keep it current, with the issue
+   * as `readIssue` answers it now.
+   */
+  queue?: GiteaCandidateFeedDeps & {
+    readIssue: (owner: string, repo: string, index: number) => Promise<GiteaIssueRead>;
+  };
   now: () => number;
   log: Logger;
 }
@@ -136,20 +143,56 @@ async function intake(req: IncomingMessage, deps: GiteaWebhookDeps): Promise<Rep
     if (error instanceof GiteaPayloadError) return invalid(error.message);
     throw error;
   }
-  // The index is fed whoever sent the change (the App's own assignment too); a repeat sets the same facts.
-  const fed = touch && deps.queue ? await feedGiteaCandidate(deps.queue, deps.installationId, touch) : false;
-  if (read.kind === "ignored") {
-    if (fed) return { status: 200, body: { status: "processed" } };
-    return { status: 202, body: { status: "ignored", event: read.event } };
+  if (read.kind !== "ignored") {
+    // As GitHub's: only a delivery some handler acts on is observed, so the label's values stay few.
+    const stop = deps.webhookDuration?.startTimer({ event: giteaDurationEvent(read) });
+    try {
+      await dispatch(read, delivery, deps);
+    } finally {
+      stop?.();
+    }
   }
-  // As GitHub's: only a delivery some handler acts on is observed, so the label's values stay few.
-  const stop = deps.webhookDuration?.startTimer({ event: giteaDurationEvent(read) });
-  try {
-    await dispatch(read, delivery, deps);
-  } finally {
-    stop?.();
+  // After the lease's handling, which a failed index read must not cost: the next refresh repairs it.
+  let fed = false;
+  if (touch && deps.queue) {
+    try {
+      fed = await feedFromGitea(deps.queue, deps.installationId, touch);
+    } catch (error) {
+      deps.log.warn(
+        { err: error, delivery },
+        "candidate index not fed from a Gitea delivery; the next refresh repairs it",
+      );
+    }
   }
+  if (read.kind === "ignored" && !fed) return { status: 202, body: { status: "ignored", event: read.event } };
   return { status: 200, body: { status: "processed" } };
+}
+
+/**
+ * Feeds the index the issue as Gitea answers it now, not as the delivery says: a signed delivery is a
+ * hint, not evidence (one webhook secret serves every repository's hook, and a replayed or late
+ * delivery names a state that has passed). Nothing when the repository is not the one the index
+ * holds under that name, or the number is a pull request's.
+ */
+async function feedFromGitea(
+  queue: NonNullable<GiteaWebhookDeps["queue"]>,
+  installationId: number,
+  touch: GiteaIssueTouch,
+): Promise<boolean> {
+  const repo = await queue.store.repoOf(installationId, touch.repository.fullName);
+  if (!repo || repo.repoId !== touch.repository.id) return false;
+  const [owner = "", name = ""] = touch.repository.fullName.split("/");
+  const issue = await queue.readIssue(owner, name, touch.issue);
+  if (issue.pull_request || issue.repository.id !== repo.repoId) return false;
+  const createdAt = issue.created_at ? Date.parse(issue.created_at) : Number.NaN;
+  return feedGiteaCandidate(queue, installationId, {
+    ...touch,
+    title: issue.title,
+    state: issue.state,
+    labels: (issue.labels ?? []).map((label) => label.name),
+    assignees: (issue.assignees ?? []).map((user) => user.login),
+    ...(Number.isFinite(createdAt) ? { createdAt } : {}),
+  });
 }
 
 /**

@@ -166,8 +166,9 @@ describe.each(storeKinds)("the queue serves a Gitea instance, on $name", ({ redi
     const fresh = state.addIssue(gitea.repo, { title: "Fresh task", author: "maintainer" });
     let mark = gitea.sim.requests.length;
     expect(await deliver(fresh, "opened")).toMatchObject({ status: 200, body: { status: "processed" } });
-    // Its blockers read once; the payload carries the rest.
+    // The issue as Gitea answers it now (the delivery is a hint), and its blockers once.
     expect(countsOf(gitea.sim.routesSince(mark))).toEqual({
+      "GET /repos/{owner}/{repo}/issues/{index}": 1,
       "GET /repos/{owner}/{repo}/issues/{index}/dependencies": 1,
     });
     mark = gitea.sim.requests.length;
@@ -185,6 +186,41 @@ describe.each(storeKinds)("the queue serves a Gitea instance, on $name", ({ redi
     const after = await agent().queue(repo);
     expect(after.queue.map((entry) => entry.issue)).toContain(blocked.number);
     expect(after.skipped.map((entry) => entry.issue)).not.toContain(blocker.number);
+  });
+
+  it("an `issues` delivery is a hint: a replayed `closed` of an issue open again, or one naming another repository's id, changes nothing in the index", async () => {
+    const { state } = gitea.sim;
+    const deliver = (payload: unknown) =>
+      gitea.sim.deliver({
+        url: `${stack.app.url}/api/gitea/webhooks`,
+        secret: webhookSecret,
+        event: "issues",
+        payload,
+      });
+    const indexed = async (issue: SimIssue) => {
+      const ref = await stack.stores.queue.repoOf(giteaInstallation, repo);
+      return ref ? stack.stores.queue.candidate(ref, issue.number) : null;
+    };
+    await agent().queue(repo); // the repository indexed (a miss refreshes it)
+    const task = state.addIssue(gitea.repo, { title: "Reopened task", author: "maintainer" });
+    await deliver(gitea.sim.payloads.issues(gitea.repo, task, "maintainer", "opened"));
+    // Closed, then open again: the old `closed` delivery replayed late must not drop it.
+    task.state = "closed";
+    const closed = gitea.sim.payloads.issues(gitea.repo, task, "maintainer", "closed");
+    task.state = "open";
+    expect((await deliver(closed)).status).toBe(200);
+    expect(await indexed(task)).toMatchObject({ issue: task.number });
+    // A signed delivery naming this repository under another repository's id feeds nothing.
+    task.state = "closed";
+    const forged = gitea.sim.payloads.issues(gitea.repo, task, "maintainer", "closed") as {
+      repository: { id: number };
+    };
+    task.state = "open";
+    forged.repository.id += 1000;
+    const mark = gitea.sim.requests.length;
+    await deliver(forged);
+    expect(gitea.sim.routesSince(mark)).not.toContain("GET /repos/{owner}/{repo}/issues/{index}");
+    expect(await indexed(task)).toMatchObject({ issue: task.number });
   });
 
   it("the janitor's reconcile visits the Gitea record and refreshes its index: an issue opened without a delivery is offered after it", async () => {
