@@ -332,6 +332,15 @@ describe("the GitHub token", () => {
     expect(gh.calls()).toBe("");
     expect(fake.requests).toEqual([]);
   });
+  it("with --forge gitea and a GitHub token in GH_TOKEN, exits 2 and sends it nowhere", async () => {
+    const env = { GH_TOKEN: "ghp_aGitHubToken", GITHUB_TOKEN: undefined, PATH: isolatedPath([]) };
+    const run = await cli(["claim", `${repo}#4`, "--forge", "gitea"], { env, cwd: await makeClone() });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(
+      "claim-hold claim: GH_TOKEN or GITHUB_TOKEN holds a GitHub token: set it to a token of the agent's gitea account\n",
+    );
+    expect(fake.requests).toEqual([]);
+  });
 });
 
 describe("what people read", () => {

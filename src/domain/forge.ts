@@ -30,3 +30,14 @@ export function forgeOfInstallation(installationId: number): { forge: Forge; num
 export function isForge(name: string): name is Forge {
   return (forges as readonly string[]).includes(name);
 }
+
+// GitHub's token formats (https://github.blog/changelog/2021-03-31-authentication-token-format-updates-are-generally-available/).
+const githubTokenPrefixes = ["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"];
+
+/**
+ * Whether `token` is plainly GitHub's while the request is for another forge: it is refused without
+ * being sent there (another forge's server must never see a GitHub credential).
+ */
+export function isOtherForgesToken(forge: Forge, token: string): boolean {
+  return forge !== "github" && githubTokenPrefixes.some((prefix) => token.startsWith(prefix));
+}

@@ -2,6 +2,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { Context } from "hono";
 import type { Forge } from "../domain/forge.js";
+import { isOtherForgesToken } from "../domain/forge.js";
 import type { LeaseRefused } from "../lease/refusals.js";
 import type { GitHubUser, IdentityProvider, RepoPermission } from "../providers/assignment-provider.js";
 import type { ApiEnv } from "./api-env.js";
@@ -112,6 +113,17 @@ export async function githubCaller(
   const retryAfter = limiter.blockedFor(address);
   if (retryAfter > 0 && !(await limiter.knownGood(token)) && !(await limiter.takeVerification(address))) {
     throw rateLimited(retryAfter);
+  }
+  if (isOtherForgesToken(forge, token)) {
+    throw await authFailed(
+      c,
+      limiter,
+      new UserError(
+        401,
+        "unauthorized",
+        `That is a GitHub token; send your ${forgeTitle(forge)} account's token (it was not sent to ${forgeTitle(forge)}).`,
+      ),
+    );
   }
   const user = await identity.userForToken(token);
   if (!user) {

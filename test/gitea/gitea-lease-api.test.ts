@@ -273,6 +273,18 @@ describe.each(storeKinds)("agents lease Gitea issues through the HTTP API, on $n
     expect(answer.status).toBe(422);
     expect(await answer.json()).toMatchObject({ error: "invalid_request", field: "x-claim-hold-forge" });
   });
+
+  it("a GitHub token sent for Gitea is refused 401 without reaching Gitea", async () => {
+    const mark = gitea.sim.requests.length;
+    const answer = await fetch(`${stack.app.url}/api/v1/repos/${repo}/claims`, {
+      headers: { authorization: "Bearer ghp_aGitHubPersonalAccessToken", "x-claim-hold-forge": "gitea" },
+    });
+    expect(answer.status).toBe(401);
+    const body = (await answer.json()) as { error: string; message: string };
+    expect(body).toMatchObject({ error: "unauthorized" });
+    expect(body.message).not.toContain("ghp_");
+    expect(gitea.sim.routesSince(mark)).toEqual([]);
+  });
 });
 
 /**

@@ -10641,6 +10641,14 @@ function useColor() {
 // node_modules/commander/index.js
 var program = new Command();
 
+// src/domain/forge.ts
+var giteaRecordBase = 2 ** 48;
+var largestInstanceNumber = 2 ** 31 - 1;
+var githubTokenPrefixes = ["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"];
+function isOtherForgesToken(forge, token) {
+  return forge !== "github" && githubTokenPrefixes.some((prefix) => token.startsWith(prefix));
+}
+
 // node_modules/zod/v4/classic/external.js
 var external_exports = {};
 __export(external_exports, {
@@ -33207,6 +33215,11 @@ async function runCommandLine(commands2, argv, options) {
     if (spec.needsGithubToken && !onGitHub && envToken === void 0) {
       throw new UsageError(
         `no ${forge.forge} token: set GH_TOKEN or GITHUB_TOKEN to a token of the agent's ${forge.forge} account (\`gh auth token\` is GitHub's and is not asked)`
+      );
+    }
+    if (spec.needsGithubToken && !onGitHub && envToken !== void 0 && isOtherForgesToken("gitea", envToken)) {
+      throw new UsageError(
+        `GH_TOKEN or GITHUB_TOKEN holds a GitHub token: set it to a token of the agent's ${forge.forge} account`
       );
     }
     const githubToken = spec.needsGithubToken && onGitHub ? (await resolveGithubToken(deps.env, { host }))?.token : envToken;

@@ -1,7 +1,9 @@
 // The `claim-hold` command line: parses arguments (commander; help comes from the definitions), dispatches to
 // one command, maps errors to exit codes.
+
 import { constants } from "node:os";
 import { Command, CommanderError, Option } from "commander";
+import { isOtherForgesToken } from "../../domain/forge.js";
 import type { AgentDeps } from "../actions/agent-context.js";
 import { UsageError } from "../actions/errors.js";
 import { repoOfClone } from "../actions/git-remote.js";
@@ -132,6 +134,16 @@ export async function runCommandLine(
     if (spec.needsGithubToken && !onGitHub && envToken === undefined) {
       throw new UsageError(
         `no ${forge.forge} token: set GH_TOKEN or GITHUB_TOKEN to a token of the agent's ${forge.forge} account (\`gh auth token\` is GitHub's and is not asked)`,
+      );
+    }
+    if (
+      spec.needsGithubToken &&
+      !onGitHub &&
+      envToken !== undefined &&
+      isOtherForgesToken("gitea", envToken)
+    ) {
+      throw new UsageError(
+        `GH_TOKEN or GITHUB_TOKEN holds a GitHub token: set it to a token of the agent's ${forge.forge} account`,
       );
     }
     const githubToken =
