@@ -2,6 +2,7 @@
 import type { RepoConfig } from "../config/repo-config.js";
 import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
 import { type FailedAttempt, summaryCovers, tripUnwritten } from "../domain/failure-breaker.js";
+import { needsHumanLabelShown } from "../lease/calls/needs-human-show.js";
 import { restoreClaimRecord } from "../lease/recovery/recovery.js";
 import { applyAndCommit } from "../lease/transitions/commit-transition.js";
 import { type EndedClaim, writeEnded } from "../lease/transitions/end-claim.js";
@@ -300,17 +301,35 @@ async function retryPending(
     // A completion by closing the issue keeps the assignee as the record; a release with outcome
     // `completed` (ended by the agent itself) unassigns like any release.
     const keepAssignee = record.state === "completed" && record.endedBy?.kind !== "agent";
-    const shown = labelsShown.get(record.issue) ?? [];
-    await writeEnded(deps, key, ref, { previous: recordBeforeEnd(record), record }, config, {
+    const previous = recordBeforeEnd(record);
+    const askOff = await endedAskStillShown(run, key, previous, labelsShown.get(record.issue) ?? [], config);
+    await writeEnded(deps, key, ref, { previous, record }, config, {
       keepAssignee,
       // A tripped breaker's label goes back on (an override claim took it off); otherwise a
-      // needs-human label the issue still shows was the ended claim's ask, and ends with it.
+      // needs-human label the App showed for the ended claim ends with it.
       failures: await stores.claims.failures(key),
-      ...(shown.includes(config.labels.needsHuman)
-        ? { write: (ended) => endedWriteAskOff(ended, config, keepAssignee) }
-        : {}),
+      ...(askOff ? { write: (ended) => endedWriteAskOff(ended, config, keepAssignee) } : {}),
     });
   }
+}
+
+/**
+ * Whether the issue still shows needs-human as the ended claim's ask: the record asked, or the
+ * throttle's document says the App's label (a holder's ask or the App's stall ask, which ended
+ * records no longer carry) was shown for that generation. A label a person added after the claim
+ * ended is neither, and stays.
+ */
+async function endedAskStillShown(
+  run: SweepRun,
+  key: SubjectKey,
+  previous: ClaimRecord,
+  shown: readonly string[],
+  config: RepoConfig,
+): Promise<boolean> {
+  const label = config.labels.needsHuman.toLowerCase();
+  if (!shown.some((name) => name.toLowerCase() === label)) return false;
+  if (previous.needsHuman) return true;
+  return needsHumanLabelShown(run.deps.stores.documents, { ...key, generation: previous.generation });
 }
 
 /** The ended claim's write with the needs-human label off as well (a tripped breaker puts it back). */

@@ -1,6 +1,6 @@
 // The candidate index's feed: the GitHub reads webhooks need and the bounded refresh, over the store; the Gitea instance's refresh beside it.
 import type { Logger } from "pino";
-import type { QueueFeedDeps } from "../handlers/queue-feed.js";
+import { maxBlockedRereads, type QueueFeedDeps } from "../handlers/queue-feed.js";
 import {
   createGiteaQueueRefresh,
   type GiteaCandidateSource,
@@ -68,14 +68,17 @@ export function createGiteaQueueFeed(deps: {
 
 export interface GiteaCandidateFeedDeps {
   store: CandidateFeed & Pick<QueueStore, "candidate" | "repoOf">;
-  source: Pick<CandidateSource, "openBlockers">;
+  source: Pick<CandidateSource, "openBlockers" | "blockedIssues">;
 }
 
 /**
  * An `issues` delivery fed into the candidate index of a repository it holds (one never indexed is
  * refreshed by its first pick): a closed issue leaves it and blocks none of its issues any more; an
  * opened or reopened issue, or one the index does not hold, is put with its blockers read (1 Gitea
- * request); any other change patches the title, labels and assignees the payload carries (none).
+ * request); a reopened one blocks again, so the open issues it blocks are listed (1 request) and
+ * the first `maxBlockedRereads` have their blockers read again (1 each), as GitHub's `read-blocked`
+ * (Gitea's payload has no dependency summary, so the list is always read); any other change patches
+ * the title, labels and assignees the payload carries (none).
  * Answers whether the index holds the repository.
  */
 export async function feedGiteaCandidate(
@@ -104,5 +107,10 @@ export async function feedGiteaCandidate(
     openSubIssues: 0,
     closingPullRequests: known?.closingPullRequests ?? [],
   });
+  if (touch.action === "reopened") {
+    for (const issue of (await deps.source.blockedIssues(repo, touch.issue)).slice(0, maxBlockedRereads)) {
+      await deps.store.patchCandidate(repo, issue, { blockers: await deps.source.openBlockers(repo, issue) });
+    }
+  }
   return true;
 }

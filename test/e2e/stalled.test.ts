@@ -370,6 +370,30 @@ describe.each(stores)("a stalled claim, on the $name", ({ redis }) => {
     expect(labelsOf()).toEqual([]);
   });
 
+  it("a release whose write GitHub refused, then needs-human added by hand: the janitor's retry leaves the person's label", async () => {
+    const { app, sim } = await start(stallConfig("needs-human"));
+    const holder = world!.agent();
+    const { lease } = await holder.claim({
+      repo,
+      issue: 1,
+      actor: { runtime: "codex", sessionId: "S" },
+      branch,
+    });
+    sim.fail({ operation: "ApplyTransition", status: 500, times: 1 });
+    await expect(holder.release(lease, { outcome: "handoff" })).rejects.toThrow();
+    sim.assign({ repo, issue: 1, login: maintainer.login, labels: ["agent:needs-human"] });
+    await sim.flush();
+    expect(labelsOf()).toEqual(["agent:claimed", "agent:needs-human"]);
+    const report = await app.services.janitor.sweep({ reconcile: true });
+    await sim.flush();
+    expect(report.actions).toContainEqual({
+      subject: `${repo}#1`,
+      action: "repair",
+      reason: "unwritten-transition-retried",
+    });
+    expect(labelsOf()).toEqual(["agent:needs-human"]);
+  });
+
   it("the holder's pull request from the claim's branch withdraws the App's ask; another author's does not", async () => {
     const { app, sim } = await start(stallConfig("needs-human"));
     const { holder, lease } = await stalledHolder();

@@ -154,7 +154,7 @@ describe.each(storeKinds)("the queue serves a Gitea instance, on $name", ({ redi
     expect(stack.sim.requests.counts(githubMark)).toEqual({});
   });
 
-  it("`issues` deliveries keep the Gitea index current: an opened issue enters it, a closed blocker frees the issue it blocked", async () => {
+  it("`issues` deliveries keep the Gitea index current: an opened issue enters it, a closed blocker frees the issue it blocked, its reopening blocks it again", async () => {
     const { state } = gitea.sim;
     const deliver = (issue: SimIssue, action: string) =>
       gitea.sim.deliver({
@@ -186,6 +186,21 @@ describe.each(storeKinds)("the queue serves a Gitea instance, on $name", ({ redi
     const after = await agent().queue(repo);
     expect(after.queue.map((entry) => entry.issue)).toContain(blocked.number);
     expect(after.skipped.map((entry) => entry.issue)).not.toContain(blocker.number);
+    // The blocker reopens: the issue it blocks is blocked again without a refresh.
+    blocker.state = "open";
+    mark = gitea.sim.requests.length;
+    expect(await deliver(blocker, "reopened")).toMatchObject({ status: 200 });
+    // The issue as Gitea answers it, its own blockers, the issues it blocks, and the blockers of each of those.
+    expect(countsOf(gitea.sim.routesSince(mark))).toEqual({
+      "GET /repos/{owner}/{repo}/issues/{index}": 1,
+      "GET /repos/{owner}/{repo}/issues/{index}/dependencies": 2,
+      "GET /repos/{owner}/{repo}/issues/{index}/blocks": 1,
+    });
+    stack.app.clock.now += 60_000;
+    const reopened = await agent().queue(repo);
+    expect(reopened.skipped).toContainEqual(
+      expect.objectContaining({ issue: blocked.number, reason: "blocked" }),
+    );
   });
 
   it("an `issues` delivery is a hint: a replayed `closed` of an issue open again, or one naming another repository's id, changes nothing in the index", async () => {
