@@ -167,9 +167,10 @@ describe("the forge of the agent's token", () => {
   it("is sent only when named: --forge wins over CLAIM_HOLD_FORGE", async () => {
     expect((await cli(["claim", `${repo}#12`, "--json"])).code).toBe(0);
     expect(fake.requests[0]).not.toHaveProperty("forge");
-    expect((await cli(["claim", `${repo}#13`, "--json"], { env: { CLAIM_HOLD_FORGE: "gitea" } })).code).toBe(
-      0,
-    );
+    // A Gitea token (a GitHub-format one is refused before it is sent: see cli-conventions).
+    const gitea = { CLAIM_HOLD_FORGE: "gitea", GITHUB_TOKEN: "gitea-agent-token-0001" };
+    fake.logins.set(gitea.GITHUB_TOKEN, "agent-bot");
+    expect((await cli(["claim", `${repo}#13`, "--json"], { env: gitea })).code).toBe(0);
     expect(fake.requests.at(-1)).toMatchObject({ path: "/api/v1/claims", forge: "gitea" });
     const named = await cli(["claim", `${repo}#14`, "--json", "--forge", "github"], {
       env: { CLAIM_HOLD_FORGE: "gitea" },
