@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import type { Actor } from "../src/domain/claim.js";
 import * as app from "../src/providers/memory/app-transitions.js";
 import * as lease from "../src/providers/memory/claim-transitions.js";
+import * as held from "../src/providers/memory/lease-transitions.js";
 import { emptySlot, type SubjectSlot, type Transitioned } from "../src/providers/memory/subject-slots.js";
 
 const T0 = 1_700_000_000_000;
@@ -73,7 +74,7 @@ function transition(slot: SubjectSlot, op: Step, now: number): Transitioned<unkn
     case "rollbackClaim":
       return lease.rollbackClaim(slot, { generation, previous: op.flag ? null : slot.record, now });
     case "heartbeat":
-      return lease.heartbeat(slot, {
+      return held.heartbeat(slot, {
         ...leaseInput,
         phaseEditEveryMs: 10 * minute,
         phase: op.flag ? "testing" : "coding",
@@ -83,13 +84,13 @@ function transition(slot: SubjectSlot, op: Step, now: number): Transitioned<unkn
         durations,
       });
     case "verify":
-      return lease.verify(slot, leaseInput);
+      return held.verify(slot, leaseInput);
     case "release":
-      return lease.release(slot, { ...leaseInput, outcome: op.flag ? "completed" : "handoff" });
+      return held.release(slot, { ...leaseInput, outcome: op.flag ? "completed" : "handoff" });
     case "markSynced":
-      return lease.markSynced(slot, { generation });
+      return held.markSynced(slot, { generation });
     case "restore":
-      return lease.restore(slot, {
+      return held.restore(slot, {
         record: {
           ...key,
           repo: "acme/widgets",

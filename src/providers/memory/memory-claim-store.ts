@@ -1,7 +1,7 @@
 // The embedded single-process ClaimStore: the semantics of the Redis scripts, whose guards its transitions check in the same order.
 // Hand-written rather than the Lua scripts on ioredis-mock: its Lua (fengari, 5.3) has no cjson or bit
 // and 32-bit integers, so millisecond timestamps fail string.format('%d') and print as "…1.0".
-// Each transition is a pure function of the subject's slot (claim-transitions.ts, app-transitions.ts);
+// Each transition is a pure function of the subject's slot (claim-transitions.ts, lease-transitions.ts, app-transitions.ts);
 // this class reads the slot, calls it, and writes the slot and the indexes back.
 import type { ClaimRecord, SubjectKey, Transition } from "../../domain/claim.js";
 import type { FailedAttempt } from "../../domain/failure-breaker.js";
@@ -29,6 +29,7 @@ import type {
 import * as app from "./app-transitions.js";
 import { clone } from "./claim-rules.js";
 import * as lease from "./claim-transitions.js";
+import * as held from "./lease-transitions.js";
 import { type SubjectSlot, SubjectSlots, type Transitioned } from "./subject-slots.js";
 
 /** The claim transitions and reads of one subject; `createMemoryStores`' store core adds the indexes and bookkeeping. */
@@ -76,19 +77,19 @@ export class MemoryClaimStore implements ClaimStore {
   }
 
   async heartbeat(input: HeartbeatInput): Promise<HeartbeatOutcome> {
-    return this.apply(input.key, (slot) => lease.heartbeat(slot, input));
+    return this.apply(input.key, (slot) => held.heartbeat(slot, input));
   }
 
   async verify(input: LeaseInput): Promise<VerifyOutcome> {
-    return this.apply(input.key, (slot) => lease.verify(slot, input));
+    return this.apply(input.key, (slot) => held.verify(slot, input));
   }
 
   async release(input: ReleaseInput): Promise<ReleaseOutcomeResult> {
-    return this.apply(input.key, (slot) => lease.release(slot, input));
+    return this.apply(input.key, (slot) => held.release(slot, input));
   }
 
   async markSynced(key: SubjectKey, generation: number): Promise<void> {
-    this.apply(key, (slot) => lease.markSynced(slot, { generation }));
+    this.apply(key, (slot) => held.markSynced(slot, { generation }));
   }
 
   async get(key: SubjectKey): Promise<ClaimRecord | null> {
@@ -97,7 +98,7 @@ export class MemoryClaimStore implements ClaimStore {
   }
 
   async restore(record: ClaimRecord, now: number): Promise<"restored" | "exists"> {
-    return this.apply(record, (slot) => lease.restore(slot, { record, now }));
+    return this.apply(record, (slot) => held.restore(slot, { record, now }));
   }
 
   async history(key: SubjectKey): Promise<Transition[]> {
