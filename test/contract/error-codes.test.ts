@@ -13,7 +13,7 @@ import { rateLimited } from "../../src/http/failed-auth-limiter.js";
 import { routeDocs, undocumentedRoutes } from "../../src/http/openapi/route-docs.js";
 import { parseBody, payloadTooLarge } from "../../src/http/read-body.js";
 import { readRateLimited } from "../../src/http/read-limiter.js";
-import { leaseRefusal } from "../../src/lease/calls/lease-calls.js";
+import { leaseRefusal } from "../../src/lease/calls/lease-refusal.js";
 import { capabilityRefusal } from "../../src/lease/claim/capability-refusal.js";
 import { decideClaim, storeRefusal } from "../../src/lease/claim/decide-claim.js";
 import { duplicateWorkRefusal } from "../../src/lease/claim/duplicate-work.js";

@@ -11,18 +11,16 @@ import {
   type SubjectKey,
   subjectName,
 } from "../../domain/claim.js";
-import { branchCode, type MarkerState, renderClaimComment } from "../../domain/claim-marker.js";
-import { describeActor, inert } from "../../domain/inert-text.js";
+import { describeActor } from "../../domain/inert-text.js";
 import { expiresAt, livenessOf } from "../../domain/liveness.js";
 import { progressBase } from "../../domain/stall.js";
 import { stalledNotification } from "../../notify/notification-events.js";
-import type { SubjectRef, TransitionWrite } from "../../providers/assignment-provider.js";
+import type { SubjectRef } from "../../providers/assignment-provider.js";
 import type {
   HeartbeatInput,
   HeartbeatOk,
   HeartbeatRecord,
   LeaseFacts,
-  LeaseRefusal,
 } from "../../providers/liveness-store.js";
 import { publishStalled } from "../lease-events.js";
 import {
@@ -34,61 +32,18 @@ import {
 } from "../outcomes.js";
 import type { LeaseCoreDeps } from "../ports.js";
 import type { LeaseRecovery } from "../recovery/recovery.js";
-import { type Refusal, refused } from "../refusals.js";
+import { refused } from "../refusals.js";
 import { writeFenced } from "../transitions/commit-transition.js";
 import { endClaim } from "../transitions/end-claim.js";
 import { markTripLanded, withBreakerTrip } from "../transitions/failure-summary.js";
 import { applyHeartbeatEffects, heartbeatEffectsDue } from "./budget-effects.js";
+import { commentEdit, releaseWrite } from "./lease-call-writes.js";
 import { LeaseFactsCache } from "./lease-facts.js";
+import { leaseRefusal } from "./lease-refusal.js";
 import { NeedsHumanShow } from "./needs-human-show.js";
 
 /** Phase changes edit the claim comment at most this often per subject. */
 export const phaseEditEveryMs = 60_000;
-
-/** The store's answer to a lease call, as the caller's refusal. */
-export function leaseRefusal(refusal: LeaseRefusal): Refusal {
-  switch (refusal.kind) {
-    case "superseded":
-      if (refusal.rotatedAt !== undefined) {
-        return {
-          code: "superseded",
-          message:
-            "This lease token was replaced by a re-claim; only the newest token of the lease is valid.",
-          details: {
-            by: refusal.current.actor,
-            generation: refusal.current.generation,
-            at: iso(refusal.rotatedAt),
-            reason: "rotated",
-          },
-        };
-      }
-      return {
-        code: "superseded",
-        message: "This lease was superseded; stop working on the subject.",
-        details: {
-          by: refusal.current.actor,
-          generation: refusal.current.generation,
-          at: iso(refusal.current.claimedAt),
-        },
-      };
-    case "gone": {
-      // A release made because the subject's budget ran out says so for as long as it stands.
-      const reason =
-        refusal.reason === "released" && refusal.current.budgetExhausted
-          ? "budget_exhausted"
-          : refusal.reason;
-      return {
-        code: "gone",
-        message: `This lease has ended (${reason}); claim the subject again.`,
-        details: { reason },
-      };
-    }
-    case "invalid_token":
-      return { code: "unauthorized", message: "The lease token is not valid for this lease." };
-    case "missing":
-      return { code: "not_found", message: "No such lease." };
-  }
-}
 
 export class LeaseCalls {
   /** The fixed facts of the leases this process answered heartbeats for. */
@@ -410,42 +365,6 @@ export class LeaseCalls {
       details: { reason: "revoked" },
     });
   }
-}
-
-/** The release's write: labels and App-made assignment off, the comment ended, a note if there is one. */
-function releaseWrite(
-  record: ClaimRecord,
-  labels: { claimed: string; stale: string; needsHuman: string },
-  note?: string,
-  stallAsked?: boolean,
-): TransitionWrite {
-  const write: TransitionWrite = {
-    subjectNodeId: record.issueNodeId ?? "",
-    // A standing ask for a person ends with the lease that made it (a record restored from its
-    // comment asks when the issue showed the label).
-    removeLabels: [
-      labels.claimed,
-      labels.stale,
-      ...(record.needsHuman || stallAsked ? [labels.needsHuman] : []),
-    ],
-    ...commentEdit(record, record.state === "completed" ? "completed" : "released"),
-  };
-  if (record.appAssigned && record.assigneeNodeId) write.unassign = [record.assigneeNodeId];
-  const trimmed = note?.trim();
-  if (trimmed || record.outcome === "handoff" || record.outcome === "failed") {
-    write.addComments = [
-      `📝 ${describeActor(record.actor)} released generation ${record.generation} (${record.outcome})` +
-        (record.branch ? ` · branch ${branchCode(record.branch)}` : "") +
-        (trimmed ? `\n\n> ${inert(trimmed, { multiline: true, max: 4000 }).replace(/\n/g, "\n> ")}` : ""),
-    ];
-  }
-  return write;
-}
-
-function commentEdit(record: ClaimRecord, state: MarkerState): Pick<TransitionWrite, "editComments"> {
-  return record.commentNodeId
-    ? { editComments: [{ nodeId: record.commentNodeId, body: renderClaimComment(record, state) }] }
-    : {};
 }
 
 function usageOf(usage: NonNullable<HeartbeatRequest["usage"]>) {
