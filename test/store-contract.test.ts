@@ -6,14 +6,16 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vites
 import type { Actor, ClaimRecord, SubjectKey } from "../src/domain/claim.js";
 import { failuresKept } from "../src/domain/failure-breaker.js";
 import { type Forge, giteaInstallationRecordId } from "../src/domain/forge.js";
+import type {
+  EndClaimInput,
+  HumanClaimInput,
+  MarkStaleInput,
+} from "../src/providers/app-transition-types.js";
 import { heartbeatGapsTtlMs } from "../src/providers/claim-records.js";
 import {
   type ClaimInput,
   type ClaimOutcome,
-  type EndClaimInput,
   type HeartbeatInput,
-  type HumanClaimInput,
-  type MarkStaleInput,
   StoreUnavailableError,
 } from "../src/providers/liveness-store.js";
 import { createMemoryStores } from "../src/providers/memory/memory-store.js";

@@ -1,7 +1,8 @@
 // The records every claim store writes and the limits they share, so new records look alike in each.
 import type { ClaimRecord, Durations } from "../domain/claim.js";
 import type { WriteMark } from "./app-stores.js";
-import type { ClaimInput, HumanClaimInput } from "./liveness-store.js";
+import type { HumanClaimInput } from "./app-transition-types.js";
+import type { ClaimInput } from "./liveness-store.js";
 
 /** True when the record is no longer the one the write was decided for (no record: nothing moved). */
 export function movedOnFrom(record: ClaimRecord | null, mark: WriteMark): boolean {

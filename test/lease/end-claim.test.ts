@@ -6,8 +6,8 @@ import type { ClaimRecord } from "../../src/domain/claim.js";
 import type { ClaimChange } from "../../src/domain/claim-change.js";
 import { endClaim, finishEnded, writeEnded } from "../../src/lease/transitions/end-claim.js";
 import { markStale } from "../../src/lease/transitions/mark-stale.js";
+import type { EndClaimInput, MarkStaleInput } from "../../src/providers/app-transition-types.js";
 import type { TransitionWrite } from "../../src/providers/assignment-provider.js";
-import type { EndClaimInput, MarkStaleInput } from "../../src/providers/liveness-store.js";
 import { agentClaimRecord } from "../support/claim-record.js";
 
 const key = { installationId: 1, repoId: 7, issue: 12 };

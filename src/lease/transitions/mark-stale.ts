@@ -1,8 +1,9 @@
 // The janitor's stale mark: store, GitHub's stale label, the change told — one path.
 import type { RepoConfig } from "../../config/repo-config.js";
 import type { ClaimRecord } from "../../domain/claim.js";
+import type { MarkStaleInput, MarkStaleOutcome } from "../../providers/app-transition-types.js";
 import type { SubjectRef, TransitionWrite } from "../../providers/assignment-provider.js";
-import type { ClaimStore, MarkStaleInput, MarkStaleOutcome } from "../../providers/liveness-store.js";
+import type { ClaimStore } from "../../providers/liveness-store.js";
 import type { TransitionDeps, WriteResult } from "./end-claim.js";
 
 export type MarkStaleResult =

@@ -4,7 +4,6 @@ import type { ClaimRecord } from "../../domain/claim.js";
 import { failedAttemptOf, withAttempt } from "../../domain/failure-breaker.js";
 import { aliveAt } from "../../domain/liveness.js";
 import { asksForPerson } from "../../domain/stall.js";
-import { newHumanRecord } from "../claim-records.js";
 import type {
   ClearNeedsHumanInput,
   ClearNeedsHumanOutcome,
@@ -13,7 +12,8 @@ import type {
   HumanClaimInput,
   MarkStaleInput,
   MarkStaleOutcome,
-} from "../liveness-store.js";
+} from "../app-transition-types.js";
+import { newHumanRecord } from "../claim-records.js";
 import { clone, endGuard, forgottenRecord, stillLive, without } from "./claim-rules.js";
 import { noSpend } from "./memory-spend.js";
 import { nextIncarnation, type SubjectSlot, type Transitioned, withTransition } from "./subject-slots.js";

@@ -6,21 +6,23 @@
 import type { ClaimRecord, SubjectKey, Transition } from "../../domain/claim.js";
 import type { FailedAttempt } from "../../domain/failure-breaker.js";
 import type {
+  ClearNeedsHumanInput,
+  ClearNeedsHumanOutcome,
+  EndClaimInput,
+  EndClaimOutcome,
+  HumanClaimInput,
+  MarkStaleInput,
+  MarkStaleOutcome,
+} from "../app-transition-types.js";
+import type {
   ClaimInput,
   ClaimOutcome,
   ClaimStore,
-  ClearNeedsHumanInput,
-  ClearNeedsHumanOutcome,
   CommitReclaimInput,
-  EndClaimInput,
-  EndClaimOutcome,
   HeartbeatGaps,
   HeartbeatInput,
   HeartbeatOutcome,
-  HumanClaimInput,
   LeaseInput,
-  MarkStaleInput,
-  MarkStaleOutcome,
   ReleaseInput,
   ReleaseOutcomeResult,
   SubjectBreaker,

@@ -2,15 +2,8 @@
 import { z } from "zod";
 import { type Actor, ClaimRecord } from "../../domain/claim.js";
 import { FailedAttempt } from "../../domain/failure-breaker.js";
-import type {
-  ClaimOutcome,
-  ClearNeedsHumanOutcome,
-  EndClaimOutcome,
-  GoneReason,
-  HeartbeatGaps,
-  LeaseRefusal,
-  MarkStaleOutcome,
-} from "../liveness-store.js";
+import type { ClearNeedsHumanOutcome, EndClaimOutcome, MarkStaleOutcome } from "../app-transition-types.js";
+import type { ClaimOutcome, GoneReason, HeartbeatGaps, LeaseRefusal } from "../liveness-store.js";
 import type { ReplyOf, ScriptReply } from "./script-runner.js";
 import type {
   claimScript,

@@ -2,23 +2,25 @@
 import type { Cluster, Redis } from "ioredis";
 import { type Actor, type ClaimRecord, type SubjectKey, Transition } from "../../domain/claim.js";
 import { type FailedAttempt, failureNoteMax, failuresKept } from "../../domain/failure-breaker.js";
+import type {
+  ClearNeedsHumanInput,
+  ClearNeedsHumanOutcome,
+  EndClaimInput,
+  EndClaimOutcome,
+  HumanClaimInput,
+  MarkStaleInput,
+  MarkStaleOutcome,
+} from "../app-transition-types.js";
 import { historyLimit, humanClaimDurations, newClaimRecord, newHumanRecord } from "../claim-records.js";
 import type {
   ClaimInput,
   ClaimOutcome,
   ClaimStore,
-  ClearNeedsHumanInput,
-  ClearNeedsHumanOutcome,
   CommitReclaimInput,
-  EndClaimInput,
-  EndClaimOutcome,
   HeartbeatGaps,
   HeartbeatInput,
   HeartbeatOutcome,
-  HumanClaimInput,
   LeaseInput,
-  MarkStaleInput,
-  MarkStaleOutcome,
   ReleaseInput,
   ReleaseOutcomeResult,
   SubjectBreaker,
