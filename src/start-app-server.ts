@@ -4,7 +4,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Logger } from "pino";
 import { type ApplicationFunction, createNodeMiddleware, type Probot } from "probot";
-import type { AppRequestHandler } from "./wiring/claim-hold-options.js";
 
 export const defaultRequestTimeoutMs = 30_000;
 /** Open connections the server keeps at most (file descriptors under thousands of slow sockets). */
@@ -68,7 +67,8 @@ const githubWebhookPath = "/api/github/webhooks";
  * told. Each request gets an access-log line. Resolves once listening.
  */
 export function startPlainAppServer(options: {
-  handlers: readonly AppRequestHandler[];
+  /** Each answers its requests and resolves true, else resolves false for the next (`AppRequestHandler`). */
+  handlers: readonly ((req: IncomingMessage, res: ServerResponse) => Promise<boolean>)[];
   host: string;
   port: number;
   limits: HttpServerLimits;
