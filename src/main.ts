@@ -152,15 +152,22 @@ async function startGitHubApp(
  * nothing asks GitHub; GitHub's webhook route and setup page are not served.
  */
 async function startGiteaOnly(
+  env: Env,
   appOptions: ClaimHoldOptions,
   server: ServerOptions,
 ): Promise<{ http: Server; throttle?: undefined }> {
-  const { gitea } = appOptions;
+  const { gitea, log } = appOptions;
   if (!gitea) throw new Error("no Gitea instance configured");
-  appOptions.log.info(
+  log.info(
     { forge: "gitea" },
     "no GitHub App credentials (APP_ID, PRIVATE_KEY): serving the Gitea instance alone",
   );
+  // Half a GitHub App is more likely a mistake than a choice: said once, by name, never by value.
+  if (env.APP_ID || env.PRIVATE_KEY || env.PRIVATE_KEY_PATH) {
+    log.warn("APP_ID and PRIVATE_KEY (or PRIVATE_KEY_PATH) are not both set: GitHub is not served");
+  }
+  if (env.WEBHOOK_PROXY_URL)
+    log.warn("WEBHOOK_PROXY_URL relays GitHub's deliveries: not used without GitHub");
   return {
     http: await startPlainAppServer({ handlers: createGiteaOnlyApp({ ...appOptions, gitea }), ...server }),
   };
@@ -209,7 +216,7 @@ async function main(): Promise<void> {
   };
   const started = githubCredentials
     ? await startGitHubApp(env, appOptions, server)
-    : await startGiteaOnly(appOptions, server);
+    : await startGiteaOnly(env, appOptions, server);
   const { http, throttle } = started;
   const address = http.address();
   // The forwarding channel relays GitHub's deliveries: a Gitea-only App has none to relay.
