@@ -229,7 +229,7 @@ describe.each([
     expect(labelsOf(first)).not.toContain("agent:claimed");
   });
 
-  it("shows the claims on the dashboard, its instance named after the Gitea host", async () => {
+  it("shows the claims on the dashboard and a Gitea claim's subject page", async () => {
     const login = await fetch(`${url}/login`, {
       method: "POST",
       body: new URLSearchParams({ token: testAdminToken }),
@@ -243,6 +243,10 @@ describe.each([
     const page = await fetch(`${url}/`, { headers: { cookie } });
     expect(page.status).toBe(200);
     expect(await page.text()).toContain("127.0.0.1");
+    const subject = await fetch(`${url}/subjects/octo/widgets/${second.number}`, { headers: { cookie } });
+    // The subject page finds the repository's record through the served forge's identity: Gitea's.
+    expect(subject.status).toBe(200);
+    expect(await subject.text()).toContain("fleet-bot");
   });
 
   it("does not serve GitHub's webhook route, and asked no GitHub host anything", async () => {
