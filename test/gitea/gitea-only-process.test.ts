@@ -260,4 +260,10 @@ describe.each([
     expect(await posted.text()).toContain("Gitea instance only");
     expect(github.requests).toEqual([]);
   });
+
+  it("ends with 0 on SIGTERM", async () => {
+    const ended = new Promise<number | null>((done) => app.once("exit", (code) => done(code)));
+    app.kill("SIGTERM");
+    expect(await ended).toBe(0);
+  });
 });
