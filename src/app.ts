@@ -1,6 +1,7 @@
-// Wires claim-hold into a Probot app: providers, lease core, janitor, HTTP API and webhook handlers.
+// Wires claim-hold: providers, lease core, janitor, HTTP API and webhook handlers, as a Probot app or, on a Gitea instance alone, without Probot.
 
 import type { ApplicationFunction, Probot } from "probot";
+import type { GiteaConfig } from "./config/gitea-config.js";
 import { createAccountNames, knownAccountNames } from "./dashboard/account-names.js";
 import { githubWebUrlOf, webBasesOf } from "./dashboard/github-links.js";
 import { readFleet } from "./dashboard/read-fleet.js";
@@ -16,8 +17,8 @@ import { measureStores } from "./metrics/measure-store.js";
 import { MemoryFenceStore } from "./providers/memory/memory-fence-store.js";
 import { MemoryLeaseEventBus } from "./providers/memory/memory-lease-event-bus.js";
 import { RequestMeter } from "./request-meter.js";
-import type { ClaimHoldOptions } from "./wiring/claim-hold-options.js";
-import { queueByForge, routeByForge } from "./wiring/forge-routing.js";
+import type { AppRequestHandler, ClaimHoldOptions } from "./wiring/claim-hold-options.js";
+import { queueByForge, routeByForge, unservedChecks, unservedQueue } from "./wiring/forge-routing.js";
 import { createGiteaProviders } from "./wiring/gitea-providers.js";
 import { giteaWebhookHandler } from "./wiring/gitea-webhooks.js";
 import { createGitHubProviders } from "./wiring/github-providers.js";
@@ -32,218 +33,251 @@ import { withGiteaRecord } from "./wiring/served-installations.js";
 /** The claims gauge counts every held claim, not the dashboard's first page of each repository. */
 const countedRecordsPerRepository = 100_000;
 
-export type { ClaimHoldOptions, ClaimHoldServices } from "./wiring/claim-hold-options.js";
+export type {
+  AppRequestHandler,
+  ClaimHoldOptions,
+  ClaimHoldServices,
+} from "./wiring/claim-hold-options.js";
+
+/** The App as a Probot application function: GitHub, and the Gitea instance of `options.gitea` if any. */
+export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFunction {
+  return (probot: Probot, { addHandler }) => wireClaimHold(options, probot, addHandler);
+}
 
 /**
- * The App as a Probot application function. Its length is the wiring, read top to bottom: every part
- * is built from the parts above it (no late binding), so splitting it would only move the order elsewhere.
+ * The App on a Gitea (or Forgejo) instance alone, without Probot: no GitHub provider is built, so no
+ * request goes to GitHub and no GitHub webhook is received. Its HTTP handlers, in the order to try them.
  */
-export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFunction {
-  return (probot: Probot, { addHandler }) => {
-    const { log } = options;
-    const now =
-      options.now ??
-      createSteadyClock({
-        onJump: (jumpMs) => log.warn({ jumpMs }, "the wall clock jumped: absorbed, paid back gradually"),
-      });
-    const metrics = createMetrics();
-    const meter = new RequestMeter();
-    const stores = measureStores(options.stores, metrics);
-    const fences = options.fences ?? new MemoryFenceStore(now);
-    const github = createGitHubProviders(probot, options, { metrics, meter, now, log });
-    const gitea = options.gitea ? createGiteaProviders(options.gitea, options, { now, log }) : undefined;
-    // The lease core asks by installation record; a Gitea record's calls go to the Gitea providers.
-    const forges = routeByForge({ github, gitea });
-    const leaseEvents = options.leaseEvents ?? new MemoryLeaseEventBus();
-    const leaseStreams = createLeaseStreams(
-      options.maxLeaseStreams !== undefined ? { max: options.maxLeaseStreams } : {},
-    );
-    const notifications = createNotifications(options, { metrics, now, log });
-    const { notifier, sender, outbox } = notifications;
-    const queue = createQueueFeed({ source: github.candidates, store: stores.queue, now, log });
-    // Without a Gitea instance this is the GitHub feed itself: nothing is wrapped.
-    const githubQueue = {
-      refresh: queue.refresh,
-      refreshByName: queue.refreshByName,
-      source: github.candidates,
-    };
-    const leaseQueue = gitea
-      ? queueByForge({
-          github: githubQueue,
-          gitea: {
-            installationId: gitea.installationId,
-            ...createGiteaQueueFeed({
-              client: gitea.client,
-              source: gitea.candidates,
-              store: stores.queue,
-              now,
-              log,
-            }),
-          },
-        })
-      : githubQueue;
-    const giteaConfigs = gitea ? createRepoConfigSource(gitea.identity, log) : null;
-    const {
-      assignments,
-      configs,
-      core,
-      fence,
-      fleet: fleetLogins,
-      needsHuman,
-      picker,
-      events,
-    } = createLeaseServices(
-      { assignments: forges.assignments, identity: forges.identity, checks: github.checks },
-      options,
+export function createGiteaOnlyApp(options: ClaimHoldOptions & { gitea: GiteaConfig }): AppRequestHandler[] {
+  const handlers: AppRequestHandler[] = [];
+  wireClaimHold(options, null, (handler) => handlers.push(handler));
+  return handlers;
+}
+
+/**
+ * The wiring, read top to bottom: every part is built from the parts above it (no late binding), so
+ * splitting it would only move the order elsewhere. `probot` null: no GitHub side (`options.gitea` then
+ * is the one forge served).
+ */
+function wireClaimHold(
+  options: ClaimHoldOptions,
+  probot: Probot | null,
+  addHandler: (handler: AppRequestHandler) => void,
+): void {
+  const { log } = options;
+  const now =
+    options.now ??
+    createSteadyClock({
+      onJump: (jumpMs) => log.warn({ jumpMs }, "the wall clock jumped: absorbed, paid back gradually"),
+    });
+  const metrics = createMetrics();
+  const meter = new RequestMeter();
+  const stores = measureStores(options.stores, metrics);
+  const fences = options.fences ?? new MemoryFenceStore(now);
+  const github = probot ? createGitHubProviders(probot, options, { metrics, meter, now, log }) : undefined;
+  const gitea = options.gitea ? createGiteaProviders(options.gitea, options, { now, log }) : undefined;
+  const served = github ? { github, gitea } : gitea ? { gitea } : null;
+  if (!served) throw new Error("claim-hold serves GitHub, a Gitea instance, or both: neither is configured");
+  // The lease core asks by installation record; a Gitea record's calls go to the Gitea providers.
+  const forges = routeByForge(served);
+  const leaseEvents = options.leaseEvents ?? new MemoryLeaseEventBus();
+  const leaseStreams = createLeaseStreams(
+    options.maxLeaseStreams !== undefined ? { max: options.maxLeaseStreams } : {},
+  );
+  const notifications = createNotifications(options, { metrics, now, log });
+  const { notifier, sender, outbox } = notifications;
+  const queue = github
+    ? createQueueFeed({ source: github.candidates, store: stores.queue, now, log })
+    : undefined;
+  // Without a Gitea instance this is the GitHub feed itself: nothing is wrapped.
+  const githubQueue =
+    github && queue
+      ? { refresh: queue.refresh, refreshByName: queue.refreshByName, source: github.candidates }
+      : undefined;
+  const leaseQueue = gitea
+    ? queueByForge({
+        github: githubQueue,
+        gitea: {
+          installationId: gitea.installationId,
+          ...createGiteaQueueFeed({
+            client: gitea.client,
+            source: gitea.candidates,
+            store: stores.queue,
+            now,
+            log,
+          }),
+        },
+      })
+    : (githubQueue ?? unservedQueue);
+  const giteaConfigs = gitea ? createRepoConfigSource(gitea.identity, log) : null;
+  const {
+    assignments,
+    configs,
+    core,
+    fence,
+    fleet: fleetLogins,
+    needsHuman,
+    picker,
+    events,
+  } = createLeaseServices(
+    // Without GitHub, the fence's checks on a GitHub installation's record are nobody's.
+    {
+      assignments: forges.assignments,
+      identity: forges.identity,
+      checks: github?.checks ?? unservedChecks,
+    },
+    options,
+    {
+      stores,
+      fences,
+      notifier,
+      leaseEvents,
+      now,
+      log,
+      queueRefresh: leaseQueue.refreshByName,
+      queue: { refresh: leaseQueue.refresh, source: leaseQueue.source },
+      // The fence's checks (commit statuses on Gitea), configs and reads, by installation record.
+      otherForges:
+        gitea && giteaConfigs
+          ? [
+              {
+                installationId: gitea.installationId,
+                checks: gitea.checks,
+                configs: giteaConfigs,
+                assignments: gitea.assignments,
+              },
+            ]
+          : [],
+    },
+  );
+  const { janitor, jobs, operatorSweep } = createJanitorJobs(options, {
+    stores,
+    assignments,
+    configs,
+    installations: gitea
+      ? withGiteaRecord(github?.installations, gitea.installationId)
+      : (github?.installations ?? { listInstallations: async () => [] }),
+    events,
+    notifier,
+    retryUnfinishedChecks: () => fence.retryUnfinished(),
+    meter,
+    metrics,
+    now,
+    log,
+    refreshQueue: leaseQueue.refresh,
+  });
+  jobs.start();
+  notifications.start();
+  // Each record's links go to its own forge: chosen here, once, by the record id (domain/forge.ts).
+  const webBaseOf = webBasesOf({
+    github: githubWebUrlOf(options.githubBaseUrl),
+    gitea: options.gitea?.url,
+  });
+  const fleet = (withPullRequests: boolean, recordsPerRepository?: number) =>
+    readFleet(
       {
         stores,
         fences,
-        notifier,
-        leaseEvents,
+        peekConfig: (installationId, repo) => configs.peek(installationId, repo),
+        verdictOf: (...args) => fence.verdictOf(...args),
+        lastReport: () => janitor.lastReport(),
         now,
-        log,
-        queueRefresh: leaseQueue.refreshByName,
-        queue: { refresh: leaseQueue.refresh, source: leaseQueue.source },
-        // The fence's checks (commit statuses on Gitea), configs and reads, by installation record.
-        otherForges:
-          gitea && giteaConfigs
-            ? [
-                {
-                  installationId: gitea.installationId,
-                  checks: gitea.checks,
-                  configs: giteaConfigs,
-                  assignments: gitea.assignments,
-                },
-              ]
-            : [],
       },
+      { withPullRequests, ...(recordsPerRepository ? { recordsPerRepository } : {}) },
     );
-    const { janitor, jobs, operatorSweep } = createJanitorJobs(options, {
-      stores,
-      assignments,
-      configs,
-      installations: gitea
-        ? withGiteaRecord(github.installations, gitea.installationId)
-        : github.installations,
-      events,
-      notifier,
-      retryUnfinishedChecks: () => fence.retryUnfinished(),
-      meter,
-      metrics,
-      now,
-      log,
-      refreshQueue: leaseQueue.refresh,
-    });
-    jobs.start();
-    notifications.start();
-    // Each record's links go to its own forge: chosen here, once, by the record id (domain/forge.ts).
-    const webBaseOf = webBasesOf({
-      github: githubWebUrlOf(options.githubBaseUrl),
-      gitea: options.gitea?.url,
-    });
-    const fleet = (withPullRequests: boolean, recordsPerRepository?: number) =>
-      readFleet(
-        {
-          stores,
-          fences,
-          peekConfig: (installationId, repo) => configs.peek(installationId, repo),
-          verdictOf: (...args) => fence.verdictOf(...args),
-          lastReport: () => janitor.lastReport(),
-          now,
-        },
-        { withPullRequests, ...(recordsPerRepository ? { recordsPerRepository } : {}) },
-      );
-    const stopClaimsRefresh = collectInBackground(metrics, {
-      claimsByState: async () => {
-        const { counts, claims } = await fleet(false, countedRecordsPerRepository);
-        const needsHuman = claims
-          .filter((claim) => claim.reasons.includes("needs-human"))
-          .map((claim) => `${claim.installationId}:${claim.subject}:${claim.generation}`);
-        return { counts, needsHuman };
-      },
-      githubRequests: () => meter.totals,
-      now,
-      log,
-    });
-    const stop = async () => {
-      // Open streams would keep the HTTP server from closing: they end first.
-      leaseStreams.closeAll();
-      stopClaimsRefresh();
-      await jobs.stop();
-      await notifications.stop();
-    };
-    const settled = () => events.settled();
-    options.onReady?.({
+  const stopClaimsRefresh = collectInBackground(metrics, {
+    claimsByState: async () => {
+      const { counts, claims } = await fleet(false, countedRecordsPerRepository);
+      const needsHuman = claims
+        .filter((claim) => claim.reasons.includes("needs-human"))
+        .map((claim) => `${claim.installationId}:${claim.subject}:${claim.generation}`);
+      return { counts, needsHuman };
+    },
+    githubRequests: () => meter.totals,
+    now,
+    log,
+  });
+  const stop = async () => {
+    // Open streams would keep the HTTP server from closing: they end first.
+    leaseStreams.closeAll();
+    stopClaimsRefresh();
+    await jobs.stop();
+    await notifications.stop();
+  };
+  const settled = () => events.settled();
+  options.onReady?.({
+    core,
+    fence,
+    janitor,
+    jobs,
+    meter,
+    metrics,
+    notifier,
+    sender,
+    outbox,
+    settled,
+    closeStreams: () => leaseStreams.closeAll(),
+    stop,
+  });
+  addHandler(
+    createHttpHandler(options, {
       core,
+      picker,
       fence,
-      janitor,
+      identity: forges.identity,
+      ...(gitea ? { forges: forges.forges } : {}),
+      stores,
       jobs,
-      meter,
+      operatorSweep,
       metrics,
-      notifier,
-      sender,
-      outbox,
-      settled,
-      closeStreams: () => leaseStreams.closeAll(),
-      stop,
-    });
-    addHandler(
-      createHttpHandler(options, {
-        core,
-        picker,
-        fence,
-        identity: github.identity,
-        ...(gitea ? { forges: forges.forges } : {}),
-        stores,
-        jobs,
-        operatorSweep,
-        metrics,
-        readFleet: () => fleet(true),
-        readTimeline: (windowMs) => readTimeline({ stores, outbox, webBaseOf, now }, windowMs),
-        readSubject: (repo, issue) =>
-          readSubject(
-            {
-              installationFor: (name) => github.identity.installationFor(name),
-              subjectWithKey: (...args) => core.subjectWithKey(...args),
-              claims: stores.claims,
-              fences,
-              peekConfig: (installationId, name) => configs.peek(installationId, name),
-              verdictOf: (...args) => fence.verdictOf(...args),
-              outbox,
-              webBaseOf,
-              now,
-            },
-            repo,
-            issue,
-          ),
-        leaseEvents: { bus: leaseEvents, streams: leaseStreams },
-        accountNames: createAccountNames({
-          lookup: (installationId) => github.installations.accountLogin(installationId),
-          known: knownAccountNames(options.gitea),
-          now,
-          onError: (installationId, error) =>
-            log.warn(
-              { err: error, installationId },
-              "installation account not read; the dashboard shows its id",
-            ),
-        }),
-        operatorTakeBack: (request) =>
-          operatorTakeBack(
-            { stores, fence, assignments, configs, identity: github.identity, now, leaseEvents },
-            request,
-            log,
-          ),
-        operatorClearNeedsHuman: (request) =>
-          operatorClearNeedsHuman(
-            { stores, assignments, configs, identity: github.identity, now, leaseEvents },
-            request,
-            log,
-          ),
-        operatorDeliveries: notifications.operator,
+      readFleet: () => fleet(true),
+      readTimeline: (windowMs) => readTimeline({ stores, outbox, webBaseOf, now }, windowMs),
+      readSubject: (repo, issue) =>
+        readSubject(
+          {
+            installationFor: (name) => forges.identity.installationFor(name),
+            subjectWithKey: (...args) => core.subjectWithKey(...args),
+            claims: stores.claims,
+            fences,
+            peekConfig: (installationId, name) => configs.peek(installationId, name),
+            verdictOf: (...args) => fence.verdictOf(...args),
+            outbox,
+            webBaseOf,
+            now,
+          },
+          repo,
+          issue,
+        ),
+      leaseEvents: { bus: leaseEvents, streams: leaseStreams },
+      accountNames: createAccountNames({
+        lookup: async (installationId) => github?.installations.accountLogin(installationId) ?? null,
+        known: knownAccountNames(options.gitea),
         now,
-        log,
+        onError: (installationId, error) =>
+          log.warn(
+            { err: error, installationId },
+            "installation account not read; the dashboard shows its id",
+          ),
       }),
-    );
+      operatorTakeBack: (request) =>
+        operatorTakeBack(
+          { stores, fence, assignments, configs, identity: forges.identity, now, leaseEvents },
+          request,
+          log,
+        ),
+      operatorClearNeedsHuman: (request) =>
+        operatorClearNeedsHuman(
+          { stores, assignments, configs, identity: forges.identity, now, leaseEvents },
+          request,
+          log,
+        ),
+      operatorDeliveries: notifications.operator,
+      now,
+      log,
+    }),
+  );
+  // GitHub's webhooks (Probot's route): not received when the App serves no GitHub.
+  if (probot && github && queue) {
     registerWebhooks(probot, {
       stores,
       assignments,
@@ -262,33 +296,33 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
       leaseEvents,
       needsHuman,
     });
-    // A Gitea or Forgejo instance: its webhook intake (docs/architecture.md#gitea-and-forgejo-in-progress).
-    if (gitea && giteaConfigs && options.gitea) {
-      addHandler(
-        giteaWebhookHandler({
-          secret: options.gitea.webhookSecret,
-          installationId: gitea.installationId,
-          bot: gitea.bot,
-          stores,
-          assignments: gitea.assignments,
-          configs: giteaConfigs,
-          identity: gitea.identity,
-          reactions: gitea.reactions,
-          events,
-          fence,
-          fences,
-          fleet: fleetLogins,
-          leaseEvents,
-          webhookDuration: metrics.webhookDuration,
-          queue: {
-            store: stores.queue,
-            source: gitea.candidates,
-            readIssue: (owner, repo, index) => gitea.client.readIssue(owner, repo, index),
-          },
-          now,
-          log,
-        }),
-      );
-    }
-  };
+  }
+  // A Gitea or Forgejo instance: its webhook intake (docs/architecture.md#gitea-and-forgejo-in-progress).
+  if (gitea && giteaConfigs && options.gitea) {
+    addHandler(
+      giteaWebhookHandler({
+        secret: options.gitea.webhookSecret,
+        installationId: gitea.installationId,
+        bot: gitea.bot,
+        stores,
+        assignments: gitea.assignments,
+        configs: giteaConfigs,
+        identity: gitea.identity,
+        reactions: gitea.reactions,
+        events,
+        fence,
+        fences,
+        fleet: fleetLogins,
+        leaseEvents,
+        webhookDuration: metrics.webhookDuration,
+        queue: {
+          store: stores.queue,
+          source: gitea.candidates,
+          readIssue: (owner, repo, index) => gitea.client.readIssue(owner, repo, index),
+        },
+        now,
+        log,
+      }),
+    );
+  }
 }

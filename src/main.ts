@@ -1,4 +1,4 @@
-// Process entry: validate the environment, build the store and logger, and run the App under Probot.
+// Process entry: validate the environment, build the store and logger, and run the App under Probot (or, with a Gitea instance and no GitHub App credentials, on the Gitea instance alone).
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import type { Server } from "node:http";
@@ -6,7 +6,12 @@ import { resolve as resolvePath } from "node:path";
 import { parseEnv as parseEnvText } from "node:util";
 import type { Logger } from "pino";
 import { createProbot } from "probot";
-import { type ClaimHoldOptions, type ClaimHoldServices, createClaimHoldApp } from "./app.js";
+import {
+  type ClaimHoldOptions,
+  type ClaimHoldServices,
+  createClaimHoldApp,
+  createGiteaOnlyApp,
+} from "./app.js";
 import { type Env, EnvError, parseEnv } from "./config/env.js";
 import { giteaConfigOf } from "./config/gitea-config.js";
 import { createLogger, logFormatOf } from "./logger.js";
@@ -15,7 +20,7 @@ import { createClaimHoldOctokit } from "./providers/github/claim-hold-octokit.js
 import { createSharedThrottle, withSharedThrottle } from "./providers/github/shared-throttle.js";
 import { startSetupServer } from "./setup/start-setup-server.js";
 import { startWebhookForwarding } from "./setup/start-webhook-forwarding.js";
-import { httpServerLimits, startAppServer } from "./start-app-server.js";
+import { httpServerLimits, startAppServer, startPlainAppServer } from "./start-app-server.js";
 
 /** Connections still open this long after SIGTERM are cut, so the process always ends. */
 const shutdownGraceMs = 10_000;
@@ -39,14 +44,19 @@ function tokenSecretOf(env: Env, log: Logger): string {
   return randomBytes(32).toString("hex");
 }
 
-/** The App's options that come straight from the environment. */
+/**
+ * The App's options that come straight from the environment. `githubCredentials`: a GitHub App's id
+ * and key are set, so the App serves GitHub (and the Gitea instance too, if one is configured).
+ */
 function appOptionsOf(env: Env): Omit<
   ClaimHoldOptions,
   "stores" | "fences" | "outbox" | "tokenSecret" | "log" | "onReady"
 > & {
   credentialsLoaded: boolean;
+  githubCredentials: boolean;
 } {
   const gitea = giteaConfigOf(env);
+  const githubCredentials = Boolean(env.APP_ID && (env.PRIVATE_KEY || env.PRIVATE_KEY_PATH));
   return {
     ...(env.CLAIM_HOLD_TOKEN_SECRET_PREVIOUS
       ? { previousTokenSecret: env.CLAIM_HOLD_TOKEN_SECRET_PREVIOUS }
@@ -54,7 +64,9 @@ function appOptionsOf(env: Env): Omit<
     githubBaseUrl: env.GHE_HOST
       ? `${env.GHE_PROTOCOL ?? "https"}://${env.GHE_HOST}/api/v3`
       : "https://api.github.com",
-    credentialsLoaded: Boolean(env.APP_ID && (env.PRIVATE_KEY || env.PRIVATE_KEY_PATH)),
+    githubCredentials,
+    // Readiness: the credentials of every forge served are there (a Gitea instance's are checked at parse).
+    credentialsLoaded: githubCredentials || gitea !== null,
     // The production client's write limiter serializes an installation's writes: batching them is free.
     coalesceWrites: true,
     ...(env.APP_ID ? { appId: Number(env.APP_ID) } : {}),
@@ -105,6 +117,62 @@ async function runSetupMode(env: Env, log: Logger): Promise<void> {
   process.once("SIGINT", stop);
 }
 
+type ServerOptions = Omit<Parameters<typeof startAppServer>[0], "probot" | "appFn">;
+
+/** The App under Probot: GitHub (and the Gitea instance, if configured). */
+async function startGitHubApp(
+  env: Env,
+  appOptions: ClaimHoldOptions,
+  server: ServerOptions,
+): Promise<{ http: Server; throttle?: ReturnType<typeof createSharedThrottle> }> {
+  const { log } = appOptions;
+  // Probot would read REDIS_URL too, fetch ioredis with a package runner at start-up, and keep its
+  // rate limiters in Redis through Bottleneck, which never recovers from a flush on Redis 7. So Probot
+  // never sees REDIS_URL; with Redis, the App spaces GitHub writes through its own connection (cluster
+  // URLs included), so replicas share GitHub's write rules (docs/deploy.md#5-scale-out).
+  const { REDIS_URL: _claimStoreOnly, ...probotEnv } = process.env;
+  const throttle = env.REDIS_URL
+    ? createSharedThrottle(createRedisClient(env.REDIS_URL, { offlineQueue: true }), log)
+    : undefined;
+  const Octokit = throttle
+    ? withSharedThrottle(createClaimHoldOctokit(), throttle)
+    : createClaimHoldOctokit();
+  const appFn = createClaimHoldApp(appOptions);
+  // Not `run()`: its Node server keeps the 300 s request and 60 s header timeouts, out of reach.
+  const http = await startAppServer({
+    probot: createProbot({ env: probotEnv, defaults: { log, Octokit } }),
+    appFn,
+    ...server,
+  });
+  return { http, ...(throttle ? { throttle } : {}) };
+}
+
+/**
+ * The App on the Gitea instance alone (no GitHub App credentials): no Probot, no GitHub client, so
+ * nothing asks GitHub; GitHub's webhook route and setup page are not served.
+ */
+async function startGiteaOnly(
+  env: Env,
+  appOptions: ClaimHoldOptions,
+  server: ServerOptions,
+): Promise<{ http: Server; throttle?: undefined }> {
+  const { gitea, log } = appOptions;
+  if (!gitea) throw new Error("no Gitea instance configured");
+  log.info(
+    { forge: "gitea" },
+    "no GitHub App credentials (APP_ID, PRIVATE_KEY): serving the Gitea instance alone",
+  );
+  // Half a GitHub App is more likely a mistake than a choice: said once, by name, never by value.
+  if (env.APP_ID || env.PRIVATE_KEY || env.PRIVATE_KEY_PATH) {
+    log.warn("APP_ID and PRIVATE_KEY (or PRIVATE_KEY_PATH) are not both set: GitHub is not served");
+  }
+  if (env.WEBHOOK_PROXY_URL)
+    log.warn("WEBHOOK_PROXY_URL relays GitHub's deliveries: not used without GitHub");
+  return {
+    http: await startPlainAppServer({ handlers: createGiteaOnlyApp({ ...appOptions, gitea }), ...server }),
+  };
+}
+
 async function main(): Promise<void> {
   // Values already in the environment win over the file's (Node's rule for env files); an empty one
   // (compose's `APP_ID: ${APP_ID}` with nothing set) does not hide the file's.
@@ -117,8 +185,9 @@ async function main(): Promise<void> {
     level: env.LOG_LEVEL ?? "info",
     format: logFormatOf(env.LOG_FORMAT, process.stdout.isTTY === true),
   });
-  const options = appOptionsOf(env);
-  if (!options.credentialsLoaded) return runSetupMode(env, log);
+  const { githubCredentials, ...options } = appOptionsOf(env);
+  // Setup mode registers a GitHub App: only when there is neither one nor a Gitea instance to serve.
+  if (!githubCredentials && !options.gitea) return runSetupMode(env, log);
   const { stores, fences, outbox, limits, leaseEvents } = createStores({
     redisUrl: env.REDIS_URL,
     keyPrefix: env.CLAIM_HOLD_KEY_PREFIX,
@@ -126,7 +195,7 @@ async function main(): Promise<void> {
   });
   const tokenSecret = tokenSecretOf(env, log);
   let services: ClaimHoldServices | undefined;
-  const appFn = createClaimHoldApp({
+  const appOptions: ClaimHoldOptions = {
     ...options,
     stores,
     fences,
@@ -138,30 +207,21 @@ async function main(): Promise<void> {
     onReady: (wired) => {
       services = wired;
     },
-  });
-  // Probot would read REDIS_URL too, fetch ioredis with a package runner at start-up, and keep its
-  // rate limiters in Redis through Bottleneck, which never recovers from a flush on Redis 7. So Probot
-  // never sees REDIS_URL; with Redis, the App spaces GitHub writes through its own connection (cluster
-  // URLs included), so replicas share GitHub's write rules (docs/deploy.md#5-scale-out).
-  const { REDIS_URL: _claimStoreOnly, ...probotEnv } = process.env;
-  const throttle = env.REDIS_URL
-    ? createSharedThrottle(createRedisClient(env.REDIS_URL, { offlineQueue: true }), log)
-    : undefined;
-  const Octokit = throttle
-    ? withSharedThrottle(createClaimHoldOctokit(), throttle)
-    : createClaimHoldOctokit();
-  // Not `run()`: its Node server keeps the 300 s request and 60 s header timeouts, out of reach.
-  const http = await startAppServer({
-    probot: createProbot({ env: probotEnv, defaults: { log, Octokit } }),
-    appFn,
+  };
+  const server = {
     host: env.HOST ?? "localhost",
     port: env.PORT || 3000,
     limits: httpServerLimits(env.CLAIM_HOLD_REQUEST_TIMEOUT_MS, env.CLAIM_HOLD_MAX_CONNECTIONS),
     log,
-  });
+  };
+  const started = githubCredentials
+    ? await startGitHubApp(env, appOptions, server)
+    : await startGiteaOnly(env, appOptions, server);
+  const { http, throttle } = started;
   const address = http.address();
+  // The forwarding channel relays GitHub's deliveries: a Gitea-only App has none to relay.
   const forwarding =
-    env.WEBHOOK_PROXY_URL && typeof address === "object" && address
+    githubCredentials && env.WEBHOOK_PROXY_URL && typeof address === "object" && address
       ? startWebhookForwarding({
           source: env.WEBHOOK_PROXY_URL,
           host: address.address,

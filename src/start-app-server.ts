@@ -1,6 +1,7 @@
-// The App's HTTP server for a normal start: Probot's middleware on a Node server whose slow-client and
-// header limits are ours (Probot's `run()` hides its server, which keeps Node's 300 s / 60 s defaults).
-import { createServer, type Server } from "node:http";
+// The App's HTTP server for a normal start: Probot's middleware (or, on a Gitea instance alone, the App's
+// handlers) on a Node server whose slow-client and header limits are ours (Probot's `run()` hides its
+// server, which keeps Node's 300 s / 60 s defaults).
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Logger } from "pino";
 import { type ApplicationFunction, createNodeMiddleware, type Probot } from "probot";
 
@@ -49,18 +50,63 @@ export async function startAppServer(options: {
   limits: HttpServerLimits;
   log: Logger;
 }): Promise<Server> {
-  const { probot, appFn, host, port, limits } = options;
+  const middleware = await createNodeMiddleware(options.appFn, { probot: options.probot });
+  return listen(options, (req, res) =>
+    middleware(req, res, () => {
+      if (!res.headersSent) res.writeHead(404).end();
+    }),
+  );
+}
+
+/** Where a GitHub App receives GitHub's webhooks (Probot's default path). */
+const githubWebhookPath = "/api/github/webhooks";
+
+/**
+ * Serves the App without Probot (a Gitea instance alone) on `host:port`: its handlers in order, else
+ * 404; GitHub's webhook path gets a 404 that says why, so a GitHub App pointed here by mistake is
+ * told. Each request gets an access-log line. Resolves once listening.
+ */
+export function startPlainAppServer(options: {
+  /** Each answers its requests and resolves true, else resolves false for the next (`AppRequestHandler`). */
+  handlers: readonly ((req: IncomingMessage, res: ServerResponse) => Promise<boolean>)[];
+  host: string;
+  port: number;
+  limits: HttpServerLimits;
+  log: Logger;
+}): Promise<Server> {
+  return listen(options, async (req, res) => {
+    try {
+      for (const handler of options.handlers) if (await handler(req, res)) return;
+    } catch (error) {
+      options.log.error({ err: error }, "a request failed");
+      if (!res.headersSent) res.writeHead(500).end();
+      return;
+    }
+    if (res.headersSent) return;
+    if ((req.url ?? "/").split("?")[0] === githubWebhookPath) {
+      res
+        .writeHead(404, { "content-type": "text/plain; charset=utf-8" })
+        .end("This claim-hold serves a Gitea instance only: GitHub webhooks are not received here.\n");
+      return;
+    }
+    res.writeHead(404).end();
+  });
+}
+
+/** A Node server with our limits answering with `handle`, each request access-logged; resolves once listening. */
+async function listen(
+  options: { host: string; port: number; limits: HttpServerLimits; log: Logger },
+  handle: (req: IncomingMessage, res: ServerResponse) => unknown,
+): Promise<Server> {
+  const { host, port, limits } = options;
   const log = options.log.child({ component: "http" });
-  const middleware = await createNodeMiddleware(appFn, { probot });
   const { maxConnections, ...serverOptions } = limits;
   const server = createServer(serverOptions, (req, res) => {
     const started = Date.now();
     res.once("finish", () =>
       log.info(`${req.method} ${req.url} ${res.statusCode} - ${Date.now() - started}ms`),
     );
-    void middleware(req, res, () => {
-      if (!res.headersSent) res.writeHead(404).end();
-    });
+    void handle(req, res);
   });
   server.maxConnections = maxConnections;
   await new Promise<void>((resolve, reject) => {

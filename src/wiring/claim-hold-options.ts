@@ -1,4 +1,5 @@
 // What the App is given (store, secrets, schedule, limits) and what it hands back once wired.
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
 import type { GiteaConfig } from "../config/gitea-config.js";
 import type { NotifySink } from "../config/notify-sinks.js";
@@ -107,3 +108,6 @@ export interface ClaimHoldServices {
   /** Ends everything the App scheduled (its jobs, the claims gauge's refresh); call before closing the store. */
   stop: () => Promise<void>;
 }
+
+/** One of the App's HTTP handlers: answers the request and resolves true, or resolves false for the next. */
+export type AppRequestHandler = (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;

@@ -12,30 +12,38 @@ export interface ForgeProviders {
   assignments: AssignmentProvider;
 }
 
+/** The forges an App serves: GitHub, a Gitea instance, or both (never neither). */
+export type ServedProviders =
+  | { github: ForgeProviders; gitea?: (ForgeProviders & { installationId: number }) | undefined }
+  | { github?: undefined; gitea: ForgeProviders & { installationId: number } };
+
 /**
  * The lease core, the fence and the janitor are given these: every call they make names an
  * installation record, and a record id names its forge (domain/forge.ts), so they never know which
  * forge serves a subject. Who a token belongs to, and which record serves a repository, depend on
- * the forge the request names (`ServedForges`): the routed identity answers those for GitHub.
+ * the forge the request names (`ServedForges`): the routed identity answers those for the first
+ * forge served (GitHub when it is served). A Gitea-only App serves no GitHub installation.
  */
-export function routeByForge(providers: {
-  github: ForgeProviders;
-  /** The Gitea instance and the one installation record it serves. */
-  gitea?: (ForgeProviders & { installationId: number }) | undefined;
-}) {
+export function routeByForge(providers: ServedProviders) {
   const { github, gitea } = providers;
-  const served: ServedForges["served"] = gitea ? ["github", "gitea"] : ["github"];
-  const forges: ServedForges = {
-    served,
-    identityOf: (forge: Forge) => (forge === "gitea" && gitea ? gitea.identity : github.identity),
-  };
   // GitHub alone: its own providers, untouched.
-  if (!gitea) return { assignments: github.assignments, identity: github.identity, forges };
+  if (!gitea) {
+    // (`ServedProviders` has GitHub whenever it has no Gitea.)
+    const alone = github ?? unserved;
+    const forges: ServedForges = { served: ["github"], identityOf: () => alone.identity };
+    return { assignments: alone.assignments, identity: alone.identity, forges };
+  }
+  const first = github ?? gitea;
+  const forges: ServedForges = {
+    served: github ? ["github", "gitea"] : ["gitea"],
+    identityOf: (forge: Forge) => (forge === "gitea" ? gitea.identity : first.identity),
+  };
   // A record in Gitea's id space that is not the configured instance's (a made-up lease id) is served
-  // by nobody: never by the configured instance, whose issue of the same name it would restore.
+  // by nobody: never by the configured instance, whose issue of the same name it would restore. So is
+  // a GitHub installation's when the App serves no GitHub (a store once shared with a GitHub App).
   const of = (installationId: number): ForgeProviders => {
     if (installationId === gitea.installationId) return gitea;
-    return forgeOfInstallation(installationId).forge === "github" ? github : unserved;
+    return forgeOfInstallation(installationId).forge === "github" ? (github ?? unserved) : unserved;
   };
   const assignments: AssignmentProvider = {
     status: (ref, options) => of(ref.installationId).assignments.status(ref, options),
@@ -49,8 +57,8 @@ export function routeByForge(providers: {
     ensureLabels: (ref, labels) => of(ref.installationId).assignments.ensureLabels(ref, labels),
   };
   const identity: IdentityProvider = {
-    userForToken: (token) => github.identity.userForToken(token),
-    installationFor: (repo) => github.identity.installationFor(repo),
+    userForToken: (token) => first.identity.userForToken(token),
+    installationFor: (repo) => first.identity.installationFor(repo),
     permission: (installationId, repo, login) =>
       of(installationId).identity.permission(installationId, repo, login),
     repoConfig: (installationId, repo) => of(installationId).identity.repoConfig(installationId, repo),
@@ -91,16 +99,19 @@ export interface ForgeQueue {
 
 /**
  * The candidate index's reads by installation record: the configured Gitea record's refresh and
- * blockers go to the Gitea instance, a GitHub installation's to GitHub, and another record in Gitea's
+ * blockers go to the Gitea instance, a GitHub installation's to GitHub (if served), and another record in Gitea's
  * id space to nobody (no candidates, no blockers). The queue core (`src/queue`) never knows which.
  */
 export function queueByForge(queues: {
-  github: ForgeQueue;
+  /** Absent: the App serves no GitHub, and a GitHub installation's reads go to nobody. */
+  github?: ForgeQueue | undefined;
   gitea: ForgeQueue & { installationId: number };
 }): ForgeQueue {
   const of = (installationId: number): ForgeQueue => {
     if (installationId === queues.gitea.installationId) return queues.gitea;
-    return forgeOfInstallation(installationId).forge === "github" ? queues.github : unservedQueue;
+    return forgeOfInstallation(installationId).forge === "github"
+      ? (queues.github ?? unservedQueue)
+      : unservedQueue;
   };
   return {
     refresh: (repo) => of(repo.installationId).refresh(repo),
@@ -109,11 +120,31 @@ export function queueByForge(queues: {
   };
 }
 
-const unservedQueue: ForgeQueue = {
+/** The candidate index's reads for records no forge serves: no candidates, no blockers. */
+export const unservedQueue: ForgeQueue = {
   refresh: async (repo) => ({ repo: repo.repo, candidates: 0, githubRequests: 0, truncated: false }),
   refreshByName: async () => null,
   source: { openBlockers: async () => [] },
 };
+
+/**
+ * The fence's checks on records no forge serves (a Gitea-only App's GitHub side): nothing to read,
+ * and a write is refused, so the fence never writes a check for a forge it does not serve.
+ */
+export const unservedChecks: ChecksProvider = (() => {
+  const refuse = async (): Promise<never> => {
+    throw new Error("no forge serves this installation record");
+  };
+  return {
+    find: async () => null,
+    readPullRequestCheck: async () => ({ closes: [], closesElsewhere: [], existing: null }),
+    readMergeGroupCheck: async () => ({ queue: null, existing: null }),
+    create: refuse,
+    start: refuse,
+    update: refuse,
+    pullRequest: async () => null,
+  };
+})();
 
 /** What the merge fence reads and writes on one forge. */
 export interface FenceForgeParts {

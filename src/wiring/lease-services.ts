@@ -8,6 +8,7 @@ import { LeaseCore } from "../lease/lease-core.js";
 import { createTokenMinter } from "../lease/tokens.js";
 import { FencedAssignments } from "../lease/transitions/fenced-writes.js";
 import type { Notifier } from "../notify/notifier.js";
+import type { ChecksProvider } from "../providers/checks-provider.js";
 import type { FenceStore } from "../providers/fence-store.js";
 import type { LeaseEventBus } from "../providers/lease-event-bus.js";
 import type { CandidateSource, QueueRefresh } from "../providers/queue-store.js";
@@ -17,14 +18,13 @@ import { QueuePicker, type RefreshQueue } from "../queue/pick-next.js";
 import { createClaimEvents } from "./claim-events.js";
 import type { ClaimHoldOptions } from "./claim-hold-options.js";
 import { type ForgeProviders, fencePartsByInstallation, type ServedForge } from "./forge-routing.js";
-import type { GitHubProviders } from "./github-providers.js";
 import { createRepoConfigSource } from "./repo-config-source.js";
 
 export type LeaseServices = ReturnType<typeof createLeaseServices>;
 
 export function createLeaseServices(
   /** Every forge's assignments and identity (`routeByForge`), and GitHub's checks for the fence. */
-  github: ForgeProviders & Pick<GitHubProviders, "checks">,
+  github: ForgeProviders & { checks: ChecksProvider },
   options: Pick<ClaimHoldOptions, "tokenSecret" | "previousTokenSecret" | "writeFenceWaitMs" | "publicUrl">,
   deps: {
     /** Where transitions publish the live lease events. */

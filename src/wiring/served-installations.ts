@@ -5,11 +5,15 @@ import type { InstallationSource } from "../providers/installation-source.js";
  * GitHub's installations and the served Gitea instance's installation record (always installed: the
  * bot account is configured, there is no list to read). The janitor reads this list when the store
  * lost its own installation set; without the Gitea record in it, a lost store would forget the Gitea
- * claims until the next Gitea claim named the record again.
+ * claims until the next Gitea claim named the record again. `github` absent (a Gitea-only App): the
+ * record alone, and GitHub is never asked.
  */
-export function withGiteaRecord(github: InstallationSource, giteaRecord: number): InstallationSource {
+export function withGiteaRecord(
+  github: InstallationSource | undefined,
+  giteaRecord: number,
+): InstallationSource {
   return {
     listInstallations: async () =>
-      [...new Set([...(await github.listInstallations()), giteaRecord])].sort((a, b) => a - b),
+      [...new Set([...((await github?.listInstallations()) ?? []), giteaRecord])].sort((a, b) => a - b),
   };
 }

@@ -11,6 +11,7 @@ import {
   type ForgeQueue,
   queueByForge,
   routeByForge,
+  unservedChecks,
 } from "../../src/wiring/forge-routing.js";
 
 /** A forge whose every answer names it; what it was asked is recorded. */
@@ -109,5 +110,81 @@ describe("queueByForge", () => {
     const repo = { installationId, repoId: 7, repo: "octo/widgets" };
     expect((await routed.refresh(repo)).repo).toBe(refreshed);
     expect(await routed.source.openBlockers(repo, 1)).toEqual(blockers);
+  });
+});
+
+describe("routeByForge on a Gitea instance alone", () => {
+  const configured = giteaInstallationRecordId(1);
+  const asked: string[] = [];
+  const gitea = { ...forge("gitea", asked), installationId: configured };
+  const { assignments, identity, forges } = routeByForge({ gitea });
+  const ref = (installationId: number) => ({ installationId, repo: "octo/widgets", issue: 1 });
+
+  it("serves Gitea only: a request naming no forge is Gitea's, its tokens checked by Gitea", () => {
+    expect(forges.served).toEqual(["gitea"]);
+    expect(forges.identityOf("gitea")).toBe(gitea.identity);
+  });
+
+  it.each([
+    ["a GitHub installation (a store once shared with a GitHub App)", 42],
+    ["another record in Gitea's id space", giteaInstallationRecordId(2)],
+  ])("answers %s as served by nobody, asking no forge", async (_name, installationId) => {
+    asked.length = 0;
+    expect(await assignments.status(ref(installationId))).toBeNull();
+    expect(await identity.permission(installationId, "octo/widgets", "a")).toBe("none");
+    await expect(assignments.apply(ref(installationId), { subjectNodeId: "" } as never)).rejects.toThrow(
+      "no forge serves this installation record",
+    );
+    expect(asked).toEqual([]);
+  });
+
+  it("sends the configured record to Gitea", async () => {
+    asked.length = 0;
+    expect(await assignments.status(ref(configured))).toEqual({ repo: "gitea" });
+    expect(asked).toEqual(["gitea:status"]);
+  });
+});
+
+describe("queueByForge without GitHub", () => {
+  const configured = giteaInstallationRecordId(1);
+  const routed = queueByForge({
+    gitea: {
+      installationId: configured,
+      refresh: async (repo) => ({
+        repo: `gitea:${repo.repo}`,
+        candidates: 1,
+        githubRequests: 0,
+        truncated: false,
+      }),
+      refreshByName: async () => null,
+      source: { openBlockers: async () => ["gitea#1"] },
+    },
+  });
+
+  it.each([
+    ["a GitHub installation: nobody", 42, "octo/widgets", []],
+    ["the configured Gitea record", configured, "gitea:octo/widgets", ["gitea#1"]],
+  ])("%s", async (_, installationId, refreshed, blockers) => {
+    const repo = { installationId, repoId: 7, repo: "octo/widgets" };
+    expect((await routed.refresh(repo)).repo).toBe(refreshed);
+    expect(await routed.source.openBlockers(repo, 1)).toEqual(blockers);
+  });
+});
+
+describe("unservedChecks (the fence on a record no forge serves)", () => {
+  const ref = { installationId: 42, repo: "octo/widgets" };
+
+  it("reads nothing and refuses every write", async () => {
+    expect(await unservedChecks.find(ref, "a".repeat(40))).toBeNull();
+    expect(
+      await unservedChecks.readPullRequestCheck({ ...ref, repoId: 1 }, { number: 1, headSha: "a" }),
+    ).toEqual({ closes: [], closesElsewhere: [], existing: null });
+    expect(
+      await unservedChecks.readMergeGroupCheck({ ...ref, repoId: 1 }, { baseBranch: "main", headSha: "a" }),
+    ).toEqual({ queue: null, existing: null });
+    expect(await unservedChecks.pullRequest(ref, 1)).toBeNull();
+    await expect(unservedChecks.start(ref, "a", { title: "t", summary: "s" })).rejects.toThrow(
+      "no forge serves this installation record",
+    );
   });
 });

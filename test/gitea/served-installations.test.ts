@@ -14,4 +14,8 @@ describe("withGiteaRecord", () => {
     const source = withGiteaRecord({ listInstallations: async () => github }, record);
     expect(await source.listInstallations()).toEqual(listed);
   });
+
+  it("lists the record alone on a Gitea-only App (no GitHub to ask)", async () => {
+    expect(await withGiteaRecord(undefined, record).listInstallations()).toEqual([record]);
+  });
 });
