@@ -12,6 +12,8 @@ export interface GiteaConfig {
    * `deriveGiteaWebhookSecret(token)`.
    */
   webhookSecret: string;
+  /** True when `webhookSecret` was derived: no hand-made hook can carry it, only the App's own. */
+  webhookSecretDerived?: boolean;
   /**
    * Whether the App registers and keeps its own hook on each repository the bot account administers
    * (`GITEA_MANAGE_WEBHOOKS`, default true; it needs `CLAIM_HOLD_PUBLIC_URL`). False: hooks made by hand.
@@ -73,6 +75,7 @@ export function giteaConfigOf(env: Env): GiteaConfig | null {
     url,
     token,
     webhookSecret: env.GITEA_WEBHOOK_SECRET ?? deriveGiteaWebhookSecret(token),
+    webhookSecretDerived: env.GITEA_WEBHOOK_SECRET === undefined,
     manageWebhooks,
     installationId: env.GITEA_INSTALLATION_ID ?? defaultGiteaInstallationId,
     writeSpacingMs: env.GITEA_WRITE_SPACING_MS ?? defaultGiteaWriteSpacingMs,

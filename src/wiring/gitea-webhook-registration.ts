@@ -12,7 +12,8 @@ export const giteaWebhookIntervalMs = 60 * 60 * 1000;
 
 /**
  * Registers the ensure job and answers `start` (its first pass, at once), or null when the App makes
- * no hooks: `GITEA_MANAGE_WEBHOOKS=0`, or no `CLAIM_HOLD_PUBLIC_URL` to point them at (one warning).
+ * no hooks: `GITEA_MANAGE_WEBHOOKS=0`, or no `CLAIM_HOLD_PUBLIC_URL` to point them at (one line naming
+ * it: a warning when the secret is derived, since then no webhook can arrive).
  */
 export function registerGiteaWebhookJob(
   jobs: JobRegistry,
@@ -27,9 +28,11 @@ export function registerGiteaWebhookJob(
   const { config, client, log } = deps;
   if (config.manageWebhooks === false) return null;
   if (!deps.publicUrl) {
-    log.warn(
-      "Gitea webhooks are not registered: CLAIM_HOLD_PUBLIC_URL is not set (set it, or make the hooks by hand with GITEA_MANAGE_WEBHOOKS=0 and GITEA_WEBHOOK_SECRET)",
-    );
+    const message =
+      "Gitea webhooks are not registered: CLAIM_HOLD_PUBLIC_URL is not set (set it, or make the hooks by hand with GITEA_MANAGE_WEBHOOKS=0 and GITEA_WEBHOOK_SECRET)";
+    // With a derived secret no hook can reach the App at all; with a given one, hand-made hooks may.
+    if (config.webhookSecretDerived) log.warn(message);
+    else log.info(message);
     return null;
   }
   const want = {

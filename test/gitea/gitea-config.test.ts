@@ -20,6 +20,7 @@ describe("giteaConfigOf", () => {
       url: "https://gitea.example.com",
       token: "bot-token-0123456789",
       webhookSecret: "webhook-secret-0123456789",
+      webhookSecretDerived: false,
       manageWebhooks: true,
       installationId: 1,
       writeSpacingMs: 250,

@@ -61,15 +61,21 @@ describe("the App's own Gitea webhooks", () => {
     expect(logged).not.toContain(botToken);
   });
 
-  it("without CLAIM_HOLD_PUBLIC_URL: no pass, one warning naming the variable", async () => {
+  it("without CLAIM_HOLD_PUBLIC_URL: no pass, one warning naming the variable (an info line when GITEA_WEBHOOK_SECRET is given for hand-made hooks)", async () => {
     fixture = await startGiteaSimFixture(clock);
     const mark = fixture.sim.requests.length;
     app = await startApp({ stores: createMemoryStores(), now: clock.now, gitea: twoVariables() });
     const warnings = app.logs.filter((line) => line.includes("Gitea webhooks are not registered"));
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toContain("CLAIM_HOLD_PUBLIC_URL is not set");
+    expect(warnings[0]).toContain('"level":40');
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(hookRoutes(mark)).toEqual([]);
+    await app.close();
+    const given = twoVariables({ GITEA_WEBHOOK_SECRET: "a-hand-made-secret-0000" });
+    app = await startApp({ stores: createMemoryStores(), now: clock.now, gitea: given });
+    const lines = app.logs.filter((line) => line.includes("Gitea webhooks are not registered"));
+    expect(lines).toEqual([expect.stringContaining('"level":30')]);
   });
 
   it("GITEA_MANAGE_WEBHOOKS=0: no pass and no warning (the hooks are made by hand with GITEA_WEBHOOK_SECRET)", async () => {
