@@ -20,6 +20,7 @@ import { RequestMeter } from "./request-meter.js";
 import type { AppRequestHandler, ClaimHoldOptions } from "./wiring/claim-hold-options.js";
 import { queueByForge, routeByForge, unservedChecks, unservedQueue } from "./wiring/forge-routing.js";
 import { createGiteaProviders } from "./wiring/gitea-providers.js";
+import { registerGiteaWebhookJob } from "./wiring/gitea-webhook-registration.js";
 import { giteaWebhookHandler } from "./wiring/gitea-webhooks.js";
 import { createGitHubProviders } from "./wiring/github-providers.js";
 import { createHttpHandler } from "./wiring/http-api.js";
@@ -166,7 +167,19 @@ function wireClaimHold(
     log,
     refreshQueue: leaseQueue.refresh,
   });
+  // The App's own Gitea hooks (docs/reference/gitea-surfaces.md#the-apps-own-webhooks).
+  const giteaHooks =
+    gitea && options.gitea
+      ? registerGiteaWebhookJob(jobs, {
+          config: options.gitea,
+          client: gitea.client,
+          publicUrl: options.publicUrl,
+          ...(options.disabledJobs ? { disabledJobs: options.disabledJobs } : {}),
+          log,
+        })
+      : null;
   jobs.start();
+  giteaHooks?.start();
   notifications.start();
   // Each record's links go to its own forge: chosen here, once, by the record id (domain/forge.ts).
   const webBaseOf = webBasesOf({

@@ -98,8 +98,16 @@ export const Env = z.object({
       .regex(/^[\x21-\x7e]{8,1024}$/, "must be an access token")
       .optional(),
   ),
-  /** The secret the instance's webhooks are signed with (a secret). */
+  /**
+   * The secret the instance's webhooks are signed with (a secret). Unset: derived from `GITEA_TOKEN`
+   * for the hooks the App registers itself (`GITEA_MANAGE_WEBHOOKS`).
+   */
   GITEA_WEBHOOK_SECRET: optionalText.pipe(z.string().min(16, "must be at least 16 characters").optional()),
+  /**
+   * `0`: the operator makes the instance's webhooks by hand (then `GITEA_WEBHOOK_SECRET` is required).
+   * Default `1`: the App registers its own hook on every repository its bot account administers.
+   */
+  GITEA_MANAGE_WEBHOOKS: optionalText.pipe(z.enum(["0", "1"], "must be 0 or 1").optional()),
   /** The instance's number among the Gitea installation records (default 1; keys `{g:N}`, never a GitHub installation's). */
   GITEA_INSTALLATION_ID: optionalText.pipe(
     z.coerce

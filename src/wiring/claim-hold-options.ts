@@ -24,7 +24,7 @@ export interface ClaimHoldOptions {
   fences?: FenceStore;
   /** The App's id: the check-run list is filtered to the App's own `claim-hold` runs. */
   appId?: number;
-  /** Public base URL of this App (the check run's details link). */
+  /** Public base URL of this App (the check run's details link; where the App's own Gitea hooks point). */
   publicUrl?: string;
   tokenSecret: string;
   /** Longest wait for another write on the same subject before writing anyway (default 8 s). */
@@ -81,8 +81,9 @@ export interface ClaimHoldOptions {
   /** The notification sender's timing and tries (default `defaultSenderPolicy`). */
   notifySender?: Partial<SenderPolicy>;
   /**
-   * A Gitea or Forgejo instance (`GITEA_URL`, `GITEA_TOKEN`, `GITEA_WEBHOOK_SECRET`): its webhook
-   * route `/api/gitea/webhooks` is served; absent: that route does not exist.
+   * A Gitea or Forgejo instance (`GITEA_URL`, `GITEA_TOKEN`, optionally `GITEA_WEBHOOK_SECRET`): its
+   * webhook route `/api/gitea/webhooks` is served, and with `publicUrl` the App keeps its own hook on
+   * each repository (`src/wiring/gitea-webhook-registration.ts`); absent: that route does not exist.
    */
   gitea?: GiteaConfig;
   /** Receives the wired services (tests, the demo, benchmarks). */

@@ -21,6 +21,8 @@ const sentBodies: Record<string, { definition: string; fields: string[] }> = {
   "create-comment": { definition: "CreateIssueCommentOption", fields: ["body"] },
   "edit-comment": { definition: "EditIssueCommentOption", fields: ["body"] },
   "add-comment-reaction": { definition: "EditReactionOption", fields: ["content"] },
+  "create-hook": { definition: "CreateHookOption", fields: ["type", "active", "events", "config"] },
+  "edit-hook": { definition: "EditHookOption", fields: ["active", "events", "config"] },
   "create-status": {
     definition: "CreateStatusOption",
     fields: ["state", "context", "description", "target_url"],
@@ -31,7 +33,7 @@ const sentBodies: Record<string, { definition: string; fields: string[] }> = {
 const readFields: Record<string, string[]> = {
   User: ["id", "login"],
   RepoCollaboratorPermission: ["permission", "role_name"],
-  Repository: ["id", "full_name"],
+  Repository: ["id", "full_name", "permissions"],
   Issue: [
     "id",
     "number",
@@ -52,6 +54,8 @@ const readFields: Record<string, string[]> = {
   PRBranchInfo: ["ref", "sha"],
   Commit: ["sha", "commit"],
   RepoCommit: ["message"],
+  Hook: ["id", "type", "active", "events", "config"],
+  Permission: ["admin"],
 };
 
 describe(`the Gitea client against ${contract.source}`, () => {

@@ -5,12 +5,20 @@ import { restRoutes } from "../../tools/gitea-sim/index.js";
 import {
   renderComment,
   renderGitBranch,
+  renderHook,
   renderIssue,
   renderLabel,
+  renderPermissions,
   renderRepo,
   renderUser,
 } from "../../tools/gitea-sim/render.js";
-import { botLogin, botToken, type GiteaSimFixture, startGiteaSimFixture } from "./sim-fixture.js";
+import {
+  botLogin,
+  botToken,
+  type GiteaSimFixture,
+  readerToken,
+  startGiteaSimFixture,
+} from "./sim-fixture.js";
 
 interface Contract {
   routes: { method: string; path: string }[];
@@ -105,5 +113,59 @@ describe("the Gitea simulator", () => {
       },
     );
     expect(((await answer.json()) as { number: number }[]).map((i) => i.number)).toEqual([both.number]);
+  });
+
+  it("keeps repository hooks as Gitea does: `Hook` fields only, the secret never answered, admins only, event groups expanded", async () => {
+    const { state } = fixture.sim;
+    const repo = state.addRepo("octo/hooked", { [botLogin]: "admin", reader: "read" });
+    const call = (method: string, path: string, token: string, body?: unknown) =>
+      fetch(`${fixture.sim.url}/api/v1/repos/octo/hooked${path}`, {
+        method,
+        headers: { authorization: `token ${token}`, "content-type": "application/json" },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      });
+    const created = await call("POST", "/hooks", botToken, {
+      type: "gitea",
+      active: true,
+      events: ["issues", "push"],
+      config: {
+        url: "https://app.example.com/api/gitea/webhooks",
+        content_type: "json",
+        secret: "hook-secret",
+      },
+    });
+    expect(created.status).toBe(201);
+    const hook = (await created.json()) as { id: number; config: Record<string, string>; events: string[] };
+    expect(hook.config).toEqual({ url: "https://app.example.com/api/gitea/webhooks", content_type: "json" });
+    expect(hook.events).toEqual([
+      "issues",
+      "issue_assign",
+      "issue_label",
+      "issue_milestone",
+      "issue_comment",
+      "push",
+    ]);
+    expect(repo.hooks[0]?.secret).toBe("hook-secret");
+    const within = (definition: string, body: object) =>
+      expect(keysOf(body).filter((key) => !contract.definitions[definition]?.includes(key))).toEqual([]);
+    within("Hook", renderHook(repo.hooks[0]!));
+    within("Permission", renderPermissions(state, repo, botLogin));
+    // An edit replaces the event list: none named leaves `push` only.
+    const edited = await call("PATCH", `/hooks/${hook.id}`, botToken, { config: { content_type: "form" } });
+    expect(await edited.json()).toMatchObject({ events: ["push"], config: { content_type: "form" } });
+    expect((await call("GET", "/hooks", readerToken)).status).toBe(403);
+    expect(
+      (await call("POST", "/hooks", botToken, { type: "gitea", config: { url: "x", content_type: "xml" } }))
+        .status,
+    ).toBe(422);
+    expect((await call("DELETE", `/hooks/${hook.id}`, botToken)).status).toBe(204);
+    expect(repo.hooks).toEqual([]);
+    const mine = await fetch(`${fixture.sim.url}/api/v1/user/repos?limit=50`, {
+      headers: { authorization: `token ${readerToken}` },
+    });
+    const rights = ((await mine.json()) as { full_name: string; permissions: object }[]).find(
+      (r) => r.full_name === "octo/hooked",
+    );
+    expect(rights?.permissions).toEqual({ admin: false, push: false, pull: true });
   });
 });

@@ -60,6 +60,41 @@ export interface SimStatus {
   createdAt: number;
 }
 
+/** A repository webhook; its secret is kept but, as on Gitea, never answered. */
+export interface SimHook {
+  id: number;
+  type: string;
+  active: boolean;
+  /** As Gitea stores them: `issues` and `pull_request` expanded to their sub-events. */
+  events: string[];
+  url: string;
+  contentType: string;
+  secret: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** Gitea's `issuesHook`/`pullHook`: `issues` or `pull_request` turns on every sub-event of its group. */
+const hookEventGroups: Record<string, string[]> = {
+  issues: ["issues", "issue_assign", "issue_label", "issue_milestone", "issue_comment"],
+  pull_request: [
+    "pull_request",
+    "pull_request_assign",
+    "pull_request_label",
+    "pull_request_milestone",
+    "pull_request_comment",
+    "pull_request_review",
+    "pull_request_review_request",
+    "pull_request_sync",
+  ],
+};
+
+/** The events a hook is stored with for `CreateHookOption.events` (none: `push` only, as Gitea does). */
+export function expandHookEvents(events: string[]): string[] {
+  const given = events.length === 0 ? ["push"] : events;
+  return [...new Set(given.flatMap((event) => hookEventGroups[event] ?? [event]))];
+}
+
 export interface SimRepo {
   id: number;
   owner: string;
@@ -74,6 +109,7 @@ export interface SimRepo {
   statuses: Map<string, SimStatus[]>;
   /** Branches by name: their head commit and when it was made (pull request heads included). */
   branches: Map<string, { sha: string; message: string; committedAt: number }>;
+  hooks: SimHook[];
 }
 
 export class GiteaSimState {
@@ -118,9 +154,18 @@ export class GiteaSimState {
       issues: [],
       statuses: new Map(),
       branches: new Map(),
+      hooks: [],
     };
     this.repos.push(repo);
     return repo;
+  }
+
+  /** Whether `login` administers `repo` (its owner, or an `owner`/`admin` collaborator). */
+  isAdmin(repo: SimRepo, login: string): boolean {
+    const permission = repo.permissions.get(login.toLowerCase());
+    return (
+      repo.owner.toLowerCase() === login.toLowerCase() || permission === "admin" || permission === "owner"
+    );
   }
 
   repo(owner: string, name: string): SimRepo | undefined {

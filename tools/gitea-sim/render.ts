@@ -1,7 +1,8 @@
-// The simulator's JSON bodies, with the fields of Gitea's swagger definitions (User, Repository, Issue, Label, Comment, CommitStatus, PullRequest, Commit) and webhook structs.
+// The simulator's JSON bodies, with the fields of Gitea's swagger definitions (User, Repository, Permission, Hook, Issue, Label, Comment, CommitStatus, PullRequest, Commit) and webhook structs.
 import type {
   GiteaSimState,
   SimComment,
+  SimHook,
   SimIssue,
   SimLabel,
   SimPull,
@@ -46,6 +47,28 @@ export function renderRepo(state: GiteaSimState, repo: SimRepo) {
     has_issues: true,
     has_pull_requests: true,
     open_issues_count: repo.issues.filter((i) => !i.isPull && i.state === "open").length,
+  };
+}
+
+/** The caller's rights on a repository (`Permission`), as `GET /user/repos` adds them. */
+export function renderPermissions(state: GiteaSimState, repo: SimRepo, login: string) {
+  const permission = repo.permissions.get(login.toLowerCase());
+  const admin = state.isAdmin(repo, login);
+  return { admin, push: admin || permission === "write", pull: true };
+}
+
+/** A hook as Gitea answers it (`Hook`): its config holds the URL and content type, never the secret. */
+export function renderHook(hook: SimHook) {
+  return {
+    id: hook.id,
+    type: hook.type,
+    branch_filter: "",
+    config: { url: hook.url, content_type: hook.contentType },
+    events: hook.events,
+    authorization_header: "",
+    active: hook.active,
+    updated_at: iso(hook.updatedAt),
+    created_at: iso(hook.createdAt),
   };
 }
 

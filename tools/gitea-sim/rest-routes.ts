@@ -1,11 +1,13 @@
 // The REST v1 routes the simulator answers, by their swagger path templates (test/gitea/gitea-sim.test.ts checks them against Gitea's).
-import type { GiteaSimState, SimIssue, SimRepo } from "./gitea-state.js";
+import { expandHookEvents, type GiteaSimState, type SimIssue, type SimRepo } from "./gitea-state.js";
 import {
   renderComment,
   renderCommit,
   renderGitBranch,
+  renderHook,
   renderIssue,
   renderLabel,
+  renderPermissions,
   renderPullRequest,
   renderRepo,
   renderStatus,
@@ -54,6 +56,28 @@ function withIssue(answer: (repo: SimRepo, issue: SimIssue, call: RouteCall) => 
   });
 }
 
+const forbidden: RouteAnswer = { status: 403, body: { message: "Must have admin access", url: "" } };
+
+/** The hook routes are an admin's (Gitea's `reqAdmin`). */
+function withAdminRepo(answer: (repo: SimRepo, call: RouteCall) => RouteAnswer) {
+  return withRepo((repo, call) => (call.state.isAdmin(repo, call.caller) ? answer(repo, call) : forbidden));
+}
+
+/** `CreateHookOption`/`EditHookOption`'s `config` as Gitea checks it: a string map, `content_type` json or form. */
+function hookConfigOf(
+  body: Record<string, unknown>,
+): { config: Record<string, string> } | { refused: RouteAnswer } {
+  const config = (body.config ?? {}) as Record<string, unknown>;
+  if (typeof config !== "object" || Object.values(config).some((v) => typeof v !== "string")) {
+    return { refused: { status: 422, body: { message: "config must be a map of strings" } } };
+  }
+  const contentType = config.content_type;
+  if (contentType !== undefined && contentType !== "json" && contentType !== "form") {
+    return { refused: { status: 422, body: { message: "Invalid content type" } } };
+  }
+  return { config: config as Record<string, string> };
+}
+
 function findComment(repo: SimRepo, id: number) {
   for (const issue of repo.issues) {
     const comment = issue.comments.find((c) => c.id === id);
@@ -67,7 +91,13 @@ export const restRoutes: Route[] = [
   {
     method: "GET",
     path: "/user/repos",
-    answer: ({ state, query }) => ok(paged(state.repos, query).map((repo) => renderRepo(state, repo))),
+    answer: ({ state, query, caller }) =>
+      ok(
+        paged(state.repos, query).map((repo) => ({
+          ...renderRepo(state, repo),
+          permissions: renderPermissions(state, repo, caller),
+        })),
+      ),
   },
   {
     method: "GET",
@@ -306,6 +336,68 @@ export const restRoutes: Route[] = [
       const name = params.branch ?? "";
       const head = repo.branches.get(name);
       return head ? ok(renderGitBranch(state, repo, name, head)) : notFound;
+    }),
+  },
+  {
+    method: "GET",
+    path: "/repos/{owner}/{repo}/hooks",
+    answer: withAdminRepo((repo, { query }) => ok(paged(repo.hooks, query).map(renderHook))),
+  },
+  {
+    method: "POST",
+    path: "/repos/{owner}/{repo}/hooks",
+    answer: withAdminRepo((repo, { state, body }) => {
+      const checked = hookConfigOf(body);
+      if ("refused" in checked) return checked.refused;
+      const { config } = checked;
+      if (!["gitea", "forgejo", "gogs", "slack", "discord"].includes(String(body.type))) {
+        return { status: 422, body: { message: `Invalid hook type: ${String(body.type)}` } };
+      }
+      if (config.url === undefined || config.content_type === undefined) {
+        return { status: 422, body: { message: "Missing config option: url or content_type" } };
+      }
+      const hook = {
+        id: state.nextId(),
+        type: String(body.type),
+        active: body.active === true,
+        events: expandHookEvents(Array.isArray(body.events) ? body.events.map(String) : []),
+        url: config.url,
+        contentType: config.content_type,
+        secret: config.secret ?? "",
+        createdAt: state.now(),
+        updatedAt: state.now(),
+      };
+      repo.hooks.push(hook);
+      return ok(renderHook(hook), 201);
+    }),
+  },
+  {
+    method: "PATCH",
+    path: "/repos/{owner}/{repo}/hooks/{id}",
+    answer: withAdminRepo((repo, { state, params, body }) => {
+      const hook = repo.hooks.find((h) => h.id === Number(params.id));
+      if (!hook) return notFound;
+      const checked = hookConfigOf(body);
+      if ("refused" in checked) return checked.refused;
+      const { config } = checked;
+      if (config.url !== undefined) hook.url = config.url;
+      if (config.content_type !== undefined) hook.contentType = config.content_type;
+      if (config.secret !== undefined) hook.secret = config.secret;
+      // Gitea replaces the whole event list: an edit naming none leaves `push` only.
+      hook.events = expandHookEvents(Array.isArray(body.events) ? body.events.map(String) : []);
+      if (typeof body.active === "boolean") hook.active = body.active;
+      hook.updatedAt = state.now();
+      return ok(renderHook(hook));
+    }),
+  },
+  {
+    method: "DELETE",
+    path: "/repos/{owner}/{repo}/hooks/{id}",
+    answer: withAdminRepo((repo, { params }) => {
+      const index = repo.hooks.findIndex((h) => h.id === Number(params.id));
+      if (index < 0) return notFound;
+      repo.hooks.splice(index, 1);
+      return { status: 204 };
     }),
   },
 ];

@@ -39,6 +39,14 @@ export interface GiteaSimulator {
     deliveryId?: string;
     forgejo?: boolean;
   }): Promise<{ status: number; body: unknown; deliveryId: string }>;
+  /**
+   * Delivers an event as Gitea does to `repo`'s registered hooks: each active one whose events hold
+   * the event type, at its URL, signed with its own secret; one answer per hook.
+   */
+  deliverToHooks(
+    repo: SimRepo,
+    delivery: { event: string; eventType?: string; payload: unknown; forgejo?: boolean },
+  ): Promise<{ hookId: number; status: number; body: unknown; deliveryId: string }[]>;
   close(): Promise<void>;
 }
 
@@ -105,7 +113,7 @@ export async function startGiteaSimulator(options: { now?: () => number } = {}):
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   state.baseUrl = url;
   const payloads = giteaPayloads(state);
-  return {
+  const simulator: GiteaSimulator = {
     url,
     state,
     requests,
@@ -136,8 +144,18 @@ export async function startGiteaSimulator(options: { now?: () => number } = {}):
       const text = await response.text();
       return { status: response.status, body: text ? (JSON.parse(text) as unknown) : null, deliveryId };
     },
+    async deliverToHooks(repo, delivery) {
+      const type = delivery.eventType ?? delivery.event;
+      const answers = [];
+      for (const hook of repo.hooks.filter((h) => h.active && h.events.includes(type))) {
+        const answer = await simulator.deliver({ ...delivery, url: hook.url, secret: hook.secret });
+        answers.push({ hookId: hook.id, ...answer });
+      }
+      return answers;
+    },
     close: () => new Promise<void>((resolve, reject) => server.close((e) => (e ? reject(e) : resolve()))),
   };
+  return simulator;
 }
 
 async function readText(req: IncomingMessage): Promise<string> {

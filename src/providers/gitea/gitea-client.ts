@@ -29,6 +29,10 @@ export const giteaRoutes = {
   "list-pull-request-commits": { method: "GET", path: "/repos/{owner}/{repo}/pulls/{index}/commits" },
   "list-pull-requests": { method: "GET", path: "/repos/{owner}/{repo}/pulls" },
   "get-branch": { method: "GET", path: "/repos/{owner}/{repo}/branches/{branch}" },
+  "list-hooks": { method: "GET", path: "/repos/{owner}/{repo}/hooks" },
+  "create-hook": { method: "POST", path: "/repos/{owner}/{repo}/hooks" },
+  "edit-hook": { method: "PATCH", path: "/repos/{owner}/{repo}/hooks/{id}" },
+  "delete-hook": { method: "DELETE", path: "/repos/{owner}/{repo}/hooks/{id}" },
 } as const;
 
 export type GiteaRequestKind = keyof typeof giteaRoutes;
@@ -102,6 +106,28 @@ export const GiteaIssueComment = GiteaComment.extend({
 });
 export type GiteaIssueComment = z.infer<typeof GiteaIssueComment>;
 export const GiteaRepository = z.object({ id: z.number().int().positive(), full_name: z.string() });
+/** A repository of `GET /user/repos` with the bot account's rights on it (`Permission`). */
+export const GiteaOwnRepository = GiteaRepository.extend({
+  permissions: z.object({ admin: z.boolean() }).nullish(),
+});
+export type GiteaOwnRepository = z.infer<typeof GiteaOwnRepository>;
+/** A repository webhook (`Hook`): Gitea never answers its secret. */
+export const GiteaHook = z.object({
+  id: z.number().int().positive(),
+  type: z.string(),
+  active: z.boolean(),
+  events: z.array(z.string()).nullish(),
+  config: z.record(z.string(), z.string()).nullish(),
+});
+export type GiteaHook = z.infer<typeof GiteaHook>;
+/** What `create-hook` sends (`CreateHookOption`) and `edit-hook` (`EditHookOption`, without `type`). */
+export interface GiteaHookOption {
+  type: "gitea";
+  active: boolean;
+  events: string[];
+  /** `url`, `content_type` and `secret`. */
+  config: Record<string, string>;
+}
 export const GiteaPermission = z.object({ permission: z.string(), role_name: z.string().optional() });
 export const GiteaCommitStatus = z.object({
   id: z.number().int(),
@@ -238,6 +264,38 @@ export class GiteaClient {
     const query = { page: String(page), limit: String(giteaPageSize) };
     const data = await this.#call(counter, "list-my-repositories", {}, { query });
     return z.array(GiteaRepository).parse(data);
+  }
+
+  /** One page of the repositories the bot account can see, with its rights on each. */
+  async listMyRepositoryRights(page: number, counter = noCounter()): Promise<GiteaOwnRepository[]> {
+    const query = { page: String(page), limit: String(giteaPageSize) };
+    const data = await this.#call(counter, "list-my-repositories", {}, { query });
+    return z.array(GiteaOwnRepository).parse(data);
+  }
+
+  /** One page of a repository's webhooks. */
+  async listHooks(owner: string, repo: string, page: number, counter = noCounter()): Promise<GiteaHook[]> {
+    const query = { page: String(page), limit: String(giteaPageSize) };
+    return z.array(GiteaHook).parse(await this.#call(counter, "list-hooks", { owner, repo }, { query }));
+  }
+
+  async createHook(owner: string, repo: string, hook: GiteaHookOption, counter = noCounter()) {
+    return GiteaHook.parse(await this.#call(counter, "create-hook", { owner, repo }, { body: hook }));
+  }
+
+  /** Gitea replaces the hook's whole event list (none given: `push` only), so `events` is always sent. */
+  async editHook(
+    owner: string,
+    repo: string,
+    id: number,
+    hook: Omit<GiteaHookOption, "type">,
+    counter = noCounter(),
+  ) {
+    return GiteaHook.parse(await this.#call(counter, "edit-hook", { owner, repo, id }, { body: hook }));
+  }
+
+  async deleteHook(owner: string, repo: string, id: number, counter = noCounter()) {
+    await this.#call(counter, "delete-hook", { owner, repo, id });
   }
 
   async getRepositoryById(id: number, counter = noCounter()) {

@@ -1,0 +1,62 @@
+// The App's own Gitea webhooks: an ensure pass at start and every hour, as a scheduled job (one replica at a time).
+import type { Logger } from "pino";
+import type { GiteaConfig } from "../config/gitea-config.js";
+import type { JobRegistry } from "../janitor/job-registry.js";
+import { ensureGiteaWebhooks } from "../providers/gitea/ensure-gitea-webhooks.js";
+import type { GiteaClient } from "../providers/gitea/gitea-client.js";
+import { giteaWebhookPath } from "./gitea-webhooks.js";
+
+export const giteaWebhookJob = "gitea-webhooks";
+/** Hooks rarely drift: a new repository or a rotated token waits at most this long. */
+export const giteaWebhookIntervalMs = 60 * 60 * 1000;
+
+/**
+ * Registers the ensure job and answers `start` (its first pass, at once), or null when the App makes
+ * no hooks: `GITEA_MANAGE_WEBHOOKS=0`, or no `CLAIM_HOLD_PUBLIC_URL` to point them at (one line naming
+ * it: a warning when the secret is derived, since then no webhook can arrive).
+ */
+export function registerGiteaWebhookJob(
+  jobs: JobRegistry,
+  deps: {
+    config: GiteaConfig;
+    client: GiteaClient;
+    publicUrl: string | undefined;
+    disabledJobs?: string[];
+    log: Logger;
+  },
+): { start: () => void } | null {
+  const { config, client, log } = deps;
+  if (config.manageWebhooks === false) return null;
+  if (!deps.publicUrl) {
+    const message =
+      "Gitea webhooks are not registered: CLAIM_HOLD_PUBLIC_URL is not set (set it, or make the hooks by hand with GITEA_MANAGE_WEBHOOKS=0 and GITEA_WEBHOOK_SECRET)";
+    // With a derived secret no hook can reach the App at all; with a given one, hand-made hooks may.
+    if (config.webhookSecretDerived) log.warn(message);
+    else log.info(message);
+    return null;
+  }
+  const want = {
+    endpoint: `${deps.publicUrl.replace(/\/+$/, "")}${giteaWebhookPath}`,
+    secret: config.webhookSecret,
+  };
+  jobs.register({
+    name: giteaWebhookJob,
+    intervalMs: giteaWebhookIntervalMs,
+    run: async () => {
+      const report = await ensureGiteaWebhooks({ client, log }, want);
+      log.info(
+        { ...report, forge: "gitea" },
+        report.notAdmin > 0
+          ? `Gitea webhooks ensured; ${report.notAdmin} repositories skipped (the bot account is not their admin)`
+          : "Gitea webhooks ensured",
+      );
+      // A repository that failed is retried at the next pass; the job's status shows the pass failed.
+      if (report.failed > 0) throw new Error(`${report.failed} repositories' webhooks not ensured`);
+    },
+  });
+  return {
+    start: () => {
+      if (!deps.disabledJobs?.includes(giteaWebhookJob)) void jobs.tick(giteaWebhookJob);
+    },
+  };
+}
