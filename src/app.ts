@@ -200,10 +200,11 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
         metrics,
         readFleet: () => fleet(true),
         readTimeline: (windowMs) => readTimeline({ stores, outbox, webBaseOf, now }, windowMs),
-        readSubject: (repo, issue) =>
+        readSubject: (subject) =>
           readSubject(
             {
-              installationFor: (name) => github.identity.installationFor(name),
+              // GitHub's subject by its repository; a Gitea subject by its record (routeByForge).
+              installationOf: forges.installationOf,
               subjectWithKey: (...args) => core.subjectWithKey(...args),
               claims: stores.claims,
               fences,
@@ -213,9 +214,9 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
               webBaseOf,
               now,
             },
-            repo,
-            issue,
+            subject,
           ),
+        servesRecord: forges.serves,
         leaseEvents: { bus: leaseEvents, streams: leaseStreams },
         accountNames: createAccountNames({
           lookup: (installationId) => github.installations.accountLogin(installationId),
@@ -229,13 +230,13 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
         }),
         operatorTakeBack: (request) =>
           operatorTakeBack(
-            { stores, fence, assignments, configs, identity: github.identity, now, leaseEvents },
+            { stores, fence, assignments, configs, installationOf: forges.installationOf, now, leaseEvents },
             request,
             log,
           ),
         operatorClearNeedsHuman: (request) =>
           operatorClearNeedsHuman(
-            { stores, assignments, configs, identity: github.identity, now, leaseEvents },
+            { stores, assignments, configs, installationOf: forges.installationOf, now, leaseEvents },
             request,
             log,
           ),

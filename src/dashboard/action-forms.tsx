@@ -1,6 +1,8 @@
 /** @jsxImportSource hono/jsx */
 // The dashboard's operator action forms and their confirm and result pages (docs/deploy.md#operator-actions); every form works without JavaScript.
 import type { FC } from "hono/jsx";
+import { forgeOfAddress, type SubjectAddress } from "../domain/subject-address.js";
+import { forgeTitle } from "../domain/web-links.js";
 import type { NeedsPerson } from "../handlers/operator-clear-needs-human.js";
 import type { SweepReport } from "../janitor/sweep-types.js";
 import { subjectPageUrl } from "./github-links.js";
@@ -73,16 +75,16 @@ export const ActionButton: FC<{ token: string; action: OperatorActionName; targe
 /** A held claim's actions: an agent's claim is released, a person's hold handed back to the queue. */
 export const ClaimActions: FC<{
   token: string;
-  repo: string;
-  issue: number;
+  /** The subject's address: another forge's carries its installation record (domain/subject-address.ts). */
+  subject: SubjectAddress;
   generation: number;
   holder: "agent" | "human";
-}> = ({ token, repo, issue, generation, holder }) => (
+}> = ({ token, subject, generation, holder }) => (
   <div class="actions">
     <ActionButton
       token={token}
       action={holder === "agent" ? "release" : "requeue"}
-      target={{ repo, issue, generation }}
+      target={{ ...subject, generation }}
     />
   </div>
 );
@@ -191,7 +193,7 @@ export const ConfirmPage: FC<{
       {action === "release" || action === "requeue" || action === "clear-needs-human" ? (
         <p>
           <label>
-            Note (quoted in the comment on GitHub){" "}
+            Note (quoted in the comment on {forgeOfTarget(target)}){" "}
             <textarea name="note" maxlength={500} rows={2} cols={40}>
               {target.note ?? ""}
             </textarea>
@@ -235,5 +237,15 @@ export const ResultPage: FC<{
 
 function backHref(target: ActionTarget): string {
   if (target.delivery) return "/#retrying-notifications";
-  return target.repo && target.issue !== undefined ? subjectPageUrl(target.repo, target.issue) : "/";
+  return target.repo && target.issue !== undefined
+    ? subjectPageUrl(target.repo, target.issue, target.installationId)
+    : "/";
+}
+
+/** The forge a subject action's comment goes to: its record's when the form names one, else GitHub. */
+function forgeOfTarget(target: ActionTarget): string {
+  const { repo = "", issue = 0, installationId } = target;
+  return forgeTitle(
+    forgeOfAddress(installationId !== undefined ? { repo, issue, installationId } : { repo, issue }),
+  );
 }

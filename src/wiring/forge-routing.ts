@@ -1,5 +1,6 @@
 // Routing by forge: one AssignmentProvider and one IdentityProvider over every forge the App serves, and the fence's forge-facing parts; each call goes to the forge of its installation record.
 import { type Forge, forgeOfInstallation } from "../domain/forge.js";
+import type { SubjectAddress } from "../domain/subject-address.js";
 import type { ServedForges } from "../http/forge-selection.js";
 import type { AssignmentProvider, IdentityProvider } from "../providers/assignment-provider.js";
 import type { ChecksProvider } from "../providers/checks-provider.js";
@@ -29,14 +30,15 @@ export function routeByForge(providers: {
     served,
     identityOf: (forge: Forge) => (forge === "gitea" && gitea ? gitea.identity : github.identity),
   };
-  // GitHub alone: its own providers, untouched.
-  if (!gitea) return { assignments: github.assignments, identity: github.identity, forges };
   // A record in Gitea's id space that is not the configured instance's (a made-up lease id) is served
   // by nobody: never by the configured instance, whose issue of the same name it would restore.
   const of = (installationId: number): ForgeProviders => {
-    if (installationId === gitea.installationId) return gitea;
+    if (gitea && installationId === gitea.installationId) return gitea;
     return forgeOfInstallation(installationId).forge === "github" ? github : unserved;
   };
+  const subjects = subjectsByRecord(github, of);
+  // GitHub alone: its own providers, untouched.
+  if (!gitea) return { assignments: github.assignments, identity: github.identity, forges, ...subjects };
   const assignments: AssignmentProvider = {
     status: (ref, options) => of(ref.installationId).assignments.status(ref, options),
     listOpenIssues: (ref, options) => of(ref.installationId).assignments.listOpenIssues(ref, options),
@@ -55,7 +57,23 @@ export function routeByForge(providers: {
       of(installationId).identity.permission(installationId, repo, login),
     repoConfig: (installationId, repo) => of(installationId).identity.repoConfig(installationId, repo),
   };
-  return { assignments, identity, forges };
+  return { assignments, identity, forges, ...subjects };
+}
+
+/**
+ * The dashboard's subject addresses (domain/subject-address.ts): whether a record is served, and the
+ * record of an addressed subject — GitHub's found by its repository as before, another forge's record
+ * only when that forge serves it and sees the repository; null otherwise (the page answers 404).
+ */
+function subjectsByRecord(github: ForgeProviders, of: (installationId: number) => ForgeProviders) {
+  const serves = (installationId: number): boolean => of(installationId) !== unserved;
+  const installationOf = async (subject: Pick<SubjectAddress, "repo" | "installationId">) => {
+    const record = subject.installationId;
+    if (record === undefined) return github.identity.installationFor(subject.repo);
+    if (!serves(record)) return null;
+    return (await of(record).identity.installationFor(subject.repo)) === record ? record : null;
+  };
+  return { serves, installationOf };
 }
 
 /** An installation record no forge serves: no subject, no repository, nobody's permission; writes refused. */
