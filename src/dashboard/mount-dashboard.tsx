@@ -159,8 +159,13 @@ export function mountDashboard(app: Hono<ApiEnv>, deps: DashboardDeps): void {
   });
 
   /** A subject's page, once its address is read from the path (GitHub's or another forge's record). */
-  const subjectPage = async (c: Context<ApiEnv>, address: SubjectAddress) => {
-    const data = await deps.readSubject!(address);
+  const subjectPage = async (
+    c: Context<ApiEnv>,
+    address: SubjectAddress,
+    read: NonNullable<DashboardDeps["readSubject"]>,
+    admin: string,
+  ) => {
+    const data = await read(address);
     if (!data) {
       const on =
         address.installationId !== undefined ? ` (installation record ${address.installationId})` : "";
@@ -173,7 +178,7 @@ export function mountDashboard(app: Hono<ApiEnv>, deps: DashboardDeps): void {
       );
     }
     const session = getCookie(c, sessionCookieName);
-    const token = deps.actions && session ? actionTokenOf(adminToken!, session) : undefined;
+    const token = deps.actions && session ? actionTokenOf(admin, session) : undefined;
     return c.html(
       html`<!doctype html>${<SubjectPage data={data} {...(token ? { actionToken: token } : {})} />}`,
     );
@@ -191,7 +196,7 @@ export function mountDashboard(app: Hono<ApiEnv>, deps: DashboardDeps): void {
         422,
       );
     }
-    return subjectPage(c, subject);
+    return subjectPage(c, subject, deps.readSubject, adminToken);
   });
 
   // Another forge's subject (docs/deploy.md#8-watch-it): `/subjects/gitea/{installation record}/{owner}/{repo}/{n}`.
@@ -200,12 +205,14 @@ export function mountDashboard(app: Hono<ApiEnv>, deps: DashboardDeps): void {
     secureHeaders(c);
     if (!loggedIn(c)) return c.redirect("/login", 303);
     const { forge, record, owner, repo, number } = c.req.param();
+    // Served only: a record no forge here serves is never read (nor echoed back).
     const installationId = otherForgeRecordOf(forge, record);
     if (installationId === null || !(deps.serves?.(installationId) ?? false)) {
       return c.json(
         {
           error: "not_found",
-          message: `No ${forge} installation record ${record} is served here: a subject of a Gitea instance is /subjects/gitea/{its installation record}/{owner}/{repo}/{issue number}.`,
+          message:
+            "No Gitea instance served here has that installation record: a Gitea subject's page is /subjects/gitea/{its installation record}/{owner}/{repo}/{issue number}.",
         },
         404,
       );
@@ -220,7 +227,7 @@ export function mountDashboard(app: Hono<ApiEnv>, deps: DashboardDeps): void {
         422,
       );
     }
-    return subjectPage(c, { ...subject, installationId });
+    return subjectPage(c, { ...subject, installationId }, deps.readSubject, adminToken);
   });
 
   app.get("/dashboard/fleet.json", async (c) => {

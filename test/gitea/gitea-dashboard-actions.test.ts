@@ -201,7 +201,10 @@ describe.skipIf(!redisProbe.available)("the dashboard on a Gitea subject", () =>
     ]) {
       const response = await get(path);
       expect(response.status, path).toBe(404);
-      expect(await response.json(), path).toStrictEqual({ error: "not_found", message: expect.any(String) });
+      const body = await response.json();
+      expect(body, path).toStrictEqual({ error: "not_found", message: expect.any(String) });
+      // Nothing of the path but a served subject is echoed back.
+      expect(body.message, path).not.toMatch(/not-a-number|forgejo/);
     }
     const malformed = await get(`/subjects/gitea/${giteaInstallation}/octo/<x>/1`);
     expect(malformed.status).toBe(422);
@@ -322,6 +325,19 @@ describe.skipIf(!redisProbe.available)("the dashboard on a Gitea subject", () =>
     await stack.app.services.settled();
     expect(second.assignees).toEqual(["maintainer"]);
     expect(await stack.stores.claims.get(keyOf(second.number))).toMatchObject({ state: "human" });
+
+    // A page that showed another generation changes nothing.
+    const held = await everything(second);
+    const stale = await post("requeue", {
+      repo,
+      issue: String(second.number),
+      installationId: String(giteaInstallation),
+      generation: "5",
+      confirm: "1",
+    });
+    expect(stale.status).toBe(409);
+    expect(await stale.text()).toContain("is at generation 1 now, not the 5 the page showed");
+    expect(await everything(second)).toStrictEqual(held);
 
     const githubMark = stack.sim.requests.mark();
     const done = await post("requeue", {
