@@ -111,7 +111,7 @@ export const JanitorControls: FC<{
 );
 
 /** What a clear would withdraw or reset, as the store shows it now. */
-const NeedsPersonPlan: FC<{ needs: NeedsPerson }> = ({ needs }) => (
+const NeedsPersonPlan: FC<{ needs: NeedsPerson; forge: string }> = ({ needs, forge }) => (
   <div class="report" id="needs-person">
     {needs.ask ? (
       <p data-needs="ask">
@@ -130,7 +130,7 @@ const NeedsPersonPlan: FC<{ needs: NeedsPerson }> = ({ needs }) => (
     {needs.leftoverLabel ? (
       <p data-needs="leftover-label">
         Nothing asks for a person and the failure breaker has not tripped, but the issue still shows the
-        needs-human label (an earlier clear's GitHub write failed): remove the leftover label.
+        needs-human label (an earlier clear's {forge} write failed): remove the leftover label.
       </p>
     ) : null}
   </div>
@@ -186,7 +186,7 @@ export const ConfirmPage: FC<{
     <h1>{labels[action]}?</h1>
     <p id="action-plan">{plan}</p>
     {sweep ? <SweepPlan report={sweep} label={label} /> : null}
-    {needs ? <NeedsPersonPlan needs={needs} /> : null}
+    {needs ? <NeedsPersonPlan needs={needs} forge={forgeOfTarget(target)} /> : null}
     <form method="post" action={`/dashboard/actions/${action}`} class="confirm">
       <Hidden token={token} target={target} />
       <input type="hidden" name="confirm" value="1" />
