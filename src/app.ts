@@ -245,10 +245,11 @@ function wireClaimHold(
       metrics,
       readFleet: () => fleet(true),
       readTimeline: (windowMs) => readTimeline({ stores, outbox, webBaseOf, now }, windowMs),
-      readSubject: (repo, issue) =>
+      readSubject: (subject) =>
         readSubject(
           {
-            installationFor: (name) => forges.identity.installationFor(name),
+            // GitHub's subject by its repository; a Gitea subject by its record (routeByForge).
+            installationOf: forges.installationOf,
             subjectWithKey: (...args) => core.subjectWithKey(...args),
             claims: stores.claims,
             fences,
@@ -258,9 +259,9 @@ function wireClaimHold(
             webBaseOf,
             now,
           },
-          repo,
-          issue,
+          subject,
         ),
+      servesRecord: forges.serves,
       leaseEvents: { bus: leaseEvents, streams: leaseStreams },
       accountNames: createAccountNames({
         lookup: async (installationId) => github?.installations.accountLogin(installationId) ?? null,
@@ -274,13 +275,13 @@ function wireClaimHold(
       }),
       operatorTakeBack: (request) =>
         operatorTakeBack(
-          { stores, fence, assignments, configs, identity: forges.identity, now, leaseEvents },
+          { stores, fence, assignments, configs, installationOf: forges.installationOf, now, leaseEvents },
           request,
           log,
         ),
       operatorClearNeedsHuman: (request) =>
         operatorClearNeedsHuman(
-          { stores, assignments, configs, identity: forges.identity, now, leaseEvents },
+          { stores, assignments, configs, installationOf: forges.installationOf, now, leaseEvents },
           request,
           log,
         ),

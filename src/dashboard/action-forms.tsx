@@ -1,6 +1,8 @@
 /** @jsxImportSource hono/jsx */
 // The dashboard's operator action forms and their confirm and result pages (docs/deploy.md#operator-actions); every form works without JavaScript.
 import type { FC } from "hono/jsx";
+import { forgeOfAddress, type SubjectAddress } from "../domain/subject-address.js";
+import { forgeTitle } from "../domain/web-links.js";
 import type { NeedsPerson } from "../handlers/operator-clear-needs-human.js";
 import type { SweepReport } from "../janitor/sweep-types.js";
 import { subjectPageUrl } from "./github-links.js";
@@ -73,16 +75,16 @@ export const ActionButton: FC<{ token: string; action: OperatorActionName; targe
 /** A held claim's actions: an agent's claim is released, a person's hold handed back to the queue. */
 export const ClaimActions: FC<{
   token: string;
-  repo: string;
-  issue: number;
+  /** The subject's address: another forge's carries its installation record (domain/subject-address.ts). */
+  subject: SubjectAddress;
   generation: number;
   holder: "agent" | "human";
-}> = ({ token, repo, issue, generation, holder }) => (
+}> = ({ token, subject, generation, holder }) => (
   <div class="actions">
     <ActionButton
       token={token}
       action={holder === "agent" ? "release" : "requeue"}
-      target={{ repo, issue, generation }}
+      target={{ ...subject, generation }}
     />
   </div>
 );
@@ -109,7 +111,7 @@ export const JanitorControls: FC<{
 );
 
 /** What a clear would withdraw or reset, as the store shows it now. */
-const NeedsPersonPlan: FC<{ needs: NeedsPerson }> = ({ needs }) => (
+const NeedsPersonPlan: FC<{ needs: NeedsPerson; forge: string }> = ({ needs, forge }) => (
   <div class="report" id="needs-person">
     {needs.ask ? (
       <p data-needs="ask">
@@ -128,7 +130,7 @@ const NeedsPersonPlan: FC<{ needs: NeedsPerson }> = ({ needs }) => (
     {needs.leftoverLabel ? (
       <p data-needs="leftover-label">
         Nothing asks for a person and the failure breaker has not tripped, but the issue still shows the
-        needs-human label (an earlier clear's GitHub write failed): remove the leftover label.
+        needs-human label (an earlier clear's {forge} write failed): remove the leftover label.
       </p>
     ) : null}
   </div>
@@ -184,14 +186,14 @@ export const ConfirmPage: FC<{
     <h1>{labels[action]}?</h1>
     <p id="action-plan">{plan}</p>
     {sweep ? <SweepPlan report={sweep} label={label} /> : null}
-    {needs ? <NeedsPersonPlan needs={needs} /> : null}
+    {needs ? <NeedsPersonPlan needs={needs} forge={forgeOfTarget(target)} /> : null}
     <form method="post" action={`/dashboard/actions/${action}`} class="confirm">
       <Hidden token={token} target={target} />
       <input type="hidden" name="confirm" value="1" />
       {action === "release" || action === "requeue" || action === "clear-needs-human" ? (
         <p>
           <label>
-            Note (quoted in the comment on GitHub){" "}
+            Note (quoted in the comment on {forgeOfTarget(target)}){" "}
             <textarea name="note" maxlength={500} rows={2} cols={40}>
               {target.note ?? ""}
             </textarea>
@@ -235,5 +237,15 @@ export const ResultPage: FC<{
 
 function backHref(target: ActionTarget): string {
   if (target.delivery) return "/#retrying-notifications";
-  return target.repo && target.issue !== undefined ? subjectPageUrl(target.repo, target.issue) : "/";
+  return target.repo && target.issue !== undefined
+    ? subjectPageUrl(target.repo, target.issue, target.installationId)
+    : "/";
+}
+
+/** The forge a subject action's comment goes to: its record's when the form names one, else GitHub. */
+function forgeOfTarget(target: ActionTarget): string {
+  const { repo = "", issue = 0, installationId } = target;
+  return forgeTitle(
+    forgeOfAddress(installationId !== undefined ? { repo, issue, installationId } : { repo, issue }),
+  );
 }

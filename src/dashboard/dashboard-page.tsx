@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 // The fleet dashboard's markup (docs/deploy.md#8-watch-it), server-rendered with Hono's JSX: every interpolated value is escaped.
 import type { FC } from "hono/jsx";
-import { forgeOfInstallation } from "../domain/forge.js";
+import { subjectAddressOf } from "../domain/subject-address.js";
 import { forgeTitle, type WebBase, type WebBaseOf, webBasesOf } from "../domain/web-links.js";
 import type { DerivedState } from "../lease/reads/derive-state.js";
 import { ClaimActions, DeliveryActions, JanitorControls } from "./action-forms.js";
@@ -41,12 +41,6 @@ export interface FleetControls {
 /** Without the timeline's web bases (no history read): github.com for every record. */
 const githubOnly: WebBaseOf = webBasesOf({ github: "https://github.com" });
 
-/**
- * The subject page and the operator actions find a subject by its repository's GitHub installation:
- * a claim of another forge's record gets neither (they would act on GitHub's namesake).
- */
-const onGitHub = (installationId: number) => forgeOfInstallation(installationId).forge === "github";
-
 /** One claim; `wide` cells are left out of the phone's compact row (the subject page has them all, actions too). */
 const ClaimRow: FC<{ claim: FleetClaim; web: WebBase; now: number; token?: string | undefined }> = ({
   claim,
@@ -56,13 +50,9 @@ const ClaimRow: FC<{ claim: FleetClaim; web: WebBase; now: number; token?: strin
 }) => (
   <tr class="claim" data-subject={claim.subject} data-state={claim.state}>
     <td data-label="Subject">
-      {onGitHub(claim.installationId) ? (
-        <a href={subjectPageUrl(claim.repo, claim.issue)} data-subject-page>
-          <b>{claim.subject}</b>
-        </a>
-      ) : (
+      <a href={subjectPageUrl(claim.repo, claim.issue, claim.installationId)} data-subject-page>
         <b>{claim.subject}</b>
-      )}
+      </a>
       <a
         class="gh"
         href={issueUrl(web, claim.repo, claim.issue)}
@@ -112,15 +102,12 @@ const ClaimRow: FC<{ claim: FleetClaim; web: WebBase; now: number; token?: strin
     </td>
     {token ? (
       <td data-label="Actions" class="wide">
-        {onGitHub(claim.installationId) ? (
-          <ClaimActions
-            token={token}
-            repo={claim.repo}
-            issue={claim.issue}
-            generation={claim.generation}
-            holder={claim.holder.kind}
-          />
-        ) : null}
+        <ClaimActions
+          token={token}
+          subject={subjectAddressOf(claim.installationId, claim.repo, claim.issue)}
+          generation={claim.generation}
+          holder={claim.holder.kind}
+        />
       </td>
     ) : null}
   </tr>

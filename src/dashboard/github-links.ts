@@ -1,4 +1,5 @@
 // Links from the dashboard to the subject's forge (GitHub, GHE or a Gitea instance): pure, built from the record's web base (domain/web-links.ts), never a request.
+import { forgeOfAddress, type SubjectAddress } from "../domain/subject-address.js";
 import { type WebBase, webBasesOf, webLink } from "../domain/web-links.js";
 
 export { type WebBase, webBasesOf };
@@ -50,7 +51,14 @@ export function commitChecksUrl(web: WebBase, repo: string, sha: string): string
   return webLink(web, { kind: "commit-checks", repo, sha });
 }
 
-/** The dashboard's own page of a subject (same origin, under the admin session). */
-export function subjectPageUrl(repo: string, issue: number): string {
-  return `/subjects/${repo.split("/").map(encodeURIComponent).join("/")}/${issue}`;
+/**
+ * The dashboard's own page of a subject (same origin, under the admin session): GitHub's
+ * `/subjects/{owner}/{repo}/{n}`, another forge's `/subjects/{forge}/{record}/{owner}/{repo}/{n}`.
+ */
+export function subjectPageUrl(repo: string, issue: number, installationId?: number): string {
+  const path = `${repo.split("/").map(encodeURIComponent).join("/")}/${issue}`;
+  const address: SubjectAddress =
+    installationId === undefined ? { repo, issue } : { repo, issue, installationId };
+  const forge = forgeOfAddress(address);
+  return forge === "github" ? `/subjects/${path}` : `/subjects/${forge}/${installationId}/${path}`;
 }

@@ -6,7 +6,8 @@ import { csrf } from "hono/csrf";
 import { html } from "hono/html";
 import { HTTPException } from "hono/http-exception";
 import type { Logger } from "pino";
-import { forgeOfInstallation } from "../domain/forge.js";
+import { forgeOfAddress, formRecordOf, type SubjectAddress } from "../domain/subject-address.js";
+import { forgeTitle } from "../domain/web-links.js";
 import type { OperatorClearNeedsHumanResult } from "../handlers/operator-clear-needs-human.js";
 import type { OperatorTakeBackResult } from "../handlers/operator-take-back.js";
 import type { ApiEnv } from "../http/api-env.js";
@@ -26,21 +27,13 @@ import { subjectOfPath } from "./subject-path.js";
 
 /** What the dashboard's actions call: the same functions `/reclaim` and `POST /api/v1/admin/janitor/run` use. */
 export interface DashboardActions {
-  takeBack(request: {
-    kind: "release" | "requeue";
-    repo: string;
-    issue: number;
-    generation?: number;
-    note?: string;
-  }): Promise<OperatorTakeBackResult>;
+  takeBack(
+    request: SubjectAddress & { kind: "release" | "requeue"; generation?: number; note?: string },
+  ): Promise<OperatorTakeBackResult>;
   /** The dashboard's "clear needs-human": `apply: false` answers the plan and changes nothing. */
-  clearNeedsHuman(request: {
-    repo: string;
-    issue: number;
-    generation?: number;
-    note?: string;
-    apply: boolean;
-  }): Promise<OperatorClearNeedsHumanResult>;
+  clearNeedsHuman(
+    request: SubjectAddress & { generation?: number; note?: string; apply: boolean },
+  ): Promise<OperatorClearNeedsHumanResult>;
   /** The operator's sweep (under the janitor job's run lock): rejects with JobBusyError while one runs. */
   sweep(options: { dryRun: boolean; installationId?: number }): Promise<SweepReport>;
   pauses: Pick<JanitorPauses, "pausedAmong" | "setPaused">;
@@ -56,6 +49,8 @@ export interface DashboardActions {
 export interface DashboardActionDeps {
   adminToken: string;
   actions: DashboardActions;
+  /** Whether a forge the App serves answers for an installation record (another forge's subject's). */
+  serves: (installationId: number) => boolean;
   /** Installation names for the pages (login or id). */
   label: (installationIds: number[]) => Promise<(id: number) => string>;
   secureHeaders: (c: Context<ApiEnv>) => void;
@@ -102,14 +97,12 @@ const deliveryId = /^evt_[A-Za-z0-9]{1,64}\.[A-Za-z0-9]{1,64}$/;
 
 const subjectActions: readonly OperatorActionName[] = ["release", "requeue", "clear-needs-human"];
 
-/**
- * A subject action's installation record (optional): its subject is found by the repository's
- * GitHub installation, so a form naming another forge's record must not act on GitHub's namesake.
- */
-function onGitHub(installation: string | undefined): boolean {
-  if (installation === undefined || installation === "") return true;
-  return /^[1-9]\d{0,15}$/.test(installation) && forgeOfInstallation(Number(installation)).forge === "github";
-}
+/** The subject an action target names (its record only when another forge's). */
+const addressOf = (target: ActionTarget): SubjectAddress => ({
+  repo: target.repo as string,
+  issue: target.issue as number,
+  ...(target.installationId !== undefined ? { installationId: target.installationId } : {}),
+});
 
 /** The action's target from the form, or null when a field it needs is missing or malformed. */
 function targetOf(action: OperatorActionName, form: Record<string, unknown>): ActionTarget | null {
@@ -122,10 +115,13 @@ function targetOf(action: OperatorActionName, form: Record<string, unknown>): Ac
     const [owner = "", name = ""] = (field(form, "repo") ?? "").split("/");
     const subject = subjectOfPath(owner, name, field(form, "issue") ?? "");
     const generation = field(form, "generation");
-    if (!subject || (generation && !/^[1-9]\d{0,9}$/.test(generation))) return null;
+    // Another forge's subject carries its installation record (domain/subject-address.ts); GitHub's none.
+    const record = formRecordOf(field(form, "installationId"));
+    if (!subject || !record || (generation && !/^[1-9]\d{0,9}$/.test(generation))) return null;
     return {
       repo: subject.repo,
       issue: subject.issue,
+      ...record,
       ...(generation ? { generation: Number(generation) } : {}),
       ...(note ? { note } : {}),
     };
@@ -141,7 +137,8 @@ function targetOf(action: OperatorActionName, form: Record<string, unknown>): Ac
 }
 
 function planOf(action: OperatorActionName, target: ActionTarget, label: (id: number) => string): string {
-  const subject = `${target.repo}#${target.issue}`;
+  const forge = target.repo ? forgeOfAddress(addressOf(target)) : "github";
+  const subject = `${target.repo}#${target.issue}${forge === "github" ? "" : ` on ${forgeTitle(forge)}`}`;
   switch (action) {
     case "release":
       return `Release ${subject}: its agent claim ends (a new generation nobody holds), its App-made assignment and the claim-hold labels go, the agent's pull requests fail the claim-hold check, and the App comments on the issue as "an operator (claim-hold dashboard)" — what a “/reclaim release” comment does.`;
@@ -191,25 +188,29 @@ export function mountDashboardActions(app: Hono<ApiEnv>, deps: DashboardActionDe
     if (!verifyActionToken(adminToken, session, form.token)) {
       return refusedForgery(c, "The form's token is missing or belongs to another session.");
     }
-    if (subjectActions.includes(action) && !onGitHub(field(form, "installationId"))) {
-      return c.json(
-        {
-          error: "invalid_request",
-          message:
-            "The dashboard's actions on a subject act on GitHub only; act on this one on its forge. Nothing was changed.",
-        },
-        422,
-      );
-    }
     const target = targetOf(action, form);
     if (!target) {
       return c.json(
         {
           error: "invalid_request",
           message:
-            "An action needs its subject (repo `owner/name` and issue number), installation id or notification delivery id.",
+            "An action needs its subject (repo `owner/name`, issue number and, off GitHub, its installation record), installation id or notification delivery id.",
         },
         422,
+      );
+    }
+    // Another forge's record none serves: refused before the plan, so nothing is read or written.
+    if (
+      subjectActions.includes(action) &&
+      target.installationId !== undefined &&
+      !deps.serves(target.installationId)
+    ) {
+      return c.json(
+        {
+          error: "not_found",
+          message: `No forge served here has the installation record ${target.installationId}. Nothing was changed.`,
+        },
+        404,
       );
     }
     const token = form.token as string;
@@ -276,8 +277,7 @@ async function clearNeedsHuman(
 ): Promise<Response> {
   const action = "clear-needs-human";
   const result = await deps.actions.clearNeedsHuman({
-    repo: target.repo as string,
-    issue: target.issue as number,
+    ...addressOf(target),
     ...(target.generation !== undefined ? { generation: target.generation } : {}),
     ...(target.note ? { note: target.note } : {}),
     apply,
@@ -303,6 +303,7 @@ async function clearNeedsHuman(
   const done = result.outcome === "done";
   let text = `Nothing was changed: ${"reason" in result ? result.reason : ""}`;
   if (result.outcome === "done") {
+    const forge = forgeTitle(forgeOfAddress(addressOf(target)));
     const parts = [
       result.withdrewAsk ? "the holder's ask is withdrawn" : null,
       result.failuresCleared > 0
@@ -313,7 +314,7 @@ async function clearNeedsHuman(
     text = `${subject} needs no person now (generation ${result.generation}): ${parts.join("; ")}. ${
       result.shownOnGitHub
         ? "The App took the needs-human label off and commented on the issue."
-        : "GitHub refused the label removal and the comment. Clear needs-human again to retry them: its plan offers to remove the leftover label."
+        : `${forge} refused the label removal and the comment. Clear needs-human again to retry them: its plan offers to remove the leftover label.`
     }`;
   }
   deps.log
@@ -343,12 +344,10 @@ async function applyAction(
   switch (action) {
     case "release":
     case "requeue": {
-      const repo = target.repo as string;
-      const issue = target.issue as number;
+      const { repo, issue } = addressOf(target);
       const result = await actions.takeBack({
         kind: action,
-        repo,
-        issue,
+        ...addressOf(target),
         ...(target.generation !== undefined ? { generation: target.generation } : {}),
         ...(target.note ? { note: target.note } : {}),
       });

@@ -4,6 +4,7 @@ import type { Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { html } from "hono/html";
+import { otherForgeRecordOf, type SubjectAddress } from "../domain/subject-address.js";
 import type { ApiEnv } from "../http/api-env.js";
 import { sameSecret } from "../http/auth.js";
 import type { FailedAuthLimiter } from "../http/failed-auth-limiter.js";
@@ -41,7 +42,13 @@ export interface DashboardDeps {
   /** The window's history (`?range=`, 24 h by default), spend and recent notifications; absent: the page shows the current state only. */
   readTimeline?: (windowMs: number) => Promise<TimelineData>;
   /** One subject's page data; absent: subject pages answer 404. */
-  readSubject?: (repo: string, issue: number) => Promise<SubjectPageData | null>;
+  readSubject?: (subject: SubjectAddress) => Promise<SubjectPageData | null>;
+  /**
+   * Whether a forge the App serves answers for an installation record (`routeByForge`'s `serves`):
+   * another forge's subject page or action naming a record none serves answers 404 before any read.
+   * Absent: GitHub's records only.
+   */
+  serves?: (installationId: number) => boolean;
   /** Installation account logins (cached); absent: installations are shown by id. */
   accountNames?: AccountNames;
   /** The queue panel of each repository (`createQueueReader`); absent: the page shows no queues. */
@@ -54,7 +61,7 @@ export interface DashboardDeps {
 
 /** Paths the dashboard answers (the App's HTTP adapter routes them here). */
 export const dashboardPaths =
-  /^\/(|login|logout|dashboard\/(fragment|fleet\.json|actions\/[^/]+)|subjects\/[^/]+\/[^/]+\/[^/]+)$/;
+  /^\/(|login|logout|dashboard\/(fragment|fleet\.json|actions\/[^/]+)|subjects\/([^/]+\/[^/]+\/)?[^/]+\/[^/]+\/[^/]+)$/;
 
 function filterOf(c: Context<ApiEnv>, view: FleetView): FleetFilter {
   const repo = c.req.query("repo");
@@ -151,6 +158,32 @@ export function mountDashboard(app: Hono<ApiEnv>, deps: DashboardDeps): void {
     );
   });
 
+  /** A subject's page, once its address is read from the path (GitHub's or another forge's record). */
+  const subjectPage = async (
+    c: Context<ApiEnv>,
+    address: SubjectAddress,
+    read: NonNullable<DashboardDeps["readSubject"]>,
+    admin: string,
+  ) => {
+    const data = await read(address);
+    if (!data) {
+      const on =
+        address.installationId !== undefined ? ` (installation record ${address.installationId})` : "";
+      return c.json(
+        {
+          error: "not_found",
+          message: `${address.repo}#${address.issue}${on} is not an issue the App can read.`,
+        },
+        404,
+      );
+    }
+    const session = getCookie(c, sessionCookieName);
+    const token = deps.actions && session ? actionTokenOf(admin, session) : undefined;
+    return c.html(
+      html`<!doctype html>${<SubjectPage data={data} {...(token ? { actionToken: token } : {})} />}`,
+    );
+  };
+
   app.get("/subjects/:owner/:repo/:number", async (c) => {
     if (!adminToken || !deps.readSubject) return notFound(c);
     secureHeaders(c);
@@ -163,18 +196,38 @@ export function mountDashboard(app: Hono<ApiEnv>, deps: DashboardDeps): void {
         422,
       );
     }
-    const data = await deps.readSubject(subject.repo, subject.issue);
-    if (!data) {
+    return subjectPage(c, subject, deps.readSubject, adminToken);
+  });
+
+  // Another forge's subject (docs/deploy.md#8-watch-it): `/subjects/gitea/{installation record}/{owner}/{repo}/{n}`.
+  app.get("/subjects/:forge/:record/:owner/:repo/:number", async (c) => {
+    if (!adminToken || !deps.readSubject) return notFound(c);
+    secureHeaders(c);
+    if (!loggedIn(c)) return c.redirect("/login", 303);
+    const { forge, record, owner, repo, number } = c.req.param();
+    // Served only: a record no forge here serves is never read (nor echoed back).
+    const installationId = otherForgeRecordOf(forge, record);
+    if (installationId === null || !(deps.serves?.(installationId) ?? false)) {
       return c.json(
-        { error: "not_found", message: `${subject.repo}#${subject.issue} is not an issue the App can read.` },
+        {
+          error: "not_found",
+          message:
+            "No Gitea instance served here has that installation record: a Gitea subject's page is /subjects/gitea/{its installation record}/{owner}/{repo}/{issue number}.",
+        },
         404,
       );
     }
-    const session = getCookie(c, sessionCookieName);
-    const token = deps.actions && session ? actionTokenOf(adminToken, session) : undefined;
-    return c.html(
-      html`<!doctype html>${<SubjectPage data={data} {...(token ? { actionToken: token } : {})} />}`,
-    );
+    const subject = subjectOfPath(owner, repo, number);
+    if (!subject) {
+      return c.json(
+        {
+          error: "invalid_request",
+          message: "A subject page is /subjects/gitea/{installation record}/{owner}/{repo}/{issue number}.",
+        },
+        422,
+      );
+    }
+    return subjectPage(c, { ...subject, installationId }, deps.readSubject, adminToken);
   });
 
   app.get("/dashboard/fleet.json", async (c) => {
@@ -230,6 +283,7 @@ export function mountDashboard(app: Hono<ApiEnv>, deps: DashboardDeps): void {
     mountDashboardActions(app, {
       adminToken,
       actions,
+      serves: deps.serves ?? (() => false),
       label: async (ids) =>
         accountLabels(deps.accountNames && ids.length ? await deps.accountNames(ids) : new Map()).of,
       secureHeaders,

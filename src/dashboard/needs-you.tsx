@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 // The "needs you" panel at the top of the dashboard: what waits for a person (a holder's ask, a stalled claim's, a budget, an unknown or conflicted claim, a halted janitor).
 import type { FC } from "hono/jsx";
-import { forgeOfInstallation } from "../domain/forge.js";
+import { subjectAddressOf } from "../domain/subject-address.js";
 import { ActionButton } from "./action-forms.js";
 import { subjectPageUrl } from "./github-links.js";
 import type { FleetView } from "./read-fleet.js";
@@ -19,12 +19,9 @@ export interface AttentionItem {
   generation: number | null;
   /** One sentence: why a person is needed. */
   why: string;
-  /** A subject of another forge's installation record: no subject page, no action (both act on GitHub). */
-  offGitHub?: true;
+  /** The subject's installation record (its page and actions name another forge's); null for the janitor. */
+  installationId: number | null;
 }
-
-const offGitHub = (installationId: number): { offGitHub?: true } =>
-  forgeOfInstallation(installationId).forge === "github" ? {} : { offGitHub: true };
 
 /** Items listed; the rest are counted (the claims below must stay on a phone's first screen). */
 export const attentionShown = 6;
@@ -59,6 +56,7 @@ export function attentionItems(
       issue: null,
       title: null,
       generation: null,
+      installationId: null,
       why: `The janitor halted (disruption guard) for ${report.haltedInstallations.map(nameOf).join(", ")}.`,
     });
   for (const claim of view.claims) {
@@ -68,7 +66,7 @@ export function attentionItems(
       issue: claim.issue,
       title: claim.title,
       generation: claim.generation,
-      ...offGitHub(claim.installationId),
+      installationId: claim.installationId,
     };
     if (claim.reasons.includes("needs-human"))
       add({
@@ -96,7 +94,7 @@ export function attentionItems(
       issue: ended.issue,
       title: ended.title,
       generation: null,
-      ...offGitHub(ended.installationId),
+      installationId: ended.installationId,
       why: "The lease ended at its budget; raise the budget or release the issue.",
     });
   return items.sort((a, b) => order.indexOf(a.kind) - order.indexOf(b.kind));
@@ -124,8 +122,8 @@ export const NeedsYou: FC<{ items: readonly AttentionItem[]; token?: string | un
         {items.slice(0, attentionShown).map((item) => (
           <li data-attention={item.kind} data-subject={item.subject ?? undefined}>
             <span class="attention-kind">{kindLabels[item.kind]}</span>{" "}
-            {item.repo !== null && item.issue !== null && !item.offGitHub ? (
-              <a href={subjectPageUrl(item.repo, item.issue)}>
+            {item.repo !== null && item.issue !== null ? (
+              <a href={subjectPageUrl(item.repo, item.issue, item.installationId ?? undefined)}>
                 <b>{item.subject}</b>
               </a>
             ) : item.subject ? (
@@ -133,17 +131,14 @@ export const NeedsYou: FC<{ items: readonly AttentionItem[]; token?: string | un
             ) : null}
             {item.title ? <span class="muted title"> {item.title}</span> : null}
             <div>{item.why}</div>
-            {token &&
-            item.kind === "needs-human" &&
-            !item.offGitHub &&
-            item.repo !== null &&
-            item.issue !== null ? (
+            {token && item.kind === "needs-human" && item.repo !== null && item.issue !== null ? (
               <ActionButton
                 token={token}
                 action="clear-needs-human"
                 target={{
-                  repo: item.repo,
-                  issue: item.issue,
+                  ...(item.installationId !== null
+                    ? subjectAddressOf(item.installationId, item.repo, item.issue)
+                    : { repo: item.repo, issue: item.issue }),
                   ...(item.generation !== null ? { generation: item.generation } : {}),
                 }}
               />

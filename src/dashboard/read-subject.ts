@@ -2,6 +2,7 @@
 import { defaultRepoConfig, type RepoConfig } from "../config/repo-config.js";
 import type { CheckConclusion } from "../domain/check-values.js";
 import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
+import type { SubjectAddress } from "../domain/subject-address.js";
 import type { WebBase, WebBaseOf } from "../domain/web-links.js";
 import { type NeedsPerson, needsPersonOf } from "../handlers/operator-clear-needs-human.js";
 import type { SubjectView } from "../lease/reads/lease-reads.js";
@@ -14,7 +15,8 @@ import type { OutboxStore, RecentDelivery } from "../providers/outbox-store.js";
 export const notificationsSearched = 200;
 
 export interface SubjectReadDeps {
-  installationFor: (repo: string) => Promise<number | null>;
+  /** The installation record of an addressed subject (`routeByForge`'s): null when none serves it. */
+  installationOf: (subject: SubjectAddress) => Promise<number | null>;
   /** The read behind `GET /api/v1/repos/{owner}/{repo}/issues/{n}/claim`, with the subject's store key. */
   subjectWithKey: (
     installationId: number,
@@ -64,13 +66,13 @@ export interface SubjectPageData {
   now: number;
 }
 
-/** The subject page's data; null when the App is not installed on the repository or the number is no issue. */
+/** The subject page's data; null when no served record has the repository or the number is no issue. */
 export async function readSubject(
   deps: SubjectReadDeps,
-  repo: string,
-  issue: number,
+  address: SubjectAddress,
 ): Promise<SubjectPageData | null> {
-  const installationId = await deps.installationFor(repo);
+  const { repo, issue } = address;
+  const installationId = await deps.installationOf(address);
   if (installationId === null) return null;
   let read: Awaited<ReturnType<SubjectReadDeps["subjectWithKey"]>>;
   try {

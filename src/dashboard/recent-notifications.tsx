@@ -7,12 +7,16 @@ import { issueUrl, parseSubject, subjectPageUrl } from "./github-links.js";
 import { When } from "./relative-time.js";
 
 /** The subject's dashboard page, and the issue on its forge (GitHub or a Gitea instance) beside it. */
-export const SubjectLink: FC<{ web: WebBase; subject: string }> = ({ web, subject }) => {
+export const SubjectLink: FC<{ web: WebBase; subject: string; installationId: number }> = ({
+  web,
+  subject,
+  installationId,
+}) => {
   const parsed = parseSubject(subject);
   if (!parsed) return <span>{subject}</span>;
   return (
     <span>
-      <a href={subjectPageUrl(parsed.repo, parsed.issue)}>{subject}</a>
+      <a href={subjectPageUrl(parsed.repo, parsed.issue, installationId)}>{subject}</a>
       <a
         class="gh"
         href={issueUrl(web, parsed.repo, parsed.issue)}
@@ -59,7 +63,11 @@ export const RecentNotifications: FC<{
               <td data-label="Event">{d.event}</td>
               <td data-label="Subject">
                 {d.subject ? (
-                  <SubjectLink web={webBaseOf(d.installationId)} subject={d.subject} />
+                  <SubjectLink
+                    web={webBaseOf(d.installationId)}
+                    subject={d.subject}
+                    installationId={d.installationId}
+                  />
                 ) : (
                   `installation ${d.installationId}`
                 )}
@@ -114,7 +122,11 @@ export const RetryingNotifications: FC<{
               <td data-label="Event">{d.event}</td>
               <td data-label="Subject">
                 {d.subject ? (
-                  <SubjectLink web={webBaseOf(d.installationId)} subject={d.subject} />
+                  <SubjectLink
+                    web={webBaseOf(d.installationId)}
+                    subject={d.subject}
+                    installationId={d.installationId}
+                  />
                 ) : (
                   `installation ${d.installationId}`
                 )}

@@ -1,6 +1,7 @@
 /** @jsxImportSource hono/jsx */
-// One subject's page (`/subjects/{owner}/{repo}/{n}`): its claim history by generation, holder, heartbeats (a sparkline of their gaps), phase, blocker, spend, notifications and PRs with their verdicts.
+// One subject's page (`/subjects/{owner}/{repo}/{n}`, another forge's `/subjects/{forge}/{record}/{owner}/{repo}/{n}`): its claim history by generation, holder, heartbeats (a sparkline of their gaps), phase, blocker, spend, notifications and PRs with their verdicts.
 import type { FC } from "hono/jsx";
+import { subjectAddressOf } from "../domain/subject-address.js";
 import { forgeTitle } from "../domain/web-links.js";
 import { ActionButton } from "./action-forms.js";
 import { Holder, StateBadge } from "./dashboard-page.js";
@@ -173,8 +174,8 @@ const PullRequests: FC<{ data: SubjectPageData }> = ({ data }) => {
 /** Release ends a live agent claim; anything else not free can be handed back to the queue; a subject that needs a person can be cleared. */
 const SubjectActions: FC<{ data: SubjectPageData; token: string }> = ({ data, token }) => {
   const target = {
-    repo: data.repo,
-    issue: data.issue,
+    // Another forge's subject names its installation record (domain/subject-address.ts).
+    ...subjectAddressOf(data.installationId, data.repo, data.issue),
     ...(data.record ? { generation: data.record.generation } : {}),
   };
   const release = data.record?.state === "active";

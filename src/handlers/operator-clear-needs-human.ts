@@ -6,6 +6,7 @@ import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
 import { breakerOf, type FailedAttempt } from "../domain/failure-breaker.js";
 import { describeActor, inert } from "../domain/inert-text.js";
 import { asksForPerson } from "../domain/stall.js";
+import type { SubjectAddress } from "../domain/subject-address.js";
 import { noteNeedsHumanLabelRemoved } from "../lease/calls/needs-human-show.js";
 import {
   type LeaseEventPublisher,
@@ -13,11 +14,7 @@ import {
   publishLeaseEvents,
 } from "../lease/lease-events.js";
 import { writeFenced } from "../lease/transitions/commit-transition.js";
-import type {
-  AssignmentProvider,
-  IdentityProvider,
-  TransitionWrite,
-} from "../providers/assignment-provider.js";
+import type { AssignmentProvider, TransitionWrite } from "../providers/assignment-provider.js";
 import type { Stores } from "../providers/stores.js";
 import { operatorActor } from "./operator-take-back.js";
 
@@ -26,7 +23,8 @@ const byline = "An operator (claim-hold dashboard)";
 export interface OperatorClearNeedsHumanDeps {
   stores: Pick<Stores, "claims" | "documents">;
   assignments: AssignmentProvider;
-  identity: Pick<IdentityProvider, "installationFor">;
+  /** The installation record of an addressed subject (`routeByForge`'s): null when none serves it. */
+  installationOf: (subject: SubjectAddress) => Promise<number | null>;
   configs: RepoConfigSource;
   now: () => number;
   /** Where the holder's live stream hears the answer; absent: nowhere. */
@@ -100,12 +98,12 @@ export function needsPersonOf(
  */
 export async function operatorClearNeedsHuman(
   deps: OperatorClearNeedsHumanDeps,
-  request: { repo: string; issue: number; generation?: number; note?: string; apply: boolean },
+  request: SubjectAddress & { generation?: number; note?: string; apply: boolean },
   log: Logger,
 ): Promise<OperatorClearNeedsHumanResult> {
   const { repo, issue } = request;
   const subject = `${repo}#${issue}`;
-  const installationId = await deps.identity.installationFor(repo);
+  const installationId = await deps.installationOf(request);
   if (installationId === null) return { outcome: "nothing", reason: `The App is not installed on ${repo}.` };
   const ref = { installationId, repo, issue };
   const snapshot = await deps.assignments.status(ref);

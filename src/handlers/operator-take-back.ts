@@ -3,7 +3,8 @@ import type { Logger } from "pino";
 import type { RepoConfigSource } from "../config/config-source.js";
 import type { RepoConfig } from "../config/repo-config.js";
 import type { Actor, ClaimRecord, SubjectKey } from "../domain/claim.js";
-import type { IdentityProvider, SubjectSnapshot } from "../providers/assignment-provider.js";
+import type { SubjectAddress } from "../domain/subject-address.js";
+import type { SubjectSnapshot } from "../providers/assignment-provider.js";
 import { live } from "./reclaim-decision.js";
 import { restoredRecord, type TakeBackDeps, takeBack } from "./take-back.js";
 
@@ -16,7 +17,8 @@ export const operatorActor: Actor = { kind: "human", login: "claim-hold[dashboar
 const byline = "An operator (claim-hold dashboard)";
 
 export interface OperatorTakeBackDeps extends TakeBackDeps {
-  identity: Pick<IdentityProvider, "installationFor">;
+  /** The installation record of an addressed subject (`routeByForge`'s): null when none serves it. */
+  installationOf: (subject: SubjectAddress) => Promise<number | null>;
   configs: RepoConfigSource;
 }
 
@@ -33,11 +35,11 @@ export type OperatorTakeBackResult =
  */
 export async function operatorTakeBack(
   deps: OperatorTakeBackDeps,
-  request: { kind: OperatorTakeBackKind; repo: string; issue: number; generation?: number; note?: string },
+  request: SubjectAddress & { kind: OperatorTakeBackKind; generation?: number; note?: string },
   log: Logger,
 ): Promise<OperatorTakeBackResult> {
   const { repo, issue } = request;
-  const installationId = await deps.identity.installationFor(repo);
+  const installationId = await deps.installationOf(request);
   if (installationId === null) return { outcome: "nothing", reason: `The App is not installed on ${repo}.` };
   const ref = { installationId, repo, issue };
   const snapshot = await deps.assignments.status(ref);

@@ -1,5 +1,6 @@
 // Routing by forge: one AssignmentProvider and one IdentityProvider over every forge the App serves, and the fence's forge-facing parts; each call goes to the forge of its installation record.
 import { type Forge, forgeOfInstallation } from "../domain/forge.js";
+import type { SubjectAddress } from "../domain/subject-address.js";
 import type { ServedForges } from "../http/forge-selection.js";
 import type { AssignmentProvider, IdentityProvider } from "../providers/assignment-provider.js";
 import type { ChecksProvider } from "../providers/checks-provider.js";
@@ -31,7 +32,9 @@ export function routeByForge(providers: ServedProviders) {
     // (`ServedProviders` has GitHub whenever it has no Gitea.)
     const alone = github ?? unserved;
     const forges: ServedForges = { served: ["github"], identityOf: () => alone.identity };
-    return { assignments: alone.assignments, identity: alone.identity, forges };
+    const ofAlone = (installationId: number): ForgeProviders =>
+      forgeOfInstallation(installationId).forge === "github" ? alone : unserved;
+    return { assignments: alone.assignments, identity: alone.identity, forges, ...subjectsByRecord(alone, ofAlone) };
   }
   const first = github ?? gitea;
   const forges: ServedForges = {
@@ -45,6 +48,7 @@ export function routeByForge(providers: ServedProviders) {
     if (installationId === gitea.installationId) return gitea;
     return forgeOfInstallation(installationId).forge === "github" ? (github ?? unserved) : unserved;
   };
+  const subjects = subjectsByRecord(first, of);
   const assignments: AssignmentProvider = {
     status: (ref, options) => of(ref.installationId).assignments.status(ref, options),
     listOpenIssues: (ref, options) => of(ref.installationId).assignments.listOpenIssues(ref, options),
@@ -63,7 +67,23 @@ export function routeByForge(providers: ServedProviders) {
       of(installationId).identity.permission(installationId, repo, login),
     repoConfig: (installationId, repo) => of(installationId).identity.repoConfig(installationId, repo),
   };
-  return { assignments, identity, forges };
+  return { assignments, identity, forges, ...subjects };
+}
+
+/**
+ * The dashboard's subject addresses (domain/subject-address.ts): whether a record is served, and the
+ * record of an addressed subject — GitHub's found by its repository as before, another forge's record
+ * only when that forge serves it and sees the repository; null otherwise (the page answers 404).
+ */
+function subjectsByRecord(github: ForgeProviders, of: (installationId: number) => ForgeProviders) {
+  const serves = (installationId: number): boolean => of(installationId) !== unserved;
+  const installationOf = async (subject: Pick<SubjectAddress, "repo" | "installationId">) => {
+    const record = subject.installationId;
+    if (record === undefined) return github.identity.installationFor(subject.repo);
+    if (!serves(record)) return null;
+    return (await of(record).identity.installationFor(subject.repo)) === record ? record : null;
+  };
+  return { serves, installationOf };
 }
 
 /** An installation record no forge serves: no subject, no repository, nobody's permission; writes refused. */

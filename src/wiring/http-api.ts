@@ -8,6 +8,7 @@ import { createQueueReader } from "../dashboard/read-queues.js";
 import type { SubjectPageData } from "../dashboard/read-subject.js";
 import type { TimelineData } from "../dashboard/timeline/read-timeline.js";
 import { parseLeaseId } from "../domain/claim.js";
+import type { SubjectAddress } from "../domain/subject-address.js";
 import type { MergeFence } from "../fence/merge-fence.js";
 import { apiHandler, authOf, createApi } from "../http/create-api.js";
 import { createFailedAuthLimiter } from "../http/failed-auth-limiter.js";
@@ -56,7 +57,9 @@ export function createHttpHandler(
     metrics: ClaimHoldMetrics;
     readFleet: () => Promise<FleetView>;
     readTimeline?: (windowMs: number) => Promise<TimelineData>;
-    readSubject?: (repo: string, issue: number) => Promise<SubjectPageData | null>;
+    readSubject?: (subject: SubjectAddress) => Promise<SubjectPageData | null>;
+    /** Whether a served forge answers for an installation record (`routeByForge`'s): another forge's subject pages and actions need it. */
+    servesRecord?: (installationId: number) => boolean;
     accountNames?: AccountNames;
     /** The dashboard's operator release and hand-back (`/reclaim release` by the operator). */
     operatorTakeBack?: DashboardActions["takeBack"];
@@ -129,6 +132,7 @@ export function createHttpHandler(
         readFleet: deps.readFleet,
         ...(deps.readTimeline ? { readTimeline: deps.readTimeline } : {}),
         ...(deps.readSubject ? { readSubject: deps.readSubject } : {}),
+        ...(deps.servesRecord ? { serves: deps.servesRecord } : {}),
         ...(deps.accountNames ? { accountNames: deps.accountNames } : {}),
         ...(deps.picker ? { readQueues: queueReaderOf(deps.picker, stores.queue, now) } : {}),
         ...(deps.operatorTakeBack && deps.operatorClearNeedsHuman

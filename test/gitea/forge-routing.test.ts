@@ -82,6 +82,74 @@ describe("routeByForge", () => {
   });
 });
 
+describe("routeByForge: the dashboard's subject addresses", () => {
+  const configured = giteaInstallationRecordId(1);
+  const another = giteaInstallationRecordId(2);
+  /** Each forge finds `octo/widgets` under its record, nothing else; what it was asked is recorded. */
+  const asked: string[] = [];
+  const finding = (name: string, record: number): ForgeProviders => ({
+    ...forge(name, asked),
+    identity: {
+      ...forge(name, asked).identity,
+      installationFor: async (repo) => {
+        asked.push(`${name}:installationFor ${repo}`);
+        return repo === "octo/widgets" ? record : null;
+      },
+    },
+  });
+  const withGitea = routeByForge({
+    github: finding("github", 42),
+    gitea: { ...finding("gitea", configured), installationId: configured },
+  });
+  const githubOnly = routeByForge({ github: finding("github", 42) });
+
+  it.each([
+    ["a GitHub installation", 42, true, true],
+    ["the configured Gitea record", configured, true, false],
+    ["another Gitea instance's record", another, false, false],
+  ])("serves %s: with Gitea %s, GitHub alone %s", (_name, record, served, servedAlone) => {
+    expect(withGitea.serves(record)).toBe(served);
+    expect(githubOnly.serves(record)).toBe(servedAlone);
+  });
+
+  it.each([
+    [
+      "no record: GitHub's installation of the repository",
+      { repo: "octo/widgets" },
+      42,
+      ["github:installationFor octo/widgets"],
+    ],
+    [
+      "the configured record: Gitea's, asked of Gitea",
+      { repo: "octo/widgets", installationId: configured },
+      configured,
+      ["gitea:installationFor octo/widgets"],
+    ],
+    [
+      "the configured record, a repository Gitea lacks",
+      { repo: "octo/none", installationId: configured },
+      null,
+      ["gitea:installationFor octo/none"],
+    ],
+    [
+      "another instance's record: nobody, nothing asked",
+      { repo: "octo/widgets", installationId: another },
+      null,
+      [],
+    ],
+  ])("installationOf %s", async (_name, subject, record, calls) => {
+    asked.length = 0;
+    expect(await withGitea.installationOf(subject)).toBe(record);
+    expect(asked).toEqual(calls);
+  });
+
+  it("GitHub alone: a Gitea record is nobody's", async () => {
+    asked.length = 0;
+    expect(await githubOnly.installationOf({ repo: "octo/widgets", installationId: configured })).toBeNull();
+    expect(asked).toEqual([]);
+  });
+});
+
 describe("queueByForge", () => {
   const configured = giteaInstallationRecordId(1);
   const another = giteaInstallationRecordId(2);

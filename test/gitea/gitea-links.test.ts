@@ -140,21 +140,26 @@ describe("links, names and metrics of a Gitea claim", () => {
     expect(stack.app.logs.filter((line) => line.includes("installation account not read"))).toEqual([]);
   });
 
-  it("a Gitea row offers no operator action nor subject page; a form naming the Gitea record changes nothing on GitHub", async () => {
+  it("a Gitea row's subject page and actions name the Gitea record; a form naming it never acts on GitHub's namesake", async () => {
     // The claims of the test before: the Gitea holder asks for a person, GitHub's #7 is held.
     const cookie = await login();
     const page = await fleetPage(cookie);
     const section = (id: number) =>
       new RegExp(`<section data-installation="${id}">[\\s\\S]*?</section>`).exec(page)?.[0] ?? "";
-    expect(section(giteaInstallation)).toContain(`${repo}#${issue.number}`);
-    expect(section(giteaInstallation)).not.toContain("/dashboard/actions/");
-    expect(section(giteaInstallation)).not.toContain("data-subject-page");
+    const giteaPage = `/subjects/gitea/${giteaInstallation}/${repo}/${issue.number}`;
+    expect(section(giteaInstallation)).toContain(`<a href="${giteaPage}" data-subject-page="true">`);
+    expect(section(giteaInstallation)).toContain("/dashboard/actions/release");
+    expect(section(giteaInstallation)).toContain(`name="installationId" value="${giteaInstallation}"`);
     expect(section(githubInstallation)).toContain("/dashboard/actions/release");
+    expect(section(githubInstallation)).not.toContain('name="installationId"');
     const needsYou = /<section id="needs-you"[\s\S]*?<\/section>/.exec(page)?.[0] ?? "";
-    expect(needsYou).toContain(`${repo}#${issue.number}`);
-    expect(needsYou).not.toContain("/dashboard/actions/");
-    expect(needsYou).not.toContain("/subjects/");
+    expect(needsYou).toContain(`href="${giteaPage}"`);
+    expect(needsYou).toContain("/dashboard/actions/clear-needs-human");
+    // The notification's subject links to the Gitea subject's page.
+    const notifications = /<section id="recent-notifications">[\s\S]*?<\/section>/.exec(page)?.[0] ?? "";
+    expect(notifications).toContain(`href="${giteaPage}"`);
 
+    // GitHub's #7 named with the Gitea record is Gitea's #7, which does not exist: nothing changes anywhere.
     const token = /name="token" value="([A-Za-z0-9_-]{43})"/.exec(page)![1]!;
     const before = structuredClone(stack.sim.issue(repo, 7));
     for (const action of ["release", "requeue", "clear-needs-human"]) {
@@ -174,8 +179,8 @@ describe("links, names and metrics of a Gitea claim", () => {
         }).toString(),
         redirect: "manual",
       });
-      expect(forged.status, action).toBe(422);
-      expect(await forged.json()).toMatchObject({ error: "invalid_request", message: expect.any(String) });
+      expect(forged.status, action).toBe(409);
+      expect(await forged.text(), action).toContain(`${repo}#7 is not an issue the App can read.`);
     }
     await stack.sim.flush();
     expect(stack.sim.issue(repo, 7)).toStrictEqual(before);

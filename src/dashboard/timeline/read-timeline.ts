@@ -100,6 +100,7 @@ export async function readTimeline(
     stores.spend ? stores.spend.spendOf(keys) : Promise.resolve(null),
   ]);
   const subjects: SubjectHistory[] = shown.map((record, i) => ({
+    installationId: record.installationId,
     subject: `${record.repo}#${record.issue}`,
     repo: record.repo,
     issue: record.issue,

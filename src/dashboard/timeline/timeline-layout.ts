@@ -5,6 +5,8 @@ import type { RecentDelivery } from "../../providers/outbox-store.js";
 
 /** One subject as the store knows it: its current record and its transitions, newest first (as `history` answers). */
 export interface SubjectHistory {
+  /** The store's installation record (a bar links to its subject's page on its forge); absent: GitHub's address. */
+  installationId?: number;
   subject: string;
   repo: string;
   issue: number;
@@ -18,6 +20,8 @@ export type BarState = DerivedState | "released" | "completed" | "superseded" | 
 export const endedBarStates = ["released", "completed", "superseded", "reaped", "revoked"] as const;
 
 export interface TimelineBar {
+  /** As the subject's history gives it: its page's address names another forge's record. */
+  installationId?: number;
   subject: string;
   repo: string;
   issue: number;
@@ -132,6 +136,7 @@ function collectSubject(history: SubjectHistory, input: LayoutInput, out: Collec
     const placed: Placed = {
       laneId: laneOf(started.actor),
       bar: {
+        ...(history.installationId !== undefined ? { installationId: history.installationId } : {}),
         subject,
         repo: history.repo,
         issue: history.issue,
@@ -210,6 +215,7 @@ function collectSubject(history: SubjectHistory, input: LayoutInput, out: Collec
     placedBars.push({
       laneId: laneOf(started.actor),
       bar: {
+        ...(history.installationId !== undefined ? { installationId: history.installationId } : {}),
         subject,
         repo: history.repo,
         issue: history.issue,

@@ -131,7 +131,11 @@ export const TimelinePanel: FC<{
                 {spend.map((s) => (
                   <tr data-spend-subject={s.subject}>
                     <td data-label="Subject">
-                      <SubjectLink web={data.webBaseOf(s.installationId)} subject={s.subject} />
+                      <SubjectLink
+                        web={data.webBaseOf(s.installationId)}
+                        subject={s.subject}
+                        installationId={s.installationId}
+                      />
                     </td>
                     <td data-label="Spend">${s.usd.toFixed(2)}</td>
                   </tr>

@@ -139,7 +139,7 @@ const Bar: FC<{
   const x = xOf(layout, bar.from);
   const width = Math.max(3, xOf(layout, bar.to) - x);
   return (
-    <a href={subjectPageUrl(bar.repo, bar.issue)}>
+    <a href={subjectPageUrl(bar.repo, bar.issue, bar.installationId)}>
       <rect
         data-claim={bar.subject}
         data-state={bar.state}
