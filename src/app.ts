@@ -184,7 +184,7 @@ function wireClaimHold(
   // Each record's links go to its own forge: chosen here, once, by the record id (domain/forge.ts).
   const webBaseOf = webBasesOf({
     github: githubWebUrlOf(options.githubBaseUrl),
-    gitea: options.gitea?.url,
+    gitea: options.gitea,
   });
   const fleet = (withPullRequests: boolean, recordsPerRepository?: number) =>
     readFleet(

@@ -237,7 +237,7 @@ describe("installation account names", () => {
         asked.push(id);
         throw new Error("Not Found: no such installation");
       },
-      known: knownAccountNames({ url: "https://git.example.com/forge/" }),
+      known: knownAccountNames({ url: "https://git.example.com/forge/", installationId: 1 }),
       now: () => 0,
       onError: (id) => failures.push(id),
     });
@@ -256,8 +256,36 @@ describe("installation account names", () => {
     expect(giteaInstanceName(url)).toBe(name);
   });
 
-  it("knows no name without a Gitea instance, or for a GitHub installation", () => {
-    expect(knownAccountNames(undefined)(giteaInstallationRecordId(1))).toBeNull();
-    expect(knownAccountNames({ url: "https://gitea.example.com" })(42)).toBeNull();
+  it("knows no name for a GitHub installation (GitHub is asked)", () => {
+    expect(knownAccountNames(undefined)(42)).toBeNull();
+    expect(knownAccountNames({ url: "https://gitea.example.com", installationId: 1 })(42)).toBeNull();
+  });
+
+  it("names no Gitea record but the served one, and asks GitHub about none of them", async () => {
+    const asked: number[] = [];
+    const names = createAccountNames({
+      lookup: async (id) => {
+        asked.push(id);
+        return `account-${id}`;
+      },
+      known: knownAccountNames({ url: "https://gitea.example.com", installationId: 2 }),
+      now: () => 0,
+    });
+    const [one, two, three] = [1, 2, 3].map(giteaInstallationRecordId);
+    const got = await names([one!, two!, three!, 7]);
+    expect([...got.entries()]).toStrictEqual([
+      [two, "gitea.example.com"],
+      [7, "account-7"],
+    ]);
+    const unserved = await createAccountNames({
+      lookup: async (id) => {
+        asked.push(id);
+        return `account-${id}`;
+      },
+      known: knownAccountNames(undefined),
+      now: () => 0,
+    })([one!]);
+    expect(unserved.size).toBe(0);
+    expect(asked).toStrictEqual([7]);
   });
 });

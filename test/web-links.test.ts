@@ -104,13 +104,37 @@ describe("webLink", () => {
 });
 
 describe("webBasesOf: the web base of an installation record", () => {
-  const withGitea = webBasesOf({ github: "https://ghe.example.com", gitea: "https://gitea.example.com/" });
+  const withGitea = webBasesOf({
+    github: "https://ghe.example.com",
+    gitea: { url: "https://gitea.example.com/", installationId: 1 },
+  });
+  const secondInstance = webBasesOf({
+    github: "https://github.com",
+    gitea: { url: "https://gitea.example.com", installationId: 2 },
+  });
   const githubOnly = webBasesOf({ github: "https://github.com" });
-  it.each<[string, (id: number) => WebBase, number, WebBase]>([
+  it.each<[string, (id: number) => WebBase | null, number, WebBase | null]>([
     ["a GitHub installation", withGitea, 42, ghe],
-    ["the Gitea record", withGitea, giteaInstallationRecordId(1), gitea],
-    ["another Gitea instance's record (one GITEA_URL)", withGitea, giteaInstallationRecordId(2), gitea],
-    ["a Gitea record with no instance served: GitHub's", githubOnly, giteaInstallationRecordId(1), github],
+    ["the served Gitea record", withGitea, giteaInstallationRecordId(1), gitea],
+    ["the served record under GITEA_INSTALLATION_ID=2", secondInstance, giteaInstallationRecordId(2), gitea],
+    [
+      "another Gitea record (not the instance served): no links",
+      withGitea,
+      giteaInstallationRecordId(2),
+      null,
+    ],
+    [
+      "record 1 while the instance is served as 2: no links",
+      secondInstance,
+      giteaInstallationRecordId(1),
+      null,
+    ],
+    [
+      "a Gitea record with no instance served: no links (not GitHub's)",
+      githubOnly,
+      giteaInstallationRecordId(1),
+      null,
+    ],
     ["a GitHub installation, GitHub only", githubOnly, 42, github],
   ])("%s", (_name, of, installationId, base) => {
     expect(of(installationId)).toStrictEqual(base);

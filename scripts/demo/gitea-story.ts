@@ -1,4 +1,4 @@
-// `npm run demo -- --forge gitea`: the demo's story on the Gitea simulator — direct claims, heartbeats, a refused duplicate, a reap, `/reclaim` and the fence's commit status.
+// `npm run demo -- --forge gitea`: the demo's story on the Gitea simulator — direct claims and a `claims/next` pick, heartbeats, a refused duplicate, a reap, `/reclaim` and the fence's commit status.
 import { randomBytes } from "node:crypto";
 import { createClaimHoldClient } from "../../src/agent/client/index.js";
 import { giteaInstallationRecordId } from "../../src/domain/forge.js";
@@ -32,6 +32,7 @@ const config = [
 /** The moments the Gitea story is there to show; one missing is a broken demo. */
 export const giteaMoments: [string, string][] = [
   ["claims", "no agent claimed a Gitea issue"],
+  ["picks", "no session asked claims/next for its Gitea issue"],
   ["heartbeats", "no heartbeat was accepted"],
   ["refused:held", "the duplicate claim of a held issue was not refused 409 held"],
   ["janitor:reap", "the janitor did not reap the silent agent's claim"],
@@ -118,11 +119,11 @@ async function runGiteaStories(stage: GiteaStage, session: (name: string, runtim
   const c = session("c3", "opencode");
   const d = session("d4", "pi");
   const e = session("e5", "aider");
-  const sessions = [a, b, c, d];
-  // `claims/next` is not served on Gitea yet: each session names its issue.
-  for (const [i, s] of sessions.entries()) {
+  // Three sessions name their issue; the fourth asks `claims/next` and gets the one left (#4).
+  for (const [i, s] of [a, b, c].entries()) {
     if (await s.claim({ repo: repoName, issue: i + 1 })) s.startBeating(beatSeconds);
   }
+  if (await d.next({ repo: repoName })) d.startBeating(beatSeconds);
   await at(timeline, 1);
   c.crash();
 
@@ -270,7 +271,7 @@ export async function runGiteaDemo(options: GiteaDemoOptions): Promise<number> {
       "setup",
       `${repoName} on Gitea: 4 issues, .gitea/claim-hold.yml: ttl 10 s, reclaimAfter 20 s, heartbeat 2 s; agents send X-Claim-Hold-Forge: gitea`,
     );
-    timeline.line("setup", "claims/next is not served on Gitea yet: each session names its issue");
+    timeline.line("setup", "a1, b2 and c3 claim by name; d4 asks claims/next for the best free issue");
     const watcher = watchGitea(stage);
     const app = stack.app;
     await runGiteaStories(stage, (name, runtime) => {

@@ -1,5 +1,5 @@
 // Installation account logins for the dashboard: each read once from GitHub (`GET /app/installations/{id}`) and kept, so a refresh costs no request; a Gitea record is named after its instance, unread.
-import { forgeOfInstallation } from "../domain/forge.js";
+import { forgeOfInstallation, giteaInstallationRecordId } from "../domain/forge.js";
 
 /** A login is kept this long (accounts are rarely renamed). */
 export const accountNameTtlMs = 24 * 3_600_000;
@@ -11,8 +11,9 @@ export const accountNameWaitMs = 2_000;
 export interface AccountNamesDeps {
   lookup: (installationId: number) => Promise<string | null>;
   /**
-   * A name known without a read (a Gitea record: its instance's name); null: ask `lookup`. Such a
-   * record is never looked up, so GitHub is not asked about an installation it does not have.
+   * A name known without a read (a Gitea record: its instance's name; `""`: none); null: ask
+   * `lookup`. Such a record is never looked up, so GitHub is not asked about an installation it
+   * does not have.
    */
   known?: (installationId: number) => string | null;
   now: () => number;
@@ -66,12 +67,19 @@ export function createAccountNames(deps: AccountNamesDeps): AccountNames {
   };
 }
 
-/** The names known without a read: a Gitea record's is its instance's (`GITEA_URL`); absent: none. */
+/**
+ * The names known without a read: the served Gitea record's is its instance's (`GITEA_URL`). Any
+ * other Gitea record has none (it is not that instance's) and is never looked up on GitHub either.
+ */
 export function knownAccountNames(
-  gitea: { url: string } | undefined,
+  gitea: { url: string; installationId: number } | undefined,
 ): (installationId: number) => string | null {
   const name = gitea ? giteaInstanceName(gitea.url) : null;
-  return (installationId) => (name && forgeOfInstallation(installationId).forge === "gitea" ? name : null);
+  const record = gitea ? giteaInstallationRecordId(gitea.installationId) : null;
+  return (installationId) => {
+    if (forgeOfInstallation(installationId).forge !== "gitea") return null;
+    return installationId === record ? name : "";
+  };
 }
 
 /** How the dashboard names a Gitea or Forgejo instance's record: its web root's host (and a path, if it is served under one). */

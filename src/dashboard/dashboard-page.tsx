@@ -42,7 +42,7 @@ export interface FleetControls {
 const githubOnly: WebBaseOf = webBasesOf({ github: "https://github.com" });
 
 /** One claim; `wide` cells are left out of the phone's compact row (the subject page has them all, actions too). */
-const ClaimRow: FC<{ claim: FleetClaim; web: WebBase; now: number; token?: string | undefined }> = ({
+const ClaimRow: FC<{ claim: FleetClaim; web: WebBase | null; now: number; token?: string | undefined }> = ({
   claim,
   web,
   now,
@@ -53,17 +53,20 @@ const ClaimRow: FC<{ claim: FleetClaim; web: WebBase; now: number; token?: strin
       <a href={subjectPageUrl(claim.repo, claim.issue, claim.installationId)} data-subject-page>
         <b>{claim.subject}</b>
       </a>
-      <a
-        class="gh"
-        href={issueUrl(web, claim.repo, claim.issue)}
-        title={`The issue on ${forgeTitle(web.forge)}`}
-      >
-        {forgeTitle(web.forge)}
-      </a>
+      {/* A record of no forge served (web null) links nowhere: its repository is not a served one's. */}
+      {web ? (
+        <a
+          class="gh"
+          href={issueUrl(web, claim.repo, claim.issue)}
+          title={`The issue on ${forgeTitle(web.forge)}`}
+        >
+          {forgeTitle(web.forge)}
+        </a>
+      ) : null}
       {claim.title ? <div class="muted title">{claim.title}</div> : null}
       {claim.branch ? (
         <div class="muted branch">
-          branch <a href={branchUrl(web, claim.repo, claim.branch)}>{claim.branch}</a>
+          branch {web ? <a href={branchUrl(web, claim.repo, claim.branch)}>{claim.branch}</a> : claim.branch}
         </div>
       ) : null}
     </td>
@@ -95,7 +98,7 @@ const ClaimRow: FC<{ claim: FleetClaim; web: WebBase; now: number; token?: strin
     <td data-label="PRs" class="wide">
       {claim.pullRequests.map((pr) => (
         <div>
-          <a href={pullUrl(web, claim.repo, pr.number)}>#{pr.number}</a>{" "}
+          {web ? <a href={pullUrl(web, claim.repo, pr.number)}>#{pr.number}</a> : `#${pr.number}`}{" "}
           {pr.verdict ? <span data-verdict={pr.verdict}>{pr.verdict}</span> : "verdict unknown"}
         </div>
       ))}

@@ -61,8 +61,8 @@ export interface SubjectPageData {
   needsPerson: NeedsPerson | null;
   /** Null when the App keeps no outbox. */
   notifications: RecentDelivery[] | null;
-  /** The web base of the subject's forge (its installation record's). */
-  web: WebBase;
+  /** The web base of the subject's forge (its installation record's); null: a record of no forge served, no links. */
+  web: WebBase | null;
   now: number;
 }
 

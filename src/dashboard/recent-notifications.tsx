@@ -7,7 +7,8 @@ import { issueUrl, parseSubject, subjectPageUrl } from "./github-links.js";
 import { When } from "./relative-time.js";
 
 /** The subject's dashboard page, and the issue on its forge (GitHub or a Gitea instance) beside it. */
-export const SubjectLink: FC<{ web: WebBase; subject: string; installationId: number }> = ({
+/** The subject's page and its issue on its forge; no forge link for a record of no forge served (`web` null). */
+export const SubjectLink: FC<{ web: WebBase | null; subject: string; installationId: number }> = ({
   web,
   subject,
   installationId,
@@ -17,13 +18,15 @@ export const SubjectLink: FC<{ web: WebBase; subject: string; installationId: nu
   return (
     <span>
       <a href={subjectPageUrl(parsed.repo, parsed.issue, installationId)}>{subject}</a>
-      <a
-        class="gh"
-        href={issueUrl(web, parsed.repo, parsed.issue)}
-        title={`The issue on ${forgeTitle(web.forge)}`}
-      >
-        {forgeTitle(web.forge)}
-      </a>
+      {web ? (
+        <a
+          class="gh"
+          href={issueUrl(web, parsed.repo, parsed.issue)}
+          title={`The issue on ${forgeTitle(web.forge)}`}
+        >
+          {forgeTitle(web.forge)}
+        </a>
+      ) : null}
     </span>
   );
 };

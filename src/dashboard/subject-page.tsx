@@ -101,10 +101,12 @@ const Facts: FC<{ data: SubjectPageData }> = ({ data }) => {
       <dd>{view.assignees ? view.assignees.map((login) => `@${login}`).join(", ") || "none" : "unknown"}</dd>
       <dt>Claim comment</dt>
       <dd>
-        {record?.commentId ? (
+        {record?.commentId && web ? (
           <a href={commentUrl(web, data.repo, data.issue, record.commentId)} id="claim-comment">
             the claim comment on {forgeTitle(web.forge)}
           </a>
+        ) : record?.commentId ? (
+          `comment ${record.commentId}`
         ) : (
           "none recorded"
         )}
@@ -136,7 +138,7 @@ const PullRequests: FC<{ data: SubjectPageData }> = ({ data }) => {
             {data.pullRequests.map((pr) => (
               <tr data-pull={String(pr.number)}>
                 <td data-label="PR">
-                  <a href={pullUrl(web, data.repo, pr.number)}>#{pr.number}</a>{" "}
+                  {web ? <a href={pullUrl(web, data.repo, pr.number)}>#{pr.number}</a> : `#${pr.number}`}{" "}
                   <span class="muted">by @{pr.author}</span>
                 </td>
                 <td data-label="Head">
@@ -146,21 +148,21 @@ const PullRequests: FC<{ data: SubjectPageData }> = ({ data }) => {
                   {pr.verdict ? <span data-verdict={pr.verdict}>{pr.verdict}</span> : "verdict unknown"}
                 </td>
                 <td data-label="Checks">
-                  <a href={commitChecksUrl(web, data.repo, pr.headSha)}>check runs</a>
+                  {web ? <a href={commitChecksUrl(web, data.repo, pr.headSha)}>check runs</a> : "—"}
                 </td>
               </tr>
             ))}
             {others.map((number) => (
               <tr data-pull={String(number)}>
                 <td data-label="PR">
-                  <a href={pullUrl(web, data.repo, number)}>#{number}</a>
+                  {web ? <a href={pullUrl(web, data.repo, number)}>#{number}</a> : `#${number}`}
                 </td>
                 <td data-label="Head" class="muted">
                   not indexed by the fence yet
                 </td>
                 <td data-label="Verdict">verdict unknown</td>
                 <td data-label="Checks">
-                  <a href={pullChecksUrl(web, data.repo, number)}>check runs</a>
+                  {web ? <a href={pullChecksUrl(web, data.repo, number)}>check runs</a> : "—"}
                 </td>
               </tr>
             ))}
@@ -212,9 +214,11 @@ export const SubjectPage: FC<{ data: SubjectPageData; actionToken?: string }> = 
     </p>
     <h1>
       {data.view.subject}{" "}
-      <a class="gh" href={issueUrl(data.web, data.repo, data.issue)}>
-        {forgeTitle(data.web.forge)}
-      </a>
+      {data.web ? (
+        <a class="gh" href={issueUrl(data.web, data.repo, data.issue)}>
+          {forgeTitle(data.web.forge)}
+        </a>
+      ) : null}
     </h1>
     {data.view.title ? <p id="subject-title">{data.view.title}</p> : null}
     <p class="muted">

@@ -1,5 +1,5 @@
 // Web links to a subject's issue, pull requests, comments, branch and repository on its forge: pure, built from a web base chosen once per installation record.
-import { type Forge, forgeOfInstallation } from "./forge.js";
+import { type Forge, forgeOfInstallation, giteaInstallationRecordId } from "./forge.js";
 
 /** Where a forge's web pages live and how its paths are shaped: `https://github.com` (or GHE's host), a Gitea instance's root. */
 export interface WebBase {
@@ -19,8 +19,11 @@ export type WebTarget =
   /** A commit's checks (GitHub's check runs; Gitea shows a commit's statuses on the commit). */
   | { kind: "commit-checks"; repo: string; sha: string };
 
-/** The web base of an installation record: the forge it names, GitHub's when no Gitea instance is served. */
-export type WebBaseOf = (installationId: number) => WebBase;
+/**
+ * The web base of an installation record: GitHub's for a GitHub installation, the served Gitea
+ * instance's for its record; null for a Gitea record of no instance served (no link at all).
+ */
+export type WebBaseOf = (installationId: number) => WebBase | null;
 
 /** `owner/name` with each part encoded, so an odd repository name cannot leave its path. */
 function repoPath(repo: string): string {
@@ -72,13 +75,20 @@ export function webRootOf(url: string): string | null {
 
 /**
  * Picks the web base by the record's forge (`forgeOfInstallation`): GitHub's for GitHub
- * installations, the Gitea instance's for its record. A Gitea record with no instance served (its
- * configuration removed) still links to GitHub's host rather than to nowhere.
+ * installations, the Gitea instance's for the one record it is served under
+ * (`GITEA_INSTALLATION_ID`). Any other Gitea record (an instance no longer configured, or another
+ * number) gets null: its repositories are not the configured instance's, nor GitHub's namesakes.
  */
-export function webBasesOf(bases: { github: string; gitea?: string | undefined }): WebBaseOf {
+export function webBasesOf(bases: {
+  github: string;
+  gitea?: { url: string; installationId: number } | undefined;
+}): WebBaseOf {
   const github: WebBase = { forge: "github", url: webRootOf(bases.github) ?? "https://github.com" };
-  const giteaRoot = bases.gitea ? webRootOf(bases.gitea) : null;
+  const giteaRoot = bases.gitea ? webRootOf(bases.gitea.url) : null;
+  const giteaRecord = bases.gitea ? giteaInstallationRecordId(bases.gitea.installationId) : null;
   const gitea: WebBase | null = giteaRoot ? { forge: "gitea", url: giteaRoot } : null;
-  return (installationId) =>
-    forgeOfInstallation(installationId).forge === "gitea" && gitea ? gitea : github;
+  return (installationId) => {
+    if (forgeOfInstallation(installationId).forge !== "gitea") return github;
+    return installationId === giteaRecord ? gitea : null;
+  };
 }

@@ -10,6 +10,7 @@ import type { Histogram } from "prom-client";
 import type { RepoConfigSource } from "../config/config-source.js";
 import type { MergeFence } from "../fence/merge-fence.js";
 import { budgetCommand } from "../handlers/budget.js";
+import { claimCommentRepair } from "../handlers/claim-comment-repair.js";
 import { issueClosed } from "../handlers/issue-closed.js";
 import { needsHumanAnswered } from "../handlers/needs-human-answered.js";
 import { pullRequestChecks } from "../handlers/pull-request-checks.js";
@@ -205,6 +206,8 @@ export function giteaDurationEvent(read: Exclude<GiteaWebhookEvent, { kind: "ign
   switch (read.kind) {
     case "comment-created":
       return "gitea:issue_comment.created";
+    case "comment-changed":
+      return `gitea:issue_comment.${read.action}`;
     case "issue-lists-now":
       return `gitea:issues.${read.action}`;
     case "issue-closed":
@@ -276,6 +279,19 @@ async function dispatch(
         { dedupe: false },
       );
     }
+    case "comment-changed":
+      // As on GitHub: the current claim comment, edited or deleted by anyone but the App, is put back.
+      // A Gitea comment's node id is its number as text (the writer's `commentIdOf`); the issue is `ref`.
+      return run<WebhookPayload<"issue_comment.edited" | "issue_comment.deleted">, unknown>(
+        `issue_comment.${read.action}`,
+        claimCommentRepair(deps),
+        {
+          ...common,
+          action: read.action,
+          issue: { number: read.issue, node_id: "" },
+          comment: { id: read.comment.id, node_id: String(read.comment.id), body: read.comment.body },
+        },
+      );
     case "issue-lists-now":
       return dispatchListChange(read, deps, {
         installationId: deps.installationId,

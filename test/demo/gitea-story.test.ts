@@ -26,10 +26,15 @@ describe("the demo on Gitea", () => {
     expect(timeline.violations).toEqual([]);
     expect(code).toBe(0);
     for (const [moment] of giteaMoments) expect(timeline.counts.get(moment), moment).toBeGreaterThan(0);
-    // Four direct claims, then the reaped issue claimed again: generation 3 (the reap ended generation 2's wait).
+    // Three direct claims and a claims/next pick, then the reaped issue claimed again: generation 3
+    // (the reap ended generation 2's wait).
     expect(timeline.counts.get("claims")).toBe(5);
-    for (const issue of [1, 2, 3, 4])
+    expect(timeline.counts.get("picks")).toBe(1);
+    for (const issue of [1, 2, 3])
       expect(output).toMatch(new RegExp(`claimed #${issue} → 201, generation 1`));
+    expect(output).toMatch(
+      /pi\/d4 +next → picked #4 \(rank 1: [^)]*\) → 201, generation 1, branch agent\/d4\/4-/,
+    );
     expect(output).toMatch(/aider\/e5 +claim #1 refused: 409 held \(held by a1\)/);
     expect(output).toMatch(/#1: assignees \[fleet-bot\], labels \[agent:claimed\], open/);
     // The fence: red before the attestation, green after it; red again for the holder a person took it from.

@@ -2,7 +2,10 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { renderClaimComment, sealClaimComment } from "../../src/domain/claim-marker.js";
 import { createMarkerSeal } from "../../src/domain/marker-seal.js";
-import { GiteaAssignmentProvider } from "../../src/providers/gitea/gitea-assignment-provider.js";
+import {
+  GiteaAssignmentProvider,
+  maxPullRequestPages,
+} from "../../src/providers/gitea/gitea-assignment-provider.js";
 import { agentClaimRecord } from "../support/claim-record.js";
 import { botLogin, type GiteaSimFixture, startGiteaSimFixture } from "./sim-fixture.js";
 
@@ -103,6 +106,50 @@ describe("GiteaAssignmentProvider.status", () => {
       auditComments: 1,
     });
     expect(rejected).toEqual(["marker outside the App's comments", "marker signature does not verify"]);
+  });
+
+  it("reads every page of open pull requests for a claim's branch: the claim's PR behind 50 newer ones is seen", async () => {
+    const { state } = fixture.sim;
+    const issue = state.addIssue(fixture.repo, { title: "Claimed", author: "octo" });
+    const mine = state.addPullRequest(fixture.repo, {
+      title: "mine",
+      author: "fleet-bot",
+      headRef: "agent/s1/1",
+    });
+    clock.now += 1000;
+    for (let n = 0; n < 54; n++)
+      state.addPullRequest(fixture.repo, { title: `other ${n}`, author: "octo", headRef: `o${n}` });
+    await provider.status(ref(issue.number)); // the bot's login is known from here on
+    const mark = fixture.sim.requests.length;
+    const snapshot = await provider.status(ref(issue.number), { branch: "agent/s1/1" });
+    expect(snapshot?.openPullRequests).toEqual([
+      { number: mine.number, headRef: "agent/s1/1", author: "fleet-bot" },
+    ]);
+    const pulls = fixture.sim.requests
+      .slice(mark)
+      .filter((r) => r.route === "GET /repos/{owner}/{repo}/pulls");
+    expect(pulls.map((r) => r.query)).toEqual([
+      "?state=open&sort=recentupdate&page=1&limit=50",
+      "?state=open&sort=recentupdate&page=2&limit=50",
+    ]);
+    expect(fixture.sim.routesSince(mark)).toHaveLength(4); // the issue, then the pages and the branch
+  });
+
+  it("stops at a short page (exactly 50: one empty page more) and at 10 pages", async () => {
+    const { state } = fixture.sim;
+    const issue = state.addIssue(fixture.repo, { title: "Claimed", author: "octo" });
+    for (let n = 0; n < 50; n++)
+      state.addPullRequest(fixture.repo, { title: `p${n}`, author: "octo", headRef: `p${n}` });
+    await provider.status(ref(issue.number));
+    const pullReads = async () => {
+      const mark = fixture.sim.requests.length;
+      await provider.status(ref(issue.number), { branch: "agent/s1/1" });
+      return fixture.sim.routesSince(mark).filter((r) => r === "GET /repos/{owner}/{repo}/pulls").length;
+    };
+    expect(await pullReads()).toBe(2);
+    for (let n = 50; n < 520; n++)
+      state.addPullRequest(fixture.repo, { title: `p${n}`, author: "octo", headRef: `p${n}` });
+    expect(await pullReads()).toBe(maxPullRequestPages);
   });
 
   it("answers null for a pull request and for an issue Gitea does not have", async () => {

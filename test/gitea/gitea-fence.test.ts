@@ -265,7 +265,7 @@ describe("the claim-hold commit status on Gitea", () => {
     ]);
   });
 
-  it("an edit of the title alone and a closed PR read nothing from Gitea; a label change is ignored", async () => {
+  it("an edit of the title alone and a closed PR read nothing from Gitea; label and assignee changes are ignored", async () => {
     const pull = fixture.sim.state.addPullRequest(fixture.repo, { title: "T", author: "octo", headRef: "t" });
     mark = fixture.sim.requests.length;
     const retitled = fixture.sim.payloads.pullRequest(fixture.repo, pull, "octo", "edited", { title: "old" });
@@ -273,11 +273,15 @@ describe("the claim-hold commit status on Gitea", () => {
     pull.state = "closed";
     const closed = fixture.sim.payloads.pullRequest(fixture.repo, pull, "octo", "closed");
     expect((await deliver("pull_request", closed)).status).toBe(200);
-    const labelled = fixture.sim.payloads.pullRequest(fixture.repo, pull, "octo", "label_updated");
-    expect(await deliver("pull_request", labelled)).toMatchObject({
-      status: 202,
-      body: { status: "ignored", event: "pull_request.label_updated" },
-    });
+    // Gitea's pull_request_label and pull_request_assign events: nothing claim-hold decides reads a
+    // pull request's labels or assignees (docs/reference/gitea-surfaces.md), as on GitHub.
+    for (const action of ["label_updated", "label_cleared", "assigned", "unassigned"]) {
+      const changed = fixture.sim.payloads.pullRequest(fixture.repo, pull, "octo", action);
+      expect(await deliver("pull_request", changed)).toMatchObject({
+        status: 202,
+        body: { status: "ignored", event: `pull_request.${action}` },
+      });
+    }
     expect(fixture.sim.routesSince(mark)).toEqual([]);
   });
 });

@@ -2,12 +2,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClaimHoldClient } from "../../src/agent/client/index.js";
 import { NotifyEvent } from "../../src/config/repo-config.js";
+import { giteaInstallationRecordId } from "../../src/domain/forge.js";
 import type { GiteaWebhookEvent } from "../../src/providers/gitea/gitea-webhook-events.js";
 import { giteaDurationEvent } from "../../src/wiring/gitea-webhooks.js";
 import type { SimIssue } from "../../tools/gitea-sim/index.js";
 import { type LocalStack, startLocalStack } from "../../tools/local-stack/start-local-stack.js";
 import { type SinkServer, startSinkServer } from "../notify/support/sink-server.js";
 import { type AppHarness, startApp, testAdminToken, testCredentials } from "../support/app-harness.js";
+import { seedAgentClaim } from "../support/seed-claims.js";
 import {
   agentToken,
   botToken,
@@ -208,6 +210,26 @@ describe("links, names and metrics of a Gitea claim", () => {
       .map((v) => [v.labels.event, v.value]);
     expect(observed).toContainEqual(["gitea:push", 1]);
     expect(observed.filter(([event]) => String(event).includes("repository"))).toEqual([]);
+  });
+
+  it("a claim of a Gitea record no instance is served under gets no link and no name, and GitHub is not asked about it", async () => {
+    const unserved = giteaInstallationRecordId(2);
+    await seedAgentClaim(stack.stores, {
+      key: { installationId: unserved, repoId: 4242, issue: 3 },
+      repo: "octo/elsewhere",
+      actor: { login: "fleet-bot", sessionId: "u1", runtime: "claude-code" },
+      now: stack.app.clock.now,
+    });
+    await stack.stores.installations.rememberInstallation(unserved);
+    const page = await fleetPage();
+    const section =
+      new RegExp(`<section data-installation="${unserved}">[\\s\\S]*?</section>`).exec(page)?.[0] ?? "";
+    expect(section).toContain("octo/elsewhere#3");
+    expect(section).toContain(`<h2 title="installation ${unserved}">installation ${unserved}</h2>`);
+    expect(section).not.toContain('href="http');
+    expect(section).not.toContain(">Gitea</a>");
+    expect(section).not.toContain(">GitHub</a>");
+    expect(stack.app.logs.filter((line) => line.includes("installation account not read"))).toEqual([]);
   });
 });
 

@@ -80,10 +80,33 @@ describe("readGiteaEvent", () => {
       expect.objectContaining({ kind: "push", deleted: true }),
     ],
     [
-      "issue_comment edited",
+      "issue_comment edited (the body after the edit)",
       "issue_comment",
-      commentPayload({ action: "edited" }),
-      { kind: "ignored", event: "issue_comment.edited" },
+      commentPayload({ action: "edited", changes: { body: { from: "before" } } }),
+      {
+        kind: "comment-changed",
+        action: "edited",
+        repository: { id: 77, fullName: "octo/widgets" },
+        issue: 12,
+        comment: { id: 301, body: "/reclaim" },
+        sender: "maintainer",
+      },
+    ],
+    [
+      "issue_comment deleted (the comment as it was)",
+      "issue_comment",
+      commentPayload({ action: "deleted" }),
+      expect.objectContaining({
+        kind: "comment-changed",
+        action: "deleted",
+        comment: { id: 301, body: "/reclaim" },
+      }),
+    ],
+    [
+      "issue_comment of another action",
+      "issue_comment",
+      commentPayload({ action: "pinned" }),
+      { kind: "ignored", event: "issue_comment.pinned" },
     ],
     ["issues opened", "issues", { action: "opened" }, { kind: "ignored", event: "issues.opened" }],
     [

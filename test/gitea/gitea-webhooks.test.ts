@@ -287,6 +287,72 @@ describe("`/reclaim` on Gitea", () => {
   });
 });
 
+describe("the claim comment on Gitea", () => {
+  const claimComment = () => issue.comments.find((c) => c.id === claimed.commentId);
+  /** The bot's login is read once per App: not a repair's request. */
+  const routes = () => fixture.sim.routesSince(mark).filter((r) => r !== "GET /user");
+
+  it("edited by a person: edited back to the record's marker (one PATCH), and the App's own edit is not repaired again", async () => {
+    const comment = claimComment()!;
+    const sealed = comment.body;
+    comment.body = '<!-- claim-hold {"generation":99} -->\nmine now';
+    const answer = await deliver(
+      "issue_comment",
+      fixture.sim.payloads.issueComment(fixture.repo, issue, comment.id, "reader", "edited", {
+        body: sealed,
+      }),
+    );
+    expect(answer).toMatchObject({ status: 200, body: { status: "processed" } });
+    expect(comment.body).toBe(sealed);
+    expect(routes()).toEqual(["PATCH /repos/{owner}/{repo}/issues/comments/{id}"]);
+    const own = await deliver(
+      "issue_comment",
+      fixture.sim.payloads.issueComment(fixture.repo, issue, comment.id, botLogin, "edited", { body: "x" }),
+    );
+    expect(own.status).toBe(200);
+    expect(routes()).toEqual(["PATCH /repos/{owner}/{repo}/issues/comments/{id}"]);
+    expect(await recordOf(issue)).toEqual(claimed);
+  });
+
+  it("deleted by a person: posted anew and the record points at the new comment", async () => {
+    const comment = claimComment()!;
+    const payload = fixture.sim.payloads.issueComment(fixture.repo, issue, comment.id, "reader", "deleted");
+    issue.comments.splice(issue.comments.indexOf(comment), 1);
+    const answer = await deliver("issue_comment", payload);
+    expect(answer).toMatchObject({ status: 200, body: { status: "processed" } });
+    expect(routes()).toEqual(["POST /repos/{owner}/{repo}/issues/{index}/comments"]);
+    const posted = issue.comments.at(-1)!;
+    expect(posted).toMatchObject({ author: botLogin, body: comment.body });
+    expect(await recordOf(issue)).toEqual({
+      ...claimed,
+      commentId: posted.id,
+      commentNodeId: String(posted.id),
+    });
+  });
+
+  it("another comment edited or deleted, or the claim comment edited to what it says: nothing written", async () => {
+    const other = fixture.sim.state.addComment(issue, "octo", "a note");
+    await deliver(
+      "issue_comment",
+      fixture.sim.payloads.issueComment(fixture.repo, issue, other.id, "octo", "edited", { body: "a nite" }),
+    );
+    await deliver(
+      "issue_comment",
+      fixture.sim.payloads.issueComment(fixture.repo, issue, other.id, "octo", "deleted"),
+    );
+    const comment = claimComment()!;
+    const unchanged = fixture.sim.payloads.issueComment(fixture.repo, issue, comment.id, "octo", "edited", {
+      body: comment.body,
+    });
+    await deliver("issue_comment", {
+      ...unchanged,
+      comment: { ...unchanged.comment, body: renderClaimComment(claimed, "active") },
+    });
+    expect(routes()).toEqual([]);
+    expect(await recordOf(issue)).toEqual(claimed);
+  });
+});
+
 describe("closing and pushing on Gitea", () => {
   it("a person closing the issue completes the claim; the assignee stays as the record, the claimed label goes", async () => {
     issue.state = "closed";

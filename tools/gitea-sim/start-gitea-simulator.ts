@@ -173,14 +173,25 @@ export type GiteaPayloads = ReturnType<typeof giteaPayloads>;
  */
 function giteaPayloads(state: GiteaSimState) {
   return {
-    /** `issue_comment` (action `created`, `edited`, `deleted`). */
-    issueComment(repo: SimRepo, issue: SimIssue, commentId: number, sender: string, action = "created") {
+    /**
+     * `issue_comment` (action `created`, `edited`, `deleted`); `changes.body.from` on `edited`: the
+     * body before the edit (`ChangesPayload`). Build a deletion's payload before removing the comment.
+     */
+    issueComment(
+      repo: SimRepo,
+      issue: SimIssue,
+      commentId: number,
+      sender: string,
+      action = "created",
+      changes?: { body: string },
+    ) {
       const comment = issue.comments.find((c) => c.id === commentId);
       if (!comment) throw new Error(`no comment ${commentId} on #${issue.number}`);
       return {
         action,
         issue: renderIssue(state, repo, issue),
         comment: renderComment(state, repo, issue, comment),
+        ...(changes ? { changes: { body: { from: changes.body } } } : {}),
         repository: renderRepo(state, repo),
         sender: renderUser(state, sender),
         is_pull: issue.isPull,

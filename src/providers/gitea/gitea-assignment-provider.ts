@@ -17,6 +17,7 @@ import { type GiteaBotAccount, giteaBotAccount } from "./gitea-bot-account.js";
 import {
   type GiteaClient,
   type GiteaIssueRead,
+  type GiteaPullRequest,
   giteaPageSize,
   giteaStatusOf,
   type RequestCounter,
@@ -33,6 +34,12 @@ export interface GiteaAssignmentProviderOptions {
 
 /** Pages of the bot account's repositories the reconcile pass reads at most (50 each). */
 export const maxRepositoryPages = 20;
+/**
+ * Pages of open pull requests a claim's branch read takes at most (50 each, 500 pull requests):
+ * Gitea's list does not filter by head, and a pull request that closes the issue from another
+ * branch is evidence too, so no narrower route serves (`…/pulls/{base}/{head}` needs the base).
+ */
+export const maxPullRequestPages = 10;
 
 export class GiteaAssignmentProvider implements AssignmentProvider {
   readonly #writer: GiteaAssignmentWriter;
@@ -46,8 +53,8 @@ export class GiteaAssignmentProvider implements AssignmentProvider {
   /**
    * Requests: the issue, then its comments when it has any (one read: Gitea does not page them);
    * the bot's login once per process. Null for a missing issue or a pull request. With `branch`,
-   * 2 more: the first page of open pull requests (50, most recently updated first; Gitea's route
-   * does not filter by head) and the branch (`GET …/branches/{branch}`, its head commit's time).
+   * the open pull requests (50 a page until a short page, at most `maxPullRequestPages`; Gitea's
+   * route does not filter by head) and the branch (`GET …/branches/{branch}`, its head commit's time).
    */
   async status(ref: SubjectRef, options?: { branch?: string }): Promise<SubjectSnapshot | null> {
     const { owner, name } = splitRepo(ref.repo);
@@ -64,7 +71,7 @@ export class GiteaAssignmentProvider implements AssignmentProvider {
     const branch = options?.branch;
     if (!branch) return snapshot;
     const [pulls, head] = await Promise.all([
-      this.options.client.listOpenPullRequests(owner, name, 1, counter),
+      this.#openPullRequests(owner, name, counter),
       this.options.client.getBranch(owner, name, branch, counter),
     ]);
     return {
@@ -77,6 +84,17 @@ export class GiteaAssignmentProvider implements AssignmentProvider {
       }),
       branchCommittedAt: head ? Date.parse(head.commit.timestamp) : null,
     };
+  }
+
+  /** Every open pull request, page by page until a short (or empty) one, within `maxPullRequestPages`. */
+  async #openPullRequests(owner: string, name: string, counter: RequestCounter) {
+    const pulls: GiteaPullRequest[] = [];
+    for (let page = 1; page <= maxPullRequestPages; page++) {
+      const listed = await this.options.client.listOpenPullRequests(owner, name, page, counter);
+      pulls.push(...listed);
+      if (listed.length < giteaPageSize) break;
+    }
+    return pulls;
   }
 
   /**

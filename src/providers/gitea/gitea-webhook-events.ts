@@ -8,7 +8,10 @@ export const eventHeaders = ["x-forgejo-event", "x-gitea-event"] as const;
 const PayloadUser = z.object({ id: z.number().int(), login: z.string().min(1) });
 const PayloadRepository = z.object({ id: z.number().int().positive(), full_name: z.string().min(3) });
 
-/** `issue_comment`: Gitea sends it for pull request comments too, with `is_pull` and `issue.pull_request`. */
+/**
+ * `issue_comment` (`created`, `edited`, `deleted`): Gitea sends it for pull request comments too,
+ * with `is_pull` and `issue.pull_request`; a deletion carries the comment as it was.
+ */
 const IssueCommentPayload = z.object({
   action: z.string(),
   issue: z.object({ number: z.number().int().positive(), pull_request: z.unknown().nullish() }),
@@ -99,6 +102,16 @@ export type GiteaWebhookEvent =
       now: string[];
       sender: string;
     }
+  | {
+      /** Someone edited or deleted a comment: the claim comment's repair decides whether it was the App's. */
+      kind: "comment-changed";
+      action: "edited" | "deleted";
+      repository: GiteaRepoRef;
+      issue: number;
+      /** The comment as it is after an edit, or as it was when deleted. */
+      comment: { id: number; body: string };
+      sender: string;
+    }
   | { kind: "issue-closed"; repository: GiteaRepoRef; issue: number; sender: string }
   | { kind: "push"; repository: GiteaRepoRef; ref: string; deleted: boolean; sender: string }
   | {
@@ -160,6 +173,17 @@ export function readGiteaEvent(event: string, body: unknown): GiteaWebhookEvent 
         author: payload.comment.user.login,
         ...(payload.comment.html_url ? { htmlUrl: payload.comment.html_url } : {}),
       },
+      sender: payload.sender.login,
+    };
+  }
+  if (event === "issue_comment" && (action === "edited" || action === "deleted")) {
+    const payload = parse(IssueCommentPayload, event, body);
+    return {
+      kind: "comment-changed",
+      action,
+      repository: repositoryOf(payload.repository),
+      issue: payload.issue.number,
+      comment: { id: payload.comment.id, body: payload.comment.body },
       sender: payload.sender.login,
     };
   }
