@@ -8,3 +8,6 @@ export {
   type LoggedGiteaRequest,
   startGiteaSimulator,
 } from "./start-gitea-simulator.js";
+export type { GiteaFault, GiteaFaultSpec, GiteaRequestMatch } from "./fault-rules.js";
+export type { GiteaAssigneeChange, GiteaPeople } from "./sim-people.js";
+export { type GiteaDelivery, GiteaWebhookQueue } from "./webhook-queue.js";
