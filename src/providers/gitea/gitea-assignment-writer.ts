@@ -44,8 +44,28 @@ export class GiteaAssignmentWriter implements Pick<AssignmentProvider, "apply" |
   /** Per repository (lower case): label name (lower case) -> id. */
   readonly #labelIds = new Map<string, Map<string, number>>();
   readonly #labelSpecs = new Map<string, LabelSpec>();
+  /** Per issue (lower case `owner/name#n`): the end of the transition writing to it now. */
+  readonly #writing = new Map<string, Promise<unknown>>();
 
   constructor(private readonly options: GiteaAssignmentWriterOptions) {}
+
+  /**
+   * One transition per issue at a time in this process: each plans from its own read of the issue
+   * (Gitea has no batched mutation), so a transition reading while another's writes are still on
+   * their way would plan from what those writes are about to change (a label it sees and so does not
+   * add, removed a moment later). Across processes the write fence corrects instead.
+   */
+  apply(ref: SubjectRef, write: TransitionWrite): Promise<AppliedWrite> {
+    const key = `${ref.repo}#${ref.issue}`.toLowerCase();
+    const previous = this.#writing.get(key) ?? Promise.resolve();
+    const mine = previous.catch(() => undefined).then(() => this.#apply(ref, write));
+    const settled = mine.catch(() => undefined);
+    this.#writing.set(key, settled);
+    void settled.then(() => {
+      if (this.#writing.get(key) === settled) this.#writing.delete(key);
+    });
+    return mine;
+  }
 
   /**
    * Requests, in order: the issue (only when assignees or labels change), the assignee list (when
@@ -54,7 +74,7 @@ export class GiteaAssignmentWriter implements Pick<AssignmentProvider, "apply" |
    * label, one edit per comment, the claim comment, one create per audit comment.
    * @throws GitHubWriteError (the port's error) naming the issue and Gitea's answer.
    */
-  async apply(ref: SubjectRef, write: TransitionWrite): Promise<AppliedWrite> {
+  async #apply(ref: SubjectRef, write: TransitionWrite): Promise<AppliedWrite> {
     const { owner, name } = splitRepo(ref.repo);
     const client = this.options.client;
     const counter: RequestCounter = { requests: 0 };

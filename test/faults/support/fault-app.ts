@@ -1,6 +1,7 @@
 // The real App in-process on the local stack's simulator and private Redis, with a fake wall and monotonic clock.
 import { Writable } from "node:stream";
 import type { ClaimHoldServices } from "../../../src/app.js";
+import type { GiteaConfig } from "../../../src/config/gitea-config.js";
 import { createSteadyClock } from "../../../src/lease/steady-clock.js";
 import { createLogger } from "../../../src/logger.js";
 import { createRedisClient } from "../../../src/providers/create-store.js";
@@ -46,6 +47,8 @@ export interface FaultAppOptions {
   githubTimeoutMs?: number;
   /** The real throttling plugin (rate-limit tests); off elsewhere so writes are not spaced 1 s apart. */
   throttle?: Record<string, unknown>;
+  /** A Gitea instance the App serves too (its simulator). */
+  gitea?: GiteaConfig;
 }
 
 export function faultApp(options: FaultAppOptions): StartApp<FaultApp> {
@@ -83,6 +86,7 @@ async function startFaultApp(wiring: StackWiring, options: FaultAppOptions): Pro
       credentialsLoaded: true,
       disabledJobs: ["janitor"],
       sleep: async () => undefined,
+      ...(options.gitea ? { gitea: options.gitea } : {}),
     },
   });
   return {
