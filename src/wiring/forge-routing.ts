@@ -34,7 +34,12 @@ export function routeByForge(providers: ServedProviders) {
     const forges: ServedForges = { served: ["github"], identityOf: () => alone.identity };
     const ofAlone = (installationId: number): ForgeProviders =>
       forgeOfInstallation(installationId).forge === "github" ? alone : unserved;
-    return { assignments: alone.assignments, identity: alone.identity, forges, ...subjectsByRecord(alone, ofAlone) };
+    return {
+      assignments: alone.assignments,
+      identity: alone.identity,
+      forges,
+      ...subjectsByRecord(alone, ofAlone),
+    };
   }
   const first = github ?? gitea;
   const forges: ServedForges = {
