@@ -145,7 +145,7 @@ describe.each([
     expect(await ready.json()).toMatchObject({ checks: { store: "ok", credentials: "ok" } });
     expect((await fetch(`${url}/metrics`)).status).toBe(200);
     expect(output).toContain("serving the Gitea instance alone");
-    expect(output).not.toContain("register");
+    expect(output).not.toContain("No GitHub App credentials");
   });
 
   it("runs the janitor over the Gitea record before any claim (no GitHub installation to list)", async () => {

@@ -380,6 +380,7 @@ export const undocumentedRoutes: readonly { method: string; path: string; errors
     { method: "get", path: "/dashboard/fragment" },
     { method: "get", path: "/dashboard/fleet.json" },
     { method: "get", path: "/subjects/{owner}/{repo}/{number}" },
+    { method: "get", path: "/subjects/{forge}/{record}/{owner}/{repo}/{number}" },
     // The dashboard's operator actions (docs/deploy.md#operator-actions): a forged form is refused with
     // `csrf_refused`, a clear of a subject that needs no person with `no_person_needed`, a notification
     // being sent with `delivery_in_flight`: the codes no API route answers.
