@@ -43621,8 +43621,10 @@ var mcpCommand = {
     "Every lease claimed through it is heartbeated at the advised interval for as long as the process",
     "runs; when stdin closes or on SIGTERM its leases are released with outcome handoff",
     "(CLAIM_HOLD_MCP_RELEASE_ON_EXIT=0: left to go stale instead). Leases live in .git/claim-hold/,",
-    "so `claim-hold verify` and the pre-push hook work alongside. Reads CLAIM_HOLD_URL and the GitHub",
-    "token (GH_TOKEN, GITHUB_TOKEN or `gh auth token`). Logs go to stderr; stdout carries only the protocol.",
+    "so `claim-hold verify` and the pre-push hook work alongside. Reads CLAIM_HOLD_URL and the agent's",
+    "token (GH_TOKEN, GITHUB_TOKEN or `gh auth token`); on a Gitea or Forgejo instance --forge gitea or",
+    "CLAIM_HOLD_FORGE=gitea, and GH_TOKEN the agent's Gitea token (every call sends X-Claim-Hold-Forge).",
+    "Logs go to stderr; stdout carries only the protocol.",
     "Each lease's live events reach the agent at once as logging notifications (a takeover: level alert,",
     "before the next heartbeat); CLAIM_HOLD_LIVE_EVENTS=0 leaves the loss to the next heartbeat."
   ],
