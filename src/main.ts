@@ -13,7 +13,7 @@ import {
   createGiteaOnlyApp,
 } from "./app.js";
 import { type Env, EnvError, parseEnv } from "./config/env.js";
-import { giteaConfigOf } from "./config/gitea-config.js";
+import { giteaConfigsOf } from "./config/gitea-config.js";
 import { createLogger, logFormatOf } from "./logger.js";
 import { createRedisClient, createStores } from "./providers/create-store.js";
 import { createClaimHoldOctokit } from "./providers/github/claim-hold-octokit.js";
@@ -55,7 +55,9 @@ function appOptionsOf(env: Env): Omit<
   credentialsLoaded: boolean;
   githubCredentials: boolean;
 } {
-  const gitea = giteaConfigOf(env);
+  // The numbered instances' variables (`GITEA_URL_2` …) are read from the process environment itself.
+  const [firstGitea, ...moreGitea] = giteaConfigsOf(env, process.env);
+  const gitea = firstGitea ? ([firstGitea, ...moreGitea] as const) : null;
   const githubCredentials = Boolean(env.APP_ID && (env.PRIVATE_KEY || env.PRIVATE_KEY_PATH));
   return {
     ...(env.CLAIM_HOLD_TOKEN_SECRET_PREVIOUS
@@ -158,9 +160,12 @@ async function startGiteaOnly(
 ): Promise<{ http: Server; throttle?: undefined }> {
   const { gitea, log } = appOptions;
   if (!gitea) throw new Error("no Gitea instance configured");
+  const instances = "url" in gitea ? 1 : gitea.length;
   log.info(
-    { forge: "gitea" },
-    "no GitHub App credentials (APP_ID, PRIVATE_KEY): serving the Gitea instance alone",
+    { forge: "gitea", instances },
+    instances > 1
+      ? "no GitHub App credentials (APP_ID, PRIVATE_KEY): serving the Gitea instances alone"
+      : "no GitHub App credentials (APP_ID, PRIVATE_KEY): serving the Gitea instance alone",
   );
   // Half a GitHub App is more likely a mistake than a choice: said once, by name, never by value.
   if (env.APP_ID || env.PRIVATE_KEY || env.PRIVATE_KEY_PATH) {

@@ -1,6 +1,7 @@
-// The Gitea (or Forgejo) instance a deployment serves, from the environment: all of it or none of it.
+// The Gitea (or Forgejo) instances a deployment serves, from the environment: each all of it or none of it.
 import { createHmac } from "node:crypto";
-import { type Env, EnvError } from "./env.js";
+import { giteaInstanceName } from "../domain/forge.js";
+import { Env, EnvError } from "./env.js";
 
 export interface GiteaConfig {
   /** The instance's root URL; the REST API is under `/api/v1`. */
@@ -80,4 +81,96 @@ export function giteaConfigOf(env: Env): GiteaConfig | null {
     installationId: env.GITEA_INSTALLATION_ID ?? defaultGiteaInstallationId,
     writeSpacingMs: env.GITEA_WRITE_SPACING_MS ?? defaultGiteaWriteSpacingMs,
   };
+}
+
+/** The variables of a further instance: `GITEA_URL_<N>` and the rest, N its instance number (from 2 up). */
+const numberedNames = ["URL", "TOKEN", "WEBHOOK_SECRET", "MANAGE_WEBHOOKS", "WRITE_SPACING_MS"] as const;
+const numberedVariable =
+  /^GITEA_(URL|TOKEN|WEBHOOK_SECRET|MANAGE_WEBHOOKS|WRITE_SPACING_MS|INSTALLATION_ID)_(\d+)$/;
+
+/**
+ * Every Gitea (or Forgejo) instance the deployment serves (docs/reference/config.md#several-gitea-instances):
+ * `GITEA_URL` and its variables (numbered `GITEA_INSTALLATION_ID`, default 1), then each
+ * `GITEA_URL_<N>` with its `_<N>` variables, numbered N. `raw` is the process environment, since
+ * numbered names are not in `Env`. Refused at start, by name, never by value: a half-configured
+ * instance, a number used twice, two instances with the same URL (or dashboard name, which agents
+ * name them by) or the same webhook secret (a delivery's signature names its instance).
+ */
+export function giteaConfigsOf(env: Env, raw: Readonly<Record<string, string | undefined>>): GiteaConfig[] {
+  const first = giteaConfigOf(env);
+  const numbers = new Set<number>();
+  for (const [name, value] of Object.entries(raw)) {
+    const match = numberedVariable.exec(name);
+    if (!match || value === undefined || value.trim() === "") continue;
+    if (match[2] !== String(Number(match[2]))) {
+      throw new EnvError(`invalid environment variable ${name}: an instance's number has no leading zero`);
+    }
+    if (match[1] === "INSTALLATION_ID") {
+      throw new EnvError(
+        `invalid environment variable ${name}: an instance's number is its suffix (GITEA_URL_${match[2]})`,
+      );
+    }
+    numbers.add(Number(match[2]));
+  }
+  const configs = first ? [first] : [];
+  for (const number of [...numbers].sort((a, b) => a - b)) {
+    configs.push(numberedConfigOf(number, raw));
+  }
+  refuseCollisions(configs, first);
+  return configs;
+}
+
+/** Instance N's variables read as `GITEA_URL` and the rest are, an error naming the numbered variable. */
+function numberedConfigOf(number: number, raw: Readonly<Record<string, string | undefined>>): GiteaConfig {
+  if (number < 2 || number > 2 ** 31 - 1) {
+    throw new EnvError(
+      `invalid environment variable GITEA_URL_${number}: numbered instances are numbered from 2 (GITEA_URL is the first)`,
+    );
+  }
+  const unnumbered: Record<string, string | undefined> = {};
+  for (const name of numberedNames) unnumbered[`GITEA_${name}`] = raw[`GITEA_${name}_${number}`];
+  const parsed = Env.safeParse(unnumbered);
+  const numbered = (message: string) =>
+    message.replace(/GITEA_([A-Z_]+)/g, (variable) => `${variable}_${number}`);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new EnvError(numbered(`invalid environment variable ${issue?.path.join(".")}: ${issue?.message}`));
+  }
+  try {
+    const config = giteaConfigOf({ ...parsed.data, GITEA_INSTALLATION_ID: number });
+    if (!config) throw new EnvError(`invalid environment variable GITEA_URL_${number}: required`);
+    return config;
+  } catch (error) {
+    if (error instanceof EnvError) throw new EnvError(numbered(error.message));
+    throw error;
+  }
+}
+
+/** The variable that sets instance `config`'s `name` (`GITEA_URL`, `GITEA_URL_2`, …). */
+function variableOf(config: GiteaConfig, first: GiteaConfig | null, name: string): string {
+  return config === first ? `GITEA_${name}` : `GITEA_${name}_${config.installationId}`;
+}
+
+function refuseCollisions(configs: GiteaConfig[], first: GiteaConfig | null): void {
+  for (const [index, config] of configs.entries()) {
+    for (const earlier of configs.slice(0, index)) {
+      if (earlier.installationId === config.installationId) {
+        throw new EnvError(
+          `invalid environment variable GITEA_INSTALLATION_ID: instance number ${config.installationId} is also ${variableOf(config, first, "URL")}'s`,
+        );
+      }
+      if (giteaInstanceName(earlier.url).toLowerCase() === giteaInstanceName(config.url).toLowerCase()) {
+        throw new EnvError(
+          `invalid environment variable ${variableOf(config, first, "URL")}: the same instance as ${variableOf(earlier, first, "URL")}`,
+        );
+      }
+      if (earlier.webhookSecret === config.webhookSecret) {
+        // A derived secret is the same for the same token: the token is what to change.
+        const variable = config.webhookSecretDerived ? "TOKEN" : "WEBHOOK_SECRET";
+        throw new EnvError(
+          `invalid environment variable ${variableOf(config, first, variable)}: the webhook secret of ${variableOf(earlier, first, "URL")} too (a delivery's signature names its instance)`,
+        );
+      }
+    }
+  }
 }

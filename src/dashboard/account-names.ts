@@ -1,5 +1,5 @@
 // Installation account logins for the dashboard: each read once from GitHub (`GET /app/installations/{id}`) and kept, so a refresh costs no request; a Gitea record is named after its instance, unread.
-import { forgeOfInstallation, giteaInstallationRecordId } from "../domain/forge.js";
+import { forgeOfInstallation, giteaInstallationRecordId, giteaInstanceName } from "../domain/forge.js";
 
 /** A login is kept this long (accounts are rarely renamed). */
 export const accountNameTtlMs = 24 * 3_600_000;
@@ -68,26 +68,28 @@ export function createAccountNames(deps: AccountNamesDeps): AccountNames {
 }
 
 /**
- * The names known without a read: the served Gitea record's is its instance's (`GITEA_URL`). Any
- * other Gitea record has none (it is not that instance's) and is never looked up on GitHub either.
+ * The names known without a read: each served Gitea record's is its instance's (`GITEA_URL`,
+ * `GITEA_URL_<N>`). Any other Gitea record has none (no served instance's) and is never looked up on
+ * GitHub either.
  */
 export function knownAccountNames(
-  gitea: { url: string; installationId: number } | undefined,
+  gitea:
+    | { url: string; installationId: number }
+    | readonly { url: string; installationId: number }[]
+    | undefined,
 ): (installationId: number) => string | null {
-  const name = gitea ? giteaInstanceName(gitea.url) : null;
-  const record = gitea ? giteaInstallationRecordId(gitea.installationId) : null;
+  const instances = gitea === undefined ? [] : "url" in gitea ? [gitea] : gitea;
+  const names = new Map(
+    instances.map((instance) => [
+      giteaInstallationRecordId(instance.installationId),
+      giteaInstanceName(instance.url),
+    ]),
+  );
   return (installationId) => {
     if (forgeOfInstallation(installationId).forge !== "gitea") return null;
-    return installationId === record ? name : "";
+    return names.get(installationId) ?? "";
   };
 }
 
-/** How the dashboard names a Gitea or Forgejo instance's record: its web root's host (and a path, if it is served under one). */
-export function giteaInstanceName(webRoot: string): string {
-  try {
-    const url = new URL(webRoot);
-    return `${url.host}${url.pathname.replace(/\/+$/, "")}`;
-  } catch {
-    return webRoot;
-  }
-}
+/** How the dashboard names a Gitea or Forgejo instance's record (domain/forge.ts). */
+export { giteaInstanceName };

@@ -27,6 +27,19 @@ export function forgeOfInstallation(installationId: number): { forge: Forge; num
     : { forge: "github", number: installationId };
 }
 
+/**
+ * How a Gitea or Forgejo instance is named, on the dashboard and by agents (`X-Claim-Hold-Forge:
+ * gitea:<name>`): its URL's host (with a port, if any), and a path if it is served under one.
+ */
+export function giteaInstanceName(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.host}${parsed.pathname.replace(/\/+$/, "")}`;
+  } catch {
+    return url;
+  }
+}
+
 export function isForge(name: string): name is Forge {
   return (forges as readonly string[]).includes(name);
 }

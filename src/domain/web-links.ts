@@ -75,20 +75,29 @@ export function webRootOf(url: string): string | null {
 
 /**
  * Picks the web base by the record's forge (`forgeOfInstallation`): GitHub's for GitHub
- * installations, the Gitea instance's for the one record it is served under
- * (`GITEA_INSTALLATION_ID`). Any other Gitea record (an instance no longer configured, or another
- * number) gets null: its repositories are not the configured instance's, nor GitHub's namesakes.
+ * installations, a served Gitea instance's for the record it is served under (`GITEA_INSTALLATION_ID`,
+ * or N for `GITEA_URL_<N>`). Any other Gitea record (an instance no longer configured, or another
+ * number) gets null: its repositories are not a served instance's, nor GitHub's namesakes.
  */
 export function webBasesOf(bases: {
   github: string;
-  gitea?: { url: string; installationId: number } | undefined;
+  gitea?:
+    | { url: string; installationId: number }
+    | readonly { url: string; installationId: number }[]
+    | undefined;
 }): WebBaseOf {
   const github: WebBase = { forge: "github", url: webRootOf(bases.github) ?? "https://github.com" };
-  const giteaRoot = bases.gitea ? webRootOf(bases.gitea.url) : null;
-  const giteaRecord = bases.gitea ? giteaInstallationRecordId(bases.gitea.installationId) : null;
-  const gitea: WebBase | null = giteaRoot ? { forge: "gitea", url: giteaRoot } : null;
+  const instances = bases.gitea === undefined ? [] : "url" in bases.gitea ? [bases.gitea] : bases.gitea;
+  const giteas = new Map<number, WebBase | null>();
+  for (const instance of instances) {
+    const root = webRootOf(instance.url);
+    giteas.set(
+      giteaInstallationRecordId(instance.installationId),
+      root ? { forge: "gitea", url: root } : null,
+    );
+  }
   return (installationId) => {
     if (forgeOfInstallation(installationId).forge !== "gitea") return github;
-    return installationId === giteaRecord ? gitea : null;
+    return giteas.get(installationId) ?? null;
   };
 }

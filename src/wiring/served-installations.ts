@@ -2,7 +2,7 @@
 import type { InstallationSource } from "../providers/installation-source.js";
 
 /**
- * GitHub's installations and the served Gitea instance's installation record (always installed: the
+ * GitHub's installations and each served Gitea instance's installation record (always installed: the
  * bot account is configured, there is no list to read). The janitor reads this list when the store
  * lost its own installation set; without the Gitea record in it, a lost store would forget the Gitea
  * claims until the next Gitea claim named the record again. `github` absent (a Gitea-only App): the
@@ -10,10 +10,11 @@ import type { InstallationSource } from "../providers/installation-source.js";
  */
 export function withGiteaRecord(
   github: InstallationSource | undefined,
-  giteaRecord: number,
+  giteaRecords: number | readonly number[],
 ): InstallationSource {
+  const records = typeof giteaRecords === "number" ? [giteaRecords] : giteaRecords;
   return {
     listInstallations: async () =>
-      [...new Set([...((await github?.listInstallations()) ?? []), giteaRecord])].sort((a, b) => a - b),
+      [...new Set([...((await github?.listInstallations()) ?? []), ...records])].sort((a, b) => a - b),
   };
 }
