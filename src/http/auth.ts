@@ -159,8 +159,8 @@ function forgeIdentityOf(
   deps: Pick<AuthDeps, "identity" | "forges">,
 ): { forge: Forge; identity: IdentityProvider } {
   const forges: ServedForges = deps.forges ?? { served: ["github"], identityOf: () => deps.identity };
-  const forge = requestForge(c.req.header(forgeHeader), forges.served);
-  return { forge, identity: forges.identityOf(forge) };
+  const { forge, instance } = requestForge(c.req.header(forgeHeader), forges.served, forges.giteaInstances);
+  return { forge, identity: forges.identityOf(forge, instance) };
 }
 
 /** The lease token (`clh_…`) as the bearer credential, or a failed authentication. */

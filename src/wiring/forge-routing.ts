@@ -1,4 +1,4 @@
-// Routing by forge: one AssignmentProvider and one IdentityProvider over every forge the App serves, and the fence's forge-facing parts; each call goes to the forge of its installation record.
+// Routing by forge: one AssignmentProvider and one IdentityProvider over every forge (and Gitea instance) the App serves, and the fence's forge-facing parts; each call goes to the forge of its installation record.
 import { type Forge, forgeOfInstallation } from "../domain/forge.js";
 import type { SubjectAddress } from "../domain/subject-address.js";
 import type { ServedForges } from "../http/forge-selection.js";
@@ -13,22 +13,39 @@ export interface ForgeProviders {
   assignments: AssignmentProvider;
 }
 
-/** The forges an App serves: GitHub, a Gitea instance, or both (never neither). */
+/** A Gitea (or Forgejo) instance's providers, the record it is served under and its name (`giteaInstanceName`). */
+export type GiteaForgeProviders = ForgeProviders & { installationId: number; name?: string };
+
+/** The forges an App serves: GitHub, one or more Gitea instances, or both (never neither). */
 export type ServedProviders =
-  | { github: ForgeProviders; gitea?: (ForgeProviders & { installationId: number }) | undefined }
-  | { github?: undefined; gitea: ForgeProviders & { installationId: number } };
+  | {
+      github: ForgeProviders;
+      gitea?: GiteaForgeProviders | readonly GiteaForgeProviders[] | undefined;
+    }
+  | {
+      github?: undefined;
+      gitea: GiteaForgeProviders | readonly [GiteaForgeProviders, ...GiteaForgeProviders[]];
+    };
+
+/** One item or a list of them, as a list. */
+export function listOf<T extends object>(items: T | readonly T[] | undefined): readonly T[] {
+  if (items === undefined) return [];
+  return Array.isArray(items) ? (items as readonly T[]) : [items as T];
+}
 
 /**
  * The lease core, the fence and the janitor are given these: every call they make names an
- * installation record, and a record id names its forge (domain/forge.ts), so they never know which
- * forge serves a subject. Who a token belongs to, and which record serves a repository, depend on
- * the forge the request names (`ServedForges`): the routed identity answers those for the first
- * forge served (GitHub when it is served). A Gitea-only App serves no GitHub installation.
+ * installation record, and a record id names its forge and Gitea instance (domain/forge.ts), so
+ * they never know which forge serves a subject. Who a token belongs to, and which record serves a
+ * repository, depend on the forge (and Gitea instance) the request names (`ServedForges`): the routed
+ * identity answers those for the first forge served (GitHub when it is served). A Gitea-only App
+ * serves no GitHub installation.
  */
 export function routeByForge(providers: ServedProviders) {
-  const { github, gitea } = providers;
+  const { github } = providers;
+  const giteas = listOf<GiteaForgeProviders>(providers.gitea);
   // GitHub alone: its own providers, untouched.
-  if (!gitea) {
+  if (giteas.length === 0) {
     // (`ServedProviders` has GitHub whenever it has no Gitea.)
     const alone = github ?? unserved;
     const forges: ServedForges = { served: ["github"], identityOf: () => alone.identity };
@@ -41,16 +58,27 @@ export function routeByForge(providers: ServedProviders) {
       ...subjectsByRecord(alone, ofAlone),
     };
   }
-  const first = github ?? gitea;
+  const [firstGitea] = giteas as readonly [GiteaForgeProviders, ...GiteaForgeProviders[]];
+  const first = github ?? firstGitea;
+  const byRecord = new Map(giteas.map((gitea) => [gitea.installationId, gitea]));
+  const byName = new Map(giteas.map((gitea) => [gitea.name?.toLowerCase(), gitea]));
   const forges: ServedForges = {
     served: github ? ["github", "gitea"] : ["gitea"],
-    identityOf: (forge: Forge) => (forge === "gitea" ? gitea.identity : first.identity),
+    ...(giteas.every((gitea) => gitea.name)
+      ? { giteaInstances: giteas.map((gitea) => gitea.name ?? "") }
+      : {}),
+    // A named instance's identity, or the only one's (`forgeOfRequest` names one when there are several).
+    identityOf: (forge: Forge, instance?: string) =>
+      forge === "gitea"
+        ? ((instance !== undefined ? byName.get(instance.toLowerCase()) : firstGitea) ?? unserved).identity
+        : first.identity,
   };
-  // A record in Gitea's id space that is not the configured instance's (a made-up lease id) is served
-  // by nobody: never by the configured instance, whose issue of the same name it would restore. So is
-  // a GitHub installation's when the App serves no GitHub (a store once shared with a GitHub App).
+  // A record in Gitea's id space that is no served instance's (a made-up lease id) is served by
+  // nobody: never by an instance whose issue of the same name it would restore. So is a GitHub
+  // installation's when the App serves no GitHub (a store once shared with a GitHub App).
   const of = (installationId: number): ForgeProviders => {
-    if (installationId === gitea.installationId) return gitea;
+    const gitea = byRecord.get(installationId);
+    if (gitea) return gitea;
     return forgeOfInstallation(installationId).forge === "github" ? (github ?? unserved) : unserved;
   };
   const subjects = subjectsByRecord(first, of);
@@ -123,17 +151,24 @@ export interface ForgeQueue {
 }
 
 /**
- * The candidate index's reads by installation record: the configured Gitea record's refresh and
- * blockers go to the Gitea instance, a GitHub installation's to GitHub (if served), and another record in Gitea's
- * id space to nobody (no candidates, no blockers). The queue core (`src/queue`) never knows which.
+ * The candidate index's reads by installation record: a served Gitea record's refresh and blockers go
+ * to its instance, a GitHub installation's to GitHub (if served), and another record in Gitea's id
+ * space to nobody (no candidates, no blockers). The queue core (`src/queue`) never knows which.
  */
 export function queueByForge(queues: {
   /** Absent: the App serves no GitHub, and a GitHub installation's reads go to nobody. */
   github?: ForgeQueue | undefined;
-  gitea: ForgeQueue & { installationId: number };
+  gitea: (ForgeQueue & { installationId: number }) | readonly (ForgeQueue & { installationId: number })[];
 }): ForgeQueue {
+  const giteas = new Map(
+    listOf<ForgeQueue & { installationId: number }>(queues.gitea).map((queue) => [
+      queue.installationId,
+      queue,
+    ]),
+  );
   const of = (installationId: number): ForgeQueue => {
-    if (installationId === queues.gitea.installationId) return queues.gitea;
+    const gitea = giteas.get(installationId);
+    if (gitea) return gitea;
     return forgeOfInstallation(installationId).forge === "github"
       ? (queues.github ?? unservedQueue)
       : unservedQueue;

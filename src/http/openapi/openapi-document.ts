@@ -188,10 +188,13 @@ function errorComponents(
 
 /** The routes taking a forge token name its forge when the App serves more than one (docs/reference/http-api.md#forges-x-claim-hold-forge). */
 const ForgeHeader = z.object({
-  "x-claim-hold-forge": z.enum(forges).optional().meta({
-    description:
-      "The forge of the bearer token, when the App serves more than one; absent: GitHub. Anything else is `422 invalid_request`.",
-  }),
+  "x-claim-hold-forge": z
+    .union([z.enum(forges), z.string().regex(/^gitea:\S+$/)])
+    .optional()
+    .meta({
+      description:
+        "The forge of the bearer token, when the App serves more than one; absent: GitHub. With several Gitea instances, `gitea:<host>` (the instance URL's host[:port]) names one, and a bare `gitea` is refused. Anything else is `422 invalid_request`.",
+    }),
 });
 
 function operationOf(
