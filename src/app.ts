@@ -18,7 +18,7 @@ import { MemoryFenceStore } from "./providers/memory/memory-fence-store.js";
 import { MemoryLeaseEventBus } from "./providers/memory/memory-lease-event-bus.js";
 import { RequestMeter } from "./request-meter.js";
 import type { AppRequestHandler, ClaimHoldOptions } from "./wiring/claim-hold-options.js";
-import { queueByForge, routeByForge, unservedChecks, unservedQueue } from "./wiring/forge-routing.js";
+import { listOf, queueByForge, routeByForge, unservedChecks, unservedQueue } from "./wiring/forge-routing.js";
 import { createGiteaProviders } from "./wiring/gitea-providers.js";
 import { registerGiteaWebhookJob } from "./wiring/gitea-webhook-registration.js";
 import { giteaWebhookHandler } from "./wiring/gitea-webhooks.js";
@@ -28,7 +28,7 @@ import { createJanitorJobs } from "./wiring/janitor-jobs.js";
 import { createLeaseServices } from "./wiring/lease-services.js";
 import { createNotifications } from "./wiring/notifications.js";
 import { createGiteaQueueFeed, createQueueFeed } from "./wiring/queue-feed.js";
-import { createRepoConfigSource } from "./wiring/repo-config-source.js";
+import { createRepoConfigSource, type RepoConfigCache } from "./wiring/repo-config-source.js";
 import { withGiteaRecord } from "./wiring/served-installations.js";
 
 /** The claims gauge counts every held claim, not the dashboard's first page of each repository. */
@@ -49,7 +49,9 @@ export function createClaimHoldApp(options: ClaimHoldOptions): ApplicationFuncti
  * The App on a Gitea (or Forgejo) instance alone, without Probot: no GitHub provider is built, so no
  * request goes to GitHub and no GitHub webhook is received. Its HTTP handlers, in the order to try them.
  */
-export function createGiteaOnlyApp(options: ClaimHoldOptions & { gitea: GiteaConfig }): AppRequestHandler[] {
+export function createGiteaOnlyApp(
+  options: ClaimHoldOptions & { gitea: NonNullable<ClaimHoldOptions["gitea"]> },
+): AppRequestHandler[] {
   const handlers: AppRequestHandler[] = [];
   wireClaimHold(options, null, (handler) => handlers.push(handler));
   return handlers;
@@ -76,10 +78,20 @@ function wireClaimHold(
   const stores = measureStores(options.stores, metrics);
   const fences = options.fences ?? new MemoryFenceStore(now);
   const github = probot ? createGitHubProviders(probot, options, { metrics, meter, now, log }) : undefined;
-  const gitea = options.gitea ? createGiteaProviders(options.gitea, options, { now, log }) : undefined;
-  const served = github ? { github, gitea } : gitea ? { gitea } : null;
+  // Each Gitea instance its own client, write limiter and bot account (docs/reference/gitea-surfaces.md#several-instances).
+  const giteaConfigs = listOf<GiteaConfig>(options.gitea);
+  const giteas = giteaConfigs.map((config) => ({
+    config,
+    ...createGiteaProviders(config, options, { now, log }),
+  }));
+  const [firstGitea] = giteas;
+  const served = github
+    ? { github, gitea: giteas }
+    : firstGitea
+      ? { gitea: [firstGitea, ...giteas.slice(1)] as const }
+      : null;
   if (!served) throw new Error("claim-hold serves GitHub, a Gitea instance, or both: neither is configured");
-  // The lease core asks by installation record; a Gitea record's calls go to the Gitea providers.
+  // The lease core asks by installation record; a Gitea record's calls go to its instance's providers.
   const forges = routeByForge(served);
   const leaseEvents = options.leaseEvents ?? new MemoryLeaseEventBus();
   const leaseStreams = createLeaseStreams(
@@ -95,10 +107,10 @@ function wireClaimHold(
     github && queue
       ? { refresh: queue.refresh, refreshByName: queue.refreshByName, source: github.candidates }
       : undefined;
-  const leaseQueue = gitea
+  const leaseQueue = firstGitea
     ? queueByForge({
         github: githubQueue,
-        gitea: {
+        gitea: giteas.map((gitea) => ({
           installationId: gitea.installationId,
           ...createGiteaQueueFeed({
             client: gitea.client,
@@ -107,10 +119,10 @@ function wireClaimHold(
             now,
             log,
           }),
-        },
+        })),
       })
     : (githubQueue ?? unservedQueue);
-  const giteaConfigs = gitea ? createRepoConfigSource(gitea.identity, log) : null;
+  const giteaRepoConfigs = giteas.map((gitea) => createRepoConfigSource(gitea.identity, log));
   const {
     assignments,
     configs,
@@ -138,25 +150,23 @@ function wireClaimHold(
       queueRefresh: leaseQueue.refreshByName,
       queue: { refresh: leaseQueue.refresh, source: leaseQueue.source },
       // The fence's checks (commit statuses on Gitea), configs and reads, by installation record.
-      otherForges:
-        gitea && giteaConfigs
-          ? [
-              {
-                installationId: gitea.installationId,
-                checks: gitea.checks,
-                configs: giteaConfigs,
-                assignments: gitea.assignments,
-              },
-            ]
-          : [],
+      otherForges: giteas.map((gitea, index) => ({
+        installationId: gitea.installationId,
+        checks: gitea.checks,
+        configs: giteaRepoConfigs[index] as RepoConfigCache,
+        assignments: gitea.assignments,
+      })),
     },
   );
   const { janitor, jobs, operatorSweep } = createJanitorJobs(options, {
     stores,
     assignments,
     configs,
-    installations: gitea
-      ? withGiteaRecord(github?.installations, gitea.installationId)
+    installations: firstGitea
+      ? withGiteaRecord(
+          github?.installations,
+          giteas.map((gitea) => gitea.installationId),
+        )
       : (github?.installations ?? { listInstallations: async () => [] }),
     events,
     notifier,
@@ -167,24 +177,24 @@ function wireClaimHold(
     log,
     refreshQueue: leaseQueue.refresh,
   });
-  // The App's own Gitea hooks (docs/reference/gitea-surfaces.md#the-apps-own-webhooks).
-  const giteaHooks =
-    gitea && options.gitea
-      ? registerGiteaWebhookJob(jobs, {
-          config: options.gitea,
-          client: gitea.client,
-          publicUrl: options.publicUrl,
-          ...(options.disabledJobs ? { disabledJobs: options.disabledJobs } : {}),
-          log,
-        })
-      : null;
+  // The App's own Gitea hooks, a pass per instance (docs/reference/gitea-surfaces.md#the-apps-own-webhooks).
+  const giteaHooks = giteas.map((gitea) =>
+    registerGiteaWebhookJob(jobs, {
+      config: gitea.config,
+      client: gitea.client,
+      publicUrl: options.publicUrl,
+      several: giteas.length > 1,
+      ...(options.disabledJobs ? { disabledJobs: options.disabledJobs } : {}),
+      log,
+    }),
+  );
   jobs.start();
-  giteaHooks?.start();
+  for (const hooks of giteaHooks) hooks?.start();
   notifications.start();
   // Each record's links go to its own forge: chosen here, once, by the record id (domain/forge.ts).
   const webBaseOf = webBasesOf({
     github: githubWebUrlOf(options.githubBaseUrl),
-    gitea: options.gitea,
+    gitea: giteaConfigs,
   });
   const fleet = (withPullRequests: boolean, recordsPerRepository?: number) =>
     readFleet(
@@ -238,7 +248,7 @@ function wireClaimHold(
       picker,
       fence,
       identity: forges.identity,
-      ...(gitea ? { forges: forges.forges } : {}),
+      ...(firstGitea ? { forges: forges.forges } : {}),
       stores,
       jobs,
       operatorSweep,
@@ -265,7 +275,7 @@ function wireClaimHold(
       leaseEvents: { bus: leaseEvents, streams: leaseStreams },
       accountNames: createAccountNames({
         lookup: async (installationId) => github?.installations.accountLogin(installationId) ?? null,
-        known: knownAccountNames(options.gitea),
+        known: knownAccountNames(giteaConfigs),
         now,
         onError: (installationId, error) =>
           log.warn(
@@ -311,32 +321,31 @@ function wireClaimHold(
       needsHuman,
     });
   }
-  // A Gitea or Forgejo instance: its webhook intake (docs/architecture.md#gitea-and-forgejo-in-progress).
-  if (gitea && giteaConfigs && options.gitea) {
-    addHandler(
-      giteaWebhookHandler({
-        secret: options.gitea.webhookSecret,
-        installationId: gitea.installationId,
-        bot: gitea.bot,
-        stores,
-        assignments: gitea.assignments,
-        configs: giteaConfigs,
-        identity: gitea.identity,
-        reactions: gitea.reactions,
-        events,
-        fence,
-        fences,
-        fleet: fleetLogins,
-        leaseEvents,
-        webhookDuration: metrics.webhookDuration,
-        queue: {
-          store: stores.queue,
-          source: gitea.candidates,
-          readIssue: (owner, repo, index) => gitea.client.readIssue(owner, repo, index),
-        },
-        now,
-        log,
-      }),
-    );
-  }
+  // The Gitea and Forgejo instances: one webhook intake, each delivery handled as its instance's
+  // (docs/architecture.md#gitea-and-forgejo-in-progress).
+  const giteaWebhooks = giteas.map((gitea, index) => ({
+    secret: gitea.config.webhookSecret,
+    installationId: gitea.installationId,
+    bot: gitea.bot,
+    stores,
+    assignments: gitea.assignments,
+    configs: giteaRepoConfigs[index] as RepoConfigCache,
+    identity: gitea.identity,
+    reactions: gitea.reactions,
+    events,
+    fence,
+    fences,
+    fleet: fleetLogins,
+    leaseEvents,
+    webhookDuration: metrics.webhookDuration,
+    queue: {
+      store: stores.queue,
+      source: gitea.candidates,
+      readIssue: (owner: string, repo: string, index: number) => gitea.client.readIssue(owner, repo, index),
+    },
+    now,
+    log,
+  }));
+  const [firstWebhooks] = giteaWebhooks;
+  if (firstWebhooks) addHandler(giteaWebhookHandler([firstWebhooks, ...giteaWebhooks.slice(1)]));
 }

@@ -81,11 +81,12 @@ export interface ClaimHoldOptions {
   /** The notification sender's timing and tries (default `defaultSenderPolicy`). */
   notifySender?: Partial<SenderPolicy>;
   /**
-   * A Gitea or Forgejo instance (`GITEA_URL`, `GITEA_TOKEN`, optionally `GITEA_WEBHOOK_SECRET`): its
-   * webhook route `/api/gitea/webhooks` is served, and with `publicUrl` the App keeps its own hook on
-   * each repository (`src/wiring/gitea-webhook-registration.ts`); absent: that route does not exist.
+   * A Gitea or Forgejo instance (`GITEA_URL`, `GITEA_TOKEN`, optionally `GITEA_WEBHOOK_SECRET`), or
+   * several (`GITEA_URL_<N>` …, numbers and webhook secrets distinct: src/config/gitea-config.ts): the
+   * webhook route `/api/gitea/webhooks` is served for all, and with `publicUrl` the App keeps its own
+   * hook on each repository (`src/wiring/gitea-webhook-registration.ts`); absent: that route does not exist.
    */
-  gitea?: GiteaConfig;
+  gitea?: GiteaConfig | readonly [GiteaConfig, ...GiteaConfig[]];
   /** Receives the wired services (tests, the demo, benchmarks). */
   onReady?: (services: ClaimHoldServices) => void;
 }

@@ -1,7 +1,7 @@
-// The Gitea (or Forgejo) side of the App: one bot-account client, its writes serialised, and the providers built on it.
+// A Gitea (or Forgejo) instance's side of the App: its bot-account client, its writes serialised, and the providers built on it.
 import type { Logger } from "pino";
 import type { GiteaConfig } from "../config/gitea-config.js";
-import { giteaInstallationRecordId } from "../domain/forge.js";
+import { giteaInstallationRecordId, giteaInstanceName } from "../domain/forge.js";
 import { createMarkerSeal } from "../domain/marker-seal.js";
 import { GiteaAssignmentProvider } from "../providers/gitea/gitea-assignment-provider.js";
 import { giteaBotAccount } from "../providers/gitea/gitea-bot-account.js";
@@ -34,13 +34,18 @@ export function createGiteaProviders(
     bot,
     /** The installation record of the instance's repositories: in Gitea's id space, never a GitHub installation's. */
     installationId,
+    /** How agents name the instance (`X-Claim-Hold-Forge: gitea:<name>`) and the dashboard shows it. */
+    name: giteaInstanceName(config.url),
     identity: new GiteaIdentityProvider({ client, installationId, now: deps.now }),
     assignments: new GiteaAssignmentProvider({
       client,
       seal,
       bot,
       onMarkerRejected: (reason) =>
-        deps.log.warn({ reason, forge: "gitea" }, "ignored a claim marker that is not the App's own"),
+        deps.log.warn(
+          { reason, forge: "gitea", installationId },
+          "ignored a claim marker that is not the App's own",
+        ),
     }),
     reactions: new GiteaCommentReactions(client),
     /** The candidate index's reads: dependencies, closing pull requests, a repository's id. */

@@ -4,9 +4,18 @@ import type { GiteaConfig } from "../config/gitea-config.js";
 import type { JobRegistry } from "../janitor/job-registry.js";
 import { ensureGiteaWebhooks } from "../providers/gitea/ensure-gitea-webhooks.js";
 import type { GiteaClient } from "../providers/gitea/gitea-client.js";
+import { giteaInstanceQuery } from "./gitea-webhook-instance.js";
 import { giteaWebhookPath } from "./gitea-webhooks.js";
 
 export const giteaWebhookJob = "gitea-webhooks";
+
+/**
+ * The ensure job of an instance: `gitea-webhooks` when the App serves one, `gitea-webhooks-<N>` (N
+ * its instance number) for each of several, so each instance's pass runs, fails and reports apart.
+ */
+export function giteaWebhookJobOf(config: GiteaConfig, several: boolean): string {
+  return several ? `${giteaWebhookJob}-${config.installationId}` : giteaWebhookJob;
+}
 /** Hooks rarely drift: a new repository or a rotated token waits at most this long. */
 export const giteaWebhookIntervalMs = 60 * 60 * 1000;
 
@@ -21,6 +30,8 @@ export function registerGiteaWebhookJob(
     config: GiteaConfig;
     client: GiteaClient;
     publicUrl: string | undefined;
+    /** The App serves several instances: each hook's URL names its instance (`?instance=N`). */
+    several?: boolean;
     disabledJobs?: string[];
     log: Logger;
   },
@@ -35,17 +46,21 @@ export function registerGiteaWebhookJob(
     else log.info(message);
     return null;
   }
+  const several = deps.several === true;
+  const instanceQuery = several ? `?${giteaInstanceQuery}=${config.installationId}` : "";
   const want = {
-    endpoint: `${deps.publicUrl.replace(/\/+$/, "")}${giteaWebhookPath}`,
+    endpoint: `${deps.publicUrl.replace(/\/+$/, "")}${giteaWebhookPath}${instanceQuery}`,
     secret: config.webhookSecret,
   };
+  const name = giteaWebhookJobOf(config, several);
+  const forge = { forge: "gitea", ...(several ? { instance: config.installationId } : {}) };
   jobs.register({
-    name: giteaWebhookJob,
+    name,
     intervalMs: giteaWebhookIntervalMs,
     run: async () => {
       const report = await ensureGiteaWebhooks({ client, log }, want);
       log.info(
-        { ...report, forge: "gitea" },
+        { ...report, ...forge },
         report.notAdmin > 0
           ? `Gitea webhooks ensured; ${report.notAdmin} repositories skipped (the bot account is not their admin)`
           : "Gitea webhooks ensured",
@@ -56,7 +71,8 @@ export function registerGiteaWebhookJob(
   });
   return {
     start: () => {
-      if (!deps.disabledJobs?.includes(giteaWebhookJob)) void jobs.tick(giteaWebhookJob);
+      const disabled = deps.disabledJobs ?? [];
+      if (!disabled.includes(name) && !disabled.includes(giteaWebhookJob)) void jobs.tick(name);
     },
   };
 }

@@ -1,6 +1,6 @@
 // `POST /api/gitea/webhooks`: a Gitea or Forgejo delivery verified, read into its facts and run through the same handlers as GitHub's.
 //
-// 1. the raw body (at most `maxGiteaPayloadBytes`) and its HMAC-SHA256 signature: anything else → 401, nothing read;
+// 1. the raw body (at most `maxGiteaPayloadBytes`) and its HMAC-SHA256 signature, which names the instance: anything else → 401, nothing read;
 // 2. the event and delivery headers, the JSON, the payload's fields (zod) → 400 naming what is wrong;
 // 3. an `issues` change fed into the candidate index of a repository it holds; an event nothing acts on → 202 ignored;
 // 4. the handler under the shared guard (the App's own deliveries skipped, a delivery id handled once) → 200.
@@ -41,13 +41,11 @@ import {
   readGiteaEvent,
   readGiteaIssueTouch,
 } from "../providers/gitea/gitea-webhook-events.js";
-import {
-  giteaDeliveryId,
-  type HeaderReader,
-  verifyGiteaSignature,
-} from "../providers/gitea/gitea-webhook-signature.js";
+import { giteaDeliveryId, type HeaderReader } from "../providers/gitea/gitea-webhook-signature.js";
 import type { Stores } from "../providers/stores.js";
+import { listOf } from "./forge-routing.js";
 import { dispatchListChange } from "./gitea-removals.js";
+import { deliveryInstance } from "./gitea-webhook-instance.js";
 import { feedGiteaCandidate, type GiteaCandidateFeedDeps } from "./queue-feed.js";
 
 export const giteaWebhookPath = "/api/gitea/webhooks";
@@ -88,15 +86,22 @@ interface Reply {
   body: Record<string, unknown>;
 }
 
-/** A Probot `addHandler` handler answering only `giteaWebhookPath`. */
-export function giteaWebhookHandler(deps: GiteaWebhookDeps) {
+/**
+ * A Probot `addHandler` handler answering only `giteaWebhookPath`, for every served instance: each
+ * delivery is handled with the deps of the instance its signature names (`deliveryInstance`).
+ */
+export function giteaWebhookHandler(
+  deps: GiteaWebhookDeps | readonly [GiteaWebhookDeps, ...GiteaWebhookDeps[]],
+) {
+  const instances = listOf<GiteaWebhookDeps>(deps);
+  const { log } = instances[0] as GiteaWebhookDeps;
   return async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
     if ((req.url ?? "/").split("?")[0] !== giteaWebhookPath) return false;
     let reply: Reply;
     try {
-      reply = await intake(req, deps);
+      reply = await intake(req, instances);
     } catch (error) {
-      const { status, body } = errorResponse(error, { requestId: crypto.randomUUID(), log: deps.log });
+      const { status, body } = errorResponse(error, { requestId: crypto.randomUUID(), log });
       reply = { status, body: { ...body } };
     }
     res.writeHead(reply.status, { "content-type": "application/json; charset=utf-8" });
@@ -107,7 +112,7 @@ export function giteaWebhookHandler(deps: GiteaWebhookDeps) {
 
 const invalid = (message: string): Reply => ({ status: 400, body: { error: "invalid_request", message } });
 
-async function intake(req: IncomingMessage, deps: GiteaWebhookDeps): Promise<Reply> {
+async function intake(req: IncomingMessage, instances: readonly GiteaWebhookDeps[]): Promise<Reply> {
   if (req.method !== "POST") return { status: 404, body: { error: "not_found", message: "No such route." } };
   const raw = await readRawBody(req, maxGiteaPayloadBytes);
   if (raw === null) {
@@ -118,14 +123,15 @@ async function intake(req: IncomingMessage, deps: GiteaWebhookDeps): Promise<Rep
     const value = req.headers[name];
     return Array.isArray(value) ? value.join(", ") : value;
   };
-  const signature = verifyGiteaSignature({ header, rawBody: raw, secret: deps.secret });
-  if (signature.kind !== "valid") {
+  const signature = deliveryInstance(instances, { header, rawBody: raw, url: req.url ?? "/" });
+  if (signature.kind !== "chosen") {
     const message =
       signature.kind === "missing"
         ? "The delivery carries no X-Gitea-Signature (or X-Forgejo-Signature)."
         : "The delivery's signature does not verify with the webhook secret.";
     return { status: 401, body: { error: "unauthorized", message } };
   }
+  const deps = signature.instance;
   const event = giteaEventName(header);
   const delivery = giteaDeliveryId(header);
   if (!event || !delivery) return invalid("X-Gitea-Event and X-Gitea-Delivery (or Forgejo's) are required.");

@@ -45,7 +45,8 @@ export function secretFingerprint(secret: string): string {
 
 /** The URL the App's hook is given: the endpoint with the secret's fingerprint (the intake ignores the query). */
 export function hookUrlOf(want: WantedHook): string {
-  return `${want.endpoint}?fingerprint=${secretFingerprint(want.secret)}`;
+  const joiner = want.endpoint.includes("?") ? "&" : "?";
+  return `${want.endpoint}${joiner}fingerprint=${secretFingerprint(want.secret)}`;
 }
 
 const withoutQuery = (url: string) => url.split("?")[0]?.replace(/\/+$/, "") ?? "";

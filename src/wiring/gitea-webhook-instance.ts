@@ -1,0 +1,38 @@
+// Which served Gitea (or Forgejo) instance a webhook delivery comes from, by evidence: its signature, and the App's `?instance=N` (pure).
+import { forgeOfInstallation } from "../domain/forge.js";
+import { type HeaderReader, verifyGiteaSignature } from "../providers/gitea/gitea-webhook-signature.js";
+
+/** The query parameter the App puts in its own hooks' URLs when it serves several instances. */
+export const giteaInstanceQuery = "instance";
+
+export type DeliveryInstance<T> = { kind: "chosen"; instance: T } | { kind: "missing" } | { kind: "invalid" };
+
+/**
+ * The instance whose webhook secret the delivery's signature verifies under (the secrets are
+ * distinct: src/config/gitea-config.ts), so one route serves every instance and a delivery signed
+ * for one instance never acts on another's records. `?instance=N` (the App's own hooks,
+ * docs/reference/gitea-surfaces.md#several-instances) narrows the check to instance N, whose secret
+ * must still verify it: the query is a hint, never evidence. No signature: `missing`; none verifying,
+ * or an instance number no served instance has: `invalid`.
+ */
+export function deliveryInstance<T extends { secret: string; installationId: number }>(
+  instances: readonly T[],
+  delivery: { header: HeaderReader; rawBody: Uint8Array; url: string },
+): DeliveryInstance<T> {
+  const named = new URL(delivery.url, "http://intake.invalid").searchParams.get(giteaInstanceQuery);
+  const candidates =
+    named === null
+      ? instances
+      : instances.filter((instance) => String(forgeOfInstallation(instance.installationId).number) === named);
+  let missing = false;
+  for (const instance of candidates) {
+    const check = verifyGiteaSignature({
+      header: delivery.header,
+      rawBody: delivery.rawBody,
+      secret: instance.secret,
+    });
+    if (check.kind === "valid") return { kind: "chosen", instance };
+    if (check.kind === "missing") missing = true;
+  }
+  return missing ? { kind: "missing" } : { kind: "invalid" };
+}
