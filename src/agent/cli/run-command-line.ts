@@ -46,7 +46,7 @@ const commonOptions: OptionDefs = {
   forge: {
     value: "<forge>",
     description:
-      "the forge your token is for (github, gitea), when the App serves more than one (CLAIM_HOLD_FORGE)",
+      "the forge your token is for (github, gitea, or gitea:<host> when the App serves several Gitea instances), when the App serves more than one (CLAIM_HOLD_FORGE)",
   },
 };
 
@@ -54,7 +54,8 @@ const environmentHelp = [
   "Environment:",
   "  CLAIM_HOLD_URL  URL of the claim-hold App (lease commands fall back to the URL stored with the lease)",
   "  CLAIM_HOLD_FORGE  github or gitea: the forge of your token, only when the App serves more than one",
-  "                  (--forge wins); with gitea, GH_TOKEN is an access token of the agent's Gitea account",
+  "                  (--forge wins); with gitea, GH_TOKEN is an access token of the agent's Gitea account;",
+  "                  with several Gitea instances, gitea:<host> (host[:port] of the instance's URL) names one",
   "  GH_TOKEN        token of the agent's GitHub account (claim, next, run, queue, mcp);",
   "  GITHUB_TOKEN    read when GH_TOKEN is not set; with neither, `gh auth token` when gh is on PATH",
   "                  (GitHub only: never asked with --forge gitea)",

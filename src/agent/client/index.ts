@@ -53,8 +53,9 @@ export interface ClaimHoldClientOptions {
   /** GitHub token of the agent's account: needed by claim, inventory and subject. */
   githubToken?: string;
   /**
-   * The forge `githubToken` belongs to (`github`, `gitea`), sent as `X-Claim-Hold-Forge`. Only needed
-   * when the App serves more than one forge; then `githubToken` may be a Gitea access token.
+   * The forge `githubToken` belongs to (`github`, `gitea`, `gitea:<host>` for one of several Gitea
+   * instances), sent as `X-Claim-Hold-Forge`. Only needed when the App serves more than one forge;
+   * then `githubToken` may be a Gitea access token.
    */
   forge?: string;
   fetch?: typeof globalThis.fetch;
