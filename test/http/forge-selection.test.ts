@@ -54,3 +54,97 @@ describe("forgeOfRequest", () => {
     });
   });
 });
+
+describe("forgeOfRequest with several Gitea instances", () => {
+  const instances = ["gitea.example.com", "127.0.0.1:3001", "example.org/forgejo"];
+  const several =
+    "This claim-hold serves several Gitea instances: name one in X-Claim-Hold-Forge, one of gitea:gitea.example.com, gitea:127.0.0.1:3001, gitea:example.org/forgejo.";
+  it.each([
+    ["no header, both: GitHub's", undefined, both, instances, { forge: "github" }],
+    ["no header, Gitea alone: no instance chosen", undefined, giteaOnly, instances, { error: several }],
+    ["a bare gitea: no instance chosen", "gitea", both, instances, { error: several }],
+    [
+      "an instance by its host",
+      "gitea:gitea.example.com",
+      both,
+      instances,
+      { forge: "gitea", instance: "gitea.example.com" },
+    ],
+    [
+      "by host and port, any case, blanks and a trailing slash",
+      " Gitea:127.0.0.1:3001/ ",
+      giteaOnly,
+      instances,
+      { forge: "gitea", instance: "127.0.0.1:3001" },
+    ],
+    [
+      "by host and path",
+      "gitea:example.org/forgejo",
+      both,
+      instances,
+      { forge: "gitea", instance: "example.org/forgejo" },
+    ],
+    [
+      "the one instance by name",
+      "gitea:gitea.example.com",
+      both,
+      ["gitea.example.com"],
+      { forge: "gitea", instance: "gitea.example.com" },
+    ],
+    ["a bare gitea with one instance", "gitea", both, ["gitea.example.com"], { forge: "gitea" }],
+    [
+      "an instance not served",
+      "gitea:other.example.com",
+      both,
+      instances,
+      {
+        error:
+          "This claim-hold serves no forge named gitea:other.example.com: it serves github, gitea:gitea.example.com, gitea:127.0.0.1:3001, gitea:example.org/forgejo.",
+      },
+    ],
+    [
+      "a port not served",
+      "gitea:127.0.0.1:3002",
+      giteaOnly,
+      instances,
+      {
+        error:
+          "This claim-hold serves no forge named gitea:127.0.0.1:3002: it serves gitea:gitea.example.com, gitea:127.0.0.1:3001, gitea:example.org/forgejo.",
+      },
+    ],
+    [
+      "github with an instance",
+      "github:gitea.example.com",
+      both,
+      instances,
+      {
+        error:
+          "This claim-hold serves no forge named github:gitea.example.com: it serves github, gitea:gitea.example.com, gitea:127.0.0.1:3001, gitea:example.org/forgejo.",
+      },
+    ],
+    [
+      "an instance of an unknown forge",
+      "gitlab:gitea.example.com",
+      both,
+      instances,
+      { error: "Unknown forge in X-Claim-Hold-Forge: it is one of github, gitea." },
+    ],
+  ] as const)("%s", (_name, named, served, giteaInstances, expected) => {
+    expect(forgeOfRequest(named, served, giteaInstances)).toEqual(expected);
+  });
+
+  it("answers a bare gitea with several as 422 invalid_request naming the choices", () => {
+    let caught: unknown;
+    try {
+      requestForge("gitea", both, instances);
+    } catch (error) {
+      caught = error;
+    }
+    expect((caught as UserError).status).toBe(422);
+    expect((caught as UserError).toBody()).toMatchObject({
+      error: "invalid_request",
+      field: "x-claim-hold-forge",
+      message: several,
+    });
+  });
+});

@@ -1,0 +1,326 @@
+// Two Gitea instances in one App: the same owner/repo/number on each is its own lease, named by `X-Claim-Hold-Forge: gitea:<host>`; claims, heartbeats, claims/next and webhooks of one instance never touch the other, and a token is only ever sent to the instance it was named for.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type ClaimHoldClient,
+  createClaimHoldClient,
+  isClaimHoldError,
+} from "../../src/agent/client/index.js";
+import { knownAccountNames } from "../../src/dashboard/account-names.js";
+import { leaseIdOf } from "../../src/domain/claim.js";
+import { giteaInstallationRecordId, giteaInstanceName } from "../../src/domain/forge.js";
+import { webBasesOf } from "../../src/domain/web-links.js";
+import type { SimIssue } from "../../tools/gitea-sim/index.js";
+import { type LocalStack, startLocalStack } from "../../tools/local-stack/start-local-stack.js";
+import { type AppHarness, startApp, testCredentials } from "../support/app-harness.js";
+import { probeRedis, uniqueKeyPrefix } from "../support/redis.js";
+import { agentToken, botToken, type GiteaSimFixture, startGiteaSimFixture } from "./sim-fixture.js";
+
+const redisProbe = await probeRedis();
+const repo = "octo/widgets";
+const appId = 1;
+const secretOne = "gitea-one-webhook-secret-0001";
+const secretTwo = "gitea-two-webhook-secret-0002";
+/** A token of an account that exists on instance 2 only. */
+const twoOnlyToken = "gitea-sim-two-only-token-00000001";
+const recordOne = giteaInstallationRecordId(1);
+const recordTwo = giteaInstallationRecordId(2);
+
+function countsOf(routes: string[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const route of routes) counts[route] = (counts[route] ?? 0) + 1;
+  return counts;
+}
+
+async function refusal(call: Promise<unknown>): Promise<unknown> {
+  return call.then(
+    () => null,
+    (error: unknown) =>
+      isClaimHoldError(error) ? { status: error.status, code: error.code, message: error.message } : error,
+  );
+}
+
+const storeKinds = [
+  { name: "the memory store", redis: undefined },
+  ...(redisProbe.available ? [{ name: "Redis", redis: "shared" as const }] : []),
+];
+
+describe.each(storeKinds)("two Gitea instances in one App, on $name", ({ redis }) => {
+  const clock = { now: Date.parse("2026-11-29T10:00:00Z") };
+  let one: GiteaSimFixture;
+  let two: GiteaSimFixture;
+  let stack: LocalStack<AppHarness>;
+  const issues: { one: SimIssue[]; two: SimIssue[] } = { one: [], two: [] };
+  const nameOf = (fixture: GiteaSimFixture) => `gitea:${giteaInstanceName(fixture.sim.url)}`;
+  const agent = (forge: string, token = agentToken): ClaimHoldClient =>
+    createClaimHoldClient({
+      baseUrl: stack.app.url,
+      githubToken: token,
+      forge,
+      retries: 0,
+      sleep: async (ms) => {
+        stack.app.clock.now += ms;
+      },
+    });
+  /** Marks on both simulators; `since()` answers what each received after it. */
+  const mark = () => {
+    const at = { one: one.sim.requests.length, two: two.sim.requests.length };
+    return () => ({ one: one.sim.routesSince(at.one), two: two.sim.routesSince(at.two) });
+  };
+
+  beforeAll(async () => {
+    // Built alike, so the repository has the same name and id, and the issues the same numbers, on both.
+    one = await startGiteaSimFixture(clock);
+    two = await startGiteaSimFixture(clock);
+    two.sim.state.addUser("two-only", twoOnlyToken);
+    two.repo.permissions.set("two-only", "write");
+    for (const [fixture, list] of [
+      [one, issues.one],
+      [two, issues.two],
+    ] as const) {
+      list.push(fixture.sim.state.addIssue(fixture.repo, { title: "Task 1", author: "maintainer" }));
+      clock.now += 60_000;
+      list.push(fixture.sim.state.addIssue(fixture.repo, { title: "Task 2", author: "maintainer" }));
+    }
+    stack = await startLocalStack({
+      ...(redis ? { redis: { kind: redis, keyPrefix: uniqueKeyPrefix("gitea-two") } } : {}),
+      credentials: testCredentials(appId),
+      startApp: (wiring) =>
+        startApp({
+          stores: wiring.stores,
+          fences: wiring.fences,
+          githubBaseUrl: wiring.githubBaseUrl,
+          appId,
+          now: clock.now,
+          gitea: [
+            {
+              url: one.sim.url,
+              token: botToken,
+              webhookSecret: secretOne,
+              installationId: 1,
+              writeSpacingMs: 0,
+            },
+            {
+              url: two.sim.url,
+              token: botToken,
+              webhookSecret: secretTwo,
+              installationId: 2,
+              writeSpacingMs: 0,
+            },
+          ],
+        }),
+    });
+    await stack.sim.flush();
+  });
+  afterAll(async () => {
+    await stack?.stop();
+    await one?.sim.close();
+    await two?.sim.close();
+  });
+
+  it("the two instances hold the same repository id and issue numbers (what the keys must keep apart)", () => {
+    expect(one.repo.id).toBe(two.repo.id);
+    expect(issues.one.map((issue) => issue.number)).toEqual(issues.two.map((issue) => issue.number));
+    expect(nameOf(one)).not.toBe(nameOf(two));
+  });
+
+  it("a bare gitea is 422 naming both instances, and neither instance is asked", async () => {
+    const since = mark();
+    const refused = await refusal(
+      agent("gitea").claim({ repo, issue: 1, actor: { runtime: "codex", sessionId: "x1" } }),
+    );
+    expect(refused).toEqual({
+      status: 422,
+      code: "invalid_request",
+      message: `This claim-hold serves several Gitea instances: name one in X-Claim-Hold-Forge, one of ${nameOf(one)}, ${nameOf(two)}.`,
+    });
+    expect(since()).toEqual({ one: [], two: [] });
+  });
+
+  it("a token named for instance 1 is sent there alone: refused by it, never tried on instance 2 where it is valid", async () => {
+    const since = mark();
+    const refused = await refusal(
+      agent(nameOf(one), twoOnlyToken).claim({
+        repo,
+        issue: 1,
+        actor: { runtime: "codex", sessionId: "x2" },
+      }),
+    );
+    expect(refused).toMatchObject({ status: 401, code: "unauthorized" });
+    expect(since()).toEqual({ one: ["GET /user"], two: [] });
+  });
+
+  it("the same owner/repo#1 claimed on each instance is two leases; each claim and heartbeat asks only its own instance", async () => {
+    const actor = { runtime: "claude-code", sessionId: "m1", host: "build-1" };
+    let since = mark();
+    const onOne = await agent(nameOf(one)).claim({ repo, issue: 1, actor, branch: "agent/m1/1-task-1" });
+    const first = since();
+    expect(countsOf(first.one)).toEqual(CLAIM_REQUESTS);
+    expect(first.two).toEqual([]);
+
+    since = mark();
+    const onTwo = await agent(nameOf(two)).claim({ repo, issue: 1, actor, branch: "agent/m1/1-task-1" });
+    const second = since();
+    expect(countsOf(second.two)).toEqual(CLAIM_REQUESTS);
+    expect(second.one).toEqual([]);
+
+    expect(onOne).toMatchObject({ created: true, lease: { generation: 1 } });
+    expect(onTwo).toMatchObject({ created: true, lease: { generation: 1 } });
+    expect(onOne.lease.id).toBe(leaseIdOf({ installationId: recordOne, repoId: one.repo.id, issue: 1 }, 1));
+    expect(onTwo.lease.id).toBe(leaseIdOf({ installationId: recordTwo, repoId: two.repo.id, issue: 1 }, 1));
+    expect(issues.one[0]?.assignees).toEqual(["fleet-bot"]);
+    expect(issues.two[0]?.assignees).toEqual(["fleet-bot"]);
+
+    // Heartbeats are the store's alone, each on its own lease.
+    since = mark();
+    for (let beat = 0; beat < 2; beat++) {
+      stack.app.clock.now += 10_000;
+      expect(await agent(nameOf(one)).heartbeat(onOne.lease)).toMatchObject({ state: "active" });
+      expect(await agent(nameOf(two)).heartbeat(onTwo.lease)).toMatchObject({ state: "active" });
+    }
+    expect(since()).toEqual({ one: [], two: [] });
+    expect(await agent(nameOf(one)).subject(repo, 1)).toMatchObject({ state: "active", generation: 1 });
+    expect(await agent(nameOf(two)).subject(repo, 1)).toMatchObject({ state: "active", generation: 1 });
+  });
+
+  it("claims/next on instance 2 picks instance 2's free issue; instance 1 is not asked and its #2 stays free", async () => {
+    const since = mark();
+    const picked = await agent(nameOf(two)).claimNext({
+      repo,
+      actor: { runtime: "claude-code", sessionId: "m2" },
+    });
+    expect(picked.picked).toMatchObject({ issue: 2, rank: 1 });
+    expect(picked.lease.id).toBe(leaseIdOf({ installationId: recordTwo, repoId: two.repo.id, issue: 2 }, 1));
+    const seen = since();
+    expect(countsOf(seen.two)).toEqual(CLAIM_NEXT_REQUESTS);
+    expect(seen.one).toEqual([]);
+    expect(issues.two[1]?.assignees).toEqual(["fleet-bot"]);
+    expect(issues.one[1]?.assignees).toEqual([]);
+  });
+
+  it("/reclaim delivered from instance 2 takes back instance 2's #1 and leaves instance 1's claim alone", async () => {
+    const hookUrl = `${stack.app.url}/api/gitea/webhooks`;
+    const issue = issues.two[0] as SimIssue;
+    const comment = two.sim.state.addComment(issue, "maintainer", "/reclaim");
+    const payload = two.sim.payloads.issueComment(two.repo, issue, comment.id, "maintainer");
+
+    // The App's own hook URL naming instance 1 does not make instance 2's signature instance 1's.
+    let since = mark();
+    const misnamed = await two.sim.deliver({
+      url: `${hookUrl}?instance=1`,
+      secret: secretTwo,
+      event: "issue_comment",
+      payload,
+    });
+    expect(misnamed.status).toBe(401);
+    expect(since()).toEqual({ one: [], two: [] });
+
+    since = mark();
+    const answer = await two.sim.deliver({
+      url: `${hookUrl}?instance=2&fingerprint=x`,
+      secret: secretTwo,
+      event: "issue_comment",
+      payload,
+    });
+    expect(answer).toMatchObject({ status: 200, body: { status: "processed" } });
+    const seen = since();
+    expect(seen.one).toEqual([]);
+    expect(seen.two).toEqual(RECLAIM_REQUESTS);
+    expect(issue.assignees).toEqual(["maintainer"]);
+    // Past the reads' shared answer window (docs/reference/http-api.md#reads).
+    stack.app.clock.now += 6_000;
+    expect(await agent(nameOf(two)).subject(repo, 1)).toMatchObject({
+      state: "human",
+      generation: 2,
+      actor: { kind: "human", login: "maintainer" },
+    });
+    // Instance 1's claim of the same owner/repo#1: untouched, in the store and on instance 1.
+    expect(await agent(nameOf(one)).subject(repo, 1)).toMatchObject({
+      state: "active",
+      generation: 1,
+      actor: { login: "fleet-bot" },
+    });
+    expect(issues.one[0]?.assignees).toEqual(["fleet-bot"]);
+    expect(issues.one[0]?.comments.some((c) => c.body.includes("/reclaim"))).toBe(false);
+  });
+
+  it("the same /reclaim signed with instance 1's secret acts on instance 1, not instance 2", async () => {
+    const issue = issues.one[0] as SimIssue;
+    const comment = one.sim.state.addComment(issue, "maintainer", "/reclaim");
+    const since = mark();
+    const answer = await one.sim.deliver({
+      url: `${stack.app.url}/api/gitea/webhooks`,
+      secret: secretOne,
+      event: "issue_comment",
+      payload: one.sim.payloads.issueComment(one.repo, issue, comment.id, "maintainer"),
+    });
+    expect(answer.status).toBe(200);
+    const seen = since();
+    expect(seen.two).toEqual([]);
+    expect(seen.one).toEqual(RECLAIM_REQUESTS);
+    expect(issue.assignees).toEqual(["maintainer"]);
+    stack.app.clock.now += 6_000;
+    expect(await agent(nameOf(one)).subject(repo, 1)).toMatchObject({ state: "human", generation: 2 });
+    // Instance 2's claims/next pick (#2) is still held.
+    expect(await agent(nameOf(two)).subject(repo, 2)).toMatchObject({ state: "active", generation: 1 });
+  });
+});
+
+describe("each instance's record has its own web base and dashboard name", () => {
+  const instances = [
+    { url: "https://gitea.example.com", installationId: 1 },
+    { url: "http://127.0.0.1:3001/", installationId: 2 },
+  ];
+  it.each([
+    [recordOne, { forge: "gitea", url: "https://gitea.example.com" }, "gitea.example.com"],
+    [recordTwo, { forge: "gitea", url: "http://127.0.0.1:3001" }, "127.0.0.1:3001"],
+    [giteaInstallationRecordId(3), null, ""],
+    [42, { forge: "github", url: "https://github.com" }, null],
+  ])("record %s", (record, base, name) => {
+    expect(webBasesOf({ github: "https://github.com", gitea: instances })(record)).toEqual(base);
+    expect(knownAccountNames(instances)(record)).toBe(name);
+  });
+});
+
+/** A first claim on a repository of two open issues: as in test/gitea/gitea-lease-api.test.ts, a dependency read per open issue. */
+const CLAIM_REQUESTS: Record<string, number> = {
+  "GET /user": 2,
+  "GET /repos/{owner}/{repo}": 1,
+  "GET /repos/{owner}/{repo}/issues": 1,
+  "GET /repos/{owner}/{repo}/issues/{index}/dependencies": 2,
+  "GET /repos/{owner}/{repo}/pulls": 2,
+  "GET /repos/{owner}/{repo}/branches/{branch}": 1,
+  "GET /repos/{owner}/{repo}/collaborators/{collaborator}/permission": 1,
+  "GET /repos/{owner}/{repo}/raw/{filepath}": 2,
+  "GET /repos/{owner}/{repo}/issues/{index}": 2,
+  "GET /repos/{owner}/{repo}/labels": 1,
+  "POST /repos/{owner}/{repo}/labels": 1,
+  "PATCH /repos/{owner}/{repo}/issues/{index}": 1,
+  "POST /repos/{owner}/{repo}/issues/{index}/labels": 1,
+  "POST /repos/{owner}/{repo}/issues/{index}/comments": 1,
+};
+/**
+ * A pick on instance 2's fresh index: as in test/gitea/gitea-queue.test.ts, with the agent's token
+ * and the bot's login known to instance 2's identity (its claim) and the labels already made.
+ */
+const CLAIM_NEXT_REQUESTS: Record<string, number> = {
+  "GET /repos/{owner}/{repo}/issues/{index}": 2,
+  "PATCH /repos/{owner}/{repo}/issues/{index}": 1,
+  "POST /repos/{owner}/{repo}/issues/{index}/labels": 1,
+  "POST /repos/{owner}/{repo}/issues/{index}/comments": 1,
+};
+/**
+ * `/reclaim` with the bot's login, the config and the instance's labels known (its claims read them):
+ * 👀, the maintainer's permission, the take-back's reads and writes, as in test/gitea/gitea-webhooks.test.ts.
+ */
+const RECLAIM_REQUESTS = [
+  "POST /repos/{owner}/{repo}/issues/comments/{id}/reactions",
+  "GET /repos/{owner}/{repo}/collaborators/{collaborator}/permission",
+  "GET /repos/{owner}/{repo}/issues/{index}",
+  "GET /repos/{owner}/{repo}/issues/{index}/comments",
+  "GET /repos/{owner}/{repo}/issues/{index}",
+  "PATCH /repos/{owner}/{repo}/issues/{index}",
+  "DELETE /repos/{owner}/{repo}/issues/{index}/labels/{id}",
+  "PATCH /repos/{owner}/{repo}/issues/comments/{id}",
+  "POST /repos/{owner}/{repo}/issues/{index}/comments",
+  "POST /repos/{owner}/{repo}/issues/{index}/comments",
+];

@@ -1,0 +1,76 @@
+// Which served Gitea instance a delivery comes from: the secret its signature verifies under, narrowed by the App's `?instance=N`, never chosen by the query alone.
+import { createHmac } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { giteaInstallationRecordId } from "../../src/domain/forge.js";
+import { deliveryInstance } from "../../src/wiring/gitea-webhook-instance.js";
+
+const one = { name: "one", secret: "instance-one-secret-0001", installationId: giteaInstallationRecordId(1) };
+const two = { name: "two", secret: "instance-two-secret-0002", installationId: giteaInstallationRecordId(2) };
+const instances = [one, two];
+const body = Buffer.from('{"action":"created"}');
+const signed = (secret: string) => createHmac("sha256", secret).update(body).digest("hex");
+
+function chosen(url: string, headers: Record<string, string>): string {
+  const answer = deliveryInstance(instances, {
+    header: (name) => headers[name],
+    rawBody: body,
+    url,
+  });
+  return answer.kind === "chosen" ? answer.instance.name : answer.kind;
+}
+
+describe("deliveryInstance", () => {
+  it.each([
+    [
+      "signed with instance 1's secret",
+      "/api/gitea/webhooks",
+      { "x-gitea-signature": signed(one.secret) },
+      "one",
+    ],
+    [
+      "signed with instance 2's secret",
+      "/api/gitea/webhooks",
+      { "x-gitea-signature": signed(two.secret) },
+      "two",
+    ],
+    [
+      "Forgejo's header, instance 2",
+      "/api/gitea/webhooks?fingerprint=ab",
+      { "x-forgejo-signature": signed(two.secret) },
+      "two",
+    ],
+    [
+      "the App's own hook URL naming its instance",
+      "/api/gitea/webhooks?instance=2&fingerprint=ab",
+      { "x-gitea-signature": signed(two.secret) },
+      "two",
+    ],
+    [
+      "a query naming instance 1 on a delivery signed for 2",
+      "/api/gitea/webhooks?instance=1",
+      { "x-gitea-signature": signed(two.secret) },
+      "invalid",
+    ],
+    [
+      "a query naming an instance not served",
+      "/api/gitea/webhooks?instance=3",
+      { "x-gitea-signature": signed(two.secret) },
+      "invalid",
+    ],
+    [
+      "signed with neither secret",
+      "/api/gitea/webhooks",
+      { "x-gitea-signature": signed("another-secret-00000") },
+      "invalid",
+    ],
+    [
+      "a Gitea header for one instance and a Forgejo header for the other",
+      "/api/gitea/webhooks",
+      { "x-gitea-signature": signed(one.secret), "x-forgejo-signature": signed(two.secret) },
+      "invalid",
+    ],
+    ["no signature", "/api/gitea/webhooks", {}, "missing"],
+  ])("%s: %s", (_name, url, headers, expected) => {
+    expect(chosen(url, headers)).toBe(expected);
+  });
+});
