@@ -33149,14 +33149,15 @@ var commonOptions = {
   debug: { description: "stack traces on errors" },
   forge: {
     value: "<forge>",
-    description: "the forge your token is for (github, gitea), when the App serves more than one (CLAIM_HOLD_FORGE)"
+    description: "the forge your token is for (github, gitea, or gitea:<host> when the App serves several Gitea instances), when the App serves more than one (CLAIM_HOLD_FORGE)"
   }
 };
 var environmentHelp = [
   "Environment:",
   "  CLAIM_HOLD_URL  URL of the claim-hold App (lease commands fall back to the URL stored with the lease)",
   "  CLAIM_HOLD_FORGE  github or gitea: the forge of your token, only when the App serves more than one",
-  "                  (--forge wins); with gitea, GH_TOKEN is an access token of the agent's Gitea account",
+  "                  (--forge wins); with gitea, GH_TOKEN is an access token of the agent's Gitea account;",
+  "                  with several Gitea instances, gitea:<host> (host[:port] of the instance's URL) names one",
   "  GH_TOKEN        token of the agent's GitHub account (claim, next, run, queue, mcp);",
   "  GITHUB_TOKEN    read when GH_TOKEN is not set; with neither, `gh auth token` when gh is on PATH",
   "                  (GitHub only: never asked with --forge gitea)",
@@ -43623,7 +43624,8 @@ var mcpCommand = {
     "(CLAIM_HOLD_MCP_RELEASE_ON_EXIT=0: left to go stale instead). Leases live in .git/claim-hold/,",
     "so `claim-hold verify` and the pre-push hook work alongside. Reads CLAIM_HOLD_URL and the agent's",
     "token (GH_TOKEN, GITHUB_TOKEN or `gh auth token`); on a Gitea or Forgejo instance --forge gitea or",
-    "CLAIM_HOLD_FORGE=gitea, and GH_TOKEN the agent's Gitea token (every call sends X-Claim-Hold-Forge).",
+    "CLAIM_HOLD_FORGE=gitea (gitea:<host> when the App serves several Gitea instances), and GH_TOKEN the",
+    "agent's token on that instance (every call sends X-Claim-Hold-Forge).",
     "Logs go to stderr; stdout carries only the protocol.",
     "Each lease's live events reach the agent at once as logging notifications (a takeover: level alert,",
     "before the next heartbeat); CLAIM_HOLD_LIVE_EVENTS=0 leaves the loss to the next heartbeat."
