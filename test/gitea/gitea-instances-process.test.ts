@@ -28,7 +28,14 @@ function runToEnd(
   child.stderr.on("data", (chunk) => {
     stderr += chunk;
   });
-  return new Promise((done) => child.on("close", (code) => done({ code, stdout, stderr })));
+  // A process that should have stopped but serves instead is ended, not left behind.
+  const stop = setTimeout(() => child.kill("SIGKILL"), 20_000);
+  return new Promise((done) =>
+    child.on("close", (code) => {
+      clearTimeout(stop);
+      done({ code, stdout, stderr });
+    }),
+  );
 }
 
 describe("the App process with two Gitea instances", () => {
@@ -96,7 +103,9 @@ describe("the App process with two Gitea instances", () => {
     if (cliHome) rmSync(cliHome, { recursive: true, force: true });
   });
 
-  it("refuses to start when the second instance has the first's webhook secret, naming the variable, not the secret", async () => {
+  it("refuses to start when the second instance has the first's webhook secret, naming the variable, not the secret", {
+    timeout: 30_000,
+  }, async () => {
     const refused = await runToEnd(process.execPath, ["--import", "tsx", "src/main.ts"], {
       env: { ...instanceEnv(), PORT: String(await freePort()), GITEA_WEBHOOK_SECRET_2: secretOne },
     });
