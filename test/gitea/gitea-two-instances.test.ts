@@ -11,7 +11,7 @@ import { giteaInstallationRecordId, giteaInstanceName } from "../../src/domain/f
 import { webBasesOf } from "../../src/domain/web-links.js";
 import type { SimIssue } from "../../tools/gitea-sim/index.js";
 import { type LocalStack, startLocalStack } from "../../tools/local-stack/start-local-stack.js";
-import { type AppHarness, startApp, testCredentials } from "../support/app-harness.js";
+import { type AppHarness, startApp, testAdminToken, testCredentials } from "../support/app-harness.js";
 import { probeRedis, uniqueKeyPrefix } from "../support/redis.js";
 import { agentToken, botToken, type GiteaSimFixture, startGiteaSimFixture } from "./sim-fixture.js";
 
@@ -91,6 +91,7 @@ describe.each(storeKinds)("two Gitea instances in one App, on $name", ({ redis }
           githubBaseUrl: wiring.githubBaseUrl,
           appId,
           now: clock.now,
+          adminToken: testAdminToken,
           gitea: [
             {
               url: one.sim.url,
@@ -195,6 +196,35 @@ describe.each(storeKinds)("two Gitea instances in one App, on $name", ({ redis }
     expect(seen.one).toEqual([]);
     expect(issues.two[1]?.assignees).toEqual(["fleet-bot"]);
     expect(issues.one[1]?.assignees).toEqual([]);
+  });
+
+  it("the dashboard names each instance's record after its host and links its claims to its own instance", async () => {
+    const login = await fetch(`${stack.app.url}/login`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ token: testAdminToken }).toString(),
+      redirect: "manual",
+    });
+    const cookie = login.headers.get("set-cookie")?.split(";")[0] ?? "";
+    const page = await (await fetch(`${stack.app.url}/`, { headers: { cookie } })).text();
+    const section = (record: number) =>
+      new RegExp(`<section data-installation="${record}">[\\s\\S]*?</section>`).exec(page)?.[0] ?? "";
+    for (const [record, own, other] of [
+      [recordOne, one, two],
+      [recordTwo, two, one],
+    ] as const) {
+      const rows = section(record);
+      expect(rows).toContain(`<h2 title="installation ${record}">${giteaInstanceName(own.sim.url)}</h2>`);
+      expect(rows).toContain(`href="${own.sim.url}/octo/widgets/issues/1"`);
+      expect(rows).not.toContain(other.sim.url);
+    }
+    const subject = await fetch(`${stack.app.url}/subjects/gitea/${recordTwo}/octo/widgets/2`, {
+      headers: { cookie },
+    });
+    expect(subject.status).toBe(200);
+    const html = await subject.text();
+    expect(html).toContain(`href="${two.sim.url}/octo/widgets/issues/2"`);
+    expect(html).not.toContain(one.sim.url);
   });
 
   it("/reclaim delivered from instance 2 takes back instance 2's #1 and leaves instance 1's claim alone", async () => {
