@@ -198,6 +198,53 @@ describe.each(storeKinds)("two Gitea instances in one App, on $name", ({ redis }
     expect(issues.one[1]?.assignees).toEqual([]);
   });
 
+  it("a pull_request from instance 2 gets its claim-hold status on instance 2 alone; the namesake PR on instance 1 gets its own", async () => {
+    const hookUrl = `${stack.app.url}/api/gitea/webhooks`;
+    const statusesOn = (fixture: GiteaSimFixture, sha: string) =>
+      (fixture.sim.state.repos[0]?.statuses.get(sha) ?? [])
+        .filter((status) => status.context === "claim-hold")
+        .map((status) => `${status.state}: ${status.description}`);
+    const pulls = [one, two].map((fixture) =>
+      fixture.sim.state.addPullRequest(fixture.repo, {
+        title: "Task 1",
+        author: "fleet-bot",
+        body: "Closes #1",
+        headRef: "agent/m1/1-task-1",
+      }),
+    );
+    const [onOne, onTwo] = pulls as [SimIssue, SimIssue];
+    expect(onOne.number).toBe(onTwo.number);
+    let since = mark();
+    const answer = await two.sim.deliver({
+      url: hookUrl,
+      secret: secretTwo,
+      event: "pull_request",
+      payload: two.sim.payloads.pullRequest(two.repo, onTwo, "fleet-bot", "opened"),
+    });
+    expect(answer).toMatchObject({ status: 200, body: { status: "processed" } });
+    let seen = since();
+    expect(seen.one).toEqual([]);
+    expect(seen.two).toEqual(FENCE_REQUESTS);
+    expect(statusesOn(two, onTwo.pull?.headSha ?? "")).toEqual([
+      "failure: Not attested by the current holder",
+    ]);
+    expect(statusesOn(one, onOne.pull?.headSha ?? "")).toEqual([]);
+
+    since = mark();
+    await one.sim.deliver({
+      url: hookUrl,
+      secret: secretOne,
+      event: "pull_request",
+      payload: one.sim.payloads.pullRequest(one.repo, onOne, "fleet-bot", "opened"),
+    });
+    seen = since();
+    expect(seen.two).toEqual([]);
+    expect(seen.one).toEqual(FENCE_REQUESTS);
+    expect(statusesOn(one, onOne.pull?.headSha ?? "")).toEqual([
+      "failure: Not attested by the current holder",
+    ]);
+  });
+
   it("the dashboard names each instance's record after its host and links its claims to its own instance", async () => {
     const login = await fetch(`${stack.app.url}/login`, {
       method: "POST",
@@ -254,7 +301,7 @@ describe.each(storeKinds)("two Gitea instances in one App, on $name", ({ redis }
     expect(answer).toMatchObject({ status: 200, body: { status: "processed" } });
     const seen = since();
     expect(seen.one).toEqual([]);
-    expect(seen.two).toEqual(RECLAIM_REQUESTS);
+    expect(countsOf(seen.two)).toEqual(countsOf([...RECLAIM_REQUESTS, ...FENCE_RECHECK_REQUESTS]));
     expect(issue.assignees).toEqual(["maintainer"]);
     // Past the reads' shared answer window (docs/reference/http-api.md#reads).
     stack.app.clock.now += 6_000;
@@ -286,7 +333,7 @@ describe.each(storeKinds)("two Gitea instances in one App, on $name", ({ redis }
     expect(answer.status).toBe(200);
     const seen = since();
     expect(seen.two).toEqual([]);
-    expect(seen.one).toEqual(RECLAIM_REQUESTS);
+    expect(countsOf(seen.one)).toEqual(countsOf([...RECLAIM_REQUESTS, ...FENCE_RECHECK_REQUESTS]));
     expect(issue.assignees).toEqual(["maintainer"]);
     stack.app.clock.now += 6_000;
     expect(await agent(nameOf(one)).subject(repo, 1)).toMatchObject({ state: "human", generation: 2 });
@@ -354,3 +401,12 @@ const RECLAIM_REQUESTS = [
   "POST /repos/{owner}/{repo}/issues/{index}/comments",
   "POST /repos/{owner}/{repo}/issues/{index}/comments",
 ];
+/** One fence evaluation, its status written: as in test/gitea/gitea-fence.test.ts, the repository config cached by the claim. */
+const FENCE_REQUESTS = [
+  "GET /repos/{owner}/{repo}/pulls/{index}",
+  "GET /repos/{owner}/{repo}/pulls/{index}/commits",
+  "GET /repos/{owner}/{repo}/statuses/{sha}",
+  "POST /repos/{owner}/{repo}/statuses/{sha}",
+];
+/** The fence's re-check of the issue's open PR after the take-back, among the take-back's writes: the status already says it, so no write. */
+const FENCE_RECHECK_REQUESTS = FENCE_REQUESTS.slice(0, 3);
