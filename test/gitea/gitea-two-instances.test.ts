@@ -342,6 +342,85 @@ describe.each(storeKinds)("two Gitea instances in one App, on $name", ({ redis }
   });
 });
 
+describe.each(storeKinds)("the janitor over two Gitea instances, on $name", ({ redis }) => {
+  const clock = { now: Date.parse("2026-11-29T10:00:00Z") };
+  let one: GiteaSimFixture;
+  let two: GiteaSimFixture;
+  let stack: LocalStack<AppHarness>;
+  const issues: { one?: SimIssue; two?: SimIssue } = {};
+
+  beforeAll(async () => {
+    one = await startGiteaSimFixture(clock);
+    two = await startGiteaSimFixture(clock);
+    issues.one = one.sim.state.addIssue(one.repo, { title: "Task 1", author: "maintainer" });
+    issues.two = two.sim.state.addIssue(two.repo, { title: "Task 1", author: "maintainer" });
+    stack = await startLocalStack({
+      ...(redis ? { redis: { kind: redis, keyPrefix: uniqueKeyPrefix("gitea-two-janitor") } } : {}),
+      credentials: testCredentials(appId),
+      startApp: (wiring) =>
+        startApp({
+          stores: wiring.stores,
+          fences: wiring.fences,
+          githubBaseUrl: wiring.githubBaseUrl,
+          appId,
+          now: clock.now,
+          gitea: [
+            {
+              url: one.sim.url,
+              token: botToken,
+              webhookSecret: secretOne,
+              installationId: 1,
+              writeSpacingMs: 0,
+            },
+            {
+              url: two.sim.url,
+              token: botToken,
+              webhookSecret: secretTwo,
+              installationId: 2,
+              writeSpacingMs: 0,
+            },
+          ],
+        }),
+    });
+    await stack.sim.flush();
+  });
+  afterAll(async () => {
+    await stack?.stop();
+    await one?.sim.close();
+    await two?.sim.close();
+  });
+
+  it("reaps instance 2's silent claim on instance 2, and leaves instance 1's live claim of the same owner/repo#1 alone", async () => {
+    const agent = (fixture: GiteaSimFixture) =>
+      createClaimHoldClient({
+        baseUrl: stack.app.url,
+        githubToken: agentToken,
+        forge: `gitea:${giteaInstanceName(fixture.sim.url)}`,
+        retries: 0,
+        sleep: async (ms) => {
+          stack.app.clock.now += ms;
+        },
+      });
+    const actor = { runtime: "codex", sessionId: "j1" };
+    const onOne = await agent(one).claim({ repo, issue: 1, actor });
+    await agent(two).claim({ repo, issue: 1, actor });
+    // Instance 2's holder falls silent; instance 1's keeps heartbeating.
+    for (let beat = 0; beat < 24; beat++) {
+      stack.app.clock.now += 5 * 60_000;
+      await agent(one).heartbeat(onOne.lease);
+    }
+    const at = { one: one.sim.requests.length, two: two.sim.requests.length };
+    const report = await stack.app.services.janitor.sweep();
+    // One subject name on two records: the one reaped is instance 2's (its issue, its requests).
+    expect(report.installations).toBe(2);
+    expect(report.actions.map((action) => [action.subject, action.action])).toEqual([[`${repo}#1`, "reap"]]);
+    expect(one.sim.routesSince(at.one)).toEqual([]);
+    expect(countsOf(two.sim.routesSince(at.two))).toEqual(REAP_REQUESTS);
+    expect(issues.one?.assignees).toEqual(["fleet-bot"]);
+    expect(issues.two?.assignees).toEqual([]);
+  });
+});
+
 describe("each instance's record has its own web base and dashboard name", () => {
   const instances = [
     { url: "https://gitea.example.com", installationId: 1 },
@@ -410,3 +489,19 @@ const FENCE_REQUESTS = [
 ];
 /** The fence's re-check of the issue's open PR after the take-back, among the take-back's writes: the status already says it, so no write. */
 const FENCE_RECHECK_REQUESTS = FENCE_REQUESTS.slice(0, 3);
+/**
+ * A silent claim reaped, as in test/gitea/gitea-queue.test.ts: the config (`.gitea/` then
+ * `.github/`), the due claim's issue, comments, open pull requests and branch; then the reap's
+ * writes (the issue read again, the assignee, the label, the claim comment, the audit comment).
+ */
+const REAP_REQUESTS: Record<string, number> = {
+  "GET /repos/{owner}/{repo}/raw/{filepath}": 2,
+  "GET /repos/{owner}/{repo}/issues/{index}": 2,
+  "GET /repos/{owner}/{repo}/issues/{index}/comments": 1,
+  "GET /repos/{owner}/{repo}/pulls": 1,
+  "GET /repos/{owner}/{repo}/branches/{branch}": 1,
+  "PATCH /repos/{owner}/{repo}/issues/{index}": 1,
+  "DELETE /repos/{owner}/{repo}/issues/{index}/labels/{id}": 1,
+  "PATCH /repos/{owner}/{repo}/issues/comments/{id}": 1,
+  "POST /repos/{owner}/{repo}/issues/{index}/comments": 1,
+};
