@@ -67,11 +67,14 @@ export function routeByForge(providers: ServedProviders) {
     ...(giteas.every((gitea) => gitea.name)
       ? { giteaInstances: giteas.map((gitea) => gitea.name ?? "") }
       : {}),
-    // A named instance's identity, or the only one's (`forgeOfRequest` names one when there are several).
-    identityOf: (forge: Forge, instance?: string) =>
-      forge === "gitea"
-        ? ((instance !== undefined ? byName.get(instance.toLowerCase()) : firstGitea) ?? unserved).identity
-        : first.identity,
+    // A named instance's identity, or the only one's. Without a name among several, nobody's: a
+    // token is never sent to an instance it was not named for (`forgeOfRequest` asks for the name).
+    identityOf: (forge: Forge, instance?: string) => {
+      if (forge !== "gitea") return first.identity;
+      const named = instance !== undefined ? byName.get(instance.toLowerCase()) : undefined;
+      const only = giteas.length === 1 ? firstGitea : undefined;
+      return (instance !== undefined ? named : only)?.identity ?? unserved.identity;
+    },
   };
   // A record in Gitea's id space that is no served instance's (a made-up lease id) is served by
   // nobody: never by an instance whose issue of the same name it would restore. So is a GitHub

@@ -256,3 +256,47 @@ describe("unservedChecks (the fence on a record no forge serves)", () => {
     );
   });
 });
+
+describe("routeByForge over several Gitea instances", () => {
+  const asked: string[] = [];
+  const instance = (number: number, name: string) => ({
+    ...forge(`gitea${number}`, asked),
+    installationId: giteaInstallationRecordId(number),
+    name,
+  });
+  const one = instance(1, "gitea.example.com");
+  const two = instance(2, "127.0.0.1:3001");
+  const github = forge("github", asked);
+  const { assignments, forges, serves } = routeByForge({ github, gitea: [one, two] });
+  const ref = (installationId: number) => ({ installationId, repo: "octo/widgets", issue: 1 });
+
+  it.each([
+    ["a GitHub installation", 42, "github"],
+    ["instance 1's record", giteaInstallationRecordId(1), "gitea1"],
+    ["instance 2's record", giteaInstallationRecordId(2), "gitea2"],
+  ])("sends %s to its own forge", async (_name, installationId, name) => {
+    asked.length = 0;
+    expect(await assignments.status(ref(installationId))).toEqual({ repo: name });
+    expect(asked).toEqual([`${name}:status`]);
+  });
+
+  it("serves no record of an instance not configured", async () => {
+    asked.length = 0;
+    expect(serves(giteaInstallationRecordId(3))).toBe(false);
+    expect(await assignments.status(ref(giteaInstallationRecordId(3)))).toBeNull();
+    expect(asked).toEqual([]);
+  });
+
+  it("names the instances, and answers a token only with the identity of the instance named", () => {
+    expect(forges.served).toEqual(["github", "gitea"]);
+    expect(forges.giteaInstances).toEqual(["gitea.example.com", "127.0.0.1:3001"]);
+    expect(forges.identityOf("gitea", "127.0.0.1:3001")).toBe(two.identity);
+    expect(forges.identityOf("gitea", "GITEA.example.com")).toBe(one.identity);
+    expect(forges.identityOf("github")).toBe(github.identity);
+    // No name among several, or a name of none: nobody's identity, so no instance sees the token.
+    for (const unnamed of [forges.identityOf("gitea"), forges.identityOf("gitea", "other.example.com")]) {
+      expect(unnamed).not.toBe(one.identity);
+      expect(unnamed).not.toBe(two.identity);
+    }
+  });
+});

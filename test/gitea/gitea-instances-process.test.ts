@@ -51,7 +51,7 @@ describe("the App process with two Gitea instances", () => {
     PATH: process.env.PATH,
     NODE_ENV: "test",
     HOST: "127.0.0.1",
-    LOG_LEVEL: "info",
+    LOG_LEVEL: "info" as const,
     GITEA_URL: one.sim.url,
     GITEA_TOKEN: botToken,
     GITEA_WEBHOOK_SECRET: secretOne,
