@@ -326,6 +326,7 @@ function wireClaimHold(
   const giteaWebhooks = giteas.map((gitea, index) => ({
     secret: gitea.config.webhookSecret,
     installationId: gitea.installationId,
+    ...(giteas.length > 1 ? { deliveryScope: String(gitea.config.installationId) } : {}),
     bot: gitea.bot,
     stores,
     assignments: gitea.assignments,

@@ -56,6 +56,11 @@ export interface GiteaWebhookDeps {
   secret: string;
   /** The installation record the instance is served under. */
   installationId: number;
+  /**
+   * With several instances, the instance's number: a delivery id is remembered as `<N>/<id>`, so two
+   * instances' deliveries of the same id are both handled (absent: the id as Gitea sends it).
+   */
+  deliveryScope?: string;
   bot: GiteaBotAccount;
   stores: Stores;
   assignments: AssignmentProvider;
@@ -133,7 +138,8 @@ async function intake(req: IncomingMessage, instances: readonly GiteaWebhookDeps
   }
   const deps = signature.instance;
   const event = giteaEventName(header);
-  const delivery = giteaDeliveryId(header);
+  const sentId = giteaDeliveryId(header);
+  const delivery = sentId && deps.deliveryScope ? `${deps.deliveryScope}/${sentId}` : sentId;
   if (!event || !delivery) return invalid("X-Gitea-Event and X-Gitea-Delivery (or Forgejo's) are required.");
   let json: unknown;
   try {

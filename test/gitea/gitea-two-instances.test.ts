@@ -274,6 +274,7 @@ describe.each(storeKinds)("two Gitea instances in one App, on $name", ({ redis }
     expect(html).not.toContain(one.sim.url);
   });
 
+  let reclaimDelivery = "";
   it("/reclaim delivered from instance 2 takes back instance 2's #1 and leaves instance 1's claim alone", async () => {
     const hookUrl = `${stack.app.url}/api/gitea/webhooks`;
     const issue = issues.two[0] as SimIssue;
@@ -299,6 +300,7 @@ describe.each(storeKinds)("two Gitea instances in one App, on $name", ({ redis }
       payload,
     });
     expect(answer).toMatchObject({ status: 200, body: { status: "processed" } });
+    reclaimDelivery = answer.deliveryId;
     const seen = since();
     expect(seen.one).toEqual([]);
     expect(countsOf(seen.two)).toEqual(countsOf([...RECLAIM_REQUESTS, ...FENCE_RECHECK_REQUESTS]));
@@ -320,7 +322,7 @@ describe.each(storeKinds)("two Gitea instances in one App, on $name", ({ redis }
     expect(issues.one[0]?.comments.some((c) => c.body.includes("/reclaim"))).toBe(false);
   });
 
-  it("the same /reclaim signed with instance 1's secret acts on instance 1, not instance 2", async () => {
+  it("the same /reclaim signed with instance 1's secret, under the same delivery id, acts on instance 1, not instance 2", async () => {
     const issue = issues.one[0] as SimIssue;
     const comment = one.sim.state.addComment(issue, "maintainer", "/reclaim");
     const since = mark();
@@ -329,6 +331,8 @@ describe.each(storeKinds)("two Gitea instances in one App, on $name", ({ redis }
       secret: secretOne,
       event: "issue_comment",
       payload: one.sim.payloads.issueComment(one.repo, issue, comment.id, "maintainer"),
+      // Each instance's delivery ids are its own: instance 2's, handled, never hides instance 1's.
+      deliveryId: reclaimDelivery,
     });
     expect(answer.status).toBe(200);
     const seen = since();
