@@ -425,6 +425,74 @@ describe.each(storeKinds)("the janitor over two Gitea instances, on $name", ({ r
   });
 });
 
+describe("each instance's writes are serialised apart", () => {
+  const clock = { now: Date.parse("2026-11-29T10:00:00Z") };
+  let one: GiteaSimFixture;
+  let two: GiteaSimFixture;
+  let stack: LocalStack<AppHarness>;
+
+  beforeAll(async () => {
+    one = await startGiteaSimFixture(clock);
+    two = await startGiteaSimFixture(clock);
+    for (const fixture of [one, two]) {
+      fixture.sim.state.addIssue(fixture.repo, { title: "Task 1", author: "maintainer" });
+    }
+    stack = await startLocalStack({
+      credentials: testCredentials(appId),
+      startApp: (wiring) =>
+        startApp({
+          stores: wiring.stores,
+          fences: wiring.fences,
+          githubBaseUrl: wiring.githubBaseUrl,
+          appId,
+          now: clock.now,
+          gitea: [
+            {
+              url: one.sim.url,
+              token: botToken,
+              webhookSecret: secretOne,
+              installationId: 1,
+              writeSpacingMs: 0,
+            },
+            {
+              url: two.sim.url,
+              token: botToken,
+              webhookSecret: secretTwo,
+              installationId: 2,
+              writeSpacingMs: 0,
+            },
+          ],
+        }),
+    });
+  });
+  afterAll(async () => {
+    await stack?.stop();
+    await one?.sim.close();
+    await two?.sim.close();
+  });
+
+  it("a write held on instance 1 does not hold instance 2's claim: each instance has its own write limiter", async () => {
+    const agent = (fixture: GiteaSimFixture) =>
+      createClaimHoldClient({
+        baseUrl: stack.app.url,
+        githubToken: agentToken,
+        forge: `gitea:${giteaInstanceName(fixture.sim.url)}`,
+        retries: 0,
+      });
+    const held = one.sim.hold({ route: "PATCH /repos/{owner}/{repo}/issues/{index}" });
+    const onOne = agent(one).claim({ repo, issue: 1, actor: { runtime: "codex", sessionId: "w1" } });
+    await held.arrived;
+    // Instance 1's limiter is busy with the held write; instance 2's claim writes all the same.
+    const onTwo = await Promise.race([
+      agent(two).claim({ repo, issue: 1, actor: { runtime: "codex", sessionId: "w2" } }),
+      new Promise<"stuck">((resolve) => setTimeout(() => resolve("stuck"), 5_000)),
+    ]);
+    expect(onTwo).toMatchObject({ created: true });
+    held.release();
+    expect(await onOne).toMatchObject({ created: true });
+  });
+});
+
 describe("each instance's record has its own web base and dashboard name", () => {
   const instances = [
     { url: "https://gitea.example.com", installationId: 1 },
