@@ -126,16 +126,18 @@ describe("GiteaAssignmentProvider.lastEvidenceChange against the simulator", () 
   });
   afterEach(() => fixture.sim.close());
   const ref = (issue: number) => ({ installationId: 1, repo: "octo/widgets", issue });
+  const maintainerUnassignsTheAgent = (issue: number) =>
+    fixture.sim.people.unassign({
+      repo: "octo/widgets",
+      issue,
+      login: "maintainer",
+      assignees: ["fleet-bot"],
+    });
 
   it("a person's unassignment after the App's assignment: the timeline to its empty page, then the bot's login", async () => {
     const issue = fixture.sim.state.addIssue(fixture.repo, { title: "t", author: "octo" });
     await provider.apply(ref(issue.number), { subjectNodeId: "unused", assign: ["fleet-bot"] });
-    fixture.sim.people.unassign({
-      repo: "octo/widgets",
-      issue: issue.number,
-      login: "maintainer",
-      assignees: ["fleet-bot"],
-    });
+    maintainerUnassignsTheAgent(issue.number);
     const mark = fixture.sim.requests.length;
     expect(await provider.lastEvidenceChange(ref(issue.number), { assignee: "fleet-bot" })).toEqual({
       kind: "removed",
@@ -168,7 +170,7 @@ describe("GiteaAssignmentProvider.lastEvidenceChange against the simulator", () 
     });
   });
 
-  it("reads every full page: the newest change is on the last one (120 entries: 3 pages and the empty 4th)", async () => {
+  it("reads every full page: the newest change is on the last one (121 entries: 3 pages and the empty 4th)", async () => {
     const issue = fixture.sim.state.addIssue(fixture.repo, { title: "t", author: "octo" });
     for (let i = 0; i < 119; i++) fixture.sim.state.addComment(issue, "octo", `comment ${i}`);
     fixture.sim.people.assign({
@@ -178,12 +180,7 @@ describe("GiteaAssignmentProvider.lastEvidenceChange against the simulator", () 
       assignees: ["fleet-bot"],
     });
     clock.now += 1000;
-    fixture.sim.people.unassign({
-      repo: "octo/widgets",
-      issue: issue.number,
-      login: "maintainer",
-      assignees: ["fleet-bot"],
-    });
+    maintainerUnassignsTheAgent(issue.number);
     const mark = fixture.sim.requests.length;
     expect(await provider.lastEvidenceChange(ref(issue.number), { assignee: "fleet-bot" })).toMatchObject({
       kind: "removed",

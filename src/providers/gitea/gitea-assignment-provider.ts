@@ -174,7 +174,7 @@ export class GiteaAssignmentProvider implements AssignmentProvider {
    * The newest timeline entry that added or removed `evidence` (`GET …/issues/{index}/timeline`,
    * oldest first, 50 a page), then the bot's login once per process. Every page is read up to an
    * empty one: Gitea leaves out the cross-references the bot cannot see, so a short page is no proof
-   * of the end (docs/reference/gitea-surfaces.md). `unknown` when no entry changed it, or when
+   * of the end (docs/reference/gitea-surfaces.md#store-loss-who-removed-a-claims-evidence). `unknown` when no entry changed it, or when
    * `maxTimelinePages` reads do not reach the end.
    */
   async lastEvidenceChange(ref: SubjectRef, evidence: ClaimEvidence): Promise<EvidenceChange> {
