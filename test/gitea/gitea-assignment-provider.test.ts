@@ -218,12 +218,4 @@ describe("GiteaAssignmentProvider listings", () => {
     expect(await provider.repositoryName(1, fixture.repo.id)).toBe("octo/widgets");
     expect(await provider.repositoryName(1, 424242)).toBeNull();
   });
-
-  it("does not read evidence changes on Gitea yet: unknown, no request", async () => {
-    const mark = fixture.sim.requests.length;
-    expect(await provider.lastEvidenceChange(ref(1), { label: "agent:claimed" })).toEqual({
-      kind: "unknown",
-    });
-    expect(fixture.sim.routesSince(mark)).toEqual([]);
-  });
 });

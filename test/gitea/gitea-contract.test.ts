@@ -56,6 +56,7 @@ const readFields: Record<string, string[]> = {
   RepoCommit: ["message"],
   Hook: ["id", "type", "active", "events", "config"],
   Permission: ["admin"],
+  TimelineComment: ["id", "type", "body", "user", "assignee", "removed_assignee", "label"],
 };
 
 describe(`the Gitea client against ${contract.source}`, () => {

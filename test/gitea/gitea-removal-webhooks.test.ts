@@ -5,7 +5,6 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { defaultRepoConfig } from "../../src/config/repo-config.js";
 import type { ClaimRecord, SubjectKey } from "../../src/domain/claim.js";
 import { leaseIdOf } from "../../src/domain/claim.js";
-import { renderClaimComment } from "../../src/domain/claim-marker.js";
 import { NeedsHumanShow } from "../../src/lease/calls/needs-human-show.js";
 import { createTokenMinter } from "../../src/lease/tokens.js";
 import { GiteaAssignmentProvider } from "../../src/providers/gitea/gitea-assignment-provider.js";
@@ -14,7 +13,7 @@ import { createMemoryStores } from "../../src/providers/memory/memory-store.js";
 import type { Stores } from "../../src/providers/stores.js";
 import type { SimIssue } from "../../tools/gitea-sim/index.js";
 import { type AppHarness, startApp, testSeal, testTokenSecret } from "../support/app-harness.js";
-import { authorDurations } from "../support/seed-claims.js";
+import { seedGiteaClaim } from "./seed-gitea-claim.js";
 import {
   botLogin,
   botToken,
@@ -74,45 +73,10 @@ const recordOf = (issue: SimIssue) => stores.claims.get(keyOf(issue));
 
 /** A live agent claim as the lease core leaves it on Gitea; `synced: false` stops before the write is marked landed. */
 async function claimOnGitea(issue: SimIssue, options: { synced?: boolean } = {}) {
-  const key = keyOf(issue);
-  await stores.claims.epoch(1, app.clock.now);
-  const token = minter.mint();
-  const outcome = await stores.claims.claim({
-    key,
-    repo: "octo/widgets",
-    actor: { kind: "agent", login: "fleet-bot", sessionId: `s${issue.number}` },
-    taskClass: "author",
-    durations: authorDurations,
-    branch: `agent/s${issue.number}/${issue.number}-work`,
-    tokenDigest: minter.digest(token),
-    takeover: false,
-    now: app.clock.now,
-    minGeneration: 0,
-    appAssigned: true,
+  return seedGiteaClaim({ stores, fixture, now: app.clock.now }, issue, {
+    ...options,
     assigneeNodeId: "fleet-bot",
-    caps: { perSession: 5, perLogin: 50 },
   });
-  if (outcome.kind !== "created") throw new Error(`claim not created: ${outcome.kind}`);
-  await stores.installations.rememberInstallation(1);
-  // The claim's write not landed yet: Gitea shows nothing of it, the record says `sync: pending`.
-  if (options.synced === false) return { record: outcome.record, token };
-  const writer = new GiteaAssignmentProvider({ client: fixture.client, seal: testSeal });
-  const applied = await writer.apply(
-    { installationId: giteaInstallation, repo: "octo/widgets", issue: issue.number },
-    {
-      subjectNodeId: "",
-      assign: ["fleet-bot"],
-      addLabels: ["agent:claimed"],
-      createClaimComment: renderClaimComment(outcome.record, "active"),
-    },
-  );
-  const commentId = applied.claimComment?.databaseId ?? 0;
-  await stores.claims.commitClaim(key, outcome.record.generation, {
-    commentNodeId: String(commentId),
-    commentId,
-  });
-  await stores.claims.markSynced(key, outcome.record.generation);
-  return { record: (await stores.claims.get(key)) as ClaimRecord, token };
 }
 
 /** A failed attempt, its trip written: the needs-human label on the issue, as the breaker leaves it. */

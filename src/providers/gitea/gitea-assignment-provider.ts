@@ -18,10 +18,12 @@ import {
   type GiteaClient,
   type GiteaIssueRead,
   type GiteaPullRequest,
+  type GiteaTimelineEntry,
   giteaPageSize,
   giteaStatusOf,
   type RequestCounter,
 } from "./gitea-client.js";
+import { newestEvidenceChange } from "./gitea-evidence-change.js";
 import { type GiteaMarkerReading, giteaBranchEvidence, giteaSnapshotOf } from "./gitea-subject-snapshot.js";
 
 export interface GiteaAssignmentProviderOptions {
@@ -40,6 +42,8 @@ export const maxRepositoryPages = 20;
  * branch is evidence too, so no narrower route serves (`…/pulls/{base}/{head}` needs the base).
  */
 export const maxPullRequestPages = 10;
+/** Reads of an issue's timeline (50 entries a page) a store-loss recovery makes at most. */
+export const maxTimelinePages = 10;
 
 export class GiteaAssignmentProvider implements AssignmentProvider {
   readonly #writer: GiteaAssignmentWriter;
@@ -167,10 +171,24 @@ export class GiteaAssignmentProvider implements AssignmentProvider {
   }
 
   /**
-   * Not read on Gitea yet (its timeline route is not part of the provider): `unknown`, no request,
-   * which the core reads as it reads a GitHub event history that does not tell.
+   * The newest timeline entry that added or removed `evidence` (`GET …/issues/{index}/timeline`,
+   * oldest first, 50 a page), then the bot's login once per process. Every page is read up to an
+   * empty one: Gitea leaves out the cross-references the bot cannot see, so a short page is no proof
+   * of the end (docs/reference/gitea-surfaces.md#store-loss-who-removed-a-claims-evidence). `unknown` when no entry changed it, or when
+   * `maxTimelinePages` reads do not reach the end.
    */
-  async lastEvidenceChange(_ref: SubjectRef, _evidence: ClaimEvidence): Promise<EvidenceChange> {
+  async lastEvidenceChange(ref: SubjectRef, evidence: ClaimEvidence): Promise<EvidenceChange> {
+    const { owner, name } = splitRepo(ref.repo);
+    const counter: RequestCounter = { requests: 0 };
+    const entries: GiteaTimelineEntry[] = [];
+    for (let page = 1; page <= maxTimelinePages; page++) {
+      const listed = await this.options.client.listIssueTimeline(owner, name, ref.issue, page, counter);
+      if (listed.length === 0) {
+        const change = newestEvidenceChange(entries, evidence, await this.#bot.login(counter));
+        return change ?? { kind: "unknown" };
+      }
+      for (const entry of listed) if (entry) entries.push(entry);
+    }
     return { kind: "unknown" };
   }
 

@@ -17,6 +17,7 @@ export const giteaRoutes = {
   "create-comment": { method: "POST", path: "/repos/{owner}/{repo}/issues/{index}/comments" },
   "edit-comment": { method: "PATCH", path: "/repos/{owner}/{repo}/issues/comments/{id}" },
   "list-comments": { method: "GET", path: "/repos/{owner}/{repo}/issues/{index}/comments" },
+  "list-issue-timeline": { method: "GET", path: "/repos/{owner}/{repo}/issues/{index}/timeline" },
   "list-issues": { method: "GET", path: "/repos/{owner}/{repo}/issues" },
   "list-my-repositories": { method: "GET", path: "/user/repos" },
   "get-repository-by-id": { method: "GET", path: "/repositories/{id}" },
@@ -163,6 +164,22 @@ export const GiteaBranch = z.object({
 });
 export type GiteaBranch = z.infer<typeof GiteaBranch>;
 
+/**
+ * One entry of an issue's timeline (`TimelineComment`): `type` `assignees` (with `assignee` and
+ * `removed_assignee`) or `label` (with `label`, `body` "1" when added), `user` who acted. The users
+ * keep Gitea's own ids: its ghost (a deleted account) and Actions users have negative ones.
+ */
+export const GiteaTimelineEntry = z.object({
+  id: z.number().int(),
+  type: z.string(),
+  body: z.string().nullish(),
+  user: z.object({ id: z.number().int(), login: z.string() }).nullish(),
+  assignee: z.object({ id: z.number().int(), login: z.string() }).nullish(),
+  removed_assignee: z.boolean().nullish(),
+  label: z.object({ name: z.string() }).nullish(),
+});
+export type GiteaTimelineEntry = z.infer<typeof GiteaTimelineEntry>;
+
 /** Gitea's page size ceiling (`[api] MAX_RESPONSE_ITEMS` defaults to 50). */
 export const giteaPageSize = 50;
 
@@ -220,6 +237,22 @@ export class GiteaClient {
   async listComments(owner: string, repo: string, index: number, counter = noCounter()) {
     const data = await this.#call(counter, "list-comments", { owner, repo, index });
     return z.array(GiteaIssueComment).parse(data);
+  }
+
+  /**
+   * One page of an issue's timeline, oldest first: empty past the end (Gitea answers `null` there).
+   * An entry Gitea failed to convert is `null` in its place (a page is only over when it is empty).
+   */
+  async listIssueTimeline(
+    owner: string,
+    repo: string,
+    index: number,
+    page: number,
+    counter = noCounter(),
+  ): Promise<(GiteaTimelineEntry | null)[]> {
+    const query = { page: String(page), limit: String(giteaPageSize) };
+    const data = await this.#call(counter, "list-issue-timeline", { owner, repo, index }, { query });
+    return z.array(GiteaTimelineEntry.nullable()).nullable().parse(data) ?? [];
   }
 
   /** One page of a repository's open issues (pull requests left out), optionally only those with any of `labels`. */
