@@ -4,7 +4,7 @@ import {
   closingPullRequestsByIssue,
   giteaFactsOf,
 } from "../../src/providers/gitea/gitea-candidate-source.js";
-import type { GiteaIssueRead, GiteaPullRequest } from "../../src/providers/gitea/gitea-client.js";
+import type { GiteaIssueRead, GiteaPullRequest } from "../../src/providers/gitea/gitea-schemas.js";
 import { giteaBranchEvidence } from "../../src/providers/gitea/gitea-subject-snapshot.js";
 
 const repoId = 7;

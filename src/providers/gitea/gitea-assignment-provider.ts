@@ -14,14 +14,9 @@ import type { LabelSpec } from "../github/github-labels.js";
 import { splitRepo } from "../github/split-repo.js";
 import { GiteaAssignmentWriter } from "./gitea-assignment-writer.js";
 import { type GiteaBotAccount, giteaBotAccount } from "./gitea-bot-account.js";
-import {
-  type GiteaClient,
-  type GiteaIssueRead,
-  type GiteaPullRequest,
-  giteaPageSize,
-  giteaStatusOf,
-  type RequestCounter,
-} from "./gitea-client.js";
+import type { GiteaClient } from "./gitea-client.js";
+import { giteaStatusOf, type RequestCounter } from "./gitea-routes.js";
+import { type GiteaIssueRead, type GiteaPullRequest, giteaPageSize } from "./gitea-schemas.js";
 import { type GiteaMarkerReading, giteaBranchEvidence, giteaSnapshotOf } from "./gitea-subject-snapshot.js";
 
 export interface GiteaAssignmentProviderOptions {

@@ -12,16 +12,11 @@ import type {
   QueueRefreshReport,
   QueueRepo,
 } from "../queue-store.js";
-import {
-  type GiteaClient,
-  type GiteaIssueRead,
-  type GiteaPullRequest,
-  giteaPageSize,
-  giteaStatusOf,
-  type RequestCounter,
-} from "./gitea-client.js";
+import type { GiteaClient } from "./gitea-client.js";
 import { giteaClosingIssues } from "./gitea-closing-references.js";
 import { GiteaDependencySource } from "./gitea-dependency-source.js";
+import { giteaStatusOf, type RequestCounter } from "./gitea-routes.js";
+import { type GiteaIssueRead, type GiteaPullRequest, giteaPageSize } from "./gitea-schemas.js";
 
 /** Pages of 50 a refresh lists at most (default 20: 1,000 open issues, as on GitHub). */
 export const defaultGiteaRefreshPages = 20;

@@ -9,7 +9,8 @@ import {
 } from "../assignment-provider.js";
 import { splitRepo } from "../github/split-repo.js";
 import { TtlCache } from "../github/ttl-cache.js";
-import { type GiteaClient, giteaStatusOf } from "./gitea-client.js";
+import type { GiteaClient } from "./gitea-client.js";
+import { giteaStatusOf } from "./gitea-routes.js";
 
 /** Read in this order: a Gitea-specific file wins over the one a mirrored GitHub repository carries. */
 export const giteaConfigPaths = [".gitea/claim-hold.yml", ".github/claim-hold.yml"] as const;

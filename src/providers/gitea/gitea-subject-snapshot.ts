@@ -4,8 +4,8 @@ import { failureSummaryHeadline } from "../../domain/failure-breaker.js";
 import type { MarkerSeal } from "../../domain/marker-seal.js";
 import type { ClaimCommentEvidence, SubjectSnapshot } from "../assignment-provider.js";
 import { isClaimAuditComment } from "../github/subject-snapshot.js";
-import type { GiteaIssueComment, GiteaIssueRead, GiteaPullRequest } from "./gitea-client.js";
 import { giteaClosingIssues } from "./gitea-closing-references.js";
+import type { GiteaIssueComment, GiteaIssueRead, GiteaPullRequest } from "./gitea-schemas.js";
 
 export interface GiteaMarkerReading {
   seal: MarkerSeal;
