@@ -126,7 +126,9 @@ export class GiteaAssignmentWriter implements Pick<AssignmentProvider, "apply" |
    * The issue as read for the transition, and its new assignee list written when it changes. Gitea
    * replaces the whole list, so the read and the write share one turn of the write limiter: a
    * person assigned while this transition waited behind other writes is in the read and kept
-   * (docs/reference/gitea-surfaces.md#assignees). Without an assignee change, a plain read.
+   * (docs/reference/gitea-surfaces.md#assignees-and-request-timeouts). No read after the write could
+   * find one assigned in the round trip between the two: Gitea answers the list as written, and
+   * the drop shows only in the issue's timeline. Without an assignee change, a plain read.
    */
   async #readAndAssign(ref: SubjectRef, write: TransitionWrite, counter: RequestCounter) {
     const { owner, name } = splitRepo(ref.repo);
