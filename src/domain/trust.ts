@@ -78,6 +78,11 @@ export function pullRequestCounts(pr: PullRequestEvidence): boolean {
   return pr.headInBase && (pr.authorFleet || pr.authorCanWrite);
 }
 
+/** A repository permission that can push to the base repository: write, maintain or admin. */
+export function permissionCanWrite(permission: "admin" | "maintain" | "write" | "triage" | "read" | "none") {
+  return permission === "write" || permission === "maintain" || permission === "admin";
+}
+
 /** GitHub's author associations that mean a collaborator or member (who can push to the base repository). */
 export function associationCanWrite(association: string | null | undefined): boolean {
   return association === "OWNER" || association === "MEMBER" || association === "COLLABORATOR";

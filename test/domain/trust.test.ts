@@ -8,6 +8,7 @@ import {
   isAgentBranch,
   isFleetLogin,
   type OutagePullEvidence,
+  permissionCanWrite,
   pullRequestCounts,
   ruleOnClaimBranch,
 } from "../../src/domain/trust.js";
@@ -105,6 +106,17 @@ describe("PR standing", () => {
     [null, false],
   ])("association %s → %s", (association, expected) => {
     expect(associationCanWrite(association)).toBe(expected);
+  });
+
+  it.each([
+    ["admin", true],
+    ["maintain", true],
+    ["write", true],
+    ["triage", false],
+    ["read", false],
+    ["none", false],
+  ] as const)("permission %s → %s (Gitea's collaborator permission)", (permission, expected) => {
+    expect(permissionCanWrite(permission)).toBe(expected);
   });
 
   it.each([

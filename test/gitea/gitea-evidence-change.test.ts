@@ -6,8 +6,8 @@ import {
   GiteaAssignmentProvider,
   maxTimelinePages,
 } from "../../src/providers/gitea/gitea-assignment-provider.js";
-import type { GiteaTimelineEntry } from "../../src/providers/gitea/gitea-client.js";
 import { newestEvidenceChange } from "../../src/providers/gitea/gitea-evidence-change.js";
+import type { GiteaTimelineEntry } from "../../src/providers/gitea/gitea-schemas.js";
 import { botLogin, type GiteaSimFixture, startGiteaSimFixture } from "./sim-fixture.js";
 
 const user = (login: string, id = 7) => ({ id, login });

@@ -152,6 +152,9 @@ describe("the claim-hold commit status on Gitea", () => {
       "GET /repos/{owner}/{repo}/collaborators/{collaborator}/permission",
       "GET /repos/{owner}/{repo}/issues/{index}",
       "GET /repos/{owner}/{repo}/issues/{index}/comments",
+      // The take-back's read shows the holder's PR, which counts only while its author can write.
+      "GET /repos/{owner}/{repo}/pulls",
+      "GET /repos/{owner}/{repo}/collaborators/{collaborator}/permission",
       "GET /repos/{owner}/{repo}/issues/{index}",
       "PATCH /repos/{owner}/{repo}/issues/{index}",
       "DELETE /repos/{owner}/{repo}/issues/{index}/labels/{id}",

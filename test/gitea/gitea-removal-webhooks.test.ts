@@ -260,6 +260,7 @@ describe("comments: `/budget` and a person's answer", () => {
       "GET /repos/{owner}/{repo}/collaborators/{collaborator}/permission",
       "GET /repos/{owner}/{repo}/issues/{index}",
       "GET /repos/{owner}/{repo}/issues/{index}/comments",
+      "GET /repos/{owner}/{repo}/pulls",
       // no over-budget label to take off: the audit comment alone, no issue read
       "POST /repos/{owner}/{repo}/issues/{index}/comments",
     ]);

@@ -193,11 +193,12 @@ describe.skipIf(!redisProbe.available)("Gitea held to the same standard, on Redi
 
     const mark = gitea.sim.requests.length;
     expect(await agent().heartbeat(holder.lease)).toMatchObject({ generation: 1, state: "active" });
-    // The repository by id, then the issue and its comments, where the bot's marker names the token's digest.
+    // The repository by id, then the issue and its comments, where the bot's marker names the token's digest, and the open PRs.
     expect(gitea.sim.routesSince(mark).filter((route) => !route.startsWith("GET /user"))).toEqual([
       "GET /repositories/{id}",
       "GET /repos/{owner}/{repo}/issues/{index}",
       "GET /repos/{owner}/{repo}/issues/{index}/comments",
+      "GET /repos/{owner}/{repo}/pulls",
     ]);
     expect(await agent().verify(holder.lease)).toMatchObject({ holder: true, generation: 1 });
     expect(await stack.stores.claims.get(keyOf(issue))).toMatchObject({
@@ -242,6 +243,7 @@ describe.skipIf(!redisProbe.available)("Gitea held to the same standard, on Redi
       "GET /repositories/{id}",
       "GET /repos/{owner}/{repo}/issues/{index}",
       "GET /repos/{owner}/{repo}/issues/{index}/comments",
+      "GET /repos/{owner}/{repo}/pulls",
       "GET /repos/{owner}/{repo}/issues/{index}/timeline",
       "GET /repos/{owner}/{repo}/issues/{index}/timeline",
     ]);

@@ -179,6 +179,7 @@ describe("`/reclaim` on Gitea", () => {
       "GET /repos/{owner}/{repo}/collaborators/{collaborator}/permission",
       "GET /repos/{owner}/{repo}/issues/{index}",
       "GET /repos/{owner}/{repo}/issues/{index}/comments",
+      "GET /repos/{owner}/{repo}/pulls",
       "GET /repos/{owner}/{repo}/issues/{index}",
       "PATCH /repos/{owner}/{repo}/issues/{index}",
       "DELETE /repos/{owner}/{repo}/issues/{index}/labels/{id}",

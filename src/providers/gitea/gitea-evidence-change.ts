@@ -1,6 +1,6 @@
 // Who last added or removed a claim's evidence (its assignee, or a label) on a Gitea issue: a pure reading of the issue's timeline entries.
 import type { ClaimEvidence, EvidenceChange } from "../assignment-provider.js";
-import type { GiteaTimelineEntry } from "./gitea-client.js";
+import type { GiteaTimelineEntry } from "./gitea-schemas.js";
 
 /**
  * The newest change of `evidence` among an issue's timeline entries (oldest first, as Gitea lists
