@@ -16,6 +16,7 @@ export const giteaRoutes = {
   "remove-issue-label": { method: "DELETE", path: "/repos/{owner}/{repo}/issues/{index}/labels/{id}" },
   "create-comment": { method: "POST", path: "/repos/{owner}/{repo}/issues/{index}/comments" },
   "edit-comment": { method: "PATCH", path: "/repos/{owner}/{repo}/issues/comments/{id}" },
+  "get-comment": { method: "GET", path: "/repos/{owner}/{repo}/issues/comments/{id}" },
   "list-comments": { method: "GET", path: "/repos/{owner}/{repo}/issues/{index}/comments" },
   "list-issues": { method: "GET", path: "/repos/{owner}/{repo}/issues" },
   "list-my-repositories": { method: "GET", path: "/user/repos" },
@@ -105,6 +106,12 @@ export const GiteaIssueComment = GiteaComment.extend({
   user: GiteaUser.nullish(),
 });
 export type GiteaIssueComment = z.infer<typeof GiteaIssueComment>;
+/** One comment as `GET …/issues/comments/{id}` answers it: `issue_url` names its issue (empty on a PR's). */
+export const GiteaCommentRead = GiteaIssueComment.extend({
+  issue_url: z.string().nullish(),
+  html_url: z.string().nullish(),
+});
+export type GiteaCommentRead = z.infer<typeof GiteaCommentRead>;
 export const GiteaRepository = z.object({ id: z.number().int().positive(), full_name: z.string() });
 /** A repository of `GET /user/repos` with the bot account's rights on it (`Permission`). */
 export const GiteaOwnRepository = GiteaRepository.extend({
@@ -220,6 +227,16 @@ export class GiteaClient {
   async listComments(owner: string, repo: string, index: number, counter = noCounter()) {
     const data = await this.#call(counter, "list-comments", { owner, repo, index });
     return z.array(GiteaIssueComment).parse(data);
+  }
+
+  /** One comment of the repository by its id; null when there is none (Gitea answers 404). */
+  async getComment(owner: string, repo: string, id: number, counter = noCounter()) {
+    try {
+      return GiteaCommentRead.parse(await this.#call(counter, "get-comment", { owner, repo, id }));
+    } catch (error) {
+      if (giteaStatusOf(error) === 404) return null;
+      throw error;
+    }
   }
 
   /** One page of a repository's open issues (pull requests left out), optionally only those with any of `labels`. */
