@@ -51,6 +51,13 @@ export interface CommentFacts {
   sender: unknown;
 }
 
+/** A comment as Gitea serves it now. */
+export interface CommentNow {
+  author: string;
+  body: string;
+  htmlUrl?: string;
+}
+
 /**
  * Reads the delivery's comment from Gitea at most once, however many handlers ask: its author and
  * body as Gitea answers them now, or null when it no longer exists or is not the issue's.
@@ -58,14 +65,18 @@ export interface CommentFacts {
 export function commentFromGitea(
   reads: Pick<GiteaReads, "readComment">,
   subject: { fullName: string; issue: number; commentId: number },
-): () => Promise<{ author: string; body: string } | null> {
-  let read: Promise<{ author: string; body: string } | null> | undefined;
+): () => Promise<CommentNow | null> {
+  let read: Promise<CommentNow | null> | undefined;
   return () => {
     read ??= (async () => {
       const [owner, name] = ownerAndName(subject.fullName);
       const comment = await reads.readComment(owner, name, subject.commentId);
       if (!comment || !commentOfIssue(comment.issue_url, subject.issue)) return null;
-      return { author: comment.user?.login ?? "ghost", body: comment.body };
+      return {
+        author: comment.user?.login ?? "ghost",
+        body: comment.body,
+        ...(comment.html_url ? { htmlUrl: comment.html_url } : {}),
+      };
     })();
     return read;
   };
@@ -83,7 +94,7 @@ function commentOfIssue(issueUrl: string | null | undefined, issue: number): boo
  */
 export function withCommentFromGitea<P extends CommentFacts, A>(
   handler: WebhookHandler<P, A>,
-  comment: () => Promise<{ author: string; body: string } | null>,
+  comment: () => Promise<CommentNow | null>,
   user: (login: string) => unknown,
   log: Logger,
 ): WebhookHandler<P, A> {
@@ -96,7 +107,13 @@ export function withCommentFromGitea<P extends CommentFacts, A>(
         return null;
       }
       const author = user(now.author);
-      const confirmed = { ...payload, comment: { ...payload.comment, body: now.body, user: author } };
+      const fromGitea = {
+        ...payload.comment,
+        body: now.body,
+        user: author,
+        ...(now.htmlUrl ? { html_url: now.htmlUrl } : {}),
+      };
+      const confirmed = { ...payload, comment: fromGitea };
       const action = await handler.decide({ ...confirmed, sender: author });
       if (action === null) {
         log.info(
