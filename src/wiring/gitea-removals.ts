@@ -1,4 +1,5 @@
 // Gitea's label and assignee deliveries (`issues` label_updated, label_cleared, unassigned): the removal a person made, from what the App showed, through GitHub's removal handlers.
+import type { Logger } from "pino";
 import type { RepoConfigSource } from "../config/config-source.js";
 import type { SubjectKey } from "../domain/claim.js";
 import { needsHumanAnswered } from "../handlers/needs-human-answered.js";
@@ -56,6 +57,8 @@ export async function dispatchListChange(
     common: Record<string, unknown>;
     user: (login: string) => { login: string; node_id: string; type: string };
     run: RunHandler;
+    /** The delivery's log (its id): a removal Gitea no longer shows is noted there. */
+    log: Logger;
   },
 ): Promise<void> {
   if (context.isBot) return;
@@ -96,13 +99,20 @@ export async function dispatchListChange(
     },
     labels: config.labels,
   };
-  if (inferRemovals(evidence).length === 0) return;
+  const named = inferRemovals(evidence);
+  if (named.length === 0) return;
   const [owner, name] = ownerAndName(read.repository.fullName);
   const issue = await deps.reads.readIssue(owner, name, read.issue);
   const removals = confirmRemovals(evidence, {
     labels: (issue.labels ?? []).map((label) => label.name),
     assignees: (issue.assignees ?? []).map((user) => user.login),
   });
+  if (removals.length < named.length) {
+    context.log.info(
+      { issue: read.issue, named: named.length, confirmed: removals.length },
+      "removal named by a late or replayed delivery ignored: Gitea shows it back",
+    );
+  }
   for (const removal of removals) {
     await runRemoval(removal, deps, read.issue, context);
     if (removal.kind === "label" && askShown && lease && removal.name === config.labels.needsHuman) {

@@ -13,8 +13,7 @@ import { budgetCommand } from "../handlers/budget.js";
 import { claimCommentRepair } from "../handlers/claim-comment-repair.js";
 import { issueClosed } from "../handlers/issue-closed.js";
 import { needsHumanAnswered } from "../handlers/needs-human-answered.js";
-import { pullRequestChecks } from "../handlers/pull-request-checks.js";
-import { pullRequestProgress, pushEvidence } from "../handlers/push-evidence.js";
+import { pushEvidence } from "../handlers/push-evidence.js";
 import { reclaimCommand } from "../handlers/reclaim.js";
 import type { CommentPayload } from "../handlers/reclaim-decision.js";
 import {
@@ -53,7 +52,8 @@ import {
   whileClosed,
   withCommentFromGitea,
 } from "./gitea-confirmations.js";
-import { dispatchListChange, type RunHandler } from "./gitea-removals.js";
+import { runPullRequestFence, runPullRequestProgress } from "./gitea-pull-requests.js";
+import { dispatchListChange } from "./gitea-removals.js";
 import { feedGiteaCandidate, type GiteaCandidateFeedDeps } from "./queue-feed.js";
 
 export const giteaWebhookPath = "/api/gitea/webhooks";
@@ -312,6 +312,7 @@ async function dispatch(
         common,
         user,
         run,
+        log: deps.log.child({ deliveryId: delivery, event: `gitea:issues.${read.action}` }),
       });
     case "issue-closed": {
       // A replayed close of an issue reopened since completes nothing: its state is read first.
@@ -335,81 +336,6 @@ async function dispatch(
       await runPullRequestProgress(read, deps, run, common, user);
       return runPullRequestFence(read, deps.fence, run, common, user);
   }
-}
-
-/**
- * `pull_request` opened, synchronized or reopened from a claim's branch by its holder: progress, as
- * GitHub's `pullRequestProgress` counts it (the head in the base repository, the PR's author the
- * holder's login). Noting progress again on a redelivery is harmless, as on GitHub.
- */
-function runPullRequestProgress(
-  read: Extract<GiteaWebhookEvent, { kind: "pull-request" }>,
-  deps: GiteaWebhookDeps,
-  run: RunHandler,
-  common: Record<string, unknown>,
-  user: (login: string) => { login: string; node_id: string; type: string },
-) {
-  if (read.action !== "opened" && read.action !== "synchronized" && read.action !== "reopened") return;
-  const action = read.action === "synchronized" ? "synchronize" : read.action;
-  const { pullRequest: pr } = read;
-  const payload = {
-    ...common,
-    action,
-    pull_request: {
-      number: pr.number,
-      state: pr.state,
-      head: { sha: pr.headSha, ref: pr.headRef, repo: pr.headRepoId === null ? null : { id: pr.headRepoId } },
-      user: user(pr.author),
-    },
-  };
-  return run(`pull_request.${action}`, pullRequestProgress(deps), payload, {
-    allowBots: true,
-    dedupe: false,
-  });
-}
-
-/**
- * `pull_request`: the fence's decision and evaluation as for GitHub's (`pullRequestChecks`), on the
- * payload fields it reads. Gitea's `synchronized` is GitHub's `synchronize`; its `changes.ref` (the
- * base branch) is GitHub's `changes.base`. Every delivery is evaluated, as on GitHub (an evaluation
- * writes nothing when the status already says it).
- */
-function runPullRequestFence(
-  read: Extract<GiteaWebhookEvent, { kind: "pull-request" }>,
-  fence: MergeFence,
-  run: <P extends { sender?: { type?: string; login?: string } | null }, A>(
-    name: string,
-    handler: WebhookHandler<P, A>,
-    payload: unknown,
-    options?: GuardOptions,
-  ) => Promise<void>,
-  common: Record<string, unknown>,
-  user: (login: string) => { login: string; node_id: string; type: string },
-) {
-  const action = read.action === "synchronized" ? "synchronize" : read.action;
-  const { pullRequest: pr } = read;
-  const payload = {
-    ...common,
-    action,
-    pull_request: {
-      number: pr.number,
-      state: pr.state,
-      head: { sha: pr.headSha, ref: pr.headRef },
-      user: user(pr.author),
-    },
-    ...(read.action === "edited"
-      ? {
-          changes: {
-            ...(read.changed.body ? { body: { from: "" } } : {}),
-            ...(read.changed.base ? { base: { ref: { from: "" } } } : {}),
-          },
-        }
-      : {}),
-  };
-  return run(`pull_request.${action}`, pullRequestChecks(fence), payload, {
-    allowBots: true,
-    dedupe: false,
-  });
 }
 
 /** The body's bytes, or null past `limit` (the rest is drained, not kept). */

@@ -121,9 +121,12 @@ describe("D1: a late or replayed label or assignee delivery", () => {
     const late = fixture.sim.payloads.issues(fixture.repo, issue, "maintainer", "label_cleared");
     setLabels(issue, ["agent:claimed"]);
     mark = fixture.sim.requests.length;
-    expect((await deliver("issues", late, "issue_label")).status).toBe(200);
+    const answer = await deliver("issues", late, "issue_label");
+    expect(answer.status).toBe(200);
     expect(await recordOf(issue)).toEqual(claimed);
     expect(fixture.sim.routesSince(mark)).toEqual(["GET /repos/{owner}/{repo}/issues/{index}"]);
+    const logged = app.logs.filter((line) => line.includes("Gitea shows it back"));
+    expect(logged.some((line) => line.includes(answer.deliveryId))).toBe(true);
   });
 
   it("an unassigned delivery replayed while Gitea shows the agent assigned revokes nothing: one issue read", async () => {
