@@ -328,6 +328,10 @@ function wireClaimHold(
         fences,
         fleet: fleetLogins,
         leaseEvents,
+        reads: {
+          readIssue: (owner, repo, index) => gitea.client.readIssue(owner, repo, index),
+          readComment: (owner, repo, id) => gitea.client.getComment(owner, repo, id),
+        },
         webhookDuration: metrics.webhookDuration,
         queue: {
           store: stores.queue,

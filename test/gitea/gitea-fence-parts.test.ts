@@ -136,6 +136,7 @@ describe("readGiteaEvent: pull_request", () => {
       state: action === "closed" ? "closed" : "open",
       headSha: "a".repeat(40),
       headRef: "agent/s1/3-work",
+      headRepoId: 77,
       author: "fleet-bot",
     },
     changed,

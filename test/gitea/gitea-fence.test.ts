@@ -148,6 +148,8 @@ describe("the claim-hold commit status on Gitea", () => {
       "POST /repos/{owner}/{repo}/statuses/{sha}",
     ]);
     expect(routes.filter((route) => !fenceRoute(route))).toEqual([
+      // the `/reclaim` comment's author and body as Gitea serves them
+      "GET /repos/{owner}/{repo}/issues/comments/{id}",
       "POST /repos/{owner}/{repo}/issues/comments/{id}/reactions",
       "GET /repos/{owner}/{repo}/collaborators/{collaborator}/permission",
       "GET /repos/{owner}/{repo}/issues/{index}",

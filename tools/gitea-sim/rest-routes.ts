@@ -209,6 +209,26 @@ export const restRoutes: Route[] = [
     }),
   },
   {
+    // Gitea's `IssueGetComment`: a comment of another repository is not found here.
+    method: "GET",
+    path: "/repos/{owner}/{repo}/issues/comments/{id}",
+    answer: withRepo((repo, { state, params }) => {
+      const found = findComment(repo, Number(params.id));
+      return found ? ok(renderComment(state, repo, found.issue, found.comment)) : notFound;
+    }),
+  },
+  {
+    method: "DELETE",
+    path: "/repos/{owner}/{repo}/issues/comments/{id}",
+    answer: withRepo((repo, { state, params }) => {
+      const found = findComment(repo, Number(params.id));
+      if (!found) return notFound;
+      found.issue.comments = found.issue.comments.filter((c) => c !== found.comment);
+      found.issue.updatedAt = state.now();
+      return { status: 204 };
+    }),
+  },
+  {
     method: "PATCH",
     path: "/repos/{owner}/{repo}/issues/comments/{id}",
     answer: withRepo((repo, { state, params, body }) => {

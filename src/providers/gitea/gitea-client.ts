@@ -11,6 +11,7 @@ import {
 import {
   GiteaBranch,
   GiteaComment,
+  GiteaCommentRead,
   GiteaCommitStatus,
   GiteaHook,
   type GiteaHookOption,
@@ -116,6 +117,16 @@ export class GiteaClient {
   async listComments(owner: string, repo: string, index: number, counter = noCounter()) {
     const data = await this.#call(counter, "list-comments", { owner, repo, index });
     return z.array(GiteaIssueComment).parse(data);
+  }
+
+  /** One comment of the repository by its id; null when there is none (Gitea answers 404). */
+  async getComment(owner: string, repo: string, id: number, counter = noCounter()) {
+    try {
+      return GiteaCommentRead.parse(await this.#call(counter, "get-comment", { owner, repo, id }));
+    } catch (error) {
+      if (giteaStatusOf(error) === 404) return null;
+      throw error;
+    }
   }
 
   /**

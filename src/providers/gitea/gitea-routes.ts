@@ -14,6 +14,7 @@ export const giteaRoutes = {
   "remove-issue-label": { method: "DELETE", path: "/repos/{owner}/{repo}/issues/{index}/labels/{id}" },
   "create-comment": { method: "POST", path: "/repos/{owner}/{repo}/issues/{index}/comments" },
   "edit-comment": { method: "PATCH", path: "/repos/{owner}/{repo}/issues/comments/{id}" },
+  "get-comment": { method: "GET", path: "/repos/{owner}/{repo}/issues/comments/{id}" },
   "list-comments": { method: "GET", path: "/repos/{owner}/{repo}/issues/{index}/comments" },
   "list-issue-timeline": { method: "GET", path: "/repos/{owner}/{repo}/issues/{index}/timeline" },
   "list-issues": { method: "GET", path: "/repos/{owner}/{repo}/issues" },

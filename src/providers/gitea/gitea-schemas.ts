@@ -40,6 +40,12 @@ export const GiteaIssueComment = GiteaComment.extend({
   user: GiteaUser.nullish(),
 });
 export type GiteaIssueComment = z.infer<typeof GiteaIssueComment>;
+/** One comment as `GET …/issues/comments/{id}` answers it: `issue_url` names its issue (empty on a PR's). */
+export const GiteaCommentRead = GiteaIssueComment.extend({
+  issue_url: z.string().nullish(),
+  html_url: z.string().nullish(),
+});
+export type GiteaCommentRead = z.infer<typeof GiteaCommentRead>;
 export const GiteaRepository = z.object({ id: z.number().int().positive(), full_name: z.string() });
 /** A repository of `GET /user/repos` with the bot account's rights on it (`Permission`). */
 export const GiteaOwnRepository = GiteaRepository.extend({
