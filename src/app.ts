@@ -338,6 +338,10 @@ function wireClaimHold(
     fences,
     fleet: fleetLogins,
     leaseEvents,
+    reads: {
+      readIssue: (owner: string, repo: string, index: number) => gitea.client.readIssue(owner, repo, index),
+      readComment: (owner: string, repo: string, id: number) => gitea.client.getComment(owner, repo, id),
+    },
     webhookDuration: metrics.webhookDuration,
     queue: {
       store: stores.queue,

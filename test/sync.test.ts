@@ -80,6 +80,13 @@ function mockFirstWrite() {
   nockResolveLabels(github, repo);
 }
 
+/** A fresh App's first config read: an installation token, the repository's file, the org's `.github`. */
+const githubConfigReads = [
+  `POST /app/installations/${installationId}/access_tokens`,
+  `GET /repos/${repo}/contents/.github/claim-hold.yml`,
+  "GET /repos/Codertocat/.github/contents/.github/claim-hold.yml",
+];
+
 describe("issues.unassigned / issues.unlabeled", () => {
   it("revokes the claim when a human removes the App-made assignment: generation + 1, labels off, comment revoked", async () => {
     const before = await seedClaim();
@@ -135,6 +142,28 @@ describe("issues.unassigned / issues.unlabeled", () => {
     await app.deliver("issues", byBot);
     expect(github.count()).toBe(0);
     expect((await stores.claims.get(key))?.state).toBe("active");
+  });
+
+  it("an account that runs agents (the holder's own login acting as a user, or one learned from an agent claim) removing the claimed label or the assignment revokes nothing and writes nothing on GitHub", async () => {
+    await seedClaim();
+    // The config's first read (a cold cache) is all GitHub is asked: no label ids, no write.
+    nockCreateInstallationToken(github, installationId);
+    nockNoConfigFile(github, repo);
+    const byHolder = { ...loadFixture("issues.labeled-by-a-human"), action: "unlabeled" };
+    byHolder.sender = { ...byHolder.sender, login: "octo-agent" };
+    await app.deliver("issues", byHolder);
+    const unassignedByHolder = loadFixture("issues.unassigned-by-a-human");
+    unassignedByHolder.sender = { ...unassignedByHolder.sender, login: "Octo-Agent" };
+    await app.deliver("issues", unassignedByHolder);
+    // A login that held an agent claim elsewhere in the installation (learned, in the store).
+    await stores.fleetLogins.rememberFleetLogin(installationId, "ci-runner");
+    const byFleet = { ...loadFixture("issues.labeled-by-a-human"), action: "unlabeled" };
+    byFleet.sender = { ...byFleet.sender, login: "ci-runner" };
+    await app.deliver("issues", byFleet);
+    expect((await stores.claims.get(key))?.state).toBe("active");
+    expect(github.since(0).map((entry) => `${entry.method} ${entry.path.split("?")[0]}`)).toEqual(
+      githubConfigReads,
+    );
   });
 
   it("revokes when a human removes the claimed label", async () => {

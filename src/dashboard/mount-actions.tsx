@@ -312,7 +312,7 @@ async function clearNeedsHuman(
       result.leftoverLabel ? "only the leftover needs-human label was left to take off" : null,
     ].filter((part) => part !== null);
     text = `${subject} needs no person now (generation ${result.generation}): ${parts.join("; ")}. ${
-      result.shownOnGitHub
+      result.shownOnIssue
         ? "The App took the needs-human label off and commented on the issue."
         : `${forge} refused the label removal and the comment. Clear needs-human again to retry them: its plan offers to remove the leftover label.`
     }`;
@@ -320,7 +320,7 @@ async function clearNeedsHuman(
   deps.log
     .child({ operatorAction: action, requestId: c.get("requestId") })
     .info({ target: { ...target, note: undefined }, done }, "dashboard operator action");
-  const retry = result.outcome === "done" && !result.shownOnGitHub;
+  const retry = result.outcome === "done" && !result.shownOnIssue;
   const page = (
     <ResultPage
       action={action}

@@ -1,6 +1,6 @@
 // The dashboard's queue panels: each repository's ranked queue with why-skipped, read the way the queue route reads it.
 import type { QueueStore } from "../providers/queue-store.js";
-import type { QueueView } from "../queue/pick-next.js";
+import type { QueueView } from "../queue/queue-view.js";
 
 /** A repository the fleet view knows, named as its records name it. */
 export interface FleetRepository {

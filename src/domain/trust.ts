@@ -78,6 +78,11 @@ export function pullRequestCounts(pr: PullRequestEvidence): boolean {
   return pr.headInBase && (pr.authorFleet || pr.authorCanWrite);
 }
 
+/** A repository permission that can push to the base repository: write, maintain or admin. */
+export function permissionCanWrite(permission: "admin" | "maintain" | "write" | "triage" | "read" | "none") {
+  return permission === "write" || permission === "maintain" || permission === "admin";
+}
+
 /** GitHub's author associations that mean a collaborator or member (who can push to the base repository). */
 export function associationCanWrite(association: string | null | undefined): boolean {
   return association === "OWNER" || association === "MEMBER" || association === "COLLABORATOR";
@@ -128,4 +133,27 @@ export function agentMayBeInvolved(
       pr.linked === null ||
       pr.linked.some((issue) => issue.managedLabel || issue.appClaimComment),
   );
+}
+
+/**
+ * Who acted on the forge (docs/security.md#trust-model): the App's own account, an account that
+ * runs agents (a fleet login acting as a user, `isFleetLogin`), or a person.
+ */
+export type ActorKind = "app" | "fleet" | "person";
+
+export function actorKindOf(evidence: { ownApp: boolean; fleet: boolean }): ActorKind {
+  if (evidence.ownApp) return "app";
+  return evidence.fleet ? "fleet" : "person";
+}
+
+/**
+ * The acts the App takes as a person's, on GitHub and Gitea alike: taking the claimed label or the
+ * App-made assignment off (a revoke), answering a needs-human ask (a reply or the label taken off),
+ * resetting the failure breaker, `/reclaim`. Agents act through the API, so neither the App's own
+ * writes nor a fleet login's count (docs/reference/github-surfaces.md, docs/reference/gitea-surfaces.md).
+ */
+export type PersonAct = "claim-removal" | "needs-human-answer" | "breaker-reset" | "reclaim";
+
+export function countsAsPerson(kind: ActorKind, _act: PersonAct): boolean {
+  return kind === "person";
 }

@@ -1,6 +1,8 @@
 // issue_comment.created / issues.unlabeled: a person answered a holder's ask for a person, or the App's on a stall's behalf (a reply, or the needs-human label removed) → its live stream hears it, and the App's ask is withdrawn.
 import type { Logger } from "pino";
 import type { ClaimRecord } from "../domain/claim.js";
+import { countsAsPerson } from "../domain/trust.js";
+import type { FleetLogins } from "../lease/fleet-logins.js";
 import {
   type LeaseEventPublisher,
   needsHumanAnsweredEvent,
@@ -9,7 +11,7 @@ import {
 import type { NeedsHumanShower } from "../lease/ports.js";
 import type { SyncDeps } from "./sync-deps.js";
 import { subjectKeyOf } from "./sync-deps.js";
-import type { WebhookHandler, WebhookPayload } from "./webhook-guard.js";
+import { isFromBot, type WebhookHandler, type WebhookPayload } from "./webhook-guard.js";
 
 type AnswerPayload = WebhookPayload<"issue_comment.created" | "issues.unlabeled">;
 
@@ -23,7 +25,8 @@ export interface NeedsHumanAnswer {
 /**
  * decide: only while the live agent claim's ask stands (the holder's, or the App's on its stall's
  * behalf), and only by someone other than the holder's login (an agent's own comment answers
- * nothing); a removal counts only for the needs-human label.
+ * nothing); a removal counts only for the needs-human label. The handler then asks who it was:
+ * only a person's answer counts (`countsAsPerson`), never a fleet login's.
  */
 export function decideAnswer(
   payload: AnswerPayload,
@@ -44,6 +47,7 @@ export function decideAnswer(
 
 export function needsHumanAnswered(
   deps: Pick<SyncDeps, "stores" | "configs" | "now"> & {
+    fleet: Pick<FleetLogins, "actorKind">;
     leaseEvents?: LeaseEventPublisher;
     needsHuman?: NeedsHumanShower;
   },
@@ -56,7 +60,14 @@ export function needsHumanAnswered(
       // Nobody to tell and no ask of the App's to withdraw: no config read for any comment.
       if (!record?.stallAsk && !(record?.needsHuman && deps.leaseEvents)) return null;
       const config = await deps.configs.load(key.installationId, payload.repository.full_name);
-      return decideAnswer(payload, record, config.labels.needsHuman);
+      const answer = decideAnswer(payload, record, config.labels.needsHuman);
+      if (!answer) return null;
+      // Only a person answers: not the App, not an account that runs agents (`countsAsPerson`).
+      const author = "comment" in payload ? (payload.comment.user ?? payload.sender) : payload.sender;
+      const account = { login: answer.by, bot: isFromBot({ sender: author }), ownApp: false };
+      const holder = [{ marker: { actor: answer.record.actor } }];
+      const kind = await deps.fleet.actorKind(key.installationId, account, config, holder);
+      return countsAsPerson(kind, "needs-human-answer") ? answer : null;
     },
     async apply(answer, log: Logger) {
       const { record } = answer;

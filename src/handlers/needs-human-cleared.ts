@@ -1,9 +1,10 @@
 // issues.unlabeled: a person took `agent:needs-human` off → the subject's failure breaker is reset, so the queue offers it again.
 import type { Logger } from "pino";
 import type { SubjectKey } from "../domain/claim.js";
+import { countsAsPerson } from "../domain/trust.js";
 import type { FleetLogins } from "../lease/fleet-logins.js";
 import { type SyncDeps, subjectKeyOf } from "./sync-deps.js";
-import type { WebhookHandler, WebhookPayload } from "./webhook-guard.js";
+import { senderAccount, type WebhookHandler, type WebhookPayload } from "./webhook-guard.js";
 
 type UnlabeledPayload = WebhookPayload<"issues.unlabeled">;
 
@@ -13,7 +14,7 @@ type UnlabeledPayload = WebhookPayload<"issues.unlabeled">;
  * attempt) cannot reset its own breaker either, as it cannot `/reclaim`.
  */
 export function needsHumanCleared(
-  deps: Pick<SyncDeps, "stores" | "configs"> & { fleet: Pick<FleetLogins, "isFleet"> },
+  deps: Pick<SyncDeps, "stores" | "configs"> & { fleet: Pick<FleetLogins, "actorKind"> },
 ): WebhookHandler<UnlabeledPayload, { key: SubjectKey; by: string }> {
   return {
     async decide(payload) {
@@ -25,9 +26,9 @@ export function needsHumanCleared(
       if (attempts.length === 0) return null;
       const config = await deps.configs.load(key.installationId, payload.repository.full_name);
       if (label.toLowerCase() !== config.labels.needsHuman.toLowerCase()) return null;
-      const sender = { login: payload.sender.login, bot: payload.sender.type === "Bot" };
       const holders = attempts.map((attempt) => ({ marker: { actor: attempt.actor } }));
-      if (await deps.fleet.isFleet(key.installationId, sender, config, holders, { fresh: true })) return null;
+      const kind = await deps.fleet.actorKind(key.installationId, senderAccount(payload), config, holders);
+      if (!countsAsPerson(kind, "breaker-reset")) return null;
       return { key, by: payload.sender.login };
     },
     async apply(action, log: Logger) {

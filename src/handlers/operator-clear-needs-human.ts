@@ -1,4 +1,4 @@
-// The dashboard's "clear needs-human" (docs/deploy.md#operator-actions): the holder's ask withdrawn (which a person's removal of the label does not do), the failure breaker reset, the label off and the holder's stream told — fenced by the generation the page showed, with a comment like the take-back's; or, after a failed GitHub write, the leftover label off.
+// The dashboard's "clear needs-human" (docs/deploy.md#operator-actions): the holder's ask withdrawn (which a person's removal of the label does not do), the failure breaker reset, the label off and the holder's stream told — fenced by the generation the page showed, with a comment like the take-back's; or, after a failed write on the issue, the leftover label off.
 import type { Logger } from "pino";
 import type { RepoConfigSource } from "../config/config-source.js";
 import { breakerSettingsOf, type RepoConfig } from "../config/repo-config.js";
@@ -41,7 +41,7 @@ export interface NeedsPerson {
   failures: number;
   /**
    * The issue shows the needs-human label although nothing asks and the breaker has not tripped (a
-   * clear whose GitHub write failed; the janitor's reconcile does not visit an ended claim's label).
+   * clear whose write on the issue failed; the janitor's reconcile does not visit an ended claim's label).
    */
   leftoverLabel: boolean;
 }
@@ -54,8 +54,8 @@ export type OperatorClearNeedsHumanResult =
       failuresCleared: number;
       /** Only the leftover label was taken off (the store had nothing to clear). */
       leftoverLabel: boolean;
-      /** False when GitHub refused the label removal and the comment (the store changed all the same). */
-      shownOnGitHub: boolean;
+      /** False when the forge refused the label removal and the comment on the issue (the store changed all the same). */
+      shownOnIssue: boolean;
     }
   /** The plan (the confirm step): what a clear would do now. */
   | { outcome: "plan"; generation: number; needs: NeedsPerson }
@@ -131,7 +131,7 @@ export async function operatorClearNeedsHuman(
   // The store re-checks the page's generation atomically: a claim made since this read is left alone.
   const shown = request.generation ?? record.generation;
   const stored = await deps.stores.claims.clearNeedsHuman({ key, generation: shown, now: deps.now() });
-  // Nothing left in the store, but the label a failed GitHub write left behind: this clear redoes that write.
+  // Nothing left in the store, but the label a failed write on the issue left behind: this clear redoes that write.
   const cleared =
     stored.kind === "skipped" && stored.reason === "nothing" && needs.leftoverLabel && stored.current
       ? { kind: "cleared" as const, record: stored.current, withdrewAsk: false, failuresCleared: 0 }
@@ -159,7 +159,7 @@ export async function operatorClearNeedsHuman(
     ],
   };
   const scoped = log.child({ operatorAction: "clear-needs-human", subject });
-  let shownOnGitHub = true;
+  let shownOnIssue = true;
   try {
     await writeFenced(
       { assignments: deps.assignments, log: scoped },
@@ -171,8 +171,8 @@ export async function operatorClearNeedsHuman(
     if (labelShown) await noteNeedsHumanLabelRemoved(deps.stores.documents, cleared.record, config, now);
   } catch (error) {
     // The store changed; the same action again offers to take the leftover label off (see needsPersonOf).
-    scoped.warn({ err: error }, "needs-human cleared in the store, not shown on GitHub");
-    shownOnGitHub = false;
+    scoped.warn({ err: error }, "needs-human cleared in the store, not shown on the issue");
+    shownOnIssue = false;
   }
   if (withdrewAsk && cleared.record.tokenDigest) {
     await publishLeaseEvents(deps.leaseEvents, scoped, [
@@ -185,7 +185,7 @@ export async function operatorClearNeedsHuman(
     withdrewAsk,
     failuresCleared,
     leftoverLabel,
-    shownOnGitHub,
+    shownOnIssue,
   };
 }
 

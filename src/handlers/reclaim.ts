@@ -9,6 +9,7 @@
 import type { Logger } from "pino";
 import type { RepoConfigSource } from "../config/config-source.js";
 import type { SubjectKey } from "../domain/claim.js";
+import { countsAsPerson } from "../domain/trust.js";
 import type { MergeFence } from "../fence/merge-fence.js";
 import type { FleetLogins } from "../lease/fleet-logins.js";
 import type { LeaseEventPublisher } from "../lease/lease-events.js";
@@ -91,14 +92,18 @@ async function reclaim(
   const key: SubjectKey = { installationId, repoId: snapshot.repoId, issue: snapshot.issue };
   const record = await restoredRecord(key, snapshot, deps, clock());
 
-  const commenterIsFleet = await deps.fleet.isFleet(
+  // Another replica may have learned the login a moment ago: `actorKind` asks the store afresh.
+  const commenterKind = await deps.fleet.actorKind(
     installationId,
-    { login: commenter, bot: (payload.comment.user?.type ?? payload.sender.type) === "Bot" },
+    {
+      login: commenter,
+      bot: (payload.comment.user?.type ?? payload.sender.type) === "Bot",
+      ownApp: false,
+    },
     config,
     snapshot.claimComments,
-    // Another replica may have learned the login a moment ago: a person's command asks the store.
-    { fresh: true },
   );
+  const commenterIsFleet = !countsAsPerson(commenterKind, "reclaim");
   const decision = decideReclaim({
     command,
     commenter,

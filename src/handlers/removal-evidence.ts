@@ -1,8 +1,9 @@
 // A forge that reports an issue's labels and assignees as they now are, not the one removed (Gitea, Forgejo): what a person took off, from what the App showed (pure).
 import type { ClaimRecord } from "../domain/claim.js";
+import { type ActorKind, countsAsPerson } from "../domain/trust.js";
 
 /** Who changed the issue: the App's own account, an account that runs agents, or a person. */
-export type ChangeSender = "app" | "fleet" | "person";
+export type ChangeSender = ActorKind;
 
 /** What the App wrote and knows to have landed, as the store records it. */
 export interface ShownByApp {
@@ -35,7 +36,7 @@ export type InferredRemoval = { kind: "label"; name: string } | { kind: "assigne
  * `claimed`, and a person's edit of another label then is no evidence.
  */
 export function inferRemovals(evidence: RemovalEvidence): InferredRemoval[] {
-  if (evidence.sender !== "person") return [];
+  if (!countsAsPerson(evidence.sender, "claim-removal")) return [];
   const { record, tripShown, askShown } = evidence.shown;
   const has = new Set(evidence.now.map((name) => name.toLowerCase()));
   const lacks = (name: string) => !has.has(name.toLowerCase());
@@ -54,4 +55,29 @@ export function inferRemovals(evidence: RemovalEvidence): InferredRemoval[] {
   }
   if ((tripShown || askShown) && lacks(needsHuman)) removals.push({ kind: "label", name: needsHuman });
   return removals;
+}
+
+/** The issue's labels and assignees' logins as the forge answers them now (a read, not the delivery). */
+export interface IssueListsNow {
+  labels: readonly string[];
+  assignees: readonly string[];
+}
+
+/**
+ * The removals a delivery names that the issue, read from the forge now, still shows: Gitea sends
+ * the list as it was after that change, so a late or replayed delivery names a state that has
+ * passed (the claimed label put back, the agent assigned again) and must not revoke a live claim.
+ */
+export function confirmRemovals(evidence: RemovalEvidence, current: IssueListsNow): InferredRemoval[] {
+  const delivered = inferRemovals(evidence);
+  if (delivered.length === 0) return [];
+  const now = evidence.changed === "labels" ? current.labels : current.assignees;
+  const still = inferRemovals({ ...evidence, now });
+  return delivered.filter((removal) => still.some((found) => sameRemoval(found, removal)));
+}
+
+function sameRemoval(a: InferredRemoval, b: InferredRemoval): boolean {
+  if (a.kind === "label" && b.kind === "label") return a.name.toLowerCase() === b.name.toLowerCase();
+  if (a.kind === "assignee" && b.kind === "assignee") return a.login.toLowerCase() === b.login.toLowerCase();
+  return false;
 }

@@ -2,8 +2,10 @@
 import type { Logger } from "pino";
 import type { RepoConfig } from "../config/repo-config.js";
 import type { ClaimRecord } from "../domain/claim.js";
+import { countsAsPerson } from "../domain/trust.js";
+import type { FleetLogins } from "../lease/fleet-logins.js";
 import { endByPerson, type SyncDeps, subjectKeyOf } from "./sync-deps.js";
-import type { WebhookHandler, WebhookPayload } from "./webhook-guard.js";
+import { senderAccount, type WebhookHandler, type WebhookPayload } from "./webhook-guard.js";
 
 type RemovalPayload = WebhookPayload<"issues.unassigned" | "issues.unlabeled">;
 
@@ -31,7 +33,14 @@ export function decideRevoke(
   return null;
 }
 
-export function revokeOnRemoval(deps: SyncDeps): WebhookHandler<RemovalPayload, RevokeAction> {
+/**
+ * decide: `decideRevoke`, then who removed it: only a person's removal revokes (`countsAsPerson`);
+ * an account that runs agents (the holder's own among them) acts through the API. The fleet is
+ * asked only for a removal that would revoke, so other label edits cost nothing more.
+ */
+export function revokeOnRemoval(
+  deps: SyncDeps & { fleet: Pick<FleetLogins, "actorKind"> },
+): WebhookHandler<RemovalPayload, RevokeAction> {
   return {
     async decide(payload) {
       const key = subjectKeyOf(payload);
@@ -40,7 +49,11 @@ export function revokeOnRemoval(deps: SyncDeps): WebhookHandler<RemovalPayload, 
       const record = await deps.stores.claims.get(key);
       if (record?.state !== "active") return null;
       const config = await deps.configs.load(key.installationId, payload.repository.full_name);
-      return decideRevoke(payload, record, config);
+      const action = decideRevoke(payload, record, config);
+      if (!action) return null;
+      const holder = [{ marker: { actor: record.actor } }];
+      const kind = await deps.fleet.actorKind(key.installationId, senderAccount(payload), config, holder);
+      return countsAsPerson(kind, "claim-removal") ? action : null;
     },
     async apply(action: RevokeAction, log: Logger) {
       const { record } = action;

@@ -10,6 +10,20 @@ export function isFromBot(payload: { sender?: { type?: string; login?: string } 
   return payload.sender?.type === "Bot" || (payload.sender?.login ?? "").endsWith("[bot]");
 }
 
+/**
+ * The sender as `FleetLogins.actorKind` judges it. A Bot sender is the App's own account on Gitea
+ * (the only Bot its intake names) and any App on GitHub; the guard skips both before a handler
+ * decides, and `isFleetLogin` counts a Bot as no person either way.
+ */
+export function senderAccount(payload: { sender: { type?: string; login: string } }): {
+  login: string;
+  bot: boolean;
+  ownApp: boolean;
+} {
+  const bot = isFromBot(payload);
+  return { login: payload.sender.login, bot, ownApp: false };
+}
+
 /** The payload GitHub sends with an event, as `@octokit/webhooks` types it. */
 export type WebhookPayload<E extends EmitterWebhookEventName> = EmitterWebhookEvent<E>["payload"];
 

@@ -1,6 +1,6 @@
 // The installation's fleet logins (docs/security.md#trust-model): learned from agent claims, kept in the store, remembered in memory.
 import type { RepoConfig } from "../config/repo-config.js";
-import { isFleetLogin } from "../domain/trust.js";
+import { type ActorKind, actorKindOf, isFleetLogin } from "../domain/trust.js";
 import type { FleetLoginStore } from "../providers/app-stores.js";
 
 /** A claim comment's marker as far as fleet evidence needs it (signed: only verified markers reach here). */
@@ -66,6 +66,22 @@ export class FleetLogins {
     if (this.#notFleet.size > 10_000) this.#notFleet.clear();
     this.#notFleet.set(id, this.now() + notFleetMemoryMs);
     return false;
+  }
+
+  /**
+   * Who acted, as the trust model classifies it (`actorKindOf`): the one place a forge's sender is
+   * judged for the acts only a person's count for (`countsAsPerson`). The App's own account asks
+   * nothing; anyone else is asked of `isFleet` afresh (a person's act is decided on it).
+   */
+  async actorKind(
+    installationId: number,
+    account: { login: string; bot: boolean; ownApp: boolean },
+    config: Pick<RepoConfig, "agents">,
+    markers: readonly MarkerActor[] = [],
+  ): Promise<ActorKind> {
+    if (account.ownApp) return actorKindOf({ ownApp: true, fleet: false });
+    const fleet = await this.isFleet(installationId, account, config, markers, { fresh: true });
+    return actorKindOf({ ownApp: false, fleet });
   }
 
   /** What is known without asking the store (it may be down): account type, config, memory. */

@@ -4,7 +4,6 @@ import type { Logger } from "pino";
 import type { RepoConfigSource } from "../config/config-source.js";
 import { rankingOf } from "../config/queue-ranking.js";
 import { breakerSettingsOf } from "../config/repo-config.js";
-import { missingCapabilities } from "../domain/capabilities.js";
 import type { ClaimRecord } from "../domain/claim.js";
 import { eligibilityOf, type QueueFilter, type SkipReason, skipReasons } from "../domain/eligibility.js";
 import { type BreakerSettings, breakerOf } from "../domain/failure-breaker.js";
@@ -20,6 +19,7 @@ import type {
   QueueStore,
 } from "../providers/queue-store.js";
 import { queueFilterOf } from "./queue-filter.js";
+import { noneSkipped, type QueueView, skippedCountKey, skippedRow } from "./queue-view.js";
 
 /**
  * Rebuilds a repository's index from GitHub (a bounded, paged refresh) and answers it; null when the
@@ -85,90 +85,9 @@ export interface Picked {
   reasons: string[];
 }
 
-/**
- * What `queue_empty` counts (docs/reference/http-api.md#post-apiv1claimsnext--claim-the-best-free-issue),
- * plus `reserved`: eligible, but taken by a concurrent pick.
- */
-export type SkippedCounts = Record<
-  | "held"
-  | "human"
-  | "blocked"
-  | "prOpen"
-  | "filtered"
-  | "missingCapability"
-  | "failing"
-  | "exempt"
-  | "overBudget"
-  | "subIssues"
-  | "closed"
-  | "reserved",
-  number
->;
-
-const countKey: Record<SkipReason, keyof SkippedCounts> = {
-  held: "held",
-  human: "human",
-  blocked: "blocked",
-  "pr-open": "prOpen",
-  filtered: "filtered",
-  missingCapability: "missingCapability",
-  failing: "failing",
-  exempt: "exempt",
-  "over-budget": "overBudget",
-  "sub-issues": "subIssues",
-  closed: "closed",
-};
-
-function noneSkipped(): SkippedCounts {
-  return {
-    held: 0,
-    human: 0,
-    blocked: 0,
-    prOpen: 0,
-    filtered: 0,
-    missingCapability: 0,
-    failing: 0,
-    exempt: 0,
-    overBudget: 0,
-    subIssues: 0,
-    closed: 0,
-    reserved: 0,
-  };
-}
-
 interface Judged {
   facts: CandidateFacts;
   verdict: ReturnType<typeof eligibilityOf>;
-}
-
-export interface QueueRow {
-  issue: number;
-  title: string;
-  rank: number;
-  reasons: string[];
-}
-
-export interface SkippedRow {
-  issue: number;
-  reason: SkipReason;
-  /** With `missingCapability`: the capabilities the issue needs that the caller did not declare. */
-  missing?: string[];
-}
-
-export interface QueueView {
-  queue: QueueRow[];
-  skipped: SkippedRow[];
-  truncated: boolean;
-}
-
-function skippedRow(facts: CandidateFacts, reason: SkipReason, filter: QueueFilter): SkippedRow {
-  if (reason !== "missingCapability") return { issue: facts.issue, reason };
-  const missing = missingCapabilities({
-    labels: facts.labels,
-    prefix: filter.capabilityPrefix,
-    declared: filter.capabilities,
-  });
-  return { issue: facts.issue, reason, missing };
 }
 
 export class QueuePicker {
@@ -202,7 +121,7 @@ export class QueuePicker {
       const eligible: Judged[] = [];
       for (const entry of judged) {
         if (entry.verdict.eligible) eligible.push(entry);
-        else skipped[countKey[entry.verdict.reason]]++;
+        else skipped[skippedCountKey[entry.verdict.reason]]++;
       }
       const ranks = new Map(eligible.map((entry, i) => [entry.facts.issue, eligibleSeen + i + 1]));
       eligibleSeen += eligible.length;
@@ -238,7 +157,7 @@ export class QueuePicker {
           return { claim: attempt.claim, picked: { issue, rank: ranks.get(issue) ?? 1, reasons } };
         }
         tries++;
-        skipped[countKey[attempt.reason]]++;
+        skipped[skippedCountKey[attempt.reason]]++;
         log.info(
           { subject: `${repo.repo}#${issue}`, reason: attempt.reason },
           "picked issue was not free after all",

@@ -1,9 +1,15 @@
 // Gitea's label and assignee deliveries (`issues` label_updated, label_cleared, unassigned): the removal a person made, from what the App showed, through GitHub's removal handlers.
+import type { Logger } from "pino";
 import type { RepoConfigSource } from "../config/config-source.js";
 import type { SubjectKey } from "../domain/claim.js";
 import { needsHumanAnswered } from "../handlers/needs-human-answered.js";
 import { needsHumanCleared } from "../handlers/needs-human-cleared.js";
-import { type ChangeSender, type InferredRemoval, inferRemovals } from "../handlers/removal-evidence.js";
+import {
+  confirmRemovals,
+  type InferredRemoval,
+  inferRemovals,
+  type RemovalEvidence,
+} from "../handlers/removal-evidence.js";
 import { revokeOnRemoval } from "../handlers/revoke-on-removal.js";
 import type { SyncDeps } from "../handlers/sync-deps.js";
 import type { GuardOptions, WebhookHandler } from "../handlers/webhook-guard.js";
@@ -12,6 +18,7 @@ import type { FleetLogins } from "../lease/fleet-logins.js";
 import type { LeaseEventPublisher } from "../lease/lease-events.js";
 import type { GiteaWebhookEvent } from "../providers/gitea/gitea-webhook-events.js";
 import type { Stores } from "../providers/stores.js";
+import { type GiteaReads, ownerAndName } from "./gitea-confirmations.js";
 
 type ListChange = Extract<GiteaWebhookEvent, { kind: "issue-lists-now" }>;
 
@@ -20,6 +27,7 @@ export interface GiteaRemovalDeps extends SyncDeps {
   configs: RepoConfigSource;
   fleet: FleetLogins;
   leaseEvents?: LeaseEventPublisher;
+  reads: Pick<GiteaReads, "readIssue">;
 }
 
 /** Runs one handler under the webhook guard, as the intake does (a name of its own per removal: its dedupe key). */
@@ -33,9 +41,12 @@ export type RunHandler = <P extends { sender?: { type?: string; login?: string }
 /**
  * 1. the App's own account: nothing read (its writes are what the record already says);
  * 2. the record and the breaker: no live agent claim and no failed attempt → nothing more read;
- * 3. the config, the needs-human ask's document, whether the sender runs agents;
- * 4. `inferRemovals` (pure): each removal a person made is run through GitHub's handlers as the
- *    `issues.unlabeled` / `issues.unassigned` delivery GitHub would have sent.
+ * 3. the config, the needs-human ask's document, who the sender is (`FleetLogins.actorKind`);
+ * 4. `inferRemovals` (pure) on the delivery's list: nothing a person took off → nothing more read;
+ * 5. the issue as Gitea answers it now, and `confirmRemovals` (pure): a late or replayed delivery's
+ *    list names a state that has passed, so only what Gitea still lacks counts. Each removal is run
+ *    through GitHub's handlers as the `issues.unlabeled` / `issues.unassigned` delivery GitHub would
+ *    have sent.
  */
 export async function dispatchListChange(
   read: ListChange,
@@ -46,6 +57,8 @@ export async function dispatchListChange(
     common: Record<string, unknown>;
     user: (login: string) => { login: string; node_id: string; type: string };
     run: RunHandler;
+    /** The delivery's log (its id): a removal Gitea no longer shows is noted there. */
+    log: Logger;
   },
 ): Promise<void> {
   if (context.isBot) return;
@@ -69,15 +82,13 @@ export async function dispatchListChange(
     ...attempts.map((attempt) => ({ marker: { actor: attempt.actor } })),
     ...(record ? [{ marker: { actor: record.actor } }] : []),
   ];
-  const fleet = await deps.fleet.isFleet(
+  const sender = await deps.fleet.actorKind(
     key.installationId,
-    { login: read.sender, bot: false },
+    { login: read.sender, bot: false, ownApp: false },
     config,
     holders,
-    { fresh: true },
   );
-  const sender: ChangeSender = fleet ? "fleet" : "person";
-  const removals = inferRemovals({
+  const evidence: RemovalEvidence = {
     sender,
     changed: read.changed,
     now: read.now,
@@ -87,7 +98,21 @@ export async function dispatchListChange(
       askShown,
     },
     labels: config.labels,
+  };
+  const named = inferRemovals(evidence);
+  if (named.length === 0) return;
+  const [owner, name] = ownerAndName(read.repository.fullName);
+  const issue = await deps.reads.readIssue(owner, name, read.issue);
+  const removals = confirmRemovals(evidence, {
+    labels: (issue.labels ?? []).map((label) => label.name),
+    assignees: (issue.assignees ?? []).map((user) => user.login),
   });
+  if (removals.length < named.length) {
+    context.log.info(
+      { issue: read.issue, named: named.length, confirmed: removals.length },
+      "removal named by a late or replayed delivery ignored: Gitea shows it back",
+    );
+  }
   for (const removal of removals) {
     await runRemoval(removal, deps, read.issue, context);
     if (removal.kind === "label" && askShown && lease && removal.name === config.labels.needsHuman) {

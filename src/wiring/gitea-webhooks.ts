@@ -13,7 +13,6 @@ import { budgetCommand } from "../handlers/budget.js";
 import { claimCommentRepair } from "../handlers/claim-comment-repair.js";
 import { issueClosed } from "../handlers/issue-closed.js";
 import { needsHumanAnswered } from "../handlers/needs-human-answered.js";
-import { pullRequestChecks } from "../handlers/pull-request-checks.js";
 import { pushEvidence } from "../handlers/push-evidence.js";
 import { reclaimCommand } from "../handlers/reclaim.js";
 import type { CommentPayload } from "../handlers/reclaim-decision.js";
@@ -44,6 +43,13 @@ import {
 import { giteaDeliveryId, type HeaderReader } from "../providers/gitea/gitea-webhook-signature.js";
 import type { Stores } from "../providers/stores.js";
 import { listOf } from "./forge-routing.js";
+import {
+  commentFromGitea,
+  type GiteaReads,
+  whileClosed,
+  withCommentFromGitea,
+} from "./gitea-confirmations.js";
+import { runPullRequestFence, runPullRequestProgress } from "./gitea-pull-requests.js";
 import { dispatchListChange } from "./gitea-removals.js";
 import { deliveryInstance } from "./gitea-webhook-instance.js";
 import { feedGiteaCandidate, type GiteaCandidateFeedDeps } from "./queue-feed.js";
@@ -73,6 +79,8 @@ export interface GiteaWebhookDeps {
   fences: FenceStore;
   fleet: FleetLogins;
   leaseEvents?: LeaseEventPublisher;
+  /** What a delivery's handler would act on is read from Gitea first (gitea-confirmations.ts). */
+  reads: GiteaReads;
   /** `claim_hold_webhook_duration_seconds`: a handled delivery is observed under `giteaDurationEvent`. */
   webhookDuration?: Pick<Histogram<"event">, "startTimer">;
   /**
@@ -280,16 +288,21 @@ async function dispatch(
           ...(read.comment.htmlUrl ? { html_url: read.comment.htmlUrl } : {}),
         },
       };
+      // Who wrote it and what it says are Gitea's answer, not the delivery's (one read at most).
+      const log = deps.log.child({ deliveryId: delivery, event: "gitea:issue_comment.created" });
+      const now = commentFromGitea(deps.reads, {
+        fullName: read.repository.fullName,
+        issue: read.issue,
+        commentId: read.comment.id,
+      });
+      const confirmed = <P extends CommentPayload | WebhookPayload<"issue_comment.created">, A>(
+        handler: WebhookHandler<P, A>,
+      ) => withCommentFromGitea(handler, now, user, log);
       // As on GitHub: a comment's first line is one command at most, so one of the first two acts.
-      await run<CommentPayload, unknown>("issue_comment.created", reclaimCommand(deps), payload);
-      await run<CommentPayload, unknown>("issue_comment.created", budgetCommand(deps), payload);
+      await run("issue_comment.created", confirmed(reclaimCommand(deps)), payload);
+      await run("issue_comment.created", confirmed(budgetCommand(deps)), payload);
       // Only tells the holder's live stream: a redelivery tells it again, which costs nothing.
-      return run<WebhookPayload<"issue_comment.created">, unknown>(
-        "issue_comment.created",
-        needsHumanAnswered(deps),
-        payload,
-        { dedupe: false },
-      );
+      return run("issue_comment.created", confirmed(needsHumanAnswered(deps)), payload, { dedupe: false });
     }
     case "comment-changed":
       // As on GitHub: the current claim comment, edited or deleted by anyone but the App, is put back.
@@ -311,13 +324,18 @@ async function dispatch(
         common,
         user,
         run,
+        log: deps.log.child({ deliveryId: delivery, event: `gitea:issues.${read.action}` }),
       });
-    case "issue-closed":
-      return run<WebhookPayload<"issues.closed">, unknown>("issues.closed", issueClosed(deps), {
+    case "issue-closed": {
+      // A replayed close of an issue reopened since completes nothing: its state is read first.
+      const log = deps.log.child({ deliveryId: delivery, event: "gitea:issues.closed" });
+      const subject = { fullName: read.repository.fullName, issue: read.issue };
+      return run("issues.closed", whileClosed(issueClosed(deps), deps.reads, subject, log), {
         ...common,
         action: "closed",
         issue: { number: read.issue },
       });
+    }
     case "push":
       // Pushes made with a bot's token still show the holder is working (as on GitHub).
       return run<WebhookPayload<"push">, unknown>(
@@ -327,52 +345,9 @@ async function dispatch(
         { allowBots: true },
       );
     case "pull-request":
+      await runPullRequestProgress(read, deps, run, common, user);
       return runPullRequestFence(read, deps.fence, run, common, user);
   }
-}
-
-/**
- * `pull_request`: the fence's decision and evaluation as for GitHub's (`pullRequestChecks`), on the
- * payload fields it reads. Gitea's `synchronized` is GitHub's `synchronize`; its `changes.ref` (the
- * base branch) is GitHub's `changes.base`. Every delivery is evaluated, as on GitHub (an evaluation
- * writes nothing when the status already says it).
- */
-function runPullRequestFence(
-  read: Extract<GiteaWebhookEvent, { kind: "pull-request" }>,
-  fence: MergeFence,
-  run: <P extends { sender?: { type?: string; login?: string } | null }, A>(
-    name: string,
-    handler: WebhookHandler<P, A>,
-    payload: unknown,
-    options?: GuardOptions,
-  ) => Promise<void>,
-  common: Record<string, unknown>,
-  user: (login: string) => { login: string; node_id: string; type: string },
-) {
-  const action = read.action === "synchronized" ? "synchronize" : read.action;
-  const { pullRequest: pr } = read;
-  const payload = {
-    ...common,
-    action,
-    pull_request: {
-      number: pr.number,
-      state: pr.state,
-      head: { sha: pr.headSha, ref: pr.headRef },
-      user: user(pr.author),
-    },
-    ...(read.action === "edited"
-      ? {
-          changes: {
-            ...(read.changed.body ? { body: { from: "" } } : {}),
-            ...(read.changed.base ? { base: { ref: { from: "" } } } : {}),
-          },
-        }
-      : {}),
-  };
-  return run(`pull_request.${action}`, pullRequestChecks(fence), payload, {
-    allowBots: true,
-    dedupe: false,
-  });
 }
 
 /** The body's bytes, or null past `limit` (the rest is drained, not kept). */

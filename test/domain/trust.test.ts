@@ -1,13 +1,16 @@
 // The trust model's pure decisions as tables: who runs agents, which branches claims may name, whose PR counts, when an outage fails closed.
 import { describe, expect, it } from "vitest";
 import {
+  actorKindOf,
   agentBranchPatterns,
   agentMayBeInvolved,
   associationCanWrite,
   branchMayLink,
+  countsAsPerson,
   isAgentBranch,
   isFleetLogin,
   type OutagePullEvidence,
+  permissionCanWrite,
   pullRequestCounts,
   ruleOnClaimBranch,
 } from "../../src/domain/trust.js";
@@ -26,6 +29,26 @@ describe("isFleetLogin", () => {
     ["a User with write and no claim", { bot: false, learned: false, configured: ["other"] }, false],
   ])("%s → %s", (_name, evidence, expected) => {
     expect(isFleetLogin({ login: "fleet-bot", ...evidence })).toBe(expected);
+  });
+});
+
+describe("actorKindOf and countsAsPerson: who acted, and which acts only a person's count for", () => {
+  it.each([
+    [{ ownApp: true, fleet: false }, "app"],
+    [{ ownApp: true, fleet: true }, "app"],
+    [{ ownApp: false, fleet: true }, "fleet"],
+    [{ ownApp: false, fleet: false }, "person"],
+  ] as const)("%j → %s", (evidence, kind) => {
+    expect(actorKindOf(evidence)).toBe(kind);
+  });
+
+  const acts = ["claim-removal", "needs-human-answer", "breaker-reset", "reclaim"] as const;
+  it.each([
+    ["app", [false, false, false, false]],
+    ["fleet", [false, false, false, false]],
+    ["person", [true, true, true, true]],
+  ] as const)("%s: counts for %j", (kind, expected) => {
+    expect(acts.map((act) => countsAsPerson(kind, act))).toEqual(expected);
   });
 });
 
@@ -105,6 +128,17 @@ describe("PR standing", () => {
     [null, false],
   ])("association %s → %s", (association, expected) => {
     expect(associationCanWrite(association)).toBe(expected);
+  });
+
+  it.each([
+    ["admin", true],
+    ["maintain", true],
+    ["write", true],
+    ["triage", false],
+    ["read", false],
+    ["none", false],
+  ] as const)("permission %s → %s (Gitea's collaborator permission)", (permission, expected) => {
+    expect(permissionCanWrite(permission)).toBe(expected);
   });
 
   it.each([

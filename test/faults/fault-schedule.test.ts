@@ -51,8 +51,6 @@ const freshFigures = () => ({
   histories: 0,
   events: 0,
   violations: 0,
-  /** Gitea: lost records left unrestored on purpose (see `notRestorable`). */
-  giteaNotRestorable: 0,
 });
 let figures = freshFigures();
 
@@ -66,19 +64,6 @@ async function waitForStore(): Promise<void> {
     }
   }
   throw new Error("the store did not come back");
-}
-
-/**
- * A Gitea gap: the Gitea provider does not read an issue's timeline (`lastEvidenceChange` answers
- * `unknown`), so a lost record whose App-made assignment a person took off is not restored, nor is
- * its label taken off — the App says so and leaves the issue as it is rather than guess who removed it.
- */
-function notRestorable(subject: string): boolean {
-  return app.logs.some(
-    (line) =>
-      line.includes(`"subject":"${subject}"`) &&
-      line.includes("claim not restored: its App-made assignment is gone"),
-  );
 }
 
 /** The forge's world on a fresh fake clock, its figures from zero. */
@@ -406,9 +391,7 @@ async function runIteration(iteration: number, random: Random, history: HistoryE
     const record = await app.stores.claims.get({ installationId, repoId, issue });
     const holds = record && (record.state === "active" || record.state === "human");
     const managed = snapshot.labels.filter((l) => l === "agent:claimed" || l === "agent:stale");
-    if (managed.length && !holds && f.forge === "gitea" && notRestorable(subjectOf(issue))) {
-      figures.giteaNotRestorable++;
-    } else if (managed.length && !holds) {
+    if (managed.length && !holds) {
       history.push({
         kind: "orphan",
         subject: subjectOf(issue),

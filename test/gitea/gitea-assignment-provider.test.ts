@@ -41,7 +41,7 @@ async function claimOnGitea(issue: number, generation = 3) {
 }
 
 describe("GiteaAssignmentProvider.status", () => {
-  it("reads a fresh issue: the bot's login once, the issue, no comment read when it has none — 2 requests, then 1", async () => {
+  it("reads a fresh issue: the bot's login once, the issue, no comment read when it has none, the open PRs — 3 requests, then 2", async () => {
     const issue = fixture.sim.state.addIssue(fixture.repo, {
       title: "Fix the widget",
       author: "octo",
@@ -65,13 +65,20 @@ describe("GiteaAssignmentProvider.status", () => {
       branchCommittedAt: null,
       updatedAt: clock.now,
     });
-    expect(fixture.sim.routesSince(mark)).toEqual(["GET /repos/{owner}/{repo}/issues/{index}", "GET /user"]);
+    expect(fixture.sim.routesSince(mark)).toEqual([
+      "GET /repos/{owner}/{repo}/issues/{index}",
+      "GET /user",
+      "GET /repos/{owner}/{repo}/pulls",
+    ]);
     const again = fixture.sim.requests.length;
     await provider.status(ref(issue.number));
-    expect(fixture.sim.routesSince(again)).toEqual(["GET /repos/{owner}/{repo}/issues/{index}"]);
+    expect(fixture.sim.routesSince(again)).toEqual([
+      "GET /repos/{owner}/{repo}/issues/{index}",
+      "GET /repos/{owner}/{repo}/pulls",
+    ]);
   });
 
-  it("reads back a claim it wrote: assignee by login, the label, the trusted claim comment — the issue, the bot's login (first read), the comments", async () => {
+  it("reads back a claim it wrote: assignee by login, the label, the trusted claim comment — the issue, the bot's login (first read), the comments, the open PRs", async () => {
     const issue = fixture.sim.state.addIssue(fixture.repo, { title: "Claimed", author: "octo" });
     const { commentId } = await claimOnGitea(issue.number);
     const mark = fixture.sim.requests.length;
@@ -80,6 +87,7 @@ describe("GiteaAssignmentProvider.status", () => {
       "GET /repos/{owner}/{repo}/issues/{index}",
       "GET /user",
       "GET /repos/{owner}/{repo}/issues/{index}/comments",
+      "GET /repos/{owner}/{repo}/pulls",
     ]);
     expect(snapshot?.assignees).toEqual([{ login: "fleet-bot", nodeId: "fleet-bot" }]);
     expect(snapshot?.labels).toEqual(["agent:claimed"]);
@@ -132,7 +140,66 @@ describe("GiteaAssignmentProvider.status", () => {
       "?state=open&sort=recentupdate&page=1&limit=50",
       "?state=open&sort=recentupdate&page=2&limit=50",
     ]);
-    expect(fixture.sim.routesSince(mark)).toHaveLength(4); // the issue, then the pages and the branch
+    // The issue, then the pages and the branch, and the permission of the claim PR's author (cached after).
+    expect(fixture.sim.routesSince(mark)).toHaveLength(5);
+    expect(fixture.sim.routesSince(mark).at(-1)).toBe(
+      "GET /repos/{owner}/{repo}/collaborators/{collaborator}/permission",
+    );
+  });
+
+  it("a reader's PR from a branch of the issue's repository is an outsider's: listed, not counted — its author's permission read once, cached", async () => {
+    const { state } = fixture.sim;
+    const issue = state.addIssue(fixture.repo, { title: "Claimed", author: "octo" });
+    const readers = state.addPullRequest(fixture.repo, {
+      title: "a reader's",
+      author: "reader",
+      body: `Fixes #${issue.number}`,
+      headRef: "agent/s1/1",
+    });
+    const writers = state.addPullRequest(fixture.repo, {
+      title: "a writer's",
+      author: "maintainer",
+      body: `Closes #${issue.number}`,
+      headRef: "feature/x",
+    });
+    await provider.status(ref(issue.number)); // the bot's login and both permissions are known from here on
+    const mark = fixture.sim.requests.length;
+    const snapshot = await provider.status(ref(issue.number), { branch: "agent/s1/1" });
+    expect(snapshot?.openPullRequests).toEqual([
+      { number: writers.number, headRef: "feature/x", author: "maintainer" },
+    ]);
+    expect(snapshot?.outsiderPullRequests).toEqual([
+      { number: readers.number, headRef: "agent/s1/1", author: "reader" },
+    ]);
+    expect(fixture.sim.routesSince(mark).sort()).toEqual([
+      "GET /repos/{owner}/{repo}/branches/{branch}",
+      "GET /repos/{owner}/{repo}/issues/{index}",
+      "GET /repos/{owner}/{repo}/pulls",
+    ]);
+  });
+
+  it("a claim without a branch sees the open PR that closes the issue (pr_open), as on GitHub", async () => {
+    const { state } = fixture.sim;
+    const issue = state.addIssue(fixture.repo, { title: "Taken by a PR", author: "octo" });
+    const closing = state.addPullRequest(fixture.repo, {
+      title: "closes it",
+      author: "fleet-bot",
+      body: `Fixes #${issue.number}`,
+      headRef: "agent/other/1",
+    });
+    state.addPullRequest(fixture.repo, { title: "unrelated", author: "fleet-bot", headRef: "agent/other/2" });
+    const mark = fixture.sim.requests.length;
+    const snapshot = await provider.status(ref(issue.number));
+    expect(snapshot?.openPullRequests).toEqual([
+      { number: closing.number, headRef: "agent/other/1", author: "fleet-bot" },
+    ]);
+    expect(snapshot?.branchCommittedAt).toBeNull();
+    expect(fixture.sim.routesSince(mark)).toEqual([
+      "GET /repos/{owner}/{repo}/issues/{index}",
+      "GET /user",
+      "GET /repos/{owner}/{repo}/pulls",
+      "GET /repos/{owner}/{repo}/collaborators/{collaborator}/permission",
+    ]);
   });
 
   it("stops at a short page (exactly 50: one empty page more) and at 10 pages", async () => {
@@ -217,13 +284,5 @@ describe("GiteaAssignmentProvider listings", () => {
     expect(await provider.listRepositories(1)).toEqual(["octo/widgets", "octo/gadgets"]);
     expect(await provider.repositoryName(1, fixture.repo.id)).toBe("octo/widgets");
     expect(await provider.repositoryName(1, 424242)).toBeNull();
-  });
-
-  it("does not read evidence changes on Gitea yet: unknown, no request", async () => {
-    const mark = fixture.sim.requests.length;
-    expect(await provider.lastEvidenceChange(ref(1), { label: "agent:claimed" })).toEqual({
-      kind: "unknown",
-    });
-    expect(fixture.sim.routesSince(mark)).toEqual([]);
   });
 });

@@ -1,10 +1,12 @@
-// GiteaClient itself: writes through the limiter and reads around it, the token kept out of sight.
+// GiteaClient itself: writes through the limiter and reads around it, the token kept out of sight, a request Gitea does not answer abandoned.
 import { inspect } from "node:util";
 import nock from "nock";
-import { afterEach, describe, expect, it } from "vitest";
-import { GiteaClient } from "../../src/providers/gitea/gitea-client.js";
-import type { WriteLimiter } from "../../src/providers/gitea/serial-write-limiter.js";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { GiteaClient, giteaRequestTimeoutMs } from "../../src/providers/gitea/gitea-client.js";
+import { GiteaHttpError, giteaStatusOf } from "../../src/providers/gitea/gitea-routes.js";
+import { serialWriteLimiter, type WriteLimiter } from "../../src/providers/gitea/serial-write-limiter.js";
 import { giteaBotToken, giteaUrl, nockGetIssue, nockSetAssignees } from "../support/gitea-fake.js";
+import { botToken, type GiteaSimFixture, startGiteaSimFixture } from "./sim-fixture.js";
 
 afterEach(() => {
   const pending = nock.pendingMocks();
@@ -36,5 +38,52 @@ describe("GiteaClient and its token", () => {
     const client = new GiteaClient({ baseUrl: giteaUrl, token: giteaBotToken });
     expect(JSON.stringify(client)).not.toContain(giteaBotToken);
     expect(inspect(client, { depth: 5 })).not.toContain(giteaBotToken);
+  });
+});
+
+describe("GiteaClient and a Gitea that does not answer", () => {
+  const clock = { now: Date.parse("2026-12-03T10:00:00Z") };
+  let fixture: GiteaSimFixture;
+  beforeAll(async () => {
+    fixture = await startGiteaSimFixture(clock);
+  });
+  afterAll(() => fixture.sim.close());
+
+  it("abandons a held read after its timeout with the error a 5xx gives (504), naming the route, never the token", async () => {
+    const { sim, repo } = fixture;
+    const issue = sim.state.addIssue(repo, { title: "Hangs", author: "maintainer" });
+    const client = new GiteaClient({ baseUrl: sim.url, token: botToken, timeoutMs: 150 });
+    const held = sim.hold({ route: "GET /repos/{owner}/{repo}/issues/{index}", issue: issue.number });
+    const started = Date.now();
+    const error = await client.getIssue("octo", "widgets", issue.number).catch((e: unknown) => e);
+    held.release();
+    expect(error).toBeInstanceOf(GiteaHttpError);
+    expect(giteaStatusOf(error)).toBe(504);
+    expect((error as GiteaHttpError).kind).toBe("get-issue");
+    expect((error as Error).message).toBe(
+      `GET /repos/octo/widgets/issues/${issue.number}: Gitea did not answer within 150 ms`,
+    );
+    expect((error as Error).message).not.toContain(botToken);
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+
+  it("a write answering later than its timeout fails as a 5xx and frees the write limiter for the next write", async () => {
+    const { sim, repo } = fixture;
+    const issue = sim.state.addIssue(repo, { title: "Slow", author: "maintainer" });
+    const client = new GiteaClient({
+      baseUrl: sim.url,
+      token: botToken,
+      timeoutMs: 150,
+      writeLimiter: serialWriteLimiter({ spacingMs: 0 }),
+    });
+    sim.fail({ writes: true, issue: issue.number, delayMs: 1_000 });
+    const slow = client.setAssignees("octo", "widgets", issue.number, ["fleet-bot"]).catch((e: unknown) => e);
+    const next = client.createComment("octo", "widgets", issue.number, "after the slow one");
+    expect(giteaStatusOf(await slow)).toBe(504);
+    expect((await next).id).toBeGreaterThan(0);
+  });
+
+  it("the default timeout is the GitHub requests' (8 s)", () => {
+    expect(giteaRequestTimeoutMs).toBe(8_000);
   });
 });

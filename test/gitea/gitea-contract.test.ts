@@ -1,7 +1,7 @@
 // The Gitea client against Gitea's own API description (test/fixtures/gitea: swagger v1 routes via gitea-js): no invented route or field.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { fillPath, giteaRoutes } from "../../src/providers/gitea/gitea-client.js";
+import { fillPath, giteaRoutes } from "../../src/providers/gitea/gitea-routes.js";
 
 interface Contract {
   source: string;
@@ -56,6 +56,7 @@ const readFields: Record<string, string[]> = {
   RepoCommit: ["message"],
   Hook: ["id", "type", "active", "events", "config"],
   Permission: ["admin"],
+  TimelineComment: ["id", "type", "body", "user", "assignee", "removed_assignee", "label"],
 };
 
 describe(`the Gitea client against ${contract.source}`, () => {

@@ -9,7 +9,7 @@ import type {
   ExistingCheckRun,
 } from "../../src/providers/checks-provider.js";
 import { existingOf, pullRequestHeadOf } from "../../src/providers/gitea/gitea-checks-provider.js";
-import type { GiteaCommitStatus } from "../../src/providers/gitea/gitea-client.js";
+import type { GiteaCommitStatus } from "../../src/providers/gitea/gitea-schemas.js";
 import { GiteaPayloadError, readGiteaEvent } from "../../src/providers/gitea/gitea-webhook-events.js";
 import { type FenceForgeParts, fencePartsByInstallation } from "../../src/wiring/forge-routing.js";
 import type { RepoConfigCache } from "../../src/wiring/repo-config-source.js";
@@ -136,6 +136,7 @@ describe("readGiteaEvent: pull_request", () => {
       state: action === "closed" ? "closed" : "open",
       headSha: "a".repeat(40),
       headRef: "agent/s1/3-work",
+      headRepoId: 77,
       author: "fleet-bot",
     },
     changed,

@@ -1,14 +1,11 @@
 // The fence on Gitea end to end: `pull_request` deliveries → the `claim-hold` commit status on the PR head, re-written when the claim changes hands; exact Gitea requests.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type ClaimRecord, leaseIdOf } from "../../src/domain/claim.js";
-import { renderClaimComment } from "../../src/domain/claim-marker.js";
-import { createTokenMinter } from "../../src/lease/tokens.js";
-import { GiteaAssignmentProvider } from "../../src/providers/gitea/gitea-assignment-provider.js";
 import { createMemoryStores } from "../../src/providers/memory/memory-store.js";
 import type { Stores } from "../../src/providers/stores.js";
 import type { SimIssue } from "../../tools/gitea-sim/index.js";
-import { type AppHarness, startApp, testSeal, testTokenSecret } from "../support/app-harness.js";
-import { authorDurations } from "../support/seed-claims.js";
+import { type AppHarness, startApp } from "../support/app-harness.js";
+import { seedGiteaClaim } from "./seed-gitea-claim.js";
 import {
   botLogin,
   botToken,
@@ -51,43 +48,7 @@ const deliver = (event: string, payload: unknown) =>
 
 /** A live agent claim of `issue` as the lease core leaves it on Gitea (record, assignee, label, signed comment). */
 async function claimOnGitea(issue: SimIssue): Promise<{ record: ClaimRecord; token: string }> {
-  const key = { installationId: giteaInstallation, repoId: fixture.repo.id, issue: issue.number };
-  await stores.claims.epoch(1, app.clock.now);
-  const minter = createTokenMinter(testTokenSecret);
-  const token = minter.mint();
-  const outcome = await stores.claims.claim({
-    key,
-    repo: "octo/widgets",
-    actor: { kind: "agent", login: "fleet-bot", sessionId: `s${issue.number}` },
-    taskClass: "author",
-    durations: authorDurations,
-    branch: `agent/s${issue.number}/${issue.number}-work`,
-    tokenDigest: minter.digest(token),
-    takeover: false,
-    now: app.clock.now,
-    minGeneration: 0,
-    appAssigned: true,
-    caps: { perSession: 5, perLogin: 50 },
-  });
-  if (outcome.kind !== "created") throw new Error(`claim not created: ${outcome.kind}`);
-  const writer = new GiteaAssignmentProvider({ client: fixture.client, seal: testSeal });
-  const applied = await writer.apply(
-    { installationId: giteaInstallation, repo: "octo/widgets", issue: issue.number },
-    {
-      subjectNodeId: "",
-      assign: ["fleet-bot"],
-      addLabels: ["agent:claimed"],
-      createClaimComment: renderClaimComment(outcome.record, "active"),
-    },
-  );
-  const commentId = applied.claimComment?.databaseId ?? 0;
-  await stores.claims.commitClaim(key, outcome.record.generation, {
-    commentNodeId: String(commentId),
-    commentId,
-  });
-  await stores.claims.markSynced(key, outcome.record.generation);
-  await stores.installations.rememberInstallation(1);
-  return { record: (await stores.claims.get(key)) as ClaimRecord, token };
+  return seedGiteaClaim({ stores, fixture, now: app.clock.now }, issue);
 }
 
 /** The holder vouches for a head (`POST /leases/{id}/attest`, here through the fence the App serves it with). */
@@ -187,10 +148,15 @@ describe("the claim-hold commit status on Gitea", () => {
       "POST /repos/{owner}/{repo}/statuses/{sha}",
     ]);
     expect(routes.filter((route) => !fenceRoute(route))).toEqual([
+      // the `/reclaim` comment's author and body as Gitea serves them
+      "GET /repos/{owner}/{repo}/issues/comments/{id}",
       "POST /repos/{owner}/{repo}/issues/comments/{id}/reactions",
       "GET /repos/{owner}/{repo}/collaborators/{collaborator}/permission",
       "GET /repos/{owner}/{repo}/issues/{index}",
       "GET /repos/{owner}/{repo}/issues/{index}/comments",
+      // The take-back's read shows the holder's PR, which counts only while its author can write.
+      "GET /repos/{owner}/{repo}/pulls",
+      "GET /repos/{owner}/{repo}/collaborators/{collaborator}/permission",
       "GET /repos/{owner}/{repo}/issues/{index}",
       "PATCH /repos/{owner}/{repo}/issues/{index}",
       "DELETE /repos/{owner}/{repo}/issues/{index}/labels/{id}",

@@ -235,7 +235,7 @@ describe("links, names and metrics of a Gitea claim", () => {
 
 describe("giteaDurationEvent: a handled Gitea delivery's event label", () => {
   const repository = { id: 1, fullName: repo };
-  const pr = { number: 3, state: "open" as const, headSha: "abc", headRef: "b", author: "a" };
+  const pr = { number: 3, state: "open" as const, headSha: "abc", headRef: "b", headRepoId: 1, author: "a" };
   const changed = { body: false, base: false };
   it.each<[Exclude<GiteaWebhookEvent, { kind: "ignored" }>, string]>([
     [

@@ -249,6 +249,43 @@ describe.each(storeKinds)("the queue serves a Gitea instance, on $name", ({ redi
     stack.app.clock.now += 60_000;
     expect((await agent().queue(repo)).queue.map((entry) => entry.issue)).toContain(quiet.number);
   });
+
+  it("a claim without a branch is refused 409 pr_open for a writer's PR that closes the issue, not for a reader's from a branch of the repository", async () => {
+    const { state } = gitea.sim;
+    const takenByWriter = state.addIssue(gitea.repo, {
+      title: "A writer's PR closes it",
+      author: "maintainer",
+    });
+    const takenByReader = state.addIssue(gitea.repo, {
+      title: "A reader's PR closes it",
+      author: "maintainer",
+    });
+    state.addPullRequest(gitea.repo, {
+      title: "the writer's",
+      author: "maintainer",
+      body: `Fixes #${takenByWriter.number}`,
+      headRef: "feature/writer",
+    });
+    state.addPullRequest(gitea.repo, {
+      title: "the reader's",
+      author: "reader",
+      body: `Fixes #${takenByReader.number}`,
+      headRef: "feature/reader",
+    });
+    const actor = { runtime: "codex", sessionId: "q9" };
+    const refused = await agent()
+      .claim({ repo, issue: takenByWriter.number, actor })
+      .catch((error: unknown) => error);
+    expect(refused).toMatchObject({
+      status: 409,
+      code: "pr_open",
+      details: { pullRequests: [{ headRef: "feature/writer", author: "maintainer" }] },
+    });
+    expect(takenByWriter.assignees).toEqual([]);
+    const claimed = await agent().claim({ repo, issue: takenByReader.number, actor });
+    expect(claimed.lease.generation).toBe(1);
+    expect(takenByReader.assignees).toEqual(["fleet-bot"]);
+  });
 });
 
 /** A miss: the repository's id, one page of open issues, one of open pull requests, one dependency read per open issue. */
@@ -265,20 +302,27 @@ const QUEUE_VIEW_MISS_REQUESTS: Record<string, number> = {
 const QUEUE_VIEW_FRESH_REQUESTS: Record<string, number> = {};
 /**
  * A pick on a fresh index: the agent's token was identified by the view (cached), the bot's login,
- * then the claim of the picked issue: its read, the labels listed and the missing one created, the
+ * then the claim of the picked issue: its read and the open pull requests (a PR closing it refuses
+ * a claim with or without a branch), the labels listed and the missing one created, the
  * transition's writes (the issue read again, the assignee, the label, the claim comment).
  */
 const CLAIM_NEXT_REQUESTS: Record<string, number> = {
   "GET /user": 1,
   "GET /repos/{owner}/{repo}/issues/{index}": 2,
+  "GET /repos/{owner}/{repo}/pulls": 1,
   "GET /repos/{owner}/{repo}/labels": 1,
   "POST /repos/{owner}/{repo}/labels": 1,
   "PATCH /repos/{owner}/{repo}/issues/{index}": 1,
   "POST /repos/{owner}/{repo}/issues/{index}/labels": 1,
   "POST /repos/{owner}/{repo}/issues/{index}/comments": 1,
 };
-/** Two due claims with a branch: each 4 reads (issue, comments, open pull requests, branch); the config once; the reap of one. */
+/**
+ * Two due claims with a branch: each 4 reads (issue, comments, open pull requests, branch); the
+ * permission of the author of the PR from one's branch (it counts only when its author can write);
+ * the config once; the reap of the other.
+ */
 const SWEEP_REQUESTS: Record<string, number> = {
+  "GET /repos/{owner}/{repo}/collaborators/{collaborator}/permission": 1,
   "GET /repos/{owner}/{repo}/raw/{filepath}": 2,
   "GET /repos/{owner}/{repo}/issues/{index}": 3,
   "GET /repos/{owner}/{repo}/issues/{index}/comments": 2,

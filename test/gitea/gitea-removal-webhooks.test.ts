@@ -5,7 +5,6 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { defaultRepoConfig } from "../../src/config/repo-config.js";
 import type { ClaimRecord, SubjectKey } from "../../src/domain/claim.js";
 import { leaseIdOf } from "../../src/domain/claim.js";
-import { renderClaimComment } from "../../src/domain/claim-marker.js";
 import { NeedsHumanShow } from "../../src/lease/calls/needs-human-show.js";
 import { createTokenMinter } from "../../src/lease/tokens.js";
 import { GiteaAssignmentProvider } from "../../src/providers/gitea/gitea-assignment-provider.js";
@@ -14,7 +13,7 @@ import { createMemoryStores } from "../../src/providers/memory/memory-store.js";
 import type { Stores } from "../../src/providers/stores.js";
 import type { SimIssue } from "../../tools/gitea-sim/index.js";
 import { type AppHarness, startApp, testSeal, testTokenSecret } from "../support/app-harness.js";
-import { authorDurations } from "../support/seed-claims.js";
+import { seedGiteaClaim } from "./seed-gitea-claim.js";
 import {
   botLogin,
   botToken,
@@ -74,45 +73,10 @@ const recordOf = (issue: SimIssue) => stores.claims.get(keyOf(issue));
 
 /** A live agent claim as the lease core leaves it on Gitea; `synced: false` stops before the write is marked landed. */
 async function claimOnGitea(issue: SimIssue, options: { synced?: boolean } = {}) {
-  const key = keyOf(issue);
-  await stores.claims.epoch(1, app.clock.now);
-  const token = minter.mint();
-  const outcome = await stores.claims.claim({
-    key,
-    repo: "octo/widgets",
-    actor: { kind: "agent", login: "fleet-bot", sessionId: `s${issue.number}` },
-    taskClass: "author",
-    durations: authorDurations,
-    branch: `agent/s${issue.number}/${issue.number}-work`,
-    tokenDigest: minter.digest(token),
-    takeover: false,
-    now: app.clock.now,
-    minGeneration: 0,
-    appAssigned: true,
+  return seedGiteaClaim({ stores, fixture, now: app.clock.now }, issue, {
+    ...options,
     assigneeNodeId: "fleet-bot",
-    caps: { perSession: 5, perLogin: 50 },
   });
-  if (outcome.kind !== "created") throw new Error(`claim not created: ${outcome.kind}`);
-  await stores.installations.rememberInstallation(1);
-  // The claim's write not landed yet: Gitea shows nothing of it, the record says `sync: pending`.
-  if (options.synced === false) return { record: outcome.record, token };
-  const writer = new GiteaAssignmentProvider({ client: fixture.client, seal: testSeal });
-  const applied = await writer.apply(
-    { installationId: giteaInstallation, repo: "octo/widgets", issue: issue.number },
-    {
-      subjectNodeId: "",
-      assign: ["fleet-bot"],
-      addLabels: ["agent:claimed"],
-      createClaimComment: renderClaimComment(outcome.record, "active"),
-    },
-  );
-  const commentId = applied.claimComment?.databaseId ?? 0;
-  await stores.claims.commitClaim(key, outcome.record.generation, {
-    commentNodeId: String(commentId),
-    commentId,
-  });
-  await stores.claims.markSynced(key, outcome.record.generation);
-  return { record: (await stores.claims.get(key)) as ClaimRecord, token };
 }
 
 /** A failed attempt, its trip written: the needs-human label on the issue, as the breaker leaves it. */
@@ -157,6 +121,8 @@ describe("a person takes the claimed label or the agent's assignment off", () =>
     expect(labelsOf(issue)).toEqual(["bug"]);
     expect(issue.comments.at(-1)?.body).toContain("@maintainer removed the claim's label");
     expect(fixture.sim.routesSince(mark)).toEqual([
+      // the issue as Gitea shows it now confirms the removal (a late delivery's list is no evidence)
+      "GET /repos/{owner}/{repo}/issues/{index}",
       // the config is cached; endByPerson's write: the issue, the assignees, the claim comment, the audit comment
       "GET /repos/{owner}/{repo}/issues/{index}",
       "PATCH /repos/{owner}/{repo}/issues/{index}",
@@ -239,14 +205,14 @@ describe("a person takes the claimed label or the agent's assignment off", () =>
 });
 
 describe("the failure breaker's needs-human label", () => {
-  it("a person taking it off resets the breaker, with no Gitea write", async () => {
+  it("a person taking it off resets the breaker, with no Gitea write (one read confirms it)", async () => {
     await trippedOnGitea(issue);
     expect(await stores.claims.failures(keyOf(issue))).toHaveLength(1);
     setLabels(issue, []);
     mark = fixture.sim.requests.length;
     expect((await labelDelivery(issue, "maintainer")).status).toBe(200);
     expect(await stores.claims.failures(keyOf(issue))).toEqual([]);
-    expect(fixture.sim.routesSince(mark)).toEqual([]);
+    expect(fixture.sim.routesSince(mark)).toEqual(["GET /repos/{owner}/{repo}/issues/{index}"]);
   });
 
   it("an agent account taking it off cannot reset the breaker", async () => {
@@ -292,10 +258,13 @@ describe("comments: `/budget` and a person's answer", () => {
     expect(comment.reactions).toEqual([{ login: botLogin, content: "eyes" }]);
     expect(issue.comments.at(-1)).toMatchObject({ author: botLogin, body: expect.stringContaining("$20") });
     expect(fixture.sim.routesSince(mark)).toEqual([
+      // the comment's author and body as Gitea shows them, not the delivery's
+      "GET /repos/{owner}/{repo}/issues/comments/{id}",
       "POST /repos/{owner}/{repo}/issues/comments/{id}/reactions",
       "GET /repos/{owner}/{repo}/collaborators/{collaborator}/permission",
       "GET /repos/{owner}/{repo}/issues/{index}",
       "GET /repos/{owner}/{repo}/issues/{index}/comments",
+      "GET /repos/{owner}/{repo}/pulls",
       // no over-budget label to take off: the audit comment alone, no issue read
       "POST /repos/{owner}/{repo}/issues/{index}/comments",
     ]);
@@ -386,7 +355,8 @@ describe("the holder's ask for a person", () => {
     ]);
     // The claim stands: only the needs-human label was taken off.
     expect(await recordOf(issue)).toMatchObject({ state: "active", generation: record.generation });
-    expect(fixture.sim.routesSince(mark)).toEqual([]);
+    // The first delivery's removal is confirmed by one read; the second names no removal, read nothing.
+    expect(fixture.sim.routesSince(mark)).toEqual(["GET /repos/{owner}/{repo}/issues/{index}"]);
   });
 
   it("before the ask's label write is recorded, a person's edit of another label answers nothing", async () => {

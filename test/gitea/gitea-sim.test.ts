@@ -10,12 +10,15 @@ import {
   renderLabel,
   renderPermissions,
   renderRepo,
+  renderTimelineEntry,
   renderUser,
+  timelineOf,
 } from "../../tools/gitea-sim/render.js";
 import {
   botLogin,
   botToken,
   type GiteaSimFixture,
+  maintainerToken,
   readerToken,
   startGiteaSimFixture,
 } from "./sim-fixture.js";
@@ -61,6 +64,54 @@ describe("the Gitea simulator", () => {
     within("RepositoryMeta", rendered.repository);
     within("Label", renderLabel(state.label(fixture.repo, "bug")));
     within("Comment", renderComment(state, fixture.repo, issue, comment));
+  });
+
+  it("serves an issue's timeline with `TimelineComment` fields only: comments, and assignee and label changes by whoever made them, oldest first, `null` past the end", async () => {
+    const { state } = fixture.sim;
+    const repo = state.addRepo("octo/timeline", { [botLogin]: "admin", maintainer: "admin" });
+    const issue = state.addIssue(repo, { title: "Timeline", author: "octo" });
+    const call = (method: string, path: string, token: string, body?: unknown) =>
+      fetch(`${fixture.sim.url}/api/v1/repos/octo/timeline/issues/${issue.number}${path}`, {
+        method,
+        headers: { authorization: `token ${token}`, "content-type": "application/json" },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      });
+    const claimed = state.label(repo, "agent:claimed");
+    await call("PATCH", "", botToken, { assignees: ["fleet-bot"] });
+    await call("POST", "/labels", botToken, { labels: [claimed.id] });
+    state.addComment(issue, "octo", "hello");
+    fixture.sim.people.unassign({
+      repo: "octo/timeline",
+      issue: issue.number,
+      login: "maintainer",
+      assignees: ["fleet-bot"],
+    });
+    await call("DELETE", `/labels/${claimed.id}`, maintainerToken);
+    const page = (await (await call("GET", "/timeline?page=1&limit=50", botToken)).json()) as Record<
+      string,
+      unknown
+    >[];
+    expect(
+      page.map((e) => ({
+        type: e.type,
+        by: (e.user as { login: string }).login,
+        assignee: (e.assignee as { login: string } | null)?.login ?? null,
+        removed: e.removed_assignee,
+        label: (e.label as { name: string } | null)?.name ?? null,
+        body: e.body,
+      })),
+    ).toEqual([
+      { type: "assignees", by: botLogin, assignee: "fleet-bot", removed: false, label: null, body: "" },
+      { type: "label", by: botLogin, assignee: null, removed: false, label: "agent:claimed", body: "1" },
+      { type: "comment", by: "octo", assignee: null, removed: false, label: null, body: "hello" },
+      { type: "assignees", by: "maintainer", assignee: "fleet-bot", removed: true, label: null, body: "" },
+      { type: "label", by: "maintainer", assignee: null, removed: false, label: "agent:claimed", body: "" },
+    ]);
+    for (const entry of page)
+      expect(keysOf(entry).filter((key) => !contract.definitions.TimelineComment?.includes(key))).toEqual([]);
+    for (const entry of timelineOf(issue))
+      expect(keysOf(renderTimelineEntry(state, repo, issue, entry))).toEqual(keysOf(page[0]!));
+    expect(await (await call("GET", "/timeline?page=2&limit=50", botToken)).json()).toBeNull();
   });
 
   it("renders a branch and its head commit with `Branch` and `PayloadCommit` fields only, and answers open pull requests and branches", async () => {

@@ -193,11 +193,12 @@ describe.skipIf(!redisProbe.available)("Gitea held to the same standard, on Redi
 
     const mark = gitea.sim.requests.length;
     expect(await agent().heartbeat(holder.lease)).toMatchObject({ generation: 1, state: "active" });
-    // The repository by id, then the issue and its comments, where the bot's marker names the token's digest.
+    // The repository by id, then the issue and its comments, where the bot's marker names the token's digest, and the open PRs.
     expect(gitea.sim.routesSince(mark).filter((route) => !route.startsWith("GET /user"))).toEqual([
       "GET /repositories/{id}",
       "GET /repos/{owner}/{repo}/issues/{index}",
       "GET /repos/{owner}/{repo}/issues/{index}/comments",
+      "GET /repos/{owner}/{repo}/pulls",
     ]);
     expect(await agent().verify(holder.lease)).toMatchObject({ holder: true, generation: 1 });
     expect(await stack.stores.claims.get(keyOf(issue))).toMatchObject({
@@ -220,6 +221,64 @@ describe.skipIf(!redisProbe.available)("Gitea held to the same standard, on Redi
     });
     expect(next.lease.generation).toBe(2);
     await agent().release(next.lease, { outcome: "abandoned" });
+  });
+
+  it("store loss while a person unassigns the agent: the heartbeat reads the issue's timeline, finds the person's act and restores the claim revoked, never live", async () => {
+    const holder = await agent().claim({
+      repo,
+      issue: issue.number,
+      actor: { runtime: "pi", sessionId: "sl-5" },
+    });
+    await deleteKeysWithPrefix(stack.redis!.client, keyPrefix);
+    gitea.sim.people.unassign({ repo, issue: issue.number, login: "maintainer", assignees: ["fleet-bot"] });
+    stack.app.clock.now += 20_000;
+
+    const mark = gitea.sim.requests.length;
+    const refused = await agent()
+      .heartbeat(holder.lease)
+      .then(() => null, refusal);
+    expect(refused).toEqual({ status: 410, code: "gone" });
+    // The issue shows no App-made assignee where its marker says one: the timeline, to its empty page.
+    expect(gitea.sim.routesSince(mark).filter((route) => !route.startsWith("GET /user"))).toEqual([
+      "GET /repositories/{id}",
+      "GET /repos/{owner}/{repo}/issues/{index}",
+      "GET /repos/{owner}/{repo}/issues/{index}/comments",
+      "GET /repos/{owner}/{repo}/pulls",
+      "GET /repos/{owner}/{repo}/issues/{index}/timeline",
+      "GET /repos/{owner}/{repo}/issues/{index}/timeline",
+    ]);
+    expect(await stack.stores.claims.get(keyOf(issue))).toMatchObject({
+      generation: 2,
+      state: "revoked",
+      actor: { login: "fleet-bot" },
+    });
+    expect(
+      await agent()
+        .verify(holder.lease)
+        .then(() => null, refusal),
+    ).toEqual({ status: 410, code: "gone" });
+  });
+
+  it("store loss after the App itself took the assignee off (no person's act): the timeline says so and the claim comes back live", async () => {
+    const holder = await agent().claim({
+      repo,
+      issue: issue.number,
+      actor: { runtime: "pi", sessionId: "sl-6" },
+    });
+    await deleteKeysWithPrefix(stack.redis!.client, keyPrefix);
+    // A late write of the App's own bot account, as an older generation's cleanup would make it.
+    gitea.sim.people.unassign({ repo, issue: issue.number, login: botLogin, assignees: ["fleet-bot"] });
+    stack.app.clock.now += 20_000;
+
+    const mark = gitea.sim.requests.length;
+    expect(await agent().heartbeat(holder.lease)).toMatchObject({ generation: 1, state: "active" });
+    expect(gitea.sim.routesSince(mark).filter((route) => route.endsWith("/timeline"))).toHaveLength(2);
+    expect(await stack.stores.claims.get(keyOf(issue))).toMatchObject({
+      generation: 1,
+      state: "active",
+      actor: { login: "fleet-bot" },
+    });
+    await agent().release(holder.lease, { outcome: "abandoned" });
   });
 
   it("store loss: the next sweep lists the Gitea instance's record, rebuilds a silent claim from its marker and reaps nothing", async () => {

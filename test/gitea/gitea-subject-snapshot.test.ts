@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { renderClaimComment, sealClaimComment } from "../../src/domain/claim-marker.js";
 import { createMarkerSeal } from "../../src/domain/marker-seal.js";
-import type { GiteaIssueComment, GiteaIssueRead } from "../../src/providers/gitea/gitea-client.js";
+import type { GiteaIssueComment, GiteaIssueRead } from "../../src/providers/gitea/gitea-schemas.js";
 import { giteaSnapshotOf } from "../../src/providers/gitea/gitea-subject-snapshot.js";
 import { agentClaimRecord } from "../support/claim-record.js";
 

@@ -2,13 +2,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { ClaimRecord } from "../../src/domain/claim.js";
 import { parseClaimMarker, renderClaimComment } from "../../src/domain/claim-marker.js";
-import { createTokenMinter } from "../../src/lease/tokens.js";
-import { GiteaAssignmentProvider } from "../../src/providers/gitea/gitea-assignment-provider.js";
 import { createMemoryStores } from "../../src/providers/memory/memory-store.js";
 import type { Stores } from "../../src/providers/stores.js";
 import type { SimIssue } from "../../tools/gitea-sim/index.js";
-import { type AppHarness, startApp, testSeal, testTokenSecret } from "../support/app-harness.js";
-import { authorDurations } from "../support/seed-claims.js";
+import { type AppHarness, startApp } from "../support/app-harness.js";
+import { seedGiteaClaim } from "./seed-gitea-claim.js";
 import {
   botLogin,
   botToken,
@@ -49,43 +47,7 @@ const deliver = (event: string, payload: unknown, extra: { deliveryId?: string; 
 
 /** A live agent claim of `issue`, as the lease core leaves it on Gitea: the store's record, the assignee, the label and the signed claim comment. */
 async function claimOnGitea(issue: SimIssue): Promise<ClaimRecord> {
-  const key = { installationId: giteaInstallation, repoId: fixture.repo.id, issue: issue.number };
-  await stores.claims.epoch(giteaInstallation, app.clock.now);
-  const minter = createTokenMinter(testTokenSecret);
-  const outcome = await stores.claims.claim({
-    key,
-    repo: "octo/widgets",
-    // One session per issue: the per-session cap never stops the next test's claim.
-    actor: { kind: "agent", login: "fleet-bot", sessionId: `s${issue.number}` },
-    taskClass: "author",
-    durations: authorDurations,
-    branch: `agent/s${issue.number}/${issue.number}-work`,
-    tokenDigest: minter.digest(minter.mint()),
-    takeover: false,
-    now: app.clock.now,
-    minGeneration: 0,
-    appAssigned: true,
-    caps: { perSession: 5, perLogin: 50 },
-  });
-  if (outcome.kind !== "created") throw new Error(`claim not created: ${outcome.kind}`);
-  const writer = new GiteaAssignmentProvider({ client: fixture.client, seal: testSeal });
-  const applied = await writer.apply(
-    { installationId: giteaInstallation, repo: "octo/widgets", issue: issue.number },
-    {
-      subjectNodeId: "",
-      assign: ["fleet-bot"],
-      addLabels: ["agent:claimed"],
-      createClaimComment: renderClaimComment(outcome.record, "active"),
-    },
-  );
-  const commentId = applied.claimComment?.databaseId ?? 0;
-  await stores.claims.commitClaim(key, outcome.record.generation, {
-    commentNodeId: String(commentId),
-    commentId,
-  });
-  await stores.claims.markSynced(key, outcome.record.generation);
-  await stores.installations.rememberInstallation(1);
-  return (await stores.claims.get(key)) as ClaimRecord;
+  return (await seedGiteaClaim({ stores, fixture, now: app.clock.now }, issue)).record;
 }
 
 const labelsOf = (issue: SimIssue) =>
@@ -211,12 +173,15 @@ describe("`/reclaim` on Gitea", () => {
     ]);
     expect(fixture.sim.routesSince(mark)).toEqual([
       "GET /user",
+      // the comment's author and body as Gitea shows them now, read once for every handler
+      "GET /repos/{owner}/{repo}/issues/comments/{id}",
       "POST /repos/{owner}/{repo}/issues/comments/{id}/reactions",
       "GET /repos/{owner}/{repo}/raw/{filepath}",
       "GET /repos/{owner}/{repo}/raw/{filepath}",
       "GET /repos/{owner}/{repo}/collaborators/{collaborator}/permission",
       "GET /repos/{owner}/{repo}/issues/{index}",
       "GET /repos/{owner}/{repo}/issues/{index}/comments",
+      "GET /repos/{owner}/{repo}/pulls",
       "GET /repos/{owner}/{repo}/issues/{index}",
       "PATCH /repos/{owner}/{repo}/issues/{index}",
       "DELETE /repos/{owner}/{repo}/issues/{index}/labels/{id}",
@@ -238,7 +203,11 @@ describe("`/reclaim` on Gitea", () => {
     expect((await deliver("issue_comment", payload)).status).toBe(200);
     expect(await recordOf(issue)).toEqual(after);
     expect(issue.comments).toHaveLength(comments);
-    expect(fixture.sim.routesSince(mark)).toEqual([]);
+    // Each delivery reads the comment once before the handled delivery id or comment is known to it.
+    expect(fixture.sim.routesSince(mark)).toEqual([
+      "GET /repos/{owner}/{repo}/issues/comments/{id}",
+      "GET /repos/{owner}/{repo}/issues/comments/{id}",
+    ]);
   });
 
   it("Gitea failing before anything changed answers 500 without a token, and a replay acts", async () => {

@@ -1,6 +1,6 @@
 // planGiteaWebhook as a table: a repository's hooks in, the writes that leave exactly one App hook as wanted out.
 import { describe, expect, it } from "vitest";
-import type { GiteaHook } from "../../src/providers/gitea/gitea-client.js";
+import type { GiteaHook } from "../../src/providers/gitea/gitea-schemas.js";
 import {
   giteaHookEvents,
   hookUrlOf,

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { ClaimRecord } from "../../src/domain/claim.js";
 import {
   type ChangeSender,
+  confirmRemovals,
   type InferredRemoval,
   inferRemovals,
   type ShownByApp,
@@ -150,5 +151,74 @@ describe("inferRemovals: assignees (unassigned)", () => {
   ];
   it.each(rows)("%s", (_name, sender, now, shownByApp, expected) => {
     expect(inferRemovals({ sender, changed: "assignees", now, shown: shownByApp, labels })).toEqual(expected);
+  });
+});
+
+describe("confirmRemovals: what the delivery names, against the issue as the forge answers it now", () => {
+  const both = shown({ askShown: true });
+  const person = (changed: "labels" | "assignees", now: string[], over = both) => ({
+    sender: "person" as const,
+    changed,
+    now,
+    shown: over,
+    labels,
+  });
+  const rows: [
+    string,
+    ReturnType<typeof person>,
+    { labels: string[]; assignees: string[] },
+    InferredRemoval[],
+  ][] = [
+    [
+      "the label is still off now: the removal stands",
+      person("labels", []),
+      { labels: [], assignees: ["fleet-bot"] },
+      [claimedGone, needsHumanGone],
+    ],
+    [
+      "a late delivery: both labels are back on now",
+      person("labels", []),
+      { labels: ["agent:claimed", "agent:needs-human"], assignees: ["fleet-bot"] },
+      [],
+    ],
+    [
+      "only the needs-human label is still off now",
+      person("labels", []),
+      { labels: ["Agent:Claimed"], assignees: [] },
+      [needsHumanGone],
+    ],
+    [
+      "the claim was marked stale since: the stale label now stands for it",
+      person("labels", [], shown()),
+      { labels: ["agent:stale"], assignees: ["fleet-bot"] },
+      [],
+    ],
+    [
+      "nothing removed by the delivery: Gitea's lacking label is no removal of this delivery's",
+      person("labels", ["agent:claimed", "bug"], shown()),
+      { labels: [], assignees: [] },
+      [],
+    ],
+    [
+      "an unassignment replayed while the agent is assigned again",
+      person("assignees", [], shown()),
+      { labels: ["agent:claimed"], assignees: ["Fleet-Bot"] },
+      [],
+    ],
+    [
+      "an unassignment that still stands",
+      person("assignees", ["maintainer"], shown()),
+      { labels: ["agent:claimed"], assignees: ["maintainer"] },
+      [{ kind: "assignee", login: "fleet-bot" }],
+    ],
+    [
+      "a fleet account's delivery: nothing, whatever Gitea shows",
+      { ...person("labels", [], shown()), sender: "fleet" as never },
+      { labels: [], assignees: [] },
+      [],
+    ],
+  ];
+  it.each(rows)("%s", (_name, evidence, current, expected) => {
+    expect(confirmRemovals(evidence, current)).toEqual(expected);
   });
 });

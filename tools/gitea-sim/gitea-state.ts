@@ -21,6 +21,15 @@ export interface SimComment {
   reactions: { login: string; content: string }[];
 }
 
+/**
+ * An assignee or label change on an issue, as Gitea keeps it among the issue's comments (its
+ * timeline's `assignees` and `label` entries): who made it and when.
+ */
+export type SimIssueEvent = { id: number; by: string; createdAt: number; removed: boolean } & (
+  | { type: "assignees"; assignee: string }
+  | { type: "label"; labelId: number }
+);
+
 /** What a pull request has beyond its issue: its branches and commits. */
 export interface SimPull {
   headRef: string;
@@ -45,6 +54,8 @@ export interface SimIssue {
   /** The ids of the issues (of any repository) this one depends on: its blockers. */
   dependsOn: number[];
   comments: SimComment[];
+  /** Assignee and label changes made through the REST API or by `people`, oldest first. */
+  events: SimIssueEvent[];
   createdAt: number;
   updatedAt: number;
   closedAt: number | null;
@@ -191,6 +202,7 @@ export class GiteaSimState {
       labelIds: (issue.labels ?? []).map((name) => this.label(repo, name).id),
       dependsOn: [],
       comments: [],
+      events: [],
       createdAt: now,
       updatedAt: now,
       closedAt: null,
@@ -270,6 +282,33 @@ export class GiteaSimState {
 
   #issues(): { repo: SimRepo; issue: SimIssue }[] {
     return this.repos.flatMap((repo) => repo.issues.map((issue) => ({ repo, issue })));
+  }
+
+  /** Records, as `by`'s, each assignee `issue` lost or gained since `before` (removals first, as Gitea writes them). */
+  recordAssignees(issue: SimIssue, before: string[], by: string): void {
+    const has = (logins: string[], login: string) =>
+      logins.some((l) => l.toLowerCase() === login.toLowerCase());
+    const at = this.now();
+    for (const assignee of before.filter((login) => !has(issue.assignees, login)))
+      issue.events.push({ id: this.nextId(), type: "assignees", assignee, removed: true, by, createdAt: at });
+    for (const assignee of issue.assignees.filter((login) => !has(before, login)))
+      issue.events.push({
+        id: this.nextId(),
+        type: "assignees",
+        assignee,
+        removed: false,
+        by,
+        createdAt: at,
+      });
+  }
+
+  /** Records, as `by`'s, each label `issue` lost or gained since `before` (label ids). */
+  recordLabels(issue: SimIssue, before: number[], by: string): void {
+    const at = this.now();
+    for (const labelId of before.filter((id) => !issue.labelIds.includes(id)))
+      issue.events.push({ id: this.nextId(), type: "label", labelId, removed: true, by, createdAt: at });
+    for (const labelId of issue.labelIds.filter((id) => !before.includes(id)))
+      issue.events.push({ id: this.nextId(), type: "label", labelId, removed: false, by, createdAt: at });
   }
 
   addComment(issue: SimIssue, author: string, body: string): SimComment {

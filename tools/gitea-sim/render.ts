@@ -1,9 +1,10 @@
-// The simulator's JSON bodies, with the fields of Gitea's swagger definitions (User, Repository, Permission, Hook, Issue, Label, Comment, CommitStatus, PullRequest, Commit) and webhook structs.
+// The simulator's JSON bodies, with the fields of Gitea's swagger definitions (User, Repository, Permission, Hook, Issue, Label, Comment, TimelineComment, CommitStatus, PullRequest, Commit) and webhook structs.
 import type {
   GiteaSimState,
   SimComment,
   SimHook,
   SimIssue,
+  SimIssueEvent,
   SimLabel,
   SimPull,
   SimRepo,
@@ -123,6 +124,57 @@ export function renderComment(state: GiteaSimState, repo: SimRepo, issue: SimIss
     assets: [],
     created_at: iso(comment.createdAt),
     updated_at: iso(comment.updatedAt),
+  };
+}
+
+/** An issue's timeline, oldest first: its comments and its assignee and label changes (Gitea orders by time, then id). */
+export function timelineOf(issue: SimIssue): (SimComment | SimIssueEvent)[] {
+  return [...issue.comments, ...issue.events].sort((a, b) => a.createdAt - b.createdAt || a.id - b.id);
+}
+
+/**
+ * One timeline entry (`TimelineComment`): a comment, an `assignees` change (`removed_assignee`), or
+ * a `label` change (body `"1"` when added, empty when removed), `user` the one who made it.
+ */
+export function renderTimelineEntry(
+  state: GiteaSimState,
+  repo: SimRepo,
+  issue: SimIssue,
+  entry: SimComment | SimIssueEvent,
+) {
+  const base = `${state.baseUrl}/${repo.owner}/${repo.name}`;
+  const event = "type" in entry ? entry : null;
+  const label = event?.type === "label" ? repo.labels.find((l) => l.id === event.labelId) : undefined;
+  return {
+    id: entry.id,
+    type: event ? event.type : "comment",
+    html_url: `${base}/issues/${issue.number}#issuecomment-${entry.id}`,
+    pull_request_url: issue.isPull ? `${base}/pulls/${issue.number}` : "",
+    issue_url: issue.isPull ? "" : `${base}/issues/${issue.number}`,
+    user: renderUser(state, event ? event.by : (entry as SimComment).author),
+    body: event ? (event.type === "label" && !event.removed ? "1" : "") : (entry as SimComment).body,
+    created_at: iso(entry.createdAt),
+    updated_at: iso(event ? event.createdAt : (entry as SimComment).updatedAt),
+    old_project_id: 0,
+    project_id: 0,
+    old_milestone: null,
+    milestone: null,
+    tracked_time: null,
+    old_title: "",
+    new_title: "",
+    old_ref: "",
+    new_ref: "",
+    ref_issue: null,
+    ref_comment: null,
+    ref_action: "",
+    ref_commit_sha: "",
+    review_id: 0,
+    label: label ? renderLabel(label) : null,
+    assignee: event?.type === "assignees" ? renderUser(state, event.assignee) : null,
+    assignee_team: null,
+    resolve_doer: null,
+    dependent_issue: null,
+    removed_assignee: event?.type === "assignees" ? event.removed : false,
   };
 }
 

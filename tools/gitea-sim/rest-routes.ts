@@ -11,7 +11,9 @@ import {
   renderPullRequest,
   renderRepo,
   renderStatus,
+  renderTimelineEntry,
   renderUser,
+  timelineOf,
 } from "./render.js";
 
 export interface RouteCall {
@@ -158,14 +160,16 @@ export const restRoutes: Route[] = [
   {
     method: "PATCH",
     path: "/repos/{owner}/{repo}/issues/{index}",
-    answer: withIssue((repo, issue, { state, body }) => {
+    answer: withIssue((repo, issue, { state, body, caller }) => {
       if (Array.isArray(body.assignees)) {
         for (const login of body.assignees) {
           if (!state.users.some((u) => u.login.toLowerCase() === String(login).toLowerCase())) {
             return { status: 422, body: { message: `user does not exist [name: ${login}]` } };
           }
         }
+        const before = issue.assignees;
         issue.assignees = body.assignees.map((login) => state.user(String(login)).login);
+        state.recordAssignees(issue, before, caller);
       }
       if (body.state === "open" || body.state === "closed") {
         issue.state = body.state;
@@ -205,6 +209,26 @@ export const restRoutes: Route[] = [
     }),
   },
   {
+    // Gitea's `IssueGetComment`: a comment of another repository is not found here.
+    method: "GET",
+    path: "/repos/{owner}/{repo}/issues/comments/{id}",
+    answer: withRepo((repo, { state, params }) => {
+      const found = findComment(repo, Number(params.id));
+      return found ? ok(renderComment(state, repo, found.issue, found.comment)) : notFound;
+    }),
+  },
+  {
+    method: "DELETE",
+    path: "/repos/{owner}/{repo}/issues/comments/{id}",
+    answer: withRepo((repo, { state, params }) => {
+      const found = findComment(repo, Number(params.id));
+      if (!found) return notFound;
+      found.issue.comments = found.issue.comments.filter((c) => c !== found.comment);
+      found.issue.updatedAt = state.now();
+      return { status: 204 };
+    }),
+  },
+  {
     method: "PATCH",
     path: "/repos/{owner}/{repo}/issues/comments/{id}",
     answer: withRepo((repo, { state, params, body }) => {
@@ -234,6 +258,17 @@ export const restRoutes: Route[] = [
   },
   {
     method: "GET",
+    path: "/repos/{owner}/{repo}/issues/{index}/timeline",
+    answer: withIssue((repo, issue, { state, query }) => {
+      const page = paged(timelineOf(issue), query).map((entry) =>
+        renderTimelineEntry(state, repo, issue, entry),
+      );
+      // Gitea's handler marshals a nil slice: a page past the end is `null`, not `[]`.
+      return ok(page.length ? page : null);
+    }),
+  },
+  {
+    method: "GET",
     path: "/repos/{owner}/{repo}/labels",
     answer: withRepo((repo, { query }) => ok(paged(repo.labels, query).map(renderLabel))),
   },
@@ -256,12 +291,14 @@ export const restRoutes: Route[] = [
   {
     method: "POST",
     path: "/repos/{owner}/{repo}/issues/{index}/labels",
-    answer: withIssue((repo, issue, { state, body }) => {
+    answer: withIssue((repo, issue, { state, body, caller }) => {
+      const before = [...issue.labelIds];
       for (const id of Array.isArray(body.labels) ? body.labels : []) {
         if (!repo.labels.some((l) => l.id === id))
           return { status: 422, body: { message: "label not found" } };
         if (!issue.labelIds.includes(Number(id))) issue.labelIds.push(Number(id));
       }
+      state.recordLabels(issue, before, caller);
       issue.updatedAt = state.now();
       return ok(issue.labelIds.flatMap((id) => repo.labels.filter((l) => l.id === id).map(renderLabel)));
     }),
@@ -269,10 +306,12 @@ export const restRoutes: Route[] = [
   {
     method: "DELETE",
     path: "/repos/{owner}/{repo}/issues/{index}/labels/{id}",
-    answer: withIssue((_repo, issue, { state, params }) => {
+    answer: withIssue((_repo, issue, { state, params, caller }) => {
       const id = Number(params.id);
       if (!issue.labelIds.includes(id)) return notFound;
+      const before = issue.labelIds;
       issue.labelIds = issue.labelIds.filter((l) => l !== id);
+      state.recordLabels(issue, before, caller);
       issue.updatedAt = state.now();
       return { status: 204 };
     }),

@@ -143,6 +143,7 @@ export function giteaPeople(
       const { repo, issue } = issueOf(a.repo, a.issue);
       const before = [...issue.assignees];
       issue.assignees = [...before, ...a.assignees.filter((l) => !lower(before).includes(l.toLowerCase()))];
+      state.recordAssignees(issue, before, a.login);
       touch(issue);
       for (const event of assigneeEvents(before, issue.assignees)) emit(repo, issue, a.login, event);
     },
@@ -151,13 +152,16 @@ export function giteaPeople(
       const { repo, issue } = issueOf(a.repo, a.issue);
       const before = [...issue.assignees];
       issue.assignees = before.filter((l) => !lower(a.assignees).includes(l.toLowerCase()));
+      state.recordAssignees(issue, before, a.login);
       touch(issue);
       for (const event of assigneeEvents(before, issue.assignees)) emit(repo, issue, a.login, event);
     },
     /** `login` sets the issue's labels to `labels` (`label_cleared` when none are left). */
     setLabels(a: { repo: string; issue: number; login: string; labels: string[] }): void {
       const { repo, issue } = issueOf(a.repo, a.issue);
+      const before = issue.labelIds;
       issue.labelIds = a.labels.map((name) => state.label(repo, name).id);
+      state.recordLabels(issue, before, a.login);
       touch(issue);
       const action = a.labels.length === 0 ? "label_cleared" : "label_updated";
       emit(repo, issue, a.login, { kind: "issues", eventType: "issue_label", action });

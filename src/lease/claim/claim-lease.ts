@@ -46,6 +46,7 @@ import {
 } from "./decide-claim.js";
 import { observedFacts, pickRecheck } from "./duplicate-work.js";
 import { failingRefusal, stalledTakeoverNote } from "./failing-refusal.js";
+import { RememberedRepoIds } from "./remembered-repo-ids.js";
 
 /** The subject as one claim found it: GitHub's side, its config, and the store brought up to date. */
 interface SubjectRead {
@@ -70,21 +71,11 @@ interface ClaimContext extends SubjectRead {
   writeLockOwner: string;
 }
 
-/** Repository ids remembered per process before the memory starts again. */
-const maxRememberedRepos = 10_000;
-
-function repoIdKey(installationId: number, repo: string): string {
-  return `${installationId}:${repo.toLowerCase()}`;
-}
-
 export class ClaimLease {
   /** Installations already recorded in the store's sweep list by this process. */
   readonly #knownInstallations = new Set<number>();
-  /**
-   * `installation:owner/name` → the repository's id, as GitHub's read answered it: the previous
-   * claim's branch is read before GitHub is, and a repository's id for its name is stable.
-   */
-  readonly #repoIds = new Map<string, number>();
+  /** The repository ids the forge's reads answered: the previous claim's branch is read before the forge is. */
+  readonly #repoIds = new RememberedRepoIds();
 
   constructor(private readonly deps: LeaseCoreDeps) {}
 
@@ -231,15 +222,14 @@ export class ClaimLease {
 
   /** A repository's id: as GitHub's read of an earlier claim here answered it, else as the candidate index has it. */
   async #repoIdOf(installationId: number, repo: string): Promise<number | undefined> {
-    const known = this.#repoIds.get(repoIdKey(installationId, repo));
+    const known = this.#repoIds.get(installationId, repo);
     if (known !== undefined) return known;
     return (await this.deps.candidates?.repoOf(installationId, repo))?.repoId;
   }
 
   /** Remembers the repository's id GitHub answered for the name a claim asked for (bounded). */
   #rememberRepoId(request: ClaimRequest, repoId: number): void {
-    if (this.#repoIds.size >= maxRememberedRepos) this.#repoIds.clear();
-    this.#repoIds.set(repoIdKey(request.installationId, request.repo), repoId);
+    this.#repoIds.remember(request.installationId, request.repo, repoId);
   }
 
   /**

@@ -148,7 +148,7 @@ export async function restoreClaimRecord(
   if (removal === "unknown") {
     deps.log.info(
       { subject: subjectName(snapshot.repo, snapshot.issue), generation: comment.marker.generation },
-      "claim not restored: its App-made assignment is gone and GitHub's events do not say who removed it",
+      "claim not restored: its App-made assignment or claimed label is gone and the issue's history does not say who removed it",
     );
     return "unknown";
   }

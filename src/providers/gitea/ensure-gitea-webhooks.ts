@@ -1,6 +1,7 @@
 // One ensure pass: on every repository the bot account administers, exactly one App hook as `planGiteaWebhook` wants it.
 import type { Logger } from "pino";
-import { type GiteaClient, type GiteaOwnRepository, giteaPageSize } from "./gitea-client.js";
+import type { GiteaClient } from "./gitea-client.js";
+import { type GiteaOwnRepository, giteaPageSize } from "./gitea-schemas.js";
 import { type HookAction, planGiteaWebhook, type WantedHook } from "./plan-gitea-webhook.js";
 
 export interface EnsureWebhooksReport {

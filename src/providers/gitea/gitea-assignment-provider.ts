@@ -14,15 +14,23 @@ import type { LabelSpec } from "../github/github-labels.js";
 import { splitRepo } from "../github/split-repo.js";
 import { GiteaAssignmentWriter } from "./gitea-assignment-writer.js";
 import { type GiteaBotAccount, giteaBotAccount } from "./gitea-bot-account.js";
+import type { GiteaClient } from "./gitea-client.js";
+import { GiteaCollaboratorPermissions } from "./gitea-collaborator-permissions.js";
+import { newestEvidenceChange } from "./gitea-evidence-change.js";
+import { giteaStatusOf, type RequestCounter } from "./gitea-routes.js";
 import {
-  type GiteaClient,
   type GiteaIssueRead,
   type GiteaPullRequest,
+  type GiteaTimelineEntry,
   giteaPageSize,
-  giteaStatusOf,
-  type RequestCounter,
-} from "./gitea-client.js";
-import { type GiteaMarkerReading, giteaBranchEvidence, giteaSnapshotOf } from "./gitea-subject-snapshot.js";
+} from "./gitea-schemas.js";
+import {
+  authorsToAsk,
+  type GiteaMarkerReading,
+  giteaPullRequestEvidence,
+  giteaSnapshotOf,
+  pullRequestsOfSubject,
+} from "./gitea-subject-snapshot.js";
 
 export interface GiteaAssignmentProviderOptions {
   client: GiteaClient;
@@ -30,31 +38,40 @@ export interface GiteaAssignmentProviderOptions {
   /** Shared with the webhook intake, so the bot's login is read once per process. */
   bot?: GiteaBotAccount;
   onMarkerRejected?: (reason: string) => void;
+  /** Pull request authors' permissions; shared with the identity provider when given. */
+  permissions?: GiteaCollaboratorPermissions;
 }
 
 /** Pages of the bot account's repositories the reconcile pass reads at most (50 each). */
 export const maxRepositoryPages = 20;
 /**
- * Pages of open pull requests a claim's branch read takes at most (50 each, 500 pull requests):
+ * Pages of open pull requests a subject's read takes at most (50 each, 500 pull requests):
  * Gitea's list does not filter by head, and a pull request that closes the issue from another
  * branch is evidence too, so no narrower route serves (`…/pulls/{base}/{head}` needs the base).
  */
 export const maxPullRequestPages = 10;
+/** Reads of an issue's timeline (50 entries a page) a store-loss recovery makes at most. */
+export const maxTimelinePages = 10;
 
 export class GiteaAssignmentProvider implements AssignmentProvider {
   readonly #writer: GiteaAssignmentWriter;
   readonly #bot: GiteaBotAccount;
+  readonly #permissions: GiteaCollaboratorPermissions;
 
   constructor(private readonly options: GiteaAssignmentProviderOptions) {
     this.#writer = new GiteaAssignmentWriter({ client: options.client, seal: options.seal });
     this.#bot = options.bot ?? giteaBotAccount(options.client);
+    this.#permissions = options.permissions ?? new GiteaCollaboratorPermissions(options.client);
   }
 
   /**
    * Requests: the issue, then its comments when it has any (one read: Gitea does not page them);
-   * the bot's login once per process. Null for a missing issue or a pull request. With `branch`,
-   * the open pull requests (50 a page until a short page, at most `maxPullRequestPages`; Gitea's
-   * route does not filter by head) and the branch (`GET …/branches/{branch}`, its head commit's time).
+   * the bot's login once per process. Null for a missing issue or a pull request. Then the open
+   * pull requests (50 a page until a short page, at most `maxPullRequestPages`; Gitea's route does
+   * not filter by head): those that close the issue, and with `branch` those from it, are shown.
+   * Their authors' permissions (`GET …/collaborators/{login}/permission`, cached 5 minutes) for
+   * those from the base repository not opened by the App's account; with `branch`, the branch
+   * (`GET …/branches/{branch}`, its head commit's time).
    */
   async status(ref: SubjectRef, options?: { branch?: string }): Promise<SubjectSnapshot | null> {
     const { owner, name } = splitRepo(ref.repo);
@@ -69,19 +86,17 @@ export class GiteaAssignmentProvider implements AssignmentProvider {
     if (issue.pull_request) return null;
     const snapshot = await this.#snapshot(owner, name, issue, counter);
     const branch = options?.branch;
-    if (!branch) return snapshot;
     const [pulls, head] = await Promise.all([
       this.#openPullRequests(owner, name, counter),
-      this.options.client.getBranch(owner, name, branch, counter),
+      branch ? this.options.client.getBranch(owner, name, branch, counter) : null,
     ]);
+    const repo = issue.repository.full_name;
+    const shown = pullRequestsOfSubject(pulls, { repo, issue: issue.number, branch });
+    const context = { repoId: issue.repository.id, botLogin: await this.#bot.login(counter) };
+    const permissions = await this.#permissions.ofLogins(repo, authorsToAsk(shown, context), counter);
     return {
       ...snapshot,
-      ...giteaBranchEvidence(pulls, {
-        repoId: issue.repository.id,
-        repo: issue.repository.full_name,
-        issue: issue.number,
-        branch,
-      }),
+      ...giteaPullRequestEvidence(shown, context, permissions),
       branchCommittedAt: head ? Date.parse(head.commit.timestamp) : null,
     };
   }
@@ -167,10 +182,24 @@ export class GiteaAssignmentProvider implements AssignmentProvider {
   }
 
   /**
-   * Not read on Gitea yet (its timeline route is not part of the provider): `unknown`, no request,
-   * which the core reads as it reads a GitHub event history that does not tell.
+   * The newest timeline entry that added or removed `evidence` (`GET …/issues/{index}/timeline`,
+   * oldest first, 50 a page), then the bot's login once per process. Every page is read up to an
+   * empty one: Gitea leaves out the cross-references the bot cannot see, so a short page is no proof
+   * of the end (docs/reference/gitea-surfaces.md#store-loss-who-removed-a-claims-evidence). `unknown` when no entry changed it, or when
+   * `maxTimelinePages` reads do not reach the end.
    */
-  async lastEvidenceChange(_ref: SubjectRef, _evidence: ClaimEvidence): Promise<EvidenceChange> {
+  async lastEvidenceChange(ref: SubjectRef, evidence: ClaimEvidence): Promise<EvidenceChange> {
+    const { owner, name } = splitRepo(ref.repo);
+    const counter: RequestCounter = { requests: 0 };
+    const entries: GiteaTimelineEntry[] = [];
+    for (let page = 1; page <= maxTimelinePages; page++) {
+      const listed = await this.options.client.listIssueTimeline(owner, name, ref.issue, page, counter);
+      if (listed.length === 0) {
+        const change = newestEvidenceChange(entries, evidence, await this.#bot.login(counter));
+        return change ?? { kind: "unknown" };
+      }
+      for (const entry of listed) if (entry) entries.push(entry);
+    }
     return { kind: "unknown" };
   }
 

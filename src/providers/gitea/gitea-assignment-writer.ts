@@ -16,13 +16,9 @@ import {
   managedLabelSpecs,
 } from "../github/github-labels.js";
 import { splitRepo } from "../github/split-repo.js";
-import {
-  type GiteaClient,
-  type GiteaLabel,
-  giteaPageSize,
-  giteaStatusOf,
-  type RequestCounter,
-} from "./gitea-client.js";
+import type { GiteaClient } from "./gitea-client.js";
+import { giteaStatusOf, type RequestCounter } from "./gitea-routes.js";
+import { type GiteaLabel, giteaPageSize } from "./gitea-schemas.js";
 import { planIssueWrites } from "./plan-issue-writes.js";
 
 export interface GiteaAssignmentWriterOptions {
@@ -68,8 +64,8 @@ export class GiteaAssignmentWriter implements Pick<AssignmentProvider, "apply" |
   }
 
   /**
-   * Requests, in order: the issue (only when assignees or labels change), the assignee list (when
-   * it changes), the repository's labels (once per repository, when a label to add is not cached)
+   * Requests, in order: the issue (only when assignees or labels change; in one write-limiter turn
+   * with the assignee list when that changes), the repository's labels (once per repository, when a label to add is not cached)
    * and a create per label missing there, one add of all new labels, one delete per removed
    * label, one edit per comment, the claim comment, one create per audit comment.
    * @throws GitHubWriteError (the port's error) naming the issue and Gitea's answer.
@@ -84,9 +80,8 @@ export class GiteaAssignmentWriter implements Pick<AssignmentProvider, "apply" |
         (list) => (list?.length ?? 0) > 0,
       );
       if (touchesIssue) {
-        const issue = await client.getIssue(owner, name, ref.issue, counter);
+        const issue = await this.#readAndAssign(ref, write, counter);
         const plan = planIssueWrites(issue, write);
-        if (plan.assignees) await client.setAssignees(owner, name, ref.issue, plan.assignees, counter);
         if (plan.addLabels.length) {
           const ids = await this.#labelIdsFor(ref.repo, plan.addLabels, counter);
           await client.addIssueLabels(owner, name, ref.issue, ids, counter);
@@ -125,6 +120,26 @@ export class GiteaAssignmentWriter implements Pick<AssignmentProvider, "apply" |
         { cause: error },
       );
     }
+  }
+
+  /**
+   * The issue as read for the transition, and its new assignee list written when it changes. Gitea
+   * replaces the whole list, so the read and the write share one turn of the write limiter: a
+   * person assigned while this transition waited behind other writes is in the read and kept
+   * (docs/reference/gitea-surfaces.md#assignees-and-request-timeouts). No read after the write could
+   * find one assigned in the round trip between the two: Gitea answers the list as written, and
+   * the drop shows only in the issue's timeline. Without an assignee change, a plain read.
+   */
+  async #readAndAssign(ref: SubjectRef, write: TransitionWrite, counter: RequestCounter) {
+    const { owner, name } = splitRepo(ref.repo);
+    if (!write.assign?.length && !write.unassign?.length)
+      return this.options.client.getIssue(owner, name, ref.issue, counter);
+    return this.options.client.inWriteSlot(async (slot) => {
+      const issue = await slot.getIssue(owner, name, ref.issue, counter);
+      const assignees = planIssueWrites(issue, write).assignees;
+      if (assignees) await slot.setAssignees(owner, name, ref.issue, assignees, counter);
+      return issue;
+    });
   }
 
   /** Creates each label the repository lacks (safe to repeat); one listing, one create per missing label. */

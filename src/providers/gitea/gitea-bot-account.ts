@@ -1,5 +1,6 @@
 // The login of the App's own Gitea account: only its comments can carry a trusted claim marker, and its deliveries are the App's.
-import type { GiteaClient, RequestCounter } from "./gitea-client.js";
+import type { GiteaClient } from "./gitea-client.js";
+import type { RequestCounter } from "./gitea-routes.js";
 
 export interface GiteaBotAccount {
   /** `GET /user` with the App's token, once per process (a failed read is tried again next time). */

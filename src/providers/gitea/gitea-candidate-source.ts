@@ -12,16 +12,13 @@ import type {
   QueueRefreshReport,
   QueueRepo,
 } from "../queue-store.js";
-import {
-  type GiteaClient,
-  type GiteaIssueRead,
-  type GiteaPullRequest,
-  giteaPageSize,
-  giteaStatusOf,
-  type RequestCounter,
-} from "./gitea-client.js";
+import type { GiteaClient } from "./gitea-client.js";
 import { giteaClosingIssues } from "./gitea-closing-references.js";
+import { type AuthorPermission, GiteaCollaboratorPermissions } from "./gitea-collaborator-permissions.js";
 import { GiteaDependencySource } from "./gitea-dependency-source.js";
+import { giteaStatusOf, type RequestCounter } from "./gitea-routes.js";
+import { type GiteaIssueRead, type GiteaPullRequest, giteaPageSize } from "./gitea-schemas.js";
+import { authorsToAsk, giteaPullRequestCounts } from "./gitea-subject-snapshot.js";
 
 /** Pages of 50 a refresh lists at most (default 20: 1,000 open issues, as on GitHub). */
 export const defaultGiteaRefreshPages = 20;
@@ -29,13 +26,19 @@ export const defaultGiteaRefreshPages = 20;
 /**
  * `CandidateSource` on Gitea: blockers through the issue dependency routes (one request each),
  * closing pull requests through the first page of open pull requests (their descriptions, as Gitea
- * finds keywords), and no sub-issues (Gitea has none).
+ * finds keywords) and their authors' permissions, and no sub-issues (Gitea has none).
  */
 export class GiteaCandidateSource implements CandidateSource {
   readonly #dependencies: GiteaDependencySource;
 
-  constructor(private readonly client: GiteaClient) {
+  readonly #permissions: GiteaCollaboratorPermissions;
+
+  constructor(
+    private readonly client: GiteaClient,
+    permissions?: GiteaCollaboratorPermissions,
+  ) {
     this.#dependencies = new GiteaDependencySource(client);
+    this.#permissions = permissions ?? new GiteaCollaboratorPermissions(client);
   }
 
   openBlockers(repo: QueueRepo, issue: number): Promise<string[]> {
@@ -49,7 +52,7 @@ export class GiteaCandidateSource implements CandidateSource {
   async closingPullRequests(repo: QueueRepo, issue: number): Promise<ClosingPullRequest[]> {
     const { owner, name } = splitRepo(repo.repo);
     const pulls = await this.client.listOpenPullRequests(owner, name, 1);
-    return closingPullRequestsByIssue(pulls, repo).get(issue) ?? [];
+    return (await closingPullRequestsWithStanding(pulls, repo, this.#permissions)).get(issue) ?? [];
   }
 
   async openSubIssues(_repo: QueueRepo, _issue: number): Promise<number> {
@@ -69,22 +72,47 @@ export class GiteaCandidateSource implements CandidateSource {
 }
 
 /**
- * Issue number → the open pull requests of the repository itself (a fork's blocks nothing) whose
- * description closes it (pure).
+ * Issue number → the open pull requests whose description closes it and that count
+ * (`giteaPullRequestCounts`: a fork's, or a reader's, blocks nothing), given their authors'
+ * `permissions` (pure).
  */
 export function closingPullRequestsByIssue(
   pulls: readonly GiteaPullRequest[],
   repo: QueueRepo,
+  permissions: ReadonlyMap<string, AuthorPermission>,
 ): Map<number, ClosingPullRequest[]> {
   const byIssue = new Map<number, ClosingPullRequest[]>();
+  const context = { repoId: repo.repoId, botLogin: null };
   for (const pull of pulls) {
-    if (pull.state !== "open" || pull.head.repo_id !== repo.repoId) continue;
+    if (pull.state !== "open") continue;
+    const permission = pull.user ? permissions.get(pull.user.login.toLowerCase()) : undefined;
+    if (!giteaPullRequestCounts(pull, context, permission)) continue;
     for (const issue of giteaClosingIssues({ body: pull.body, commitMessages: [] }, repo.repo)) {
       const shown = { number: pull.number, headRefName: pull.head.ref, author: pull.user?.login ?? null };
       byIssue.set(issue, [...(byIssue.get(issue) ?? []), shown]);
     }
   }
   return byIssue;
+}
+
+/**
+ * `closingPullRequestsByIssue` after reading the permission of each author of a closing pull
+ * request from the base repository (cached). The App's own account is asked too: the queue does
+ * not read its login, and Gitea answers an account its own permission.
+ */
+async function closingPullRequestsWithStanding(
+  pulls: readonly GiteaPullRequest[],
+  repo: QueueRepo,
+  permissions: GiteaCollaboratorPermissions,
+  counter?: RequestCounter,
+): Promise<Map<number, ClosingPullRequest[]>> {
+  const closing = pulls.filter(
+    (pull) =>
+      pull.state === "open" &&
+      giteaClosingIssues({ body: pull.body, commitMessages: [] }, repo.repo).length > 0,
+  );
+  const authors = authorsToAsk(closing, { repoId: repo.repoId, botLogin: null });
+  return closingPullRequestsByIssue(closing, repo, await permissions.ofLogins(repo.repo, authors, counter));
 }
 
 /** One listed Gitea issue's facts (pure). */
@@ -113,15 +141,19 @@ export interface GiteaQueueRefreshDeps {
   maxPages?: number;
   /** Dependency lists read at once (default 4). */
   concurrency?: number;
+  /** Closing pull request authors' permissions (cached); one of its own when not given. */
+  permissions?: GiteaCollaboratorPermissions;
 }
 
 /**
  * Refreshes one Gitea repository's index: `ceil(open issues / 50)` listing pages (≤ maxPages), one
- * page of open pull requests (closing references), and one dependency read per open issue (Gitea's
+ * page of open pull requests (closing references), one (cached) permission read per author of a
+ * closing pull request from the base repository, and one dependency read per open issue (Gitea's
  * issue carries no dependency summary, so every issue is asked), then one replace.
  */
 export function createGiteaQueueRefresh(deps: GiteaQueueRefreshDeps): QueueRefresh {
   const maxPages = deps.maxPages ?? defaultGiteaRefreshPages;
+  const permissions = deps.permissions ?? new GiteaCollaboratorPermissions(deps.client);
   const running = new Map<number, Promise<QueueRefreshReport>>();
   const refreshOnce = async (repo: QueueRepo): Promise<QueueRefreshReport> => {
     const { owner, name } = splitRepo(repo.repo);
@@ -137,7 +169,7 @@ export function createGiteaQueueRefresh(deps: GiteaQueueRefreshDeps): QueueRefre
       }
     }
     const pulls = await deps.client.listOpenPullRequests(owner, name, 1, counter);
-    const closing = closingPullRequestsByIssue(pulls, repo);
+    const closing = await closingPullRequestsWithStanding(pulls, repo, permissions, counter);
     const blockers = await mapBounded(issues, deps.concurrency ?? 4, (issue) =>
       deps.source.openBlockers(repo, issue.number),
     );

@@ -11,9 +11,10 @@ import {
 } from "../checks-provider.js";
 import { splitRepo } from "../github/split-repo.js";
 import type { GiteaBotAccount } from "./gitea-bot-account.js";
-import type { GiteaClient, GiteaCommitStatus, GiteaPullRequest } from "./gitea-client.js";
+import type { GiteaClient } from "./gitea-client.js";
 import { giteaClosingIssues } from "./gitea-closing-references.js";
 import { commitStatusOf } from "./gitea-commit-statuses.js";
+import type { GiteaCommitStatus, GiteaPullRequest } from "./gitea-schemas.js";
 
 export interface GiteaChecksProviderOptions {
   client: GiteaClient;

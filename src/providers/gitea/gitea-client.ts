@@ -1,46 +1,38 @@
 // A narrow Gitea (and Forgejo) REST v1 client: plain fetch, one function per route the provider uses, every request counted.
 import { z } from "zod";
+import {
+  fillPath,
+  GiteaHttpError,
+  type GiteaRequestKind,
+  giteaRoutes,
+  giteaStatusOf,
+  type RequestCounter,
+} from "./gitea-routes.js";
+import {
+  GiteaBranch,
+  GiteaComment,
+  GiteaCommentRead,
+  GiteaCommitStatus,
+  GiteaHook,
+  type GiteaHookOption,
+  GiteaIssue,
+  GiteaIssueComment,
+  GiteaIssueRead,
+  GiteaLabel,
+  GiteaLinkedIssue,
+  GiteaOwnRepository,
+  GiteaPermission,
+  GiteaPullCommit,
+  GiteaPullRequest,
+  GiteaRepository,
+  GiteaTimelineEntry,
+  GiteaUser,
+  giteaPageSize,
+} from "./gitea-schemas.js";
 import type { WriteLimiter } from "./serial-write-limiter.js";
 
-/** The routes the Gitea provider calls, as Gitea's swagger names them (checked against it in a test). */
-export const giteaRoutes = {
-  "get-user": { method: "GET", path: "/user" },
-  "get-permission": { method: "GET", path: "/repos/{owner}/{repo}/collaborators/{collaborator}/permission" },
-  "get-repository": { method: "GET", path: "/repos/{owner}/{repo}" },
-  "get-raw-file": { method: "GET", path: "/repos/{owner}/{repo}/raw/{filepath}" },
-  "get-issue": { method: "GET", path: "/repos/{owner}/{repo}/issues/{index}" },
-  "edit-issue": { method: "PATCH", path: "/repos/{owner}/{repo}/issues/{index}" },
-  "list-labels": { method: "GET", path: "/repos/{owner}/{repo}/labels" },
-  "create-label": { method: "POST", path: "/repos/{owner}/{repo}/labels" },
-  "add-issue-labels": { method: "POST", path: "/repos/{owner}/{repo}/issues/{index}/labels" },
-  "remove-issue-label": { method: "DELETE", path: "/repos/{owner}/{repo}/issues/{index}/labels/{id}" },
-  "create-comment": { method: "POST", path: "/repos/{owner}/{repo}/issues/{index}/comments" },
-  "edit-comment": { method: "PATCH", path: "/repos/{owner}/{repo}/issues/comments/{id}" },
-  "list-comments": { method: "GET", path: "/repos/{owner}/{repo}/issues/{index}/comments" },
-  "list-issues": { method: "GET", path: "/repos/{owner}/{repo}/issues" },
-  "list-my-repositories": { method: "GET", path: "/user/repos" },
-  "get-repository-by-id": { method: "GET", path: "/repositories/{id}" },
-  "add-comment-reaction": { method: "POST", path: "/repos/{owner}/{repo}/issues/comments/{id}/reactions" },
-  "list-issue-dependencies": { method: "GET", path: "/repos/{owner}/{repo}/issues/{index}/dependencies" },
-  "list-issue-blocks": { method: "GET", path: "/repos/{owner}/{repo}/issues/{index}/blocks" },
-  "list-statuses": { method: "GET", path: "/repos/{owner}/{repo}/statuses/{sha}" },
-  "create-status": { method: "POST", path: "/repos/{owner}/{repo}/statuses/{sha}" },
-  "get-pull-request": { method: "GET", path: "/repos/{owner}/{repo}/pulls/{index}" },
-  "list-pull-request-commits": { method: "GET", path: "/repos/{owner}/{repo}/pulls/{index}/commits" },
-  "list-pull-requests": { method: "GET", path: "/repos/{owner}/{repo}/pulls" },
-  "get-branch": { method: "GET", path: "/repos/{owner}/{repo}/branches/{branch}" },
-  "list-hooks": { method: "GET", path: "/repos/{owner}/{repo}/hooks" },
-  "create-hook": { method: "POST", path: "/repos/{owner}/{repo}/hooks" },
-  "edit-hook": { method: "PATCH", path: "/repos/{owner}/{repo}/hooks/{id}" },
-  "delete-hook": { method: "DELETE", path: "/repos/{owner}/{repo}/hooks/{id}" },
-} as const;
-
-export type GiteaRequestKind = keyof typeof giteaRoutes;
-
-/** Requests made by one provider call (for `AppliedWrite.requests`). */
-export interface RequestCounter {
-  requests: number;
-}
+// The wiring reads the issue shape from here (src/wiring/gitea-webhooks.ts).
+export type { GiteaIssueRead } from "./gitea-schemas.js";
 
 export interface GiteaClientOptions {
   /** The instance's root (`https://gitea.example.com`, or with a sub-path); `/api/v1` is appended. */
@@ -52,119 +44,24 @@ export interface GiteaClientOptions {
   onRequest?: (kind: GiteaRequestKind) => void;
   /** Every request but a GET goes through it (`serialWriteLimiter`: one at a time, spaced). */
   writeLimiter?: WriteLimiter;
+  /** How long one request may take to answer, its body included (default `giteaRequestTimeoutMs`). */
+  timeoutMs?: number;
 }
 
-/** Gitea answered a request with an error status; the message names the route, never a token. */
-export class GiteaHttpError extends Error {
-  constructor(
-    readonly kind: GiteaRequestKind,
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-    this.name = "GiteaHttpError";
-  }
+/** A Gitea request that has not answered in this long is abandoned, as a GitHub one is (8 s). */
+export const giteaRequestTimeoutMs = 8_000;
+
+/** The two calls an assignee write makes in one turn of the write limiter (`GiteaClient.inWriteSlot`). */
+export interface GiteaWriteSlot {
+  getIssue(owner: string, repo: string, index: number, counter?: RequestCounter): Promise<GiteaIssue>;
+  setAssignees(
+    owner: string,
+    repo: string,
+    index: number,
+    assignees: string[],
+    counter?: RequestCounter,
+  ): Promise<void>;
 }
-
-export const GiteaUser = z.object({ id: z.number().int().positive(), login: z.string().min(1) });
-export type GiteaUser = z.infer<typeof GiteaUser>;
-export const GiteaLabel = z.object({ id: z.number().int().positive(), name: z.string() });
-export type GiteaLabel = z.infer<typeof GiteaLabel>;
-export const GiteaIssue = z.object({
-  number: z.number().int().positive(),
-  state: z.enum(["open", "closed"]),
-  assignees: z.array(GiteaUser).nullish(),
-  labels: z.array(GiteaLabel).nullish(),
-});
-export type GiteaIssue = z.infer<typeof GiteaIssue>;
-/** An issue as the reads take it: the write fields, and what a snapshot shows (`RepositoryMeta` for its repository). */
-export const GiteaIssueRead = GiteaIssue.extend({
-  id: z.number().int().positive(),
-  title: z.string(),
-  /** When it was opened (`queue.order`); optional so a read never fails for want of it. */
-  created_at: z.string().optional(),
-  updated_at: z.string(),
-  /** How many comments the issue has: a listing reads the comments of an issue only when it has some. */
-  comments: z.number().int().nonnegative(),
-  /** Set on a pull request (Gitea's issue routes serve both). */
-  pull_request: z.object({}).passthrough().nullish(),
-  repository: z.object({ id: z.number().int().positive(), full_name: z.string() }),
-});
-export type GiteaIssueRead = z.infer<typeof GiteaIssueRead>;
-/** An issue another one links to (a dependency): its state and where it lives. */
-export const GiteaLinkedIssue = z.object({
-  number: z.number().int().positive(),
-  state: z.enum(["open", "closed"]),
-  repository: z.object({ id: z.number().int().positive(), full_name: z.string() }),
-});
-export type GiteaLinkedIssue = z.infer<typeof GiteaLinkedIssue>;
-export const GiteaComment = z.object({ id: z.number().int().positive() });
-/** A comment as the marker search reads it: who wrote it decides whether its marker can be trusted. */
-export const GiteaIssueComment = GiteaComment.extend({
-  body: z.string(),
-  user: GiteaUser.nullish(),
-});
-export type GiteaIssueComment = z.infer<typeof GiteaIssueComment>;
-export const GiteaRepository = z.object({ id: z.number().int().positive(), full_name: z.string() });
-/** A repository of `GET /user/repos` with the bot account's rights on it (`Permission`). */
-export const GiteaOwnRepository = GiteaRepository.extend({
-  permissions: z.object({ admin: z.boolean() }).nullish(),
-});
-export type GiteaOwnRepository = z.infer<typeof GiteaOwnRepository>;
-/** A repository webhook (`Hook`): Gitea never answers its secret. */
-export const GiteaHook = z.object({
-  id: z.number().int().positive(),
-  type: z.string(),
-  active: z.boolean(),
-  events: z.array(z.string()).nullish(),
-  config: z.record(z.string(), z.string()).nullish(),
-});
-export type GiteaHook = z.infer<typeof GiteaHook>;
-/** What `create-hook` sends (`CreateHookOption`) and `edit-hook` (`EditHookOption`, without `type`). */
-export interface GiteaHookOption {
-  type: "gitea";
-  active: boolean;
-  events: string[];
-  /** `url`, `content_type` and `secret`. */
-  config: Record<string, string>;
-}
-export const GiteaPermission = z.object({ permission: z.string(), role_name: z.string().optional() });
-export const GiteaCommitStatus = z.object({
-  id: z.number().int(),
-  context: z.string(),
-  status: z.string(),
-  description: z.string().nullish(),
-  target_url: z.string().nullish(),
-  /** Who wrote it: anyone with write access can post a status under any context. */
-  creator: GiteaUser.nullish(),
-});
-export type GiteaCommitStatus = z.infer<typeof GiteaCommitStatus>;
-/** A pull request as the fence reads it (`PullRequest`, its head a `PRBranchInfo`). */
-export const GiteaPullRequest = z.object({
-  number: z.number().int().positive(),
-  state: z.enum(["open", "closed"]),
-  title: z.string(),
-  body: z.string().nullish(),
-  user: GiteaUser.nullish(),
-  /** `repo_id`: the repository the head branch lives in (a fork's differs from the base's). */
-  head: z.object({ ref: z.string(), sha: z.string(), repo_id: z.number().int().nullish() }),
-});
-export type GiteaPullRequest = z.infer<typeof GiteaPullRequest>;
-/** A commit of a pull request (`Commit`), its message in `commit` (`RepoCommit`). */
-export const GiteaPullCommit = z.object({
-  sha: z.string(),
-  commit: z.object({ message: z.string() }),
-});
-
-/** A branch (`Branch`) and its head commit (`PayloadCommit`): when it last received a commit. */
-export const GiteaBranch = z.object({
-  name: z.string(),
-  commit: z.object({ id: z.string(), timestamp: z.string() }),
-});
-export type GiteaBranch = z.infer<typeof GiteaBranch>;
-
-/** Gitea's page size ceiling (`[api] MAX_RESPONSE_ITEMS` defaults to 50). */
-export const giteaPageSize = 50;
 
 const noCounter = (): RequestCounter => ({ requests: 0 });
 
@@ -220,6 +117,32 @@ export class GiteaClient {
   async listComments(owner: string, repo: string, index: number, counter = noCounter()) {
     const data = await this.#call(counter, "list-comments", { owner, repo, index });
     return z.array(GiteaIssueComment).parse(data);
+  }
+
+  /** One comment of the repository by its id; null when there is none (Gitea answers 404). */
+  async getComment(owner: string, repo: string, id: number, counter = noCounter()) {
+    try {
+      return GiteaCommentRead.parse(await this.#call(counter, "get-comment", { owner, repo, id }));
+    } catch (error) {
+      if (giteaStatusOf(error) === 404) return null;
+      throw error;
+    }
+  }
+
+  /**
+   * One page of an issue's timeline, oldest first: empty past the end (Gitea answers `null` there).
+   * An entry Gitea failed to convert is `null` in its place (a page is only over when it is empty).
+   */
+  async listIssueTimeline(
+    owner: string,
+    repo: string,
+    index: number,
+    page: number,
+    counter = noCounter(),
+  ): Promise<(GiteaTimelineEntry | null)[]> {
+    const query = { page: String(page), limit: String(giteaPageSize) };
+    const data = await this.#call(counter, "list-issue-timeline", { owner, repo, index }, { query });
+    return z.array(GiteaTimelineEntry.nullable()).nullable().parse(data) ?? [];
   }
 
   /** One page of a repository's open issues (pull requests left out), optionally only those with any of `labels`. */
@@ -401,6 +324,24 @@ export class GiteaClient {
     }
   }
 
+  /**
+   * Runs `call` in one turn of the write limiter: the requests it makes through `slot` are not
+   * queued again, and no other write of this client starts until it has finished. A write planned
+   * from a read made in the same turn plans from the issue as it stands (docs/reference/gitea-surfaces.md).
+   */
+  inWriteSlot<T>(call: (slot: GiteaWriteSlot) => Promise<T>): Promise<T> {
+    const slot: GiteaWriteSlot = {
+      getIssue: async (owner, repo, index, counter = noCounter()) =>
+        GiteaIssue.parse(await this.#call(counter, "get-issue", { owner, repo, index }, { inSlot: true })),
+      setAssignees: async (owner, repo, index, assignees, counter = noCounter()) => {
+        const body = { assignees };
+        await this.#call(counter, "edit-issue", { owner, repo, index }, { body, inSlot: true });
+      },
+    };
+    const limiter = this.#options.writeLimiter;
+    return limiter ? limiter.run(() => call(slot)) : call(slot);
+  }
+
   async #call(
     counter: RequestCounter,
     kind: GiteaRequestKind,
@@ -410,6 +351,8 @@ export class GiteaClient {
       query?: Record<string, string>;
       token?: string | undefined;
       text?: boolean;
+      /** Already inside a turn of the write limiter (`inWriteSlot`). */
+      inSlot?: boolean;
     } = {},
   ): Promise<unknown> {
     const route = giteaRoutes[kind];
@@ -418,54 +361,55 @@ export class GiteaClient {
     counter.requests++;
     this.requests++;
     this.#options.onRequest?.(kind);
-    const send = () =>
-      this.#fetch(`${this.#root}${path}${query}`, {
-        method: route.method,
-        headers: {
-          authorization: `token ${options.token ?? this.#options.token}`,
-          accept: options.text ? "*/*" : "application/json",
-          "user-agent": "claim-hold",
-          ...(options.body !== undefined ? { "content-type": "application/json" } : {}),
-        },
-        ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
-      });
-    const limiter = route.method === "GET" ? undefined : this.#options.writeLimiter;
-    const response = limiter ? await limiter.run(send) : await send();
+    const timeoutMs = this.#options.timeoutMs ?? giteaRequestTimeoutMs;
+    // The clock starts when the request is sent, not while it waits for the write limiter.
+    const send = async () => {
+      const signal = AbortSignal.timeout(timeoutMs);
+      try {
+        const response = await this.#fetch(`${this.#root}${path}${query}`, {
+          method: route.method,
+          headers: {
+            authorization: `token ${options.token ?? this.#options.token}`,
+            accept: options.text ? "*/*" : "application/json",
+            "user-agent": "claim-hold",
+            ...(options.body !== undefined ? { "content-type": "application/json" } : {}),
+          },
+          ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
+          signal,
+        });
+        return { response, text: await response.text() };
+      } catch (error) {
+        if (!signal.aborted) throw error;
+        // As a 5xx: nothing is known of the request (it may have been applied), so callers retry or fail alike.
+        throw new GiteaHttpError(
+          kind,
+          504,
+          `${route.method} ${path}: Gitea did not answer within ${timeoutMs} ms`,
+          { cause: error },
+        );
+      }
+    };
+    const limiter = route.method === "GET" || options.inSlot ? undefined : this.#options.writeLimiter;
+    const { response, text } = limiter ? await limiter.run(send) : await send();
     if (!response.ok) {
       throw new GiteaHttpError(
         kind,
         response.status,
-        `${route.method} ${path}: Gitea answered ${response.status}${await reasonOf(response)}`,
+        `${route.method} ${path}: Gitea answered ${response.status}${reasonOf(text)}`,
       );
     }
-    if (options.text) return response.text();
+    if (options.text) return text;
     if (response.status === 204) return null;
-    const text = await response.text();
     return text === "" ? null : JSON.parse(text);
   }
 }
 
-/** The route's path with each `{param}` filled in; a file path and a branch name keep their slashes (Gitea routes them as `*`). */
-export function fillPath(template: string, params: Record<string, string | number>): string {
-  return template.replace(/\{(\w+)\}/g, (_, name: string) => {
-    const value = params[name];
-    if (value === undefined) throw new Error(`no value for {${name}} in ${template}`);
-    const encoded = encodeURIComponent(String(value));
-    return name === "filepath" || name === "branch" ? encoded.replace(/%2F/g, "/") : encoded;
-  });
-}
-
 /** Gitea's `{ message }`, shortened; bodies never echo the request's token. */
-async function reasonOf(response: Response): Promise<string> {
+function reasonOf(text: string): string {
   try {
-    const body = (await response.json()) as { message?: unknown } | null;
+    const body = JSON.parse(text) as { message?: unknown } | null;
     return typeof body?.message === "string" && body.message ? `: ${body.message.slice(0, 200)}` : "";
   } catch {
     return "";
   }
-}
-
-/** The HTTP status of a Gitea error, if it is one. */
-export function giteaStatusOf(error: unknown): number | undefined {
-  return error instanceof GiteaHttpError ? error.status : undefined;
 }

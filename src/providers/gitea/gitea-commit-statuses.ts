@@ -7,7 +7,9 @@ import {
 } from "../../domain/check-values.js";
 import { type CheckRepoRef, checkRunName } from "../checks-provider.js";
 import { splitRepo } from "../github/split-repo.js";
-import type { GiteaClient, GiteaCommitStatus, RequestCounter } from "./gitea-client.js";
+import type { GiteaClient } from "./gitea-client.js";
+import type { RequestCounter } from "./gitea-routes.js";
+import type { GiteaCommitStatus } from "./gitea-schemas.js";
 
 /** A commit status as Gitea takes it (`CreateStatusOption`). */
 export interface DesiredCommitStatus {

@@ -2,7 +2,8 @@
 
 import { splitRepo } from "../github/split-repo.js";
 import type { CandidateSource, QueueRepo } from "../queue-store.js";
-import type { GiteaClient, GiteaLinkedIssue } from "./gitea-client.js";
+import type { GiteaClient } from "./gitea-client.js";
+import type { GiteaLinkedIssue } from "./gitea-schemas.js";
 
 /** The dependency reads of `CandidateSource`, which the direct claim's blockers and the queue feed use. */
 export type DependencySource = Pick<CandidateSource, "openBlockers" | "blockedIssues">;

@@ -9,16 +9,19 @@ import {
 } from "../assignment-provider.js";
 import { splitRepo } from "../github/split-repo.js";
 import { TtlCache } from "../github/ttl-cache.js";
-import { type GiteaClient, giteaStatusOf } from "./gitea-client.js";
+import type { GiteaClient } from "./gitea-client.js";
+import {
+  GiteaCollaboratorPermissions,
+  negativeTtlMs,
+  positiveTtlMs,
+} from "./gitea-collaborator-permissions.js";
+import { giteaStatusOf } from "./gitea-routes.js";
 
 /** Read in this order: a Gitea-specific file wins over the one a mirrored GitHub repository carries. */
 export const giteaConfigPaths = [".gitea/claim-hold.yml", ".github/claim-hold.yml"] as const;
 
-const minute = 60_000;
-/** How long the instance's answers are trusted; a revoked token or permission takes effect within this. */
-export const positiveTtlMs = 5 * minute;
-/** Short, so a newly created token or collaborator works soon after. */
-export const negativeTtlMs = 30_000;
+// The cache lifetimes and Gitea's permission names are the collaborator permissions' own.
+export { giteaPermissionOf, negativeTtlMs, positiveTtlMs } from "./gitea-collaborator-permissions.js";
 
 export interface GiteaIdentityProviderOptions {
   /** The client acting as the App's bot account (`GITEA_URL`, `GITEA_TOKEN`). */
@@ -29,23 +32,8 @@ export interface GiteaIdentityProviderOptions {
    */
   installationId: number;
   now?: () => number;
-}
-
-/**
- * Gitea's `permission` (and `role_name`) for a collaborator: `owner`, `admin`, `write`, `read`
- * or `none`. Gitea has no maintain or triage role; anything unknown is no permission.
- */
-export function giteaPermissionOf(response: {
-  permission: string;
-  role_name?: string | undefined;
-}): RepoPermission {
-  const byName: Record<string, RepoPermission> = {
-    owner: "admin",
-    admin: "admin",
-    write: "write",
-    read: "read",
-  };
-  return byName[response.permission] ?? "none";
+  /** Shared with the assignment provider's pull request standings (one cache of the instance's answers). */
+  permissions?: GiteaCollaboratorPermissions;
 }
 
 type ConfigEntry =
@@ -57,14 +45,14 @@ export class GiteaIdentityProvider implements IdentityProvider {
   readonly #now: () => number;
   readonly #users: TtlCache<GitHubUser | null>;
   readonly #repositories: TtlCache<number | null>;
-  readonly #permissions: TtlCache<RepoPermission>;
+  readonly #permissions: GiteaCollaboratorPermissions;
   readonly #configs: TtlCache<ConfigEntry>;
 
   constructor(private readonly options: GiteaIdentityProviderOptions) {
     this.#now = options.now ?? Date.now;
     this.#users = new TtlCache(this.#now);
     this.#repositories = new TtlCache(this.#now);
-    this.#permissions = new TtlCache(this.#now);
+    this.#permissions = options.permissions ?? new GiteaCollaboratorPermissions(options.client, this.#now);
     this.#configs = new TtlCache(this.#now);
   }
 
@@ -108,24 +96,9 @@ export class GiteaIdentityProvider implements IdentityProvider {
     );
   }
 
-  /**
-   * The collaborator permission route; a login Gitea does not know (404) has none. Gitea answers
-   * 403 unless the bot account administers the repository: that is thrown, not read as `none`.
-   */
-  permission(installationId: number, repo: string, login: string): Promise<RepoPermission> {
-    const { owner, name } = splitRepo(repo);
-    return this.#permissions.getOrLoad(
-      `${installationId}:${repo.toLowerCase()}:${login.toLowerCase()}`,
-      async () => {
-        try {
-          return giteaPermissionOf(await this.options.client.getPermission(owner, name, login));
-        } catch (error) {
-          if (giteaStatusOf(error) === 404) return "none";
-          throw error;
-        }
-      },
-      (permission) => (permission === "none" ? negativeTtlMs : positiveTtlMs),
-    );
+  /** The collaborator permission route (`GiteaCollaboratorPermissions`): one cache per repository and login. */
+  permission(_installationId: number, repo: string, login: string): Promise<RepoPermission> {
+    return this.#permissions.permission(repo, login);
   }
 
   /**

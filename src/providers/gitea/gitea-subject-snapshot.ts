@@ -2,10 +2,12 @@
 import { verifyClaimMarker } from "../../domain/claim-marker.js";
 import { failureSummaryHeadline } from "../../domain/failure-breaker.js";
 import type { MarkerSeal } from "../../domain/marker-seal.js";
+import { permissionCanWrite, pullRequestCounts } from "../../domain/trust.js";
 import type { ClaimCommentEvidence, SubjectSnapshot } from "../assignment-provider.js";
 import { isClaimAuditComment } from "../github/subject-snapshot.js";
-import type { GiteaIssueComment, GiteaIssueRead, GiteaPullRequest } from "./gitea-client.js";
 import { giteaClosingIssues } from "./gitea-closing-references.js";
+import type { AuthorPermission } from "./gitea-collaborator-permissions.js";
+import type { GiteaIssueComment, GiteaIssueRead, GiteaPullRequest } from "./gitea-schemas.js";
 
 export interface GiteaMarkerReading {
   seal: MarkerSeal;
@@ -17,7 +19,7 @@ export interface GiteaMarkerReading {
 /**
  * The snapshot of `issue` with all of its `comments` (Gitea answers them in one read, so the marker
  * search is always complete). A user's `nodeId` is its login, as Gitea's assignee writes take it.
- * Pull requests and branch evidence are added by `giteaBranchEvidence` when a branch is asked for.
+ * Pull requests are added by `giteaPullRequestEvidence`, the branch's last commit by the provider.
  */
 export function giteaSnapshotOf(
   issue: GiteaIssueRead,
@@ -81,27 +83,79 @@ function claimCommentsOf(
 }
 
 /**
- * The open pull requests a claim's branch evidence shows: those from `branch` and those whose
- * description closes the issue (as Gitea finds keywords; commit messages are not read here, that
- * would cost a read per pull request). One from a branch of the issue's own repository counts:
- * only a writer can push there. One from a fork is an outsider's, listed and blocking nothing.
+ * The open pull requests a subject's read shows: those whose description closes the issue (as
+ * Gitea finds keywords; commit messages are not read here, that would cost a read per pull
+ * request) and, when a claim names one, those from its `branch`.
  */
-export function giteaBranchEvidence(
+export function pullRequestsOfSubject(
   pulls: readonly GiteaPullRequest[],
-  subject: { repoId: number; repo: string; issue: number; branch: string },
+  subject: { repo: string; issue: number; branch?: string | undefined },
+): GiteaPullRequest[] {
+  return pulls.filter(
+    (pull) =>
+      pull.state === "open" &&
+      ((subject.branch !== undefined && pull.head.ref === subject.branch) ||
+        giteaClosingIssues({ body: pull.body, commitMessages: [] }, subject.repo).includes(subject.issue)),
+  );
+}
+
+/** Whose pull request it is, for its standing: the base repository's id and the App's own login. */
+export interface GiteaPullStandingContext {
+  repoId: number;
+  /** The App's bot account; null when the caller did not read it (its own permission answers then). */
+  botLogin: string | null;
+}
+
+/**
+ * Whether an open Gitea pull request counts (pr_open, queue skip, awaiting review), by the rule
+ * GitHub's follow (`pullRequestCounts`, docs/security.md#trust-model): from the base repository,
+ * and opened by the App's account or a login that can write there. A branch of the base
+ * repository proves nothing of its author (Gitea's AGit flow lets a reader open one). A permission
+ * Gitea did not answer (`unknown`) counts, as an unanswered GitHub read does (pure).
+ */
+export function giteaPullRequestCounts(
+  pull: Pick<GiteaPullRequest, "user" | "head">,
+  context: GiteaPullStandingContext,
+  permission: AuthorPermission | undefined,
+): boolean {
+  const author = pull.user?.login.toLowerCase();
+  return pullRequestCounts({
+    authorFleet: author !== undefined && author === context.botLogin?.toLowerCase(),
+    authorCanWrite: permission === "unknown" || (permission !== undefined && permissionCanWrite(permission)),
+    headInBase: pull.head.repo_id === context.repoId,
+  });
+}
+
+/** The authors whose permission decides a standing: of pull requests from the base repository, the App's account aside. */
+export function authorsToAsk(
+  pulls: readonly GiteaPullRequest[],
+  context: GiteaPullStandingContext,
+): string[] {
+  const bot = context.botLogin?.toLowerCase();
+  const logins = pulls
+    .filter((pull) => pull.head.repo_id === context.repoId)
+    .flatMap((pull) => (pull.user ? [pull.user.login] : []))
+    .filter((login) => login.toLowerCase() !== bot);
+  return [...new Set(logins)];
+}
+
+/**
+ * The snapshot's two lists of `pulls`: those that count, and outsiders' (a fork's, or a reader's),
+ * listed and blocking nothing. One whose author's permission is `unknown` counts with
+ * `writeUnproven`, so a claim asks again before it refuses for it.
+ */
+export function giteaPullRequestEvidence(
+  pulls: readonly GiteaPullRequest[],
+  context: GiteaPullStandingContext,
+  permissions: ReadonlyMap<string, AuthorPermission>,
 ): Pick<SubjectSnapshot, "openPullRequests" | "outsiderPullRequests"> {
   const openPullRequests: SubjectSnapshot["openPullRequests"] = [];
   const outsiderPullRequests: NonNullable<SubjectSnapshot["outsiderPullRequests"]> = [];
   for (const pull of pulls) {
-    if (pull.state !== "open") continue;
-    const fromBranch = pull.head.ref === subject.branch;
-    const closes = giteaClosingIssues({ body: pull.body, commitMessages: [] }, subject.repo).includes(
-      subject.issue,
-    );
-    if (!fromBranch && !closes) continue;
     const shown = { number: pull.number, headRef: pull.head.ref, author: pull.user?.login ?? "" };
-    if (pull.head.repo_id === subject.repoId) openPullRequests.push(shown);
-    else outsiderPullRequests.push(shown);
+    const permission = pull.user ? permissions.get(pull.user.login.toLowerCase()) : undefined;
+    if (!giteaPullRequestCounts(pull, context, permission)) outsiderPullRequests.push(shown);
+    else openPullRequests.push(permission === "unknown" ? { ...shown, writeUnproven: true } : shown);
   }
   return { openPullRequests, outsiderPullRequests };
 }

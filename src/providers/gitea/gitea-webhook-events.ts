@@ -68,7 +68,8 @@ const PullRequestPayload = z.object({
     number: z.number().int().positive(),
     state: z.enum(["open", "closed"]),
     user: PayloadUser.nullish(),
-    head: z.object({ ref: z.string().min(1), sha: z.string().min(1) }),
+    /** `repo_id`: the repository the head branch lives in (a fork's differs from the base's). */
+    head: z.object({ ref: z.string().min(1), sha: z.string().min(1), repo_id: z.number().int().nullish() }),
   }),
   repository: PayloadRepository,
   sender: PayloadUser,
@@ -123,6 +124,8 @@ export type GiteaWebhookEvent =
         state: "open" | "closed";
         headSha: string;
         headRef: string;
+        /** The head branch's repository (null: Gitea did not say). */
+        headRepoId: number | null;
         author: string;
       };
       /** On `edited`: whether the description or the base branch changed (a title alone changes nothing). */
@@ -249,6 +252,7 @@ function readPullRequestEvent(
       state: pr.state,
       headSha: pr.head.sha,
       headRef: pr.head.ref,
+      headRepoId: pr.head.repo_id ?? null,
       author: pr.user?.login ?? "ghost",
     },
     changed: { body: payload.changes?.body != null, base: payload.changes?.ref != null },

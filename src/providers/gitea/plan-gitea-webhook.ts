@@ -1,6 +1,6 @@
 // Which writes make a repository's hooks hold exactly one App hook as wanted (pure): create, edit, delete a duplicate, or nothing.
 import { createHmac } from "node:crypto";
-import type { GiteaHook, GiteaHookOption } from "./gitea-client.js";
+import type { GiteaHook, GiteaHookOption } from "./gitea-schemas.js";
 
 /**
  * The events the webhook intake acts on, as `CreateHookOption.events` names them. Gitea turns

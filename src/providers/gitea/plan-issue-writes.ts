@@ -1,5 +1,5 @@
 // What a transition changes on a Gitea issue as it stands: the new assignee list and the labels to add and remove (pure).
-import type { GiteaIssue } from "./gitea-client.js";
+import type { GiteaIssue } from "./gitea-schemas.js";
 
 export interface IssueWritePlan {
   /** The issue's whole new assignee list (Gitea replaces it), or null when it would not change. */

@@ -219,3 +219,8 @@ export class OutboxKeys {
     return `${this.#base}:seen:${eventId}`;
   }
 }
+
+/** Whether the actor's claims count against a per-session cap: its `sessionSet` of `actorSets`. */
+export function hasSessionIdentity(actor: Actor): boolean {
+  return actor.kind === "agent" && !!actor.sessionId;
+}

@@ -1,6 +1,6 @@
 // The Redis ClaimStore: every claim transition is one Lua script (EVALSHA) over the keys of one installation.
 import type { Cluster, Redis } from "ioredis";
-import { type Actor, type ClaimRecord, type SubjectKey, Transition } from "../../domain/claim.js";
+import { type ClaimRecord, type SubjectKey, Transition } from "../../domain/claim.js";
 import { type FailedAttempt, failureNoteMax, failuresKept } from "../../domain/failure-breaker.js";
 import type {
   ClearNeedsHumanInput,
@@ -26,7 +26,7 @@ import type {
   SubjectBreaker,
   VerifyOutcome,
 } from "../liveness-store.js";
-import { memberOf, type StoreKeys } from "./keys.js";
+import { hasSessionIdentity, memberOf, type StoreKeys } from "./keys.js";
 import {
   parseClaimReply,
   parseClearNeedsHumanReply,
@@ -40,6 +40,7 @@ import {
   recordToFields,
   safeJson,
 } from "./record-codec.js";
+import { clearFailures, markTripWritten, readBreakers, readFailures } from "./redis-failure-records.js";
 import { RedisHeartbeats } from "./redis-heartbeat.js";
 import { callRedis, flag, optional, runScript } from "./script-runner.js";
 import {
@@ -291,40 +292,20 @@ export class RedisClaimStore implements ClaimStore {
     return parseEndClaimReply(reply);
   }
 
-  async failures(key: SubjectKey): Promise<FailedAttempt[]> {
-    const failuresKey = this.keys.subject(key, "fail");
-    return parseFailures(await this.call(() => this.redis.lrange(failuresKey, 0, -1)));
+  failures(key: SubjectKey): Promise<FailedAttempt[]> {
+    return readFailures(this.redis, this.keys, key);
   }
 
-  async clearFailures(key: SubjectKey): Promise<void> {
-    const keys = this.keys.subjectKeys(key, { failures: "fail", trip: "trip" });
-    await this.call(() => this.redis.del(keys.failures, keys.trip));
+  clearFailures(key: SubjectKey): Promise<void> {
+    return clearFailures(this.redis, this.keys, key);
   }
 
-  async breakers(keys: readonly SubjectKey[]): Promise<SubjectBreaker[]> {
-    if (keys.length === 0) return [];
-    // One installation's keys share its hash tag, so one pipeline (one round trip) reads them all.
-    const pipeline = this.redis.pipeline();
-    for (const key of keys) {
-      pipeline.lrange(this.keys.subject(key, "fail"), 0, -1);
-      pipeline.get(this.keys.subject(key, "trip"));
-    }
-    const replies = await this.call(() => pipeline.exec());
-    return keys.map((_, i) => {
-      const [attemptsError, attempts] = replies?.[2 * i] ?? [];
-      const [tripError, trip] = replies?.[2 * i + 1] ?? [];
-      if (attemptsError || tripError) throw attemptsError ?? tripError;
-      const through = trip === null || trip === undefined ? Number.NaN : Number(trip);
-      return {
-        attempts: parseFailures(attempts),
-        ...(Number.isInteger(through) ? { tripWrittenThrough: through } : {}),
-      };
-    });
+  breakers(keys: readonly SubjectKey[]): Promise<SubjectBreaker[]> {
+    return readBreakers(this.redis, this.keys, keys);
   }
 
-  async markTripWritten(key: SubjectKey, throughGeneration: number): Promise<void> {
-    const tripKey = this.keys.subject(key, "trip");
-    await this.call(() => this.redis.set(tripKey, String(throughGeneration)));
+  markTripWritten(key: SubjectKey, throughGeneration: number): Promise<void> {
+    return markTripWritten(this.redis, this.keys, key, throughGeneration);
   }
 
   async clearNeedsHuman(input: ClearNeedsHumanInput): Promise<ClearNeedsHumanOutcome> {
@@ -414,9 +395,4 @@ export class RedisClaimStore implements ClaimStore {
   protected async call<T>(operation: () => Promise<T>): Promise<T> {
     return callRedis(operation);
   }
-}
-
-/** Whether the actor's claims count against a per-session cap (see `sameSession`). */
-function hasSessionIdentity(actor: Actor): boolean {
-  return actor.kind === "agent" && !!actor.sessionId;
 }

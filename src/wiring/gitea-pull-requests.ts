@@ -1,0 +1,76 @@
+// Gitea's `pull_request` deliveries through GitHub's handlers: the holder's progress and the fence's evaluation, on the payload fields they read.
+import type { MergeFence } from "../fence/merge-fence.js";
+import { pullRequestChecks } from "../handlers/pull-request-checks.js";
+import { pullRequestProgress } from "../handlers/push-evidence.js";
+import type { GiteaWebhookEvent } from "../providers/gitea/gitea-webhook-events.js";
+import type { RunHandler } from "./gitea-removals.js";
+
+/**
+ * `pull_request` opened, synchronized or reopened from a claim's branch by its holder: progress, as
+ * GitHub's `pullRequestProgress` counts it (the head in the base repository, the PR's author the
+ * holder's login). Noting progress again on a redelivery is harmless, as on GitHub.
+ */
+export function runPullRequestProgress(
+  read: Extract<GiteaWebhookEvent, { kind: "pull-request" }>,
+  deps: Parameters<typeof pullRequestProgress>[0],
+  run: RunHandler,
+  common: Record<string, unknown>,
+  user: (login: string) => { login: string; node_id: string; type: string },
+) {
+  if (read.action !== "opened" && read.action !== "synchronized" && read.action !== "reopened") return;
+  const action = read.action === "synchronized" ? "synchronize" : read.action;
+  const { pullRequest: pr } = read;
+  const payload = {
+    ...common,
+    action,
+    pull_request: {
+      number: pr.number,
+      state: pr.state,
+      head: { sha: pr.headSha, ref: pr.headRef, repo: pr.headRepoId === null ? null : { id: pr.headRepoId } },
+      user: user(pr.author),
+    },
+  };
+  return run(`pull_request.${action}`, pullRequestProgress(deps), payload, {
+    allowBots: true,
+    dedupe: false,
+  });
+}
+
+/**
+ * `pull_request`: the fence's decision and evaluation as for GitHub's (`pullRequestChecks`), on the
+ * payload fields it reads. Gitea's `synchronized` is GitHub's `synchronize`; its `changes.ref` (the
+ * base branch) is GitHub's `changes.base`. Every delivery is evaluated, as on GitHub (an evaluation
+ * writes nothing when the status already says it).
+ */
+export function runPullRequestFence(
+  read: Extract<GiteaWebhookEvent, { kind: "pull-request" }>,
+  fence: MergeFence,
+  run: RunHandler,
+  common: Record<string, unknown>,
+  user: (login: string) => { login: string; node_id: string; type: string },
+) {
+  const action = read.action === "synchronized" ? "synchronize" : read.action;
+  const { pullRequest: pr } = read;
+  const payload = {
+    ...common,
+    action,
+    pull_request: {
+      number: pr.number,
+      state: pr.state,
+      head: { sha: pr.headSha, ref: pr.headRef },
+      user: user(pr.author),
+    },
+    ...(read.action === "edited"
+      ? {
+          changes: {
+            ...(read.changed.body ? { body: { from: "" } } : {}),
+            ...(read.changed.base ? { base: { ref: { from: "" } } } : {}),
+          },
+        }
+      : {}),
+  };
+  return run(`pull_request.${action}`, pullRequestChecks(fence), payload, {
+    allowBots: true,
+    dedupe: false,
+  });
+}
