@@ -18,18 +18,7 @@ export function runPullRequestProgress(
   user: (login: string) => { login: string; node_id: string; type: string },
 ) {
   if (read.action !== "opened" && read.action !== "synchronized" && read.action !== "reopened") return;
-  const action = read.action === "synchronized" ? "synchronize" : read.action;
-  const { pullRequest: pr } = read;
-  const payload = {
-    ...common,
-    action,
-    pull_request: {
-      number: pr.number,
-      state: pr.state,
-      head: { sha: pr.headSha, ref: pr.headRef, repo: pr.headRepoId === null ? null : { id: pr.headRepoId } },
-      user: user(pr.author),
-    },
-  };
+  const { action, payload } = githubPullRequestPayload(read, common, user);
   return run(`pull_request.${action}`, pullRequestProgress(deps), payload, {
     allowBots: true,
     dedupe: false,
@@ -49,17 +38,9 @@ export function runPullRequestFence(
   common: Record<string, unknown>,
   user: (login: string) => { login: string; node_id: string; type: string },
 ) {
-  const action = read.action === "synchronized" ? "synchronize" : read.action;
-  const { pullRequest: pr } = read;
+  const { action, payload: base } = githubPullRequestPayload(read, common, user);
   const payload = {
-    ...common,
-    action,
-    pull_request: {
-      number: pr.number,
-      state: pr.state,
-      head: { sha: pr.headSha, ref: pr.headRef },
-      user: user(pr.author),
-    },
+    ...base,
     ...(read.action === "edited"
       ? {
           changes: {
@@ -73,4 +54,25 @@ export function runPullRequestFence(
     allowBots: true,
     dedupe: false,
   });
+}
+
+/** The delivery as GitHub's `pull_request` payload carries the fields the handlers read: Gitea's `synchronized` is GitHub's `synchronize`. */
+function githubPullRequestPayload(
+  read: Extract<GiteaWebhookEvent, { kind: "pull-request" }>,
+  common: Record<string, unknown>,
+  user: (login: string) => { login: string; node_id: string; type: string },
+) {
+  const action = read.action === "synchronized" ? "synchronize" : read.action;
+  const { pullRequest: pr } = read;
+  const head = {
+    sha: pr.headSha,
+    ref: pr.headRef,
+    repo: pr.headRepoId === null ? null : { id: pr.headRepoId },
+  };
+  const payload = {
+    ...common,
+    action,
+    pull_request: { number: pr.number, state: pr.state, head, user: user(pr.author) },
+  };
+  return { action, payload };
 }
