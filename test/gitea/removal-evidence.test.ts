@@ -230,7 +230,7 @@ describe("removalsOnceWritten: a person's change delivered while the claim's wri
   const rows: [string, ChangeSender, readonly string[], ClaimRecord | null, InferredRemoval[]][] = [
     ["write in flight, the agent not listed: decided once it lands", "person", [], pending, [fleetGone]],
     ["write in flight, the agent still listed: nothing to wait for", "person", ["fleet-bot"], pending, []],
-    ["write in flight, an agent account's change: never evidence", "agent", [], pending, []],
+    ["write in flight, an agent account's change: never evidence", "fleet", [], pending, []],
     ["no write in flight: inferRemovals decides now, nothing waits", "person", [], live, []],
     [
       "write in flight, the App did not assign: nothing it showed",
