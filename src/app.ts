@@ -115,6 +115,7 @@ function wireClaimHold(
           ...createGiteaQueueFeed({
             client: gitea.client,
             source: gitea.candidates,
+            permissions: gitea.permissions,
             store: stores.queue,
             now,
             log,

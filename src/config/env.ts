@@ -90,7 +90,16 @@ export const Env = z.object({
    */
   CLAIM_HOLD_NOTIFY: optionalText.pipe(NotifySinksText.optional()),
   /** A Gitea or Forgejo instance's root URL (`https://gitea.example.com`); with the two below, its webhooks are served. */
-  GITEA_URL: optionalText.pipe(z.url({ protocol: /^https?$/ }).optional()),
+  GITEA_URL: optionalText.pipe(
+    z
+      .url({ protocol: /^https?$/ })
+      // Node's fetch refuses such a URL and quotes it, password included, in its error.
+      .refine((url) => {
+        const { username, password } = new URL(url);
+        return username === "" && password === "";
+      }, "must not carry a user name or password (the token is GITEA_TOKEN)")
+      .optional(),
+  ),
   /** The App's bot account's access token on that instance (a secret). */
   GITEA_TOKEN: optionalText.pipe(
     z

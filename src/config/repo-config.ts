@@ -244,12 +244,12 @@ export function breakerSettingsOf(config: RepoConfig): { maxFailures: number; re
 
 export type RepoConfigResult = { config: RepoConfig; error?: string };
 
-/** Validates a loaded config; an invalid one falls back to the defaults and says why. */
-export function parseRepoConfig(raw: unknown): RepoConfigResult {
+/** Validates a loaded config read from `path`; an invalid one falls back to the defaults and says why. */
+export function parseRepoConfig(raw: unknown, path = ".github/claim-hold.yml"): RepoConfigResult {
   if (raw === null || raw === undefined) return { config: defaultRepoConfig };
   const parsed = RepoConfig.safeParse(raw);
   if (parsed.success) return { config: parsed.data };
   const issue = parsed.error.issues[0];
   const where = issue?.path.length ? issue.path.join(".") : "(top level)";
-  return { config: defaultRepoConfig, error: `.github/claim-hold.yml: ${where}: ${issue?.message}` };
+  return { config: defaultRepoConfig, error: `${path}: ${where}: ${issue?.message}` };
 }

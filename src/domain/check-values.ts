@@ -14,10 +14,16 @@ export function commitStatusStateOf(conclusion: CheckConclusion | null): CommitS
 /** Gitea stores the description as text, but its UI shows one line: kept as short as GitHub's 140. */
 export const maxStatusDescription = 140;
 
-/** A check's title as a status's description: one line, shortened. */
-export function commitStatusDescriptionOf(title: string): string {
+/**
+ * A check's title as a status's description: one line, shortened. A `note` (a status has no
+ * annotations: docs/reference/gitea-surfaces.md) is kept whole after the title, which is shortened
+ * to make room for it.
+ */
+export function commitStatusDescriptionOf(title: string, note?: string): string {
   const line = title.replace(/\s+/g, " ").trim();
-  return line.length > maxStatusDescription ? `${line.slice(0, maxStatusDescription - 1)}…` : line;
+  const suffix = note ? ` · ${note.replace(/\s+/g, " ").trim()}`.slice(0, maxStatusDescription - 1) : "";
+  const room = maxStatusDescription - suffix.length;
+  return `${line.length > room ? `${line.slice(0, room - 1)}…` : line}${suffix}`;
 }
 
 /** A merge queue entry as the group evaluation reads it. */

@@ -63,6 +63,15 @@ export interface CheckRunContext {
 
 export const configPath = ".github/claim-hold.yml";
 
+/** The config file a config error names (Gitea reads `.gitea/claim-hold.yml` first); `configPath` when it names none. */
+export function configPathOf(error: string): string {
+  const named = [".gitea/claim-hold.yml", configPath]
+    .map((path) => ({ path, at: error.indexOf(path) }))
+    .filter(({ at }) => at >= 0)
+    .sort((a, b) => a.at - b.at)[0];
+  return named?.path ?? configPath;
+}
+
 /**
  * The check run for a verdict. An invalid config file adds a warning annotation naming its line,
  * and a verdict that would pass becomes `neutral` so the problem is seen (neutral still satisfies
@@ -82,15 +91,19 @@ export function checkRunOf(verdict: CheckVerdict, context: CheckRunContext): Des
   if (verdict.summaryRows.length === 0) lines.push("", "No linked issue.");
   const annotations: CheckAnnotation[] = [];
   let conclusion = verdict.conclusion;
+  let statusNote: string | undefined;
   if (context.configError) {
+    const path = configPathOf(context.configError);
+    const line = lineOf(context.configError);
     // The file's own text (keys, YAML excerpts) comes back in the error: inert (invariant 11).
     lines.push(
       "",
-      `⚠️ \`${configPath}\` is invalid, so the defaults were used: ${inert(context.configError, { max: 500 })}`,
+      `⚠️ \`${path}\` is invalid, so the defaults were used: ${inert(context.configError, { max: 500 })}`,
     );
+    statusNote = `config invalid (${path} line ${line})`;
     annotations.push({
-      path: configPath,
-      line: lineOf(context.configError),
+      path,
+      line,
       level: "warning",
       message: `${inert(context.configError, { max: 500 })} (claim-hold uses its defaults until this is fixed)`,
     });
@@ -103,6 +116,7 @@ export function checkRunOf(verdict: CheckVerdict, context: CheckRunContext): Des
     text: verdict.text,
     ...(context.detailsUrl ? { detailsUrl: context.detailsUrl } : {}),
     annotations,
+    ...(statusNote ? { statusNote } : {}),
   };
 }
 
@@ -121,7 +135,7 @@ export function decideCheckWrite(existing: ExistingCheckRun | null, desired: Des
   const unchanged =
     existing.kind === "commit-status"
       ? existing.conclusion === commitStatusStateOf(desired.conclusion) &&
-        existing.title === commitStatusDescriptionOf(desired.title)
+        existing.title === commitStatusDescriptionOf(desired.title, desired.statusNote)
       : existing.conclusion === desired.conclusion &&
         existing.title === desired.title &&
         existing.summary === desired.summary &&

@@ -57,6 +57,17 @@ export function inferRemovals(evidence: RemovalEvidence): InferredRemoval[] {
   return removals;
 }
 
+/**
+ * The removals `inferRemovals` would name once the record's write in flight has landed (`sync`
+ * done): a person's change delivered while the App's write is still on its way is decided after it,
+ * on the record it leaves and the issue read then (`confirmRemovals`). Empty when nothing is in flight.
+ */
+export function removalsOnceWritten(evidence: RemovalEvidence): InferredRemoval[] {
+  const { record } = evidence.shown;
+  if (record?.sync !== "pending") return [];
+  return inferRemovals({ ...evidence, shown: { ...evidence.shown, record: { ...record, sync: "done" } } });
+}
+
 /** The issue's labels and assignees' logins as the forge answers them now (a read, not the delivery). */
 export interface IssueListsNow {
   labels: readonly string[];

@@ -189,6 +189,11 @@ export interface IdentityProvider {
   permission(installationId: number, repo: string, login: string): Promise<RepoPermission>;
   /** The raw `.github/claim-hold.yml` (with org defaults), or null when there is none. */
   repoConfig(installationId: number, repo: string): Promise<unknown>;
+  /**
+   * `repoConfig` with the path it was read from, for a forge that reads one of several paths
+   * (Gitea: `.gitea/claim-hold.yml`, then `.github/claim-hold.yml`); absent: always `.github/claim-hold.yml`.
+   */
+  repoConfigFile?(installationId: number, repo: string): Promise<{ value: unknown; path: string } | null>;
 }
 
 /** GitHub refused (part of) a transition; the message names the resource, never a token. */
@@ -203,14 +208,18 @@ export class GitHubWriteError extends Error {
   }
 }
 
-/** `.github/claim-hold.yml` is not valid YAML; `line` is 1-based. */
+/** The config file's path on GitHub (and Gitea's second choice). */
+export const githubConfigPath = ".github/claim-hold.yml";
+
+/** The config file at `path` (the one read) is not valid YAML; `line` is 1-based. */
 export class ConfigFileError extends Error {
   constructor(
     readonly repo: string,
     readonly line: number | undefined,
     reason: string,
+    readonly path: string = githubConfigPath,
   ) {
-    super(`${repo}: .github/claim-hold.yml${line ? ` line ${line}` : ""}: ${reason}`);
+    super(`${repo}: ${path}${line ? ` line ${line}` : ""}: ${reason}`);
     this.name = "ConfigFileError";
   }
 }

@@ -40,6 +40,8 @@ export interface DesiredCheckRun {
   text: string;
   detailsUrl?: string;
   annotations: CheckAnnotation[];
+  /** What a commit status, which has no annotations, adds to its description (`config invalid (…)`). */
+  statusNote?: string;
 }
 
 /** A PR head, read from GitHub when the index does not know the PR (e.g. opened before install). */

@@ -8,6 +8,7 @@ import { giteaBotAccount } from "../providers/gitea/gitea-bot-account.js";
 import { GiteaCandidateSource } from "../providers/gitea/gitea-candidate-source.js";
 import { GiteaChecksProvider } from "../providers/gitea/gitea-checks-provider.js";
 import { GiteaClient } from "../providers/gitea/gitea-client.js";
+import { GiteaCollaboratorPermissions } from "../providers/gitea/gitea-collaborator-permissions.js";
 import { GiteaCommentReactions } from "../providers/gitea/gitea-comment-reactions.js";
 import { GiteaIdentityProvider } from "../providers/gitea/gitea-identity-provider.js";
 import { serialWriteLimiter } from "../providers/gitea/serial-write-limiter.js";
@@ -29,6 +30,8 @@ export function createGiteaProviders(
   });
   const bot = giteaBotAccount(client);
   const installationId = giteaInstallationRecordId(config.installationId);
+  // One cache of collaborator permissions per instance: a caller's standing, a PR author's, the queue's.
+  const permissions = new GiteaCollaboratorPermissions(client, deps.now);
   return {
     client,
     bot,
@@ -36,9 +39,12 @@ export function createGiteaProviders(
     installationId,
     /** How agents name the instance (`X-Claim-Hold-Forge: gitea:<name>`) and the dashboard shows it. */
     name: giteaInstanceName(config.url),
-    identity: new GiteaIdentityProvider({ client, installationId, now: deps.now }),
+    /** The instance's collaborator permissions, cached once for every provider below and the queue refresh. */
+    permissions,
+    identity: new GiteaIdentityProvider({ client, installationId, now: deps.now, permissions }),
     assignments: new GiteaAssignmentProvider({
       client,
+      permissions,
       seal,
       bot,
       onMarkerRejected: (reason) =>
@@ -49,7 +55,7 @@ export function createGiteaProviders(
     }),
     reactions: new GiteaCommentReactions(client),
     /** The candidate index's reads: dependencies, closing pull requests, a repository's id. */
-    candidates: new GiteaCandidateSource(client),
+    candidates: new GiteaCandidateSource(client, permissions, deps.log.child({ forge: "gitea" })),
     /** The fence's `claim-hold` commit status. */
     checks: new GiteaChecksProvider({ client, bot, webUrl: config.url }),
   };

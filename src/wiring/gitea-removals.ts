@@ -1,7 +1,8 @@
 // Gitea's label and assignee deliveries (`issues` label_updated, label_cleared, unassigned): the removal a person made, from what the App showed, through GitHub's removal handlers.
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "pino";
 import type { RepoConfigSource } from "../config/config-source.js";
-import type { SubjectKey } from "../domain/claim.js";
+import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
 import { needsHumanAnswered } from "../handlers/needs-human-answered.js";
 import { needsHumanCleared } from "../handlers/needs-human-cleared.js";
 import {
@@ -9,6 +10,7 @@ import {
   type InferredRemoval,
   inferRemovals,
   type RemovalEvidence,
+  removalsOnceWritten,
 } from "../handlers/removal-evidence.js";
 import { revokeOnRemoval } from "../handlers/revoke-on-removal.js";
 import type { SyncDeps } from "../handlers/sync-deps.js";
@@ -43,6 +45,9 @@ export type RunHandler = <P extends { sender?: { type?: string; login?: string }
  * 2. the record and the breaker: no live agent claim and no failed attempt → nothing more read;
  * 3. the config, the needs-human ask's document, who the sender is (`FleetLogins.actorKind`);
  * 4. `inferRemovals` (pure) on the delivery's list: nothing a person took off → nothing more read;
+ *    while the claim's own write is on its way (`sync` pending) the delivery waits for it to land
+ *    (bounded, `writeLandWaitMs`) and decides on the record it leaves: Gitea's `unassigned` names no
+ *    one, so what was removed is only known against the issue read after that write;
  * 5. the issue as Gitea answers it now, and `confirmRemovals` (pure): a late or replayed delivery's
  *    list names a state that has passed, so only what Gitea still lacks counts. Each removal is run
  *    through GitHub's handlers as the `issues.unlabeled` / `issues.unassigned` delivery GitHub would
@@ -88,7 +93,7 @@ export async function dispatchListChange(
     config,
     holders,
   );
-  const evidence: RemovalEvidence = {
+  let evidence: RemovalEvidence = {
     sender,
     changed: read.changed,
     now: read.now,
@@ -99,7 +104,19 @@ export async function dispatchListChange(
     },
     labels: config.labels,
   };
-  const named = inferRemovals(evidence);
+  let named = inferRemovals(evidence);
+  if (named.length === 0 && record && removalsOnceWritten(evidence).length > 0) {
+    const landed = await recordOnceWritten(deps.stores, key, record);
+    if (!landed) {
+      context.log.info(
+        { issue: read.issue, waitedMs: writeLandWaitMs },
+        "removal delivered during the claim's write not decided: the write did not land in time",
+      );
+      return;
+    }
+    evidence = { ...evidence, shown: { ...evidence.shown, record: landed } };
+    named = inferRemovals(evidence);
+  }
   if (named.length === 0) return;
   const [owner, name] = ownerAndName(read.repository.fullName);
   const issue = await deps.reads.readIssue(owner, name, read.issue);
@@ -120,6 +137,29 @@ export async function dispatchListChange(
       await noteNeedsHumanLabelRemoved(deps.stores.documents, lease, config, deps.now());
     }
   }
+}
+
+/** How long a removal delivered during the claim's write waits for it: under Gitea's 5 s delivery timeout. */
+export const writeLandWaitMs = 3_000;
+const writeLandPollMs = 25;
+
+/**
+ * The subject's record once the write in flight when `seen` was read has landed (`sync` done, or
+ * the record moved on: another generation or state); null when it has not within `writeLandWaitMs`.
+ * The store is shared, so a write another replica makes is seen too.
+ */
+async function recordOnceWritten(
+  stores: Stores,
+  key: SubjectKey,
+  seen: ClaimRecord,
+): Promise<ClaimRecord | null> {
+  for (let waited = 0; waited < writeLandWaitMs; waited += writeLandPollMs) {
+    await sleep(writeLandPollMs);
+    const now = await stores.claims.get(key);
+    if (!now) return null;
+    if (now.sync === "done" || now.generation !== seen.generation || now.state !== seen.state) return now;
+  }
+  return null;
 }
 
 async function runRemoval(

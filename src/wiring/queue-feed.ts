@@ -6,6 +6,7 @@ import {
   type GiteaCandidateSource,
 } from "../providers/gitea/gitea-candidate-source.js";
 import type { GiteaClient } from "../providers/gitea/gitea-client.js";
+import type { GiteaCollaboratorPermissions } from "../providers/gitea/gitea-collaborator-permissions.js";
 import type { GiteaIssueTouch } from "../providers/gitea/gitea-webhook-events.js";
 import type { GitHubCandidateSource } from "../providers/github/github-candidate-source.js";
 import { createQueueRefresh } from "../providers/github/refresh-candidates.js";
@@ -45,6 +46,8 @@ export function createGiteaQueueFeed(deps: {
   store: CandidateFeed;
   now: () => number;
   log: Logger;
+  /** The instance's shared collaborator permissions (closing pull request authors). */
+  permissions: GiteaCollaboratorPermissions;
 }): { refresh: QueueRefresh; refreshByName: RefreshQueue; source: GiteaCandidateSource } {
   const refresh = createGiteaQueueRefresh({
     client: deps.client,
@@ -52,6 +55,7 @@ export function createGiteaQueueFeed(deps: {
     feed: deps.store,
     now: deps.now,
     log: deps.log.child({ component: "queue-refresh", forge: "gitea" }),
+    permissions: deps.permissions,
   });
   return {
     refresh,

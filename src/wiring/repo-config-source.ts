@@ -1,8 +1,12 @@
-// Loads and validates `.github/claim-hold.yml` per repository; invalid files fall back to defaults and are logged.
+// Loads and validates the repository's config file (`.github/claim-hold.yml`; on Gitea `.gitea/` first) per repository; invalid files fall back to defaults and are logged with their path.
 import type { Logger } from "pino";
 import type { RepoConfigSource } from "../config/config-source.js";
 import { defaultRepoConfig, parseRepoConfig, type RepoConfig } from "../config/repo-config.js";
-import { ConfigFileError, type IdentityProvider } from "../providers/assignment-provider.js";
+import {
+  ConfigFileError,
+  githubConfigPath,
+  type IdentityProvider,
+} from "../providers/assignment-provider.js";
 
 export interface RepoConfigCache extends RepoConfigSource {
   /** The last validation error per repository (surfaced as a neutral check annotation). */
@@ -16,14 +20,19 @@ export function createRepoConfigSource(identity: IdentityProvider, log: Logger):
   return {
     async load(installationId, repo) {
       let result: { config: RepoConfig; error?: string };
+      let path = githubConfigPath;
       try {
-        result = parseRepoConfig(await identity.repoConfig(installationId, repo));
+        const file = identity.repoConfigFile
+          ? await identity.repoConfigFile(installationId, repo)
+          : { value: await identity.repoConfig(installationId, repo), path };
+        path = file?.path ?? path;
+        result = parseRepoConfig(file?.value ?? null, path);
       } catch (error) {
         if (!(error instanceof ConfigFileError)) throw error;
+        path = error.path;
         result = { config: defaultRepoConfig, error: error.message };
       }
-      if (result.error)
-        log.warn({ repo, configError: result.error }, "invalid .github/claim-hold.yml; using defaults");
+      if (result.error) log.warn({ repo, configError: result.error }, `invalid ${path}; using defaults`);
       loaded.set(keyOf(installationId, repo), result);
       return result.config;
     },

@@ -195,14 +195,6 @@ function divergence(world: E2eWorld, issue: number, record: ClaimRecord | null) 
  */
 const giteaSecondTurnMs = 400;
 
-/**
- * Gitea gaps these pairs show (they run on GitHub): a person's unassignment delivered while the
- * App's claim write is still on its way is no evidence to `inferRemovals` (the record is not yet
- * `sync: done`, and Gitea's `unassigned` payload names no assignee), so the claim is not revoked
- * and Gitea shows no assignee where the store keeps one.
- */
-const giteaGaps = new Set(["re-claim → revoke", "takeover → revoke"]);
-
 describe.skipIf(!redisProbe.available).each(forges)(
   "interleavings of two transitions, the first one's write landing late (%s)",
   (forge) => {
@@ -221,8 +213,7 @@ describe.skipIf(!redisProbe.available).each(forges)(
       issue: i + 1,
       label: `${pair.first.name} → ${pair.second.name}`,
     }));
-    if (forge === "gitea") it.skip.each([...giteaGaps])("%s: a Gitea gap (giteaGaps)", () => undefined);
-    it.each(forge === "gitea" ? cases.filter((c) => !giteaGaps.has(c.label)) : cases)(
+    it.each(cases)(
       "$label: the forge ends as the store's current generation says",
       async ({ first, second, issue }) => {
         const subject: Subject = { issue };

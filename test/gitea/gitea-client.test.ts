@@ -1,4 +1,6 @@
 // GiteaClient itself: writes through the limiter and reads around it, the token kept out of sight, a request Gitea does not answer abandoned.
+import { once } from "node:events";
+import { type AddressInfo, createServer } from "node:net";
 import { inspect } from "node:util";
 import nock from "nock";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -38,6 +40,32 @@ describe("GiteaClient and its token", () => {
     const client = new GiteaClient({ baseUrl: giteaUrl, token: giteaBotToken });
     expect(JSON.stringify(client)).not.toContain(giteaBotToken);
     expect(inspect(client, { depth: 5 })).not.toContain(giteaBotToken);
+  });
+});
+
+describe("GiteaClient and a request fetch refuses", () => {
+  it("throws an error naming the request kind and path, never the URL's user name, password or the token", async () => {
+    const client = new GiteaClient({
+      baseUrl: "https://bot:hunter2-pass@gitea.example.com",
+      token: giteaBotToken,
+    });
+    const error = await client.getIssue("octo", "widgets", 7).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Error);
+    expect((error as Error).message).toBe("get-issue GET /repos/octo/widgets/issues/7: no answer from Gitea");
+    const shown = inspect(error, { depth: 10 });
+    expect(shown).not.toContain("hunter2");
+    expect(shown).not.toContain(giteaBotToken);
+  });
+
+  it("keeps the system error code of a connection that fails", async () => {
+    const server = createServer().listen(0, "127.0.0.1");
+    await once(server, "listening");
+    const { port } = server.address() as AddressInfo;
+    server.close();
+    await once(server, "close");
+    const client = new GiteaClient({ baseUrl: `http://127.0.0.1:${port}`, token: giteaBotToken });
+    const error = await client.getUser().catch((e: unknown) => e);
+    expect((error as Error).message).toBe("get-user GET /user: no answer from Gitea (ECONNREFUSED)");
   });
 });
 

@@ -70,6 +70,20 @@ describe("giteaConfigOf", () => {
     expect(() => giteaConfigOf(parseEnv(env))).toThrow(`invalid environment variable ${missing}:`);
   });
 
+  it("refuses a GITEA_URL with a user name or password in it, naming the variable only", () => {
+    for (const url of ["https://bot:hunter2-pass@gitea.example.com", "https://bot@gitea.example.com"]) {
+      let message = "";
+      try {
+        parseEnv({ ...full, GITEA_URL: url });
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message).toBe(
+        "invalid environment variable GITEA_URL: must not carry a user name or password (the token is GITEA_TOKEN)",
+      );
+    }
+  });
+
   it("rejects a bad value by name, never quoting a secret", () => {
     expect(() => parseEnv({ ...full, GITEA_URL: "ftp://x" })).toThrow("GITEA_URL");
     expect(() => parseEnv({ ...full, GITEA_WEBHOOK_SECRET: "short" })).toThrow(

@@ -565,14 +565,11 @@ const FENCE_REQUESTS = [
   "POST /repos/{owner}/{repo}/statuses/{sha}",
 ];
 /**
- * The fence's re-check of the issue's open PR after the take-back, among the take-back's writes: the
- * PR's author's permission (a PR counts only when its author can write), and no write, the status
- * already saying it.
+ * The fence's re-check of the issue's open PR after the take-back, among the take-back's writes: no
+ * write, the status already saying it. The PR's author's permission is the instance's shared cache's
+ * (read by the take-back's subject read), so it costs no request here.
  */
-const FENCE_RECHECK_REQUESTS = [
-  ...FENCE_REQUESTS.slice(0, 3),
-  "GET /repos/{owner}/{repo}/collaborators/{collaborator}/permission",
-];
+const FENCE_RECHECK_REQUESTS = FENCE_REQUESTS.slice(0, 3);
 /**
  * A silent claim reaped, as in test/gitea/gitea-queue.test.ts: the config (`.gitea/` then
  * `.github/`), the due claim's issue, comments, open pull requests and branch; then the reap's

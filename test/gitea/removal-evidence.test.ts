@@ -6,6 +6,7 @@ import {
   confirmRemovals,
   type InferredRemoval,
   inferRemovals,
+  removalsOnceWritten,
   type ShownByApp,
 } from "../../src/handlers/removal-evidence.js";
 import { authorDurations } from "../support/seed-claims.js";
@@ -220,5 +221,30 @@ describe("confirmRemovals: what the delivery names, against the issue as the for
   ];
   it.each(rows)("%s", (_name, evidence, current, expected) => {
     expect(confirmRemovals(evidence, current)).toEqual(expected);
+  });
+});
+
+describe("removalsOnceWritten: a person's change delivered while the claim's write is on its way", () => {
+  const pending: ClaimRecord = { ...live, sync: "pending" };
+  const fleetGone: InferredRemoval = { kind: "assignee", login: "fleet-bot" };
+  const rows: [string, ChangeSender, readonly string[], ClaimRecord | null, InferredRemoval[]][] = [
+    ["write in flight, the agent not listed: decided once it lands", "person", [], pending, [fleetGone]],
+    ["write in flight, the agent still listed: nothing to wait for", "person", ["fleet-bot"], pending, []],
+    ["write in flight, an agent account's change: never evidence", "fleet", [], pending, []],
+    ["no write in flight: inferRemovals decides now, nothing waits", "person", [], live, []],
+    [
+      "write in flight, the App did not assign: nothing it showed",
+      "person",
+      [],
+      { ...pending, appAssigned: false },
+      [],
+    ],
+    ["no record", "person", [], null, []],
+  ];
+  it.each(rows)("%s", (_name, sender, now, record, expected) => {
+    const evidence = { sender, changed: "assignees" as const, now, shown: shown({ record }), labels };
+    expect(removalsOnceWritten(evidence)).toEqual(expected);
+    // While the write is in flight inferRemovals itself names nothing (the record is not `sync: done`).
+    if (record?.sync === "pending") expect(inferRemovals(evidence)).toEqual([]);
   });
 });

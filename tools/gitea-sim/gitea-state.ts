@@ -121,6 +121,8 @@ export interface SimRepo {
   /** Branches by name: their head commit and when it was made (pull request heads included). */
   branches: Map<string, { sha: string; message: string; committedAt: number }>;
   hooks: SimHook[];
+  /** The repository's "Enable dependencies" setting (`internal_tracker.enable_issue_dependencies`); off, the dependency routes answer 404. */
+  dependenciesEnabled: boolean;
 }
 
 export class GiteaSimState {
@@ -166,6 +168,7 @@ export class GiteaSimState {
       statuses: new Map(),
       branches: new Map(),
       hooks: [],
+      dependenciesEnabled: true,
     };
     this.repos.push(repo);
     return repo;

@@ -47,6 +47,11 @@ export function renderRepo(state: GiteaSimState, repo: SimRepo) {
     default_branch: "main",
     has_issues: true,
     has_pull_requests: true,
+    internal_tracker: {
+      enable_time_tracker: true,
+      allow_only_contributors_to_track_time: true,
+      enable_issue_dependencies: repo.dependenciesEnabled,
+    },
     open_issues_count: repo.issues.filter((i) => !i.isPull && i.state === "open").length,
   };
 }

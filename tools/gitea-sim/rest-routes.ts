@@ -58,6 +58,11 @@ function withIssue(answer: (repo: SimRepo, issue: SimIssue, call: RouteCall) => 
   });
 }
 
+/** Gitea's issue_dependency.go: with dependencies disabled on the repository, the dependency routes are not found. */
+function dependenciesOff(repo: SimRepo): RouteAnswer | null {
+  return repo.dependenciesEnabled ? null : notFound;
+}
+
 const forbidden: RouteAnswer = { status: 403, body: { message: "Must have admin access", url: "" } };
 
 /** The hook routes are an admin's (Gitea's `reqAdmin`). */
@@ -182,15 +187,19 @@ export const restRoutes: Route[] = [
   {
     method: "GET",
     path: "/repos/{owner}/{repo}/issues/{index}/dependencies",
-    answer: withIssue((_repo, issue, { state, query }) =>
-      ok(paged(state.blockersOf(issue), query).map(({ repo, issue: i }) => renderIssue(state, repo, i))),
+    answer: withIssue(
+      (repo, issue, { state, query }) =>
+        dependenciesOff(repo) ??
+        ok(paged(state.blockersOf(issue), query).map(({ repo, issue: i }) => renderIssue(state, repo, i))),
     ),
   },
   {
     method: "GET",
     path: "/repos/{owner}/{repo}/issues/{index}/blocks",
-    answer: withIssue((_repo, issue, { state, query }) =>
-      ok(paged(state.blockedBy(issue), query).map(({ repo, issue: i }) => renderIssue(state, repo, i))),
+    answer: withIssue(
+      (repo, issue, { state, query }) =>
+        dependenciesOff(repo) ??
+        ok(paged(state.blockedBy(issue), query).map(({ repo, issue: i }) => renderIssue(state, repo, i))),
     ),
   },
   {

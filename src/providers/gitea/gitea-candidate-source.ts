@@ -36,17 +36,18 @@ export class GiteaCandidateSource implements CandidateSource {
   constructor(
     private readonly client: GiteaClient,
     permissions?: GiteaCollaboratorPermissions,
+    log?: Logger,
   ) {
-    this.#dependencies = new GiteaDependencySource(client);
+    this.#dependencies = new GiteaDependencySource(client, { log });
     this.#permissions = permissions ?? new GiteaCollaboratorPermissions(client);
   }
 
-  openBlockers(repo: QueueRepo, issue: number): Promise<string[]> {
-    return this.#dependencies.openBlockers(repo, issue);
+  openBlockers(repo: QueueRepo, issue: number, counter?: RequestCounter): Promise<string[]> {
+    return this.#dependencies.openBlockers(repo, issue, counter);
   }
 
-  blockedIssues(repo: QueueRepo, issue: number): Promise<number[]> {
-    return this.#dependencies.blockedIssues(repo, issue);
+  blockedIssues(repo: QueueRepo, issue: number, counter?: RequestCounter): Promise<number[]> {
+    return this.#dependencies.blockedIssues(repo, issue, counter);
   }
 
   async closingPullRequests(repo: QueueRepo, issue: number): Promise<ClosingPullRequest[]> {
@@ -134,7 +135,8 @@ export function giteaFactsOf(
 
 export interface GiteaQueueRefreshDeps {
   client: GiteaClient;
-  source: Pick<CandidateSource, "openBlockers">;
+  /** Each issue's open blockers, its requests counted in `counter`. */
+  source: { openBlockers(repo: QueueRepo, issue: number, counter?: RequestCounter): Promise<string[]> };
   feed: Pick<CandidateFeed, "replaceCandidates">;
   now: () => number;
   log?: Logger;
@@ -148,8 +150,11 @@ export interface GiteaQueueRefreshDeps {
 /**
  * Refreshes one Gitea repository's index: `ceil(open issues / 50)` listing pages (≤ maxPages), one
  * page of open pull requests (closing references), one (cached) permission read per author of a
- * closing pull request from the base repository, and one dependency read per open issue (Gitea's
- * issue carries no dependency summary, so every issue is asked), then one replace.
+ * closing pull request from the base repository, and the dependency pages of every open issue
+ * (one for most; Gitea's issue carries no dependency summary, so every issue is asked), then one
+ * replace. An issue whose dependencies cannot be read is left out of the index (it is offered to
+ * no one until a refresh reads it; a direct claim on it reads its blockers itself), and the rest
+ * of the repository is indexed.
  */
 export function createGiteaQueueRefresh(deps: GiteaQueueRefreshDeps): QueueRefresh {
   const maxPages = deps.maxPages ?? defaultGiteaRefreshPages;
@@ -170,20 +175,29 @@ export function createGiteaQueueRefresh(deps: GiteaQueueRefreshDeps): QueueRefre
     }
     const pulls = await deps.client.listOpenPullRequests(owner, name, 1, counter);
     const closing = await closingPullRequestsWithStanding(pulls, repo, permissions, counter);
+    const unread: { issue: number; error: unknown }[] = [];
     const blockers = await mapBounded(issues, deps.concurrency ?? 4, (issue) =>
-      deps.source.openBlockers(repo, issue.number),
-    );
-    const facts = issues.map((issue, i) =>
-      giteaFactsOf(issue, {
-        blockers: blockers[i] ?? [],
-        closingPullRequests: closing.get(issue.number) ?? [],
+      deps.source.openBlockers(repo, issue.number, counter).catch((error: unknown) => {
+        unread.push({ issue: issue.number, error });
+        return null;
       }),
     );
+    if (unread.length > 0) {
+      deps.log?.warn(
+        { repo: repo.repo, issues: unread.map((u) => u.issue), err: unread[0]?.error, forge: "gitea" },
+        "issue dependencies not read: those issues are left out of the queue index until a refresh reads them",
+      );
+    }
+    const facts = issues.flatMap((issue, i) => {
+      const read = blockers[i];
+      if (!read) return [];
+      return [giteaFactsOf(issue, { blockers: read, closingPullRequests: closing.get(issue.number) ?? [] })];
+    });
     await deps.feed.replaceCandidates(repo, facts, deps.now());
     const report: QueueRefreshReport = {
       repo: repo.repo,
       candidates: facts.length,
-      githubRequests: counter.requests + issues.length,
+      githubRequests: counter.requests,
       truncated: truncated || pulls.length === giteaPageSize,
     };
     if (report.truncated) {

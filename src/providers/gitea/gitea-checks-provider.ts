@@ -62,7 +62,7 @@ export class GiteaChecksProvider implements ChecksProvider {
   }
 
   async create(ref: CheckRepoRef, headSha: string, run: DesiredCheckRun): Promise<void> {
-    await this.#post(ref, headSha, commitStatusOf(run.conclusion, run.title, run.detailsUrl));
+    await this.#post(ref, headSha, commitStatusOf(run.conclusion, run.title, run.detailsUrl, run.statusNote));
   }
 
   async start(ref: CheckRepoRef, headSha: string, output: { title: string; summary: string }) {

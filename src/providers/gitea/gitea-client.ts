@@ -379,7 +379,9 @@ export class GiteaClient {
         });
         return { response, text: await response.text() };
       } catch (error) {
-        if (!signal.aborted) throw error;
+        // fetch's own error quotes the whole URL (a user name or password in it too): named by route only.
+        if (!signal.aborted)
+          throw new Error(`${kind} ${route.method} ${path}: no answer from Gitea${codeOf(error)}`);
         // As a 5xx: nothing is known of the request (it may have been applied), so callers retry or fail alike.
         throw new GiteaHttpError(
           kind,
@@ -402,6 +404,12 @@ export class GiteaClient {
     if (response.status === 204) return null;
     return text === "" ? null : JSON.parse(text);
   }
+}
+
+/** The system error code (`ECONNREFUSED`, …) under a failed fetch, which carries no URL. */
+function codeOf(error: unknown): string {
+  const cause = (error as { cause?: { code?: unknown } } | null)?.cause;
+  return typeof cause?.code === "string" && /^[A-Z_]+$/.test(cause.code) ? ` (${cause.code})` : "";
 }
 
 /** Gitea's `{ message }`, shortened; bodies never echo the request's token. */

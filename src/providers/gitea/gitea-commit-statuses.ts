@@ -23,17 +23,19 @@ export { maxStatusDescription } from "../../domain/check-values.js";
 
 /**
  * A check verdict as a Gitea status: `neutral` passes (as a neutral check run does on GitHub),
- * `null` is an evaluation still running. The title is the description, shortened on one line.
+ * `null` is an evaluation still running. The title is the description, shortened on one line, with
+ * the run's `statusNote` (an invalid config file) kept whole after it.
  */
 export function commitStatusOf(
   conclusion: CheckConclusion | null,
   title: string,
   detailsUrl?: string,
+  statusNote?: string,
 ): DesiredCommitStatus {
   return {
     state: commitStatusStateOf(conclusion),
     context: checkRunName,
-    description: commitStatusDescriptionOf(title),
+    description: commitStatusDescriptionOf(title, statusNote),
     ...(detailsUrl ? { target_url: detailsUrl } : {}),
   };
 }

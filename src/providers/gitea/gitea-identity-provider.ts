@@ -37,7 +37,7 @@ export interface GiteaIdentityProviderOptions {
 }
 
 type ConfigEntry =
-  | { kind: "found"; value: unknown }
+  | { kind: "found"; value: unknown; path: string }
   | { kind: "none" }
   | { kind: "invalid"; error: ConfigFileError };
 
@@ -107,6 +107,14 @@ export class GiteaIdentityProvider implements IdentityProvider {
    * @throws ConfigFileError when the file is not valid YAML (cached like a valid file).
    */
   async repoConfig(installationId: number, repo: string): Promise<unknown> {
+    return (await this.repoConfigFile(installationId, repo))?.value ?? null;
+  }
+
+  /** `repoConfig` with the path of the file it read; null when neither exists. */
+  async repoConfigFile(
+    installationId: number,
+    repo: string,
+  ): Promise<{ value: unknown; path: string } | null> {
     const { owner, name } = splitRepo(repo);
     const entry = await this.#configs.getOrLoad(
       `${installationId}:${repo.toLowerCase()}`,
@@ -120,7 +128,7 @@ export class GiteaIdentityProvider implements IdentityProvider {
       () => positiveTtlMs,
     );
     if (entry.kind === "invalid") throw entry.error;
-    return entry.kind === "found" ? entry.value : null;
+    return entry.kind === "found" ? { value: entry.value, path: entry.path } : null;
   }
 
   async #readConfigFile(owner: string, repo: string, path: string): Promise<ConfigEntry> {
@@ -136,8 +144,8 @@ export class GiteaIdentityProvider implements IdentityProvider {
     const problem = document.errors[0];
     if (problem) {
       const line = lineCounter.linePos(problem.pos[0]).line;
-      return { kind: "invalid", error: new ConfigFileError(`${owner}/${repo}`, line, problem.message) };
+      return { kind: "invalid", error: new ConfigFileError(`${owner}/${repo}`, line, problem.message, path) };
     }
-    return { kind: "found", value: document.toJS({ maxAliasCount: 100 }) ?? {} };
+    return { kind: "found", value: document.toJS({ maxAliasCount: 100 }) ?? {}, path };
   }
 }
