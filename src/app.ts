@@ -316,6 +316,7 @@ function wireClaimHold(
     addHandler(
       giteaWebhookHandler({
         secret: options.gitea.webhookSecret,
+        hookSecrets: options.gitea.manageWebhooks === false ? "instance" : "per-repository",
         installationId: gitea.installationId,
         bot: gitea.bot,
         stores,
@@ -331,6 +332,7 @@ function wireClaimHold(
         reads: {
           readIssue: (owner, repo, index) => gitea.client.readIssue(owner, repo, index),
           readComment: (owner, repo, id) => gitea.client.getComment(owner, repo, id),
+          listOpenPullRequests: (owner, repo, page) => gitea.client.listOpenPullRequests(owner, repo, page),
         },
         webhookDuration: metrics.webhookDuration,
         queue: {

@@ -37,13 +37,13 @@ export function registerGiteaWebhookJob(
   }
   const want = {
     endpoint: `${deps.publicUrl.replace(/\/+$/, "")}${giteaWebhookPath}`,
-    secret: config.webhookSecret,
+    instanceSecret: config.webhookSecret,
   };
   jobs.register({
     name: giteaWebhookJob,
     intervalMs: giteaWebhookIntervalMs,
-    run: async () => {
-      const report = await ensureGiteaWebhooks({ client, log }, want);
+    run: async (signal) => {
+      const report = await ensureGiteaWebhooks({ client, log }, want, signal);
       log.info(
         { ...report, forge: "gitea" },
         report.notAdmin > 0

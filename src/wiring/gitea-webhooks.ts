@@ -1,6 +1,7 @@
 // `POST /api/gitea/webhooks`: a Gitea or Forgejo delivery verified, read into its facts and run through the same handlers as GitHub's.
 //
-// 1. the raw body (at most `maxGiteaPayloadBytes`) and its HMAC-SHA256 signature: anything else → 401, nothing read;
+// 1. the raw body (at most `maxGiteaPayloadBytes`) and its HMAC-SHA256 signature under the secret of the repository
+//    it names (or the instance's, for hand-made hooks): anything else → 401, nothing acted on;
 // 2. the event and delivery headers, the JSON, the payload's fields (zod) → 400 naming what is wrong;
 // 3. an `issues` change fed into the candidate index of a repository it holds; an event nothing acts on → 202 ignored;
 // 4. the handler under the shared guard (the App's own deliveries skipped, a delivery id handled once) → 200.
@@ -32,6 +33,7 @@ import type { CommentReactions } from "../providers/comment-reactions.js";
 import type { FenceStore } from "../providers/fence-store.js";
 import type { GiteaBotAccount } from "../providers/gitea/gitea-bot-account.js";
 import type { GiteaIssueRead } from "../providers/gitea/gitea-client.js";
+import { deliverySecretOf, type GiteaHookSecrets } from "../providers/gitea/gitea-hook-secret.js";
 import {
   type GiteaIssueTouch,
   GiteaPayloadError,
@@ -43,6 +45,8 @@ import {
 import {
   giteaDeliveryId,
   type HeaderReader,
+  type SignatureCheck,
+  signatureHeaders,
   verifyGiteaSignature,
 } from "../providers/gitea/gitea-webhook-signature.js";
 import type { Stores } from "../providers/stores.js";
@@ -52,7 +56,7 @@ import {
   whileClosed,
   withCommentFromGitea,
 } from "./gitea-confirmations.js";
-import { runPullRequestFence, runPullRequestProgress } from "./gitea-pull-requests.js";
+import { runPullRequestFence, runPullRequestProgress, runStatusFence } from "./gitea-pull-requests.js";
 import { dispatchListChange } from "./gitea-removals.js";
 import { feedGiteaCandidate, type GiteaCandidateFeedDeps } from "./queue-feed.js";
 
@@ -61,7 +65,10 @@ export const giteaWebhookPath = "/api/gitea/webhooks";
 export const maxGiteaPayloadBytes = 1024 * 1024;
 
 export interface GiteaWebhookDeps {
+  /** The instance secret: never logged. */
   secret: string;
+  /** Whether deliveries are signed per repository (the App's hooks) or with `secret` itself (hand-made). */
+  hookSecrets: GiteaHookSecrets;
   /** The installation record the instance is served under. */
   installationId: number;
   bot: GiteaBotAccount;
@@ -126,12 +133,12 @@ async function intake(req: IncomingMessage, deps: GiteaWebhookDeps): Promise<Rep
     const value = req.headers[name];
     return Array.isArray(value) ? value.join(", ") : value;
   };
-  const signature = verifyGiteaSignature({ header, rawBody: raw, secret: deps.secret });
+  const signature = verifyDelivery(header, raw, deps);
   if (signature.kind !== "valid") {
     const message =
       signature.kind === "missing"
         ? "The delivery carries no X-Gitea-Signature (or X-Forgejo-Signature)."
-        : "The delivery's signature does not verify with the webhook secret.";
+        : "The delivery's signature does not verify with its repository's webhook secret.";
     return { status: 401, body: { error: "unauthorized", message } };
   }
   const event = giteaEventName(header);
@@ -178,9 +185,22 @@ async function intake(req: IncomingMessage, deps: GiteaWebhookDeps): Promise<Rep
 }
 
 /**
+ * The signature checked under the secret of the repository the body names: its id is read before
+ * the check only to choose that secret, and the body is acted on only once it verifies.
+ */
+function verifyDelivery(header: HeaderReader, raw: Buffer, deps: GiteaWebhookDeps): SignatureCheck {
+  const secret = deliverySecretOf({ secret: deps.secret, hookSecrets: deps.hookSecrets }, raw);
+  if (secret === null) {
+    const signed = signatureHeaders.some((name) => header(name) !== undefined && header(name) !== null);
+    return signed ? { kind: "invalid" } : { kind: "missing" };
+  }
+  return verifyGiteaSignature({ header, rawBody: raw, secret });
+}
+
+/**
  * Feeds the index the issue as Gitea answers it now, not as the delivery says: a signed delivery is a
- * hint, not evidence (one webhook secret serves every repository's hook, and a replayed or late
- * delivery names a state that has passed). Nothing when the repository is not the one the index
+ * hint, not evidence (hand-made hooks share one secret, and a replayed or late delivery names a
+ * state that has passed). Nothing when the repository is not the one the index
  * holds under that name, or the number is a pull request's.
  */
 async function feedFromGitea(
@@ -224,6 +244,8 @@ export function giteaDurationEvent(read: Exclude<GiteaWebhookEvent, { kind: "ign
       return "gitea:push";
     case "pull-request":
       return `gitea:pull_request.${read.action === "synchronized" ? "synchronize" : read.action}`;
+    case "fence-status":
+      return "gitea:status";
   }
 }
 
@@ -335,6 +357,10 @@ async function dispatch(
     case "pull-request":
       await runPullRequestProgress(read, deps, run, common, user);
       return runPullRequestFence(read, deps.fence, run, common, user);
+    case "fence-status":
+      // The App's own statuses are its evaluations: only another writer's is answered.
+      if (read.sender.toLowerCase() === bot) return;
+      return runStatusFence(read, deps, run, common, user);
   }
 }
 

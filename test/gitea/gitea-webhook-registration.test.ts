@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { parseEnv } from "../../src/config/env.js";
 import { type GiteaConfig, giteaConfigOf } from "../../src/config/gitea-config.js";
 import { ensureGiteaWebhooks } from "../../src/providers/gitea/ensure-gitea-webhooks.js";
+import { hookSecretOf } from "../../src/providers/gitea/gitea-hook-secret.js";
 import { hookUrlOf } from "../../src/providers/gitea/plan-gitea-webhook.js";
 import { createMemoryStores } from "../../src/providers/memory/memory-store.js";
 import { type AppHarness, startApp } from "../support/app-harness.js";
@@ -38,7 +39,7 @@ async function until(condition: () => boolean): Promise<void> {
 }
 
 describe("the App's own Gitea webhooks", () => {
-  it("with CLAIM_HOLD_PUBLIC_URL, a pass at start registers the hook, signed with the secret derived from the token", async () => {
+  it("with CLAIM_HOLD_PUBLIC_URL, a pass at start registers the hook, with the repository's own secret derived from the token", async () => {
     fixture = await startGiteaSimFixture(clock);
     const mark = fixture.sim.requests.length;
     const gitea = twoVariables();
@@ -49,15 +50,17 @@ describe("the App's own Gitea webhooks", () => {
       "GET /repos/{owner}/{repo}/hooks",
       "POST /repos/{owner}/{repo}/hooks",
     ]);
+    const own = hookSecretOf(gitea.webhookSecret, fixture.repo.id);
     expect(fixture.repo.hooks).toEqual([
       expect.objectContaining({
-        url: hookUrlOf({ endpoint: `${publicUrl}/api/gitea/webhooks`, secret: gitea.webhookSecret }),
-        secret: gitea.webhookSecret,
+        url: hookUrlOf({ endpoint: `${publicUrl}/api/gitea/webhooks`, secret: own }),
+        secret: own,
         active: true,
       }),
     ]);
     const logged = app.logs.join("\n");
     expect(logged).not.toContain(gitea.webhookSecret);
+    expect(logged).not.toContain(own);
     expect(logged).not.toContain(botToken);
   });
 
@@ -91,7 +94,7 @@ describe("the App's own Gitea webhooks", () => {
     expect(app.logs.some((line) => line.includes("Gitea webhooks"))).toBe(false);
   });
 
-  it("a delivery to the registered hook, signed with the derived secret, is accepted; one signed with another secret is refused", async () => {
+  it("a delivery to the registered hook, signed with its repository's secret, is accepted; one signed with another secret is refused", async () => {
     fixture = await startGiteaSimFixture(clock);
     const gitea = twoVariables();
     // The App's pass needs its own URL, known once it listens: the same pass, run with it.
@@ -99,7 +102,10 @@ describe("the App's own Gitea webhooks", () => {
     const endpoint = `${app.url}/api/gitea/webhooks`;
     const log = pino({ level: "silent" });
     expect(
-      await ensureGiteaWebhooks({ client: fixture.client, log }, { endpoint, secret: gitea.webhookSecret }),
+      await ensureGiteaWebhooks(
+        { client: fixture.client, log },
+        { endpoint, instanceSecret: gitea.webhookSecret },
+      ),
     ).toMatchObject({
       created: 1,
     });

@@ -8,7 +8,7 @@ import {
   type GiteaFaultSpec,
   type GiteaRequestMatch,
 } from "./fault-rules.js";
-import { GiteaSimState, type SimIssue, type SimRepo } from "./gitea-state.js";
+import { GiteaSimState, type SimIssue, type SimRepo, type SimStatus } from "./gitea-state.js";
 import { renderComment, renderIssue, renderPullRequest, renderRepo, renderUser } from "./render.js";
 import { matchRoute } from "./rest-routes.js";
 import {
@@ -152,8 +152,17 @@ export async function startGiteaSimulator(options: { now?: () => number } = {}):
     if (target && method !== "GET" && reply.status < 300)
       for (const event of hookEventsOfWrite(entry.route, target, before, body, caller))
         people.emit(target.repo, target.issue, caller, event);
+    if (entry.route === "POST /repos/{owner}/{repo}/statuses/{sha}" && reply.status < 300)
+      emitStatus(matched.params);
     if (fault?.status) return { status: fault.status, body: { message: "simulated failure" }, entry };
     return { ...reply, entry };
+  }
+
+  /** Gitea's `status` event for the status just written (`CreateCommitStatus` notifies the hooks). */
+  function emitStatus(params: Record<string, string>) {
+    const repo = state.repo(params.owner ?? "", params.repo ?? "");
+    const status = repo?.statuses.get(params.sha ?? "")?.at(-1);
+    if (repo && status) webhooks.enqueue("status", "status", payloads.status(repo, params.sha ?? "", status));
   }
 
   /** The issue a route is about: `{index}`, or the issue of comment `{id}`. */
@@ -337,6 +346,38 @@ function giteaPayloads(state: GiteaSimState) {
         sender: renderUser(state, sender),
         commit_id: "",
         review: null,
+      };
+    },
+    /**
+     * `status` (`CommitStatusPayload`): the status just written, its commit, and who wrote it as
+     * `sender`; Gitea sends no `action` and no branches.
+     */
+    status(repo: SimRepo, sha: string, status: SimStatus) {
+      const creator = renderUser(state, status.creator);
+      const at = new Date(status.createdAt).toISOString();
+      return {
+        commit: {
+          id: sha,
+          message: "work\n",
+          url: `${state.baseUrl}/${repo.owner}/${repo.name}/commit/${sha}`,
+          author: { name: status.creator, email: creator.email, username: status.creator },
+          committer: { name: status.creator, email: creator.email, username: status.creator },
+          verification: null,
+          timestamp: at,
+          added: null,
+          removed: null,
+          modified: null,
+        },
+        context: status.context,
+        created_at: at,
+        description: status.description,
+        id: status.id,
+        repository: renderRepo(state, repo),
+        sender: creator,
+        sha,
+        state: status.state,
+        target_url: status.target_url,
+        updated_at: at,
       };
     },
     /** `push` of one commit to `ref` (`after` all zeros: a deleted branch). */
