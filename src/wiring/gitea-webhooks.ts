@@ -56,6 +56,7 @@ import {
   whileClosed,
   withCommentFromGitea,
 } from "./gitea-confirmations.js";
+import { DeliveryRepositoryCheck } from "./gitea-delivery-repository.js";
 import { runPullRequestFence, runPullRequestProgress, runStatusFence } from "./gitea-pull-requests.js";
 import { dispatchListChange } from "./gitea-removals.js";
 import { feedGiteaCandidate, type GiteaCandidateFeedDeps } from "./queue-feed.js";
@@ -105,11 +106,15 @@ interface Reply {
 
 /** A Probot `addHandler` handler answering only `giteaWebhookPath`. */
 export function giteaWebhookHandler(deps: GiteaWebhookDeps) {
+  const repositories =
+    deps.hookSecrets === "per-repository"
+      ? new DeliveryRepositoryCheck((id) => deps.assignments.repositoryName(deps.installationId, id))
+      : null;
   return async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
     if ((req.url ?? "/").split("?")[0] !== giteaWebhookPath) return false;
     let reply: Reply;
     try {
-      reply = await intake(req, deps);
+      reply = await intake(req, deps, repositories);
     } catch (error) {
       const { status, body } = errorResponse(error, { requestId: crypto.randomUUID(), log: deps.log });
       reply = { status, body: { ...body } };
@@ -122,7 +127,11 @@ export function giteaWebhookHandler(deps: GiteaWebhookDeps) {
 
 const invalid = (message: string): Reply => ({ status: 400, body: { error: "invalid_request", message } });
 
-async function intake(req: IncomingMessage, deps: GiteaWebhookDeps): Promise<Reply> {
+async function intake(
+  req: IncomingMessage,
+  deps: GiteaWebhookDeps,
+  repositories: DeliveryRepositoryCheck | null,
+): Promise<Reply> {
   if (req.method !== "POST") return { status: 404, body: { error: "not_found", message: "No such route." } };
   const raw = await readRawBody(req, maxGiteaPayloadBytes);
   if (raw === null) {
@@ -158,6 +167,12 @@ async function intake(req: IncomingMessage, deps: GiteaWebhookDeps): Promise<Rep
   } catch (error) {
     if (error instanceof GiteaPayloadError) return invalid(error.message);
     throw error;
+  }
+  // The signature vouches for the repository id only: its name must be the id's before anything acts.
+  const named = read.kind !== "ignored" ? read.repository : touch?.repository;
+  if (repositories && named && !(await repositories.named(named.id, named.fullName))) {
+    const message = "The delivery's repository name is not the one of the repository it is signed for.";
+    return { status: 401, body: { error: "unauthorized", message } };
   }
   if (read.kind !== "ignored") {
     // As GitHub's: only a delivery some handler acts on is observed, so the label's values stay few.

@@ -122,6 +122,45 @@ describe("a delivery signed with the secret another repository's admin reads fro
     expect((await stores.claims.get(key))?.lastPushAt).toBe(app.clock.now);
   });
 
+  it("her own repository's id with another repository's name is refused (401): the name is checked against the id, read once", async () => {
+    const readByAlice = alices.hooks[0]?.secret ?? "";
+    const pull = fixture.sim.state.addPullRequest(fixture.repo, {
+      title: "Victim",
+      author: "octo",
+      headRef: "v",
+      body: "",
+    });
+    const head = pull.pull?.headSha ?? "";
+    const disguised = {
+      id: 1,
+      sha: head,
+      context: "claim-hold",
+      state: "failure",
+      description: "",
+      target_url: "",
+      repository: {
+        ...fixture.sim.payloads.push(fixture.repo, "refs/heads/v", "alice").repository,
+        id: alices.id,
+      },
+      sender: fixture.sim.payloads.push(fixture.repo, "refs/heads/v", "alice").sender,
+    };
+    const mark = fixture.sim.requests.length;
+    const answer = await fixture.sim.deliver({
+      url: `${app.url}/api/gitea/webhooks`,
+      secret: readByAlice,
+      event: "status",
+      payload: disguised,
+    });
+    expect(answer).toMatchObject({ status: 401, body: { error: "unauthorized" } });
+    expect(fixture.sim.routesSince(mark)).toEqual(["GET /repositories/{id}"]);
+    expect(fixture.repo.statuses.get(head) ?? []).toEqual([]);
+    // Her repository under its own name: the name Gitea gave is remembered, nothing is read again.
+    const own = fixture.sim.payloads.push(alices, "refs/heads/main", "alice");
+    const before = fixture.sim.requests.length;
+    expect((await fixture.sim.deliverToHooks(alices, { event: "push", payload: own }))[0]?.status).toBe(200);
+    expect(fixture.sim.routesSince(before)).toEqual([]);
+  });
+
   it("a body naming no repository is refused: there is no secret to check it with", async () => {
     const answer = await fixture.sim.deliver({
       url: `${app.url}/api/gitea/webhooks`,
