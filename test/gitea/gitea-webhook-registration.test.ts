@@ -3,10 +3,12 @@ import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseEnv } from "../../src/config/env.js";
 import { type GiteaConfig, giteaConfigOf } from "../../src/config/gitea-config.js";
+import { JobRegistry, jobLockNames } from "../../src/janitor/job-registry.js";
 import { ensureGiteaWebhooks } from "../../src/providers/gitea/ensure-gitea-webhooks.js";
 import { hookSecretOf } from "../../src/providers/gitea/gitea-hook-secret.js";
 import { hookUrlOf } from "../../src/providers/gitea/plan-gitea-webhook.js";
 import { createMemoryStores } from "../../src/providers/memory/memory-store.js";
+import { giteaWebhookJob, registerGiteaWebhookJob } from "../../src/wiring/gitea-webhook-registration.js";
 import { type AppHarness, startApp } from "../support/app-harness.js";
 import { botToken, type GiteaSimFixture, startGiteaSimFixture } from "./sim-fixture.js";
 
@@ -123,4 +125,33 @@ describe("the App's own Gitea webhooks", () => {
     });
     expect(forged.status).toBe(401);
   });
+});
+
+describe("the ensure job", () => {
+  it("stops its pass when its run loses the lock: the writes it had not made yet are not made", async () => {
+    fixture = await startGiteaSimFixture(clock);
+    const stores = createMemoryStores();
+    const registry = new JobRegistry({ store: stores.locks, log: pino({ level: "silent" }), now: Date.now });
+    const registered = registerGiteaWebhookJob(registry, {
+      config: twoVariables(),
+      client: fixture.client,
+      publicUrl,
+      log: pino({ level: "silent" }),
+    });
+    expect(registered).not.toBeNull();
+    const held = fixture.sim.hold({ route: "GET /repos/{owner}/{repo}/hooks" });
+    const mark = fixture.sim.requests.length;
+    const ticked = registry.tick(giteaWebhookJob);
+    await held.arrived;
+    // Another replica takes the run lock: the next renewal (a third of the 6 s lock) finds it gone.
+    const lock = jobLockNames(giteaWebhookJob).run;
+    await stores.locks.releaseLock(lock, registry.owner);
+    expect(await stores.locks.acquireLock(lock, "another-replica", 60_000)).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    held.release();
+    expect(await ticked).toBe(false);
+    expect(hookRoutes(mark)).toEqual(["GET /user/repos", "GET /repos/{owner}/{repo}/hooks"]);
+    expect(fixture.repo.hooks).toEqual([]);
+    expect(registry.status(giteaWebhookJob)?.consecutiveFailures).toBe(1);
+  }, 10_000);
 });
