@@ -85,7 +85,7 @@ function driftOf(hook: GiteaHook, url: string): HookDrift[] {
   if (!hook.active) drift.push("active");
   if (hook.config?.content_type !== "json") drift.push("content_type");
   if (hook.config?.url !== url) drift.push("secret");
-  // Gitea stores an empty filter as "*" (every branch); anything else narrows the deliveries.
+  // Empty or `*`: every branch; anything else narrows the push and pull request deliveries.
   if (hook.branch_filter && hook.branch_filter !== "*") drift.push("branch_filter");
   return drift;
 }
