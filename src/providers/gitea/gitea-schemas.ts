@@ -59,7 +59,7 @@ export const GiteaHook = z.object({
   active: z.boolean(),
   events: z.array(z.string()).nullish(),
   config: z.record(z.string(), z.string()).nullish(),
-  /** A glob of the branches whose push and pull request events are delivered; empty or `*`: all. */
+  /** A glob of the branches whose pushes (and pull requests into them) are delivered; empty or `*`: all. */
   branch_filter: z.string().nullish(),
 });
 export type GiteaHook = z.infer<typeof GiteaHook>;

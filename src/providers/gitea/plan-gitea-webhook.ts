@@ -31,7 +31,7 @@ export interface WantedHook {
 /**
  * Why the App's hook is edited. `secret`: its URL's fingerprint is not the secret's (a new token, a
  * hand-made hook, a hook keyed before each repository had its own). `branch_filter`: Gitea drops the
- * push and pull request deliveries of branches the filter does not match.
+ * deliveries of pushes to other branches and of pull requests into other base branches.
  */
 export type HookDrift = "events" | "active" | "content_type" | "secret" | "branch_filter";
 
