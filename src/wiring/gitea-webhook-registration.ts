@@ -12,8 +12,9 @@ export const giteaWebhookIntervalMs = 60 * 60 * 1000;
 
 /**
  * Registers the ensure job and answers `start` (its first pass, at once), or null when the App makes
- * no hooks: `GITEA_MANAGE_WEBHOOKS=0`, or no `CLAIM_HOLD_PUBLIC_URL` to point them at (one line naming
- * it: a warning when the secret is derived, since then no webhook can arrive).
+ * no hooks: `GITEA_MANAGE_WEBHOOKS=0`, or no `CLAIM_HOLD_PUBLIC_URL` to point them at (a warning
+ * naming it: the intake still checks each delivery under its repository's own secret, so a hook made
+ * by hand with the instance secret is refused until `GITEA_MANAGE_WEBHOOKS=0`).
  */
 export function registerGiteaWebhookJob(
   jobs: JobRegistry,
@@ -28,11 +29,10 @@ export function registerGiteaWebhookJob(
   const { config, client, log } = deps;
   if (config.manageWebhooks === false) return null;
   if (!deps.publicUrl) {
-    const message =
-      "Gitea webhooks are not registered: CLAIM_HOLD_PUBLIC_URL is not set (set it, or make the hooks by hand with GITEA_MANAGE_WEBHOOKS=0 and GITEA_WEBHOOK_SECRET)";
-    // With a derived secret no hook can reach the App at all; with a given one, hand-made hooks may.
-    if (config.webhookSecretDerived) log.warn(message);
-    else log.info(message);
+    // Only hooks an earlier pass made can reach the App: hand-made ones need GITEA_MANAGE_WEBHOOKS=0.
+    log.warn(
+      "Gitea webhooks are not registered: CLAIM_HOLD_PUBLIC_URL is not set (set it, or make the hooks by hand with GITEA_MANAGE_WEBHOOKS=0 and GITEA_WEBHOOK_SECRET)",
+    );
     return null;
   }
   const want = {

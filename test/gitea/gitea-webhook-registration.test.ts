@@ -66,7 +66,7 @@ describe("the App's own Gitea webhooks", () => {
     expect(logged).not.toContain(botToken);
   });
 
-  it("without CLAIM_HOLD_PUBLIC_URL: no pass, one warning naming the variable (an info line when GITEA_WEBHOOK_SECRET is given for hand-made hooks)", async () => {
+  it("without CLAIM_HOLD_PUBLIC_URL: no pass, one warning naming the variable (with GITEA_WEBHOOK_SECRET too: hand-made hooks need GITEA_MANAGE_WEBHOOKS=0)", async () => {
     fixture = await startGiteaSimFixture(clock);
     const mark = fixture.sim.requests.length;
     app = await startApp({ stores: createMemoryStores(), now: clock.now, gitea: twoVariables() });
@@ -80,7 +80,8 @@ describe("the App's own Gitea webhooks", () => {
     const given = twoVariables({ GITEA_WEBHOOK_SECRET: "a-hand-made-secret-0000" });
     app = await startApp({ stores: createMemoryStores(), now: clock.now, gitea: given });
     const lines = app.logs.filter((line) => line.includes("Gitea webhooks are not registered"));
-    expect(lines).toEqual([expect.stringContaining('"level":30')]);
+    expect(lines).toEqual([expect.stringContaining('"level":40')]);
+    expect(lines[0]).toContain("GITEA_MANAGE_WEBHOOKS=0");
   });
 
   it("GITEA_MANAGE_WEBHOOKS=0: no pass and no warning (the hooks are made by hand with GITEA_WEBHOOK_SECRET)", async () => {
