@@ -161,6 +161,26 @@ describe("a delivery signed with the secret another repository's admin reads fro
     expect(fixture.sim.routesSince(before)).toEqual([]);
   });
 
+  it("a branch filter set on the App's hook drops other branches' pushes until the next ensure pass clears it", async () => {
+    const [hook] = fixture.repo.hooks;
+    if (!hook) throw new Error("no hook");
+    hook.branchFilter = "main";
+    const push = fixture.sim.payloads.push(fixture.repo, "refs/heads/agent/7-fix", "fleet-bot");
+    expect(await fixture.sim.deliverToHooks(fixture.repo, { event: "push", payload: push })).toEqual([]);
+    const toMain = fixture.sim.payloads.push(fixture.repo, "refs/heads/main", "octo");
+    expect(await fixture.sim.deliverToHooks(fixture.repo, { event: "push", payload: toMain })).toHaveLength(
+      1,
+    );
+    const report = await ensureGiteaWebhooks(
+      { client: fixture.client, log: pino({ level: "silent" }) },
+      { endpoint: `${app.url}/api/gitea/webhooks`, instanceSecret },
+    );
+    expect(report).toMatchObject({ edited: 1, unchanged: 1 });
+    expect(hook.branchFilter).toBe("*");
+    const answers = await fixture.sim.deliverToHooks(fixture.repo, { event: "push", payload: push });
+    expect(answers).toEqual([expect.objectContaining({ status: 200 })]);
+  });
+
   it("a body naming no repository is refused: there is no secret to check it with", async () => {
     const answer = await fixture.sim.deliver({
       url: `${app.url}/api/gitea/webhooks`,

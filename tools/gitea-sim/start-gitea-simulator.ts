@@ -230,7 +230,14 @@ export async function startGiteaSimulator(options: { now?: () => number } = {}):
     async deliverToHooks(repo, delivery) {
       const type = delivery.eventType ?? delivery.event;
       const answers = [];
-      for (const hook of repo.hooks.filter((h) => h.active && h.events.includes(type))) {
+      const branch = branchOfDelivery(delivery.event, delivery.payload);
+      const hooks = repo.hooks.filter(
+        (h) =>
+          h.active &&
+          h.events.includes(type) &&
+          (branch === null || branchFilterMatches(h.branchFilter, branch)),
+      );
+      for (const hook of hooks) {
         const answer = await simulator.deliver({ ...delivery, url: hook.url, secret: hook.secret });
         answers.push({ hookId: hook.id, ...answer });
       }
@@ -263,6 +270,29 @@ export async function startGiteaSimulator(options: { now?: () => number } = {}):
     close: () => new Promise<void>((resolve, reject) => server.close((e) => (e ? reject(e) : resolve()))),
   };
   return simulator;
+}
+
+/**
+ * The branch Gitea checks a hook's `branch_filter` against (`Payload.Branch()` in modules/structs):
+ * a push's ref without `refs/heads/`, a pull request's base branch; null for events it does not filter.
+ */
+function branchOfDelivery(event: string, payload: unknown): string | null {
+  const body = payload as { ref?: unknown; pull_request?: { base?: { ref?: unknown } } } | null;
+  if (event === "push" && typeof body?.ref === "string") return body.ref.replace(/^refs\/heads\//, "");
+  if (event === "pull_request" && typeof body?.pull_request?.base?.ref === "string")
+    return body.pull_request.base.ref;
+  return null;
+}
+
+/** Gitea's filter: empty or `*` matches every branch, else a glob (`*`, `?`, `{a,b}`) on the whole name. */
+function branchFilterMatches(filter: string, branch: string): boolean {
+  if (filter === "" || filter === "*") return true;
+  const pattern = filter
+    .replace(/[.+^$()|[\]\\]/g, "\\$&")
+    .replace(/\*/g, ".*")
+    .replace(/\?/g, ".")
+    .replace(/\{([^}]*)\}/g, (_, alternatives: string) => `(${alternatives.split(",").join("|")})`);
+  return new RegExp(`^${pattern}$`).test(branch);
 }
 
 async function readText(req: IncomingMessage): Promise<string> {
