@@ -20,7 +20,7 @@ import { RequestMeter } from "./request-meter.js";
 import type { AppRequestHandler, ClaimHoldOptions } from "./wiring/claim-hold-options.js";
 import { listOf, queueByForge, routeByForge, unservedChecks, unservedQueue } from "./wiring/forge-routing.js";
 import { createGiteaProviders } from "./wiring/gitea-providers.js";
-import { registerGiteaWebhookJob } from "./wiring/gitea-webhook-registration.js";
+import { giteaHookSecretsOf, registerGiteaWebhookJob } from "./wiring/gitea-webhook-registration.js";
 import { giteaWebhookHandler } from "./wiring/gitea-webhooks.js";
 import { createGitHubProviders } from "./wiring/github-providers.js";
 import { createHttpHandler } from "./wiring/http-api.js";
@@ -326,6 +326,7 @@ function wireClaimHold(
   // (docs/architecture.md#gitea-and-forgejo-in-progress).
   const giteaWebhooks = giteas.map((gitea, index) => ({
     secret: gitea.config.webhookSecret,
+    hookSecrets: giteaHookSecretsOf(gitea.config, options.publicUrl),
     installationId: gitea.installationId,
     ...(giteas.length > 1 ? { deliveryScope: String(gitea.config.installationId) } : {}),
     bot: gitea.bot,
@@ -342,6 +343,8 @@ function wireClaimHold(
     reads: {
       readIssue: (owner: string, repo: string, index: number) => gitea.client.readIssue(owner, repo, index),
       readComment: (owner: string, repo: string, id: number) => gitea.client.getComment(owner, repo, id),
+      listOpenPullRequests: (owner: string, repo: string, page: number) =>
+        gitea.client.listOpenPullRequests(owner, repo, page),
     },
     webhookDuration: metrics.webhookDuration,
     queue: {

@@ -67,7 +67,9 @@ export function giteaConfigOf(env: Env): GiteaConfig | null {
   }
   const manageWebhooks = env.GITEA_MANAGE_WEBHOOKS !== "0";
   if (!manageWebhooks && !env.GITEA_WEBHOOK_SECRET) {
-    // Hand-made hooks need a secret the operator knows: the derived one is never shown.
+    // Hand-made hooks need a secret the operator knows: the derived one is in no variable. Gitea shows
+    // a hook's secret to its repository's admins, so this one is readable by each of them
+    // (docs/security.md); the App's own hooks each get a secret of their own instead.
     throw new EnvError(
       "invalid environment variable GITEA_WEBHOOK_SECRET: required when GITEA_MANAGE_WEBHOOKS=0",
     );

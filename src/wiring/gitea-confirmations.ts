@@ -6,13 +6,15 @@
 // delivery no handler would act on costs no read.
 import type { Logger } from "pino";
 import type { WebhookHandler } from "../handlers/webhook-guard.js";
-import type { GiteaCommentRead, GiteaIssueRead } from "../providers/gitea/gitea-schemas.js";
+import type { GiteaCommentRead, GiteaIssueRead, GiteaPullRequest } from "../providers/gitea/gitea-schemas.js";
 
 /** What the intake reads from Gitea to confirm a delivery (the App's own token). */
 export interface GiteaReads {
   readIssue(owner: string, repo: string, index: number): Promise<GiteaIssueRead>;
   /** The comment as Gitea answers it now; null when it no longer exists (404). */
   readComment(owner: string, repo: string, id: number): Promise<GiteaCommentRead | null>;
+  /** One page of the repository's open pull requests (`giteaPageSize` at most). */
+  listOpenPullRequests(owner: string, repo: string, page: number): Promise<GiteaPullRequest[]>;
 }
 
 export function ownerAndName(fullName: string): [string, string] {

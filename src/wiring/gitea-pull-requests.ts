@@ -1,8 +1,11 @@
-// Gitea's `pull_request` deliveries through GitHub's handlers: the holder's progress and the fence's evaluation, on the payload fields they read.
+// Gitea's `pull_request` and `claim-hold` `status` deliveries through GitHub's handlers: the holder's progress and the fence's evaluation, on the payload fields they read.
 import type { MergeFence } from "../fence/merge-fence.js";
 import { pullRequestChecks } from "../handlers/pull-request-checks.js";
 import { pullRequestProgress } from "../handlers/push-evidence.js";
+import { maxPullRequestPages } from "../providers/gitea/gitea-assignment-provider.js";
+import { type GiteaPullRequest, giteaPageSize } from "../providers/gitea/gitea-schemas.js";
 import type { GiteaWebhookEvent } from "../providers/gitea/gitea-webhook-events.js";
+import { type GiteaReads, ownerAndName } from "./gitea-confirmations.js";
 import type { RunHandler } from "./gitea-removals.js";
 
 /**
@@ -75,4 +78,55 @@ function githubPullRequestPayload(
     pull_request: { number: pr.number, state: pr.state, head, user: user(pr.author) },
   };
   return { action, payload };
+}
+
+/**
+ * A `claim-hold` status someone other than the App wrote to a commit: each open pull request of the
+ * repository whose head is that commit is evaluated again, as a push to it (`synchronized`) is, so
+ * the App's verdict is the newest status again within a delivery's latency
+ * (docs/reference/gitea-surfaces.md#the-claim-hold-commit-status). Gitea's list route filters by
+ * state, not by head: the open pull requests are read page by page (at most `maxPullRequestPages`).
+ */
+export async function runStatusFence(
+  read: Extract<GiteaWebhookEvent, { kind: "fence-status" }>,
+  deps: { fence: MergeFence; reads: Pick<GiteaReads, "listOpenPullRequests"> },
+  run: RunHandler,
+  common: Record<string, unknown>,
+  user: (login: string) => { login: string; node_id: string; type: string },
+) {
+  const [owner, name] = ownerAndName(read.repository.fullName);
+  const atSha: GiteaPullRequest[] = [];
+  for (let page = 1; page <= maxPullRequestPages; page++) {
+    const pulls = await deps.reads.listOpenPullRequests(owner, name, page);
+    atSha.push(...pullRequestsAt(pulls, read.sha, read.repository.id));
+    if (pulls.length < giteaPageSize) break;
+  }
+  for (const pr of atSha) {
+    const synchronized: Extract<GiteaWebhookEvent, { kind: "pull-request" }> = {
+      kind: "pull-request",
+      action: "synchronized",
+      repository: read.repository,
+      pullRequest: {
+        number: pr.number,
+        state: pr.state,
+        headSha: pr.head.sha,
+        headRef: pr.head.ref,
+        headRepoId: pr.head.repo_id ?? null,
+        author: pr.user?.login ?? "ghost",
+      },
+      changed: { body: false, base: false },
+      sender: read.sender,
+    };
+    await runPullRequestFence(synchronized, deps.fence, run, common, user);
+  }
+}
+
+/** The open pull requests whose head is `sha` in the repository itself (a fork's head is not its commit). */
+export function pullRequestsAt(pulls: GiteaPullRequest[], sha: string, repoId: number): GiteaPullRequest[] {
+  return pulls.filter(
+    (pr) =>
+      pr.state === "open" &&
+      pr.head.sha === sha &&
+      (pr.head.repo_id === null || pr.head.repo_id === undefined || pr.head.repo_id === repoId),
+  );
 }

@@ -1,6 +1,12 @@
 // Which served Gitea (or Forgejo) instance a webhook delivery comes from, by evidence: its signature, and the App's `?instance=N` (pure).
 import { forgeOfInstallation } from "../domain/forge.js";
-import { type HeaderReader, verifyGiteaSignature } from "../providers/gitea/gitea-webhook-signature.js";
+import { deliverySecretOf, type GiteaHookSecrets } from "../providers/gitea/gitea-hook-secret.js";
+import {
+  type HeaderReader,
+  type SignatureCheck,
+  signatureHeaders,
+  verifyGiteaSignature,
+} from "../providers/gitea/gitea-webhook-signature.js";
 
 /** The query parameter the App puts in its own hooks' URLs when it serves several instances. */
 export const giteaInstanceQuery = "instance";
@@ -15,7 +21,9 @@ export type DeliveryInstance<T> = { kind: "chosen"; instance: T } | { kind: "mis
  * must still verify it: the query is a hint, never evidence. No signature: `missing`; none verifying,
  * or an instance number no served instance has: `invalid`.
  */
-export function deliveryInstance<T extends { secret: string; installationId: number }>(
+export function deliveryInstance<
+  T extends { secret: string; hookSecrets: GiteaHookSecrets; installationId: number },
+>(
   instances: readonly T[],
   delivery: { header: HeaderReader; rawBody: Uint8Array; url: string },
 ): DeliveryInstance<T> {
@@ -26,13 +34,29 @@ export function deliveryInstance<T extends { secret: string; installationId: num
       : instances.filter((instance) => String(forgeOfInstallation(instance.installationId).number) === named);
   let missing = false;
   for (const instance of candidates) {
-    const check = verifyGiteaSignature({
-      header: delivery.header,
-      rawBody: delivery.rawBody,
-      secret: instance.secret,
-    });
+    const check = verifyUnder(instance, delivery);
     if (check.kind === "valid") return { kind: "chosen", instance };
     if (check.kind === "missing") missing = true;
   }
   return missing ? { kind: "missing" } : { kind: "invalid" };
+}
+
+/**
+ * The signature checked under the secret of the repository the body names (the App's hooks) or the
+ * instance's (hand-made): the body's repository id is read before the check only to choose that
+ * secret, and the body is acted on only once it verifies.
+ */
+function verifyUnder(
+  instance: { secret: string; hookSecrets: GiteaHookSecrets },
+  delivery: { header: HeaderReader; rawBody: Uint8Array },
+): SignatureCheck {
+  const secret = deliverySecretOf(instance, delivery.rawBody);
+  if (secret === null) {
+    const signed = signatureHeaders.some((name) => {
+      const value = delivery.header(name);
+      return value !== undefined && value !== null;
+    });
+    return signed ? { kind: "invalid" } : { kind: "missing" };
+  }
+  return verifyGiteaSignature({ header: delivery.header, rawBody: delivery.rawBody, secret });
 }

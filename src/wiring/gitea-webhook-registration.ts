@@ -4,6 +4,7 @@ import type { GiteaConfig } from "../config/gitea-config.js";
 import type { JobRegistry } from "../janitor/job-registry.js";
 import { ensureGiteaWebhooks } from "../providers/gitea/ensure-gitea-webhooks.js";
 import type { GiteaClient } from "../providers/gitea/gitea-client.js";
+import type { GiteaHookSecrets } from "../providers/gitea/gitea-hook-secret.js";
 import { giteaInstanceQuery } from "./gitea-webhook-instance.js";
 import { giteaWebhookPath } from "./gitea-webhooks.js";
 
@@ -16,13 +17,27 @@ export const giteaWebhookJob = "gitea-webhooks";
 export function giteaWebhookJobOf(config: GiteaConfig, several: boolean): string {
   return several ? `${giteaWebhookJob}-${config.installationId}` : giteaWebhookJob;
 }
+/**
+ * How an instance's deliveries are signed: per repository when the App makes the hooks; with the
+ * instance secret itself when hooks are made by hand (`GITEA_MANAGE_WEBHOOKS=0`), or when the App
+ * cannot make them (no `CLAIM_HOLD_PUBLIC_URL`) and the operator gave the secret, the setup of hooks
+ * made by hand before the App made its own (docs/reference/gitea-surfaces.md#the-apps-own-webhooks).
+ */
+export function giteaHookSecretsOf(
+  config: Pick<GiteaConfig, "manageWebhooks" | "webhookSecretDerived">,
+  publicUrl: string | undefined,
+): GiteaHookSecrets {
+  if (config.manageWebhooks === false) return "instance";
+  return !publicUrl && config.webhookSecretDerived === false ? "instance" : "per-repository";
+}
+
 /** Hooks rarely drift: a new repository or a rotated token waits at most this long. */
 export const giteaWebhookIntervalMs = 60 * 60 * 1000;
 
 /**
  * Registers the ensure job and answers `start` (its first pass, at once), or null when the App makes
- * no hooks: `GITEA_MANAGE_WEBHOOKS=0`, or no `CLAIM_HOLD_PUBLIC_URL` to point them at (one line naming
- * it: a warning when the secret is derived, since then no webhook can arrive).
+ * no hooks: `GITEA_MANAGE_WEBHOOKS=0`, or no `CLAIM_HOLD_PUBLIC_URL` to point them at (a warning
+ * naming it when the secret is derived: then no hook made by hand can carry it).
  */
 export function registerGiteaWebhookJob(
   jobs: JobRegistry,
@@ -41,7 +56,8 @@ export function registerGiteaWebhookJob(
   if (!deps.publicUrl) {
     const message =
       "Gitea webhooks are not registered: CLAIM_HOLD_PUBLIC_URL is not set (set it, or make the hooks by hand with GITEA_MANAGE_WEBHOOKS=0 and GITEA_WEBHOOK_SECRET)";
-    // With a derived secret no hook can reach the App at all; with a given one, hand-made hooks may.
+    // With a derived secret only hooks an earlier pass made can reach the App; with a given one,
+    // hand-made hooks signed with it do (`giteaHookSecretsOf`).
     if (config.webhookSecretDerived) log.warn(message);
     else log.info(message);
     return null;
@@ -50,15 +66,15 @@ export function registerGiteaWebhookJob(
   const instanceQuery = several ? `?${giteaInstanceQuery}=${config.installationId}` : "";
   const want = {
     endpoint: `${deps.publicUrl.replace(/\/+$/, "")}${giteaWebhookPath}${instanceQuery}`,
-    secret: config.webhookSecret,
+    instanceSecret: config.webhookSecret,
   };
   const name = giteaWebhookJobOf(config, several);
   const forge = { forge: "gitea", ...(several ? { instance: config.installationId } : {}) };
   jobs.register({
     name,
     intervalMs: giteaWebhookIntervalMs,
-    run: async () => {
-      const report = await ensureGiteaWebhooks({ client, log }, want);
+    run: async (signal) => {
+      const report = await ensureGiteaWebhooks({ client, log }, want, signal);
       log.info(
         { ...report, ...forge },
         report.notAdmin > 0

@@ -1,6 +1,7 @@
 // `POST /api/gitea/webhooks`: a Gitea or Forgejo delivery verified, read into its facts and run through the same handlers as GitHub's.
 //
-// 1. the raw body (at most `maxGiteaPayloadBytes`) and its HMAC-SHA256 signature, which names the instance: anything else → 401, nothing read;
+// 1. the raw body (at most `maxGiteaPayloadBytes`) and its HMAC-SHA256 signature, which names the instance, under the secret
+//    of the repository it names (or the instance's, for hand-made hooks): anything else → 401, nothing acted on;
 // 2. the event and delivery headers, the JSON, the payload's fields (zod) → 400 naming what is wrong;
 // 3. an `issues` change fed into the candidate index of a repository it holds; an event nothing acts on → 202 ignored;
 // 4. the handler under the shared guard (the App's own deliveries skipped, a delivery id handled once) → 200.
@@ -32,6 +33,7 @@ import type { CommentReactions } from "../providers/comment-reactions.js";
 import type { FenceStore } from "../providers/fence-store.js";
 import type { GiteaBotAccount } from "../providers/gitea/gitea-bot-account.js";
 import type { GiteaIssueRead } from "../providers/gitea/gitea-client.js";
+import type { GiteaHookSecrets } from "../providers/gitea/gitea-hook-secret.js";
 import {
   type GiteaIssueTouch,
   GiteaPayloadError,
@@ -49,7 +51,8 @@ import {
   whileClosed,
   withCommentFromGitea,
 } from "./gitea-confirmations.js";
-import { runPullRequestFence, runPullRequestProgress } from "./gitea-pull-requests.js";
+import { DeliveryRepositoryCheck } from "./gitea-delivery-repository.js";
+import { runPullRequestFence, runPullRequestProgress, runStatusFence } from "./gitea-pull-requests.js";
 import { dispatchListChange } from "./gitea-removals.js";
 import { deliveryInstance } from "./gitea-webhook-instance.js";
 import { feedGiteaCandidate, type GiteaCandidateFeedDeps } from "./queue-feed.js";
@@ -59,7 +62,10 @@ export const giteaWebhookPath = "/api/gitea/webhooks";
 export const maxGiteaPayloadBytes = 1024 * 1024;
 
 export interface GiteaWebhookDeps {
+  /** The instance secret: never logged. */
   secret: string;
+  /** Whether deliveries are signed per repository (the App's hooks) or with `secret` itself (hand-made). */
+  hookSecrets: GiteaHookSecrets;
   /** The installation record the instance is served under. */
   installationId: number;
   /**
@@ -108,11 +114,19 @@ export function giteaWebhookHandler(
 ) {
   const instances = listOf<GiteaWebhookDeps>(deps);
   const { log } = instances[0] as GiteaWebhookDeps;
+  const repositories = new Map(
+    instances.map((deps) => [
+      deps,
+      deps.hookSecrets === "per-repository"
+        ? new DeliveryRepositoryCheck((id) => deps.assignments.repositoryName(deps.installationId, id))
+        : null,
+    ]),
+  );
   return async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
     if ((req.url ?? "/").split("?")[0] !== giteaWebhookPath) return false;
     let reply: Reply;
     try {
-      reply = await intake(req, instances);
+      reply = await intake(req, instances, repositories);
     } catch (error) {
       const { status, body } = errorResponse(error, { requestId: crypto.randomUUID(), log });
       reply = { status, body: { ...body } };
@@ -125,7 +139,11 @@ export function giteaWebhookHandler(
 
 const invalid = (message: string): Reply => ({ status: 400, body: { error: "invalid_request", message } });
 
-async function intake(req: IncomingMessage, instances: readonly GiteaWebhookDeps[]): Promise<Reply> {
+async function intake(
+  req: IncomingMessage,
+  instances: readonly GiteaWebhookDeps[],
+  repositoryChecks: ReadonlyMap<GiteaWebhookDeps, DeliveryRepositoryCheck | null>,
+): Promise<Reply> {
   if (req.method !== "POST") return { status: 404, body: { error: "not_found", message: "No such route." } };
   const raw = await readRawBody(req, maxGiteaPayloadBytes);
   if (raw === null) {
@@ -141,10 +159,11 @@ async function intake(req: IncomingMessage, instances: readonly GiteaWebhookDeps
     const message =
       signature.kind === "missing"
         ? "The delivery carries no X-Gitea-Signature (or X-Forgejo-Signature)."
-        : "The delivery's signature does not verify with the webhook secret.";
+        : "The delivery's signature does not verify with its repository's webhook secret.";
     return { status: 401, body: { error: "unauthorized", message } };
   }
   const deps = signature.instance;
+  const repositories = repositoryChecks.get(deps) ?? null;
   const event = giteaEventName(header);
   const sentId = giteaDeliveryId(header);
   const delivery = sentId && deps.deliveryScope ? `${deps.deliveryScope}/${sentId}` : sentId;
@@ -163,6 +182,12 @@ async function intake(req: IncomingMessage, instances: readonly GiteaWebhookDeps
   } catch (error) {
     if (error instanceof GiteaPayloadError) return invalid(error.message);
     throw error;
+  }
+  // The signature vouches for the repository id only: its name must be the id's before anything acts.
+  const named = read.kind !== "ignored" ? read.repository : touch?.repository;
+  if (repositories && named && !(await repositories.named(named.id, named.fullName))) {
+    const message = "The delivery's repository name is not the one of the repository it is signed for.";
+    return { status: 401, body: { error: "unauthorized", message } };
   }
   if (read.kind !== "ignored") {
     // As GitHub's: only a delivery some handler acts on is observed, so the label's values stay few.
@@ -236,6 +261,8 @@ export function giteaDurationEvent(read: Exclude<GiteaWebhookEvent, { kind: "ign
       return "gitea:push";
     case "pull-request":
       return `gitea:pull_request.${read.action === "synchronized" ? "synchronize" : read.action}`;
+    case "fence-status":
+      return "gitea:status";
   }
 }
 
@@ -347,6 +374,10 @@ async function dispatch(
     case "pull-request":
       await runPullRequestProgress(read, deps, run, common, user);
       return runPullRequestFence(read, deps.fence, run, common, user);
+    case "fence-status":
+      // The App's own statuses are its evaluations: only another writer's is answered.
+      if (read.sender.toLowerCase() === bot) return;
+      return runStatusFence(read, deps, run, common, user);
   }
 }
 

@@ -21,8 +21,11 @@ const sentBodies: Record<string, { definition: string; fields: string[] }> = {
   "create-comment": { definition: "CreateIssueCommentOption", fields: ["body"] },
   "edit-comment": { definition: "EditIssueCommentOption", fields: ["body"] },
   "add-comment-reaction": { definition: "EditReactionOption", fields: ["content"] },
-  "create-hook": { definition: "CreateHookOption", fields: ["type", "active", "events", "config"] },
-  "edit-hook": { definition: "EditHookOption", fields: ["active", "events", "config"] },
+  "create-hook": {
+    definition: "CreateHookOption",
+    fields: ["type", "active", "events", "branch_filter", "config"],
+  },
+  "edit-hook": { definition: "EditHookOption", fields: ["active", "events", "branch_filter", "config"] },
   "create-status": {
     definition: "CreateStatusOption",
     fields: ["state", "context", "description", "target_url"],
@@ -54,7 +57,7 @@ const readFields: Record<string, string[]> = {
   PRBranchInfo: ["ref", "sha"],
   Commit: ["sha", "commit"],
   RepoCommit: ["message"],
-  Hook: ["id", "type", "active", "events", "config"],
+  Hook: ["id", "type", "active", "events", "config", "branch_filter"],
   Permission: ["admin"],
   TimelineComment: ["id", "type", "body", "user", "assignee", "removed_assignee", "label"],
 };

@@ -93,7 +93,14 @@ describe.skipIf(!redisProbe.available)("the dashboard on a Gitea subject", () =>
             notifySinks: [{ url: `${sink.base}/all`, format: "json", events: [...NotifyEvent.options] }],
             notifySender: { pollMs: 3_600_000 },
           },
-          gitea: { url: gitea.sim.url, token: botToken, webhookSecret, installationId: 1, writeSpacingMs: 0 },
+          gitea: {
+            url: gitea.sim.url,
+            token: botToken,
+            webhookSecret,
+            manageWebhooks: false,
+            installationId: 1,
+            writeSpacingMs: 0,
+          },
         }),
     });
     // GitHub's installation 1 has octo/widgets too, with an issue #1 its own agent holds: the namesake.

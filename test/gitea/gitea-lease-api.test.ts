@@ -86,6 +86,7 @@ describe.each(storeKinds)("agents lease Gitea issues through the HTTP API, on $n
             url: gitea.sim.url,
             token: botToken,
             webhookSecret: "gitea-webhook-secret-for-tests",
+            manageWebhooks: false,
             installationId: 1,
             writeSpacingMs: 0,
           },

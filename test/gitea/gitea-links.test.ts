@@ -49,7 +49,14 @@ describe("links, names and metrics of a Gitea claim", () => {
             notifySinks: [{ url: `${sink.base}/all`, format: "json", events: [...NotifyEvent.options] }],
             notifySender: { pollMs: 3_600_000 },
           },
-          gitea: { url: gitea.sim.url, token: botToken, webhookSecret, installationId: 1, writeSpacingMs: 0 },
+          gitea: {
+            url: gitea.sim.url,
+            token: botToken,
+            webhookSecret,
+            manageWebhooks: false,
+            installationId: 1,
+            writeSpacingMs: 0,
+          },
         }),
     });
     stack.sim.seed({

@@ -37,6 +37,7 @@ beforeAll(async () => {
       url: fixture.sim.url,
       token: botToken,
       webhookSecret: "gitea-webhook-secret-for-tests",
+      manageWebhooks: false,
       installationId: 1,
       writeSpacingMs: 0,
     },

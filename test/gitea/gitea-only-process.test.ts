@@ -96,6 +96,8 @@ describe.each([
         GITEA_URL: gitea.sim.url,
         GITEA_TOKEN: botToken,
         GITEA_WEBHOOK_SECRET: webhookSecret,
+        // Hooks made by hand, all signed with the one secret (docs/security.md).
+        GITEA_MANAGE_WEBHOOKS: "0",
         GITEA_WRITE_SPACING_MS: "0",
         CLAIM_HOLD_ADMIN_TOKEN: testAdminToken,
         CLAIM_HOLD_TOKEN_SECRET: testTokenSecret,

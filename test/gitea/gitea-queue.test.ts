@@ -72,6 +72,7 @@ describe.each(storeKinds)("the queue serves a Gitea instance, on $name", ({ redi
             url: gitea.sim.url,
             token: botToken,
             webhookSecret,
+            manageWebhooks: false,
             installationId: 1,
             writeSpacingMs: 0,
           },

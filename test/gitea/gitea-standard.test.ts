@@ -78,6 +78,7 @@ describe.skipIf(!redisProbe.available)("Gitea held to the same standard, on Redi
             url: gitea.sim.url,
             token: botToken,
             webhookSecret: "gitea-webhook-secret-for-tests",
+            manageWebhooks: false,
             installationId: 1,
             writeSpacingMs: 0,
           },

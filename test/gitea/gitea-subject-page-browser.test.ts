@@ -64,6 +64,7 @@ describe.skipIf(!available || !redisProbe.available)("a Gitea subject's dashboar
             url: gitea.sim.url,
             token: botToken,
             webhookSecret: "gitea-webhook-secret-for-tests",
+            manageWebhooks: false,
             installationId: 1,
             writeSpacingMs: 0,
           },

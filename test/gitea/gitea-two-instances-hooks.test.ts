@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseEnv } from "../../src/config/env.js";
 import { type GiteaConfig, giteaConfigsOf } from "../../src/config/gitea-config.js";
+import { hookSecretOf } from "../../src/providers/gitea/gitea-hook-secret.js";
 import { hookUrlOf } from "../../src/providers/gitea/plan-gitea-webhook.js";
 import { createMemoryStores } from "../../src/providers/memory/memory-store.js";
 import { type AppHarness, startApp } from "../support/app-harness.js";
@@ -49,7 +50,7 @@ afterAll(async () => {
 });
 
 describe("the App's own webhooks on two instances", () => {
-  it("registers a hook on each instance, its URL naming the instance, signed with that instance's derived secret", () => {
+  it("registers a hook on each instance, its URL naming the instance, signed with its repository's secret under that instance's", () => {
     const [first, second] = configs as [GiteaConfig, GiteaConfig];
     expect(first.webhookSecret).not.toBe(second.webhookSecret);
     for (const [fixture, config] of [
@@ -61,13 +62,11 @@ describe("the App's own webhooks on two instances", () => {
         "GET /repos/{owner}/{repo}/hooks",
         "POST /repos/{owner}/{repo}/hooks",
       ]);
+      const secret = hookSecretOf(config.webhookSecret, fixture.repo.id);
       expect(fixture.repo.hooks).toEqual([
         expect.objectContaining({
-          url: hookUrlOf({
-            endpoint: `${publicUrl}/api/gitea/webhooks?instance=${config.installationId}`,
-            secret: config.webhookSecret,
-          }),
-          secret: config.webhookSecret,
+          url: hookUrlOf({ endpoint: `${publicUrl}/api/gitea/webhooks?instance=${config.installationId}`, secret }),
+          secret,
           active: true,
         }),
       ]);
@@ -99,7 +98,7 @@ describe("the App's own webhooks on two instances", () => {
       const payload = fixture.sim.payloads.issueComment(fixture.repo, issue, comment.id, "octo");
       const delivered = await fixture.sim.deliver({
         url: local(fixture),
-        secret: config.webhookSecret,
+        secret: hookSecretOf(config.webhookSecret, fixture.repo.id),
         event: "issue_comment",
         payload,
       });
@@ -109,7 +108,7 @@ describe("the App's own webhooks on two instances", () => {
     const comment = two.sim.state.addComment(issue, "octo", "a plain comment");
     const crossed = await two.sim.deliver({
       url: local(one),
-      secret: second.webhookSecret,
+      secret: hookSecretOf(second.webhookSecret, two.repo.id),
       event: "issue_comment",
       payload: two.sim.payloads.issueComment(two.repo, issue, comment.id, "octo"),
     });

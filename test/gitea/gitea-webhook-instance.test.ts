@@ -2,10 +2,21 @@
 import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { giteaInstallationRecordId } from "../../src/domain/forge.js";
+import { hookSecretOf } from "../../src/providers/gitea/gitea-hook-secret.js";
 import { deliveryInstance } from "../../src/wiring/gitea-webhook-instance.js";
 
-const one = { name: "one", secret: "instance-one-secret-0001", installationId: giteaInstallationRecordId(1) };
-const two = { name: "two", secret: "instance-two-secret-0002", installationId: giteaInstallationRecordId(2) };
+const one = {
+  name: "one",
+  secret: "instance-one-secret-0001",
+  hookSecrets: "instance" as const,
+  installationId: giteaInstallationRecordId(1),
+};
+const two = {
+  name: "two",
+  secret: "instance-two-secret-0002",
+  hookSecrets: "instance" as const,
+  installationId: giteaInstallationRecordId(2),
+};
 const instances = [one, two];
 const body = Buffer.from('{"action":"created"}');
 const signed = (secret: string) => createHmac("sha256", secret).update(body).digest("hex");
@@ -72,5 +83,32 @@ describe("deliveryInstance", () => {
     ["no signature", "/api/gitea/webhooks", {}, "missing"],
   ])("%s: %s", (_name, url, headers, expected) => {
     expect(chosen(url, headers)).toBe(expected);
+  });
+});
+
+describe("deliveryInstance with the App's own hooks (a secret per repository)", () => {
+  const managed = [
+    { ...one, hookSecrets: "per-repository" as const },
+    { ...two, hookSecrets: "per-repository" as const },
+  ];
+  const repoBody = Buffer.from('{"action":"created","repository":{"id":7}}');
+  const sign = (secret: string) => createHmac("sha256", secret).update(repoBody).digest("hex");
+  const pick = (signature: string, body: Buffer = repoBody) => {
+    const answer = deliveryInstance(managed, {
+      header: (name) => (name === "x-gitea-signature" ? signature : undefined),
+      rawBody: body,
+      url: "/api/gitea/webhooks",
+    });
+    return answer.kind === "chosen" ? answer.instance.name : answer.kind;
+  };
+
+  it.each([
+    ["instance 2's secret for repository 7", () => pick(sign(hookSecretOf(two.secret, 7))), "two"],
+    ["instance 1's secret for repository 7", () => pick(sign(hookSecretOf(one.secret, 7))), "one"],
+    ["instance 2's own secret (a hand-made hook's)", () => pick(sign(two.secret)), "invalid"],
+    ["repository 8's secret on a body naming 7", () => pick(sign(hookSecretOf(two.secret, 8))), "invalid"],
+    ["a body naming no repository", () => pick(sign(two.secret), body), "invalid"],
+  ])("%s → %s", (_case, choose, expected) => {
+    expect(choose()).toBe(expected);
   });
 });

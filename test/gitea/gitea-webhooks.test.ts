@@ -31,6 +31,7 @@ beforeAll(async () => {
       url: fixture.sim.url,
       token: botToken,
       webhookSecret: secret,
+      manageWebhooks: false,
       installationId: 1,
       writeSpacingMs: 0,
     },

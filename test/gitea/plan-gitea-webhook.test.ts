@@ -1,6 +1,6 @@
 // planGiteaWebhook as a table: a repository's hooks in, the writes that leave exactly one App hook as wanted out.
 import { describe, expect, it } from "vitest";
-import type { GiteaHook } from "../../src/providers/gitea/gitea-schemas.js";
+import { GiteaHook } from "../../src/providers/gitea/gitea-schemas.js";
 import {
   giteaHookEvents,
   hookUrlOf,
@@ -20,6 +20,7 @@ const expanded = [
   "push",
   "pull_request",
   "pull_request_sync",
+  "status",
 ];
 const hook = (
   id: number,
@@ -36,6 +37,7 @@ const hook = (
 const option = {
   active: true,
   events: [...giteaHookEvents],
+  branch_filter: "*",
   config: { url, content_type: "json", secret: want.secret },
 };
 
@@ -51,6 +53,18 @@ describe("planGiteaWebhook", () => {
       [{ kind: "create", hook: { type: "gitea", ...option } }],
     ],
     ["the App's hook as wanted: nothing", [hook(3)], []],
+    ["a branch filter of every branch: nothing", [hook(3, { branch_filter: "*" })], []],
+    ["an empty branch filter (every branch): nothing", [hook(3, { branch_filter: "" })], []],
+    [
+      "a branch filter narrowing the deliveries (as Gitea answers it): edited back to every branch",
+      [hook(3, { branch_filter: "main", events: [...expanded, "issue_milestone"] })],
+      [{ kind: "edit", id: 3, hook: option, drift: ["branch_filter"] }],
+    ],
+    [
+      "the status event missing (a hook of an older App): edited",
+      [hook(3, { events: expanded.filter((event) => event !== "status") })],
+      [{ kind: "edit", id: 3, hook: option, drift: ["events"] }],
+    ],
     ["a Forgejo-type hook as wanted: nothing", [hook(3, { type: "forgejo" })], []],
     [
       "events in another order, and more than wanted: nothing",
@@ -110,5 +124,24 @@ describe("planGiteaWebhook", () => {
     expect(secretFingerprint(want.secret)).toMatch(/^[0-9a-f]{16}$/);
     expect(hookUrlOf({ ...want, secret: "t".repeat(64) })).not.toBe(url);
     expect(url).not.toContain(want.secret);
+  });
+
+  it("reads the branch filter of a hook as Gitea answers it, and plans its repair", () => {
+    const asGiteaAnswers = {
+      id: 7,
+      type: "gitea",
+      active: true,
+      events: [...expanded, "issue_milestone"],
+      config: { url, content_type: "json" },
+      branch_filter: "main",
+      authorization_header: "",
+      created_at: "2026-12-01T00:00:00Z",
+      updated_at: "2026-12-01T00:00:00Z",
+    };
+    const read = GiteaHook.parse(asGiteaAnswers);
+    expect(read.branch_filter).toBe("main");
+    expect(planGiteaWebhook([read], want)).toEqual([
+      { kind: "edit", id: 7, hook: option, drift: ["branch_filter"] },
+    ]);
   });
 });

@@ -159,7 +159,7 @@ export function nockEditComment(log: GiteaRequestLog, id: number, body: (text: s
     .reply(200, { id, body: "" });
 }
 
-/** `GET …/statuses/{sha}?sort=recentupdate&limit=50`: the commit's statuses, newest first. */
+/** `GET …/statuses/{sha}?sort=leastindex&limit=50`: the commit's statuses, highest index first. */
 export function nockListStatuses(
   log: GiteaRequestLog,
   sha: string,
@@ -167,7 +167,7 @@ export function nockListStatuses(
 ) {
   return scope(log)
     .get(`${repoPath}/statuses/${sha}`)
-    .query({ sort: "recentupdate", limit: "50" })
+    .query({ sort: "leastindex", limit: "50" })
     .reply(200, statuses);
 }
 

@@ -81,6 +81,8 @@ export interface SimHook {
   url: string;
   contentType: string;
   secret: string;
+  /** The branches whose push and pull request events are delivered (`*` or empty: all). */
+  branchFilter: string;
   createdAt: number;
   updatedAt: number;
 }

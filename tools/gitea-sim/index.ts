@@ -3,10 +3,10 @@
 export type { GiteaFault, GiteaFaultSpec, GiteaRequestMatch } from "./fault-rules.js";
 export type { SimComment, SimIssue, SimLabel, SimRepo, SimUser } from "./gitea-state.js";
 export { GiteaSimState } from "./gitea-state.js";
+export type { GiteaPayloads } from "./hook-payloads.js";
 export { restRoutes } from "./rest-routes.js";
 export type { GiteaAssigneeChange, GiteaPeople } from "./sim-people.js";
 export {
-  type GiteaPayloads,
   type GiteaSimulator,
   type LoggedGiteaRequest,
   startGiteaSimulator,

@@ -68,7 +68,7 @@ export function renderHook(hook: SimHook) {
   return {
     id: hook.id,
     type: hook.type,
-    branch_filter: "",
+    branch_filter: hook.branchFilter,
     config: { url: hook.url, content_type: hook.contentType },
     events: hook.events,
     authorization_header: "",

@@ -1,5 +1,11 @@
 // The REST v1 routes the simulator answers, by their swagger path templates (test/gitea/gitea-sim.test.ts checks them against Gitea's).
-import { expandHookEvents, type GiteaSimState, type SimIssue, type SimRepo } from "./gitea-state.js";
+import {
+  expandHookEvents,
+  type GiteaSimState,
+  type SimIssue,
+  type SimRepo,
+  type SimStatus,
+} from "./gitea-state.js";
 import {
   renderComment,
   renderCommit,
@@ -329,7 +335,7 @@ export const restRoutes: Route[] = [
     method: "GET",
     path: "/repos/{owner}/{repo}/statuses/{sha}",
     answer: withRepo((repo, { state, params, query }) => {
-      const statuses = [...(repo.statuses.get(params.sha ?? "") ?? [])].reverse();
+      const statuses = sortStatuses(repo.statuses.get(params.sha ?? "") ?? [], query.get("sort"));
       return ok(paged(statuses, query).map((status) => renderStatus(state, status)));
     }),
   },
@@ -412,6 +418,7 @@ export const restRoutes: Route[] = [
         url: config.url,
         contentType: config.content_type,
         secret: config.secret ?? "",
+        branchFilter: typeof body.branch_filter === "string" ? body.branch_filter : "",
         createdAt: state.now(),
         updatedAt: state.now(),
       };
@@ -434,6 +441,8 @@ export const restRoutes: Route[] = [
       // Gitea replaces the whole event list: an edit naming none leaves `push` only.
       hook.events = expandHookEvents(Array.isArray(body.events) ? body.events.map(String) : []);
       if (typeof body.active === "boolean") hook.active = body.active;
+      // Gitea sets the filter from the form as given (routers/api/v1/utils/hook.go editHook).
+      hook.branchFilter = typeof body.branch_filter === "string" ? body.branch_filter : "";
       hook.updatedAt = state.now();
       return ok(renderHook(hook));
     }),
@@ -449,6 +458,29 @@ export const restRoutes: Route[] = [
     }),
   },
 ];
+
+/**
+ * A commit's statuses in the order `sort` asks for, as Gitea's `CommitStatusOptions.ToOrders`
+ * (models/git/commit_status.go) gives them: its times are whole seconds, so statuses of one second
+ * tie and come in storage order; `leastindex` is `index` DESC (newest first), `highestindex` ASC.
+ * Stored oldest first, so the index is the position (the id grows with it).
+ */
+function sortStatuses(stored: SimStatus[], sort: string | null): SimStatus[] {
+  const second = (status: SimStatus) => Math.floor(status.createdAt / 1000);
+  const rows = [...stored];
+  switch (sort) {
+    case "leastindex":
+      return rows.reverse();
+    case "highestindex":
+      return rows;
+    case "oldest":
+    case "leastupdate":
+      return rows.sort((a, b) => second(a) - second(b));
+    default:
+      // created_unix DESC (the default) and `recentupdate` (updated_unix DESC): a status is never updated.
+      return rows.sort((a, b) => second(b) - second(a));
+  }
+}
 
 /** The route and its parameters for a method and a path under `/api/v1`, or null. */
 export function matchRoute(method: string, path: string) {

@@ -9,7 +9,7 @@ import {
   type GiteaRequestMatch,
 } from "./fault-rules.js";
 import { GiteaSimState, type SimIssue, type SimRepo } from "./gitea-state.js";
-import { renderComment, renderIssue, renderPullRequest, renderRepo, renderUser } from "./render.js";
+import { branchFilterMatches, branchOfDelivery, type GiteaPayloads, giteaPayloads } from "./hook-payloads.js";
 import { matchRoute } from "./rest-routes.js";
 import {
   type GiteaAssigneeChange,
@@ -152,8 +152,17 @@ export async function startGiteaSimulator(options: { now?: () => number } = {}):
     if (target && method !== "GET" && reply.status < 300)
       for (const event of hookEventsOfWrite(entry.route, target, before, body, caller))
         people.emit(target.repo, target.issue, caller, event);
+    if (entry.route === "POST /repos/{owner}/{repo}/statuses/{sha}" && reply.status < 300)
+      emitStatus(matched.params);
     if (fault?.status) return { status: fault.status, body: { message: "simulated failure" }, entry };
     return { ...reply, entry };
+  }
+
+  /** Gitea's `status` event for the status just written (`CreateCommitStatus` notifies the hooks). */
+  function emitStatus(params: Record<string, string>) {
+    const repo = state.repo(params.owner ?? "", params.repo ?? "");
+    const status = repo?.statuses.get(params.sha ?? "")?.at(-1);
+    if (repo && status) webhooks.enqueue("status", "status", payloads.status(repo, params.sha ?? "", status));
   }
 
   /** The issue a route is about: `{index}`, or the issue of comment `{id}`. */
@@ -221,7 +230,14 @@ export async function startGiteaSimulator(options: { now?: () => number } = {}):
     async deliverToHooks(repo, delivery) {
       const type = delivery.eventType ?? delivery.event;
       const answers = [];
-      for (const hook of repo.hooks.filter((h) => h.active && h.events.includes(type))) {
+      const branch = branchOfDelivery(delivery.event, delivery.payload);
+      const hooks = repo.hooks.filter(
+        (h) =>
+          h.active &&
+          h.events.includes(type) &&
+          (branch === null || branchFilterMatches(h.branchFilter, branch)),
+      );
+      for (const hook of hooks) {
         const answer = await simulator.deliver({ ...delivery, url: hook.url, secret: hook.secret });
         answers.push({ hookId: hook.id, ...answer });
       }
@@ -260,113 +276,4 @@ async function readText(req: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of req as AsyncIterable<Buffer>) chunks.push(chunk);
   return Buffer.concat(chunks).toString("utf8");
-}
-
-export type GiteaPayloads = ReturnType<typeof giteaPayloads>;
-
-/**
- * Webhook payloads as Gitea's `modules/structs` builds them (`IssueCommentPayload`, `IssuePayload`,
- * `PushPayload`, `PullRequestPayload`): the issue, comment and pull request bodies are the REST
- * ones, users and repositories too.
- */
-function giteaPayloads(state: GiteaSimState) {
-  return {
-    /**
-     * `issue_comment` (action `created`, `edited`, `deleted`); `changes.body.from` on `edited`: the
-     * body before the edit (`ChangesPayload`). Build a deletion's payload before removing the comment.
-     */
-    issueComment(
-      repo: SimRepo,
-      issue: SimIssue,
-      commentId: number,
-      sender: string,
-      action = "created",
-      changes?: { body: string },
-    ) {
-      const comment = issue.comments.find((c) => c.id === commentId);
-      if (!comment) throw new Error(`no comment ${commentId} on #${issue.number}`);
-      return {
-        action,
-        issue: renderIssue(state, repo, issue),
-        comment: renderComment(state, repo, issue, comment),
-        ...(changes ? { changes: { body: { from: changes.body } } } : {}),
-        repository: renderRepo(state, repo),
-        sender: renderUser(state, sender),
-        is_pull: issue.isPull,
-      };
-    },
-    /** `issues` (action `opened`, `closed`, `reopened`, `edited`, …). */
-    issues(repo: SimRepo, issue: SimIssue, sender: string, action: string) {
-      return {
-        action,
-        number: issue.number,
-        issue: renderIssue(state, repo, issue),
-        repository: renderRepo(state, repo),
-        sender: renderUser(state, sender),
-        commit_id: "",
-      };
-    },
-    /**
-     * `pull_request` (action `opened`, `synchronized`, `reopened`, `edited`, `closed`, …);
-     * `changes` on `edited`: the previous title, description or base branch (`ChangesPayload`).
-     */
-    pullRequest(
-      repo: SimRepo,
-      issue: SimIssue,
-      sender: string,
-      action: string,
-      changes?: { title?: string; body?: string; ref?: string },
-    ) {
-      if (!issue.pull) throw new Error(`#${issue.number} is not a simulated pull request`);
-      const from = (value: string | undefined) => (value === undefined ? {} : { from: value });
-      return {
-        action,
-        number: issue.number,
-        ...(changes
-          ? {
-              changes: {
-                ...(changes.title !== undefined ? { title: from(changes.title) } : {}),
-                ...(changes.body !== undefined ? { body: from(changes.body) } : {}),
-                ...(changes.ref !== undefined ? { ref: from(changes.ref) } : {}),
-              },
-            }
-          : {}),
-        pull_request: renderPullRequest(state, repo, { ...issue, pull: issue.pull }),
-        requested_reviewer: null,
-        repository: renderRepo(state, repo),
-        sender: renderUser(state, sender),
-        commit_id: "",
-        review: null,
-      };
-    },
-    /** `push` of one commit to `ref` (`after` all zeros: a deleted branch). */
-    push(repo: SimRepo, ref: string, sender: string, after = "1".repeat(40)) {
-      const pusher = renderUser(state, sender);
-      const commit = {
-        id: after,
-        message: "work\n",
-        url: `${state.baseUrl}/${repo.owner}/${repo.name}/commit/${after}`,
-        author: { name: sender, email: pusher.email, username: sender },
-        committer: { name: sender, email: pusher.email, username: sender },
-        verification: null,
-        timestamp: new Date(state.now()).toISOString(),
-        added: [],
-        removed: [],
-        modified: ["README.md"],
-      };
-      const deleted = /^0+$/.test(after);
-      return {
-        ref,
-        before: "0".repeat(40),
-        after,
-        compare_url: "",
-        commits: deleted ? [] : [commit],
-        total_commits: deleted ? 0 : 1,
-        head_commit: deleted ? null : commit,
-        repository: renderRepo(state, repo),
-        pusher,
-        sender: pusher,
-      };
-    },
-  };
 }

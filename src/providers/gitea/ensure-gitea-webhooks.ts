@@ -1,8 +1,15 @@
 // One ensure pass: on every repository the bot account administers, exactly one App hook as `planGiteaWebhook` wants it.
 import type { Logger } from "pino";
 import type { GiteaClient } from "./gitea-client.js";
+import { hookSecretOf } from "./gitea-hook-secret.js";
 import { type GiteaOwnRepository, giteaPageSize } from "./gitea-schemas.js";
-import { type HookAction, planGiteaWebhook, type WantedHook } from "./plan-gitea-webhook.js";
+import { type HookAction, planGiteaWebhook } from "./plan-gitea-webhook.js";
+
+/** Where the App's hooks point and the instance secret each repository's own is derived from (never logged). */
+export interface WantedHooks {
+  endpoint: string;
+  instanceSecret: string;
+}
 
 export interface EnsureWebhooksReport {
   /** Repositories the bot account administers (the others are `notAdmin`). */
@@ -19,14 +26,17 @@ export interface EnsureWebhooksReport {
 
 /**
  * 1. every page of `GET /user/repos`, split by `permissions.admin`;
- * 2. per administered repository, every page of its hooks, planned;
+ * 2. per administered repository, every page of its hooks, planned with that repository's own secret
+ *    (`hookSecretOf`): a hook keyed otherwise has another fingerprint and is re-keyed once;
  * 3. the planned writes (the client's write limiter spaces them). A repository's failure is logged
  *    without the secret (no request body is ever part of an error) and left for the next pass.
- * @throws when the repository list itself cannot be read.
+ * An aborted `signal` stops the pass between repositories and between writes.
+ * @throws when the repository list itself cannot be read, or `signal` aborts (its reason).
  */
 export async function ensureGiteaWebhooks(
   deps: { client: GiteaClient; log: Logger },
-  want: WantedHook,
+  want: WantedHooks,
+  signal?: AbortSignal,
 ): Promise<EnsureWebhooksReport> {
   const report: EnsureWebhooksReport = {
     repositories: 0,
@@ -37,14 +47,15 @@ export async function ensureGiteaWebhooks(
     notAdmin: 0,
     failed: 0,
   };
-  for (const repo of await listAll((page) => deps.client.listMyRepositoryRights(page))) {
+  for (const repo of await listAll((page) => deps.client.listMyRepositoryRights(page), signal)) {
+    signal?.throwIfAborted();
     if (!repo.permissions?.admin) {
       report.notAdmin++;
       continue;
     }
     report.repositories++;
     try {
-      const actions = await ensureOne(deps.client, repo, want);
+      const actions = await ensureOne(deps.client, repo, want, signal);
       if (actions.length === 0) report.unchanged++;
       for (const action of actions) {
         if (action.kind === "create") report.created++;
@@ -52,6 +63,7 @@ export async function ensureGiteaWebhooks(
         else report.deleted++;
       }
     } catch (error) {
+      if (signal?.aborted) throw signal.reason;
       report.failed++;
       deps.log.warn(
         { repository: repo.full_name, err: error },
@@ -62,11 +74,20 @@ export async function ensureGiteaWebhooks(
   return report;
 }
 
-async function ensureOne(client: GiteaClient, repo: GiteaOwnRepository, want: WantedHook) {
+async function ensureOne(
+  client: GiteaClient,
+  repo: GiteaOwnRepository,
+  want: WantedHooks,
+  signal: AbortSignal | undefined,
+) {
   const [owner = "", name = ""] = repo.full_name.split("/");
-  const hooks = await listAll((page) => client.listHooks(owner, name, page));
-  const actions = planGiteaWebhook(hooks, want);
-  for (const action of actions) await apply(client, owner, name, action);
+  const hooks = await listAll((page) => client.listHooks(owner, name, page), signal);
+  const secret = hookSecretOf(want.instanceSecret, repo.id);
+  const actions = planGiteaWebhook(hooks, { endpoint: want.endpoint, secret });
+  for (const action of actions) {
+    signal?.throwIfAborted();
+    await apply(client, owner, name, action);
+  }
   return actions;
 }
 
@@ -82,9 +103,10 @@ function apply(client: GiteaClient, owner: string, repo: string, action: HookAct
 }
 
 /** Pages until one comes back short (Gitea answers at most `giteaPageSize`). */
-async function listAll<T>(read: (page: number) => Promise<T[]>): Promise<T[]> {
+async function listAll<T>(read: (page: number) => Promise<T[]>, signal?: AbortSignal): Promise<T[]> {
   const all: T[] = [];
   for (let page = 1; ; page++) {
+    signal?.throwIfAborted();
     const items = await read(page);
     all.push(...items);
     if (items.length < giteaPageSize) return all;

@@ -87,12 +87,15 @@ export class GiteaChecksProvider implements ChecksProvider {
 }
 
 /**
- * The App's check on a head: the newest `claim-hold` status when the App wrote it. Anyone with write
- * access may post a status under that context; one of theirs on top is no check of the App's, so
- * the evaluation writes its own over it.
+ * The App's check on a head: the `claim-hold` status with the highest id when the App wrote it, as
+ * Gitea's branch protection takes the highest index per context (ids grow with it). Anyone with
+ * write access may post a status under that context; one of theirs on top is no check of the App's,
+ * so the evaluation writes its own over it. Picked here, whatever order the answer came in.
  */
 export function existingOf(statuses: GiteaCommitStatus[], botLogin: string): ExistingCheckRun | null {
-  const newest = statuses.find((status) => status.context === checkRunName);
+  const newest = statuses
+    .filter((status) => status.context === checkRunName)
+    .reduce<GiteaCommitStatus | null>((top, status) => (top && top.id >= status.id ? top : status), null);
   if (!newest || newest.creator?.login.toLowerCase() !== botLogin.toLowerCase()) return null;
   return {
     kind: "commit-status",

@@ -272,9 +272,13 @@ export class GiteaClient {
     await this.#call(counter, "edit-comment", { owner, repo, id }, { body: { body } });
   }
 
-  /** The statuses of a commit, newest first (one page). */
+  /**
+   * The statuses of a commit, highest index first (one page). Gitea's `leastindex` is `index` DESC
+   * (models/git/commit_status.go); `recentupdate` orders by whole seconds, so statuses of one
+   * second would come in no set order (docs/reference/gitea-surfaces.md#the-claim-hold-commit-status).
+   */
   async listStatuses(owner: string, repo: string, sha: string, counter = noCounter()) {
-    const query = { sort: "recentupdate", limit: String(giteaPageSize) };
+    const query = { sort: "leastindex", limit: String(giteaPageSize) };
     const data = await this.#call(counter, "list-statuses", { owner, repo, sha }, { query });
     return z.array(GiteaCommitStatus).parse(data);
   }

@@ -1,15 +1,11 @@
-// The fence on Gitea: the `claim-hold` commit status on a PR head (Gitea has statuses, not check runs), read before it is written.
+// The fence on Gitea: a check verdict as the `claim-hold` commit status of a PR head (Gitea has statuses, not check runs).
 import {
   type CheckConclusion,
   type CommitStatusState,
   commitStatusDescriptionOf,
   commitStatusStateOf,
 } from "../../domain/check-values.js";
-import { type CheckRepoRef, checkRunName } from "../checks-provider.js";
-import { splitRepo } from "../github/split-repo.js";
-import type { GiteaClient } from "./gitea-client.js";
-import type { RequestCounter } from "./gitea-routes.js";
-import type { GiteaCommitStatus } from "./gitea-schemas.js";
+import { checkRunName } from "../checks-provider.js";
 
 /** A commit status as Gitea takes it (`CreateStatusOption`). */
 export interface DesiredCommitStatus {
@@ -38,39 +34,4 @@ export function commitStatusOf(
     description: commitStatusDescriptionOf(title, statusNote),
     ...(detailsUrl ? { target_url: detailsUrl } : {}),
   };
-}
-
-/** True when `existing` already says what `desired` would: writing it again would change nothing. */
-export function sameCommitStatus(existing: GiteaCommitStatus | null, desired: DesiredCommitStatus): boolean {
-  return (
-    existing !== null &&
-    existing.status === desired.state &&
-    (existing.description ?? "") === desired.description &&
-    (existing.target_url ?? "") === (desired.target_url ?? "")
-  );
-}
-
-export class GiteaCommitStatuses {
-  constructor(private readonly client: GiteaClient) {}
-
-  /** The newest `claim-hold` status on `sha`, or null. One request. */
-  async find(ref: CheckRepoRef, sha: string, counter?: RequestCounter): Promise<GiteaCommitStatus | null> {
-    const { owner, name } = splitRepo(ref.repo);
-    const statuses = await this.client.listStatuses(owner, name, sha, counter);
-    return statuses.find((status) => status.context === checkRunName) ?? null;
-  }
-
-  /** Writes the status unless the newest one already says it: one read, at most one write. */
-  async set(
-    ref: CheckRepoRef,
-    sha: string,
-    desired: DesiredCommitStatus,
-  ): Promise<{ written: boolean; requests: number }> {
-    const counter: RequestCounter = { requests: 0 };
-    const existing = await this.find(ref, sha, counter);
-    if (sameCommitStatus(existing, desired)) return { written: false, requests: counter.requests };
-    const { owner, name } = splitRepo(ref.repo);
-    await this.client.createStatus(owner, name, sha, desired, counter);
-    return { written: true, requests: counter.requests };
-  }
 }

@@ -59,6 +59,8 @@ export const GiteaHook = z.object({
   active: z.boolean(),
   events: z.array(z.string()).nullish(),
   config: z.record(z.string(), z.string()).nullish(),
+  /** A glob of the branches whose pushes (and pull requests into them) are delivered; empty or `*`: all. */
+  branch_filter: z.string().nullish(),
 });
 export type GiteaHook = z.infer<typeof GiteaHook>;
 /** What `create-hook` sends (`CreateHookOption`) and `edit-hook` (`EditHookOption`, without `type`). */
@@ -66,6 +68,8 @@ export interface GiteaHookOption {
   type: "gitea";
   active: boolean;
   events: string[];
+  /** `*`: every branch's push and pull request events. */
+  branch_filter: string;
   /** `url`, `content_type` and `secret`. */
   config: Record<string, string>;
 }

@@ -1,5 +1,6 @@
-// Gitea and Forgejo webhook payloads (modules/structs: IssueCommentPayload, IssuePayload, PushPayload, PullRequestPayload) read into the few forge-neutral facts the handlers act on (pure).
+// Gitea and Forgejo webhook payloads (modules/structs: IssueCommentPayload, IssuePayload, PushPayload, PullRequestPayload, CommitStatusPayload) read into the few forge-neutral facts the handlers act on (pure).
 import { z } from "zod";
+import { checkRunName } from "../checks-provider.js";
 import type { HeaderReader } from "./gitea-webhook-signature.js";
 
 /** Forgejo sends its own event header and Gitea's; both name the event the same way. */
@@ -75,6 +76,14 @@ const PullRequestPayload = z.object({
   sender: PayloadUser,
 });
 
+/** `status` (`CommitStatusPayload`): the status just written to `sha`, its writer the `sender`; no action. */
+const CommitStatusPayload = z.object({
+  sha: z.string().min(1),
+  context: z.string(),
+  repository: PayloadRepository,
+  sender: PayloadUser,
+});
+
 /** The `pull_request` actions that change what a PR's `claim-hold` status says. */
 export const pullRequestFenceActions = ["opened", "synchronized", "reopened", "edited", "closed"] as const;
 
@@ -130,6 +139,13 @@ export type GiteaWebhookEvent =
       };
       /** On `edited`: whether the description or the base branch changed (a title alone changes nothing). */
       changed: { body: boolean; base: boolean };
+      sender: string;
+    }
+  | {
+      /** A `claim-hold` status written to a commit: unless the App wrote it, its PRs are evaluated again. */
+      kind: "fence-status";
+      repository: GiteaRepoRef;
+      sha: string;
       sender: string;
     }
   | { kind: "ignored"; event: string };
@@ -230,6 +246,15 @@ export function readGiteaEvent(event: string, body: unknown): GiteaWebhookEvent 
     };
   }
   if (event === "pull_request" && isFenceAction(action)) return readPullRequestEvent(action, body);
+  if (event === "status" && (body as { context?: unknown } | null)?.context === checkRunName) {
+    const payload = parse(CommitStatusPayload, event, body);
+    return {
+      kind: "fence-status",
+      repository: repositoryOf(payload.repository),
+      sha: payload.sha,
+      sender: payload.sender.login,
+    };
+  }
   return { kind: "ignored", event: typeof action === "string" ? `${event}.${action}` : event };
 }
 

@@ -6,6 +6,7 @@ import type { GiteaHook, GiteaHookOption } from "./gitea-schemas.js";
  * The events the webhook intake acts on, as `CreateHookOption.events` names them. Gitea turns
  * `issues` and `pull_request` on with all their sub-events (`issuesHook`/`pullHook` in its
  * routers/api/v1/utils/hook.go) and lists each one back, so a hook holding these is never re-written.
+ * `status`: a commit status someone else posts under the App's context is answered at once.
  */
 export const giteaHookEvents = [
   "issues",
@@ -14,6 +15,7 @@ export const giteaHookEvents = [
   "issue_assign",
   "push",
   "pull_request",
+  "status",
 ] as const;
 
 /** Gitea and Forgejo sign both hook types the same way; the App creates `gitea`. */
@@ -22,12 +24,16 @@ const ourTypes = new Set(["gitea", "forgejo"]);
 export interface WantedHook {
   /** `<CLAIM_HOLD_PUBLIC_URL>/api/gitea/webhooks`: a hook of an App type pointing there is the App's. */
   endpoint: string;
-  /** The secret deliveries must be signed with (never logged). */
+  /** The secret deliveries must be signed with: this repository's `hookSecretOf` (never logged). */
   secret: string;
 }
 
-/** Why the App's hook is edited. `secret`: its URL's fingerprint is not the secret's (a new token, a hand-made hook). */
-export type HookDrift = "events" | "active" | "content_type" | "secret";
+/**
+ * Why the App's hook is edited. `secret`: its URL's fingerprint is not the secret's (a new token, a
+ * hand-made hook, a hook keyed before each repository had its own). `branch_filter`: Gitea drops the
+ * deliveries of pushes to other branches and of pull requests into other base branches.
+ */
+export type HookDrift = "events" | "active" | "content_type" | "secret" | "branch_filter";
 
 export type HookAction =
   | { kind: "create"; hook: GiteaHookOption }
@@ -57,6 +63,7 @@ export function planGiteaWebhook(hooks: GiteaHook[], want: WantedHook): HookActi
   const option = {
     active: true,
     events: [...giteaHookEvents],
+    branch_filter: "*",
     config: { url, content_type: "json", secret: want.secret },
   };
   const ours = hooks.filter(
@@ -79,5 +86,7 @@ function driftOf(hook: GiteaHook, url: string): HookDrift[] {
   if (!hook.active) drift.push("active");
   if (hook.config?.content_type !== "json") drift.push("content_type");
   if (hook.config?.url !== url) drift.push("secret");
+  // Empty or `*`: every branch; anything else narrows the push and pull request deliveries.
+  if (hook.branch_filter && hook.branch_filter !== "*") drift.push("branch_filter");
   return drift;
 }

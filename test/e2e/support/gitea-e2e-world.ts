@@ -64,7 +64,14 @@ export async function startGiteaWorld(
         appId: 1,
         now: Date.now(),
         ...(options.writeFenceWaitMs !== undefined ? { writeFenceWaitMs: options.writeFenceWaitMs } : {}),
-        gitea: { url: sim.url, token: giteaBot.token, webhookSecret, installationId: 1, writeSpacingMs: 0 },
+        gitea: {
+          url: sim.url,
+          token: giteaBot.token,
+          webhookSecret,
+          manageWebhooks: false,
+          installationId: 1,
+          writeSpacingMs: 0,
+        },
       }),
   });
   clock = stack.app.clock;

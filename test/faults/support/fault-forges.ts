@@ -211,6 +211,7 @@ async function giteaForge(time: FakeTime): Promise<FaultForge> {
         url: sim.url,
         token: giteaBot.token,
         webhookSecret: giteaSecret,
+        manageWebhooks: false,
         installationId: 1,
         writeSpacingMs: 0,
       },
