@@ -323,7 +323,7 @@ function wireClaimHold(
     });
   }
   // The Gitea and Forgejo instances: one webhook intake, each delivery handled as its instance's
-  // (docs/architecture.md#gitea-and-forgejo-in-progress).
+  // (docs/architecture.md#gitea-and-forgejo).
   const giteaWebhooks = giteas.map((gitea, index) => ({
     secret: gitea.config.webhookSecret,
     hookSecrets: giteaHookSecretsOf(gitea.config, options.publicUrl),

@@ -130,7 +130,7 @@ function targetOf(action: OperatorActionName, form: Record<string, unknown>): Ac
   if (installation === undefined || installation === "") {
     return action === "janitor-run" ? {} : null;
   }
-  // Up to 15 digits: a Gitea instance's installation record is 2^48 + N (docs/architecture.md#gitea-and-forgejo-in-progress).
+  // Up to 15 digits: a Gitea instance's installation record is 2^48 + N (docs/architecture.md#gitea-and-forgejo).
   if (!/^[1-9]\d{0,14}$/.test(installation)) return null;
   const installationId = Number(installation);
   return Number.isSafeInteger(installationId) ? { installationId } : null;
