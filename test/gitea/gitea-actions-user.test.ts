@@ -4,13 +4,12 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createClaimHoldClient } from "../../src/agent/client/index.js";
 import type { SubjectKey } from "../../src/domain/claim.js";
 import { leaseIdOf } from "../../src/domain/claim.js";
-import { createTokenMinter } from "../../src/lease/tokens.js";
 import { giteaUserIsPerson } from "../../src/providers/gitea/gitea-person.js";
 import { MemoryLeaseEventBus } from "../../src/providers/memory/memory-lease-event-bus.js";
 import { createMemoryStores } from "../../src/providers/memory/memory-store.js";
 import type { Stores } from "../../src/providers/stores.js";
 import type { SimIssue } from "../../tools/gitea-sim/index.js";
-import { type AppHarness, startApp, testTokenSecret } from "../support/app-harness.js";
+import { type AppHarness, startApp } from "../support/app-harness.js";
 import { seedGiteaClaim } from "./seed-gitea-claim.js";
 import {
   botLogin,
@@ -23,7 +22,6 @@ import {
 
 const secret = "gitea-webhook-secret-for-tests";
 const clock = { now: Date.parse("2026-11-29T10:00:00Z") };
-const minter = createTokenMinter(testTokenSecret);
 let fixture: GiteaSimFixture;
 let app: AppHarness;
 let stores: Stores;
@@ -67,8 +65,6 @@ const keyOf = (issue: SimIssue): SubjectKey => ({
   repoId: fixture.repo.id,
   issue: issue.number,
 });
-const labelsOf = (issue: SimIssue) =>
-  issue.labelIds.map((id) => fixture.repo.labels.find((l) => l.id === id)?.name);
 const recordOf = (issue: SimIssue) => stores.claims.get(keyOf(issue));
 
 /** A live agent claim as the lease core leaves it on Gitea; `synced: false` stops before the write is marked landed. */
@@ -77,23 +73,6 @@ async function claimOnGitea(issue: SimIssue, options: { synced?: boolean } = {})
     ...options,
     assigneeNodeId: "fleet-bot",
   });
-}
-
-/** A failed attempt, its trip written: the needs-human label on the issue, as the breaker leaves it. */
-async function trippedOnGitea(issue: SimIssue) {
-  const { record, token } = await claimOnGitea(issue);
-  const key = keyOf(issue);
-  const released = await stores.claims.release({
-    key,
-    generation: record.generation,
-    tokenDigest: minter.digest(token),
-    now: app.clock.now,
-    outcome: "failed",
-  });
-  if (released.kind !== "released") throw new Error("not released");
-  await stores.claims.markTripWritten(key, record.generation);
-  issue.labelIds = [fixture.sim.state.label(fixture.repo, "agent:needs-human").id];
-  issue.assignees = [];
 }
 
 /** A person (or anyone) edits the issue's labels on Gitea: the issue changes, then the delivery. */

@@ -44,6 +44,18 @@ describe("readGiteaEvent", () => {
       },
     ],
     [
+      "a workflow's comment keeps Gitea's Actions user id (-2)",
+      "issue_comment",
+      commentPayload({
+        comment: { id: 302, body: "CI passed", user: user("gitea-actions", -2), html_url: "" },
+        sender: user("gitea-actions", -2),
+      }),
+      expect.objectContaining({
+        comment: { id: 302, body: "CI passed", author: { id: -2, login: "gitea-actions" } },
+        sender: { id: -2, login: "gitea-actions" },
+      }),
+    ],
+    [
       "a comment on a pull request",
       "issue_comment",
       commentPayload({ is_pull: true }),
