@@ -65,7 +65,10 @@ describe("the App's own webhooks on two instances", () => {
       const secret = hookSecretOf(config.webhookSecret, fixture.repo.id);
       expect(fixture.repo.hooks).toEqual([
         expect.objectContaining({
-          url: hookUrlOf({ endpoint: `${publicUrl}/api/gitea/webhooks?instance=${config.installationId}`, secret }),
+          url: hookUrlOf({
+            endpoint: `${publicUrl}/api/gitea/webhooks?instance=${config.installationId}`,
+            secret,
+          }),
           secret,
           active: true,
         }),
