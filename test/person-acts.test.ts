@@ -1,4 +1,5 @@
 // Who may act as a person, on the handlers GitHub's and Gitea's deliveries both run: actor kinds × surfaces, on real payload shapes, memory stores and the real fleet logins.
+import pino from "pino";
 import { beforeEach, describe, expect, it } from "vitest";
 import { defaultRepoConfig, type RepoConfig } from "../src/config/repo-config.js";
 import type { SubjectKey } from "../src/domain/claim.js";
@@ -144,5 +145,43 @@ describe("only a person's act counts, on every surface", () => {
   );
   it.each(cases)("%s, by %s", async (surface, _who, by, acts) => {
     expect(await surfaces[surface as keyof typeof surfaces](by)).toBe(acts);
+  });
+});
+
+describe("a fleet login's act that only a person's counts for is logged as ignored", () => {
+  const logged = () => {
+    const lines: Record<string, unknown>[] = [];
+    const log = pino({ level: "info" }, { write: (line: string) => lines.push(JSON.parse(line)) });
+    return { lines, log };
+  };
+  it.each([
+    ["revoke: the claimed label taken off", revokeOnRemoval, "issues.labeled-by-a-human"],
+    ["needs-human: a reply", needsHumanAnswered, "issue_comment.created-reclaim"],
+  ] as const)(
+    "%s by a learned fleet login: one info line naming it",
+    async (surface, handler, fixtureName) => {
+      const { lines, log } = logged();
+      const by = sender("other-agent", "User");
+      const fixture = loadFixture(fixtureName) as Record<string, unknown> & { comment?: object };
+      const payload = (
+        fixture.comment
+          ? { ...fixture, comment: { ...fixture.comment, body: "use Postgres", user: by }, sender: by }
+          : { ...fixture, action: "unlabeled", sender: by }
+      ) as never;
+      expect(
+        await (handler(deps) as { decide: (p: never, l: typeof log) => unknown }).decide(payload, log),
+      ).toBeNull();
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatchObject({ level: 30, login: "other-agent" });
+      expect(String(lines[0]?.msg)).toContain("is a fleet login");
+      expect(surface).toBeTruthy();
+    },
+  );
+  it("a person's act logs nothing of the kind", async () => {
+    const { lines, log } = logged();
+    const by = sender("Codertocat", "User");
+    const payload = { ...loadFixture("issues.labeled-by-a-human"), action: "unlabeled", sender: by } as never;
+    await revokeOnRemoval(deps).decide(payload, log);
+    expect(lines.filter((line) => String(line.msg).includes("fleet login"))).toEqual([]);
   });
 });

@@ -9,6 +9,7 @@ import {
   publishLeaseEvents,
 } from "../lease/lease-events.js";
 import type { NeedsHumanShower } from "../lease/ports.js";
+import { logFleetIgnored } from "./fleet-ignored.js";
 import type { SyncDeps } from "./sync-deps.js";
 import { subjectKeyOf } from "./sync-deps.js";
 import { isFromBot, type WebhookHandler, type WebhookPayload } from "./webhook-guard.js";
@@ -53,7 +54,7 @@ export function needsHumanAnswered(
   },
 ): WebhookHandler<AnswerPayload, NeedsHumanAnswer> {
   return {
-    async decide(payload) {
+    async decide(payload, log) {
       const key = subjectKeyOf(payload);
       if (!key) return null;
       const record = await deps.stores.claims.get(key);
@@ -67,6 +68,7 @@ export function needsHumanAnswered(
       const account = { login: answer.by, bot: isFromBot({ sender: author }), ownApp: false };
       const holder = [{ marker: { actor: answer.record.actor } }];
       const kind = await deps.fleet.actorKind(key.installationId, account, config, holder);
+      if (kind === "fleet") logFleetIgnored(log, "needs-human answer", answer.by);
       return countsAsPerson(kind, "needs-human-answer") ? answer : null;
     },
     async apply(answer, log: Logger) {

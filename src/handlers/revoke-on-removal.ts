@@ -4,6 +4,7 @@ import type { RepoConfig } from "../config/repo-config.js";
 import type { ClaimRecord } from "../domain/claim.js";
 import { countsAsPerson } from "../domain/trust.js";
 import type { FleetLogins } from "../lease/fleet-logins.js";
+import { logFleetIgnored } from "./fleet-ignored.js";
 import { endByPerson, type SyncDeps, subjectKeyOf } from "./sync-deps.js";
 import { senderAccount, type WebhookHandler, type WebhookPayload } from "./webhook-guard.js";
 
@@ -42,7 +43,7 @@ export function revokeOnRemoval(
   deps: SyncDeps & { fleet: Pick<FleetLogins, "actorKind"> },
 ): WebhookHandler<RemovalPayload, RevokeAction> {
   return {
-    async decide(payload) {
+    async decide(payload, log) {
       const key = subjectKeyOf(payload);
       if (!key) return null;
       if (payload.action === "unlabeled" && !payload.label?.name) return null;
@@ -53,6 +54,7 @@ export function revokeOnRemoval(
       if (!action) return null;
       const holder = [{ marker: { actor: record.actor } }];
       const kind = await deps.fleet.actorKind(key.installationId, senderAccount(payload), config, holder);
+      if (kind === "fleet") logFleetIgnored(log, "removal", action.by);
       return countsAsPerson(kind, "claim-removal") ? action : null;
     },
     async apply(action: RevokeAction, log: Logger) {

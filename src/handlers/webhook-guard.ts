@@ -28,8 +28,11 @@ export function senderAccount(payload: { sender: { type?: string; login: string 
 export type WebhookPayload<E extends EmitterWebhookEventName> = EmitterWebhookEvent<E>["payload"];
 
 export interface WebhookHandler<P, A> {
-  /** Pure-ish: what to do for this payload (reads allowed, no writes); null = nothing. */
-  decide(payload: P): Promise<A | null> | A | null;
+  /**
+   * Pure-ish: what to do for this payload (reads allowed, no writes); null = nothing. `log` (the
+   * delivery's) notes why an act an operator would expect did nothing.
+   */
+  decide(payload: P, log?: Logger): Promise<A | null> | A | null;
   /** Performs the action (store transition, then GitHub). */
   apply(action: A, log: Logger): Promise<void>;
 }
@@ -51,9 +54,9 @@ export async function runWebhook<P extends { sender?: { type?: string; login?: s
   deps: { store: DeliveryLog; log: Logger } & GuardOptions,
 ): Promise<void> {
   if (!deps.allowBots && isFromBot(event.payload)) return;
-  const action = await handler.decide(event.payload);
-  if (action === null) return;
   const log = deps.log.child({ deliveryId: event.id, event: event.name });
+  const action = await handler.decide(event.payload, log);
+  if (action === null) return;
   const dedupe = deps.dedupe ?? true;
   if (dedupe && !(await deps.store.firstDelivery(`${event.name}:${event.id}`, deliveryMemoryMs))) {
     log.info("redelivery of a handled webhook: skipped");

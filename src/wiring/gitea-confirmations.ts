@@ -6,6 +6,7 @@
 // delivery no handler would act on costs no read.
 import type { Logger } from "pino";
 import type { WebhookHandler } from "../handlers/webhook-guard.js";
+import type { GiteaUserRef } from "../providers/gitea/gitea-person.js";
 import type { GiteaCommentRead, GiteaIssueRead, GiteaPullRequest } from "../providers/gitea/gitea-schemas.js";
 
 /** What the intake reads from Gitea to confirm a delivery (the App's own token). */
@@ -33,8 +34,8 @@ export function whileClosed<P, A>(
   log: Logger,
 ): WebhookHandler<P, A> {
   return {
-    async decide(payload) {
-      const action = await handler.decide(payload);
+    async decide(payload, guardLog) {
+      const action = await handler.decide(payload, guardLog);
       if (action === null) return null;
       const [owner, name] = ownerAndName(subject.fullName);
       const issue = await reads.readIssue(owner, name, subject.issue);
@@ -55,7 +56,8 @@ export interface CommentFacts {
 
 /** A comment as Gitea serves it now. */
 export interface CommentNow {
-  author: string;
+  /** null: Gitea names no author (a deleted account's): no person. */
+  author: GiteaUserRef | null;
   body: string;
   htmlUrl?: string;
 }
@@ -75,7 +77,7 @@ export function commentFromGitea(
       const comment = await reads.readComment(owner, name, subject.commentId);
       if (!comment || !commentOfIssue(comment.issue_url, subject.issue)) return null;
       return {
-        author: comment.user?.login ?? "ghost",
+        author: comment.user ? { id: comment.user.id, login: comment.user.login } : null,
         body: comment.body,
         ...(comment.html_url ? { htmlUrl: comment.html_url } : {}),
       };
@@ -97,12 +99,12 @@ function commentOfIssue(issueUrl: string | null | undefined, issue: number): boo
 export function withCommentFromGitea<P extends CommentFacts, A>(
   handler: WebhookHandler<P, A>,
   comment: () => Promise<CommentNow | null>,
-  user: (login: string) => unknown,
+  user: (account: GiteaUserRef | null) => unknown,
   log: Logger,
 ): WebhookHandler<P, A> {
   return {
-    async decide(payload) {
-      if ((await handler.decide(payload)) === null) return null;
+    async decide(payload, guardLog) {
+      if ((await handler.decide(payload, guardLog)) === null) return null;
       const now = await comment();
       if (!now) {
         log.info({ comment: payload.comment.id }, "comment delivery ignored: Gitea has no such comment now");
@@ -116,7 +118,7 @@ export function withCommentFromGitea<P extends CommentFacts, A>(
         ...(now.htmlUrl ? { html_url: now.htmlUrl } : {}),
       };
       const confirmed = { ...payload, comment: fromGitea };
-      const action = await handler.decide({ ...confirmed, sender: author });
+      const action = await handler.decide({ ...confirmed, sender: author }, guardLog);
       if (action === null) {
         log.info(
           { comment: payload.comment.id },

@@ -6,7 +6,7 @@ import { maxPullRequestPages } from "../providers/gitea/gitea-assignment-provide
 import { type GiteaPullRequest, giteaPageSize } from "../providers/gitea/gitea-schemas.js";
 import type { GiteaWebhookEvent } from "../providers/gitea/gitea-webhook-events.js";
 import { type GiteaReads, ownerAndName } from "./gitea-confirmations.js";
-import type { RunHandler } from "./gitea-removals.js";
+import type { GiteaAccountOf, RunHandler } from "./gitea-removals.js";
 
 /**
  * `pull_request` opened, synchronized or reopened from a claim's branch by its holder: progress, as
@@ -18,7 +18,7 @@ export function runPullRequestProgress(
   deps: Parameters<typeof pullRequestProgress>[0],
   run: RunHandler,
   common: Record<string, unknown>,
-  user: (login: string) => { login: string; node_id: string; type: string },
+  user: GiteaAccountOf,
 ) {
   if (read.action !== "opened" && read.action !== "synchronized" && read.action !== "reopened") return;
   const { action, payload } = githubPullRequestPayload(read, common, user);
@@ -39,7 +39,7 @@ export function runPullRequestFence(
   fence: MergeFence,
   run: RunHandler,
   common: Record<string, unknown>,
-  user: (login: string) => { login: string; node_id: string; type: string },
+  user: GiteaAccountOf,
 ) {
   const { action, payload: base } = githubPullRequestPayload(read, common, user);
   const payload = {
@@ -63,7 +63,7 @@ export function runPullRequestFence(
 function githubPullRequestPayload(
   read: Extract<GiteaWebhookEvent, { kind: "pull-request" }>,
   common: Record<string, unknown>,
-  user: (login: string) => { login: string; node_id: string; type: string },
+  user: GiteaAccountOf,
 ) {
   const action = read.action === "synchronized" ? "synchronize" : read.action;
   const { pullRequest: pr } = read;
@@ -92,7 +92,7 @@ export async function runStatusFence(
   deps: { fence: MergeFence; reads: Pick<GiteaReads, "listOpenPullRequests"> },
   run: RunHandler,
   common: Record<string, unknown>,
-  user: (login: string) => { login: string; node_id: string; type: string },
+  user: GiteaAccountOf,
 ) {
   const [owner, name] = ownerAndName(read.repository.fullName);
   const atSha: GiteaPullRequest[] = [];
@@ -112,7 +112,7 @@ export async function runStatusFence(
         headSha: pr.head.sha,
         headRef: pr.head.ref,
         headRepoId: pr.head.repo_id ?? null,
-        author: pr.user?.login ?? "ghost",
+        author: pr.user ?? null,
       },
       changed: { body: false, base: false },
       sender: read.sender,

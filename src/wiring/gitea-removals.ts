@@ -3,6 +3,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "pino";
 import type { RepoConfigSource } from "../config/config-source.js";
 import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
+import { logFleetIgnored } from "../handlers/fleet-ignored.js";
 import { needsHumanAnswered } from "../handlers/needs-human-answered.js";
 import { needsHumanCleared } from "../handlers/needs-human-cleared.js";
 import {
@@ -18,6 +19,7 @@ import type { GuardOptions, WebhookHandler } from "../handlers/webhook-guard.js"
 import { needsHumanLabelShown, noteNeedsHumanLabelRemoved } from "../lease/calls/needs-human-show.js";
 import type { FleetLogins } from "../lease/fleet-logins.js";
 import type { LeaseEventPublisher } from "../lease/lease-events.js";
+import type { GiteaUserRef } from "../providers/gitea/gitea-person.js";
 import type { GiteaWebhookEvent } from "../providers/gitea/gitea-webhook-events.js";
 import type { Stores } from "../providers/stores.js";
 import { type GiteaReads, ownerAndName } from "./gitea-confirmations.js";
@@ -32,6 +34,13 @@ export interface GiteaRemovalDeps extends SyncDeps {
   reads: Pick<GiteaReads, "readIssue">;
 }
 
+/** A Gitea account as GitHub's payloads name one: `type` `Bot` for one that is no person (gitea-person.ts). */
+export type GiteaAccountOf = (account: GiteaUserRef | null) => {
+  login: string;
+  node_id: string;
+  type: string;
+};
+
 /** Runs one handler under the webhook guard, as the intake does (a name of its own per removal: its dedupe key). */
 export type RunHandler = <P extends { sender?: { type?: string; login?: string } | null }, A>(
   name: string,
@@ -41,7 +50,8 @@ export type RunHandler = <P extends { sender?: { type?: string; login?: string }
 ) => Promise<void>;
 
 /**
- * 1. the App's own account: nothing read (its writes are what the record already says);
+ * 1. an account that is no person (`isBot`: the App's own, Gitea's Actions and ghost users): nothing
+ *    read, as the guard skips GitHub's bots (the App's writes are what the record already says);
  * 2. the record and the breaker: no live agent claim and no failed attempt → nothing more read;
  * 3. the config, the needs-human ask's document, who the sender is (`FleetLogins.actorKind`);
  * 4. `inferRemovals` (pure) on the delivery's list: nothing a person took off → nothing more read;
@@ -60,7 +70,7 @@ export async function dispatchListChange(
     installationId: number;
     isBot: boolean;
     common: Record<string, unknown>;
-    user: (login: string) => { login: string; node_id: string; type: string };
+    user: GiteaAccountOf;
     run: RunHandler;
     /** The delivery's log (its id): a removal Gitea no longer shows is noted there. */
     log: Logger;
@@ -89,7 +99,7 @@ export async function dispatchListChange(
   ];
   const sender = await deps.fleet.actorKind(
     key.installationId,
-    { login: read.sender, bot: false, ownApp: false },
+    { login: read.sender.login, bot: context.isBot, ownApp: false },
     config,
     holders,
   );
@@ -105,6 +115,9 @@ export async function dispatchListChange(
     labels: config.labels,
   };
   let named = inferRemovals(evidence);
+  if (sender === "fleet" && inferRemovals({ ...evidence, sender: "person" }).length > 0) {
+    logFleetIgnored(context.log, "removal", read.sender.login);
+  }
   if (named.length === 0 && record && removalsOnceWritten(evidence).length > 0) {
     const landed = await recordOnceWritten(deps.stores, key, record);
     if (!landed) {
@@ -166,11 +179,15 @@ async function runRemoval(
   removal: InferredRemoval,
   deps: GiteaRemovalDeps,
   issue: number,
-  { common, user, run }: Parameters<typeof dispatchListChange>[2],
+  { common, run }: Parameters<typeof dispatchListChange>[2],
 ): Promise<void> {
   const subject = { ...common, issue: { number: issue } };
   if (removal.kind === "assignee") {
-    const payload = { ...subject, action: "unassigned", assignee: user(removal.login) };
+    const payload = {
+      ...subject,
+      action: "unassigned",
+      assignee: { login: removal.login, node_id: removal.login, type: "User" },
+    };
     await run(`issues.unassigned:${removal.login}`, revokeOnRemoval(deps), payload);
     return;
   }

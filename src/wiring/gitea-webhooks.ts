@@ -34,6 +34,7 @@ import type { FenceStore } from "../providers/fence-store.js";
 import type { GiteaBotAccount } from "../providers/gitea/gitea-bot-account.js";
 import type { GiteaIssueRead } from "../providers/gitea/gitea-client.js";
 import type { GiteaHookSecrets } from "../providers/gitea/gitea-hook-secret.js";
+import { type GiteaUserRef, giteaGhostLogin, giteaUserIsPerson } from "../providers/gitea/gitea-person.js";
 import {
   type GiteaIssueTouch,
   GiteaPayloadError,
@@ -269,7 +270,8 @@ export function giteaDurationEvent(read: Exclude<GiteaWebhookEvent, { kind: "ign
 /**
  * The handlers take GitHub's payload types; they read only the fields built here (installation,
  * repository id and name, issue number, comment, sender), so the Gitea facts are shaped as those.
- * The App's own account is the `Bot` sender the guard skips.
+ * An account `giteaUserIsPerson` says is no person (the App's own, Gitea's Actions and ghost users)
+ * is a `Bot` sender, which the guard skips as it skips GitHub's `[bot]` accounts.
  */
 async function dispatch(
   read: Exclude<GiteaWebhookEvent, { kind: "ignored" }>,
@@ -277,11 +279,11 @@ async function dispatch(
   deps: GiteaWebhookDeps,
 ) {
   const bot = (await deps.bot.login()).toLowerCase();
-  const user = (login: string) => ({
-    login,
-    node_id: login,
-    type: login.toLowerCase() === bot ? "Bot" : "User",
-  });
+  // Who is no person (the App, Gitea's Actions and ghost users, no user) is a Bot, as GitHub's are.
+  const user = (account: GiteaUserRef | null) => {
+    const login = account?.login ?? giteaGhostLogin;
+    return { login, node_id: login, type: giteaUserIsPerson(account, bot) ? "User" : "Bot" };
+  };
   const common = {
     installation: { id: deps.installationId },
     repository: { id: read.repository.id, full_name: read.repository.fullName },
@@ -347,7 +349,7 @@ async function dispatch(
     case "issue-lists-now":
       return dispatchListChange(read, deps, {
         installationId: deps.installationId,
-        isBot: read.sender.toLowerCase() === bot,
+        isBot: !giteaUserIsPerson(read.sender, bot),
         common,
         user,
         run,
@@ -376,7 +378,7 @@ async function dispatch(
       return runPullRequestFence(read, deps.fence, run, common, user);
     case "fence-status":
       // The App's own statuses are its evaluations: only another writer's is answered.
-      if (read.sender.toLowerCase() === bot) return;
+      if (read.sender.login.toLowerCase() === bot) return;
       return runStatusFence(read, deps, run, common, user);
   }
 }

@@ -137,10 +137,10 @@ describe("readGiteaEvent: pull_request", () => {
       headSha: "a".repeat(40),
       headRef: "agent/s1/3-work",
       headRepoId: 77,
-      author: "fleet-bot",
+      author: { id: 5, login: "fleet-bot" },
     },
     changed,
-    sender: "fleet-bot",
+    sender: { id: 5, login: "fleet-bot" },
   });
   it.each([
     ["opened", payload("opened"), fact("opened")],

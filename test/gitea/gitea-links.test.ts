@@ -242,7 +242,8 @@ describe("links, names and metrics of a Gitea claim", () => {
 
 describe("giteaDurationEvent: a handled Gitea delivery's event label", () => {
   const repository = { id: 1, fullName: repo };
-  const pr = { number: 3, state: "open" as const, headSha: "abc", headRef: "b", headRepoId: 1, author: "a" };
+  const a = { id: 1, login: "a" };
+  const pr = { number: 3, state: "open" as const, headSha: "abc", headRef: "b", headRepoId: 1, author: a };
   const changed = { body: false, base: false };
   it.each<[Exclude<GiteaWebhookEvent, { kind: "ignored" }>, string]>([
     [
@@ -251,12 +252,12 @@ describe("giteaDurationEvent: a handled Gitea delivery's event label", () => {
         repository,
         issue: 1,
         onPullRequest: false,
-        comment: { id: 1, body: "", author: "a" },
-        sender: "a",
+        comment: { id: 1, body: "", author: a },
+        sender: a,
       },
       "gitea:issue_comment.created",
     ],
-    [{ kind: "issue-closed", repository, issue: 1, sender: "a" }, "gitea:issues.closed"],
+    [{ kind: "issue-closed", repository, issue: 1, sender: a }, "gitea:issues.closed"],
     [
       {
         kind: "issue-lists-now",
@@ -265,17 +266,17 @@ describe("giteaDurationEvent: a handled Gitea delivery's event label", () => {
         action: "label_updated",
         changed: "labels",
         now: [],
-        sender: "a",
+        sender: a,
       },
       "gitea:issues.label_updated",
     ],
-    [{ kind: "push", repository, ref: "refs/heads/x", deleted: false, sender: "a" }, "gitea:push"],
+    [{ kind: "push", repository, ref: "refs/heads/x", deleted: false, sender: a }, "gitea:push"],
     [
-      { kind: "pull-request", action: "synchronized", repository, pullRequest: pr, changed, sender: "a" },
+      { kind: "pull-request", action: "synchronized", repository, pullRequest: pr, changed, sender: a },
       "gitea:pull_request.synchronize",
     ],
     [
-      { kind: "pull-request", action: "opened", repository, pullRequest: pr, changed, sender: "a" },
+      { kind: "pull-request", action: "opened", repository, pullRequest: pr, changed, sender: a },
       "gitea:pull_request.opened",
     ],
   ])("%o is observed as %s", (read, event) => {

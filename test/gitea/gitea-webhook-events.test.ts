@@ -39,9 +39,21 @@ describe("readGiteaEvent", () => {
         repository: { id: 77, fullName: "octo/widgets" },
         issue: 12,
         onPullRequest: false,
-        comment: { id: 301, body: "/reclaim", author: "maintainer" },
-        sender: "maintainer",
+        comment: { id: 301, body: "/reclaim", author: { id: 5, login: "maintainer" } },
+        sender: { id: 5, login: "maintainer" },
       },
+    ],
+    [
+      "a workflow's comment keeps Gitea's Actions user id (-2)",
+      "issue_comment",
+      commentPayload({
+        comment: { id: 302, body: "CI passed", user: user("gitea-actions", -2), html_url: "" },
+        sender: user("gitea-actions", -2),
+      }),
+      expect.objectContaining({
+        comment: { id: 302, body: "CI passed", author: { id: -2, login: "gitea-actions" } },
+        sender: { id: -2, login: "gitea-actions" },
+      }),
     ],
     [
       "a comment on a pull request",
@@ -53,7 +65,12 @@ describe("readGiteaEvent", () => {
       "issues closed (the index is `number`)",
       "issues",
       { action: "closed", number: 12, issue: { number: 12 }, repository, sender: user("octo") },
-      { kind: "issue-closed", repository: { id: 77, fullName: "octo/widgets" }, issue: 12, sender: "octo" },
+      {
+        kind: "issue-closed",
+        repository: { id: 77, fullName: "octo/widgets" },
+        issue: 12,
+        sender: { id: 5, login: "octo" },
+      },
     ],
     [
       "push",
@@ -70,7 +87,7 @@ describe("readGiteaEvent", () => {
         repository: { id: 77, fullName: "octo/widgets" },
         ref: "refs/heads/agent/s1/12-x",
         deleted: false,
-        sender: "fleet-bot",
+        sender: { id: 5, login: "fleet-bot" },
       },
     ],
     [
@@ -89,7 +106,7 @@ describe("readGiteaEvent", () => {
         repository: { id: 77, fullName: "octo/widgets" },
         issue: 12,
         comment: { id: 301, body: "/reclaim" },
-        sender: "maintainer",
+        sender: { id: 5, login: "maintainer" },
       },
     ],
     [
@@ -126,7 +143,7 @@ describe("readGiteaEvent", () => {
         action: "label_updated",
         changed: "labels",
         now: ["bug"],
-        sender: "maintainer",
+        sender: { id: 5, login: "maintainer" },
       },
     ],
     [

@@ -144,8 +144,9 @@ export class GiteaSimState {
     return this.#nextId++;
   }
 
-  addUser(login: string, token?: string): SimUser {
-    const user = { id: this.nextId(), login };
+  /** `id`: one of Gitea's own users' (its ghost -1, its Actions user -2); otherwise the next id. */
+  addUser(login: string, token?: string, id?: number): SimUser {
+    const user = { id: id ?? this.nextId(), login };
     this.users.push(user);
     if (token) this.tokens.set(token, login);
     return user;

@@ -1,13 +1,14 @@
 // Who last added or removed a claim's evidence (its assignee, or a label) on a Gitea issue: a pure reading of the issue's timeline entries.
 import type { ClaimEvidence, EvidenceChange } from "../assignment-provider.js";
+import { giteaGhostLogin, giteaUserIsPerson } from "./gitea-person.js";
 import type { GiteaTimelineEntry } from "./gitea-schemas.js";
 
 /**
  * The newest change of `evidence` among an issue's timeline entries (oldest first, as Gitea lists
  * them), or null when none of them changed it. An `assignees` entry names its `assignee` and
  * whether it was `removed_assignee`; a `label` entry its `label`, with body `"1"` when added and
- * empty when removed. The remover is no person when it is the App's bot account, or one of Gitea's
- * own users (negative ids: a deleted account's ghost, the Actions user), as GitHub's bots are not.
+ * empty when removed. Whether the remover is a person is `giteaUserIsPerson`'s rule, the one
+ * deliveries are judged by.
  */
 export function newestEvidenceChange(
   entries: readonly GiteaTimelineEntry[],
@@ -20,8 +21,11 @@ export function newestEvidenceChange(
     if (removed === null) continue;
     if (!removed) return { kind: "added" };
     const user = entry.user;
-    const byPerson = user != null && user.id > 0 && user.login.toLowerCase() !== botLogin.toLowerCase();
-    return { kind: "removed", by: user?.login ?? "ghost", byPerson };
+    return {
+      kind: "removed",
+      by: user?.login ?? giteaGhostLogin,
+      byPerson: giteaUserIsPerson(user, botLogin),
+    };
   }
   return null;
 }

@@ -1,7 +1,8 @@
 // The Gitea (and Forgejo) REST v1 shapes the client reads and sends, as Gitea's swagger defines them (zod).
 import { z } from "zod";
 
-export const GiteaUser = z.object({ id: z.number().int().positive(), login: z.string().min(1) });
+/** Gitea's own users have ids that are not positive (its ghost -1, its Actions user -2): see gitea-person.ts. */
+export const GiteaUser = z.object({ id: z.number().int(), login: z.string().min(1) });
 export type GiteaUser = z.infer<typeof GiteaUser>;
 export const GiteaLabel = z.object({ id: z.number().int().positive(), name: z.string() });
 export type GiteaLabel = z.infer<typeof GiteaLabel>;

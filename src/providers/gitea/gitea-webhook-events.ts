@@ -1,11 +1,13 @@
 // Gitea and Forgejo webhook payloads (modules/structs: IssueCommentPayload, IssuePayload, PushPayload, PullRequestPayload, CommitStatusPayload) read into the few forge-neutral facts the handlers act on (pure).
 import { z } from "zod";
 import { checkRunName } from "../checks-provider.js";
+import type { GiteaUserRef } from "./gitea-person.js";
 import type { HeaderReader } from "./gitea-webhook-signature.js";
 
 /** Forgejo sends its own event header and Gitea's; both name the event the same way. */
 export const eventHeaders = ["x-forgejo-event", "x-gitea-event"] as const;
 
+/** A payload's user keeps its id: Gitea's ghost and Actions users have ones that are not positive (gitea-person.ts). */
 const PayloadUser = z.object({ id: z.number().int(), login: z.string().min(1) });
 const PayloadRepository = z.object({ id: z.number().int().positive(), full_name: z.string().min(3) });
 
@@ -99,8 +101,8 @@ export type GiteaWebhookEvent =
       repository: GiteaRepoRef;
       issue: number;
       onPullRequest: boolean;
-      comment: { id: number; body: string; author: string; htmlUrl?: string };
-      sender: string;
+      comment: { id: number; body: string; author: GiteaUserRef; htmlUrl?: string };
+      sender: GiteaUserRef;
     }
   | {
       kind: "issue-lists-now";
@@ -110,7 +112,7 @@ export type GiteaWebhookEvent =
       /** Which list the change was to; `now` is that list as it is after it. */
       changed: "labels" | "assignees";
       now: string[];
-      sender: string;
+      sender: GiteaUserRef;
     }
   | {
       /** Someone edited or deleted a comment: the claim comment's repair decides whether it was the App's. */
@@ -120,10 +122,10 @@ export type GiteaWebhookEvent =
       issue: number;
       /** The comment as it is after an edit, or as it was when deleted. */
       comment: { id: number; body: string };
-      sender: string;
+      sender: GiteaUserRef;
     }
-  | { kind: "issue-closed"; repository: GiteaRepoRef; issue: number; sender: string }
-  | { kind: "push"; repository: GiteaRepoRef; ref: string; deleted: boolean; sender: string }
+  | { kind: "issue-closed"; repository: GiteaRepoRef; issue: number; sender: GiteaUserRef }
+  | { kind: "push"; repository: GiteaRepoRef; ref: string; deleted: boolean; sender: GiteaUserRef }
   | {
       kind: "pull-request";
       action: (typeof pullRequestFenceActions)[number];
@@ -135,18 +137,19 @@ export type GiteaWebhookEvent =
         headRef: string;
         /** The head branch's repository (null: Gitea did not say). */
         headRepoId: number | null;
-        author: string;
+        /** null: Gitea names no author (a deleted account's). */
+        author: GiteaUserRef | null;
       };
       /** On `edited`: whether the description or the base branch changed (a title alone changes nothing). */
       changed: { body: boolean; base: boolean };
-      sender: string;
+      sender: GiteaUserRef;
     }
   | {
       /** A `claim-hold` status written to a commit: unless the App wrote it, its PRs are evaluated again. */
       kind: "fence-status";
       repository: GiteaRepoRef;
       sha: string;
-      sender: string;
+      sender: GiteaUserRef;
     }
   | { kind: "ignored"; event: string };
 
@@ -189,10 +192,10 @@ export function readGiteaEvent(event: string, body: unknown): GiteaWebhookEvent 
       comment: {
         id: payload.comment.id,
         body: payload.comment.body,
-        author: payload.comment.user.login,
+        author: userRef(payload.comment.user),
         ...(payload.comment.html_url ? { htmlUrl: payload.comment.html_url } : {}),
       },
-      sender: payload.sender.login,
+      sender: userRef(payload.sender),
     };
   }
   if (event === "issue_comment" && (action === "edited" || action === "deleted")) {
@@ -203,7 +206,7 @@ export function readGiteaEvent(event: string, body: unknown): GiteaWebhookEvent 
       repository: repositoryOf(payload.repository),
       issue: payload.issue.number,
       comment: { id: payload.comment.id, body: payload.comment.body },
-      sender: payload.sender.login,
+      sender: userRef(payload.sender),
     };
   }
   if (event === "issues" && action === "closed") {
@@ -212,7 +215,7 @@ export function readGiteaEvent(event: string, body: unknown): GiteaWebhookEvent 
       kind: "issue-closed",
       repository: repositoryOf(payload.repository),
       issue: payload.number,
-      sender: payload.sender.login,
+      sender: userRef(payload.sender),
     };
   }
   const changed =
@@ -232,7 +235,7 @@ export function readGiteaEvent(event: string, body: unknown): GiteaWebhookEvent 
       action: payload.action,
       changed,
       now,
-      sender: payload.sender.login,
+      sender: userRef(payload.sender),
     };
   }
   if (event === "push") {
@@ -242,7 +245,7 @@ export function readGiteaEvent(event: string, body: unknown): GiteaWebhookEvent 
       repository: repositoryOf(payload.repository),
       ref: payload.ref,
       deleted: zeroCommit.test(payload.after),
-      sender: payload.sender.login,
+      sender: userRef(payload.sender),
     };
   }
   if (event === "pull_request" && isFenceAction(action)) return readPullRequestEvent(action, body);
@@ -252,7 +255,7 @@ export function readGiteaEvent(event: string, body: unknown): GiteaWebhookEvent 
       kind: "fence-status",
       repository: repositoryOf(payload.repository),
       sha: payload.sha,
-      sender: payload.sender.login,
+      sender: userRef(payload.sender),
     };
   }
   return { kind: "ignored", event: typeof action === "string" ? `${event}.${action}` : event };
@@ -278,10 +281,10 @@ function readPullRequestEvent(
       headSha: pr.head.sha,
       headRef: pr.head.ref,
       headRepoId: pr.head.repo_id ?? null,
-      author: pr.user?.login ?? "ghost",
+      author: pr.user ? userRef(pr.user) : null,
     },
     changed: { body: payload.changes?.body != null, base: payload.changes?.ref != null },
-    sender: payload.sender.login,
+    sender: userRef(payload.sender),
   };
 }
 
@@ -347,6 +350,11 @@ export function readGiteaIssueTouch(event: string, body: unknown): GiteaIssueTou
     labels: (payload.issue.labels ?? []).map((label) => label.name),
     assignees: (payload.issue.assignees ?? []).map((user) => user.login),
   };
+}
+
+/** The id and login only: the rest of a payload's user is not read. */
+function userRef(user: GiteaUserRef): GiteaUserRef {
+  return { id: user.id, login: user.login };
 }
 
 function repositoryOf(repository: { id: number; full_name: string }): GiteaRepoRef {
