@@ -191,6 +191,24 @@ describe("rollBack", () => {
     return calls;
   }
 
+  it("a store that cannot keep the generation is logged, not thrown: the caller still answers 502", async () => {
+    const claims = {
+      async rollbackClaim() {},
+      async restore(): Promise<never> {
+        throw new Error("store unreachable");
+      },
+    };
+    const assignments = {
+      async apply(): Promise<never> {
+        throw new Error("GitHub is down");
+      },
+    };
+    const transition = { record: refusedClaim, previous: null, write: failed, now: 5_000 };
+    await expect(
+      rollBack({ assignments, log, stores: { claims } }, ref, key, transition, labels),
+    ).resolves.toBeUndefined();
+  });
+
   const { pendingTokenDigest: _, ...withoutPending } = refusedClaim;
   const leftover = { ...withoutPending, state: "revoked", sync: "pending", endedAt: 5_000 };
   const released = record({ generation: 2, state: "released", sync: "done", endedAt: 1_000 });

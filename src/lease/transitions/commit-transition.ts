@@ -157,7 +157,14 @@ export async function rollBack(
   if (undone || !leftoverKept(previous)) return;
   // Only when the store is still as the rollback left it (no newer claim since): `restore` writes
   // over an older generation or none, never over a newer one.
-  await ports.stores.claims.restore(leftoverOf(record, now), now);
+  try {
+    await ports.stores.claims.restore(leftoverOf(record, now), now);
+  } catch (error) {
+    ports.log.warn(
+      { subject: `${ref.repo}#${ref.issue}`, err: error },
+      "could not keep a failed claim's generation for reconcile",
+    );
+  }
 }
 
 /** Whether a failed undo's leftovers may stand as the rolled-back generation's ended record. */
