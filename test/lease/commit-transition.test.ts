@@ -2,7 +2,12 @@
 import pino from "pino";
 import { describe, expect, it } from "vitest";
 import type { ClaimRecord } from "../../src/domain/claim.js";
-import { applyAndCommit, compensate, landedAnyway } from "../../src/lease/transitions/commit-transition.js";
+import {
+  applyAndCommit,
+  compensate,
+  landedAnyway,
+  rollBack,
+} from "../../src/lease/transitions/commit-transition.js";
 import type { SubjectSnapshot, TransitionWrite } from "../../src/providers/assignment-provider.js";
 import { agentClaimRecord } from "../support/claim-record.js";
 
@@ -150,6 +155,84 @@ describe("compensate", () => {
         throw new Error("GitHub is down");
       },
     };
-    await expect(compensate({ assignments, log }, ref, failed, null, labels, key)).resolves.toBeUndefined();
+    await expect(compensate({ assignments, log }, ref, failed, null, labels, key)).resolves.toBe(false);
+  });
+});
+
+describe("rollBack", () => {
+  const log = pino({ level: "silent" });
+  const failed: TransitionWrite = {
+    subjectNodeId: "I_12",
+    assign: ["U_fleet"],
+    addLabels: ["agent:claimed"],
+  };
+  const refusedClaim = record({ generation: 3, sync: "pending", pendingTokenDigest: "p".repeat(64) });
+
+  /** The store calls a rollback makes, with the undo written or refused. */
+  async function storeCallsOf(previous: ClaimRecord | null, undoWritten: boolean): Promise<unknown[][]> {
+    const calls: unknown[][] = [];
+    const claims = {
+      async rollbackClaim(...args: unknown[]) {
+        calls.push(["rollbackClaim", args[1], args[2]]);
+      },
+      async restore(restored: ClaimRecord, now: number) {
+        calls.push(["restore", restored, now]);
+        return "restored" as const;
+      },
+    };
+    const assignments = {
+      async apply() {
+        if (!undoWritten) throw new Error("GitHub is down");
+        return { requests: 1 };
+      },
+    };
+    const transition = { record: refusedClaim, previous, write: failed, now: 5_000 };
+    await rollBack({ assignments, log, stores: { claims } }, ref, key, transition, labels);
+    return calls;
+  }
+
+  it("a store that cannot keep the generation is logged, not thrown: the caller still answers 502", async () => {
+    const claims = {
+      async rollbackClaim() {},
+      async restore(): Promise<never> {
+        throw new Error("store unreachable");
+      },
+    };
+    const assignments = {
+      async apply(): Promise<never> {
+        throw new Error("GitHub is down");
+      },
+    };
+    const transition = { record: refusedClaim, previous: null, write: failed, now: 5_000 };
+    await expect(
+      rollBack({ assignments, log, stores: { claims } }, ref, key, transition, labels),
+    ).resolves.toBeUndefined();
+  });
+
+  const { pendingTokenDigest: _, ...withoutPending } = refusedClaim;
+  const leftover = { ...withoutPending, state: "revoked", sync: "pending", endedAt: 5_000 };
+  const released = record({ generation: 2, state: "released", sync: "done", endedAt: 1_000 });
+  const releasePending = record({ generation: 2, state: "released", sync: "pending", endedAt: 1_000 });
+  const incumbent = record({ generation: 2, sync: "done" });
+
+  it.each([
+    [
+      "nothing before, undo refused: the refused generation stays, ended, its write pending",
+      null,
+      false,
+      true,
+    ],
+    ["nothing before, undo written: the record is gone", null, true, false],
+    ["an ended claim before, written, undo refused: the refused generation stays", released, false, true],
+    [
+      "an ended claim before, its own write pending: that record stays for the same retry",
+      releasePending,
+      false,
+      false,
+    ],
+    ["a holder before: its record stays, its fence corrects", incumbent, false, false],
+  ])("%s", async (_name, previous, undoWritten, kept) => {
+    const calls = await storeCallsOf(previous, undoWritten);
+    expect(calls).toEqual([["rollbackClaim", 3, previous], ...(kept ? [["restore", leftover, 5_000]] : [])]);
   });
 });

@@ -136,27 +136,57 @@ export async function landedAnyway(
   }
 }
 
-/** A claim GitHub refused: the store goes back to `previous` and GitHub back to what it wants. */
+/**
+ * A claim GitHub refused: the store goes back to `previous` and GitHub back to what it wants. When
+ * that undo fails too and nothing held the subject before, the claim's generation is kept as an
+ * ended record whose write is pending: the writes that landed before the one that failed (Gitea's
+ * transition is several requests, its assignee first — docs/reference/gitea-surfaces.md) carry no
+ * claim comment, so no listing of the forge would find them again once the record is gone; the
+ * reconcile's pending retry takes them off as it finishes an unwritten release.
+ */
 export async function rollBack(
-  ports: ApplyPorts & { stores: { claims: Pick<ClaimStore, "rollbackClaim"> } },
+  ports: ApplyPorts & { stores: { claims: Pick<ClaimStore, "rollbackClaim" | "restore"> } },
   ref: SubjectRef,
   key: SubjectKey,
   transition: { record: ClaimRecord; previous: ClaimRecord | null; write: TransitionWrite; now: number },
   labels: Labels,
 ): Promise<void> {
-  await ports.stores.claims.rollbackClaim(
-    key,
-    transition.record.generation,
-    transition.previous,
-    transition.now,
+  const { record, previous, now } = transition;
+  await ports.stores.claims.rollbackClaim(key, record.generation, previous, now);
+  const undone = await compensate(ports, ref, transition.write, previous, labels, key);
+  if (undone || !leftoverKept(previous)) return;
+  // Only when the store is still as the rollback left it (no newer claim since): `restore` writes
+  // over an older generation or none, never over a newer one.
+  try {
+    await ports.stores.claims.restore(leftoverOf(record, now), now);
+  } catch (error) {
+    ports.log.warn(
+      { subject: `${ref.repo}#${ref.issue}`, err: error },
+      "could not keep a failed claim's generation for reconcile",
+    );
+  }
+}
+
+/** Whether a failed undo's leftovers may stand as the rolled-back generation's ended record. */
+function leftoverKept(previous: ClaimRecord | null): boolean {
+  // A holder's record is put back (its fence corrects what it wants); an ended claim whose own
+  // write is still pending keeps its record, which the same retry finishes.
+  return (
+    previous === null ||
+    (previous.state !== "active" && previous.state !== "human" && previous.sync === "done")
   );
-  await compensate(ports, ref, transition.write, transition.previous, labels, key);
+}
+
+/** The refused claim as ended by the App, its GitHub side not yet written. */
+function leftoverOf(record: ClaimRecord, now: number): ClaimRecord {
+  const { pendingTokenDigest: _, commentNodeId: __, commentId: ___, ...rest } = record;
+  return { ...rest, state: "revoked", sync: "pending", endedAt: now };
 }
 
 /**
  * Best effort after a rolled-back claim: undoes the writes that may have landed before the one that
- * failed (they run in order: unassign, labels, assign, edits, comments). What this cannot undo,
- * reconcile finds as a phantom.
+ * failed (they run in order: unassign, labels, assign, edits, comments). Answers whether the undo
+ * was written; what it cannot undo, reconcile finds as a phantom or (`rollBack`) retries.
  */
 export async function compensate(
   ports: ApplyPorts,
@@ -165,7 +195,7 @@ export async function compensate(
   previous: ClaimRecord | null,
   labels: Labels,
   key: SubjectKey,
-): Promise<void> {
+): Promise<boolean> {
   // GitHub back to what the restored record wants — the incumbent's label and assignment stay when
   // it holds the subject (a fleet shares one login) — and whatever else the failed write added goes.
   const held = previous?.state === "active" || previous?.state === "human";
@@ -187,10 +217,12 @@ export async function compensate(
   };
   try {
     await ports.assignments.apply(ref, undo);
+    return true;
   } catch (error) {
     ports.log.warn(
       { subject: `${ref.repo}#${ref.issue}`, err: error },
       "could not undo a failed claim; reconcile will",
     );
+    return false;
   }
 }
