@@ -169,7 +169,11 @@ describe("rollBack", () => {
   const refusedClaim = record({ generation: 3, sync: "pending", pendingTokenDigest: "p".repeat(64) });
 
   /** The store calls a rollback makes, with the undo written or refused. */
-  async function storeCallsOf(previous: ClaimRecord | null, undoWritten: boolean): Promise<unknown[][]> {
+  async function storeCallsOf(
+    previous: ClaimRecord | null,
+    undoWritten: boolean,
+    refused: ClaimRecord = refusedClaim,
+  ): Promise<unknown[][]> {
     const calls: unknown[][] = [];
     const claims = {
       async rollbackClaim(...args: unknown[]) {
@@ -186,7 +190,7 @@ describe("rollBack", () => {
         return { requests: 1 };
       },
     };
-    const transition = { record: refusedClaim, previous, write: failed, now: 5_000 };
+    const transition = { record: refused, previous, write: failed, now: 5_000 };
     await rollBack({ assignments, log, stores: { claims } }, ref, key, transition, labels);
     return calls;
   }
@@ -223,7 +227,12 @@ describe("rollBack", () => {
       true,
     ],
     ["nothing before, undo written: the record is gone", null, true, false],
-    ["an ended claim before, written, undo refused: the refused generation stays", released, false, true],
+    [
+      "an ended claim before, written, undo refused: that record stays (the next claim resumes from it)",
+      released,
+      false,
+      false,
+    ],
     [
       "an ended claim before, its own write pending: that record stays for the same retry",
       releasePending,
@@ -234,5 +243,15 @@ describe("rollBack", () => {
   ])("%s", async (_name, previous, undoWritten, kept) => {
     const calls = await storeCallsOf(previous, undoWritten);
     expect(calls).toEqual([["rollbackClaim", 3, previous], ...(kept ? [["restore", leftover, 5_000]] : [])]);
+  });
+
+  it("a person's refused take-back, undo refused: nothing is kept (the reconcile would finish the /reclaim)", async () => {
+    const takeBack = record({
+      generation: 3,
+      sync: "pending",
+      state: "human",
+      actor: { kind: "human", login: "alice" },
+    });
+    expect(await storeCallsOf(null, false, takeBack)).toEqual([["rollbackClaim", 3, null]]);
   });
 });

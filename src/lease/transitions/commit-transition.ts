@@ -138,8 +138,8 @@ export async function landedAnyway(
 
 /**
  * A claim GitHub refused: the store goes back to `previous` and GitHub back to what it wants. When
- * that undo fails too and nothing held the subject before, the claim's generation is kept as an
- * ended record whose write is pending: the writes that landed before the one that failed (Gitea's
+ * that undo fails too, the claim was an agent's and the subject had no record before, the claim's
+ * generation is kept as an ended record whose write is pending: the writes that landed before the one that failed (Gitea's
  * transition is several requests, its assignee first — docs/reference/gitea-surfaces.md) carry no
  * claim comment, so no listing of the forge would find them again once the record is gone; the
  * reconcile's pending retry takes them off as it finishes an unwritten release.
@@ -154,7 +154,7 @@ export async function rollBack(
   const { record, previous, now } = transition;
   await ports.stores.claims.rollbackClaim(key, record.generation, previous, now);
   const undone = await compensate(ports, ref, transition.write, previous, labels, key);
-  if (undone || !leftoverKept(previous)) return;
+  if (undone || !leftoverKept(record, previous)) return;
   // Only when the store is still as the rollback left it (no newer claim since): `restore` writes
   // over an older generation or none, never over a newer one.
   try {
@@ -167,14 +167,14 @@ export async function rollBack(
   }
 }
 
-/** Whether a failed undo's leftovers may stand as the rolled-back generation's ended record. */
-function leftoverKept(previous: ClaimRecord | null): boolean {
-  // A holder's record is put back (its fence corrects what it wants); an ended claim whose own
-  // write is still pending keeps its record, which the same retry finishes.
-  return (
-    previous === null ||
-    (previous.state !== "active" && previous.state !== "human" && previous.sync === "done")
-  );
+/**
+ * Whether a failed undo's leftovers may stand as the rolled-back generation's ended record: only an
+ * agent's claim on a subject with no record. A person's take-back kept so would be finished by the
+ * reconcile as a `/reclaim` the person was told had failed; a previous record (a holder's, or an
+ * ended claim whose outcome the next claim resumes from) is put back as it was.
+ */
+function leftoverKept(record: ClaimRecord, previous: ClaimRecord | null): boolean {
+  return previous === null && record.actor.kind === "agent";
 }
 
 /** The refused claim as ended by the App, its GitHub side not yet written. */
