@@ -119,7 +119,10 @@ export function giteaWebhookHandler(
     instances.map((deps) => [
       deps,
       deps.hookSecrets === "per-repository"
-        ? new DeliveryRepositoryCheck((id) => deps.assignments.repositoryName(deps.installationId, id))
+        ? new DeliveryRepositoryCheck(
+            (id) => deps.assignments.repositoryName(deps.installationId, id),
+            deps.now,
+          )
         : null,
     ]),
   );
