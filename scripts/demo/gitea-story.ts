@@ -49,7 +49,6 @@ interface GiteaStage {
   repo: SimRepo;
   stack: LocalStack;
   timeline: Timeline;
-  webhookSecret: string;
 }
 
 /** Resolves at `seconds` after the story started. */
@@ -58,15 +57,15 @@ function at(timeline: Timeline, seconds: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, wait));
 }
 
-/** What Gitea sends the App's webhook when something happens (the simulator signs it like Gitea does). */
+/**
+ * What Gitea sends the App's webhook when something happens: through the hooks the App made on the
+ * repository (each signed with its own per-repository secret), as Gitea does.
+ */
 async function deliver(stage: GiteaStage, event: string, payload: unknown): Promise<void> {
-  const answer = await stage.gitea.deliver({
-    url: `${stage.stack.app.url}/api/gitea/webhooks`,
-    secret: stage.webhookSecret,
-    event,
-    payload,
-  });
-  if (answer.status >= 300) throw new Error(`Gitea ${event} delivery answered ${answer.status}`);
+  const answers = await stage.gitea.deliverToHooks(stage.repo, { event, payload });
+  if (answers.length === 0) throw new Error(`no hook of the App on ${repoName} takes ${event}`);
+  for (const answer of answers)
+    if (answer.status >= 300) throw new Error(`Gitea ${event} delivery answered ${answer.status}`);
   await stage.stack.app.settled();
 }
 
@@ -263,7 +262,7 @@ export async function runGiteaDemo(options: GiteaDemoOptions): Promise<number> {
       reconcileEvery: 1_000_000,
       gitea: { url: gitea.url, token: botToken, webhookSecret, installationId: 1, writeSpacingMs: 0 },
     });
-    const stage: GiteaStage = { gitea, repo, stack, timeline, webhookSecret };
+    const stage: GiteaStage = { gitea, repo, stack, timeline };
     const githubMark = stack.sim.requests.mark();
     timeline.restart();
     timeline.line("setup", `Gitea simulator at ${gitea.url}, App at ${stack.app.url} (${store.label})`);
