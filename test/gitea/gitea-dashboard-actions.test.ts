@@ -11,9 +11,9 @@ import { probeRedis, uniqueKeyPrefix } from "../support/redis.js";
 import {
   agentToken,
   botLogin,
-  botToken,
   type GiteaSimFixture,
   giteaInstallation,
+  handMadeHooksGitea,
   startGiteaSimFixture,
 } from "./sim-fixture.js";
 
@@ -93,14 +93,7 @@ describe.skipIf(!redisProbe.available)("the dashboard on a Gitea subject", () =>
             notifySinks: [{ url: `${sink.base}/all`, format: "json", events: [...NotifyEvent.options] }],
             notifySender: { pollMs: 3_600_000 },
           },
-          gitea: {
-            url: gitea.sim.url,
-            token: botToken,
-            webhookSecret,
-            manageWebhooks: false,
-            installationId: 1,
-            writeSpacingMs: 0,
-          },
+          gitea: handMadeHooksGitea(gitea.sim, webhookSecret),
         }),
     });
     // GitHub's installation 1 has octo/widgets too, with an issue #1 its own agent holds: the namesake.

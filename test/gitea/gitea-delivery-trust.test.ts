@@ -11,7 +11,12 @@ import type { Stores } from "../../src/providers/stores.js";
 import type { SimIssue } from "../../tools/gitea-sim/index.js";
 import { type AppHarness, startApp, testSeal, testTokenSecret } from "../support/app-harness.js";
 import { authorDurations } from "../support/seed-claims.js";
-import { botToken, type GiteaSimFixture, giteaInstallation, startGiteaSimFixture } from "./sim-fixture.js";
+import {
+  type GiteaSimFixture,
+  giteaInstallation,
+  handMadeHooksGitea,
+  startGiteaSimFixture,
+} from "./sim-fixture.js";
 
 const secret = "gitea-webhook-secret-for-tests";
 const clock = { now: Date.parse("2026-12-02T10:00:00Z") };
@@ -30,14 +35,7 @@ beforeAll(async () => {
     stores,
     now: clock.now,
     leaseEvents: bus,
-    gitea: {
-      url: fixture.sim.url,
-      token: botToken,
-      webhookSecret: secret,
-      manageWebhooks: false,
-      installationId: 1,
-      writeSpacingMs: 0,
-    },
+    gitea: handMadeHooksGitea(fixture.sim, secret),
   });
   // The bot's login and the config are read once now, so each test's requests are its own.
   const warm = fixture.sim.state.addIssue(fixture.repo, { title: "warm-up", author: "octo" });

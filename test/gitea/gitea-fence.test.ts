@@ -11,6 +11,7 @@ import {
   botToken,
   type GiteaSimFixture,
   giteaInstallation,
+  handMadeHooksGitea,
   startGiteaSimFixture,
 } from "./sim-fixture.js";
 
@@ -26,14 +27,7 @@ beforeAll(async () => {
   app = await startApp({
     stores,
     now: clock.now,
-    gitea: {
-      url: fixture.sim.url,
-      token: botToken,
-      webhookSecret: secret,
-      manageWebhooks: false,
-      installationId: 1,
-      writeSpacingMs: 0,
-    },
+    gitea: handMadeHooksGitea(fixture.sim, secret),
   });
   // The bot's login is read once per process: read here, so every test pins the same requests.
   const warmUp = fixture.sim.state.addIssue(fixture.repo, { title: "warm up", author: "octo" });

@@ -13,9 +13,9 @@ import { probeRedis, uniqueKeyPrefix } from "../support/redis.js";
 import {
   agentToken,
   botLogin,
-  botToken,
   type GiteaSimFixture,
   giteaInstallation,
+  handMadeHooksGitea,
   startGiteaSimFixture,
 } from "./sim-fixture.js";
 
@@ -82,14 +82,7 @@ describe.each(storeKinds)("agents lease Gitea issues through the HTTP API, on $n
           githubBaseUrl: wiring.githubBaseUrl,
           appId,
           now: clock.now,
-          gitea: {
-            url: gitea.sim.url,
-            token: botToken,
-            webhookSecret: "gitea-webhook-secret-for-tests",
-            manageWebhooks: false,
-            installationId: 1,
-            writeSpacingMs: 0,
-          },
+          gitea: handMadeHooksGitea(gitea.sim),
         }),
     });
     // On GitHub: installation 1 with octo/widgets, its repository id the Gitea repository's.

@@ -12,9 +12,9 @@ import { type AppHarness, startApp, testAdminToken, testCredentials } from "../s
 import { seedAgentClaim } from "../support/seed-claims.js";
 import {
   agentToken,
-  botToken,
   type GiteaSimFixture,
   giteaInstallation,
+  handMadeHooksGitea,
   startGiteaSimFixture,
 } from "./sim-fixture.js";
 
@@ -49,14 +49,7 @@ describe("links, names and metrics of a Gitea claim", () => {
             notifySinks: [{ url: `${sink.base}/all`, format: "json", events: [...NotifyEvent.options] }],
             notifySender: { pollMs: 3_600_000 },
           },
-          gitea: {
-            url: gitea.sim.url,
-            token: botToken,
-            webhookSecret,
-            manageWebhooks: false,
-            installationId: 1,
-            writeSpacingMs: 0,
-          },
+          gitea: handMadeHooksGitea(gitea.sim, webhookSecret),
         }),
     });
     stack.sim.seed({

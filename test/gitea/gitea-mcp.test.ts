@@ -12,9 +12,9 @@ import type { Stores } from "../../src/providers/stores.js";
 import { type AppHarness, startApp } from "../support/app-harness.js";
 import {
   agentToken,
-  botToken,
   type GiteaSimFixture,
   giteaInstallation,
+  handMadeHooksGitea,
   startGiteaSimFixture,
 } from "./sim-fixture.js";
 
@@ -33,14 +33,7 @@ beforeAll(async () => {
   app = await startApp({
     stores,
     now: clock.now,
-    gitea: {
-      url: fixture.sim.url,
-      token: botToken,
-      webhookSecret: "gitea-webhook-secret-for-tests",
-      manageWebhooks: false,
-      installationId: 1,
-      writeSpacingMs: 0,
-    },
+    gitea: handMadeHooksGitea(fixture.sim),
   });
 });
 afterEach(async () => {

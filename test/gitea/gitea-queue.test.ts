@@ -8,9 +8,9 @@ import { type AppHarness, startApp, testCredentials } from "../support/app-harne
 import { probeRedis, uniqueKeyPrefix } from "../support/redis.js";
 import {
   agentToken,
-  botToken,
   type GiteaSimFixture,
   giteaInstallation,
+  handMadeHooksGitea,
   startGiteaSimFixture,
 } from "./sim-fixture.js";
 
@@ -68,14 +68,7 @@ describe.each(storeKinds)("the queue serves a Gitea instance, on $name", ({ redi
           githubBaseUrl: wiring.githubBaseUrl,
           appId,
           now: clock.now,
-          gitea: {
-            url: gitea.sim.url,
-            token: botToken,
-            webhookSecret,
-            manageWebhooks: false,
-            installationId: 1,
-            writeSpacingMs: 0,
-          },
+          gitea: handMadeHooksGitea(gitea.sim, webhookSecret),
         }),
     });
     await stack.sim.flush();

@@ -16,9 +16,9 @@ import { type AppHarness, startApp, testSeal, testTokenSecret } from "../support
 import { seedGiteaClaim } from "./seed-gitea-claim.js";
 import {
   botLogin,
-  botToken,
   type GiteaSimFixture,
   giteaInstallation,
+  handMadeHooksGitea,
   startGiteaSimFixture,
 } from "./sim-fixture.js";
 
@@ -38,14 +38,7 @@ beforeAll(async () => {
     stores,
     now: clock.now,
     leaseEvents: bus,
-    gitea: {
-      url: fixture.sim.url,
-      token: botToken,
-      webhookSecret: secret,
-      manageWebhooks: false,
-      installationId: 1,
-      writeSpacingMs: 0,
-    },
+    gitea: handMadeHooksGitea(fixture.sim, secret),
   });
   // The bot's login (once per process) and the config (cached) are read now, so each test's requests are its own.
   const warm = fixture.sim.state.addIssue(fixture.repo, { title: "warm-up", author: "octo" });

@@ -13,9 +13,9 @@ import { deleteKeysWithPrefix, probeRedis, uniqueKeyPrefix } from "../support/re
 import {
   agentToken,
   botLogin,
-  botToken,
   type GiteaSimFixture,
   giteaInstallation,
+  handMadeHooksGitea,
   startGiteaSimFixture,
 } from "./sim-fixture.js";
 
@@ -74,14 +74,7 @@ describe.skipIf(!redisProbe.available)("Gitea held to the same standard, on Redi
           githubBaseUrl: wiring.githubBaseUrl,
           appId,
           now: clock.now,
-          gitea: {
-            url: gitea.sim.url,
-            token: botToken,
-            webhookSecret: "gitea-webhook-secret-for-tests",
-            manageWebhooks: false,
-            installationId: 1,
-            writeSpacingMs: 0,
-          },
+          gitea: handMadeHooksGitea(gitea.sim),
         }),
     });
   });

@@ -10,9 +10,9 @@ import { probeRedis, uniqueKeyPrefix } from "../support/redis.js";
 import {
   agentToken,
   botLogin,
-  botToken,
   type GiteaSimFixture,
   giteaInstallation,
+  handMadeHooksGitea,
   startGiteaSimFixture,
 } from "./sim-fixture.js";
 
@@ -60,14 +60,7 @@ describe.skipIf(!available || !redisProbe.available)("a Gitea subject's dashboar
           appId: 1,
           now: clock.now,
           adminToken: testAdminToken,
-          gitea: {
-            url: gitea.sim.url,
-            token: botToken,
-            webhookSecret: "gitea-webhook-secret-for-tests",
-            manageWebhooks: false,
-            installationId: 1,
-            writeSpacingMs: 0,
-          },
+          gitea: handMadeHooksGitea(gitea.sim),
         }),
       credentials: testCredentials(1),
     });

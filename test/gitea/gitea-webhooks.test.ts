@@ -12,6 +12,7 @@ import {
   botToken,
   type GiteaSimFixture,
   giteaInstallation,
+  handMadeHooksGitea,
   startGiteaSimFixture,
 } from "./sim-fixture.js";
 
@@ -27,14 +28,7 @@ beforeAll(async () => {
   app = await startApp({
     stores,
     now: clock.now,
-    gitea: {
-      url: fixture.sim.url,
-      token: botToken,
-      webhookSecret: secret,
-      manageWebhooks: false,
-      installationId: 1,
-      writeSpacingMs: 0,
-    },
+    gitea: handMadeHooksGitea(fixture.sim, secret),
   });
 });
 afterAll(async () => {

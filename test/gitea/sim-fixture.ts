@@ -1,4 +1,5 @@
 // One simulated Gitea for a test: the App's bot account, an agent, a maintainer and a reader on octo/widgets.
+import type { GiteaConfig } from "../../src/config/gitea-config.js";
 import { giteaInstallationRecordId } from "../../src/domain/forge.js";
 import { createMarkerSeal } from "../../src/domain/marker-seal.js";
 import { GiteaClient } from "../../src/providers/gitea/gitea-client.js";
@@ -43,3 +44,21 @@ export async function startGiteaSimFixture(clock: { now: number }): Promise<Gite
 }
 
 export const giteaTestSeal = (secret: string) => createMarkerSeal(secret);
+
+/**
+ * The App's `gitea` option for a simulated instance whose hooks are made by hand: every delivery is
+ * signed with the one `webhookSecret`, and writes go out unspaced.
+ */
+export function handMadeHooksGitea(
+  sim: Pick<GiteaSimulator, "url">,
+  webhookSecret = "gitea-webhook-secret-for-tests",
+): GiteaConfig {
+  return {
+    url: sim.url,
+    token: botToken,
+    webhookSecret,
+    manageWebhooks: false,
+    installationId: 1,
+    writeSpacingMs: 0,
+  };
+}
