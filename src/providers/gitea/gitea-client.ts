@@ -1,13 +1,6 @@
-// A narrow Gitea (and Forgejo) REST v1 client: plain fetch, one function per route the provider uses, every request counted.
+// A narrow Gitea (and Forgejo) REST v1 client: one function per route the provider uses, each one counted request through the transport.
 import { z } from "zod";
-import {
-  fillPath,
-  GiteaHttpError,
-  type GiteaRequestKind,
-  giteaRoutes,
-  giteaStatusOf,
-  type RequestCounter,
-} from "./gitea-routes.js";
+import { giteaStatusOf, type RequestCounter } from "./gitea-routes.js";
 import {
   GiteaBranch,
   GiteaComment,
@@ -29,27 +22,14 @@ import {
   GiteaUser,
   giteaPageSize,
 } from "./gitea-schemas.js";
-import type { WriteLimiter } from "./serial-write-limiter.js";
+import { GiteaTransport, type GiteaTransportOptions } from "./gitea-transport.js";
 
 // The wiring reads the issue shape from here (src/wiring/gitea-webhooks.ts).
 export type { GiteaIssueRead } from "./gitea-schemas.js";
 
-export interface GiteaClientOptions {
-  /** The instance's root (`https://gitea.example.com`, or with a sub-path); `/api/v1` is appended. */
-  baseUrl: string;
-  /** The App's bot account token (`GITEA_TOKEN`): never logged, never part of an error. */
-  token: string;
-  fetch?: typeof fetch;
-  /** Called once for every HTTP request (metrics, tests). */
-  onRequest?: (kind: GiteaRequestKind) => void;
-  /** Every request but a GET goes through it (`serialWriteLimiter`: one at a time, spaced). */
-  writeLimiter?: WriteLimiter;
-  /** How long one request may take to answer, its body included (default `giteaRequestTimeoutMs`). */
-  timeoutMs?: number;
-}
-
-/** A Gitea request that has not answered in this long is abandoned, as a GitHub one is (8 s). */
-export const giteaRequestTimeoutMs = 8_000;
+/** What the client needs to reach its instance: the transport's options (src/providers/gitea/gitea-transport.ts). */
+export type GiteaClientOptions = GiteaTransportOptions;
+export { giteaRequestTimeoutMs } from "./gitea-transport.js";
 
 /** The two calls an assignee write makes in one turn of the write limiter (`GiteaClient.inWriteSlot`). */
 export interface GiteaWriteSlot {
@@ -66,41 +46,45 @@ export interface GiteaWriteSlot {
 const noCounter = (): RequestCounter => ({ requests: 0 });
 
 export class GiteaClient {
-  /** HTTP requests made so far, all calls together. */
-  requests = 0;
-  readonly #root: string;
-  readonly #fetch: typeof fetch;
   /** Private, so serialising or logging the client cannot show the token. */
-  readonly #options: GiteaClientOptions;
+  readonly #transport: GiteaTransport;
 
   constructor(options: GiteaClientOptions) {
-    this.#options = options;
-    this.#root = `${options.baseUrl.replace(/\/+$/, "")}/api/v1`;
-    this.#fetch = options.fetch ?? fetch;
+    this.#transport = new GiteaTransport(options);
+  }
+
+  /** HTTP requests made so far, all calls together. */
+  get requests(): number {
+    return this.#transport.requests;
   }
 
   /** `GET /user` with `token` (an agent's), or the App's own account without it. */
   async getUser(token?: string, counter = noCounter()): Promise<GiteaUser> {
-    return GiteaUser.parse(await this.#call(counter, "get-user", {}, { token }));
+    return GiteaUser.parse(await this.#transport.call(counter, "get-user", {}, { token }));
   }
 
   async getPermission(owner: string, repo: string, collaborator: string, counter = noCounter()) {
-    const data = await this.#call(counter, "get-permission", { owner, repo, collaborator });
+    const data = await this.#transport.call(counter, "get-permission", { owner, repo, collaborator });
     return GiteaPermission.parse(data);
   }
 
   async getRepository(owner: string, repo: string, counter = noCounter()) {
-    return GiteaRepository.parse(await this.#call(counter, "get-repository", { owner, repo }));
+    return GiteaRepository.parse(await this.#transport.call(counter, "get-repository", { owner, repo }));
   }
 
   /** A file's raw text on the default branch. */
   async getRawFile(owner: string, repo: string, filepath: string, counter = noCounter()): Promise<string> {
-    const data = await this.#call(counter, "get-raw-file", { owner, repo, filepath }, { text: true });
+    const data = await this.#transport.call(
+      counter,
+      "get-raw-file",
+      { owner, repo, filepath },
+      { text: true },
+    );
     return data as string;
   }
 
   async getIssue(owner: string, repo: string, index: number, counter = noCounter()): Promise<GiteaIssue> {
-    return GiteaIssue.parse(await this.#call(counter, "get-issue", { owner, repo, index }));
+    return GiteaIssue.parse(await this.#transport.call(counter, "get-issue", { owner, repo, index }));
   }
 
   /** The issue with what a snapshot shows; a pull request answers too (`pull_request` set). */
@@ -110,19 +94,19 @@ export class GiteaClient {
     index: number,
     counter = noCounter(),
   ): Promise<GiteaIssueRead> {
-    return GiteaIssueRead.parse(await this.#call(counter, "get-issue", { owner, repo, index }));
+    return GiteaIssueRead.parse(await this.#transport.call(counter, "get-issue", { owner, repo, index }));
   }
 
   /** Every comment of an issue, oldest first: Gitea's route takes no page (only `since`/`before`). */
   async listComments(owner: string, repo: string, index: number, counter = noCounter()) {
-    const data = await this.#call(counter, "list-comments", { owner, repo, index });
+    const data = await this.#transport.call(counter, "list-comments", { owner, repo, index });
     return z.array(GiteaIssueComment).parse(data);
   }
 
   /** One comment of the repository by its id; null when there is none (Gitea answers 404). */
   async getComment(owner: string, repo: string, id: number, counter = noCounter()) {
     try {
-      return GiteaCommentRead.parse(await this.#call(counter, "get-comment", { owner, repo, id }));
+      return GiteaCommentRead.parse(await this.#transport.call(counter, "get-comment", { owner, repo, id }));
     } catch (error) {
       if (giteaStatusOf(error) === 404) return null;
       throw error;
@@ -141,7 +125,12 @@ export class GiteaClient {
     counter = noCounter(),
   ): Promise<(GiteaTimelineEntry | null)[]> {
     const query = { page: String(page), limit: String(giteaPageSize) };
-    const data = await this.#call(counter, "list-issue-timeline", { owner, repo, index }, { query });
+    const data = await this.#transport.call(
+      counter,
+      "list-issue-timeline",
+      { owner, repo, index },
+      { query },
+    );
     return z.array(GiteaTimelineEntry.nullable()).nullable().parse(data) ?? [];
   }
 
@@ -159,7 +148,7 @@ export class GiteaClient {
       limit: String(page.limit),
       ...(page.labels?.length ? { labels: page.labels.join(",") } : {}),
     };
-    const data = await this.#call(counter, "list-issues", { owner, repo }, { query });
+    const data = await this.#transport.call(counter, "list-issues", { owner, repo }, { query });
     return z.array(GiteaIssueRead).parse(data);
   }
 
@@ -179,31 +168,35 @@ export class GiteaClient {
     const query = { page: String(page), limit: String(giteaPageSize) };
     return z
       .array(GiteaLinkedIssue)
-      .parse(await this.#call(counter, kind, { owner, repo, index }, { query }));
+      .parse(await this.#transport.call(counter, kind, { owner, repo, index }, { query }));
   }
 
   /** One page of the repositories the bot account can see. */
   async listMyRepositories(page: number, counter = noCounter()) {
     const query = { page: String(page), limit: String(giteaPageSize) };
-    const data = await this.#call(counter, "list-my-repositories", {}, { query });
+    const data = await this.#transport.call(counter, "list-my-repositories", {}, { query });
     return z.array(GiteaRepository).parse(data);
   }
 
   /** One page of the repositories the bot account can see, with its rights on each. */
   async listMyRepositoryRights(page: number, counter = noCounter()): Promise<GiteaOwnRepository[]> {
     const query = { page: String(page), limit: String(giteaPageSize) };
-    const data = await this.#call(counter, "list-my-repositories", {}, { query });
+    const data = await this.#transport.call(counter, "list-my-repositories", {}, { query });
     return z.array(GiteaOwnRepository).parse(data);
   }
 
   /** One page of a repository's webhooks. */
   async listHooks(owner: string, repo: string, page: number, counter = noCounter()): Promise<GiteaHook[]> {
     const query = { page: String(page), limit: String(giteaPageSize) };
-    return z.array(GiteaHook).parse(await this.#call(counter, "list-hooks", { owner, repo }, { query }));
+    return z
+      .array(GiteaHook)
+      .parse(await this.#transport.call(counter, "list-hooks", { owner, repo }, { query }));
   }
 
   async createHook(owner: string, repo: string, hook: GiteaHookOption, counter = noCounter()) {
-    return GiteaHook.parse(await this.#call(counter, "create-hook", { owner, repo }, { body: hook }));
+    return GiteaHook.parse(
+      await this.#transport.call(counter, "create-hook", { owner, repo }, { body: hook }),
+    );
   }
 
   /** Gitea replaces the hook's whole event list (none given: `push` only), so `events` is always sent. */
@@ -214,30 +207,34 @@ export class GiteaClient {
     hook: Omit<GiteaHookOption, "type">,
     counter = noCounter(),
   ) {
-    return GiteaHook.parse(await this.#call(counter, "edit-hook", { owner, repo, id }, { body: hook }));
+    return GiteaHook.parse(
+      await this.#transport.call(counter, "edit-hook", { owner, repo, id }, { body: hook }),
+    );
   }
 
   async deleteHook(owner: string, repo: string, id: number, counter = noCounter()) {
-    await this.#call(counter, "delete-hook", { owner, repo, id });
+    await this.#transport.call(counter, "delete-hook", { owner, repo, id });
   }
 
   async getRepositoryById(id: number, counter = noCounter()) {
-    return GiteaRepository.parse(await this.#call(counter, "get-repository-by-id", { id }));
+    return GiteaRepository.parse(await this.#transport.call(counter, "get-repository-by-id", { id }));
   }
 
   /** Adds a reaction as the bot account (`EditReactionOption`); Gitea answers 200 for one it has already. */
   async addCommentReaction(owner: string, repo: string, id: number, content: string, counter = noCounter()) {
-    await this.#call(counter, "add-comment-reaction", { owner, repo, id }, { body: { content } });
+    await this.#transport.call(counter, "add-comment-reaction", { owner, repo, id }, { body: { content } });
   }
 
   /** Sets the issue's whole assignee list (Gitea has no add/remove-assignee route). */
   async setAssignees(owner: string, repo: string, index: number, assignees: string[], counter = noCounter()) {
-    await this.#call(counter, "edit-issue", { owner, repo, index }, { body: { assignees } });
+    await this.#transport.call(counter, "edit-issue", { owner, repo, index }, { body: { assignees } });
   }
 
   async listLabels(owner: string, repo: string, page: number, counter = noCounter()): Promise<GiteaLabel[]> {
     const query = { page: String(page), limit: String(giteaPageSize) };
-    return z.array(GiteaLabel).parse(await this.#call(counter, "list-labels", { owner, repo }, { query }));
+    return z
+      .array(GiteaLabel)
+      .parse(await this.#transport.call(counter, "list-labels", { owner, repo }, { query }));
   }
 
   async createLabel(
@@ -251,25 +248,30 @@ export class GiteaClient {
       color: `#${label.color.replace(/^#/, "")}`,
       description: label.description,
     };
-    return GiteaLabel.parse(await this.#call(counter, "create-label", { owner, repo }, { body }));
+    return GiteaLabel.parse(await this.#transport.call(counter, "create-label", { owner, repo }, { body }));
   }
 
   async addIssueLabels(owner: string, repo: string, index: number, ids: number[], counter = noCounter()) {
-    await this.#call(counter, "add-issue-labels", { owner, repo, index }, { body: { labels: ids } });
+    await this.#transport.call(
+      counter,
+      "add-issue-labels",
+      { owner, repo, index },
+      { body: { labels: ids } },
+    );
   }
 
   async removeIssueLabel(owner: string, repo: string, index: number, id: number, counter = noCounter()) {
-    await this.#call(counter, "remove-issue-label", { owner, repo, index, id });
+    await this.#transport.call(counter, "remove-issue-label", { owner, repo, index, id });
   }
 
   async createComment(owner: string, repo: string, index: number, body: string, counter = noCounter()) {
     return GiteaComment.parse(
-      await this.#call(counter, "create-comment", { owner, repo, index }, { body: { body } }),
+      await this.#transport.call(counter, "create-comment", { owner, repo, index }, { body: { body } }),
     );
   }
 
   async editComment(owner: string, repo: string, id: number, body: string, counter = noCounter()) {
-    await this.#call(counter, "edit-comment", { owner, repo, id }, { body: { body } });
+    await this.#transport.call(counter, "edit-comment", { owner, repo, id }, { body: { body } });
   }
 
   /**
@@ -279,7 +281,7 @@ export class GiteaClient {
    */
   async listStatuses(owner: string, repo: string, sha: string, counter = noCounter()) {
     const query = { sort: "leastindex", limit: String(giteaPageSize) };
-    const data = await this.#call(counter, "list-statuses", { owner, repo, sha }, { query });
+    const data = await this.#transport.call(counter, "list-statuses", { owner, repo, sha }, { query });
     return z.array(GiteaCommitStatus).parse(data);
   }
 
@@ -290,14 +292,16 @@ export class GiteaClient {
     status: { state: string; context: string; description: string; target_url?: string },
     counter = noCounter(),
   ) {
-    const data = await this.#call(counter, "create-status", { owner, repo, sha }, { body: status });
+    const data = await this.#transport.call(counter, "create-status", { owner, repo, sha }, { body: status });
     return GiteaCommitStatus.parse(data);
   }
 
   /** A pull request by its index; null when there is none (Gitea answers 404). */
   async getPullRequest(owner: string, repo: string, index: number, counter = noCounter()) {
     try {
-      return GiteaPullRequest.parse(await this.#call(counter, "get-pull-request", { owner, repo, index }));
+      return GiteaPullRequest.parse(
+        await this.#transport.call(counter, "get-pull-request", { owner, repo, index }),
+      );
     } catch (error) {
       if (giteaStatusOf(error) === 404) return null;
       throw error;
@@ -307,21 +311,26 @@ export class GiteaClient {
   /** The first page of a pull request's commits, without the verification and file lists Gitea adds by default. */
   async listPullRequestCommits(owner: string, repo: string, index: number, counter = noCounter()) {
     const query = { page: "1", limit: String(giteaPageSize), verification: "false", files: "false" };
-    const data = await this.#call(counter, "list-pull-request-commits", { owner, repo, index }, { query });
+    const data = await this.#transport.call(
+      counter,
+      "list-pull-request-commits",
+      { owner, repo, index },
+      { query },
+    );
     return z.array(GiteaPullCommit).parse(data);
   }
 
   /** One page of a repository's open pull requests, newest first (Gitea's route filters by state, not by head). */
   async listOpenPullRequests(owner: string, repo: string, page: number, counter = noCounter()) {
     const query = { state: "open", sort: "recentupdate", page: String(page), limit: String(giteaPageSize) };
-    const data = await this.#call(counter, "list-pull-requests", { owner, repo }, { query });
+    const data = await this.#transport.call(counter, "list-pull-requests", { owner, repo }, { query });
     return z.array(GiteaPullRequest).parse(data);
   }
 
   /** A branch of the repository; null when there is none (Gitea answers 404). */
   async getBranch(owner: string, repo: string, branch: string, counter = noCounter()) {
     try {
-      return GiteaBranch.parse(await this.#call(counter, "get-branch", { owner, repo, branch }));
+      return GiteaBranch.parse(await this.#transport.call(counter, "get-branch", { owner, repo, branch }));
     } catch (error) {
       if (giteaStatusOf(error) === 404) return null;
       throw error;
@@ -336,92 +345,15 @@ export class GiteaClient {
   inWriteSlot<T>(call: (slot: GiteaWriteSlot) => Promise<T>): Promise<T> {
     const slot: GiteaWriteSlot = {
       getIssue: async (owner, repo, index, counter = noCounter()) =>
-        GiteaIssue.parse(await this.#call(counter, "get-issue", { owner, repo, index }, { inSlot: true })),
+        GiteaIssue.parse(
+          await this.#transport.call(counter, "get-issue", { owner, repo, index }, { inSlot: true }),
+        ),
       setAssignees: async (owner, repo, index, assignees, counter = noCounter()) => {
         const body = { assignees };
-        await this.#call(counter, "edit-issue", { owner, repo, index }, { body, inSlot: true });
+        await this.#transport.call(counter, "edit-issue", { owner, repo, index }, { body, inSlot: true });
       },
     };
-    const limiter = this.#options.writeLimiter;
+    const limiter = this.#transport.writeLimiter;
     return limiter ? limiter.run(() => call(slot)) : call(slot);
-  }
-
-  async #call(
-    counter: RequestCounter,
-    kind: GiteaRequestKind,
-    params: Record<string, string | number>,
-    options: {
-      body?: unknown;
-      query?: Record<string, string>;
-      token?: string | undefined;
-      text?: boolean;
-      /** Already inside a turn of the write limiter (`inWriteSlot`). */
-      inSlot?: boolean;
-    } = {},
-  ): Promise<unknown> {
-    const route = giteaRoutes[kind];
-    const path = fillPath(route.path, params);
-    const query = options.query ? `?${new URLSearchParams(options.query)}` : "";
-    counter.requests++;
-    this.requests++;
-    this.#options.onRequest?.(kind);
-    const timeoutMs = this.#options.timeoutMs ?? giteaRequestTimeoutMs;
-    // The clock starts when the request is sent, not while it waits for the write limiter.
-    const send = async () => {
-      const signal = AbortSignal.timeout(timeoutMs);
-      try {
-        const response = await this.#fetch(`${this.#root}${path}${query}`, {
-          method: route.method,
-          headers: {
-            authorization: `token ${options.token ?? this.#options.token}`,
-            accept: options.text ? "*/*" : "application/json",
-            "user-agent": "claim-hold",
-            ...(options.body !== undefined ? { "content-type": "application/json" } : {}),
-          },
-          ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
-          signal,
-        });
-        return { response, text: await response.text() };
-      } catch (error) {
-        // fetch's own error quotes the whole URL (a user name or password in it too): named by route only.
-        if (!signal.aborted)
-          throw new Error(`${kind} ${route.method} ${path}: no answer from Gitea${codeOf(error)}`);
-        // As a 5xx: nothing is known of the request (it may have been applied), so callers retry or fail alike.
-        throw new GiteaHttpError(
-          kind,
-          504,
-          `${route.method} ${path}: Gitea did not answer within ${timeoutMs} ms`,
-          { cause: error },
-        );
-      }
-    };
-    const limiter = route.method === "GET" || options.inSlot ? undefined : this.#options.writeLimiter;
-    const { response, text } = limiter ? await limiter.run(send) : await send();
-    if (!response.ok) {
-      throw new GiteaHttpError(
-        kind,
-        response.status,
-        `${route.method} ${path}: Gitea answered ${response.status}${reasonOf(text)}`,
-      );
-    }
-    if (options.text) return text;
-    if (response.status === 204) return null;
-    return text === "" ? null : JSON.parse(text);
-  }
-}
-
-/** The system error code (`ECONNREFUSED`, …) under a failed fetch, which carries no URL. */
-function codeOf(error: unknown): string {
-  const cause = (error as { cause?: { code?: unknown } } | null)?.cause;
-  return typeof cause?.code === "string" && /^[A-Z_]+$/.test(cause.code) ? ` (${cause.code})` : "";
-}
-
-/** Gitea's `{ message }`, shortened; bodies never echo the request's token. */
-function reasonOf(text: string): string {
-  try {
-    const body = JSON.parse(text) as { message?: unknown } | null;
-    return typeof body?.message === "string" && body.message ? `: ${body.message.slice(0, 200)}` : "";
-  } catch {
-    return "";
   }
 }
