@@ -95,3 +95,16 @@ export function readNodeBody(req: IncomingMessage): Promise<string | null | type
     req.on("data", onData).on("end", onEnd).on("error", onGone).on("close", onGone);
   });
 }
+
+/** The body's bytes, or null past `limit` (the rest is drained, not kept). */
+export async function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer | null> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let tooLarge = false;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) tooLarge = true;
+    if (!tooLarge) chunks.push(chunk);
+  }
+  return tooLarge ? null : Buffer.concat(chunks);
+}

@@ -1,6 +1,10 @@
 // Which served Gitea (or Forgejo) instance a webhook delivery comes from, by evidence: its signature, and the App's `?instance=N` (pure).
 import { forgeOfInstallation } from "../domain/forge.js";
-import { deliverySecretOf, type GiteaHookSecrets } from "../providers/gitea/gitea-hook-secret.js";
+import {
+  deliverySecretOf,
+  type GiteaHookSecrets,
+  repositoryIdOfRawBody,
+} from "../providers/gitea/gitea-hook-secret.js";
 import {
   type HeaderReader,
   type SignatureCheck,
@@ -11,7 +15,12 @@ import {
 /** The query parameter the App puts in its own hooks' URLs when it serves several instances. */
 export const giteaInstanceQuery = "instance";
 
-export type DeliveryInstance<T> = { kind: "chosen"; instance: T } | { kind: "missing" } | { kind: "invalid" };
+export type DeliveryInstance<T> =
+  | { kind: "chosen"; instance: T }
+  | { kind: "missing" }
+  | { kind: "invalid" }
+  /** Signed, but every candidate signs per repository and the body names none: nothing could verify it. */
+  | { kind: "unnamed" };
 
 /**
  * The instance whose webhook secret the delivery's signature verifies under (the secrets are
@@ -19,7 +28,8 @@ export type DeliveryInstance<T> = { kind: "chosen"; instance: T } | { kind: "mis
  * for one instance never acts on another's records. `?instance=N` (the App's own hooks,
  * docs/reference/gitea-surfaces.md#several-instances) narrows the check to instance N, whose secret
  * must still verify it: the query is a hint, never evidence. No signature: `missing`; none verifying,
- * or an instance number no served instance has: `invalid`.
+ * or an instance number no served instance has: `invalid` (`unnamed` when the body names no repository
+ * to take a per-repository secret from).
  */
 export function deliveryInstance<
   T extends { secret: string; hookSecrets: GiteaHookSecrets; installationId: number },
@@ -38,7 +48,12 @@ export function deliveryInstance<
     if (check.kind === "valid") return { kind: "chosen", instance };
     if (check.kind === "missing") missing = true;
   }
-  return missing ? { kind: "missing" } : { kind: "invalid" };
+  if (missing) return { kind: "missing" };
+  const perRepository =
+    candidates.length > 0 && candidates.every((instance) => instance.hookSecrets === "per-repository");
+  return perRepository && repositoryIdOfRawBody(delivery.rawBody) === null
+    ? { kind: "unnamed" }
+    : { kind: "invalid" };
 }
 
 /**

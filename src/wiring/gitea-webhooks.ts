@@ -24,7 +24,7 @@ import {
   type WebhookPayload,
 } from "../handlers/webhook-guard.js";
 import { errorResponse } from "../http/error-response.js";
-import { payloadTooLarge } from "../http/read-body.js";
+import { payloadTooLarge, readRawBody } from "../http/read-body.js";
 import type { FleetLogins } from "../lease/fleet-logins.js";
 import type { LeaseEventPublisher } from "../lease/lease-events.js";
 import type { ClaimEvents } from "../lease/transitions/claim-events.js";
@@ -141,6 +141,13 @@ export function giteaWebhookHandler(
   };
 }
 
+/** Why a delivery is refused before anything in it is read (docs/reference/gitea-surfaces.md). */
+const unverified = {
+  missing: "The delivery carries no X-Gitea-Signature (or X-Forgejo-Signature).",
+  invalid: "The delivery's signature does not verify with its repository's webhook secret.",
+  unnamed: "The delivery names no repository.id, so no per-repository hook secret can verify it.",
+} as const;
+
 const invalid = (message: string): Reply => ({ status: 400, body: { error: "invalid_request", message } });
 
 async function intake(
@@ -159,13 +166,8 @@ async function intake(
     return Array.isArray(value) ? value.join(", ") : value;
   };
   const signature = deliveryInstance(instances, { header, rawBody: raw, url: req.url ?? "/" });
-  if (signature.kind !== "chosen") {
-    const message =
-      signature.kind === "missing"
-        ? "The delivery carries no X-Gitea-Signature (or X-Forgejo-Signature)."
-        : "The delivery's signature does not verify with its repository's webhook secret.";
-    return { status: 401, body: { error: "unauthorized", message } };
-  }
+  if (signature.kind !== "chosen")
+    return { status: 401, body: { error: "unauthorized", message: unverified[signature.kind] } };
   const deps = signature.instance;
   const repositories = repositoryChecks.get(deps) ?? null;
   const event = giteaEventName(header);
@@ -384,17 +386,4 @@ async function dispatch(
       if (read.sender.login.toLowerCase() === bot) return;
       return runStatusFence(read, deps, run, common, user);
   }
-}
-
-/** The body's bytes, or null past `limit` (the rest is drained, not kept). */
-async function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer | null> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  let tooLarge = false;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) tooLarge = true;
-    if (!tooLarge) chunks.push(chunk);
-  }
-  return tooLarge ? null : Buffer.concat(chunks);
 }

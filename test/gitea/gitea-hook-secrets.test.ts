@@ -190,7 +190,10 @@ describe("a delivery signed with the secret another repository's admin reads fro
       event: "push",
       payload: { ref: "refs/heads/main", after: "1".repeat(40) },
     });
-    expect(answer).toMatchObject({ status: 401, body: { error: "unauthorized" } });
+    expect(answer).toMatchObject({
+      status: 401,
+      body: { error: "unauthorized", message: expect.stringMatching(/names no repository\.id/) },
+    });
   });
 });
 

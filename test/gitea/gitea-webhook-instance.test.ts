@@ -107,8 +107,18 @@ describe("deliveryInstance with the App's own hooks (a secret per repository)", 
     ["instance 1's secret for repository 7", () => pick(sign(hookSecretOf(one.secret, 7))), "one"],
     ["instance 2's own secret (a hand-made hook's)", () => pick(sign(two.secret)), "invalid"],
     ["repository 8's secret on a body naming 7", () => pick(sign(hookSecretOf(two.secret, 8))), "invalid"],
-    ["a body naming no repository", () => pick(sign(two.secret), body), "invalid"],
+    ["a body naming no repository", () => pick(sign(two.secret), body), "unnamed"],
   ])("%s → %s", (_case, choose, expected) => {
     expect(choose()).toBe(expected);
+  });
+
+  it("a body naming no repository is `invalid` as soon as one instance's hooks are made by hand", () => {
+    const mixed = [managed[0] as (typeof managed)[0], { ...two, hookSecrets: "instance" as const }];
+    const answer = deliveryInstance(mixed, {
+      header: (name) => (name === "x-gitea-signature" ? "00" : undefined),
+      rawBody: body,
+      url: "/api/gitea/webhooks",
+    });
+    expect(answer.kind).toBe("invalid");
   });
 });
