@@ -1,9 +1,11 @@
 // issue_comment.edited / .deleted: someone altered or removed the current claim comment → re-render it from the store.
+
 import type { Logger } from "pino";
 import { defaultRepoConfig } from "../config/repo-config.js";
 import type { ClaimRecord } from "../domain/claim.js";
 import { markerStateOfRecord, renderClaimComment } from "../domain/claim-marker.js";
 import { fenceOf } from "../lease/transitions/fenced-writes.js";
+import { subjectRefOf } from "../providers/assignment-provider.js";
 import { type SyncDeps, subjectKeyOf } from "./sync-deps.js";
 import type { WebhookHandler, WebhookPayload } from "./webhook-guard.js";
 
@@ -43,7 +45,7 @@ export function claimCommentRepair(deps: SyncDeps): WebhookHandler<CommentPayloa
     },
     async apply(action: RepairAction, log: Logger) {
       const { record } = action;
-      const ref = { installationId: record.installationId, repo: record.repo, issue: record.issue };
+      const ref = subjectRefOf(record);
       // Rendered from the record as it was read: should the claim move on meanwhile (a release, a
       // takeover), the fence re-aims the edit at the current record (invariant 13).
       // The cached config's label names (a cosmetic repair spends no config reads), else the defaults.

@@ -6,7 +6,7 @@ import type { RepoConfig } from "../config/repo-config.js";
 import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
 import type { ClaimEvents } from "../lease/transitions/claim-events.js";
 import { type EndClaimResult, endClaim } from "../lease/transitions/end-claim.js";
-import type { AssignmentProvider } from "../providers/assignment-provider.js";
+import { type AssignmentProvider, subjectRefOf } from "../providers/assignment-provider.js";
 import type { Stores } from "../providers/stores.js";
 
 export interface SyncDeps {
@@ -54,7 +54,7 @@ export function endByPerson(
         bump: end.bump,
         by: { kind: "human", login: by },
       },
-      ref: { installationId: record.installationId, repo: record.repo, issue: record.issue },
+      ref: subjectRefOf(record),
       config,
       ...(end.note !== undefined ? { note: end.note } : {}),
       ...(end.keepAssignee ? { keepAssignee: true } : {}),

@@ -4,7 +4,7 @@ import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
 import { applyAndCommit } from "../lease/transitions/commit-transition.js";
 import { endClaim, type WriteResult } from "../lease/transitions/end-claim.js";
 import { markStale as markStaleTransition } from "../lease/transitions/mark-stale.js";
-import type { SubjectSnapshot } from "../providers/assignment-provider.js";
+import { type SubjectSnapshot, subjectRefOf } from "../providers/assignment-provider.js";
 import { planPhantomRepair, reapNote, revokedNote, staleWrite } from "./plan-repairs.js";
 import type { PlannedAction } from "./plan-sweep.js";
 import { type JanitorDeps, type SweepRun, subjectName, writesHeld } from "./sweep-types.js";
@@ -84,10 +84,6 @@ function performPlanned(deps: JanitorDeps, item: PlannedSubject, epoch: number):
   }
 }
 
-function refOf(key: SubjectKey, record: ClaimRecord) {
-  return { installationId: key.installationId, repo: record.repo, issue: record.issue };
-}
-
 async function markStale(
   deps: JanitorDeps,
   { key, record, snapshot, config }: PlannedSubject,
@@ -102,7 +98,7 @@ async function markStale(
       requireSilentMs: record.durations.ttlMs,
       storeEpoch: epoch,
     },
-    ref: refOf(key, record),
+    ref: subjectRefOf(record),
     config,
     write: (stale) => staleWrite(record, stale, snapshot, config, now),
   });
@@ -126,7 +122,7 @@ async function reap(
       storeEpoch: epoch,
       failure: "reaped",
     },
-    ref: refOf(key, record),
+    ref: subjectRefOf(record),
     config,
     note: reapNote(record, now),
   });
@@ -141,13 +137,13 @@ async function repairPhantom(
   if (repair.kind === "revoke") {
     const ended = await endClaim(deps, {
       end: { key, generation: record.generation, now: deps.now(), to: "revoked", bump: true },
-      ref: refOf(key, record),
+      ref: subjectRefOf(record),
       config,
       note: revokedNote(record.generation),
     });
     return performed(ended);
   }
-  await applyAndCommit(deps, refOf(key, record), key, record.generation, repair.write, {
+  await applyAndCommit(deps, subjectRefOf(record), key, record.generation, repair.write, {
     orMarkSynced: true,
   });
   return "done";

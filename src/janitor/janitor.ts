@@ -1,6 +1,8 @@
 // The janitor sweep (README.md#keeping-github-and-the-store-in-step): due claims from the store's deadline index, one GitHub read each, then the action their derived state calls for.
+
 import { stateOfSubject } from "../lease/reads/subject-state.js";
 import { janitorHaltedNotification } from "../notify/notification-events.js";
+import { subjectRefOf } from "../providers/assignment-provider.js";
 import { applyPlanned, type PlannedSubject } from "./apply-due.js";
 import { createJanitorPauses } from "./janitor-pauses.js";
 import {
@@ -151,7 +153,7 @@ export class Janitor {
         continue;
       }
       const snapshot = await assignments.status(
-        { installationId, repo: record.repo, issue: record.issue },
+        subjectRefOf(record),
         record.branch ? { branch: record.branch } : {},
       );
       if (!snapshot) {

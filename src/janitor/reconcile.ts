@@ -8,7 +8,11 @@ import { applyAndCommit } from "../lease/transitions/commit-transition.js";
 import { type EndedClaim, writeEnded } from "../lease/transitions/end-claim.js";
 import { endedClaimWrite } from "../lease/transitions/ended-write.js";
 import { markTripLanded, withTrip } from "../lease/transitions/failure-summary.js";
-import type { SubjectSnapshot, TransitionWrite } from "../providers/assignment-provider.js";
+import {
+  type SubjectSnapshot,
+  subjectRefOf,
+  type TransitionWrite,
+} from "../providers/assignment-provider.js";
 import type { QueueRepo } from "../providers/queue-store.js";
 import {
   finishReclaimWrite,
@@ -177,7 +181,7 @@ async function repairUnlabelled(
   const records = await stores.index.listRepository(installationId, repoId, repositoryRecordLimit);
   for (const record of records) {
     if (record.state !== "active" || seen.has(record.issue)) continue;
-    const snapshot = await assignments.status({ installationId, repo: record.repo, issue: record.issue });
+    const snapshot = await assignments.status(subjectRefOf(record));
     if (snapshot?.state !== "open") continue;
     run.report.examined++;
     await repairLabels(run, record, snapshot, config);
@@ -214,7 +218,7 @@ async function writeUnwrittenTrips(
     const subject = subjectName(record.repo, record.issue);
     report.actions.push({ subject, action: "repair", reason: "failure-trip-unwritten" });
     if (writesHeld(run, config)) continue;
-    const ref = { installationId, repo: record.repo, issue: record.issue };
+    const ref = subjectRefOf(record);
     let snapshot: SubjectSnapshot | null;
     try {
       snapshot = await assignments.status(ref);
@@ -290,7 +294,7 @@ async function retryPending(
       reason: "unwritten-transition-retried",
     });
     if (writesHeld(run, config)) continue;
-    const ref = { installationId, repo: record.repo, issue: record.issue };
+    const ref = subjectRefOf(record);
     const key = { installationId, repoId, issue: record.issue };
     if (record.actor.kind === "human") {
       // A `/reclaim` (or `/reclaim release`) whose one batched write failed or went unanswered.

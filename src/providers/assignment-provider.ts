@@ -7,6 +7,23 @@ export interface SubjectRef {
   /** `owner/name` as the caller wrote it (the snapshot gives the canonical one). */
   repo: string;
   issue: number;
+  /**
+   * The repository's id when the caller knows it (a claim's record): `repo` is then the name it was
+   * claimed under, and a provider that addresses by name checks it is still this repository's (a
+   * renamed repository's old name may be another's by now).
+   */
+  repoId?: number;
+}
+
+/** How the lease core names a claim's subject: by the record's name, checked against its repository id. */
+export function subjectRefOf(record: {
+  installationId: number;
+  repoId: number;
+  repo: string;
+  issue: number;
+}): SubjectRef {
+  const { installationId, repoId, repo, issue } = record;
+  return { installationId, repo, issue, repoId };
 }
 
 /** A claim comment the App itself wrote on the subject, with its parsed marker. */

@@ -47,6 +47,7 @@ export function createGiteaProviders(
       permissions,
       seal,
       bot,
+      now: deps.now,
       onMarkerRejected: (reason) =>
         deps.log.warn(
           { reason, forge: "gitea", installationId },

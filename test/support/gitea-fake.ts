@@ -12,6 +12,8 @@ export const giteaAgentToken = "gitea-agent-token-000000000000000001";
 export const owner = "octo";
 export const repo = "widgets";
 const repoPath = `/api/v1/repos/${owner}/${repo}`;
+/** octo/widgets' id (`RepositoryMeta.id` in the issues the fake answers). */
+export const fakeRepoId = 77;
 
 /** `METHOD path` of every request the fake answered, in order. */
 export type GiteaRequestLog = string[];
@@ -92,6 +94,7 @@ export function nockGetIssue(
       user: giteaUser("octocat", 1),
       assignees: state.assignees.length ? state.assignees.map((login, i) => giteaUser(login, 100 + i)) : null,
       labels: state.labels.map((label) => ({ ...label, color: "ededed", description: "", exclusive: false })),
+      repository: { id: fakeRepoId, name: repo, owner, full_name: `${owner}/${repo}` },
     });
 }
 

@@ -6,7 +6,7 @@ import { microsToUsd, usdToMicros } from "../../budget/usage.js";
 import type { RepoConfig } from "../../config/repo-config.js";
 import type { ClaimRecord, SubjectKey } from "../../domain/claim.js";
 import { budgetNotification, needsHumanNotification } from "../../notify/notification-events.js";
-import type { SubjectRef } from "../../providers/assignment-provider.js";
+import { subjectRefOf } from "../../providers/assignment-provider.js";
 import type { HeartbeatRecord } from "../../providers/liveness-store.js";
 import type { SpendReport } from "../../providers/spend-store.js";
 import type { LeaseCoreDeps } from "../ports.js";
@@ -142,7 +142,7 @@ async function pauseOverBudget(
   try {
     await writeFenced(
       deps,
-      refOf(record),
+      subjectRefOf(record),
       record,
       {
         subjectNodeId: record.issueNodeId ?? "",
@@ -171,7 +171,7 @@ async function resumeUnderBudget(
   if (!(await deps.stores.spend.clearBudgetPaused(lease))) return;
   await writeFenced(
     deps,
-    refOf(record),
+    subjectRefOf(record),
     record,
     { subjectNodeId: record.issueNodeId ?? "", removeLabels: [config.labels.overBudget] },
     config.labels,
@@ -211,7 +211,7 @@ async function endOverBudget(
       { ...deps, log },
       {
         key: lease,
-        ref: refOf(record),
+        ref: subjectRefOf(record),
         config,
         ended,
         cause: "budget-exhausted",
@@ -226,8 +226,4 @@ async function endOverBudget(
     message: `This lease has ended (budget_exhausted): the issue's spend reached its budget of $${maxUsd}.`,
     details: { reason: "budget_exhausted" },
   });
-}
-
-function refOf(record: Pick<ClaimRecord, "installationId" | "repo" | "issue">): SubjectRef {
-  return { installationId: record.installationId, repo: record.repo, issue: record.issue };
 }

@@ -15,7 +15,7 @@ import { describeActor } from "../../domain/inert-text.js";
 import { expiresAt, livenessOf } from "../../domain/liveness.js";
 import { progressBase } from "../../domain/stall.js";
 import { stalledNotification } from "../../notify/notification-events.js";
-import type { SubjectRef } from "../../providers/assignment-provider.js";
+import { subjectRefOf } from "../../providers/assignment-provider.js";
 import type {
   HeartbeatInput,
   HeartbeatOk,
@@ -243,7 +243,7 @@ export class LeaseCalls {
     ).labels;
     await writeFenced(
       this.deps,
-      refOf(lease, record),
+      subjectRefOf(record),
       record,
       {
         subjectNodeId: record.issueNodeId ?? "",
@@ -292,7 +292,7 @@ export class LeaseCalls {
           ended: { generation: record.generation, state: record.state },
         },
       );
-      await writeFenced(this.deps, refOf(lease, record), record, write, config.labels);
+      await writeFenced(this.deps, subjectRefOf(record), record, write, config.labels);
       await stores.claims.markSynced(lease, record.generation);
       // Only a landed trip is marked: a failed write (502) leaves it to the janitor.
       // The release is done either way: a failed mark is logged and left to the janitor.
@@ -354,7 +354,7 @@ export class LeaseCalls {
         bump: true,
         failure: "revoked",
       },
-      ref: refOf(lease, record),
+      ref: subjectRefOf(record),
       // Read only once the store revoked the lease: a failed read never keeps it alive.
       config: () => configs.load(lease.installationId, record.repo),
       note: `⛔ ${describeActor(record.actor)} lost write access to ${record.repo}; generation ${record.generation} is revoked.`,
@@ -372,10 +372,6 @@ function usageOf(usage: NonNullable<HeartbeatRequest["usage"]>) {
     ...(usage.costUsd !== undefined ? { costMicros: usdToMicros(usage.costUsd) } : {}),
     ...(usage.tokens !== undefined ? { tokens: usage.tokens } : {}),
   };
-}
-
-function refOf(lease: SubjectKey, record: Pick<ClaimRecord, "repo" | "issue">): SubjectRef {
-  return { installationId: lease.installationId, repo: record.repo, issue: record.issue };
 }
 
 function parseLeaseOrThrow(leaseId: string) {

@@ -7,7 +7,11 @@ import { type SubjectKey, subjectName } from "../../domain/claim.js";
 import { asksForPerson } from "../../domain/stall.js";
 import { needsHumanNotification } from "../../notify/notification-events.js";
 import type { Notifier } from "../../notify/notifier.js";
-import type { AssignmentProvider, TransitionWrite } from "../../providers/assignment-provider.js";
+import {
+  type AssignmentProvider,
+  subjectRefOf,
+  type TransitionWrite,
+} from "../../providers/assignment-provider.js";
 import type { Stores } from "../../providers/stores.js";
 import type { NeedsHumanRecord } from "../ports.js";
 import { writeFenced } from "../transitions/commit-transition.js";
@@ -114,7 +118,7 @@ export class NeedsHumanShow {
     const subject = subjectName(record.repo, record.issue);
     if (write.addLabels || write.removeLabels || write.addComments || write.editComments) {
       try {
-        const applied = await writeFenced(deps, refOf(record), record, write, config.labels);
+        const applied = await writeFenced(deps, subjectRefOf(record), record, write, config.labels);
         const nodeId = applied.addedComments?.[0];
         if (plan.comment?.kind === "new" && nodeId && plan.shown.comment) plan.shown.comment.nodeId = nodeId;
       } catch (error) {
@@ -174,8 +178,4 @@ function idOf(record: LeaseKey): string {
 /** One document per issue: the throttle holds across claims (a release and a re-claim ask anew). */
 function documentOf(record: LeaseKey): string {
   return `needs-human:${record.installationId}:${record.repoId}:${record.issue}`;
-}
-
-function refOf(record: NeedsHumanRecord) {
-  return { installationId: record.installationId, repo: record.repo, issue: record.issue };
 }

@@ -17,6 +17,7 @@ import { type GiteaBotAccount, giteaBotAccount } from "./gitea-bot-account.js";
 import type { GiteaClient } from "./gitea-client.js";
 import { GiteaCollaboratorPermissions } from "./gitea-collaborator-permissions.js";
 import { newestEvidenceChange } from "./gitea-evidence-change.js";
+import { GiteaRepositoryNames } from "./gitea-repository-names.js";
 import { giteaStatusOf, type RequestCounter } from "./gitea-routes.js";
 import {
   type GiteaIssueRead,
@@ -40,6 +41,8 @@ export interface GiteaAssignmentProviderOptions {
   onMarkerRejected?: (reason: string) => void;
   /** Pull request authors' permissions; shared with the identity provider when given. */
   permissions?: GiteaCollaboratorPermissions;
+  /** The clock of the repository name memory (`GiteaRepositoryNames`). */
+  now?: () => number;
 }
 
 /** Pages of the bot account's repositories the reconcile pass reads at most (50 each). */
@@ -57,9 +60,15 @@ export class GiteaAssignmentProvider implements AssignmentProvider {
   readonly #writer: GiteaAssignmentWriter;
   readonly #bot: GiteaBotAccount;
   readonly #permissions: GiteaCollaboratorPermissions;
+  readonly #names: GiteaRepositoryNames;
 
   constructor(private readonly options: GiteaAssignmentProviderOptions) {
-    this.#writer = new GiteaAssignmentWriter({ client: options.client, seal: options.seal });
+    this.#names = new GiteaRepositoryNames(options.client, options.now);
+    this.#writer = new GiteaAssignmentWriter({
+      client: options.client,
+      seal: options.seal,
+      names: this.#names,
+    });
     this.#bot = options.bot ?? giteaBotAccount(options.client);
     this.#permissions = options.permissions ?? new GiteaCollaboratorPermissions(options.client);
   }
@@ -74,16 +83,17 @@ export class GiteaAssignmentProvider implements AssignmentProvider {
    * (`GET …/branches/{branch}`, its head commit's time).
    */
   async status(ref: SubjectRef, options?: { branch?: string }): Promise<SubjectSnapshot | null> {
-    const { owner, name } = splitRepo(ref.repo);
     const counter: RequestCounter = { requests: 0 };
-    let issue: GiteaIssueRead;
-    try {
-      issue = await this.options.client.readIssue(owner, name, ref.issue, counter);
-    } catch (error) {
-      if (giteaStatusOf(error) === 404) return null;
-      throw error;
+    let issue = await this.#readIssue(ref, counter);
+    if (issue && ref.repoId !== undefined && issue.repository.id !== ref.repoId) {
+      // The record's name is another repository's now (renamed, its old name taken): read by the id's.
+      const current = await this.#names.fresh(ref.repoId, counter);
+      issue = current === null ? null : await this.#readIssue({ ...ref, repo: current }, counter);
+      if (issue?.repository.id !== ref.repoId) return null;
     }
-    if (issue.pull_request) return null;
+    if (!issue || issue.pull_request) return null;
+    this.#names.saw(issue.repository.id, issue.repository.full_name);
+    const { owner, name } = splitRepo(issue.repository.full_name);
     const snapshot = await this.#snapshot(owner, name, issue, counter);
     const branch = options?.branch;
     const [pulls, head] = await Promise.all([
@@ -99,6 +109,17 @@ export class GiteaAssignmentProvider implements AssignmentProvider {
       ...giteaPullRequestEvidence(shown, context, permissions),
       branchCommittedAt: head ? Date.parse(head.commit.timestamp) : null,
     };
+  }
+
+  /** The issue (or pull request) `ref` names; null when there is none. */
+  async #readIssue(ref: SubjectRef, counter: RequestCounter): Promise<GiteaIssueRead | null> {
+    const { owner, name } = splitRepo(ref.repo);
+    try {
+      return await this.options.client.readIssue(owner, name, ref.issue, counter);
+    } catch (error) {
+      if (giteaStatusOf(error) === 404) return null;
+      throw error;
+    }
   }
 
   /** Every open pull request, page by page until a short (or empty) one, within `maxPullRequestPages`. */
@@ -172,13 +193,8 @@ export class GiteaAssignmentProvider implements AssignmentProvider {
   }
 
   /** `GET /repositories/{id}`; null when the bot account cannot see it. */
-  async repositoryName(_installationId: number, repoId: number): Promise<string | null> {
-    try {
-      return (await this.options.client.getRepositoryById(repoId)).full_name;
-    } catch (error) {
-      if (giteaStatusOf(error) === 404) return null;
-      throw error;
-    }
+  repositoryName(_installationId: number, repoId: number): Promise<string | null> {
+    return this.#names.fresh(repoId, { requests: 0 });
   }
 
   /**

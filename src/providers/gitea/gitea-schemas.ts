@@ -11,6 +11,8 @@ export const GiteaIssue = z.object({
   state: z.enum(["open", "closed"]),
   assignees: z.array(GiteaUser).nullish(),
   labels: z.array(GiteaLabel).nullish(),
+  /** `RepositoryMeta`: which repository the issue is in, whatever name it was asked under. */
+  repository: z.object({ id: z.number().int().positive(), full_name: z.string() }),
 });
 export type GiteaIssue = z.infer<typeof GiteaIssue>;
 /** An issue as the reads take it: the write fields, and what a snapshot shows (`RepositoryMeta` for its repository). */
@@ -24,7 +26,6 @@ export const GiteaIssueRead = GiteaIssue.extend({
   comments: z.number().int().nonnegative(),
   /** Set on a pull request (Gitea's issue routes serve both). */
   pull_request: z.object({}).passthrough().nullish(),
-  repository: z.object({ id: z.number().int().positive(), full_name: z.string() }),
 });
 export type GiteaIssueRead = z.infer<typeof GiteaIssueRead>;
 /** An issue another one links to (a dependency): its state and where it lives. */
