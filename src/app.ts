@@ -177,6 +177,7 @@ function wireClaimHold(
     now,
     log,
     refreshQueue: leaseQueue.refresh,
+    fleet: fleetLogins,
   });
   // The App's own Gitea hooks, a pass per instance (docs/reference/gitea-surfaces.md#the-apps-own-webhooks).
   const giteaHooks = giteas.map((gitea) =>

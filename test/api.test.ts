@@ -399,7 +399,13 @@ describe("POST /api/v1/claims", () => {
     const failed = await post("/api/v1/claims", claimBody(), agentToken);
     expect(failed.status).toBe(502);
     expect(failed.body.error).toBe("github_failed");
-    expect(await stores.claims.get({ installationId, repoId, issue: 12 })).toBeNull();
+    // A 502 is no refusal (the mutation may still land): the generation stays, ended, its write
+    // pending, so the reconcile takes off whatever lands late.
+    expect(await stores.claims.get({ installationId, repoId, issue: 12 })).toMatchObject({
+      generation: 1,
+      state: "revoked",
+      sync: "pending",
+    });
     expect(undo.variables).toEqual({
       unassign: { assignableId: issueNodeId(issue), assigneeIds: [agent.node_id] },
       removeLabels: { labelableId: issueNodeId(issue), labelIds: [labelIds["agent:claimed"]] },

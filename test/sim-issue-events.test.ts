@@ -106,7 +106,11 @@ describe("an issue's events", () => {
     expect(reads.map((r) => new URLSearchParams(r.split("?")[1]).get("page"))).toEqual(["1", "2"]);
 
     sim.assign({ repo, issue: 1, login: "alice", assignees: ["fleet-bot"] });
-    expect(await provider.lastEvidenceChange(ref, { assignee: "fleet-bot" })).toEqual({ kind: "added" });
+    expect(await provider.lastEvidenceChange(ref, { assignee: "fleet-bot" })).toEqual({
+      kind: "added",
+      by: "alice",
+      byPerson: true,
+    });
 
     // The App's own removal (say a late write of an older generation) is no person's.
     const state = sim.state;
@@ -125,7 +129,11 @@ describe("an issue's events", () => {
     const claimed = { label: "agent:claimed" };
     expect(await provider.lastEvidenceChange(ref, claimed)).toEqual({ kind: "unknown" });
     sim.assign({ repo, issue: 1, login: "alice", labels: ["agent:claimed"], assignees: ["fleet-bot"] });
-    expect(await provider.lastEvidenceChange(ref, claimed)).toEqual({ kind: "added" });
+    expect(await provider.lastEvidenceChange(ref, claimed)).toEqual({
+      kind: "added",
+      by: "alice",
+      byPerson: true,
+    });
     sim.unassign({ repo, issue: 1, login: "alice", labels: ["agent:claimed"] });
     sim.assign({ repo, issue: 1, login: "alice", labels: ["bug"] });
     expect(await provider.lastEvidenceChange(ref, claimed)).toEqual({
@@ -134,6 +142,10 @@ describe("an issue's events", () => {
       byPerson: true,
     });
     // The assignment's own history is another question.
-    expect(await provider.lastEvidenceChange(ref, { assignee: "fleet-bot" })).toEqual({ kind: "added" });
+    expect(await provider.lastEvidenceChange(ref, { assignee: "fleet-bot" })).toEqual({
+      kind: "added",
+      by: "alice",
+      byPerson: true,
+    });
   });
 });

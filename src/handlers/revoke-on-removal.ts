@@ -1,9 +1,11 @@
 // issues.unassigned / issues.unlabeled: a human took away the App-made assignment or the claimed label → revoke.
+
 import type { Logger } from "pino";
 import type { RepoConfig } from "../config/repo-config.js";
 import type { ClaimRecord } from "../domain/claim.js";
 import { countsAsPerson } from "../domain/trust.js";
 import type { FleetLogins } from "../lease/fleet-logins.js";
+import { removalRevokedNote } from "../lease/transitions/ended-write.js";
 import { logFleetIgnored } from "./fleet-ignored.js";
 import { endByPerson, type SyncDeps, subjectKeyOf } from "./sync-deps.js";
 import { senderAccount, type WebhookHandler, type WebhookPayload } from "./webhook-guard.js";
@@ -59,9 +61,7 @@ export function revokeOnRemoval(
     },
     async apply(action: RevokeAction, log: Logger) {
       const { record } = action;
-      const note =
-        `⛔ @${action.by} removed the claim's ${action.what}; generation ${record.generation} is revoked ` +
-        `and its holder must stop working on this issue.`;
+      const note = removalRevokedNote(action.by, action.what, record.generation);
       const outcome = await endByPerson(deps, log, action, { to: "revoked", bump: true, note });
       if (outcome.kind !== "ended") return;
       log.info({ subject: `${record.repo}#${record.issue}`, generation: record.generation }, "claim revoked");

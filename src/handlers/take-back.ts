@@ -18,7 +18,7 @@ import {
 import { applyAndCommit, rollBack } from "../lease/transitions/commit-transition.js";
 import { fenceOf } from "../lease/transitions/fenced-writes.js";
 import type { AssignmentProvider, SubjectSnapshot } from "../providers/assignment-provider.js";
-import { definitelyRefused } from "../providers/github/github-errors.js";
+import { definitelyRefused } from "../providers/refused-write.js";
 import type { Stores } from "../providers/stores.js";
 import { reclaimWrite, releasedAssignees } from "./reclaim-decision.js";
 

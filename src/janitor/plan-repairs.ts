@@ -108,6 +108,17 @@ export function supersededAppAssignees(
   return [...found].map(([nodeId, generation]) => ({ nodeId, generation }));
 }
 
+/** A live agent claim's App-made assignment that the subject no longer shows. */
+export function lostAppAssignment(record: ClaimRecord, snapshot: SubjectSnapshot): boolean {
+  return (
+    record.state === "active" &&
+    record.actor.kind === "agent" &&
+    record.appAssigned === true &&
+    record.assigneeNodeId !== undefined &&
+    !snapshot.assignees.some((a) => a.login === record.actor.login)
+  );
+}
+
 /**
  * Invariant 13 for a claim in force: its labels as the record says, a live agent claim's lost
  * App-made assignment back, and superseded App-made assignments (`leftovers`, rolled-back
@@ -118,17 +129,13 @@ export function planLabelRepair(
   snapshot: SubjectSnapshot,
   config: RepoConfig,
   leftovers: readonly { nodeId: string }[],
+  options: { reassign: boolean } = { reassign: true },
 ): { reason: string; write: TransitionWrite } | null {
   const repair = labelRepair(record, config.labels, snapshot.labels);
-  // A live agent claim whose App-made assignment GitHub lost (a late or failed write) gets it back:
-  // invariant 13 repairs toward the current generation; a person's unassignment revokes through
-  // its webhook before this ever runs.
-  const lostAssignment =
-    record.state === "active" &&
-    record.actor.kind === "agent" &&
-    record.appAssigned &&
-    record.assigneeNodeId !== undefined &&
-    !snapshot.assignees.some((a) => a.login === record.actor.login);
+  // A live agent claim whose App-made assignment the forge lost to a late write of the App's gets it
+  // back: invariant 13 repairs toward the current generation. The caller says whether the newest
+  // removal was the App's (`reassign`): a person's stands (invariant 5), its webhook left undecided.
+  const lostAssignment = options.reassign && lostAppAssignment(record, snapshot);
   if (!repair && !lostAssignment && leftovers.length === 0) return null;
   const reason = repair || lostAssignment ? "diverged-from-record" : "superseded-app-assignment-left";
   return {

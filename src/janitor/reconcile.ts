@@ -4,7 +4,7 @@ import type { ClaimRecord, SubjectKey } from "../domain/claim.js";
 import { type FailedAttempt, summaryCovers, tripUnwritten } from "../domain/failure-breaker.js";
 import { needsHumanLabelShown } from "../lease/calls/needs-human-show.js";
 import { restoreClaimRecord } from "../lease/recovery/recovery.js";
-import { applyAndCommit } from "../lease/transitions/commit-transition.js";
+import { applyAndCommit, withLateWrites } from "../lease/transitions/commit-transition.js";
 import { type EndedClaim, writeEnded } from "../lease/transitions/end-claim.js";
 import { endedClaimWrite } from "../lease/transitions/ended-write.js";
 import { markTripLanded, withTrip } from "../lease/transitions/failure-summary.js";
@@ -14,6 +14,7 @@ import {
   type TransitionWrite,
 } from "../providers/assignment-provider.js";
 import type { QueueRepo } from "../providers/queue-store.js";
+import { lostAssignment, revokeForRemoval } from "./lost-assignment.js";
 import {
   finishReclaimWrite,
   labelWithoutRecordFence,
@@ -152,7 +153,12 @@ async function repairLabels(
     );
     leftovers = leftovers.filter((left) => !rolledBack.has(left.generation));
   }
-  const repair = planLabelRepair(record, snapshot, config, leftovers);
+  const ref = { installationId: record.installationId, repo: snapshot.repo, issue: snapshot.issue };
+  const lost = await lostAssignment(deps, ref, record, snapshot, config);
+  if (lost?.kind === "revoke") return revokeForRemoval(run, record, lost.by, config);
+  const repair = planLabelRepair(record, snapshot, config, leftovers, {
+    reassign: lost?.kind === "reassign",
+  });
   if (!repair) {
     report.skipped++;
     return;
@@ -163,10 +169,7 @@ async function repairLabels(
     reason: repair.reason,
   });
   if (writesHeld(run, config)) return;
-  await deps.assignments.apply(
-    { installationId: record.installationId, repo: snapshot.repo, issue: snapshot.issue },
-    repair.write,
-  );
+  await deps.assignments.apply(ref, repair.write);
 }
 
 /** Live claims of the repository that the labelled listing missed: their label was lost on GitHub. */
@@ -305,7 +308,10 @@ async function retryPending(
     // A completion by closing the issue keeps the assignee as the record; a release with outcome
     // `completed` (ended by the agent itself) unassigns like any release.
     const keepAssignee = record.state === "completed" && record.endedBy?.kind !== "agent";
-    const previous = recordBeforeEnd(record);
+    let previous = recordBeforeEnd(record);
+    // A rolled-back claim kept for its late writes (`rollBack`) names no claim comment: what of it
+    // landed after the App gave up on it is found and ended with the rest.
+    if (!previous.commentNodeId) previous = await withLateWrites(assignments, ref, previous);
     const askOff = await endedAskStillShown(run, key, previous, labelsShown.get(record.issue) ?? [], config);
     await writeEnded(deps, key, ref, { previous, record }, config, {
       keepAssignee,

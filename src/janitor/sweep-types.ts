@@ -2,6 +2,7 @@
 import type { Logger } from "pino";
 import type { RepoConfigSource } from "../config/config-source.js";
 import type { RepoConfig } from "../config/repo-config.js";
+import type { FleetLogins } from "../lease/fleet-logins.js";
 import type { ClaimEvents } from "../lease/transitions/claim-events.js";
 import type { Notifier } from "../notify/notifier.js";
 import type { AssignmentProvider } from "../providers/assignment-provider.js";
@@ -56,6 +57,8 @@ export interface JanitorDeps {
   maxDuePerSweep?: number;
   /** Rebuilds a repository's candidate index (`claims/next`) on every reconcile pass. */
   refreshQueue?: QueueRefresh;
+  /** Whether a login that took a claim's assignment off is the fleet's (its removal counts for nothing). */
+  fleet?: Pick<FleetLogins, "actorKind">;
 }
 
 export interface SweepOptions {

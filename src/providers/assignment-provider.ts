@@ -152,7 +152,7 @@ export type ClaimEvidence = { assignee: string } | { label: string };
 
 /** The newest change of a claim's evidence in the events. */
 export type EvidenceChange =
-  | { kind: "added" }
+  | { kind: "added"; by: string; byPerson: boolean }
   | { kind: "removed"; by: string; byPerson: boolean }
   | { kind: "unknown" };
 

@@ -1,8 +1,10 @@
 // The janitor and its schedule: sweeps every interval (a reconcile every few), each counted in the metrics.
+
 import type { Logger } from "pino";
 import type { RepoConfigSource } from "../config/config-source.js";
 import { Janitor } from "../janitor/janitor.js";
 import { JobRegistry } from "../janitor/job-registry.js";
+import type { FleetLogins } from "../lease/fleet-logins.js";
 import type { ClaimEvents } from "../lease/transitions/claim-events.js";
 import type { ClaimHoldMetrics } from "../metrics/create-metrics.js";
 import type { Notifier } from "../notify/notifier.js";
@@ -30,6 +32,7 @@ export function createJanitorJobs(
     now: () => number;
     log: Logger;
     refreshQueue?: QueueRefresh;
+    fleet?: Pick<FleetLogins, "actorKind">;
   },
 ) {
   const { stores, metrics, meter, now, log } = deps;
@@ -44,6 +47,7 @@ export function createJanitorJobs(
     measure: (work) => meter.measure(work),
     events: deps.events,
     ...(deps.refreshQueue ? { refreshQueue: deps.refreshQueue } : {}),
+    ...(deps.fleet ? { fleet: deps.fleet } : {}),
     notifier: deps.notifier,
     ...(deps.retryUnfinishedChecks ? { retryUnfinishedChecks: deps.retryUnfinishedChecks } : {}),
   });

@@ -27,7 +27,7 @@ function forge(name: string, asked: string[]): ForgeProviders {
     listOpenIssues: answer("list", { repoId: 1, issues: [], hasNextPage: false, endCursor: null }),
     listRepositories: answer("repos", [`${name}/repo`]),
     repositoryName: answer("name", `${name}/repo`),
-    lastEvidenceChange: answer("evidence", { kind: "added" as const }),
+    lastEvidenceChange: answer("evidence", { kind: "added" as const, by: "claim-hold-bot", byPerson: false }),
     apply: answer("apply", { claimComment: null } as never),
     ensureLabels: answer("labels", undefined),
   };

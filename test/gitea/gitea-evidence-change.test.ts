@@ -38,13 +38,15 @@ const comment = (by: string): GiteaTimelineEntry => ({
 });
 
 const asAgent: ClaimEvidence = { assignee: "fleet-bot" };
+/** What the App itself added: by its bot account, no person. */
+const appAdded: EvidenceChange = { kind: "added", by: botLogin, byPerson: false };
 const asLabel: ClaimEvidence = { label: "agent:claimed" };
 
 describe("newestEvidenceChange (timeline entries oldest first)", () => {
   it.each<[string, GiteaTimelineEntry[], ClaimEvidence, EvidenceChange | null]>([
     ["no entries", [], asAgent, null],
     ["only comments", [comment("maintainer")], asAgent, null],
-    ["the App assigned the agent", [assigned("fleet-bot", botLogin, false)], asAgent, { kind: "added" }],
+    ["the App assigned the agent", [assigned("fleet-bot", botLogin, false)], asAgent, appAdded],
     [
       "a person unassigned the agent after the App assigned it",
       [assigned("fleet-bot", botLogin, false), assigned("fleet-bot", "maintainer", true), comment("octo")],
@@ -61,13 +63,13 @@ describe("newestEvidenceChange (timeline entries oldest first)", () => {
       "a person unassigned it, then the App assigned it again: the newest counts",
       [assigned("fleet-bot", "maintainer", true), assigned("fleet-bot", botLogin, false)],
       asAgent,
-      { kind: "added" },
+      appAdded,
     ],
     [
       "another login's unassignment is not the agent's",
       [assigned("fleet-bot", botLogin, false), assigned("maintainer", "maintainer", true)],
       asAgent,
-      { kind: "added" },
+      appAdded,
     ],
     [
       "the assignee's login compared without case",
@@ -94,17 +96,12 @@ describe("newestEvidenceChange (timeline entries oldest first)", () => {
       asLabel,
       { kind: "removed", by: "maintainer", byPerson: true },
     ],
-    [
-      'the App added the label (body "1")',
-      [labelled("agent:claimed", botLogin, true)],
-      asLabel,
-      { kind: "added" },
-    ],
+    ['the App added the label (body "1")', [labelled("agent:claimed", botLogin, true)], asLabel, appAdded],
     [
       "another label's removal is not the claimed one's",
       [labelled("agent:claimed", botLogin, true), labelled("bug", "maintainer", false)],
       asLabel,
-      { kind: "added" },
+      appAdded,
     ],
     ["an assignee entry is no label change", [assigned("agent:claimed", "maintainer", true)], asLabel, null],
   ])("%s", (_name, entries, evidence, expected) => {
@@ -154,9 +151,9 @@ describe("GiteaAssignmentProvider.lastEvidenceChange against the simulator", () 
   it("the App's own label write is no person's: `added`; a person's removal of it through REST is", async () => {
     const issue = fixture.sim.state.addIssue(fixture.repo, { title: "t", author: "octo" });
     await provider.apply(ref(issue.number), { subjectNodeId: "unused", addLabels: ["agent:claimed"] });
-    expect(await provider.lastEvidenceChange(ref(issue.number), { label: "agent:claimed" })).toEqual({
-      kind: "added",
-    });
+    expect(await provider.lastEvidenceChange(ref(issue.number), { label: "agent:claimed" })).toEqual(
+      appAdded,
+    );
     fixture.sim.people.setLabels({
       repo: "octo/widgets",
       issue: issue.number,

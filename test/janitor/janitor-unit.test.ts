@@ -34,7 +34,7 @@ class FakeAssignments implements AssignmentProvider {
 
   /** This fake keeps no issue events: an assignment's newest event is taken to be the App's own. */
   async lastEvidenceChange(): Promise<EvidenceChange> {
-    return { kind: "added" };
+    return { kind: "added", by: "claim-hold[bot]", byPerson: false };
   }
 
   async status(ref: SubjectRef): Promise<SubjectSnapshot | null> {

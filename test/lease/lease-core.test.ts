@@ -45,7 +45,7 @@ class FakeAssignments implements AssignmentProvider {
 
   /** This fake keeps no issue events: an assignment's newest event is taken to be the App's own. */
   async lastEvidenceChange(): Promise<EvidenceChange> {
-    return { kind: "added" };
+    return { kind: "added", by: "claim-hold[bot]", byPerson: false };
   }
 
   async status(ref: SubjectRef): Promise<SubjectSnapshot | null> {
@@ -70,7 +70,7 @@ class FakeAssignments implements AssignmentProvider {
     this.writes.push(write);
     if (this.refuseNext > 0) {
       this.refuseNext -= 1;
-      throw new GitHubWriteError("GitHub refused the write", 502);
+      throw new GitHubWriteError("GitHub refused the write", 422);
     }
     const issue = this.issue;
     const unassign = new Set(write.unassign ?? []);

@@ -1,4 +1,5 @@
 // The claim flow (docs/reference/http-api.md#post-apiv1claims--claim-re-claim-or-take-over): read the subject, decide, write the store, then GitHub.
+
 import { breakerSettingsOf, durationsOf, type RepoConfig, stallOf } from "../../config/repo-config.js";
 import { type ClaimRecord, type SubjectKey, subjectName } from "../../domain/claim.js";
 import { breakerOf } from "../../domain/failure-breaker.js";
@@ -10,6 +11,7 @@ import type {
   SubjectSnapshot,
 } from "../../providers/assignment-provider.js";
 import type { ClaimInput, ClaimOutcome as StoreClaimOutcome } from "../../providers/liveness-store.js";
+import { definitelyRefused } from "../../providers/refused-write.js";
 import { publishLeaseEvents, takeoverPendingEvent } from "../lease-events.js";
 import {
   type ClaimOutcome,
@@ -369,7 +371,8 @@ export class ClaimLease {
       if (await landedAnyway(this.deps, ref, key, record)) {
         log.warn({ subject, err: error }, "claim kept: GitHub applied it although the answer was lost");
       } else {
-        await rollBack(this.deps, ref, key, { record, previous, write, now: clock() }, config.labels);
+        const unsure = !definitelyRefused(error);
+        await rollBack(this.deps, ref, key, { record, previous, write, now: clock(), unsure }, config.labels);
         log.warn({ subject, err: error }, "claim rolled back: GitHub refused the transition");
         throw refused({
           code: "github_failed",

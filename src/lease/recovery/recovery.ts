@@ -221,8 +221,8 @@ async function evidenceRemoval(
 /**
  * Invariant 7 for a claim: the claim in force on GitHub comes back when the store has no record
  * of the subject — unless the store's history says it rolled that generation back. One record
- * read, and the history only when the store holds nothing as new as the marker. Answers whether
- * the marker in force is such a rolled-back claim.
+ * read, and the history only when the store holds nothing as new as the marker or holds the
+ * marker's generation ended. Answers whether the marker in force is such a rolled-back claim.
  */
 export async function restoreUnlessRolledBack(
   deps: RestoreDeps,
@@ -234,7 +234,10 @@ export async function restoreUnlessRolledBack(
   const { stores } = deps;
   if (!latest || !markerHolds(latest.marker)) return false;
   const stored = await stores.claims.get(key);
-  if (stored && stored.generation >= latest.marker.generation) return false;
+  if (stored && stored.generation > latest.marker.generation) return false;
+  // The same generation ended in the store while its marker holds: a rolled-back claim kept for
+  // its late writes (`rollBack`), or an end not yet written; only the history tells them apart.
+  if (stored?.generation === latest.marker.generation && stored.state === "active") return false;
   const history = await stores.claims.history(key);
   if (history.some((t) => t.kind === "rolled-back" && t.generation === latest.marker.generation)) return true;
   if (stored === null) {

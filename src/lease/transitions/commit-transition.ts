@@ -138,23 +138,32 @@ export async function landedAnyway(
 
 /**
  * A claim GitHub refused: the store goes back to `previous` and GitHub back to what it wants. When
- * that undo fails too, the claim was an agent's and the subject had no record before, the claim's
- * generation is kept as an ended record whose write is pending: the writes that landed before the one that failed (Gitea's
- * transition is several requests, its assignee first — docs/reference/gitea-surfaces.md) carry no
- * claim comment, so no listing of the forge would find them again once the record is gone; the
- * reconcile's pending retry takes them off as it finishes an unwritten release.
+ * that undo fails too, or the failed write was not definitely refused (`unsure`: a 5xx, a timeout,
+ * a lost connection, which may still land after the undo), and the claim was an agent's on a subject
+ * with no record before, the claim's generation is kept as an ended record whose write is pending:
+ * the writes that landed (Gitea's transition is several requests, its assignee first —
+ * docs/reference/gitea-surfaces.md#assignees-and-request-timeouts) may carry no claim comment, so no
+ * listing of the forge would find them again once the record is gone; the reconcile's pending retry
+ * takes them off, and ends a claim comment that landed late, as it finishes an unwritten release.
  */
 export async function rollBack(
   ports: ApplyPorts & { stores: { claims: Pick<ClaimStore, "rollbackClaim" | "restore"> } },
   ref: SubjectRef,
   key: SubjectKey,
-  transition: { record: ClaimRecord; previous: ClaimRecord | null; write: TransitionWrite; now: number },
+  transition: {
+    record: ClaimRecord;
+    previous: ClaimRecord | null;
+    write: TransitionWrite;
+    now: number;
+    /** The failed write may still land (it was not definitely refused). */
+    unsure?: boolean;
+  },
   labels: Labels,
 ): Promise<void> {
   const { record, previous, now } = transition;
   await ports.stores.claims.rollbackClaim(key, record.generation, previous, now);
   const undone = await compensate(ports, ref, transition.write, previous, labels, key);
-  if (undone || !leftoverKept(record, previous)) return;
+  if ((undone && !transition.unsure) || !leftoverKept(record, previous)) return;
   // Only when the store is still as the rollback left it (no newer claim since): `restore` writes
   // over an older generation or none, never over a newer one.
   try {
@@ -177,10 +186,43 @@ function leftoverKept(record: ClaimRecord, previous: ClaimRecord | null): boolea
   return previous === null && record.actor.kind === "agent";
 }
 
-/** The refused claim as ended by the App, its GitHub side not yet written. */
+/**
+ * The refused claim as ended by the App, its GitHub side not yet written. It names no claim
+ * comment and no App-made assignment: whether either landed is read when the write is retried
+ * (`withLateWrites`), so an assignment of the agent's login a person makes meanwhile is never
+ * taken for the App's.
+ */
 function leftoverOf(record: ClaimRecord, now: number): ClaimRecord {
-  const { pendingTokenDigest: _, commentNodeId: __, commentId: ___, ...rest } = record;
-  return { ...rest, state: "revoked", sync: "pending", endedAt: now };
+  const { pendingTokenDigest: _, commentNodeId: __, commentId: ___, assigneeNodeId: ____, ...rest } = record;
+  return { ...rest, appAssigned: false, state: "revoked", sync: "pending", endedAt: now };
+}
+
+/**
+ * `previous` with what of its generation's write the subject shows, for a kept leftover
+ * (`leftoverOf`), which names neither: the App's claim comment of that generation (it may have
+ * landed after the App gave up), and the agent's assignment when the issue's history says the App
+ * made it. An assignment of that login a person made stays theirs (invariant 5).
+ */
+export async function withLateWrites(
+  assignments: Pick<AssignmentProvider, "status" | "lastEvidenceChange">,
+  ref: SubjectRef,
+  previous: ClaimRecord,
+): Promise<ClaimRecord> {
+  const snapshot = await assignments.status(ref);
+  if (!snapshot) return previous;
+  const late = snapshot.claimComments.find((c) => c.marker.generation === previous.generation);
+  let found = late ? { ...previous, commentNodeId: late.nodeId, commentId: late.databaseId } : previous;
+  const login = previous.actor.login;
+  const assignee =
+    previous.actor.kind === "agent" && !previous.appAssigned
+      ? snapshot.assignees.find((a) => a.login.toLowerCase() === login.toLowerCase())
+      : undefined;
+  if (assignee) {
+    const change = await assignments.lastEvidenceChange(ref, { assignee: login });
+    if (change.kind === "added" && !change.byPerson)
+      found = { ...found, appAssigned: true, assigneeNodeId: assignee.nodeId };
+  }
+  return found;
 }
 
 /**

@@ -60,3 +60,11 @@ export function spanOf(ms: number): string {
   const clamped = Math.max(0, ms);
   return clamped < 90_000 ? `${Math.round(clamped / 1000)} s` : `${Math.round(clamped / 60_000)} min`;
 }
+
+/** The audit comment of a claim a person revoked by taking its assignment or label off. */
+export function removalRevokedNote(by: string, what: "assignment" | "label", generation: number): string {
+  return (
+    `⛔ @${by} removed the claim's ${what}; generation ${generation} is revoked ` +
+    `and its holder must stop working on this issue.`
+  );
+}

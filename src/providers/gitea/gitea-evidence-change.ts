@@ -7,7 +7,7 @@ import type { GiteaTimelineEntry } from "./gitea-schemas.js";
  * The newest change of `evidence` among an issue's timeline entries (oldest first, as Gitea lists
  * them), or null when none of them changed it. An `assignees` entry names its `assignee` and
  * whether it was `removed_assignee`; a `label` entry its `label`, with body `"1"` when added and
- * empty when removed. Whether the remover is a person is `giteaUserIsPerson`'s rule, the one
+ * empty when removed. Whether the one who added or removed it is a person is `giteaUserIsPerson`'s rule, the one
  * deliveries are judged by.
  */
 export function newestEvidenceChange(
@@ -19,10 +19,9 @@ export function newestEvidenceChange(
     const entry = entries[i]!;
     const removed = removalOf(entry, evidence);
     if (removed === null) continue;
-    if (!removed) return { kind: "added" };
     const user = entry.user;
     return {
-      kind: "removed",
+      kind: removed ? "removed" : "added",
       by: user?.login ?? giteaGhostLogin,
       byPerson: giteaUserIsPerson(user, botLogin),
     };

@@ -335,7 +335,6 @@ function newestChangeOf(events: IssueEventObject[], evidence: ClaimEvidence): Ev
     if (event.event !== added && event.event !== removed) continue;
     const named = "assignee" in evidence ? event.assignee?.login.toLowerCase() : event.label?.name;
     if (named !== wanted) continue;
-    if (event.event === added) return { kind: "added" };
     const actor = event.actor;
     // As the webhook guard reads a sender: a bot account (the App's own included) is no person.
     const byPerson =
@@ -343,7 +342,7 @@ function newestChangeOf(events: IssueEventObject[], evidence: ClaimEvidence): Ev
       actor.type !== "Bot" &&
       !actor.login.endsWith("[bot]") &&
       !event.performed_via_github_app;
-    return { kind: "removed", by: actor?.login ?? "ghost", byPerson };
+    return { kind: event.event === added ? "added" : "removed", by: actor?.login ?? "ghost", byPerson };
   }
   return null;
 }

@@ -19,22 +19,6 @@ export function onlyNotFoundErrors(error: unknown): boolean {
   return graphqlErrorsOf(error)?.every((e) => e.type === "NOT_FOUND") ?? false;
 }
 
-/**
- * True when GitHub definitely refused a request, so nothing of it can land later: an answer with a
- * 4xx status, or a GraphQL answer listing errors (the error or its causes). A 5xx, a lost connection
- * or the App's own timeout answers nothing about the request: it may have been applied all the same.
- */
-export function definitelyRefused(error: unknown): boolean {
-  let at: unknown = error;
-  for (let depth = 0; typeof at === "object" && at !== null && depth < 6; depth++) {
-    if (graphqlErrorsOf(at)) return true;
-    const status = httpStatusOf(at);
-    if (status !== undefined) return status >= 400 && status < 500;
-    at = (at as { cause?: unknown }).cause;
-  }
-  return false;
-}
-
 /** One line for an error message: each GraphQL error with the mutation field it hit, or the HTTP status. */
 export function describeGitHubError(error: unknown): string {
   const errors = graphqlErrorsOf(error);

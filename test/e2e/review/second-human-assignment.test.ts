@@ -83,7 +83,14 @@ describe.skipIf(!redisProbe.available)("review2: human assignments", () => {
       restored: restored && { state: restored.state, appAssigned: restored.appAssigned },
       actions,
       assignees: sim.issue(repo, 1).assignees,
-    }).toEqual({ restored: null, actions: [], assignees: [fleet.login] });
+    }).toEqual({
+      // The rolled-back generation is kept ended (a 502 is no refusal), naming no App-made assignment.
+      restored: { state: "revoked", appAssigned: false },
+      // Its pending write is finished: the late claim comment ended, the person's assignment kept.
+      actions: [{ subject: `${repo}#1`, action: "repair", reason: "unwritten-transition-retried" }],
+      assignees: [fleet.login],
+    });
+    expect(claimMarkers(sim, 1).filter((m) => m.state === "active")).toEqual([]);
   });
 
   it("supersededAppAssignees: a person assigns the fleet login by hand while bob's agent holds the issue after a rolled-back claim; reconcile must leave it", async () => {
