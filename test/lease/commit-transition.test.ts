@@ -173,6 +173,7 @@ describe("rollBack", () => {
     previous: ClaimRecord | null,
     undoWritten: boolean,
     refused: ClaimRecord = refusedClaim,
+    unsure = false,
   ): Promise<unknown[][]> {
     const calls: unknown[][] = [];
     const claims = {
@@ -190,7 +191,7 @@ describe("rollBack", () => {
         return { requests: 1 };
       },
     };
-    const transition = { record: refused, previous, write: failed, now: 5_000 };
+    const transition = { record: refused, previous, write: failed, now: 5_000, unsure };
     await rollBack({ assignments, log, stores: { claims } }, ref, key, transition, labels);
     return calls;
   }
@@ -213,8 +214,15 @@ describe("rollBack", () => {
     ).resolves.toBeUndefined();
   });
 
-  const { pendingTokenDigest: _, ...withoutPending } = refusedClaim;
-  const leftover = { ...withoutPending, state: "revoked", sync: "pending", endedAt: 5_000 };
+  const { pendingTokenDigest: _, assigneeNodeId: __, ...withoutPending } = refusedClaim;
+  // It names no App-made assignment: whether one landed is read when its write is retried.
+  const leftover = {
+    ...withoutPending,
+    appAssigned: false,
+    state: "revoked",
+    sync: "pending",
+    endedAt: 5_000,
+  };
   const released = record({ generation: 2, state: "released", sync: "done", endedAt: 1_000 });
   const releasePending = record({ generation: 2, state: "released", sync: "pending", endedAt: 1_000 });
   const incumbent = record({ generation: 2, sync: "done" });
@@ -228,6 +236,13 @@ describe("rollBack", () => {
     ],
     ["nothing before, undo written: the record is gone", null, true, false],
     [
+      "nothing before, undo written after a write that went unanswered: the generation stays, ended, its write pending",
+      null,
+      true,
+      true,
+      true,
+    ],
+    [
       "an ended claim before, written, undo refused: that record stays (the next claim resumes from it)",
       released,
       false,
@@ -240,8 +255,8 @@ describe("rollBack", () => {
       false,
     ],
     ["a holder before: its record stays, its fence corrects", incumbent, false, false],
-  ])("%s", async (_name, previous, undoWritten, kept) => {
-    const calls = await storeCallsOf(previous, undoWritten);
+  ])("%s", async (_name, previous, undoWritten, kept, unsure = false) => {
+    const calls = await storeCallsOf(previous, undoWritten, refusedClaim, unsure);
     expect(calls).toEqual([["rollbackClaim", 3, previous], ...(kept ? [["restore", leftover, 5_000]] : [])]);
   });
 
