@@ -13,7 +13,7 @@ import type { SimIssue } from "../../tools/gitea-sim/index.js";
 import { type LocalStack, startLocalStack } from "../../tools/local-stack/start-local-stack.js";
 import { type AppHarness, startApp, testAdminToken, testCredentials } from "../support/app-harness.js";
 import { probeRedis, uniqueKeyPrefix } from "../support/redis.js";
-import { agentToken, botToken, type GiteaSimFixture, startGiteaSimFixture } from "./sim-fixture.js";
+import { agentToken, type GiteaSimFixture, handMadeHooksGitea, startGiteaSimFixture } from "./sim-fixture.js";
 
 const redisProbe = await probeRedis();
 const repo = "octo/widgets";
@@ -92,24 +92,7 @@ describe.each(storeKinds)("two Gitea instances in one App, on $name", ({ redis }
           appId,
           now: clock.now,
           adminToken: testAdminToken,
-          gitea: [
-            {
-              url: one.sim.url,
-              token: botToken,
-              webhookSecret: secretOne,
-              manageWebhooks: false,
-              installationId: 1,
-              writeSpacingMs: 0,
-            },
-            {
-              url: two.sim.url,
-              token: botToken,
-              webhookSecret: secretTwo,
-              manageWebhooks: false,
-              installationId: 2,
-              writeSpacingMs: 0,
-            },
-          ],
+          gitea: [handMadeHooksGitea(one.sim, secretOne), handMadeHooksGitea(two.sim, secretTwo, 2)],
         }),
     });
     await stack.sim.flush();
@@ -371,24 +354,7 @@ describe.each(storeKinds)("the janitor over two Gitea instances, on $name", ({ r
           githubBaseUrl: wiring.githubBaseUrl,
           appId,
           now: clock.now,
-          gitea: [
-            {
-              url: one.sim.url,
-              token: botToken,
-              webhookSecret: secretOne,
-              manageWebhooks: false,
-              installationId: 1,
-              writeSpacingMs: 0,
-            },
-            {
-              url: two.sim.url,
-              token: botToken,
-              webhookSecret: secretTwo,
-              manageWebhooks: false,
-              installationId: 2,
-              writeSpacingMs: 0,
-            },
-          ],
+          gitea: [handMadeHooksGitea(one.sim, secretOne), handMadeHooksGitea(two.sim, secretTwo, 2)],
         }),
     });
     await stack.sim.flush();
@@ -451,24 +417,7 @@ describe("each instance's writes are serialised apart", () => {
           githubBaseUrl: wiring.githubBaseUrl,
           appId,
           now: clock.now,
-          gitea: [
-            {
-              url: one.sim.url,
-              token: botToken,
-              webhookSecret: secretOne,
-              manageWebhooks: false,
-              installationId: 1,
-              writeSpacingMs: 0,
-            },
-            {
-              url: two.sim.url,
-              token: botToken,
-              webhookSecret: secretTwo,
-              manageWebhooks: false,
-              installationId: 2,
-              writeSpacingMs: 0,
-            },
-          ],
+          gitea: [handMadeHooksGitea(one.sim, secretOne), handMadeHooksGitea(two.sim, secretTwo, 2)],
         }),
     });
   });

@@ -47,18 +47,19 @@ export const giteaTestSeal = (secret: string) => createMarkerSeal(secret);
 
 /**
  * The App's `gitea` option for a simulated instance whose hooks are made by hand: every delivery is
- * signed with the one `webhookSecret`, and writes go out unspaced.
+ * signed with the one `webhookSecret`, and writes go out unspaced (`installationId`: its number).
  */
 export function handMadeHooksGitea(
   sim: Pick<GiteaSimulator, "url">,
   webhookSecret = "gitea-webhook-secret-for-tests",
+  installationId = 1,
 ): GiteaConfig {
   return {
     url: sim.url,
     token: botToken,
     webhookSecret,
     manageWebhooks: false,
-    installationId: 1,
+    installationId,
     writeSpacingMs: 0,
   };
 }
