@@ -38,8 +38,7 @@ export class GiteaRepositoryNames {
       this.#names.delete(repoId);
       return null;
     }
-    if (this.#names.size >= maxRemembered) this.#names.clear();
-    this.#names.set(repoId, { name, readAt: this.clock() });
+    this.saw(repoId, name);
     return name;
   }
 
